@@ -1,0 +1,330 @@
+/*
+ * scatterlab core: the one public header of the scatter/gather kernel library.
+ *
+ * Everything a caller needs is here: the tensor descriptor (sl_tensor), the
+ * status codes and the context that carries error messages (sl_ctx), the
+ * operator and variant catalogue, and one generic entry point (sl_run) plus a
+ * typed convenience entry point per operator.
+ *
+ * Conventions
+ * - Every function validates its arguments before touching memory and returns
+ *   an sl_status; on failure sl_ctx_message() says which argument was wrong,
+ *   what was expected and what was found.
+ * - Tensors are plain descriptors: strides are in elements (not bytes), may be
+ *   zero (broadcast) and are never negative. The library never allocates or
+ *   frees tensor memory: outputs are provided by the caller with the shape
+ *   that sl_infer() reports.
+ * - Nothing here aborts on user input. assert() guards internal invariants.
+ */
+#ifndef SL_SL_H
+#define SL_SL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SL_VERSION_STRING "0.1.0"
+#define SL_MAX_DIMS 8
+#define SL_MAX_ARGS 8
+#define SL_MSG_LEN 512
+
+/* ------------------------------------------------------------------------ */
+/* Data types (SPEC §3). X(ENUM, name, size in bytes)                        */
+/* ------------------------------------------------------------------------ */
+#define SL_DTYPE_MAP(X)                                                        \
+  X(BOOL, bool, 1)                                                             \
+  X(U8, u8, 1)                                                                 \
+  X(I8, i8, 1)                                                                 \
+  X(I16, i16, 2)                                                               \
+  X(I32, i32, 4)                                                               \
+  X(I64, i64, 8)                                                               \
+  X(F16, f16, 2)                                                               \
+  X(BF16, bf16, 2)                                                             \
+  X(F32, f32, 4)                                                               \
+  X(F64, f64, 8)                                                               \
+  X(C64, c64, 8)                                                               \
+  X(C128, c128, 16)
+
+typedef enum sl_dtype {
+#define SL__DTYPE_ENUM(e, name, size) SL_##e,
+  SL_DTYPE_MAP(SL__DTYPE_ENUM)
+#undef SL__DTYPE_ENUM
+      SL_DTYPE_COUNT
+} sl_dtype;
+
+const char *sl_dtype_name(sl_dtype dt);   /* "f32"; "?" if out of range */
+size_t sl_dtype_size(sl_dtype dt);        /* bytes per element; 0 if invalid */
+int sl_dtype_from_name(const char *name); /* sl_dtype or -1 */
+int sl_dtype_is_float(sl_dtype dt);       /* f16 bf16 f32 f64 */
+int sl_dtype_is_int(sl_dtype dt);         /* u8 i8 i16 i32 i64 (not bool) */
+int sl_dtype_is_complex(sl_dtype dt);
+
+typedef enum sl_device { SL_DEVICE_CPU = 0, SL_DEVICE_CUDA = 1 } sl_device;
+
+/* ------------------------------------------------------------------------ */
+/* Status codes. X(ENUM, name, default message)                              */
+/* ------------------------------------------------------------------------ */
+#define SL_STATUS_MAP(X)                                                       \
+  X(OK, ok, "success")                                                         \
+  X(NULL_POINTER, null_pointer, "a required pointer is NULL")                 \
+  X(RANK_MISMATCH, rank_mismatch, "tensor ranks do not match")                \
+  X(DIM_OUT_OF_RANGE, dim_out_of_range, "dimension out of range")             \
+  X(SHAPE_MISMATCH, shape_mismatch, "tensor shapes do not match")             \
+  X(INDEX_DTYPE, index_dtype, "index dtype is not an integer type")           \
+  X(INDEX_OUT_OF_RANGE, index_out_of_range, "index value out of range")       \
+  X(UNSUPPORTED_DTYPE, unsupported_dtype, "dtype not supported by the op")    \
+  X(UNKNOWN_REDUCE, unknown_reduce, "unknown or unsupported reduce")          \
+  X(BAD_MASK, bad_mask, "mask is not bool or not broadcastable")              \
+  X(OVERFLOW, overflow, "element count overflows size_t")                     \
+  X(INVALID_ARGUMENT, invalid_argument, "invalid argument")                   \
+  X(UNKNOWN_OP, unknown_op, "unknown operator")                               \
+  X(UNKNOWN_VARIANT, unknown_variant, "unknown variant")                      \
+  X(NOT_BUILT, not_built, "variant not built into this library")              \
+  X(NO_DEVICE, no_device, "no device available for this variant")            \
+  X(WRONG_DEVICE, wrong_device, "tensor lives on the wrong device")           \
+  X(OUT_OF_MEMORY, out_of_memory, "out of memory")                            \
+  X(DEVICE_ERROR, device_error, "device runtime error")                       \
+  X(INTERNAL, internal, "internal error")
+
+typedef enum sl_status {
+#define SL__STATUS_ENUM(e, name, msg) SL_STATUS_##e,
+  SL_STATUS_MAP(SL__STATUS_ENUM)
+#undef SL__STATUS_ENUM
+      SL_STATUS_COUNT
+} sl_status;
+
+const char *sl_status_name(sl_status s); /* "index_out_of_range" */
+
+/* ------------------------------------------------------------------------ */
+/* Context: error message, thread count, CUDA stream. No global state.        */
+/* ------------------------------------------------------------------------ */
+typedef struct sl_ctx {
+  sl_status status;      /* status of the last failed call (OK if none)   */
+  char msg[SL_MSG_LEN];  /* its message, naming argument/expected/actual */
+  int threads;           /* CPU threads for parallel variants; 0 = all    */
+  void *cuda_stream;     /* cudaStream_t for cuda.* variants; NULL = default */
+} sl_ctx;
+
+void sl_ctx_init(sl_ctx *ctx);
+const char *sl_ctx_message(const sl_ctx *ctx);
+/* Records status and a printf-style message on ctx and returns status. */
+sl_status sl_ctx_fail(sl_ctx *ctx, sl_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* ------------------------------------------------------------------------ */
+/* Tensor descriptor                                                         */
+/* ------------------------------------------------------------------------ */
+typedef struct sl_tensor {
+  sl_dtype dtype;
+  int ndim;                       /* 0..SL_MAX_DIMS; 0 is a scalar      */
+  int64_t shape[SL_MAX_DIMS];
+  int64_t strides[SL_MAX_DIMS];   /* in elements, >= 0                 */
+  void *data;                     /* first element; may be NULL if numel == 0 */
+  sl_device device;
+} sl_tensor;
+
+/* Fills a contiguous (row-major) descriptor. Does not validate. */
+sl_tensor sl_tensor_make(sl_dtype dt, int ndim, const int64_t *shape,
+                         void *data);
+/* Row-major strides for shape[0..ndim). */
+void sl_contiguous_strides(int ndim, const int64_t *shape, int64_t *strides);
+/* Number of elements; sets *numel. Fails with OVERFLOW when the product (or
+ * the byte count) does not fit size_t, and INVALID_ARGUMENT for a negative
+ * extent or an ndim outside 0..SL_MAX_DIMS. `name` is used in messages. */
+sl_status sl_tensor_numel(sl_ctx *ctx, const char *name, const sl_tensor *t,
+                          int64_t *numel);
+int sl_tensor_is_contiguous(const sl_tensor *t);
+/* Validates a descriptor: ndim, extents, strides, dtype, and data != NULL
+ * unless the tensor is empty. */
+sl_status sl_tensor_check(sl_ctx *ctx, const char *name, const sl_tensor *t);
+/* Writes "[4,3]" into buf. Returns buf. */
+char *sl_shape_str(int ndim, const int64_t *shape, char *buf, size_t len);
+
+/* ------------------------------------------------------------------------ */
+/* Operators. X(ENUM, name)                                                  */
+/* ------------------------------------------------------------------------ */
+#define SL_OP_MAP(X)                                                           \
+  X(GATHER, gather)                                                            \
+  X(GATHER_ND, gather_nd)                                                      \
+  X(SCATTER, scatter)                                                          \
+  X(SCATTER_REDUCE, scatter_reduce)                                            \
+  X(SCATTER_REDUCE_BACKWARD, scatter_reduce_backward)                          \
+  X(SCATTER_ND, scatter_nd)                                                    \
+  X(INDEX_REDUCE, index_reduce)                                                \
+  X(INDEX_REDUCE_BACKWARD, index_reduce_backward)                              \
+  X(SELECT_SCATTER, select_scatter)                                            \
+  X(MASKED_SCATTER, masked_scatter)                                            \
+  X(DYNAMIC_SCATTER, dynamic_scatter)                                          \
+  X(DYNAMIC_SCATTER_BACKWARD, dynamic_scatter_backward)
+
+typedef enum sl_op {
+#define SL__OP_ENUM(e, name) SL_OP_##e,
+  SL_OP_MAP(SL__OP_ENUM)
+#undef SL__OP_ENUM
+      SL_OP_COUNT
+} sl_op;
+
+/* Reductions. X(ENUM, name) */
+#define SL_REDUCE_MAP(X)                                                       \
+  X(NONE, none)                                                                \
+  X(ASSIGN, assign)                                                            \
+  X(SUM, sum)                                                                  \
+  X(PROD, prod)                                                                \
+  X(MEAN, mean)                                                                \
+  X(AMAX, amax)                                                                \
+  X(AMIN, amin)                                                                \
+  X(MAX, max)
+
+typedef enum sl_reduce {
+#define SL__REDUCE_ENUM(e, name) SL_REDUCE_##e,
+  SL_REDUCE_MAP(SL__REDUCE_ENUM)
+#undef SL__REDUCE_ENUM
+      SL_REDUCE_COUNT
+} sl_reduce;
+
+const char *sl_op_name(sl_op op);
+int sl_op_from_name(const char *name); /* sl_op or -1 */
+const char *sl_reduce_name(sl_reduce r);
+int sl_reduce_from_name(const char *name); /* sl_reduce or -1 */
+
+/*
+ * Argument slots of each op, in order: inputs first, then outputs. The names
+ * are SPEC's and are used in case lines, .npy bundles and messages.
+ *
+ *   gather                   x index                      | out
+ *   gather_nd                x index                      | out
+ *   scatter                  x index src(*)               | out
+ *   scatter_reduce           x index src                  | out
+ *   scatter_reduce_backward  grad_out x index src result  | grad_x grad_src
+ *   scatter_nd               x index src                  | out
+ *   index_reduce             x index updates              | out
+ *   index_reduce_backward    grad_out x index updates result | grad_x grad_updates
+ *   select_scatter           x value                      | out
+ *   masked_scatter           x mask source                | out
+ *   dynamic_scatter          feats coors | voxel_feats voxel_coors
+ *                                          point2voxel_map voxel_points_count
+ *   dynamic_scatter_backward grad_voxel_feats feats voxel_feats
+ *                            point2voxel_map voxel_points_count | grad_feats
+ *
+ * (*) scatter with a scalar value (sl_params.has_value) leaves src unused.
+ */
+typedef struct sl_op_info {
+  sl_op op;
+  const char *name;
+  int n_in;
+  int n_out;
+  const char *arg_names[SL_MAX_ARGS];
+} sl_op_info;
+
+const sl_op_info *sl_op_get(sl_op op); /* NULL if out of range */
+/* Slot of a named argument of op, or -1. */
+int sl_op_arg(sl_op op, const char *arg_name);
+
+/* Scalar parameters of a call; each op reads the ones its contract names. */
+typedef struct sl_params {
+  int64_t dim;          /* gather/scatter dim, index_reduce axis, select_scatter axis */
+  sl_reduce reduce;
+  int include_self;     /* scatter_reduce / index_reduce */
+  int ndims;            /* gather_nd / scatter_nd: number of dims given; 0 = leading */
+  int64_t dims[SL_MAX_DIMS];
+  int64_t index;        /* select_scatter's integer index (may be negative) */
+  int has_value;        /* scatter: use value instead of src */
+  double value;         /* scatter's scalar for float/complex/bool x */
+  int64_t ivalue;       /* scatter's scalar for integer x (exact)   */
+} sl_params;
+
+/* One operator call: the tensors in the op's slot order and the parameters. */
+typedef struct sl_call {
+  sl_op op;
+  sl_tensor arg[SL_MAX_ARGS];
+  sl_params p;
+  /* dynamic_scatter only: outputs are given with capacity N rows; the kernel
+   * stores the number of voxels M here and writes rows [0, M). */
+  int64_t out_rows;
+} sl_call;
+
+void sl_call_init(sl_call *call, sl_op op);
+
+/*
+ * Validates the call's inputs (SPEC §4) and fills in the shape and dtype of
+ * every output slot (data pointers are left as they are). For dynamic_scatter
+ * the outputs get capacity N rows. Nothing is written. Checks that need the
+ * data (index values in range, the mask's true count against the source's
+ * length, coors rows) read CPU inputs here; for CUDA inputs they are made on
+ * the device by the variant before it writes anything.
+ */
+sl_status sl_infer(sl_ctx *ctx, sl_call *call);
+
+/*
+ * Runs `variant` ("cpu.serial", "cuda.atomic", …) of call->op. Validates
+ * inputs and outputs (shapes must equal what sl_infer reports; outputs must
+ * not overlap inputs), then dispatches through the variant table.
+ */
+sl_status sl_run(sl_ctx *ctx, const char *variant, sl_call *call);
+
+/* ------------------------------------------------------------------------ */
+/* Variant table (core/src/variants.def)                                     */
+/* ------------------------------------------------------------------------ */
+enum sl_variant_flags {
+  SL_DETERMINISTIC = 1u << 0, /* same inputs -> bitwise same outputs */
+  SL_NEEDS_CUDA = 1u << 1,    /* runs on the GPU, tensors on SL_DEVICE_CUDA */
+  SL_TEST_ONLY = 1u << 2      /* deliberately wrong; only in test builds */
+};
+
+typedef sl_status (*sl_kernel_fn)(sl_ctx *ctx, sl_call *call);
+
+typedef struct sl_variant {
+  sl_op op;
+  const char *name;  /* "cpu.serial" */
+  sl_kernel_fn fn;   /* NULL when not built (e.g. CUDA in a CPU-only build) */
+  unsigned flags;
+} sl_variant;
+
+size_t sl_variant_count(void);
+const sl_variant *sl_variant_at(size_t i);
+const sl_variant *sl_variant_find(sl_op op, const char *name);
+/* Whether the variant can run here; when not, *why gets a reason such as
+ * "built without CUDA" or "no device". */
+int sl_variant_available(const sl_variant *v, const char **why);
+sl_device sl_variant_device(const sl_variant *v);
+
+/* CUDA helpers (all answer sensibly in a CPU-only build). */
+int sl_cuda_built(void);
+int sl_cuda_device_count(void); /* 0 if not built or no device */
+
+/* ------------------------------------------------------------------------ */
+/* Half-precision helpers (round to nearest even).                           */
+/* ------------------------------------------------------------------------ */
+float sl_f16_to_f32(uint16_t h);
+uint16_t sl_f32_to_f16(float f);
+float sl_bf16_to_f32(uint16_t h);
+uint16_t sl_f32_to_bf16(float f);
+
+/* ------------------------------------------------------------------------ */
+/* Typed entry points: one per op, each a thin wrapper over sl_run.          */
+/* ------------------------------------------------------------------------ */
+sl_status sl_gather(sl_ctx *ctx, const char *variant, const sl_tensor *x,
+                    int64_t dim, const sl_tensor *index, sl_tensor *out);
+sl_status sl_scatter(sl_ctx *ctx, const char *variant, const sl_tensor *x,
+                     int64_t dim, const sl_tensor *index, const sl_tensor *src,
+                     sl_tensor *out);
+sl_status sl_scatter_value(sl_ctx *ctx, const char *variant,
+                           const sl_tensor *x, int64_t dim,
+                           const sl_tensor *index, double value,
+                           sl_tensor *out);
+sl_status sl_scatter_reduce(sl_ctx *ctx, const char *variant,
+                            const sl_tensor *x, int64_t dim,
+                            const sl_tensor *index, const sl_tensor *src,
+                            sl_reduce reduce, int include_self,
+                            sl_tensor *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SL_SL_H */

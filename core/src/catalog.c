@@ -1,0 +1,75 @@
+/* The catalogue of ops and reduces: names and argument slots. */
+#include "sl_internal.h"
+
+static const sl_op_info sl__ops[SL_OP_COUNT] = {
+    {SL_OP_GATHER, "gather", 2, 1, {"x", "index", "out"}},
+    {SL_OP_GATHER_ND, "gather_nd", 2, 1, {"x", "index", "out"}},
+    {SL_OP_SCATTER, "scatter", 3, 1, {"x", "index", "src", "out"}},
+    {SL_OP_SCATTER_REDUCE, "scatter_reduce", 3, 1,
+     {"x", "index", "src", "out"}},
+    {SL_OP_SCATTER_REDUCE_BACKWARD, "scatter_reduce_backward", 5, 2,
+     {"grad_out", "x", "index", "src", "result", "grad_x", "grad_src"}},
+    {SL_OP_SCATTER_ND, "scatter_nd", 3, 1, {"x", "index", "src", "out"}},
+    {SL_OP_INDEX_REDUCE, "index_reduce", 3, 1,
+     {"x", "index", "updates", "out"}},
+    {SL_OP_INDEX_REDUCE_BACKWARD, "index_reduce_backward", 5, 2,
+     {"grad_out", "x", "index", "updates", "result", "grad_x",
+      "grad_updates"}},
+    {SL_OP_SELECT_SCATTER, "select_scatter", 2, 1, {"x", "value", "out"}},
+    {SL_OP_MASKED_SCATTER, "masked_scatter", 3, 1,
+     {"x", "mask", "source", "out"}},
+    {SL_OP_DYNAMIC_SCATTER, "dynamic_scatter", 2, 4,
+     {"feats", "coors", "voxel_feats", "voxel_coors", "point2voxel_map",
+      "voxel_points_count"}},
+    {SL_OP_DYNAMIC_SCATTER_BACKWARD, "dynamic_scatter_backward", 5, 1,
+     {"grad_voxel_feats", "feats", "voxel_feats", "point2voxel_map",
+      "voxel_points_count", "grad_feats"}},
+};
+
+static const char *const sl__reduce_names[] = {
+#define SL__REDUCE_NAME(e, name) #name,
+    SL_REDUCE_MAP(SL__REDUCE_NAME)
+#undef SL__REDUCE_NAME
+};
+
+const sl_op_info *sl_op_get(sl_op op) {
+  return (unsigned)op < SL_OP_COUNT ? &sl__ops[op] : NULL;
+}
+
+const char *sl_op_name(sl_op op) {
+  return (unsigned)op < SL_OP_COUNT ? sl__ops[op].name : "?";
+}
+
+int sl_op_from_name(const char *name) {
+  if (!name) return -1;
+  for (int i = 0; i < SL_OP_COUNT; ++i)
+    if (strcmp(name, sl__ops[i].name) == 0) return i;
+  return -1;
+}
+
+int sl_op_arg(sl_op op, const char *arg_name) {
+  const sl_op_info *info = sl_op_get(op);
+  if (!info || !arg_name) return -1;
+  for (int i = 0; i < info->n_in + info->n_out; ++i)
+    if (strcmp(info->arg_names[i], arg_name) == 0) return i;
+  return -1;
+}
+
+const char *sl_reduce_name(sl_reduce r) {
+  return (unsigned)r < SL_REDUCE_COUNT ? sl__reduce_names[r] : "?";
+}
+
+int sl_reduce_from_name(const char *name) {
+  if (!name) return -1;
+  for (int i = 0; i < SL_REDUCE_COUNT; ++i)
+    if (strcmp(name, sl__reduce_names[i]) == 0) return i;
+  return -1;
+}
+
+void sl_call_init(sl_call *call, sl_op op) {
+  if (!call) return;
+  memset(call, 0, sizeof *call);
+  call->op = op;
+  call->p.reduce = SL_REDUCE_NONE;
+  call->p.include_self = 1;
+}

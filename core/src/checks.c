@@ -1,0 +1,91 @@
+/* Validation helpers shared by the ops' infer functions (SPEC §4). */
+#include <stdio.h>
+
+#include "sl_internal.h"
+
+sl_status sl__check_input(sl_ctx *ctx, const sl_call *c, int slot) {
+  return sl_tensor_check(ctx, sl_op_get(c->op)->arg_names[slot], &c->arg[slot]);
+}
+
+sl_status sl__check_index_dtype(sl_ctx *ctx, const char *what,
+                                const sl_tensor *index) {
+  if (index->dtype == SL_I32 || index->dtype == SL_I64) return SL_STATUS_OK;
+  return sl_ctx_fail(ctx, SL_STATUS_INDEX_DTYPE,
+                     "%s: expected dtype i32 or i64, got %s", what,
+                     sl_dtype_name(index->dtype));
+}
+
+sl_status sl__normalize_dim(sl_ctx *ctx, const char *what, int64_t dim,
+                            int ndim, int64_t *out) {
+  int64_t n = ndim > 0 ? ndim : 1; /* a scalar behaves as rank 1 for dims */
+  if (dim < -n || dim >= n)
+    return sl_ctx_fail(ctx, SL_STATUS_DIM_OUT_OF_RANGE,
+                       "%s: expected a value in [%lld,%lld] for a rank-%d "
+                       "tensor, got %lld",
+                       what, (long long)-n, (long long)(n - 1), ndim,
+                       (long long)dim);
+  *out = dim < 0 ? dim + n : dim;
+  return SL_STATUS_OK;
+}
+
+sl_status sl__check_index_range(sl_ctx *ctx, const char *what,
+                                const sl_tensor *index, int64_t bound,
+                                const char *ctxdesc) {
+  if (index->device != SL_DEVICE_CPU) return SL_STATUS_OK;
+  int64_t n = sl__numel(index);
+  int64_t idx[SL_MAX_DIMS];
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t v = sl__load_index(index, sl__offset_linear(index, i));
+    if (v >= 0 && v < bound) continue;
+    char pos[160];
+    size_t k = 0;
+    sl__unravel(i, index->ndim, index->shape, idx);
+    pos[0] = '\0';
+    for (int d = 0; d < index->ndim && k < sizeof pos; ++d)
+      k += (size_t)snprintf(pos + k, sizeof pos - k, d ? ",%lld" : "%lld",
+                            (long long)idx[d]);
+    return sl_ctx_fail(ctx, SL_STATUS_INDEX_OUT_OF_RANGE,
+                       "%s[%s]=%lld out of range [0,%lld) for %s", what, pos,
+                       (long long)v, (long long)bound, ctxdesc);
+  }
+  return SL_STATUS_OK;
+}
+
+sl_status sl__check_reduce(sl_ctx *ctx, sl_reduce r, unsigned allowed) {
+  if ((unsigned)r < SL_REDUCE_COUNT && (allowed & (1u << r)))
+    return SL_STATUS_OK;
+  char list[160];
+  size_t k = 0;
+  list[0] = '\0';
+  for (int i = 0; i < SL_REDUCE_COUNT && k < sizeof list; ++i)
+    if (allowed & (1u << i))
+      k += (size_t)snprintf(list + k, sizeof list - k, k ? ", %s" : "%s",
+                            sl_reduce_name((sl_reduce)i));
+  if ((unsigned)r < SL_REDUCE_COUNT)
+    return sl_ctx_fail(ctx, SL_STATUS_UNKNOWN_REDUCE,
+                       "reduce: expected one of {%s}, got %s", list,
+                       sl_reduce_name(r));
+  return sl_ctx_fail(ctx, SL_STATUS_UNKNOWN_REDUCE,
+                     "reduce: expected one of {%s}, got code %d", list, (int)r);
+}
+
+sl_status sl__check_data_dtype(sl_ctx *ctx, const char *what, sl_dtype dt,
+                               int reduction_group) {
+  int ok = reduction_group ? (dt == SL_I32 || dt == SL_I64 || dt == SL_F16 ||
+                              dt == SL_BF16 || dt == SL_F32 || dt == SL_F64)
+                           : (unsigned)dt < SL_DTYPE_COUNT;
+  if (ok) return SL_STATUS_OK;
+  return sl_ctx_fail(ctx, SL_STATUS_UNSUPPORTED_DTYPE,
+                     "%s: expected %s, got %s", what,
+                     reduction_group ? "one of i32, i64, f16, bf16, f32, f64"
+                                     : "a known dtype",
+                     sl_dtype_name(dt));
+}
+
+void sl__set_out(sl_tensor *out, sl_dtype dt, int ndim, const int64_t *shape) {
+  out->dtype = dt;
+  out->ndim = ndim;
+  for (int d = 0; d < ndim; ++d) out->shape[d] = shape[d];
+  for (int d = ndim; d < SL_MAX_DIMS; ++d) out->shape[d] = 0;
+  sl_contiguous_strides(ndim, out->shape, out->strides);
+}

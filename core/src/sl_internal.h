@@ -1,0 +1,132 @@
+/*
+ * Internal helpers shared by the ops of the core library (prefix sl__).
+ * Not installed, not used outside core/.
+ */
+#ifndef SL_INTERNAL_H
+#define SL_INTERNAL_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "sl/sl.h"
+
+/* Number of elements; the caller has validated the descriptor. */
+int64_t sl__numel(const sl_tensor *t);
+
+/* Turns a row-major linear position into a multi-index over shape. */
+static inline void sl__unravel(int64_t linear, int ndim, const int64_t *shape,
+                               int64_t *idx) {
+  for (int d = ndim - 1; d >= 0; --d) {
+    int64_t e = shape[d];
+    idx[d] = e ? linear % e : 0;
+    linear = e ? linear / e : 0;
+  }
+}
+
+/* Element offset (in elements) of a multi-index in a strided tensor. */
+static inline int64_t sl__offset(const sl_tensor *t, const int64_t *idx) {
+  int64_t off = 0;
+  for (int d = 0; d < t->ndim; ++d) off += idx[d] * t->strides[d];
+  return off;
+}
+
+/* Element offset of the row-major linear position in a strided tensor. */
+static inline int64_t sl__offset_linear(const sl_tensor *t, int64_t linear) {
+  int64_t off = 0;
+  for (int d = t->ndim - 1; d >= 0; --d) {
+    int64_t e = t->shape[d];
+    off += (linear % e) * t->strides[d];
+    linear /= e;
+  }
+  return off;
+}
+
+/*
+ * Lines along `dim`: a tensor of numel n has n / shape[dim] lines, each the
+ * set of elements that differ only in coordinate `dim`. Line l starts at the
+ * multi-index written here (with idx[dim] = 0). Scatter-like ops own whole
+ * lines per thread, so their parallel loops never write the same element.
+ */
+static inline void sl__line_start(int64_t line, int ndim, const int64_t *shape,
+                                  int dim, int64_t *idx) {
+  for (int d = ndim - 1; d >= 0; --d) {
+    if (d == dim) {
+      idx[d] = 0;
+      continue;
+    }
+    int64_t e = shape[d];
+    idx[d] = e ? line % e : 0;
+    line = e ? line / e : 0;
+  }
+}
+
+static inline char *sl__ptr(const sl_tensor *t, int64_t off) {
+  return (char *)t->data + off * (int64_t)sl_dtype_size(t->dtype);
+}
+
+/* Reads an index element (i32 or i64, checked by the op's infer). */
+static inline int64_t sl__load_index(const sl_tensor *t, int64_t off) {
+  if (t->dtype == SL_I32) return ((const int32_t *)t->data)[off];
+  return ((const int64_t *)t->data)[off];
+}
+
+/* Copies one element of `size` bytes. */
+static inline void sl__copy_elem(void *dst, const void *src, size_t size) {
+  memcpy(dst, src, size);
+}
+
+/*
+ * Scalar values of any non-complex dtype, for the reductions. Integer dtypes
+ * travel as int64 (exact), floating dtypes as double; f16/bf16 reductions
+ * accumulate in f32 precision (SPEC §3) by rounding through float on store.
+ */
+double sl__load_f(sl_dtype dt, const void *p);
+void sl__store_f(sl_dtype dt, void *p, double v);
+int64_t sl__load_i(sl_dtype dt, const void *p);
+void sl__store_i(sl_dtype dt, void *p, int64_t v);
+
+/* out := x elementwise (same shape, any strides), using `threads` threads. */
+void sl__copy_strided(sl_tensor *out, const sl_tensor *x, int threads);
+
+/* Checks shared by the ops' infer functions. Each names `what` in messages. */
+sl_status sl__check_input(sl_ctx *ctx, const sl_call *c, int slot);
+sl_status sl__check_index_dtype(sl_ctx *ctx, const char *what,
+                                const sl_tensor *index);
+/* dim in [-ndim, ndim) (a rank-0 tensor accepts -1 and 0); writes the
+ * normalized value. */
+sl_status sl__normalize_dim(sl_ctx *ctx, const char *what, int64_t dim,
+                            int ndim, int64_t *out);
+/* Every element of index (a CPU tensor) lies in [0, bound). On failure the
+ * message names the position, value and bound, plus `ctxdesc` (e.g. "dim 1
+ * of x [4,40]"). For a per-column bound (gather_nd), use the variant below. */
+sl_status sl__check_index_range(sl_ctx *ctx, const char *what,
+                                const sl_tensor *index, int64_t bound,
+                                const char *ctxdesc);
+/* Reduce valid for the op's group; `allowed` is a bitmask of 1u << reduce. */
+sl_status sl__check_reduce(sl_ctx *ctx, sl_reduce r, unsigned allowed);
+/* dtype allowed for the op's data: movement or reduction group (SPEC §3). */
+sl_status sl__check_data_dtype(sl_ctx *ctx, const char *what, sl_dtype dt,
+                               int reduction_group);
+/* Sets out's dtype/shape, contiguous strides; keeps data and device. */
+void sl__set_out(sl_tensor *out, sl_dtype dt, int ndim, const int64_t *shape);
+
+/* scatter's shape rules, shared by scatter_reduce: x, index, src (when
+ * has_src), dim; sets out (slot 3) and normalizes c->p.dim. */
+sl_status sl__scatter_like_infer(sl_ctx *ctx, sl_call *c, int has_src);
+
+/* Threads for an OpenMP region: ctx->threads, or all when 0. */
+int sl__threads(const sl_ctx *ctx);
+
+/* Per-op validation + output shape inference (ops/<op>/<op>.c). */
+#define SL__INFER_DECL(e, name) sl_status sl__##name##_infer(sl_ctx *, sl_call *);
+SL_OP_MAP(SL__INFER_DECL)
+#undef SL__INFER_DECL
+
+/* Every kernel in the variant table, declared from the table itself. */
+#define SL_VARIANT(op, vname, fn, flags) sl_status fn(sl_ctx *, sl_call *);
+#define SL_VARIANT_CUDA(op, vname, fn, flags) SL_VARIANT(op, vname, fn, flags)
+#include "variants.def"
+#undef SL_VARIANT_CUDA
+#undef SL_VARIANT
+
+#endif /* SL_INTERNAL_H */
