@@ -107,6 +107,15 @@ uint16_t sl_f32_to_bf16(float f) {
   return (uint16_t)(x >> 16);
 }
 
+/* double -> int64 without undefined behaviour: NaN gives 0 and values
+ * beyond the range saturate. */
+static int64_t sl__f2i(double v) {
+  if (v != v) return 0;
+  if (v >= 9223372036854775807.0) return INT64_MAX;
+  if (v <= -9223372036854775808.0) return INT64_MIN;
+  return (int64_t)v;
+}
+
 double sl__load_f(sl_dtype dt, const void *p) {
   switch (dt) {
   case SL_F16: return sl_f16_to_f32(*(const uint16_t *)p);
@@ -128,7 +137,7 @@ void sl__store_f(sl_dtype dt, void *p, double v) {
   case SL_C64: ((float *)p)[0] = (float)v, ((float *)p)[1] = 0.0f; break;
   case SL_C128: ((double *)p)[0] = v, ((double *)p)[1] = 0.0; break;
   case SL_BOOL: *(uint8_t *)p = v != 0.0; break;
-  default: sl__store_i(dt, p, (int64_t)v); break;
+  default: sl__store_i(dt, p, sl__f2i(v)); break;
   }
 }
 
@@ -140,7 +149,7 @@ int64_t sl__load_i(sl_dtype dt, const void *p) {
   case SL_I16: return *(const int16_t *)p;
   case SL_I32: return *(const int32_t *)p;
   case SL_I64: return *(const int64_t *)p;
-  default: return (int64_t)sl__load_f(dt, p);
+  default: return sl__f2i(sl__load_f(dt, p));
   }
 }
 
@@ -158,3 +167,8 @@ void sl__store_i(sl_dtype dt, void *p, int64_t v) {
   default: sl__store_f(dt, p, (double)v); break;
   }
 }
+
+double sl_elem_get_f(sl_dtype dt, const void *p) { return sl__load_f(dt, p); }
+void sl_elem_set_f(sl_dtype dt, void *p, double v) { sl__store_f(dt, p, v); }
+int64_t sl_elem_get_i(sl_dtype dt, const void *p) { return sl__load_i(dt, p); }
+void sl_elem_set_i(sl_dtype dt, void *p, int64_t v) { sl__store_i(dt, p, v); }

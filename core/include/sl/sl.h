@@ -306,6 +306,14 @@ uint16_t sl_f32_to_f16(float f);
 float sl_bf16_to_f32(uint16_t h);
 uint16_t sl_f32_to_bf16(float f);
 
+/* Element conversions for callers that build or read tensors of any dtype.
+ * Integer stores wrap modulo 2^bits; f16/bf16 round to nearest even; complex
+ * reads give the real part and writes set the imaginary part to 0. */
+double sl_elem_get_f(sl_dtype dt, const void *p);
+void sl_elem_set_f(sl_dtype dt, void *p, double v);
+int64_t sl_elem_get_i(sl_dtype dt, const void *p);
+void sl_elem_set_i(sl_dtype dt, void *p, int64_t v);
+
 /* ------------------------------------------------------------------------ */
 /* Typed entry points: one per op, each a thin wrapper over sl_run.          */
 /* ------------------------------------------------------------------------ */

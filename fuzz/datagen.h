@@ -1,0 +1,47 @@
+/*
+ * Turns a case into tensors: allocation with the case's layouts, index values
+ * by pattern, data values by pattern, all from the case's seed.
+ */
+#ifndef SL_DATAGEN_H
+#define SL_DATAGEN_H
+
+#include "case.h"
+#include "sl/sl.h"
+
+/* A call plus the host memory behind its tensors. */
+typedef struct sl_bundle {
+  sl_call call;
+  void *mem[SL_MAX_ARGS];
+  size_t bytes[SL_MAX_ARGS];
+} sl_bundle;
+
+/* Largest tensor a case may allocate (bytes); larger cases are refused with
+ * a message before anything is allocated. */
+#define SL_GEN_MAX_BYTES ((size_t)8 << 30)
+
+void sl_bundle_init(sl_bundle *b, sl_op op);
+void sl_bundle_free(sl_bundle *b);
+
+/* Allocates slot `slot` (zeroed) with dtype dt and the shape and layout of s.
+ * Returns 0, or -1 with a message (overflow, too large, out of memory). */
+int sl_bundle_alloc(sl_bundle *b, int slot, sl_dtype dt, const sl_case_shape *s,
+                    const char *name, char *err, size_t errlen);
+
+/* For a backward op, the forward case whose inputs it is built from
+ * (scatter_reduce_backward -> scatter_reduce, ...); for a forward op, a copy.
+ * Returns 1 when c is a backward op. */
+int sl_case_forward(const sl_case *c, sl_case *fw);
+
+/* Copies the case's parameters into call->p. */
+void sl_case_params(const sl_case *c, sl_params *p);
+
+/* Generates every input of a forward case into b (b->call.op = c->op). */
+int sl_gen_inputs(const sl_case *c, sl_bundle *b, char *err, size_t errlen);
+
+/* Fills an allocated tensor with data of pattern dp (stream separates the
+ * values of different tensors of one seed). Respects its layout: the logical
+ * elements are generated in row-major order. */
+void sl_gen_fill_data(sl_tensor *t, sl_data_pattern dp, uint64_t seed,
+                      uint64_t stream);
+
+#endif

@@ -1,0 +1,408 @@
+/* Case lines: parse and print (see case.h for the grammar). */
+#include "case.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Slot numbers as in core/src/catalog.c. */
+static const sl_case_spec sl__specs[SL_OP_COUNT] = {
+    {SL_OP_GATHER, SL_KEY_IT | SL_KEY_DIM, 2, {0, 1}, -1, SL_REDUCE_NONE},
+    {SL_OP_GATHER_ND, SL_KEY_IT | SL_KEY_DIMS, 2, {0, 1}, -1, SL_REDUCE_NONE},
+    {SL_OP_SCATTER, SL_KEY_IT | SL_KEY_DIM | SL_KEY_VAL, 3, {0, 1, 2}, 2,
+     SL_REDUCE_NONE},
+    {SL_OP_SCATTER_REDUCE, SL_KEY_IT | SL_KEY_DIM | SL_KEY_REDUCE | SL_KEY_SELF,
+     3, {0, 1, 2}, -1, SL_REDUCE_SUM},
+    {SL_OP_SCATTER_REDUCE_BACKWARD,
+     SL_KEY_IT | SL_KEY_DIM | SL_KEY_REDUCE | SL_KEY_SELF, 3, {1, 2, 3}, -1,
+     SL_REDUCE_SUM},
+    {SL_OP_SCATTER_ND, SL_KEY_IT | SL_KEY_DIMS | SL_KEY_REDUCE, 3, {0, 1, 2},
+     -1, SL_REDUCE_NONE},
+    {SL_OP_INDEX_REDUCE, SL_KEY_IT | SL_KEY_DIM | SL_KEY_REDUCE | SL_KEY_SELF,
+     3, {0, 1, 2}, -1, SL_REDUCE_SUM},
+    {SL_OP_INDEX_REDUCE_BACKWARD,
+     SL_KEY_IT | SL_KEY_DIM | SL_KEY_REDUCE | SL_KEY_SELF, 3, {1, 2, 3}, -1,
+     SL_REDUCE_SUM},
+    {SL_OP_SELECT_SCATTER, SL_KEY_DIM | SL_KEY_AT, 2, {0, 1}, -1,
+     SL_REDUCE_NONE},
+    {SL_OP_MASKED_SCATTER, 0, 3, {0, 1, 2}, -1, SL_REDUCE_NONE},
+    {SL_OP_DYNAMIC_SCATTER, SL_KEY_REDUCE, 2, {0, 1}, -1, SL_REDUCE_SUM},
+    {SL_OP_DYNAMIC_SCATTER_BACKWARD, SL_KEY_REDUCE, 2, {1, 0}, -1,
+     SL_REDUCE_SUM},
+};
+
+/*
+ * dynamic_scatter_backward's line gives the forward's inputs (feats, coors):
+ * slot 1 is feats, and coors has no slot of its own in the backward, so the
+ * parser keeps it in slot 0 (grad_voxel_feats), which is derived anyway.
+ */
+static const char *sl__shape_name(sl_op op, int slot) {
+  if (op == SL_OP_DYNAMIC_SCATTER_BACKWARD && slot == 0) return "coors";
+  return sl_op_get(op)->arg_names[slot];
+}
+
+static const char *const sl__ip_names[] = {
+#define SL__IP_NAME(e, name) #name,
+    SL_INDEX_PATTERN_MAP(SL__IP_NAME)
+#undef SL__IP_NAME
+};
+static const char *const sl__dp_names[] = {
+#define SL__DP_NAME(e, name) #name,
+    SL_DATA_PATTERN_MAP(SL__DP_NAME)
+#undef SL__DP_NAME
+};
+
+const char *sl_index_pattern_name(sl_index_pattern p) {
+  return (unsigned)p < SL_IP_COUNT ? sl__ip_names[p] : "?";
+}
+const char *sl_data_pattern_name(sl_data_pattern p) {
+  return (unsigned)p < SL_DP_COUNT ? sl__dp_names[p] : "?";
+}
+
+const sl_case_spec *sl_case_spec_of(sl_op op) {
+  return (unsigned)op < SL_OP_COUNT ? &sl__specs[op] : NULL;
+}
+
+void sl_case_init(sl_case *c, sl_op op) {
+  memset(c, 0, sizeof *c);
+  c->op = op;
+  c->dt = SL_F32;
+  c->it = SL_I64;
+  c->include_self = 1;
+  c->reduce = sl__specs[op].default_reduce;
+  c->ip = SL_IP_RAND;
+  c->dp = SL_DP_RAND;
+}
+
+int64_t sl_case_numel(const sl_case_shape *s) {
+  int64_t n = 1;
+  for (int d = 0; d < s->ndim; ++d) {
+    if (s->shape[d] == 0) return 0;
+    if (n > INT64_MAX / s->shape[d]) return -1;
+    n *= s->shape[d];
+  }
+  return n;
+}
+
+static int sl__fail(char *err, size_t len, const char *fmt, ...) {
+  if (err && len) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, len, fmt, ap);
+    va_end(ap);
+  }
+  return -1;
+}
+
+/* Strict integer parse of the whole string. */
+static int sl__parse_i64(const char *s, int64_t *out) {
+  if (!*s) return -1;
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (errno || *end) return -1;
+  *out = v;
+  return 0;
+}
+
+static int sl__parse_shape(const char *text, sl_case_shape *s, char *err,
+                           size_t len, const char *key) {
+  char buf[256];
+  if (strlen(text) >= sizeof buf)
+    return sl__fail(err, len, "%s: expected a shape such as 4x3, got %zu "
+                              "characters", key, strlen(text));
+  strcpy(buf, text);
+  memset(s, 0, sizeof *s);
+  char *colon = strchr(buf, ':');
+  if (colon) {
+    *colon = '\0';
+    const char *l = colon + 1;
+    if (strcmp(l, "t") == 0)
+      s->layout = SL_LAYOUT_TRANSPOSED;
+    else if (strcmp(l, "b") == 0)
+      s->layout = SL_LAYOUT_BROADCAST;
+    else if (l[0] == 's') {
+      int64_t k;
+      if (sl__parse_i64(l + 1, &k) || k < 2 || k > 16)
+        return sl__fail(err, len, "%s: expected layout step s2..s16, got "
+                                  "\"%s\"", key, l);
+      s->layout = SL_LAYOUT_STEPPED;
+      s->step = (int)k;
+    } else
+      return sl__fail(err, len, "%s: expected layout t, b or s<k>, got \"%s\"",
+                      key, l);
+  }
+  s->present = 1;
+  if (strcmp(buf, "scalar") == 0) return 0;
+  char *p = buf;
+  for (;;) {
+    char *x = strchr(p, 'x');
+    if (x) *x = '\0';
+    int64_t e;
+    if (s->ndim == SL_MAX_DIMS)
+      return sl__fail(err, len, "%s: expected at most %d dims, got more", key,
+                      SL_MAX_DIMS);
+    if (sl__parse_i64(p, &e) || e < 0 || p[0] == '+' || p[0] == '-')
+      return sl__fail(err, len, "%s: expected extents >= 0 such as 4x3 or "
+                                "`scalar`, got \"%s\"", key, text);
+    s->shape[s->ndim++] = e;
+    if (!x) break;
+    p = x + 1;
+  }
+  return 0;
+}
+
+static int sl__parse_dims(const char *text, sl_case *c, char *err, size_t len) {
+  char buf[256];
+  if (strlen(text) >= sizeof buf || !*text)
+    return sl__fail(err, len, "dims: expected a list such as 0,1, got \"%s\"",
+                    text);
+  strcpy(buf, text);
+  c->ndims = 0;
+  for (char *p = buf;;) {
+    char *comma = strchr(p, ',');
+    if (comma) *comma = '\0';
+    int64_t v;
+    if (c->ndims == SL_MAX_DIMS || sl__parse_i64(p, &v) || v < -64 || v > 64)
+      return sl__fail(err, len, "dims: expected up to %d integers such as 0,1, "
+                                "got \"%s\"", SL_MAX_DIMS, text);
+    c->dims[c->ndims++] = v;
+    if (!comma) break;
+    p = comma + 1;
+  }
+  return 0;
+}
+
+static int sl__parse_dtype(const char *v, sl_dtype *out, const char *key,
+                           char *err, size_t len) {
+  int d = sl_dtype_from_name(v);
+  if (d < 0)
+    return sl__fail(err, len, "%s: expected a dtype (bool u8 i8 i16 i32 i64 "
+                              "f16 bf16 f32 f64 c64 c128), got \"%s\"", key, v);
+  *out = (sl_dtype)d;
+  return 0;
+}
+
+static int sl__parse_ip(const char *v, sl_case *c, char *err, size_t len) {
+  for (int i = 0; i < SL_IP_COUNT; ++i)
+    if (i != SL_IP_DUP && strcmp(v, sl__ip_names[i]) == 0) {
+      c->ip = (sl_index_pattern)i;
+      c->ip_param = 0;
+      return 0;
+    }
+  int64_t p;
+  if (strncmp(v, "dup", 3) == 0 && !sl__parse_i64(v + 3, &p) && p >= 1 &&
+      p <= 100 && isdigit((unsigned char)v[3])) {
+    c->ip = SL_IP_DUP;
+    c->ip_param = (int)p;
+    return 0;
+  }
+  return sl__fail(err, len, "ip: expected rand, unique, sorted, zipf, one, "
+                            "dup<1..100>, oob or neg, got \"%s\"", v);
+}
+
+static int sl__parse_word(sl_case *c, const sl_case_spec *spec, char *word,
+                          unsigned *seen, char *err, size_t len) {
+  char *eq = strchr(word, '=');
+  if (!eq || eq == word)
+    return sl__fail(err, len, "expected key=value, got \"%s\"", word);
+  *eq = '\0';
+  const char *k = word, *v = eq + 1;
+  int64_t n;
+  for (int i = 0; i < spec->n_shapes; ++i) {
+    int slot = spec->shape_slots[i];
+    if (strcmp(k, sl__shape_name(c->op, slot)) == 0) {
+      if (c->arg[slot].present)
+        return sl__fail(err, len, "%s: given twice", k);
+      return sl__parse_shape(v, &c->arg[slot], err, len, k);
+    }
+  }
+  struct {
+    const char *key;
+    unsigned bit;
+  } keyed[] = {{"it", SL_KEY_IT},         {"dim", SL_KEY_DIM},
+               {"dims", SL_KEY_DIMS},     {"reduce", SL_KEY_REDUCE},
+               {"self", SL_KEY_SELF},     {"at", SL_KEY_AT},
+               {"val", SL_KEY_VAL}};
+  for (size_t i = 0; i < sizeof keyed / sizeof keyed[0]; ++i)
+    if (strcmp(k, keyed[i].key) == 0 && !(spec->keys & keyed[i].bit))
+      return sl__fail(err, len, "%s: not a parameter of %s", k,
+                      sl_op_name(c->op));
+  unsigned bit = 0;
+  int rc = 0;
+  if (strcmp(k, "dt") == 0) {
+    bit = 1u << 8;
+    rc = sl__parse_dtype(v, &c->dt, k, err, len);
+  } else if (strcmp(k, "it") == 0) {
+    bit = 1u << 9;
+    rc = sl__parse_dtype(v, &c->it, k, err, len);
+  } else if (strcmp(k, "dim") == 0) {
+    bit = 1u << 10;
+    if (sl__parse_i64(v, &n) || n < -64 || n > 64)
+      return sl__fail(err, len, "dim: expected an integer in [-64,64], got "
+                                "\"%s\"", v);
+    c->dim = n;
+  } else if (strcmp(k, "dims") == 0) {
+    bit = 1u << 11;
+    rc = sl__parse_dims(v, c, err, len);
+  } else if (strcmp(k, "reduce") == 0) {
+    bit = 1u << 12;
+    int r = sl_reduce_from_name(v);
+    if (r < 0)
+      return sl__fail(err, len, "reduce: expected none, assign, sum, prod, "
+                                "mean, amax, amin or max, got \"%s\"", v);
+    c->reduce = (sl_reduce)r;
+  } else if (strcmp(k, "self") == 0) {
+    bit = 1u << 13;
+    if (strcmp(v, "0") && strcmp(v, "1"))
+      return sl__fail(err, len, "self: expected 0 or 1, got \"%s\"", v);
+    c->include_self = v[0] == '1';
+  } else if (strcmp(k, "at") == 0) {
+    bit = 1u << 14;
+    if (sl__parse_i64(v, &n))
+      return sl__fail(err, len, "at: expected an integer, got \"%s\"", v);
+    c->at = n;
+  } else if (strcmp(k, "val") == 0) {
+    bit = 1u << 15;
+    char *end;
+    errno = 0;
+    double d = strtod(v, &end);
+    if (!*v || *end || isspace((unsigned char)*v))
+      return sl__fail(err, len, "val: expected a number, got \"%s\"", v);
+    c->has_val = 1;
+    c->val = d;
+    c->val_is_int = !sl__parse_i64(v, &n);
+    c->ival = c->val_is_int ? n : 0;
+  } else if (strcmp(k, "ip") == 0) {
+    bit = 1u << 16;
+    rc = sl__parse_ip(v, c, err, len);
+  } else if (strcmp(k, "dp") == 0) {
+    bit = 1u << 17;
+    int found = -1;
+    for (int i = 0; i < SL_DP_COUNT; ++i)
+      if (strcmp(v, sl__dp_names[i]) == 0) found = i;
+    if (found < 0)
+      return sl__fail(err, len, "dp: expected rand, nan, inf, negzero, ext or "
+                                "zero, got \"%s\"", v);
+    c->dp = (sl_data_pattern)found;
+  } else if (strcmp(k, "seed") == 0) {
+    bit = 1u << 18;
+    char *end;
+    errno = 0;
+    unsigned long long s = strtoull(v, &end, 10);
+    if (!*v || *end || errno || v[0] == '-' || v[0] == '+')
+      return sl__fail(err, len, "seed: expected an unsigned integer, got "
+                                "\"%s\"", v);
+    c->seed = s;
+  } else {
+    return sl__fail(err, len, "%s: not a key of a %s case (see `scatterlab run "
+                              "--help`)", k, sl_op_name(c->op));
+  }
+  if (rc) return rc;
+  if (*seen & bit) return sl__fail(err, len, "%s: given twice", k);
+  *seen |= bit;
+  return 0;
+}
+
+int sl_case_parse(const char *line, sl_case *c, char *err, size_t errlen) {
+  if (!line || !c)
+    return sl__fail(err, errlen, "case: expected a line, got NULL");
+  size_t n = strlen(line);
+  if (n > 4096)
+    return sl__fail(err, errlen, "case: expected at most 4096 characters, got "
+                                 "%zu", n);
+  char buf[4097];
+  memcpy(buf, line, n + 1);
+  char *save = NULL;
+  char *word = strtok_r(buf, " \t\r\n", &save);
+  if (!word) return sl__fail(err, errlen, "case: expected an op name, got an "
+                                          "empty line");
+  int op = sl_op_from_name(word);
+  if (op < 0)
+    return sl__fail(err, errlen, "op: expected one of gather, gather_nd, "
+                                 "scatter, scatter_reduce, "
+                                 "scatter_reduce_backward, scatter_nd, "
+                                 "index_reduce, index_reduce_backward, "
+                                 "select_scatter, masked_scatter, "
+                                 "dynamic_scatter, dynamic_scatter_backward; "
+                                 "got \"%s\"", word);
+  sl_case_init(c, (sl_op)op);
+  const sl_case_spec *spec = &sl__specs[op];
+  unsigned seen = 0;
+  while ((word = strtok_r(NULL, " \t\r\n", &save)))
+    if (sl__parse_word(c, spec, word, &seen, err, errlen)) return -1;
+  for (int i = 0; i < spec->n_shapes; ++i) {
+    int slot = spec->shape_slots[i];
+    if (c->arg[slot].present) continue;
+    if (slot == spec->optional_slot && c->has_val) continue;
+    return sl__fail(err, errlen, "%s: expected its shape (e.g. %s=4x3), got "
+                                 "none", sl__shape_name(c->op, slot),
+                    sl__shape_name(c->op, slot));
+  }
+  if (spec->optional_slot >= 0 && c->has_val && c->arg[spec->optional_slot].present)
+    return sl__fail(err, errlen, "val: expected either val= or %s=, got both",
+                    sl__shape_name(c->op, spec->optional_slot));
+  return 0;
+}
+
+/* Appends to buf as snprintf does, tracking the total length needed. */
+typedef struct {
+  char *buf;
+  size_t len;
+  size_t n;
+} sl__out;
+
+static void sl__put(sl__out *o, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  size_t room = o->n < o->len ? o->len - o->n : 0;
+  int k = vsnprintf(room ? o->buf + o->n : NULL, room, fmt, ap);
+  va_end(ap);
+  if (k > 0) o->n += (size_t)k;
+}
+
+int sl_case_print(const sl_case *c, char *buf, size_t len) {
+  sl__out o = {buf, len, 0};
+  if (buf && len) buf[0] = '\0';
+  const sl_case_spec *spec = sl_case_spec_of(c->op);
+  if (!spec) return 0;
+  sl__put(&o, "%s dt=%s", sl_op_name(c->op), sl_dtype_name(c->dt));
+  if (spec->keys & SL_KEY_IT) sl__put(&o, " it=%s", sl_dtype_name(c->it));
+  for (int i = 0; i < spec->n_shapes; ++i) {
+    const sl_case_shape *s = &c->arg[spec->shape_slots[i]];
+    if (!s->present) continue;
+    sl__put(&o, " %s=", sl__shape_name(c->op, spec->shape_slots[i]));
+    if (s->ndim == 0) sl__put(&o, "scalar");
+    for (int d = 0; d < s->ndim; ++d)
+      sl__put(&o, d ? "x%lld" : "%lld", (long long)s->shape[d]);
+    if (s->layout == SL_LAYOUT_TRANSPOSED) sl__put(&o, ":t");
+    if (s->layout == SL_LAYOUT_BROADCAST) sl__put(&o, ":b");
+    if (s->layout == SL_LAYOUT_STEPPED) sl__put(&o, ":s%d", s->step);
+  }
+  if (spec->keys & SL_KEY_DIM) sl__put(&o, " dim=%lld", (long long)c->dim);
+  if ((spec->keys & SL_KEY_DIMS) && c->ndims > 0) {
+    sl__put(&o, " dims=");
+    for (int i = 0; i < c->ndims; ++i)
+      sl__put(&o, i ? ",%lld" : "%lld", (long long)c->dims[i]);
+  }
+  if (spec->keys & SL_KEY_REDUCE) sl__put(&o, " reduce=%s", sl_reduce_name(c->reduce));
+  if (spec->keys & SL_KEY_SELF) sl__put(&o, " self=%d", c->include_self ? 1 : 0);
+  if (spec->keys & SL_KEY_AT) sl__put(&o, " at=%lld", (long long)c->at);
+  if ((spec->keys & SL_KEY_VAL) && c->has_val) {
+    if (c->val_is_int)
+      sl__put(&o, " val=%lld", (long long)c->ival);
+    else
+      sl__put(&o, " val=%.17g", c->val);
+  }
+  if (c->ip == SL_IP_DUP)
+    sl__put(&o, " ip=dup%d", c->ip_param);
+  else if (c->ip != SL_IP_RAND)
+    sl__put(&o, " ip=%s", sl__ip_names[c->ip]);
+  if (c->dp != SL_DP_RAND) sl__put(&o, " dp=%s", sl__dp_names[c->dp]);
+  sl__put(&o, " seed=%" PRIu64, c->seed);
+  return (int)o.n;
+}

@@ -1,0 +1,142 @@
+/*
+ * The case descriptor: one operator call described by one line of text.
+ *
+ *   scatter_reduce dt=f32 it=i64 x=4x3 index=2x3:t src=2x3 dim=0 reduce=amax
+ *       self=0 ip=dup50 dp=nan seed=7
+ *
+ * Keys (printed in this order; parse -> print is the identity on printed lines):
+ *   dt=DTYPE        data dtype (x, src, updates, value, source, feats)
+ *   it=DTYPE        index dtype (ops with an index tensor)
+ *   NAME=SHAPE[:L]  shape of each generated input, named as in SPEC (x=4x3,
+ *                   index=2x3, src=..., updates=..., value=..., mask=...,
+ *                   source=..., feats=NxC, coors=NxD); SHAPE is `4x3`, `0x5`
+ *                   or `scalar`; L is the memory layout: t (transposed:
+ *                   column-major), s<k> (the last dim stepped by k), b
+ *                   (broadcast: dim 0 has stride 0); contiguous when absent
+ *   dim=N dims=A,B reduce=NAME self=0|1 at=N val=NUMBER   op parameters
+ *   ip=PATTERN      index values: rand unique sorted zipf one dup<P> (P% of
+ *                   positions repeat a few targets) oob (one value out of
+ *                   range: an invalid case) neg (one negative value)
+ *   dp=PATTERN      data values: rand nan inf negzero ext (integer extremes)
+ *                   zero
+ *   seed=N          the seed of every generated value
+ *
+ * The printed line is the repro: `scatterlab run '<line>'`.
+ */
+#ifndef SL_CASE_H
+#define SL_CASE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sl/sl.h"
+
+typedef enum sl_layout {
+  SL_LAYOUT_CONTIGUOUS = 0,
+  SL_LAYOUT_TRANSPOSED,
+  SL_LAYOUT_STEPPED,
+  SL_LAYOUT_BROADCAST
+} sl_layout;
+
+#define SL_INDEX_PATTERN_MAP(X)                                                \
+  X(RAND, rand)                                                                \
+  X(UNIQUE, unique)                                                            \
+  X(SORTED, sorted)                                                            \
+  X(ZIPF, zipf)                                                                \
+  X(ONE, one)                                                                  \
+  X(DUP, dup)                                                                  \
+  X(OOB, oob)                                                                  \
+  X(NEG, neg)
+
+typedef enum sl_index_pattern {
+#define SL__IP_ENUM(e, name) SL_IP_##e,
+  SL_INDEX_PATTERN_MAP(SL__IP_ENUM)
+#undef SL__IP_ENUM
+      SL_IP_COUNT
+} sl_index_pattern;
+
+#define SL_DATA_PATTERN_MAP(X)                                                 \
+  X(RAND, rand)                                                                \
+  X(NAN, nan)                                                                  \
+  X(INF, inf)                                                                  \
+  X(NEGZERO, negzero)                                                          \
+  X(EXT, ext)                                                                  \
+  X(ZERO, zero)
+
+typedef enum sl_data_pattern {
+#define SL__DP_ENUM(e, name) SL_DP_##e,
+  SL_DATA_PATTERN_MAP(SL__DP_ENUM)
+#undef SL__DP_ENUM
+      SL_DP_COUNT
+} sl_data_pattern;
+
+/* Shape and layout of one generated input. */
+typedef struct sl_case_shape {
+  int present;
+  int ndim;
+  int64_t shape[SL_MAX_DIMS];
+  sl_layout layout;
+  int step; /* SL_LAYOUT_STEPPED: the step, >= 2 */
+} sl_case_shape;
+
+typedef struct sl_case {
+  sl_op op;
+  sl_dtype dt;
+  sl_dtype it;
+  sl_case_shape arg[SL_MAX_ARGS]; /* by the op's slot (sl_op_arg) */
+  int64_t dim;
+  int ndims;
+  int64_t dims[SL_MAX_DIMS];
+  sl_reduce reduce;
+  int include_self;
+  int64_t at;
+  int has_val;
+  int val_is_int; /* the value was written as an integer: ival is exact */
+  double val;
+  int64_t ival;
+  sl_index_pattern ip;
+  int ip_param; /* dup<P>: P in 1..100 */
+  sl_data_pattern dp;
+  uint64_t seed;
+} sl_case;
+
+/* What a case line of an op may contain. */
+enum sl_case_keys {
+  SL_KEY_IT = 1u << 0,
+  SL_KEY_DIM = 1u << 1,
+  SL_KEY_DIMS = 1u << 2,
+  SL_KEY_REDUCE = 1u << 3,
+  SL_KEY_SELF = 1u << 4,
+  SL_KEY_AT = 1u << 5,
+  SL_KEY_VAL = 1u << 6
+};
+
+typedef struct sl_case_spec {
+  sl_op op;
+  unsigned keys;
+  int n_shapes;
+  int shape_slots[4]; /* slots whose shapes the line gives */
+  int optional_slot;  /* a slot that may be absent (scatter's src), or -1 */
+  sl_reduce default_reduce;
+} sl_case_spec;
+
+const sl_case_spec *sl_case_spec_of(sl_op op);
+
+/* Sets defaults for op (dt=f32, it=i64, self=1, seed=0, ...). */
+void sl_case_init(sl_case *c, sl_op op);
+
+/* Parses one line. Returns 0, or -1 with a message in err that names the
+ * offending word, what was expected and what was found. */
+int sl_case_parse(const char *line, sl_case *c, char *err, size_t errlen);
+
+/* Prints the canonical line. Returns the length that the full line needs
+ * (as snprintf does). */
+int sl_case_print(const sl_case *c, char *buf, size_t len);
+
+const char *sl_index_pattern_name(sl_index_pattern p);
+const char *sl_data_pattern_name(sl_data_pattern p);
+
+/* Number of elements of a case shape (0 for empty); -1 if it overflows. */
+int64_t sl_case_numel(const sl_case_shape *s);
+
+#endif

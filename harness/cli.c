@@ -1,0 +1,45 @@
+/* Shared option handling of the scatterlab commands. */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+int sl_cli_usage_error(const char *cmd, const char *fmt, ...) {
+  va_list ap;
+  fprintf(stderr, "scatterlab %s: ", cmd);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "\n(see `scatterlab %s --help`)\n", cmd);
+  return SL_EXIT_USAGE;
+}
+
+int sl_cli_is(const char *arg, const char *name) {
+  size_t n = strlen(name);
+  return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
+}
+
+const char *sl_cli_value(const char *cmd, int argc, char **argv, int *i) {
+  const char *eq = strchr(argv[*i], '=');
+  if (eq && strncmp(argv[*i], "--", 2) == 0) return eq + 1;
+  if (*i + 1 >= argc) {
+    sl_cli_usage_error(cmd, "%s: expected a value after it, got the end of "
+                            "the command line", argv[*i]);
+    return NULL;
+  }
+  return argv[++*i];
+}
+
+long long sl_cli_int(const char *cmd, const char *opt, const char *v) {
+  char *end;
+  errno = 0;
+  long long n = strtoll(v, &end, 10);
+  if (!*v || *end || errno || n < 0) {
+    sl_cli_usage_error(cmd, "%s: expected a non-negative integer, got \"%s\"",
+                       opt, v);
+    return -1;
+  }
+  return n;
+}

@@ -1,0 +1,276 @@
+/* `scatterlab run`: run cases on every variant against LibTorch. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "case.h"
+#include "cli.h"
+#include "runinfo.h"
+#include "runner.h"
+#include "sl_store.h"
+
+static const char *const sl__run_help =
+    "usage: scatterlab run [options] 'CASE' ['CASE' ...]\n"
+    "       scatterlab run [options] --batch FILE\n"
+    "       scatterlab run [options] --load DIR ['CASE']\n"
+    "\n"
+    "Runs each case on every available variant of its op, compares each with\n"
+    "LibTorch and prints one verdict line per variant with its repro command.\n"
+    "\n"
+    "A case is one line: OP key=value ..., e.g.\n"
+    "  gather dt=f32 it=i64 x=4x3 index=2x3 dim=0 seed=1\n"
+    "  scatter dt=i32 it=i32 x=8x8:t index=4x8 src=4x8 dim=1 ip=dup50 seed=3\n"
+    "  scatter dt=f32 it=i64 x=4x3 index=2x3 dim=0 val=2.5 seed=0\n"
+    "Keys: dt it <input>=SHAPE[:t|:b|:s<k>] dim dims reduce self at val ip dp\n"
+    "seed (see harness/case.h for the grammar).\n"
+    "\n"
+    "options:\n"
+    "  --variants LIST  only these variants (comma-separated; `cpu` = cpu.*)\n"
+    "  --batch FILE     cases from FILE, one per line (# starts a comment)\n"
+    "  --save DIR       write case.txt, inputs <arg>.npy, ref.<out>.npy and\n"
+    "                   <variant>.<out>.npy into DIR (one case only)\n"
+    "  --load DIR       take inputs from DIR/<arg>.npy where present (and the\n"
+    "                   case from DIR/case.txt when none is given)\n"
+    "  --threads N      threads for parallel variants (default: all cores)\n"
+    "  --db PATH        results database (default " SL_DEFAULT_DB ")\n"
+    "  --no-db          record nothing\n"
+    "  --kind KIND      run kind recorded in the store: run (default) or demo\n"
+    "  --quiet          print only verdicts that are not passed\n"
+    "exit status: 0 all passed, 1 any failed, 2 usage error\n";
+
+typedef struct sl__lines {
+  char **v;
+  int n, cap;
+} sl__lines;
+
+static int sl__push(sl__lines *l, const char *s) {
+  if (l->n == l->cap) {
+    int cap = l->cap ? 2 * l->cap : 16;
+    char **v = realloc(l->v, sizeof(char *) * (size_t)cap);
+    if (!v) return -1;
+    l->v = v;
+    l->cap = cap;
+  }
+  l->v[l->n] = strdup(s);
+  return l->v[l->n++] ? 0 : -1;
+}
+
+static void sl__lines_free(sl__lines *l) {
+  for (int i = 0; i < l->n; ++i) free(l->v[i]);
+  free(l->v);
+}
+
+/* Reads case lines from a batch file: blank lines and # comments skipped. */
+static int sl__read_batch(const char *path, sl__lines *out) {
+  FILE *f = fopen(path, "r");
+  if (!f) return sl_cli_usage_error("run", "--batch %s: cannot open file", path);
+  char line[4200];
+  int rc = 0, lineno = 0;
+  while (fgets(line, sizeof line, f)) {
+    ++lineno;
+    char *hash = strchr(line, '#');
+    if (hash) *hash = '\0';
+    char *p = line;
+    while (*p == ' ' || *p == '\t') ++p;
+    p[strcspn(p, "\r\n")] = '\0';
+    if (!*p) continue;
+    if (sl__push(out, p)) {
+      rc = sl_cli_usage_error("run", "--batch %s: out of memory", path);
+      break;
+    }
+  }
+  fclose(f);
+  return rc;
+}
+
+static int sl__read_case_file(const char *dir, sl__lines *out) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/case.txt", dir);
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return sl_cli_usage_error("run", "--load %s: expected %s with the case "
+                                     "line, found none",
+                              dir, path);
+  char line[4200];
+  int rc = fgets(line, sizeof line, f) ? 0 : -1;
+  fclose(f);
+  if (rc)
+    return sl_cli_usage_error("run", "--load %s: case.txt is empty", dir);
+  line[strcspn(line, "\r\n")] = '\0';
+  return sl__push(out, line);
+}
+
+static void sl__print_result(const sl_case_result *res, int quiet) {
+  for (int i = 0; i < res->n; ++i) {
+    const sl_variant_result *r = &res->v[i];
+    int ok = r->verdict == SL_VERDICT_PASSED ||
+             r->verdict == SL_VERDICT_BOTH_REJECTED;
+    if (quiet && ok) continue;
+    char t[32] = "-";
+    if (r->seconds >= 0) snprintf(t, sizeof t, "%.3f ms", r->seconds * 1e3);
+    printf("%-15s %-12s %10s  %s\n", sl_verdict_name(r->verdict), r->variant,
+           t, res->line);
+    if (r->verdict != SL_VERDICT_PASSED && r->message[0])
+      printf("    %s\n", r->message);
+    if (sl_verdict_is_failure(r->verdict)) {
+      char repro[1400];
+      sl_repro(res->line, r->variant, repro, sizeof repro);
+      printf("    repro: %s\n", repro);
+    }
+  }
+}
+
+static int sl__record(sl_store *st, int64_t run_id, const sl_case *c,
+                      const sl_case_result *res) {
+  int64_t case_id;
+  if (sl_store_add_case(st, run_id, sl_op_name(c->op), res->line, c->seed, 0,
+                        &case_id))
+    return -1;
+  for (int i = 0; i < res->n; ++i) {
+    const sl_variant_result *r = &res->v[i];
+    sl_result_row row = {r->variant, sl_verdict_name(r->verdict), r->message,
+                         r->has_diffs, r->diff1, r->diff2, r->diff3,
+                         r->seconds};
+    if (sl_store_add_result(st, case_id, &row)) return -1;
+  }
+  return 0;
+}
+
+int sl_cmd_run(int argc, char **argv) {
+  sl_run_opts o = {0};
+  const char *db = SL_DEFAULT_DB, *batch = NULL, *kind = "run";
+  int no_db = 0, quiet = 0;
+  sl__lines lines = {0};
+  int rc = SL_EXIT_USAGE;
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i], *v;
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      fputs(sl__run_help, stdout);
+      sl__lines_free(&lines);
+      return SL_EXIT_OK;
+    } else if (sl_cli_is(a, "--variants")) {
+      if (!(o.variants = sl_cli_value("run", argc, argv, &i))) goto out;
+    } else if (sl_cli_is(a, "--batch")) {
+      if (!(batch = sl_cli_value("run", argc, argv, &i))) goto out;
+    } else if (sl_cli_is(a, "--save")) {
+      if (!(o.save_dir = sl_cli_value("run", argc, argv, &i))) goto out;
+    } else if (sl_cli_is(a, "--load")) {
+      if (!(o.load_dir = sl_cli_value("run", argc, argv, &i))) goto out;
+    } else if (sl_cli_is(a, "--db")) {
+      if (!(db = sl_cli_value("run", argc, argv, &i))) goto out;
+    } else if (sl_cli_is(a, "--kind")) {
+      if (!(kind = sl_cli_value("run", argc, argv, &i))) goto out;
+      if (strcmp(kind, "run") && strcmp(kind, "demo")) {
+        sl_cli_usage_error("run", "--kind: expected run or demo, got \"%s\"",
+                           kind);
+        goto out;
+      }
+    } else if (sl_cli_is(a, "--threads")) {
+      if (!(v = sl_cli_value("run", argc, argv, &i))) goto out;
+      long long n = sl_cli_int("run", "--threads", v);
+      if (n < 0) goto out;
+      o.threads = (int)n;
+    } else if (strcmp(a, "--no-db") == 0) {
+      no_db = 1;
+    } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+      quiet = 1;
+    } else if (a[0] == '-' && a[1] == '-') {
+      sl_cli_usage_error("run", "%s: unknown option", a);
+      goto out;
+    } else if (sl__push(&lines, a)) {
+      goto out;
+    }
+  }
+  if (batch && sl__read_batch(batch, &lines)) goto out;
+  if (lines.n == 0 && o.load_dir && sl__read_case_file(o.load_dir, &lines))
+    goto out;
+  if (lines.n == 0) {
+    sl_cli_usage_error("run", "expected a case line, --batch FILE or --load "
+                              "DIR; got none");
+    goto out;
+  }
+  if ((o.save_dir || o.load_dir) && lines.n != 1) {
+    sl_cli_usage_error("run", "--save/--load: expected exactly one case, got "
+                              "%d", lines.n);
+    goto out;
+  }
+  /* Every line is parsed before anything runs: a typo on line 900 of a batch
+   * should not cost the first 899 cases' time. */
+  sl_case *cases = calloc((size_t)lines.n, sizeof *cases);
+  if (!cases) goto out;
+  for (int i = 0; i < lines.n; ++i) {
+    char err[512];
+    if (sl_case_parse(lines.v[i], &cases[i], err, sizeof err)) {
+      if (batch)
+        sl_cli_usage_error("run", "%s: case %d: %s", batch, i + 1, err);
+      else
+        sl_cli_usage_error("run", "%s", err);
+      free(cases);
+      goto out;
+    }
+  }
+  sl_store *st = NULL;
+  int64_t run_id = 0;
+  if (!no_db) {
+    char err[512];
+    if (sl_store_open(db, SL_STORE_READWRITE, &st, err, sizeof err)) {
+      fprintf(stderr, "scatterlab run: %s\n", err);
+      free(cases);
+      rc = SL_EXIT_FAIL;
+      goto out;
+    }
+    sl_runinfo_buf ri;
+    sl_runinfo_fill(&ri, kind, argc, argv, o.threads);
+    if (sl_store_run_begin(st, &ri.info, &run_id) || sl_store_begin(st)) {
+      fprintf(stderr, "scatterlab run: %s\n", sl_store_errmsg(st));
+      sl_store_close(st);
+      free(cases);
+      rc = SL_EXIT_FAIL;
+      goto out;
+    }
+  }
+  int counts[SL_VERDICT_COUNT] = {0}, failed_cases = 0, store_failed = 0;
+  int usage_failed = 0;
+  sl_case_result *res = malloc(sizeof *res);
+  for (int i = 0; res && i < lines.n; ++i) {
+    char err[512];
+    if (sl_run_case(&cases[i], &o, res, err, sizeof err)) {
+      fprintf(stderr, "scatterlab run: %s\n  case: %s\n", err, lines.v[i]);
+      usage_failed = 1;
+      continue;
+    }
+    sl__print_result(res, quiet);
+    for (int k = 0; k < res->n; ++k) ++counts[res->v[k].verdict];
+    failed_cases += res->failures > 0;
+    if (st && !store_failed) {
+      /* Commit in batches: cheap, and an interruption loses at most one. */
+      if (sl__record(st, run_id, &cases[i], res) ||
+          ((i + 1) % 128 == 0 && (sl_store_commit(st) || sl_store_begin(st)))) {
+        fprintf(stderr, "scatterlab run: store: %s\n", sl_store_errmsg(st));
+        store_failed = 1;
+      }
+    }
+  }
+  free(res);
+  if (st) {
+    if (!store_failed && sl_store_commit(st)) store_failed = 1;
+    if (store_failed)
+      fprintf(stderr, "scatterlab run: store: %s\n", sl_store_errmsg(st));
+    sl_store_run_finish(st, run_id, store_failed ? "failed" : "finished");
+    sl_store_close(st);
+  }
+  int total = 0;
+  for (int k = 0; k < SL_VERDICT_COUNT; ++k) total += counts[k];
+  printf("\n%d cases, %d verdicts:", lines.n, total);
+  for (int k = 0; k < SL_VERDICT_COUNT; ++k)
+    if (counts[k]) printf(" %d %s", counts[k], sl_verdict_name((sl_verdict)k));
+  printf("\n");
+  if (!no_db) printf("results: %s (run %lld)\n", db, (long long)run_id);
+  free(cases);
+  rc = usage_failed                  ? SL_EXIT_USAGE
+       : (failed_cases || store_failed) ? SL_EXIT_FAIL
+                                        : SL_EXIT_OK;
+out:
+  sl__lines_free(&lines);
+  return rc;
+}

@@ -1,0 +1,182 @@
+/* Oracles and accuracy metrics (SPEC §5). */
+#include "compare.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "writers.h"
+
+/* The one tolerance table: threshold on diff1 and diff2 by dtype. */
+double sl_tolerance(sl_dtype dt) {
+  switch (dt) {
+  case SL_F16:
+  case SL_BF16: return 1e-2;
+  case SL_F32:
+  case SL_C64: return 1e-5;
+  case SL_F64:
+  case SL_C128: return 1e-12;
+  default: return 0.0;
+  }
+}
+
+const char *sl_oracle_name(sl_oracle o) {
+  switch (o) {
+  case SL_ORACLE_EXACT: return "exact";
+  case SL_ORACLE_BITWISE: return "bitwise";
+  case SL_ORACLE_TOLERANCE: return "tolerance";
+  case SL_ORACLE_ANY_VALID: return "any_valid";
+  }
+  return "?";
+}
+
+static int sl__arith_reduce(sl_reduce r) {
+  return r == SL_REDUCE_SUM || r == SL_REDUCE_PROD || r == SL_REDUCE_MEAN;
+}
+
+sl_oracle sl_oracle_for(const sl_case *c, int slot) {
+  int fl = sl_dtype_is_float(c->dt);
+  switch (c->op) {
+  case SL_OP_GATHER:
+  case SL_OP_GATHER_ND:
+  case SL_OP_SELECT_SCATTER:
+  case SL_OP_MASKED_SCATTER: return SL_ORACLE_BITWISE;
+  case SL_OP_SCATTER: return SL_ORACLE_ANY_VALID;
+  case SL_OP_SCATTER_ND:
+    if (c->reduce == SL_REDUCE_NONE) return SL_ORACLE_ANY_VALID;
+    return fl ? SL_ORACLE_TOLERANCE : SL_ORACLE_EXACT;
+  case SL_OP_INDEX_REDUCE:
+    if (c->reduce == SL_REDUCE_ASSIGN) return SL_ORACLE_ANY_VALID;
+    return fl && sl__arith_reduce(c->reduce) ? SL_ORACLE_TOLERANCE
+                                             : SL_ORACLE_EXACT;
+  case SL_OP_SCATTER_REDUCE:
+    return fl && sl__arith_reduce(c->reduce) ? SL_ORACLE_TOLERANCE
+                                             : SL_ORACLE_EXACT;
+  case SL_OP_SCATTER_REDUCE_BACKWARD:
+  case SL_OP_INDEX_REDUCE_BACKWARD:
+    return fl ? SL_ORACLE_TOLERANCE : SL_ORACLE_EXACT;
+  case SL_OP_DYNAMIC_SCATTER:
+    /* voxel_feats (slot 2) of sum/mean may differ in summation order. */
+    return slot == 2 && c->reduce != SL_REDUCE_MAX ? SL_ORACLE_TOLERANCE
+                                                   : SL_ORACLE_EXACT;
+  case SL_OP_DYNAMIC_SCATTER_BACKWARD:
+    return c->reduce == SL_REDUCE_MEAN ? SL_ORACLE_TOLERANCE : SL_ORACLE_EXACT;
+  default: return SL_ORACLE_EXACT;
+  }
+}
+
+static const void *sl__elem(const sl_tensor *t, int64_t i) {
+  int64_t off = 0;
+  for (int d = t->ndim - 1; d >= 0; --d) {
+    off += (i % t->shape[d]) * t->strides[d];
+    i /= t->shape[d];
+  }
+  return (const char *)t->data + off * (int64_t)sl_dtype_size(t->dtype);
+}
+
+/* Value equality: NaN matches NaN, -0.0 matches 0.0; integers exactly. */
+static int sl__same_value(sl_dtype dt, const void *a, const void *b) {
+  if (sl_dtype_is_complex(dt)) {
+    size_t h = sl_dtype_size(dt) / 2;
+    sl_dtype part = dt == SL_C64 ? SL_F32 : SL_F64;
+    return sl__same_value(part, a, b) &&
+           sl__same_value(part, (const char *)a + h, (const char *)b + h);
+  }
+  if (!sl_dtype_is_float(dt))
+    return sl_elem_get_i(dt, a) == sl_elem_get_i(dt, b);
+  double x = sl_elem_get_f(dt, a), y = sl_elem_get_f(dt, b);
+  return x == y || (isnan(x) && isnan(y));
+}
+
+static void sl__position(const sl_tensor *t, int64_t i, char *buf, size_t n) {
+  int64_t idx[SL_MAX_DIMS];
+  for (int d = t->ndim - 1; d >= 0; --d) {
+    idx[d] = i % t->shape[d];
+    i /= t->shape[d];
+  }
+  sl_shape_str(t->ndim, idx, buf, n);
+}
+
+int sl_compare(const sl_tensor *got, const sl_tensor *want, sl_oracle o,
+               const sl_call *call, sl_diff *d) {
+  char a[160], b[160];
+  memset(d, 0, sizeof *d);
+  d->first_bad = -1;
+  int same_shape = got->ndim == want->ndim && got->dtype == want->dtype;
+  for (int k = 0; same_shape && k < got->ndim; ++k)
+    same_shape = got->shape[k] == want->shape[k];
+  if (!same_shape) {
+    snprintf(d->msg, sizeof d->msg,
+             "expected %s %s (the reference's), got %s %s",
+             sl_dtype_name(want->dtype),
+             sl_shape_str(want->ndim, want->shape, a, sizeof a),
+             sl_dtype_name(got->dtype),
+             sl_shape_str(got->ndim, got->shape, b, sizeof b));
+    d->mismatches = 1;
+    return 0;
+  }
+  int64_t n = 1;
+  for (int k = 0; k < got->ndim; ++k) n *= got->shape[k];
+  size_t es = sl_dtype_size(got->dtype);
+  sl_dtype dt = got->dtype;
+  sl_writes writes = {0};
+  int have_writes = o == SL_ORACLE_ANY_VALID && call &&
+                    sl_writes_build(call, &writes) == 0;
+  double sum_abs_diff = 0, sum_abs_ref = 0, sum_sq_diff = 0, sum_sq_ref = 0;
+  double max_diff = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const void *g = sl__elem(got, i), *w = sl__elem(want, i);
+    int ok;
+    if (o == SL_ORACLE_BITWISE)
+      ok = memcmp(g, w, es) == 0;
+    else if (o == SL_ORACLE_ANY_VALID)
+      ok = memcmp(g, w, es) == 0 ||
+           (have_writes && sl_writes_has(&writes, i, g, es));
+    else
+      ok = sl__same_value(dt, g, w);
+    /* Metrics over real values; positions where both are NaN or the same
+     * infinity carry no difference. */
+    double x = sl_elem_get_f(dt, g), y = sl_elem_get_f(dt, w);
+    int both_special = (isnan(x) && isnan(y)) || (isinf(x) && x == y);
+    if (!both_special) {
+      double e = fabs(x - y);
+      if (isnan(x) != isnan(y) || isinf(x) != isinf(y)) e = INFINITY;
+      sum_abs_diff += e;
+      sum_sq_diff += e * e;
+      sum_abs_ref += fabs(y);
+      sum_sq_ref += y * y;
+      if (e > max_diff || isnan(e)) max_diff = e;
+    }
+    if (o == SL_ORACLE_TOLERANCE && !ok) {
+      /* Judged by the metrics below; a NaN or inf where the reference has a
+       * finite value (or the reverse) always counts. */
+      ok = !(isnan(x) != isnan(y) || (isinf(x) || isinf(y)));
+      if (!ok && isinf(x) && isinf(y)) ok = x == y;
+    }
+    if (!ok) {
+      if (d->first_bad < 0) {
+        char pos[160];
+        sl__position(got, i, pos, sizeof pos);
+        d->first_bad = i;
+        snprintf(d->msg, sizeof d->msg,
+                 "%s mismatch at %s: got %.9g, expected %.9g",
+                 sl_oracle_name(o), pos, x, y);
+      }
+      ++d->mismatches;
+    }
+  }
+  if (have_writes) sl_writes_free(&writes);
+  d->diff1 = sum_abs_ref > 0 ? sum_abs_diff / sum_abs_ref : sum_abs_diff;
+  d->diff2 = sum_sq_ref > 0 ? sqrt(sum_sq_diff / sum_sq_ref) : sqrt(sum_sq_diff);
+  d->diff3 = max_diff;
+  if (o == SL_ORACLE_TOLERANCE && d->mismatches == 0) {
+    double tol = sl_tolerance(dt);
+    if (!(d->diff1 <= tol && d->diff2 <= tol)) {
+      snprintf(d->msg, sizeof d->msg,
+               "diff1 %.3g / diff2 %.3g above the %s tolerance %.0e", d->diff1,
+               d->diff2, sl_dtype_name(dt), tol);
+      d->mismatches = 1;
+    }
+  }
+  return d->mismatches == 0;
+}

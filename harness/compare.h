@@ -1,0 +1,50 @@
+/*
+ * Oracles: how a variant's output is judged against the reference's.
+ *
+ *   exact      values equal (NaN matches NaN, -0.0 matches 0.0); bitwise for
+ *              pure data movement
+ *   tolerance  diff1 and diff2 within the dtype's threshold (float
+ *              sum/prod/mean and the backward ops, where summation order
+ *              may differ)
+ *   any_valid  assignment with duplicate targets: where the output differs
+ *              from the reference it must hold one of the values written to
+ *              that position
+ */
+#ifndef SL_COMPARE_H
+#define SL_COMPARE_H
+
+#include <stdint.h>
+
+#include "case.h"
+#include "sl/sl.h"
+
+typedef enum sl_oracle {
+  SL_ORACLE_EXACT,
+  SL_ORACLE_BITWISE,
+  SL_ORACLE_TOLERANCE,
+  SL_ORACLE_ANY_VALID
+} sl_oracle;
+
+typedef struct sl_diff {
+  double diff1, diff2, diff3; /* SPEC §5, in f64 */
+  int64_t mismatches;         /* elements judged wrong */
+  int64_t first_bad;          /* row-major position of the first, or -1 */
+  char msg[256];              /* what was wrong, for the verdict message */
+} sl_diff;
+
+/* The oracle for output slot `slot` of case c. */
+sl_oracle sl_oracle_for(const sl_case *c, int slot);
+const char *sl_oracle_name(sl_oracle o);
+
+/* Threshold on diff1 and diff2 for dtype dt (one table, SPEC §5). */
+double sl_tolerance(sl_dtype dt);
+
+/*
+ * Compares got with want (same shape required; any strides). For
+ * SL_ORACLE_ANY_VALID, `call` is the call whose inputs produced them (the
+ * written values are recomputed from it). Returns 1 when got passes.
+ */
+int sl_compare(const sl_tensor *got, const sl_tensor *want, sl_oracle o,
+               const sl_call *call, sl_diff *d);
+
+#endif

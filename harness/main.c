@@ -1,0 +1,48 @@
+/* scatterlab: differential testing and benchmarking of scatter/gather
+ * kernels. This file only dispatches to the commands. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "sl/sl.h"
+#include "slref.h"
+
+static const char *const sl__help =
+    "usage: scatterlab COMMAND [options]\n"
+    "\n"
+    "commands:\n"
+    "  run      run cases on every variant, compare with LibTorch, record\n"
+    "  list     ops, variants and whether each is available here\n"
+    "  report   list runs or export results (CSV)\n"
+    "\n"
+    "`scatterlab COMMAND --help` describes a command. Every command takes\n"
+    "--db PATH (default " SL_DEFAULT_DB ").\n"
+    "options: --help, --version\n";
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fputs(sl__help, stderr);
+    return SL_EXIT_USAGE;
+  }
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
+      strcmp(cmd, "help") == 0) {
+    fputs(sl__help, stdout);
+    return SL_EXIT_OK;
+  }
+  if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+    printf("scatterlab %s (reference: %s; CUDA: %s)\n", SL_VERSION_STRING,
+           slref_version(), sl_cuda_built() ? "built" : "not built");
+    return SL_EXIT_OK;
+  }
+  static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+  } cmds[] = {{"run", sl_cmd_run}, {"list", sl_cmd_list},
+              {"report", sl_cmd_report}};
+  for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; ++i)
+    if (strcmp(cmd, cmds[i].name) == 0) return cmds[i].fn(argc - 1, argv + 1);
+  fprintf(stderr, "scatterlab: unknown command \"%s\" (expected run, list or "
+                  "report; see scatterlab --help)\n", cmd);
+  return SL_EXIT_USAGE;
+}

@@ -1,0 +1,69 @@
+/* Machine fingerprint and build facts for the runs table. */
+#include "runinfo.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "sl/sl.h"
+
+#ifndef SL_GIT_COMMIT
+#define SL_GIT_COMMIT "unknown"
+#endif
+#ifndef SL_COMPILER
+#define SL_COMPILER "unknown"
+#endif
+#ifndef SL_CFLAGS
+#define SL_CFLAGS ""
+#endif
+
+static void sl__cpu_model(char *buf, size_t len) {
+  snprintf(buf, len, "unknown");
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f) return;
+  char line[512];
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, "model name", 10) != 0) continue;
+    const char *p = strchr(line, ':');
+    if (!p) continue;
+    p += 1 + (p[1] == ' ');
+    snprintf(buf, len, "%s", p);
+    buf[strcspn(buf, "\n")] = '\0';
+    break;
+  }
+  fclose(f);
+}
+
+void sl_runinfo_fill(sl_runinfo_buf *b, const char *kind, int argc,
+                     char **argv, int threads) {
+  memset(b, 0, sizeof *b);
+  if (gethostname(b->host, sizeof b->host - 1) != 0)
+    snprintf(b->host, sizeof b->host, "unknown");
+  sl__cpu_model(b->cpu_model, sizeof b->cpu_model);
+  size_t n = 0;
+  for (int i = 0; i < argc && n < sizeof b->command_line; ++i) {
+    /* Quote arguments with spaces so the line can be pasted back. */
+    int q = strchr(argv[i], ' ') != NULL;
+    n += (size_t)snprintf(b->command_line + n, sizeof b->command_line - n,
+                          q ? "%s'%s'" : "%s%s", i ? " " : "", argv[i]);
+  }
+  b->info.kind = kind;
+  b->info.command_line = b->command_line;
+  b->info.git_commit = SL_GIT_COMMIT;
+  b->info.host = b->host;
+  b->info.cpu_model = b->cpu_model;
+  b->info.compiler = SL_COMPILER;
+  b->info.flags = SL_CFLAGS;
+  b->info.version = SL_VERSION_STRING;
+  b->info.device = NULL;
+  b->info.cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+#ifdef _OPENMP
+  b->info.threads = threads > 0 ? threads : omp_get_max_threads();
+#else
+  b->info.threads = threads > 0 ? threads : 1;
+#endif
+  b->info.copy_gbs = 0;
+}

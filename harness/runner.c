@@ -1,0 +1,420 @@
+/* One case through the reference and every variant (see runner.h). */
+#include "runner.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "datagen.h"
+#include "compare.h"
+#include "npy.h"
+#include "slref.h"
+
+static const char *const sl__verdict_names[] = {
+#define SL__VERDICT_NAME(e, name) #name,
+    SL_VERDICT_MAP(SL__VERDICT_NAME)
+#undef SL__VERDICT_NAME
+};
+
+const char *sl_verdict_name(sl_verdict v) {
+  return (unsigned)v < SL_VERDICT_COUNT ? sl__verdict_names[v] : "?";
+}
+
+int sl_verdict_is_failure(sl_verdict v) {
+  return v == SL_VERDICT_FAILED || v == SL_VERDICT_REJECT_MISMATCH ||
+         v == SL_VERDICT_CRASHED || v == SL_VERDICT_TIMEOUT;
+}
+
+void sl_repro(const char *line, const char *variant, char *buf, size_t len) {
+  if (variant)
+    snprintf(buf, len, "scatterlab run '%s' --variants %s", line, variant);
+  else
+    snprintf(buf, len, "scatterlab run '%s'", line);
+}
+
+static double sl__now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int sl__variant_selected(const char *filter, const char *name) {
+  if (!filter || !*filter) return 1;
+  size_t n = strlen(name);
+  for (const char *p = filter; *p;) {
+    const char *comma = strchr(p, ',');
+    size_t k = comma ? (size_t)(comma - p) : strlen(p);
+    if (k == n && strncmp(p, name, n) == 0) return 1;
+    /* "cpu" selects every cpu.* variant, "cuda" every cuda.* one. */
+    if (name[k] == '.' && strncmp(p, name, k) == 0) return 1;
+    if (!comma) break;
+    p = comma + 1;
+  }
+  return 0;
+}
+
+/* Hands ownership of tensor memory to slot `slot` of b. */
+static void sl__adopt(sl_bundle *b, int slot, sl_tensor t) {
+  free(b->mem[slot]);
+  b->mem[slot] = t.data;
+  b->call.arg[slot] = t;
+}
+
+static int sl__mkdir(const char *dir, char *err, size_t errlen) {
+  if (mkdir(dir, 0777) == 0 || errno == EEXIST) return 0;
+  snprintf(err, errlen, "--save %s: cannot create directory (%s)", dir,
+           strerror(errno));
+  return -1;
+}
+
+/* --load: every input slot of b whose <name>.npy exists in dir replaces the
+ * generated tensor; c's shapes follow, so the printed line tells the truth. */
+static int sl__load_inputs(const char *dir, sl_bundle *b, sl_case *c,
+                           const char *const *names, int n_in, char *err,
+                           size_t errlen) {
+  for (int s = 0; s < n_in; ++s) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.npy", dir, names[s]);
+    struct stat st;
+    if (stat(path, &st) != 0) continue;
+    sl_tensor t;
+    int want = b->call.arg[s].data ? (int)b->call.arg[s].dtype : -1;
+    if (sl_npy_load(path, want, &t, err, errlen)) return -1;
+    sl__adopt(b, s, t);
+    sl_case_shape *cs = &c->arg[s];
+    if (cs->present || b->call.arg[s].ndim) {
+      cs->present = 1;
+      cs->layout = SL_LAYOUT_CONTIGUOUS;
+      cs->step = 0;
+      cs->ndim = t.ndim;
+      memcpy(cs->shape, t.shape, sizeof cs->shape);
+    }
+  }
+  return 0;
+}
+
+/* A tensor of dtype dt and shape, zero-filled, owned by slot of b. */
+static int sl__alloc_like(sl_bundle *b, int slot, sl_dtype dt, int ndim,
+                          const int64_t *shape, char *err, size_t errlen) {
+  sl_case_shape s;
+  memset(&s, 0, sizeof s);
+  s.present = 1;
+  s.ndim = ndim;
+  for (int d = 0; d < ndim; ++d) s.shape[d] = shape[d];
+  return sl_bundle_alloc(b, slot, dt, &s, sl_op_get(b->call.op)->arg_names[slot],
+                         err, errlen);
+}
+
+/*
+ * Builds the inputs of a backward op from its forward case: the forward's
+ * inputs, LibTorch's forward outputs, and a random upstream gradient. When
+ * LibTorch rejects the forward (an invalid case), the derived inputs are
+ * zero tensors of the shapes they would have, so that the backward call is
+ * still made and both sides get to reject it.
+ */
+static int sl__derive_backward(const sl_case *c, sl_bundle *fwd, sl_bundle *b,
+                               char *err, size_t errlen) {
+  sl_tensor outs[SL_MAX_ARGS];
+  char msg[512];
+  memset(outs, 0, sizeof outs);
+  int rc = slref_run(&fwd->call, outs, msg, sizeof msg);
+  if (rc == 2) {
+    snprintf(err, errlen, "reference forward failed: %s", msg);
+    return -1;
+  }
+  sl_bundle_init(b, c->op);
+  sl_case_params(c, &b->call.p);
+  if (c->op == SL_OP_DYNAMIC_SCATTER_BACKWARD) {
+    /* grad_voxel_feats feats voxel_feats point2voxel_map voxel_points_count */
+    const sl_tensor *feats = &fwd->call.arg[0];
+    int64_t n = feats->ndim == 2 ? feats->shape[0] : 0;
+    int64_t ch = feats->ndim == 2 ? feats->shape[1] : 0;
+    b->call.arg[1] = fwd->call.arg[0];
+    b->mem[1] = fwd->mem[0];
+    fwd->mem[0] = NULL;
+    int64_t m = rc == 0 ? outs[0].shape[0] : 0;
+    int64_t mc[2] = {m, ch}, nn[1] = {n}, mm[1] = {m};
+    if (rc == 0) {
+      sl__adopt(b, 2, outs[0]);
+      free(outs[1].data); /* voxel_coors: not an input of the backward */
+      sl__adopt(b, 3, outs[2]);
+      sl__adopt(b, 4, outs[3]);
+    } else if (sl__alloc_like(b, 2, c->dt, 2, mc, err, errlen) ||
+               sl__alloc_like(b, 3, SL_I32, 1, nn, err, errlen) ||
+               sl__alloc_like(b, 4, SL_I32, 1, mm, err, errlen)) {
+      return -1;
+    } else {
+      for (int64_t i = 0; i < n; ++i) ((int32_t *)b->mem[3])[i] = -1;
+    }
+    if (sl__alloc_like(b, 0, c->dt, 2, mc, err, errlen)) return -1;
+  } else {
+    /* grad_out x index src|updates result */
+    for (int s = 0; s < 3; ++s) {
+      b->call.arg[s + 1] = fwd->call.arg[s];
+      b->mem[s + 1] = fwd->mem[s];
+      fwd->mem[s] = NULL;
+    }
+    const sl_tensor *x = &b->call.arg[1];
+    if (rc == 0)
+      sl__adopt(b, 4, outs[0]);
+    else if (sl__alloc_like(b, 4, x->dtype, x->ndim, x->shape, err, errlen))
+      return -1;
+    const sl_tensor *res = &b->call.arg[4];
+    if (sl__alloc_like(b, 0, c->dt, res->ndim, res->shape, err, errlen))
+      return -1;
+  }
+  sl_gen_fill_data(&b->call.arg[0], SL_DP_RAND, c->seed, 77);
+  return 0;
+}
+
+static int sl__save_tensor(const char *dir, const char *prefix,
+                           const char *name, const sl_tensor *t, char *err,
+                           size_t errlen) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s%s.npy", dir, prefix, name);
+  return sl_npy_save(path, t, err, errlen);
+}
+
+static int sl__save_inputs(const char *dir, const char *line,
+                           const sl_call *call, char *err, size_t errlen) {
+  if (sl__mkdir(dir, err, errlen)) return -1;
+  char path[1024];
+  snprintf(path, sizeof path, "%s/case.txt", dir);
+  FILE *f = fopen(path, "w");
+  if (!f || fprintf(f, "%s\n", line) < 0 || fclose(f)) {
+    snprintf(err, errlen, "--save %s: cannot write case.txt", dir);
+    return -1;
+  }
+  const sl_op_info *info = sl_op_get(call->op);
+  for (int s = 0; s < info->n_in; ++s)
+    if (call->arg[s].data &&
+        sl__save_tensor(dir, "", info->arg_names[s], &call->arg[s], err, errlen))
+      return -1;
+  return 0;
+}
+
+/* Output tensors as produced: dynamic_scatter's first out_rows rows. */
+static void sl__narrow(sl_call *call) {
+  if (call->op != SL_OP_DYNAMIC_SCATTER) return;
+  for (int s = 2; s < 6; ++s)
+    if (s != 4) call->arg[s].shape[0] = call->out_rows;
+}
+
+static int sl__all_zero(const sl_tensor *t) {
+  int64_t n = 1;
+  for (int d = 0; d < t->ndim; ++d) n *= t->shape[d];
+  size_t bytes = (size_t)n * sl_dtype_size(t->dtype);
+  const unsigned char *p = t->data; /* reference outputs are contiguous */
+  for (size_t i = 0; i < bytes; ++i)
+    if (p[i]) return 0;
+  return n > 1;
+}
+
+/* Why a passing case proves little, or NULL. */
+static const char *sl__mistrust(const sl_call *call, const sl_tensor *ref) {
+  const sl_op_info *info = sl_op_get(call->op);
+  int all_zero = 1;
+  for (int s = 0; s < info->n_out; ++s) all_zero &= sl__all_zero(&ref[s]);
+  if (all_zero) return "every reference output is zero";
+  switch (call->op) {
+  case SL_OP_SCATTER:
+  case SL_OP_SCATTER_REDUCE:
+  case SL_OP_SCATTER_ND:
+  case SL_OP_INDEX_REDUCE:
+  case SL_OP_SELECT_SCATTER:
+  case SL_OP_MASKED_SCATTER: {
+    const sl_tensor *x = &call->arg[0];
+    sl_diff d;
+    int64_t n = 1;
+    for (int k = 0; k < x->ndim; ++k) n *= x->shape[k];
+    if (n > 0 && sl_compare(&ref[0], x, SL_ORACLE_BITWISE, NULL, &d))
+      return "the output equals x: the writes changed nothing";
+    return NULL;
+  }
+  default: return NULL;
+  }
+}
+
+static void sl__judge(const sl_case *c, sl_call *vc, const sl_tensor *ref,
+                      sl_variant_result *r) {
+  const sl_op_info *info = sl_op_get(vc->op);
+  r->verdict = SL_VERDICT_PASSED;
+  r->has_diffs = 1;
+  sl__narrow(vc);
+  for (int s = 0; s < info->n_out; ++s) {
+    int slot = info->n_in + s;
+    sl_diff d;
+    int ok = sl_compare(&vc->arg[slot], &ref[s], sl_oracle_for(c, slot), vc, &d);
+    if (d.diff1 > r->diff1 || d.diff1 != d.diff1) r->diff1 = d.diff1;
+    if (d.diff2 > r->diff2 || d.diff2 != d.diff2) r->diff2 = d.diff2;
+    if (d.diff3 > r->diff3 || d.diff3 != d.diff3) r->diff3 = d.diff3;
+    if (!ok && r->verdict == SL_VERDICT_PASSED) {
+      r->verdict = SL_VERDICT_FAILED;
+      snprintf(r->message, sizeof r->message, "%s: %s (%lld elements wrong)",
+               info->arg_names[slot], d.msg, (long long)d.mismatches);
+    }
+  }
+  if (r->verdict == SL_VERDICT_PASSED) {
+    const char *why = sl__mistrust(vc, ref);
+    if (why) {
+      r->verdict = SL_VERDICT_MISTRUSTED;
+      snprintf(r->message, sizeof r->message, "%s", why);
+    }
+  }
+}
+
+/* Runs one variant on the inputs of `call` and judges it. */
+static void sl__run_variant(const sl_case *c, const sl_run_opts *o,
+                            const sl_variant *v, const sl_call *call,
+                            int ref_rc, const sl_tensor *ref,
+                            const char *ref_msg, sl_variant_result *r,
+                            const char *line) {
+  const sl_op_info *info = sl_op_get(call->op);
+  memset(r, 0, sizeof *r);
+  snprintf(r->variant, sizeof r->variant, "%s", v->name);
+  r->seconds = -1;
+  const char *why;
+  if (!sl_variant_available(v, &why)) {
+    r->verdict = SL_VERDICT_UNSUPPORTED;
+    snprintf(r->message, sizeof r->message, "%s", why);
+    return;
+  }
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  ctx.threads = o->threads;
+  sl_call vc = *call;
+  void *outs[SL_MAX_ARGS] = {0};
+  sl_status st = sl_infer(&ctx, &vc);
+  int alloc_failed = 0;
+  for (int s = info->n_in; !st && s < info->n_in + info->n_out; ++s) {
+    int64_t n = 1;
+    for (int d = 0; d < vc.arg[s].ndim; ++d) n *= vc.arg[s].shape[d];
+    size_t bytes = (size_t)n * sl_dtype_size(vc.arg[s].dtype);
+    outs[s] = malloc(bytes ? bytes : 16);
+    if (!outs[s]) {
+      alloc_failed = 1;
+      break;
+    }
+    /* Poison: an element a kernel forgets to write shows up as 0xA5 bytes. */
+    memset(outs[s], 0xA5, bytes);
+    vc.arg[s].data = outs[s];
+    vc.arg[s].device = SL_DEVICE_CPU;
+  }
+  if (alloc_failed) {
+    r->verdict = SL_VERDICT_UNSUPPORTED;
+    snprintf(r->message, sizeof r->message, "out of memory for the outputs");
+  } else {
+    if (!st) {
+      double t0 = sl__now();
+      st = sl_run(&ctx, v->name, &vc);
+      r->seconds = sl__now() - t0;
+    }
+    int kernel_rejected = st != SL_STATUS_OK;
+    int ref_rejected = ref_rc != 0;
+    if (kernel_rejected && ref_rejected) {
+      r->verdict = SL_VERDICT_BOTH_REJECTED;
+      snprintf(r->message, sizeof r->message, "kernel: %s; LibTorch: %s",
+               sl_ctx_message(&ctx), ref_msg);
+    } else if (kernel_rejected) {
+      r->verdict = SL_VERDICT_REJECT_MISMATCH;
+      snprintf(r->message, sizeof r->message,
+               "kernel rejected (%s: %s), LibTorch accepted",
+               sl_status_name(st), sl_ctx_message(&ctx));
+    } else if (ref_rejected) {
+      r->verdict = SL_VERDICT_REJECT_MISMATCH;
+      snprintf(r->message, sizeof r->message,
+               "kernel accepted, LibTorch rejected: %s", ref_msg);
+    } else {
+      sl__judge(c, &vc, ref, r);
+      if (o->save_dir && line) {
+        char err[256], prefix[48];
+        snprintf(prefix, sizeof prefix, "%s.", v->name);
+        for (int s = 0; s < info->n_out; ++s)
+          sl__save_tensor(o->save_dir, prefix, info->arg_names[info->n_in + s],
+                          &vc.arg[info->n_in + s], err, sizeof err);
+      }
+    }
+  }
+  for (int s = 0; s < SL_MAX_ARGS; ++s) free(outs[s]);
+}
+
+int sl_run_case(const sl_case *c0, const sl_run_opts *o, sl_case_result *res,
+                char *err, size_t errlen) {
+  sl_case c = *c0, fw;
+  memset(res, 0, sizeof *res);
+  int backward = sl_case_forward(&c, &fw);
+  sl_bundle fwd, bw, *use = &fwd;
+  sl_bundle_init(&bw, c.op);
+  if (sl_gen_inputs(&fw, &fwd, err, errlen)) return -1;
+  int rc = -1;
+  sl_tensor ref[SL_MAX_ARGS];
+  memset(ref, 0, sizeof ref);
+  if (o->load_dir) {
+    const sl_op_info *fi = sl_op_get(fw.op);
+    if (sl__load_inputs(o->load_dir, &fwd, &fw, fi->arg_names, fi->n_in, err,
+                        errlen))
+      goto done;
+    /* Carry loaded forward shapes back into the backward case. */
+    if (backward) {
+      if (c.op == SL_OP_DYNAMIC_SCATTER_BACKWARD) {
+        c.arg[1] = fw.arg[0];
+        c.arg[0] = fw.arg[1];
+      } else {
+        for (int i = 0; i < 3; ++i) c.arg[i + 1] = fw.arg[i];
+      }
+    } else {
+      c = fw;
+    }
+  }
+  if (backward) {
+    if (sl__derive_backward(&c, &fwd, &bw, err, errlen)) goto done;
+    use = &bw;
+    if (o->load_dir) {
+      const sl_op_info *bi = sl_op_get(c.op);
+      sl_case scratch = c;
+      if (sl__load_inputs(o->load_dir, &bw, &scratch, bi->arg_names, bi->n_in,
+                          err, errlen))
+        goto done;
+    }
+  }
+  sl_case_print(&c, res->line, sizeof res->line);
+  if (o->save_dir &&
+      sl__save_inputs(o->save_dir, res->line, &use->call, err, errlen))
+    goto done;
+  char ref_msg[512] = "";
+  int ref_rc = slref_run(&use->call, ref, ref_msg, sizeof ref_msg);
+  if (ref_rc == 2) {
+    snprintf(err, errlen, "LibTorch reference failed internally: %s", ref_msg);
+    goto done;
+  }
+  if (ref_rc == 1) snprintf(res->ref_message, sizeof res->ref_message, "%s", ref_msg);
+  const sl_op_info *info = sl_op_get(c.op);
+  if (ref_rc == 0 && o->save_dir) {
+    for (int s = 0; s < info->n_out; ++s)
+      if (sl__save_tensor(o->save_dir, "ref.", info->arg_names[info->n_in + s],
+                          &ref[s], err, errlen))
+        goto done;
+  }
+  for (size_t i = 0; i < sl_variant_count() && res->n < SL_MAX_VERDICTS; ++i) {
+    const sl_variant *v = sl_variant_at(i);
+    if (v->op != c.op || !sl__variant_selected(o->variants, v->name)) continue;
+    sl_variant_result *r = &res->v[res->n++];
+    sl__run_variant(&c, o, v, &use->call, ref_rc, ref, ref_msg, r, res->line);
+    if (sl_verdict_is_failure(r->verdict)) ++res->failures;
+  }
+  if (res->n == 0) {
+    snprintf(err, errlen, "--variants %s: expected variants of %s (see "
+                          "`scatterlab list`), matched none",
+             o->variants ? o->variants : "", sl_op_name(c.op));
+    goto done;
+  }
+  rc = 0;
+done:
+  for (int s = 0; s < SL_MAX_ARGS; ++s) free(ref[s].data);
+  sl_bundle_free(&fwd);
+  sl_bundle_free(&bw);
+  return rc;
+}

@@ -1,0 +1,73 @@
+/*
+ * Runs one case: builds its inputs, asks LibTorch for the expected answer,
+ * runs every selected variant on the same inputs and judges each one.
+ */
+#ifndef SL_RUNNER_H
+#define SL_RUNNER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "case.h"
+#include "sl/sl.h"
+
+#define SL_MAX_VERDICTS 32
+
+/* Verdicts (DESIGN.md vocabulary), also the CHECK list of the store. */
+#define SL_VERDICT_MAP(X)                                                      \
+  X(PASSED, passed)                                                            \
+  X(FAILED, failed)                                                            \
+  X(BOTH_REJECTED, both_rejected)                                              \
+  X(REJECT_MISMATCH, reject_mismatch)                                          \
+  X(CRASHED, crashed)                                                          \
+  X(TIMEOUT, timeout)                                                          \
+  X(UNSUPPORTED, unsupported)                                                  \
+  X(MISTRUSTED, mistrusted)
+
+typedef enum sl_verdict {
+#define SL__VERDICT_ENUM(e, name) SL_VERDICT_##e,
+  SL_VERDICT_MAP(SL__VERDICT_ENUM)
+#undef SL__VERDICT_ENUM
+      SL_VERDICT_COUNT
+} sl_verdict;
+
+const char *sl_verdict_name(sl_verdict v);
+/* Whether a verdict counts as a failure of the run (exit status 1). */
+int sl_verdict_is_failure(sl_verdict v);
+
+typedef struct sl_variant_result {
+  char variant[32];
+  sl_verdict verdict;
+  int has_diffs;
+  double diff1, diff2, diff3;
+  double seconds; /* wall time of the kernel call; < 0 when not run */
+  char message[512];
+} sl_variant_result;
+
+typedef struct sl_case_result {
+  char line[1024]; /* the case as run (shapes updated by --load) */
+  int n;
+  sl_variant_result v[SL_MAX_VERDICTS];
+  int failures;
+  char ref_message[512]; /* LibTorch's rejection, if any */
+} sl_case_result;
+
+typedef struct sl_run_opts {
+  const char *variants; /* comma-separated filter, NULL = all of the op */
+  const char *save_dir; /* --save: write the bundle here */
+  const char *load_dir; /* --load: read inputs from here */
+  int threads;          /* 0 = all */
+} sl_run_opts;
+
+/*
+ * Runs case c. Returns 0 with res filled (verdicts), or -1 when the case
+ * could not be prepared (err says why: an allocation refused, a bad --load
+ * file); that is a usage error, not a verdict.
+ */
+int sl_run_case(const sl_case *c, const sl_run_opts *o, sl_case_result *res,
+                char *err, size_t errlen);
+
+/* The repro command of one verdict. */
+void sl_repro(const char *line, const char *variant, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,130 @@
+/* Case lines: print -> parse -> print is the identity on many generated
+ * cases; malformed lines get messages that name the offending word. */
+#include <stdint.h>
+
+#include "case.h"
+#include "rng.h"
+#include "sl_test.h"
+
+static void random_shape(sl_rng *r, sl_case_shape *s) {
+  memset(s, 0, sizeof *s);
+  s->present = 1;
+  s->ndim = (int)sl_rng_below(r, SL_MAX_DIMS + 1);
+  for (int d = 0; d < s->ndim; ++d) s->shape[d] = (int64_t)sl_rng_below(r, 50);
+  s->layout = (sl_layout)sl_rng_below(r, 4);
+  if (s->layout == SL_LAYOUT_STEPPED) s->step = 2 + (int)sl_rng_below(r, 15);
+}
+
+/* A random case using every key its op allows. */
+static void random_case(sl_rng *r, sl_case *c) {
+  sl_op op = (sl_op)sl_rng_below(r, SL_OP_COUNT);
+  sl_case_init(c, op);
+  const sl_case_spec *spec = sl_case_spec_of(op);
+  c->dt = (sl_dtype)sl_rng_below(r, SL_DTYPE_COUNT);
+  if (spec->keys & SL_KEY_IT) c->it = (sl_dtype)sl_rng_below(r, SL_DTYPE_COUNT);
+  if ((spec->keys & SL_KEY_VAL) && sl_rng_below(r, 2)) {
+    c->has_val = 1;
+    c->val_is_int = (int)sl_rng_below(r, 2);
+    if (c->val_is_int) {
+      c->ival = (int64_t)sl_rng_next(r);
+      c->val = (double)c->ival;
+    } else {
+      c->val = (sl_rng_unit(r) - 0.5) * 1e6;
+    }
+  }
+  for (int i = 0; i < spec->n_shapes; ++i) {
+    int slot = spec->shape_slots[i];
+    if (slot == spec->optional_slot && c->has_val) continue;
+    random_shape(r, &c->arg[slot]);
+  }
+  if (spec->keys & SL_KEY_DIM) c->dim = (int64_t)sl_rng_below(r, 17) - 8;
+  if (spec->keys & SL_KEY_DIMS) {
+    c->ndims = (int)sl_rng_below(r, SL_MAX_DIMS + 1);
+    for (int i = 0; i < c->ndims; ++i) c->dims[i] = (int64_t)sl_rng_below(r, 9) - 4;
+  }
+  if (spec->keys & SL_KEY_REDUCE) c->reduce = (sl_reduce)sl_rng_below(r, SL_REDUCE_COUNT);
+  if (spec->keys & SL_KEY_SELF) c->include_self = (int)sl_rng_below(r, 2);
+  if (spec->keys & SL_KEY_AT) c->at = (int64_t)sl_rng_below(r, 1000) - 500;
+  c->ip = (sl_index_pattern)sl_rng_below(r, SL_IP_COUNT);
+  if (c->ip == SL_IP_DUP) c->ip_param = 1 + (int)sl_rng_below(r, 100);
+  c->dp = (sl_data_pattern)sl_rng_below(r, SL_DP_COUNT);
+  c->seed = sl_rng_next(r);
+}
+
+static void test_round_trip(void) {
+  sl_rng r;
+  sl_rng_seed(&r, 42, 0);
+  for (int i = 0; i < 20000; ++i) {
+    sl_case c, d;
+    char a[2048], b[2048], err[256];
+    random_case(&r, &c);
+    int n = sl_case_print(&c, a, sizeof a);
+    CHECK(n > 0 && (size_t)n < sizeof a);
+    int rc = sl_case_parse(a, &d, err, sizeof err);
+    CHECK_MSG(rc == 0, "%s: %s", a, err);
+    if (rc) continue;
+    sl_case_print(&d, b, sizeof b);
+    CHECK_MSG(strcmp(a, b) == 0, "\n  %s\n  %s", a, b);
+    CHECK(d.seed == c.seed && d.op == c.op && d.dt == c.dt);
+    if (c.has_val && c.val_is_int) CHECK(d.ival == c.ival);
+    if (c.has_val && !c.val_is_int) CHECK(d.val == c.val);
+  }
+}
+
+static void test_examples(void) {
+  sl_case c;
+  char err[256], buf[512];
+  const char *line = "gather dt=f32 it=i64 x=4x3 index=2x3 dim=0 seed=0";
+  CHECK(sl_case_parse(line, &c, err, sizeof err) == 0);
+  sl_case_print(&c, buf, sizeof buf);
+  CHECK(strcmp(buf, line) == 0);
+  CHECK(c.arg[0].ndim == 2 && c.arg[0].shape[0] == 4 && c.arg[1].shape[1] == 3);
+  /* Defaults are printed, so a short line becomes its canonical form. */
+  CHECK(sl_case_parse("scatter x=4x3 index=2x3 val=2.5", &c, err, sizeof err) == 0);
+  sl_case_print(&c, buf, sizeof buf);
+  CHECK(strcmp(buf, "scatter dt=f32 it=i64 x=4x3 index=2x3 dim=0 val=2.5 seed=0") == 0);
+  CHECK(sl_case_parse("scatter_reduce dt=bf16 it=i32 x=scalar index=0x5:t src=3x4:s3 "
+                      "dim=-1 reduce=amin self=0 ip=dup30 dp=negzero seed=18446744073709551615",
+                      &c, err, sizeof err) == 0);
+  CHECK(c.seed == UINT64_MAX && c.ip_param == 30 && c.arg[2].step == 3);
+  CHECK(c.arg[0].ndim == 0 && c.arg[1].layout == SL_LAYOUT_TRANSPOSED);
+}
+
+static void test_errors(void) {
+  sl_case c;
+  char err[256];
+  CHECK(sl_case_parse("", &c, err, sizeof err) == -1);
+  CHECK_CONTAINS(err, "expected an op name");
+  CHECK(sl_case_parse("gathr x=1", &c, err, sizeof err) == -1);
+  CHECK_CONTAINS(err, "got \"gathr\"");
+  CHECK(sl_case_parse("gather x=4x3", &c, err, sizeof err) == -1);
+  CHECK_CONTAINS(err, "index: expected its shape");
+  CHECK(sl_case_parse("gather x=4xx3 index=1", &c, err, sizeof err) == -1);
+  CHECK_CONTAINS(err, "x: expected extents");
+  CHECK(sl_case_parse("gather x=4x-3 index=1", &c, err, sizeof err) == -1);
+  CHECK(sl_case_parse("gather x=1x1x1x1x1x1x1x1x1 index=1", &c, err, sizeof err) == -1);
+  CHECK_CONTAINS(err, "at most 8 dims");
+  CHECK(sl_case_parse("gather x=4 index=4 dt=f128", &c, err, sizeof err) == -1);
+  CHECK_CONTAINS(err, "dt: expected a dtype");
+  CHECK(sl_case_parse("gather x=4 index=4 reduce=sum", &c, err, sizeof err) == -1);
+  CHECK_CONTAINS(err, "reduce: not a parameter of gather");
+  CHECK(sl_case_parse("gather x=4 index=4 dim=0 dim=1", &c, err, sizeof err) == -1);
+  CHECK_CONTAINS(err, "dim: given twice");
+  CHECK(sl_case_parse("gather x=4 index=4 seed=-1", &c, err, sizeof err) == -1);
+  CHECK_CONTAINS(err, "seed: expected an unsigned integer");
+  CHECK(sl_case_parse("gather x=4 index=4 bogus", &c, err, sizeof err) == -1);
+  CHECK_CONTAINS(err, "expected key=value");
+  CHECK(sl_case_parse("scatter x=4 index=4 src=4 val=1", &c, err, sizeof err) == -1);
+  CHECK_CONTAINS(err, "got both");
+  CHECK(sl_case_parse("gather x=4:q index=4", &c, err, sizeof err) == -1);
+  CHECK_CONTAINS(err, "x: expected layout");
+  CHECK(sl_case_parse("gather x=4 index=4 ip=dup0", &c, err, sizeof err) == -1);
+  CHECK(sl_case_parse("gather x=99999999999999999999 index=4", &c, err, sizeof err) == -1);
+}
+
+int main(void) {
+  test_round_trip();
+  test_examples();
+  test_errors();
+  return sl_test_finish("test_case");
+}

@@ -1,0 +1,123 @@
+/* Writes of the assignment ops, for the any-valid-answer oracle. */
+#include "writers.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const void *sl__at(const sl_tensor *t, const int64_t *idx) {
+  int64_t off = 0;
+  for (int d = 0; d < t->ndim; ++d) off += idx[d] * t->strides[d];
+  return (const char *)t->data + off * (int64_t)sl_dtype_size(t->dtype);
+}
+
+static int64_t sl__index_at(const sl_tensor *t, const int64_t *idx) {
+  return sl_elem_get_i(t->dtype, sl__at(t, idx));
+}
+
+static void sl__unravel(int64_t i, int nd, const int64_t *shape, int64_t *idx) {
+  for (int d = nd - 1; d >= 0; --d) {
+    idx[d] = shape[d] ? i % shape[d] : 0;
+    i = shape[d] ? i / shape[d] : 0;
+  }
+}
+
+static int64_t sl__ravel(int nd, const int64_t *shape, const int64_t *idx) {
+  int64_t r = 0;
+  for (int d = 0; d < nd; ++d) r = r * shape[d] + idx[d];
+  return r;
+}
+
+static int64_t sl__count(int nd, const int64_t *shape) {
+  int64_t n = 1;
+  for (int d = 0; d < nd; ++d) n *= shape[d];
+  return n;
+}
+
+static int sl__cmp_write(const void *a, const void *b) {
+  const sl_write *x = a, *y = b;
+  return (x->target > y->target) - (x->target < y->target);
+}
+
+int sl_writes_build(const sl_call *c, sl_writes *out) {
+  memset(out, 0, sizeof *out);
+  const sl_tensor *x = &c->arg[0], *index = &c->arg[1], *src = &c->arg[2];
+  int64_t idx[SL_MAX_DIMS + 1], t[SL_MAX_DIMS];
+  int64_t n = 0, cap;
+  if (c->op == SL_OP_SCATTER) {
+    cap = sl__count(index->ndim, index->shape);
+    if (c->p.has_value) {
+      if (sl_dtype_is_int(x->dtype))
+        sl_elem_set_i(x->dtype, out->scalar, c->p.ivalue);
+      else
+        sl_elem_set_f(x->dtype, out->scalar, c->p.value);
+    }
+  } else if (c->op == SL_OP_SCATTER_ND) {
+    cap = index->ndim ? sl__count(index->ndim - 1, index->shape) : 0;
+  } else if (c->op == SL_OP_INDEX_REDUCE) {
+    cap = sl__count(src->ndim, src->shape);
+  } else {
+    return -1;
+  }
+  out->w = malloc(sizeof(sl_write) * (size_t)(cap > 0 ? cap : 1));
+  if (!out->w) return -1;
+  int64_t dim = c->p.dim < 0 ? c->p.dim + (x->ndim ? x->ndim : 1) : c->p.dim;
+  for (int64_t i = 0; i < cap; ++i) {
+    if (c->op == SL_OP_SCATTER) {
+      sl__unravel(i, index->ndim, index->shape, idx);
+      for (int d = 0; d < x->ndim; ++d) t[d] = idx[d];
+      if (x->ndim) t[dim] = sl__index_at(index, idx);
+      out->w[n].src = c->p.has_value ? (const void *)out->scalar
+                                     : sl__at(src, idx);
+    } else if (c->op == SL_OP_SCATTER_ND) {
+      int rows_nd = index->ndim - 1;
+      int64_t m = index->shape[rows_nd];
+      sl__unravel(i, rows_nd, index->shape, idx);
+      for (int d = 0; d < x->ndim; ++d) t[d] = d < rows_nd ? idx[d] : 0;
+      for (int64_t k = 0; k < m; ++k) {
+        idx[rows_nd] = k;
+        int64_t axis = c->p.ndims > k ? c->p.dims[k] : k;
+        if (axis < 0) axis += x->ndim;
+        t[axis] = sl__index_at(index, idx);
+      }
+      out->w[n].src = sl__at(src, idx);
+    } else { /* index_reduce assign: updates[.., j, ..] -> x[.., index[j], ..] */
+      sl__unravel(i, src->ndim, src->shape, idx);
+      for (int d = 0; d < x->ndim; ++d) t[d] = idx[d];
+      int64_t j = src->ndim == x->ndim && x->ndim ? idx[dim] : 0;
+      int64_t jj[1] = {j};
+      int64_t target = sl_elem_get_i(
+          index->dtype, index->ndim ? sl__at(index, jj) : index->data);
+      if (src->ndim < x->ndim) { /* 0-D index: updates is the slice */
+        for (int d = x->ndim - 1; d > dim; --d) t[d] = idx[d - 1];
+      }
+      if (x->ndim) t[dim] = target;
+      out->w[n].src = sl__at(src, idx);
+    }
+    out->w[n].target = sl__ravel(x->ndim, x->shape, t);
+    ++n;
+  }
+  out->n = n;
+  qsort(out->w, (size_t)n, sizeof(sl_write), sl__cmp_write);
+  return 0;
+}
+
+void sl_writes_free(sl_writes *w) {
+  free(w->w);
+  w->w = NULL;
+  w->n = 0;
+}
+
+int sl_writes_has(const sl_writes *w, int64_t target, const void *value,
+                  size_t es) {
+  int64_t lo = 0, hi = w->n;
+  while (lo < hi) { /* first write with this target */
+    int64_t mid = lo + (hi - lo) / 2;
+    if (w->w[mid].target < target)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  for (int64_t i = lo; i < w->n && w->w[i].target == target; ++i)
+    if (memcmp(w->w[i].src, value, es) == 0) return 1;
+  return 0;
+}

@@ -1,0 +1,33 @@
+/*
+ * The writes that an assignment op makes: (output position, source element)
+ * pairs, sorted by position. The any-valid-answer oracle uses them to accept
+ * any of the values written to a position that has several writers.
+ * Computed from the op's definition, independently of every kernel.
+ */
+#ifndef SL_WRITERS_H
+#define SL_WRITERS_H
+
+#include <stdint.h>
+
+#include "sl/sl.h"
+
+typedef struct sl_write {
+  int64_t target;  /* row-major position in the output */
+  const void *src; /* the element written there */
+} sl_write;
+
+typedef struct sl_writes {
+  sl_write *w;
+  int64_t n;
+  unsigned char scalar[16]; /* scatter's value, encoded in x's dtype */
+} sl_writes;
+
+/* Builds the writes of scatter, scatter_nd (none) or index_reduce (assign).
+ * Returns 0, or -1 for an op without assignment semantics or no memory. */
+int sl_writes_build(const sl_call *call, sl_writes *out);
+void sl_writes_free(sl_writes *w);
+/* Whether `value` (element bytes of size es) was written at target. */
+int sl_writes_has(const sl_writes *w, int64_t target, const void *value,
+                  size_t es);
+
+#endif

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The scatterlab command as a user meets it: exit statuses, messages that
+# name the argument, the store and the CSV export.
+set -u
+BIN=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0 checks=0
+check() { # check DESCRIPTION COMMAND...
+  local what=$1; shift
+  checks=$((checks + 1))
+  if ! "$@"; then echo "FAIL: $what"; fails=$((fails + 1)); fi
+}
+run() { # run EXPECTED_STATUS ARGS... ; output in $tmp/out
+  local want=$1; shift
+  "$BIN" "$@" >"$tmp/out" 2>&1
+  local got=$?
+  if [ "$got" != "$want" ]; then
+    echo "exit status $got, expected $want: scatterlab $*"; cat "$tmp/out"; return 1
+  fi
+}
+has() { grep -qF -- "$1" "$tmp/out" || { echo "missing: $1"; cat "$tmp/out"; return 1; }; }
+
+check "--version" run 0 --version
+check "version text" has "scatterlab "
+check "--help" run 0 --help
+check "run --help" run 0 run --help
+check "list --help" run 0 list --help
+check "report --help" run 0 report --help
+check "unknown command" run 2 frobnicate
+check "unknown option" run 2 run --frob 'gather x=4 index=4'
+
+# Invalid cases: kernel and LibTorch both reject -> both_rejected, a pass.
+check "dim out of range" run 0 run --no-db 'gather x=4x3 index=2x3 dim=5'
+check "dim verdict" has "both_rejected"
+check "dim message" has "dim: expected a value in [-2,1] for a rank-2 tensor, got 5"
+check "rank mismatch" run 0 run --no-db 'gather x=4x3 index=6 dim=0'
+check "rank message" has "index: expected rank 2"
+check "bad index dtype" run 0 run --no-db 'gather it=f32 x=4x3 index=2x3 dim=0'
+check "dtype message" has "index: expected dtype i32 or i64, got f32"
+check "out of range index" run 0 run --no-db 'scatter x=4x3 index=2x3 src=2x3 dim=0 ip=oob seed=3'
+check "oob message" has "out of range [0,4) for dim 0 of x [4,3]"
+
+# Malformed case lines are usage errors (2) that name the offending word.
+check "missing shape" run 2 run --no-db 'gather x=4x3'
+check "missing shape message" has "index: expected its shape"
+check "bad dtype name" run 2 run --no-db 'gather dt=f128 x=4 index=4'
+check "bad dtype message" has "dt: expected a dtype"
+check "unknown op" run 2 run --no-db 'gatherr x=4 index=4'
+check "no variant" run 2 run --no-db --variants cuda.nothing 'gather x=4 index=4'
+check "absurd shape" run 2 run --no-db 'gather x=1000000x1000000x1000 index=1x1x1'
+check "absurd message" has "x: shape [1000000,1000000,1000] needs more than"
+
+# A valid case passes on every variant; verdict lines carry the variants.
+check "valid run" run 0 run --no-db 'scatter dt=i32 it=i32 x=8x8:t index=4x8 src=4x8 dim=1 ip=dup50 seed=3'
+check "serial line" has "cpu.serial"
+check "omp line" has "cpu.omp"
+check "scalar value" run 0 run --no-db 'scatter dt=f64 x=5x2 index=3x2 dim=0 val=-0.5 seed=9'
+
+# The store and the CSV export: one row per (case, variant).
+db=$tmp/r/x.db
+check "run with db" run 0 run --db "$db" 'gather x=4x3 index=2x3 dim=0 seed=1' 'gather x=5 index=7 dim=0 seed=2'
+check "db path printed" has "results: $db (run 1)"
+check "report runs" run 0 report --db "$db"
+check "report lists run" has "run"
+check "csv export" run 0 report --db "$db" --format csv -o "$tmp/r.csv"
+nvar=$("$BIN" list --op gather | grep -c '^gather ')
+rows=$(($(wc -l <"$tmp/r.csv") - 1))
+check "csv rows = cases x variants ($rows vs $((2 * nvar)))" test "$rows" -eq $((2 * nvar))
+check "csv header" grep -q '^run_id,case_id,op,variant,verdict' "$tmp/r.csv"
+check "report on a missing db" run 1 report --db "$tmp/none/none.db"
+
+# list: every op with its CPU variants.
+check "list" run 0 list
+check "list gather" has "gather"
+check "list cuda" has "CUDA:"
+
+echo "$((checks - fails)) passed, $fails failed"
+[ "$fails" -eq 0 ]
