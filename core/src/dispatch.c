@@ -170,6 +170,8 @@ sl_status sl_run(sl_ctx *ctx, const char *variant, sl_call *call) {
   }
   st = sl__check_outputs(ctx, call, &want);
   if (st) return st;
+  /* Kernels see the normalized parameters (dim >= 0, dims filled in). */
+  call->p = want.p;
   call->out_rows = want.out_rows;
   return v->fn(ctx, call);
 }

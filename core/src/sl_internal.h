@@ -10,6 +10,10 @@
 
 #include "sl/sl.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Number of elements; the caller has validated the descriptor. */
 int64_t sl__numel(const sl_tensor *t);
 
@@ -129,4 +133,7 @@ SL_OP_MAP(SL__INFER_DECL)
 #undef SL_VARIANT_CUDA
 #undef SL_VARIANT
 
+#ifdef __cplusplus
+}
+#endif
 #endif /* SL_INTERNAL_H */

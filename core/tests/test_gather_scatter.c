@@ -1,0 +1,208 @@
+/*
+ * gather and scatter on every CPU variant: seed 000's example, strides,
+ * duplicates, scalar value, empty inputs, and one test per SPEC §4 class that
+ * applies, each asserting the status and that the message names the argument.
+ */
+#include <stdint.h>
+
+#include "sl/sl.h"
+#include "sl_test.h"
+
+static const float A[12] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+static const int64_t IDX[6] = {0, 1, 1, 3, 2, 0};
+static const int64_t S43[2] = {4, 3}, S23[2] = {2, 3};
+
+/* Loops over every CPU variant of op `which` in the variant table. */
+#define FOR_EACH_VARIANT(which, v)                                             \
+  for (size_t v##_i = 0; v##_i < sl_variant_count(); ++v##_i)                  \
+    for (const sl_variant *v = sl_variant_at(v##_i);                           \
+         v && v->op == (which) && !(v->flags & SL_NEEDS_CUDA); v = NULL)
+
+static void test_seed000(void) {
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  sl_tensor x = sl_tensor_make(SL_F32, 2, S43, (void *)A);
+  sl_tensor index = sl_tensor_make(SL_I64, 2, S23, (void *)IDX);
+  int ran = 0;
+  FOR_EACH_VARIANT(SL_OP_GATHER, v) {
+    float out[6] = {0};
+    sl_tensor o = sl_tensor_make(SL_F32, 2, S23, out);
+    CHECK(sl_gather(&ctx, v->name, &x, 0, &index, &o) == SL_STATUS_OK);
+    const float want[6] = {0, 4, 5, 9, 7, 2};
+    CHECK(memcmp(out, want, sizeof want) == 0);
+    /* dim 1 of size 3 with index 3: rejected, nothing written. */
+    float poison[6] = {-1, -1, -1, -1, -1, -1};
+    o.data = poison;
+    CHECK(sl_gather(&ctx, v->name, &x, 1, &index, &o) ==
+          SL_STATUS_INDEX_OUT_OF_RANGE);
+    CHECK_CONTAINS(ctx.msg, "index[1,0]=3 out of range [0,3) for dim 1 of x [4,3]");
+    CHECK(poison[0] == -1 && poison[5] == -1);
+    ++ran;
+  }
+  CHECK(ran >= 2);
+  ran = 0;
+  FOR_EACH_VARIANT(SL_OP_SCATTER, v) {
+    float zeros[12] = {0}, out[12];
+    const float src[6] = {0, 4, 5, 9, 7, 2};
+    sl_tensor xz = sl_tensor_make(SL_F32, 2, S43, zeros);
+    sl_tensor s = sl_tensor_make(SL_F32, 2, S23, (void *)src);
+    sl_tensor o = sl_tensor_make(SL_F32, 2, S43, out);
+    CHECK(sl_scatter(&ctx, v->name, &xz, 0, &index, &s, &o) == SL_STATUS_OK);
+    const float want[12] = {0, 0, 2, 0, 4, 5, 0, 7, 0, 9, 0, 0};
+    CHECK(memcmp(out, want, sizeof want) == 0);
+    ++ran;
+  }
+  CHECK(ran >= 2);
+}
+
+/* A transposed x, an index with stride 0 (expanded rows) and a stepped
+ * output: the kernels follow the strides. */
+static void test_strides(void) {
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  /* x^T: logical 3x4 view of A (4x3) -> x[i][j] = A[j][i] = 3j + i. */
+  sl_tensor xt = sl_tensor_make(SL_F32, 2, (int64_t[]){3, 4}, (void *)A);
+  xt.strides[0] = 1;
+  xt.strides[1] = 3;
+  int64_t row[4] = {3, 0, 2, 1};
+  sl_tensor index = sl_tensor_make(SL_I64, 2, (int64_t[]){2, 4}, row);
+  index.strides[0] = 0; /* both rows are `row` */
+  FOR_EACH_VARIANT(SL_OP_GATHER, v) {
+    float buf[16];
+    for (int i = 0; i < 16; ++i) buf[i] = -7;
+    sl_tensor o = sl_tensor_make(SL_F32, 2, (int64_t[]){2, 4}, buf);
+    o.strides[1] = 2; /* every other element */
+    o.strides[0] = 8;
+    CHECK(sl_gather(&ctx, v->name, &xt, 1, &index, &o) == SL_STATUS_OK);
+    /* out[i][j] = x[i][row[j]] = 3*row[j] + i */
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 4; ++j)
+        CHECK(buf[i * 8 + j * 2] == (float)(3 * row[j] + i));
+    CHECK(buf[1] == -7 && buf[15] == -7);
+  }
+}
+
+/* Duplicate targets: serial writes in row-major order, so the last wins;
+ * cpu.omp keeps that order within each line. int32 index, scalar value. */
+static void test_duplicates_and_value(void) {
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  int32_t x[5] = {1, 2, 3, 4, 5}, src[4] = {10, 20, 30, 40}, out[5];
+  int32_t idx[4] = {1, 3, 1, 3};
+  sl_tensor tx = sl_tensor_make(SL_I32, 1, (int64_t[]){5}, x);
+  sl_tensor ts = sl_tensor_make(SL_I32, 1, (int64_t[]){4}, src);
+  sl_tensor ti = sl_tensor_make(SL_I32, 1, (int64_t[]){4}, idx);
+  sl_tensor to = sl_tensor_make(SL_I32, 1, (int64_t[]){5}, out);
+  FOR_EACH_VARIANT(SL_OP_SCATTER, v) {
+    CHECK(sl_scatter(&ctx, v->name, &tx, 0, &ti, &ts, &to) == SL_STATUS_OK);
+    CHECK(out[0] == 1 && out[1] == 30 && out[2] == 3 && out[3] == 40 &&
+          out[4] == 5);
+    CHECK(sl_scatter_value(&ctx, v->name, &tx, -1, &ti, -7, &to) ==
+          SL_STATUS_OK);
+    CHECK(out[0] == 1 && out[1] == -7 && out[3] == -7 && out[4] == 5);
+  }
+  uint8_t bx[3] = {0, 0, 0}, bout[3];
+  int64_t bi[1] = {2};
+  sl_tensor tbx = sl_tensor_make(SL_BOOL, 1, (int64_t[]){3}, bx);
+  sl_tensor tbi = sl_tensor_make(SL_I64, 1, (int64_t[]){1}, bi);
+  sl_tensor tbo = sl_tensor_make(SL_BOOL, 1, (int64_t[]){3}, bout);
+  CHECK(sl_scatter_value(&ctx, "cpu.serial", &tbx, 0, &tbi, 1.0, &tbo) == 0);
+  CHECK(bout[0] == 0 && bout[2] == 1);
+}
+
+static void test_empty(void) {
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  float x[6] = {1, 2, 3, 4, 5, 6}, out[6];
+  sl_tensor tx = sl_tensor_make(SL_F32, 2, (int64_t[]){2, 3}, x);
+  sl_tensor ti = sl_tensor_make(SL_I64, 2, (int64_t[]){0, 3}, NULL);
+  sl_tensor ts = sl_tensor_make(SL_F32, 2, (int64_t[]){0, 3}, NULL);
+  sl_tensor to = sl_tensor_make(SL_F32, 2, (int64_t[]){2, 3}, out);
+  FOR_EACH_VARIANT(SL_OP_SCATTER, v) {
+    CHECK(sl_scatter(&ctx, v->name, &tx, 0, &ti, &ts, &to) == SL_STATUS_OK);
+    CHECK(memcmp(out, x, sizeof x) == 0);
+  }
+  sl_tensor go = sl_tensor_make(SL_F32, 2, (int64_t[]){0, 3}, NULL);
+  FOR_EACH_VARIANT(SL_OP_GATHER, v)
+    CHECK(sl_gather(&ctx, v->name, &tx, 1, &ti, &go) == SL_STATUS_OK);
+}
+
+/* SPEC §4: one check per class that applies to gather and scatter. */
+static void test_bad_input(void) {
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  float out[12];
+  sl_tensor x = sl_tensor_make(SL_F32, 2, S43, (void *)A);
+  sl_tensor index = sl_tensor_make(SL_I64, 2, S23, (void *)IDX);
+  sl_tensor o = sl_tensor_make(SL_F32, 2, S23, out);
+  sl_tensor o43 = sl_tensor_make(SL_F32, 2, S43, out);
+
+  /* null pointer: a NULL tensor and a NULL data pointer */
+  CHECK(sl_gather(&ctx, "cpu.serial", NULL, 0, &index, &o) == SL_STATUS_NULL_POINTER);
+  CHECK_CONTAINS(ctx.msg, "x: expected a tensor, got NULL");
+  sl_tensor nod = index;
+  nod.data = NULL;
+  CHECK(sl_gather(&ctx, "cpu.serial", &x, 0, &nod, &o) == SL_STATUS_NULL_POINTER);
+  CHECK_CONTAINS(ctx.msg, "index: expected data for 6 elements, got NULL");
+  CHECK(sl_gather(&ctx, NULL, &x, 0, &index, &o) == SL_STATUS_NULL_POINTER);
+  CHECK_CONTAINS(ctx.msg, "variant:");
+  /* rank mismatch */
+  sl_tensor flat = sl_tensor_make(SL_I64, 1, (int64_t[]){6}, (void *)IDX);
+  CHECK(sl_gather(&ctx, "cpu.omp", &x, 0, &flat, &o) == SL_STATUS_RANK_MISMATCH);
+  CHECK_CONTAINS(ctx.msg, "index: expected rank 2 (the rank of x [4,3]), got rank 1 [6]");
+  /* dim out of range */
+  CHECK(sl_gather(&ctx, "cpu.serial", &x, 2, &index, &o) == SL_STATUS_DIM_OUT_OF_RANGE);
+  CHECK_CONTAINS(ctx.msg, "dim: expected a value in [-2,1] for a rank-2 tensor, got 2");
+  CHECK(sl_scatter(&ctx, "cpu.serial", &x, -3, &index, &x, &o43) == SL_STATUS_DIM_OUT_OF_RANGE);
+  CHECK_CONTAINS(ctx.msg, "dim:");
+  /* shape mismatch: index wider than x off dim, src smaller than index,
+   * output of the wrong shape */
+  sl_tensor wide = sl_tensor_make(SL_I64, 2, (int64_t[]){1, 6}, (void *)IDX);
+  CHECK(sl_gather(&ctx, "cpu.serial", &x, 0, &wide, &o) == SL_STATUS_SHAPE_MISMATCH);
+  CHECK_CONTAINS(ctx.msg, "index: expected size <= 3 in dim 1 (x is [4,3]), got [1,6]");
+  sl_tensor small = sl_tensor_make(SL_F32, 2, (int64_t[]){1, 3}, (void *)A);
+  CHECK(sl_scatter(&ctx, "cpu.serial", &x, 0, &index, &small, &o43) == SL_STATUS_SHAPE_MISMATCH);
+  CHECK_CONTAINS(ctx.msg, "index: expected size <= 1 in dim 0 (src is [1,3])");
+  CHECK(sl_gather(&ctx, "cpu.serial", &x, 0, &index, &o43) == SL_STATUS_SHAPE_MISMATCH);
+  CHECK_CONTAINS(ctx.msg, "out: expected shape [2,3], got [4,3]");
+  /* index dtype not integer */
+  sl_tensor fidx = sl_tensor_make(SL_F32, 2, S23, (void *)A);
+  CHECK(sl_gather(&ctx, "cpu.serial", &x, 0, &fidx, &o) == SL_STATUS_INDEX_DTYPE);
+  CHECK_CONTAINS(ctx.msg, "index: expected dtype i32 or i64, got f32");
+  /* index value out of range, negative too */
+  int64_t neg[6] = {0, 1, 1, 3, -1, 0};
+  sl_tensor nidx = sl_tensor_make(SL_I64, 2, S23, neg);
+  CHECK(sl_scatter(&ctx, "cpu.omp", &x, 0, &nidx, &x, &o43) == SL_STATUS_INDEX_OUT_OF_RANGE);
+  CHECK_CONTAINS(ctx.msg, "index[1,1]=-1 out of range [0,4) for dim 0 of x [4,3]");
+  /* unsupported dtype: src of another dtype, an output of the wrong dtype,
+   * an unknown dtype code */
+  sl_tensor isrc = sl_tensor_make(SL_I64, 2, S23, (void *)IDX);
+  CHECK(sl_scatter(&ctx, "cpu.serial", &x, 0, &index, &isrc, &o43) == SL_STATUS_UNSUPPORTED_DTYPE);
+  CHECK_CONTAINS(ctx.msg, "src: expected dtype f32 (the dtype of x), got i64");
+  sl_tensor od = sl_tensor_make(SL_F64, 2, S23, out);
+  CHECK(sl_gather(&ctx, "cpu.serial", &x, 0, &index, &od) == SL_STATUS_UNSUPPORTED_DTYPE);
+  CHECK_CONTAINS(ctx.msg, "out: expected dtype f32, got f64");
+  sl_tensor bad = x;
+  bad.dtype = (sl_dtype)99;
+  CHECK(sl_gather(&ctx, "cpu.serial", &bad, 0, &index, &o) == SL_STATUS_UNSUPPORTED_DTYPE);
+  CHECK_CONTAINS(ctx.msg, "x: expected a known dtype, got code 99");
+  /* element count overflow (size_t) in the shape product */
+  sl_tensor huge = sl_tensor_make(SL_F32, 3, (int64_t[]){INT64_C(1) << 31, INT64_C(1) << 31, 8}, (void *)A);
+  CHECK(sl_gather(&ctx, "cpu.serial", &huge, 0, &index, &o) == SL_STATUS_OVERFLOW);
+  CHECK_CONTAINS(ctx.msg, "x: shape [2147483648,2147483648,8]");
+  /* unknown variant; overlapping output and input */
+  CHECK(sl_gather(&ctx, "cpu.fast", &x, 0, &index, &o) == SL_STATUS_UNKNOWN_VARIANT);
+  CHECK_CONTAINS(ctx.msg, "variant: expected a variant of gather");
+  sl_tensor alias = sl_tensor_make(SL_F32, 2, S23, (void *)A);
+  CHECK(sl_gather(&ctx, "cpu.serial", &x, 0, &index, &alias) == SL_STATUS_INVALID_ARGUMENT);
+  CHECK_CONTAINS(ctx.msg, "out: expected memory disjoint from x");
+}
+
+int main(void) {
+  test_seed000();
+  test_strides();
+  test_duplicates_and_value();
+  test_empty();
+  test_bad_input();
+  return sl_test_finish("test_gather_scatter");
+}
