@@ -31,6 +31,9 @@
 
 #include "sl/sl.h"
 
+/* Longest printed case line (with the terminating NUL). */
+#define SL_CASE_LINE_MAX 1024
+
 typedef enum sl_layout {
   SL_LAYOUT_CONTIGUOUS = 0,
   SL_LAYOUT_TRANSPOSED,

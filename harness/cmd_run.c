@@ -8,6 +8,7 @@
 #include "runinfo.h"
 #include "runner.h"
 #include "sl_store.h"
+#include "worker.h"
 
 static const char *const sl__run_help =
     "usage: scatterlab run [options] 'CASE' ['CASE' ...]\n"
@@ -36,6 +37,11 @@ static const char *const sl__run_help =
     "  --no-db          record nothing\n"
     "  --kind KIND      run kind recorded in the store: run (default) or demo\n"
     "  --quiet          print only verdicts that are not passed\n"
+    "  --timeout SEC    per-variant time limit (default 60): a variant that\n"
+    "                   takes longer gets `timeout`\n"
+    "  --no-isolate     run kernels in this process instead of a forked\n"
+    "                   worker (a crashing kernel then ends the run; for\n"
+    "                   debuggers)\n"
     "exit status: 0 all passed, 1 any failed, 2 usage error\n";
 
 typedef struct sl__lines {
@@ -139,7 +145,8 @@ static int sl__record(sl_store *st, int64_t run_id, const sl_case *c,
 int sl_cmd_run(int argc, char **argv) {
   sl_run_opts o = {0};
   const char *db = SL_DEFAULT_DB, *batch = NULL, *kind = "run";
-  int no_db = 0, quiet = 0;
+  int no_db = 0, quiet = 0, isolate = 1;
+  double timeout_s = 60;
   sl__lines lines = {0};
   int rc = SL_EXIT_USAGE;
   for (int i = 1; i < argc; ++i) {
@@ -170,6 +177,17 @@ int sl_cmd_run(int argc, char **argv) {
       long long n = sl_cli_int("run", "--threads", v);
       if (n < 0) goto out;
       o.threads = (int)n;
+    } else if (sl_cli_is(a, "--timeout")) {
+      if (!(v = sl_cli_value("run", argc, argv, &i))) goto out;
+      char *end;
+      timeout_s = strtod(v, &end);
+      if (!*v || *end || !(timeout_s > 0)) {
+        sl_cli_usage_error("run", "--timeout: expected seconds > 0, got \"%s\"",
+                           v);
+        goto out;
+      }
+    } else if (strcmp(a, "--no-isolate") == 0) {
+      isolate = 0;
     } else if (strcmp(a, "--no-db") == 0) {
       no_db = 1;
     } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
@@ -232,9 +250,22 @@ int sl_cmd_run(int argc, char **argv) {
   int counts[SL_VERDICT_COUNT] = {0}, failed_cases = 0, store_failed = 0;
   int usage_failed = 0;
   sl_case_result *res = malloc(sizeof *res);
+  sl_worker *worker = NULL;
+  if (isolate) {
+    char err[512];
+    if (sl_worker_start(&worker, &o, err, sizeof err)) {
+      fprintf(stderr, "scatterlab run: %s\n", err);
+      free(res);
+      res = NULL;
+      usage_failed = 1;
+    }
+  }
   for (int i = 0; res && i < lines.n; ++i) {
     char err[512];
-    if (sl_run_case(&cases[i], &o, res, err, sizeof err)) {
+    int prc = worker ? sl_worker_run(worker, &cases[i], timeout_s, res, err,
+                                     sizeof err)
+                     : sl_run_case(&cases[i], &o, res, err, sizeof err);
+    if (prc) {
       fprintf(stderr, "scatterlab run: %s\n  case: %s\n", err, lines.v[i]);
       usage_failed = 1;
       continue;
@@ -252,6 +283,7 @@ int sl_cmd_run(int argc, char **argv) {
     }
   }
   free(res);
+  sl_worker_stop(worker);
   if (st) {
     if (!store_failed && sl_store_commit(st)) store_failed = 1;
     if (store_failed)

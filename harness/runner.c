@@ -11,6 +11,7 @@
 #include "datagen.h"
 #include "compare.h"
 #include "npy.h"
+#include "writers.h"
 #include "slref.h"
 
 static const char *const sl__verdict_names[] = {
@@ -41,7 +42,7 @@ static double sl__now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int sl__variant_selected(const char *filter, const char *name) {
+int sl_variant_selected(const char *filter, const char *name) {
   if (!filter || !*filter) return 1;
   size_t n = strlen(name);
   for (const char *p = filter; *p;) {
@@ -214,11 +215,21 @@ static int sl__all_zero(const sl_tensor *t) {
 }
 
 /* Why a passing case proves little, or NULL. */
-static const char *sl__mistrust(const sl_call *call, const sl_tensor *ref) {
+static const char *sl__mistrust(const sl_case *c, const sl_call *call,
+                                const sl_tensor *ref) {
   const sl_op_info *info = sl_op_get(call->op);
   int all_zero = 1;
   for (int s = 0; s < info->n_out; ++s) all_zero &= sl__all_zero(&ref[s]);
   if (all_zero) return "every reference output is zero";
+  if (c->ip == SL_IP_DUP || c->ip == SL_IP_ONE) {
+    sl_writes w;
+    if (sl_writes_build(call, &w) == 0) {
+      int collide = sl_writes_collide(&w);
+      sl_writes_free(&w);
+      if (!collide)
+        return "a duplicate-heavy case whose indices never collide";
+    }
+  }
   switch (call->op) {
   case SL_OP_SCATTER:
   case SL_OP_SCATTER_REDUCE:
@@ -258,7 +269,7 @@ static void sl__judge(const sl_case *c, sl_call *vc, const sl_tensor *ref,
     }
   }
   if (r->verdict == SL_VERDICT_PASSED) {
-    const char *why = sl__mistrust(vc, ref);
+    const char *why = sl__mistrust(c, vc, ref);
     if (why) {
       r->verdict = SL_VERDICT_MISTRUSTED;
       snprintf(r->message, sizeof r->message, "%s", why);
@@ -392,20 +403,25 @@ int sl_run_case(const sl_case *c0, const sl_run_opts *o, sl_case_result *res,
   }
   if (ref_rc == 1) snprintf(res->ref_message, sizeof res->ref_message, "%s", ref_msg);
   const sl_op_info *info = sl_op_get(c.op);
+  if (o->on_event) o->on_event(o->user, SL_EVENT_REFERENCE_DONE, NULL, NULL);
   if (ref_rc == 0 && o->save_dir) {
     for (int s = 0; s < info->n_out; ++s)
       if (sl__save_tensor(o->save_dir, "ref.", info->arg_names[info->n_in + s],
                           &ref[s], err, errlen))
         goto done;
   }
+  int selected = 0;
   for (size_t i = 0; i < sl_variant_count() && res->n < SL_MAX_VERDICTS; ++i) {
     const sl_variant *v = sl_variant_at(i);
-    if (v->op != c.op || !sl__variant_selected(o->variants, v->name)) continue;
+    if (v->op != c.op || !sl_variant_selected(o->variants, v->name)) continue;
+    if (selected++ < o->skip) continue;
     sl_variant_result *r = &res->v[res->n++];
+    if (o->on_event) o->on_event(o->user, SL_EVENT_VARIANT_START, v->name, NULL);
     sl__run_variant(&c, o, v, &use->call, ref_rc, ref, ref_msg, r, res->line);
     if (sl_verdict_is_failure(r->verdict)) ++res->failures;
+    if (o->on_event) o->on_event(o->user, SL_EVENT_VARIANT_DONE, v->name, r);
   }
-  if (res->n == 0) {
+  if (selected == 0) {
     snprintf(err, errlen, "--variants %s: expected variants of %s (see "
                           "`scatterlab list`), matched none",
              o->variants ? o->variants : "", sl_op_name(c.op));

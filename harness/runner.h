@@ -45,19 +45,35 @@ typedef struct sl_variant_result {
 } sl_variant_result;
 
 typedef struct sl_case_result {
-  char line[1024]; /* the case as run (shapes updated by --load) */
+  char line[SL_CASE_LINE_MAX]; /* the case as run (--load updates shapes) */
   int n;
   sl_variant_result v[SL_MAX_VERDICTS];
   int failures;
   char ref_message[512]; /* LibTorch's rejection, if any */
 } sl_case_result;
 
+/* Progress events of sl_run_case, for a caller that must know where a
+ * crash happened (the worker process of worker.c). */
+typedef enum sl_run_event {
+  SL_EVENT_REFERENCE_DONE, /* inputs built, LibTorch has answered */
+  SL_EVENT_VARIANT_START,  /* `name` is about to run */
+  SL_EVENT_VARIANT_DONE    /* `r` is its verdict */
+} sl_run_event;
+
 typedef struct sl_run_opts {
   const char *variants; /* comma-separated filter, NULL = all of the op */
   const char *save_dir; /* --save: write the bundle here */
   const char *load_dir; /* --load: read inputs from here */
   int threads;          /* 0 = all */
+  int skip;             /* skip the first `skip` selected variants */
+  void (*on_event)(void *user, sl_run_event ev, const char *name,
+                   const sl_variant_result *r);
+  void *user;
 } sl_run_opts;
+
+/* Whether variant `name` is selected by a --variants filter (NULL = all;
+ * "cpu" selects every cpu.* variant). */
+int sl_variant_selected(const char *filter, const char *name);
 
 /*
  * Runs case c. Returns 0 with res filled (verdicts), or -1 when the case

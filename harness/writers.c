@@ -43,7 +43,10 @@ int sl_writes_build(const sl_call *c, sl_writes *out) {
   const sl_tensor *x = &c->arg[0], *index = &c->arg[1], *src = &c->arg[2];
   int64_t idx[SL_MAX_DIMS + 1], t[SL_MAX_DIMS];
   int64_t n = 0, cap;
-  if (c->op == SL_OP_SCATTER) {
+  /* scatter_reduce writes where scatter does; the target maps of the
+   * reducing forms of scatter_nd and index_reduce are the same too. */
+  int scatter_like = c->op == SL_OP_SCATTER || c->op == SL_OP_SCATTER_REDUCE;
+  if (scatter_like) {
     cap = sl__count(index->ndim, index->shape);
     if (c->p.has_value) {
       if (sl_dtype_is_int(x->dtype))
@@ -62,7 +65,7 @@ int sl_writes_build(const sl_call *c, sl_writes *out) {
   if (!out->w) return -1;
   int64_t dim = c->p.dim < 0 ? c->p.dim + (x->ndim ? x->ndim : 1) : c->p.dim;
   for (int64_t i = 0; i < cap; ++i) {
-    if (c->op == SL_OP_SCATTER) {
+    if (scatter_like) {
       sl__unravel(i, index->ndim, index->shape, idx);
       for (int d = 0; d < x->ndim; ++d) t[d] = idx[d];
       if (x->ndim) t[dim] = sl__index_at(index, idx);
@@ -105,6 +108,12 @@ void sl_writes_free(sl_writes *w) {
   free(w->w);
   w->w = NULL;
   w->n = 0;
+}
+
+int sl_writes_collide(const sl_writes *w) {
+  for (int64_t i = 1; i < w->n; ++i)
+    if (w->w[i].target == w->w[i - 1].target) return 1;
+  return 0;
 }
 
 int sl_writes_has(const sl_writes *w, int64_t target, const void *value,

@@ -22,10 +22,13 @@ typedef struct sl_writes {
   unsigned char scalar[16]; /* scatter's value, encoded in x's dtype */
 } sl_writes;
 
-/* Builds the writes of scatter, scatter_nd (none) or index_reduce (assign).
- * Returns 0, or -1 for an op without assignment semantics or no memory. */
+/* Builds the writes of scatter, scatter_reduce, scatter_nd or index_reduce
+ * (for the reducing forms: where each source element goes). Returns 0, or
+ * -1 for another op or no memory. */
 int sl_writes_build(const sl_call *call, sl_writes *out);
 void sl_writes_free(sl_writes *w);
+/* Whether two writes share a target (the case has contention). */
+int sl_writes_collide(const sl_writes *w);
 /* Whether `value` (element bytes of size es) was written at target. */
 int sl_writes_has(const sl_writes *w, int64_t target, const void *value,
                   size_t es);

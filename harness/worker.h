@@ -1,0 +1,34 @@
+/*
+ * Crash isolation: cases run in a forked worker process. A kernel that
+ * crashes (SIGSEGV, SIGBUS, SIGFPE, abort, ...) or hangs past the time limit
+ * kills only the worker: the variant in flight gets a `crashed` or `timeout`
+ * verdict, a fresh worker is forked, and the case goes on with the variants
+ * after it. The harness itself never dies with the kernel.
+ */
+#ifndef SL_WORKER_H
+#define SL_WORKER_H
+
+#include "runner.h"
+
+typedef struct sl_worker sl_worker;
+
+/* Starts a worker that runs cases with options o (copied; the callbacks in
+ * o are not used: the worker reports to the parent through a pipe). */
+int sl_worker_start(sl_worker **w, const sl_run_opts *o, char *err,
+                    size_t errlen);
+
+/*
+ * Runs case c in the worker with a time limit of timeout_s seconds per
+ * variant (and for building the inputs and the reference). Fills res like
+ * sl_run_case. Returns 0, or -1 with err when the case could not be prepared
+ * (a usage error such as a bad --load file).
+ */
+int sl_worker_run(sl_worker *w, const sl_case *c, double timeout_s,
+                  sl_case_result *res, char *err, size_t errlen);
+
+/* How many workers were replaced after a crash or timeout. */
+int sl_worker_restarts(const sl_worker *w);
+
+void sl_worker_stop(sl_worker *w);
+
+#endif
