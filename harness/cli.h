@@ -28,5 +28,6 @@ long long sl_cli_int(const char *cmd, const char *opt, const char *v);
 int sl_cmd_run(int argc, char **argv);
 int sl_cmd_list(int argc, char **argv);
 int sl_cmd_report(int argc, char **argv);
+int sl_cmd_bench(int argc, char **argv);
 
 #endif

@@ -1,7 +1,9 @@
 /* scatterlab: differential testing and benchmarking of scatter/gather
  * kernels. This file only dispatches to the commands. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "sl/sl.h"
@@ -13,6 +15,7 @@ static const char *const sl__help =
     "commands:\n"
     "  run      run cases on every variant, compare with LibTorch, record\n"
     "  list     ops, variants and whether each is available here\n"
+    "  bench    time the variants that pass, beside LibTorch\n"
     "  report   list runs or export results (CSV)\n"
     "\n"
     "`scatterlab COMMAND --help` describes a command. Every command takes\n"
@@ -35,14 +38,24 @@ int main(int argc, char **argv) {
            slref_version(), sl_cuda_built() ? "built" : "not built");
     return SL_EXIT_OK;
   }
+  /* Benchmarks bind OpenMP threads to cores. The runtime reads its
+   * environment when it loads, so set it and start again. */
+  if (strcmp(cmd, "bench") == 0 && !getenv("OMP_PROC_BIND")) {
+    setenv("OMP_PROC_BIND", "close", 1);
+    setenv("OMP_PLACES", "cores", 1);
+    execv("/proc/self/exe", argv);
+    /* If re-executing fails, run unbound; the output states the binding. */
+  }
   static const struct {
     const char *name;
     int (*fn)(int, char **);
-  } cmds[] = {{"run", sl_cmd_run}, {"list", sl_cmd_list},
+  } cmds[] = {{"run", sl_cmd_run},
+              {"list", sl_cmd_list},
+              {"bench", sl_cmd_bench},
               {"report", sl_cmd_report}};
   for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; ++i)
     if (strcmp(cmd, cmds[i].name) == 0) return cmds[i].fn(argc - 1, argv + 1);
-  fprintf(stderr, "scatterlab: unknown command \"%s\" (expected run, list or "
-                  "report; see scatterlab --help)\n", cmd);
+  fprintf(stderr, "scatterlab: unknown command \"%s\" (expected run, list, bench "
+                  "or report; see scatterlab --help)\n", cmd);
   return SL_EXIT_USAGE;
 }

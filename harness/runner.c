@@ -352,51 +352,64 @@ static void sl__run_variant(const sl_case *c, const sl_run_opts *o,
   for (int s = 0; s < SL_MAX_ARGS; ++s) free(outs[s]);
 }
 
+int sl_prepare_case(const sl_case *c0, const char *load_dir, sl_case *c,
+                    sl_bundle *out, char *err, size_t errlen) {
+  sl_case fw;
+  *c = *c0;
+  int backward = sl_case_forward(c, &fw);
+  sl_bundle fwd;
+  sl_bundle_init(out, c->op);
+  if (sl_gen_inputs(&fw, &fwd, err, errlen)) return -1;
+  int rc = -1;
+  if (load_dir) {
+    const sl_op_info *fi = sl_op_get(fw.op);
+    if (sl__load_inputs(load_dir, &fwd, &fw, fi->arg_names, fi->n_in, err,
+                        errlen))
+      goto done;
+    /* Carry loaded forward shapes back into the case. */
+    if (c->op == SL_OP_DYNAMIC_SCATTER_BACKWARD) {
+      c->arg[1] = fw.arg[0];
+      c->arg[0] = fw.arg[1];
+    } else if (backward) {
+      for (int i = 0; i < 3; ++i) c->arg[i + 1] = fw.arg[i];
+    } else {
+      *c = fw;
+    }
+  }
+  if (!backward) {
+    *out = fwd;
+    return 0;
+  }
+  if (sl__derive_backward(c, &fwd, out, err, errlen)) goto done;
+  if (load_dir) {
+    const sl_op_info *bi = sl_op_get(c->op);
+    sl_case scratch = *c;
+    if (sl__load_inputs(load_dir, out, &scratch, bi->arg_names, bi->n_in, err,
+                        errlen))
+      goto done;
+  }
+  rc = 0;
+done:
+  sl_bundle_free(&fwd);
+  if (rc) sl_bundle_free(out);
+  return rc;
+}
+
 int sl_run_case(const sl_case *c0, const sl_run_opts *o, sl_case_result *res,
                 char *err, size_t errlen) {
-  sl_case c = *c0, fw;
+  sl_case c;
+  sl_bundle b;
   memset(res, 0, sizeof *res);
-  int backward = sl_case_forward(&c, &fw);
-  sl_bundle fwd, bw, *use = &fwd;
-  sl_bundle_init(&bw, c.op);
-  if (sl_gen_inputs(&fw, &fwd, err, errlen)) return -1;
+  if (sl_prepare_case(c0, o->load_dir, &c, &b, err, errlen)) return -1;
   int rc = -1;
   sl_tensor ref[SL_MAX_ARGS];
   memset(ref, 0, sizeof ref);
-  if (o->load_dir) {
-    const sl_op_info *fi = sl_op_get(fw.op);
-    if (sl__load_inputs(o->load_dir, &fwd, &fw, fi->arg_names, fi->n_in, err,
-                        errlen))
-      goto done;
-    /* Carry loaded forward shapes back into the backward case. */
-    if (backward) {
-      if (c.op == SL_OP_DYNAMIC_SCATTER_BACKWARD) {
-        c.arg[1] = fw.arg[0];
-        c.arg[0] = fw.arg[1];
-      } else {
-        for (int i = 0; i < 3; ++i) c.arg[i + 1] = fw.arg[i];
-      }
-    } else {
-      c = fw;
-    }
-  }
-  if (backward) {
-    if (sl__derive_backward(&c, &fwd, &bw, err, errlen)) goto done;
-    use = &bw;
-    if (o->load_dir) {
-      const sl_op_info *bi = sl_op_get(c.op);
-      sl_case scratch = c;
-      if (sl__load_inputs(o->load_dir, &bw, &scratch, bi->arg_names, bi->n_in,
-                          err, errlen))
-        goto done;
-    }
-  }
   sl_case_print(&c, res->line, sizeof res->line);
   if (o->save_dir &&
-      sl__save_inputs(o->save_dir, res->line, &use->call, err, errlen))
+      sl__save_inputs(o->save_dir, res->line, &b.call, err, errlen))
     goto done;
   char ref_msg[512] = "";
-  int ref_rc = slref_run(&use->call, ref, ref_msg, sizeof ref_msg);
+  int ref_rc = slref_run(&b.call, ref, ref_msg, sizeof ref_msg);
   if (ref_rc == 2) {
     snprintf(err, errlen, "LibTorch reference failed internally: %s", ref_msg);
     goto done;
@@ -417,7 +430,7 @@ int sl_run_case(const sl_case *c0, const sl_run_opts *o, sl_case_result *res,
     if (selected++ < o->skip) continue;
     sl_variant_result *r = &res->v[res->n++];
     if (o->on_event) o->on_event(o->user, SL_EVENT_VARIANT_START, v->name, NULL);
-    sl__run_variant(&c, o, v, &use->call, ref_rc, ref, ref_msg, r, res->line);
+    sl__run_variant(&c, o, v, &b.call, ref_rc, ref, ref_msg, r, res->line);
     if (sl_verdict_is_failure(r->verdict)) ++res->failures;
     if (o->on_event) o->on_event(o->user, SL_EVENT_VARIANT_DONE, v->name, r);
   }
@@ -430,7 +443,6 @@ int sl_run_case(const sl_case *c0, const sl_run_opts *o, sl_case_result *res,
   rc = 0;
 done:
   for (int s = 0; s < SL_MAX_ARGS; ++s) free(ref[s].data);
-  sl_bundle_free(&fwd);
-  sl_bundle_free(&bw);
+  sl_bundle_free(&b);
   return rc;
 }

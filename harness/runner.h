@@ -83,6 +83,13 @@ int sl_variant_selected(const char *filter, const char *name);
 int sl_run_case(const sl_case *c, const sl_run_opts *o, sl_case_result *res,
                 char *err, size_t errlen);
 
+/* Builds the inputs of case c0 (generated from its seed; for a backward op
+ * derived through LibTorch's forward; --load files replace tensors). *c gets
+ * the case as built (loaded shapes), *out owns the tensors. 0 or -1 + err. */
+struct sl_bundle;
+int sl_prepare_case(const sl_case *c0, const char *load_dir, sl_case *c,
+                    struct sl_bundle *out, char *err, size_t errlen);
+
 /* The repro command of one verdict. */
 void sl_repro(const char *line, const char *variant, char *buf, size_t len);
 

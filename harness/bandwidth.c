@@ -1,0 +1,48 @@
+/* Copy-bandwidth probe (see bandwidth.h). */
+#include "bandwidth.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "timing.h"
+
+typedef struct sl__copy {
+  char *dst;
+  const char *src;
+  size_t bytes;
+  int threads;
+} sl__copy;
+
+static int sl__copy_once(void *user, int rep) {
+  (void)rep;
+  sl__copy *c = user;
+  size_t chunk = (c->bytes + (size_t)c->threads - 1) / (size_t)c->threads;
+#pragma omp parallel for num_threads(c->threads) schedule(static)
+  for (int t = 0; t < c->threads; ++t) {
+    size_t b = (size_t)t * chunk;
+    size_t e = b + chunk < c->bytes ? b + chunk : c->bytes;
+    if (b < e) memcpy(c->dst + b, c->src + b, e - b);
+  }
+  return 0;
+}
+
+double sl_copy_bandwidth_gbs(size_t bytes, int threads) {
+  sl__copy c = {malloc(bytes), malloc(bytes), bytes, threads > 0 ? threads : 1};
+  double gbs = -1;
+  if (c.dst && c.src) {
+    /* Touch both buffers first so page faults are not timed. */
+    memset(c.dst, 1, bytes);
+    memset((char *)c.src, 2, bytes);
+    sl_timing_opts o;
+    sl_timing_opts_init(&o);
+    o.budget_s = 0.5;
+    o.min_reps = 5;
+    o.max_reps = 50;
+    static sl_timing t;
+    if (sl_time(sl__copy_once, &c, &o, &t) == 0 && t.median_s > 0)
+      gbs = 2.0 * (double)bytes / t.median_s / 1e9;
+  }
+  free(c.dst);
+  free((char *)c.src);
+  return gbs;
+}

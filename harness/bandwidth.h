@@ -1,0 +1,13 @@
+/* The machine's own copy bandwidth, measured in the same run as the kernels
+ * so that "% of peak" compares like with like. */
+#ifndef SL_BANDWIDTH_H
+#define SL_BANDWIDTH_H
+
+#include <stddef.h>
+
+/* GB/s of a parallel memcpy over `bytes` (counting bytes read plus bytes
+ * written), with `threads` threads; the median of repeated copies. Returns
+ * a value <= 0 when the buffers cannot be allocated. */
+double sl_copy_bandwidth_gbs(size_t bytes, int threads);
+
+#endif
