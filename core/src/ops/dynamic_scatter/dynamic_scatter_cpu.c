@@ -1,0 +1,295 @@
+/*
+ * dynamic_scatter on the CPU: sort the valid points by their coordinates,
+ * cut the sorted list into runs of equal coordinates (the voxels), then
+ * reduce each run.
+ *
+ * cpu.serial and cpu.omp run the same steps; cpu.omp runs each step on
+ * several threads where the step's outputs are independent:
+ *   1. compaction of the valid points (chunks of points, offsets from a
+ *      prefix sum over the chunks),
+ *   2. a merge sort (insertion-sorted blocks, then merge passes whose pairs
+ *      of runs are merged in parallel),
+ *   3. the voxel boundaries (a compaction of the sorted list),
+ *   4. the per-voxel reduction (each voxel owns its output rows and its
+ *      points' map entries).
+ * The sort key is (coordinates, point index): every key is distinct, so the
+ * sorted order is unique whichever algorithm or thread count produced it,
+ * and within a voxel the points come in increasing point index. The float
+ * sums are therefore added in the same order on every variant (bitwise the
+ * same result, and LibTorch's index_add order too).
+ */
+#include <stdlib.h>
+
+#include "sl_internal.h"
+
+/* Workspace of one call. Positions are i32: infer limits N to INT32_MAX. */
+typedef struct sl__dyn {
+  const sl_call *c;
+  int64_t D;
+  int32_t *keys;   /* [nv,D]: coors of the valid points, in point order */
+  int32_t *point;  /* [nv]: point index of each valid position */
+  int32_t *order;  /* [nv]: valid positions sorted by key (or scratch) */
+  int32_t *tmp;    /* [nv]: the other merge buffer */
+  int32_t *sorted; /* order or tmp, whichever holds the sorted positions */
+  int32_t *starts; /* [nv+1]: first sorted slot of each voxel, then nv */
+} sl__dyn;
+
+/* feats are f32 or f64 (checked by infer); values travel as double. A sum
+ * rounded back to f32 after each addition is bitwise the f32 sum: double
+ * has more than 2 * 24 + 2 bits of precision, so the double rounding is
+ * innocuous for +, / (and comparisons are exact). */
+static inline double sl__dyn_getf(const sl_tensor *t, int64_t off) {
+  if (t->dtype == SL_F32) return ((const float *)t->data)[off];
+  return ((const double *)t->data)[off];
+}
+
+static inline void sl__dyn_setf(const sl_tensor *t, int64_t off, double v) {
+  if (t->dtype == SL_F32)
+    ((float *)t->data)[off] = (float)v;
+  else
+    ((double *)t->data)[off] = v;
+}
+
+static inline int32_t *sl__dyn_i32(const sl_tensor *t, int64_t off) {
+  return (int32_t *)t->data + off;
+}
+
+/* Chunk t of `parts` equal chunks of [0,n). */
+static inline int64_t sl__dyn_chunk(int64_t n, int parts, int t) {
+  return (n / parts) * t + (t < n % parts ? t : n % parts);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Compaction: keep(i) says whether item i is kept; emit(i, j) is called for */
+/* every item, j its rank among the kept items or -1 for a dropped one.      */
+/* Chunk t counts its kept items, a prefix sum over the chunks gives each    */
+/* chunk its first rank, then the chunks emit in parallel.                   */
+/* ------------------------------------------------------------------------ */
+typedef int (*sl__dyn_keep_fn)(const sl__dyn *w, int64_t i);
+typedef void (*sl__dyn_emit_fn)(sl__dyn *w, int64_t i, int64_t j);
+
+static int64_t sl__dyn_compact(sl__dyn *w, int64_t n, int parts, int64_t *base,
+                               sl__dyn_keep_fn keep, sl__dyn_emit_fn emit) {
+#pragma omp parallel for num_threads(parts) schedule(static) if (parts > 1)
+  for (int t = 0; t < parts; ++t) {
+    int64_t kept = 0, e = sl__dyn_chunk(n, parts, t + 1);
+    for (int64_t i = sl__dyn_chunk(n, parts, t); i < e; ++i) kept += keep(w, i);
+    base[t + 1] = kept;
+  }
+  base[0] = 0;
+  for (int t = 0; t < parts; ++t) base[t + 1] += base[t];
+#pragma omp parallel for num_threads(parts) schedule(static) if (parts > 1)
+  for (int t = 0; t < parts; ++t) {
+    int64_t j = base[t], e = sl__dyn_chunk(n, parts, t + 1);
+    for (int64_t i = sl__dyn_chunk(n, parts, t); i < e; ++i)
+      emit(w, i, keep(w, i) ? j++ : -1);
+  }
+  return base[parts];
+}
+
+/* Step 1: a point is valid when no coordinate of its row is negative. */
+static int sl__dyn_keep_valid(const sl__dyn *w, int64_t i) {
+  const sl_tensor *coors = &w->c->arg[1];
+  for (int64_t d = 0; d < w->D; ++d)
+    if (*sl__dyn_i32(coors, i * coors->strides[0] + d * coors->strides[1]) < 0)
+      return 0;
+  return 1;
+}
+
+/* A valid point gets its key row and point index; a dropped one map = -1. */
+static void sl__dyn_emit_valid(sl__dyn *w, int64_t i, int64_t j) {
+  const sl_tensor *coors = &w->c->arg[1], *map = &w->c->arg[4];
+  if (j < 0) {
+    *sl__dyn_i32(map, i * map->strides[0]) = -1;
+    return;
+  }
+  w->point[j] = (int32_t)i;
+  for (int64_t d = 0; d < w->D; ++d)
+    w->keys[j * w->D + d] =
+        *sl__dyn_i32(coors, i * coors->strides[0] + d * coors->strides[1]);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Step 2: sort the valid positions by (key, position).                     */
+/* ------------------------------------------------------------------------ */
+static inline int sl__dyn_key_cmp(const sl__dyn *w, int32_t a, int32_t b) {
+  const int32_t *ka = w->keys + (int64_t)a * w->D;
+  const int32_t *kb = w->keys + (int64_t)b * w->D;
+  for (int64_t d = 0; d < w->D; ++d)
+    if (ka[d] != kb[d]) return ka[d] < kb[d] ? -1 : 1;
+  return 0;
+}
+
+/* The total order of the sort: key first, then position (= point order). */
+static inline int sl__dyn_less(const sl__dyn *w, int32_t a, int32_t b) {
+  int k = sl__dyn_key_cmp(w, a, b);
+  return k ? k < 0 : a < b;
+}
+
+static void sl__dyn_insertion_sort(const sl__dyn *w, int32_t *v, int64_t n) {
+  for (int64_t i = 1; i < n; ++i) {
+    int32_t x = v[i];
+    int64_t j = i;
+    for (; j > 0 && sl__dyn_less(w, x, v[j - 1]); --j) v[j] = v[j - 1];
+    v[j] = x;
+  }
+}
+
+/* Merges src[lo,mid) and src[mid,hi) into dst[lo,hi). */
+static void sl__dyn_merge(const sl__dyn *w, const int32_t *src, int32_t *dst,
+                          int64_t lo, int64_t mid, int64_t hi) {
+  int64_t i = lo, j = mid, k = lo;
+  while (i < mid && j < hi)
+    dst[k++] = sl__dyn_less(w, src[j], src[i]) ? src[j++] : src[i++];
+  while (i < mid) dst[k++] = src[i++];
+  while (j < hi) dst[k++] = src[j++];
+}
+
+enum { SL__DYN_RUN = 32 };
+
+/* Sorts w->order[0,nv) (which holds 0..nv-1); the result lands in w->order
+ * or w->tmp and w->sorted points to it. Every pass is a worksharing loop
+ * over independent blocks or pairs, with a barrier between passes. */
+static void sl__dyn_sort(sl__dyn *w, int64_t nv, int threads) {
+  int64_t blocks = (nv + SL__DYN_RUN - 1) / SL__DYN_RUN;
+  int32_t *result = w->order;
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {
+    int32_t *src = w->order, *dst = w->tmp;
+#pragma omp for schedule(static)
+    for (int64_t k = 0; k < blocks; ++k) {
+      int64_t lo = k * SL__DYN_RUN;
+      int64_t len = nv - lo < SL__DYN_RUN ? nv - lo : SL__DYN_RUN;
+      sl__dyn_insertion_sort(w, src + lo, len);
+    }
+    for (int64_t width = SL__DYN_RUN; width < nv; width *= 2) {
+      int64_t pairs = (nv + 2 * width - 1) / (2 * width);
+#pragma omp for schedule(static)
+      for (int64_t p = 0; p < pairs; ++p) {
+        int64_t lo = p * 2 * width;
+        int64_t mid = lo + width < nv ? lo + width : nv;
+        int64_t hi = lo + 2 * width < nv ? lo + 2 * width : nv;
+        sl__dyn_merge(w, src, dst, lo, mid, hi);
+      }
+      int32_t *t = src;
+      src = dst;
+      dst = t;
+    }
+#pragma omp single
+    result = src;
+  }
+  w->sorted = result;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Step 3: a sorted slot starts a voxel when its key differs from the slot  */
+/* before it.                                                               */
+/* ------------------------------------------------------------------------ */
+static int sl__dyn_keep_start(const sl__dyn *w, int64_t i) {
+  return i == 0 || sl__dyn_key_cmp(w, w->sorted[i], w->sorted[i - 1]) != 0;
+}
+
+static void sl__dyn_emit_start(sl__dyn *w, int64_t i, int64_t j) {
+  if (j >= 0) w->starts[j] = (int32_t)i;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Step 4: voxel v owns sorted slots [starts[v], starts[v+1]), its output   */
+/* rows and its points' map entries: no two voxels write the same element.  */
+/* ------------------------------------------------------------------------ */
+static void sl__dyn_reduce_voxel(const sl__dyn *w, int64_t v) {
+  const sl_call *c = w->c;
+  const sl_tensor *feats = &c->arg[0], *vfeats = &c->arg[2];
+  const sl_tensor *vcoors = &c->arg[3], *map = &c->arg[4], *count = &c->arg[5];
+  const int64_t C = feats->shape[1];
+  const int64_t b = w->starts[v], e = w->starts[v + 1];
+  const int32_t *key = w->keys + (int64_t)w->sorted[b] * w->D;
+  for (int64_t d = 0; d < w->D; ++d)
+    *sl__dyn_i32(vcoors, v * vcoors->strides[0] + d * vcoors->strides[1]) =
+        key[d];
+  *sl__dyn_i32(count, v * count->strides[0]) = (int32_t)(e - b);
+  const int64_t fs0 = feats->strides[0], fs1 = feats->strides[1];
+  const int64_t os0 = vfeats->strides[0], os1 = vfeats->strides[1];
+  for (int64_t i = b; i < e; ++i) {
+    const int64_t n = w->point[w->sorted[i]];
+    *sl__dyn_i32(map, n * map->strides[0]) = (int32_t)v;
+    for (int64_t ch = 0; ch < C; ++ch) {
+      double x = sl__dyn_getf(feats, n * fs0 + ch * fs1);
+      int64_t off = v * os0 + ch * os1;
+      if (i == b)
+        /* A sum starts from +0.0 (as LibTorch's zeros + index_add does), so
+         * that a voxel whose points are all -0.0 sums to +0.0. */
+        sl__dyn_setf(vfeats, off, c->p.reduce == SL_REDUCE_MAX ? x : 0.0 + x);
+      else if (c->p.reduce == SL_REDUCE_MAX) {
+        /* Strictly greater: among equal values the first point's stays,
+         * as LibTorch's amax (std::max keeps its first argument) does. */
+        if (x > sl__dyn_getf(vfeats, off)) sl__dyn_setf(vfeats, off, x);
+      } else
+        sl__dyn_setf(vfeats, off, sl__dyn_getf(vfeats, off) + x);
+    }
+  }
+  if (c->p.reduce == SL_REDUCE_MEAN)
+    for (int64_t ch = 0; ch < C; ++ch) {
+      int64_t off = v * os0 + ch * os1;
+      sl__dyn_setf(vfeats, off, sl__dyn_getf(vfeats, off) / (double)(e - b));
+    }
+}
+
+static sl_status sl__dynamic_scatter_body(sl_ctx *ctx, sl_call *c,
+                                          int threads) {
+  const int64_t N = c->arg[0].shape[0];
+  c->out_rows = 0;
+  if (N == 0) return SL_STATUS_OK;
+  sl__dyn w;
+  memset(&w, 0, sizeof w);
+  w.c = c;
+  w.D = c->arg[1].shape[1];
+  /* The compaction's chunk count only sets the work split, never the
+   * result; keep chunks of at least 1024 points so small calls stay cheap. */
+  int parts = threads;
+  if ((int64_t)parts > (N + 1023) / 1024) parts = (int)((N + 1023) / 1024);
+  w.keys = malloc((size_t)(N * w.D) * sizeof *w.keys);
+  w.point = malloc((size_t)N * sizeof *w.point);
+  w.order = malloc((size_t)N * sizeof *w.order);
+  w.tmp = malloc((size_t)N * sizeof *w.tmp);
+  w.starts = malloc((size_t)(N + 1) * sizeof *w.starts);
+  int64_t *base = malloc((size_t)(parts + 1) * sizeof *base);
+  sl_status st = SL_STATUS_OK;
+  if (!w.keys || !w.point || !w.order || !w.tmp || !w.starts || !base) {
+    st = sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
+                     "dynamic_scatter: expected workspace for %lld points, "
+                     "got an allocation failure",
+                     (long long)N);
+    goto done;
+  }
+  const int64_t nv = sl__dyn_compact(&w, N, parts, base, sl__dyn_keep_valid,
+                                     sl__dyn_emit_valid);
+  if (nv == 0) goto done;
+  for (int64_t i = 0; i < nv; ++i) w.order[i] = (int32_t)i;
+  sl__dyn_sort(&w, nv, threads);
+  const int64_t M = sl__dyn_compact(&w, nv, parts, base, sl__dyn_keep_start,
+                                    sl__dyn_emit_start);
+  w.starts[M] = (int32_t)nv;
+  /* Voxels differ in size: dynamic scheduling balances them; the result
+   * does not depend on which thread reduces which voxel. */
+#pragma omp parallel for num_threads(threads)                                  \
+    schedule(dynamic, 64) if (threads > 1)
+  for (int64_t v = 0; v < M; ++v) sl__dyn_reduce_voxel(&w, v);
+  c->out_rows = M;
+done:
+  free(base);
+  free(w.starts);
+  free(w.tmp);
+  free(w.order);
+  free(w.point);
+  free(w.keys);
+  return st;
+}
+
+sl_status sl_dynamic_scatter_cpu_serial(sl_ctx *ctx, sl_call *c) {
+  return sl__dynamic_scatter_body(ctx, c, 1);
+}
+
+sl_status sl_dynamic_scatter_cpu_omp(sl_ctx *ctx, sl_call *c) {
+  return sl__dynamic_scatter_body(ctx, c, sl__threads(ctx));
+}

@@ -1,0 +1,82 @@
+/*
+ * References of the axis-wise ops (SPEC §1): index_reduce (Paddle's scatter
+ * of seed 001) and its backward, select_scatter, masked_scatter.
+ */
+#include "ref_internal.h"
+
+/*
+ * index_reduce's forward, shared with the backward (where x and updates are
+ * autograd leaves). A 0-D index addresses one slice: updates is then that
+ * (K-1)-D slice, so both are given the axis back. assign is index_copy; sum
+ * is index_add, after zeroing the targeted slices when include_self is false
+ * (index_reduce has no "sum" in 1.13); the other reduces are index_reduce,
+ * whose check rejects unknown names ("none", "max").
+ */
+static at::Tensor slref_index_reduce_forward(const at::Tensor &x,
+                                             at::Tensor index,
+                                             at::Tensor updates,
+                                             const sl_params &p) {
+  const int64_t axis = c10::maybe_wrap_dim(p.dim, x.dim());
+  if (index.dim() == 0) {
+    index = index.unsqueeze(0);
+    updates = updates.unsqueeze(axis);
+  }
+  switch (p.reduce) {
+  case SL_REDUCE_ASSIGN:
+    return x.index_copy(axis, index, updates);
+  case SL_REDUCE_SUM:
+    if (p.include_self) return x.index_add(axis, index, updates);
+    return x.index_fill(axis, index, 0).index_add(axis, index, updates);
+  default:
+    return x.index_reduce(axis, index, updates, sl_reduce_name(p.reduce),
+                          p.include_self != 0);
+  }
+}
+
+slref_tensors slref_index_reduce(const sl_call &call) {
+  at::Tensor x = slref_arg(call, 0), index = slref_index_arg(call, 1);
+  at::Tensor updates = slref_arg(call, 2);
+  return {slref_index_reduce_forward(x, index, updates, call.p)};
+}
+
+slref_tensors slref_index_reduce_backward(const sl_call &call) {
+  /* grad_out x index updates result: result is not needed, autograd
+   * recomputes the forward. */
+  at::Tensor grad_out = slref_arg(call, 0), x = slref_arg(call, 1);
+  at::Tensor index = slref_index_arg(call, 2), updates = slref_arg(call, 3);
+  const sl_params &p = call.p;
+  return slref_autograd(grad_out, x, updates,
+                        [&](const at::Tensor &xl, const at::Tensor &ul) {
+                          return slref_index_reduce_forward(xl, index, ul, p);
+                        });
+}
+
+slref_tensors slref_select_scatter(const sl_call &call) {
+  at::Tensor x = slref_arg(call, 0), value = slref_arg(call, 1);
+  return {at::select_scatter(x, value, call.p.dim, call.p.index)};
+}
+
+/*
+ * LibTorch 1.13's masked_scatter takes a uint8 mask (deprecated) and even a
+ * float one, and broadcasts x up to a larger mask's shape; the contract
+ * wants a bool mask that broadcasts to x (SPEC §4 "mask not bool or not
+ * broadcastable"), so both are checked here.
+ */
+slref_tensors slref_masked_scatter(const sl_call &call) {
+  at::Tensor x = slref_arg(call, 0), mask = slref_arg(call, 1);
+  at::Tensor source = slref_arg(call, 2);
+  if (mask.scalar_type() != at::kBool)
+    throw slref_reject(slref_fmt("masked_scatter: mask must be bool, got %s",
+                                 slref_dtype_name(mask)));
+  bool fits = mask.dim() <= x.dim();
+  for (int64_t k = 1; fits && k <= mask.dim(); ++k) {
+    int64_t m = mask.size(-k), n = x.size(-k);
+    fits = m == n || m == 1;
+  }
+  if (!fits)
+    throw slref_reject(slref_fmt("masked_scatter: mask %s is not "
+                                 "broadcastable to x %s",
+                                 slref_shape(mask).c_str(),
+                                 slref_shape(x).c_str()));
+  return {x.masked_scatter(mask, source)};
+}

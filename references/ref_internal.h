@@ -1,0 +1,84 @@
+/*
+ * Internals of the LibTorch shim: the conversion helpers that slref.cpp
+ * defines and the per-op reference functions that ref_*.cpp define.
+ *
+ * Every op function takes a validated-enough call (slots wrapped on demand by
+ * the helpers below) and returns the op's outputs in slot order as LibTorch
+ * tensors. Rejections travel as exceptions: c10::Error from LibTorch itself,
+ * slref_reject from the shim's own contract checks. slref.cpp turns both into
+ * SLREF_REJECTED and everything else into SLREF_INTERNAL.
+ */
+#ifndef SLREF_INTERNAL_H
+#define SLREF_INTERNAL_H
+
+#include <torch/torch.h>
+
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "slref.h"
+
+using slref_tensors = std::vector<at::Tensor>;
+
+/* The shim's own rejection of an invalid input (one LibTorch would accept). */
+struct slref_reject : std::runtime_error {
+  explicit slref_reject(const std::string &msg) : std::runtime_error(msg) {}
+};
+
+/* A failure of the shim itself (a descriptor it cannot represent). */
+struct slref_internal : std::runtime_error {
+  explicit slref_internal(const std::string &msg) : std::runtime_error(msg) {}
+};
+
+/* printf-style message builder for slref_reject. */
+std::string slref_fmt(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* Wraps input slot `slot` of call without copying (read-only by contract). */
+at::Tensor slref_arg(const sl_call &call, int slot);
+/* As slref_arg for an index: int32 is widened to int64 (SPEC §2); every other
+ * dtype passes unchanged so that LibTorch answers for it. */
+at::Tensor slref_index_arg(const sl_call &call, int slot);
+/* "[4,3]" for a shape or a tensor's shape, for messages. */
+std::string slref_shape(at::IntArrayRef sizes);
+inline std::string slref_shape(const at::Tensor &t) {
+  return slref_shape(t.sizes());
+}
+/* The short dtype name of a LibTorch tensor ("f32", ...), for messages. */
+const char *slref_dtype_name(const at::Tensor &t);
+
+/* ref_gather.cpp: gather, gather_nd, scatter, scatter_reduce, scatter_nd. */
+slref_tensors slref_gather(const sl_call &call);
+slref_tensors slref_gather_nd(const sl_call &call);
+slref_tensors slref_scatter(const sl_call &call);
+slref_tensors slref_scatter_reduce(const sl_call &call);
+slref_tensors slref_scatter_reduce_backward(const sl_call &call);
+slref_tensors slref_scatter_nd(const sl_call &call);
+
+/* ref_index.cpp: index_reduce (+ backward), select_scatter, masked_scatter. */
+slref_tensors slref_index_reduce(const sl_call &call);
+slref_tensors slref_index_reduce_backward(const sl_call &call);
+slref_tensors slref_select_scatter(const sl_call &call);
+slref_tensors slref_masked_scatter(const sl_call &call);
+
+/* ref_dynamic.cpp: mmcv's dynamic_scatter and its backward. */
+slref_tensors slref_dynamic_scatter(const sl_call &call);
+slref_tensors slref_dynamic_scatter_backward(const sl_call &call);
+
+/*
+ * Gradients of y = forward(x_leaf, src_leaf) with respect to both leaves for
+ * the upstream gradient grad_out, by LibTorch autograd. A leaf that receives
+ * no gradient gets zeros. Shared by the two autograd-based backward ops.
+ */
+using slref_forward =
+    std::function<at::Tensor(const at::Tensor &x, const at::Tensor &src)>;
+slref_tensors slref_autograd(const at::Tensor &grad_out, const at::Tensor &x,
+                             const at::Tensor &src,
+                             const slref_forward &forward);
+
+#endif /* SLREF_INTERNAL_H */

@@ -1,0 +1,411 @@
+/*
+ * The LibTorch shim's entry points: descriptor <-> tensor conversion, error
+ * capture and the dispatch from sl_op to the per-op reference functions
+ * (ref_gather.cpp, ref_index.cpp, ref_dynamic.cpp).
+ */
+#include <torch/version.h>
+
+#include <chrono>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "ref_internal.h"
+
+/* ------------------------------------------------------------------------ */
+/* Messages                                                                  */
+/* ------------------------------------------------------------------------ */
+
+std::string slref_fmt(const char *fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  return buf;
+}
+
+/* Copies the first line of msg into err (LibTorch appends context lines and,
+ * in what(), a backtrace; the first line is the message proper). */
+static void slref_set_err(char *err, size_t errlen, const char *msg) {
+  if (!err || errlen == 0) return;
+  size_t n = strcspn(msg, "\n");
+  if (n >= errlen) n = errlen - 1;
+  memcpy(err, msg, n);
+  err[n] = '\0';
+}
+
+/* LibTorch reports some conditions with TORCH_WARN (deprecated uint8 masks,
+ * "scatter_reduce() is in beta"). They would clutter the harness's stderr on
+ * every case, and none of them changes the answer, so they are dropped. */
+namespace {
+struct slref_quiet_warnings : c10::WarningHandler {
+  void process(const c10::SourceLocation &, const std::string &,
+               const bool) override {}
+};
+} // namespace
+
+/* ------------------------------------------------------------------------ */
+/* dtypes                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Each sl_dtype and the LibTorch scalar type it wraps as (both ways). */
+static const struct {
+  sl_dtype sl;
+  at::ScalarType at;
+} slref_dtypes[] = {
+    {SL_BOOL, at::kBool},        {SL_U8, at::kByte},
+    {SL_I8, at::kChar},          {SL_I16, at::kShort},
+    {SL_I32, at::kInt},          {SL_I64, at::kLong},
+    {SL_F16, at::kHalf},         {SL_BF16, at::kBFloat16},
+    {SL_F32, at::kFloat},        {SL_F64, at::kDouble},
+    {SL_C64, at::kComplexFloat}, {SL_C128, at::kComplexDouble},
+};
+static_assert(sizeof slref_dtypes / sizeof slref_dtypes[0] == SL_DTYPE_COUNT,
+              "every sl_dtype needs a LibTorch scalar type");
+
+static bool slref_to_scalar_type(sl_dtype dt, at::ScalarType *st) {
+  for (const auto &d : slref_dtypes)
+    if (d.sl == dt) {
+      *st = d.at;
+      return true;
+    }
+  return false;
+}
+
+static bool slref_from_scalar_type(at::ScalarType st, sl_dtype *dt) {
+  for (const auto &d : slref_dtypes)
+    if (d.at == st) {
+      *dt = d.sl;
+      return true;
+    }
+  return false;
+}
+
+const char *slref_dtype_name(const at::Tensor &t) {
+  sl_dtype dt;
+  return slref_from_scalar_type(t.scalar_type(), &dt) ? sl_dtype_name(dt) : "?";
+}
+
+std::string slref_shape(at::IntArrayRef sizes) {
+  std::string s = "[";
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (d) s += ",";
+    s += std::to_string(sizes[d]);
+  }
+  return s + "]";
+}
+
+/* ------------------------------------------------------------------------ */
+/* Inputs: descriptors wrapped without copying                               */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Wraps t for LibTorch. The descriptor is checked first, because LibTorch
+ * trusts from_blob's sizes and strides blindly: a NULL data pointer or an
+ * element count that overflows would make it read wild memory instead of
+ * rejecting. These are the same conditions on which sl_tensor_check rejects.
+ */
+static at::Tensor slref_wrap(const sl_tensor &t, const char *name) {
+  if (t.device != SL_DEVICE_CPU)
+    throw slref_internal(
+        slref_fmt("%s: the reference takes CPU tensors only", name));
+  at::ScalarType st;
+  if (!slref_to_scalar_type(t.dtype, &st))
+    throw slref_reject(slref_fmt("%s: invalid dtype %d", name, (int)t.dtype));
+  if (t.ndim < 0 || t.ndim > SL_MAX_DIMS)
+    throw slref_reject(
+        slref_fmt("%s: ndim %d outside 0..%d", name, t.ndim, SL_MAX_DIMS));
+  /* numel and the largest element offset, both bounded so that byte counts
+   * fit int64 (LibTorch's size type). */
+  const int64_t limit = INT64_MAX / 16;
+  int64_t numel = 1, span = 0;
+  for (int d = 0; d < t.ndim; ++d) {
+    if (t.shape[d] < 0)
+      throw slref_reject(slref_fmt("%s: negative extent %lld in dim %d", name,
+                                   (long long)t.shape[d], d));
+    if (t.strides[d] < 0)
+      throw slref_reject(slref_fmt("%s: negative stride %lld in dim %d", name,
+                                   (long long)t.strides[d], d));
+  }
+  for (int d = 0; d < t.ndim; ++d) {
+    if (t.shape[d] == 0) {
+      numel = 0;
+      break;
+    }
+    if (numel > limit / t.shape[d])
+      throw slref_reject(
+          slref_fmt("%s: element count overflows (extent %lld in dim %d)", name,
+                    (long long)t.shape[d], d));
+    numel *= t.shape[d];
+    if (t.strides[d] && (t.shape[d] - 1) > (limit - span) / t.strides[d])
+      throw slref_reject(
+          slref_fmt("%s: element offsets overflow (stride %lld in dim %d)",
+                    name, (long long)t.strides[d], d));
+    span += (t.shape[d] - 1) * t.strides[d];
+  }
+  static int64_t dummy[2]; /* a valid address for an empty tensor */
+  void *data = t.data;
+  if (!data) {
+    if (numel != 0) throw slref_reject(slref_fmt("%s: data is NULL", name));
+    data = dummy;
+  }
+  return torch::from_blob(data, at::IntArrayRef(t.shape, t.ndim),
+                          at::IntArrayRef(t.strides, t.ndim),
+                          at::TensorOptions().dtype(st));
+}
+
+/* Set by slref_run for the calls whose f16/bf16 inputs are computed in f32
+ * (see slref_accumulates_in_f32). */
+static thread_local bool slref_upcast_halves = false;
+
+at::Tensor slref_arg(const sl_call &call, int slot) {
+  const sl_op_info *info = sl_op_get(call.op);
+  if (!info || slot >= info->n_in)
+    throw slref_internal(
+        slref_fmt("%s has no input slot %d", sl_op_name(call.op), slot));
+  at::Tensor t = slref_wrap(call.arg[slot], info->arg_names[slot]);
+  if (slref_upcast_halves &&
+      (t.scalar_type() == at::kHalf || t.scalar_type() == at::kBFloat16))
+    return t.to(at::kFloat);
+  return t;
+}
+
+/*
+ * SPEC §3: f16/bf16 reductions accumulate in f32. LibTorch 1.13 CPU
+ * accumulates scatter_reduce/index_add/index_put sums in the half type
+ * itself (4096 ones sum to 2048 in f16), which is an answer no kernel
+ * following the spec can match. For the arithmetic reductions and the
+ * backward ops, the reference therefore runs LibTorch in f32 on the
+ * (exactly widened) inputs and rounds the outputs back to the half type once.
+ */
+static bool slref_accumulates_in_f32(const sl_call &c) {
+  sl_reduce r = c.p.reduce;
+  bool arith = r == SL_REDUCE_SUM || r == SL_REDUCE_PROD || r == SL_REDUCE_MEAN;
+  switch (c.op) {
+  case SL_OP_SCATTER_REDUCE:
+  case SL_OP_INDEX_REDUCE:
+  case SL_OP_SCATTER_ND: return arith;
+  case SL_OP_SCATTER_REDUCE_BACKWARD:
+  case SL_OP_INDEX_REDUCE_BACKWARD: return true;
+  default: return false;
+  }
+}
+
+at::Tensor slref_index_arg(const sl_call &call, int slot) {
+  at::Tensor t = slref_arg(call, slot);
+  /* LibTorch 1.13 takes only int64 indices in gather/scatter/index_*; int32
+   * is our extension (SPEC §2), so widen it. Other dtypes pass unchanged for
+   * LibTorch to judge. */
+  return t.scalar_type() == at::kInt ? t.to(at::kLong) : t;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Outputs: contiguous copies in malloc'd memory                             */
+/* ------------------------------------------------------------------------ */
+
+static void slref_export(const at::Tensor &result, sl_tensor *out) {
+  /* contiguous() keeps LibTorch's lazy conjugate/negative bits; resolve them
+   * so that the bytes are the values. */
+  at::Tensor t = result.resolve_conj().resolve_neg().contiguous();
+  sl_dtype dt;
+  if (!slref_from_scalar_type(t.scalar_type(), &dt))
+    throw slref_internal(slref_fmt("output dtype %s has no sl_dtype",
+                                   c10::toString(t.scalar_type())));
+  if (t.dim() > SL_MAX_DIMS)
+    throw slref_internal(slref_fmt("output rank %lld exceeds %d",
+                                   (long long)t.dim(), SL_MAX_DIMS));
+  sl_tensor o;
+  memset(&o, 0, sizeof o);
+  o.dtype = dt;
+  o.ndim = (int)t.dim();
+  o.device = SL_DEVICE_CPU;
+  for (int d = 0; d < o.ndim; ++d) o.shape[d] = t.size(d);
+  sl_contiguous_strides(o.ndim, o.shape, o.strides);
+  size_t bytes = t.nbytes();
+  if (bytes) {
+    o.data = malloc(bytes);
+    if (!o.data)
+      throw slref_internal(slref_fmt("out of memory (%zu bytes)", bytes));
+    memcpy(o.data, t.data_ptr(), bytes);
+  }
+  *out = o;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Autograd (shared by the backward ops)                                     */
+/* ------------------------------------------------------------------------ */
+
+slref_tensors slref_autograd(const at::Tensor &grad_out, const at::Tensor &x,
+                             const at::Tensor &src,
+                             const slref_forward &forward) {
+  /* detach() gives fresh leaves over the same (read-only) memory; autograd
+   * never writes into leaves, it allocates the gradients. requires_grad_
+   * is where LibTorch rejects integer dtypes. */
+  torch::AutoGradMode grad_mode(true);
+  at::Tensor xl = x.detach().requires_grad_(true);
+  at::Tensor sl = src.detach().requires_grad_(true);
+  /* autograd silently casts an upstream gradient of another dtype (even an
+   * integer one); the op's contract wants grad_out in x's dtype. Its shape
+   * is checked by autograd itself. */
+  if (grad_out.scalar_type() != x.scalar_type())
+    throw slref_reject(slref_fmt("grad_out: expected dtype %s (x's), got %s",
+                                 slref_dtype_name(x),
+                                 slref_dtype_name(grad_out)));
+  at::Tensor y = forward(xl, sl);
+  std::vector<at::Tensor> g =
+      torch::autograd::grad({y}, {xl, sl}, {grad_out}, /*retain_graph=*/false,
+                            /*create_graph=*/false, /*allow_unused=*/true);
+  at::Tensor gx = g[0].defined() ? g[0] : at::zeros_like(x);
+  at::Tensor gs = g[1].defined() ? g[1] : at::zeros_like(src);
+  return {gx, gs};
+}
+
+/* ------------------------------------------------------------------------ */
+/* Dispatch                                                                  */
+/* ------------------------------------------------------------------------ */
+
+using slref_op_fn = slref_tensors (*)(const sl_call &);
+
+static slref_op_fn slref_lookup(sl_op op) {
+  switch (op) {
+  case SL_OP_GATHER:
+    return slref_gather;
+  case SL_OP_GATHER_ND:
+    return slref_gather_nd;
+  case SL_OP_SCATTER:
+    return slref_scatter;
+  case SL_OP_SCATTER_REDUCE:
+    return slref_scatter_reduce;
+  case SL_OP_SCATTER_REDUCE_BACKWARD:
+    return slref_scatter_reduce_backward;
+  case SL_OP_SCATTER_ND:
+    return slref_scatter_nd;
+  case SL_OP_INDEX_REDUCE:
+    return slref_index_reduce;
+  case SL_OP_INDEX_REDUCE_BACKWARD:
+    return slref_index_reduce_backward;
+  case SL_OP_SELECT_SCATTER:
+    return slref_select_scatter;
+  case SL_OP_MASKED_SCATTER:
+    return slref_masked_scatter;
+  case SL_OP_DYNAMIC_SCATTER:
+    return slref_dynamic_scatter;
+  case SL_OP_DYNAMIC_SCATTER_BACKWARD:
+    return slref_dynamic_scatter_backward;
+  case SL_OP_COUNT:
+    break;
+  }
+  return nullptr;
+}
+
+/*
+ * Runs body() and maps what it throws to a return code and a message:
+ * LibTorch's c10::Error and the shim's slref_reject are rejections of the
+ * input; slref_internal and out-of-memory are the shim's own failures; any
+ * other std::exception comes from LibTorch's checks (some throw std::
+ * exceptions directly) and counts as a rejection.
+ */
+template <typename Body>
+static int slref_guarded(Body body, char *err, size_t errlen) {
+  slref_quiet_warnings quiet;
+  c10::Warning::WarningHandlerGuard guard(&quiet);
+  try {
+    body();
+    return SLREF_OK;
+  } catch (const c10::Error &e) {
+    slref_set_err(err, errlen, e.what_without_backtrace());
+    return SLREF_REJECTED;
+  } catch (const slref_reject &e) {
+    slref_set_err(err, errlen, e.what());
+    return SLREF_REJECTED;
+  } catch (const slref_internal &e) {
+    slref_set_err(err, errlen, e.what());
+    return SLREF_INTERNAL;
+  } catch (const std::bad_alloc &) {
+    slref_set_err(err, errlen, "out of memory");
+    return SLREF_INTERNAL;
+  } catch (const std::exception &e) {
+    slref_set_err(err, errlen, e.what());
+    return SLREF_REJECTED;
+  } catch (...) {
+    slref_set_err(err, errlen, "unknown C++ exception");
+    return SLREF_INTERNAL;
+  }
+}
+
+/* The op's function, or throws slref_internal for an unknown op. */
+static slref_op_fn slref_checked_lookup(const sl_call *call) {
+  if (!call) throw slref_internal("call is NULL");
+  slref_op_fn fn = slref_lookup(call->op);
+  if (!fn) throw slref_internal(slref_fmt("unknown op %d", (int)call->op));
+  return fn;
+}
+
+extern "C" int slref_run(const sl_call *call, sl_tensor *outs, char *err,
+                         size_t errlen) {
+  if (err && errlen) err[0] = '\0';
+  const sl_op_info *info = call ? sl_op_get(call->op) : nullptr;
+  if (info && outs) memset(outs, 0, sizeof *outs * (size_t)info->n_out);
+  int n_out = info ? info->n_out : 0;
+  int rc = slref_guarded(
+      [&] {
+        slref_op_fn fn = slref_checked_lookup(call);
+        if (!outs) throw slref_internal("outs is NULL");
+        /* The data dtype: x's (slot 1 in the backward ops, after grad_out). */
+        int xslot = call->op == SL_OP_SCATTER_REDUCE_BACKWARD ||
+                            call->op == SL_OP_INDEX_REDUCE_BACKWARD
+                        ? 1
+                        : 0;
+        sl_dtype dt = call->arg[xslot].dtype;
+        bool half = dt == SL_F16 || dt == SL_BF16;
+        slref_upcast_halves = half && slref_accumulates_in_f32(*call);
+        struct reset {
+          ~reset() { slref_upcast_halves = false; }
+        } reset_flag;
+        slref_tensors result = fn(*call);
+        if (slref_upcast_halves)
+          for (auto &t : result)
+            if (t.scalar_type() == at::kFloat)
+              t = t.to(dt == SL_F16 ? at::kHalf : at::kBFloat16);
+        if ((int)result.size() != n_out)
+          throw slref_internal(slref_fmt("%s returned %zu outputs, not %d",
+                                         info->name, result.size(), n_out));
+        for (int i = 0; i < n_out; ++i) slref_export(result[i], &outs[i]);
+      },
+      err, errlen);
+  if (rc != SLREF_OK && info && outs)
+    for (int i = 0; i < n_out; ++i) {
+      free(outs[i].data);
+      memset(&outs[i], 0, sizeof outs[i]);
+    }
+  return rc;
+}
+
+extern "C" const char *slref_version(void) { return "LibTorch " TORCH_VERSION; }
+
+extern "C" int slref_time(const sl_call *call, int threads, int reps,
+                          double *samples, char *err, size_t errlen) {
+  if (err && errlen) err[0] = '\0';
+  int prev_threads = at::get_num_threads();
+  int rc = slref_guarded(
+      [&] {
+        slref_op_fn fn = slref_checked_lookup(call);
+        if (reps < 0 || (reps > 0 && !samples))
+          throw slref_internal("reps < 0 or samples is NULL");
+        if (threads > 0) at::set_num_threads(threads);
+        for (int r = 0; r < reps; ++r) {
+          auto t0 = std::chrono::steady_clock::now();
+          slref_tensors result = fn(*call);
+          auto t1 = std::chrono::steady_clock::now();
+          samples[r] = std::chrono::duration<double>(t1 - t0).count();
+        }
+      },
+      err, errlen);
+  /* The thread count is process-wide (LibTorch's OpenMP pool, shared with
+   * the core's OpenMP variants), so put it back. */
+  if (threads > 0 && at::get_num_threads() != prev_threads)
+    at::set_num_threads(prev_threads);
+  return rc;
+}

@@ -1,0 +1,68 @@
+/*
+ * slref: the LibTorch reference of every scatterlab op, behind a C ABI.
+ *
+ * The harness calls this shim to get the expected answer of a case; the
+ * kernel core never does. The header speaks only plain C types (sl_call and
+ * sl_tensor from sl/sl.h), so C code links the shim without seeing any C++.
+ *
+ * Inputs are wrapped without copying (any strides, including 0), never
+ * written, and may be of any dtype: where LibTorch rejects a dtype or a shape
+ * the shim reports LibTorch's own message. Only where a reference is built
+ * from several LibTorch ops (gather_nd, scatter_nd, dynamic_scatter and its
+ * backward) does the shim check the inputs itself, because LibTorch would
+ * otherwise accept what the op's contract (SPEC §4) rejects.
+ */
+#ifndef SLREF_H
+#define SLREF_H
+
+#include <stddef.h>
+
+#include "sl/sl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Return codes of slref_run and slref_time. */
+enum {
+  SLREF_OK = 0,       /* outputs written */
+  SLREF_REJECTED = 1, /* LibTorch (or the shim's own contract check) refused */
+  SLREF_INTERNAL = 2  /* the shim failed: bad descriptor device, no memory */
+};
+
+/*
+ * Runs the LibTorch reference of call->op on the inputs call->arg[0..n_in)
+ * (CPU tensors, any strides including 0, any dtype) with call->p.
+ * Returns SLREF_OK: outs[0..n_out) (the op's outputs in slot order, see
+ * core/src/catalog.c) are filled with freshly malloc()'d contiguous tensors;
+ * the caller frees outs[i].data with free(). A zero-element output has data
+ * NULL. dynamic_scatter's outputs have exactly M rows (not the N-row capacity
+ * that sl_infer reports).
+ * Returns SLREF_REJECTED when LibTorch rejects the call: err gets the first
+ * line of its message (no backtrace), truncated to errlen.
+ * Returns SLREF_INTERNAL on a failure of the shim itself, with a message.
+ * On any failure outs[] is left zeroed, so freeing every data is safe.
+ */
+int slref_run(const sl_call *call, sl_tensor *outs, char *err, size_t errlen);
+
+/* "LibTorch 1.13.0": the version that LibTorch's headers carry (TORCH_VERSION).
+ * Debian's libtorch-dev 1.13.1+dfsg ships headers and sonames saying 1.13.0;
+ * the string is LibTorch's own, not the package's. */
+const char *slref_version(void);
+
+/*
+ * Times reps runs of the reference on call (the bench's "torch.cpu"
+ * variant): samples[r] gets the wall-clock seconds of run r. A run covers
+ * wrapping the inputs (including widening an int32 index to int64, which
+ * LibTorch needs) and the LibTorch computation, not copying outputs out.
+ * No warm-up run is made: discarding early samples is the caller's choice.
+ * threads > 0 sets LibTorch's intra-op thread count for the duration of the
+ * call (the previous count is restored afterwards). Returns as slref_run.
+ */
+int slref_time(const sl_call *call, int threads, int reps, double *samples,
+               char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SLREF_H */
