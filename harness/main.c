@@ -15,6 +15,7 @@ static const char *const sl__help =
     "commands:\n"
     "  run      run cases on every variant, compare with LibTorch, record\n"
     "  list     ops, variants and whether each is available here\n"
+    "  fuzz     random cases for every op, failures shrunk and kept\n"
     "  bench    time the variants that pass, beside LibTorch\n"
     "  report   list runs or export results (CSV)\n"
     "\n"
@@ -51,11 +52,12 @@ int main(int argc, char **argv) {
     int (*fn)(int, char **);
   } cmds[] = {{"run", sl_cmd_run},
               {"list", sl_cmd_list},
+              {"fuzz", sl_cmd_fuzz},
               {"bench", sl_cmd_bench},
               {"report", sl_cmd_report}};
   for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; ++i)
     if (strcmp(cmd, cmds[i].name) == 0) return cmds[i].fn(argc - 1, argv + 1);
-  fprintf(stderr, "scatterlab: unknown command \"%s\" (expected run, list, bench "
-                  "or report; see scatterlab --help)\n", cmd);
+  fprintf(stderr, "scatterlab: unknown command \"%s\" (expected run, list, fuzz, "
+                  "bench or report; see scatterlab --help)\n", cmd);
   return SL_EXIT_USAGE;
 }

@@ -22,6 +22,7 @@ enum {
 
 typedef struct sl_request {
   int skip;
+  char variants[256]; /* filter for this case; empty = the worker's own */
   char line[SL_CASE_LINE_MAX];
 } sl_request;
 
@@ -85,6 +86,7 @@ static int sl__read_all(int fd, void *buf, size_t n) {
 }
 
 static void sl__child_loop(int in, int out, sl_run_opts o) {
+  const char *base_variants = o.variants;
   o.on_event = sl__child_event;
   o.user = &out;
   static sl_request req;
@@ -93,6 +95,7 @@ static void sl__child_loop(int in, int out, sl_run_opts o) {
     sl_case c;
     char err[512];
     o.skip = req.skip;
+    o.variants = req.variants[0] ? req.variants : base_variants;
     if (sl_case_parse(req.line, &c, err, sizeof err) ||
         sl_run_case(&c, &o, &res, err, sizeof err)) {
       sl__send(out, SL_MSG_ERROR, err, sizeof err);
@@ -208,8 +211,15 @@ static void sl__describe_death(int status, char *buf, size_t len) {
 
 int sl_worker_run(sl_worker *w, const sl_case *c, double timeout_s,
                   sl_case_result *res, char *err, size_t errlen) {
+  return sl_worker_run_variants(w, c, NULL, timeout_s, res, err, errlen);
+}
+
+int sl_worker_run_variants(sl_worker *w, const sl_case *c,
+                           const char *variants, double timeout_s,
+                           sl_case_result *res, char *err, size_t errlen) {
   static sl_request req;
   memset(res, 0, sizeof *res);
+  snprintf(req.variants, sizeof req.variants, "%s", variants ? variants : "");
   sl_case_print(c, req.line, sizeof req.line);
   snprintf(res->line, sizeof res->line, "%s", req.line);
   int done_variants = 0; /* selected variants finished, incl. crashed ones */

@@ -26,6 +26,12 @@ int sl_worker_start(sl_worker **w, const sl_run_opts *o, char *err,
 int sl_worker_run(sl_worker *w, const sl_case *c, double timeout_s,
                   sl_case_result *res, char *err, size_t errlen);
 
+/* The same with a --variants filter for this case only (NULL: the
+ * worker's). */
+int sl_worker_run_variants(sl_worker *w, const sl_case *c,
+                           const char *variants, double timeout_s,
+                           sl_case_result *res, char *err, size_t errlen);
+
 /* How many workers were replaced after a crash or timeout. */
 int sl_worker_restarts(const sl_worker *w);
 

@@ -343,6 +343,42 @@ static slref_op_fn slref_checked_lookup(const sl_call *call) {
   return fn;
 }
 
+/*
+ * SPEC §3 limits the reductions (scatter_reduce, scatter_nd sum,
+ * index_reduce other than assign, and the backward ops) to i32, i64, f16,
+ * bf16, f32 and f64, where LibTorch also takes bool, the small integers and
+ * complex: the reference states the spec's answer for those. The data
+ * inputs must share x's dtype, checked here because the f32 widening below
+ * would otherwise hide a f16/bf16 mix from LibTorch's own check.
+ */
+static void slref_check_spec_dtypes(const sl_call &c, int xslot) {
+  bool reduction = false;
+  switch (c.op) {
+  case SL_OP_SCATTER_REDUCE:
+  case SL_OP_SCATTER_REDUCE_BACKWARD:
+  case SL_OP_INDEX_REDUCE_BACKWARD: reduction = true; break;
+  case SL_OP_SCATTER_ND: reduction = c.p.reduce == SL_REDUCE_SUM; break;
+  case SL_OP_INDEX_REDUCE: reduction = c.p.reduce != SL_REDUCE_ASSIGN; break;
+  default: return;
+  }
+  sl_dtype dt = c.arg[xslot].dtype;
+  if (reduction && dt != SL_I32 && dt != SL_I64 && dt != SL_F16 &&
+      dt != SL_BF16 && dt != SL_F32 && dt != SL_F64)
+    throw slref_reject(slref_fmt("x: expected one of i32, i64, f16, bf16, "
+                                 "f32, f64 for %s (SPEC §3), got %s",
+                                 sl_op_name(c.op), sl_dtype_name(dt)));
+  const sl_op_info *info = sl_op_get(c.op);
+  for (int s = 0; s < info->n_in; ++s) {
+    const char *name = info->arg_names[s];
+    bool data = strcmp(name, "src") == 0 || strcmp(name, "updates") == 0 ||
+                strcmp(name, "grad_out") == 0 || strcmp(name, "result") == 0;
+    if (data && c.arg[s].data && c.arg[s].dtype != dt)
+      throw slref_reject(slref_fmt("%s: expected dtype %s (x's), got %s", name,
+                                   sl_dtype_name(dt),
+                                   sl_dtype_name(c.arg[s].dtype)));
+  }
+}
+
 extern "C" int slref_run(const sl_call *call, sl_tensor *outs, char *err,
                          size_t errlen) {
   if (err && errlen) err[0] = '\0';
@@ -360,6 +396,7 @@ extern "C" int slref_run(const sl_call *call, sl_tensor *outs, char *err,
                         : 0;
         sl_dtype dt = call->arg[xslot].dtype;
         bool half = dt == SL_F16 || dt == SL_BF16;
+        slref_check_spec_dtypes(*call, xslot);
         slref_upcast_halves = half && slref_accumulates_in_f32(*call);
         struct reset {
           ~reset() { slref_upcast_halves = false; }

@@ -102,7 +102,7 @@ sl_status sl__normalize_dim(sl_ctx *ctx, const char *what, int64_t dim,
                             int ndim, int64_t *out);
 /* Every element of index (a CPU tensor) lies in [0, bound). On failure the
  * message names the position, value and bound, plus `ctxdesc` (e.g. "dim 1
- * of x [4,40]"). For a per-column bound (gather_nd), use the variant below. */
+ * of x [4,40]"). gather_nd's per-column bounds live in ops/gather_nd. */
 sl_status sl__check_index_range(sl_ctx *ctx, const char *what,
                                 const sl_tensor *index, int64_t bound,
                                 const char *ctxdesc);

@@ -4,10 +4,12 @@
 #include "sl_internal.h"
 
 void sl_contiguous_strides(int ndim, const int64_t *shape, int64_t *strides) {
-  int64_t s = 1;
+  /* Unsigned: a shape too large to address (rejected later with OVERFLOW)
+   * must not make this helper undefined behaviour first. */
+  uint64_t s = 1;
   for (int d = ndim - 1; d >= 0; --d) {
-    strides[d] = s;
-    s *= shape[d] > 0 ? shape[d] : 1;
+    strides[d] = (int64_t)s;
+    s *= shape[d] > 0 ? (uint64_t)shape[d] : 1u;
   }
 }
 
@@ -83,10 +85,10 @@ sl_status sl_tensor_numel(sl_ctx *ctx, const char *name, const sl_tensor *t,
 }
 
 int sl_tensor_is_contiguous(const sl_tensor *t) {
-  int64_t s = 1;
+  uint64_t s = 1;
   for (int d = t->ndim - 1; d >= 0; --d) {
-    if (t->shape[d] != 1 && t->strides[d] != s) return 0;
-    s *= t->shape[d];
+    if (t->shape[d] != 1 && (uint64_t)t->strides[d] != s) return 0;
+    s *= (uint64_t)t->shape[d];
   }
   return 1;
 }

@@ -1,0 +1,120 @@
+/* Validation of the index and dims of gather_nd and scatter_nd. */
+#include <stdio.h>
+
+#include "ops/gather_nd/nd_index.h"
+
+/* "1,0,2": a multi-index for messages. */
+static void sl__nd_pos_str(int ndim, const int64_t *idx, char *buf,
+                           size_t len) {
+  size_t k = 0;
+  buf[0] = '\0';
+  for (int d = 0; d < ndim && k < len; ++d)
+    k += (size_t)snprintf(buf + k, len - k, d ? ",%lld" : "%lld",
+                          (long long)idx[d]);
+}
+
+/* Normalizes c->p.dims (or the default 0..M-1) into dims[0..M). */
+static sl_status sl__nd_dims(sl_ctx *ctx, const sl_call *c, int K, int M,
+                             int64_t *dims) {
+  const sl_params *p = &c->p;
+  char a[160];
+  if (p->ndims < 0 || p->ndims > SL_MAX_DIMS)
+    return sl_ctx_fail(ctx, SL_STATUS_INVALID_ARGUMENT,
+                       "dims: expected a count in [0,%d], got %d", SL_MAX_DIMS,
+                       p->ndims);
+  if (p->ndims != 0 && p->ndims != M)
+    return sl_ctx_fail(
+        ctx, SL_STATUS_SHAPE_MISMATCH,
+        "dims: expected %d axes (index.shape[-1] of index %s), "
+        "got %d",
+        M, sl_shape_str(c->arg[1].ndim, c->arg[1].shape, a, sizeof a),
+        p->ndims);
+  int owner[SL_MAX_DIMS];
+  for (int d = 0; d < SL_MAX_DIMS; ++d) owner[d] = -1;
+  for (int k = 0; k < M; ++k) {
+    int64_t d = p->ndims ? p->dims[k] : k;
+    char what[32];
+    snprintf(what, sizeof what, "dims[%d]", k);
+    /* sl__normalize_dim lets a rank-0 tensor take -1 and 0; here M <= K, so
+     * K >= 1 whenever there is a dim to check. */
+    sl_status st = sl__normalize_dim(ctx, what, d, K, &d);
+    if (st) return st;
+    if (owner[d] >= 0)
+      return sl_ctx_fail(ctx, SL_STATUS_INVALID_ARGUMENT,
+                         "dims: expected distinct axes, got axis %lld twice "
+                         "(dims[%d] and dims[%d])",
+                         (long long)d, owner[d], k);
+    owner[d] = k;
+    dims[k] = d;
+  }
+  return SL_STATUS_OK;
+}
+
+/* Every index[..., k] lies in [0, x.shape[dims[k]]); index on the CPU. */
+static sl_status sl__nd_check_values(sl_ctx *ctx, const sl_tensor *x,
+                                     const sl_tensor *index,
+                                     const int64_t *dims) {
+  if (index->device != SL_DEVICE_CPU) return SL_STATUS_OK;
+  int64_t n = sl__numel(index);
+  int K = x->ndim;
+  int64_t idx[SL_MAX_DIMS];
+  for (int64_t i = 0; i < n; ++i) {
+    sl__unravel(i, index->ndim, index->shape, idx);
+    int64_t v = sl__load_index(index, sl__offset(index, idx));
+    int64_t d = dims[idx[K]];
+    if (v >= 0 && v < x->shape[d]) continue;
+    char pos[160], a[160];
+    sl__nd_pos_str(index->ndim, idx, pos, sizeof pos);
+    return sl_ctx_fail(ctx, SL_STATUS_INDEX_OUT_OF_RANGE,
+                       "index[%s]=%lld out of range [0,%lld) for dim %lld of "
+                       "x %s",
+                       pos, (long long)v, (long long)x->shape[d], (long long)d,
+                       sl_shape_str(x->ndim, x->shape, a, sizeof a));
+  }
+  return SL_STATUS_OK;
+}
+
+sl_status sl__nd_index_infer(sl_ctx *ctx, sl_call *c) {
+  const sl_tensor *x = &c->arg[0], *index = &c->arg[1];
+  char a[160], b[160];
+  sl_status st = sl__check_index_dtype(ctx, "index", index);
+  if (st) return st;
+  int K = x->ndim;
+  if (index->ndim != K + 1)
+    return sl_ctx_fail(ctx, SL_STATUS_RANK_MISMATCH,
+                       "index: expected rank %d (the rank of x %s plus one), "
+                       "got rank %d %s",
+                       K + 1, sl_shape_str(K, x->shape, a, sizeof a),
+                       index->ndim,
+                       sl_shape_str(index->ndim, index->shape, b, sizeof b));
+  int64_t m = index->shape[K];
+  if (m > K)
+    return sl_ctx_fail(ctx, SL_STATUS_SHAPE_MISMATCH,
+                       "index: expected a last extent <= %d (the rank of x "
+                       "%s), got %s",
+                       K, sl_shape_str(K, x->shape, a, sizeof a),
+                       sl_shape_str(index->ndim, index->shape, b, sizeof b));
+  int M = (int)m;
+  int64_t dims[SL_MAX_DIMS];
+  st = sl__nd_dims(ctx, c, K, M, dims);
+  if (st) return st;
+  /* LibTorch never reads an empty selection, so the extents only matter
+   * when there is a position to compute (as for gather). */
+  if (sl__nd_positions(index) > 0) {
+    int indexed[SL_MAX_DIMS] = {0};
+    for (int k = 0; k < M; ++k) indexed[dims[k]] = 1;
+    for (int d = 0; d < K; ++d)
+      if (!indexed[d] && index->shape[d] > x->shape[d])
+        return sl_ctx_fail(
+            ctx, SL_STATUS_SHAPE_MISMATCH,
+            "index: expected size <= %lld in dim %d (x is %s; "
+            "dim %d is not indexed), got %s",
+            (long long)x->shape[d], d, sl_shape_str(K, x->shape, a, sizeof a),
+            d, sl_shape_str(index->ndim, index->shape, b, sizeof b));
+    st = sl__nd_check_values(ctx, x, index, dims);
+    if (st) return st;
+  }
+  c->p.ndims = M;
+  for (int k = 0; k < M; ++k) c->p.dims[k] = dims[k];
+  return SL_STATUS_OK;
+}

@@ -1,0 +1,100 @@
+/*
+ * index_reduce on the CPU: serial, and OpenMP over the lines along dim (all
+ * the coordinates other than the axis). Every line takes the whole index in
+ * order, so the threads never write the same element and the answer is the
+ * serial one, duplicates and assign included.
+ */
+#include <stdlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "reduce.h"
+
+/* x, out and updates as rank-k tensors (k = max(rank of x, 1)). */
+typedef struct sl__ir_views {
+  sl_tensor out, updates;
+  int k, dim;
+  int64_t lines;
+} sl__ir_views;
+
+static void sl__ir_make_views(const sl_call *c, sl__ir_views *v) {
+  const sl_tensor *x = &c->arg[0];
+  v->k = x->ndim ? x->ndim : 1;
+  v->dim = (int)c->p.dim;
+  sl__axis_view(&c->arg[3], v->k, v->dim, &v->out);
+  sl__axis_view(&c->arg[2], v->k, v->dim, &v->updates);
+  int64_t n = v->out.shape[v->dim];
+  v->lines = n && sl__numel(&c->arg[1]) ? sl__numel(x) / n : 0;
+}
+
+/* Reduces the lines [begin, end) of out along dim, SL__LINE_BATCH at a
+ * time (neighbouring lines are neighbouring elements when dim is not the
+ * innermost: each index value then serves the batch at once). */
+static void sl__ir_lines(const sl_call *c, const sl__ir_views *v, int64_t begin,
+                         int64_t end, double *counts) {
+  const sl_tensor *index = &c->arg[1];
+  sl__rlines p;
+  p.dt = v->out.dtype;
+  p.reduce = c->p.reduce;
+  p.include_self = c->p.include_self;
+  p.n = v->out.shape[v->dim];
+  p.m = sl__numel(index);
+  p.index = index;
+  p.istep = index->ndim ? index->strides[0] : 0;
+  p.out = (char *)v->out.data;
+  p.ostep = v->out.strides[v->dim];
+  p.src = (const char *)v->updates.data;
+  p.sstep = v->updates.strides[v->dim];
+  int64_t oo[SL__LINE_BATCH], so[SL__LINE_BATCH], io[SL__LINE_BATCH] = {0};
+  int64_t idx[SL_MAX_DIMS];
+  for (int64_t l = begin; l < end; l += SL__LINE_BATCH) {
+    int k = end - l < SL__LINE_BATCH ? (int)(end - l) : SL__LINE_BATCH;
+    for (int j = 0; j < k; ++j) {
+      sl__line_start(l + j, v->k, v->out.shape, v->dim, idx);
+      oo[j] = sl__offset(&v->out, idx);
+      so[j] = sl__offset(&v->updates, idx);
+    }
+    sl__reduce_lines(&p, k, oo, so, io, counts);
+  }
+}
+
+static sl_status sl__ir_run(sl_ctx *ctx, sl_call *c, int threads) {
+  sl__ir_views v;
+  sl__ir_make_views(c, &v);
+  int64_t batches = (v.lines + SL__LINE_BATCH - 1) / SL__LINE_BATCH;
+  int team = batches < threads ? (batches > 0 ? (int)batches : 1) : threads;
+  int64_t n = v.out.shape[v.dim];
+  double *counts = NULL;
+  if (v.lines && c->p.reduce == SL_REDUCE_MEAN) {
+    counts = malloc((size_t)team * (size_t)n * sizeof(double));
+    if (!counts)
+      return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
+                         "index_reduce: no memory for the mean's counts");
+  }
+  sl__copy_strided(&c->arg[3], &c->arg[0], threads);
+#pragma omp parallel num_threads(team) if (team > 1)
+  {
+#ifdef _OPENMP
+    double *mine = counts ? counts + (int64_t)omp_get_thread_num() * n : NULL;
+#else
+    double *mine = counts;
+#endif
+#pragma omp for schedule(static)
+    for (int64_t b = 0; b < batches; ++b) {
+      int64_t end = (b + 1) * SL__LINE_BATCH;
+      sl__ir_lines(c, &v, b * SL__LINE_BATCH, end < v.lines ? end : v.lines,
+                   mine);
+    }
+  }
+  free(counts);
+  return SL_STATUS_OK;
+}
+
+sl_status sl_index_reduce_cpu_serial(sl_ctx *ctx, sl_call *c) {
+  return sl__ir_run(ctx, c, 1);
+}
+
+sl_status sl_index_reduce_cpu_omp(sl_ctx *ctx, sl_call *c) {
+  return sl__ir_run(ctx, c, sl__threads(ctx));
+}

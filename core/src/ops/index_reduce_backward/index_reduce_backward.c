@@ -1,0 +1,45 @@
+/*
+ * index_reduce_backward: the gradients of index_reduce(x, dim, index,
+ * updates, reduce, include_self) = result, given grad_out, as LibTorch 1.13's
+ * autograd gives them for the reference's formulation: index_copy (assign),
+ * index_add after index_fill(0) (sum), index_reduce (prod, mean, amax,
+ * amin; seed 001's backward). The formulas are in reduce.h above
+ * sl__rbline, with index_select for gather and index_add for scatter_add.
+ *
+ * Slots: grad_out x index updates result | grad_x grad_updates.
+ * Shape contract: x, index, updates, dim and reduce as index_reduce's; x is
+ * f16, bf16, f32 or f64 (of rank >= 1 for mean, as LibTorch's autograd
+ * refuses a 0-D x there); grad_out and result have x's shape and dtype.
+ * grad_x has x's shape, grad_updates updates' (the slice for a 0-D index).
+ *
+ * Duplicate indices: every update gets its own gradient; with assign every
+ * duplicate gets the gradient of its target (index_copy's backward is
+ * grad.index_select, not only the winner's), and grad_x is 0 there.
+ */
+#include "reduce.h"
+
+sl_status sl__index_reduce_backward_infer(sl_ctx *ctx, sl_call *c) {
+  const sl_tensor *x = &c->arg[1], *updates = &c->arg[3];
+  int64_t dim = c->p.dim;
+  sl_status st = sl__index_reduce_check(ctx, x, &c->arg[2], updates,
+                                        c->p.reduce, SL__REDUCES_INDEX, &dim);
+  if (st) return st;
+  st = sl__check_grad_dtype(ctx, x);
+  if (st) return st;
+  /* LibTorch 1.13's mean backward gives updates a 0-D gradient whatever
+   * its shape when x is 0-D, and autograd refuses it ("invalid gradient"):
+   * refused here too, so that both sides reject. */
+  if (x->ndim == 0 && c->p.reduce == SL_REDUCE_MEAN)
+    return sl_ctx_fail(ctx, SL_STATUS_RANK_MISMATCH,
+                       "x: expected rank >= 1 for the backward of mean "
+                       "(LibTorch 1.13 has no gradient of updates for a 0-D "
+                       "x), got rank 0");
+  st = sl__check_like_x(ctx, "grad_out", &c->arg[0], x);
+  if (st) return st;
+  st = sl__check_like_x(ctx, "result", &c->arg[4], x);
+  if (st) return st;
+  c->p.dim = dim;
+  sl__set_out(&c->arg[5], x->dtype, x->ndim, x->shape);
+  sl__set_out(&c->arg[6], updates->dtype, updates->ndim, updates->shape);
+  return SL_STATUS_OK;
+}

@@ -1,0 +1,45 @@
+/*
+ * masked_scatter's view of its mask, shared by the infer function (which
+ * counts the true positions to check source's length) and the kernels.
+ */
+#ifndef SL_MASKED_SCATTER_H
+#define SL_MASKED_SCATTER_H
+
+#include "sl_internal.h"
+
+/*
+ * Strides (in elements) of a validated mask broadcast to x's shape: the mask
+ * is aligned on x's trailing axes, and its size-1 axes and the leading axes
+ * it lacks get stride 0.
+ */
+static inline void sl__mask_strides(const sl_tensor *x, const sl_tensor *mask,
+                                    int64_t *ms) {
+  int lead = x->ndim - mask->ndim;
+  for (int d = 0; d < x->ndim; ++d) {
+    int j = d - lead;
+    ms[d] = (j < 0 || mask->shape[j] == 1) ? 0 : mask->strides[j];
+  }
+}
+
+/* Whether the mask is true at x's position `pos`. */
+static inline int sl__mask_at(const sl_tensor *x, const sl_tensor *mask,
+                              const int64_t *ms, const int64_t *pos) {
+  int64_t off = 0;
+  for (int d = 0; d < x->ndim; ++d) off += pos[d] * ms[d];
+  return ((const unsigned char *)mask->data)[off] != 0;
+}
+
+/* Number of true mask positions among x's row-major positions
+ * [begin, end). */
+static inline int64_t sl__mask_count(const sl_tensor *x, const sl_tensor *mask,
+                                     const int64_t *ms, int64_t begin,
+                                     int64_t end) {
+  int64_t n = 0, pos[SL_MAX_DIMS];
+  for (int64_t i = begin; i < end; ++i) {
+    sl__unravel(i, x->ndim, x->shape, pos);
+    n += sl__mask_at(x, mask, ms, pos);
+  }
+  return n;
+}
+
+#endif /* SL_MASKED_SCATTER_H */

@@ -1,0 +1,92 @@
+/* scatter_reduce on the CPU: serial, and OpenMP over whole index lines. */
+#include <stdlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "reduce.h"
+
+/* Index lines along dim: numel(index) / index.size(dim). */
+static int64_t sl__sr_line_count(const sl_call *c) {
+  const sl_tensor *index = &c->arg[1];
+  int64_t n = sl__numel(index);
+  int64_t len = index->ndim ? index->shape[c->p.dim] : 1;
+  return len ? n / len : 0;
+}
+
+/*
+ * Reduces index lines [begin, end), SL__LINE_BATCH at a time. Index line l
+ * (see sl__line_start) holds the contributions to the line of out with the
+ * same coordinates off dim, so lines never share an output element.
+ */
+static void sl__sr_lines(const sl_call *c, int64_t begin, int64_t end,
+                         double *counts) {
+  const sl_tensor *index = &c->arg[1], *src = &c->arg[2], *out = &c->arg[3];
+  int dim = (int)c->p.dim;
+  sl__rlines p;
+  p.dt = out->dtype;
+  p.reduce = c->p.reduce;
+  p.include_self = c->p.include_self;
+  p.n = out->ndim ? out->shape[dim] : 1;
+  p.m = index->ndim ? index->shape[dim] : 1;
+  p.index = index;
+  p.istep = index->ndim ? index->strides[dim] : 0;
+  p.out = (char *)out->data;
+  p.ostep = out->ndim ? out->strides[dim] : 0;
+  p.src = (const char *)src->data;
+  p.sstep = src->ndim ? src->strides[dim] : 0;
+  int64_t oo[SL__LINE_BATCH], so[SL__LINE_BATCH], io[SL__LINE_BATCH];
+  int64_t idx[SL_MAX_DIMS] = {0}; /* a 0-D index leaves it all zero */
+  for (int64_t l = begin; l < end; l += SL__LINE_BATCH) {
+    int k = end - l < SL__LINE_BATCH ? (int)(end - l) : SL__LINE_BATCH;
+    for (int j = 0; j < k; ++j) {
+      sl__line_start(l + j, index->ndim, index->shape, dim, idx);
+      oo[j] = sl__offset(out, idx);
+      so[j] = sl__offset(src, idx);
+      io[j] = sl__offset(index, idx);
+    }
+    sl__reduce_lines(&p, k, oo, so, io, counts);
+  }
+}
+
+/* Copies x to out, then reduces every index line on `threads` threads
+ * (one thread for cpu.serial). Mean needs a count per position of an out
+ * line, per thread. */
+static sl_status sl__sr_run(sl_ctx *ctx, sl_call *c, int threads) {
+  const sl_tensor *out = &c->arg[3];
+  int64_t lines = sl__sr_line_count(c);
+  int64_t batches = (lines + SL__LINE_BATCH - 1) / SL__LINE_BATCH;
+  int team = batches < threads ? (batches > 0 ? (int)batches : 1) : threads;
+  int64_t n = out->ndim ? out->shape[c->p.dim] : 1;
+  double *counts = NULL;
+  if (lines && c->p.reduce == SL_REDUCE_MEAN) {
+    counts = malloc((size_t)team * (size_t)n * sizeof(double));
+    if (!counts)
+      return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
+                         "scatter_reduce: no memory for the mean's counts");
+  }
+  sl__copy_strided(&c->arg[3], &c->arg[0], threads);
+#pragma omp parallel num_threads(team) if (team > 1)
+  {
+#ifdef _OPENMP
+    double *mine = counts ? counts + (int64_t)omp_get_thread_num() * n : NULL;
+#else
+    double *mine = counts;
+#endif
+#pragma omp for schedule(static)
+    for (int64_t b = 0; b < batches; ++b) {
+      int64_t end = (b + 1) * SL__LINE_BATCH;
+      sl__sr_lines(c, b * SL__LINE_BATCH, end < lines ? end : lines, mine);
+    }
+  }
+  free(counts);
+  return SL_STATUS_OK;
+}
+
+sl_status sl_scatter_reduce_cpu_serial(sl_ctx *ctx, sl_call *c) {
+  return sl__sr_run(ctx, c, 1);
+}
+
+sl_status sl_scatter_reduce_cpu_omp(sl_ctx *ctx, sl_call *c) {
+  return sl__sr_run(ctx, c, sl__threads(ctx));
+}

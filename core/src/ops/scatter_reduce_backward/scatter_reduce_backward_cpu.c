@@ -1,0 +1,97 @@
+/*
+ * scatter_reduce_backward on the CPU: serial, and OpenMP over the lines of x
+ * along dim. A line of x takes the index line with the same coordinates off
+ * dim, when index reaches that far, so each thread writes its own lines of
+ * grad_x and grad_src only.
+ */
+#include <stdlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "reduce.h"
+
+/* Slots. */
+enum { G_ = 0, X_, I_, S_, R_, GX_, GS_ };
+
+/* The backward of the lines [begin, end) of x along dim. */
+static void sl__srb_lines(const sl_call *c, int64_t begin, int64_t end,
+                          double *scratch) {
+  const sl_tensor *g = &c->arg[G_], *x = &c->arg[X_], *index = &c->arg[I_];
+  const sl_tensor *src = &c->arg[S_], *res = &c->arg[R_];
+  const sl_tensor *gx = &c->arg[GX_], *gs = &c->arg[GS_];
+  int dim = (int)c->p.dim;
+  int k = x->ndim ? x->ndim : 1;
+  int64_t xs[SL_MAX_DIMS];
+  for (int d = 0; d < k; ++d) xs[d] = x->ndim ? x->shape[d] : 1;
+  int has_index = sl__numel(index) > 0;
+  size_t es = sl_dtype_size(x->dtype);
+  sl__rbline b;
+  b.dt = x->dtype;
+  b.reduce = c->p.reduce;
+  b.include_self = c->p.include_self;
+  b.n = xs[dim];
+  b.index = index;
+  b.gstep = g->ndim ? g->strides[dim] : 0;
+  b.xstep = x->ndim ? x->strides[dim] : 0;
+  b.rstep = res->ndim ? res->strides[dim] : 0;
+  b.gxstep = gx->ndim ? gx->strides[dim] : 0;
+  b.istep = index->ndim ? index->strides[dim] : 0;
+  b.sstep = src->ndim ? src->strides[dim] : 0;
+  b.gsstep = gs->ndim ? gs->strides[dim] : 0;
+  int64_t idx[SL_MAX_DIMS] = {0};
+  for (int64_t l = begin; l < end; ++l) {
+    sl__line_start(l, k, xs, dim, idx);
+    b.g = (const char *)g->data + sl__offset(g, idx) * (int64_t)es;
+    b.x = (const char *)x->data + sl__offset(x, idx) * (int64_t)es;
+    b.res = (const char *)res->data + sl__offset(res, idx) * (int64_t)es;
+    b.gx = (char *)gx->data + sl__offset(gx, idx) * (int64_t)es;
+    /* Is this line inside index's extent off dim? */
+    int covered = has_index;
+    for (int d = 0; covered && d < index->ndim; ++d)
+      covered = d == dim || idx[d] < index->shape[d];
+    b.m = covered ? (index->ndim ? index->shape[dim] : 1) : 0;
+    if (covered) {
+      b.ioff = sl__offset(index, idx);
+      b.src = (const char *)src->data + sl__offset(src, idx) * (int64_t)es;
+      b.gs = (char *)gs->data + sl__offset(gs, idx) * (int64_t)es;
+    }
+    sl__reduce_backward_line(&b, scratch);
+  }
+}
+
+static sl_status sl__srb_run(sl_ctx *ctx, sl_call *c, int threads) {
+  const sl_tensor *x = &c->arg[X_];
+  int64_t n = x->ndim ? x->shape[c->p.dim] : 1;
+  int64_t lines = n ? sl__numel(x) / n : 0;
+  if (lines == 0) return SL_STATUS_OK; /* x empty: so are index and src */
+  int team = lines < threads ? (int)lines : threads;
+  int64_t per = sl__reduce_backward_scratch(c->p.reduce, n);
+  double *scratch = NULL;
+  if (per) {
+    scratch = malloc((size_t)team * (size_t)per * sizeof(double));
+    if (!scratch)
+      return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
+                         "scatter_reduce_backward: no memory for scratch");
+  }
+#pragma omp parallel num_threads(team) if (team > 1)
+  {
+#ifdef _OPENMP
+    double *mine = scratch ? scratch + omp_get_thread_num() * per : NULL;
+#else
+    double *mine = scratch;
+#endif
+#pragma omp for schedule(static)
+    for (int64_t l = 0; l < lines; ++l) sl__srb_lines(c, l, l + 1, mine);
+  }
+  free(scratch);
+  return SL_STATUS_OK;
+}
+
+sl_status sl_scatter_reduce_backward_cpu_serial(sl_ctx *ctx, sl_call *c) {
+  return sl__srb_run(ctx, c, 1);
+}
+
+sl_status sl_scatter_reduce_backward_cpu_omp(sl_ctx *ctx, sl_call *c) {
+  return sl__srb_run(ctx, c, sl__threads(ctx));
+}

@@ -1,0 +1,278 @@
+/*
+ * The reduction machinery shared by scatter_reduce, index_reduce, their
+ * backward ops and every variant of them (serial, omp, and the atomic, lock
+ * and sorted variants to come): identities, the combine step, mean
+ * finalization, the LibTorch-style element counts, and the line kernels.
+ *
+ * Numerics (SPEC §2, checked against LibTorch 1.13):
+ * - Floating dtypes combine in double and are stored through sl__store_f,
+ *   which rounds f16/bf16 via float. One + - * / in double rounded to the
+ *   dtype gives exactly the dtype's own operation (double has more than
+ *   2p+2 bits for f32, and float more than 2p+2 for f16/bf16), so a step
+ *   that loads the accumulator from the output, combines and stores it back
+ *   rounds exactly as LibTorch's per-step loop does.
+ * - Integer sum and prod run in uint64 and wrap when stored (the low bits of
+ *   a sum or product depend only on the low bits of the operands).
+ * - amax/amin propagate NaN from either side; on equal values (including
+ *   -0.0 versus 0.0) the accumulator is kept, as std::max/std::min do in
+ *   LibTorch's scatter kernels.
+ * - Integer mean is floor division; float mean divides by the count.
+ * - Counts (mean, and the tie counts of the amax/amin backward) are kept in
+ *   the data's dtype as LibTorch does (ones_like(x).scatter_add(...)): a
+ *   bf16 count stops at 256 and an f16 count at 2048. sl__count_add rounds.
+ */
+#ifndef SL_REDUCE_H
+#define SL_REDUCE_H
+
+#include <math.h>
+#include <string.h>
+
+#include "sl_internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The reduces of scatter_reduce (LibTorch's five) and of index_reduce. */
+#define SL__REDUCE_BIT(r) (1u << SL_REDUCE_##r)
+#define SL__REDUCES_SCATTER                                                    \
+  (SL__REDUCE_BIT(SUM) | SL__REDUCE_BIT(PROD) | SL__REDUCE_BIT(MEAN) |         \
+   SL__REDUCE_BIT(AMAX) | SL__REDUCE_BIT(AMIN))
+#define SL__REDUCES_INDEX (SL__REDUCES_SCATTER | SL__REDUCE_BIT(ASSIGN))
+
+/* Integer dtypes of the reduction group travel as int64. */
+static inline int sl__reduce_is_int(sl_dtype dt) {
+  return dt == SL_I32 || dt == SL_I64;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Values                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* a ⊕ b for floating dtypes. ASSIGN (and anything else) takes b. */
+static inline double sl__reduce_f(sl_reduce r, double a, double b) {
+  switch (r) {
+  case SL_REDUCE_SUM:
+  case SL_REDUCE_MEAN:
+    return a + b;
+  case SL_REDUCE_PROD:
+    return a * b;
+  /* A NaN src wins; a NaN accumulator fails both comparisons and stays. */
+  case SL_REDUCE_AMAX:
+  case SL_REDUCE_MAX:
+    return b != b ? b : (a < b ? b : a);
+  case SL_REDUCE_AMIN:
+    return b != b ? b : (b < a ? b : a);
+  default:
+    return b;
+  }
+}
+
+/* a ⊕ b for integer dtypes; sum and prod wrap modulo 2^64 (and modulo
+ * 2^bits once stored), which C only defines for unsigned arithmetic. */
+static inline int64_t sl__reduce_i(sl_reduce r, int64_t a, int64_t b) {
+  switch (r) {
+  case SL_REDUCE_SUM:
+  case SL_REDUCE_MEAN:
+    return (int64_t)((uint64_t)a + (uint64_t)b);
+  case SL_REDUCE_PROD:
+    return (int64_t)((uint64_t)a * (uint64_t)b);
+  case SL_REDUCE_AMAX:
+  case SL_REDUCE_MAX:
+    return a < b ? b : a;
+  case SL_REDUCE_AMIN:
+    return b < a ? b : a;
+  default:
+    return b;
+  }
+}
+
+/* The identity a targeted position takes when include_self is false. */
+static inline double sl__reduce_identity_f(sl_reduce r) {
+  switch (r) {
+  case SL_REDUCE_PROD:
+    return 1.0;
+  case SL_REDUCE_AMAX:
+  case SL_REDUCE_MAX:
+    return -INFINITY;
+  case SL_REDUCE_AMIN:
+    return INFINITY;
+  default:
+    return 0.0;
+  }
+}
+
+static inline int64_t sl__reduce_identity_i(sl_dtype dt, sl_reduce r) {
+  switch (r) {
+  case SL_REDUCE_PROD:
+    return 1;
+  case SL_REDUCE_AMAX:
+  case SL_REDUCE_MAX:
+    return dt == SL_I32 ? INT32_MIN : INT64_MIN;
+  case SL_REDUCE_AMIN:
+    return dt == SL_I32 ? INT32_MAX : INT64_MAX;
+  default:
+    return 0;
+  }
+}
+
+/* Floor division for b > 0: (-1 + -2) / 2 = -2, as LibTorch's integer
+ * mean (div(..., "floor")). */
+static inline int64_t sl__floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if (a % b != 0 && (a < 0) != (b < 0)) --q;
+  return q;
+}
+
+/* v as the floating dtype dt stores it (f64: v itself). */
+double sl__round_to(sl_dtype dt, double v);
+
+/* count + inc as a count tensor of dtype dt holds it: floating dtypes round
+ * (a bf16 count of 256 plus 1 stays 256), integers are exact. */
+static inline double sl__count_add(sl_dtype dt, double count, double inc) {
+  return sl__reduce_is_int(dt) ? count + inc : sl__round_to(dt, count + inc);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Elements in memory (dtype dt)                                             */
+/* ------------------------------------------------------------------------ */
+
+static inline void sl__reduce_set_identity(sl_dtype dt, sl_reduce r,
+                                           void *acc) {
+  if (sl__reduce_is_int(dt))
+    sl__store_i(dt, acc, sl__reduce_identity_i(dt, r));
+  else
+    sl__store_f(dt, acc, sl__reduce_identity_f(r));
+}
+
+/* *acc = *acc ⊕ *v. ASSIGN copies the element whatever its dtype. */
+static inline void sl__reduce_step(sl_dtype dt, sl_reduce r, void *acc,
+                                   const void *v) {
+  if (r == SL_REDUCE_ASSIGN)
+    memcpy(acc, v, sl_dtype_size(dt));
+  else if (sl__reduce_is_int(dt))
+    sl__store_i(dt, acc,
+                sl__reduce_i(r, sl__load_i(dt, acc), sl__load_i(dt, v)));
+  else
+    sl__store_f(dt, acc,
+                sl__reduce_f(r, sl__load_f(dt, acc), sl__load_f(dt, v)));
+}
+
+/* Mean of a sum over `count` (>= 1) contributions. */
+static inline void sl__reduce_mean_finish(sl_dtype dt, void *acc,
+                                          double count) {
+  if (sl__reduce_is_int(dt))
+    sl__store_i(dt, acc, sl__floor_div(sl__load_i(dt, acc), (int64_t)count));
+  else
+    sl__store_f(dt, acc, sl__load_f(dt, acc) / count);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Lines                                                                     */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Both forward ops are a set of independent lines: a line is the n elements
+ * of out along the reduced dim (scatter_reduce's dim, index_reduce's axis)
+ * and the m contributions aimed at it; contribution i goes to position
+ * index[i] of the line and reads src[i]. scatter_reduce has one index line
+ * per line; index_reduce shares one index among all lines. Lines never
+ * share an output element, so a thread that owns whole lines needs no
+ * synchronisation, and within a line contributions go in index order.
+ */
+typedef struct sl__rlines {
+  sl_dtype dt;
+  sl_reduce reduce; /* SUM PROD MEAN AMAX AMIN, or ASSIGN (copy) */
+  int include_self;
+  int64_t n;              /* extent of an out line */
+  int64_t m;              /* contributions per line */
+  const sl_tensor *index; /* i32/i64 */
+  int64_t istep;          /* element step of index along the line */
+  char *out;              /* out's data; out already holds x */
+  int64_t ostep;          /* element step of out along the line */
+  const char *src;        /* src's (updates') data */
+  int64_t sstep;          /* element step of src along the line */
+} sl__rlines;
+
+/* The most lines one sl__reduce_lines call takes (callers batch lines so
+ * that neighbouring lines are walked together, for locality). */
+#define SL__LINE_BATCH 32
+
+/*
+ * Reduces k (<= SL__LINE_BATCH) lines: line l starts at element offset
+ * out_off[l] of out, src_off[l] of src and idx_off[l] of index. For MEAN,
+ * counts is scratch for n doubles (unused otherwise; may be NULL).
+ */
+void sl__reduce_lines(const sl__rlines *p, int k, const int64_t *out_off,
+                      const int64_t *src_off, const int64_t *idx_off,
+                      double *counts);
+
+/*
+ * One line of a backward op: the n positions of grad_out, x, result and
+ * grad_x along the dim, and the m contributions (index, src, grad_src). The
+ * formulas are LibTorch 1.13's scatter_reduce_backward / index_reduce
+ * backward (FunctionsManual.cpp), evaluated literally with a rounding to
+ * the dtype after every tensor operation, so NaN, inf and zeros behave as
+ * there (e.g. grad * inf / inf gives NaN for an untargeted inf under prod):
+ *   sum:    grad_x = g; grad_src = g[index]
+ *   assign: grad_x = g, 0 at targeted positions; grad_src = g[index]
+ *           (every duplicate gets the gradient, as index_copy's backward)
+ *   mean:   N = include_self + count; grad_x = g / N; grad_src = g[t] / N[t]
+ *   prod:   masked x (0 -> 1); grad_x = g * prod(masked x, src) / masked x;
+ *           grad_src = g[t] * prod(x, src with its single zero -> 1) when src
+ *           is the only zero aimed at t, else g[t] * result[t] / src (0 -> 1)
+ *   amax/amin: N = (x == result) + Σ (src == result[t]) (x counted even when
+ *           include_self is false, as 1.13 does); grad_x = (x == result) *
+ *           g / N; grad_src = (src == result[t]) * g[t] / N[t]
+ * and, when include_self is false, grad_x is 0 at every targeted position.
+ */
+typedef struct sl__rbline {
+  sl_dtype dt; /* f16 bf16 f32 f64 */
+  sl_reduce reduce;
+  int include_self;
+  int64_t n, m;
+  const char *g, *x, *res; /* first element of the line */
+  char *gx;
+  int64_t gstep, xstep, rstep, gxstep;
+  const sl_tensor *index;
+  int64_t ioff, istep;
+  const char *src; /* first contribution (unused when m == 0) */
+  char *gs;
+  int64_t sstep, gsstep;
+} sl__rbline;
+
+/* Scratch doubles sl__reduce_backward_line needs for a line of extent n. */
+int64_t sl__reduce_backward_scratch(sl_reduce r, int64_t n);
+void sl__reduce_backward_line(const sl__rbline *b, double *scratch);
+
+/* ------------------------------------------------------------------------ */
+/* Shapes and checks shared by the four ops                                  */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A rank-k view of t for an axis-wise op: t itself when its rank is k,
+ * otherwise (rank k-1: a 0-D x, or index_reduce's updates slice for a 0-D
+ * index) t with an extent-1, stride-0 dim inserted at axis.
+ */
+void sl__axis_view(const sl_tensor *t, int k, int axis, sl_tensor *view);
+
+/* t has the dtype and shape of x (messages: "grad_out: expected ..."). */
+sl_status sl__check_like_x(sl_ctx *ctx, const char *what, const sl_tensor *t,
+                           const sl_tensor *x);
+
+/* x's dtype is floating (the backward ops; LibTorch only differentiates
+ * floating tensors). */
+sl_status sl__check_grad_dtype(sl_ctx *ctx, const sl_tensor *x);
+
+/* index_reduce's contract (ops/index_reduce/index_reduce.c): validates x,
+ * index, updates, the dim and the reduce against `allowed`; writes the
+ * normalized dim. Shared with index_reduce_backward. */
+sl_status sl__index_reduce_check(sl_ctx *ctx, const sl_tensor *x,
+                                 const sl_tensor *index,
+                                 const sl_tensor *updates, sl_reduce reduce,
+                                 unsigned allowed, int64_t *dim);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SL_REDUCE_H */

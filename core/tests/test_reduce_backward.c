@@ -1,0 +1,671 @@
+/*
+ * scatter_reduce_backward and index_reduce_backward on every CPU variant of
+ * the table, against gradients computed by hand (each also checked against
+ * LibTorch 1.13 autograd: x.requires_grad_(), src.requires_grad_(),
+ * y.backward(g)): the single-zero rule of prod, amax/amin ties shared
+ * evenly (x counted even when left out, as 1.13 does), mean counts, NaN and
+ * inf as the literal formulas give them, assign's duplicates, the 0-D
+ * index, bf16 rounding, strides, and the SPEC §4 classes.
+ */
+#include <math.h>
+#include <stdint.h>
+
+#include "sl/sl.h"
+#include "sl_test.h"
+
+#define FOR_EACH_VARIANT(which, v)                                             \
+  for (size_t v##_i = 0; v##_i < sl_variant_count(); ++v##_i)                  \
+    for (const sl_variant *v = sl_variant_at(v##_i);                           \
+         v && v->op == (which) && !(v->flags & SL_NEEDS_CUDA); v = NULL)
+
+static int same_f(double a, double b) {
+  if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
+  return a == b;
+}
+
+/* Runs a backward op: slots grad_out x index src result | grad_x grad_src.
+ * Outputs are poisoned first when their byte counts are given. */
+static sl_status run_bw(sl_ctx *ctx, const char *variant, sl_op op,
+                        const sl_tensor *g, const sl_tensor *x,
+                        const sl_tensor *index, const sl_tensor *src,
+                        const sl_tensor *res, sl_tensor *gx, size_t gx_bytes,
+                        sl_tensor *gs, size_t gs_bytes, int64_t dim,
+                        sl_reduce r, int self) {
+  sl_call c;
+  sl_call_init(&c, op);
+  c.arg[0] = *g;
+  c.arg[1] = *x;
+  c.arg[2] = *index;
+  c.arg[3] = *src;
+  c.arg[4] = *res;
+  c.arg[5] = *gx;
+  c.arg[6] = *gs;
+  c.p.dim = dim;
+  c.p.reduce = r;
+  c.p.include_self = self;
+  if (gx_bytes) memset(gx->data, 0x5a, gx_bytes);
+  if (gs_bytes) memset(gs->data, 0x5a, gs_bytes);
+  ctx->threads = 3;
+  return sl_run(ctx, variant, &c);
+}
+
+#define CHECK_ARR(got, want, n, what)                                          \
+  do {                                                                         \
+    for (int k_ = 0; k_ < (n); ++k_)                                           \
+      CHECK_MSG(same_f((got)[k_], (want)[k_]), "%s: %s[%d] = %g, want %g",     \
+                v->name, what, k_, (double)(got)[k_], (double)(want)[k_]);     \
+  } while (0)
+
+/* x=[2,3,4,5], index=[0,0,1,1,1,2], src=[0,5,0,0,7,6], g=[1,2,3,4]. */
+static void test_scatter_1d(void) {
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  float x[4] = {2, 3, 4, 5}, src[6] = {0, 5, 0, 0, 7, 6}, g[4] = {1, 2, 3, 4};
+  int64_t idx[6] = {0, 0, 1, 1, 1, 2};
+  float res[4], gx[4], gs[6];
+  sl_tensor tg = sl_tensor_make(SL_F32, 1, (int64_t[]){4}, g);
+  sl_tensor tx = sl_tensor_make(SL_F32, 1, (int64_t[]){4}, x);
+  sl_tensor ti = sl_tensor_make(SL_I64, 1, (int64_t[]){6}, idx);
+  sl_tensor ts = sl_tensor_make(SL_F32, 1, (int64_t[]){6}, src);
+  sl_tensor tr = sl_tensor_make(SL_F32, 1, (int64_t[]){4}, res);
+  sl_tensor tgx = sl_tensor_make(SL_F32, 1, (int64_t[]){4}, gx);
+  sl_tensor tgs = sl_tensor_make(SL_F32, 1, (int64_t[]){6}, gs);
+  struct {
+    sl_reduce r;
+    int self;
+    float res[4], gx[4], gs[6];
+  } cases[] = {
+      /* sum: grad_x = g (0 where targeted without x); grad_src = g[t] */
+      {SL_REDUCE_SUM, 1, {7, 10, 10, 5}, {1, 2, 3, 4}, {1, 1, 2, 2, 2, 3}},
+      {SL_REDUCE_SUM, 0, {5, 7, 6, 5}, {0, 0, 0, 4}, {1, 1, 2, 2, 2, 3}},
+      /* prod: position 0 has one zero src: its gradient is g * 2 * 5 = 10
+       * (x included) or g * 5 (left out); position 1 has two zeros: all 0;
+       * position 2: g * 24 / 4 = 18 for x, g * 24 / 6 = 12 for src */
+      {SL_REDUCE_PROD, 1, {0, 0, 24, 5}, {0, 0, 18, 4}, {10, 0, 0, 0, 0, 12}},
+      {SL_REDUCE_PROD, 0, {0, 0, 6, 5}, {0, 0, 0, 4}, {5, 0, 0, 0, 0, 3}},
+      /* mean: N = [3,4,2,1] with x, [2,3,1,0->1] without */
+      {SL_REDUCE_MEAN,
+       1,
+       {7.0f / 3, 2.5f, 5, 5},
+       {1.0f / 3, 0.5f, 1.5f, 4},
+       {1.0f / 3, 1.0f / 3, 0.5f, 0.5f, 0.5f, 1.5f}},
+      {SL_REDUCE_MEAN,
+       0,
+       {2.5f, 7.0f / 3, 6, 5},
+       {0, 0, 0, 4},
+       {0.5f, 0.5f, 2.0f / 3, 2.0f / 3, 2.0f / 3, 3}},
+      /* amax: one winner per position */
+      {SL_REDUCE_AMAX, 1, {5, 7, 6, 5}, {0, 0, 0, 4}, {0, 1, 0, 0, 2, 3}},
+      /* amin: the two zeros at position 1 share g = 2; x = 4 wins pos. 2 */
+      {SL_REDUCE_AMIN, 1, {0, 0, 4, 5}, {0, 0, 3, 4}, {1, 0, 1, 1, 0, 0}},
+      {SL_REDUCE_AMIN, 0, {0, 0, 6, 5}, {0, 0, 0, 4}, {1, 0, 1, 1, 0, 3}},
+  };
+  int ran = 0;
+  FOR_EACH_VARIANT(SL_OP_SCATTER_REDUCE_BACKWARD, v) {
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+      memcpy(res, cases[c].res, sizeof res);
+      CHECK(run_bw(&ctx, v->name, SL_OP_SCATTER_REDUCE_BACKWARD, &tg, &tx, &ti,
+                   &ts, &tr, &tgx, sizeof gx, &tgs, sizeof gs, 0, cases[c].r,
+                   cases[c].self) == SL_STATUS_OK);
+      CHECK_ARR(gx, cases[c].gx, 4, sl_reduce_name(cases[c].r));
+      CHECK_ARR(gs, cases[c].gs, 6, sl_reduce_name(cases[c].r));
+    }
+    ++ran;
+  }
+  CHECK(ran == 2);
+}
+
+/* Ties: x=[1,5,2,9], index=[0,0,1,2,2], src=[3,3,5,2,1], g=[1,2,3,4]. */
+static void test_scatter_ties(void) {
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  float x[4] = {1, 5, 2, 9}, src[5] = {3, 3, 5, 2, 1}, g[4] = {1, 2, 3, 4};
+  int32_t idx[5] = {0, 0, 1, 2, 2};
+  float res[4], gx[4], gs[5];
+  sl_tensor tg = sl_tensor_make(SL_F32, 1, (int64_t[]){4}, g);
+  sl_tensor tx = sl_tensor_make(SL_F32, 1, (int64_t[]){4}, x);
+  sl_tensor ti = sl_tensor_make(SL_I32, 1, (int64_t[]){5}, idx);
+  sl_tensor ts = sl_tensor_make(SL_F32, 1, (int64_t[]){5}, src);
+  sl_tensor tr = sl_tensor_make(SL_F32, 1, (int64_t[]){4}, res);
+  sl_tensor tgx = sl_tensor_make(SL_F32, 1, (int64_t[]){4}, gx);
+  sl_tensor tgs = sl_tensor_make(SL_F32, 1, (int64_t[]){5}, gs);
+  struct {
+    sl_reduce r;
+    int self;
+    float res[4], gx[4], gs[5];
+  } cases[] = {
+      /* position 0: two srcs of 3 share g=1; position 1: x and src 5 share
+       * g=2; position 2: x and src 2 share g=3 */
+      {SL_REDUCE_AMAX,
+       1,
+       {3, 5, 2, 9},
+       {0, 1, 1.5f, 4},
+       {0.5f, 0.5f, 1, 1.5f, 0}},
+      /* x left out still counts in the share (LibTorch 1.13), but its part
+       * is dropped: src 5 gets 2/2 = 1, src 2 gets 3/2 */
+      {SL_REDUCE_AMAX, 0, {3, 5, 2, 9}, {0, 0, 0, 4}, {0.5f, 0.5f, 1, 1.5f, 0}},
+      {SL_REDUCE_AMIN, 0, {3, 5, 1, 9}, {0, 0, 0, 4}, {0.5f, 0.5f, 1, 0, 3}},
+      /* mean without x: N = [2,1,2,1] */
+      {SL_REDUCE_MEAN,
+       0,
+       {3, 5, 1.5f, 9},
+       {0, 0, 0, 4},
+       {0.5f, 0.5f, 2, 1.5f, 1.5f}},
+  };
+  FOR_EACH_VARIANT(SL_OP_SCATTER_REDUCE_BACKWARD, v) {
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+      memcpy(res, cases[c].res, sizeof res);
+      CHECK(run_bw(&ctx, v->name, SL_OP_SCATTER_REDUCE_BACKWARD, &tg, &tx, &ti,
+                   &ts, &tr, &tgx, sizeof gx, &tgs, sizeof gs, -1, cases[c].r,
+                   cases[c].self) == SL_STATUS_OK);
+      CHECK_ARR(gx, cases[c].gx, 4, sl_reduce_name(cases[c].r));
+      CHECK_ARR(gs, cases[c].gs, 5, sl_reduce_name(cases[c].r));
+    }
+  }
+}
+
+/* NaN and inf follow the literal formulas: x=[1,NaN,2,inf,0],
+ * index=[0,0,1,2,3], src=[NaN,3,5,inf,2], g=[1,2,3,4,5], include_self. */
+static void test_scatter_nan_inf(void) {
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  const float inf = INFINITY, nan = NAN;
+  float x[5] = {1, nan, 2, inf, 0}, src[5] = {nan, 3, 5, inf, 2};
+  float g[5] = {1, 2, 3, 4, 5}, res[5], gx[5], gs[5];
+  int64_t idx[5] = {0, 0, 1, 2, 3};
+  sl_tensor tg = sl_tensor_make(SL_F32, 1, (int64_t[]){5}, g);
+  sl_tensor tx = sl_tensor_make(SL_F32, 1, (int64_t[]){5}, x);
+  sl_tensor ti = sl_tensor_make(SL_I64, 1, (int64_t[]){5}, idx);
+  sl_tensor ts = sl_tensor_make(SL_F32, 1, (int64_t[]){5}, src);
+  sl_tensor tr = sl_tensor_make(SL_F32, 1, (int64_t[]){5}, res);
+  sl_tensor tgx = sl_tensor_make(SL_F32, 1, (int64_t[]){5}, gx);
+  sl_tensor tgs = sl_tensor_make(SL_F32, 1, (int64_t[]){5}, gs);
+  /* prod: result [NaN, NaN, inf, inf, 0]. grad_x: NaN products; 3*inf/2 =
+   * inf; 4*inf/inf = NaN; x=0 untargeted: 5*1/1. grad_src: g*NaN/.. = NaN;
+   * 3*inf/inf = NaN; 4*inf/2 = inf. */
+  const float pres[5] = {nan, nan, inf, inf, 0};
+  const float pgx[5] = {nan, nan, inf, nan, 5},
+              pgs[5] = {nan, nan, nan, nan, inf};
+  /* amax: result [NaN, NaN, inf, inf, 0]; a NaN result equals nothing, so
+   * N = 0 and g/0 = inf, times 0 = NaN; position 2: src inf alone (3);
+   * position 3: x inf alone (4). */
+  const float agx[5] = {nan, nan, 0, 4, 5}, ags[5] = {nan, nan, nan, 3, 0};
+  FOR_EACH_VARIANT(SL_OP_SCATTER_REDUCE_BACKWARD, v) {
+    memcpy(res, pres, sizeof res);
+    CHECK(run_bw(&ctx, v->name, SL_OP_SCATTER_REDUCE_BACKWARD, &tg, &tx, &ti,
+                 &ts, &tr, &tgx, sizeof gx, &tgs, sizeof gs, 0, SL_REDUCE_PROD,
+                 1) == SL_STATUS_OK);
+    CHECK_ARR(gx, pgx, 5, "prod gx");
+    CHECK_ARR(gs, pgs, 5, "prod gs");
+    CHECK(run_bw(&ctx, v->name, SL_OP_SCATTER_REDUCE_BACKWARD, &tg, &tx, &ti,
+                 &ts, &tr, &tgx, sizeof gx, &tgs, sizeof gs, 0, SL_REDUCE_AMAX,
+                 1) == SL_STATUS_OK);
+    CHECK_ARR(gx, agx, 5, "amax gx");
+    CHECK_ARR(gs, ags, 5, "amax gs");
+  }
+}
+
+/* 2-D, dim 1, index narrower than x in dim 0 (row 1 untargeted), a
+ * transposed x and a stepped grad_out; f64. */
+static void test_scatter_2d_strides(void) {
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  /* x = [[1,2,3],[4,5,6]] stored transposed; g = [[1,2,3],[4,5,6]] stored
+   * with a step of 2 */
+  double xb[6] = {1, 4, 2, 5, 3, 6}, gb[12] = {0}, src[2] = {7, 8};
+  for (int i = 0; i < 6; ++i) gb[2 * i] = i + 1;
+  double res[6] = {1, 2, 3, 4, 5, 6}, gx[6], gs[2];
+  int64_t idx[2] = {2, 2};
+  sl_tensor tx = sl_tensor_make(SL_F64, 2, (int64_t[]){2, 3}, xb);
+  tx.strides[0] = 1;
+  tx.strides[1] = 2;
+  sl_tensor tg = sl_tensor_make(SL_F64, 2, (int64_t[]){2, 3}, gb);
+  tg.strides[0] = 6;
+  tg.strides[1] = 2;
+  sl_tensor ti = sl_tensor_make(SL_I64, 2, (int64_t[]){1, 2}, idx);
+  sl_tensor ts = sl_tensor_make(SL_F64, 2, (int64_t[]){1, 2}, src);
+  sl_tensor tr = sl_tensor_make(SL_F64, 2, (int64_t[]){2, 3}, res);
+  sl_tensor tgx = sl_tensor_make(SL_F64, 2, (int64_t[]){2, 3}, gx);
+  sl_tensor tgs = sl_tensor_make(SL_F64, 2, (int64_t[]){1, 2}, gs);
+  const double gx0[6] = {1, 2, 0, 4, 5, 6};
+  const double r_prod = 56, r_amax = 8;
+  FOR_EACH_VARIANT(SL_OP_SCATTER_REDUCE_BACKWARD, v) {
+    res[2] = 15;
+    CHECK(run_bw(&ctx, v->name, SL_OP_SCATTER_REDUCE_BACKWARD, &tg, &tx, &ti,
+                 &ts, &tr, &tgx, sizeof gx, &tgs, sizeof gs, 1, SL_REDUCE_SUM,
+                 0) == SL_STATUS_OK);
+    CHECK_ARR(gx, gx0, 6, "sum gx");
+    CHECK(gs[0] == 3 && gs[1] == 3);
+    res[2] = r_prod; /* 7 * 8: src gets 3 * 56 / 7 = 24 and 3 * 56 / 8 */
+    CHECK(run_bw(&ctx, v->name, SL_OP_SCATTER_REDUCE_BACKWARD, &tg, &tx, &ti,
+                 &ts, &tr, &tgx, sizeof gx, &tgs, sizeof gs, 1, SL_REDUCE_PROD,
+                 0) == SL_STATUS_OK);
+    CHECK_ARR(gx, gx0, 6, "prod gx");
+    CHECK(gs[0] == 24 && gs[1] == 21);
+    res[2] = r_amax;
+    CHECK(run_bw(&ctx, v->name, SL_OP_SCATTER_REDUCE_BACKWARD, &tg, &tx, &ti,
+                 &ts, &tr, &tgx, sizeof gx, &tgs, sizeof gs, 1, SL_REDUCE_AMAX,
+                 0) == SL_STATUS_OK);
+    CHECK(gs[0] == 0 && gs[1] == 3);
+    res[2] = 7.5;
+    CHECK(run_bw(&ctx, v->name, SL_OP_SCATTER_REDUCE_BACKWARD, &tg, &tx, &ti,
+                 &ts, &tr, &tgx, sizeof gx, &tgs, sizeof gs, 1, SL_REDUCE_MEAN,
+                 0) == SL_STATUS_OK);
+    CHECK(gs[0] == 1.5 && gs[1] == 1.5);
+  }
+}
+
+/* bf16: three-way tie of g = 1 gives 1/3 rounded to bf16:
+ * 1.0101010|1010.. x 2^-2 rounds up to 1.0101011 x 2^-2 = 0.333984375. */
+static void test_scatter_bf16(void) {
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  uint16_t x[1] = {sl_f32_to_bf16(4)}, g[1] = {sl_f32_to_bf16(1)};
+  uint16_t src[2] = {sl_f32_to_bf16(4), sl_f32_to_bf16(4)};
+  uint16_t res[1] = {sl_f32_to_bf16(4)}, gx[1], gs[2];
+  int64_t idx[2] = {0, 0};
+  sl_tensor tg = sl_tensor_make(SL_BF16, 1, (int64_t[]){1}, g);
+  sl_tensor tx = sl_tensor_make(SL_BF16, 1, (int64_t[]){1}, x);
+  sl_tensor ti = sl_tensor_make(SL_I64, 1, (int64_t[]){2}, idx);
+  sl_tensor ts = sl_tensor_make(SL_BF16, 1, (int64_t[]){2}, src);
+  sl_tensor tr = sl_tensor_make(SL_BF16, 1, (int64_t[]){1}, res);
+  sl_tensor tgx = sl_tensor_make(SL_BF16, 1, (int64_t[]){1}, gx);
+  sl_tensor tgs = sl_tensor_make(SL_BF16, 1, (int64_t[]){2}, gs);
+  FOR_EACH_VARIANT(SL_OP_SCATTER_REDUCE_BACKWARD, v) {
+    CHECK(run_bw(&ctx, v->name, SL_OP_SCATTER_REDUCE_BACKWARD, &tg, &tx, &ti,
+                 &ts, &tr, &tgx, sizeof gx, &tgs, sizeof gs, 0, SL_REDUCE_AMIN,
+                 1) == SL_STATUS_OK);
+    CHECK(sl_bf16_to_f32(gx[0]) == 0.333984375f);
+    CHECK(sl_bf16_to_f32(gs[0]) == 0.333984375f &&
+          sl_bf16_to_f32(gs[1]) == 0.333984375f);
+  }
+}
+
+/* Seed 001's shapes: x=[[1,1],[2,2],[3,3]], index=[2,1,0,1],
+ * updates=[[1,1],[2,2],[3,3],[4,4]] (or the zeros-and-ties updates
+ * [[1,0],[2,0],[3,3],[2,0]]), g=[[1,2],[3,4],[5,6]]. Row r of out takes the
+ * updates i with index[i] = r: row 0 <- u2, row 1 <- u1, u3, row 2 <- u0. */
+static void test_index_seed001(void) {
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  float x[6] = {1, 1, 2, 2, 3, 3}, u[8] = {1, 1, 2, 2, 3, 3, 4, 4};
+  float z[8] = {1, 0, 2, 0, 3, 3, 2, 0}, g[6] = {1, 2, 3, 4, 5, 6};
+  float res[6], gx[6], gu[8];
+  int64_t idx[4] = {2, 1, 0, 1};
+  sl_tensor tg = sl_tensor_make(SL_F32, 2, (int64_t[]){3, 2}, g);
+  sl_tensor tx = sl_tensor_make(SL_F32, 2, (int64_t[]){3, 2}, x);
+  sl_tensor ti = sl_tensor_make(SL_I64, 1, (int64_t[]){4}, idx);
+  sl_tensor tu = sl_tensor_make(SL_F32, 2, (int64_t[]){4, 2}, u);
+  sl_tensor tz = sl_tensor_make(SL_F32, 2, (int64_t[]){4, 2}, z);
+  sl_tensor tr = sl_tensor_make(SL_F32, 2, (int64_t[]){3, 2}, res);
+  sl_tensor tgx = sl_tensor_make(SL_F32, 2, (int64_t[]){3, 2}, gx);
+  sl_tensor tgu = sl_tensor_make(SL_F32, 2, (int64_t[]){4, 2}, gu);
+  struct {
+    sl_reduce r;
+    int self, zeros;
+    float res[6], gx[6], gu[8];
+  } cases[] = {
+      /* assign (index_copy): x gets 0 where overwritten; every duplicate
+       * gets its target's gradient, not only the winner */
+      {SL_REDUCE_ASSIGN,
+       1,
+       0,
+       {3, 3, 4, 4, 1, 1},
+       {0, 0, 0, 0, 0, 0},
+       {5, 6, 3, 4, 1, 2, 3, 4}},
+      {SL_REDUCE_SUM,
+       1,
+       0,
+       {4, 4, 8, 8, 4, 4},
+       {1, 2, 3, 4, 5, 6},
+       {5, 6, 3, 4, 1, 2, 3, 4}},
+      {SL_REDUCE_SUM,
+       0,
+       0,
+       {3, 3, 6, 6, 1, 1},
+       {0, 0, 0, 0, 0, 0},
+       {5, 6, 3, 4, 1, 2, 3, 4}},
+      /* prod: x: g * result / x = [1*3, 2*3], [3*16/2, 4*16/2], [5*3/3,
+       * 6*3/3]; u: g[t] * result[t] / u */
+      {SL_REDUCE_PROD,
+       1,
+       0,
+       {3, 3, 16, 16, 3, 3},
+       {3, 6, 24, 32, 5, 6},
+       {15, 18, 24, 32, 1, 2, 12, 16}},
+      /* mean: N = [2,3,2] */
+      {SL_REDUCE_MEAN,
+       1,
+       0,
+       {2, 2, 8.0f / 3, 8.0f / 3, 2, 2},
+       {0.5f, 1, 1, 4.0f / 3, 2.5f, 3},
+       {2.5f, 3, 1, 4.0f / 3, 0.5f, 1, 1, 4.0f / 3}},
+      {SL_REDUCE_AMAX,
+       1,
+       0,
+       {3, 3, 4, 4, 3, 3},
+       {0, 0, 0, 0, 5, 6},
+       {0, 0, 0, 0, 1, 2, 3, 4}},
+      /* amin: row 1 is a tie of x (2) and u1 (2): g/2 each */
+      {SL_REDUCE_AMIN,
+       1,
+       0,
+       {1, 1, 2, 2, 1, 1},
+       {1, 2, 1.5f, 2, 0, 0},
+       {5, 6, 1.5f, 2, 0, 0, 0, 0}},
+      /* zeros: row 1 column 1 has two zero updates (all 0), row 2 column
+       * 1 one zero (u0's gradient is g * x = 6 * 3 = 18) */
+      {SL_REDUCE_PROD,
+       1,
+       1,
+       {3, 3, 8, 0, 3, 0},
+       {3, 6, 12, 0, 5, 0},
+       {15, 18, 12, 0, 1, 2, 12, 0}},
+      /* the same without x: u0 column 1 gets 6 * 1; x is zero wherever
+       * targeted (every row) */
+      {SL_REDUCE_PROD,
+       0,
+       1,
+       {3, 3, 4, 0, 1, 0},
+       {0, 0, 0, 0, 0, 0},
+       {5, 6, 6, 0, 1, 2, 6, 0}},
+      /* amax without x: row 1 column 0 ties u1, u3 (2) and x (2, counted):
+       * 3/3 each; column 1: u1, u3 (0): 4/2 */
+      {SL_REDUCE_AMAX,
+       0,
+       1,
+       {3, 3, 2, 0, 1, 0},
+       {0, 0, 0, 0, 0, 0},
+       {5, 6, 1, 2, 1, 2, 1, 2}},
+  };
+  int ran = 0;
+  FOR_EACH_VARIANT(SL_OP_INDEX_REDUCE_BACKWARD, v) {
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+      memcpy(res, cases[c].res, sizeof res);
+      CHECK(run_bw(&ctx, v->name, SL_OP_INDEX_REDUCE_BACKWARD, &tg, &tx, &ti,
+                   cases[c].zeros ? &tz : &tu, &tr, &tgx, sizeof gx, &tgu,
+                   sizeof gu, 0, cases[c].r, cases[c].self) == SL_STATUS_OK);
+      CHECK_ARR(gx, cases[c].gx, 6, sl_reduce_name(cases[c].r));
+      CHECK_ARR(gu, cases[c].gu, 8, sl_reduce_name(cases[c].r));
+    }
+    ++ran;
+  }
+  CHECK(ran == 2);
+}
+
+/* A 0-D index: updates and grad_updates are the slice; axis 1 of a
+ * transposed x. */
+static void test_index_0d_and_axis1(void) {
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  float x[6] = {1, 1, 2, 2, 3, 3}, g[6] = {1, 2, 3, 4, 5, 6}, u[2] = {7, 8};
+  float res[6] = {1, 1, 7, 8, 3, 3}, gx[6], gu[2];
+  int64_t one = 1;
+  sl_tensor tg = sl_tensor_make(SL_F32, 2, (int64_t[]){3, 2}, g);
+  sl_tensor tx = sl_tensor_make(SL_F32, 2, (int64_t[]){3, 2}, x);
+  sl_tensor ti = sl_tensor_make(SL_I64, 0, NULL, &one);
+  sl_tensor tu = sl_tensor_make(SL_F32, 1, (int64_t[]){2}, u);
+  sl_tensor tr = sl_tensor_make(SL_F32, 2, (int64_t[]){3, 2}, res);
+  sl_tensor tgx = sl_tensor_make(SL_F32, 2, (int64_t[]){3, 2}, gx);
+  sl_tensor tgu = sl_tensor_make(SL_F32, 1, (int64_t[]){2}, gu);
+  const float amax_gx[6] = {1, 2, 0, 0, 5, 6};
+  /* axis 1: x^T of the same buffer is [[1,2,3],[1,2,3]]; index [2, 0];
+   * updates [[9,0],[1,3]] (u[a][i]); prod with x: out[a][2] = 3*u[a][0],
+   * out[a][0] = 1*u[a][1] */
+  sl_tensor xt = sl_tensor_make(SL_F32, 2, (int64_t[]){2, 3}, x);
+  xt.strides[0] = 1;
+  xt.strides[1] = 2;
+  int32_t i2[2] = {2, 0};
+  float u2[4] = {9, 0, 1, 3}, r2[6] = {0, 2, 27, 3, 2, 3}, gx2[6], gu2[4];
+  float g2[6] = {1, 1, 1, 1, 1, 1};
+  sl_tensor tg2 = sl_tensor_make(SL_F32, 2, (int64_t[]){2, 3}, g2);
+  sl_tensor ti2 = sl_tensor_make(SL_I32, 1, (int64_t[]){2}, i2);
+  sl_tensor tu2 = sl_tensor_make(SL_F32, 2, (int64_t[]){2, 2}, u2);
+  sl_tensor tr2 = sl_tensor_make(SL_F32, 2, (int64_t[]){2, 3}, r2);
+  sl_tensor tgx2 = sl_tensor_make(SL_F32, 2, (int64_t[]){2, 3}, gx2);
+  sl_tensor tgu2 = sl_tensor_make(SL_F32, 2, (int64_t[]){2, 2}, gu2);
+  /* row 0: x[0][0] = 1 meets the single zero u[0][1]: grad_x = g * (1*0)
+   * / 1 = 0 and u[0][1] gets g * x = 1; x[0][2] = 3: g * 27 / 3 = 9,
+   * u[0][0] gets 27 / 9 = 3. row 1: x[1][0] = 1: g * 3 / 1 = 3; u[1][1]
+   * gets 3 / 3 = 1; x[1][2] = 3: 3 / 3 = 1; u[1][0] gets 3 / 1 = 3;
+   * x[.][1] untargeted: g * 2 / 2 = 1 */
+  const float pgx[6] = {0, 1, 9, 3, 1, 1}, pgu[4] = {3, 1, 3, 1};
+  FOR_EACH_VARIANT(SL_OP_INDEX_REDUCE_BACKWARD, v) {
+    CHECK(run_bw(&ctx, v->name, SL_OP_INDEX_REDUCE_BACKWARD, &tg, &tx, &ti, &tu,
+                 &tr, &tgx, sizeof gx, &tgu, sizeof gu, 0, SL_REDUCE_AMAX,
+                 1) == SL_STATUS_OK);
+    CHECK_ARR(gx, amax_gx, 6, "amax gx");
+    CHECK(gu[0] == 3 && gu[1] == 4);
+    CHECK(run_bw(&ctx, v->name, SL_OP_INDEX_REDUCE_BACKWARD, &tg, &tx, &ti, &tu,
+                 &tr, &tgx, sizeof gx, &tgu, sizeof gu, 0, SL_REDUCE_ASSIGN,
+                 0) == SL_STATUS_OK);
+    CHECK_ARR(gx, amax_gx, 6, "assign gx");
+    CHECK(gu[0] == 3 && gu[1] == 4);
+    CHECK(run_bw(&ctx, v->name, SL_OP_INDEX_REDUCE_BACKWARD, &tg2, &xt, &ti2,
+                 &tu2, &tr2, &tgx2, sizeof gx2, &tgu2, sizeof gu2, 1,
+                 SL_REDUCE_PROD, 1) == SL_STATUS_OK);
+    CHECK_ARR(gx2, pgx, 6, "prod gx");
+    CHECK_ARR(gu2, pgu, 4, "prod gu");
+  }
+}
+
+/* Many lines with zeros and ties: cpu.omp (3 threads) equals cpu.serial
+ * bitwise, for both ops and every reduce. */
+static void test_omp_matches_serial(void) {
+  enum { R = 9, C = 37, M = 12 };
+  static float x[R * C], g[R * C], src[M * C], res[R * C];
+  static float gx[2][R * C], gs[2][M * C];
+  static int64_t idx[M * C];
+  uint32_t s = 99;
+  for (int i = 0; i < R * C; ++i) {
+    s = s * 1103515245u + 12345u;
+    x[i] = (float)((s >> 16) % 5) - 2;
+    s = s * 1103515245u + 12345u;
+    g[i] = (float)((s >> 16) % 7) - 3;
+    res[i] = x[i]; /* ties with x wherever src matches */
+  }
+  for (int i = 0; i < M * C; ++i) {
+    s = s * 1103515245u + 12345u;
+    src[i] = (float)((s >> 16) % 5) - 2;
+    s = s * 1103515245u + 12345u;
+    idx[i] = (s >> 16) % 4;
+  }
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  for (int op = 0; op < 2; ++op) {
+    sl_op o = op ? SL_OP_INDEX_REDUCE_BACKWARD : SL_OP_SCATTER_REDUCE_BACKWARD;
+    /* scatter: index [M, C] along dim 0; index_reduce: index [M] along
+     * axis 0 with updates [M, C] */
+    sl_tensor tg = sl_tensor_make(SL_F32, 2, (int64_t[]){R, C}, g);
+    sl_tensor tx = sl_tensor_make(SL_F32, 2, (int64_t[]){R, C}, x);
+    sl_tensor tr = sl_tensor_make(SL_F32, 2, (int64_t[]){R, C}, res);
+    sl_tensor ti = op ? sl_tensor_make(SL_I64, 1, (int64_t[]){M}, idx)
+                      : sl_tensor_make(SL_I64, 2, (int64_t[]){M, C}, idx);
+    sl_tensor ts = sl_tensor_make(SL_F32, 2, (int64_t[]){M, C}, src);
+    for (int r = SL_REDUCE_ASSIGN; r <= SL_REDUCE_AMIN; ++r)
+      for (int self = 0; self < 2; ++self) {
+        if (!op && r == SL_REDUCE_ASSIGN) continue;
+        int k = 0;
+        FOR_EACH_VARIANT(o, v) {
+          sl_tensor tgx = sl_tensor_make(SL_F32, 2, (int64_t[]){R, C}, gx[k]);
+          sl_tensor tgs = sl_tensor_make(SL_F32, 2, (int64_t[]){M, C}, gs[k]);
+          CHECK(run_bw(&ctx, v->name, o, &tg, &tx, &ti, &ts, &tr, &tgx,
+                       sizeof gx[k], &tgs, sizeof gs[k], 0, (sl_reduce)r,
+                       self) == SL_STATUS_OK);
+          ++k;
+        }
+        CHECK(k == 2);
+        CHECK_MSG(memcmp(gx[0], gx[1], sizeof gx[0]) == 0 &&
+                      memcmp(gs[0], gs[1], sizeof gs[0]) == 0,
+                  "%s %s self=%d: cpu.omp differs from cpu.serial",
+                  sl_op_name(o), sl_reduce_name((sl_reduce)r), self);
+      }
+  }
+}
+
+/* SPEC §4 for both backward ops; nothing is written. */
+static void test_bad_input(void) {
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  float x[4] = {2, 3, 4, 5}, src[6] = {0, 5, 0, 0, 7, 6}, g[4] = {1, 2, 3, 4};
+  float res[4] = {7, 10, 10, 5}, gx[4] = {-1, -1, -1, -1};
+  float gs[6] = {-1, -1, -1, -1, -1, -1};
+  int64_t idx[6] = {0, 0, 1, 1, 1, 2};
+  sl_tensor tg = sl_tensor_make(SL_F32, 1, (int64_t[]){4}, g);
+  sl_tensor tx = sl_tensor_make(SL_F32, 1, (int64_t[]){4}, x);
+  sl_tensor ti = sl_tensor_make(SL_I64, 1, (int64_t[]){6}, idx);
+  sl_tensor ts = sl_tensor_make(SL_F32, 1, (int64_t[]){6}, src);
+  sl_tensor tr = sl_tensor_make(SL_F32, 1, (int64_t[]){4}, res);
+  sl_tensor tgx = sl_tensor_make(SL_F32, 1, (int64_t[]){4}, gx);
+  sl_tensor tgs = sl_tensor_make(SL_F32, 1, (int64_t[]){6}, gs);
+  const sl_op SB = SL_OP_SCATTER_REDUCE_BACKWARD,
+              IB = SL_OP_INDEX_REDUCE_BACKWARD;
+  const sl_reduce S = SL_REDUCE_SUM;
+#define BW(op_, g_, x_, i_, s_, r_, gx_, gs_, dim_, red_)                      \
+  run_bw(&ctx, "cpu.omp", op_, g_, x_, i_, s_, r_, gx_, 0, gs_, 0, dim_, red_, \
+         1)
+  /* the same tensors serve index_reduce_backward: updates [6] for a 1-D
+   * index of 6 */
+  /* null data */
+  sl_tensor nod = tg;
+  nod.data = NULL;
+  CHECK(BW(SB, &nod, &tx, &ti, &ts, &tr, &tgx, &tgs, 0, S) ==
+        SL_STATUS_NULL_POINTER);
+  CHECK_CONTAINS(ctx.msg, "grad_out: expected data for 4 elements, got NULL");
+  nod = tgs;
+  nod.data = NULL;
+  CHECK(BW(IB, &tg, &tx, &ti, &ts, &tr, &tgx, &nod, 0, S) ==
+        SL_STATUS_NULL_POINTER);
+  CHECK_CONTAINS(ctx.msg,
+                 "grad_updates: expected data for 6 elements, got NULL");
+  /* rank mismatch */
+  sl_tensor i2 = sl_tensor_make(SL_I64, 2, (int64_t[]){2, 3}, idx);
+  CHECK(BW(SB, &tg, &tx, &i2, &ts, &tr, &tgx, &tgs, 0, S) ==
+        SL_STATUS_RANK_MISMATCH);
+  CHECK_CONTAINS(ctx.msg, "index: expected rank 1 (the rank of x [4])");
+  CHECK(BW(IB, &tg, &tx, &i2, &ts, &tr, &tgx, &tgs, 0, S) ==
+        SL_STATUS_RANK_MISMATCH);
+  CHECK_CONTAINS(ctx.msg, "index: expected rank 0 or 1");
+  /* dim out of range */
+  CHECK(BW(SB, &tg, &tx, &ti, &ts, &tr, &tgx, &tgs, 1, S) ==
+        SL_STATUS_DIM_OUT_OF_RANGE);
+  CHECK_CONTAINS(ctx.msg, "dim: expected a value in [-1,0]");
+  CHECK(BW(IB, &tg, &tx, &ti, &ts, &tr, &tgx, &tgs, -2, S) ==
+        SL_STATUS_DIM_OUT_OF_RANGE);
+  CHECK_CONTAINS(ctx.msg, "dim:");
+  /* shape mismatch: grad_out, result, a src larger than index, grad_x */
+  sl_tensor g3 = sl_tensor_make(SL_F32, 1, (int64_t[]){3}, g);
+  CHECK(BW(SB, &g3, &tx, &ti, &ts, &tr, &tgx, &tgs, 0, S) ==
+        SL_STATUS_SHAPE_MISMATCH);
+  CHECK_CONTAINS(ctx.msg,
+                 "grad_out: expected shape [4] (the shape of x), got [3]");
+  CHECK(BW(IB, &tg, &tx, &ti, &ts, &g3, &tgx, &tgs, 0, S) ==
+        SL_STATUS_SHAPE_MISMATCH);
+  CHECK_CONTAINS(ctx.msg,
+                 "result: expected shape [4] (the shape of x), got [3]");
+  sl_tensor i5 = sl_tensor_make(SL_I64, 1, (int64_t[]){5}, idx);
+  CHECK(BW(SB, &tg, &tx, &i5, &ts, &tr, &tgx, &tgs, 0, S) ==
+        SL_STATUS_SHAPE_MISMATCH);
+  CHECK_CONTAINS(ctx.msg, "src: expected shape [5] (the shape of index");
+  CHECK(BW(IB, &tg, &tx, &i5, &ts, &tr, &tgx, &tgs, 0, S) ==
+        SL_STATUS_SHAPE_MISMATCH);
+  CHECK_CONTAINS(ctx.msg, "updates: expected shape [5]");
+  CHECK(BW(SB, &tg, &tx, &ti, &ts, &tr, &g3, &tgs, 0, S) ==
+        SL_STATUS_SHAPE_MISMATCH);
+  CHECK_CONTAINS(ctx.msg, "grad_x: expected shape [4], got [3]");
+  /* index dtype */
+  sl_tensor fi = sl_tensor_make(SL_F32, 1, (int64_t[]){6}, src);
+  CHECK(BW(SB, &tg, &tx, &fi, &ts, &tr, &tgx, &tgs, 0, S) ==
+        SL_STATUS_INDEX_DTYPE);
+  CHECK_CONTAINS(ctx.msg, "index: expected dtype i32 or i64, got f32");
+  CHECK(BW(IB, &tg, &tx, &fi, &ts, &tr, &tgx, &tgs, 0, S) ==
+        SL_STATUS_INDEX_DTYPE);
+  /* index out of range */
+  int64_t big[6] = {0, 0, 1, 4, 1, 2};
+  sl_tensor tbig = sl_tensor_make(SL_I64, 1, (int64_t[]){6}, big);
+  CHECK(BW(SB, &tg, &tx, &tbig, &ts, &tr, &tgx, &tgs, 0, S) ==
+        SL_STATUS_INDEX_OUT_OF_RANGE);
+  CHECK_CONTAINS(ctx.msg, "index[3]=4 out of range [0,4) for dim 0 of x [4]");
+  CHECK(BW(IB, &tg, &tx, &tbig, &ts, &tr, &tgx, &tgs, 0, S) ==
+        SL_STATUS_INDEX_OUT_OF_RANGE);
+  /* unsupported dtype: integer x (no gradients), grad_out of another
+   * dtype */
+  int32_t ix[4] = {0}, is[6] = {0};
+  sl_tensor tix = sl_tensor_make(SL_I32, 1, (int64_t[]){4}, ix);
+  sl_tensor tis = sl_tensor_make(SL_I32, 1, (int64_t[]){6}, is);
+  sl_tensor tio = sl_tensor_make(SL_I32, 1, (int64_t[]){4}, gx);
+  sl_tensor tios = sl_tensor_make(SL_I32, 1, (int64_t[]){6}, gs);
+  CHECK(BW(SB, &tix, &tix, &ti, &tis, &tix, &tio, &tios, 0, S) ==
+        SL_STATUS_UNSUPPORTED_DTYPE);
+  CHECK_CONTAINS(ctx.msg, "x: expected one of f16, bf16, f32, f64 (gradients "
+                          "need a floating dtype), got i32");
+  CHECK(BW(IB, &tix, &tix, &ti, &tis, &tix, &tio, &tios, 0, SL_REDUCE_ASSIGN) ==
+        SL_STATUS_UNSUPPORTED_DTYPE);
+  double gdd[4] = {1, 2, 3, 4};
+  sl_tensor gd = sl_tensor_make(SL_F64, 1, (int64_t[]){4}, gdd);
+  CHECK(BW(SB, &gd, &tx, &ti, &ts, &tr, &tgx, &tgs, 0, S) ==
+        SL_STATUS_UNSUPPORTED_DTYPE);
+  CHECK_CONTAINS(ctx.msg,
+                 "grad_out: expected dtype f32 (the dtype of x), got f64");
+  /* unknown reduce: assign is index_reduce's only; none; a bad code */
+  CHECK(BW(SB, &tg, &tx, &ti, &ts, &tr, &tgx, &tgs, 0, SL_REDUCE_ASSIGN) ==
+        SL_STATUS_UNKNOWN_REDUCE);
+  CHECK_CONTAINS(
+      ctx.msg,
+      "reduce: expected one of {sum, prod, mean, amax, amin}, got assign");
+  CHECK(BW(IB, &tg, &tx, &ti, &ts, &tr, &tgx, &tgs, 0, SL_REDUCE_NONE) ==
+        SL_STATUS_UNKNOWN_REDUCE);
+  CHECK_CONTAINS(ctx.msg, "reduce: expected one of {assign, sum, prod, mean, "
+                          "amax, amin}, got none");
+  CHECK(BW(IB, &tg, &tx, &ti, &ts, &tr, &tgx, &tgs, 0, (sl_reduce)8) ==
+        SL_STATUS_UNKNOWN_REDUCE);
+  CHECK_CONTAINS(ctx.msg, "got code 8");
+  /* overflow */
+  sl_tensor huge =
+      sl_tensor_make(SL_F32, 2, (int64_t[]){INT64_C(1) << 62, 4}, x);
+  CHECK(BW(IB, &huge, &tx, &ti, &ts, &tr, &tgx, &tgs, 0, S) ==
+        SL_STATUS_OVERFLOW);
+  CHECK_CONTAINS(ctx.msg, "grad_out: shape [4611686018427387904,4]");
+  for (int i = 0; i < 4; ++i) CHECK(gx[i] == -1);
+  for (int i = 0; i < 6; ++i) CHECK(gs[i] == -1);
+#undef BW
+}
+
+/* An empty index: grad_x by the formula for untargeted positions, nothing
+ * for src. */
+static void test_empty(void) {
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  float x[2] = {2, 0}, g[2] = {3, 4}, res[2] = {2, 0}, gx[2];
+  sl_tensor tg = sl_tensor_make(SL_F32, 1, (int64_t[]){2}, g);
+  sl_tensor tx = sl_tensor_make(SL_F32, 1, (int64_t[]){2}, x);
+  sl_tensor tr = sl_tensor_make(SL_F32, 1, (int64_t[]){2}, res);
+  sl_tensor ti = sl_tensor_make(SL_I64, 1, (int64_t[]){0}, NULL);
+  sl_tensor ts = sl_tensor_make(SL_F32, 1, (int64_t[]){0}, NULL);
+  sl_tensor tgx = sl_tensor_make(SL_F32, 1, (int64_t[]){2}, gx);
+  sl_tensor tgs = sl_tensor_make(SL_F32, 1, (int64_t[]){0}, NULL);
+  for (int op = 0; op < 2; ++op) {
+    sl_op o = op ? SL_OP_INDEX_REDUCE_BACKWARD : SL_OP_SCATTER_REDUCE_BACKWARD;
+    FOR_EACH_VARIANT(o, v) {
+      for (int r = SL_REDUCE_SUM; r <= SL_REDUCE_AMIN; ++r) {
+        CHECK(run_bw(&ctx, v->name, o, &tg, &tx, &ti, &ts, &tr, &tgx, sizeof gx,
+                     &tgs, 0, 0, (sl_reduce)r, 0) == SL_STATUS_OK);
+        CHECK(gx[0] == 3 && gx[1] == 4);
+      }
+    }
+  }
+}
+
+int main(void) {
+  test_scatter_1d();
+  test_scatter_ties();
+  test_scatter_nan_inf();
+  test_scatter_2d_strides();
+  test_scatter_bf16();
+  test_index_seed001();
+  test_index_0d_and_axis1();
+  test_omp_matches_serial();
+  test_bad_input();
+  test_empty();
+  return sl_test_finish("test_reduce_backward");
+}

@@ -1,0 +1,397 @@
+/*
+ * scatter_nd on every CPU variant: seed 000's identity with scatter,
+ * duplicates with none and sum (both cpu.omp strategies: parallel over
+ * groups and over destination ranges), f16/bf16 sums accumulated in f32,
+ * integer wrap-around, strides, empty inputs, dtypes, and one test per
+ * SPEC §4 class that applies, each asserting the status and that the
+ * message names the argument.
+ */
+#include <stdint.h>
+
+#include "sl/sl.h"
+#include "sl_test.h"
+
+static const float A[12] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+static const int64_t S43[2] = {4, 3};
+
+/* Loops over every CPU variant of op `which` in the variant table. */
+#define FOR_EACH_VARIANT(which, v)                                             \
+  for (size_t v##_i = 0; v##_i < sl_variant_count(); ++v##_i)                  \
+    for (const sl_variant *v = sl_variant_at(v##_i);                           \
+         v && v->op == (which) && !(v->flags & SL_NEEDS_CUDA); v = NULL)
+
+/* A descriptor whose shape product overflows, built by hand: sl_tensor_make
+ * would compute its row-major strides, which overflow int64 themselves. */
+static sl_tensor huge_tensor(sl_dtype dt, int ndim, const int64_t *shape,
+                             void *data) {
+  sl_tensor t = sl_tensor_make(dt, 0, NULL, data);
+  t.ndim = ndim;
+  for (int d = 0; d < ndim; ++d) {
+    t.shape[d] = shape[d];
+    t.strides[d] = 1;
+  }
+  return t;
+}
+
+/* Runs scatter_nd with the given dims (ndims 0: default) and reduce. */
+static sl_status snd(sl_ctx *ctx, const char *variant, sl_tensor x,
+                     sl_tensor index, sl_tensor src, int ndims,
+                     const int64_t *dims, sl_reduce reduce, sl_tensor out) {
+  sl_call c;
+  sl_call_init(&c, SL_OP_SCATTER_ND);
+  c.arg[0] = x;
+  c.arg[1] = index;
+  c.arg[2] = src;
+  c.arg[3] = out;
+  c.p.ndims = ndims;
+  for (int k = 0; k < ndims && k < SL_MAX_DIMS; ++k) c.p.dims[k] = dims[k];
+  c.p.reduce = reduce;
+  return sl_run(ctx, variant, &c);
+}
+
+/* Seed 000: scatter(C, dim=0, index, B_1) == scatter_nd(dims=[0],
+ * index.unsqueeze(-1)), with the seed's numbers. */
+static void test_seed000_identity(void) {
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  static const int64_t idx[6] = {0, 1, 1, 3, 2, 0};
+  static const float b1[6] = {0, 4, 5, 9, 7, 2};
+  static const float want[12] = {0, 0, 2, 0, 4, 5, 0, 7, 0, 9, 0, 0};
+  float zeros[12] = {0};
+  sl_tensor c = sl_tensor_make(SL_F32, 2, S43, zeros);
+  sl_tensor g = sl_tensor_make(SL_I64, 2, (int64_t[]){2, 3}, (void *)idx);
+  sl_tensor n = sl_tensor_make(SL_I64, 3, (int64_t[]){2, 3, 1}, (void *)idx);
+  sl_tensor src = sl_tensor_make(SL_F32, 2, (int64_t[]){2, 3}, (void *)b1);
+  int ran = 0;
+  FOR_EACH_VARIANT(SL_OP_SCATTER_ND, v) {
+    float os[12], on[12];
+    sl_tensor ts = sl_tensor_make(SL_F32, 2, S43, os);
+    sl_tensor tn = sl_tensor_make(SL_F32, 2, S43, on);
+    CHECK(sl_scatter(&ctx, "cpu.serial", &c, 0, &g, &src, &ts) == SL_STATUS_OK);
+    CHECK(snd(&ctx, v->name, c, n, src, 1, (int64_t[]){0}, SL_REDUCE_NONE,
+              tn) == SL_STATUS_OK);
+    CHECK(memcmp(os, want, sizeof want) == 0);
+    CHECK(memcmp(on, want, sizeof want) == 0);
+    /* Default dims ([0]) and dims=[-2] say the same. */
+    memset(on, 0, sizeof on);
+    CHECK(snd(&ctx, v->name, c, n, src, 1, (int64_t[]){-2}, SL_REDUCE_NONE,
+              tn) == SL_STATUS_OK);
+    CHECK(memcmp(on, want, sizeof want) == 0);
+    ++ran;
+  }
+  CHECK(ran == 2);
+}
+
+/*
+ * Duplicates. 1-D (every axis indexed: cpu.omp partitions destinations) and
+ * 2-D with dims [1] (axis 0 free: cpu.omp runs rows in parallel when there
+ * are at least as many rows as threads). The writes to one element come in
+ * row-major order of index on every variant: last wins for none, the sum
+ * adds in that order.
+ */
+static void test_duplicates(void) {
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  int32_t x1[5] = {1, 2, 3, 4, 5}, s1[4] = {10, 20, 30, 40};
+  int32_t i1[4] = {1, 3, 1, 3};
+  sl_tensor tx1 = sl_tensor_make(SL_I32, 1, (int64_t[]){5}, x1);
+  sl_tensor ti1 = sl_tensor_make(SL_I32, 2, (int64_t[]){4, 1}, i1);
+  sl_tensor ts1 = sl_tensor_make(SL_I32, 1, (int64_t[]){4}, s1);
+  float x2[6] = {0}, s2[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  int64_t i2[8] = {0, 2, 0, 1, 2, 2, 1, 2};
+  sl_tensor tx2 = sl_tensor_make(SL_F32, 2, (int64_t[]){2, 3}, x2);
+  sl_tensor ti2 = sl_tensor_make(SL_I64, 3, (int64_t[]){2, 4, 1}, i2);
+  sl_tensor ts2 = sl_tensor_make(SL_F32, 2, (int64_t[]){2, 4}, s2);
+  FOR_EACH_VARIANT(SL_OP_SCATTER_ND, v) {
+    for (int threads = 0; threads <= 4; ++threads) {
+      ctx.threads = threads;
+      int32_t o1[5];
+      sl_tensor to1 = sl_tensor_make(SL_I32, 1, (int64_t[]){5}, o1);
+      CHECK(snd(&ctx, v->name, tx1, ti1, ts1, 0, NULL, SL_REDUCE_NONE, to1) ==
+            SL_STATUS_OK);
+      CHECK(o1[0] == 1 && o1[1] == 30 && o1[2] == 3 && o1[3] == 40 &&
+            o1[4] == 5);
+      CHECK(snd(&ctx, v->name, tx1, ti1, ts1, 0, NULL, SL_REDUCE_SUM, to1) ==
+            SL_STATUS_OK);
+      CHECK(o1[0] == 1 && o1[1] == 42 && o1[2] == 3 && o1[3] == 64 &&
+            o1[4] == 5);
+      float o2[6];
+      sl_tensor to2 = sl_tensor_make(SL_F32, 2, (int64_t[]){2, 3}, o2);
+      CHECK(snd(&ctx, v->name, tx2, ti2, ts2, 1, (int64_t[]){1}, SL_REDUCE_NONE,
+                to2) == SL_STATUS_OK);
+      /* row 0: col 0 gets 1 then 3, col 2 gets 2, col 1 gets 4;
+       * row 1: col 2 gets 5, 6, 8, col 1 gets 7. */
+      CHECK(o2[0] == 3 && o2[1] == 4 && o2[2] == 2);
+      CHECK(o2[3] == 0 && o2[4] == 7 && o2[5] == 8);
+      CHECK(snd(&ctx, v->name, tx2, ti2, ts2, 1, (int64_t[]){1}, SL_REDUCE_SUM,
+                to2) == SL_STATUS_OK);
+      CHECK(o2[0] == 4 && o2[1] == 4 && o2[2] == 2);
+      CHECK(o2[3] == 0 && o2[4] == 7 && o2[5] == 19);
+    }
+  }
+}
+
+/* f16/bf16 sums accumulate in f32 and round once (SPEC §3); integer sums
+ * wrap modulo 2^bits. */
+static void test_sum_numerics(void) {
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  uint16_t hx[3] = {sl_f32_to_f16(1.0f), sl_f32_to_f16(2048.0f),
+                    sl_f32_to_f16(0.5f)};
+  uint16_t hs[4] = {sl_f32_to_f16(0.25f), sl_f32_to_f16(0.25f),
+                    sl_f32_to_f16(1.0f), sl_f32_to_f16(1.0f)};
+  uint16_t bx[3] = {sl_f32_to_bf16(1.0f), sl_f32_to_bf16(256.0f),
+                    sl_f32_to_bf16(0.5f)};
+  uint16_t bs[4] = {sl_f32_to_bf16(0.25f), sl_f32_to_bf16(0.25f),
+                    sl_f32_to_bf16(1.0f), sl_f32_to_bf16(1.0f)};
+  int64_t hi[4] = {0, 0, 1, 1};
+  const int64_t s3[1] = {3}, s4[1] = {4};
+  sl_tensor thi = sl_tensor_make(SL_I64, 2, (int64_t[]){4, 1}, hi);
+  int32_t ix[2] = {INT32_MAX, 0}, is[1] = {1};
+  int64_t lx[2] = {0, INT64_MAX}, ls[1] = {1};
+  int32_t ii[1] = {0};
+  int64_t li[1] = {1};
+  FOR_EACH_VARIANT(SL_OP_SCATTER_ND, v) {
+    for (int threads = 0; threads <= 4; threads += 4) {
+      ctx.threads = threads;
+      uint16_t ho[3];
+      CHECK(snd(&ctx, v->name, sl_tensor_make(SL_F16, 1, s3, hx), thi,
+                sl_tensor_make(SL_F16, 1, s4, hs), 0, NULL, SL_REDUCE_SUM,
+                sl_tensor_make(SL_F16, 1, s3, ho)) == SL_STATUS_OK);
+      /* 1 + 0.25 + 0.25 = 1.5; 2048 + 1 + 1 = 2050 in f32, exact in f16
+       * (rounding after each step would give 2048 twice: 2049 is a tie that
+       * rounds to even); 0.5 untouched. */
+      CHECK(ho[0] == sl_f32_to_f16(1.5f));
+      CHECK(ho[1] == sl_f32_to_f16(2050.0f));
+      CHECK(ho[2] == sl_f32_to_f16(0.5f));
+      /* bf16: 256 + 1 + 1 = 258 (per-step rounding would stay at 256). */
+      CHECK(snd(&ctx, v->name, sl_tensor_make(SL_BF16, 1, s3, bx), thi,
+                sl_tensor_make(SL_BF16, 1, s4, bs), 0, NULL, SL_REDUCE_SUM,
+                sl_tensor_make(SL_BF16, 1, s3, ho)) == SL_STATUS_OK);
+      CHECK(ho[0] == sl_f32_to_bf16(1.5f));
+      CHECK(ho[1] == sl_f32_to_bf16(258.0f));
+      CHECK(ho[2] == sl_f32_to_bf16(0.5f));
+    }
+    int32_t io[2];
+    CHECK(snd(&ctx, v->name, sl_tensor_make(SL_I32, 1, (int64_t[]){2}, ix),
+              sl_tensor_make(SL_I32, 2, (int64_t[]){1, 1}, ii),
+              sl_tensor_make(SL_I32, 1, (int64_t[]){1}, is), 0, NULL,
+              SL_REDUCE_SUM,
+              sl_tensor_make(SL_I32, 1, (int64_t[]){2}, io)) == SL_STATUS_OK);
+    CHECK(io[0] == INT32_MIN && io[1] == 0);
+    int64_t lo[2];
+    CHECK(snd(&ctx, v->name, sl_tensor_make(SL_I64, 1, (int64_t[]){2}, lx),
+              sl_tensor_make(SL_I64, 2, (int64_t[]){1, 1}, li),
+              sl_tensor_make(SL_I64, 1, (int64_t[]){1}, ls), 0, NULL,
+              SL_REDUCE_SUM,
+              sl_tensor_make(SL_I64, 1, (int64_t[]){2}, lo)) == SL_STATUS_OK);
+    CHECK(lo[0] == 0 && lo[1] == INT64_MIN);
+  }
+}
+
+static void test_strides(void) {
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  /* x^T: logical 3x4 view of A (4x3): x[i][j] = A[j][i] = 3j + i. */
+  sl_tensor xt = sl_tensor_make(SL_F32, 2, (int64_t[]){3, 4}, (void *)A);
+  xt.strides[0] = 1;
+  xt.strides[1] = 3;
+  int64_t row[2] = {3, 0};
+  sl_tensor index = sl_tensor_make(SL_I64, 3, (int64_t[]){3, 2, 1}, row);
+  index.strides[0] = 0; /* every row of index is `row` */
+  float s[12];
+  for (int k = 0; k < 12; ++k) s[k] = (float)(100 + k);
+  sl_tensor src = sl_tensor_make(SL_F32, 2, (int64_t[]){3, 2}, s);
+  src.strides[0] = 4; /* src[i][j] = s[4i + 2j] */
+  src.strides[1] = 2;
+  FOR_EACH_VARIANT(SL_OP_SCATTER_ND, v) {
+    for (int threads = 0; threads <= 4; threads += 4) {
+      ctx.threads = threads;
+      float buf[24];
+      for (int k = 0; k < 24; ++k) buf[k] = -7;
+      sl_tensor o = sl_tensor_make(SL_F32, 2, (int64_t[]){3, 4}, buf);
+      o.strides[0] = 8; /* out[i][j] = buf[8i + 2j] */
+      o.strides[1] = 2;
+      CHECK(snd(&ctx, v->name, xt, index, src, 1, (int64_t[]){1},
+                SL_REDUCE_NONE, o) == SL_STATUS_OK);
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 4; ++j) {
+          float want = j == 3   ? (float)(100 + 4 * i)
+                       : j == 0 ? (float)(102 + 4 * i)
+                                : (float)(3 * j + i);
+          CHECK_MSG(buf[8 * i + 2 * j] == want, "out[%d][%d] = %g, want %g", i,
+                    j, buf[8 * i + 2 * j], want);
+        }
+      CHECK(buf[1] == -7 && buf[23] == -7);
+    }
+  }
+}
+
+/* Zero positions, M = 0 and a rank-0 x: no error. */
+static void test_empty(void) {
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  sl_tensor x = sl_tensor_make(SL_F32, 2, S43, (void *)A);
+  sl_tensor e = sl_tensor_make(SL_I64, 3, (int64_t[]){0, 3, 1}, NULL);
+  sl_tensor es = sl_tensor_make(SL_F32, 2, (int64_t[]){0, 3}, NULL);
+  sl_tensor m0 = sl_tensor_make(SL_I32, 3, (int64_t[]){2, 2, 0}, NULL);
+  float blk[4] = {-1, -2, -3, -4};
+  sl_tensor tb = sl_tensor_make(SL_F32, 2, (int64_t[]){2, 2}, blk);
+  float s0 = 5, a0 = 2;
+  sl_tensor x0 = sl_tensor_make(SL_F32, 0, NULL, &s0);
+  sl_tensor src0 = sl_tensor_make(SL_F32, 0, NULL, &a0);
+  sl_tensor i0 = sl_tensor_make(SL_I64, 1, (int64_t[]){0}, NULL);
+  FOR_EACH_VARIANT(SL_OP_SCATTER_ND, v) {
+    float out[12];
+    sl_tensor o = sl_tensor_make(SL_F32, 2, S43, out);
+    CHECK(snd(&ctx, v->name, x, e, es, 1, (int64_t[]){0}, SL_REDUCE_SUM, o) ==
+          SL_STATUS_OK);
+    CHECK(memcmp(out, A, sizeof A) == 0);
+    /* M = 0: src replaces (or adds to) the leading block x[:2, :2]. */
+    CHECK(snd(&ctx, v->name, x, m0, tb, 0, NULL, SL_REDUCE_NONE, o) ==
+          SL_STATUS_OK);
+    const float wn[12] = {-1, -2, 2, -3, -4, 5, 6, 7, 8, 9, 10, 11};
+    CHECK(memcmp(out, wn, sizeof wn) == 0);
+    CHECK(snd(&ctx, v->name, x, m0, tb, 0, NULL, SL_REDUCE_SUM, o) ==
+          SL_STATUS_OK);
+    const float ws[12] = {-1, -1, 2, 0, 0, 5, 6, 7, 8, 9, 10, 11};
+    CHECK(memcmp(out, ws, sizeof ws) == 0);
+    /* Rank-0 x: index [0]; out = src (none) or x + src (sum). */
+    float r = -1;
+    sl_tensor tr = sl_tensor_make(SL_F32, 0, NULL, &r);
+    CHECK(snd(&ctx, v->name, x0, i0, src0, 0, NULL, SL_REDUCE_NONE, tr) ==
+          SL_STATUS_OK);
+    CHECK(r == 2);
+    CHECK(snd(&ctx, v->name, x0, i0, src0, 0, NULL, SL_REDUCE_SUM, tr) ==
+          SL_STATUS_OK);
+    CHECK(r == 7);
+  }
+}
+
+/* Data movement with reduce none: bool and complex64 travel bitwise. */
+static void test_dtypes(void) {
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  int32_t idx[2] = {2, 0};
+  sl_tensor ti = sl_tensor_make(SL_I32, 2, (int64_t[]){2, 1}, idx);
+  float cx[6] = {1, 2, 3, 4, 5, 6}, cs[4] = {-1, -2, -3, -4};
+  uint8_t bx[3] = {0, 0, 1}, bs[2] = {1, 0};
+  FOR_EACH_VARIANT(SL_OP_SCATTER_ND, v) {
+    float co[6];
+    CHECK(snd(&ctx, v->name, sl_tensor_make(SL_C64, 1, (int64_t[]){3}, cx), ti,
+              sl_tensor_make(SL_C64, 1, (int64_t[]){2}, cs), 0, NULL,
+              SL_REDUCE_NONE,
+              sl_tensor_make(SL_C64, 1, (int64_t[]){3}, co)) == SL_STATUS_OK);
+    const float cw[6] = {-3, -4, 3, 4, -1, -2};
+    CHECK(memcmp(co, cw, sizeof cw) == 0);
+    uint8_t bo[3];
+    CHECK(snd(&ctx, v->name, sl_tensor_make(SL_BOOL, 1, (int64_t[]){3}, bx), ti,
+              sl_tensor_make(SL_BOOL, 1, (int64_t[]){2}, bs), 0, NULL,
+              SL_REDUCE_NONE,
+              sl_tensor_make(SL_BOOL, 1, (int64_t[]){3}, bo)) == SL_STATUS_OK);
+    CHECK(bo[0] == 0 && bo[1] == 0 && bo[2] == 1);
+  }
+}
+
+/* SPEC §4: one check per class that applies to scatter_nd. */
+static void test_bad_input(void) {
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  const char *v = "cpu.serial";
+  float out[12], sv[4] = {1, 2, 3, 4};
+  for (int i = 0; i < 12; ++i) out[i] = -3;
+  sl_tensor x = sl_tensor_make(SL_F32, 2, S43, (void *)A);
+  int64_t idx[4] = {3, 2, 4, 0}; /* index[1,0] = 4 is bad for dim 0 */
+  sl_tensor index = sl_tensor_make(SL_I64, 2, (int64_t[]){2, 2}, idx);
+  sl_tensor idx3 = sl_tensor_make(SL_I64, 3, (int64_t[]){2, 1, 2}, idx);
+  sl_tensor src = sl_tensor_make(SL_F32, 2, (int64_t[]){2, 1}, sv);
+  sl_tensor o = sl_tensor_make(SL_F32, 2, S43, out);
+  /* x [4,3] needs index of rank 3. */
+  CHECK(snd(&ctx, v, x, index, src, 0, NULL, SL_REDUCE_NONE, o) ==
+        SL_STATUS_RANK_MISMATCH);
+  CHECK_CONTAINS(ctx.msg, "index: expected rank 3 (the rank of x [4,3] plus "
+                          "one), got rank 2 [2,2]");
+  /* index value out of range; nothing written */
+  FOR_EACH_VARIANT(SL_OP_SCATTER_ND, w) {
+    CHECK(snd(&ctx, w->name, x, idx3, src, 0, NULL, SL_REDUCE_SUM, o) ==
+          SL_STATUS_INDEX_OUT_OF_RANGE);
+    CHECK_CONTAINS(ctx.msg,
+                   "index[1,0,0]=4 out of range [0,4) for dim 0 of x [4,3]");
+    CHECK(out[0] == -3 && out[11] == -3);
+  }
+  idx[2] = 1;
+  CHECK(snd(&ctx, v, x, idx3, src, 0, NULL, SL_REDUCE_SUM, o) == SL_STATUS_OK);
+  CHECK(out[11] == 12 && out[3] == 5 && out[0] == 0); /* 11+1, 3+2 */
+  /* null pointer: src data */
+  sl_tensor nod = src;
+  nod.data = NULL;
+  CHECK(snd(&ctx, v, x, idx3, nod, 0, NULL, SL_REDUCE_NONE, o) ==
+        SL_STATUS_NULL_POINTER);
+  CHECK_CONTAINS(ctx.msg, "src: expected data for 2 elements, got NULL");
+  /* dim out of range */
+  CHECK(snd(&ctx, v, x, idx3, src, 2, (int64_t[]){-3, 0}, SL_REDUCE_NONE, o) ==
+        SL_STATUS_DIM_OUT_OF_RANGE);
+  CHECK_CONTAINS(ctx.msg, "dims[0]: expected a value in [-2,1] for a rank-2 "
+                          "tensor, got -3");
+  /* shape mismatch: src not index.shape[:-1], rank too */
+  sl_tensor s12 = sl_tensor_make(SL_F32, 2, (int64_t[]){1, 2}, sv);
+  CHECK(snd(&ctx, v, x, idx3, s12, 0, NULL, SL_REDUCE_NONE, o) ==
+        SL_STATUS_SHAPE_MISMATCH);
+  CHECK_CONTAINS(ctx.msg, "src: expected shape [2,1] (index.shape[:-1] of "
+                          "index [2,1,2]), got [1,2]");
+  sl_tensor s2 = sl_tensor_make(SL_F32, 1, (int64_t[]){2}, sv);
+  CHECK(snd(&ctx, v, x, idx3, s2, 0, NULL, SL_REDUCE_NONE, o) ==
+        SL_STATUS_RANK_MISMATCH);
+  CHECK_CONTAINS(ctx.msg, "src: expected shape [2,1]");
+  /* index dtype not integer */
+  sl_tensor fidx = sl_tensor_make(SL_F32, 3, (int64_t[]){2, 1, 2}, (void *)A);
+  CHECK(snd(&ctx, v, x, fidx, src, 0, NULL, SL_REDUCE_NONE, o) ==
+        SL_STATUS_INDEX_DTYPE);
+  CHECK_CONTAINS(ctx.msg, "index: expected dtype i32 or i64, got f32");
+  /* unknown reduce, and a reduce scatter_nd does not have */
+  CHECK(snd(&ctx, v, x, idx3, src, 0, NULL, SL_REDUCE_PROD, o) ==
+        SL_STATUS_UNKNOWN_REDUCE);
+  CHECK_CONTAINS(ctx.msg, "reduce: expected one of {none, sum}, got prod");
+  CHECK(snd(&ctx, v, x, idx3, src, 0, NULL, (sl_reduce)42, o) ==
+        SL_STATUS_UNKNOWN_REDUCE);
+  CHECK_CONTAINS(ctx.msg, "reduce: expected one of {none, sum}, got code 42");
+  /* unsupported dtype: bool (and complex) have no sum; src of another
+   * dtype */
+  uint8_t bx[12] = {0}, bsrc[2] = {1, 1}, bo[12];
+  sl_tensor tbx = sl_tensor_make(SL_BOOL, 2, S43, bx);
+  sl_tensor tbs = sl_tensor_make(SL_BOOL, 2, (int64_t[]){2, 1}, bsrc);
+  sl_tensor tbo = sl_tensor_make(SL_BOOL, 2, S43, bo);
+  CHECK(snd(&ctx, v, tbx, idx3, tbs, 0, NULL, SL_REDUCE_SUM, tbo) ==
+        SL_STATUS_UNSUPPORTED_DTYPE);
+  CHECK_CONTAINS(ctx.msg, "x: expected one of i32, i64, f16, bf16, f32, f64 "
+                          "for reduce sum, got bool");
+  CHECK(snd(&ctx, v, tbx, idx3, tbs, 0, NULL, SL_REDUCE_NONE, tbo) ==
+        SL_STATUS_OK);
+  float cx[24] = {0}, cs[4] = {0}, co[24];
+  CHECK(snd(&ctx, v, sl_tensor_make(SL_C64, 2, S43, cx), idx3,
+            sl_tensor_make(SL_C64, 2, (int64_t[]){2, 1}, cs), 0, NULL,
+            SL_REDUCE_SUM,
+            sl_tensor_make(SL_C64, 2, S43, co)) == SL_STATUS_UNSUPPORTED_DTYPE);
+  CHECK_CONTAINS(ctx.msg, "got c64");
+  CHECK(snd(&ctx, v, x, idx3, tbs, 0, NULL, SL_REDUCE_NONE, o) ==
+        SL_STATUS_UNSUPPORTED_DTYPE);
+  CHECK_CONTAINS(ctx.msg, "src: expected dtype f32 (the dtype of x), got "
+                          "bool");
+  /* element count overflow (size_t) in the shape product */
+  sl_tensor huge = huge_tensor(
+      SL_F32, 3, (int64_t[]){INT64_C(1) << 31, INT64_C(1) << 31, 8}, sv);
+  CHECK(snd(&ctx, v, x, idx3, huge, 0, NULL, SL_REDUCE_NONE, o) ==
+        SL_STATUS_OVERFLOW);
+  CHECK_CONTAINS(ctx.msg, "src: shape [2147483648,2147483648,8]");
+}
+
+int main(void) {
+  test_seed000_identity();
+  test_duplicates();
+  test_sum_numerics();
+  test_strides();
+  test_empty();
+  test_dtypes();
+  test_bad_input();
+  return sl_test_finish("test_scatter_nd");
+}
