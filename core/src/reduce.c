@@ -22,10 +22,51 @@ static inline int64_t sl__target(const sl_tensor *index, int64_t ioff,
   return sl__load_index(index, ioff + i * istep);
 }
 
+/*
+ * One line of an f16/bf16 reduction, accumulated in f32 (SPEC §3): the
+ * targeted positions start from x (or the identity) in `acc`, every step
+ * rounds to f32, the mean divides by an f32 count, and each targeted
+ * position is rounded to the half type once at the end.
+ */
+static void sl__reduce_line_wide(const sl__rlines *p, int64_t out_off,
+                                 int64_t src_off, int64_t idx_off, double *acc,
+                                 double *counts) {
+  const sl_dtype dt = p->dt;
+  const sl_reduce r = p->reduce;
+  const int64_t es = (int64_t)sl_dtype_size(dt), m = p->m;
+#define SL__OUT(t) (p->out + (out_off + (t)*p->ostep) * es)
+  for (int64_t i = 0; i < m; ++i) {
+    int64_t t = sl__target(p->index, idx_off, p->istep, i);
+    acc[t] = p->include_self ? sl__load_f(dt, SL__OUT(t))
+                             : sl__reduce_identity_f(r);
+    if (counts) counts[t] = p->include_self ? 1.0 : 0.0;
+  }
+  for (int64_t i = 0; i < m; ++i) {
+    int64_t t = sl__target(p->index, idx_off, p->istep, i);
+    double v = sl__load_f(dt, p->src + (src_off + i * p->sstep) * es);
+    acc[t] = sl__round_to(SL_F32, sl__reduce_f(r, acc[t], v));
+    if (counts) counts[t] = sl__count_add(dt, counts[t], 1.0);
+  }
+  for (int64_t i = 0; i < m; ++i) {
+    int64_t t = sl__target(p->index, idx_off, p->istep, i);
+    double v = counts && counts[t] > 1.0 ? acc[t] / counts[t] : acc[t];
+    sl__store_f(dt, SL__OUT(t), sl__round_to(SL_F32, v));
+  }
+#undef SL__OUT
+}
+
 void sl__reduce_lines(const sl__rlines *p, int k, const int64_t *out_off,
                       const int64_t *src_off, const int64_t *idx_off,
-                      double *counts) {
+                      double *scratch) {
   const sl_dtype dt = p->dt;
+  double *counts = scratch;
+  if (sl__acc_dtype(dt) != dt && p->reduce != SL_REDUCE_ASSIGN) {
+    double *mean_counts = p->reduce == SL_REDUCE_MEAN ? scratch + p->n : NULL;
+    for (int l = 0; l < k; ++l)
+      sl__reduce_line_wide(p, out_off[l], src_off[l], idx_off[l], scratch,
+                           mean_counts);
+    return;
+  }
   const sl_reduce r = p->reduce;
   const int64_t es = (int64_t)sl_dtype_size(dt);
   const int64_t m = p->m;
@@ -97,7 +138,7 @@ void sl__reduce_backward_line(const sl__rbline *b, double *scratch) {
 #define GX(j) SL__AT(b->gx, j, b->gxstep)
 #define GS(i) SL__AT(b->gs, i, b->gsstep)
 #define T(i) sl__target(b->index, b->ioff, b->istep, i)
-#define RD(v) sl__round_to(dt, v)
+#define RD(v) sl__round_to(sl__acc_dtype(dt), v)
   switch (b->reduce) {
   case SL_REDUCE_SUM:
   case SL_REDUCE_ASSIGN:

@@ -4,13 +4,12 @@
  * and sorted variants to come): identities, the combine step, mean
  * finalization, the LibTorch-style element counts, and the line kernels.
  *
- * Numerics (SPEC §2, checked against LibTorch 1.13):
- * - Floating dtypes combine in double and are stored through sl__store_f,
- *   which rounds f16/bf16 via float. One + - * / in double rounded to the
- *   dtype gives exactly the dtype's own operation (double has more than
- *   2p+2 bits for f32, and float more than 2p+2 for f16/bf16), so a step
- *   that loads the accumulator from the output, combines and stores it back
- *   rounds exactly as LibTorch's per-step loop does.
+ * Numerics (SPEC §2 and §3, checked against LibTorch 1.13):
+ * - Floating dtypes combine in double and round to the accumulation dtype
+ *   after every step: f32 and f64 accumulate in themselves, f16 and bf16
+ *   in f32 (SPEC §3), rounded to the half type once, when stored. One
+ *   + - * / in double rounded to f32 is exactly f32's own operation (double
+ *   has more than 2p+2 bits), so every step matches LibTorch's f32 loop.
  * - Integer sum and prod run in uint64 and wrap when stored (the low bits of
  *   a sum or product depend only on the low bits of the operands).
  * - amax/amin propagate NaN from either side; on equal values (including
@@ -18,8 +17,8 @@
  *   LibTorch's scatter kernels.
  * - Integer mean is floor division; float mean divides by the count.
  * - Counts (mean, and the tie counts of the amax/amin backward) are kept in
- *   the data's dtype as LibTorch does (ones_like(x).scatter_add(...)): a
- *   bf16 count stops at 256 and an f16 count at 2048. sl__count_add rounds.
+ *   the accumulation dtype as LibTorch does (ones_like(x).scatter_add(...)),
+ *   so an f32 count is exact up to 2^24. sl__count_add rounds.
  */
 #ifndef SL_REDUCE_H
 #define SL_REDUCE_H
@@ -127,10 +126,16 @@ static inline int64_t sl__floor_div(int64_t a, int64_t b) {
 /* v as the floating dtype dt stores it (f64: v itself). */
 double sl__round_to(sl_dtype dt, double v);
 
+/* The dtype a reduction of dt accumulates in: f32 for f16/bf16 (SPEC §3). */
+static inline sl_dtype sl__acc_dtype(sl_dtype dt) {
+  return dt == SL_F16 || dt == SL_BF16 ? SL_F32 : dt;
+}
+
 /* count + inc as a count tensor of dtype dt holds it: floating dtypes round
  * (a bf16 count of 256 plus 1 stays 256), integers are exact. */
 static inline double sl__count_add(sl_dtype dt, double count, double inc) {
-  return sl__reduce_is_int(dt) ? count + inc : sl__round_to(dt, count + inc);
+  return sl__reduce_is_int(dt) ? count + inc
+                               : sl__round_to(sl__acc_dtype(dt), count + inc);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -198,14 +203,24 @@ typedef struct sl__rlines {
  * that neighbouring lines are walked together, for locality). */
 #define SL__LINE_BATCH 32
 
+/* Doubles of scratch that sl__reduce_lines needs per thread for lines of
+ * extent n: the mean's counts, and f16/bf16's f32 accumulators. */
+static inline int64_t sl__reduce_lines_scratch(sl_dtype dt, sl_reduce r,
+                                               int64_t n) {
+  int64_t k = 0;
+  if (r == SL_REDUCE_MEAN) k += n;
+  if (sl__acc_dtype(dt) != dt && r != SL_REDUCE_ASSIGN) k += n;
+  return k;
+}
+
 /*
  * Reduces k (<= SL__LINE_BATCH) lines: line l starts at element offset
- * out_off[l] of out, src_off[l] of src and idx_off[l] of index. For MEAN,
- * counts is scratch for n doubles (unused otherwise; may be NULL).
+ * out_off[l] of out, src_off[l] of src and idx_off[l] of index. `scratch`
+ * holds sl__reduce_lines_scratch(dt, reduce, n) doubles (NULL when 0).
  */
 void sl__reduce_lines(const sl__rlines *p, int k, const int64_t *out_off,
                       const int64_t *src_off, const int64_t *idx_off,
-                      double *counts);
+                      double *scratch);
 
 /*
  * One line of a backward op: the n positions of grad_out, x, result and

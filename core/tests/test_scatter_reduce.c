@@ -247,7 +247,9 @@ static void test_rounding_and_halves(void) {
   sl_tensor tfi = sl_tensor_make(SL_I64, 1, (int64_t[]){3}, fi);
   sl_tensor tfs = sl_tensor_make(SL_F32, 1, (int64_t[]){3}, fs);
   sl_tensor tfo = sl_tensor_make(SL_F32, 1, (int64_t[]){1}, fo);
-  /* f16: 2048 + 1 is a tie between 2048 and 2050: even, 2048, twice. */
+  /* f16 accumulates in f32 (SPEC §3): 2048 + 1 + 1 = 2050 exactly, which
+   * f16 holds (spacing 2 in [2048,4096)). Rounding after every step, as
+   * LibTorch's f16 loop does, would tie to even twice and give 2048. */
   uint16_t hx[2] = {sl_f32_to_f16(2048), sl_f32_to_f16(0.5f)};
   uint16_t hs[3] = {sl_f32_to_f16(1), sl_f32_to_f16(1), sl_f32_to_f16(0.25f)};
   uint16_t ho[2];
@@ -257,9 +259,8 @@ static void test_rounding_and_halves(void) {
   sl_tensor ths = sl_tensor_make(SL_F16, 1, (int64_t[]){3}, hs);
   sl_tensor tho = sl_tensor_make(SL_F16, 1, (int64_t[]){2}, ho);
   /* bf16 mean: 301 values, 150 pairs (+1, -1) and a final 3, x left out.
-   * The sum is 3; the count, kept in bf16 as LibTorch keeps it, stops at
-   * 256 (257 is a tie to even 256): 3/256 = 0.01171875 (LibTorch gives the
-   * same; the true mean 3/301 would be 0.00997). */
+   * The sum is 3 and the f32 count 301 (a bf16 count would stop at 256):
+   * 3/301 = 0.0099667 -> bf16 1.2734375 * 2^-7 = 0.009948730469. */
   uint16_t bx[1] = {sl_f32_to_bf16(42)}, bs[301], bo[1];
   int64_t bi[301];
   for (int i = 0; i < 301; ++i) {
@@ -276,18 +277,18 @@ static void test_rounding_and_halves(void) {
     CHECK(fo[0] == 0.0f);
     CHECK(run_sr(&ctx, v, &thx, 0, &thi, &ths, SL_REDUCE_SUM, 1, &tho,
                  sizeof ho) == SL_STATUS_OK);
-    CHECK(sl_f16_to_f32(ho[0]) == 2048 && sl_f16_to_f32(ho[1]) == 0.75f);
-    /* f16 mean of 2048, 1, 1: sum 2048 (above), count 3: 682.666.. ->
-     * nearest f16 682.5 (spacing 0.5 in [512,1024)) */
+    CHECK(sl_f16_to_f32(ho[0]) == 2050 && sl_f16_to_f32(ho[1]) == 0.75f);
+    /* f16 mean of 2048, 1, 1: sum 2050 (above), count 3: 683.33.. ->
+     * nearest f16 683.5 (spacing 0.5 in [512,1024)) */
     CHECK(run_sr(&ctx, v, &thx, 0, &thi, &ths, SL_REDUCE_MEAN, 1, &tho,
                  sizeof ho) == SL_STATUS_OK);
-    CHECK(sl_f16_to_f32(ho[0]) == 682.5f && sl_f16_to_f32(ho[1]) == 0.375f);
+    CHECK(sl_f16_to_f32(ho[0]) == 683.5f && sl_f16_to_f32(ho[1]) == 0.375f);
     CHECK(run_sr(&ctx, v, &thx, 0, &thi, &ths, SL_REDUCE_AMIN, 0, &tho,
                  sizeof ho) == SL_STATUS_OK);
     CHECK(sl_f16_to_f32(ho[0]) == 1 && sl_f16_to_f32(ho[1]) == 0.25f);
     CHECK(run_sr(&ctx, v, &tbx, 0, &tbi, &tbs, SL_REDUCE_MEAN, 0, &tbo,
                  sizeof bo) == SL_STATUS_OK);
-    CHECK(sl_bf16_to_f32(bo[0]) == 0.01171875f);
+    CHECK(sl_bf16_to_f32(bo[0]) == 0.009948730469f);
     CHECK(run_sr(&ctx, v, &tbx, 0, &tbi, &tbs, SL_REDUCE_AMAX, 1, &tbo,
                  sizeof bo) == SL_STATUS_OK);
     CHECK(sl_bf16_to_f32(bo[0]) == 42);

@@ -65,18 +65,20 @@ static sl_status sl__ir_run(sl_ctx *ctx, sl_call *c, int threads) {
   int64_t batches = (v.lines + SL__LINE_BATCH - 1) / SL__LINE_BATCH;
   int team = batches < threads ? (batches > 0 ? (int)batches : 1) : threads;
   int64_t n = v.out.shape[v.dim];
+  int64_t per = sl__reduce_lines_scratch(v.out.dtype, c->p.reduce, n);
   double *counts = NULL;
-  if (v.lines && c->p.reduce == SL_REDUCE_MEAN) {
-    counts = malloc((size_t)team * (size_t)n * sizeof(double));
+  if (v.lines && per) {
+    counts = malloc((size_t)team * (size_t)per * sizeof(double));
     if (!counts)
       return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
-                         "index_reduce: no memory for the mean's counts");
+                         "index_reduce: no memory for %lld doubles of "
+                         "scratch", (long long)(team * per));
   }
   sl__copy_strided(&c->arg[3], &c->arg[0], threads);
 #pragma omp parallel num_threads(team) if (team > 1)
   {
 #ifdef _OPENMP
-    double *mine = counts ? counts + (int64_t)omp_get_thread_num() * n : NULL;
+    double *mine = counts ? counts + (int64_t)omp_get_thread_num() * per : NULL;
 #else
     double *mine = counts;
 #endif
