@@ -13,7 +13,15 @@
 sl_status sl__gather_infer(sl_ctx *ctx, sl_call *c) {
   const sl_tensor *x = &c->arg[0], *index = &c->arg[1];
   char a[160], b[160], desc[200];
-  sl_status st = sl__check_index_dtype(ctx, "index", index);
+  int64_t dim;
+  sl_status st = sl__normalize_dim(ctx, "dim", c->p.dim, x->ndim, &dim);
+  if (st) return st;
+  c->p.dim = dim;
+  sl__set_out(&c->arg[2], x->dtype, index->ndim, index->shape);
+  /* LibTorch checks nothing of an empty index (rank, shape, dtype): the
+   * output is empty. */
+  if (sl__numel(index) == 0) return SL_STATUS_OK;
+  st = sl__check_index_dtype(ctx, "index", index);
   if (st) return st;
   int xr = x->ndim ? x->ndim : 1, ir = index->ndim ? index->ndim : 1;
   if (xr != ir)
@@ -23,26 +31,19 @@ sl_status sl__gather_infer(sl_ctx *ctx, sl_call *c) {
                        x->ndim, sl_shape_str(x->ndim, x->shape, a, sizeof a),
                        index->ndim,
                        sl_shape_str(index->ndim, index->shape, b, sizeof b));
-  int64_t dim;
-  st = sl__normalize_dim(ctx, "dim", c->p.dim, x->ndim, &dim);
-  if (st) return st;
-  if (sl__numel(index) > 0) {
-    for (int k = 0; k < index->ndim && x->ndim; ++k)
-      if (k != dim && index->shape[k] > x->shape[k])
-        return sl_ctx_fail(ctx, SL_STATUS_SHAPE_MISMATCH,
-                           "index: expected size <= %lld in dim %d (x is %s), "
-                           "got %s",
-                           (long long)x->shape[k], k,
-                           sl_shape_str(x->ndim, x->shape, a, sizeof a),
-                           sl_shape_str(index->ndim, index->shape, b,
-                                        sizeof b));
-    int64_t bound = x->ndim ? x->shape[dim] : 1;
-    snprintf(desc, sizeof desc, "dim %lld of x %s", (long long)dim,
-             sl_shape_str(x->ndim, x->shape, a, sizeof a));
-    st = sl__check_index_range(ctx, "index", index, bound, desc);
-    if (st) return st;
+  for (int k = 0; k < ir; ++k) {
+    int64_t ie = index->ndim ? index->shape[k] : 1;
+    int64_t xe = x->ndim ? x->shape[k] : 1;
+    if (k != dim && ie > xe)
+      return sl_ctx_fail(ctx, SL_STATUS_SHAPE_MISMATCH,
+                         "index: expected size <= %lld in dim %d (x is %s), "
+                         "got %s",
+                         (long long)xe, k,
+                         sl_shape_str(x->ndim, x->shape, a, sizeof a),
+                         sl_shape_str(index->ndim, index->shape, b, sizeof b));
   }
-  c->p.dim = dim;
-  sl__set_out(&c->arg[2], x->dtype, index->ndim, index->shape);
-  return SL_STATUS_OK;
+  int64_t bound = x->ndim ? x->shape[dim] : 1;
+  snprintf(desc, sizeof desc, "dim %lld of x %s", (long long)dim,
+           sl_shape_str(x->ndim, x->shape, a, sizeof a));
+  return sl__check_index_range(ctx, "index", index, bound, desc);
 }

@@ -20,7 +20,20 @@
 sl_status sl__scatter_like_infer(sl_ctx *ctx, sl_call *c, int has_src) {
   const sl_tensor *x = &c->arg[0], *index = &c->arg[1], *src = &c->arg[2];
   char a[160], b[160], desc[200];
-  sl_status st = sl__check_index_dtype(ctx, "index", index);
+  sl_status st;
+  if (has_src && src->dtype != x->dtype)
+    return sl_ctx_fail(ctx, SL_STATUS_UNSUPPORTED_DTYPE,
+                       "src: expected dtype %s (the dtype of x), got %s",
+                       sl_dtype_name(x->dtype), sl_dtype_name(src->dtype));
+  int64_t dim;
+  st = sl__normalize_dim(ctx, "dim", c->p.dim, x->ndim, &dim);
+  if (st) return st;
+  c->p.dim = dim;
+  sl__set_out(&c->arg[3], x->dtype, x->ndim, x->shape);
+  /* LibTorch checks nothing of an empty index (not its rank, shape or
+   * dtype): there is nothing to scatter, out is x. */
+  if (sl__numel(index) == 0) return SL_STATUS_OK;
+  st = sl__check_index_dtype(ctx, "index", index);
   if (st) return st;
   int xr = x->ndim ? x->ndim : 1, ir = index->ndim ? index->ndim : 1;
   if (xr != ir)
@@ -39,42 +52,31 @@ sl_status sl__scatter_like_infer(sl_ctx *ctx, sl_call *c, int has_src) {
                          x->ndim, sl_shape_str(x->ndim, x->shape, a, sizeof a),
                          src->ndim,
                          sl_shape_str(src->ndim, src->shape, b, sizeof b));
-    if (src->dtype != x->dtype)
-      return sl_ctx_fail(ctx, SL_STATUS_UNSUPPORTED_DTYPE,
-                         "src: expected dtype %s (the dtype of x), got %s",
-                         sl_dtype_name(x->dtype), sl_dtype_name(src->dtype));
   }
-  int64_t dim;
-  st = sl__normalize_dim(ctx, "dim", c->p.dim, x->ndim, &dim);
-  if (st) return st;
-  if (sl__numel(index) > 0) {
-    for (int k = 0; k < index->ndim; ++k) {
-      if (has_src && src->ndim && index->shape[k] > src->shape[k])
-        return sl_ctx_fail(ctx, SL_STATUS_SHAPE_MISMATCH,
-                           "index: expected size <= %lld in dim %d (src is "
-                           "%s), got %s",
-                           (long long)src->shape[k], k,
-                           sl_shape_str(src->ndim, src->shape, a, sizeof a),
-                           sl_shape_str(index->ndim, index->shape, b,
-                                        sizeof b));
-      if (k != dim && x->ndim && index->shape[k] > x->shape[k])
-        return sl_ctx_fail(ctx, SL_STATUS_SHAPE_MISMATCH,
-                           "index: expected size <= %lld in dim %d (x is %s), "
-                           "got %s",
-                           (long long)x->shape[k], k,
-                           sl_shape_str(x->ndim, x->shape, a, sizeof a),
-                           sl_shape_str(index->ndim, index->shape, b,
-                                        sizeof b));
-    }
-    int64_t bound = x->ndim ? x->shape[dim] : 1;
-    snprintf(desc, sizeof desc, "dim %lld of x %s", (long long)dim,
-             sl_shape_str(x->ndim, x->shape, a, sizeof a));
-    st = sl__check_index_range(ctx, "index", index, bound, desc);
-    if (st) return st;
+  /* A rank-0 tensor counts as one element of extent 1, as in LibTorch. */
+  for (int k = 0; k < ir; ++k) {
+    int64_t ie = index->ndim ? index->shape[k] : 1;
+    int64_t se = has_src && src->ndim ? src->shape[k] : 1;
+    int64_t xe = x->ndim ? x->shape[k] : 1;
+    if (has_src && ie > se)
+      return sl_ctx_fail(ctx, SL_STATUS_SHAPE_MISMATCH,
+                         "index: expected size <= %lld in dim %d (src is %s), "
+                         "got %s",
+                         (long long)se, k,
+                         sl_shape_str(src->ndim, src->shape, a, sizeof a),
+                         sl_shape_str(index->ndim, index->shape, b, sizeof b));
+    if (k != dim && ie > xe)
+      return sl_ctx_fail(ctx, SL_STATUS_SHAPE_MISMATCH,
+                         "index: expected size <= %lld in dim %d (x is %s), "
+                         "got %s",
+                         (long long)xe, k,
+                         sl_shape_str(x->ndim, x->shape, a, sizeof a),
+                         sl_shape_str(index->ndim, index->shape, b, sizeof b));
   }
-  c->p.dim = dim;
-  sl__set_out(&c->arg[3], x->dtype, x->ndim, x->shape);
-  return SL_STATUS_OK;
+  int64_t bound = x->ndim ? x->shape[dim] : 1;
+  snprintf(desc, sizeof desc, "dim %lld of x %s", (long long)dim,
+           sl_shape_str(x->ndim, x->shape, a, sizeof a));
+  return sl__check_index_range(ctx, "index", index, bound, desc);
 }
 
 sl_status sl__scatter_infer(sl_ctx *ctx, sl_call *c) {
