@@ -1,0 +1,115 @@
+/*
+ * The case generator: campaign `seed`, case `i` -> one case line.
+ *
+ * Every case is a pure function of (seed, i, options): a campaign replays
+ * byte for byte and shards by i (case i belongs to shard i % N). Cases cover
+ * the semantic cells of the issue: op x dtype x reduce x include_self x index
+ * dtype x layout (contiguous, transposed, stepped, broadcast) x shape class
+ * (rank 0..8 where the op allows it, size-0 dims, size-1 dims, large
+ * extents) x index pattern x data pattern. About invalid_pct percent of the
+ * cases are invalid on purpose: a valid case broken in exactly one way
+ * (one class of SPEC §4), and only in ways that both the core and LibTorch
+ * 1.13 certainly reject, so the both-rejected oracle can judge them.
+ *
+ * The shape rules that valid cases follow (and that sl_fuzz_classify checks)
+ * are the intersection of the core's contracts and LibTorch 1.13's checks:
+ *   gather, scatter, scatter_reduce(_backward): index and src have x's rank
+ *     (rank 0 counts as 1); index.size(k) <= x.size(k) for k != dim and
+ *     <= src.size(k) for every k; dim in [-rank, rank).
+ *   gather_nd, scatter_nd: x rank K >= 1, index rank K+1 with last extent M
+ *     in 1..K, dims (optional) M distinct axes; index.shape[d] <= x.shape[d]
+ *     on the axes that are not indexed; scatter_nd's src is index.shape[:-1].
+ *   index_reduce(_backward): x rank >= 1, index 1-D [L] (updates = x's shape
+ *     with L at the axis) or 0-D (updates = x's shape without the axis).
+ *   select_scatter: x rank >= 1, value = x's shape without dim, at in
+ *     [-size, size).
+ *   masked_scatter: the mask broadcasts to x (fewer leading dims, extents
+ *     equal or 1); source has at least numel(x) elements.
+ *   dynamic_scatter(_backward): feats [N,C] f32/f64, coors [N,D], D in 1..4.
+ * A non-empty index needs a non-empty axis to point into.
+ */
+#ifndef SL_CASEGEN_H
+#define SL_CASEGEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "case.h"
+#include "sl/sl.h"
+
+typedef struct sl_fuzz_opts {
+  unsigned ops;      /* bitmask of 1u << sl_op; 0 = all */
+  unsigned dtypes;   /* bitmask of 1u << sl_dtype; 0 = all the op allows */
+  int64_t max_elems; /* largest tensor, in elements (default 4096; at least
+                        64 is used) */
+  int invalid_pct;   /* percent of cases invalid on purpose (default 10) */
+} sl_fuzz_opts;
+
+void sl_fuzz_opts_init(sl_fuzz_opts *o);
+
+/*
+ * The i-th case of campaign `seed`: a pure function of (seed, i, opts).
+ * o may be NULL (defaults). Returns 1 if the case is invalid on purpose, 0 if
+ * it is valid. The dtypes mask restricts the data dtype of valid cases; an
+ * invalid case of the "unsupported dtype" class uses a dtype outside the
+ * op's set, whatever the mask says.
+ */
+int sl_fuzz_case(uint64_t seed, uint64_t i, const sl_fuzz_opts *o, sl_case *c);
+
+/*
+ * The semantic cell of a case, ten fields joined by '|':
+ *   op|dt|reduce|self|it|layout|shape|ip|dp|validity
+ * e.g. "scatter_reduce|f32|amax|self0|i32|t|rank2|dup|nan|valid".
+ *   reduce   the reduce name, "-" for ops without one;
+ *   self     self0 / self1, "-" for ops without include_self;
+ *   it       the index dtype, "-" for ops without an index dtype key;
+ *   layout   c, t, s or b: the layout of the first non-contiguous input of
+ *            the line, c when all are contiguous;
+ *   shape    empty (an input has no element), large (an input has >= 1024
+ *            elements), rank0 (x is a scalar), unit (x has an extent 1),
+ *            else rank<N> (x's rank; feats for dynamic_scatter);
+ *   ip       the index pattern (dup without its ratio), "-" for ops without
+ *            an index (select_scatter, masked_scatter);
+ *   dp       the data pattern;
+ *   validity "valid" or "invalid-<class>" (sl_fuzz_class_name).
+ */
+void sl_fuzz_cell(const sl_case *c, char *buf, size_t len);
+
+/* The SPEC §4 class of a case as far as its line tells (without the data). */
+typedef enum sl_fuzz_class {
+  SL_FUZZ_VALID = 0,
+  SL_FUZZ_OOB,    /* index value out of range (ip=oob, at, an empty axis) */
+  SL_FUZZ_NEG,    /* a negative index value (ip=neg) */
+  SL_FUZZ_DIM,    /* dim / axis / dims out of range (or dims malformed) */
+  SL_FUZZ_RANK,   /* rank mismatch */
+  SL_FUZZ_SHAPE,  /* shape mismatch */
+  SL_FUZZ_ITYPE,  /* index dtype not i32/i64 */
+  SL_FUZZ_DTYPE,  /* data dtype not supported by the op (with its reduce) */
+  SL_FUZZ_REDUCE, /* reduce unknown to the op */
+  SL_FUZZ_MASK,   /* mask not broadcastable to x */
+  SL_FUZZ_SHORT,  /* masked_scatter's source shorter than x */
+  SL_FUZZ_CLASS_COUNT
+} sl_fuzz_class;
+
+const char *sl_fuzz_class_name(sl_fuzz_class k); /* "valid", "oob", ... */
+
+/*
+ * Checks a case against the shape, dtype and parameter rules above and
+ * returns its class: SL_FUZZ_VALID, or the first rule it breaks. Index
+ * values are judged by pattern (ip=oob, ip=neg) and by empty target axes.
+ * A masked_scatter source shorter than x is judged by the true count of the
+ * mask that datagen makes from the seed (the only data this looks at).
+ */
+sl_fuzz_class sl_fuzz_classify(const sl_case *c);
+
+/* Whether op takes data dtype dt with reduce r as a valid case. */
+int sl_fuzz_dtype_ok(sl_op op, sl_dtype dt, sl_reduce r);
+
+/*
+ * The inverse of sl_case_forward: the case of op (a backward op or the
+ * forward op itself) whose forward view is fw. *c gets fw's parameters and
+ * the shapes moved to op's slots.
+ */
+void sl_fuzz_from_forward(const sl_case *fw, sl_op op, sl_case *c);
+
+#endif

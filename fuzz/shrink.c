@@ -1,0 +1,368 @@
+/* Shrinking failing cases (see shrink.h). */
+#include "shrink.h"
+
+#include <string.h>
+
+#include "casegen.h"
+#include "datagen.h"
+
+/* Elements of a shape, saturating instead of overflowing. */
+static int64_t sl__numel(const sl_case_shape *s) {
+  int64_t n = sl_case_numel(s);
+  return n < 0 ? INT64_MAX / 64 : n;
+}
+
+static int64_t sl__min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+int64_t sl_case_size(const sl_case *c) {
+  const sl_case_spec *spec = c ? sl_case_spec_of(c->op) : NULL;
+  if (!spec) return 0;
+  int64_t size = 0;
+  for (int i = 0; i < spec->n_shapes; ++i) {
+    const sl_case_shape *s = &c->arg[spec->shape_slots[i]];
+    if (!s->present) continue;
+    int64_t n = sl__numel(s);
+    size = size > INT64_MAX / 2 - n ? INT64_MAX / 2 : size + n;
+    if (s->layout == SL_LAYOUT_STEPPED)
+      size += s->step > 1 ? s->step - 1 : 1;
+    else if (s->layout != SL_LAYOUT_CONTIGUOUS)
+      size += 1;
+  }
+  size += c->ip != SL_IP_RAND;
+  size += c->dp != SL_DP_RAND;
+  if (spec->keys & SL_KEY_DIMS) size += c->ndims > 0;
+  if (spec->keys & SL_KEY_DIM) size += c->dim < 0;
+  if (spec->keys & SL_KEY_AT) size += c->at < 0;
+  return size;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Shape surgery on the forward view                                         */
+/* ------------------------------------------------------------------------ */
+
+static int sl__norm_dim(int64_t dim, int n, int64_t *out) {
+  if (dim < -n || dim >= n) return 0;
+  *out = dim < 0 ? dim + n : dim;
+  return 1;
+}
+
+/* Removes axis k of s (no-op when s has no such axis). A scalar is
+ * contiguous. */
+static void sl__drop(sl_case_shape *s, int k) {
+  if (!s->present || k < 0 || k >= s->ndim) return;
+  for (int d = k; d + 1 < s->ndim; ++d) s->shape[d] = s->shape[d + 1];
+  s->shape[--s->ndim] = 0;
+  if (s->ndim == 0) {
+    s->layout = SL_LAYOUT_CONTIGUOUS;
+    s->step = 0;
+  }
+}
+
+/* Sets s's extents, keeping its layout. */
+static void sl__reshape(sl_case_shape *s, int nd, const int64_t *e) {
+  s->present = 1;
+  s->ndim = nd;
+  for (int d = 0; d < SL_MAX_DIMS; ++d) s->shape[d] = d < nd ? e[d] : 0;
+  if (nd == 0) {
+    s->layout = SL_LAYOUT_CONTIGUOUS;
+    s->step = 0;
+  }
+}
+
+/* gather_nd / scatter_nd: which axes of x the index's columns address.
+ * Returns M, or -1 when the case does not say it consistently. */
+static int sl__nd_indexed(const sl_case *fw, int *indexed) {
+  const int K = fw->arg[0].ndim;
+  if (fw->arg[1].ndim != K + 1) return -1;
+  const int64_t M = fw->arg[1].shape[K];
+  if (M < 1 || M > K || (fw->ndims && fw->ndims != M)) return -1;
+  memset(indexed, 0, sizeof(int) * SL_MAX_DIMS);
+  for (int k = 0; k < M; ++k) {
+    int64_t d = k;
+    if (fw->ndims && !sl__norm_dim(fw->dims[k], K, &d)) return -1;
+    if (indexed[d]) return -1;
+    indexed[d] = 1;
+  }
+  return (int)M;
+}
+
+/*
+ * Restores the rules of a valid case after x (or src, index, ...) got
+ * smaller: index extents are clamped to what x and src allow, derived
+ * shapes (updates, value, scatter_nd's src, coors' rows) follow x and index.
+ * Only ever makes extents smaller.
+ */
+static void sl__repair(sl_case *fw, sl_op op) {
+  sl_case_shape *x = &fw->arg[0], *a1 = &fw->arg[1], *a2 = &fw->arg[2];
+  int64_t d = 0, e[SL_MAX_DIMS];
+  switch (fw->op) {
+  case SL_OP_GATHER:
+  case SL_OP_SCATTER:
+  case SL_OP_SCATTER_REDUCE: {
+    const int xr = x->ndim ? x->ndim : 1;
+    if (!sl__norm_dim(fw->dim, xr, &d)) return;
+    if ((a1->ndim ? a1->ndim : 1) != xr) return;
+    int has_src = fw->op != SL_OP_GATHER && !fw->has_val && a2->present &&
+                  (a2->ndim ? a2->ndim : 1) == xr;
+    for (int k = 0; k < a1->ndim; ++k) {
+      if (has_src)
+        a1->shape[k] = sl__min64(a1->shape[k], a2->ndim ? a2->shape[k] : 1);
+      if (k != d && x->ndim)
+        a1->shape[k] = sl__min64(a1->shape[k], x->shape[k]);
+    }
+    if (x->ndim && x->shape[d] == 0 && a1->ndim) a1->shape[d] = 0;
+    /* the backward's src is index's shape exactly */
+    if (op == SL_OP_SCATTER_REDUCE_BACKWARD && a2->present)
+      sl__reshape(a2, a1->ndim, a1->shape);
+    return;
+  }
+  case SL_OP_GATHER_ND:
+  case SL_OP_SCATTER_ND: {
+    int indexed[SL_MAX_DIMS];
+    const int K = x->ndim;
+    if (sl__nd_indexed(fw, indexed) < 0) return;
+    for (int k = 0; k < K; ++k) {
+      if (!indexed[k])
+        a1->shape[k] = sl__min64(a1->shape[k], x->shape[k]);
+      else if (x->shape[k] == 0)
+        a1->shape[k] = 0;
+    }
+    if (fw->op == SL_OP_SCATTER_ND) sl__reshape(a2, K, a1->shape);
+    return;
+  }
+  case SL_OP_INDEX_REDUCE: {
+    const int K = x->ndim;
+    if (K == 0 || !sl__norm_dim(fw->dim, K, &d) || a1->ndim > 1) return;
+    if (a1->ndim == 0 && x->shape[d] == 0) {
+      /* a scalar index needs a slice; an empty axis takes no index */
+      int64_t zero = 0;
+      sl__reshape(a1, 1, &zero);
+    }
+    if (a1->ndim == 1) {
+      if (x->shape[d] == 0) a1->shape[0] = 0;
+      for (int k = 0; k < K; ++k) e[k] = k == d ? a1->shape[0] : x->shape[k];
+      sl__reshape(a2, K, e);
+    } else {
+      int u = 0;
+      for (int k = 0; k < K; ++k)
+        if (k != d) e[u++] = x->shape[k];
+      sl__reshape(a2, K - 1, e);
+    }
+    return;
+  }
+  case SL_OP_SELECT_SCATTER: {
+    const int K = x->ndim;
+    if (K == 0 || !sl__norm_dim(fw->dim, K, &d)) return;
+    int u = 0;
+    for (int k = 0; k < K; ++k)
+      if (k != d) e[u++] = x->shape[k];
+    sl__reshape(a1, K - 1, e);
+    const int64_t n = x->shape[d];
+    if (n > 0 && fw->at >= n) fw->at = n - 1;
+    if (n > 0 && fw->at < -n) fw->at = -n;
+    return;
+  }
+  case SL_OP_MASKED_SCATTER: {
+    const int R = x->ndim;
+    if (a1->ndim > R) return;
+    for (int j = 0; j < a1->ndim; ++j)
+      if (a1->shape[j] != 1) a1->shape[j] = x->shape[R - a1->ndim + j];
+    return;
+  }
+  case SL_OP_DYNAMIC_SCATTER:
+    if (x->ndim == 2 && a1->ndim == 2) a1->shape[0] = x->shape[0];
+    return;
+  default:
+    return;
+  }
+}
+
+/* Drops axis k of x and the matching axes of the other inputs. Returns -1
+ * when the op's rules do not allow it for this case. */
+static int sl__drop_axis(sl_case *fw, int k) {
+  sl_case_shape *x = &fw->arg[0], *a1 = &fw->arg[1], *a2 = &fw->arg[2];
+  const int R = x->ndim;
+  int64_t d;
+  if (k >= R) return -1;
+  switch (fw->op) {
+  case SL_OP_GATHER:
+  case SL_OP_SCATTER:
+  case SL_OP_SCATTER_REDUCE:
+    if (sl__norm_dim(fw->dim, R ? R : 1, &d))
+      fw->dim = k < d ? d - 1 : k == d ? 0 : d;
+    sl__drop(x, k);
+    sl__drop(a1, k);
+    if (a2->present) sl__drop(a2, k);
+    return 0;
+  case SL_OP_GATHER_ND:
+  case SL_OP_SCATTER_ND: {
+    int indexed[SL_MAX_DIMS];
+    const int M = sl__nd_indexed(fw, indexed);
+    if (R < 2 || M < 0 || (indexed[k] && M == 1)) return -1;
+    if (fw->ndims) {
+      int j = 0;
+      for (int i = 0; i < fw->ndims; ++i) {
+        int64_t v = 0;
+        sl__norm_dim(fw->dims[i], R, &v);
+        if (v == k) continue;
+        fw->dims[j++] = v > k ? v - 1 : v;
+      }
+      fw->ndims = j;
+    }
+    if (indexed[k]) a1->shape[R] -= 1;
+    sl__drop(x, k);
+    sl__drop(a1, k);
+    if (fw->op == SL_OP_SCATTER_ND) sl__drop(a2, k);
+    return 0;
+  }
+  case SL_OP_INDEX_REDUCE:
+    if (R < 2 || !sl__norm_dim(fw->dim, R, &d) || k == d) return -1;
+    sl__drop(x, k);
+    sl__drop(a2, a1->ndim == 0 && k > d ? k - 1 : k);
+    fw->dim = k < d ? d - 1 : d;
+    return 0;
+  case SL_OP_SELECT_SCATTER:
+    if (R < 2 || !sl__norm_dim(fw->dim, R, &d) || k == d) return -1;
+    sl__drop(x, k);
+    sl__drop(a1, k > d ? k - 1 : k);
+    fw->dim = k < d ? d - 1 : d;
+    return 0;
+  case SL_OP_MASKED_SCATTER: {
+    const int j = k - (R - a1->ndim);
+    sl__drop(x, k);
+    if (j >= 0) sl__drop(a1, j);
+    return 0;
+  }
+  default:
+    return -1;
+  }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Candidates                                                                */
+/* ------------------------------------------------------------------------ */
+
+typedef struct sl__shrinker {
+  const sl_case *orig;
+  sl_fuzz_class cls;
+  int repair;
+  int64_t size0;
+  sl_case *out;
+  int max;
+  int n;
+} sl__shrinker;
+
+/* Keeps candidate fw (a forward view) if it is consistent, of the original's
+ * class, strictly smaller, and not already offered. */
+static void sl__offer(sl__shrinker *s, sl_case *fw) {
+  if (s->n >= s->max) return;
+  if (s->repair) sl__repair(fw, s->orig->op);
+  sl_case full;
+  sl_fuzz_from_forward(fw, s->orig->op, &full);
+  if (sl_fuzz_classify(&full) != s->cls) return;
+  if (s->orig->op == SL_OP_SCATTER_REDUCE_BACKWARD && s->cls == SL_FUZZ_SHAPE) {
+    /* A src larger than index, with the forward's rules kept, is refused by
+     * the core but taken by LibTorch's autograd for prod/amax/amin: not a
+     * certain rejection, so not a candidate. */
+    sl_case f = *fw;
+    f.op = SL_OP_SCATTER_REDUCE;
+    if (sl_fuzz_classify(&f) == SL_FUZZ_VALID) return;
+  }
+  if (sl_case_size(&full) >= s->size0) return;
+  char a[SL_CASE_LINE_MAX], b[SL_CASE_LINE_MAX];
+  sl_case_print(&full, a, sizeof a);
+  for (int i = 0; i < s->n; ++i) {
+    sl_case_print(&s->out[i], b, sizeof b);
+    if (strcmp(a, b) == 0) return;
+  }
+  s->out[s->n++] = full;
+}
+
+int sl_shrink_candidates(const sl_case *c, sl_case *out, int max) {
+  if (!c || !out || max <= 0 || !sl_case_spec_of(c->op)) return 0;
+  sl_case fw, t;
+  sl_case_forward(c, &fw);
+  sl__shrinker s = {c, sl_fuzz_classify(c), 0, sl_case_size(c), out, max, 0};
+  /* Classes about values and dtypes survive shape surgery: keep the shapes
+   * valid for them too. */
+  s.repair = s.cls == SL_FUZZ_VALID || s.cls == SL_FUZZ_OOB ||
+             s.cls == SL_FUZZ_NEG || s.cls == SL_FUZZ_ITYPE ||
+             s.cls == SL_FUZZ_DTYPE || s.cls == SL_FUZZ_REDUCE;
+  const sl_case_spec *spec = sl_case_spec_of(fw.op);
+
+  /* 1. one axis fewer */
+  for (int k = 0; k < fw.arg[0].ndim; ++k) {
+    t = fw;
+    if (sl__drop_axis(&t, k) == 0) sl__offer(&s, &t);
+  }
+  /* 2. halve an extent, 3. an extent of 1 */
+  for (int pass = 0; pass < 2; ++pass)
+    for (int i = 0; i < spec->n_shapes; ++i) {
+      const int slot = spec->shape_slots[i];
+      for (int k = 0; k < fw.arg[slot].ndim; ++k) {
+        const int64_t e = fw.arg[slot].shape[k];
+        if (pass == 0 ? e < 2 : e < 3) continue;
+        t = fw;
+        t.arg[slot].shape[k] = pass == 0 ? e / 2 : 1;
+        sl__offer(&s, &t);
+      }
+    }
+  /* 4. one index column fewer */
+  if (fw.op == SL_OP_GATHER_ND || fw.op == SL_OP_SCATTER_ND) {
+    const int K = fw.arg[0].ndim;
+    if (fw.arg[1].ndim == K + 1 && fw.arg[1].shape[K] >= 2) {
+      t = fw;
+      t.arg[1].shape[K] -= 1;
+      if (t.ndims > 0) --t.ndims;
+      sl__offer(&s, &t);
+    }
+  }
+  /* 5. masked_scatter: a source of exactly numel(x) elements */
+  if (fw.op == SL_OP_MASKED_SCATTER) {
+    int64_t n = sl__numel(&fw.arg[0]);
+    t = fw;
+    memset(&t.arg[2], 0, sizeof t.arg[2]);
+    sl__reshape(&t.arg[2], 1, &n);
+    sl__offer(&s, &t);
+  }
+  /* 6. simpler data */
+  if (fw.dp != SL_DP_RAND) {
+    t = fw;
+    t.dp = SL_DP_RAND;
+    sl__offer(&s, &t);
+  }
+  for (int i = 0; i < spec->n_shapes; ++i) {
+    const int slot = spec->shape_slots[i];
+    if (fw.arg[slot].layout == SL_LAYOUT_CONTIGUOUS) continue;
+    t = fw;
+    t.arg[slot].layout = SL_LAYOUT_CONTIGUOUS;
+    t.arg[slot].step = 0;
+    sl__offer(&s, &t);
+  }
+  if (fw.ip != SL_IP_RAND) {
+    t = fw;
+    t.ip = SL_IP_RAND;
+    t.ip_param = 0;
+    sl__offer(&s, &t);
+  }
+  if (fw.ndims > 0) {
+    t = fw;
+    t.ndims = 0;
+    sl__offer(&s, &t);
+  }
+  int64_t d;
+  if (fw.dim < 0 &&
+      sl__norm_dim(fw.dim, fw.arg[0].ndim ? fw.arg[0].ndim : 1, &d)) {
+    t = fw;
+    t.dim = d;
+    sl__offer(&s, &t);
+  }
+  if (fw.op == SL_OP_SELECT_SCATTER && fw.at < 0 &&
+      sl__norm_dim(fw.dim, fw.arg[0].ndim, &d) &&
+      fw.at >= -fw.arg[0].shape[d]) {
+    t = fw;
+    t.at += fw.arg[0].shape[d];
+    sl__offer(&s, &t);
+  }
+  return s.n;
+}

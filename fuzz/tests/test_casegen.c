@@ -1,0 +1,640 @@
+/*
+ * The case generator and the shrinker: reproducible campaigns, lines that
+ * parse back, the invalid share, coverage of every op / dtype / pattern /
+ * shape class, max_elems, agreement with the core's sl_infer (valid cases
+ * accepted, invalid ones rejected; ops still pending in the core are
+ * skipped), and shrink candidates that are smaller, parse back and stay
+ * valid.
+ */
+#include <inttypes.h>
+#include <stdint.h>
+
+#include "case.h"
+#include "casegen.h"
+#include "datagen.h"
+#include "shrink.h"
+#include "sl_test.h"
+
+#define SEED UINT64_C(20240611)
+
+static void print_line(const sl_case *c, char *buf) {
+  sl_case_print(c, buf, SL_CASE_LINE_MAX);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Running sl_infer on a case                                                */
+/* ------------------------------------------------------------------------ */
+
+/* A zeroed contiguous tensor of shape (nd, e) in slot `slot` of b. */
+static void alloc_zero(sl_bundle *b, int slot, sl_dtype dt, int nd,
+                       const int64_t *e) {
+  sl_case_shape s;
+  memset(&s, 0, sizeof s);
+  s.present = 1;
+  s.ndim = nd;
+  for (int d = 0; d < nd; ++d) s.shape[d] = e[d];
+  char err[256];
+  int rc = sl_bundle_alloc(b, slot, dt, &s, "derived", err, sizeof err);
+  CHECK_MSG(rc == 0, "%s", err);
+}
+
+/* dynamic_scatter's voxels, computed plainly: a row with a negative entry
+ * belongs to no voxel; equal rows share one (ids in order of appearance,
+ * enough for the shape and range checks of infer). Returns M. */
+static int64_t voxels(const sl_tensor *coors, int32_t *map, int32_t **counts) {
+  const int64_t n = coors->shape[0], dcols = coors->shape[1];
+  int64_t m = 0;
+  int64_t *first = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
+  *counts = calloc((size_t)(n ? n : 1), sizeof(int32_t));
+  for (int64_t r = 0; r < n; ++r) {
+    int valid = 1;
+    for (int64_t j = 0; j < dcols; ++j)
+      valid &= sl_elem_get_i(SL_I32, (const int32_t *)coors->data +
+                                         r * coors->strides[0] +
+                                         j * coors->strides[1]) >= 0;
+    map[r] = -1;
+    if (!valid) continue;
+    for (int64_t v = 0; v < m && map[r] < 0; ++v) {
+      int same = 1;
+      for (int64_t j = 0; j < dcols; ++j)
+        same &=
+            ((const int32_t *)coors->data)[first[v] * coors->strides[0] +
+                                           j * coors->strides[1]] ==
+            ((const int32_t *)
+                 coors->data)[r * coors->strides[0] + j * coors->strides[1]];
+      if (same) map[r] = (int32_t)v;
+    }
+    if (map[r] < 0) {
+      first[m] = r;
+      map[r] = (int32_t)m++;
+    }
+    ++(*counts)[map[r]];
+  }
+  free(first);
+  return m;
+}
+
+/*
+ * Builds the case's tensors (a backward op gets its inputs derived by hand,
+ * as the harness derives them through LibTorch: result and grad_out of x's
+ * shape; voxels from coors) and runs sl_infer on a copy of the call.
+ * Returns its status, or -1 when the tensors could not be built.
+ */
+static int infer_case(const sl_case *c, char *msg, size_t msglen) {
+  sl_case fw;
+  sl_bundle f, b;
+  char err[256];
+  msg[0] = '\0';
+  int backward = sl_case_forward(c, &fw);
+  if (sl_gen_inputs(&fw, &f, err, sizeof err)) {
+    snprintf(msg, msglen, "sl_gen_inputs: %s", err);
+    return -1;
+  }
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  sl_call call;
+  sl_status st;
+  if (!backward) {
+    call = f.call;
+    st = sl_infer(&ctx, &call);
+    snprintf(msg, msglen, "%s", sl_ctx_message(&ctx));
+    sl_bundle_free(&f);
+    return (int)st;
+  }
+  sl_bundle_init(&b, c->op);
+  sl_case_params(c, &b.call.p);
+  if (c->op == SL_OP_DYNAMIC_SCATTER_BACKWARD) {
+    /* grad_voxel_feats feats voxel_feats point2voxel_map voxel_points_count */
+    const sl_tensor *feats = &f.call.arg[0], *coors = &f.call.arg[1];
+    int ok = feats->ndim == 2 && coors->ndim == 2 && coors->dtype == SL_I32 &&
+             coors->shape[0] == feats->shape[0];
+    int64_t n = feats->ndim == 2 ? feats->shape[0] : 0;
+    int64_t ch = feats->ndim == 2 ? feats->shape[1] : 0;
+    int32_t *map = calloc((size_t)(n ? n : 1), sizeof *map), *counts = NULL;
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; ++i) map[i] = -1;
+    if (ok && sl_fuzz_dtype_ok(SL_OP_DYNAMIC_SCATTER, c->dt, c->reduce))
+      m = voxels(coors, map, &counts);
+    b.call.arg[1] = f.call.arg[0];
+    b.mem[1] = f.mem[0];
+    f.mem[0] = NULL;
+    alloc_zero(&b, 0, c->dt, 2, (int64_t[]){m, ch});
+    alloc_zero(&b, 2, c->dt, 2, (int64_t[]){m, ch});
+    alloc_zero(&b, 3, SL_I32, 1, &n);
+    alloc_zero(&b, 4, SL_I32, 1, &m);
+    memcpy(b.mem[3], map, sizeof(int32_t) * (size_t)n);
+    if (counts) memcpy(b.mem[4], counts, sizeof(int32_t) * (size_t)m);
+    free(map);
+    free(counts);
+  } else {
+    /* grad_out x index src|updates result */
+    for (int s = 0; s < 3; ++s) {
+      b.call.arg[s + 1] = f.call.arg[s];
+      b.mem[s + 1] = f.mem[s];
+      f.mem[s] = NULL;
+    }
+    const sl_tensor *x = &b.call.arg[1];
+    alloc_zero(&b, 4, x->dtype, x->ndim, x->shape);
+    alloc_zero(&b, 0, c->dt, x->ndim, x->shape);
+  }
+  sl_bundle_free(&f);
+  call = b.call;
+  st = sl_infer(&ctx, &call);
+  snprintf(msg, msglen, "%s", sl_ctx_message(&ctx));
+  sl_bundle_free(&b);
+  return (int)st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Generation                                                                */
+/* ------------------------------------------------------------------------ */
+
+static void test_determinism_and_round_trip(void) {
+  sl_fuzz_opts o;
+  sl_fuzz_opts_init(&o);
+  static char first[10000][160];
+  char a[SL_CASE_LINE_MAX], b[SL_CASE_LINE_MAX], err[256];
+  int bad_rt = 0, bad_det = 0, bad_ret = 0;
+  for (uint64_t i = 0; i < 10000; ++i) {
+    sl_case c, d;
+    int inv = sl_fuzz_case(SEED, i, &o, &c);
+    print_line(&c, a);
+    snprintf(first[i], sizeof first[i], "%.150s", a);
+    bad_ret += inv != (sl_fuzz_classify(&c) != SL_FUZZ_VALID);
+    if (sl_case_parse(a, &d, err, sizeof err) != 0) {
+      if (bad_rt++ < 5) fprintf(stderr, "unparsable: %s: %s\n", a, err);
+      continue;
+    }
+    print_line(&d, b);
+    if (strcmp(a, b) != 0 && bad_rt++ < 5)
+      fprintf(stderr, "round trip:\n  %s\n  %s\n", a, b);
+  }
+  /* Again, in reverse order: each case is a function of (seed, i) alone. */
+  for (uint64_t i = 10000; i-- > 0;) {
+    sl_case c;
+    sl_fuzz_case(SEED, i, &o, &c);
+    print_line(&c, a);
+    if (strncmp(a, first[i], 150) != 0) ++bad_det;
+  }
+  CHECK_MSG(bad_rt == 0, "%d lines do not parse back", bad_rt);
+  CHECK_MSG(bad_det == 0, "%d lines differ on a second run", bad_det);
+  CHECK_MSG(bad_ret == 0, "%d return values disagree with the classifier",
+            bad_ret);
+  /* NULL options are the defaults. */
+  for (uint64_t i = 0; i < 200; ++i) {
+    sl_case c;
+    sl_fuzz_case(SEED, i, NULL, &c);
+    print_line(&c, a);
+    if (strncmp(a, first[i], 150) != 0) ++bad_det;
+  }
+  CHECK(bad_det == 0);
+  /* Another seed gives another campaign. */
+  sl_case c;
+  int same = 0;
+  for (uint64_t i = 0; i < 100; ++i) {
+    sl_fuzz_case(SEED + 1, i, &o, &c);
+    print_line(&c, a);
+    same += strncmp(a, first[i], 150) == 0;
+  }
+  CHECK(same < 5);
+}
+
+static void test_invalid_share(void) {
+  const int pcts[] = {0, 10, 30, 100};
+  for (size_t p = 0; p < sizeof pcts / sizeof pcts[0]; ++p) {
+    sl_fuzz_opts o;
+    sl_fuzz_opts_init(&o);
+    o.invalid_pct = pcts[p];
+    int n = 20000, inv = 0;
+    for (int i = 0; i < n; ++i) {
+      sl_case c;
+      inv += sl_fuzz_case(7, (uint64_t)i, &o, &c);
+    }
+    double share = 100.0 * inv / n;
+    printf("invalid_pct=%d: %.2f%% invalid\n", pcts[p], share);
+    CHECK_MSG(share >= pcts[p] - 2.0 && share <= pcts[p] + 2.0,
+              "invalid_pct %d gave %.2f%%", pcts[p], share);
+  }
+}
+
+/* Counts of everything the issue wants covered, over 20,000 cases. */
+static void test_coverage(void) {
+  sl_fuzz_opts o;
+  sl_fuzz_opts_init(&o);
+  const int n = 20000;
+  int op_n[SL_OP_COUNT] = {0}, op_inv[SL_OP_COUNT] = {0};
+  int op_dt[SL_OP_COUNT][SL_DTYPE_COUNT] = {{0}};
+  int op_red[SL_OP_COUNT][SL_REDUCE_COUNT] = {{0}};
+  int gather_rank[SL_MAX_DIMS + 1] = {0}, ip_n[SL_IP_COUNT] = {0};
+  int dp_n[SL_DP_COUNT] = {0}, cls_n[SL_FUZZ_CLASS_COUNT] = {0};
+  int self_n[2] = {0}, it_n[2] = {0}, layout_n[4] = {0};
+  int empty = 0, large = 0, unit = 0, rank0 = 0, val = 0, dims = 0;
+  for (int i = 0; i < n; ++i) {
+    sl_case c, fw;
+    int inv = sl_fuzz_case(SEED, (uint64_t)i, &o, &c);
+    char cell[256];
+    sl_fuzz_cell(&c, cell, sizeof cell);
+    sl_case_forward(&c, &fw);
+    ++op_n[c.op];
+    op_inv[c.op] += inv;
+    ++cls_n[sl_fuzz_classify(&c)];
+    if (!inv) {
+      ++op_dt[c.op][c.dt];
+      ++op_red[c.op][c.reduce];
+    }
+    if (c.op == SL_OP_GATHER) ++gather_rank[c.arg[0].ndim];
+    ++ip_n[c.ip];
+    ++dp_n[c.dp];
+    const sl_case_spec *spec = sl_case_spec_of(c.op);
+    if (spec->keys & SL_KEY_SELF) ++self_n[c.include_self];
+    if (spec->keys & SL_KEY_IT) ++it_n[c.it == SL_I64];
+    for (int s = 0; s < spec->n_shapes; ++s)
+      ++layout_n[c.arg[spec->shape_slots[s]].layout];
+    int bars = 0;
+    for (const char *p = cell; *p; ++p) bars += *p == '|';
+    CHECK(bars == 9);
+    empty += strstr(cell, "|empty|") != NULL;
+    large += strstr(cell, "|large|") != NULL;
+    unit += strstr(cell, "|unit|") != NULL;
+    rank0 += strstr(cell, "|rank0|") != NULL;
+    val += c.has_val;
+    dims += c.ndims > 0;
+  }
+  for (int op = 0; op < SL_OP_COUNT; ++op) {
+    printf("  %-26s %5d cases, %4d invalid (%.1f%%)\n", sl_op_name((sl_op)op),
+           op_n[op], op_inv[op],
+           100.0 * op_inv[op] / (op_n[op] ? op_n[op] : 1));
+    CHECK_MSG(op_n[op] > 1000, "%s: %d cases", sl_op_name((sl_op)op), op_n[op]);
+    CHECK_MSG(op_inv[op] > 30, "%s: %d invalid", sl_op_name((sl_op)op),
+              op_inv[op]);
+    for (int dt = 0; dt < SL_DTYPE_COUNT; ++dt)
+      for (int r = 0; r < SL_REDUCE_COUNT; ++r)
+        if (sl_fuzz_dtype_ok((sl_op)op, (sl_dtype)dt, (sl_reduce)r)) {
+          CHECK_MSG(op_dt[op][dt] > 0, "%s never has dtype %s",
+                    sl_op_name((sl_op)op), sl_dtype_name((sl_dtype)dt));
+          CHECK_MSG(op_red[op][r] > 0, "%s never has reduce %s",
+                    sl_op_name((sl_op)op), sl_reduce_name((sl_reduce)r));
+        }
+  }
+  /* Valid cases never use a dtype or reduce the op does not take. */
+  for (int op = 0; op < SL_OP_COUNT; ++op)
+    for (int dt = 0; dt < SL_DTYPE_COUNT; ++dt) {
+      int ok = 0;
+      for (int r = 0; r < SL_REDUCE_COUNT; ++r)
+        ok |= sl_fuzz_dtype_ok((sl_op)op, (sl_dtype)dt, (sl_reduce)r);
+      if (!ok)
+        CHECK_MSG(op_dt[op][dt] == 0, "%s: valid case with dtype %s",
+                  sl_op_name((sl_op)op), sl_dtype_name((sl_dtype)dt));
+    }
+  printf("  gather ranks:");
+  for (int r = 0; r <= SL_MAX_DIMS; ++r) {
+    printf(" %d:%d", r, gather_rank[r]);
+    CHECK_MSG(gather_rank[r] > 0, "gather never has rank %d", r);
+  }
+  printf("\n  ip:");
+  for (int p = 0; p < SL_IP_COUNT; ++p) {
+    printf(" %s:%d", sl_index_pattern_name((sl_index_pattern)p), ip_n[p]);
+    CHECK_MSG(ip_n[p] > 0, "ip=%s never appears",
+              sl_index_pattern_name((sl_index_pattern)p));
+  }
+  printf("\n  dp:");
+  for (int p = 0; p < SL_DP_COUNT; ++p) {
+    printf(" %s:%d", sl_data_pattern_name((sl_data_pattern)p), dp_n[p]);
+    CHECK_MSG(dp_n[p] > 0, "dp=%s never appears",
+              sl_data_pattern_name((sl_data_pattern)p));
+  }
+  printf("\n  classes:");
+  for (int k = 0; k < SL_FUZZ_CLASS_COUNT; ++k) {
+    printf(" %s:%d", sl_fuzz_class_name((sl_fuzz_class)k), cls_n[k]);
+    CHECK_MSG(cls_n[k] > 0, "class %s never appears",
+              sl_fuzz_class_name((sl_fuzz_class)k));
+  }
+  printf("\n  layouts c:%d t:%d b:%d s:%d; shapes empty:%d large:%d unit:%d "
+         "rank0:%d; self 0:%d 1:%d; it i32:%d i64:%d; val=%d dims=%d\n",
+         layout_n[SL_LAYOUT_CONTIGUOUS], layout_n[SL_LAYOUT_TRANSPOSED],
+         layout_n[SL_LAYOUT_BROADCAST], layout_n[SL_LAYOUT_STEPPED], empty,
+         large, unit, rank0, self_n[0], self_n[1], it_n[0], it_n[1], val, dims);
+  for (int l = 0; l < 4; ++l) CHECK(layout_n[l] > 100);
+  CHECK(empty > 500 && large > 500 && unit > 500 && rank0 > 100);
+  CHECK(self_n[0] > 100 && self_n[1] > 100 && it_n[0] > 100 && it_n[1] > 100);
+  CHECK(val > 50 && dims > 100);
+}
+
+/* The op and dtype masks restrict what is generated. */
+static void test_masks(void) {
+  sl_fuzz_opts o;
+  sl_fuzz_opts_init(&o);
+  o.ops = 1u << SL_OP_SCATTER_REDUCE | 1u << SL_OP_MASKED_SCATTER;
+  o.dtypes = 1u << SL_F16 | 1u << SL_BOOL;
+  int seen[SL_OP_COUNT] = {0};
+  for (int i = 0; i < 2000; ++i) {
+    sl_case c;
+    int inv = sl_fuzz_case(3, (uint64_t)i, &o, &c);
+    ++seen[c.op];
+    CHECK(c.op == SL_OP_SCATTER_REDUCE || c.op == SL_OP_MASKED_SCATTER);
+    if (!inv)
+      CHECK(c.dt == SL_F16 ||
+            (c.dt == SL_BOOL && c.op == SL_OP_MASKED_SCATTER));
+  }
+  CHECK(seen[SL_OP_SCATTER_REDUCE] > 500 && seen[SL_OP_MASKED_SCATTER] > 500);
+  /* A mask that leaves an op no dtype drops the op. */
+  o.ops = 1u << SL_OP_DYNAMIC_SCATTER | 1u << SL_OP_GATHER;
+  o.dtypes = 1u << SL_I8;
+  for (int i = 0; i < 200; ++i) {
+    sl_case c;
+    sl_fuzz_case(3, (uint64_t)i, &o, &c);
+    CHECK(c.op == SL_OP_GATHER);
+  }
+}
+
+static void check_max_elems(int64_t max, int n) {
+  sl_fuzz_opts o;
+  sl_fuzz_opts_init(&o);
+  o.max_elems = max;
+  int64_t biggest = 0;
+  int over = 0;
+  for (int i = 0; i < n; ++i) {
+    sl_case c;
+    sl_fuzz_case(11, (uint64_t)i, &o, &c);
+    const sl_case_spec *spec = sl_case_spec_of(c.op);
+    for (int s = 0; s < spec->n_shapes; ++s) {
+      const sl_case_shape *sh = &c.arg[spec->shape_slots[s]];
+      if (!sh->present) continue;
+      int64_t numel = 1;
+      for (int d = 0; d < sh->ndim; ++d) numel *= sh->shape[d];
+      if (numel > biggest) biggest = numel;
+      if (numel > max && over++ < 3) {
+        char line[SL_CASE_LINE_MAX];
+        print_line(&c, line);
+        fprintf(stderr, "over %lld elements: %s\n", (long long)max, line);
+      }
+    }
+  }
+  printf("max_elems=%lld: largest tensor %lld elements\n", (long long)max,
+         (long long)biggest);
+  CHECK_MSG(over == 0, "%d tensors over max_elems %lld", over, (long long)max);
+  CHECK(biggest > max / 2);
+}
+
+/* Every valid case is accepted by the core's infer, every invalid one is
+ * rejected (ops the core does not have yet answer unknown_op: skipped). */
+static void test_infer(void) {
+  sl_fuzz_opts o;
+  sl_fuzz_opts_init(&o);
+  int checked[SL_OP_COUNT][2] = {{0}}, skipped = 0, bad = 0;
+  for (int i = 0; i < 20000; ++i) {
+    sl_case c;
+    int inv = sl_fuzz_case(SEED, (uint64_t)i, &o, &c);
+    char msg[SL_MSG_LEN], line[SL_CASE_LINE_MAX];
+    int st = infer_case(&c, msg, sizeof msg);
+    if (st == SL_STATUS_UNKNOWN_OP) {
+      ++skipped;
+      continue;
+    }
+    ++checked[c.op][inv];
+    int ok = inv ? st > 0 : st == 0;
+    if (!ok && bad++ < 20) {
+      print_line(&c, line);
+      fprintf(stderr, "%s case %s by sl_infer: %s\n  %s\n",
+              inv ? "invalid" : "valid",
+              st < 0 ? "not built"
+              : inv  ? "accepted"
+                     : "rejected",
+              msg, line);
+    }
+  }
+  printf("sl_infer: %d skipped (unknown_op);", skipped);
+  for (int op = 0; op < SL_OP_COUNT; ++op)
+    if (checked[op][0] + checked[op][1])
+      printf(" %s %d/%d", sl_op_name((sl_op)op), checked[op][0],
+             checked[op][1]);
+  printf(" (valid/invalid)\n");
+  CHECK_MSG(bad == 0, "%d cases disagree with sl_infer", bad);
+  /* gather and scatter are in the core from the start. */
+  CHECK(checked[SL_OP_GATHER][0] > 1000 && checked[SL_OP_GATHER][1] > 50);
+  CHECK(checked[SL_OP_SCATTER][0] > 1000 && checked[SL_OP_SCATTER][1] > 50);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Cells                                                                     */
+/* ------------------------------------------------------------------------ */
+
+static void test_cell(void) {
+  sl_case c;
+  char err[256], cell[256];
+  CHECK(sl_case_parse("scatter_reduce dt=f32 it=i32 x=4x3 index=2x3:t src=2x3 "
+                      "dim=0 reduce=amax self=0 ip=dup50 dp=nan seed=7",
+                      &c, err, sizeof err) == 0);
+  sl_fuzz_cell(&c, cell, sizeof cell);
+  CHECK_CONTAINS(cell,
+                 "scatter_reduce|f32|amax|self0|i32|t|rank2|dup|nan|valid");
+  CHECK(sl_case_parse("gather dt=bool it=i64 x=scalar index=scalar dim=-1 "
+                      "seed=1",
+                      &c, err, sizeof err) == 0);
+  sl_fuzz_cell(&c, cell, sizeof cell);
+  CHECK_CONTAINS(cell, "gather|bool|-|-|i64|c|rank0|rand|rand|valid");
+  CHECK(sl_case_parse("gather dt=f32 x=4x1 index=5x1:s2 dim=0 ip=oob seed=1",
+                      &c, err, sizeof err) == 0);
+  sl_fuzz_cell(&c, cell, sizeof cell);
+  CHECK_CONTAINS(cell, "gather|f32|-|-|i64|s|unit|oob|rand|invalid-oob");
+  CHECK(sl_case_parse("masked_scatter dt=c64 x=2x0 mask=0:b source=3 seed=1",
+                      &c, err, sizeof err) == 0);
+  sl_fuzz_cell(&c, cell, sizeof cell);
+  CHECK_CONTAINS(cell, "masked_scatter|c64|-|-|-|b|empty|-|rand|valid");
+  CHECK(sl_case_parse("masked_scatter dt=f32 x=2x3 mask=3x3 source=6 seed=1",
+                      &c, err, sizeof err) == 0);
+  sl_fuzz_cell(&c, cell, sizeof cell);
+  CHECK_CONTAINS(cell, "|invalid-mask");
+  CHECK(sl_case_parse("index_reduce dt=i32 it=i64 x=40x30 index=5 "
+                      "updates=40x5 dim=-1 reduce=mean self=1 seed=1",
+                      &c, err, sizeof err) == 0);
+  sl_fuzz_cell(&c, cell, sizeof cell);
+  CHECK_CONTAINS(cell,
+                 "index_reduce|i32|mean|self1|i64|c|large|rand|rand|valid");
+  CHECK(sl_case_parse("index_reduce dt=i32 it=i64 x=4x3 index=5 updates=4x6 "
+                      "dim=1 reduce=mean seed=1",
+                      &c, err, sizeof err) == 0);
+  CHECK(sl_fuzz_classify(&c) == SL_FUZZ_SHAPE);
+  CHECK(sl_case_parse("dynamic_scatter_backward dt=f64 feats=10x3 coors=10x3 "
+                      "reduce=max ip=neg seed=1",
+                      &c, err, sizeof err) == 0);
+  sl_fuzz_cell(&c, cell, sizeof cell);
+  CHECK_CONTAINS(cell,
+                 "dynamic_scatter_backward|f64|max|-|-|c|rank2|neg|rand|valid");
+  CHECK(sl_case_parse("scatter_reduce dt=bool x=4x3 index=2x3 src=2x3 dim=0 "
+                      "reduce=mean seed=1",
+                      &c, err, sizeof err) == 0);
+  CHECK(sl_fuzz_classify(&c) == SL_FUZZ_DTYPE);
+  CHECK(sl_case_parse("scatter_reduce dt=f32 x=4x3 index=2x3 src=2x3 dim=0 "
+                      "reduce=none seed=1",
+                      &c, err, sizeof err) == 0);
+  CHECK(sl_fuzz_classify(&c) == SL_FUZZ_REDUCE);
+  /* gather_nd: an indexed axis of index may be longer than x's, a
+   * non-indexed one may not. */
+  CHECK(sl_case_parse("gather_nd dt=f32 x=4x3 index=4x7x1 dims=1 seed=1", &c,
+                      err, sizeof err) == 0);
+  CHECK(sl_fuzz_classify(&c) == SL_FUZZ_VALID);
+  CHECK(sl_case_parse("gather_nd dt=f32 x=4x3 index=5x4x1 seed=1", &c, err,
+                      sizeof err) == 0);
+  CHECK(sl_fuzz_classify(&c) == SL_FUZZ_SHAPE);
+  CHECK(sl_case_parse("gather_nd dt=f32 x=4x3 index=5x3x1 seed=1", &c, err,
+                      sizeof err) == 0);
+  CHECK(sl_fuzz_classify(&c) == SL_FUZZ_VALID);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Shrinking                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static void test_shrink_candidates(void) {
+  sl_fuzz_opts o;
+  sl_fuzz_opts_init(&o);
+  o.invalid_pct = 30;
+  int total = 0, bad_size = 0, bad_rt = 0, bad_cls = 0, bad_infer = 0;
+  int none = 0, inferred = 0;
+  for (int i = 0; i < 1000; ++i) {
+    sl_case c, cand[64];
+    sl_fuzz_case(SEED, (uint64_t)i, &o, &c);
+    const sl_fuzz_class cls = sl_fuzz_classify(&c);
+    const int64_t size = sl_case_size(&c);
+    int n = sl_shrink_candidates(&c, cand, 64);
+    none += n == 0;
+    total += n;
+    for (int j = 0; j < n; ++j) {
+      char a[SL_CASE_LINE_MAX], b[SL_CASE_LINE_MAX], err[256], msg[SL_MSG_LEN];
+      sl_case d;
+      print_line(&cand[j], a);
+      bad_size += sl_case_size(&cand[j]) >= size;
+      bad_cls += cand[j].op != c.op || sl_fuzz_classify(&cand[j]) != cls ||
+                 cand[j].seed != c.seed;
+      if (sl_case_parse(a, &d, err, sizeof err) != 0) {
+        ++bad_rt;
+        continue;
+      }
+      print_line(&d, b);
+      bad_rt += strcmp(a, b) != 0;
+      if (cls == SL_FUZZ_VALID) {
+        int st = infer_case(&cand[j], msg, sizeof msg);
+        if (st == SL_STATUS_UNKNOWN_OP) continue;
+        ++inferred;
+        if (st != 0 && bad_infer++ < 10) {
+          print_line(&c, b);
+          fprintf(stderr, "shrunk valid case rejected: %s\n  %s\n  from %s\n",
+                  msg, a, b);
+        }
+      }
+    }
+  }
+  printf("shrink: %d candidates for 1000 cases (%d cases without any), %d "
+         "checked by sl_infer\n",
+         total, none, inferred);
+  CHECK_MSG(bad_size == 0, "%d candidates not smaller", bad_size);
+  CHECK_MSG(bad_rt == 0, "%d candidates do not parse back", bad_rt);
+  CHECK_MSG(bad_cls == 0, "%d candidates changed op, seed or class", bad_cls);
+  CHECK_MSG(bad_infer == 0, "%d valid candidates rejected by sl_infer",
+            bad_infer);
+  CHECK(total > 5000);
+}
+
+/* Shrinking to a fixed point under a predicate ("still fails") that holds
+ * while x keeps at least 2 axes: the result has exactly 2 axes, every extent
+ * of x is 1, and nothing fancy is left. */
+static void test_shrink_fixpoint(void) {
+  sl_fuzz_opts o;
+  sl_fuzz_opts_init(&o);
+  o.invalid_pct = 0;
+  o.ops = 1u << SL_OP_GATHER | 1u << SL_OP_SCATTER_REDUCE |
+          1u << SL_OP_INDEX_REDUCE | 1u << SL_OP_MASKED_SCATTER;
+  int done = 0;
+  for (uint64_t i = 0; done < 40 && i < 2000; ++i) {
+    sl_case c, cand[64];
+    sl_fuzz_case(5, i, &o, &c);
+    if (c.arg[0].ndim < 3) continue;
+    for (int d = 0; d < c.arg[0].ndim; ++d)
+      if (c.arg[0].shape[d] == 0) goto next;
+    ++done;
+    int steps = 0;
+    for (;;) {
+      int n = sl_shrink_candidates(&c, cand, 64), j;
+      for (j = 0; j < n; ++j)
+        if (cand[j].arg[0].ndim >= 2) break;
+      if (j == n) break;
+      c = cand[j];
+      CHECK(++steps < 10000);
+    }
+    char line[SL_CASE_LINE_MAX];
+    print_line(&c, line);
+    int ones = 1;
+    for (int d = 0; d < c.arg[0].ndim; ++d) ones &= c.arg[0].shape[d] == 1;
+    CHECK_MSG(c.arg[0].ndim == 2 && ones && c.dp == SL_DP_RAND &&
+                  c.ip == SL_IP_RAND &&
+                  c.arg[0].layout == SL_LAYOUT_CONTIGUOUS && c.dim >= 0,
+              "not fully shrunk: %s", line);
+    CHECK(sl_fuzz_classify(&c) == SL_FUZZ_VALID);
+  next:;
+  }
+  CHECK(done == 40);
+}
+
+/* Hand-checked candidates of one case. */
+static void test_shrink_example(void) {
+  sl_case c, cand[64];
+  char err[256], line[SL_CASE_LINE_MAX];
+  CHECK(sl_case_parse("scatter dt=f32 it=i64 x=6x4 index=3x4 src=5x4:t dim=-2 "
+                      "ip=sorted dp=nan seed=9",
+                      &c, err, sizeof err) == 0);
+  CHECK(sl_case_size(&c) == 24 + 12 + 20 + 1 + 1 + 1 + 1);
+  int n = sl_shrink_candidates(&c, cand, 64);
+  const char *want[] = {
+      /* axis 0 dropped (dim was that axis: now 0) */
+      "scatter dt=f32 it=i64 x=4 index=4 src=4:t dim=0 ip=sorted dp=nan seed=9",
+      /* axis 1 dropped */
+      "scatter dt=f32 it=i64 x=6 index=3 src=5:t dim=0 ip=sorted dp=nan seed=9",
+      /* halved x along dim (index may stay longer than x there) */
+      "scatter dt=f32 it=i64 x=3x4 index=3x4 src=5x4:t dim=-2 ip=sorted dp=nan "
+      "seed=9",
+      /* halved x's axis 1: index and src follow as far as the rules need */
+      "scatter dt=f32 it=i64 x=6x2 index=3x2 src=5x4:t dim=-2 ip=sorted "
+      "dp=nan seed=9",
+      "scatter dt=f32 it=i64 x=6x4 index=1x4 src=5x4:t dim=-2 ip=sorted "
+      "dp=nan seed=9",
+      "scatter dt=f32 it=i64 x=6x4 index=3x2 src=5x4:t dim=-2 ip=sorted "
+      "dp=nan seed=9",
+      /* src halved along 0: index clamped to it */
+      "scatter dt=f32 it=i64 x=6x4 index=2x4 src=2x4:t dim=-2 ip=sorted "
+      "dp=nan seed=9",
+      "scatter dt=f32 it=i64 x=6x4 index=3x4 src=5x4 dim=-2 ip=sorted dp=nan "
+      "seed=9",
+      "scatter dt=f32 it=i64 x=6x4 index=3x4 src=5x4:t dim=-2 dp=nan seed=9",
+      "scatter dt=f32 it=i64 x=6x4 index=3x4 src=5x4:t dim=0 ip=sorted dp=nan "
+      "seed=9",
+  };
+  for (size_t w = 0; w < sizeof want / sizeof want[0]; ++w) {
+    int found = 0;
+    for (int j = 0; j < n; ++j) {
+      print_line(&cand[j], line);
+      found |= strcmp(line, want[w]) == 0;
+    }
+    CHECK_MSG(found, "missing candidate %s", want[w]);
+  }
+  /* Nothing smaller is left of a minimal case. */
+  CHECK(sl_case_parse("gather dt=f32 x=scalar index=scalar dim=0 seed=1", &c,
+                      err, sizeof err) == 0);
+  CHECK(sl_shrink_candidates(&c, cand, 64) == 0);
+  CHECK(sl_shrink_candidates(&c, cand, 0) == 0);
+}
+
+int main(void) {
+  test_determinism_and_round_trip();
+  test_invalid_share();
+  test_coverage();
+  test_masks();
+  check_max_elems(4096, 20000);
+  check_max_elems(256, 5000);
+  test_infer();
+  test_cell();
+  test_shrink_candidates();
+  test_shrink_fixpoint();
+  test_shrink_example();
+  return sl_test_finish("test_casegen");
+}

@@ -1,0 +1,171 @@
+/*
+ * Schema versions of the results store.
+ *
+ * A store's version is its PRAGMA user_version. Migration steps are an
+ * ordered list: step N turns a version N-1 database into version N and ends
+ * by setting user_version to N itself (step 1 is schema.sql). Opening an
+ * older store read-write applies the missing steps inside one transaction,
+ * so a crash or a failing step leaves the file as it was. A store newer than
+ * this build is refused rather than guessed at.
+ *
+ * PRAGMA application_id tells our files from other SQLite databases, which
+ * are never modified: the checks here run before anything is written.
+ */
+#include <stdio.h>
+
+#include "store_internal.h"
+
+typedef struct sl__migration {
+  int version;      /* the user_version the step produces */
+  const char *sql;  /* statements of the step, run by sqlite3_exec */
+  const char *what; /* for messages */
+} sl__migration;
+
+/* To change the schema, append a step (never edit a released one) and add a
+ * test that opens a database of the previous version. */
+static const sl__migration sl__steps[] = {
+    {1, sl__schema_v1_sql, "create the version 1 schema"},
+};
+
+#define SL__NSTEPS ((int)(sizeof sl__steps / sizeof sl__steps[0]))
+
+int sl__store_known_version(void) { return sl__steps[SL__NSTEPS - 1].version; }
+
+/* Runs a constant single-value query into *v. Returns the SQLite code. */
+static int sl__query_int(sqlite3 *db, const char *sql, int *v) {
+  sqlite3_stmt *st;
+  int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+  if (rc != SQLITE_OK) return rc;
+  rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW) {
+    *v = sqlite3_column_int(st, 0);
+    rc = SQLITE_OK;
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* The user_version, inside the migration's transaction. */
+static int sl__read_version(sqlite3 *db, const char *path, int *version,
+                            char *err, size_t errlen) {
+  int rc = sl__query_int(db, "PRAGMA user_version", version);
+  if (rc == SQLITE_OK) return 0;
+  snprintf(err, errlen, "%s: cannot read the schema version: %s", path,
+           sqlite3_errmsg(db));
+  return -1;
+}
+
+static int sl__newer(const char *path, int version, char *err, size_t errlen) {
+  snprintf(err, errlen,
+           "%s: schema version %d is newer than this scatterlab (knows %d); "
+           "upgrade scatterlab",
+           path, version, sl__store_known_version());
+  return -1;
+}
+
+/* The three facts that identify a store, read in one statement so that
+ * they come from one snapshot: read one by one, a migration committed by
+ * another process in between would show tables without a version. */
+static const char sl__identify_sql[] =
+    "SELECT (SELECT user_version FROM pragma_user_version),"
+    " (SELECT application_id FROM pragma_application_id),"
+    " (SELECT count(*) FROM sqlite_master)";
+
+int sl__store_schema_check(sqlite3 *db, const char *path, sl_store_mode mode,
+                           int *upgrade, char *err, size_t errlen) {
+  int version = 0, app = 0, tables = 0;
+  *upgrade = 0;
+  sqlite3_stmt *st = NULL;
+  int rc = sqlite3_prepare_v2(db, sl__identify_sql, -1, &st, NULL);
+  if (rc == SQLITE_OK) rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW) {
+    version = sqlite3_column_int(st, 0);
+    app = sqlite3_column_int(st, 1);
+    tables = sqlite3_column_int(st, 2);
+    rc = SQLITE_OK;
+  }
+  sqlite3_finalize(st);
+  /* A file that is not a database is only noticed on the first read. */
+  if ((rc & 0xff) == SQLITE_NOTADB) {
+    snprintf(err, errlen, "%s: not a SQLite database (%s)", path,
+             sqlite3_errstr(rc));
+    return -1;
+  }
+  if (rc != SQLITE_OK) {
+    snprintf(err, errlen, "%s: cannot read the database header: %s", path,
+             sqlite3_errmsg(db));
+    return -1;
+  }
+  int known = sl__store_known_version();
+  int empty = app == 0 && version == 0 && tables == 0;
+  if (app != SL__STORE_APP_ID && !empty) {
+    snprintf(err, errlen,
+             "%s: not a scatterlab results database (application_id %d, "
+             "user_version %d, %d schema objects)",
+             path, app, version, tables);
+    return -1;
+  }
+  if (version > known) return sl__newer(path, version, err, errlen);
+  if (version == known) return 0;
+  if (mode == SL_STORE_READONLY) {
+    if (empty)
+      snprintf(err, errlen,
+               "%s: empty database, no scatterlab results in it yet", path);
+    else
+      snprintf(err, errlen,
+               "%s: schema version %d is older than this scatterlab (knows "
+               "%d); open it read-write once (any scatterlab run) to upgrade",
+               path, version, known);
+    return -1;
+  }
+  *upgrade = 1;
+  return 0;
+}
+
+/* sqlite3_exec with its message copied into err. */
+static int sl__exec(sqlite3 *db, const char *sql, const char *path,
+                    const char *what, char *err, size_t errlen) {
+  char *msg = NULL;
+  int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
+  if (rc != SQLITE_OK)
+    snprintf(err, errlen, "%s: %s: %s", path, what,
+             msg ? msg : sqlite3_errstr(rc));
+  sqlite3_free(msg);
+  return rc == SQLITE_OK ? 0 : -1;
+}
+
+int sl__store_upgrade(sqlite3 *db, const char *path, char *err, size_t errlen) {
+  /* IMMEDIATE: take the write lock first, so two processes opening a new
+   * store at once migrate it once (the second waits, then finds it done). */
+  if (sl__exec(db, "BEGIN IMMEDIATE", path, "schema migration: begin", err,
+               errlen))
+    return -1;
+  int version = 0;
+  if (sl__read_version(db, path, &version, err, errlen)) goto fail;
+  if (version > sl__store_known_version()) {
+    sl__newer(path, version, err, errlen);
+    goto fail;
+  }
+  for (int i = 0; i < SL__NSTEPS; ++i) {
+    const sl__migration *m = &sl__steps[i];
+    if (m->version <= version) continue;
+    char what[128];
+    snprintf(what, sizeof what, "schema migration to version %d (%s)",
+             m->version, m->what);
+    if (sl__exec(db, m->sql, path, what, err, errlen)) goto fail;
+    int now = 0;
+    if (sl__read_version(db, path, &now, err, errlen)) goto fail;
+    if (now != m->version) {
+      snprintf(err, errlen, "%s: %s left user_version at %d", path, what, now);
+      goto fail;
+    }
+    version = now;
+  }
+  if (sl__exec(db, "COMMIT", path, "schema migration: commit", err, errlen))
+    goto fail;
+  return 0;
+fail:
+  /* The step's own failure is already in err; keep it. */
+  sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+  return -1;
+}

@@ -1,0 +1,207 @@
+/*
+ * scatterlab results store: runs, cases, verdicts and timings in SQLite.
+ *
+ * The schema is results/schema.sql (commented column by column); this header
+ * is the only way the rest of scatterlab touches it. No SQLite type appears
+ * here: callers pass and receive plain C values.
+ *
+ * Conventions
+ * - Every function returns 0 on success and non-zero on failure (unless its
+ *   comment says otherwise); sl_store_errmsg() then names the database file,
+ *   the operation and the reason, e.g.
+ *   "results/x.db: add_result: UNIQUE constraint failed: results.case_id,
+ *   results.variant". A NULL store or a NULL required argument is a failure
+ *   with a message, never a crash.
+ * - Writes are cheap inside a transaction and slow outside one (each write
+ *   is then its own transaction): callers wrap many rows in
+ *   sl_store_begin()/sl_store_commit().
+ * - One handle belongs to one thread. Several processes may write to the same
+ *   file at once (WAL mode; a writer waits up to 10 s for another's
+ *   transaction to end).
+ * - Strings in the *_view structs passed to callbacks are valid only during
+ *   the callback.
+ */
+#ifndef SL_STORE_H
+#define SL_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sl_store sl_store;
+
+typedef enum sl_store_mode {
+  SL_STORE_READWRITE, /* creates the file (and its parent folder) if missing */
+  SL_STORE_READONLY   /* the file must exist; every write fails */
+} sl_store_mode;
+
+/* The schema version (PRAGMA user_version) this build creates and reads. */
+int sl_store_schema_version(void);
+
+/* Opens (read-write: creates or upgrades) the store at `path` and sets *out.
+ * On failure *out is NULL and err holds a message naming the file, e.g.
+ * "results/x.db: schema version 7 is newer than this scatterlab (knows 1);
+ * upgrade scatterlab" or "notes.txt: not a SQLite database". err may be NULL.
+ */
+int sl_store_open(const char *path, sl_store_mode mode, sl_store **out,
+                  char *err, size_t errlen);
+/* Closes the store; an open transaction is rolled back. NULL is a no-op. */
+void sl_store_close(sl_store *s);
+/* The message of the last failure on s ("" if none). */
+const char *sl_store_errmsg(const sl_store *s);
+/* The path s was opened with. */
+const char *sl_store_path(const sl_store *s);
+
+/* ------------------------------------------------------------------------ */
+/* Writing                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* What a run records about where and how it ran. NULL strings are stored as
+ * '' (device: as NULL, meaning no GPU); kind is required. */
+typedef struct sl_run_info {
+  const char *kind; /* 'run' 'fuzz' 'bench' 'demo' 'import' */
+  const char *command_line, *git_commit, *host, *cpu_model, *compiler, *flags,
+      *version, *device;
+  int cores, threads; /* <= 0: unknown (NULL) */
+  double copy_gbs;    /* <= 0: NULL */
+} sl_run_info;
+
+/* Inserts a run with status 'running' and started_at now; sets *run_id. */
+int sl_store_run_begin(sl_store *s, const sl_run_info *info, int64_t *run_id);
+/* Sets the run's status ('finished', 'interrupted', 'failed', or 'running')
+ * and finished_at now. */
+int sl_store_run_finish(sl_store *s, int64_t run_id, const char *status);
+/* Records the bandwidth probe of a run (gbs <= 0: NULL). */
+int sl_store_set_copy_gbs(sl_store *s, int64_t run_id, double gbs);
+
+/* BEGIN IMMEDIATE / COMMIT / ROLLBACK. Transactions do not nest. */
+int sl_store_begin(sl_store *s);
+int sl_store_commit(sl_store *s);
+int sl_store_rollback(sl_store *s);
+
+/* Inserts a case of run_id; shrunk_from is the case it was shrunk from, or 0.
+ * The seed is kept bit for bit. */
+int sl_store_add_case(sl_store *s, int64_t run_id, const char *op,
+                      const char *case_line, uint64_t seed, int64_t shrunk_from,
+                      int64_t *case_id);
+
+/* One variant's verdict on a case. verdict is one of 'passed' 'failed'
+ * 'both_rejected' 'reject_mismatch' 'crashed' 'timeout' 'unsupported'
+ * 'mistrusted'; message NULL is stored as ''. */
+typedef struct sl_result_row {
+  const char *variant, *verdict, *message;
+  int has_diffs; /* 0: diff1..3 are stored as NULL */
+  double diff1, diff2, diff3;
+  double seconds; /* < 0: NULL */
+} sl_result_row;
+
+/* Inserts a result; a second row for the same (case, variant) fails. */
+int sl_store_add_result(sl_store *s, int64_t case_id, const sl_result_row *r);
+
+/* A timing summary and its raw samples. */
+typedef struct sl_timing_row {
+  const char *variant;
+  int threads, reps, cold;                      /* cold: 0 or 1 */
+  double median_s, iqr_s, min_s, gbs, pct_peak; /* pct_peak < 0: NULL */
+  int64_t bytes;
+  const double *samples; /* nsamples values, stored as rep 0..nsamples-1 */
+  int nsamples;
+} sl_timing_row;
+
+/* Inserts the timing and its samples, all or nothing; sets *timing_id
+ * (timing_id may be NULL). */
+int sl_store_add_timing(sl_store *s, int64_t case_id, const sl_timing_row *t,
+                        int64_t *timing_id);
+
+/* Adds cases and failures to the coverage count of one generator cell of a
+ * fuzz run (parallel jobs of one run add to the same row). */
+int sl_store_add_coverage(sl_store *s, int64_t run_id, const char *cell,
+                          int64_t cases, int64_t failures);
+
+/* ------------------------------------------------------------------------ */
+/* Reading, for reports                                                      */
+/* ------------------------------------------------------------------------ */
+/* The sl_store_each_* functions call fn once per row, in a stable order. fn
+ * returns 0 to go on or non-zero to stop. They return 0 when every row was
+ * visited, fn's value when fn stopped the walk, and -1 on a store error
+ * (message on the handle): a callback that stops should return a positive
+ * value to keep the two apart. A callback must not start the same walk
+ * again on the same handle (that is an error); other calls are fine. */
+
+typedef struct sl_run_view {
+  int64_t id;
+  /* finished_at and device are NULL when not set; the others never NULL. */
+  const char *kind, *started_at, *finished_at, *status, *git_commit, *host,
+      *cpu_model, *compiler, *flags, *command_line, *version, *device;
+  int cores, threads; /* 0 when unknown */
+  double copy_gbs;    /* 0 when not probed */
+  int64_t ncases, nresults;
+  int64_t nfailed; /* results with verdict failed, reject_mismatch, crashed
+                      or timeout */
+} sl_run_view;
+
+/* Every run, by id. */
+int sl_store_each_run(sl_store *s, int (*fn)(void *user, const sl_run_view *r),
+                      void *user);
+
+typedef struct sl_result_view {
+  int64_t run_id, case_id;
+  const char *op, *case_line, *variant, *verdict, *message; /* never NULL */
+  uint64_t seed;
+  int has_diffs; /* 0: diff1..3 are NaN; 1: at least one was stored (a
+                    stored NULL, e.g. from a NaN, reads as NaN) */
+  double diff1, diff2, diff3;
+  double seconds; /* < 0 when NULL */
+} sl_result_view;
+
+/* The results of run_id (0: of every run), ordered by run, case id, variant.
+ */
+int sl_store_each_result(sl_store *s, int64_t run_id,
+                         int (*fn)(void *user, const sl_result_view *r),
+                         void *user);
+
+typedef struct sl_timing_view {
+  int64_t run_id, case_id, timing_id;
+  const char *op, *case_line, *variant; /* never NULL */
+  int threads, reps, cold;
+  double median_s, iqr_s, min_s;
+  double gbs, pct_peak; /* < 0 when NULL */
+  int64_t bytes;
+  const double *samples; /* the raw samples by rep; NULL when none */
+  int nsamples;
+} sl_timing_view;
+
+/* The timings of run_id (0: of every run) with their samples, ordered by
+ * run, case id, variant, threads, cold. */
+int sl_store_each_timing(sl_store *s, int64_t run_id,
+                         int (*fn)(void *user, const sl_timing_view *t),
+                         void *user);
+
+typedef struct sl_coverage_view {
+  int64_t run_id;
+  const char *cell;
+  int64_t cases, failures;
+} sl_coverage_view;
+
+/* The coverage cells of run_id (0: of every run), ordered by run, cell. */
+int sl_store_each_coverage(sl_store *s, int64_t run_id,
+                           int (*fn)(void *user, const sl_coverage_view *c),
+                           void *user);
+
+/* The id of the newest run; 0 if there is none, -1 on error. */
+int64_t sl_store_last_run(sl_store *s);
+/* 1 if run_id exists, 0 if not, -1 on error. */
+int sl_store_has_run(sl_store *s, int64_t run_id);
+
+/* Runs PRAGMA integrity_check and PRAGMA foreign_key_check: 0 when both are
+ * clean, non-zero with the first problem in sl_store_errmsg(). */
+int sl_store_check(sl_store *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,543 @@
+/*
+ * The results store: opening, errors, transactions and the writes.
+ *
+ * Every statement is a constant in sl__sql below, prepared once per handle
+ * (on first use) and reused with bound parameters: no SQL text is ever built
+ * from data. Errors are recorded on the handle as "path: operation: reason".
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "store_internal.h"
+
+/* Timestamps: ISO-8601 UTC with milliseconds, computed by SQLite. */
+#define SL__NOW "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+/* How long a writer waits for another process's transaction to end. */
+#define SL__BUSY_MS 10000
+/* The verdicts counted as failures (harness: sl_verdict_is_failure). */
+#define SL__FAILED "('failed', 'reject_mismatch', 'crashed', 'timeout')"
+
+static const char *const sl__sql[SL__STMT_COUNT] = {
+    [SL__STMT_BEGIN] = "BEGIN IMMEDIATE",
+    [SL__STMT_BEGIN_READ] = "BEGIN",
+    [SL__STMT_COMMIT] = "COMMIT",
+    [SL__STMT_ROLLBACK] = "ROLLBACK",
+    [SL__STMT_SAVEPOINT] = "SAVEPOINT sl_timing",
+    [SL__STMT_RELEASE] = "RELEASE sl_timing",
+    [SL__STMT_ROLLBACK_TO] = "ROLLBACK TO sl_timing",
+    [SL__STMT_RUN_INSERT] =
+        "INSERT INTO runs (kind, started_at, status, command_line, git_commit,"
+        " host, cpu_model, compiler, flags, version, device, cores, threads,"
+        " copy_gbs) VALUES (?1, " SL__NOW ", 'running', ?2, ?3, ?4, ?5, ?6,"
+        " ?7, ?8, ?9, ?10, ?11, ?12)",
+    [SL__STMT_RUN_FINISH] =
+        "UPDATE runs SET status = ?2, finished_at = " SL__NOW " WHERE id = ?1",
+    [SL__STMT_RUN_COPY_GBS] = "UPDATE runs SET copy_gbs = ?2 WHERE id = ?1",
+    [SL__STMT_CASE_INSERT] =
+        "INSERT INTO cases (run_id, op, case_line, seed, shrunk_from)"
+        " VALUES (?1, ?2, ?3, ?4, ?5)",
+    [SL__STMT_RESULT_INSERT] =
+        "INSERT INTO results (case_id, variant, verdict, diff1, diff2, diff3,"
+        " message, seconds) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    [SL__STMT_TIMING_INSERT] =
+        "INSERT INTO timings (case_id, variant, threads, reps, median_s, iqr_s,"
+        " min_s, bytes, gbs, pct_peak, cold)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+    [SL__STMT_SAMPLE_INSERT] =
+        "INSERT INTO samples (timing_id, rep, seconds) VALUES (?1, ?2, ?3)",
+    [SL__STMT_COVERAGE_ADD] =
+        "INSERT INTO coverage (run_id, cell, cases, failures)"
+        " VALUES (?1, ?2, ?3, ?4) ON CONFLICT (run_id, cell) DO UPDATE SET"
+        " cases = cases + excluded.cases,"
+        " failures = failures + excluded.failures",
+    [SL__STMT_RUNS] =
+        "SELECT r.id, r.kind, r.started_at, r.finished_at, r.status,"
+        " r.git_commit, r.host, r.cpu_model, r.compiler, r.flags,"
+        " r.command_line, r.version, r.device, r.cores, r.threads, r.copy_gbs,"
+        " (SELECT count(*) FROM cases c WHERE c.run_id = r.id),"
+        " (SELECT count(*) FROM cases c JOIN results x ON x.case_id = c.id"
+        "  WHERE c.run_id = r.id),"
+        " (SELECT count(*) FROM cases c JOIN results x ON x.case_id = c.id"
+        "  WHERE c.run_id = r.id AND x.verdict IN " SL__FAILED ")"
+        " FROM runs r ORDER BY r.id",
+    [SL__STMT_RESULTS_ALL] =
+        "SELECT c.run_id, c.id, c.op, c.case_line, x.variant, x.verdict,"
+        " x.message, c.seed, x.diff1, x.diff2, x.diff3, x.seconds"
+        " FROM results x JOIN cases c ON c.id = x.case_id"
+        " ORDER BY c.run_id, c.id, x.variant",
+    [SL__STMT_RESULTS_RUN] =
+        "SELECT c.run_id, c.id, c.op, c.case_line, x.variant, x.verdict,"
+        " x.message, c.seed, x.diff1, x.diff2, x.diff3, x.seconds"
+        " FROM cases c JOIN results x ON x.case_id = c.id"
+        " WHERE c.run_id = ?1 ORDER BY c.id, x.variant",
+    [SL__STMT_TIMINGS_ALL] =
+        "SELECT c.run_id, c.id, t.id, c.op, c.case_line, t.variant, t.threads,"
+        " t.reps, t.cold, t.median_s, t.iqr_s, t.min_s, t.gbs, t.pct_peak,"
+        " t.bytes FROM timings t JOIN cases c ON c.id = t.case_id"
+        " ORDER BY c.run_id, c.id, t.variant, t.threads, t.cold",
+    [SL__STMT_TIMINGS_RUN] =
+        "SELECT c.run_id, c.id, t.id, c.op, c.case_line, t.variant, t.threads,"
+        " t.reps, t.cold, t.median_s, t.iqr_s, t.min_s, t.gbs, t.pct_peak,"
+        " t.bytes FROM cases c JOIN timings t ON t.case_id = c.id"
+        " WHERE c.run_id = ?1 ORDER BY c.id, t.variant, t.threads, t.cold",
+    [SL__STMT_SAMPLES] =
+        "SELECT seconds FROM samples WHERE timing_id = ?1 ORDER BY rep",
+    [SL__STMT_COVERAGE_ALL] = "SELECT run_id, cell, cases, failures"
+                              " FROM coverage ORDER BY run_id, cell",
+    [SL__STMT_COVERAGE_RUN] = "SELECT run_id, cell, cases, failures"
+                              " FROM coverage WHERE run_id = ?1 ORDER BY cell",
+    [SL__STMT_LAST_RUN] = "SELECT coalesce(max(id), 0) FROM runs",
+    [SL__STMT_HAS_RUN] = "SELECT count(*) FROM runs WHERE id = ?1",
+    [SL__STMT_INTEGRITY] = "PRAGMA integrity_check",
+    [SL__STMT_FK_CHECK] = "PRAGMA foreign_key_check",
+};
+
+/* ------------------------------------------------------------------------ */
+/* Errors and statements                                                     */
+/* ------------------------------------------------------------------------ */
+
+int sl__store_fail(sl_store *s, const char *op, const char *fmt, ...) {
+  int n = snprintf(s->err, sizeof s->err, "%s: %s: ", s->path, op);
+  if (n < 0 || (size_t)n >= sizeof s->err) return -1;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(s->err + n, sizeof s->err - (size_t)n, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+int sl__store_fail_db(sl_store *s, const char *op) {
+  return sl__store_fail(s, op, "%s", sqlite3_errmsg(s->db));
+}
+
+sqlite3_stmt *sl__store_stmt(sl_store *s, sl__stmt_id id, const char *op) {
+  if (s->stmt[id]) return s->stmt[id];
+  /* PERSISTENT: the statement lives as long as the handle. */
+  if (sqlite3_prepare_v3(s->db, sl__sql[id], -1, SQLITE_PREPARE_PERSISTENT,
+                         &s->stmt[id], NULL) != SQLITE_OK) {
+    sl__store_fail_db(s, op);
+    s->stmt[id] = NULL;
+  }
+  return s->stmt[id];
+}
+
+void sl__store_done(sqlite3_stmt *st) {
+  sqlite3_reset(st);
+  sqlite3_clear_bindings(st);
+}
+
+/* Runs a statement that returns no rows; the bindings are already made. */
+static int sl__step_done(sl_store *s, sqlite3_stmt *st, const char *op) {
+  int rc = sqlite3_step(st);
+  int ret = rc == SQLITE_DONE ? 0 : sl__store_fail_db(s, op);
+  sl__store_done(st);
+  return ret;
+}
+
+/* Runs one of the argument-less statements (BEGIN, COMMIT, ...). */
+static int sl__run(sl_store *s, sl__stmt_id id, const char *op) {
+  sqlite3_stmt *st = sl__store_stmt(s, id, op);
+  return st ? sl__step_done(s, st, op) : -1;
+}
+
+static const char sl__null_store[] = "no store (NULL handle)";
+
+/* The argument checks of every public function. */
+static int sl__check_store(sl_store *s) { return s && s->db ? 0 : -1; }
+
+static int sl__writable(sl_store *s, const char *op) {
+  if (s->mode == SL_STORE_READONLY)
+    return sl__store_fail(s, op, "the store is open read-only");
+  return 0;
+}
+
+static int sl__bind_text(sqlite3_stmt *st, int i, const char *v) {
+  /* SQLITE_STATIC: the statement is reset before the caller's string can
+   * change, so SQLite need not copy it. */
+  return sqlite3_bind_text(st, i, v ? v : "", -1, SQLITE_STATIC);
+}
+
+static int sl__bind_text_or_null(sqlite3_stmt *st, int i, const char *v) {
+  return v ? sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC)
+           : sqlite3_bind_null(st, i);
+}
+
+/* NaN has no SQL value: SQLite stores it as NULL, which is what we mean. */
+static int sl__bind_real_or_null(sqlite3_stmt *st, int i, int present,
+                                 double v) {
+  return present ? sqlite3_bind_double(st, i, v) : sqlite3_bind_null(st, i);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Open and close                                                            */
+/* ------------------------------------------------------------------------ */
+
+int sl_store_schema_version(void) { return sl__store_known_version(); }
+
+/* Creates the folder that will hold `path` (one level: "results/" of
+ * "results/x.db"), so a first run needs no mkdir. */
+static int sl__make_parent(const char *path, char *err, size_t errlen) {
+  const char *slash = strrchr(path, '/');
+  if (!slash || slash == path) return 0;
+  size_t n = (size_t)(slash - path);
+  char *dir = malloc(n + 1);
+  if (!dir) {
+    snprintf(err, errlen, "%s: out of memory", path);
+    return -1;
+  }
+  memcpy(dir, path, n);
+  dir[n] = '\0';
+  int ret = 0;
+  struct stat sb;
+  if (stat(dir, &sb) != 0) {
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+      snprintf(err, errlen, "%s: cannot create folder %s: %s", path, dir,
+               strerror(errno));
+      ret = -1;
+    }
+  } else if (!S_ISDIR(sb.st_mode)) {
+    snprintf(err, errlen, "%s: %s is not a folder", path, dir);
+    ret = -1;
+  }
+  free(dir);
+  return ret;
+}
+
+static int sl__pragma(sqlite3 *db, const char *sql, const char *path, char *err,
+                      size_t errlen) {
+  char *msg = NULL;
+  int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
+  if (rc != SQLITE_OK)
+    snprintf(err, errlen, "%s: %s: %s", path, sql,
+             msg ? msg : sqlite3_errstr(rc));
+  sqlite3_free(msg);
+  return rc == SQLITE_OK ? 0 : -1;
+}
+
+/* Switches the file to WAL. The switch needs an exclusive lock, and SQLite
+ * does not wait for it through the busy handler: when several processes
+ * open a new store at once (parallel fuzz jobs), the losers see "database is
+ * locked". Retrying for as long as busy_timeout would wait is enough, since
+ * the winner's switch makes ours a no-op. */
+static int sl__set_wal(sqlite3 *db, const char *path, char *err,
+                       size_t errlen) {
+  int rc = SQLITE_OK;
+  for (int waited = 0; waited <= SL__BUSY_MS; waited += 20) {
+    rc = sqlite3_exec(db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+    if ((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED) break;
+    sqlite3_sleep(20);
+  }
+  if (rc != SQLITE_OK) {
+    snprintf(err, errlen, "%s: PRAGMA journal_mode = WAL: %s", path,
+             sqlite3_errmsg(db));
+    return -1;
+  }
+  return 0;
+}
+
+int sl_store_open(const char *path, sl_store_mode mode, sl_store **out,
+                  char *err, size_t errlen) {
+  char dummy[8];
+  sqlite3 *db = NULL;
+  sl_store *s = NULL;
+  int upgrade = 0;
+  if (!err || errlen == 0) {
+    err = dummy;
+    errlen = sizeof dummy;
+  }
+  err[0] = '\0';
+  if (out) *out = NULL;
+  if (!path || !*path || !out) {
+    snprintf(err, errlen, "sl_store_open: %s is NULL or empty",
+             !path || !*path ? "path" : "out");
+    return -1;
+  }
+  if (mode != SL_STORE_READWRITE && mode != SL_STORE_READONLY) {
+    snprintf(err, errlen, "%s: unknown open mode %d", path, (int)mode);
+    return -1;
+  }
+  if (mode == SL_STORE_READWRITE && sl__make_parent(path, err, errlen))
+    return -1;
+  int flags = mode == SL_STORE_READONLY
+                  ? SQLITE_OPEN_READONLY
+                  : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  int rc = sqlite3_open_v2(path, &db, flags, NULL);
+  if (rc != SQLITE_OK) {
+    snprintf(err, errlen, "%s: cannot open: %s", path,
+             db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+    goto fail_db;
+  }
+  sqlite3_extended_result_codes(db, 1);
+  /* Another process may hold the write lock for a while (a fuzz job commits
+   * twice a second): wait for it instead of failing. */
+  sqlite3_busy_timeout(db, SL__BUSY_MS);
+  if (sl__store_schema_check(db, path, mode, &upgrade, err, errlen))
+    goto fail_db;
+  if (mode == SL_STORE_READWRITE) {
+    /* WAL lets reports read while a run writes; NORMAL is durable in WAL
+     * except for the last transactions on power loss, which a rerun redoes. */
+    if (sl__set_wal(db, path, err, errlen) ||
+        sl__pragma(db, "PRAGMA synchronous = NORMAL", path, err, errlen))
+      goto fail_db;
+  }
+  if (sl__pragma(db, "PRAGMA foreign_keys = ON", path, err, errlen))
+    goto fail_db;
+  if (upgrade && sl__store_upgrade(db, path, err, errlen)) goto fail_db;
+
+  s = calloc(1, sizeof *s);
+  if (!s || !(s->path = strdup(path))) {
+    free(s);
+    snprintf(err, errlen, "%s: out of memory", path);
+    goto fail_db;
+  }
+  s->db = db;
+  s->mode = mode;
+  *out = s;
+  return 0;
+fail_db:
+  sqlite3_close(db);
+  return -1;
+}
+
+void sl_store_close(sl_store *s) {
+  if (!s) return;
+  if (s->db && !sqlite3_get_autocommit(s->db))
+    sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+  for (int i = 0; i < SL__STMT_COUNT; ++i) sqlite3_finalize(s->stmt[i]);
+  sqlite3_close(s->db);
+  free(s->samples);
+  free(s->path);
+  free(s);
+}
+
+const char *sl_store_errmsg(const sl_store *s) {
+  return s ? s->err : sl__null_store;
+}
+
+const char *sl_store_path(const sl_store *s) {
+  return s && s->path ? s->path : "";
+}
+
+/* ------------------------------------------------------------------------ */
+/* Transactions                                                              */
+/* ------------------------------------------------------------------------ */
+
+int sl_store_begin(sl_store *s) {
+  if (sl__check_store(s)) return -1;
+  /* IMMEDIATE takes the write lock now, so a busy database is waited for
+   * here (busy_timeout) rather than failing at the first insert. A
+   * read-only handle gets a read transaction: one snapshot for several
+   * walks. */
+  return s->mode == SL_STORE_READONLY ? sl__run(s, SL__STMT_BEGIN_READ, "begin")
+                                      : sl__run(s, SL__STMT_BEGIN, "begin");
+}
+
+int sl_store_commit(sl_store *s) {
+  if (sl__check_store(s)) return -1;
+  return sl__run(s, SL__STMT_COMMIT, "commit");
+}
+
+int sl_store_rollback(sl_store *s) {
+  if (sl__check_store(s)) return -1;
+  return sl__run(s, SL__STMT_ROLLBACK, "rollback");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Runs                                                                      */
+/* ------------------------------------------------------------------------ */
+
+int sl_store_run_begin(sl_store *s, const sl_run_info *info, int64_t *run_id) {
+  static const char op[] = "run_begin";
+  if (sl__check_store(s)) return -1;
+  if (!info || !info->kind || !run_id)
+    return sl__store_fail(s, op, "%s is NULL",
+                          !info         ? "info"
+                          : !info->kind ? "info->kind"
+                                        : "run_id");
+  if (sl__writable(s, op)) return -1;
+  sqlite3_stmt *st = sl__store_stmt(s, SL__STMT_RUN_INSERT, op);
+  if (!st) return -1;
+  sl__bind_text(st, 1, info->kind);
+  sl__bind_text(st, 2, info->command_line);
+  sl__bind_text(st, 3, info->git_commit);
+  sl__bind_text(st, 4, info->host);
+  sl__bind_text(st, 5, info->cpu_model);
+  sl__bind_text(st, 6, info->compiler);
+  sl__bind_text(st, 7, info->flags);
+  sl__bind_text(st, 8, info->version);
+  sl__bind_text_or_null(st, 9, info->device);
+  if (info->cores > 0) sqlite3_bind_int(st, 10, info->cores);
+  if (info->threads > 0) sqlite3_bind_int(st, 11, info->threads);
+  sl__bind_real_or_null(st, 12, info->copy_gbs > 0, info->copy_gbs);
+  if (sl__step_done(s, st, op)) return -1;
+  *run_id = sqlite3_last_insert_rowid(s->db);
+  return 0;
+}
+
+/* An UPDATE of one run: the run must exist. */
+static int sl__update_run(sl_store *s, sqlite3_stmt *st, int64_t run_id,
+                          const char *op) {
+  if (sl__step_done(s, st, op)) return -1;
+  if (sqlite3_changes(s->db) != 1)
+    return sl__store_fail(s, op, "no run %lld", (long long)run_id);
+  return 0;
+}
+
+int sl_store_run_finish(sl_store *s, int64_t run_id, const char *status) {
+  static const char op[] = "run_finish";
+  if (sl__check_store(s)) return -1;
+  if (!status) return sl__store_fail(s, op, "status is NULL");
+  if (sl__writable(s, op)) return -1;
+  sqlite3_stmt *st = sl__store_stmt(s, SL__STMT_RUN_FINISH, op);
+  if (!st) return -1;
+  sqlite3_bind_int64(st, 1, run_id);
+  sl__bind_text(st, 2, status);
+  return sl__update_run(s, st, run_id, op);
+}
+
+int sl_store_set_copy_gbs(sl_store *s, int64_t run_id, double gbs) {
+  static const char op[] = "set_copy_gbs";
+  if (sl__check_store(s)) return -1;
+  if (sl__writable(s, op)) return -1;
+  sqlite3_stmt *st = sl__store_stmt(s, SL__STMT_RUN_COPY_GBS, op);
+  if (!st) return -1;
+  sqlite3_bind_int64(st, 1, run_id);
+  sl__bind_real_or_null(st, 2, gbs > 0, gbs);
+  return sl__update_run(s, st, run_id, op);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Cases, results, timings, coverage                                         */
+/* ------------------------------------------------------------------------ */
+
+int sl_store_add_case(sl_store *s, int64_t run_id, const char *op_name,
+                      const char *case_line, uint64_t seed, int64_t shrunk_from,
+                      int64_t *case_id) {
+  static const char op[] = "add_case";
+  if (sl__check_store(s)) return -1;
+  if (!op_name || !case_line)
+    return sl__store_fail(s, op, "%s is NULL", !op_name ? "op" : "case_line");
+  if (sl__writable(s, op)) return -1;
+  sqlite3_stmt *st = sl__store_stmt(s, SL__STMT_CASE_INSERT, op);
+  if (!st) return -1;
+  sqlite3_bind_int64(st, 1, run_id);
+  sl__bind_text(st, 2, op_name);
+  sl__bind_text(st, 3, case_line);
+  /* SQLite integers are signed: keep the seed's 64 bits as they are. */
+  sqlite3_bind_int64(st, 4, (int64_t)seed);
+  if (shrunk_from != 0) sqlite3_bind_int64(st, 5, shrunk_from);
+  if (sl__step_done(s, st, op)) return -1;
+  if (case_id) *case_id = sqlite3_last_insert_rowid(s->db);
+  return 0;
+}
+
+int sl_store_add_result(sl_store *s, int64_t case_id, const sl_result_row *r) {
+  static const char op[] = "add_result";
+  if (sl__check_store(s)) return -1;
+  if (!r || !r->variant || !r->verdict)
+    return sl__store_fail(s, op, "%s is NULL",
+                          !r            ? "row"
+                          : !r->variant ? "variant"
+                                        : "verdict");
+  if (sl__writable(s, op)) return -1;
+  sqlite3_stmt *st = sl__store_stmt(s, SL__STMT_RESULT_INSERT, op);
+  if (!st) return -1;
+  sqlite3_bind_int64(st, 1, case_id);
+  sl__bind_text(st, 2, r->variant);
+  sl__bind_text(st, 3, r->verdict);
+  sl__bind_real_or_null(st, 4, r->has_diffs, r->diff1);
+  sl__bind_real_or_null(st, 5, r->has_diffs, r->diff2);
+  sl__bind_real_or_null(st, 6, r->has_diffs, r->diff3);
+  sl__bind_text(st, 7, r->message);
+  sl__bind_real_or_null(st, 8, r->seconds >= 0, r->seconds);
+  if (sqlite3_step(st) == SQLITE_DONE) {
+    sl__store_done(st);
+    return 0;
+  }
+  /* Name the row: "CHECK constraint failed" alone does not say which. */
+  sl__store_fail(s, op, "case %lld, variant %s, verdict %s: %s",
+                 (long long)case_id, r->variant, r->verdict,
+                 sqlite3_errmsg(s->db));
+  sl__store_done(st);
+  return -1;
+}
+
+static int sl__add_timing_rows(sl_store *s, int64_t case_id,
+                               const sl_timing_row *t, int64_t *timing_id) {
+  static const char op[] = "add_timing";
+  sqlite3_stmt *st = sl__store_stmt(s, SL__STMT_TIMING_INSERT, op);
+  sqlite3_stmt *sp = sl__store_stmt(s, SL__STMT_SAMPLE_INSERT, op);
+  if (!st || !sp) return -1;
+  sqlite3_bind_int64(st, 1, case_id);
+  sl__bind_text(st, 2, t->variant);
+  sqlite3_bind_int(st, 3, t->threads);
+  sqlite3_bind_int(st, 4, t->reps);
+  sqlite3_bind_double(st, 5, t->median_s);
+  sqlite3_bind_double(st, 6, t->iqr_s);
+  sqlite3_bind_double(st, 7, t->min_s);
+  sqlite3_bind_int64(st, 8, t->bytes);
+  sqlite3_bind_double(st, 9, t->gbs);
+  sl__bind_real_or_null(st, 10, t->pct_peak >= 0, t->pct_peak);
+  sqlite3_bind_int(st, 11, t->cold);
+  if (sqlite3_step(st) != SQLITE_DONE) {
+    sl__store_fail(s, op, "case %lld, variant %s, %d threads, cold %d: %s",
+                   (long long)case_id, t->variant, t->threads, t->cold,
+                   sqlite3_errmsg(s->db));
+    sl__store_done(st);
+    return -1;
+  }
+  sl__store_done(st);
+  int64_t id = sqlite3_last_insert_rowid(s->db);
+  for (int i = 0; i < t->nsamples; ++i) {
+    sqlite3_bind_int64(sp, 1, id);
+    sqlite3_bind_int(sp, 2, i);
+    sqlite3_bind_double(sp, 3, t->samples[i]);
+    if (sl__step_done(s, sp, op)) return -1;
+  }
+  if (timing_id) *timing_id = id;
+  return 0;
+}
+
+int sl_store_add_timing(sl_store *s, int64_t case_id, const sl_timing_row *t,
+                        int64_t *timing_id) {
+  static const char op[] = "add_timing";
+  if (sl__check_store(s)) return -1;
+  if (!t || !t->variant)
+    return sl__store_fail(s, op, "%s is NULL", !t ? "row" : "variant");
+  if (t->nsamples < 0 || (t->nsamples > 0 && !t->samples))
+    return sl__store_fail(s, op, "nsamples is %d with samples %s", t->nsamples,
+                          t->samples ? "set" : "NULL");
+  if (sl__writable(s, op)) return -1;
+  /* A savepoint makes the summary and its samples one unit, inside or
+   * outside the caller's transaction. */
+  if (sl__run(s, SL__STMT_SAVEPOINT, op)) return -1;
+  if (sl__add_timing_rows(s, case_id, t, timing_id) == 0)
+    return sl__run(s, SL__STMT_RELEASE, op);
+  /* Keep the message of the failure, not of the cleanup. */
+  char keep[sizeof s->err];
+  memcpy(keep, s->err, sizeof keep);
+  sl__run(s, SL__STMT_ROLLBACK_TO, op);
+  sl__run(s, SL__STMT_RELEASE, op);
+  memcpy(s->err, keep, sizeof keep);
+  return -1;
+}
+
+int sl_store_add_coverage(sl_store *s, int64_t run_id, const char *cell,
+                          int64_t cases, int64_t failures) {
+  static const char op[] = "add_coverage";
+  if (sl__check_store(s)) return -1;
+  if (!cell) return sl__store_fail(s, op, "cell is NULL");
+  if (sl__writable(s, op)) return -1;
+  sqlite3_stmt *st = sl__store_stmt(s, SL__STMT_COVERAGE_ADD, op);
+  if (!st) return -1;
+  sqlite3_bind_int64(st, 1, run_id);
+  sl__bind_text(st, 2, cell);
+  sqlite3_bind_int64(st, 3, cases);
+  sqlite3_bind_int64(st, 4, failures);
+  return sl__step_done(s, st, op);
+}

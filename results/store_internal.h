@@ -1,0 +1,92 @@
+/*
+ * Internals of the results store, shared by store.c (open, close, writes),
+ * store_read.c (the walks for reports) and migrate.c (schema versions).
+ * Nothing outside results/ includes this file.
+ */
+#ifndef SL_STORE_INTERNAL_H
+#define SL_STORE_INTERNAL_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+
+#include "sl_store.h"
+
+/* PRAGMA application_id of a scatterlab store: 'SLAB' (schema.sql sets it). */
+#define SL__STORE_APP_ID 0x534C4142
+
+/* Every statement the store runs. Each is prepared the first time it is used
+ * and then kept on the handle, so a handle prepares a statement at most once
+ * and a read-only handle never prepares the writes. */
+typedef enum sl__stmt_id {
+  SL__STMT_BEGIN,
+  SL__STMT_BEGIN_READ,
+  SL__STMT_COMMIT,
+  SL__STMT_ROLLBACK,
+  SL__STMT_SAVEPOINT,
+  SL__STMT_RELEASE,
+  SL__STMT_ROLLBACK_TO,
+  SL__STMT_RUN_INSERT,
+  SL__STMT_RUN_FINISH,
+  SL__STMT_RUN_COPY_GBS,
+  SL__STMT_CASE_INSERT,
+  SL__STMT_RESULT_INSERT,
+  SL__STMT_TIMING_INSERT,
+  SL__STMT_SAMPLE_INSERT,
+  SL__STMT_COVERAGE_ADD,
+  SL__STMT_RUNS,
+  SL__STMT_RESULTS_ALL,
+  SL__STMT_RESULTS_RUN,
+  SL__STMT_TIMINGS_ALL,
+  SL__STMT_TIMINGS_RUN,
+  SL__STMT_SAMPLES,
+  SL__STMT_COVERAGE_ALL,
+  SL__STMT_COVERAGE_RUN,
+  SL__STMT_LAST_RUN,
+  SL__STMT_HAS_RUN,
+  SL__STMT_INTEGRITY,
+  SL__STMT_FK_CHECK,
+  SL__STMT_COUNT
+} sl__stmt_id;
+
+struct sl_store {
+  sqlite3 *db;
+  sl_store_mode mode;
+  char *path;
+  char err[1024];
+  sqlite3_stmt *stmt[SL__STMT_COUNT];
+  double *samples; /* buffer behind sl_timing_view.samples */
+  size_t samples_cap;
+};
+
+/* Records "path: op: reason" on s and returns -1. */
+int sl__store_fail(sl_store *s, const char *op, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* Records "path: op: <SQLite's message for the last error>" and returns -1. */
+int sl__store_fail_db(sl_store *s, const char *op);
+/* The statement `id`, prepared on first use; NULL (message on s) on failure.
+ * `op` names the public operation for that message. */
+sqlite3_stmt *sl__store_stmt(sl_store *s, sl__stmt_id id, const char *op);
+/* Resets a statement and clears its bindings, so that it holds no read
+ * snapshot and keeps no pointer to the caller's strings. */
+void sl__store_done(sqlite3_stmt *st);
+
+/* Checks that a freshly opened connection holds a scatterlab store this
+ * build can use: a SQLite file, ours (or empty), not newer than the code; a
+ * read-only store must be current. Touches nothing. Sets *upgrade when the
+ * read-write store needs migration steps. 0 ok; otherwise a message naming
+ * `path` in err. */
+int sl__store_schema_check(sqlite3 *db, const char *path, sl_store_mode mode,
+                           int *upgrade, char *err, size_t errlen);
+/* Applies the missing migration steps in one transaction. 0 ok; otherwise a
+ * message naming `path` in err and nothing changed. */
+int sl__store_upgrade(sqlite3 *db, const char *path, char *err, size_t errlen);
+/* The highest schema version the migration steps reach. */
+int sl__store_known_version(void);
+
+/* schema.sql, embedded by results/CMakeLists.txt (generated schema_sql.c). */
+extern const char sl__schema_v1_sql[];
+
+#endif

@@ -1,0 +1,270 @@
+/*
+ * Reading the results store for reports: walks over runs, results, timings
+ * and coverage that hand each row to a callback as a plain struct, plus a
+ * few single-value queries and the integrity check.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_internal.h"
+
+/* Text of a column, "" for NULL (the view promises non-NULL strings). */
+static const char *sl__text(sqlite3_stmt *st, int i) {
+  const unsigned char *v = sqlite3_column_text(st, i);
+  return v ? (const char *)v : "";
+}
+
+/* Text of a column, NULL for NULL. */
+static const char *sl__text_or_null(sqlite3_stmt *st, int i) {
+  return (const char *)sqlite3_column_text(st, i);
+}
+
+static int sl__is_null(sqlite3_stmt *st, int i) {
+  return sqlite3_column_type(st, i) == SQLITE_NULL;
+}
+
+/* A REAL column, `none` for NULL. */
+static double sl__real(sqlite3_stmt *st, int i, double none) {
+  return sl__is_null(st, i) ? none : sqlite3_column_double(st, i);
+}
+
+/* Fetches the statement of a walk and refuses to restart it from its own
+ * callback (the walk in progress would silently lose its place). */
+static sqlite3_stmt *sl__walk_stmt(sl_store *s, sl__stmt_id id,
+                                   const char *op) {
+  sqlite3_stmt *st = sl__store_stmt(s, id, op);
+  if (st && sqlite3_stmt_busy(st)) {
+    sl__store_fail(s, op, "called again from its own callback");
+    return NULL;
+  }
+  return st;
+}
+
+/* Ends a walk: fn's stop value, or -1 when the step failed. */
+static int sl__walk_end(sl_store *s, sqlite3_stmt *st, int rc, int stop,
+                        const char *op) {
+  int ret = stop;
+  if (!stop && rc != SQLITE_DONE) ret = sl__store_fail_db(s, op);
+  sl__store_done(st);
+  return ret;
+}
+
+int sl_store_each_run(sl_store *s, int (*fn)(void *user, const sl_run_view *r),
+                      void *user) {
+  static const char op[] = "each_run";
+  if (!s || !s->db) return -1;
+  if (!fn) return sl__store_fail(s, op, "callback is NULL");
+  sqlite3_stmt *st = sl__walk_stmt(s, SL__STMT_RUNS, op);
+  if (!st) return -1;
+  int rc = SQLITE_DONE, stop = 0;
+  while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    sl_run_view v;
+    memset(&v, 0, sizeof v);
+    v.id = sqlite3_column_int64(st, 0);
+    v.kind = sl__text(st, 1);
+    v.started_at = sl__text(st, 2);
+    v.finished_at = sl__text_or_null(st, 3);
+    v.status = sl__text(st, 4);
+    v.git_commit = sl__text(st, 5);
+    v.host = sl__text(st, 6);
+    v.cpu_model = sl__text(st, 7);
+    v.compiler = sl__text(st, 8);
+    v.flags = sl__text(st, 9);
+    v.command_line = sl__text(st, 10);
+    v.version = sl__text(st, 11);
+    v.device = sl__text_or_null(st, 12);
+    v.cores = sqlite3_column_int(st, 13);
+    v.threads = sqlite3_column_int(st, 14);
+    v.copy_gbs = sl__real(st, 15, 0);
+    v.ncases = sqlite3_column_int64(st, 16);
+    v.nresults = sqlite3_column_int64(st, 17);
+    v.nfailed = sqlite3_column_int64(st, 18);
+    stop = fn(user, &v);
+  }
+  return sl__walk_end(s, st, rc, stop, op);
+}
+
+int sl_store_each_result(sl_store *s, int64_t run_id,
+                         int (*fn)(void *user, const sl_result_view *r),
+                         void *user) {
+  static const char op[] = "each_result";
+  if (!s || !s->db) return -1;
+  if (!fn) return sl__store_fail(s, op, "callback is NULL");
+  if (run_id < 0)
+    return sl__store_fail(s, op, "run id %lld is negative", (long long)run_id);
+  sqlite3_stmt *st = sl__walk_stmt(
+      s, run_id ? SL__STMT_RESULTS_RUN : SL__STMT_RESULTS_ALL, op);
+  if (!st) return -1;
+  if (run_id) sqlite3_bind_int64(st, 1, run_id);
+  int rc = SQLITE_DONE, stop = 0;
+  while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    sl_result_view v;
+    memset(&v, 0, sizeof v);
+    v.run_id = sqlite3_column_int64(st, 0);
+    v.case_id = sqlite3_column_int64(st, 1);
+    v.op = sl__text(st, 2);
+    v.case_line = sl__text(st, 3);
+    v.variant = sl__text(st, 4);
+    v.verdict = sl__text(st, 5);
+    v.message = sl__text(st, 6);
+    v.seed = (uint64_t)sqlite3_column_int64(st, 7);
+    v.has_diffs =
+        !sl__is_null(st, 8) || !sl__is_null(st, 9) || !sl__is_null(st, 10);
+    v.diff1 = sl__real(st, 8, NAN);
+    v.diff2 = sl__real(st, 9, NAN);
+    v.diff3 = sl__real(st, 10, NAN);
+    v.seconds = sl__real(st, 11, -1);
+    stop = fn(user, &v);
+  }
+  return sl__walk_end(s, st, rc, stop, op);
+}
+
+/* Loads the samples of one timing into the handle's buffer. */
+static int sl__load_samples(sl_store *s, int64_t timing_id, int *n,
+                            const char *op) {
+  sqlite3_stmt *st = sl__store_stmt(s, SL__STMT_SAMPLES, op);
+  if (!st) return -1;
+  sqlite3_bind_int64(st, 1, timing_id);
+  int rc;
+  size_t k = 0;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    if (k == s->samples_cap) {
+      size_t cap = s->samples_cap ? 2 * s->samples_cap : 64;
+      double *p = realloc(s->samples, cap * sizeof *p);
+      if (!p) {
+        sl__store_done(st);
+        return sl__store_fail(s, op, "out of memory for %zu samples", cap);
+      }
+      s->samples = p;
+      s->samples_cap = cap;
+    }
+    s->samples[k++] = sqlite3_column_double(st, 0);
+  }
+  int ret = rc == SQLITE_DONE ? 0 : sl__store_fail_db(s, op);
+  sl__store_done(st);
+  *n = (int)k;
+  return ret;
+}
+
+int sl_store_each_timing(sl_store *s, int64_t run_id,
+                         int (*fn)(void *user, const sl_timing_view *t),
+                         void *user) {
+  static const char op[] = "each_timing";
+  if (!s || !s->db) return -1;
+  if (!fn) return sl__store_fail(s, op, "callback is NULL");
+  if (run_id < 0)
+    return sl__store_fail(s, op, "run id %lld is negative", (long long)run_id);
+  sqlite3_stmt *st = sl__walk_stmt(
+      s, run_id ? SL__STMT_TIMINGS_RUN : SL__STMT_TIMINGS_ALL, op);
+  if (!st) return -1;
+  if (run_id) sqlite3_bind_int64(st, 1, run_id);
+  int rc = SQLITE_DONE, stop = 0;
+  while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    sl_timing_view v;
+    memset(&v, 0, sizeof v);
+    v.run_id = sqlite3_column_int64(st, 0);
+    v.case_id = sqlite3_column_int64(st, 1);
+    v.timing_id = sqlite3_column_int64(st, 2);
+    v.op = sl__text(st, 3);
+    v.case_line = sl__text(st, 4);
+    v.variant = sl__text(st, 5);
+    v.threads = sqlite3_column_int(st, 6);
+    v.reps = sqlite3_column_int(st, 7);
+    v.cold = sqlite3_column_int(st, 8);
+    v.median_s = sqlite3_column_double(st, 9);
+    v.iqr_s = sqlite3_column_double(st, 10);
+    v.min_s = sqlite3_column_double(st, 11);
+    v.gbs = sl__real(st, 12, -1);
+    v.pct_peak = sl__real(st, 13, -1);
+    v.bytes = sqlite3_column_int64(st, 14);
+    if (sl__load_samples(s, v.timing_id, &v.nsamples, op)) {
+      sl__store_done(st);
+      return -1;
+    }
+    v.samples = v.nsamples ? s->samples : NULL;
+    stop = fn(user, &v);
+  }
+  return sl__walk_end(s, st, rc, stop, op);
+}
+
+int sl_store_each_coverage(sl_store *s, int64_t run_id,
+                           int (*fn)(void *user, const sl_coverage_view *c),
+                           void *user) {
+  static const char op[] = "each_coverage";
+  if (!s || !s->db) return -1;
+  if (!fn) return sl__store_fail(s, op, "callback is NULL");
+  if (run_id < 0)
+    return sl__store_fail(s, op, "run id %lld is negative", (long long)run_id);
+  sqlite3_stmt *st = sl__walk_stmt(
+      s, run_id ? SL__STMT_COVERAGE_RUN : SL__STMT_COVERAGE_ALL, op);
+  if (!st) return -1;
+  if (run_id) sqlite3_bind_int64(st, 1, run_id);
+  int rc = SQLITE_DONE, stop = 0;
+  while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    sl_coverage_view v;
+    v.run_id = sqlite3_column_int64(st, 0);
+    v.cell = sl__text(st, 1);
+    v.cases = sqlite3_column_int64(st, 2);
+    v.failures = sqlite3_column_int64(st, 3);
+    stop = fn(user, &v);
+  }
+  return sl__walk_end(s, st, rc, stop, op);
+}
+
+/* Runs a query that yields one integer; -1 (message on s) on failure. */
+static int64_t sl__single(sl_store *s, sl__stmt_id id, int64_t arg,
+                          const char *op) {
+  sqlite3_stmt *st = sl__store_stmt(s, id, op);
+  if (!st) return -1;
+  if (sqlite3_bind_parameter_count(st) > 0) sqlite3_bind_int64(st, 1, arg);
+  int64_t v = -1;
+  if (sqlite3_step(st) == SQLITE_ROW)
+    v = sqlite3_column_int64(st, 0);
+  else
+    sl__store_fail_db(s, op);
+  sl__store_done(st);
+  return v;
+}
+
+int64_t sl_store_last_run(sl_store *s) {
+  if (!s || !s->db) return -1;
+  return sl__single(s, SL__STMT_LAST_RUN, 0, "last_run");
+}
+
+int sl_store_has_run(sl_store *s, int64_t run_id) {
+  if (!s || !s->db) return -1;
+  int64_t n = sl__single(s, SL__STMT_HAS_RUN, run_id, "has_run");
+  return n < 0 ? -1 : n > 0;
+}
+
+int sl_store_check(sl_store *s) {
+  static const char op[] = "check";
+  if (!s || !s->db) return -1;
+  sqlite3_stmt *st = sl__store_stmt(s, SL__STMT_INTEGRITY, op);
+  if (!st) return -1;
+  int ret = 0;
+  /* integrity_check answers one row "ok", or one row per problem. */
+  if (sqlite3_step(st) != SQLITE_ROW)
+    ret = sl__store_fail_db(s, op);
+  else if (strcmp(sl__text(st, 0), "ok") != 0)
+    ret = sl__store_fail(s, op, "integrity_check: %s", sl__text(st, 0));
+  sl__store_done(st);
+  if (ret) return ret;
+  st = sl__store_stmt(s, SL__STMT_FK_CHECK, op);
+  if (!st) return -1;
+  /* foreign_key_check answers one row (table, rowid, parent, fkid) per
+   * dangling reference, none when clean. */
+  int rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW)
+    ret =
+        sl__store_fail(s, op,
+                       "foreign_key_check: %s row %lld refers to a "
+                       "missing %s row",
+                       sl__text(st, 0), (long long)sqlite3_column_int64(st, 1),
+                       sl__text(st, 2));
+  else if (rc != SQLITE_DONE)
+    ret = sl__store_fail_db(s, op);
+  sl__store_done(st);
+  return ret;
+}
