@@ -261,12 +261,11 @@ static void sl__offer(sl__shrinker *s, sl_case *fw) {
   sl_fuzz_from_forward(fw, s->orig->op, &full);
   if (sl_fuzz_classify(&full) != s->cls) return;
   if (s->orig->op == SL_OP_SCATTER_REDUCE_BACKWARD && s->cls == SL_FUZZ_SHAPE) {
-    /* A src larger than index, with the forward's rules kept, is refused by
-     * the core but taken by LibTorch's autograd for prod/amax/amin: not a
-     * certain rejection, so not a candidate. */
-    sl_case f = *fw;
-    f.op = SL_OP_SCATTER_REDUCE;
-    if (sl_fuzz_classify(&f) == SL_FUZZ_VALID) return;
+    /* fw is the forward (scatter_reduce) view. A src larger than index
+     * that keeps the forward's rules is refused by the core but taken by
+     * LibTorch's autograd for prod/amax/amin: not a certain rejection, so
+     * not a candidate. */
+    if (sl_fuzz_classify(fw) == SL_FUZZ_VALID) return;
   }
   if (sl_case_size(&full) >= s->size0) return;
   char a[SL_CASE_LINE_MAX], b[SL_CASE_LINE_MAX];

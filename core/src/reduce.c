@@ -116,7 +116,7 @@ int64_t sl__reduce_backward_scratch(sl_reduce r, int64_t n) {
   case SL_REDUCE_AMIN:
     return n;
   case SL_REDUCE_PROD:
-    return 3 * n;
+    return 4 * n;
   default:
     return 0;
   }
@@ -166,22 +166,28 @@ void sl__reduce_backward_line(const sl__rbline *b, double *scratch) {
   }
   case SL_REDUCE_PROD: {
     /* A: masked x reduced with src; B: x reduced with src whose single
-     * zeros are masked; Z: zeros of src per position. */
+     * zeros are masked; Z: zeros of src per position; R: the forward
+     * result in the accumulation dtype. For f16/bf16 R replaces the given
+     * `result`, which is rounded to the half type: the gradient is computed
+     * from the f32 product, as the f32 forward has it (SPEC §3). */
     double *A = scratch, *B = scratch + n, *Z = scratch + 2 * n;
+    double *R = scratch + 3 * n;
     for (int64_t j = 0; j < n; ++j) {
       double xv = X(j);
       A[j] = xv == 0.0 ? 1.0 : xv;
-      B[j] = xv;
+      B[j] = R[j] = xv;
       Z[j] = 0.0;
     }
     if (!self)
-      for (int64_t i = 0; i < m; ++i) A[T(i)] = B[T(i)] = 1.0;
+      for (int64_t i = 0; i < m; ++i) A[T(i)] = B[T(i)] = R[T(i)] = 1.0;
     for (int64_t i = 0; i < m; ++i) {
       int64_t t = T(i);
       double s = SRC(i);
       A[t] = RD(A[t] * s);
+      R[t] = RD(R[t] * s);
       if (s == 0.0) Z[t] += 1.0;
     }
+    const int wide = sl__acc_dtype(dt) != dt;
     for (int64_t i = 0; i < m; ++i) {
       int64_t t = T(i);
       double s = SRC(i);
@@ -197,7 +203,8 @@ void sl__reduce_backward_line(const sl__rbline *b, double *scratch) {
       if (s == 0.0 && Z[t] == 1.0)
         sl__store_f(dt, GS(i), G(t) * B[t]);
       else
-        sl__store_f(dt, GS(i), RD(G(t) * RES(t)) / (s == 0.0 ? 1.0 : s));
+        sl__store_f(dt, GS(i),
+                    RD(G(t) * (wide ? R[t] : RES(t))) / (s == 0.0 ? 1.0 : s));
     }
     break;
   }
