@@ -25,11 +25,15 @@ build: configure
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-# The main job: a short campaign over every op and variant, recorded in
-# $(DB), exported as CSV beside it.
+# The main job: a short campaign — the seed examples, 20 s of fuzzing over
+# every op and variant, the seed benchmark suite beside LibTorch — recorded
+# in $(DB) and exported as CSV beside it.
+DEMO_FUZZ_SECONDS ?= 20
 demo: build
 	@mkdir -p $(dir $(DB))
 	$(BUILD)/scatterlab run --kind demo --quiet --db $(DB) --batch harness/batches/demo.txt
+	$(BUILD)/scatterlab fuzz --seconds $(DEMO_FUZZ_SECONDS) --jobs $(JOBS) --db $(DB)
+	$(BUILD)/scatterlab bench --suite seed --budget 0.3 --db $(DB)
 	$(BUILD)/scatterlab report --db $(DB)
 	$(BUILD)/scatterlab report --db $(DB) --format csv -o results/scatterlab.csv
 	@echo "database: $(DB)"

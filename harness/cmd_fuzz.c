@@ -54,6 +54,8 @@ static const char *const sl__fuzz_help =
     "  --corpus DIR      failure corpus (default fuzz/corpus of the source)\n"
     "  --no-corpus       neither replay nor extend a corpus\n"
     "  --no-shrink       record failures as found\n"
+    "  --print           print the case lines of this shard (with --cases N)\n"
+    "                    instead of running them\n"
     "  --db PATH         results database (default " SL_DEFAULT_DB ")\n"
     "  --no-db           record nothing\n";
 
@@ -63,7 +65,7 @@ typedef struct sl__fuzz {
   uint64_t seed;
   double seconds;
   int64_t cases; /* -1: by time */
-  int jobs, shard_k, shard_n, shrink;
+  int jobs, shard_k, shard_n, shrink, print;
   double timeout;
   const char *corpus; /* NULL: none */
   const char *db;     /* NULL: no store */
@@ -168,9 +170,11 @@ static void sl__shrink(sl__fuzz *f, sl_worker *w, const sl_case *c,
 }
 
 /* Writes the minimal case into the corpus: <dir>/<op>-<hash>.txt holding the
- * line (with the variant and verdict as a comment). */
-static void sl__corpus_add(const char *dir, const char *line,
-                           const char *variant, const char *verdict) {
+ * line (with the variant and verdict as a comment), and for a wrong answer
+ * the .npy bundle of `scatterlab run --save` in <dir>/<op>-<hash>/. A crash
+ * or hang gets no bundle: making it would run the kernel in this process. */
+static void sl__corpus_add(const char *dir, const sl_case *c, const char *line,
+                           const char *variant, sl_verdict verdict) {
   uint64_t h = 1469598103934665603ull; /* FNV-1a of the line */
   for (const char *p = line; *p; ++p) h = (h ^ (unsigned char)*p) * 1099511628211ull;
   char op[64];
@@ -180,8 +184,18 @@ static void sl__corpus_add(const char *dir, const char *line,
   snprintf(path, sizeof path, "%s/%s-%016" PRIx64 ".txt", dir, op, h);
   FILE *fp = fopen(path, "w");
   if (!fp) return;
-  fprintf(fp, "# found by scatterlab fuzz: %s %s\n%s\n", variant, verdict, line);
+  fprintf(fp, "# found by scatterlab fuzz: %s %s\n%s\n", variant,
+          sl_verdict_name(verdict), line);
   fclose(fp);
+  if (verdict != SL_VERDICT_FAILED && verdict != SL_VERDICT_REJECT_MISMATCH)
+    return;
+  path[strlen(path) - 4] = '\0'; /* the bundle folder: the name without .txt */
+  sl_run_opts o = {0};
+  o.variants = variant;
+  o.save_dir = path;
+  static sl_case_result res;
+  char err[512];
+  sl_run_case(c, &o, &res, err, sizeof err);
 }
 
 static int sl__record(sl_store *st, int64_t run_id, const sl_case *c,
@@ -222,8 +236,7 @@ static void sl__job_result(sl__fuzz *f, sl_worker *w, sl_store *st,
     sl__record(st, f->run_id, &minimal, &mres, case_id, &mid);
   }
   if (f->corpus)
-    sl__corpus_add(f->corpus, line, first.variant,
-                   sl_verdict_name(first.verdict));
+    sl__corpus_add(f->corpus, &minimal, line, first.variant, first.verdict);
   fprintf(out, "F %s\t%s\t%s\t%s\t%s\n", first.variant,
           sl_verdict_name(first.verdict), line, res->line, first.message);
   fflush(out);
@@ -450,6 +463,8 @@ int sl_cmd_fuzz(int argc, char **argv) {
       f.corpus = NULL;
     } else if (strcmp(a, "--no-shrink") == 0) {
       f.shrink = 0;
+    } else if (strcmp(a, "--print") == 0) {
+      f.print = 1;
     } else if (sl_cli_is(a, "--db")) {
       if (!(f.db = sl_cli_value("fuzz", argc, argv, &i))) return SL_EXIT_USAGE;
     } else if (strcmp(a, "--no-db") == 0) {
@@ -457,6 +472,18 @@ int sl_cmd_fuzz(int argc, char **argv) {
     } else {
       return sl_cli_usage_error("fuzz", "%s: unknown argument", a);
     }
+  }
+  if (f.print) {
+    if (f.cases < 0)
+      return sl_cli_usage_error("fuzz", "--print: expected --cases N as well");
+    for (int64_t i = f.shard_k; i < f.cases; i += f.shard_n) {
+      sl_case c;
+      char line[SL_CASE_LINE_MAX];
+      sl_fuzz_case(f.seed, (uint64_t)i, &f.gen, &c);
+      sl_case_print(&c, line, sizeof line);
+      printf("%s\n", line);
+    }
+    return SL_EXIT_OK;
   }
   sl_store *st = NULL;
   if (f.db) {

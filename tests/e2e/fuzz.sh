@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The CI campaign: about 40 s of fuzzing over every op and CPU variant (two
+# jobs), after replaying the corpus; any failure fails the test. The seed is
+# fixed so that a red run is reproducible; SL_FUZZ_SEED picks another.
+set -u
+BIN=$1 SRC=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cp -r "$SRC/fuzz/corpus" "$tmp/corpus"
+seed=${SL_FUZZ_SEED:-20261121}
+"$BIN" fuzz --seconds "${SL_FUZZ_SECONDS:-40}" --jobs 2 --seed "$seed" \
+  --corpus "$tmp/corpus" --db "$tmp/fuzz.db" --variants cpu >"$tmp/out" 2>&1
+rc=$?
+tail -n 40 "$tmp/out"
+[ "$rc" -eq 0 ] || { echo "fuzz campaign failed (exit $rc)"; exit 1; }
+# The store holds the campaign: cases, verdicts and the coverage cells.
+cases=$(sqlite3 "$tmp/fuzz.db" 'select count(*) from cases')
+cells=$(sqlite3 "$tmp/fuzz.db" 'select count(*) from coverage')
+status=$(sqlite3 "$tmp/fuzz.db" 'select status from runs')
+echo "store: $cases cases, $cells coverage cells, run $status"
+[ "$cases" -gt 1000 ] && [ "$cells" -gt 100 ] && [ "$status" = finished ] || exit 1
+n=$(grep -hv '^#' "$SRC"/fuzz/corpus/*.txt | grep -c .)
+grep -q "corpus: $n cases replayed" "$tmp/out" || { echo "corpus not replayed"; exit 1; }
+echo "1 passed, 0 failed"
