@@ -528,7 +528,7 @@ int sl_cmd_fuzz(int argc, char **argv) {
   sl__cells cells = {0};
   char **failures = NULL;
   int nfail = 0, open_pipes = f.jobs;
-  double start = sl_now(), last_print = start;
+  double start = sl_now(), last_print = start, first_failure = -1;
   char line[8192];
   while (open_pipes > 0) {
     struct pollfd *pf = calloc((size_t)f.jobs, sizeof *pf);
@@ -549,6 +549,7 @@ int sl_cmd_fuzz(int argc, char **argv) {
       if (line[0] == 'P') {
         sscanf(line + 2, "%" SCNd64 " %" SCNd64, &done[j], &fails[j]);
       } else if (line[0] == 'F') {
+        if (first_failure < 0) first_failure = sl_now() - start;
         char **nf = realloc(failures, sizeof(char *) * (size_t)(nfail + 1));
         if (nf) {
           failures = nf;
@@ -608,6 +609,9 @@ int sl_cmd_fuzz(int argc, char **argv) {
          " failing, %d corpus failures\n",
          total, elapsed, elapsed > 0 ? total / elapsed : 0.0, totfail,
          corpus_failures);
+  if (first_failure >= 0)
+    printf("first failure found after %.1f s (shrinking included)\n",
+           first_failure);
   for (int i = 0; i < nfail; ++i) {
     char *fields[5] = {0};
     char *p = failures[i];

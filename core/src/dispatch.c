@@ -26,20 +26,39 @@ static sl_status (*const sl__infer_fns[SL_OP_COUNT])(sl_ctx *, sl_call *) = {
 #undef SL__INFER_ROW
 };
 
-size_t sl_variant_count(void) {
-  return sizeof sl__variants / sizeof sl__variants[0];
-}
+/* Deliberately wrong variants that only test programs register (see
+ * sl_variant_register_test); the shipped table never holds them. */
+#define SL__MAX_TEST_VARIANTS 16
+static sl_variant sl__test_variants[SL__MAX_TEST_VARIANTS];
+static size_t sl__n_test_variants;
+
+#define SL__N_TABLE (sizeof sl__variants / sizeof sl__variants[0])
+
+size_t sl_variant_count(void) { return SL__N_TABLE + sl__n_test_variants; }
 
 const sl_variant *sl_variant_at(size_t i) {
-  return i < sl_variant_count() ? &sl__variants[i] : NULL;
+  if (i < SL__N_TABLE) return &sl__variants[i];
+  i -= SL__N_TABLE;
+  return i < sl__n_test_variants ? &sl__test_variants[i] : NULL;
 }
 
 const sl_variant *sl_variant_find(sl_op op, const char *name) {
   if (!name) return NULL;
-  for (size_t i = 0; i < sl_variant_count(); ++i)
-    if (sl__variants[i].op == op && strcmp(sl__variants[i].name, name) == 0)
-      return &sl__variants[i];
+  for (size_t i = 0; i < sl_variant_count(); ++i) {
+    const sl_variant *v = sl_variant_at(i);
+    if (v->op == op && strcmp(v->name, name) == 0) return v;
+  }
   return NULL;
+}
+
+int sl_variant_register_test(const sl_variant *v) {
+  if (!v || !v->fn || !v->name || !(v->flags & SL_TEST_ONLY) ||
+      (unsigned)v->op >= SL_OP_COUNT ||
+      sl__n_test_variants == SL__MAX_TEST_VARIANTS ||
+      sl_variant_find(v->op, v->name))
+    return -1;
+  sl__test_variants[sl__n_test_variants++] = *v;
+  return 0;
 }
 
 sl_device sl_variant_device(const sl_variant *v) {

@@ -294,6 +294,11 @@ const sl_variant *sl_variant_find(sl_op op, const char *name);
 int sl_variant_available(const sl_variant *v, const char **why);
 sl_device sl_variant_device(const sl_variant *v);
 
+/* Adds a deliberately wrong variant (flags must include SL_TEST_ONLY) to
+ * the table for this process: only test programs call this, to prove that
+ * the harness catches bugs. Returns 0, or -1 for a bad or duplicate row. */
+int sl_variant_register_test(const sl_variant *v);
+
 /* CUDA helpers (all answer sensibly in a CPU-only build). */
 int sl_cuda_built(void);
 int sl_cuda_device_count(void); /* 0 if not built or no device */

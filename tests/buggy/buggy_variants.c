@@ -1,0 +1,121 @@
+/*
+ * Deliberately wrong variants, linked only into the test program
+ * scatterlab-buggy (never into scatterlab): the proof that the harness
+ * finds bugs, shrinks them to small repros and survives crashes and hangs.
+ *
+ *   scatter_reduce cpu.lost_update   sum with include_self: a duplicate target
+ *                                    loses the contributions before it (a
+ *                                    racy read-modify-write)
+ *   scatter_reduce cpu.bad_identity  amax without include_self starts from 0
+ *                                    instead of -inf
+ *   gather cpu.off_by_one            the last dim's last column is skipped
+ *   gather cpu.crash                 writes through a null pointer (SIGSEGV)
+ *   gather cpu.hang                  never returns
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "sl_internal.h"
+
+/* Element offset in out of every index position of a scatter-like call, in
+ * row-major order of index, with the element offset of its src. */
+typedef void (*sl__visit)(const sl_call *c, int64_t out_off, int64_t src_off,
+                          void *user);
+
+static void sl__each_target(const sl_call *c, sl__visit fn, void *user) {
+  const sl_tensor *index = &c->arg[1], *src = &c->arg[2], *out = &c->arg[3];
+  int64_t idx[SL_MAX_DIMS], n = sl__numel(index);
+  int dim = (int)c->p.dim;
+  for (int64_t i = 0; i < n; ++i) {
+    sl__unravel(i, index->ndim, index->shape, idx);
+    int64_t v = sl__load_index(index, sl__offset(index, idx));
+    int64_t off = 0;
+    for (int d = 0; d < out->ndim; ++d)
+      off += (d == dim ? v : idx[d]) * out->strides[d];
+    fn(c, off, sl__offset(src, idx), user);
+  }
+}
+
+static void sl__lost_update_step(const sl_call *c, int64_t out_off,
+                                 int64_t src_off, void *user) {
+  unsigned char *touched = user;
+  const sl_tensor *x = &c->arg[0], *src = &c->arg[2], *out = &c->arg[3];
+  sl_dtype dt = out->dtype;
+  /* The out offset of a contiguous out is its linear position: the x
+   * element it started from has the same position in x's row-major order. */
+  int64_t xoff = sl__offset_linear(x, out_off);
+  double base = touched[out_off] ? sl__load_f(dt, sl__ptr(x, xoff))
+                                 : sl__load_f(dt, sl__ptr(out, out_off));
+  sl__store_f(dt, sl__ptr(out, out_off),
+              base + sl__load_f(dt, sl__ptr(src, src_off)));
+  touched[out_off] = 1;
+}
+
+static sl_status sl_buggy_lost_update(sl_ctx *ctx, sl_call *c) {
+  if (c->p.reduce != SL_REDUCE_SUM || !c->p.include_self ||
+      !sl_tensor_is_contiguous(&c->arg[3]) || sl_dtype_is_int(c->arg[0].dtype))
+    return sl_scatter_reduce_cpu_serial(ctx, c);
+  int64_t n = sl__numel(&c->arg[3]);
+  unsigned char *touched = calloc((size_t)(n > 0 ? n : 1), 1);
+  if (!touched) return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY, "no memory");
+  sl__copy_strided(&c->arg[3], &c->arg[0], 1);
+  sl__each_target(c, sl__lost_update_step, touched);
+  free(touched);
+  return SL_STATUS_OK;
+}
+
+static void sl__clamp_at_zero(const sl_call *c, int64_t out_off,
+                              int64_t src_off, void *user) {
+  (void)src_off;
+  (void)user;
+  const sl_tensor *out = &c->arg[3];
+  double v = sl__load_f(out->dtype, sl__ptr(out, out_off));
+  if (v < 0) sl__store_f(out->dtype, sl__ptr(out, out_off), 0.0);
+}
+
+static sl_status sl_buggy_bad_identity(sl_ctx *ctx, sl_call *c) {
+  sl_status st = sl_scatter_reduce_cpu_serial(ctx, c);
+  if (st || c->p.reduce != SL_REDUCE_AMAX || c->p.include_self) return st;
+  /* max(0, ...) at every targeted position: the identity 0 took part. */
+  sl__each_target(c, sl__clamp_at_zero, NULL);
+  return SL_STATUS_OK;
+}
+
+static sl_status sl_buggy_off_by_one(sl_ctx *ctx, sl_call *c) {
+  sl_call shorter = *c;
+  sl_tensor *index = &shorter.arg[1], *out = &shorter.arg[2];
+  if (index->ndim > 0 && index->shape[index->ndim - 1] > 0) {
+    --index->shape[index->ndim - 1];
+    --out->shape[out->ndim - 1];
+  }
+  return sl_gather_cpu_serial(ctx, &shorter);
+}
+
+static sl_status sl_buggy_crash(sl_ctx *ctx, sl_call *c) {
+  (void)ctx;
+  (void)c;
+  raise(SIGSEGV);
+  return SL_STATUS_INTERNAL;
+}
+
+static sl_status sl_buggy_hang(sl_ctx *ctx, sl_call *c) {
+  (void)ctx;
+  (void)c;
+  for (;;) sleep(1);
+  return SL_STATUS_INTERNAL;
+}
+
+__attribute__((constructor)) static void sl__register_buggy(void) {
+  static const sl_variant rows[] = {
+      {SL_OP_SCATTER_REDUCE, "cpu.lost_update", sl_buggy_lost_update,
+       SL_TEST_ONLY},
+      {SL_OP_SCATTER_REDUCE, "cpu.bad_identity", sl_buggy_bad_identity,
+       SL_TEST_ONLY},
+      {SL_OP_GATHER, "cpu.off_by_one", sl_buggy_off_by_one, SL_TEST_ONLY},
+      {SL_OP_GATHER, "cpu.crash", sl_buggy_crash, SL_TEST_ONLY},
+      {SL_OP_GATHER, "cpu.hang", sl_buggy_hang, SL_TEST_ONLY},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i)
+    if (sl_variant_register_test(&rows[i])) abort();
+}

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Proof that the harness finds bugs: scatterlab-buggy carries deliberately
+# wrong variants (tests/buggy/buggy_variants.c). A short campaign must find
+# each one, shrink it to a case of a few elements, and keep going past
+# crashes and hangs.
+set -u
+BIN=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0 checks=0
+check() { checks=$((checks + 1)); "$@" || { echo "FAIL: $*"; fails=$((fails + 1)); }; }
+
+# Every tensor of the minimal case has at most `limit` elements.
+small() { # small LIMIT
+  local line shapes
+  line=$(grep -m1 -o "minimal: scatterlab run '[^']*'" "$tmp/out") || { echo "no minimal case"; return 1; }
+  echo "  $line"
+  shapes=$(echo "$line" | grep -oE '(x|index|src)=[0-9x]+|=scalar' | sed 's/^[a-z]*=//')
+  for s in $shapes; do
+    [ "$s" = scalar ] && continue
+    n=$(echo "$s" | tr 'x' '*' | bc)
+    [ "$n" -le "$1" ] || { echo "  $s has $n elements (> $1)"; return 1; }
+  done
+}
+
+campaign() { # campaign OP VARIANT
+  "$BIN" fuzz --ops "$1" --variants "$2" --seconds 10 --no-db \
+    --corpus "$tmp/corpus" --seed 7 >"$tmp/out" 2>&1
+  local rc=$?
+  grep -E "first failure|FAIL" "$tmp/out" | head -3
+  [ "$rc" -eq 1 ] && grep -q "^FAIL failed $2" "$tmp/out"
+}
+
+check campaign scatter_reduce cpu.lost_update
+check small 8
+check campaign scatter_reduce cpu.bad_identity
+check small 8
+check campaign gather cpu.off_by_one
+check small 8
+check test -n "$(ls "$tmp"/corpus/*.txt 2>/dev/null)"
+
+# A crash is a verdict; the variants after it still run.
+"$BIN" run --no-db --variants cpu.serial,cpu.crash,cpu.omp \
+  'gather x=4x3 index=2x3 dim=0 seed=1' >"$tmp/out" 2>&1
+check test $? -eq 1
+check grep -q "^crashed  *cpu.crash" "$tmp/out"
+check grep -q "signal 11" "$tmp/out"
+check grep -q "^passed  *cpu.serial" "$tmp/out"
+check grep -q "^passed  *cpu.omp" "$tmp/out"
+
+# A hang becomes a timeout after --timeout seconds.
+start=$(date +%s)
+"$BIN" run --no-db --timeout 1 --variants cpu.hang,cpu.serial \
+  'gather x=4x3 index=2x3 dim=0 seed=1' 'gather x=5 index=5 dim=0 seed=2' >"$tmp/out" 2>&1
+check test $? -eq 1
+check test "$(grep -c '^timeout  *cpu.hang' "$tmp/out")" -eq 2
+check test "$(grep -c '^passed  *cpu.serial' "$tmp/out")" -eq 2
+check test $(($(date +%s) - start)) -lt 10
+cat "$tmp/out" | head -8
+
+echo "$((checks - fails)) passed, $fails failed"
+[ "$fails" -eq 0 ]
