@@ -6,6 +6,8 @@
  *   tolerance  diff1 and diff2 within the dtype's threshold (float
  *              sum/prod/mean and the backward ops, where summation order
  *              may differ)
+ *              (a position where some accumulation order overflows and
+ *              another does not is not judged: it proves nothing)
  *   any_valid  assignment with duplicate targets: where the output differs
  *              from the reference it must hold one of the values written to
  *              that position
@@ -29,6 +31,8 @@ typedef struct sl_diff {
   double diff1, diff2, diff3; /* SPEC §5, in f64 */
   int64_t mismatches;         /* elements judged wrong */
   int64_t first_bad;          /* row-major position of the first, or -1 */
+  int64_t order_dependent;    /* positions whose value depends on the
+                                 accumulation order (overflow), not judged */
   char msg[256];              /* what was wrong, for the verdict message */
 } sl_diff;
 
@@ -40,9 +44,10 @@ const char *sl_oracle_name(sl_oracle o);
 double sl_tolerance(sl_dtype dt);
 
 /*
- * Compares got with want (same shape required; any strides). For
- * SL_ORACLE_ANY_VALID, `call` is the call whose inputs produced them (the
- * written values are recomputed from it). Returns 1 when got passes.
+ * Compares got with want (same shape required; any strides). `call` is the
+ * call whose inputs produced them (or NULL): any_valid recomputes the
+ * written values from it, tolerance the order-dependent positions. Returns 1
+ * when got passes.
  */
 int sl_compare(const sl_tensor *got, const sl_tensor *want, sl_oracle o,
                const sl_call *call, sl_diff *d);

@@ -1,4 +1,13 @@
-/* Forked worker processes that run cases (see worker.h). */
+/*
+ * Forked worker processes that run cases (see worker.h).
+ *
+ * The worker reports progress through a page of memory shared with the
+ * parent (mapped before the fork): which variant is running and since when,
+ * and every verdict as soon as it is known. That costs no system call, so a
+ * case needs one wake-up of the parent (the end-of-case byte on the pipe)
+ * however many variants it has; and when the worker dies, what it wrote to
+ * the shared page survives it, so the parent knows which variant crashed.
+ */
 #include "worker.h"
 
 #include <errno.h>
@@ -7,18 +16,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-/* Messages from the worker: a tag byte, then a fixed-size payload. */
-enum {
-  SL_MSG_REFERENCE = 'R', /* no payload */
-  SL_MSG_START = 'S',     /* char name[32] */
-  SL_MSG_VERDICT = 'V',   /* sl_variant_result */
-  SL_MSG_DONE = 'D',      /* sl_case_result header: line, ref_message */
-  SL_MSG_ERROR = 'E'      /* char err[512] */
-};
+/* End-of-case bytes on the pipe. */
+enum { SL_MSG_DONE = 'D', SL_MSG_ERROR = 'E' };
 
 typedef struct sl_request {
   int skip;
@@ -26,18 +30,34 @@ typedef struct sl_request {
   char line[SL_CASE_LINE_MAX];
 } sl_request;
 
-typedef struct sl_done {
+/* The shared page. The worker writes, the parent reads after the worker
+ * has answered or died; `started` and `current` are also read while it
+ * runs, to apply the per-variant time limit (a torn read there only delays
+ * the check by one round). */
+typedef struct sl_shared {
+  volatile double started; /* when `current` began (CLOCK_MONOTONIC) */
+  char current[32];        /* "reference" or the running variant */
+  int n;                   /* verdicts in v */
+  sl_variant_result v[SL_MAX_VERDICTS];
   char line[SL_CASE_LINE_MAX];
   char ref_message[512];
-} sl_done;
+  char err[512];
+} sl_shared;
 
 struct sl_worker {
   pid_t pid;
   int to_child;   /* requests */
-  int from_child; /* messages */
+  int from_child; /* end-of-case bytes */
+  sl_shared *sh;
   sl_run_opts opts;
   int restarts;
 };
+
+static double sl__now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 /* Writes all of buf; the worker and the parent both use it. */
 static int sl__write_all(int fd, const void *buf, size_t n) {
@@ -50,26 +70,6 @@ static int sl__write_all(int fd, const void *buf, size_t n) {
     n -= (size_t)k;
   }
   return 0;
-}
-
-static int sl__send(int fd, char tag, const void *payload, size_t n) {
-  if (sl__write_all(fd, &tag, 1)) return -1;
-  return n ? sl__write_all(fd, payload, n) : 0;
-}
-
-/* The worker's side: the callbacks turn progress into messages. */
-static void sl__child_event(void *user, sl_run_event ev, const char *name,
-                            const sl_variant_result *r) {
-  int fd = *(int *)user;
-  if (ev == SL_EVENT_REFERENCE_DONE) {
-    sl__send(fd, SL_MSG_REFERENCE, NULL, 0);
-  } else if (ev == SL_EVENT_VARIANT_START) {
-    char buf[32] = {0};
-    snprintf(buf, sizeof buf, "%s", name);
-    sl__send(fd, SL_MSG_START, buf, sizeof buf);
-  } else {
-    sl__send(fd, SL_MSG_VERDICT, r, sizeof *r);
-  }
 }
 
 /* Reads exactly n bytes; 0 on success, -1 on EOF or error. */
@@ -85,34 +85,50 @@ static int sl__read_all(int fd, void *buf, size_t n) {
   return 0;
 }
 
-static void sl__child_loop(int in, int out, sl_run_opts o) {
+/* The worker's side: progress goes to the shared page. */
+static void sl__child_event(void *user, sl_run_event ev, const char *name,
+                            const sl_variant_result *r) {
+  sl_shared *sh = user;
+  if (ev == SL_EVENT_VARIANT_START) {
+    snprintf(sh->current, sizeof sh->current, "%s", name);
+    sh->started = sl__now();
+  } else if (ev == SL_EVENT_VARIANT_DONE && sh->n < SL_MAX_VERDICTS) {
+    sh->v[sh->n++] = *r;
+  }
+}
+
+static void sl__child_loop(int in, int out, sl_shared *sh, sl_run_opts o) {
   const char *base_variants = o.variants;
   o.on_event = sl__child_event;
-  o.user = &out;
+  o.user = sh;
   static sl_request req;
   static sl_case_result res;
   while (sl__read_all(in, &req, sizeof req) == 0) {
     sl_case c;
-    char err[512];
     o.skip = req.skip;
     o.variants = req.variants[0] ? req.variants : base_variants;
-    if (sl_case_parse(req.line, &c, err, sizeof err) ||
-        sl_run_case(&c, &o, &res, err, sizeof err)) {
-      sl__send(out, SL_MSG_ERROR, err, sizeof err);
-      continue;
+    char tag = SL_MSG_DONE;
+    if (sl_case_parse(req.line, &c, sh->err, sizeof sh->err) ||
+        sl_run_case(&c, &o, &res, sh->err, sizeof sh->err)) {
+      tag = SL_MSG_ERROR;
+    } else {
+      memcpy(sh->line, res.line, sizeof sh->line);
+      memcpy(sh->ref_message, res.ref_message, sizeof sh->ref_message);
     }
-    sl_done d;
-    memcpy(d.line, res.line, sizeof d.line);
-    memcpy(d.ref_message, res.ref_message, sizeof d.ref_message);
-    sl__send(out, SL_MSG_DONE, &d, sizeof d);
+    if (sl__write_all(out, &tag, 1)) break;
   }
   _exit(0);
 }
 
 static int sl__spawn(sl_worker *w, char *err, size_t errlen) {
   int req[2], msg[2];
-  if (pipe(req) || pipe(msg)) {
+  if (pipe(req)) {
     snprintf(err, errlen, "worker: cannot create pipes (%s)", strerror(errno));
+    return -1;
+  }
+  if (pipe(msg)) {
+    snprintf(err, errlen, "worker: cannot create pipes (%s)", strerror(errno));
+    close(req[0]), close(req[1]);
     return -1;
   }
   fflush(NULL);
@@ -127,7 +143,8 @@ static int sl__spawn(sl_worker *w, char *err, size_t errlen) {
     close(msg[0]);
     /* The parent handles interruption; the worker just finishes or dies. */
     signal(SIGINT, SIG_IGN);
-    sl__child_loop(req[0], msg[1], w->opts);
+    signal(SIGTERM, SIG_DFL);
+    sl__child_loop(req[0], msg[1], w->sh, w->opts);
   }
   close(req[0]);
   close(msg[1]);
@@ -146,10 +163,19 @@ int sl_worker_start(sl_worker **out, const sl_run_opts *o, char *err,
     snprintf(err, errlen, "worker: out of memory");
     return -1;
   }
+  w->sh = mmap(NULL, sizeof(sl_shared), PROT_READ | PROT_WRITE,
+               MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (w->sh == MAP_FAILED) {
+    snprintf(err, errlen, "worker: cannot map shared memory (%s)",
+             strerror(errno));
+    free(w);
+    return -1;
+  }
   w->opts = *o;
   w->opts.on_event = NULL;
   w->opts.user = NULL;
   if (sl__spawn(w, err, errlen)) {
+    munmap(w->sh, sizeof(sl_shared));
     free(w);
     return -1;
   }
@@ -174,29 +200,11 @@ static int sl__reap(sl_worker *w, int force) {
 void sl_worker_stop(sl_worker *w) {
   if (!w) return;
   sl__reap(w, 0);
+  munmap(w->sh, sizeof(sl_shared));
   free(w);
 }
 
 int sl_worker_restarts(const sl_worker *w) { return w->restarts; }
-
-static double sl__now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* Waits for readable data until `deadline`; 1 readable, 0 timed out. */
-static int sl__wait(int fd, double deadline) {
-  for (;;) {
-    double left = deadline - sl__now();
-    if (left <= 0) return 0;
-    struct pollfd p = {fd, POLLIN, 0};
-    int ms = left > 3600 ? 3600000 : (int)(left * 1000) + 1;
-    int k = poll(&p, 1, ms);
-    if (k > 0) return 1;
-    if (k < 0 && errno != EINTR) return 1; /* let the read report it */
-  }
-}
 
 static void sl__describe_death(int status, char *buf, size_t len) {
   if (WIFSIGNALED(status)) {
@@ -209,14 +217,42 @@ static void sl__describe_death(int status, char *buf, size_t len) {
   }
 }
 
+/*
+ * Waits for the end-of-case byte. Returns the tag, 0 when the running
+ * variant (or the reference) passed its time limit, or -1 when the worker
+ * died.
+ */
+static int sl__await(sl_worker *w, double timeout_s) {
+  for (;;) {
+    double left = w->sh->started + timeout_s - sl__now();
+    if (left <= 0) return 0;
+    struct pollfd p = {w->from_child, POLLIN, 0};
+    int ms = left > 3600 ? 3600000 : (int)(left * 1000) + 1;
+    int k = poll(&p, 1, ms);
+    if (k < 0 && errno != EINTR) return -1;
+    if (k <= 0) continue; /* re-check: a new variant restarts the clock */
+    char tag;
+    return sl__read_all(w->from_child, &tag, 1) ? -1 : tag;
+  }
+}
+
 int sl_worker_run(sl_worker *w, const sl_case *c, double timeout_s,
                   sl_case_result *res, char *err, size_t errlen) {
   return sl_worker_run_variants(w, c, NULL, timeout_s, res, err, errlen);
 }
 
-int sl_worker_run_variants(sl_worker *w, const sl_case *c,
-                           const char *variants, double timeout_s,
-                           sl_case_result *res, char *err, size_t errlen) {
+/* Appends the verdicts the worker reported for this attempt. */
+static void sl__collect(sl_worker *w, sl_case_result *res, int *done) {
+  for (int i = 0; i < w->sh->n && res->n < SL_MAX_VERDICTS; ++i) {
+    res->v[res->n++] = w->sh->v[i];
+    if (sl_verdict_is_failure(w->sh->v[i].verdict)) ++res->failures;
+    ++*done;
+  }
+}
+
+int sl_worker_run_variants(sl_worker *w, const sl_case *c, const char *variants,
+                           double timeout_s, sl_case_result *res, char *err,
+                           size_t errlen) {
   static sl_request req;
   memset(res, 0, sizeof *res);
   snprintf(req.variants, sizeof req.variants, "%s", variants ? variants : "");
@@ -226,68 +262,46 @@ int sl_worker_run_variants(sl_worker *w, const sl_case *c,
   for (int attempt = 0; attempt <= SL_MAX_VERDICTS; ++attempt) {
     if (w->pid <= 0 && sl__spawn(w, err, errlen)) return -1;
     req.skip = done_variants;
+    w->sh->n = 0;
+    snprintf(w->sh->current, sizeof w->sh->current, "reference");
+    w->sh->started = sl__now();
     if (sl__write_all(w->to_child, &req, sizeof req)) {
       sl__reap(w, 1);
       ++w->restarts;
       continue;
     }
-    char current[32] = "reference";
-    double deadline = sl__now() + timeout_s;
-    for (;;) {
-      char tag;
-      if (!sl__wait(w->from_child, deadline)) {
-        /* Hung: the variant in flight (or the reference) gets `timeout`. */
-        sl__reap(w, 1);
-        ++w->restarts;
-        sl_variant_result *r = &res->v[res->n++];
-        memset(r, 0, sizeof *r);
-        snprintf(r->variant, sizeof r->variant, "%s", current);
-        r->verdict = SL_VERDICT_TIMEOUT;
-        r->seconds = timeout_s;
-        snprintf(r->message, sizeof r->message,
-                 "no answer within %.3g s; worker killed", timeout_s);
-        ++res->failures;
-        break;
-      }
-      if (sl__read_all(w->from_child, &tag, 1)) {
-        /* Crashed: the worker is gone in the middle of `current`. */
-        int status = sl__reap(w, 1);
-        ++w->restarts;
-        sl_variant_result *r = &res->v[res->n++];
-        memset(r, 0, sizeof *r);
-        snprintf(r->variant, sizeof r->variant, "%s", current);
-        r->verdict = SL_VERDICT_CRASHED;
-        r->seconds = -1;
-        sl__describe_death(status, r->message, sizeof r->message);
-        ++res->failures;
-        break;
-      }
-      if (tag == SL_MSG_REFERENCE) {
-        deadline = sl__now() + timeout_s;
-      } else if (tag == SL_MSG_START) {
-        if (sl__read_all(w->from_child, current, sizeof current)) continue;
-        current[sizeof current - 1] = '\0';
-        deadline = sl__now() + timeout_s;
-      } else if (tag == SL_MSG_VERDICT) {
-        sl_variant_result r;
-        if (sl__read_all(w->from_child, &r, sizeof r)) continue;
-        if (res->n < SL_MAX_VERDICTS) res->v[res->n++] = r;
-        if (sl_verdict_is_failure(r.verdict)) ++res->failures;
-        ++done_variants;
-      } else if (tag == SL_MSG_DONE) {
-        sl_done d;
-        if (sl__read_all(w->from_child, &d, sizeof d)) continue;
-        memcpy(res->line, d.line, sizeof d.line);
-        memcpy(res->ref_message, d.ref_message, sizeof d.ref_message);
-        return 0;
-      } else if (tag == SL_MSG_ERROR) {
-        char e[512];
-        if (sl__read_all(w->from_child, e, sizeof e)) continue;
-        e[sizeof e - 1] = '\0';
-        snprintf(err, errlen, "%s", e);
-        return -1;
-      }
+    int tag = sl__await(w, timeout_s);
+    sl__collect(w, res, &done_variants);
+    if (tag == SL_MSG_DONE) {
+      memcpy(res->line, w->sh->line, sizeof res->line);
+      memcpy(res->ref_message, w->sh->ref_message, sizeof res->ref_message);
+      return 0;
     }
+    if (tag == SL_MSG_ERROR) {
+      snprintf(err, errlen, "%s", w->sh->err);
+      return -1;
+    }
+    /* Crashed (-1) or hung (0): the variant in flight gets the verdict. */
+    char current[32];
+    memcpy(current, w->sh->current, sizeof current);
+    current[sizeof current - 1] = '\0';
+    int status = sl__reap(w, 1);
+    ++w->restarts;
+    sl_variant_result *r =
+        &res->v[res->n < SL_MAX_VERDICTS ? res->n++ : res->n - 1];
+    memset(r, 0, sizeof *r);
+    snprintf(r->variant, sizeof r->variant, "%s", current);
+    if (tag == 0) {
+      r->verdict = SL_VERDICT_TIMEOUT;
+      r->seconds = timeout_s;
+      snprintf(r->message, sizeof r->message,
+               "no answer within %.3g s; worker killed", timeout_s);
+    } else {
+      r->verdict = SL_VERDICT_CRASHED;
+      r->seconds = -1;
+      sl__describe_death(status, r->message, sizeof r->message);
+    }
+    ++res->failures;
     /* A crash or hang before any variant ran is the reference's (or the
      * generator's): the case cannot go on. */
     if (strcmp(current, "reference") == 0) return 0;

@@ -1,6 +1,8 @@
 /* Writes of the assignment ops, for the any-valid-answer oracle. */
 #include "writers.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,8 +71,8 @@ int sl_writes_build(const sl_call *c, sl_writes *out) {
       sl__unravel(i, index->ndim, index->shape, idx);
       for (int d = 0; d < x->ndim; ++d) t[d] = idx[d];
       if (x->ndim) t[dim] = sl__index_at(index, idx);
-      out->w[n].src = c->p.has_value ? (const void *)out->scalar
-                                     : sl__at(src, idx);
+      out->w[n].src =
+          c->p.has_value ? (const void *)out->scalar : sl__at(src, idx);
     } else if (c->op == SL_OP_SCATTER_ND) {
       int rows_nd = index->ndim - 1;
       int64_t m = index->shape[rows_nd];
@@ -83,7 +85,8 @@ int sl_writes_build(const sl_call *c, sl_writes *out) {
         t[axis] = sl__index_at(index, idx);
       }
       out->w[n].src = sl__at(src, idx);
-    } else { /* index_reduce assign: updates[.., j, ..] -> x[.., index[j], ..] */
+    } else { /* index_reduce assign: updates[.., j, ..] -> x[.., index[j], ..]
+              */
       sl__unravel(i, src->ndim, src->shape, idx);
       for (int d = 0; d < x->ndim; ++d) t[d] = idx[d];
       int64_t j = src->ndim == x->ndim && x->ndim ? idx[dim] : 0;
@@ -129,4 +132,70 @@ int sl_writes_has(const sl_writes *w, int64_t target, const void *value,
   for (int64_t i = lo; i < w->n && w->w[i].target == target; ++i)
     if (memcmp(w->w[i].src, value, es) == 0) return 1;
   return 0;
+}
+
+/* Largest finite value and smallest normal of the type reductions of dt
+ * accumulate in (f16/bf16 accumulate in f32, SPEC §3). */
+static void sl__accumulator_range(sl_dtype dt, double *max, double *min) {
+  int wide = dt == SL_F64 || dt == SL_C128;
+  *max = wide ? DBL_MAX : FLT_MAX;
+  *min = wide ? DBL_MIN : FLT_MIN;
+}
+
+static int sl__self_takes_part(const sl_call *c) {
+  return c->op == SL_OP_SCATTER_ND || c->p.include_self;
+}
+
+int sl_writes_order_dependent(const sl_writes *w, const sl_call *c,
+                              int64_t target) {
+  const sl_tensor *x = &c->arg[0];
+  if (!sl_dtype_is_float(x->dtype)) return 0;
+  int prod = c->p.reduce == SL_REDUCE_PROD;
+  if (!prod && c->p.reduce != SL_REDUCE_SUM && c->p.reduce != SL_REDUCE_MEAN &&
+      c->op != SL_OP_SCATTER_ND)
+    return 0;
+  int64_t lo = 0, hi = w->n;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (w->w[mid].target < target)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  double max, min;
+  sl__accumulator_range(x->dtype, &max, &min);
+  /* Sum: every partial sum is bounded by the sum of magnitudes; when that
+   * stays finite no order overflows. Prod: partial products lie between the
+   * products of the factors below and above 1 in magnitude. */
+  long double abs_sum = 0, log_up = 0, log_down = 0;
+  int64_t idx[SL_MAX_DIMS];
+  const void *self = NULL;
+  if (sl__self_takes_part(c) && x->ndim >= 0) {
+    sl__unravel(target, x->ndim, x->shape, idx);
+    self = sl__at(x, idx);
+  }
+  for (int64_t i = lo - (self ? 1 : 0); i < w->n; ++i) {
+    const void *v;
+    if (i < lo)
+      v = self;
+    else if (w->w[i].target != target)
+      break;
+    else
+      v = w->w[i].src;
+    double a = fabs(sl_elem_get_f(x->dtype, v));
+    if (isnan(a)) return 0; /* NaN wins in every order */
+    if (prod) {
+      if (a == 0 || isinf(a)) continue;
+      long double l = log2l(a);
+      if (l > 0)
+        log_up += l;
+      else
+        log_down += l;
+    } else {
+      if (isinf(a)) return 0; /* inf (or inf - inf = NaN) in every order */
+      abs_sum += a;
+    }
+  }
+  if (prod) return log_up > log2l(max) || log_down < log2l(min);
+  return abs_sum > max;
 }

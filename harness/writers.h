@@ -33,4 +33,14 @@ int sl_writes_collide(const sl_writes *w);
 int sl_writes_has(const sl_writes *w, int64_t target, const void *value,
                   size_t es);
 
+/*
+ * Whether the float sum/mean/prod at `target` depends on the order in which
+ * its contributions (the written values, and x's own element where it takes
+ * part) are accumulated: some order overflows (or, for prod, underflows) the
+ * accumulator where another does not. Such a position proves nothing about
+ * a kernel, so the tolerance oracle does not judge it.
+ */
+int sl_writes_order_dependent(const sl_writes *w, const sl_call *call,
+                              int64_t target);
+
 #endif
