@@ -1,11 +1,7 @@
 /*
- * `scatterlab fuzz`: a campaign of generated cases on every variant, each
- * failure shrunk to a minimal repro and kept in the corpus.
- *
- * Case i of a campaign is sl_fuzz_case(seed, i): shard K/N takes the i with
- * i % N == K, and job j of J takes the shard's cases with (i / N) % J == j.
- * Each job is a forked process with its own worker (crash isolation) and its
- * own connection to the store; the parent prints progress and the summary.
+ * `scatterlab fuzz`: the command line of a campaign (fuzz_campaign.h): the
+ * options and the run's config, the corpus replay, the jobs' progress, the
+ * summary, interruption and --resume. The jobs themselves are fuzz_job.c.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -15,15 +11,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "casegen.h"
 #include "cli.h"
+#include "fuzz_campaign.h"
+#include "interrupt.h"
 #include "runinfo.h"
 #include "runner.h"
-#include "shrink.h"
 #include "sl_store.h"
 #include "timing.h"
 #include "worker.h"
@@ -56,52 +53,15 @@ static const char *const sl__fuzz_help =
     "  --no-shrink       record failures as found\n"
     "  --print           print the case lines of this shard (with --cases N)\n"
     "                    instead of running them\n"
+    "  --resume RUN      go on with fuzz run RUN of --db after an "
+    "interruption\n"
+    "                    or a crash: same options, no case repeated or\n"
+    "                    skipped (--seconds, --timeout, --corpus may change)\n"
     "  --db PATH         results database (default " SL_DEFAULT_DB ")\n"
-    "  --no-db           record nothing\n";
-
-typedef struct sl__fuzz {
-  sl_fuzz_opts gen;
-  const char *variants;
-  uint64_t seed;
-  double seconds;
-  int64_t cases; /* -1: by time */
-  int jobs, shard_k, shard_n, shrink, print;
-  double timeout;
-  const char *corpus; /* NULL: none */
-  const char *db;     /* NULL: no store */
-  int64_t run_id;
-} sl__fuzz;
-
-/* Progress and results that a job reports to the parent, one line each:
- *   P <cases> <failures>            every so often
- *   F <variant>\t<verdict>\t<minimal line>\t<original line>
- *   C <cell>\t<cases>\t<failures>   at the end
- */
-typedef struct sl__cell {
-  char name[160];
-  int64_t cases, failures;
-} sl__cell;
-
-typedef struct sl__cells {
-  sl__cell *v;
-  int n, cap;
-} sl__cells;
-
-static sl__cell *sl__cell_get(sl__cells *t, const char *name) {
-  for (int i = 0; i < t->n; ++i)
-    if (strcmp(t->v[i].name, name) == 0) return &t->v[i];
-  if (t->n == t->cap) {
-    int cap = t->cap ? 2 * t->cap : 256;
-    sl__cell *v = realloc(t->v, sizeof *v * (size_t)cap);
-    if (!v) return NULL;
-    t->v = v;
-    t->cap = cap;
-  }
-  sl__cell *c = &t->v[t->n++];
-  memset(c, 0, sizeof *c);
-  snprintf(c->name, sizeof c->name, "%s", name);
-  return c;
-}
+    "  --no-db           record nothing\n"
+    "\n"
+    "SIGINT / SIGTERM finish the cases in hand, commit, print the summary and\n"
+    "exit 130 / 143; a second signal stops at once.\n";
 
 static int sl__parse_list(const char *cmd, const char *opt, const char *v,
                           int (*lookup)(const char *), unsigned *mask) {
@@ -120,206 +80,8 @@ static int sl__parse_list(const char *cmd, const char *opt, const char *v,
   return 0;
 }
 
-static int sl__is_failure(const sl_case_result *r, int *which) {
-  for (int i = 0; i < r->n; ++i)
-    if (sl_verdict_is_failure(r->v[i].verdict)) {
-      *which = i;
-      return 1;
-    }
-  return 0;
-}
-
-static const sl_variant_result *sl__find(const sl_case_result *r,
-                                         const char *variant) {
-  for (int i = 0; i < r->n; ++i)
-    if (strcmp(r->v[i].variant, variant) == 0) return &r->v[i];
-  return NULL;
-}
-
-/*
- * Shrinks c while `variant` keeps the verdict `verdict`: tries the candidate
- * smaller cases, most aggressive first, and restarts from the first that
- * still fails, until none does (or the step budget is spent). *out gets the
- * minimal case and res its result.
- */
-static void sl__shrink(sl__fuzz *f, sl_worker *w, const sl_case *c,
-                       const char *variant, sl_verdict verdict, sl_case *out,
-                       sl_case_result *res) {
-  *out = *c;
-  static sl_case cand[64];
-  int steps = 0;
-  double deadline = sl_now() + 30;
-  for (int progress = 1; progress && steps < 400 && sl_now() < deadline;) {
-    progress = 0;
-    int n = sl_shrink_candidates(out, cand, 64);
-    for (int i = 0; i < n && steps < 400; ++i, ++steps) {
-      static sl_case_result r;
-      char err[512];
-      if (sl_worker_run_variants(w, &cand[i], variant, f->timeout, &r, err,
-                                 sizeof err))
-        continue;
-      const sl_variant_result *v = sl__find(&r, variant);
-      if (v && v->verdict == verdict) {
-        *out = cand[i];
-        *res = r;
-        progress = 1;
-        break;
-      }
-    }
-  }
-}
-
-/* Writes the minimal case into the corpus: <dir>/<op>-<hash>.txt holding the
- * line (with the variant and verdict as a comment), and for a wrong answer
- * the .npy bundle of `scatterlab run --save` in <dir>/<op>-<hash>/. A crash
- * or hang gets no bundle: making it would run the kernel in this process. */
-static void sl__corpus_add(const char *dir, const sl_case *c, const char *line,
-                           const char *variant, sl_verdict verdict) {
-  uint64_t h = 1469598103934665603ull; /* FNV-1a of the line */
-  for (const char *p = line; *p; ++p) h = (h ^ (unsigned char)*p) * 1099511628211ull;
-  char op[64];
-  sscanf(line, "%63s", op);
-  mkdir(dir, 0777);
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s-%016" PRIx64 ".txt", dir, op, h);
-  FILE *fp = fopen(path, "w");
-  if (!fp) return;
-  fprintf(fp, "# found by scatterlab fuzz: %s %s\n%s\n", variant,
-          sl_verdict_name(verdict), line);
-  fclose(fp);
-  if (verdict != SL_VERDICT_FAILED && verdict != SL_VERDICT_REJECT_MISMATCH)
-    return;
-  path[strlen(path) - 4] = '\0'; /* the bundle folder: the name without .txt */
-  sl_run_opts o = {0};
-  o.variants = variant;
-  o.save_dir = path;
-  static sl_case_result res;
-  char err[512];
-  sl_run_case(c, &o, &res, err, sizeof err);
-}
-
-static int sl__record(sl_store *st, int64_t run_id, const sl_case *c,
-                      const sl_case_result *res, int64_t shrunk_from,
-                      int64_t *case_id) {
-  if (sl_store_add_case(st, run_id, sl_op_name(c->op), res->line, c->seed,
-                        shrunk_from, case_id))
-    return -1;
-  for (int i = 0; i < res->n; ++i) {
-    const sl_variant_result *r = &res->v[i];
-    sl_result_row row = {r->variant, sl_verdict_name(r->verdict), r->message,
-                         r->has_diffs, r->diff1, r->diff2, r->diff3,
-                         r->seconds};
-    if (sl_store_add_result(st, *case_id, &row)) return -1;
-  }
-  return 0;
-}
-
-/* Handles one case's result in a job: store, failure shrinking, corpus. */
-static void sl__job_result(sl__fuzz *f, sl_worker *w, sl_store *st,
-                           const sl_case *c, sl_case_result *res, FILE *out,
-                           int64_t *failures) {
-  int which;
-  int64_t case_id = 0;
-  if (st) sl__record(st, f->run_id, c, res, 0, &case_id);
-  if (!sl__is_failure(res, &which)) return;
-  ++*failures;
-  sl_variant_result first = res->v[which];
-  sl_case minimal = *c;
-  static sl_case_result mres;
-  mres = *res;
-  if (f->shrink && first.verdict != SL_VERDICT_TIMEOUT)
-    sl__shrink(f, w, c, first.variant, first.verdict, &minimal, &mres);
-  char line[SL_CASE_LINE_MAX];
-  sl_case_print(&minimal, line, sizeof line);
-  if (st && f->shrink) {
-    int64_t mid;
-    sl__record(st, f->run_id, &minimal, &mres, case_id, &mid);
-  }
-  if (f->corpus)
-    sl__corpus_add(f->corpus, &minimal, line, first.variant, first.verdict);
-  fprintf(out, "F %s\t%s\t%s\t%s\t%s\n", first.variant,
-          sl_verdict_name(first.verdict), line, res->line, first.message);
-  fflush(out);
-}
-
-/* One job: its share of the campaign, reported on `out`. */
-static int sl__job(sl__fuzz *f, int job, FILE *out) {
-  char err[512];
-  sl_run_opts ro = {0};
-  ro.variants = f->variants;
-  sl_worker *w;
-  if (sl_worker_start(&w, &ro, err, sizeof err)) {
-    fprintf(stderr, "scatterlab fuzz: %s\n", err);
-    return 1;
-  }
-  sl_store *st = NULL;
-  if (f->db && sl_store_open(f->db, SL_STORE_READWRITE, &st, err, sizeof err)) {
-    fprintf(stderr, "scatterlab fuzz: %s\n", err);
-    sl_worker_stop(w);
-    return 1;
-  }
-  sl__cells cells = {0};
-  int64_t done = 0, failures = 0;
-  double start = sl_now(), last = start;
-  if (st) sl_store_begin(st);
-  static sl_case_result res;
-  for (uint64_t k = 0;; ++k) {
-    /* The k-th case of this job within this shard. */
-    uint64_t i = (k * (uint64_t)f->jobs + (uint64_t)job) * (uint64_t)f->shard_n +
-                 (uint64_t)f->shard_k;
-    if (f->cases >= 0 && i >= (uint64_t)f->cases) break;
-    if (f->cases < 0 && sl_now() - start >= f->seconds) break;
-    sl_case c;
-    sl_fuzz_case(f->seed, i, &f->gen, &c);
-    if (sl_worker_run(w, &c, f->timeout, &res, err, sizeof err)) {
-      /* A generated case the harness cannot even build is a bug of the
-       * generator: report it like a failure. */
-      fprintf(out, "F harness\tfailed\t%s\t%s\t%s\n", res.line, res.line, err);
-      ++failures;
-      continue;
-    }
-    ++done;
-    int which;
-    char cell[160];
-    sl_fuzz_cell(&c, cell, sizeof cell);
-    sl__cell *cc = sl__cell_get(&cells, cell);
-    if (cc) {
-      ++cc->cases;
-      cc->failures += sl__is_failure(&res, &which);
-    }
-    sl__job_result(f, w, st, &c, &res, out, &failures);
-    double now = sl_now();
-    if (now - last >= 0.5) {
-      /* Commit at least twice a second: an interruption loses little. */
-      if (st) sl_store_commit(st), sl_store_begin(st);
-      fprintf(out, "P %" PRId64 " %" PRId64 "\n", done, failures);
-      fflush(out);
-      last = now;
-    }
-  }
-  if (st) {
-    for (int i = 0; i < cells.n; ++i)
-      sl_store_add_coverage(st, f->run_id, cells.v[i].name, cells.v[i].cases,
-                            cells.v[i].failures);
-    sl_store_commit(st);
-    sl_store_close(st);
-  }
-  fprintf(out, "P %" PRId64 " %" PRId64 "\n", done, failures);
-  for (int i = 0; i < cells.n; ++i)
-    fprintf(out, "C %s\t%" PRId64 "\t%" PRId64 "\n", cells.v[i].name,
-            cells.v[i].cases, cells.v[i].failures);
-  fflush(out);
-  free(cells.v);
-  sl_worker_stop(w);
-  return 0;
-}
-
-typedef struct sl__failure {
-  char *text;
-} sl__failure;
-
 /* Replays every corpus file (one case line each); returns failures. */
-static int sl__replay_corpus(sl__fuzz *f, int *replayed) {
+static int sl__replay_corpus(const sl_fuzz_campaign *f, int *replayed) {
   DIR *d = f->corpus ? opendir(f->corpus) : NULL;
   *replayed = 0;
   if (!d) return 0;
@@ -334,7 +96,7 @@ static int sl__replay_corpus(sl__fuzz *f, int *replayed) {
   int failures = 0;
   struct dirent *e;
   static sl_case_result res;
-  while ((e = readdir(d))) {
+  while ((e = readdir(d)) && !sl_interrupted()) {
     size_t n = strlen(e->d_name);
     if (n < 5 || strcmp(e->d_name + n - 4, ".txt") != 0) continue;
     char path[1024], line[4200];
@@ -355,7 +117,7 @@ static int sl__replay_corpus(sl__fuzz *f, int *replayed) {
       if (sl_worker_run(w, &c, f->timeout, &res, err, sizeof err)) {
         printf("corpus %s: %s\n", path, err);
         ++failures;
-      } else if (sl__is_failure(&res, &which)) {
+      } else if ((which = sl_fuzz_first_failure(&res)) >= 0) {
         char repro[1400];
         sl_repro(res.line, res.v[which].variant, repro, sizeof repro);
         printf("corpus %s: %s %s\n    %s\n    repro: %s\n", e->d_name,
@@ -374,64 +136,85 @@ static int sl__replay_corpus(sl__fuzz *f, int *replayed) {
 static int sl__dtype_lookup(const char *s) { return sl_dtype_from_name(s); }
 static int sl__op_lookup(const char *s) { return sl_op_from_name(s); }
 
-int sl_cmd_fuzz(int argc, char **argv) {
-  sl__fuzz f;
-  memset(&f, 0, sizeof f);
-  sl_fuzz_opts_init(&f.gen);
-  f.seed = 1;
-  f.seconds = 10;
-  f.cases = -1;
-  f.jobs = 1;
-  f.shard_n = 1;
-  f.shrink = 1;
-  f.timeout = 10;
+static void sl__defaults(sl_fuzz_campaign *f) {
+  memset(f, 0, sizeof *f);
+  sl_fuzz_opts_init(&f->gen);
+  f->seed = 1;
+  f->seconds = 10;
+  f->cases = -1;
+  f->jobs = 1;
+  f->shard_n = 1;
+  f->shrink = 1;
+  f->timeout = 10;
   static char corpus_default[1024];
   snprintf(corpus_default, sizeof corpus_default, "%s/fuzz/corpus",
            SL_SOURCE_DIR);
-  f.corpus = corpus_default;
-  f.db = SL_DEFAULT_DB;
+  f->corpus = corpus_default;
+  f->db = SL_DEFAULT_DB;
+}
+
+/* Options that decide which cases a job runs: they cannot change when a run
+ * is resumed. */
+static const char *const sl__schedule_options[] = {
+    "--ops",       "--dtypes", "--variants", "--seed",
+    "--max-elems", "--jobs",   "--shard",    "--cases"};
+
+static int sl__is_schedule_option(const char *a) {
+  for (size_t k = 0; k < sizeof sl__schedule_options / sizeof(char *); ++k)
+    if (sl_cli_is(a, sl__schedule_options[k])) return 1;
+  return 0;
+}
+
+/* Parses argv[1..] into f. Returns 0, SL_EXIT_USAGE, or -1 after --help. */
+static int sl__parse(sl_fuzz_campaign *f, int argc, char **argv) {
   const char *v;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     long long n;
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       fputs(sl__fuzz_help, stdout);
-      return SL_EXIT_OK;
+      return -1;
     } else if (sl_cli_is(a, "--ops")) {
       if (!(v = sl_cli_value("fuzz", argc, argv, &i)) ||
-          sl__parse_list("fuzz", "--ops", v, sl__op_lookup, &f.gen.ops))
+          sl__parse_list("fuzz", "--ops", v, sl__op_lookup, &f->gen.ops))
         return SL_EXIT_USAGE;
     } else if (sl_cli_is(a, "--dtypes")) {
       if (!(v = sl_cli_value("fuzz", argc, argv, &i)) ||
-          sl__parse_list("fuzz", "--dtypes", v, sl__dtype_lookup, &f.gen.dtypes))
+          sl__parse_list("fuzz", "--dtypes", v, sl__dtype_lookup,
+                         &f->gen.dtypes))
         return SL_EXIT_USAGE;
     } else if (sl_cli_is(a, "--variants")) {
-      if (!(f.variants = sl_cli_value("fuzz", argc, argv, &i)))
+      if (!(f->variants = sl_cli_value("fuzz", argc, argv, &i)))
         return SL_EXIT_USAGE;
     } else if (sl_cli_is(a, "--seconds")) {
       if (!(v = sl_cli_value("fuzz", argc, argv, &i))) return SL_EXIT_USAGE;
       char *end;
-      f.seconds = strtod(v, &end);
-      if (!*v || *end || !(f.seconds > 0))
-        return sl_cli_usage_error("fuzz", "--seconds: expected a number > 0, "
-                                          "got \"%s\"", v);
+      f->seconds = strtod(v, &end);
+      if (!*v || *end || !(f->seconds > 0) || f->seconds > 1e9)
+        return sl_cli_usage_error("fuzz",
+                                  "--seconds: expected a number in "
+                                  "(0, 1e9], got \"%s\"",
+                                  v);
+      f->cases = -1;
     } else if (sl_cli_is(a, "--cases")) {
       if (!(v = sl_cli_value("fuzz", argc, argv, &i)) ||
-          (f.cases = sl_cli_int("fuzz", "--cases", v)) < 0)
+          (f->cases = sl_cli_int("fuzz", "--cases", v)) < 0)
         return SL_EXIT_USAGE;
     } else if (sl_cli_is(a, "--seed")) {
       if (!(v = sl_cli_value("fuzz", argc, argv, &i)) ||
           (n = sl_cli_int("fuzz", "--seed", v)) < 0)
         return SL_EXIT_USAGE;
-      f.seed = (uint64_t)n;
+      f->seed = (uint64_t)n;
     } else if (sl_cli_is(a, "--max-elems")) {
       if (!(v = sl_cli_value("fuzz", argc, argv, &i)) ||
           (n = sl_cli_int("fuzz", "--max-elems", v)) < 0)
         return SL_EXIT_USAGE;
       if (n < 1 || n > (INT64_C(1) << 28))
-        return sl_cli_usage_error("fuzz", "--max-elems: expected 1..2^28, got "
-                                          "%lld", n);
-      f.gen.max_elems = n;
+        return sl_cli_usage_error("fuzz",
+                                  "--max-elems: expected 1..2^28, got "
+                                  "%lld",
+                                  n);
+      f->gen.max_elems = n;
     } else if (sl_cli_is(a, "--jobs")) {
       if (!(v = sl_cli_value("fuzz", argc, argv, &i)) ||
           (n = sl_cli_int("fuzz", "--jobs", v)) < 0)
@@ -439,40 +222,327 @@ int sl_cmd_fuzz(int argc, char **argv) {
       if (n < 1 || n > 256)
         return sl_cli_usage_error("fuzz", "--jobs: expected 1..256, got %lld",
                                   n);
-      f.jobs = (int)n;
+      f->jobs = (int)n;
     } else if (sl_cli_is(a, "--shard")) {
       if (!(v = sl_cli_value("fuzz", argc, argv, &i))) return SL_EXIT_USAGE;
       int k, m, used = 0;
       if (sscanf(v, "%d/%d%n", &k, &m, &used) != 2 || v[used] || m < 1 ||
           k < 0 || k >= m)
-        return sl_cli_usage_error("fuzz", "--shard: expected K/N with 0 <= K "
-                                          "< N, got \"%s\"", v);
-      f.shard_k = k;
-      f.shard_n = m;
+        return sl_cli_usage_error("fuzz",
+                                  "--shard: expected K/N with 0 <= K "
+                                  "< N, got \"%s\"",
+                                  v);
+      f->shard_k = k;
+      f->shard_n = m;
     } else if (sl_cli_is(a, "--timeout")) {
       if (!(v = sl_cli_value("fuzz", argc, argv, &i))) return SL_EXIT_USAGE;
       char *end;
-      f.timeout = strtod(v, &end);
-      if (!*v || *end || !(f.timeout > 0))
-        return sl_cli_usage_error("fuzz", "--timeout: expected seconds > 0, "
-                                          "got \"%s\"", v);
+      f->timeout = strtod(v, &end);
+      if (!*v || *end || !(f->timeout > 0) || f->timeout > 1e6)
+        return sl_cli_usage_error("fuzz",
+                                  "--timeout: expected seconds in "
+                                  "(0, 1e6], got \"%s\"",
+                                  v);
     } else if (sl_cli_is(a, "--corpus")) {
-      if (!(f.corpus = sl_cli_value("fuzz", argc, argv, &i)))
+      if (!(f->corpus = sl_cli_value("fuzz", argc, argv, &i)))
         return SL_EXIT_USAGE;
     } else if (strcmp(a, "--no-corpus") == 0) {
-      f.corpus = NULL;
+      f->corpus = NULL;
     } else if (strcmp(a, "--no-shrink") == 0) {
-      f.shrink = 0;
+      f->shrink = 0;
     } else if (strcmp(a, "--print") == 0) {
-      f.print = 1;
+      f->print = 1;
+    } else if (sl_cli_is(a, "--resume")) {
+      if (!(v = sl_cli_value("fuzz", argc, argv, &i)) ||
+          (n = sl_cli_int("fuzz", "--resume", v)) < 0)
+        return SL_EXIT_USAGE;
+      if (n < 1)
+        return sl_cli_usage_error("fuzz",
+                                  "--resume: expected a run id >= 1, "
+                                  "got %lld",
+                                  n);
+      f->resume = n;
     } else if (sl_cli_is(a, "--db")) {
-      if (!(f.db = sl_cli_value("fuzz", argc, argv, &i))) return SL_EXIT_USAGE;
+      if (!(f->db = sl_cli_value("fuzz", argc, argv, &i))) return SL_EXIT_USAGE;
     } else if (strcmp(a, "--no-db") == 0) {
-      f.db = NULL;
+      f->db = NULL;
     } else {
       return sl_cli_usage_error("fuzz", "%s: unknown argument", a);
     }
   }
+  return 0;
+}
+
+/* Appends "name1,name2" of the set bits of mask. */
+static void sl__names(char *buf, size_t len, unsigned mask,
+                      const char *(*name)(int)) {
+  size_t used = strlen(buf);
+  for (int k = 0; k < 32; ++k)
+    if (mask & (1u << k)) {
+      snprintf(buf + used, len - used, "%s%s",
+               used && buf[used - 1] != ' ' ? "," : "", name(k));
+      used = strlen(buf);
+    }
+}
+
+static const char *sl__op_name_of(int k) { return sl_op_name((sl_op)k); }
+static const char *sl__dtype_name_of(int k) {
+  return sl_dtype_name((sl_dtype)k);
+}
+
+/* The options a resumed run needs, as command-line words. */
+static void sl__config(const sl_fuzz_campaign *f, char *buf, size_t len) {
+  snprintf(buf, len,
+           "--seed %" PRIu64 " --max-elems %" PRId64 " --jobs %d --shard %d/%d "
+           "--timeout %.17g",
+           f->seed, f->gen.max_elems, f->jobs, f->shard_k, f->shard_n,
+           f->timeout);
+  size_t n = strlen(buf);
+  if (f->cases >= 0)
+    snprintf(buf + n, len - n, " --cases %" PRId64, f->cases);
+  else
+    snprintf(buf + n, len - n, " --seconds %.17g", f->seconds);
+  if (!f->shrink) strncat(buf, " --no-shrink", len - strlen(buf) - 1);
+  if (f->variants) {
+    n = strlen(buf);
+    snprintf(buf + n, len - n, " --variants %s", f->variants);
+  }
+  if (f->gen.ops) {
+    strncat(buf, " --ops ", len - strlen(buf) - 1);
+    sl__names(buf, len, f->gen.ops, sl__op_name_of);
+  }
+  if (f->gen.dtypes) {
+    strncat(buf, " --dtypes ", len - strlen(buf) - 1);
+    sl__names(buf, len, f->gen.dtypes, sl__dtype_name_of);
+  }
+}
+
+/* --resume: reads the run's config into f, then lets the command line
+ * change what does not decide the schedule. */
+static int sl__load_resume(sl_fuzz_campaign *f, sl_store *st, int argc,
+                           char **argv, char *config, size_t len) {
+  for (int i = 1; i < argc; ++i)
+    if (sl__is_schedule_option(argv[i]))
+      return sl_cli_usage_error("fuzz",
+                                "--resume: %s cannot change when a "
+                                "run is resumed (it decides which "
+                                "cases run)",
+                                argv[i]);
+  sl_run_brief b;
+  if (sl_store_get_run(st, f->resume, &b)) {
+    fprintf(stderr, "scatterlab fuzz: --resume: %s\n", sl_store_errmsg(st));
+    return SL_EXIT_USAGE;
+  }
+  if (strcmp(b.kind, "fuzz") != 0 || !b.config[0])
+    return sl_cli_usage_error("fuzz",
+                              "--resume: run %lld is a \"%s\" run "
+                              "without a fuzz config; expected a "
+                              "fuzz run",
+                              (long long)f->resume, b.kind);
+  snprintf(config, len, "%s", b.config);
+  char words[2048], *w[64];
+  int nw = 0;
+  w[nw++] = "fuzz";
+  snprintf(words, sizeof words, "%s", b.config);
+  for (char *save = NULL, *t = strtok_r(words, " ", &save); t && nw < 63;
+       t = strtok_r(NULL, " ", &save))
+    w[nw++] = t;
+  w[nw] = NULL;
+  sl_fuzz_campaign saved = *f;
+  sl__defaults(f);
+  int rc = sl__parse(f, nw, w);
+  if (rc) return SL_EXIT_USAGE; /* a config this build cannot read */
+  /* The config's strings live in `words`: keep a copy for the jobs. */
+  if (f->variants) f->variants = strdup(f->variants);
+  int64_t resume = saved.resume;
+  /* The command line again, over the config (seconds, timeout, corpus...). */
+  rc = sl__parse(f, argc, argv);
+  f->resume = resume;
+  f->db = saved.db;
+  return rc;
+}
+
+static int64_t sl__sum(const int64_t *v, int n) {
+  int64_t t = 0;
+  for (int j = 0; j < n; ++j) t += v[j];
+  return t;
+}
+
+/* What the parent gathers from the jobs. */
+typedef struct sl__gathered {
+  sl_fuzz_cells cells;
+  char **failures;
+  int nfail;
+  int64_t *done, *fails;
+  long mem[4]; /* largest worker / job KiB after warm-up and at the end */
+  double first_failure;
+} sl__gathered;
+
+static void sl__take_line(sl__gathered *g, int j, char *line, double t) {
+  if (line[0] == 'P') {
+    sscanf(line + 2, "%" SCNd64 " %" SCNd64, &g->done[j], &g->fails[j]);
+  } else if (line[0] == 'F') {
+    if (g->first_failure < 0) g->first_failure = t;
+    char **nf = realloc(g->failures, sizeof(char *) * (size_t)(g->nfail + 1));
+    if (nf) {
+      g->failures = nf;
+      g->failures[g->nfail++] = strdup(line + 2);
+    }
+  } else if (line[0] == 'C') {
+    char *t1 = strchr(line + 2, '\t');
+    if (!t1) return;
+    *t1 = '\0';
+    sl_fuzz_cell_count *c = sl_fuzz_cells_get(&g->cells, line + 2);
+    long long a = 0, b = 0;
+    sscanf(t1 + 1, "%lld\t%lld", &a, &b);
+    if (c) c->cases += a, c->failures += b;
+  } else if (line[0] == 'M') {
+    long m[4];
+    if (sscanf(line + 2, "%ld %ld %ld %ld", &m[0], &m[1], &m[2], &m[3]) == 4)
+      for (int k = 0; k < 4; ++k)
+        if (m[k] > g->mem[k]) g->mem[k] = m[k];
+  }
+}
+
+static void sl__print_coverage(const sl_fuzz_cells *cells) {
+  printf("\ncoverage: %d semantic cells hit "
+         "(op|dt|reduce|self|it|layout|shape|ip|dp|validity)\n",
+         cells->n);
+  for (int op = 0; op < SL_OP_COUNT; ++op) {
+    int nc = 0;
+    int64_t ncases = 0;
+    size_t len = strlen(sl_op_name((sl_op)op));
+    for (int i = 0; i < cells->n; ++i)
+      if (strncmp(cells->v[i].name, sl_op_name((sl_op)op), len) == 0 &&
+          cells->v[i].name[len] == '|')
+        ++nc, ncases += cells->v[i].cases;
+    if (nc)
+      printf("  %-26s %5d cells %8" PRId64 " cases\n", sl_op_name((sl_op)op),
+             nc, ncases);
+  }
+}
+
+static void sl__print_failures(sl__gathered *g) {
+  for (int i = 0; i < g->nfail; ++i) {
+    char *fields[5] = {0};
+    char *p = g->failures[i];
+    for (int k = 0; k < 5 && p; ++k) {
+      fields[k] = p;
+      p = strchr(p, '\t');
+      if (p) *p++ = '\0';
+    }
+    char repro[1400];
+    sl_repro(fields[2] ? fields[2] : "", fields[0], repro, sizeof repro);
+    printf("FAIL %s %s\n    %s\n    minimal: %s\n    found as: %s\n",
+           fields[1] ? fields[1] : "?", fields[0] ? fields[0] : "?",
+           fields[4] ? fields[4] : "", repro, fields[3] ? fields[3] : "");
+    free(g->failures[i]);
+  }
+}
+
+/* Memory of the campaign: flat after warm-up is the target. */
+static void sl__print_memory(const sl__gathered *g) {
+  if (g->mem[0] <= 0 || g->mem[1] <= 0) return;
+  printf("memory: worker RSS %.1f MiB after warm-up, %.1f MiB at the end "
+         "(%+.1f%%); job %.1f -> %.1f MiB\n",
+         g->mem[0] / 1024.0, g->mem[1] / 1024.0,
+         100.0 * (double)(g->mem[1] - g->mem[0]) / (double)g->mem[0],
+         g->mem[2] / 1024.0, g->mem[3] / 1024.0);
+}
+
+/* Forks the jobs, follows their progress until all have ended. Returns 1 if
+ * a job failed. */
+static int sl__run_jobs(sl_fuzz_campaign *f, sl__gathered *g) {
+  int interactive = isatty(STDOUT_FILENO) && !getenv("CI");
+  FILE **pipes = calloc((size_t)f->jobs, sizeof(FILE *));
+  pid_t *pids = calloc((size_t)f->jobs, sizeof(pid_t));
+  struct pollfd *pf = calloc((size_t)f->jobs, sizeof *pf);
+  if (!pipes || !pids || !pf) {
+    free(pipes), free(pids), free(pf);
+    fprintf(stderr, "scatterlab fuzz: out of memory\n");
+    return 1;
+  }
+  int open_pipes = 0, job_failed = 0;
+  fflush(NULL);
+  for (int j = 0; j < f->jobs; ++j) {
+    int fd[2];
+    if (pipe(fd)) {
+      fprintf(stderr, "scatterlab fuzz: cannot create a pipe: %s\n",
+              strerror(errno));
+      job_failed = 1;
+      break;
+    }
+    pids[j] = fork();
+    if (pids[j] == 0) {
+      close(fd[0]);
+      FILE *out = fdopen(fd[1], "w");
+      _exit(sl_fuzz_job(f, j, out));
+    }
+    close(fd[1]);
+    if (pids[j] < 0) {
+      fprintf(stderr, "scatterlab fuzz: cannot fork: %s\n", strerror(errno));
+      close(fd[0]);
+      job_failed = 1;
+      break;
+    }
+    pipes[j] = fdopen(fd[0], "r");
+    ++open_pipes;
+  }
+  double start = sl_now(), last_print = start;
+  char line[8192];
+  while (open_pipes > 0) {
+    if (sl_interrupted()) *f->stop = 1; /* jobs finish their case and commit */
+    for (int j = 0; j < f->jobs; ++j) {
+      pf[j].fd = pipes[j] ? fileno(pipes[j]) : -1;
+      pf[j].events = POLLIN;
+      pf[j].revents = 0;
+    }
+    poll(pf, (nfds_t)f->jobs, 1000); /* EINTR: look at the flag again */
+    for (int j = 0; j < f->jobs; ++j) {
+      if (!pipes[j] || !(pf[j].revents & (POLLIN | POLLHUP))) continue;
+      if (!fgets(line, sizeof line, pipes[j])) {
+        fclose(pipes[j]);
+        pipes[j] = NULL;
+        --open_pipes;
+        continue;
+      }
+      line[strcspn(line, "\n")] = '\0';
+      sl__take_line(g, j, line, sl_now() - start);
+    }
+    double now = sl_now(), el = now - start;
+    int64_t total = sl__sum(g->done, f->jobs);
+    int64_t totfail = sl__sum(g->fails, f->jobs);
+    if (interactive) {
+      printf("\r%" PRId64 " cases  %.0f/s  %" PRId64
+             " failures  %.0f s left   ",
+             total, el > 0 ? total / el : 0.0, totfail,
+             f->cases < 0 && f->seconds > el ? f->seconds - el : 0.0);
+      fflush(stdout);
+    } else if (now - last_print >= 5) {
+      printf("fuzz: %" PRId64 " cases, %.0f cases/s, %" PRId64
+             " failures, %.0f s elapsed\n",
+             total, el > 0 ? total / el : 0.0, totfail, el);
+      fflush(stdout);
+      last_print = now;
+    }
+  }
+  for (int j = 0; j < f->jobs; ++j) {
+    int status;
+    if (pids[j] <= 0) continue;
+    while (waitpid(pids[j], &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status)) job_failed = 1;
+  }
+  if (interactive) printf("\n");
+  free(pipes), free(pids), free(pf);
+  return job_failed;
+}
+
+int sl_cmd_fuzz(int argc, char **argv) {
+  sl_fuzz_campaign f;
+  sl__defaults(&f);
+  int rc = sl__parse(&f, argc, argv);
+  if (rc) return rc < 0 ? SL_EXIT_OK : rc;
   if (f.print) {
     if (f.cases < 0)
       return sl_cli_usage_error("fuzz", "--print: expected --cases N as well");
@@ -485,158 +555,98 @@ int sl_cmd_fuzz(int argc, char **argv) {
     }
     return SL_EXIT_OK;
   }
+  if (f.resume && !f.db)
+    return sl_cli_usage_error("fuzz", "--resume: expected a store (--db PATH), "
+                                      "got --no-db");
+  sl_interrupt_install();
+  char err[512], config[2048];
   sl_store *st = NULL;
-  if (f.db) {
-    char err[512];
-    if (sl_store_open(f.db, SL_STORE_READWRITE, &st, err, sizeof err)) {
-      fprintf(stderr, "scatterlab fuzz: %s\n", err);
+  if (f.db && sl_store_open(f.db, SL_STORE_READWRITE, &st, err, sizeof err)) {
+    fprintf(stderr, "scatterlab fuzz: %s\n", err);
+    return SL_EXIT_FAIL;
+  }
+  if (f.resume) {
+    if ((rc = sl__load_resume(&f, st, argc, argv, config, sizeof config))) {
+      sl_store_close(st);
+      return rc < 0 ? SL_EXIT_OK : rc;
+    }
+    f.run_id = f.resume;
+    if (sl_store_run_reopen(st, f.run_id)) {
+      fprintf(stderr, "scatterlab fuzz: %s\n", sl_store_errmsg(st));
+      sl_store_close(st);
       return SL_EXIT_FAIL;
     }
+    printf("resuming run %lld (%s)\n", (long long)f.run_id, config);
+  } else if (st) {
     sl_runinfo_buf ri;
     sl_runinfo_fill(&ri, "fuzz", argc, argv, 0);
-    if (sl_store_run_begin(st, &ri.info, &f.run_id)) {
+    sl__config(&f, config, sizeof config);
+    if (sl_store_run_begin(st, &ri.info, &f.run_id) ||
+        sl_store_set_run_config(st, f.run_id, config)) {
       fprintf(stderr, "scatterlab fuzz: %s\n", sl_store_errmsg(st));
       sl_store_close(st);
       return SL_EXIT_FAIL;
     }
   }
-  int replayed = 0;
-  int corpus_failures = sl__replay_corpus(&f, &replayed);
-  if (f.corpus)
-    printf("corpus: %d cases replayed from %s, %d failing\n", replayed,
-           f.corpus, corpus_failures);
-  int interactive = isatty(STDOUT_FILENO) && !getenv("CI");
-  /* Jobs report on one pipe each; the parent merges their lines. */
-  FILE **pipes = calloc((size_t)f.jobs, sizeof(FILE *));
-  pid_t *pids = calloc((size_t)f.jobs, sizeof(pid_t));
-  int64_t *done = calloc((size_t)f.jobs, sizeof(int64_t));
-  int64_t *fails = calloc((size_t)f.jobs, sizeof(int64_t));
-  if (!pipes || !pids || !done || !fails) return SL_EXIT_FAIL;
-  fflush(NULL);
-  for (int j = 0; j < f.jobs; ++j) {
-    int fd[2];
-    if (pipe(fd)) return SL_EXIT_FAIL;
-    pids[j] = fork();
-    if (pids[j] == 0) {
-      close(fd[0]);
-      FILE *out = fdopen(fd[1], "w");
-      _exit(sl__job(&f, j, out));
-    }
-    close(fd[1]);
-    pipes[j] = fdopen(fd[0], "r");
+  int replayed = 0, corpus_failures = 0;
+  if (!f.resume) {
+    corpus_failures = sl__replay_corpus(&f, &replayed);
+    if (f.corpus)
+      printf("corpus: %d cases replayed from %s, %d failing\n", replayed,
+             f.corpus, corpus_failures);
   }
-  sl__cells cells = {0};
-  char **failures = NULL;
-  int nfail = 0, open_pipes = f.jobs;
-  double start = sl_now(), last_print = start, first_failure = -1;
-  char line[8192];
-  while (open_pipes > 0) {
-    struct pollfd *pf = calloc((size_t)f.jobs, sizeof *pf);
-    for (int j = 0; j < f.jobs; ++j) {
-      pf[j].fd = pipes[j] ? fileno(pipes[j]) : -1;
-      pf[j].events = POLLIN;
-    }
-    poll(pf, (nfds_t)f.jobs, 1000);
-    for (int j = 0; j < f.jobs; ++j) {
-      if (!pipes[j] || !(pf[j].revents & (POLLIN | POLLHUP))) continue;
-      if (!fgets(line, sizeof line, pipes[j])) {
-        fclose(pipes[j]);
-        pipes[j] = NULL;
-        --open_pipes;
-        continue;
-      }
-      line[strcspn(line, "\n")] = '\0';
-      if (line[0] == 'P') {
-        sscanf(line + 2, "%" SCNd64 " %" SCNd64, &done[j], &fails[j]);
-      } else if (line[0] == 'F') {
-        if (first_failure < 0) first_failure = sl_now() - start;
-        char **nf = realloc(failures, sizeof(char *) * (size_t)(nfail + 1));
-        if (nf) {
-          failures = nf;
-          failures[nfail++] = strdup(line + 2);
-        }
-      } else if (line[0] == 'C') {
-        char *t1 = strchr(line + 2, '\t');
-        if (!t1) continue;
-        *t1 = '\0';
-        sl__cell *c = sl__cell_get(&cells, line + 2);
-        long long a = 0, b = 0;
-        sscanf(t1 + 1, "%lld\t%lld", &a, &b);
-        if (c) c->cases += a, c->failures += b;
-      }
-    }
-    free(pf);
-    double now = sl_now();
-    int64_t total = 0, totfail = 0;
-    for (int j = 0; j < f.jobs; ++j) total += done[j], totfail += fails[j];
-    double el = now - start;
-    if (interactive) {
-      printf("\r%" PRId64 " cases  %.0f/s  %" PRId64 " failures  %.0f s left   ",
-             total, el > 0 ? total / el : 0.0, totfail,
-             f.cases < 0 && f.seconds > el ? f.seconds - el : 0.0);
-      fflush(stdout);
-    } else if (now - last_print >= 5) {
-      printf("fuzz: %" PRId64 " cases, %.0f cases/s, %" PRId64 " failures, %.0f s "
-             "elapsed\n", total, el > 0 ? total / el : 0.0, totfail, el);
-      fflush(stdout);
-      last_print = now;
-    }
+  /* One shared word: the parent's request to stop, seen by every job. */
+  f.stop = mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE,
+                MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (f.stop == MAP_FAILED) {
+    fprintf(stderr, "scatterlab fuzz: cannot map shared memory: %s\n",
+            strerror(errno));
+    sl_store_close(st);
+    return SL_EXIT_FAIL;
   }
-  int job_failed = 0;
-  for (int j = 0; j < f.jobs; ++j) {
-    int status;
-    waitpid(pids[j], &status, 0);
-    if (!WIFEXITED(status) || WEXITSTATUS(status)) job_failed = 1;
-  }
+  *f.stop = 0;
+  sl__gathered g;
+  memset(&g, 0, sizeof g);
+  g.first_failure = -1;
+  g.done = calloc((size_t)f.jobs, sizeof(int64_t));
+  g.fails = calloc((size_t)f.jobs, sizeof(int64_t));
+  double start = sl_now();
+  int job_failed = !g.done || !g.fails || sl__run_jobs(&f, &g);
   double elapsed = sl_now() - start;
-  int64_t total = 0, totfail = 0;
-  for (int j = 0; j < f.jobs; ++j) total += done[j], totfail += fails[j];
-  if (interactive) printf("\n");
-  /* Coverage: cells hit per op, and the number of distinct cells. */
-  printf("\ncoverage: %d semantic cells hit "
-         "(op|dt|reduce|self|it|layout|shape|ip|dp|validity)\n", cells.n);
-  for (int op = 0; op < SL_OP_COUNT; ++op) {
-    int nc = 0;
-    int64_t ncases = 0;
-    size_t len = strlen(sl_op_name((sl_op)op));
-    for (int i = 0; i < cells.n; ++i)
-      if (strncmp(cells.v[i].name, sl_op_name((sl_op)op), len) == 0 &&
-          cells.v[i].name[len] == '|')
-        ++nc, ncases += cells.v[i].cases;
-    if (nc) printf("  %-26s %5d cells %8" PRId64 " cases\n", sl_op_name((sl_op)op), nc, ncases);
-  }
+  int64_t total = sl__sum(g.done, f.jobs), totfail = sl__sum(g.fails, f.jobs);
+  sl__print_coverage(&g.cells);
+  sl__print_memory(&g);
   printf("\n%" PRId64 " cases in %.1f s (%.0f cases/s), %" PRId64
          " failing, %d corpus failures\n",
          total, elapsed, elapsed > 0 ? total / elapsed : 0.0, totfail,
          corpus_failures);
-  if (first_failure >= 0)
+  if (g.first_failure >= 0)
     printf("first failure found after %.1f s (shrinking included)\n",
-           first_failure);
-  for (int i = 0; i < nfail; ++i) {
-    char *fields[5] = {0};
-    char *p = failures[i];
-    for (int k = 0; k < 5 && p; ++k) {
-      fields[k] = p;
-      p = strchr(p, '\t');
-      if (p) *p++ = '\0';
-    }
-    char repro[1400];
-    sl_repro(fields[2] ? fields[2] : "", fields[0], repro, sizeof repro);
-    printf("FAIL %s %s\n    %s\n    minimal: %s\n    found as: %s\n",
-           fields[1] ? fields[1] : "?", fields[0] ? fields[0] : "?",
-           fields[4] ? fields[4] : "", repro, fields[3] ? fields[3] : "");
-    free(failures[i]);
-  }
-  free(failures);
-  free(cells.v);
-  free(pipes);
-  free(pids);
-  free(done);
-  free(fails);
+           g.first_failure);
+  sl__print_failures(&g);
+  free(g.failures), free(g.cells.v), free(g.done), free(g.fails);
+  munmap((void *)f.stop, sizeof(int));
+  int sig = sl_interrupted();
+  const char *status = sig ? "interrupted" : job_failed ? "failed" : "finished";
   if (st) {
-    sl_store_run_finish(st, f.run_id, job_failed ? "failed" : "finished");
+    if (sl_store_run_finish(st, f.run_id, status)) {
+      fprintf(stderr, "scatterlab fuzz: %s\n", sl_store_errmsg(st));
+      job_failed = 1;
+    }
     sl_store_close(st);
-    printf("results: %s (run %lld)\n", f.db, (long long)f.run_id);
+    printf("results: %s (run %lld, %s)\n", f.db, (long long)f.run_id, status);
   }
-  return (totfail || corpus_failures || job_failed) ? SL_EXIT_FAIL : SL_EXIT_OK;
+  if (job_failed)
+    fprintf(stderr, "scatterlab fuzz: INCOMPLETE: a job stopped early (see "
+                    "above); the counts cover what was committed\n");
+  if (sig) {
+    printf("interrupted by %s: every finished case is committed",
+           strsignal(sig));
+    if (f.db)
+      printf("; go on with: scatterlab fuzz --resume %lld --db %s",
+             (long long)f.run_id, f.db);
+    printf("\n");
+  }
+  return sl_interrupt_exit_status(
+      (totfail || corpus_failures || job_failed) ? SL_EXIT_FAIL : SL_EXIT_OK);
 }

@@ -141,9 +141,11 @@ static int sl__spawn(sl_worker *w, char *err, size_t errlen) {
   if (pid == 0) {
     close(req[1]);
     close(msg[0]);
-    /* The parent handles interruption; the worker just finishes or dies. */
+    /* The parent handles interruption (it finishes the case in hand, then
+     * stops the worker); a worker killed by the user's signal would turn
+     * into a false `crashed` verdict. */
     signal(SIGINT, SIG_IGN);
-    signal(SIGTERM, SIG_DFL);
+    signal(SIGTERM, SIG_IGN);
     sl__child_loop(req[0], msg[1], w->sh, w->opts);
   }
   close(req[0]);
@@ -195,6 +197,19 @@ static int sl__reap(sl_worker *w, int force) {
   close(w->from_child);
   w->pid = -1;
   return status;
+}
+
+long sl_worker_rss_kib(const sl_worker *w) {
+  if (!w || w->pid <= 0) return -1;
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/statm", (int)w->pid);
+  FILE *f = fopen(path, "r");
+  long size = 0, resident = -1;
+  if (f) {
+    if (fscanf(f, "%ld %ld", &size, &resident) != 2) resident = -1;
+    fclose(f);
+  }
+  return resident < 0 ? -1 : resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
 void sl_worker_stop(sl_worker *w) {

@@ -35,6 +35,9 @@ int sl_worker_run_variants(sl_worker *w, const sl_case *c,
 /* How many workers were replaced after a crash or timeout. */
 int sl_worker_restarts(const sl_worker *w);
 
+/* Resident size of the worker process in KiB (Linux /proc), or -1. */
+long sl_worker_rss_kib(const sl_worker *w);
+
 void sl_worker_stop(sl_worker *w);
 
 #endif

@@ -21,10 +21,30 @@ typedef struct sl__migration {
   const char *what; /* for messages */
 } sl__migration;
 
+/*
+ * Version 2: each run gets a uid, unique across every store (so that
+ * `scatterlab merge` recognises a run it has already copied), and the
+ * options a fuzz campaign is resumed with; fuzz_cursors records, in the same
+ * transaction as each committed batch, where every job of a campaign goes on
+ * (`scatterlab fuzz --resume`).
+ */
+static const char sl__schema_v2_sql[] =
+    "ALTER TABLE runs ADD COLUMN uid TEXT NOT NULL DEFAULT '';"
+    "UPDATE runs SET uid = lower(hex(randomblob(16)));"
+    "CREATE UNIQUE INDEX runs_uid ON runs (uid);"
+    "ALTER TABLE runs ADD COLUMN config TEXT NOT NULL DEFAULT '';"
+    "CREATE TABLE fuzz_cursors ("
+    " run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,"
+    " job INTEGER NOT NULL CHECK (job >= 0),"
+    " next_case INTEGER NOT NULL CHECK (next_case >= 0),"
+    " PRIMARY KEY (run_id, job)) STRICT, WITHOUT ROWID;"
+    "PRAGMA user_version = 2;";
+
 /* To change the schema, append a step (never edit a released one) and add a
  * test that opens a database of the previous version. */
 static const sl__migration sl__steps[] = {
     {1, sl__schema_v1_sql, "create the version 1 schema"},
+    {2, sl__schema_v2_sql, "run uids, fuzz configs and cursors"},
 };
 
 #define SL__NSTEPS ((int)(sizeof sl__steps / sizeof sl__steps[0]))

@@ -122,6 +122,44 @@ int sl_store_add_coverage(sl_store *s, int64_t run_id, const char *cell,
                           int64_t cases, int64_t failures);
 
 /* ------------------------------------------------------------------------ */
+/* Campaigns: resuming and merging                                           */
+/* ------------------------------------------------------------------------ */
+
+/* Records the options a fuzz campaign is resumed with (command-line words,
+ * e.g. "--seed 1 --jobs 2 --cases 1000"). */
+int sl_store_set_run_config(sl_store *s, int64_t run_id, const char *config);
+
+/* A run's kind, status and config; "no run N" when it does not exist. */
+typedef struct sl_run_brief {
+  char kind[16], status[16];
+  char config[2048];
+} sl_run_brief;
+int sl_store_get_run(sl_store *s, int64_t run_id, sl_run_brief *out);
+
+/* Marks a run as running again (status 'running', finished_at NULL): a
+ * resumed campaign. */
+int sl_store_run_reopen(sl_store *s, int64_t run_id);
+
+/* Where job `job` of a fuzz run goes on: the number of its next case (the
+ * k of sl_fuzz_case's schedule). Written inside the transaction of the batch
+ * it follows. get: 0 when the job has no cursor yet. */
+int sl_store_set_cursor(sl_store *s, int64_t run_id, int job,
+                        int64_t next_case);
+int sl_store_get_cursor(sl_store *s, int64_t run_id, int job,
+                        int64_t *next_case);
+
+/* What sl_store_merge copied from one source store. */
+typedef struct sl_merge_stats {
+  int64_t runs_copied, runs_present, cases, results, timings;
+} sl_merge_stats;
+
+/* Copies into dst every run of the store at src_path that dst does not hold
+ * yet (runs are recognised by their uid, so merging the same store twice
+ * adds nothing), with its cases, results, timings, samples, coverage and
+ * cursors, in one transaction. src is only read. */
+int sl_store_merge(sl_store *dst, const char *src_path, sl_merge_stats *stats);
+
+/* ------------------------------------------------------------------------ */
 /* Reading, for reports                                                      */
 /* ------------------------------------------------------------------------ */
 /* The sl_store_each_* functions call fn once per row, in a stable order. fn
@@ -199,6 +237,29 @@ int sl_store_has_run(sl_store *s, int64_t run_id);
 /* Runs PRAGMA integrity_check and PRAGMA foreign_key_check: 0 when both are
  * clean, non-zero with the first problem in sl_store_errmsg(). */
 int sl_store_check(sl_store *s);
+
+/* ------------------------------------------------------------------------ */
+/* Reading, for reports: failures and benchmark runs (reports/ owns these)   */
+/* ------------------------------------------------------------------------ */
+
+typedef struct sl_failure_view {
+  int64_t run_id, case_id;
+  const char *op, *case_line, *variant, *verdict, *message; /* never NULL */
+  /* The minimal case: the line of the newest case shrunk from this one, or
+   * case_line itself when the case was not shrunk. Never NULL. */
+  const char *minimal_line;
+} sl_failure_view;
+
+/* The failing results (verdict failed, reject_mismatch, crashed or timeout)
+ * of run_id (0: of every run) whose case was not itself shrunk from another,
+ * ordered by run, case id, variant. A shrunk case reaches the report through
+ * minimal_line of the case it came from. */
+int sl_store_each_failure(sl_store *s, int64_t run_id,
+                          int (*fn)(void *user, const sl_failure_view *f),
+                          void *user);
+
+/* The id of the newest run that holds timings; 0 if none, -1 on error. */
+int64_t sl_store_last_timed_run(sl_store *s);
 
 #ifdef __cplusplus
 }

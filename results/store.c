@@ -33,8 +33,17 @@ static const char *const sl__sql[SL__STMT_COUNT] = {
     [SL__STMT_RUN_INSERT] =
         "INSERT INTO runs (kind, started_at, status, command_line, git_commit,"
         " host, cpu_model, compiler, flags, version, device, cores, threads,"
-        " copy_gbs) VALUES (?1, " SL__NOW ", 'running', ?2, ?3, ?4, ?5, ?6,"
-        " ?7, ?8, ?9, ?10, ?11, ?12)",
+        " copy_gbs, uid) VALUES (?1, " SL__NOW ", 'running', ?2, ?3, ?4, ?5,"
+        " ?6, ?7, ?8, ?9, ?10, ?11, ?12, lower(hex(randomblob(16))))",
+    [SL__STMT_RUN_SET_CONFIG] = "UPDATE runs SET config = ?2 WHERE id = ?1",
+    [SL__STMT_RUN_GET] = "SELECT kind, status, config FROM runs WHERE id = ?1",
+    [SL__STMT_RUN_REOPEN] =
+        "UPDATE runs SET status = 'running', finished_at = NULL WHERE id = ?1",
+    [SL__STMT_CURSOR_SET] =
+        "INSERT INTO fuzz_cursors (run_id, job, next_case) VALUES (?1, ?2, ?3)"
+        " ON CONFLICT (run_id, job) DO UPDATE SET next_case = excluded.next_case",
+    [SL__STMT_CURSOR_GET] =
+        "SELECT next_case FROM fuzz_cursors WHERE run_id = ?1 AND job = ?2",
     [SL__STMT_RUN_FINISH] =
         "UPDATE runs SET status = ?2, finished_at = " SL__NOW " WHERE id = ?1",
     [SL__STMT_RUN_COPY_GBS] = "UPDATE runs SET copy_gbs = ?2 WHERE id = ?1",
@@ -132,7 +141,7 @@ void sl__store_done(sqlite3_stmt *st) {
 }
 
 /* Runs a statement that returns no rows; the bindings are already made. */
-static int sl__step_done(sl_store *s, sqlite3_stmt *st, const char *op) {
+int sl__store_step_done(sl_store *s, sqlite3_stmt *st, const char *op) {
   int rc = sqlite3_step(st);
   int ret = rc == SQLITE_DONE ? 0 : sl__store_fail_db(s, op);
   sl__store_done(st);
@@ -142,21 +151,23 @@ static int sl__step_done(sl_store *s, sqlite3_stmt *st, const char *op) {
 /* Runs one of the argument-less statements (BEGIN, COMMIT, ...). */
 static int sl__run(sl_store *s, sl__stmt_id id, const char *op) {
   sqlite3_stmt *st = sl__store_stmt(s, id, op);
-  return st ? sl__step_done(s, st, op) : -1;
+  return st ? sl__store_step_done(s, st, op) : -1;
 }
 
 static const char sl__null_store[] = "no store (NULL handle)";
 
 /* The argument checks of every public function. */
-static int sl__check_store(sl_store *s) { return s && s->db ? 0 : -1; }
+int sl__store_check_handle(const sl_store *s) {
+  return s && s->db ? 0 : -1;
+}
 
-static int sl__writable(sl_store *s, const char *op) {
+int sl__store_writable(sl_store *s, const char *op) {
   if (s->mode == SL_STORE_READONLY)
     return sl__store_fail(s, op, "the store is open read-only");
   return 0;
 }
 
-static int sl__bind_text(sqlite3_stmt *st, int i, const char *v) {
+int sl__store_bind_text(sqlite3_stmt *st, int i, const char *v) {
   /* SQLITE_STATIC: the statement is reset before the caller's string can
    * change, so SQLite need not copy it. */
   return sqlite3_bind_text(st, i, v ? v : "", -1, SQLITE_STATIC);
@@ -328,7 +339,7 @@ const char *sl_store_path(const sl_store *s) {
 /* ------------------------------------------------------------------------ */
 
 int sl_store_begin(sl_store *s) {
-  if (sl__check_store(s)) return -1;
+  if (sl__store_check_handle(s)) return -1;
   /* IMMEDIATE takes the write lock now, so a busy database is waited for
    * here (busy_timeout) rather than failing at the first insert. A
    * read-only handle gets a read transaction: one snapshot for several
@@ -338,12 +349,12 @@ int sl_store_begin(sl_store *s) {
 }
 
 int sl_store_commit(sl_store *s) {
-  if (sl__check_store(s)) return -1;
+  if (sl__store_check_handle(s)) return -1;
   return sl__run(s, SL__STMT_COMMIT, "commit");
 }
 
 int sl_store_rollback(sl_store *s) {
-  if (sl__check_store(s)) return -1;
+  if (sl__store_check_handle(s)) return -1;
   return sl__run(s, SL__STMT_ROLLBACK, "rollback");
 }
 
@@ -353,28 +364,28 @@ int sl_store_rollback(sl_store *s) {
 
 int sl_store_run_begin(sl_store *s, const sl_run_info *info, int64_t *run_id) {
   static const char op[] = "run_begin";
-  if (sl__check_store(s)) return -1;
+  if (sl__store_check_handle(s)) return -1;
   if (!info || !info->kind || !run_id)
     return sl__store_fail(s, op, "%s is NULL",
                           !info         ? "info"
                           : !info->kind ? "info->kind"
                                         : "run_id");
-  if (sl__writable(s, op)) return -1;
+  if (sl__store_writable(s, op)) return -1;
   sqlite3_stmt *st = sl__store_stmt(s, SL__STMT_RUN_INSERT, op);
   if (!st) return -1;
-  sl__bind_text(st, 1, info->kind);
-  sl__bind_text(st, 2, info->command_line);
-  sl__bind_text(st, 3, info->git_commit);
-  sl__bind_text(st, 4, info->host);
-  sl__bind_text(st, 5, info->cpu_model);
-  sl__bind_text(st, 6, info->compiler);
-  sl__bind_text(st, 7, info->flags);
-  sl__bind_text(st, 8, info->version);
+  sl__store_bind_text(st, 1, info->kind);
+  sl__store_bind_text(st, 2, info->command_line);
+  sl__store_bind_text(st, 3, info->git_commit);
+  sl__store_bind_text(st, 4, info->host);
+  sl__store_bind_text(st, 5, info->cpu_model);
+  sl__store_bind_text(st, 6, info->compiler);
+  sl__store_bind_text(st, 7, info->flags);
+  sl__store_bind_text(st, 8, info->version);
   sl__bind_text_or_null(st, 9, info->device);
   if (info->cores > 0) sqlite3_bind_int(st, 10, info->cores);
   if (info->threads > 0) sqlite3_bind_int(st, 11, info->threads);
   sl__bind_real_or_null(st, 12, info->copy_gbs > 0, info->copy_gbs);
-  if (sl__step_done(s, st, op)) return -1;
+  if (sl__store_step_done(s, st, op)) return -1;
   *run_id = sqlite3_last_insert_rowid(s->db);
   return 0;
 }
@@ -382,7 +393,7 @@ int sl_store_run_begin(sl_store *s, const sl_run_info *info, int64_t *run_id) {
 /* An UPDATE of one run: the run must exist. */
 static int sl__update_run(sl_store *s, sqlite3_stmt *st, int64_t run_id,
                           const char *op) {
-  if (sl__step_done(s, st, op)) return -1;
+  if (sl__store_step_done(s, st, op)) return -1;
   if (sqlite3_changes(s->db) != 1)
     return sl__store_fail(s, op, "no run %lld", (long long)run_id);
   return 0;
@@ -390,20 +401,20 @@ static int sl__update_run(sl_store *s, sqlite3_stmt *st, int64_t run_id,
 
 int sl_store_run_finish(sl_store *s, int64_t run_id, const char *status) {
   static const char op[] = "run_finish";
-  if (sl__check_store(s)) return -1;
+  if (sl__store_check_handle(s)) return -1;
   if (!status) return sl__store_fail(s, op, "status is NULL");
-  if (sl__writable(s, op)) return -1;
+  if (sl__store_writable(s, op)) return -1;
   sqlite3_stmt *st = sl__store_stmt(s, SL__STMT_RUN_FINISH, op);
   if (!st) return -1;
   sqlite3_bind_int64(st, 1, run_id);
-  sl__bind_text(st, 2, status);
+  sl__store_bind_text(st, 2, status);
   return sl__update_run(s, st, run_id, op);
 }
 
 int sl_store_set_copy_gbs(sl_store *s, int64_t run_id, double gbs) {
   static const char op[] = "set_copy_gbs";
-  if (sl__check_store(s)) return -1;
-  if (sl__writable(s, op)) return -1;
+  if (sl__store_check_handle(s)) return -1;
+  if (sl__store_writable(s, op)) return -1;
   sqlite3_stmt *st = sl__store_stmt(s, SL__STMT_RUN_COPY_GBS, op);
   if (!st) return -1;
   sqlite3_bind_int64(st, 1, run_id);
@@ -419,41 +430,41 @@ int sl_store_add_case(sl_store *s, int64_t run_id, const char *op_name,
                       const char *case_line, uint64_t seed, int64_t shrunk_from,
                       int64_t *case_id) {
   static const char op[] = "add_case";
-  if (sl__check_store(s)) return -1;
+  if (sl__store_check_handle(s)) return -1;
   if (!op_name || !case_line)
     return sl__store_fail(s, op, "%s is NULL", !op_name ? "op" : "case_line");
-  if (sl__writable(s, op)) return -1;
+  if (sl__store_writable(s, op)) return -1;
   sqlite3_stmt *st = sl__store_stmt(s, SL__STMT_CASE_INSERT, op);
   if (!st) return -1;
   sqlite3_bind_int64(st, 1, run_id);
-  sl__bind_text(st, 2, op_name);
-  sl__bind_text(st, 3, case_line);
+  sl__store_bind_text(st, 2, op_name);
+  sl__store_bind_text(st, 3, case_line);
   /* SQLite integers are signed: keep the seed's 64 bits as they are. */
   sqlite3_bind_int64(st, 4, (int64_t)seed);
   if (shrunk_from != 0) sqlite3_bind_int64(st, 5, shrunk_from);
-  if (sl__step_done(s, st, op)) return -1;
+  if (sl__store_step_done(s, st, op)) return -1;
   if (case_id) *case_id = sqlite3_last_insert_rowid(s->db);
   return 0;
 }
 
 int sl_store_add_result(sl_store *s, int64_t case_id, const sl_result_row *r) {
   static const char op[] = "add_result";
-  if (sl__check_store(s)) return -1;
+  if (sl__store_check_handle(s)) return -1;
   if (!r || !r->variant || !r->verdict)
     return sl__store_fail(s, op, "%s is NULL",
                           !r            ? "row"
                           : !r->variant ? "variant"
                                         : "verdict");
-  if (sl__writable(s, op)) return -1;
+  if (sl__store_writable(s, op)) return -1;
   sqlite3_stmt *st = sl__store_stmt(s, SL__STMT_RESULT_INSERT, op);
   if (!st) return -1;
   sqlite3_bind_int64(st, 1, case_id);
-  sl__bind_text(st, 2, r->variant);
-  sl__bind_text(st, 3, r->verdict);
+  sl__store_bind_text(st, 2, r->variant);
+  sl__store_bind_text(st, 3, r->verdict);
   sl__bind_real_or_null(st, 4, r->has_diffs, r->diff1);
   sl__bind_real_or_null(st, 5, r->has_diffs, r->diff2);
   sl__bind_real_or_null(st, 6, r->has_diffs, r->diff3);
-  sl__bind_text(st, 7, r->message);
+  sl__store_bind_text(st, 7, r->message);
   sl__bind_real_or_null(st, 8, r->seconds >= 0, r->seconds);
   if (sqlite3_step(st) == SQLITE_DONE) {
     sl__store_done(st);
@@ -474,7 +485,7 @@ static int sl__add_timing_rows(sl_store *s, int64_t case_id,
   sqlite3_stmt *sp = sl__store_stmt(s, SL__STMT_SAMPLE_INSERT, op);
   if (!st || !sp) return -1;
   sqlite3_bind_int64(st, 1, case_id);
-  sl__bind_text(st, 2, t->variant);
+  sl__store_bind_text(st, 2, t->variant);
   sqlite3_bind_int(st, 3, t->threads);
   sqlite3_bind_int(st, 4, t->reps);
   sqlite3_bind_double(st, 5, t->median_s);
@@ -497,7 +508,7 @@ static int sl__add_timing_rows(sl_store *s, int64_t case_id,
     sqlite3_bind_int64(sp, 1, id);
     sqlite3_bind_int(sp, 2, i);
     sqlite3_bind_double(sp, 3, t->samples[i]);
-    if (sl__step_done(s, sp, op)) return -1;
+    if (sl__store_step_done(s, sp, op)) return -1;
   }
   if (timing_id) *timing_id = id;
   return 0;
@@ -506,13 +517,13 @@ static int sl__add_timing_rows(sl_store *s, int64_t case_id,
 int sl_store_add_timing(sl_store *s, int64_t case_id, const sl_timing_row *t,
                         int64_t *timing_id) {
   static const char op[] = "add_timing";
-  if (sl__check_store(s)) return -1;
+  if (sl__store_check_handle(s)) return -1;
   if (!t || !t->variant)
     return sl__store_fail(s, op, "%s is NULL", !t ? "row" : "variant");
   if (t->nsamples < 0 || (t->nsamples > 0 && !t->samples))
     return sl__store_fail(s, op, "nsamples is %d with samples %s", t->nsamples,
                           t->samples ? "set" : "NULL");
-  if (sl__writable(s, op)) return -1;
+  if (sl__store_writable(s, op)) return -1;
   /* A savepoint makes the summary and its samples one unit, inside or
    * outside the caller's transaction. */
   if (sl__run(s, SL__STMT_SAVEPOINT, op)) return -1;
@@ -530,14 +541,14 @@ int sl_store_add_timing(sl_store *s, int64_t case_id, const sl_timing_row *t,
 int sl_store_add_coverage(sl_store *s, int64_t run_id, const char *cell,
                           int64_t cases, int64_t failures) {
   static const char op[] = "add_coverage";
-  if (sl__check_store(s)) return -1;
+  if (sl__store_check_handle(s)) return -1;
   if (!cell) return sl__store_fail(s, op, "cell is NULL");
-  if (sl__writable(s, op)) return -1;
+  if (sl__store_writable(s, op)) return -1;
   sqlite3_stmt *st = sl__store_stmt(s, SL__STMT_COVERAGE_ADD, op);
   if (!st) return -1;
   sqlite3_bind_int64(st, 1, run_id);
-  sl__bind_text(st, 2, cell);
+  sl__store_bind_text(st, 2, cell);
   sqlite3_bind_int64(st, 3, cases);
   sqlite3_bind_int64(st, 4, failures);
-  return sl__step_done(s, st, op);
+  return sl__store_step_done(s, st, op);
 }

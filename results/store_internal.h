@@ -45,6 +45,12 @@ typedef enum sl__stmt_id {
   SL__STMT_HAS_RUN,
   SL__STMT_INTEGRITY,
   SL__STMT_FK_CHECK,
+  /* Campaigns (store_campaign.c). */
+  SL__STMT_RUN_SET_CONFIG,
+  SL__STMT_RUN_GET,
+  SL__STMT_RUN_REOPEN,
+  SL__STMT_CURSOR_SET,
+  SL__STMT_CURSOR_GET,
   SL__STMT_COUNT
 } sl__stmt_id;
 
@@ -69,6 +75,15 @@ int sl__store_fail_db(sl_store *s, const char *op);
 /* The statement `id`, prepared on first use; NULL (message on s) on failure.
  * `op` names the public operation for that message. */
 sqlite3_stmt *sl__store_stmt(sl_store *s, sl__stmt_id id, const char *op);
+/* Runs a statement that returns no rows (bindings made), then resets it. */
+int sl__store_step_done(sl_store *s, sqlite3_stmt *st, const char *op);
+/* 0 when s is a usable handle. */
+int sl__store_check_handle(const sl_store *s);
+/* 0 when s is open read-write; otherwise a message and -1. */
+int sl__store_writable(sl_store *s, const char *op);
+/* Binds v (NULL as '') without copying: the statement is reset before the
+ * caller's string can change. */
+int sl__store_bind_text(sqlite3_stmt *st, int i, const char *v);
 /* Resets a statement and clears its bindings, so that it holds no read
  * snapshot and keeps no pointer to the caller's strings. */
 void sl__store_done(sqlite3_stmt *st);

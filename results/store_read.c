@@ -268,3 +268,78 @@ int sl_store_check(sl_store *s) {
   sl__store_done(st);
   return ret;
 }
+
+/* ------------------------------------------------------------------------ */
+/* Reading for reports: failures with their minimal case, benchmark runs.    */
+/* These statements are prepared per call (reports run them once), so they  */
+/* need no slot in the handle's statement table.                             */
+/* ------------------------------------------------------------------------ */
+
+/* Prepares a statement of this section; NULL (message on s) on failure. */
+static sqlite3_stmt *sl__report_stmt(sl_store *s, const char *sql,
+                                     const char *op) {
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+    sl__store_fail_db(s, op);
+    sqlite3_finalize(st);
+    return NULL;
+  }
+  return st;
+}
+
+int sl_store_each_failure(sl_store *s, int64_t run_id,
+                          int (*fn)(void *user, const sl_failure_view *f),
+                          void *user) {
+  static const char op[] = "each_failure";
+  /* The newest shrunk child is the smallest case the shrinker reached; the
+   * cases_shrunk_from index makes the lookup cheap. */
+  static const char sql[] =
+      "SELECT c.run_id, c.id, c.op, c.case_line, x.variant, x.verdict,"
+      " x.message, coalesce((SELECT m.case_line FROM cases m"
+      "  WHERE m.shrunk_from = c.id ORDER BY m.id DESC LIMIT 1), c.case_line)"
+      " FROM cases c JOIN results x ON x.case_id = c.id"
+      " WHERE x.verdict IN ('failed', 'reject_mismatch', 'crashed', 'timeout')"
+      " AND c.shrunk_from IS NULL AND (?1 = 0 OR c.run_id = ?1)"
+      " ORDER BY c.run_id, c.id, x.variant";
+  if (!s || !s->db) return -1;
+  if (!fn) return sl__store_fail(s, op, "callback is NULL");
+  if (run_id < 0)
+    return sl__store_fail(s, op, "run id %lld is negative", (long long)run_id);
+  sqlite3_stmt *st = sl__report_stmt(s, sql, op);
+  if (!st) return -1;
+  sqlite3_bind_int64(st, 1, run_id);
+  int rc = SQLITE_DONE, stop = 0;
+  while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    sl_failure_view v;
+    v.run_id = sqlite3_column_int64(st, 0);
+    v.case_id = sqlite3_column_int64(st, 1);
+    v.op = sl__text(st, 2);
+    v.case_line = sl__text(st, 3);
+    v.variant = sl__text(st, 4);
+    v.verdict = sl__text(st, 5);
+    v.message = sl__text(st, 6);
+    v.minimal_line = sl__text(st, 7);
+    stop = fn(user, &v);
+  }
+  int ret = stop;
+  if (!stop && rc != SQLITE_DONE) ret = sl__store_fail_db(s, op);
+  sqlite3_finalize(st);
+  return ret;
+}
+
+int64_t sl_store_last_timed_run(sl_store *s) {
+  static const char op[] = "last_timed_run";
+  static const char sql[] =
+      "SELECT coalesce(max(c.run_id), 0) FROM timings t"
+      " JOIN cases c ON c.id = t.case_id";
+  if (!s || !s->db) return -1;
+  sqlite3_stmt *st = sl__report_stmt(s, sql, op);
+  if (!st) return -1;
+  int64_t v = -1;
+  if (sqlite3_step(st) == SQLITE_ROW)
+    v = sqlite3_column_int64(st, 0);
+  else
+    sl__store_fail_db(s, op);
+  sqlite3_finalize(st);
+  return v;
+}

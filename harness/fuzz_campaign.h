@@ -1,0 +1,64 @@
+/*
+ * A fuzz campaign as `scatterlab fuzz` runs it: the options, and the jobs
+ * (forked processes) that run its cases and report to the parent.
+ *
+ * Case i of a campaign is sl_fuzz_case(seed, i): shard K/N takes the i with
+ * i % N == K, and job j of J takes the shard's cases with (i / N) % J == j;
+ * the k-th case of job j is i = (k * J + j) * N + K. A job commits its
+ * results, its coverage and its cursor (the next k) in one transaction at
+ * least twice a second, so `--resume` goes on exactly where the last commit
+ * left off.
+ *
+ * Jobs report to the parent on a pipe, one line each:
+ *   P <cases> <failures>                      every commit
+ *   F <variant>\t<verdict>\t<minimal>\t<original>\t<message>
+ *   C <cell>\t<cases>\t<failures>             at the end
+ *   M <worker KiB warm> <worker KiB end> <job KiB warm> <job KiB end>
+ */
+#ifndef SL_FUZZ_CAMPAIGN_H
+#define SL_FUZZ_CAMPAIGN_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "casegen.h"
+#include "runner.h"
+
+typedef struct sl_fuzz_campaign {
+  sl_fuzz_opts gen;
+  const char *variants; /* NULL: all */
+  uint64_t seed;
+  double seconds;
+  int64_t cases; /* -1: by time */
+  int jobs, shard_k, shard_n, shrink, print;
+  double timeout;
+  const char *corpus; /* NULL: none */
+  const char *db;     /* NULL: no store */
+  int64_t run_id;
+  int64_t resume;     /* the run resumed, or 0 */
+  volatile int *stop; /* shared with the jobs: the parent asks them to stop */
+} sl_fuzz_campaign;
+
+/* Runs job `job`, reporting on `out`. Returns 0, or 1 when the job could not
+ * go on (no worker, the store refused a write: message on stderr). */
+int sl_fuzz_job(const sl_fuzz_campaign *f, int job, FILE *out);
+
+/* The first variant of r with a failing verdict, or -1. */
+int sl_fuzz_first_failure(const sl_case_result *r);
+
+/* Coverage cells: name -> cases, failures (names as sl_fuzz_cell writes). */
+typedef struct sl_fuzz_cell_count {
+  char name[160];
+  int64_t cases, failures;
+  int64_t stored_cases, stored_failures; /* already added to the store */
+} sl_fuzz_cell_count;
+
+typedef struct sl_fuzz_cells {
+  sl_fuzz_cell_count *v;
+  int n, cap;
+} sl_fuzz_cells;
+
+/* The cell named `name`, added with zero counts if new; NULL: no memory. */
+sl_fuzz_cell_count *sl_fuzz_cells_get(sl_fuzz_cells *t, const char *name);
+
+#endif

@@ -1,0 +1,364 @@
+/*
+ * One job of a fuzz campaign (see fuzz_campaign.h): its share of the cases
+ * on its own worker, failures shrunk and kept, results committed to the
+ * store with the job's cursor, progress reported to the parent.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fuzz_campaign.h"
+#include "interrupt.h"
+#include "runner.h"
+#include "shrink.h"
+#include "sl_store.h"
+#include "timing.h"
+#include "worker.h"
+
+sl_fuzz_cell_count *sl_fuzz_cells_get(sl_fuzz_cells *t, const char *name) {
+  for (int i = 0; i < t->n; ++i)
+    if (strcmp(t->v[i].name, name) == 0) return &t->v[i];
+  if (t->n == t->cap) {
+    int cap = t->cap ? 2 * t->cap : 256;
+    sl_fuzz_cell_count *v = realloc(t->v, sizeof *v * (size_t)cap);
+    if (!v) return NULL;
+    t->v = v;
+    t->cap = cap;
+  }
+  sl_fuzz_cell_count *c = &t->v[t->n++];
+  memset(c, 0, sizeof *c);
+  snprintf(c->name, sizeof c->name, "%s", name);
+  return c;
+}
+
+int sl_fuzz_first_failure(const sl_case_result *r) {
+  for (int i = 0; i < r->n; ++i)
+    if (sl_verdict_is_failure(r->v[i].verdict)) return i;
+  return -1;
+}
+
+static int sl__is_failure(const sl_case_result *r, int *which) {
+  *which = sl_fuzz_first_failure(r);
+  return *which >= 0;
+}
+
+static const sl_variant_result *sl__find(const sl_case_result *r,
+                                         const char *variant) {
+  for (int i = 0; i < r->n; ++i)
+    if (strcmp(r->v[i].variant, variant) == 0) return &r->v[i];
+  return NULL;
+}
+
+/*
+ * Shrinks c while `variant` keeps the verdict `verdict`: tries the candidate
+ * smaller cases, most aggressive first, and restarts from the first that
+ * still fails, until none does (or the step budget is spent). *out gets the
+ * minimal case and res its result.
+ */
+static void sl__shrink(const sl_fuzz_campaign *f, sl_worker *w,
+                       const sl_case *c, const char *variant,
+                       sl_verdict verdict, sl_case *out, sl_case_result *res) {
+  *out = *c;
+  static sl_case cand[64];
+  int steps = 0;
+  double deadline = sl_now() + 30;
+  for (int progress = 1; progress && steps < 400 && sl_now() < deadline;) {
+    progress = 0;
+    int n = sl_shrink_candidates(out, cand, 64);
+    for (int i = 0; i < n && steps < 400; ++i, ++steps) {
+      static sl_case_result r;
+      char err[512];
+      if (sl_worker_run_variants(w, &cand[i], variant, f->timeout, &r, err,
+                                 sizeof err))
+        continue;
+      const sl_variant_result *v = sl__find(&r, variant);
+      if (v && v->verdict == verdict) {
+        *out = cand[i];
+        *res = r;
+        progress = 1;
+        break;
+      }
+    }
+  }
+}
+
+/* Writes the minimal case into the corpus: <dir>/<op>-<hash>.txt holding the
+ * line (with the variant and verdict as a comment), and for a wrong answer
+ * the .npy bundle of `scatterlab run --save` in <dir>/<op>-<hash>/. A crash
+ * or hang gets no bundle: making it would run the kernel in this process. */
+static void sl__corpus_add(const char *dir, const sl_case *c, const char *line,
+                           const char *variant, sl_verdict verdict) {
+  uint64_t h = 1469598103934665603ull; /* FNV-1a of the line */
+  for (const char *p = line; *p; ++p)
+    h = (h ^ (unsigned char)*p) * 1099511628211ull;
+  char op[64];
+  sscanf(line, "%63s", op);
+  mkdir(dir, 0777);
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s-%016" PRIx64 ".txt", dir, op, h);
+  FILE *fp = fopen(path, "w");
+  if (!fp) return;
+  fprintf(fp, "# found by scatterlab fuzz: %s %s\n%s\n", variant,
+          sl_verdict_name(verdict), line);
+  fclose(fp);
+  if (verdict != SL_VERDICT_FAILED && verdict != SL_VERDICT_REJECT_MISMATCH)
+    return;
+  path[strlen(path) - 4] = '\0'; /* the bundle folder: the name without .txt */
+  sl_run_opts o = {0};
+  o.variants = variant;
+  o.save_dir = path;
+  static sl_case_result res;
+  char err[512];
+  sl_run_case(c, &o, &res, err, sizeof err);
+}
+
+/*
+ * The results of the cases since the last commit, kept in memory and written
+ * in one short transaction: a job that held the write lock while it ran
+ * cases would starve the other jobs of it.
+ */
+typedef struct sl__pending {
+  char *line;
+  sl_op op;
+  uint64_t seed;
+  int shrunk_from; /* index in the batch of the case it was shrunk from, or -1
+                    */
+  int n;
+  sl_variant_result *v;
+} sl__pending;
+
+typedef struct sl__batch {
+  sl__pending *p;
+  int n, cap;
+} sl__batch;
+
+/* Adds a case and its verdicts; returns its index, or -1 without memory. */
+static int sl__batch_add(sl__batch *b, const sl_case *c,
+                         const sl_case_result *res, int shrunk_from) {
+  if (b->n == b->cap) {
+    int cap = b->cap ? 2 * b->cap : 64;
+    sl__pending *p = realloc(b->p, sizeof *p * (size_t)cap);
+    if (!p) return -1;
+    b->p = p;
+    b->cap = cap;
+  }
+  sl__pending *e = &b->p[b->n];
+  e->line = strdup(res->line);
+  e->v = malloc(sizeof *e->v * (size_t)(res->n ? res->n : 1));
+  if (!e->line || !e->v) {
+    free(e->line), free(e->v);
+    return -1;
+  }
+  memcpy(e->v, res->v, sizeof *e->v * (size_t)res->n);
+  e->n = res->n;
+  e->op = c->op;
+  e->seed = c->seed;
+  e->shrunk_from = shrunk_from;
+  return b->n++;
+}
+
+static void sl__batch_clear(sl__batch *b) {
+  for (int i = 0; i < b->n; ++i) free(b->p[i].line), free(b->p[i].v);
+  b->n = 0;
+}
+
+/* Writes the batch's cases and results (inside the caller's transaction). */
+static int sl__batch_write(sl_store *st, int64_t run_id, const sl__batch *b) {
+  int64_t *ids = malloc(sizeof *ids * (size_t)(b->n ? b->n : 1));
+  if (!ids) return -1;
+  int rc = 0;
+  for (int i = 0; i < b->n && !rc; ++i) {
+    const sl__pending *e = &b->p[i];
+    int64_t from = e->shrunk_from >= 0 ? ids[e->shrunk_from] : 0;
+    rc = sl_store_add_case(st, run_id, sl_op_name(e->op), e->line, e->seed,
+                           from, &ids[i]);
+    for (int k = 0; k < e->n && !rc; ++k) {
+      const sl_variant_result *r = &e->v[k];
+      sl_result_row row = {r->variant, sl_verdict_name(r->verdict),
+                           r->message, r->has_diffs,
+                           r->diff1,   r->diff2,
+                           r->diff3,   r->seconds};
+      rc = sl_store_add_result(st, ids[i], &row);
+    }
+  }
+  free(ids);
+  return rc;
+}
+
+/* Handles one case's result in a job: batch, failure shrinking, corpus.
+ * Returns -1 when out of memory. */
+static int sl__job_result(const sl_fuzz_campaign *f, sl_worker *w, sl__batch *b,
+                          const sl_case *c, sl_case_result *res, FILE *out,
+                          int64_t *failures) {
+  int which;
+  int at = f->db ? sl__batch_add(b, c, res, -1) : 0;
+  if (at < 0) return -1;
+  if (!sl__is_failure(res, &which)) return 0;
+  ++*failures;
+  sl_variant_result first = res->v[which];
+  sl_case minimal = *c;
+  static sl_case_result mres;
+  mres = *res;
+  if (f->shrink && first.verdict != SL_VERDICT_TIMEOUT)
+    sl__shrink(f, w, c, first.variant, first.verdict, &minimal, &mres);
+  char line[SL_CASE_LINE_MAX];
+  sl_case_print(&minimal, line, sizeof line);
+  if (f->db && f->shrink && sl__batch_add(b, &minimal, &mres, at) < 0)
+    return -1;
+  if (f->corpus)
+    sl__corpus_add(f->corpus, &minimal, line, first.variant, first.verdict);
+  fprintf(out, "F %s\t%s\t%s\t%s\t%s\n", first.variant,
+          sl_verdict_name(first.verdict), line, res->line, first.message);
+  fflush(out);
+  return 0;
+}
+
+/* Resident size of this process in KiB, or -1. */
+static long sl__self_rss_kib(void) {
+  FILE *f = fopen("/proc/self/statm", "r");
+  long size = 0, resident = -1;
+  if (f) {
+    if (fscanf(f, "%ld %ld", &size, &resident) != 2) resident = -1;
+    fclose(f);
+  }
+  return resident < 0 ? -1 : resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+/* The job's state between commits. */
+typedef struct sl__job_state {
+  sl_store *st;
+  sl__batch batch;
+  sl_fuzz_cells cells;
+  int64_t done, failures, next_k;
+} sl__job_state;
+
+/* Commits what the job did since the last commit, in one transaction: the
+ * batch, the coverage added since, and the cursor. On failure nothing of it
+ * is written. */
+static int sl__commit(const sl_fuzz_campaign *f, int job, sl__job_state *s) {
+  if (!s->st) return 0;
+  int rc =
+      sl_store_begin(s->st) || sl__batch_write(s->st, f->run_id, &s->batch);
+  for (int i = 0; i < s->cells.n && !rc; ++i) {
+    sl_fuzz_cell_count *c = &s->cells.v[i];
+    if (c->cases != c->stored_cases)
+      rc = sl_store_add_coverage(s->st, f->run_id, c->name,
+                                 c->cases - c->stored_cases,
+                                 c->failures - c->stored_failures);
+  }
+  rc = rc || sl_store_set_cursor(s->st, f->run_id, job, s->next_k) ||
+       sl_store_commit(s->st);
+  if (rc) {
+    char keep[1024]; /* the rollback must not hide the reason */
+    snprintf(keep, sizeof keep, "%s", sl_store_errmsg(s->st));
+    sl_store_rollback(s->st);
+    fprintf(stderr, "scatterlab fuzz: job %d: %s\n", job, keep);
+    return -1;
+  }
+  for (int i = 0; i < s->cells.n; ++i) {
+    s->cells.v[i].stored_cases = s->cells.v[i].cases;
+    s->cells.v[i].stored_failures = s->cells.v[i].failures;
+  }
+  sl__batch_clear(&s->batch);
+  return 0;
+}
+
+static int sl__stop_asked(const sl_fuzz_campaign *f) {
+  return sl_interrupted() || (f->stop && *f->stop);
+}
+
+int sl_fuzz_job(const sl_fuzz_campaign *f, int job, FILE *out) {
+  char err[512];
+  sl_run_opts ro = {0};
+  ro.variants = f->variants;
+  sl_worker *w;
+  if (sl_worker_start(&w, &ro, err, sizeof err)) {
+    fprintf(stderr, "scatterlab fuzz: job %d: %s\n", job, err);
+    return 1;
+  }
+  sl__job_state s = {0};
+  int failed = 0;
+  if (f->db) {
+    if (sl_store_open(f->db, SL_STORE_READWRITE, &s.st, err, sizeof err) ||
+        (f->resume && sl_store_get_cursor(s.st, f->run_id, job, &s.next_k))) {
+      fprintf(stderr, "scatterlab fuzz: job %d: %s\n", job,
+              s.st ? sl_store_errmsg(s.st) : err);
+      sl_store_close(s.st);
+      sl_worker_stop(w);
+      return 1;
+    }
+  }
+  double start = sl_now(), last = start;
+  long worker_warm = -1, job_warm = -1;
+  static sl_case_result res;
+  for (;;) {
+    uint64_t k = (uint64_t)s.next_k;
+    uint64_t i =
+        (k * (uint64_t)f->jobs + (uint64_t)job) * (uint64_t)f->shard_n +
+        (uint64_t)f->shard_k;
+    if (f->cases >= 0 && i >= (uint64_t)f->cases) break;
+    if (f->cases < 0 && sl_now() - start >= f->seconds) break;
+    if (sl__stop_asked(f)) break;
+    ++s.next_k; /* committed with this case's results */
+    sl_case c;
+    sl_fuzz_case(f->seed, i, &f->gen, &c);
+    if (sl_worker_run(w, &c, f->timeout, &res, err, sizeof err)) {
+      /* A generated case the harness cannot even build is a bug of the
+       * generator: report it like a failure. */
+      fprintf(out, "F harness\tfailed\t%s\t%s\t%s\n", res.line, res.line, err);
+      ++s.failures;
+      continue;
+    }
+    ++s.done;
+    int which;
+    char cell[160];
+    sl_fuzz_cell(&c, cell, sizeof cell);
+    sl_fuzz_cell_count *cc = sl_fuzz_cells_get(&s.cells, cell);
+    if (cc) {
+      ++cc->cases;
+      cc->failures += sl__is_failure(&res, &which);
+    }
+    if (sl__job_result(f, w, &s.batch, &c, &res, out, &s.failures)) {
+      fprintf(stderr, "scatterlab fuzz: job %d: out of memory\n", job);
+      failed = 1;
+      break;
+    }
+    double now = sl_now();
+    if (worker_warm < 0 && s.done >= 1000 && now - start >= 2) {
+      worker_warm = sl_worker_rss_kib(w);
+      job_warm = sl__self_rss_kib();
+    }
+    if (now - last >= 0.5 || s.batch.n >= 512) {
+      /* Commit at least twice a second: an interruption loses little. */
+      if (sl__commit(f, job, &s)) {
+        failed = 1;
+        break;
+      }
+      fprintf(out, "P %" PRId64 " %" PRId64 "\n", s.done, s.failures);
+      fflush(out);
+      last = now;
+    }
+  }
+  if (!failed && sl__commit(f, job, &s)) failed = 1;
+  if (failed)
+    fprintf(stderr,
+            "scatterlab fuzz: job %d stopped early; what it committed before "
+            "is kept\n",
+            job);
+  sl_store_close(s.st);
+  sl__batch_clear(&s.batch);
+  free(s.batch.p);
+  fprintf(out, "P %" PRId64 " %" PRId64 "\n", s.done, s.failures);
+  for (int i = 0; i < s.cells.n; ++i)
+    fprintf(out, "C %s\t%" PRId64 "\t%" PRId64 "\n", s.cells.v[i].name,
+            s.cells.v[i].cases, s.cells.v[i].failures);
+  fprintf(out, "M %ld %ld %ld %ld\n", worker_warm, sl_worker_rss_kib(w),
+          job_warm, sl__self_rss_kib());
+  fflush(out);
+  free(s.cells.v);
+  sl_worker_stop(w);
+  return failed;
+}
