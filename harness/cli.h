@@ -30,5 +30,6 @@ int sl_cmd_list(int argc, char **argv);
 int sl_cmd_report(int argc, char **argv);
 int sl_cmd_bench(int argc, char **argv);
 int sl_cmd_fuzz(int argc, char **argv);
+int sl_cmd_merge(int argc, char **argv);
 
 #endif

@@ -18,6 +18,7 @@ static const char *const sl__help =
     "  fuzz     random cases for every op, failures shrunk and kept\n"
     "  bench    time the variants that pass, beside LibTorch\n"
     "  report   list runs or export results (CSV)\n"
+    "  merge    combine result stores (CI shards) into one\n"
     "\n"
     "`scatterlab COMMAND --help` describes a command. Every command takes\n"
     "--db PATH (default " SL_DEFAULT_DB ").\n"
@@ -50,14 +51,14 @@ int main(int argc, char **argv) {
   static const struct {
     const char *name;
     int (*fn)(int, char **);
-  } cmds[] = {{"run", sl_cmd_run},
-              {"list", sl_cmd_list},
-              {"fuzz", sl_cmd_fuzz},
-              {"bench", sl_cmd_bench},
-              {"report", sl_cmd_report}};
+  } cmds[] = {{"run", sl_cmd_run},       {"list", sl_cmd_list},
+              {"fuzz", sl_cmd_fuzz},     {"bench", sl_cmd_bench},
+              {"report", sl_cmd_report}, {"merge", sl_cmd_merge}};
   for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; ++i)
     if (strcmp(cmd, cmds[i].name) == 0) return cmds[i].fn(argc - 1, argv + 1);
-  fprintf(stderr, "scatterlab: unknown command \"%s\" (expected run, list, fuzz, "
-                  "bench or report; see scatterlab --help)\n", cmd);
+  fprintf(stderr, "scatterlab: unknown command \"%s\" (expected one of:", cmd);
+  for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; ++i)
+    fprintf(stderr, " %s", cmds[i].name);
+  fprintf(stderr, "; see scatterlab --help)\n");
   return SL_EXIT_USAGE;
 }

@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# The harness under faults (issue: reliability): SIGINT / SIGTERM mid-campaign,
+# kill -9 and --resume, two campaigns on one store, a read-only store, a full
+# disk, a corrupt store, a store from a newer scatterlab, and merging shards.
+# Every check prints what it expected and what it got.
+set -u
+BIN=$1
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+fails=0 passes=0
+ok() { echo "ok: $*"; passes=$((passes + 1)); }
+bad() { echo "FAILED: $*"; fails=$((fails + 1)); }
+q() { sqlite3 "$1" "$2"; }
+FUZZ=(fuzz --no-corpus --variants cpu.serial,cpu.omp --jobs 2)
+
+# The case lines a campaign of N cases must hold (shrunk cases aside).
+"$BIN" fuzz --print --cases 30000 | sort >"$tmp/want30k"
+
+# 1. SIGINT and SIGTERM: finish the cases in hand, commit, exit 130 / 143.
+for sig in INT TERM; do
+  db=$tmp/sig-$sig.db
+  "$BIN" "${FUZZ[@]}" --cases 10000000 --db "$db" >"$tmp/sig.out" 2>&1 &
+  pid=$!
+  sleep 3
+  kill -$sig $pid
+  wait $pid
+  rc=$?
+  want=$([ $sig = INT ] && echo 130 || echo 143)
+  status=$(q "$db" 'select status from runs')
+  n=$(q "$db" 'select count(*) from cases')
+  if [ "$rc" = "$want" ] && [ "$status" = interrupted ] && [ "$n" -gt 0 ] &&
+    grep -q -- "--resume 1" "$tmp/sig.out"; then
+    ok "SIG$sig: exit $rc, run interrupted, $n cases committed"
+  else
+    bad "SIG$sig: expected exit $want, status interrupted, cases > 0; got exit $rc, status $status, $n cases"
+    tail -5 "$tmp/sig.out"
+  fi
+done
+
+# 2. kill -9 of the whole campaign, then --resume: the store is intact and
+#    the resumed campaign neither repeats nor skips a case.
+db=$tmp/k9.db
+setsid "$BIN" "${FUZZ[@]}" --cases 30000 --db "$db" >"$tmp/k9.out" 2>&1 &
+pid=$!
+sleep 3
+kill -9 -- -$pid 2>/dev/null || kill -9 $pid
+wait $pid 2>/dev/null
+sleep 0.5
+integrity=$(q "$db" 'pragma integrity_check')
+before=$(q "$db" 'select count(*) from cases where shrunk_from is null')
+[ "$integrity" = ok ] && [ "$before" -gt 0 ] && [ "$before" -lt 30000 ] &&
+  ok "kill -9: integrity_check ok, $before cases committed" ||
+  bad "kill -9: expected integrity ok and 0 < cases < 30000; got $integrity, $before"
+"$BIN" fuzz --resume 1 --db "$db" >"$tmp/resume.out" 2>&1
+rc=$?
+q "$db" 'select case_line from cases where shrunk_from is null' | sort >"$tmp/got"
+if [ $rc = 0 ] && cmp -s "$tmp/got" "$tmp/want30k" &&
+  [ "$(q "$db" 'select status from runs')" = finished ]; then
+  ok "resume: the 30000 case lines of the campaign, each once"
+else
+  bad "resume: exit $rc; case lines differ from fuzz --print: $(diff "$tmp/got" "$tmp/want30k" | grep -c '^[<>]') lines"
+  tail -5 "$tmp/resume.out"
+fi
+"$BIN" fuzz --resume 1 --db "$db" --jobs 3 >/dev/null 2>&1
+[ $? = 2 ] && ok "resume refuses a changed --jobs" || bad "resume accepted a changed --jobs"
+
+# 3. Two campaigns writing one store at once both finish.
+db=$tmp/two.db
+"$BIN" "${FUZZ[@]}" --cases 6000 --seed 5 --db "$db" >"$tmp/a.out" 2>&1 &
+p1=$!
+"$BIN" "${FUZZ[@]}" --cases 6000 --seed 6 --db "$db" >"$tmp/b.out" 2>&1 &
+p2=$!
+wait $p1; r1=$?
+wait $p2; r2=$?
+fin=$(q "$db" "select count(*) from runs where status = 'finished'")
+n=$(q "$db" 'select count(*) from cases where shrunk_from is null')
+[ $r1 = 0 ] && [ $r2 = 0 ] && [ "$fin" = 2 ] && [ "$n" = 12000 ] &&
+  ok "two writers: both finished, 12000 cases" ||
+  bad "two writers: exits $r1 $r2, $fin finished runs, $n cases (expected 0 0 2 12000)"
+
+# 4. A read-only store: a clear message, non-zero exit, nothing changed.
+mkdir -p "$tmp/ro"
+"$BIN" "${FUZZ[@]}" --cases 100 --db "$tmp/ro/r.db" >/dev/null 2>&1
+chmod 444 "$tmp/ro/r.db"
+chmod 555 "$tmp/ro"
+as_user=()
+if [ "$(id -u)" = 0 ]; then # root writes anyway: run as nobody
+  as_user=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+fi
+"${as_user[@]}" "$BIN" "${FUZZ[@]}" --cases 100 --db "$tmp/ro/r.db" >"$tmp/ro.out" 2>&1
+rc=$?
+runs=$(q "$tmp/ro/r.db" 'select count(*) from runs')
+if [ $rc != 0 ] && grep -qi "read.only\|readonly" "$tmp/ro.out" && [ "$runs" = 1 ]; then
+  ok "read-only store: exit $rc, $(head -1 "$tmp/ro.out")"
+else
+  bad "read-only store: expected non-zero exit, a read-only message, 1 run; got $rc, $runs runs"
+  cat "$tmp/ro.out"
+fi
+chmod 755 "$tmp/ro"
+
+# 5. A full disk (a file size limit): the campaign stops with an error and
+#    the run is not marked finished.
+db=$tmp/full.db
+"$BIN" "${FUZZ[@]}" --cases 10 --db "$db" >/dev/null 2>&1
+(
+  trap '' XFSZ
+  ulimit -f 256 # KiB
+  exec "$BIN" "${FUZZ[@]}" --cases 200000 --db "$db"
+) >"$tmp/full.out" 2>&1
+rc=$?
+status=$(q "$db" 'select status from runs where id = 2')
+if [ $rc != 0 ] && [ "$status" != finished ] &&
+  grep -qi "full\|too large\|disk I/O\|INCOMPLETE" "$tmp/full.out"; then
+  ok "full disk: exit $rc, run $status, $(grep -i -m1 'full\|disk\|large' "$tmp/full.out")"
+else
+  bad "full disk: expected non-zero exit, run not finished, a message; got $rc, $status"
+  tail -5 "$tmp/full.out"
+fi
+[ "$(q "$db" 'pragma integrity_check')" = ok ] && ok "full disk: integrity ok" ||
+  bad "full disk: integrity_check failed"
+
+# 6. A corrupt store, a text file, and a store of a newer schema.
+cp "$tmp/two.db" "$tmp/corrupt.db"
+printf 'garbage garbage garbage garbage garbage garbage!' |
+  dd of="$tmp/corrupt.db" bs=1 seek=0 conv=notrunc 2>/dev/null
+echo "just some notes" >"$tmp/notes.db"
+cp "$tmp/two.db" "$tmp/newer.db"
+q "$tmp/newer.db" 'pragma user_version = 99'
+for f in corrupt notes newer; do
+  for cmd in "fuzz --cases 10 --no-corpus" "report" "merge $tmp/$f.db -o $tmp/m-$f.db"; do
+    if [ "${cmd%% *}" = merge ]; then
+      "$BIN" $cmd >"$tmp/e.out" 2>&1
+    else
+      "$BIN" $cmd --db "$tmp/$f.db" >"$tmp/e.out" 2>&1
+    fi
+    rc=$?
+    if [ $rc != 0 ] && grep -q "$f.db: \(not a SQLite database\|schema version 99 is newer\|file is not a database\)" "$tmp/e.out"; then
+      ok "$f store, ${cmd%% *}: exit $rc, $(grep -m1 "$f.db" "$tmp/e.out")"
+    else
+      bad "$f store, ${cmd%% *}: expected non-zero exit and a message naming the file; got $rc: $(head -2 "$tmp/e.out")"
+    fi
+  done
+done
+
+# 7. Merging the stores of two CI shards: every case once, idempotent.
+"$BIN" "${FUZZ[@]}" --cases 3000 --shard 0/2 --db "$tmp/s0.db" >/dev/null 2>&1
+"$BIN" "${FUZZ[@]}" --cases 3000 --shard 1/2 --db "$tmp/s1.db" >/dev/null 2>&1
+"$BIN" merge "$tmp/s0.db" "$tmp/s1.db" -o "$tmp/all.db" >"$tmp/m.out" 2>&1
+r1=$?
+"$BIN" merge "$tmp/s0.db" "$tmp/s1.db" -o "$tmp/all.db" >>"$tmp/m.out" 2>&1
+r2=$?
+"$BIN" fuzz --print --cases 3000 | sort >"$tmp/want3k"
+q "$tmp/all.db" 'select case_line from cases where shrunk_from is null' | sort >"$tmp/got3k"
+runs=$(q "$tmp/all.db" 'select count(*) from runs')
+if [ $r1 = 0 ] && [ $r2 = 0 ] && [ "$runs" = 2 ] && cmp -s "$tmp/got3k" "$tmp/want3k" &&
+  [ "$(q "$tmp/all.db" 'pragma foreign_key_check' | wc -l)" = 0 ]; then
+  ok "merge: 2 shards -> 3000 cases once each, merging again adds nothing"
+else
+  bad "merge: exits $r1 $r2, $runs runs (expected 2), case lines equal: $(cmp -s "$tmp/got3k" "$tmp/want3k" && echo yes || echo no)"
+  cat "$tmp/m.out"
+fi
+
+echo "$passes passed, $fails failed"
+[ $fails = 0 ]
