@@ -25,7 +25,26 @@ int sl_cli_is(const char *arg, const char *name);
  * it is not one. */
 long long sl_cli_int(const char *cmd, const char *opt, const char *v);
 
+/* Runs `scatterlab argv[1] ...`; returns the exit status. */
+int sl_cli_main(int argc, char **argv);
+
+/* Set by the CLI fuzz target: every command checks its arguments, then
+ * returns before it does any work (no store, no kernels, no files). */
+extern int sl_cli_parse_only;
+
 int sl_cmd_run(int argc, char **argv);
+/* `scatterlab run` with another default run kind and, when args_fn is not
+ * NULL, its words that are not options handed to args_fn, which pushes the
+ * case lines they stand for (`scatterlab import` reads CSV files so).
+ * args_fn returns 0, or non-zero after printing a usage error. */
+typedef int (*sl_run_args_fn)(const char *arg,
+                              int (*push)(void *lines, const char *line),
+                              void *lines);
+int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
+                    sl_run_args_fn args_fn);
+int sl_cmd_import(int argc, char **argv);
+int sl_cmd_compare(int argc, char **argv);
+int sl_cmd_history(int argc, char **argv);
 int sl_cmd_list(int argc, char **argv);
 int sl_cmd_report(int argc, char **argv);
 int sl_cmd_bench(int argc, char **argv);

@@ -543,6 +543,7 @@ int sl_cmd_fuzz(int argc, char **argv) {
   sl__defaults(&f);
   int rc = sl__parse(&f, argc, argv);
   if (rc) return rc < 0 ? SL_EXIT_OK : rc;
+  if (sl_cli_parse_only) return SL_EXIT_OK;
   if (f.print) {
     if (f.cases < 0)
       return sl_cli_usage_error("fuzz", "--print: expected --cases N as well");

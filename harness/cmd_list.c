@@ -21,12 +21,15 @@ int sl_cmd_list(int argc, char **argv) {
     } else if (sl_cli_is(argv[i], "--op")) {
       if (!(only = sl_cli_value("list", argc, argv, &i))) return SL_EXIT_USAGE;
       if (sl_op_from_name(only) < 0)
-        return sl_cli_usage_error("list", "--op: expected an op name, got "
-                                          "\"%s\"", only);
+        return sl_cli_usage_error("list",
+                                  "--op: expected an op name, got "
+                                  "\"%s\"",
+                                  only);
     } else {
       return sl_cli_usage_error("list", "%s: unknown argument", argv[i]);
     }
   }
+  if (sl_cli_parse_only) return SL_EXIT_OK;
   printf("%-26s %-12s %-14s %s\n", "op", "variant", "flags", "available");
   for (int op = 0; op < SL_OP_COUNT; ++op) {
     if (only && strcmp(only, sl_op_name((sl_op)op)) != 0) continue;

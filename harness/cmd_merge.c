@@ -54,6 +54,7 @@ int sl_cmd_merge(int argc, char **argv) {
     if (strcmp(inputs[i], out) == 0 || sl__same_file(inputs[i], out))
       return sl_cli_usage_error("merge", "input %s is the output too",
                                 inputs[i]);
+  if (sl_cli_parse_only) return SL_EXIT_OK;
   char err[1024];
   sl_store *st;
   if (sl_store_open(out, SL_STORE_READWRITE, &st, err, sizeof err)) {

@@ -5,6 +5,7 @@
 
 #include "case.h"
 #include "cli.h"
+#include "interrupt.h"
 #include "runinfo.h"
 #include "runner.h"
 #include "sl_store.h"
@@ -69,7 +70,8 @@ static void sl__lines_free(sl__lines *l) {
 /* Reads case lines from a batch file: blank lines and # comments skipped. */
 static int sl__read_batch(const char *path, sl__lines *out) {
   FILE *f = fopen(path, "r");
-  if (!f) return sl_cli_usage_error("run", "--batch %s: cannot open file", path);
+  if (!f)
+    return sl_cli_usage_error("run", "--batch %s: cannot open file", path);
   char line[4200];
   int rc = 0, lineno = 0;
   while (fgets(line, sizeof line, f)) {
@@ -94,14 +96,14 @@ static int sl__read_case_file(const char *dir, sl__lines *out) {
   snprintf(path, sizeof path, "%s/case.txt", dir);
   FILE *f = fopen(path, "r");
   if (!f)
-    return sl_cli_usage_error("run", "--load %s: expected %s with the case "
-                                     "line, found none",
+    return sl_cli_usage_error("run",
+                              "--load %s: expected %s with the case "
+                              "line, found none",
                               dir, path);
   char line[4200];
   int rc = fgets(line, sizeof line, f) ? 0 : -1;
   fclose(f);
-  if (rc)
-    return sl_cli_usage_error("run", "--load %s: case.txt is empty", dir);
+  if (rc) return sl_cli_usage_error("run", "--load %s: case.txt is empty", dir);
   line[strcspn(line, "\r\n")] = '\0';
   return sl__push(out, line);
 }
@@ -114,8 +116,8 @@ static void sl__print_result(const sl_case_result *res, int quiet) {
     if (quiet && ok) continue;
     char t[32] = "-";
     if (r->seconds >= 0) snprintf(t, sizeof t, "%.3f ms", r->seconds * 1e3);
-    printf("%-15s %-12s %10s  %s\n", sl_verdict_name(r->verdict), r->variant,
-           t, res->line);
+    printf("%-15s %-12s %10s  %s\n", sl_verdict_name(r->verdict), r->variant, t,
+           res->line);
     if (r->verdict != SL_VERDICT_PASSED && r->message[0])
       printf("    %s\n", r->message);
     if (sl_verdict_is_failure(r->verdict)) {
@@ -134,17 +136,28 @@ static int sl__record(sl_store *st, int64_t run_id, const sl_case *c,
     return -1;
   for (int i = 0; i < res->n; ++i) {
     const sl_variant_result *r = &res->v[i];
-    sl_result_row row = {r->variant, sl_verdict_name(r->verdict), r->message,
-                         r->has_diffs, r->diff1, r->diff2, r->diff3,
-                         r->seconds};
+    sl_result_row row = {r->variant, sl_verdict_name(r->verdict),
+                         r->message, r->has_diffs,
+                         r->diff1,   r->diff2,
+                         r->diff3,   r->seconds};
     if (sl_store_add_result(st, case_id, &row)) return -1;
   }
   return 0;
 }
 
+/* sl__push for sl_run_args_fn, which does not know sl__lines. */
+static int sl__push_line(void *lines, const char *s) {
+  return sl__push(lines, s);
+}
+
 int sl_cmd_run(int argc, char **argv) {
+  return sl_cmd_run_with(argc, argv, "run", NULL);
+}
+
+int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
+                    sl_run_args_fn args_fn) {
   sl_run_opts o = {0};
-  const char *db = SL_DEFAULT_DB, *batch = NULL, *kind = "run";
+  const char *db = SL_DEFAULT_DB, *batch = NULL, *kind = default_kind;
   int no_db = 0, quiet = 0, isolate = 1;
   double timeout_s = 60;
   sl__lines lines = {0};
@@ -176,13 +189,22 @@ int sl_cmd_run(int argc, char **argv) {
       if (!(v = sl_cli_value("run", argc, argv, &i))) goto out;
       long long n = sl_cli_int("run", "--threads", v);
       if (n < 0) goto out;
+      if (n > 4096) {
+        sl_cli_usage_error("run",
+                           "--threads: expected 0 (all cores) to "
+                           "4096, got %lld",
+                           n);
+        goto out;
+      }
       o.threads = (int)n;
     } else if (sl_cli_is(a, "--timeout")) {
       if (!(v = sl_cli_value("run", argc, argv, &i))) goto out;
       char *end;
       timeout_s = strtod(v, &end);
-      if (!*v || *end || !(timeout_s > 0)) {
-        sl_cli_usage_error("run", "--timeout: expected seconds > 0, got \"%s\"",
+      if (!*v || *end || !(timeout_s > 0) || timeout_s > 1e6) {
+        sl_cli_usage_error("run",
+                           "--timeout: expected seconds in (0, 1e6], "
+                           "got \"%s\"",
                            v);
         goto out;
       }
@@ -195,7 +217,8 @@ int sl_cmd_run(int argc, char **argv) {
     } else if (a[0] == '-' && a[1] == '-') {
       sl_cli_usage_error("run", "%s: unknown option", a);
       goto out;
-    } else if (sl__push(&lines, a)) {
+    } else if (args_fn ? args_fn(a, sl__push_line, &lines)
+                       : sl__push(&lines, a)) {
       goto out;
     }
   }
@@ -208,8 +231,10 @@ int sl_cmd_run(int argc, char **argv) {
     goto out;
   }
   if ((o.save_dir || o.load_dir) && lines.n != 1) {
-    sl_cli_usage_error("run", "--save/--load: expected exactly one case, got "
-                              "%d", lines.n);
+    sl_cli_usage_error("run",
+                       "--save/--load: expected exactly one case, got "
+                       "%d",
+                       lines.n);
     goto out;
   }
   /* Every line is parsed before anything runs: a typo on line 900 of a batch
@@ -227,6 +252,12 @@ int sl_cmd_run(int argc, char **argv) {
       goto out;
     }
   }
+  if (sl_cli_parse_only) {
+    free(cases);
+    rc = SL_EXIT_OK;
+    goto out;
+  }
+  sl_interrupt_install();
   sl_store *st = NULL;
   int64_t run_id = 0;
   if (!no_db) {
@@ -239,7 +270,7 @@ int sl_cmd_run(int argc, char **argv) {
     }
     sl_runinfo_buf ri;
     sl_runinfo_fill(&ri, kind, argc, argv, o.threads);
-    if (sl_store_run_begin(st, &ri.info, &run_id) || sl_store_begin(st)) {
+    if (sl_store_run_begin(st, &ri.info, &run_id)) {
       fprintf(stderr, "scatterlab run: %s\n", sl_store_errmsg(st));
       sl_store_close(st);
       free(cases);
@@ -260,7 +291,7 @@ int sl_cmd_run(int argc, char **argv) {
       usage_failed = 1;
     }
   }
-  for (int i = 0; res && i < lines.n; ++i) {
+  for (int i = 0; res && i < lines.n && !sl_interrupted(); ++i) {
     char err[512];
     int prc = worker ? sl_worker_run(worker, &cases[i], timeout_s, res, err,
                                      sizeof err)
@@ -274,23 +305,31 @@ int sl_cmd_run(int argc, char **argv) {
     for (int k = 0; k < res->n; ++k) ++counts[res->v[k].verdict];
     failed_cases += res->failures > 0;
     if (st && !store_failed) {
-      /* Commit in batches: cheap, and an interruption loses at most one. */
-      if (sl__record(st, run_id, &cases[i], res) ||
-          ((i + 1) % 128 == 0 && (sl_store_commit(st) || sl_store_begin(st)))) {
+      /* One short transaction per case (cheap in WAL mode): the write lock
+       * is never held while a kernel runs, so other writers of the store
+       * are not kept waiting, and an interruption loses nothing. */
+      if (sl_store_begin(st) || sl__record(st, run_id, &cases[i], res) ||
+          sl_store_commit(st)) {
         fprintf(stderr, "scatterlab run: store: %s\n", sl_store_errmsg(st));
+        sl_store_rollback(st);
         store_failed = 1;
       }
     }
   }
   free(res);
   sl_worker_stop(worker);
+  int sig = sl_interrupted();
   if (st) {
-    if (!store_failed && sl_store_commit(st)) store_failed = 1;
-    if (store_failed)
+    const char *status = sig            ? "interrupted"
+                         : store_failed ? "failed"
+                                        : "finished";
+    if (sl_store_run_finish(st, run_id, status))
       fprintf(stderr, "scatterlab run: store: %s\n", sl_store_errmsg(st));
-    sl_store_run_finish(st, run_id, store_failed ? "failed" : "finished");
     sl_store_close(st);
   }
+  if (sig)
+    printf("\ninterrupted by %s: the cases before it are recorded\n",
+           strsignal(sig));
   int total = 0;
   for (int k = 0; k < SL_VERDICT_COUNT; ++k) total += counts[k];
   printf("\n%d cases, %d verdicts:", lines.n, total);
@@ -299,9 +338,10 @@ int sl_cmd_run(int argc, char **argv) {
   printf("\n");
   if (!no_db) printf("results: %s (run %lld)\n", db, (long long)run_id);
   free(cases);
-  rc = usage_failed                  ? SL_EXIT_USAGE
+  rc = usage_failed                     ? SL_EXIT_USAGE
        : (failed_cases || store_failed) ? SL_EXIT_FAIL
                                         : SL_EXIT_OK;
+  rc = sl_interrupt_exit_status(rc);
 out:
   sl__lines_free(&lines);
   return rc;

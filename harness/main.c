@@ -1,64 +1,19 @@
 /* scatterlab: differential testing and benchmarking of scatter/gather
- * kernels. This file only dispatches to the commands. */
-#include <stdio.h>
+ * kernels. The commands are in commands.c and cmd_*.c. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
-#include "sl/sl.h"
-#include "slref.h"
-
-static const char *const sl__help =
-    "usage: scatterlab COMMAND [options]\n"
-    "\n"
-    "commands:\n"
-    "  run      run cases on every variant, compare with LibTorch, record\n"
-    "  list     ops, variants and whether each is available here\n"
-    "  fuzz     random cases for every op, failures shrunk and kept\n"
-    "  bench    time the variants that pass, beside LibTorch\n"
-    "  report   list runs or export results (CSV)\n"
-    "  merge    combine result stores (CI shards) into one\n"
-    "\n"
-    "`scatterlab COMMAND --help` describes a command. Every command takes\n"
-    "--db PATH (default " SL_DEFAULT_DB ").\n"
-    "options: --help, --version\n";
 
 int main(int argc, char **argv) {
-  if (argc < 2) {
-    fputs(sl__help, stderr);
-    return SL_EXIT_USAGE;
-  }
-  const char *cmd = argv[1];
-  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
-      strcmp(cmd, "help") == 0) {
-    fputs(sl__help, stdout);
-    return SL_EXIT_OK;
-  }
-  if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
-    printf("scatterlab %s (reference: %s; CUDA: %s)\n", SL_VERSION_STRING,
-           slref_version(), sl_cuda_built() ? "built" : "not built");
-    return SL_EXIT_OK;
-  }
   /* Benchmarks bind OpenMP threads to cores. The runtime reads its
    * environment when it loads, so set it and start again. */
-  if (strcmp(cmd, "bench") == 0 && !getenv("OMP_PROC_BIND")) {
+  if (argc >= 2 && strcmp(argv[1], "bench") == 0 && !getenv("OMP_PROC_BIND")) {
     setenv("OMP_PROC_BIND", "close", 1);
     setenv("OMP_PLACES", "cores", 1);
     execv("/proc/self/exe", argv);
     /* If re-executing fails, run unbound; the output states the binding. */
   }
-  static const struct {
-    const char *name;
-    int (*fn)(int, char **);
-  } cmds[] = {{"run", sl_cmd_run},       {"list", sl_cmd_list},
-              {"fuzz", sl_cmd_fuzz},     {"bench", sl_cmd_bench},
-              {"report", sl_cmd_report}, {"merge", sl_cmd_merge}};
-  for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; ++i)
-    if (strcmp(cmd, cmds[i].name) == 0) return cmds[i].fn(argc - 1, argv + 1);
-  fprintf(stderr, "scatterlab: unknown command \"%s\" (expected one of:", cmd);
-  for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; ++i)
-    fprintf(stderr, " %s", cmds[i].name);
-  fprintf(stderr, "; see scatterlab --help)\n");
-  return SL_EXIT_USAGE;
+  return sl_cli_main(argc, argv);
 }

@@ -1,0 +1,55 @@
+/*
+ * libFuzzer target: the .npy loader. Any bytes either load into a tensor
+ * whose size matches its header or fail with a message; the loaded tensor
+ * saves and loads back equal.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "npy.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static char sl__path[64], sl__back[64];
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (!sl__path[0]) {
+    snprintf(sl__path, sizeof sl__path, "/tmp/sl_fuzz_npy_%d.npy",
+             (int)getpid());
+    snprintf(sl__back, sizeof sl__back, "/tmp/sl_fuzz_npy_%d_back.npy",
+             (int)getpid());
+  }
+  FILE *f = fopen(sl__path, "wb");
+  if (!f) return 0;
+  fwrite(data, 1, size, f);
+  fclose(f);
+  sl_tensor t, u;
+  char err[512];
+  err[0] = '\0';
+  if (sl_npy_load(sl__path, -1, &t, err, sizeof err)) {
+    if (!err[0]) {
+      fprintf(stderr, "rejected without a message\n");
+      abort();
+    }
+    return 0;
+  }
+  size_t bytes = sl_dtype_size(t.dtype);
+  for (int d = 0; d < t.ndim; ++d) bytes *= (size_t)t.shape[d];
+  if (sl_npy_save(sl__back, &t, err, sizeof err) ||
+      sl_npy_load(sl__back, (int)t.dtype, &u, err, sizeof err)) {
+    fprintf(stderr, "a loaded tensor does not save and load back: %s\n", err);
+    abort();
+  }
+  if (u.ndim != t.ndim ||
+      memcmp(u.shape, t.shape, sizeof t.shape[0] * (size_t)t.ndim) ||
+      (bytes && memcmp(u.data, t.data, bytes))) {
+    fprintf(stderr, "save/load changed the tensor\n");
+    abort();
+  }
+  free(t.data);
+  free(u.data);
+  return 0;
+}

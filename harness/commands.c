@@ -1,0 +1,62 @@
+/* The scatterlab command line: the top-level help and the dispatch to the
+ * commands (cmd_*.c). main.c and the CLI fuzz target call sl_cli_main. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "sl/sl.h"
+#include "slref.h"
+
+static const char *const sl__help =
+    "usage: scatterlab COMMAND [options]\n"
+    "\n"
+    "commands:\n"
+    "  run      run cases on every variant, compare with LibTorch, record\n"
+    "  list     ops, variants and whether each is available here\n"
+    "  fuzz     random cases for every op, failures shrunk and kept\n"
+    "  bench    time the variants that pass, beside LibTorch\n"
+    "  report   list runs, export CSV, or write the HTML report\n"
+    "  import   run the case lines of CSV files as a batch\n"
+    "  compare  timings of two runs: faster, slower, same (CI gate)\n"
+    "  history  each benchmark across runs, with its change points\n"
+    "  merge    combine result stores (CI shards) into one\n"
+    "\n"
+    "`scatterlab COMMAND --help` describes a command. Every command takes\n"
+    "--db PATH (default " SL_DEFAULT_DB ").\n"
+    "options: --help, --version\n";
+
+int sl_cli_parse_only;
+
+int sl_cli_main(int argc, char **argv) {
+  if (argc < 2) {
+    fputs(sl__help, stderr);
+    return SL_EXIT_USAGE;
+  }
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
+      strcmp(cmd, "help") == 0) {
+    fputs(sl__help, stdout);
+    return SL_EXIT_OK;
+  }
+  if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+    printf("scatterlab %s (reference: %s; CUDA: %s)\n", SL_VERSION_STRING,
+           slref_version(), sl_cuda_built() ? "built" : "not built");
+    return SL_EXIT_OK;
+  }
+  static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+  } cmds[] = {{"run", sl_cmd_run},        {"list", sl_cmd_list},
+              {"fuzz", sl_cmd_fuzz},      {"bench", sl_cmd_bench},
+              {"report", sl_cmd_report},  {"merge", sl_cmd_merge},
+              {"import", sl_cmd_import},  {"compare", sl_cmd_compare},
+              {"history", sl_cmd_history}};
+  for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; ++i)
+    if (strcmp(cmd, cmds[i].name) == 0) return cmds[i].fn(argc - 1, argv + 1);
+  fprintf(stderr, "scatterlab: unknown command \"%s\" (expected one of:", cmd);
+  for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; ++i)
+    fprintf(stderr, " %s", cmds[i].name);
+  fprintf(stderr, "; see scatterlab --help)\n");
+  return SL_EXIT_USAGE;
+}
