@@ -6,7 +6,7 @@ DB ?= results/scatterlab.db
 CMAKE_FLAGS ?=
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
-.PHONY: all deps configure build test demo clean
+.PHONY: all deps configure build test check-sanitize demo clean
 
 all: build
 
@@ -24,6 +24,20 @@ build: configure
 # The whole test suite through CTest.
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The test suite again under AddressSanitizer + UndefinedBehaviorSanitizer
+# (clang), with the libFuzzer targets of the parsers built and run for a
+# short time each. CI runs it after `make test`.
+SAN_BUILD ?= build-asan
+SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_abort=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp:print_suppressions=0
+check-sanitize:
+	@scripts/setup-deps.sh sanitize
+	CC=clang CXX=clang++ cmake -S . -B $(SAN_BUILD) $(GENERATOR) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DSL_SANITIZE=ON -DSL_LIBFUZZER=ON -DSL_WITH_CUDA=OFF $(CMAKE_FLAGS)
+	cmake --build $(SAN_BUILD) -j $(JOBS)
+	cd $(SAN_BUILD) && $(SAN_ENV) ctest --output-on-failure -j $(JOBS)
 
 # The main job: a short campaign — the seed examples, 20 s of fuzzing over
 # every op and variant, the seed benchmark suite beside LibTorch — recorded

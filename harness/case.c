@@ -13,25 +13,55 @@
 static const sl_case_spec sl__specs[SL_OP_COUNT] = {
     {SL_OP_GATHER, SL_KEY_IT | SL_KEY_DIM, 2, {0, 1}, -1, SL_REDUCE_NONE},
     {SL_OP_GATHER_ND, SL_KEY_IT | SL_KEY_DIMS, 2, {0, 1}, -1, SL_REDUCE_NONE},
-    {SL_OP_SCATTER, SL_KEY_IT | SL_KEY_DIM | SL_KEY_VAL, 3, {0, 1, 2}, 2,
+    {SL_OP_SCATTER,
+     SL_KEY_IT | SL_KEY_DIM | SL_KEY_VAL,
+     3,
+     {0, 1, 2},
+     2,
      SL_REDUCE_NONE},
-    {SL_OP_SCATTER_REDUCE, SL_KEY_IT | SL_KEY_DIM | SL_KEY_REDUCE | SL_KEY_SELF,
-     3, {0, 1, 2}, -1, SL_REDUCE_SUM},
+    {SL_OP_SCATTER_REDUCE,
+     SL_KEY_IT | SL_KEY_DIM | SL_KEY_REDUCE | SL_KEY_SELF,
+     3,
+     {0, 1, 2},
+     -1,
+     SL_REDUCE_SUM},
     {SL_OP_SCATTER_REDUCE_BACKWARD,
-     SL_KEY_IT | SL_KEY_DIM | SL_KEY_REDUCE | SL_KEY_SELF, 3, {1, 2, 3}, -1,
+     SL_KEY_IT | SL_KEY_DIM | SL_KEY_REDUCE | SL_KEY_SELF,
+     3,
+     {1, 2, 3},
+     -1,
      SL_REDUCE_SUM},
-    {SL_OP_SCATTER_ND, SL_KEY_IT | SL_KEY_DIMS | SL_KEY_REDUCE, 3, {0, 1, 2},
-     -1, SL_REDUCE_NONE},
-    {SL_OP_INDEX_REDUCE, SL_KEY_IT | SL_KEY_DIM | SL_KEY_REDUCE | SL_KEY_SELF,
-     3, {0, 1, 2}, -1, SL_REDUCE_SUM},
+    {SL_OP_SCATTER_ND,
+     SL_KEY_IT | SL_KEY_DIMS | SL_KEY_REDUCE,
+     3,
+     {0, 1, 2},
+     -1,
+     SL_REDUCE_NONE},
+    {SL_OP_INDEX_REDUCE,
+     SL_KEY_IT | SL_KEY_DIM | SL_KEY_REDUCE | SL_KEY_SELF,
+     3,
+     {0, 1, 2},
+     -1,
+     SL_REDUCE_SUM},
     {SL_OP_INDEX_REDUCE_BACKWARD,
-     SL_KEY_IT | SL_KEY_DIM | SL_KEY_REDUCE | SL_KEY_SELF, 3, {1, 2, 3}, -1,
+     SL_KEY_IT | SL_KEY_DIM | SL_KEY_REDUCE | SL_KEY_SELF,
+     3,
+     {1, 2, 3},
+     -1,
      SL_REDUCE_SUM},
-    {SL_OP_SELECT_SCATTER, SL_KEY_DIM | SL_KEY_AT, 2, {0, 1}, -1,
+    {SL_OP_SELECT_SCATTER,
+     SL_KEY_DIM | SL_KEY_AT,
+     2,
+     {0, 1},
+     -1,
      SL_REDUCE_NONE},
     {SL_OP_MASKED_SCATTER, 0, 3, {0, 1, 2}, -1, SL_REDUCE_NONE},
     {SL_OP_DYNAMIC_SCATTER, SL_KEY_REDUCE, 2, {0, 1}, -1, SL_REDUCE_SUM},
-    {SL_OP_DYNAMIC_SCATTER_BACKWARD, SL_KEY_REDUCE, 2, {1, 0}, -1,
+    {SL_OP_DYNAMIC_SCATTER_BACKWARD,
+     SL_KEY_REDUCE,
+     2,
+     {1, 0},
+     -1,
      SL_REDUCE_SUM},
 };
 
@@ -113,8 +143,10 @@ static int sl__parse_shape(const char *text, sl_case_shape *s, char *err,
                            size_t len, const char *key) {
   char buf[256];
   if (strlen(text) >= sizeof buf)
-    return sl__fail(err, len, "%s: expected a shape such as 4x3, got %zu "
-                              "characters", key, strlen(text));
+    return sl__fail(err, len,
+                    "%s: expected a shape such as 4x3, got %zu "
+                    "characters",
+                    key, strlen(text));
   strcpy(buf, text);
   memset(s, 0, sizeof *s);
   char *colon = strchr(buf, ':');
@@ -128,8 +160,10 @@ static int sl__parse_shape(const char *text, sl_case_shape *s, char *err,
     else if (l[0] == 's') {
       int64_t k;
       if (sl__parse_i64(l + 1, &k) || k < 2 || k > 16)
-        return sl__fail(err, len, "%s: expected layout step s2..s16, got "
-                                  "\"%s\"", key, l);
+        return sl__fail(err, len,
+                        "%s: expected layout step s2..s16, got "
+                        "\"%s\"",
+                        key, l);
       s->layout = SL_LAYOUT_STEPPED;
       s->step = (int)k;
     } else
@@ -147,8 +181,10 @@ static int sl__parse_shape(const char *text, sl_case_shape *s, char *err,
       return sl__fail(err, len, "%s: expected at most %d dims, got more", key,
                       SL_MAX_DIMS);
     if (sl__parse_i64(p, &e) || e < 0 || p[0] == '+' || p[0] == '-')
-      return sl__fail(err, len, "%s: expected extents >= 0 such as 4x3 or "
-                                "`scalar`, got \"%s\"", key, text);
+      return sl__fail(err, len,
+                      "%s: expected extents >= 0 such as 4x3 or "
+                      "`scalar`, got \"%s\"",
+                      key, text);
     s->shape[s->ndim++] = e;
     if (!x) break;
     p = x + 1;
@@ -168,8 +204,10 @@ static int sl__parse_dims(const char *text, sl_case *c, char *err, size_t len) {
     if (comma) *comma = '\0';
     int64_t v;
     if (c->ndims == SL_MAX_DIMS || sl__parse_i64(p, &v) || v < -64 || v > 64)
-      return sl__fail(err, len, "dims: expected up to %d integers such as 0,1, "
-                                "got \"%s\"", SL_MAX_DIMS, text);
+      return sl__fail(err, len,
+                      "dims: expected up to %d integers such as 0,1, "
+                      "got \"%s\"",
+                      SL_MAX_DIMS, text);
     c->dims[c->ndims++] = v;
     if (!comma) break;
     p = comma + 1;
@@ -181,8 +219,10 @@ static int sl__parse_dtype(const char *v, sl_dtype *out, const char *key,
                            char *err, size_t len) {
   int d = sl_dtype_from_name(v);
   if (d < 0)
-    return sl__fail(err, len, "%s: expected a dtype (bool u8 i8 i16 i32 i64 "
-                              "f16 bf16 f32 f64 c64 c128), got \"%s\"", key, v);
+    return sl__fail(err, len,
+                    "%s: expected a dtype (bool u8 i8 i16 i32 i64 "
+                    "f16 bf16 f32 f64 c64 c128), got \"%s\"",
+                    key, v);
   *out = (sl_dtype)d;
   return 0;
 }
@@ -201,8 +241,10 @@ static int sl__parse_ip(const char *v, sl_case *c, char *err, size_t len) {
     c->ip_param = (int)p;
     return 0;
   }
-  return sl__fail(err, len, "ip: expected rand, unique, sorted, zipf, one, "
-                            "dup<1..100>, oob or neg, got \"%s\"", v);
+  return sl__fail(err, len,
+                  "ip: expected rand, unique, sorted, zipf, one, "
+                  "dup<1..100>, oob or neg, got \"%s\"",
+                  v);
 }
 
 static int sl__parse_word(sl_case *c, const sl_case_spec *spec, char *word,
@@ -216,17 +258,16 @@ static int sl__parse_word(sl_case *c, const sl_case_spec *spec, char *word,
   for (int i = 0; i < spec->n_shapes; ++i) {
     int slot = spec->shape_slots[i];
     if (strcmp(k, sl__shape_name(c->op, slot)) == 0) {
-      if (c->arg[slot].present)
-        return sl__fail(err, len, "%s: given twice", k);
+      if (c->arg[slot].present) return sl__fail(err, len, "%s: given twice", k);
       return sl__parse_shape(v, &c->arg[slot], err, len, k);
     }
   }
   struct {
     const char *key;
     unsigned bit;
-  } keyed[] = {{"it", SL_KEY_IT},         {"dim", SL_KEY_DIM},
-               {"dims", SL_KEY_DIMS},     {"reduce", SL_KEY_REDUCE},
-               {"self", SL_KEY_SELF},     {"at", SL_KEY_AT},
+  } keyed[] = {{"it", SL_KEY_IT},     {"dim", SL_KEY_DIM},
+               {"dims", SL_KEY_DIMS}, {"reduce", SL_KEY_REDUCE},
+               {"self", SL_KEY_SELF}, {"at", SL_KEY_AT},
                {"val", SL_KEY_VAL}};
   for (size_t i = 0; i < sizeof keyed / sizeof keyed[0]; ++i)
     if (strcmp(k, keyed[i].key) == 0 && !(spec->keys & keyed[i].bit))
@@ -243,8 +284,10 @@ static int sl__parse_word(sl_case *c, const sl_case_spec *spec, char *word,
   } else if (strcmp(k, "dim") == 0) {
     bit = 1u << 10;
     if (sl__parse_i64(v, &n) || n < -64 || n > 64)
-      return sl__fail(err, len, "dim: expected an integer in [-64,64], got "
-                                "\"%s\"", v);
+      return sl__fail(err, len,
+                      "dim: expected an integer in [-64,64], got "
+                      "\"%s\"",
+                      v);
     c->dim = n;
   } else if (strcmp(k, "dims") == 0) {
     bit = 1u << 11;
@@ -253,8 +296,10 @@ static int sl__parse_word(sl_case *c, const sl_case_spec *spec, char *word,
     bit = 1u << 12;
     int r = sl_reduce_from_name(v);
     if (r < 0)
-      return sl__fail(err, len, "reduce: expected none, assign, sum, prod, "
-                                "mean, amax, amin or max, got \"%s\"", v);
+      return sl__fail(err, len,
+                      "reduce: expected none, assign, sum, prod, "
+                      "mean, amax, amin or max, got \"%s\"",
+                      v);
     c->reduce = (sl_reduce)r;
   } else if (strcmp(k, "self") == 0) {
     bit = 1u << 13;
@@ -286,8 +331,10 @@ static int sl__parse_word(sl_case *c, const sl_case_spec *spec, char *word,
     for (int i = 0; i < SL_DP_COUNT; ++i)
       if (strcmp(v, sl__dp_names[i]) == 0) found = i;
     if (found < 0)
-      return sl__fail(err, len, "dp: expected rand, nan, inf, negzero, ext or "
-                                "zero, got \"%s\"", v);
+      return sl__fail(err, len,
+                      "dp: expected rand, nan, inf, negzero, ext or "
+                      "zero, got \"%s\"",
+                      v);
     c->dp = (sl_data_pattern)found;
   } else if (strcmp(k, "seed") == 0) {
     bit = 1u << 18;
@@ -295,12 +342,16 @@ static int sl__parse_word(sl_case *c, const sl_case_spec *spec, char *word,
     errno = 0;
     unsigned long long s = strtoull(v, &end, 10);
     if (!*v || *end || errno || v[0] == '-' || v[0] == '+')
-      return sl__fail(err, len, "seed: expected an unsigned integer, got "
-                                "\"%s\"", v);
+      return sl__fail(err, len,
+                      "seed: expected an unsigned integer, got "
+                      "\"%s\"",
+                      v);
     c->seed = s;
   } else {
-    return sl__fail(err, len, "%s: not a key of a %s case (see `scatterlab run "
-                              "--help`)", k, sl_op_name(c->op));
+    return sl__fail(err, len,
+                    "%s: not a key of a %s case (see `scatterlab run "
+                    "--help`)",
+                    k, sl_op_name(c->op));
   }
   if (rc) return rc;
   if (*seen & bit) return sl__fail(err, len, "%s: given twice", k);
@@ -313,23 +364,29 @@ int sl_case_parse(const char *line, sl_case *c, char *err, size_t errlen) {
     return sl__fail(err, errlen, "case: expected a line, got NULL");
   size_t n = strlen(line);
   if (n > 4096)
-    return sl__fail(err, errlen, "case: expected at most 4096 characters, got "
-                                 "%zu", n);
+    return sl__fail(err, errlen,
+                    "case: expected at most 4096 characters, got "
+                    "%zu",
+                    n);
   char buf[4097];
   memcpy(buf, line, n + 1);
   char *save = NULL;
   char *word = strtok_r(buf, " \t\r\n", &save);
-  if (!word) return sl__fail(err, errlen, "case: expected an op name, got an "
-                                          "empty line");
+  if (!word)
+    return sl__fail(err, errlen,
+                    "case: expected an op name, got an "
+                    "empty line");
   int op = sl_op_from_name(word);
   if (op < 0)
-    return sl__fail(err, errlen, "op: expected one of gather, gather_nd, "
-                                 "scatter, scatter_reduce, "
-                                 "scatter_reduce_backward, scatter_nd, "
-                                 "index_reduce, index_reduce_backward, "
-                                 "select_scatter, masked_scatter, "
-                                 "dynamic_scatter, dynamic_scatter_backward; "
-                                 "got \"%s\"", word);
+    return sl__fail(err, errlen,
+                    "op: expected one of gather, gather_nd, "
+                    "scatter, scatter_reduce, "
+                    "scatter_reduce_backward, scatter_nd, "
+                    "index_reduce, index_reduce_backward, "
+                    "select_scatter, masked_scatter, "
+                    "dynamic_scatter, dynamic_scatter_backward; "
+                    "got \"%s\"",
+                    word);
   sl_case_init(c, (sl_op)op);
   const sl_case_spec *spec = &sl__specs[op];
   unsigned seen = 0;
@@ -339,11 +396,13 @@ int sl_case_parse(const char *line, sl_case *c, char *err, size_t errlen) {
     int slot = spec->shape_slots[i];
     if (c->arg[slot].present) continue;
     if (slot == spec->optional_slot && c->has_val) continue;
-    return sl__fail(err, errlen, "%s: expected its shape (e.g. %s=4x3), got "
-                                 "none", sl__shape_name(c->op, slot),
-                    sl__shape_name(c->op, slot));
+    return sl__fail(err, errlen,
+                    "%s: expected its shape (e.g. %s=4x3), got "
+                    "none",
+                    sl__shape_name(c->op, slot), sl__shape_name(c->op, slot));
   }
-  if (spec->optional_slot >= 0 && c->has_val && c->arg[spec->optional_slot].present)
+  if (spec->optional_slot >= 0 && c->has_val &&
+      c->arg[spec->optional_slot].present)
     return sl__fail(err, errlen, "val: expected either val= or %s=, got both",
                     sl__shape_name(c->op, spec->optional_slot));
   return 0;
@@ -389,14 +448,19 @@ int sl_case_print(const sl_case *c, char *buf, size_t len) {
     for (int i = 0; i < c->ndims; ++i)
       sl__put(&o, i ? ",%lld" : "%lld", (long long)c->dims[i]);
   }
-  if (spec->keys & SL_KEY_REDUCE) sl__put(&o, " reduce=%s", sl_reduce_name(c->reduce));
-  if (spec->keys & SL_KEY_SELF) sl__put(&o, " self=%d", c->include_self ? 1 : 0);
+  if (spec->keys & SL_KEY_REDUCE)
+    sl__put(&o, " reduce=%s", sl_reduce_name(c->reduce));
+  if (spec->keys & SL_KEY_SELF)
+    sl__put(&o, " self=%d", c->include_self ? 1 : 0);
   if (spec->keys & SL_KEY_AT) sl__put(&o, " at=%lld", (long long)c->at);
   if ((spec->keys & SL_KEY_VAL) && c->has_val) {
     if (c->val_is_int)
       sl__put(&o, " val=%lld", (long long)c->ival);
-    else
-      sl__put(&o, " val=%.17g", c->val);
+    else { /* a float value must not read back as an integer: -0.0, 2.0 */
+      char num[64];
+      snprintf(num, sizeof num, "%.17g", c->val);
+      sl__put(&o, " val=%s%s", num, strpbrk(num, ".eEni") ? "" : ".0");
+    }
   }
   if (c->ip == SL_IP_DUP)
     sl__put(&o, " ip=dup%d", c->ip_param);

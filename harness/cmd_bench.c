@@ -112,10 +112,11 @@ static int sl__store_timing(sl__bench_ctx *b, int64_t case_id,
                             int64_t bytes) {
   if (!b->st) return 0;
   double gbs = (double)bytes / t->median_s / 1e9;
-  sl_timing_row row = {variant, b->threads, t->reps, b->cold, t->median_s,
-                       t->iqr_s, t->min_s, gbs,
-                       b->peak_gbs > 0 ? 100.0 * gbs / b->peak_gbs : -1,
-                       bytes, t->samples, t->reps};
+  sl_timing_row row = {
+      variant,  b->threads,  t->reps,
+      b->cold,  t->median_s, t->iqr_s,
+      t->min_s, gbs,         b->peak_gbs > 0 ? 100.0 * gbs / b->peak_gbs : -1,
+      bytes,    t->samples,  t->reps};
   int64_t id;
   return sl_store_add_timing(b->st, case_id, &row, &id);
 }
@@ -152,8 +153,9 @@ static int sl__bench_case(sl__bench_ctx *b, const sl_case *c0) {
     for (int i = 0; i < res.n; ++i) {
       const sl_variant_result *r = &res.v[i];
       sl_result_row row = {r->variant, sl_verdict_name(r->verdict),
-                           r->message, r->has_diffs, r->diff1, r->diff2,
-                           r->diff3, r->seconds};
+                           r->message, r->has_diffs,
+                           r->diff1,   r->diff2,
+                           r->diff3,   r->seconds};
       sl_store_add_result(b->st, case_id, &row);
     }
   }
@@ -166,7 +168,8 @@ static int sl__bench_case(sl__bench_ctx *b, const sl_case *c0) {
   static sl_timing torch;
   int reps = 0;
   double t0 = sl_now();
-  while (reps < SL_TIMING_MAX_SAMPLES && (reps < 7 || sl_now() - t0 < b->budget)) {
+  while (reps < SL_TIMING_MAX_SAMPLES &&
+         (reps < 7 || sl_now() - t0 < b->budget)) {
     int k = reps < 7 ? 7 : 8;
     if (slref_time(&in.call, b->threads, k, torch.samples + reps, msg,
                    sizeof msg)) {
@@ -202,8 +205,10 @@ static int sl__bench_case(sl__bench_ctx *b, const sl_case *c0) {
   }
   for (int i = 0; i < res.n; ++i) {
     const sl_variant_result *r = &res.v[i];
-    if (r->verdict != SL_VERDICT_PASSED && r->verdict != SL_VERDICT_MISTRUSTED) {
-      printf("  %-12s not timed: %s\n", r->variant, sl_verdict_name(r->verdict));
+    if (r->verdict != SL_VERDICT_PASSED &&
+        r->verdict != SL_VERDICT_MISTRUSTED) {
+      printf("  %-12s not timed: %s\n", r->variant,
+             sl_verdict_name(r->verdict));
       continue;
     }
     sl__timed t;
@@ -286,7 +291,8 @@ int sl_cmd_bench(int argc, char **argv) {
     const char *a = argv[i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       fputs(sl__bench_help, stdout);
-      return SL_EXIT_OK;
+      rc = SL_EXIT_OK;
+      goto out;
     } else if (sl_cli_is(a, "--suite")) {
       if (!(suite = sl_cli_value("bench", argc, argv, &i))) goto out;
     } else if (sl_cli_is(a, "--variants")) {
@@ -295,14 +301,23 @@ int sl_cmd_bench(int argc, char **argv) {
       if (!(v = sl_cli_value("bench", argc, argv, &i))) goto out;
       long long t = sl_cli_int("bench", "--threads", v);
       if (t < 0) goto out;
+      if (t > 4096) {
+        sl_cli_usage_error("bench",
+                           "--threads: expected 0 (all cores) to "
+                           "4096, got %lld",
+                           t);
+        goto out;
+      }
       b.threads = (int)t;
     } else if (sl_cli_is(a, "--budget")) {
       if (!(v = sl_cli_value("bench", argc, argv, &i))) goto out;
       char *end;
       b.budget = strtod(v, &end);
       if (!*v || *end || !(b.budget > 0) || b.budget > 3600) {
-        sl_cli_usage_error("bench", "--budget: expected seconds in (0,3600], "
-                                    "got \"%s\"", v);
+        sl_cli_usage_error("bench",
+                           "--budget: expected seconds in (0,3600], "
+                           "got \"%s\"",
+                           v);
         goto out;
       }
     } else if (strcmp(a, "--cold") == 0) {
@@ -322,9 +337,11 @@ int sl_cmd_bench(int argc, char **argv) {
     }
   }
   if (suite && sl__read_suite(suite, &lines, &n)) {
-    sl_cli_usage_error("bench", "--suite %s: expected a suite name (seed, "
-                                "standard, contention, large) or a file, "
-                                "found neither", suite);
+    sl_cli_usage_error("bench",
+                       "--suite %s: expected a suite name (seed, "
+                       "standard, contention, large) or a file, "
+                       "found neither",
+                       suite);
     goto out;
   }
   if (n == 0) {
@@ -339,6 +356,11 @@ int sl_cmd_bench(int argc, char **argv) {
       free(cases);
       goto out;
     }
+  }
+  if (sl_cli_parse_only) {
+    free(cases);
+    rc = SL_EXIT_OK;
+    goto out;
   }
 #ifdef _OPENMP
   int threads = b.threads > 0 ? b.threads : omp_get_max_threads();

@@ -340,7 +340,9 @@ static int sl__load_resume(sl_fuzz_campaign *f, sl_store *st, int argc,
                               "fuzz run",
                               (long long)f->resume, b.kind);
   snprintf(config, len, "%s", b.config);
-  char words[2048], *w[64];
+  /* Static: f keeps pointers into the words (--variants) after we return. */
+  static char words[2048];
+  char *w[64];
   int nw = 0;
   w[nw++] = "fuzz";
   snprintf(words, sizeof words, "%s", b.config);
@@ -352,8 +354,6 @@ static int sl__load_resume(sl_fuzz_campaign *f, sl_store *st, int argc,
   sl__defaults(f);
   int rc = sl__parse(f, nw, w);
   if (rc) return SL_EXIT_USAGE; /* a config this build cannot read */
-  /* The config's strings live in `words`: keep a copy for the jobs. */
-  if (f->variants) f->variants = strdup(f->variants);
   int64_t resume = saved.resume;
   /* The command line again, over the config (seconds, timeout, corpus...). */
   rc = sl__parse(f, argc, argv);

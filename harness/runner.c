@@ -8,11 +8,11 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "datagen.h"
 #include "compare.h"
+#include "datagen.h"
 #include "npy.h"
-#include "writers.h"
 #include "slref.h"
+#include "writers.h"
 
 static const char *const sl__verdict_names[] = {
 #define SL__VERDICT_NAME(e, name) #name,
@@ -50,7 +50,7 @@ int sl_variant_selected(const char *filter, const char *name) {
     size_t k = comma ? (size_t)(comma - p) : strlen(p);
     if (k == n && strncmp(p, name, n) == 0) return 1;
     /* "cpu" selects every cpu.* variant, "cuda" every cuda.* one. */
-    if (name[k] == '.' && strncmp(p, name, k) == 0) return 1;
+    if (k < n && name[k] == '.' && strncmp(p, name, k) == 0) return 1;
     if (!comma) break;
     p = comma + 1;
   }
@@ -105,8 +105,8 @@ static int sl__alloc_like(sl_bundle *b, int slot, sl_dtype dt, int ndim,
   s.present = 1;
   s.ndim = ndim;
   for (int d = 0; d < ndim; ++d) s.shape[d] = shape[d];
-  return sl_bundle_alloc(b, slot, dt, &s, sl_op_get(b->call.op)->arg_names[slot],
-                         err, errlen);
+  return sl_bundle_alloc(b, slot, dt, &s,
+                         sl_op_get(b->call.op)->arg_names[slot], err, errlen);
 }
 
 /*
@@ -191,8 +191,8 @@ static int sl__save_inputs(const char *dir, const char *line,
   }
   const sl_op_info *info = sl_op_get(call->op);
   for (int s = 0; s < info->n_in; ++s)
-    if (call->arg[s].data &&
-        sl__save_tensor(dir, "", info->arg_names[s], &call->arg[s], err, errlen))
+    if (call->arg[s].data && sl__save_tensor(dir, "", info->arg_names[s],
+                                             &call->arg[s], err, errlen))
       return -1;
   return 0;
 }
@@ -226,8 +226,7 @@ static const char *sl__mistrust(const sl_case *c, const sl_call *call,
     if (sl_writes_build(call, &w) == 0) {
       int collide = sl_writes_collide(&w);
       sl_writes_free(&w);
-      if (!collide)
-        return "a duplicate-heavy case whose indices never collide";
+      if (!collide) return "a duplicate-heavy case whose indices never collide";
     }
   }
   switch (call->op) {
@@ -245,7 +244,8 @@ static const char *sl__mistrust(const sl_case *c, const sl_call *call,
       return "the output equals x: the writes changed nothing";
     return NULL;
   }
-  default: return NULL;
+  default:
+    return NULL;
   }
 }
 
@@ -258,7 +258,8 @@ static void sl__judge(const sl_case *c, sl_call *vc, const sl_tensor *ref,
   for (int s = 0; s < info->n_out; ++s) {
     int slot = info->n_in + s;
     sl_diff d;
-    int ok = sl_compare(&vc->arg[slot], &ref[s], sl_oracle_for(c, slot), vc, &d);
+    int ok =
+        sl_compare(&vc->arg[slot], &ref[s], sl_oracle_for(c, slot), vc, &d);
     if (d.diff1 > r->diff1 || d.diff1 != d.diff1) r->diff1 = d.diff1;
     if (d.diff2 > r->diff2 || d.diff2 != d.diff2) r->diff2 = d.diff2;
     if (d.diff3 > r->diff3 || d.diff3 != d.diff3) r->diff3 = d.diff3;
@@ -414,7 +415,8 @@ int sl_run_case(const sl_case *c0, const sl_run_opts *o, sl_case_result *res,
     snprintf(err, errlen, "LibTorch reference failed internally: %s", ref_msg);
     goto done;
   }
-  if (ref_rc == 1) snprintf(res->ref_message, sizeof res->ref_message, "%s", ref_msg);
+  if (ref_rc == 1)
+    snprintf(res->ref_message, sizeof res->ref_message, "%s", ref_msg);
   const sl_op_info *info = sl_op_get(c.op);
   if (o->on_event) o->on_event(o->user, SL_EVENT_REFERENCE_DONE, NULL, NULL);
   if (ref_rc == 0 && o->save_dir) {
@@ -429,14 +431,16 @@ int sl_run_case(const sl_case *c0, const sl_run_opts *o, sl_case_result *res,
     if (v->op != c.op || !sl_variant_selected(o->variants, v->name)) continue;
     if (selected++ < o->skip) continue;
     sl_variant_result *r = &res->v[res->n++];
-    if (o->on_event) o->on_event(o->user, SL_EVENT_VARIANT_START, v->name, NULL);
+    if (o->on_event)
+      o->on_event(o->user, SL_EVENT_VARIANT_START, v->name, NULL);
     sl__run_variant(&c, o, v, &b.call, ref_rc, ref, ref_msg, r, res->line);
     if (sl_verdict_is_failure(r->verdict)) ++res->failures;
     if (o->on_event) o->on_event(o->user, SL_EVENT_VARIANT_DONE, v->name, r);
   }
   if (selected == 0) {
-    snprintf(err, errlen, "--variants %s: expected variants of %s (see "
-                          "`scatterlab list`), matched none",
+    snprintf(err, errlen,
+             "--variants %s: expected variants of %s (see "
+             "`scatterlab list`), matched none",
              o->variants ? o->variants : "", sl_op_name(c.op));
     goto done;
   }

@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# Installs the Debian packages scatterlab builds with, skipping those already
-# present (so a warm machine pays nothing). Needs root (or sudo) on Debian.
+# Installs the Debian packages scatterlab builds and tests with, skipping
+# those already present (so a warm machine pays nothing). Needs root (or
+# sudo) on Debian. `setup-deps.sh sanitize` adds clang and its sanitizer and
+# libFuzzer runtimes (make check-sanitize).
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build git pkg-config libsqlite3-dev
-      libcsv-dev libtorch-dev sqlite3)
+      libcsv-dev libtorch-dev sqlite3 chromium valgrind)
+if [ "${1:-}" = sanitize ]; then
+  pkgs+=(clang libclang-rt-14-dev)
+fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -65,6 +65,8 @@ static inline void sl__line_start(int64_t line, int ndim, const int64_t *shape,
 }
 
 static inline char *sl__ptr(const sl_tensor *t, int64_t off) {
+  /* An empty tensor may have no data: NULL + 0 is undefined in C. */
+  if (!t->data) return NULL;
   return (char *)t->data + off * (int64_t)sl_dtype_size(t->dtype);
 }
 
@@ -122,7 +124,8 @@ sl_status sl__scatter_like_infer(sl_ctx *ctx, sl_call *c, int has_src);
 int sl__threads(const sl_ctx *ctx);
 
 /* Per-op validation + output shape inference (ops/<op>/<op>.c). */
-#define SL__INFER_DECL(e, name) sl_status sl__##name##_infer(sl_ctx *, sl_call *);
+#define SL__INFER_DECL(e, name)                                                \
+  sl_status sl__##name##_infer(sl_ctx *, sl_call *);
 SL_OP_MAP(SL__INFER_DECL)
 #undef SL__INFER_DECL
 

@@ -37,7 +37,6 @@ static void sl__irb_lines(const sl_call *c, const sl__irb_views *v,
   const sl_tensor *index = &c->arg[I_];
   const sl_tensor *t = v->t;
   int dim = v->dim;
-  int64_t es = (int64_t)sl_dtype_size(t[X_].dtype);
   sl__rbline b;
   b.dt = t[X_].dtype;
   b.reduce = c->p.reduce;
@@ -56,12 +55,12 @@ static void sl__irb_lines(const sl_call *c, const sl__irb_views *v,
   int64_t idx[SL_MAX_DIMS];
   for (int64_t l = begin; l < end; ++l) {
     sl__line_start(l, v->k, t[X_].shape, dim, idx);
-    b.g = (const char *)t[G_].data + sl__offset(&t[G_], idx) * es;
-    b.x = (const char *)t[X_].data + sl__offset(&t[X_], idx) * es;
-    b.res = (const char *)t[R_].data + sl__offset(&t[R_], idx) * es;
-    b.gx = (char *)t[GX_].data + sl__offset(&t[GX_], idx) * es;
-    b.src = (const char *)t[U_].data + sl__offset(&t[U_], idx) * es;
-    b.gs = (char *)t[GU_].data + sl__offset(&t[GU_], idx) * es;
+    b.g = sl__ptr(&t[G_], sl__offset(&t[G_], idx));
+    b.x = sl__ptr(&t[X_], sl__offset(&t[X_], idx));
+    b.res = sl__ptr(&t[R_], sl__offset(&t[R_], idx));
+    b.gx = sl__ptr(&t[GX_], sl__offset(&t[GX_], idx));
+    b.src = sl__ptr(&t[U_], sl__offset(&t[U_], idx));
+    b.gs = sl__ptr(&t[GU_], sl__offset(&t[GU_], idx));
     sl__reduce_backward_line(&b, scratch);
   }
 }

@@ -25,7 +25,6 @@ static void sl__srb_lines(const sl_call *c, int64_t begin, int64_t end,
   int64_t xs[SL_MAX_DIMS];
   for (int d = 0; d < k; ++d) xs[d] = x->ndim ? x->shape[d] : 1;
   int has_index = sl__numel(index) > 0;
-  size_t es = sl_dtype_size(x->dtype);
   sl__rbline b;
   b.dt = x->dtype;
   b.reduce = c->p.reduce;
@@ -42,10 +41,10 @@ static void sl__srb_lines(const sl_call *c, int64_t begin, int64_t end,
   int64_t idx[SL_MAX_DIMS] = {0};
   for (int64_t l = begin; l < end; ++l) {
     sl__line_start(l, k, xs, dim, idx);
-    b.g = (const char *)g->data + sl__offset(g, idx) * (int64_t)es;
-    b.x = (const char *)x->data + sl__offset(x, idx) * (int64_t)es;
-    b.res = (const char *)res->data + sl__offset(res, idx) * (int64_t)es;
-    b.gx = (char *)gx->data + sl__offset(gx, idx) * (int64_t)es;
+    b.g = sl__ptr(g, sl__offset(g, idx));
+    b.x = sl__ptr(x, sl__offset(x, idx));
+    b.res = sl__ptr(res, sl__offset(res, idx));
+    b.gx = sl__ptr(gx, sl__offset(gx, idx));
     /* Is this line inside index's extent off dim? */
     int covered = has_index;
     for (int d = 0; covered && d < index->ndim; ++d)
@@ -53,8 +52,8 @@ static void sl__srb_lines(const sl_call *c, int64_t begin, int64_t end,
     b.m = covered ? (index->ndim ? index->shape[dim] : 1) : 0;
     if (covered) {
       b.ioff = sl__offset(index, idx);
-      b.src = (const char *)src->data + sl__offset(src, idx) * (int64_t)es;
-      b.gs = (char *)gs->data + sl__offset(gs, idx) * (int64_t)es;
+      b.src = sl__ptr(src, sl__offset(src, idx));
+      b.gs = sl__ptr(gs, sl__offset(gs, idx));
     }
     sl__reduce_backward_line(&b, scratch);
   }
