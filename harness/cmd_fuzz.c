@@ -450,11 +450,44 @@ static void sl__print_memory(const sl__gathered *g) {
          g->mem[2] / 1024.0, g->mem[3] / 1024.0);
 }
 
+/* The parent's end of one job's pipe. Lines are cut out of raw reads (not
+ * stdio): poll() cannot see what a FILE has already buffered. */
+typedef struct sl__reader {
+  int fd; /* -1 once the job closed it */
+  char *buf;
+  size_t len, cap;
+} sl__reader;
+
+/* Reads what job j has written and hands over every complete line. Returns
+ * 1 at the end of the pipe. */
+static int sl__pump(sl__reader *r, sl__gathered *g, int j, double t) {
+  if (r->cap - r->len < 4096) {
+    size_t cap = r->cap ? 2 * r->cap : 65536;
+    char *b = realloc(r->buf, cap);
+    if (!b) return 0; /* try again later, with what we have */
+    r->buf = b;
+    r->cap = cap;
+  }
+  ssize_t k = read(r->fd, r->buf + r->len, r->cap - r->len - 1);
+  if (k < 0) return errno == EINTR || errno == EAGAIN ? 0 : 1;
+  if (k == 0) return 1;
+  r->len += (size_t)k;
+  char *start = r->buf, *nl;
+  while ((nl = memchr(start, '\n', r->len - (size_t)(start - r->buf)))) {
+    *nl = '\0';
+    sl__take_line(g, j, start, t);
+    start = nl + 1;
+  }
+  r->len -= (size_t)(start - r->buf);
+  memmove(r->buf, start, r->len);
+  return 0;
+}
+
 /* Forks the jobs, follows their progress until all have ended. Returns 1 if
  * a job failed. */
 static int sl__run_jobs(sl_fuzz_campaign *f, sl__gathered *g) {
   int interactive = isatty(STDOUT_FILENO) && !getenv("CI");
-  FILE **pipes = calloc((size_t)f->jobs, sizeof(FILE *));
+  sl__reader *pipes = calloc((size_t)f->jobs, sizeof *pipes);
   pid_t *pids = calloc((size_t)f->jobs, sizeof(pid_t));
   struct pollfd *pf = calloc((size_t)f->jobs, sizeof *pf);
   if (!pipes || !pids || !pf) {
@@ -485,29 +518,28 @@ static int sl__run_jobs(sl_fuzz_campaign *f, sl__gathered *g) {
       job_failed = 1;
       break;
     }
-    pipes[j] = fdopen(fd[0], "r");
+    pipes[j].fd = fd[0];
     ++open_pipes;
   }
+  for (int j = 0; j < f->jobs; ++j)
+    if (pids[j] <= 0) pipes[j].fd = -1;
   double start = sl_now(), last_print = start;
-  char line[8192];
   while (open_pipes > 0) {
     if (sl_interrupted()) *f->stop = 1; /* jobs finish their case and commit */
     for (int j = 0; j < f->jobs; ++j) {
-      pf[j].fd = pipes[j] ? fileno(pipes[j]) : -1;
+      pf[j].fd = pipes[j].fd;
       pf[j].events = POLLIN;
       pf[j].revents = 0;
     }
     poll(pf, (nfds_t)f->jobs, 1000); /* EINTR: look at the flag again */
     for (int j = 0; j < f->jobs; ++j) {
-      if (!pipes[j] || !(pf[j].revents & (POLLIN | POLLHUP))) continue;
-      if (!fgets(line, sizeof line, pipes[j])) {
-        fclose(pipes[j]);
-        pipes[j] = NULL;
-        --open_pipes;
+      if (pipes[j].fd < 0 || !(pf[j].revents & (POLLIN | POLLHUP | POLLERR)))
         continue;
+      if (sl__pump(&pipes[j], g, j, sl_now() - start)) {
+        close(pipes[j].fd);
+        pipes[j].fd = -1;
+        --open_pipes;
       }
-      line[strcspn(line, "\n")] = '\0';
-      sl__take_line(g, j, line, sl_now() - start);
     }
     double now = sl_now(), el = now - start;
     int64_t total = sl__sum(g->done, f->jobs);
@@ -534,6 +566,7 @@ static int sl__run_jobs(sl_fuzz_campaign *f, sl__gathered *g) {
     if (!WIFEXITED(status) || WEXITSTATUS(status)) job_failed = 1;
   }
   if (interactive) printf("\n");
+  for (int j = 0; j < f->jobs; ++j) free(pipes[j].buf);
   free(pipes), free(pids), free(pf);
   return job_failed;
 }
@@ -625,7 +658,7 @@ int sl_cmd_fuzz(int argc, char **argv) {
     printf("first failure found after %.1f s (shrinking included)\n",
            g.first_failure);
   sl__print_failures(&g);
-  free(g.failures), free(g.cells.v), free(g.done), free(g.fails);
+  free(g.failures), sl_fuzz_cells_free(&g.cells), free(g.done), free(g.fails);
   munmap((void *)f.stop, sizeof(int));
   int sig = sl_interrupted();
   const char *status = sig ? "interrupted" : job_failed ? "failed" : "finished";

@@ -53,12 +53,17 @@ typedef struct sl_fuzz_cell_count {
   int64_t stored_cases, stored_failures; /* already added to the store */
 } sl_fuzz_cell_count;
 
+/* A campaign meets tens of thousands of cells: looked up by hash, in the
+ * order first met. Zero-initialised is empty. */
 typedef struct sl_fuzz_cells {
   sl_fuzz_cell_count *v;
   int n, cap;
+  int *slots; /* open addressing: index into v, or -1 */
+  int nslots; /* a power of two, at least twice n */
 } sl_fuzz_cells;
 
 /* The cell named `name`, added with zero counts if new; NULL: no memory. */
 sl_fuzz_cell_count *sl_fuzz_cells_get(sl_fuzz_cells *t, const char *name);
+void sl_fuzz_cells_free(sl_fuzz_cells *t);
 
 #endif

@@ -18,22 +18,6 @@
 #include "timing.h"
 #include "worker.h"
 
-sl_fuzz_cell_count *sl_fuzz_cells_get(sl_fuzz_cells *t, const char *name) {
-  for (int i = 0; i < t->n; ++i)
-    if (strcmp(t->v[i].name, name) == 0) return &t->v[i];
-  if (t->n == t->cap) {
-    int cap = t->cap ? 2 * t->cap : 256;
-    sl_fuzz_cell_count *v = realloc(t->v, sizeof *v * (size_t)cap);
-    if (!v) return NULL;
-    t->v = v;
-    t->cap = cap;
-  }
-  sl_fuzz_cell_count *c = &t->v[t->n++];
-  memset(c, 0, sizeof *c);
-  snprintf(c->name, sizeof c->name, "%s", name);
-  return c;
-}
-
 int sl_fuzz_first_failure(const sl_case_result *r) {
   for (int i = 0; i < r->n; ++i)
     if (sl_verdict_is_failure(r->v[i].verdict)) return i;
@@ -358,7 +342,7 @@ int sl_fuzz_job(const sl_fuzz_campaign *f, int job, FILE *out) {
   fprintf(out, "M %ld %ld %ld %ld\n", worker_warm, sl_worker_rss_kib(w),
           job_warm, sl__self_rss_kib());
   fflush(out);
-  free(s.cells.v);
+  sl_fuzz_cells_free(&s.cells);
   sl_worker_stop(w);
   return failed;
 }
