@@ -404,6 +404,12 @@ static void sl__take_line(sl__gathered *g, int j, char *line, double t) {
   }
 }
 
+static int sl__stored_cell(void *user, const sl_coverage_view *v) {
+  sl_fuzz_cell_count *c = sl_fuzz_cells_get(user, v->cell);
+  if (c) c->cases += v->cases, c->failures += v->failures;
+  return 0;
+}
+
 static void sl__print_coverage(const sl_fuzz_cells *cells) {
   printf("\ncoverage: %d semantic cells hit "
          "(op|dt|reduce|self|it|layout|shape|ip|dp|validity)\n",
@@ -648,6 +654,11 @@ int sl_cmd_fuzz(int argc, char **argv) {
   int job_failed = !g.done || !g.fails || sl__run_jobs(&f, &g);
   double elapsed = sl_now() - start;
   int64_t total = sl__sum(g.done, f.jobs), totfail = sl__sum(g.fails, f.jobs);
+  if (st) { /* the jobs committed their coverage: the run's totals */
+    sl_fuzz_cells_clear(&g.cells);
+    if (sl_store_each_coverage(st, f.run_id, sl__stored_cell, &g.cells) < 0)
+      fprintf(stderr, "scatterlab fuzz: %s\n", sl_store_errmsg(st));
+  }
   sl__print_coverage(&g.cells);
   sl__print_memory(&g);
   printf("\n%" PRId64 " cases in %.1f s (%.0f cases/s), %" PRId64

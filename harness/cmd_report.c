@@ -1,4 +1,4 @@
-/* `scatterlab report`: list runs, or export results as CSV. */
+/* `scatterlab report`: list runs, export CSV, or write the HTML report. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,20 +8,67 @@
 #include "sl_store.h"
 
 static const char *const sl__report_help =
-    "usage: scatterlab report [--db PATH] [--format text|csv] [--run ID]\n"
-    "                         [-o FILE]\n"
+    "usage: scatterlab report [--db PATH] [--format text|csv|html] [--run ID]\n"
+    "                         [--table KIND] [-o FILE]\n"
     "\n"
     "text (default): the runs in the database, newest last.\n"
-    "csv: one row per (case, variant) of run ID (default: every run) with the\n"
-    "     header run_id,case_id,op,variant,verdict,diff1,diff2,diff3,seconds,\n"
-    "     seed,case_line,message\n"
+    "csv: one table of run ID (default: every run), chosen by --table:\n"
+    "  results   (default) one row per (case, variant): run_id,case_id,op,\n"
+    "            variant,verdict,diff1,diff2,diff3,seconds,seed,case_line,\n"
+    "            message\n"
+    "  timings   one row per timing, raw samples space-separated: run_id,\n"
+    "            case_id,timing_id,op,variant,threads,cold,reps,median_s,\n"
+    "            iqr_s,min_s,bytes,gbs,pct_peak,case_line,samples\n"
+    "  coverage  run_id,cell,cases,failures\n"
+    "  runs      run_id,kind,started_at,finished_at,status,git_commit,host,\n"
+    "            cpu_model,cores,threads,compiler,flags,version,device,\n"
+    "            copy_gbs,command_line,cases,results,failed\n"
+    "html: one self-contained page (no script, no network): runs, verdicts\n"
+    "  by op x dtype x variant, coverage, failures with minimal repro lines,\n"
+    "  timings (GB/s, % of peak, speed-up over torch.cpu), the contention\n"
+    "  chart and each benchmark's history with its change points.\n"
     "options:\n"
-    "  --db PATH    results database (default " SL_DEFAULT_DB ")\n"
-    "  -o FILE      write to FILE instead of standard output\n";
+    "  --db PATH          results database (default " SL_DEFAULT_DB ")\n"
+    "  -o FILE            write to FILE instead of standard output\n"
+    "  --max-failures N   html: rows of the failures table (default 500)\n"
+    "  --max-history N    html: history charts (default 60)\n"
+    "  --min-segment N    html: runs per segment between change points\n"
+    "                     (default 3)\n"
+    "The CSV format is described in reports/README.md.\n";
+
+typedef int (*sl__csv_fn)(sl_store *, int64_t, FILE *, char *, size_t);
+
+static sl__csv_fn sl__csv_table(const char *name) {
+  static const struct {
+    const char *name;
+    sl__csv_fn fn;
+  } tables[] = {{"results", sl_report_csv_results},
+                {"timings", sl_report_csv_timings},
+                {"coverage", sl_report_csv_coverage},
+                {"runs", sl_report_csv_runs}};
+  for (size_t i = 0; i < sizeof tables / sizeof tables[0]; ++i)
+    if (strcmp(name, tables[i].name) == 0) return tables[i].fn;
+  return NULL;
+}
+
+/* A positive count option; -1 after a usage message. */
+static int sl__count(const char *opt, int argc, char **argv, int *i) {
+  const char *v = sl_cli_value("report", argc, argv, i);
+  if (!v) return -1;
+  long long n = sl_cli_int("report", opt, v);
+  if (n < 0) return -1;
+  if (n < 1 || n > 1000000) {
+    sl_cli_usage_error("report", "%s: expected 1 to 1000000, got %s", opt, v);
+    return -1;
+  }
+  return (int)n;
+}
 
 int sl_cmd_report(int argc, char **argv) {
-  const char *db = SL_DEFAULT_DB, *format = "text", *outpath = NULL, *v;
-  long long run = 0;
+  const char *db = SL_DEFAULT_DB, *format = "text", *outpath = NULL;
+  const char *table = "results", *v;
+  sl_html_opts ho;
+  sl_html_opts_init(&ho);
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -32,12 +79,34 @@ int sl_cmd_report(int argc, char **argv) {
     } else if (sl_cli_is(a, "--format")) {
       if (!(format = sl_cli_value("report", argc, argv, &i)))
         return SL_EXIT_USAGE;
-      if (strcmp(format, "text") && strcmp(format, "csv"))
-        return sl_cli_usage_error("report", "--format: expected text or csv, "
-                                            "got \"%s\"", format);
+      if (strcmp(format, "text") && strcmp(format, "csv") &&
+          strcmp(format, "html"))
+        return sl_cli_usage_error("report",
+                                  "--format: expected text, csv or html, got "
+                                  "\"%s\"",
+                                  format);
+    } else if (sl_cli_is(a, "--table")) {
+      if (!(table = sl_cli_value("report", argc, argv, &i)))
+        return SL_EXIT_USAGE;
+      if (!sl__csv_table(table))
+        return sl_cli_usage_error("report",
+                                  "--table: expected results, timings, "
+                                  "coverage or runs, got \"%s\"",
+                                  table);
     } else if (sl_cli_is(a, "--run")) {
       if (!(v = sl_cli_value("report", argc, argv, &i))) return SL_EXIT_USAGE;
-      if ((run = sl_cli_int("report", "--run", v)) < 0) return SL_EXIT_USAGE;
+      long long run = sl_cli_int("report", "--run", v);
+      if (run < 0) return SL_EXIT_USAGE;
+      ho.run_id = run;
+    } else if (sl_cli_is(a, "--max-failures")) {
+      if ((ho.max_failures = sl__count(a, argc, argv, &i)) < 0)
+        return SL_EXIT_USAGE;
+    } else if (sl_cli_is(a, "--max-history")) {
+      if ((ho.max_history = sl__count(a, argc, argv, &i)) < 0)
+        return SL_EXIT_USAGE;
+    } else if (sl_cli_is(a, "--min-segment")) {
+      if ((ho.min_segment = sl__count(a, argc, argv, &i)) < 0)
+        return SL_EXIT_USAGE;
     } else if (strcmp(a, "-o") == 0 || sl_cli_is(a, "--output")) {
       if (!(outpath = sl_cli_value("report", argc, argv, &i)))
         return SL_EXIT_USAGE;
@@ -45,7 +114,8 @@ int sl_cmd_report(int argc, char **argv) {
       return sl_cli_usage_error("report", "%s: unknown argument", a);
     }
   }
-  char err[512];
+  if (sl_cli_parse_only) return SL_EXIT_OK;
+  char err[1024];
   sl_store *st;
   if (sl_store_open(db, SL_STORE_READONLY, &st, err, sizeof err)) {
     fprintf(stderr, "scatterlab report: %s\n", err);
@@ -57,9 +127,13 @@ int sl_cmd_report(int argc, char **argv) {
     sl_store_close(st);
     return SL_EXIT_FAIL;
   }
-  int rc = strcmp(format, "csv") == 0
-               ? sl_report_csv_results(st, run, out, err, sizeof err)
-               : sl_report_runs(st, out, err, sizeof err);
+  int rc;
+  if (strcmp(format, "csv") == 0)
+    rc = sl__csv_table(table)(st, ho.run_id, out, err, sizeof err);
+  else if (strcmp(format, "html") == 0)
+    rc = sl_report_html(st, &ho, out, err, sizeof err);
+  else
+    rc = sl_report_runs(st, out, err, sizeof err);
   if (rc) fprintf(stderr, "scatterlab report: %s\n", err);
   if (out != stdout && fclose(out)) {
     fprintf(stderr, "scatterlab report: -o %s: write failed\n", outpath);

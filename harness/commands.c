@@ -17,6 +17,9 @@ static const char *const sl__help =
     "  fuzz     random cases for every op, failures shrunk and kept\n"
     "  bench    time the variants that pass, beside LibTorch\n"
     "  report   list runs, export CSV, or write the HTML report\n"
+    "  import   run the case lines of CSV files as a batch\n"
+    "  compare  timings of two runs: faster, slower, same (CI gate)\n"
+    "  history  each benchmark across runs, with its change points\n"
     "  merge    combine result stores (CI shards) into one\n"
     "\n"
     "`scatterlab COMMAND --help` describes a command. Every command takes\n"
@@ -46,7 +49,9 @@ int sl_cli_main(int argc, char **argv) {
     int (*fn)(int, char **);
   } cmds[] = {{"run", sl_cmd_run},        {"list", sl_cmd_list},
               {"fuzz", sl_cmd_fuzz},      {"bench", sl_cmd_bench},
-              {"report", sl_cmd_report},  {"merge", sl_cmd_merge}};
+              {"report", sl_cmd_report},  {"merge", sl_cmd_merge},
+              {"import", sl_cmd_import},  {"compare", sl_cmd_compare},
+              {"history", sl_cmd_history}};
   for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; ++i)
     if (strcmp(cmd, cmds[i].name) == 0) return cmds[i].fn(argc - 1, argv + 1);
   fprintf(stderr, "scatterlab: unknown command \"%s\" (expected one of:", cmd);

@@ -12,7 +12,9 @@
  * Jobs report to the parent on a pipe, one line each:
  *   P <cases> <failures>                      every commit
  *   F <variant>\t<verdict>\t<minimal>\t<original>\t<message>
- *   C <cell>\t<cases>\t<failures>             at the end
+ *   C <cell>\t<cases>\t<failures>             at the end, without a store
+ *                                             (with one, the parent reads
+ *                                             the coverage from it)
  *   M <worker KiB warm> <worker KiB end> <job KiB warm> <job KiB end>
  */
 #ifndef SL_FUZZ_CAMPAIGN_H
@@ -50,7 +52,6 @@ int sl_fuzz_first_failure(const sl_case_result *r);
 typedef struct sl_fuzz_cell_count {
   char name[160];
   int64_t cases, failures;
-  int64_t stored_cases, stored_failures; /* already added to the store */
 } sl_fuzz_cell_count;
 
 /* A campaign meets tens of thousands of cells: looked up by hash, in the
@@ -64,6 +65,8 @@ typedef struct sl_fuzz_cells {
 
 /* The cell named `name`, added with zero counts if new; NULL: no memory. */
 sl_fuzz_cell_count *sl_fuzz_cells_get(sl_fuzz_cells *t, const char *name);
+/* Forgets every cell, keeping the memory. */
+void sl_fuzz_cells_clear(sl_fuzz_cells *t);
 void sl_fuzz_cells_free(sl_fuzz_cells *t);
 
 #endif

@@ -50,6 +50,11 @@ sl_fuzz_cell_count *sl_fuzz_cells_get(sl_fuzz_cells *t, const char *name) {
   return c;
 }
 
+void sl_fuzz_cells_clear(sl_fuzz_cells *t) {
+  t->n = 0;
+  for (int i = 0; i < t->nslots; ++i) t->slots[i] = -1;
+}
+
 void sl_fuzz_cells_free(sl_fuzz_cells *t) {
   free(t->v);
   free(t->slots);

@@ -220,7 +220,7 @@ typedef struct sl__job_state {
 } sl__job_state;
 
 /* Commits what the job did since the last commit, in one transaction: the
- * batch, the coverage added since, and the cursor. On failure nothing of it
+ * batch, the coverage counted since, and the cursor. On failure nothing of it
  * is written. */
 static int sl__commit(const sl_fuzz_campaign *f, int job, sl__job_state *s) {
   if (!s->st) return 0;
@@ -228,10 +228,8 @@ static int sl__commit(const sl_fuzz_campaign *f, int job, sl__job_state *s) {
       sl_store_begin(s->st) || sl__batch_write(s->st, f->run_id, &s->batch);
   for (int i = 0; i < s->cells.n && !rc; ++i) {
     sl_fuzz_cell_count *c = &s->cells.v[i];
-    if (c->cases != c->stored_cases)
-      rc = sl_store_add_coverage(s->st, f->run_id, c->name,
-                                 c->cases - c->stored_cases,
-                                 c->failures - c->stored_failures);
+    rc =
+        sl_store_add_coverage(s->st, f->run_id, c->name, c->cases, c->failures);
   }
   rc = rc || sl_store_set_cursor(s->st, f->run_id, job, s->next_k) ||
        sl_store_commit(s->st);
@@ -242,10 +240,9 @@ static int sl__commit(const sl_fuzz_campaign *f, int job, sl__job_state *s) {
     fprintf(stderr, "scatterlab fuzz: job %d: %s\n", job, keep);
     return -1;
   }
-  for (int i = 0; i < s->cells.n; ++i) {
-    s->cells.v[i].stored_cases = s->cells.v[i].cases;
-    s->cells.v[i].stored_failures = s->cells.v[i].failures;
-  }
+  /* The store holds the counts now: a job's memory stays flat however many
+   * cells a long campaign meets. */
+  sl_fuzz_cells_clear(&s->cells);
   sl__batch_clear(&s->batch);
   return 0;
 }

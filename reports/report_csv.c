@@ -1,124 +1,147 @@
 /*
- * CSV export of verdicts: one row per (case, variant). The header and the
+ * CSV exports of verdicts, coverage cells and runs. The headers and the
  * quoting rules are documented in sl_report.h; quoting itself is libcsv's
- * csv_fwrite, so the output reads back with any CSV parser, libcsv's
- * included.
+ * csv_fwrite (csv_fields.c), so the output reads back with any CSV parser,
+ * libcsv's included. Timings have their own file (report_csv_timings.c).
  */
-#include <csv.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "csv_fields.h"
+#include "report_common.h"
 #include "sl_report.h"
 
-static const char sl__csv_header[] =
+/* ------------------------------------------------------------------------ */
+/* Results                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static const char sl__results_header[] =
     "run_id,case_id,op,variant,verdict,diff1,diff2,diff3,seconds,seed,"
     "case_line,message\n";
 
-typedef struct sl__csv_out {
-  FILE *out;
-  int64_t rows;
-} sl__csv_out;
-
-/* Quoting is needed for the CSV specials, and for blanks at either end,
- * which parsers (libcsv among them) trim from unquoted fields. */
-static int sl__needs_quotes(const char *v, size_t n) {
-  if (n == 0) return 0;
-  if (v[0] == ' ' || v[0] == '\t' || v[n - 1] == ' ' || v[n - 1] == '\t')
-    return 1;
-  return strpbrk(v, ",\"\r\n") != NULL;
-}
-
-static void sl__text_field(FILE *out, const char *v) {
-  size_t n = strlen(v);
-  if (sl__needs_quotes(v, n))
-    csv_fwrite(out, v, n);
-  else
-    fwrite(v, 1, n, out);
-}
-
-/* The shortest of %.15g..%.17g that reads back as the same double, so the
- * file is exact without printing 0.10000000000000001 for 0.1. NaN (a NULL
- * that the store reads as NaN) prints as the empty field. */
-static void sl__real_field(FILE *out, double v) {
-  if (isnan(v)) return;
-  char buf[40];
-  for (int prec = 15; prec <= 17; ++prec) {
-    snprintf(buf, sizeof buf, "%.*g", prec, v);
-    if (strtod(buf, NULL) == v) break;
-  }
-  fputs(buf, out);
-}
-
-static int sl__csv_row(void *user, const sl_result_view *r) {
-  sl__csv_out *c = user;
-  FILE *out = c->out;
+static int sl__results_row(void *user, const sl_result_view *r) {
+  FILE *out = user;
   fprintf(out, "%" PRId64 ",%" PRId64 ",", r->run_id, r->case_id);
-  sl__text_field(out, r->op);
+  sl__csv_text(out, r->op);
   fputc(',', out);
-  sl__text_field(out, r->variant);
+  sl__csv_text(out, r->variant);
   fputc(',', out);
-  sl__text_field(out, r->verdict);
+  sl__csv_text(out, r->verdict);
   fputc(',', out);
-  sl__real_field(out, r->has_diffs ? r->diff1 : NAN);
+  sl__csv_real(out, r->has_diffs ? r->diff1 : NAN);
   fputc(',', out);
-  sl__real_field(out, r->has_diffs ? r->diff2 : NAN);
+  sl__csv_real(out, r->has_diffs ? r->diff2 : NAN);
   fputc(',', out);
-  sl__real_field(out, r->has_diffs ? r->diff3 : NAN);
+  sl__csv_real(out, r->has_diffs ? r->diff3 : NAN);
   fputc(',', out);
-  sl__real_field(out, r->seconds >= 0 ? r->seconds : NAN);
+  sl__csv_real(out, r->seconds >= 0 ? r->seconds : NAN);
   fprintf(out, ",%" PRIu64 ",", r->seed);
-  sl__text_field(out, r->case_line);
+  sl__csv_text(out, r->case_line);
   fputc(',', out);
-  sl__text_field(out, r->message);
+  sl__csv_text(out, r->message);
   fputc('\n', out);
-  ++c->rows;
   /* Stop at the first write error (disk full) rather than go on. */
   return ferror(out) ? 1 : 0;
 }
 
 int sl_report_csv_results(sl_store *s, int64_t run_id, FILE *out, char *err,
                           size_t errlen) {
-  char dummy[8];
-  if (!err || errlen == 0) {
-    err = dummy;
-    errlen = sizeof dummy;
-  }
-  err[0] = '\0';
-  if (!s || !out) {
-    snprintf(err, errlen, "sl_report_csv_results: %s is NULL",
-             !s ? "store" : "out");
+  if (!err) errlen = 0;
+  if (sl__report_check(s, out, run_id, "sl_report_csv_results", err, errlen))
     return -1;
-  }
-  if (run_id < 0) {
-    snprintf(err, errlen, "%s: run %" PRId64 " is not a run id",
-             sl_store_path(s), run_id);
-    return -1;
-  }
-  if (run_id > 0) {
-    int has = sl_store_has_run(s, run_id);
-    if (has < 0) {
-      snprintf(err, errlen, "%s", sl_store_errmsg(s));
-      return -1;
-    }
-    if (!has) {
-      snprintf(err, errlen, "%s: no run %" PRId64, sl_store_path(s), run_id);
-      return -1;
-    }
-  }
-  fputs(sl__csv_header, out);
-  sl__csv_out c = {out, 0};
-  int rc = sl_store_each_result(s, run_id, sl__csv_row, &c);
-  if (rc < 0) {
+  fputs(sl__results_header, out);
+  if (sl_store_each_result(s, run_id, sl__results_row, out) < 0) {
     snprintf(err, errlen, "%s", sl_store_errmsg(s));
     return -1;
   }
-  if (fflush(out) != 0 || ferror(out)) {
-    snprintf(err, errlen,
-             "CSV export of %s: write error after %" PRId64 " rows",
-             sl_store_path(s), c.rows);
+  return sl__report_finish(out, "CSV export", sl_store_path(s), err, errlen);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Coverage                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static int sl__coverage_row(void *user, const sl_coverage_view *c) {
+  FILE *out = user;
+  fprintf(out, "%" PRId64 ",", c->run_id);
+  sl__csv_text(out, c->cell);
+  fprintf(out, ",%" PRId64 ",%" PRId64 "\n", c->cases, c->failures);
+  return ferror(out) ? 1 : 0;
+}
+
+int sl_report_csv_coverage(sl_store *s, int64_t run_id, FILE *out, char *err,
+                           size_t errlen) {
+  if (!err) errlen = 0;
+  if (sl__report_check(s, out, run_id, "sl_report_csv_coverage", err, errlen))
+    return -1;
+  fputs("run_id,cell,cases,failures\n", out);
+  if (sl_store_each_coverage(s, run_id, sl__coverage_row, out) < 0) {
+    snprintf(err, errlen, "%s", sl_store_errmsg(s));
     return -1;
   }
-  return 0;
+  return sl__report_finish(out, "CSV export", sl_store_path(s), err, errlen);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Runs                                                                      */
+/* ------------------------------------------------------------------------ */
+
+typedef struct sl__runs_csv {
+  FILE *out;
+  int64_t run_id;
+} sl__runs_csv;
+
+/* An integer field that is empty when unknown (stored as NULL, read as 0). */
+static void sl__known_int(FILE *out, int v) {
+  if (v > 0) fprintf(out, "%d", v);
+}
+
+static int sl__runs_row(void *user, const sl_run_view *r) {
+  sl__runs_csv *c = user;
+  if (c->run_id && r->id != c->run_id) return 0;
+  FILE *out = c->out;
+  const char *text[] = {
+      r->kind,     r->started_at, r->finished_at ? r->finished_at : "",
+      r->status,   r->git_commit, r->host,
+      r->cpu_model};
+  fprintf(out, "%" PRId64, r->id);
+  for (size_t i = 0; i < sizeof text / sizeof text[0]; ++i) {
+    fputc(',', out);
+    sl__csv_text(out, text[i]);
+  }
+  fputc(',', out);
+  sl__known_int(out, r->cores);
+  fputc(',', out);
+  sl__known_int(out, r->threads);
+  const char *build[] = {r->compiler, r->flags, r->version,
+                         r->device ? r->device : ""};
+  for (size_t i = 0; i < sizeof build / sizeof build[0]; ++i) {
+    fputc(',', out);
+    sl__csv_text(out, build[i]);
+  }
+  fputc(',', out);
+  sl__csv_real(out, r->copy_gbs > 0 ? r->copy_gbs : NAN);
+  fputc(',', out);
+  sl__csv_text(out, r->command_line);
+  fprintf(out, ",%" PRId64 ",%" PRId64 ",%" PRId64 "\n", r->ncases, r->nresults,
+          r->nfailed);
+  return ferror(out) ? 1 : 0;
+}
+
+int sl_report_csv_runs(sl_store *s, int64_t run_id, FILE *out, char *err,
+                       size_t errlen) {
+  if (!err) errlen = 0;
+  if (sl__report_check(s, out, run_id, "sl_report_csv_runs", err, errlen))
+    return -1;
+  fputs("run_id,kind,started_at,finished_at,status,git_commit,host,cpu_model,"
+        "cores,threads,compiler,flags,version,device,copy_gbs,command_line,"
+        "cases,results,failed\n",
+        out);
+  sl__runs_csv c = {out, run_id};
+  if (sl_store_each_run(s, sl__runs_row, &c) < 0) {
+    snprintf(err, errlen, "%s", sl_store_errmsg(s));
+    return -1;
+  }
+  return sl__report_finish(out, "CSV export", sl_store_path(s), err, errlen);
 }

@@ -1,9 +1,12 @@
 /*
- * scatterlab reports: what the results store holds, for people and for
- * spreadsheets. Reports only read the store (open it SL_STORE_READONLY).
+ * scatterlab reports: what the results store holds, for people, for
+ * spreadsheets and for CI. Reports only read the store (open it
+ * SL_STORE_READONLY).
  *
  * Every function returns 0 on success and non-zero on failure with a message
- * in err (naming the database file for store errors); err may be NULL.
+ * in err (naming the database file for store errors); err may be NULL. The
+ * CSV headers, the HTML sections and the statistics of compare and history
+ * are described in reports/README.md as well.
  */
 #ifndef SL_REPORT_H
 #define SL_REPORT_H
@@ -18,6 +21,10 @@
 extern "C" {
 #endif
 
+/* ------------------------------------------------------------------------ */
+/* Text                                                                      */
+/* ------------------------------------------------------------------------ */
+
 /* A readable table of the runs in the store, oldest first, one line each:
  *
  *   id  kind   started (UTC)        status      cases  results  failed
@@ -27,9 +34,21 @@ extern "C" {
  * or timeout. An empty store prints a line that says so. */
 int sl_report_runs(sl_store *s, FILE *out, char *err, size_t errlen);
 
-/* The results of run_id (0: of every run) as CSV, one row per (case,
- * variant), ordered by run, case id, variant. The header is stable; columns
- * are only ever appended:
+/* ------------------------------------------------------------------------ */
+/* CSV                                                                       */
+/* ------------------------------------------------------------------------ */
+/*
+ * Every CSV export shares one format: RFC 4180 style with "\n" line ends and
+ * a header line. A field is quoted (by libcsv's csv_fwrite, quotes doubled)
+ * when it holds a comma, a quote, a line break, or leading or trailing
+ * blanks; otherwise it is written as is. NULL is an empty field. Numbers use
+ * the shortest decimal form that reads back to the same double. Headers are
+ * stable: columns are only ever appended. run_id selects one run (0: every
+ * run); a run_id that does not exist is an error.
+ */
+
+/* The results (verdicts) as CSV, one row per (case, variant), ordered by
+ * run, case id, variant:
  *
  *   run_id,case_id,op,variant,verdict,diff1,diff2,diff3,seconds,seed,
  *   case_line,message
@@ -46,15 +65,188 @@ int sl_report_runs(sl_store *s, FILE *out, char *err, size_t errlen);
  *   seconds    wall time of the kernel call (empty: not measured)
  *   seed       the case's data seed, unsigned decimal
  *   case_line  the case descriptor (pass it to `scatterlab run` to repeat)
- *   message    why, for anything but a pass; may be empty
- *
- * Format: RFC 4180 style with "\n" line ends. A field is quoted (by libcsv's
- * csv_fwrite, quotes doubled) when it holds a comma, a quote, a line break,
- * or leading or trailing blanks; otherwise it is written as is. NULL is an
- * empty field. Numbers use the shortest decimal form that reads back to the
- * same double. A run_id that does not exist is an error. */
+ *   message    why, for anything but a pass; may be empty */
 int sl_report_csv_results(sl_store *s, int64_t run_id, FILE *out, char *err,
                           size_t errlen);
+
+/* The timings as CSV, one row per (case, variant, threads, cold), ordered by
+ * run, case id, variant, threads, cold, with the raw samples:
+ *
+ *   run_id,case_id,timing_id,op,variant,threads,cold,reps,median_s,iqr_s,
+ *   min_s,bytes,gbs,pct_peak,case_line,samples
+ *
+ *   timing_id  the timing row (timings.id)
+ *   threads    CPU threads used; cold 1: caches flushed before each call
+ *   reps       timed repetitions
+ *   median_s iqr_s min_s   seconds per call
+ *   bytes      useful bytes moved by one call
+ *   gbs        bytes / median_s / 1e9 (empty: not computed)
+ *   pct_peak   100 * gbs / the run's copy bandwidth (empty: no probe)
+ *   samples    every raw sample in seconds, in the order run, separated by
+ *              single spaces (empty: none stored) */
+int sl_report_csv_timings(sl_store *s, int64_t run_id, FILE *out, char *err,
+                          size_t errlen);
+
+/* The fuzzing coverage cells as CSV, ordered by run, cell:
+ *
+ *   run_id,cell,cases,failures */
+int sl_report_csv_coverage(sl_store *s, int64_t run_id, FILE *out, char *err,
+                           size_t errlen);
+
+/* The runs as CSV, ordered by id:
+ *
+ *   run_id,kind,started_at,finished_at,status,git_commit,host,cpu_model,
+ *   cores,threads,compiler,flags,version,device,copy_gbs,command_line,cases,
+ *   results,failed
+ *
+ *   started_at finished_at  ISO-8601 UTC (finished_at empty while running)
+ *   cores threads copy_gbs  empty when unknown; device empty without a GPU
+ *   cases results failed    counts, as in sl_report_runs */
+int sl_report_csv_runs(sl_store *s, int64_t run_id, FILE *out, char *err,
+                       size_t errlen);
+
+/* Reads a CSV file of case lines for `scatterlab import` and calls fn with
+ * each non-empty value of its case_line column, with the 1-based record
+ * number. When the first record holds a field named exactly "case_line" it
+ * is a header and that column is read (so a results or timings export reads
+ * back); otherwise the first column of every record is. Leading blanks are
+ * dropped; empty values, values starting with '#' (comments) and values
+ * seen before in the file (an export repeats a case line once per variant)
+ * are skipped. fn returns 0 to go on, or a positive value that stops the
+ * walk and is returned. A malformed file is an error (-1) naming `name` and
+ * the record. */
+int sl_report_csv_read_cases(FILE *in, const char *name,
+                             int (*fn)(void *user, const char *line,
+                                       long record),
+                             void *user, char *err, size_t errlen);
+
+/* ------------------------------------------------------------------------ */
+/* HTML                                                                      */
+/* ------------------------------------------------------------------------ */
+
+typedef struct sl_html_opts {
+  int64_t run_id;   /* 0: every run */
+  int max_failures; /* rows of the failures table (default 500) */
+  int max_history;  /* history charts (default 60) */
+  int min_segment;  /* change points: shortest segment (default 3) */
+} sl_html_opts;
+
+void sl_html_opts_init(sl_html_opts *o);
+
+/* One self-contained HTML page (no script, no external asset; charts are
+ * inline SVG) with the sections: runs, summary (verdicts by op x dtype x
+ * variant, coverage cells), failures with their minimal repro lines,
+ * timings (median, IQR, GB/s, % of peak, speed-up over torch.cpu), the
+ * contention chart and the history of every benchmark across runs with its
+ * change points. Timings show the newest measurement of each benchmark in
+ * the selection; history always spans every run. */
+int sl_report_html(sl_store *s, const sl_html_opts *o, FILE *out, char *err,
+                   size_t errlen);
+
+/* ------------------------------------------------------------------------ */
+/* Comparing two runs                                                        */
+/* ------------------------------------------------------------------------ */
+
+typedef enum sl_cmp_verdict {
+  SL_CMP_SAME,
+  SL_CMP_FASTER,
+  SL_CMP_SLOWER,
+  SL_CMP_AMBIGUOUS
+} sl_cmp_verdict;
+
+const char *sl_cmp_verdict_name(sl_cmp_verdict v);
+
+typedef struct sl_cmp_opts {
+  double threshold; /* smallest change that counts (default 0.05: 5%) */
+  double alpha;     /* significance level of the U test (default 0.05) */
+  int min_samples;  /* fewer per side: "too few samples" (default 5) */
+} sl_cmp_opts;
+
+void sl_cmp_opts_init(sl_cmp_opts *o);
+
+/* The comparison of one benchmark: candidate time over base time. */
+typedef struct sl_cmp_stat {
+  int n_base, n_cand;
+  double median_base, median_cand;  /* seconds */
+  double ratio, ratio_lo, ratio_hi; /* Hodges-Lehmann, 95% interval */
+  double p;                         /* Mann-Whitney U; NaN: too few */
+  double noise; /* the larger relative IQR of the two sides */
+  sl_cmp_verdict verdict;
+  char reason[96]; /* why that verdict, one short phrase */
+} sl_cmp_stat;
+
+/* Compares two samples of the same benchmark (seconds; any order). The
+ * change counts (faster or slower) only when the U test is significant,
+ * the interval excludes 1, and |ratio - 1| is at least the threshold and
+ * beyond the noise. Below min_samples on a side the verdict is ambiguous
+ * with p NaN and reason "too few samples". */
+void sl_cmp_samples(const double *base, int n_base, const double *cand,
+                    int n_cand, const sl_cmp_opts *o, sl_cmp_stat *out);
+
+/* One side of a comparison: a store and a run in it. */
+typedef struct sl_cmp_side {
+  sl_store *store;
+  int64_t run_id;
+} sl_cmp_side;
+
+/* One benchmark of a comparison: the key and the statistics. */
+typedef struct sl_cmp_row {
+  char *case_line, *variant;
+  int threads, cold;
+  sl_cmp_stat stat;
+} sl_cmp_row;
+
+typedef struct sl_cmp_set {
+  int64_t base_run, cand_run;
+  char *base_name, *cand_name; /* "store.db run 3" */
+  sl_cmp_row *rows;            /* benchmarks in both, by case line */
+  int n;
+  int only_base, only_cand; /* benchmarks present on one side only */
+  int counts[4];            /* rows per sl_cmp_verdict */
+} sl_cmp_set;
+
+/* Pairs the timings of base and cand by (case line, variant, threads, cold)
+ * and compares their samples. */
+int sl_cmp_runs(const sl_cmp_side *base, const sl_cmp_side *cand,
+                const sl_cmp_opts *o, sl_cmp_set *out, char *err,
+                size_t errlen);
+void sl_cmp_set_free(sl_cmp_set *set);
+
+typedef enum sl_cmp_format {
+  SL_CMP_TEXT,
+  SL_CMP_MARKDOWN,
+  SL_CMP_CSV,
+  SL_CMP_HTML
+} sl_cmp_format;
+
+/* Writes the comparison. CSV header:
+ *
+ *   base_run,cand_run,case_line,variant,threads,cold,n_base,n_cand,
+ *   median_base_s,median_cand_s,ratio,ratio_lo,ratio_hi,p_value,noise,
+ *   verdict,reason
+ *
+ * (ratio = candidate / base time; p_value empty when too few samples). */
+int sl_cmp_write(const sl_cmp_set *set, const sl_cmp_opts *o, sl_cmp_format fmt,
+                 FILE *out);
+
+/* ------------------------------------------------------------------------ */
+/* History                                                                   */
+/* ------------------------------------------------------------------------ */
+
+typedef struct sl_hist_opts {
+  const char *match; /* only benchmarks whose case line or variant holds
+                        this text (NULL: all) */
+  int min_segment;   /* shortest segment between change points (default 3) */
+  int all;           /* text: list benchmarks without change points too */
+} sl_hist_opts;
+
+void sl_hist_opts_init(sl_hist_opts *o);
+
+/* The median of every benchmark across runs, its change points and the
+ * segments between them, as text. Returns the number of change points
+ * found (>= 0), or -1 on error. */
+int sl_report_history(sl_store *s, const sl_hist_opts *o, FILE *out, char *err,
+                      size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -17,6 +17,7 @@
 #include "sl_test.h"
 
 #define NCOLS 12
+#define MAXCOLS 24 /* the widest table read back: runs, 19 columns */
 
 /* What a row must read back as; NAN for a NULL (empty) number. */
 typedef struct expected_row {
@@ -34,13 +35,13 @@ typedef struct expected_row {
 typedef struct parsed {
   int nrows;
   int ncols[32];
-  char *field[32][NCOLS + 2];
+  char *field[32][MAXCOLS];
   int col; /* fields seen in the current row */
 } parsed;
 
 static void on_field(void *s, size_t len, void *data) {
   parsed *p = data;
-  if (p->nrows < 32 && p->col < NCOLS + 2) {
+  if (p->nrows < 32 && p->col < MAXCOLS) {
     char *v = malloc(len + 1);
     if (v) {
       if (len) memcpy(v, s, len);
@@ -76,7 +77,7 @@ static int parse_csv(const char *text, size_t len, parsed *p) {
 
 static void free_parsed(parsed *p) {
   for (int r = 0; r < 32; ++r)
-    for (int c = 0; c < NCOLS + 2; ++c) free(p->field[r][c]);
+    for (int c = 0; c < MAXCOLS; ++c) free(p->field[r][c]);
 }
 
 static void check_real(const char *field, double want, int row,
@@ -120,6 +121,7 @@ static const char msg_multiline[] =
 static const char msg_blanks[] = "  leading and trailing blanks\t ";
 static const char msg_quote_only[] = "\"";
 static const char line_commas[] = "gather_nd x=4x3 index=2x2 dims=0,1 seed=9";
+static const char cell_quoted[] = "scatter/f32/dup,\"odd\"";
 
 /* Writes the store; the expected rows below follow from these calls. */
 static int fill_store(sl_store *s) {
@@ -156,6 +158,14 @@ static int fill_store(sl_store *s) {
   sl_result_row c1 = {"cpu.serial", "passed", "",       1,
                       1e-300,       1.5e308,  INFINITY, 0.1};
   bad = bad || sl_store_add_result(s, cc, &c1);
+  /* A timing with its samples on case 1, and a coverage cell whose name
+   * needs quoting. */
+  static const double samples[] = {0.0021, 0.002, 0.0019};
+  sl_timing_row t = {"cpu.omp", 4,   3,  0,    0.002,   0.0001,
+                     0.0019,    1.5, -1, 3000, samples, 3};
+  bad = bad || sl_store_begin(s) || sl_store_add_timing(s, ca, &t, NULL) ||
+        sl_store_add_coverage(s, run2, cell_quoted, 10, 1) ||
+        sl_store_commit(s);
   if (bad) fprintf(stderr, "fill_store: %s\n", sl_store_errmsg(s));
   return bad ? -1 : 0;
 }
@@ -276,6 +286,187 @@ static void test_runs(sl_store *s) {
   CHECK_CONTAINS(err, "store is NULL");
 }
 
+/* Exports one table into memory. */
+static int export_table(int (*fn)(sl_store *, int64_t, FILE *, char *, size_t),
+                        sl_store *s, int64_t run, char **buf, size_t *len) {
+  char err[512];
+  FILE *f = open_memstream(buf, len);
+  if (!f) return -1;
+  int rc = fn(s, run, f, err, sizeof err);
+  fclose(f);
+  if (rc) fprintf(stderr, "export: %s\n", err);
+  return rc;
+}
+
+static void test_timings_csv(sl_store *s) {
+  char *buf = NULL;
+  size_t len = 0;
+  CHECK(export_table(sl_report_csv_timings, s, 0, &buf, &len) == 0);
+  if (!buf) return;
+  /* Written by hand from fill_store's timing: pct_peak NULL is empty, the
+   * samples in the order run, space-separated. */
+  CHECK(strcmp(buf, "run_id,case_id,timing_id,op,variant,threads,cold,reps,"
+                    "median_s,iqr_s,min_s,bytes,gbs,pct_peak,case_line,"
+                    "samples\n"
+                    "1,1,1,gather,cpu.omp,4,0,3,0.002,0.0001,0.0019,3000,1.5,,"
+                    "gather x=4x3 index=2x3 dim=0,0.0021 0.002 0.0019\n") == 0);
+  parsed p;
+  CHECK(parse_csv(buf, len, &p) == 0 && p.nrows == 2 && p.ncols[1] == 16);
+  free_parsed(&p);
+  free(buf);
+  buf = NULL;
+  /* Run 2 has no timings: the header only. */
+  CHECK(export_table(sl_report_csv_timings, s, 2, &buf, &len) == 0);
+  CHECK(buf && strchr(buf, '\n') == buf + len - 1);
+  free(buf);
+}
+
+static void test_coverage_csv(sl_store *s) {
+  char *buf = NULL;
+  size_t len = 0;
+  CHECK(export_table(sl_report_csv_coverage, s, 0, &buf, &len) == 0);
+  if (!buf) return;
+  CHECK(strcmp(buf, "run_id,cell,cases,failures\n"
+                    "2,\"scatter/f32/dup,\"\"odd\"\"\",10,1\n") == 0);
+  parsed p;
+  CHECK(parse_csv(buf, len, &p) == 0 && p.nrows == 2);
+  if (p.nrows == 2) CHECK(strcmp(p.field[1][1], cell_quoted) == 0);
+  free_parsed(&p);
+  free(buf);
+}
+
+static void test_runs_csv(sl_store *s) {
+  char *buf = NULL;
+  size_t len = 0;
+  CHECK(export_table(sl_report_csv_runs, s, 0, &buf, &len) == 0);
+  if (!buf) return;
+  parsed p;
+  CHECK(parse_csv(buf, len, &p) == 0);
+  CHECK_MSG(p.nrows == 3 && p.ncols[0] == 19 && p.ncols[1] == 19 &&
+                p.ncols[2] == 19,
+            "%d rows", p.nrows);
+  const char *names[19] = {
+      "run_id",       "kind",  "started_at", "finished_at", "status",
+      "git_commit",   "host",  "cpu_model",  "cores",       "threads",
+      "compiler",     "flags", "version",    "device",      "copy_gbs",
+      "command_line", "cases", "results",    "failed"};
+  for (int c = 0; c < 19 && p.ncols[0] == 19; ++c)
+    CHECK_MSG(strcmp(p.field[0][c], names[c]) == 0, "column %d: %s", c,
+              p.field[0][c]);
+  if (p.nrows == 3 && p.ncols[1] == 19 && p.ncols[2] == 19) {
+    char **r1 = p.field[1], **r2 = p.field[2];
+    CHECK(strcmp(r1[0], "1") == 0 && strcmp(r1[1], "run") == 0);
+    CHECK(strlen(r1[2]) == 24 && r1[2][10] == 'T' && r1[2][23] == 'Z');
+    CHECK(strcmp(r1[4], "finished") == 0 && strlen(r1[3]) == 24);
+    CHECK(strcmp(r1[5], "0123456789abcdef") == 0);
+    CHECK(strcmp(r1[8], "") == 0 && strcmp(r1[9], "") == 0); /* unknown */
+    CHECK(strcmp(r1[12], "0.1.0") == 0 && strcmp(r1[13], "") == 0);
+    CHECK(strcmp(r1[14], "") == 0);
+    CHECK(strcmp(r1[15], "scatterlab run --batch cases.txt") == 0);
+    CHECK(strcmp(r1[16], "2") == 0 && strcmp(r1[17], "5") == 0 &&
+          strcmp(r1[18], "2") == 0);
+    CHECK(strcmp(r2[1], "fuzz") == 0 && strcmp(r2[3], "") == 0 &&
+          strcmp(r2[4], "running") == 0);
+  }
+  free_parsed(&p);
+  free(buf);
+  buf = NULL;
+  CHECK(export_table(sl_report_csv_runs, s, 2, &buf, &len) == 0);
+  CHECK(parse_csv(buf, len, &p) == 0 && p.nrows == 2);
+  if (p.nrows == 2) CHECK(strcmp(p.field[1][0], "2") == 0);
+  free_parsed(&p);
+  free(buf);
+  char err[256];
+  CHECK(sl_report_csv_runs(s, 7, stdout, err, sizeof err) != 0);
+  CHECK_CONTAINS(err, "no run 7");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Import: reading case lines back                                           */
+/* ------------------------------------------------------------------------ */
+
+typedef struct got_lines {
+  char *v[16];
+  long rec[16];
+  int n;
+} got_lines;
+
+static int collect(void *user, const char *line, long record) {
+  got_lines *g = user;
+  if (g->n < 16) {
+    g->v[g->n] = strdup(line);
+    g->rec[g->n] = record;
+  }
+  ++g->n;
+  return 0;
+}
+
+static void free_lines(got_lines *g) {
+  for (int i = 0; i < g->n && i < 16; ++i) free(g->v[i]);
+  memset(g, 0, sizeof *g);
+}
+
+static int read_text(const char *text, got_lines *g, char *err, size_t len) {
+  memset(g, 0, sizeof *g);
+  FILE *f = fmemopen((void *)text, strlen(text), "r");
+  if (!f) return -9;
+  int rc = sl_report_csv_read_cases(f, "cases.csv", collect, g, err, len);
+  fclose(f);
+  return rc;
+}
+
+static void test_import(sl_store *s) {
+  char err[512];
+  got_lines g;
+  /* A header names the column; quotes, commas and line breaks inside
+   * fields; a comment, an empty value and a repeat are skipped. */
+  const char *csv = "note,case_line\n"
+                    "a,\"gather_nd x=4x3 index=2x2 dims=0,1 seed=9\"\n"
+                    "\"b,\nc\",\"scatter dt=f32 x=2 index=1 val=\"\"2\"\"\"\n"
+                    "d,\"line one\nline two\"\n"
+                    "e,# a comment\n"
+                    "f,\n"
+                    "g,\"gather_nd x=4x3 index=2x2 dims=0,1 seed=9\"\n";
+  CHECK_MSG(read_text(csv, &g, err, sizeof err) == 0, "%s", err);
+  CHECK_MSG(g.n == 3, "%d lines", g.n);
+  if (g.n == 3) {
+    CHECK(strcmp(g.v[0], "gather_nd x=4x3 index=2x2 dims=0,1 seed=9") == 0);
+    CHECK(strcmp(g.v[1], "scatter dt=f32 x=2 index=1 val=\"2\"") == 0);
+    CHECK(strcmp(g.v[2], "line one\nline two") == 0);
+    CHECK(g.rec[0] == 2 && g.rec[1] == 3 && g.rec[2] == 4);
+  }
+  free_lines(&g);
+  /* No header: the first column of every record, the first record too. */
+  CHECK(read_text("gather x=4 index=4,1\n\"scatter x=2, index=1\",2\n", &g, err,
+                  sizeof err) == 0);
+  CHECK(g.n == 2 && strcmp(g.v[0], "gather x=4 index=4") == 0 &&
+        strcmp(g.v[1], "scatter x=2, index=1") == 0 && g.rec[0] == 1);
+  free_lines(&g);
+  /* A quote left open is an error that names the file and the record. */
+  CHECK(read_text("case_line\n\"gather x=4\n", &g, err, sizeof err) == -1);
+  CHECK_CONTAINS(err, "cases.csv: record 2");
+  free_lines(&g);
+  CHECK(read_text("case_line\ngather \"x\"=4\n", &g, err, sizeof err) == -1);
+  free_lines(&g);
+
+  /* Round trip: the results export reads back as its distinct case lines,
+   * in order, however many variants each had. */
+  char *buf = NULL;
+  size_t len = 0;
+  CHECK(export(s, 0, &buf, &len, err, sizeof err) == 0);
+  if (buf) {
+    CHECK(read_text(buf, &g, err, sizeof err) == 0);
+    CHECK_MSG(g.n == 3, "%d lines", g.n);
+    if (g.n == 3) {
+      CHECK(strcmp(g.v[0], "gather x=4x3 index=2x3 dim=0") == 0);
+      CHECK(strcmp(g.v[1], line_commas) == 0);
+      CHECK(strcmp(g.v[2], "scatter x=2 index=1") == 0);
+    }
+    free_lines(&g);
+  }
+  free(buf);
+}
+
 static void test_empty(const char *path) {
   char err[512], *buf = NULL;
   size_t len = 0;
@@ -319,6 +510,10 @@ int main(void) {
   if (s) {
     test_csv(s);
     test_runs(s);
+    test_timings_csv(s);
+    test_coverage_csv(s);
+    test_runs_csv(s);
+    test_import(s);
     sl_store_close(s);
   }
   test_empty(empty);

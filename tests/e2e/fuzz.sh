@@ -21,4 +21,16 @@ echo "store: $cases cases, $cells coverage cells, run $status"
 [ "$cases" -gt 1000 ] && [ "$cells" -gt 100 ] && [ "$status" = finished ] || exit 1
 n=$(grep -hv '^#' "$SRC"/fuzz/corpus/*.txt | grep -c .)
 grep -q "corpus: $n cases replayed" "$tmp/out" || { echo "corpus not replayed"; exit 1; }
+# Resident size stays flat after warm-up (< 5% growth), worker and job;
+# not in sanitizer builds, where ASan's quarantine holds freed memory.
+if [ -n "${SL_SANITIZED:-}" ]; then echo "1 passed, 0 failed"; exit 0; fi
+mem=$(grep '^memory:' "$tmp/out")
+echo "$mem"
+w0=$(echo "$mem" | sed -E 's/.*worker RSS ([0-9.]+) MiB after.*/\1/')
+w1=$(echo "$mem" | sed -E 's/.*, ([0-9.]+) MiB at the end.*/\1/')
+j0=$(echo "$mem" | sed -E 's/.*job ([0-9.]+) -> .*/\1/')
+j1=$(echo "$mem" | sed -E 's/.*-> ([0-9.]+) MiB$/\1/')
+awk -v a="$w0" -v b="$w1" -v c="$j0" -v d="$j1" \
+  'BEGIN { exit !(a > 0 && c > 0 && b < 1.05 * a && d < 1.05 * c) }' ||
+  { echo "resident size grew by 5% or more after warm-up"; exit 1; }
 echo "1 passed, 0 failed"

@@ -1,0 +1,81 @@
+/* `scatterlab history`: each benchmark's median across runs and the runs
+ * where it moved to a new level (change points). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "sl_report.h"
+#include "sl_store.h"
+
+static const char *const sl__history_help =
+    "usage: scatterlab history [--db PATH] [--match TEXT] [--min-segment N]\n"
+    "                          [--all] [-o FILE]\n"
+    "\n"
+    "For every benchmark (case line, variant, threads, warm or cold) timed\n"
+    "in more than one run: its median per run, split into levels at the\n"
+    "change points (PELT on log times, a penalty of 3 ln n per change, the\n"
+    "noise estimated from successive differences, at least 1%), with the\n"
+    "level of each segment and the change from the one before.\n"
+    "options:\n"
+    "  --db PATH          results database (default " SL_DEFAULT_DB ")\n"
+    "  --match TEXT       only benchmarks whose case line or variant holds\n"
+    "                     TEXT\n"
+    "  --min-segment N    runs per segment at least (default 3)\n"
+    "  --all              also list benchmarks without change points\n"
+    "  -o FILE            write to FILE instead of standard output\n";
+
+int sl_cmd_history(int argc, char **argv) {
+  const char *db = SL_DEFAULT_DB, *outpath = NULL, *v;
+  sl_hist_opts o;
+  sl_hist_opts_init(&o);
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      fputs(sl__history_help, stdout);
+      return SL_EXIT_OK;
+    } else if (sl_cli_is(a, "--db")) {
+      if (!(db = sl_cli_value("history", argc, argv, &i))) return SL_EXIT_USAGE;
+    } else if (sl_cli_is(a, "--match")) {
+      if (!(o.match = sl_cli_value("history", argc, argv, &i)))
+        return SL_EXIT_USAGE;
+    } else if (sl_cli_is(a, "--min-segment")) {
+      if (!(v = sl_cli_value("history", argc, argv, &i))) return SL_EXIT_USAGE;
+      long long n = sl_cli_int("history", "--min-segment", v);
+      if (n < 0) return SL_EXIT_USAGE;
+      if (n < 1 || n > 100000)
+        return sl_cli_usage_error("history",
+                                  "--min-segment: expected 1 to "
+                                  "100000, got %s",
+                                  v);
+      o.min_segment = (int)n;
+    } else if (strcmp(a, "--all") == 0) {
+      o.all = 1;
+    } else if (strcmp(a, "-o") == 0 || sl_cli_is(a, "--output")) {
+      if (!(outpath = sl_cli_value("history", argc, argv, &i)))
+        return SL_EXIT_USAGE;
+    } else {
+      return sl_cli_usage_error("history", "%s: unknown argument", a);
+    }
+  }
+  if (sl_cli_parse_only) return SL_EXIT_OK;
+  char err[1024];
+  sl_store *st;
+  if (sl_store_open(db, SL_STORE_READONLY, &st, err, sizeof err)) {
+    fprintf(stderr, "scatterlab history: %s\n", err);
+    return SL_EXIT_FAIL;
+  }
+  FILE *out = stdout;
+  if (outpath && !(out = fopen(outpath, "w"))) {
+    fprintf(stderr, "scatterlab history: -o %s: cannot create file\n", outpath);
+    sl_store_close(st);
+    return SL_EXIT_FAIL;
+  }
+  int rc = sl_report_history(st, &o, out, err, sizeof err) < 0;
+  if (rc) fprintf(stderr, "scatterlab history: %s\n", err);
+  if (out != stdout && fclose(out)) {
+    fprintf(stderr, "scatterlab history: -o %s: write failed\n", outpath);
+    rc = 1;
+  }
+  sl_store_close(st);
+  return rc ? SL_EXIT_FAIL : SL_EXIT_OK;
+}

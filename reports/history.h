@@ -1,0 +1,49 @@
+/*
+ * The history of every benchmark across runs: its median per run and the
+ * change points of that series. Shared by `scatterlab history` (text) and
+ * the HTML report's history charts. Internal to reports/.
+ */
+#ifndef SL_HISTORY_H
+#define SL_HISTORY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sl_store.h"
+
+typedef struct sl__hist {
+  char *case_line, *variant;
+  int threads, cold;
+  int n;          /* runs that timed it */
+  int64_t *run;   /* ascending */
+  double *median; /* seconds, one per run */
+  int ncps;
+  int *cps;          /* indices into run[] where a new level starts */
+  double max_change; /* largest |relative change| between adjacent levels */
+} sl__hist;
+
+typedef struct sl__hist_set {
+  sl__hist *v;
+  int n;
+} sl__hist_set;
+
+/* Every benchmark of the store whose case line or variant contains match
+ * (NULL: all), with its change points (segments of at least min_seg runs),
+ * ordered by case line, variant, threads, cold. 0, or -1 with err. */
+int sl__hist_build(sl_store *s, const char *match, int min_seg,
+                   sl__hist_set *out, char *err, size_t errlen);
+void sl__hist_set_free(sl__hist_set *set);
+
+/* The level of runs [from, to) of h: the geometric mean of their medians
+ * (the segments are found on log times). */
+double sl__hist_level(const sl__hist *h, int from, int to);
+
+/* Segment k (0..ncps) of h as [*from, *to). */
+void sl__hist_segment(const sl__hist *h, int k, int *from, int *to);
+
+/* A run of a benchmark's median may move by this much (relative) without
+ * being noise the change-point test must explain: the floor of its noise
+ * estimate. */
+#define SL__HIST_SIGMA_FLOOR 0.01
+
+#endif

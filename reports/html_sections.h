@@ -1,0 +1,36 @@
+/*
+ * The sections of the HTML report, one file each; report_html.c puts them
+ * on the page in order. Each writes an <h2 id=...> and its content, and
+ * returns 0 or -1 with a message in err. Internal to reports/.
+ */
+#ifndef SL_HTML_SECTIONS_H
+#define SL_HTML_SECTIONS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "bench_set.h"
+#include "sl_report.h"
+
+/* Runs: one row per run of the selection (html_summary.c). */
+int sl__html_runs(sl_store *s, const sl_html_opts *o, FILE *out, char *err,
+                  size_t errlen);
+/* Summary: verdict counts by op x dtype x variant, and coverage cells
+ * (html_summary.c). */
+int sl__html_summary(sl_store *s, const sl_html_opts *o, FILE *out, char *err,
+                     size_t errlen);
+/* Failures with their minimal repro lines (html_failures.c). */
+int sl__html_failures(sl_store *s, const sl_html_opts *o, FILE *out, char *err,
+                      size_t errlen);
+/* Timing tables: the newest timing of each benchmark, idx into set
+ * (html_timings.c). */
+void sl__html_timings(const sl__bench_set *set, const int *idx, int n,
+                      FILE *out);
+/* The contention chart from the same timings (html_contention.c). */
+int sl__html_contention(const sl__bench_set *set, const int *idx, int n,
+                        FILE *out);
+/* History charts of every benchmark across all runs (html_history.c). */
+int sl__html_history(sl_store *s, const sl_html_opts *o, FILE *out, char *err,
+                     size_t errlen);
+
+#endif

@@ -1,0 +1,298 @@
+/*
+ * The top of the HTML report: the runs, the verdicts counted by op x dtype x
+ * variant, and the coverage cells of fuzz runs. The verdict walk is the one
+ * pass over every result row, so it keeps no row: only counts per cell.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "case.h"
+#include "html.h"
+#include "html_sections.h"
+#include "strmap.h"
+
+/* ------------------------------------------------------------------------ */
+/* Runs                                                                      */
+/* ------------------------------------------------------------------------ */
+
+typedef struct sl__runs_html {
+  FILE *out;
+  int64_t run_id;
+} sl__runs_html;
+
+static void sl__td(FILE *out, const char *cls, const char *text) {
+  fprintf(out, cls ? "<td class=\"%s\">" : "<td>", cls);
+  sl__html_text(out, text);
+  fputs("</td>", out);
+}
+
+static int sl__runs_row(void *user, const sl_run_view *r) {
+  sl__runs_html *h = user;
+  if (h->run_id && r->id != h->run_id) return 0;
+  FILE *out = h->out;
+  fprintf(out, "<tr%s><td class=\"n\">%" PRId64 "</td>",
+          r->nfailed ? " class=\"bad\"" : "", r->id);
+  sl__td(out, NULL, r->kind);
+  sl__td(out, NULL, r->started_at);
+  sl__td(out, NULL, r->status);
+  char commit[13];
+  snprintf(commit, sizeof commit, "%s", r->git_commit);
+  sl__td(out, NULL, commit);
+  sl__td(out, NULL, r->host);
+  sl__td(out, NULL, r->cpu_model);
+  fprintf(out, "<td class=\"n\">%d</td>", r->threads);
+  if (r->copy_gbs > 0)
+    fprintf(out, "<td class=\"n\">%.1f</td>", r->copy_gbs);
+  else
+    fputs("<td class=\"n\">-</td>", out);
+  fprintf(out,
+          "<td class=\"n\">%" PRId64 "</td><td class=\"n\">%" PRId64
+          "</td><td class=\"n%s\">%" PRId64 "</td><td><code>",
+          r->ncases, r->nresults, r->nfailed ? " bad" : "", r->nfailed);
+  sl__html_text(out, r->command_line);
+  fputs("</code></td></tr>\n", out);
+  return ferror(out) ? 1 : 0;
+}
+
+int sl__html_runs(sl_store *s, const sl_html_opts *o, FILE *out, char *err,
+                  size_t errlen) {
+  fputs("<h2 id=\"runs\">Runs</h2>\n<table class=\"runs\">\n<tr><th>run</th>"
+        "<th>kind</th><th>started (UTC)</th><th>status</th><th>commit</th>"
+        "<th>host</th><th>CPU</th><th>threads</th><th>copy GB/s</th>"
+        "<th>cases</th><th>results</th><th>failed</th><th>command</th></tr>\n",
+        out);
+  sl__runs_html h = {out, o->run_id};
+  if (sl_store_each_run(s, sl__runs_row, &h) < 0) {
+    snprintf(err, errlen, "%s", sl_store_errmsg(s));
+    return -1;
+  }
+  fputs("</table>\n", out);
+  return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Verdicts by op x dtype x variant                                          */
+/* ------------------------------------------------------------------------ */
+
+/* The verdicts of the schema (results.verdict CHECK), in table order; a
+ * verdict from a newer store counts as "other". */
+static const char *const sl__verdicts[] = {
+    "passed",  "both_rejected", "failed",      "reject_mismatch",
+    "crashed", "timeout",       "unsupported", "mistrusted"};
+#define SL__NVERDICTS ((int)(sizeof sl__verdicts / sizeof sl__verdicts[0]))
+
+static int sl__verdict_is_failure(int v) { return v >= 2 && v <= 5; }
+
+typedef struct sl__cell {
+  char op[40], dt[16], variant[40];
+  int64_t n[SL__NVERDICTS + 1]; /* the last: other */
+  int64_t total;
+} sl__cell;
+
+typedef struct sl__summary {
+  sl__strmap map;
+  sl__cell *cells;
+  int ncells, cap, oom;
+  int64_t last_case, ncases, nresults, nfailures;
+  char dt[16]; /* the dtype of last_case */
+} sl__summary;
+
+/* The dtype of a case line ("?" when the line does not parse). Each case is
+ * parsed once: its results arrive one after another. */
+static void sl__case_dtype(const char *line, char *dt, size_t len) {
+  sl_case c;
+  char err[8];
+  if (sl_case_parse(line, &c, err, sizeof err) == 0)
+    snprintf(dt, len, "%s", sl_dtype_name(c.dt));
+  else
+    snprintf(dt, len, "?");
+}
+
+static sl__cell *sl__cell_of(sl__summary *sm, const char *op,
+                             const char *variant) {
+  char key[256];
+  snprintf(key, sizeof key, "%s\t%s\t%s", op, sm->dt, variant);
+  int at = sl__strmap_get(&sm->map, key);
+  if (at >= 0) return &sm->cells[at];
+  if (sm->ncells == sm->cap) {
+    int cap = sm->cap ? 2 * sm->cap : 64;
+    sl__cell *v = realloc(sm->cells, sizeof *v * (size_t)cap);
+    if (!v) return NULL;
+    sm->cells = v;
+    sm->cap = cap;
+  }
+  if (sl__strmap_put(&sm->map, key, sm->ncells)) return NULL;
+  sl__cell *c = &sm->cells[sm->ncells++];
+  memset(c, 0, sizeof *c);
+  snprintf(c->op, sizeof c->op, "%s", op);
+  snprintf(c->dt, sizeof c->dt, "%s", sm->dt);
+  snprintf(c->variant, sizeof c->variant, "%s", variant);
+  return c;
+}
+
+static int sl__summary_row(void *user, const sl_result_view *r) {
+  sl__summary *sm = user;
+  if (r->case_id != sm->last_case) {
+    sm->last_case = r->case_id;
+    ++sm->ncases;
+    sl__case_dtype(r->case_line, sm->dt, sizeof sm->dt);
+  }
+  sl__cell *c = sl__cell_of(sm, r->op, r->variant);
+  if (!c) return sm->oom = 1;
+  int v = 0;
+  while (v < SL__NVERDICTS && strcmp(sl__verdicts[v], r->verdict) != 0) ++v;
+  ++c->n[v];
+  ++c->total;
+  ++sm->nresults;
+  if (v < SL__NVERDICTS && sl__verdict_is_failure(v)) ++sm->nfailures;
+  return 0;
+}
+
+static int sl__cmp_cell(const void *pa, const void *pb) {
+  const sl__cell *a = pa, *b = pb;
+  int c = strcmp(a->op, b->op);
+  if (!c) c = strcmp(a->dt, b->dt);
+  return c ? c : strcmp(a->variant, b->variant);
+}
+
+static void sl__summary_table(FILE *out, sl__cell *cells, int n) {
+  int other = 0;
+  for (int i = 0; i < n; ++i) other |= cells[i].n[SL__NVERDICTS] != 0;
+  fputs("<table class=\"summary\">\n<tr><th>op</th><th>dtype</th>"
+        "<th>variant</th><th>cases</th>",
+        out);
+  for (int v = 0; v < SL__NVERDICTS; ++v)
+    fprintf(out, "<th>%s</th>", sl__verdicts[v]);
+  fputs(other ? "<th>other</th></tr>\n" : "</tr>\n", out);
+  for (int i = 0; i < n; ++i) {
+    const sl__cell *c = &cells[i];
+    int64_t bad = 0;
+    for (int v = 0; v < SL__NVERDICTS; ++v)
+      if (sl__verdict_is_failure(v)) bad += c->n[v];
+    fputs(bad ? "<tr class=\"bad\">" : "<tr>", out);
+    sl__td(out, NULL, c->op);
+    sl__td(out, NULL, c->dt);
+    sl__td(out, NULL, c->variant);
+    fprintf(out, "<td class=\"n\">%" PRId64 "</td>", c->total);
+    for (int v = 0; v <= SL__NVERDICTS; ++v) {
+      if (v == SL__NVERDICTS && !other) break;
+      const char *cls = !c->n[v]                    ? "n"
+                        : sl__verdict_is_failure(v) ? "n bad"
+                        : v == 0                    ? "n good"
+                                                    : "n";
+      fprintf(out, "<td class=\"%s\">%" PRId64 "</td>", cls, c->n[v]);
+    }
+    fputs("</tr>\n", out);
+  }
+  fputs("</table>\n", out);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Coverage cells                                                            */
+/* ------------------------------------------------------------------------ */
+
+typedef struct sl__cov_cell {
+  char *cell;
+  int64_t cases, failures;
+} sl__cov_cell;
+
+typedef struct sl__coverage {
+  sl__strmap map;
+  sl__cov_cell *v;
+  int n, cap, oom;
+} sl__coverage;
+
+/* Parallel fuzz jobs and several runs add to the same cell: sum them. */
+static int sl__coverage_row(void *user, const sl_coverage_view *c) {
+  sl__coverage *cv = user;
+  int at = sl__strmap_get(&cv->map, c->cell);
+  if (at < 0) {
+    if (cv->n == cv->cap) {
+      int cap = cv->cap ? 2 * cv->cap : 64;
+      sl__cov_cell *v = realloc(cv->v, sizeof *v * (size_t)cap);
+      if (!v) return cv->oom = 1;
+      cv->v = v;
+      cv->cap = cap;
+    }
+    char *name = strdup(c->cell);
+    if (!name || sl__strmap_put(&cv->map, c->cell, cv->n)) {
+      free(name);
+      return cv->oom = 1;
+    }
+    at = cv->n++;
+    cv->v[at] = (sl__cov_cell){name, 0, 0};
+  }
+  cv->v[at].cases += c->cases;
+  cv->v[at].failures += c->failures;
+  return 0;
+}
+
+static int sl__cmp_cov(const void *pa, const void *pb) {
+  return strcmp(((const sl__cov_cell *)pa)->cell,
+                ((const sl__cov_cell *)pb)->cell);
+}
+
+static int sl__coverage_section(sl_store *s, int64_t run_id, FILE *out,
+                                char *err, size_t errlen) {
+  sl__coverage cv = {0};
+  int rc = sl_store_each_coverage(s, run_id, sl__coverage_row, &cv);
+  if (rc < 0 || cv.oom) {
+    snprintf(err, errlen, "%s",
+             cv.oom ? "coverage: out of memory" : sl_store_errmsg(s));
+    rc = -1;
+  } else {
+    rc = 0;
+    fprintf(out, "<h3 id=\"coverage\">Coverage cells</h3>\n");
+    if (cv.n == 0)
+      fputs("<p class=\"note\">No fuzz coverage recorded.</p>\n", out);
+    else {
+      qsort(cv.v, (size_t)cv.n, sizeof *cv.v, sl__cmp_cov);
+      fputs("<table class=\"coverage\">\n<tr><th>cell</th><th>cases</th>"
+            "<th>failures</th></tr>\n",
+            out);
+      for (int i = 0; i < cv.n; ++i) {
+        fputs(cv.v[i].failures ? "<tr class=\"bad\">" : "<tr>", out);
+        sl__td(out, NULL, cv.v[i].cell);
+        fprintf(out,
+                "<td class=\"n\">%" PRId64 "</td><td class=\"n\">%" PRId64
+                "</td></tr>\n",
+                cv.v[i].cases, cv.v[i].failures);
+      }
+      fputs("</table>\n", out);
+    }
+  }
+  for (int i = 0; i < cv.n; ++i) free(cv.v[i].cell);
+  free(cv.v);
+  sl__strmap_free(&cv.map);
+  return rc;
+}
+
+int sl__html_summary(sl_store *s, const sl_html_opts *o, FILE *out, char *err,
+                     size_t errlen) {
+  sl__summary sm;
+  memset(&sm, 0, sizeof sm);
+  sm.last_case = -1;
+  int rc = sl_store_each_result(s, o->run_id, sl__summary_row, &sm);
+  if (rc < 0 || sm.oom) {
+    snprintf(err, errlen, "%s",
+             sm.oom ? "summary: out of memory" : sl_store_errmsg(s));
+    free(sm.cells);
+    sl__strmap_free(&sm.map);
+    return -1;
+  }
+  qsort(sm.cells, (size_t)sm.ncells, sizeof *sm.cells, sl__cmp_cell);
+  fprintf(out,
+          "<h2 id=\"summary\">Summary</h2>\n<p>%" PRId64 " cases, %" PRId64
+          " verdicts, <span class=\"%s\">%" PRId64
+          " failing</span> (failed, reject_mismatch, crashed or "
+          "timeout).</p>\n<h3>Verdicts by op, dtype and variant</h3>\n",
+          sm.ncases, sm.nresults, sm.nfailures ? "bad" : "good", sm.nfailures);
+  if (sm.ncells)
+    sl__summary_table(out, sm.cells, sm.ncells);
+  else
+    fputs("<p class=\"note\">No results recorded.</p>\n", out);
+  free(sm.cells);
+  sl__strmap_free(&sm.map);
+  return sl__coverage_section(s, o->run_id, out, err, errlen);
+}

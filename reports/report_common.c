@@ -1,0 +1,37 @@
+/* Argument checks and the end-of-output check of the reports. */
+#include "report_common.h"
+
+int sl__report_check(sl_store *s, FILE *out, int64_t run_id, const char *fn,
+                     char *err, size_t errlen) {
+  if (errlen) err[0] = '\0';
+  if (!s || !out) {
+    snprintf(err, errlen, "%s: %s is NULL", fn, !s ? "store" : "out");
+    return -1;
+  }
+  if (run_id < 0) {
+    snprintf(err, errlen, "%s: run %lld is not a run id", sl_store_path(s),
+             (long long)run_id);
+    return -1;
+  }
+  if (run_id == 0) return 0;
+  int has = sl_store_has_run(s, run_id);
+  if (has < 0) {
+    snprintf(err, errlen, "%s", sl_store_errmsg(s));
+    return -1;
+  }
+  if (!has) {
+    snprintf(err, errlen, "%s: no run %lld", sl_store_path(s),
+             (long long)run_id);
+    return -1;
+  }
+  return 0;
+}
+
+int sl__report_finish(FILE *out, const char *what, const char *path, char *err,
+                      size_t errlen) {
+  if (fflush(out) != 0 || ferror(out)) {
+    snprintf(err, errlen, "%s of %s: write error", what, path);
+    return -1;
+  }
+  return 0;
+}

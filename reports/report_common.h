@@ -1,0 +1,25 @@
+/*
+ * What every report function starts and ends with: the argument checks and
+ * the check that the whole output was written. Internal to reports/.
+ */
+#ifndef SL_REPORT_COMMON_H
+#define SL_REPORT_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sl_store.h"
+
+/* The argument checks every export starts with: store and stream not
+ * NULL, run_id 0 or an existing run. 0, or -1 with a message in err ("fn:
+ * store is NULL", "<path>: no run 7"). err may be NULL when errlen is 0. */
+int sl__report_check(sl_store *s, FILE *out, int64_t run_id, const char *fn,
+                     char *err, size_t errlen);
+
+/* Flushes out and checks it for errors: 0, or -1 with "<what> of <path>:
+ * write error" in err. */
+int sl__report_finish(FILE *out, const char *what, const char *path, char *err,
+                      size_t errlen);
+
+#endif

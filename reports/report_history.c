@@ -1,0 +1,77 @@
+/*
+ * `scatterlab history` as text: for each benchmark with a change point, the
+ * levels between the change points and how much each one moved.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "history.h"
+#include "html.h"
+#include "sl_report.h"
+
+void sl_hist_opts_init(sl_hist_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->min_segment = 3;
+}
+
+static void sl__hist_text(FILE *out, const sl__hist *h) {
+  fprintf(out, "\n%s\n  %s, %d thread%s, %s: %d run%s\n", h->case_line,
+          h->variant, h->threads, h->threads == 1 ? "" : "s",
+          h->cold ? "cold" : "warm", h->n, h->n == 1 ? "" : "s");
+  double prev = 0;
+  for (int k = 0; k <= h->ncps; ++k) {
+    int from, to;
+    sl__hist_segment(h, k, &from, &to);
+    double level = sl__hist_level(h, from, to);
+    char t[32];
+    sl__fmt_seconds(t, sizeof t, level);
+    fprintf(out, "  runs %" PRId64 "-%" PRId64 " (%d): %s", h->run[from],
+            h->run[to - 1], to - from, t);
+    if (k > 0)
+      fprintf(out, "  %+.1f%% from run %" PRId64, 100 * (level / prev - 1),
+              h->run[from]);
+    fputc('\n', out);
+    prev = level;
+  }
+}
+
+int sl_report_history(sl_store *s, const sl_hist_opts *o, FILE *out, char *err,
+                      size_t errlen) {
+  if (!err) errlen = 0;
+  if (errlen) err[0] = '\0';
+  if (!s || !out) {
+    snprintf(err, errlen, "sl_report_history: %s is NULL",
+             !s ? "store" : "out");
+    return -1;
+  }
+  sl_hist_opts def;
+  sl_hist_opts_init(&def);
+  if (!o) o = &def;
+  sl__hist_set set;
+  if (sl__hist_build(s, o->match, o->min_segment, &set, err, errlen)) return -1;
+  /* A benchmark timed once has no history to speak of. */
+  int changes = 0, with = 0, multi = 0;
+  for (int i = 0; i < set.n; ++i) {
+    changes += set.v[i].ncps;
+    with += set.v[i].ncps > 0;
+    multi += set.v[i].n > 1;
+  }
+  fprintf(out,
+          "history of %d benchmark%s timed in more than one run (of %d in "
+          "%s): %d with change points, %d change point%s\n(PELT on log "
+          "median times, segments of at least %d runs)\n",
+          multi, multi == 1 ? "" : "s", set.n, sl_store_path(s), with, changes,
+          changes == 1 ? "" : "s", o->min_segment);
+  for (int i = 0; i < set.n; ++i)
+    if (set.v[i].ncps > 0 || (o->all && set.v[i].n > 1))
+      sl__hist_text(out, &set.v[i]);
+  if (!o->all && multi > with)
+    fprintf(out, "\n%d benchmark%s without change points (--all lists them)\n",
+            multi - with, multi - with == 1 ? "" : "s");
+  sl__hist_set_free(&set);
+  if (fflush(out) != 0 || ferror(out)) {
+    snprintf(err, errlen, "history of %s: write error", sl_store_path(s));
+    return -1;
+  }
+  return changes;
+}

@@ -1,0 +1,195 @@
+/*
+ * Run-to-run comparison on synthetic samples: a real slowdown must be
+ * called slower, noise must be called the same, and three samples must be
+ * too few. Samples are drawn from a seeded generator, so every run of the
+ * test sees the same numbers.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sl_report.h"
+#include "sl_store.h"
+#include "sl_test.h"
+
+/* Normal deviates (Box-Muller over a 64-bit LCG). */
+static double gauss(uint64_t *s) {
+  double u[2];
+  for (int i = 0; i < 2; ++i) {
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    u[i] = ((*s >> 11) + 0.5) / 9007199254740992.0;
+  }
+  return sqrt(-2 * log(u[0])) * cos(2 * M_PI * u[1]);
+}
+
+/* n times of mean `mean` with relative noise `rel` (standard deviation). */
+static void draw(uint64_t seed, int n, double mean, double rel, double *out) {
+  for (int i = 0; i < n; ++i) out[i] = mean * (1 + rel * gauss(&seed));
+}
+
+static void test_samples(void) {
+  static double a[4000], b[4000];
+  sl_cmp_opts o;
+  sl_cmp_opts_init(&o);
+  CHECK(o.threshold == 0.05 && o.alpha == 0.05 && o.min_samples == 5);
+  sl_cmp_stat r;
+
+  /* A 10% slowdown with 1% noise, 20 samples a side: ten standard
+   * deviations apart, so every candidate sample is slower than every base
+   * sample and U = 0 exactly: z = (200 - 0.5) / sqrt(400 * 41 / 12). */
+  draw(1, 20, 1e-3, 0.01, a);
+  draw(2, 20, 1.1e-3, 0.01, b);
+  sl_cmp_samples(a, 20, b, 20, &o, &r);
+  CHECK_MSG(r.verdict == SL_CMP_SLOWER, "%s: %s",
+            sl_cmp_verdict_name(r.verdict), r.reason);
+  double p = erfc(199.5 / sqrt(400 * 41 / 12.0) / sqrt(2.0));
+  CHECK_MSG(fabs(r.p - p) <= 1e-12 * p, "p %g, expected %g", r.p, p);
+  CHECK_MSG(r.ratio > 1.08 && r.ratio < 1.12 && r.ratio_lo > 1.05 &&
+                r.ratio_hi < 1.15 && r.ratio_lo <= r.ratio &&
+                r.ratio <= r.ratio_hi,
+            "ratio %g [%g, %g]", r.ratio, r.ratio_lo, r.ratio_hi);
+  CHECK(r.n_base == 20 && r.n_cand == 20 && r.noise < 0.03);
+  CHECK(strstr(r.reason, "+") != NULL);
+
+  /* The same the other way round: faster. */
+  sl_cmp_samples(b, 20, a, 20, &o, &r);
+  CHECK(r.verdict == SL_CMP_FASTER && r.ratio < 0.93);
+
+  /* Noise only: both sides from one distribution with 3% noise. */
+  draw(3, 30, 1e-3, 0.03, a);
+  draw(4, 30, 1e-3, 0.03, b);
+  sl_cmp_samples(a, 30, b, 30, &o, &r);
+  CHECK_MSG(r.verdict == SL_CMP_SAME, "%s: %s", sl_cmp_verdict_name(r.verdict),
+            r.reason);
+  CHECK(fabs(r.ratio - 1) < 0.05 && r.ratio_lo < 1 && r.ratio_hi > 1);
+
+  /* Three samples: too few, whatever they say. */
+  const double a3[] = {1.0, 1.01, 0.99}, b3[] = {2.0, 2.01, 1.99};
+  sl_cmp_samples(a3, 3, b3, 3, &o, &r);
+  CHECK(r.verdict == SL_CMP_AMBIGUOUS && isnan(r.p));
+  CHECK_CONTAINS(r.reason, "too few samples");
+  CHECK(fabs(r.ratio - 2) < 1e-12); /* the ratio of the medians */
+
+  /* A significant 2% change with 0.1% noise is below the threshold. */
+  draw(5, 20, 1e-3, 0.001, a);
+  draw(6, 20, 1.02e-3, 0.001, b);
+  sl_cmp_samples(a, 20, b, 20, &o, &r);
+  CHECK(r.verdict == SL_CMP_SAME && r.p < 1e-6);
+  CHECK_CONTAINS(r.reason, "below the 5% threshold");
+  /* ... and counts with a 1% threshold. */
+  o.threshold = 0.01;
+  sl_cmp_samples(a, 20, b, 20, &o, &r);
+  CHECK(r.verdict == SL_CMP_SLOWER);
+  o.threshold = 0.05;
+
+  /* 8% slower but 30% noise: significant with 2000 samples, yet within
+   * the noise (IQR of a normal is 1.35 sd, about 40% here). */
+  draw(7, 2000, 1e-3, 0.3, a);
+  draw(8, 2000, 1.08e-3, 0.3, b);
+  sl_cmp_samples(a, 2000, b, 2000, &o, &r);
+  CHECK_MSG(r.verdict == SL_CMP_AMBIGUOUS && r.p < 0.05, "%s: %s",
+            sl_cmp_verdict_name(r.verdict), r.reason);
+  CHECK_CONTAINS(r.reason, "within the noise");
+
+  /* 10% slower with 20% noise and 5 samples: not significant. */
+  draw(9, 5, 1e-3, 0.2, a);
+  draw(10, 5, 1.1e-3, 0.2, b);
+  sl_cmp_samples(a, 5, b, 5, &o, &r);
+  CHECK_MSG(r.verdict == SL_CMP_AMBIGUOUS || r.verdict == SL_CMP_SAME, "%s: %s",
+            sl_cmp_verdict_name(r.verdict), r.reason);
+  CHECK(r.p > 0.05);
+}
+
+/* Two runs in one store: one benchmark 10% slower, one unchanged, one only
+ * in the base run and one only in the candidate. */
+static int fill(sl_store *s, int64_t *run1, int64_t *run2) {
+  sl_run_info ri;
+  memset(&ri, 0, sizeof ri);
+  ri.kind = "bench";
+  static double v[64];
+  int64_t runs[2], c;
+  const char *line = "gather dt=f32 it=i64 x=64x8 index=64x8 dim=0 seed=1";
+  for (int k = 0; k < 2; ++k) {
+    if (sl_store_run_begin(s, &ri, &runs[k]) || sl_store_begin(s) ||
+        sl_store_add_case(s, runs[k], "gather", line, 1, 0, &c))
+      return -1;
+    draw(10 + k, 30, k ? 1.1e-3 : 1e-3, 0.005, v);
+    sl_timing_row slow = {"cpu.omp", 2, 30, 0,   1e-3, 0,
+                          1e-3,      1, -1, 100, v,    30};
+    if (sl_store_add_timing(s, c, &slow, NULL)) return -1;
+    draw(20 + k, 30, 2e-3, 0.005, v);
+    sl_timing_row same = {"cpu.serial", 2, 30, 0,   2e-3, 0,
+                          2e-3,         1, -1, 100, v,    30};
+    if (sl_store_add_timing(s, c, &same, NULL)) return -1;
+    sl_timing_row only = {
+        k ? "cpu.new" : "cpu.old", 2, 30, 0, 2e-3, 0, 2e-3, 1, -1, 100, v, 30};
+    if (sl_store_add_timing(s, c, &only, NULL) || sl_store_commit(s)) return -1;
+  }
+  *run1 = runs[0];
+  *run2 = runs[1];
+  return 0;
+}
+
+static void test_runs(const char *path) {
+  char err[512];
+  sl_store *s = NULL;
+  CHECK(sl_store_open(path, SL_STORE_READWRITE, &s, err, sizeof err) == 0);
+  if (!s) return;
+  int64_t r1 = 0, r2 = 0;
+  CHECK_MSG(fill(s, &r1, &r2) == 0, "%s", sl_store_errmsg(s));
+  CHECK(sl_store_last_timed_run(s) == r2);
+  sl_cmp_side base = {s, r1}, cand = {s, r2};
+  sl_cmp_set set;
+  CHECK_MSG(sl_cmp_runs(&base, &cand, NULL, &set, err, sizeof err) == 0, "%s",
+            err);
+  CHECK(set.n == 2 && set.only_base == 1 && set.only_cand == 1);
+  CHECK(set.counts[SL_CMP_SLOWER] == 1 && set.counts[SL_CMP_SAME] == 1);
+  /* Rows in variant order within the case: cpu.omp, cpu.serial. */
+  if (set.n == 2) {
+    CHECK(strcmp(set.rows[0].variant, "cpu.omp") == 0 &&
+          set.rows[0].stat.verdict == SL_CMP_SLOWER);
+    CHECK(strcmp(set.rows[1].variant, "cpu.serial") == 0 &&
+          set.rows[1].stat.verdict == SL_CMP_SAME);
+  }
+  const sl_cmp_format fmts[] = {SL_CMP_TEXT, SL_CMP_MARKDOWN, SL_CMP_CSV,
+                                SL_CMP_HTML};
+  const char *want[] = {"1 slower, 0 faster, 1 same, 0 ambiguous",
+                        "### scatterlab compare: **1 slower**",
+                        "base_run,cand_run,case_line,variant,threads,cold,"
+                        "n_base,n_cand,median_base_s,median_cand_s,ratio,"
+                        "ratio_lo,ratio_hi,p_value,noise,verdict,reason\n",
+                        "<td class=\"bad\">slower</td>"};
+  for (int f = 0; f < 4; ++f) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    CHECK(sl_cmp_write(&set, NULL, fmts[f], m) == 0);
+    fclose(m);
+    CHECK_CONTAINS(buf, want[f]);
+    if (fmts[f] == SL_CMP_TEXT)
+      CHECK_CONTAINS(buf, "1 benchmark only in the base, 1 only in the "
+                          "candidate");
+    free(buf);
+  }
+  sl_cmp_set_free(&set);
+  /* A run that does not exist. */
+  cand.run_id = 99;
+  CHECK(sl_cmp_runs(&base, &cand, NULL, &set, err, sizeof err) != 0);
+  CHECK_CONTAINS(err, "no run 99");
+  sl_store_close(s);
+}
+
+int main(void) {
+  test_samples();
+  char dir[] = "/tmp/sl_compare_XXXXXX";
+  if (!mkdtemp(dir)) return 1;
+  char path[64];
+  snprintf(path, sizeof path, "%s/c.db", dir);
+  test_runs(path);
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+  return sl_test_finish("test_compare");
+}
