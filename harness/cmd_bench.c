@@ -8,6 +8,7 @@
 #endif
 
 #include "bandwidth.h"
+#include "bench_table.h"
 #include "case.h"
 #include "cli.h"
 #include "datagen.h"
@@ -38,6 +39,8 @@ static const char *const sl__bench_help =
     "  --threads N      threads for parallel variants and LibTorch (default:\n"
     "                   all cores); OpenMP threads are bound to cores\n"
     "  --budget SEC     timing budget per variant (default 1)\n"
+    "  --min-reps N     at least N timed repetitions per variant (default 7;\n"
+    "                   fewer keep suites of large cases short)\n"
     "  --cold           rotate through enough copies of the inputs to defeat\n"
     "                   the caches\n"
     "  --db PATH        results database (default " SL_DEFAULT_DB ")\n"
@@ -91,9 +94,10 @@ static int sl__alloc_outputs(sl_call *c, void **mem) {
 typedef struct sl__bench_ctx {
   sl_store *st;
   int64_t run_id;
-  int threads, cold;
+  int threads, cold, min_reps;
   double budget, peak_gbs;
   const char *variants;
+  sl_bench_table table; /* every timing, for the closing tables */
 } sl__bench_ctx;
 
 static void sl__print_row(const char *variant, const sl_timing *t,
@@ -121,6 +125,16 @@ static int sl__store_timing(sl__bench_ctx *b, int64_t case_id,
   return sl_store_add_timing(b->st, case_id, &row, &id);
 }
 
+/* Keeps a timing for the closing tables (row may be NULL: out of memory). */
+static void sl__table_set(sl__bench_ctx *b, sl_bench_row *row,
+                          const char *variant, const sl_timing *t,
+                          int64_t bytes) {
+  if (!row) return;
+  double gbs = (double)bytes / t->median_s / 1e9;
+  sl_bench_row_set(row, variant, t->median_s, gbs,
+                   b->peak_gbs > 0 ? 100.0 * gbs / b->peak_gbs : -1);
+}
+
 /* Correctness first (every variant through the reference), then timings of
  * the variants that passed, then LibTorch. */
 static int sl__bench_case(sl__bench_ctx *b, const sl_case *c0) {
@@ -146,6 +160,7 @@ static int sl__bench_case(sl__bench_ctx *b, const sl_case *c0) {
   int64_t bytes = rrc == 0 ? sl__useful_bytes(&in.call, ref) : 0;
   for (int s = 0; s < SL_MAX_ARGS; ++s) free(ref[s].data);
   printf("\n%s\n  useful bytes %.3f MB\n", res.line, (double)bytes / 1e6);
+  sl_bench_row *row = sl_bench_table_add(&b->table, &c, res.line);
   int64_t case_id = 0;
   if (b->st) {
     sl_store_add_case(b->st, b->run_id, sl_op_name(c.op), res.line, c.seed, 0,
@@ -167,10 +182,15 @@ static int sl__bench_case(sl__bench_ctx *b, const sl_case *c0) {
   /* LibTorch first, so every row can show its speed-up. */
   static sl_timing torch;
   int reps = 0;
+  /* One warm-up run, discarded, as the variants get theirs (LibTorch's
+   * thread pool and allocator start on the first call). */
+  int torch_ok =
+      slref_time(&in.call, b->threads, 1, torch.samples, msg, sizeof msg) == 0;
+  if (!torch_ok) printf("  torch.cpu: %s\n", msg);
   double t0 = sl_now();
-  while (reps < SL_TIMING_MAX_SAMPLES &&
-         (reps < 7 || sl_now() - t0 < b->budget)) {
-    int k = reps < 7 ? 7 : 8;
+  while (torch_ok && reps < SL_TIMING_MAX_SAMPLES &&
+         (reps < b->min_reps || sl_now() - t0 < b->budget)) {
+    int k = reps < b->min_reps ? b->min_reps - reps : 8;
     if (slref_time(&in.call, b->threads, k, torch.samples + reps, msg,
                    sizeof msg)) {
       printf("  torch.cpu: %s\n", msg);
@@ -195,6 +215,7 @@ static int sl__bench_case(sl__bench_ctx *b, const sl_case *c0) {
   if (reps > 0) {
     sl__print_row("torch.cpu", &torch, bytes, b->peak_gbs, torch_median);
     sl__store_timing(b, case_id, "torch.cpu", &torch, bytes);
+    sl__table_set(b, row, "torch.cpu", &torch, bytes);
   }
   /* --cold: enough copies of inputs and outputs to exceed any cache. */
   int copies = 1;
@@ -239,6 +260,7 @@ static int sl__bench_case(sl__bench_ctx *b, const sl_case *c0) {
     sl_timing_opts o;
     sl_timing_opts_init(&o);
     o.budget_s = b->budget;
+    o.min_reps = b->min_reps;
     if (!ok)
       printf("  %-12s not timed: out of memory\n", r->variant);
     else if (sl_time(sl__run_once, &t, &o, &tm))
@@ -246,6 +268,7 @@ static int sl__bench_case(sl__bench_ctx *b, const sl_case *c0) {
     else {
       sl__print_row(r->variant, &tm, bytes, b->peak_gbs, torch_median);
       sl__store_timing(b, case_id, r->variant, &tm, bytes);
+      sl__table_set(b, row, r->variant, &tm, bytes);
     }
     for (int k = 0; mem && k < copies * SL_MAX_ARGS; ++k) free(mem[k]);
     free(mem);
@@ -284,6 +307,7 @@ static int sl__read_suite(const char *name, char ***lines, int *n) {
 int sl_cmd_bench(int argc, char **argv) {
   sl__bench_ctx b = {0};
   b.budget = 1.0;
+  b.min_reps = 7;
   const char *db = SL_DEFAULT_DB, *suite = NULL, *v;
   int no_db = 0, rc = SL_EXIT_USAGE, n = 0;
   char **lines = NULL;
@@ -320,6 +344,15 @@ int sl_cmd_bench(int argc, char **argv) {
                            v);
         goto out;
       }
+    } else if (sl_cli_is(a, "--min-reps")) {
+      if (!(v = sl_cli_value("bench", argc, argv, &i))) goto out;
+      long long k = sl_cli_int("bench", "--min-reps", v);
+      if (k < 0) goto out;
+      if (k < 1 || k > 100) {
+        sl_cli_usage_error("bench", "--min-reps: expected 1..100, got %s", v);
+        goto out;
+      }
+      b.min_reps = (int)k;
     } else if (strcmp(a, "--cold") == 0) {
       b.cold = 1;
     } else if (sl_cli_is(a, "--db")) {
@@ -403,6 +436,9 @@ int sl_cmd_bench(int argc, char **argv) {
       failed = 1;
     }
   }
+  sl_bench_summary_print(&b.table, stdout);
+  sl_bench_crossover_print(&b.table, stdout);
+  sl_bench_table_free(&b.table);
   if (b.st) {
     sl_store_run_finish(b.st, b.run_id, failed ? "failed" : "finished");
     sl_store_close(b.st);

@@ -10,6 +10,7 @@
 
 #include "compare.h"
 #include "datagen.h"
+#include "device.h"
 #include "npy.h"
 #include "slref.h"
 #include "writers.h"
@@ -321,7 +322,11 @@ static void sl__run_variant(const sl_case *c, const sl_run_opts *o,
   } else {
     if (!st) {
       double t0 = sl__now();
-      st = sl_run(&ctx, v->name, &vc);
+      /* cuda.* variants run on device copies of the inputs, with guarded,
+       * poisoned outputs (device.h). */
+      st = sl_variant_device(v) == SL_DEVICE_CUDA
+               ? sl_device_run_variant(&ctx, v->name, &vc)
+               : sl_run(&ctx, v->name, &vc);
       r->seconds = sl__now() - t0;
     }
     int kernel_rejected = st != SL_STATUS_OK;

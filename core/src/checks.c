@@ -28,15 +28,61 @@ sl_status sl__normalize_dim(sl_ctx *ctx, const char *what, int64_t dim,
   return SL_STATUS_OK;
 }
 
+/* The first row-major position in [b, e) of index whose value lies
+ * outside [0, bound), or -1. Walks the elements with an odometer (no
+ * division per element); a contiguous index is a plain loop. */
+static int64_t sl__first_out_of_range(const sl_tensor *index, int64_t b,
+                                      int64_t e, int64_t bound) {
+  if (sl_tensor_is_contiguous(index)) {
+    if (index->dtype == SL_I32) {
+      const int32_t *v = index->data;
+      for (int64_t i = b; i < e; ++i)
+        if (v[i] < 0 || v[i] >= bound) return i;
+    } else {
+      const int64_t *v = index->data;
+      for (int64_t i = b; i < e; ++i)
+        if (v[i] < 0 || v[i] >= bound) return i;
+    }
+    return -1;
+  }
+  int64_t idx[SL_MAX_DIMS];
+  sl__unravel(b, index->ndim, index->shape, idx);
+  int64_t off = sl__offset(index, idx);
+  for (int64_t i = b; i < e; ++i) {
+    int64_t v = sl__load_index(index, off);
+    if (v < 0 || v >= bound) return i;
+    for (int d = index->ndim - 1; d >= 0; --d) {
+      off += index->strides[d];
+      if (++idx[d] < index->shape[d]) break;
+      off -= idx[d] * index->strides[d];
+      idx[d] = 0;
+    }
+  }
+  return -1;
+}
+
 sl_status sl__check_index_range(sl_ctx *ctx, const char *what,
                                 const sl_tensor *index, int64_t bound,
                                 const char *ctxdesc) {
   if (index->device != SL_DEVICE_CPU) return SL_STATUS_OK;
   int64_t n = sl__numel(index);
   int64_t idx[SL_MAX_DIMS];
-  for (int64_t i = 0; i < n; ++i) {
+  /* Large indices are checked in parallel chunks; the report names the
+   * first bad position in row-major order whatever the split. */
+  int parts = n >= ((int64_t)1 << 16) ? sl__threads(ctx) : 1;
+  int64_t bad = INT64_MIN; /* -position of the first bad value, if any */
+#pragma omp parallel for num_threads(parts) schedule(static) if (parts > 1)    \
+    reduction(max                                                              \
+              : bad)
+  for (int t = 0; t < parts; ++t) {
+    int64_t first = sl__first_out_of_range(
+        index, n / parts * t, t + 1 < parts ? n / parts * (t + 1) : n, bound);
+    /* max over -position: the smallest position wins. */
+    if (first >= 0 && -first > bad) bad = -first;
+  }
+  if (bad != INT64_MIN) {
+    int64_t i = -bad;
     int64_t v = sl__load_index(index, sl__offset_linear(index, i));
-    if (v >= 0 && v < bound) continue;
     char pos[160];
     size_t k = 0;
     sl__unravel(i, index->ndim, index->shape, idx);

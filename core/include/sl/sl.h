@@ -257,7 +257,11 @@ void sl_call_init(sl_call *call, sl_op op);
  * the outputs get capacity N rows. Nothing is written. Checks that need the
  * data (index values in range, the mask's true count against the source's
  * length, coors rows) read CPU inputs here; for CUDA inputs they are made on
- * the device by the variant before it writes anything.
+ * the device by the variant, before it writes anything or, in the one-pass
+ * data-movement kernels (gather, gather_nd, scatter), in the pass itself: an
+ * out-of-range index is then never followed, nothing outside the outputs is
+ * written, the call fails with the same message, and the outputs' contents
+ * are unspecified.
  */
 sl_status sl_infer(sl_ctx *ctx, sl_call *call);
 
@@ -301,7 +305,45 @@ int sl_variant_register_test(const sl_variant *v);
 
 /* CUDA helpers (all answer sensibly in a CPU-only build). */
 int sl_cuda_built(void);
-int sl_cuda_device_count(void); /* 0 if not built or no device */
+/* 0 if not built or no device. The first call counts in a short-lived child
+ * process unless this process already uses CUDA, so that asking does not
+ * initialise CUDA in a process that forks workers afterwards (a child of a
+ * process that has initialised CUDA cannot use it). */
+int sl_cuda_device_count(void);
+
+/*
+ * Device memory and timing for callers of cuda.* variants (the harness and
+ * the GPU tests): plain C over the CUDA runtime, on ctx->cuda_stream. Every
+ * function returns a status with a message on ctx: NOT_BUILT in a build
+ * without CUDA, NO_DEVICE when there is no device, OUT_OF_MEMORY, or
+ * DEVICE_ERROR naming the CUDA error. Copies are synchronous with respect to
+ * the host (they return when the data has arrived).
+ */
+sl_status sl_device_alloc(sl_ctx *ctx, size_t bytes, void **ptr);
+void sl_device_free(void *ptr); /* NULL is a no-op */
+sl_status sl_device_copy_to(sl_ctx *ctx, void *dst_dev, const void *src_host,
+                            size_t bytes);
+sl_status sl_device_copy_from(sl_ctx *ctx, void *dst_host,
+                              const void *src_dev, size_t bytes);
+sl_status sl_device_copy(sl_ctx *ctx, void *dst_dev, const void *src_dev,
+                         size_t bytes); /* device to device, asynchronous */
+sl_status sl_device_memset(sl_ctx *ctx, void *dst_dev, int byte,
+                           size_t bytes); /* asynchronous */
+/* Waits for ctx's stream and reports any error of the work queued on it
+ * (an illegal address in a kernel surfaces here). */
+sl_status sl_device_sync(sl_ctx *ctx);
+/* "NVIDIA H100 80GB HBM3, sm_90, 132 SMs, 50 MiB L2" and the L2 size. */
+sl_status sl_device_describe(sl_ctx *ctx, char *buf, size_t len,
+                             size_t *l2_bytes);
+
+/* A pair of events on ctx's stream: start, stop, elapsed device time. */
+typedef struct sl_device_timer sl_device_timer;
+sl_status sl_device_timer_create(sl_ctx *ctx, sl_device_timer **timer);
+sl_status sl_device_timer_start(sl_ctx *ctx, sl_device_timer *timer);
+/* Records the stop event, waits for it and gives the seconds between. */
+sl_status sl_device_timer_stop(sl_ctx *ctx, sl_device_timer *timer,
+                               double *seconds);
+void sl_device_timer_destroy(sl_device_timer *timer); /* NULL is a no-op */
 
 /* ------------------------------------------------------------------------ */
 /* Half-precision helpers (round to nearest even).                           */

@@ -20,39 +20,7 @@
  */
 #include <stdlib.h>
 
-#include "sl_internal.h"
-
-/* Workspace of one call. Positions are i32: infer limits N to INT32_MAX. */
-typedef struct sl__dyn {
-  const sl_call *c;
-  int64_t D;
-  int32_t *keys;   /* [nv,D]: coors of the valid points, in point order */
-  int32_t *point;  /* [nv]: point index of each valid position */
-  int32_t *order;  /* [nv]: valid positions sorted by key (or scratch) */
-  int32_t *tmp;    /* [nv]: the other merge buffer */
-  int32_t *sorted; /* order or tmp, whichever holds the sorted positions */
-  int32_t *starts; /* [nv+1]: first sorted slot of each voxel, then nv */
-} sl__dyn;
-
-/* feats are f32 or f64 (checked by infer); values travel as double. A sum
- * rounded back to f32 after each addition is bitwise the f32 sum: double
- * has more than 2 * 24 + 2 bits of precision, so the double rounding is
- * innocuous for +, / (and comparisons are exact). */
-static inline double sl__dyn_getf(const sl_tensor *t, int64_t off) {
-  if (t->dtype == SL_F32) return ((const float *)t->data)[off];
-  return ((const double *)t->data)[off];
-}
-
-static inline void sl__dyn_setf(const sl_tensor *t, int64_t off, double v) {
-  if (t->dtype == SL_F32)
-    ((float *)t->data)[off] = (float)v;
-  else
-    ((double *)t->data)[off] = v;
-}
-
-static inline int32_t *sl__dyn_i32(const sl_tensor *t, int64_t off) {
-  return (int32_t *)t->data + off;
-}
+#include "dynamic_scatter_voxels.h"
 
 /* Chunk t of `parts` equal chunks of [0,n). */
 static inline int64_t sl__dyn_chunk(int64_t n, int parts, int t) {
@@ -197,22 +165,29 @@ static void sl__dyn_emit_start(sl__dyn *w, int64_t i, int64_t j) {
 /* Step 4: voxel v owns sorted slots [starts[v], starts[v+1]), its output   */
 /* rows and its points' map entries: no two voxels write the same element.  */
 /* ------------------------------------------------------------------------ */
-static void sl__dyn_reduce_voxel(const sl__dyn *w, int64_t v) {
+void sl__dyn_label_voxel(const sl__dyn *w, int64_t v) {
   const sl_call *c = w->c;
-  const sl_tensor *feats = &c->arg[0], *vfeats = &c->arg[2];
   const sl_tensor *vcoors = &c->arg[3], *map = &c->arg[4], *count = &c->arg[5];
-  const int64_t C = feats->shape[1];
   const int64_t b = w->starts[v], e = w->starts[v + 1];
   const int32_t *key = w->keys + (int64_t)w->sorted[b] * w->D;
   for (int64_t d = 0; d < w->D; ++d)
     *sl__dyn_i32(vcoors, v * vcoors->strides[0] + d * vcoors->strides[1]) =
         key[d];
   *sl__dyn_i32(count, v * count->strides[0]) = (int32_t)(e - b);
+  for (int64_t i = b; i < e; ++i)
+    *sl__dyn_i32(map, w->point[w->sorted[i]] * map->strides[0]) = (int32_t)v;
+}
+
+static void sl__dyn_reduce_voxel(const sl__dyn *w, int64_t v) {
+  const sl_call *c = w->c;
+  const sl_tensor *feats = &c->arg[0], *vfeats = &c->arg[2];
+  const int64_t C = feats->shape[1];
+  const int64_t b = w->starts[v], e = w->starts[v + 1];
   const int64_t fs0 = feats->strides[0], fs1 = feats->strides[1];
   const int64_t os0 = vfeats->strides[0], os1 = vfeats->strides[1];
+  sl__dyn_label_voxel(w, v);
   for (int64_t i = b; i < e; ++i) {
     const int64_t n = w->point[w->sorted[i]];
-    *sl__dyn_i32(map, n * map->strides[0]) = (int32_t)v;
     for (int64_t ch = 0; ch < C; ++ch) {
       double x = sl__dyn_getf(feats, n * fs0 + ch * fs1);
       int64_t off = v * os0 + ch * os1;
@@ -235,55 +210,69 @@ static void sl__dyn_reduce_voxel(const sl__dyn *w, int64_t v) {
     }
 }
 
-static sl_status sl__dynamic_scatter_body(sl_ctx *ctx, sl_call *c,
-                                          int threads) {
+sl_status sl__dyn_voxelize(sl_ctx *ctx, sl_call *c, int threads, sl__dyn *w,
+                           int64_t *M) {
   const int64_t N = c->arg[0].shape[0];
-  c->out_rows = 0;
+  memset(w, 0, sizeof *w);
+  *M = 0;
   if (N == 0) return SL_STATUS_OK;
-  sl__dyn w;
-  memset(&w, 0, sizeof w);
-  w.c = c;
-  w.D = c->arg[1].shape[1];
+  w->c = c;
+  w->D = c->arg[1].shape[1];
   /* The compaction's chunk count only sets the work split, never the
    * result; keep chunks of at least 1024 points so small calls stay cheap. */
   int parts = threads;
   if ((int64_t)parts > (N + 1023) / 1024) parts = (int)((N + 1023) / 1024);
-  w.keys = malloc((size_t)(N * w.D) * sizeof *w.keys);
-  w.point = malloc((size_t)N * sizeof *w.point);
-  w.order = malloc((size_t)N * sizeof *w.order);
-  w.tmp = malloc((size_t)N * sizeof *w.tmp);
-  w.starts = malloc((size_t)(N + 1) * sizeof *w.starts);
+  w->keys = malloc((size_t)(N * w->D) * sizeof *w->keys);
+  w->point = malloc((size_t)N * sizeof *w->point);
+  w->order = malloc((size_t)N * sizeof *w->order);
+  w->tmp = malloc((size_t)N * sizeof *w->tmp);
+  w->starts = malloc((size_t)(N + 1) * sizeof *w->starts);
   int64_t *base = malloc((size_t)(parts + 1) * sizeof *base);
-  sl_status st = SL_STATUS_OK;
-  if (!w.keys || !w.point || !w.order || !w.tmp || !w.starts || !base) {
-    st = sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
-                     "dynamic_scatter: expected workspace for %lld points, "
-                     "got an allocation failure",
-                     (long long)N);
-    goto done;
+  if (!w->keys || !w->point || !w->order || !w->tmp || !w->starts || !base) {
+    free(base);
+    sl__dyn_free(w);
+    return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
+                       "dynamic_scatter: expected workspace for %lld points, "
+                       "got an allocation failure",
+                       (long long)N);
   }
-  const int64_t nv = sl__dyn_compact(&w, N, parts, base, sl__dyn_keep_valid,
+  const int64_t nv = sl__dyn_compact(w, N, parts, base, sl__dyn_keep_valid,
                                      sl__dyn_emit_valid);
-  if (nv == 0) goto done;
-  for (int64_t i = 0; i < nv; ++i) w.order[i] = (int32_t)i;
-  sl__dyn_sort(&w, nv, threads);
-  const int64_t M = sl__dyn_compact(&w, nv, parts, base, sl__dyn_keep_start,
-                                    sl__dyn_emit_start);
-  w.starts[M] = (int32_t)nv;
-  /* Voxels differ in size: dynamic scheduling balances them; the result
-   * does not depend on which thread reduces which voxel. */
+  if (nv > 0) {
+    for (int64_t i = 0; i < nv; ++i) w->order[i] = (int32_t)i;
+    sl__dyn_sort(w, nv, threads);
+    *M = sl__dyn_compact(w, nv, parts, base, sl__dyn_keep_start,
+                         sl__dyn_emit_start);
+    w->starts[*M] = (int32_t)nv;
+  }
+  free(base);
+  return SL_STATUS_OK;
+}
+
+void sl__dyn_free(sl__dyn *w) {
+  free(w->starts);
+  free(w->tmp);
+  free(w->order);
+  free(w->point);
+  free(w->keys);
+  memset(w, 0, sizeof *w);
+}
+
+static sl_status sl__dynamic_scatter_body(sl_ctx *ctx, sl_call *c,
+                                          int threads) {
+  sl__dyn w;
+  int64_t M;
+  c->out_rows = 0;
+  sl_status st = sl__dyn_voxelize(ctx, c, threads, &w, &M);
+  if (st) return st;
+    /* Voxels differ in size: dynamic scheduling balances them; the result
+     * does not depend on which thread reduces which voxel. */
 #pragma omp parallel for num_threads(threads)                                  \
     schedule(dynamic, 64) if (threads > 1)
   for (int64_t v = 0; v < M; ++v) sl__dyn_reduce_voxel(&w, v);
   c->out_rows = M;
-done:
-  free(base);
-  free(w.starts);
-  free(w.tmp);
-  free(w.order);
-  free(w.point);
-  free(w.keys);
-  return st;
+  sl__dyn_free(&w);
+  return SL_STATUS_OK;
 }
 
 sl_status sl_dynamic_scatter_cpu_serial(sl_ctx *ctx, sl_call *c) {

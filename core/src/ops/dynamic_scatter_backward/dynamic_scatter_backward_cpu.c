@@ -18,25 +18,7 @@
  */
 #include <stdlib.h>
 
-#include "sl_internal.h"
-
-/* f32 or f64 (checked by infer) as double; a quotient rounded back to f32
- * is the f32 quotient (double rounding is innocuous for /). */
-static inline double sl__dsb_getf(const sl_tensor *t, int64_t off) {
-  if (t->dtype == SL_F32) return ((const float *)t->data)[off];
-  return ((const double *)t->data)[off];
-}
-
-static inline void sl__dsb_setf(const sl_tensor *t, int64_t off, double v) {
-  if (t->dtype == SL_F32)
-    ((float *)t->data)[off] = (float)v;
-  else
-    ((double *)t->data)[off] = v;
-}
-
-static inline int64_t sl__dsb_i32(const sl_tensor *t, int64_t i) {
-  return ((const int32_t *)t->data)[i * t->strides[0]];
-}
+#include "dynamic_scatter_backward_cpu.h"
 
 /* Chunk t of `parts` equal chunks of [0,n). */
 static inline int64_t sl__dsb_chunk(int64_t n, int parts, int t) {
@@ -45,8 +27,8 @@ static inline int64_t sl__dsb_chunk(int64_t n, int parts, int t) {
 
 /* Pass 1 for channels [c0,c1): first[ch*M + v] = the smallest point n with
  * map[n] = v and feats[n,ch] == voxel_feats[v,ch], or N when none. */
-static void sl__dsb_first(const sl_call *c, int64_t c0, int64_t c1,
-                          int64_t *first) {
+static void sl__dsb_first_channels(const sl_call *c, int64_t c0, int64_t c1,
+                                   int64_t *first) {
   const sl_tensor *feats = &c->arg[1], *vfeats = &c->arg[2], *map = &c->arg[3];
   const int64_t N = feats->shape[0], M = vfeats->shape[0];
   for (int64_t ch = c0; ch < c1; ++ch)
@@ -68,17 +50,18 @@ static void sl__dsb_first(const sl_call *c, int64_t c0, int64_t c1,
 
 /* Pass 2 for points [n0,n1): every element of those rows of grad_feats. */
 static void sl__dsb_write(const sl_call *c, int64_t n0, int64_t n1,
-                          const int64_t *first) {
+                          const sl__dsb_minima *mn) {
   const sl_tensor *grad = &c->arg[0], *map = &c->arg[3], *count = &c->arg[4];
   const sl_tensor *out = &c->arg[5];
-  const int64_t C = out->shape[1], M = grad->shape[0];
+  const int64_t C = out->shape[1];
   const sl_reduce reduce = c->p.reduce;
   for (int64_t n = n0; n < n1; ++n) {
     const int64_t v = sl__dsb_i32(map, n);
     const double k = v >= 0 ? (double)sl__dsb_i32(count, v) : 1.0;
     for (int64_t ch = 0; ch < C; ++ch) {
       double g = 0.0;
-      if (v >= 0 && (reduce != SL_REDUCE_MAX || first[ch * M + v] == n)) {
+      if (v >= 0 && (reduce != SL_REDUCE_MAX ||
+                     mn->first[v * mn->vstride + ch * mn->cstride] == n)) {
         g = sl__dsb_getf(grad, v * grad->strides[0] + ch * grad->strides[1]);
         if (reduce == SL_REDUCE_MEAN) g /= k;
       }
@@ -87,26 +70,26 @@ static void sl__dsb_write(const sl_call *c, int64_t n0, int64_t n1,
   }
 }
 
-static sl_status sl__dynamic_scatter_backward_body(sl_ctx *ctx, sl_call *c,
-                                                   int threads) {
+sl_status sl__dsb_run(sl_ctx *ctx, sl_call *c, int threads,
+                      sl__dsb_find_fn find, int voxel_major) {
   const int64_t N = c->arg[1].shape[0], C = c->arg[1].shape[1];
   const int64_t M = c->arg[0].shape[0];
   if (N == 0 || C == 0) return SL_STATUS_OK;
-  int64_t *first = NULL;
+  sl__dsb_minima mn = {NULL, voxel_major ? C : 1, voxel_major ? 1 : M};
   if (c->p.reduce == SL_REDUCE_MAX && M > 0) {
     /* infer bounded M * C by the size of an element, not of an int64. */
-    if ((uint64_t)M * (uint64_t)C <= SIZE_MAX / sizeof *first)
-      first = malloc((size_t)(M * C) * sizeof *first);
-    if (!first)
+    if ((uint64_t)M * (uint64_t)C <= SIZE_MAX / sizeof *mn.first)
+      mn.first = malloc((size_t)(M * C) * sizeof *mn.first);
+    if (!mn.first)
       return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
                          "dynamic_scatter_backward: expected workspace for "
                          "%lld x %lld minima, got an allocation failure",
                          (long long)M, (long long)C);
-    int blocks = (int64_t)threads < C ? threads : (int)C;
-#pragma omp parallel for num_threads(blocks) schedule(static) if (blocks > 1)
-    for (int t = 0; t < blocks; ++t)
-      sl__dsb_first(c, sl__dsb_chunk(C, blocks, t),
-                    sl__dsb_chunk(C, blocks, t + 1), first);
+    sl_status st = find(ctx, c, threads, &mn);
+    if (st) {
+      free(mn.first);
+      return st;
+    }
   }
   /* With M = 0 every map entry is -1 (checked by infer): first is never
    * read, and every point gets 0. */
@@ -114,15 +97,28 @@ static sl_status sl__dynamic_scatter_backward_body(sl_ctx *ctx, sl_call *c,
 #pragma omp parallel for num_threads(parts) schedule(static) if (parts > 1)
   for (int t = 0; t < parts; ++t)
     sl__dsb_write(c, sl__dsb_chunk(N, parts, t), sl__dsb_chunk(N, parts, t + 1),
-                  first);
-  free(first);
+                  &mn);
+  free(mn.first);
+  return SL_STATUS_OK;
+}
+
+/* Pass 1 of cpu.serial and cpu.omp: a thread per block of channels. */
+static sl_status sl__dsb_find_channels(sl_ctx *ctx, const sl_call *c,
+                                       int threads, sl__dsb_minima *mn) {
+  (void)ctx;
+  const int64_t C = c->arg[1].shape[1];
+  int blocks = (int64_t)threads < C ? threads : (int)C;
+#pragma omp parallel for num_threads(blocks) schedule(static) if (blocks > 1)
+  for (int t = 0; t < blocks; ++t)
+    sl__dsb_first_channels(c, sl__dsb_chunk(C, blocks, t),
+                           sl__dsb_chunk(C, blocks, t + 1), mn->first);
   return SL_STATUS_OK;
 }
 
 sl_status sl_dynamic_scatter_backward_cpu_serial(sl_ctx *ctx, sl_call *c) {
-  return sl__dynamic_scatter_backward_body(ctx, c, 1);
+  return sl__dsb_run(ctx, c, 1, sl__dsb_find_channels, 0);
 }
 
 sl_status sl_dynamic_scatter_backward_cpu_omp(sl_ctx *ctx, sl_call *c) {
-  return sl__dynamic_scatter_backward_body(ctx, c, sl__threads(ctx));
+  return sl__dsb_run(ctx, c, sl__threads(ctx), sl__dsb_find_channels, 0);
 }

@@ -1,0 +1,424 @@
+/*
+ * Conflict machinery of the parallel-over-inputs variants (SPEC §6): the
+ * pieces that cpu.atomic, cpu.lock and cpu.sorted of every reducing op
+ * share, so that no op carries its own copy.
+ *
+ * - Atomic combines (cpu.atomic): *dst = *dst ⊕ v as one indivisible step,
+ *   for the accumulation dtypes f32, f64, i32, i64. Integer sum is a
+ *   fetch-add on the unsigned type (wraps, as SPEC §2 asks); everything else
+ *   is a compare-and-swap loop around reduce.h's combine, so NaN and -0.0
+ *   behave exactly as in the serial loop. A combine that leaves the value
+ *   unchanged (most amax/amin steps) does not write at all.
+ * - Locks (cpu.lock): one byte-wide spinlock per destination (seed 004's
+ *   `is_occupy` array); the update of a whole destination row happens under
+ *   its lock with plain loads and stores.
+ * - Partitions (cpu.sorted): a stable counting sort of the inputs into
+ *   buckets of consecutive destinations; one thread then owns a bucket and
+ *   applies its inputs in input order, which is the serial order for every
+ *   destination: deterministic, and bitwise the serial answer.
+ * - Accumulators (all three): the state a destination needs besides out
+ *   itself: f32 accumulators for f16/bf16 (SPEC §3) and contribution counts
+ *   for mean, with one preparation step (x or the identity), one combine
+ *   step (atomic or plain) and one final pass (divide, round).
+ */
+#ifndef SL_CONFLICT_H
+#define SL_CONFLICT_H
+
+#include "reduce.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The per-element helpers below sit in the innermost loops of every
+ * variant: a call per element would cost more than the element's work. */
+#if defined(__GNUC__)
+#define SL__HOT static inline __attribute__((always_inline))
+#else
+#define SL__HOT static inline
+#endif
+
+/* Fewest elements of work per thread: below it a team would cost more to
+ * start than it saves. It also keeps small calls on one thread, where the
+ * atomic and lock variants apply inputs in input order (as LibTorch does:
+ * the first of two equal amax values stays). A stress build defines it as 1
+ * (-DSL__CONFLICT_GRAIN=1) so that the fuzzer's small cases run on every
+ * thread. */
+#ifndef SL__CONFLICT_GRAIN
+#define SL__CONFLICT_GRAIN 4096
+#endif
+
+/* Threads worth starting for `work` elements, at most `threads`. */
+static inline int sl__conflict_team(int threads, int64_t work) {
+  int64_t t = work / SL__CONFLICT_GRAIN;
+  if (t < 1) t = 1;
+  return t < threads ? (int)t : threads;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Atomic combines                                                           */
+/* ------------------------------------------------------------------------ */
+
+static inline void sl__cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+/* *p = *p ⊕ v on an f32 in memory (or an f32 accumulator). */
+SL__HOT void sl__atomic_f32(float *p, sl_reduce r, float v) {
+  uint32_t *bits = (uint32_t *)(void *)p;
+  uint32_t old = __atomic_load_n(bits, __ATOMIC_RELAXED);
+  for (;;) {
+    float a, n;
+    uint32_t nb;
+    memcpy(&a, &old, sizeof a);
+    n = (float)sl__reduce_f(r, a, v);
+    memcpy(&nb, &n, sizeof nb);
+    if (nb == old) return;
+    /* On failure `old` receives the current value: recombine with it. */
+    if (__atomic_compare_exchange_n(bits, &old, nb, 1, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED))
+      return;
+  }
+}
+
+SL__HOT void sl__atomic_f64(double *p, sl_reduce r, double v) {
+  uint64_t *bits = (uint64_t *)(void *)p;
+  uint64_t old = __atomic_load_n(bits, __ATOMIC_RELAXED);
+  for (;;) {
+    double a, n;
+    uint64_t nb;
+    memcpy(&a, &old, sizeof a);
+    n = sl__reduce_f(r, a, v);
+    memcpy(&nb, &n, sizeof nb);
+    if (nb == old) return;
+    if (__atomic_compare_exchange_n(bits, &old, nb, 1, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED))
+      return;
+  }
+}
+
+/* Integers: the low 32 (64) bits of a sum or product depend only on the low
+ * bits of the operands, so wrapping at every step is the serial answer. */
+SL__HOT void sl__atomic_i32(int32_t *p, sl_reduce r, int32_t v) {
+  uint32_t *u = (uint32_t *)(void *)p;
+  if (r == SL_REDUCE_SUM || r == SL_REDUCE_MEAN) {
+    __atomic_fetch_add(u, (uint32_t)v, __ATOMIC_RELAXED);
+    return;
+  }
+  uint32_t old = __atomic_load_n(u, __ATOMIC_RELAXED);
+  for (;;) {
+    uint32_t nb = (uint32_t)sl__reduce_i(r, (int32_t)old, v);
+    if (nb == old) return;
+    if (__atomic_compare_exchange_n(u, &old, nb, 1, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED))
+      return;
+  }
+}
+
+SL__HOT void sl__atomic_i64(int64_t *p, sl_reduce r, int64_t v) {
+  uint64_t *u = (uint64_t *)(void *)p;
+  if (r == SL_REDUCE_SUM || r == SL_REDUCE_MEAN) {
+    __atomic_fetch_add(u, (uint64_t)v, __ATOMIC_RELAXED);
+    return;
+  }
+  uint64_t old = __atomic_load_n(u, __ATOMIC_RELAXED);
+  for (;;) {
+    uint64_t nb = (uint64_t)sl__reduce_i(r, (int64_t)old, v);
+    if (nb == old) return;
+    if (__atomic_compare_exchange_n(u, &old, nb, 1, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED))
+      return;
+  }
+}
+
+/* *dst = *dst ⊕ *src for dt one of f32, f64, i32, i64. */
+SL__HOT void sl__atomic_elem(sl_dtype dt, sl_reduce r, void *dst,
+                             const void *src) {
+  switch (dt) {
+  case SL_F32:
+    sl__atomic_f32(dst, r, *(const float *)src);
+    break;
+  case SL_F64:
+    sl__atomic_f64(dst, r, *(const double *)src);
+    break;
+  case SL_I32:
+    sl__atomic_i32(dst, r, *(const int32_t *)src);
+    break;
+  default:
+    sl__atomic_i64(dst, r, *(const int64_t *)src);
+    break;
+  }
+}
+
+/* *dst = *dst ⊕ *src without atomics, by the owner of dst: reduce.h's
+ * step, with the accumulation dtypes spelled out so that the hot loops of
+ * cpu.lock and cpu.sorted need no call per element. */
+SL__HOT void sl__plain_elem(sl_dtype dt, sl_reduce r, void *dst,
+                            const void *src) {
+  if (r == SL_REDUCE_ASSIGN) {
+    memcpy(dst, src, sl_dtype_size(dt));
+    return;
+  }
+  switch (dt) {
+  case SL_F32:
+    *(float *)dst =
+        (float)sl__reduce_f(r, *(const float *)dst, *(const float *)src);
+    break;
+  case SL_F64:
+    *(double *)dst =
+        sl__reduce_f(r, *(const double *)dst, *(const double *)src);
+    break;
+  case SL_I32:
+    *(int32_t *)dst = (int32_t)(uint32_t)sl__reduce_i(r, *(const int32_t *)dst,
+                                                      *(const int32_t *)src);
+    break;
+  case SL_I64:
+    *(int64_t *)dst =
+        sl__reduce_i(r, *(const int64_t *)dst, *(const int64_t *)src);
+    break;
+  default:
+    sl__reduce_step(dt, r, dst, src);
+    break;
+  }
+}
+
+/* *dst = the identity of r (x left out), for dt one of f32, f64, i32, i64,
+ * as an atomic store: every input aimed at dst may store it, from any
+ * thread, before the combines start. */
+SL__HOT void sl__store_identity(sl_dtype dt, sl_reduce r, void *dst) {
+  if (dt == SL_F32 || dt == SL_I32) {
+    uint32_t bits;
+    if (dt == SL_I32) {
+      int32_t v = (int32_t)sl__reduce_identity_i(dt, r);
+      memcpy(&bits, &v, sizeof bits);
+    } else {
+      float v = (float)sl__reduce_identity_f(r);
+      memcpy(&bits, &v, sizeof bits);
+    }
+    __atomic_store_n((uint32_t *)dst, bits, __ATOMIC_RELAXED);
+  } else {
+    uint64_t bits;
+    if (dt == SL_I64) {
+      int64_t v = sl__reduce_identity_i(dt, r);
+      memcpy(&bits, &v, sizeof bits);
+    } else {
+      double v = sl__reduce_identity_f(r);
+      memcpy(&bits, &v, sizeof bits);
+    }
+    __atomic_store_n((uint64_t *)dst, bits, __ATOMIC_RELAXED);
+  }
+}
+
+/*
+ * A row update by its owner (a row lock, a bucket): d[k*ds] ⊕= s[k*ss] for
+ * k < n, dt one of f32, f64, i32, i64. Contiguous rows are vectorized: the
+ * row-wise update of seed 004's scheme 2 is where a lock pays for itself.
+ */
+void sl__row_plain(sl_dtype dt, sl_reduce r, char *d, int64_t ds, const char *s,
+                   int64_t ss, int64_t n);
+
+/* *p = min(*p, v) and *p = max(*p, v) on an int64 (a point index of
+ * dynamic_scatter_backward, the last writer of an assignment). */
+static inline void sl__atomic_min_i64(int64_t *p, int64_t v) {
+  int64_t old = __atomic_load_n(p, __ATOMIC_RELAXED);
+  while (v < old && !__atomic_compare_exchange_n(
+                        p, &old, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+}
+
+static inline void sl__atomic_max_i64(int64_t *p, int64_t v) {
+  int64_t old = __atomic_load_n(p, __ATOMIC_RELAXED);
+  while (v > old && !__atomic_compare_exchange_n(
+                        p, &old, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Locks: one byte per destination, test-and-test-and-set                    */
+/* ------------------------------------------------------------------------ */
+typedef struct sl__locks {
+  unsigned char *flag; /* [n], 0 = free */
+  int64_t n;
+} sl__locks;
+
+/* Allocates n free locks; OUT_OF_MEMORY names `what`. */
+sl_status sl__locks_open(sl_ctx *ctx, const char *what, sl__locks *lk,
+                         int64_t n);
+void sl__locks_close(sl__locks *lk);
+
+static inline void sl__lock(const sl__locks *lk, int64_t k) {
+  unsigned char *f = lk->flag + k;
+  while (__atomic_exchange_n(f, 1, __ATOMIC_ACQUIRE))
+    while (__atomic_load_n(f, __ATOMIC_RELAXED)) sl__cpu_relax();
+}
+
+static inline void sl__unlock(const sl__locks *lk, int64_t k) {
+  __atomic_store_n(lk->flag + k, 0, __ATOMIC_RELEASE);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Records: a stable counting sort of the inputs into buckets                */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * cpu.sorted moves every input, as a record (its destination key and es
+ * bytes of payload: the element itself, or the number of a row), into the
+ * bucket of its destination: bucket = key >> shift, so a bucket holds a
+ * range of consecutive destinations and there are at most SL__MAX_BUCKETS.
+ * The payload travels with the key so that reducing a bucket reads its
+ * records in sequence instead of gathering the inputs at random.
+ *
+ * The op drives two passes over its inputs with the same split into
+ * `parts` chunks (chunk t = inputs [sl__recs_begin(r,t), sl__recs_begin(r,
+ * t+1))), each chunk visiting its inputs in input order:
+ *   1. sl__recs_count(r, t, key) for every input, then sl__recs_offsets(r);
+ *   2. sl__recs_put(r, t, key, payload) for every input.
+ * Bucket b then holds records [start[b], start[b+1]), chunk 0's first, and
+ * within a chunk in input order: every destination sees its inputs in input
+ * order, whatever the number of threads.
+ */
+/* Few enough buckets that the writes of the sort stay in a few hundred
+ * streams (caches and TLB keep up), enough for balance among threads. */
+#define SL__MAX_BUCKETS 256
+
+typedef struct sl__recs {
+  int parts, shift;
+  int64_t n, buckets;
+  size_t es;          /* payload bytes */
+  size_t rs;          /* record bytes: the uint32 key, then the payload */
+  int64_t *at;        /* [parts * buckets]: counts, then write cursors */
+  int64_t *start;     /* [buckets + 1] */
+  unsigned char *rec; /* the records, one stream per bucket */
+} sl__recs;
+
+static inline uint32_t sl__recs_key(const sl__recs *r, int64_t k) {
+  uint32_t key;
+  memcpy(&key, r->rec + (size_t)k * r->rs, sizeof key);
+  return key;
+}
+
+static inline const unsigned char *sl__recs_val(const sl__recs *r, int64_t k) {
+  return r->rec + (size_t)k * r->rs + sizeof(uint32_t);
+}
+
+/* Whether `records` records with keys in [0, K) fit (uint32 keys); when
+ * not, a variant falls back to one thread in input order. */
+static inline int sl__recs_fit(int64_t records, int64_t K) {
+  return records <= (int64_t)UINT32_MAX && K <= (int64_t)UINT32_MAX;
+}
+
+/* Sets up the records of n inputs (the unit that chunks split), each
+ * emitting `per` records with keys in [0, K) and es bytes of payload, to be
+ * sorted by up to `threads` threads. */
+sl_status sl__recs_open(sl_ctx *ctx, const char *what, sl__recs *r, int64_t n,
+                        int64_t per, int64_t K, size_t es, int threads);
+void sl__recs_close(sl__recs *r);
+
+/* First input of chunk t (t = parts gives n). */
+static inline int64_t sl__recs_begin(const sl__recs *r, int t) {
+  return (r->n / r->parts) * t + (t < r->n % r->parts ? t : r->n % r->parts);
+}
+
+static inline void sl__recs_count(const sl__recs *r, int t, uint32_t key) {
+  ++r->at[(int64_t)t * r->buckets + (key >> r->shift)];
+}
+
+/* Turns the counts into bucket starts and write cursors. */
+void sl__recs_offsets(sl__recs *r);
+
+static inline void sl__recs_put(const sl__recs *r, int t, uint32_t key,
+                                const void *payload) {
+  const int64_t k = r->at[(int64_t)t * r->buckets + (key >> r->shift)]++;
+  unsigned char *to = r->rec + (size_t)k * r->rs;
+  memcpy(to, &key, sizeof key);
+  to += sizeof key;
+  /* Copies of a constant size compile to one move, not a call. */
+  switch (r->es) {
+  case 2:
+    memcpy(to, payload, 2);
+    break;
+  case 4:
+    memcpy(to, payload, 4);
+    break;
+  case 8:
+    memcpy(to, payload, 8);
+    break;
+  default:
+    memcpy(to, payload, r->es);
+    break;
+  }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Accumulators                                                              */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Destination e (a dense number in [0, E) that the op gives each element of
+ * out) of a reduction with dtype dt. out holds x (the op copied it) and is
+ * the accumulator of f32, f64, i32 and i64; f16 and bf16 accumulate in
+ * wide[e] (SPEC §3). count[e] counts the contributions of a mean, and for
+ * f16/bf16 without mean it only marks e as targeted (1).
+ */
+typedef struct sl__acc {
+  sl_dtype dt;
+  sl_reduce r; /* SUM PROD MEAN AMAX AMIN MAX, or ASSIGN (plain steps only) */
+  int self;    /* include_self */
+  int64_t E;
+  float *wide;    /* [E] or NULL */
+  int64_t *count; /* [E] or NULL */
+} sl__acc;
+
+sl_status sl__acc_open(sl_ctx *ctx, const char *what, sl__acc *a, sl_dtype dt,
+                       sl_reduce r, int self, int64_t E);
+void sl__acc_close(sl__acc *a);
+
+/* Whether every targeted destination must be prepared (sl__acc_prepare)
+ * before its first combine: x left out, or an f32 accumulator to load. */
+static inline int sl__acc_needs_prepare(const sl__acc *a) {
+  return a->r != SL_REDUCE_ASSIGN && (!a->self || a->wide);
+}
+
+/* Prepares destination e whose element of out is `dst`. Every input aimed at
+ * e may call it, from any thread: they all store the same value, with atomic
+ * stores, before any combine (a barrier apart). */
+void sl__acc_prepare(const sl__acc *a, int64_t e, void *dst);
+
+/* Combines the element `src` (dtype dt) into destination e atomically. */
+SL__HOT void sl__acc_atomic(const sl__acc *a, int64_t e, void *dst,
+                            const void *src) {
+  if (a->wide)
+    sl__atomic_f32(a->wide + e, a->r, (float)sl__load_f(a->dt, src));
+  else
+    sl__atomic_elem(a->dt, a->r, dst, src);
+  if (a->r == SL_REDUCE_MEAN)
+    __atomic_fetch_add(a->count + e, 1, __ATOMIC_RELAXED);
+}
+
+/* The same, by a thread that owns e (a lock or a bucket). */
+SL__HOT void sl__acc_plain(const sl__acc *a, int64_t e, void *dst,
+                           const void *src) {
+  if (a->wide)
+    a->wide[e] = (float)sl__reduce_f(a->r, a->wide[e], sl__load_f(a->dt, src));
+  else
+    sl__plain_elem(a->dt, a->r, dst, src);
+  if (a->r == SL_REDUCE_MEAN) ++a->count[e];
+}
+
+/* Where destination e lives in out (for the final pass). */
+typedef char *(*sl__acc_where_fn)(const void *user, int64_t e);
+
+/* The final pass over every targeted destination: a mean divides by its
+ * count (x counting as one when included), f16/bf16 round their f32
+ * accumulator once. Nothing to do (and nothing called) otherwise. */
+void sl__acc_finish(const sl__acc *a, int threads, sl__acc_where_fn where,
+                    const void *user);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SL_CONFLICT_H */

@@ -1,0 +1,244 @@
+/* Host side of the shared device helpers (see cuda_common.cuh). */
+#include <stdio.h>
+
+#include "cuda/cuda_common.cuh"
+
+volatile int sl__cuda_used = 0;
+
+sl_status sl__cuda_fail(sl_ctx *ctx, cudaError_t err, const char *what) {
+  sl_status st = SL_STATUS_DEVICE_ERROR;
+  if (err == cudaErrorMemoryAllocation)
+    st = SL_STATUS_OUT_OF_MEMORY;
+  else if (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver)
+    st = SL_STATUS_NO_DEVICE;
+  return sl_ctx_fail(ctx, st, "%s: expected success, got CUDA error %s (%s)",
+                     what, cudaGetErrorName(err), cudaGetErrorString(err));
+}
+
+int sl__cuda_sms(void) {
+  static int sms[64];
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return 16;
+  if (!sms[dev]) {
+    int n = 0;
+    if (cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) !=
+            cudaSuccess ||
+        n <= 0)
+      n = 16;
+    sms[dev] = n;
+  }
+  return sms[dev];
+}
+
+sl_status sl__cuda_begin(sl_ctx *ctx, cudaStream_t *stream) {
+  static int pool_ready[64];
+  sl__cuda_used = 1;
+  *stream = (cudaStream_t)ctx->cuda_stream;
+  int dev = 0;
+  SL__CUDA_TRY(ctx, cudaGetDevice(&dev), "cudaGetDevice");
+  if (dev >= 0 && dev < 64 && !pool_ready[dev]) {
+    /* Keep freed workspace in the pool instead of returning it to the
+     * driver at every synchronisation: the next call reuses it. */
+    cudaMemPool_t pool;
+    SL__CUDA_TRY(ctx, cudaDeviceGetDefaultMemPool(&pool, dev),
+                 "cudaDeviceGetDefaultMemPool");
+    uint64_t keep = UINT64_MAX;
+    SL__CUDA_TRY(
+        ctx,
+        cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep),
+        "cudaMemPoolSetAttribute");
+    pool_ready[dev] = 1;
+  }
+  return SL_STATUS_OK;
+}
+
+sl__it sl__it_make(int ndim, const int64_t *shape, int nt,
+                   const int64_t *const *strides, int keep_dim) {
+  sl__it it;
+  memset(&it, 0, sizeof it);
+  it.nt = nt;
+  it.keep = -1;
+  it.numel = 1;
+  for (int d = 0; d < ndim; ++d) it.numel *= shape[d];
+  /* Drop extent-1 dims (their coordinate is always 0), except the kept one
+   * when it is wider than 1. */
+  int n = 0;
+  for (int d = 0; d < ndim; ++d) {
+    if (shape[d] == 1) continue;
+    it.shape[n] = shape[d];
+    for (int t = 0; t < nt; ++t) it.st[t][n] = strides[t][d];
+    if (d == keep_dim) it.keep = n;
+    ++n;
+  }
+  /* Merge a dim into its inner neighbour when every tensor steps over the
+   * pair as over one dim (stride of the outer = extent * stride of the
+   * inner); never the kept dim. */
+  const int old_keep = it.keep; /* in the compacted numbering */
+  int new_keep = -1, m = 0;
+  for (int d = 0; d < n; ++d) {
+    if (m > 0 && d != old_keep && m - 1 != new_keep) {
+      int ok = 1;
+      for (int t = 0; t < nt && ok; ++t)
+        ok = it.st[t][m - 1] == it.shape[d] * it.st[t][d];
+      if (ok) {
+        it.shape[m - 1] *= it.shape[d];
+        for (int t = 0; t < nt; ++t) it.st[t][m - 1] = it.st[t][d];
+        continue;
+      }
+    }
+    if (d == old_keep) new_keep = m;
+    it.shape[m] = it.shape[d];
+    for (int t = 0; t < nt; ++t) it.st[t][m] = it.st[t][d];
+    ++m;
+  }
+  it.keep = new_keep;
+  it.ndim = m;
+  for (int d = 0; d < m; ++d)
+    it.div[d] = sl__divmod_make(it.shape[d], it.numel);
+  return it;
+}
+
+void sl__cuda_pos_str(const sl_tensor *t, int64_t linear, char *buf,
+                      size_t len) {
+  int64_t idx[SL_MAX_DIMS];
+  sl__unravel(linear, t->ndim, t->shape, idx);
+  size_t k = 0;
+  if (len) buf[0] = '\0';
+  for (int d = 0; d < t->ndim && k < len; ++d)
+    k += (size_t)snprintf(buf + k, len - k, d ? ",%lld" : "%lld",
+                          (long long)idx[d]);
+}
+
+sl_status sl__cuda_read_bad(sl_ctx *ctx, cudaStream_t s,
+                            const unsigned long long *bad,
+                            const sl_tensor *index, int64_t *pos,
+                            int64_t *value) {
+  unsigned long long first = ~0ull;
+  SL__CUDA_TRY(
+      ctx,
+      cudaMemcpyAsync(&first, bad, sizeof first, cudaMemcpyDeviceToHost, s),
+      "index check: cudaMemcpyAsync");
+  SL__CUDA_TRY(ctx, cudaStreamSynchronize(s), "index check: synchronize");
+  *pos = -1;
+  *value = 0;
+  if (first == ~0ull) return SL_STATUS_OK;
+  *pos = (int64_t)first;
+  int64_t off = sl__offset_linear(index, *pos);
+  size_t es = sl_dtype_size(index->dtype);
+  unsigned char buf[8] = {0};
+  SL__CUDA_TRY(ctx,
+               cudaMemcpy(buf, (const char *)index->data + off * (int64_t)es,
+                          es, cudaMemcpyDeviceToHost),
+               "index check: cudaMemcpy");
+  *value = sl__load_i(index->dtype, buf);
+  return SL_STATUS_OK;
+}
+
+/* Every element of t: value outside [lo, his[c]) records its position. */
+struct sl__bounds8 {
+  int64_t v[8];
+};
+
+__global__ void sl__find_bad_k(sl__it it, const void *data, int is64,
+                               int64_t lo, sl__divmod cdiv, int64_t cext,
+                               sl__bounds8 his, unsigned long long *bad) {
+  SL__GRID_STRIDE(i, it.numel) {
+    int64_t off[1];
+    sl__it_at<1>(it, i, off);
+    int64_t v = sl__ld_index(data, is64, off[0]);
+    /* The column is the coordinate of the last dim (col_dim is always the
+     * innermost dim where it is used): i mod its extent. */
+    int64_t c = cext > 1 ? i - sl__div(cdiv, i) * cext : 0;
+    int64_t hi = his.v[c < 8 ? c : 0];
+    if (v < lo || v >= hi) atomicMin(bad, (unsigned long long)i);
+  }
+}
+
+sl_status sl__cuda_find_bad(sl_ctx *ctx, cudaStream_t s, sl__ws &ws,
+                            const sl_tensor *t, int64_t lo, const int64_t *his,
+                            int col_dim, int64_t *pos, int64_t *value) {
+  *pos = -1;
+  *value = 0;
+  int64_t n = sl__numel(t);
+  if (n == 0) return SL_STATUS_OK;
+  sl__bounds8 h;
+  for (int k = 0; k < 8; ++k) h.v[k] = his[0];
+  int64_t cext = 1;
+  if (col_dim >= 0) {
+    /* Per-column bounds only along the innermost dim (gather_nd's last). */
+    if (col_dim != t->ndim - 1 || t->shape[col_dim] > 8)
+      return sl_ctx_fail(ctx, SL_STATUS_INTERNAL,
+                         "index check: expected per-column bounds along the "
+                         "last dim (at most 8 columns), got dim %d",
+                         col_dim);
+    cext = t->shape[col_dim];
+    for (int k = 0; k < cext; ++k) h.v[k] = his[k];
+  }
+  const int64_t *st[1] = {t->strides};
+  sl__it it = sl__it_make(t->ndim, t->shape, 1, st, -1);
+  unsigned long long *bad;
+  SL__TRY(ws.get_set(&bad, 1, 0xff, "index check: workspace"));
+  sl__find_bad_k<<<sl__blocks(n, SL__THREADS), SL__THREADS, 0, s>>>(
+      it, t->data, t->dtype == SL_I64, lo, sl__divmod_make(cext, n), cext, h,
+      bad);
+  SL__CUDA_LAUNCHED(ctx, "index check kernel");
+  return sl__cuda_read_bad(ctx, s, bad, t, pos, value);
+}
+
+sl_status sl__cuda_check_index(sl_ctx *ctx, cudaStream_t s, sl__ws &ws,
+                               const char *what, const sl_tensor *index,
+                               int64_t bound, const char *ctxdesc) {
+  int64_t pos, v;
+  SL__TRY(sl__cuda_find_bad(ctx, s, ws, index, 0, &bound, -1, &pos, &v));
+  if (pos < 0) return SL_STATUS_OK;
+  char p[160];
+  sl__cuda_pos_str(index, pos, p, sizeof p);
+  return sl_ctx_fail(ctx, SL_STATUS_INDEX_OUT_OF_RANGE,
+                     "%s[%s]=%lld out of range [0,%lld) for %s", what, p,
+                     (long long)v, (long long)bound, ctxdesc);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Strided copy                                                              */
+/* ------------------------------------------------------------------------ */
+template <class E> __global__ void sl__copy_k(sl__it it, E *out, const E *x) {
+  SL__GRID_STRIDE(i, it.numel) {
+    int64_t off[2];
+    sl__it_at<2>(it, i, off);
+    out[off[0]] = x[off[1]];
+  }
+}
+
+template <class E>
+static sl_status sl__copy_as(sl_ctx *ctx, cudaStream_t s, const sl__it &it,
+                             void *out, const void *x) {
+  sl__copy_k<E><<<sl__blocks(it.numel, SL__THREADS), SL__THREADS, 0, s>>>(
+      it, (E *)out, (const E *)x);
+  SL__CUDA_LAUNCHED(ctx, "strided copy kernel");
+  return SL_STATUS_OK;
+}
+
+sl_status sl__cuda_copy_strided(sl_ctx *ctx, cudaStream_t s,
+                                const sl_tensor *out, const sl_tensor *x) {
+  int64_t n = sl__numel(x);
+  if (n == 0) return SL_STATUS_OK;
+  size_t es = sl_dtype_size(x->dtype);
+  const int64_t *st[2] = {out->strides, x->strides};
+  sl__it it = sl__it_make(x->ndim, x->shape, 2, st, -1);
+  if (it.ndim == 0 || (it.ndim == 1 && it.st[0][0] == 1 && it.st[1][0] == 1))
+    SL__CUDA_TRY(ctx,
+                 cudaMemcpyAsync(out->data, x->data, (size_t)n * es,
+                                 cudaMemcpyDeviceToDevice, s),
+                 "copy x to out: cudaMemcpyAsync");
+  else if (es == 1)
+    return sl__copy_as<uint8_t>(ctx, s, it, out->data, x->data);
+  else if (es == 2)
+    return sl__copy_as<uint16_t>(ctx, s, it, out->data, x->data);
+  else if (es == 4)
+    return sl__copy_as<uint32_t>(ctx, s, it, out->data, x->data);
+  else if (es == 8)
+    return sl__copy_as<uint64_t>(ctx, s, it, out->data, x->data);
+  else
+    return sl__copy_as<sl__e16>(ctx, s, it, out->data, x->data);
+  return SL_STATUS_OK;
+}

@@ -1,0 +1,138 @@
+/*
+ * dynamic_scatter_backward parallel over its points (SPEC §6). Only max has
+ * conflicts: pass 1 finds, per voxel v and channel ch, the smallest point n
+ * with map[n] = v and feats[n,ch] == voxel_feats[v,ch]. The minima are laid
+ * out voxel-major ([M][C], mmcv's reduce_from) so that a point's channels
+ * are neighbours.
+ *   cpu.atomic  seed 004 scheme 1: every matching point makes an atomic min
+ *               of its index into the voxel's slot (CUDA's atomicMin);
+ *   cpu.lock    seed 004 scheme 2: one lock per voxel row (`is_occupy`);
+ *               a point takes its voxel's lock and lowers the row's minima
+ *               under it;
+ *   cpu.sorted  points bucketed by voxel (a stable counting sort), each
+ *               bucket scanned in point order by one thread: the first
+ *               match of a slot is its minimum.
+ * The minimum of a set does not depend on the order of arrival, so all
+ * three give the serial answer exactly (SPEC: diff3 = 0). Pass 2 (and sum
+ * and mean, which have no pass 1) is the common one.
+ */
+#include "conflict.h"
+#include "dynamic_scatter_backward_cpu.h"
+
+/* Whether point n's feature equals its voxel v's maximum in channel ch. */
+static inline int sl__dsbc_match(const sl_call *c, int64_t n, int64_t v,
+                                 int64_t ch) {
+  const sl_tensor *feats = &c->arg[1], *vfeats = &c->arg[2];
+  return sl__dsb_getf(feats, n * feats->strides[0] + ch * feats->strides[1]) ==
+         sl__dsb_getf(vfeats, v * vfeats->strides[0] + ch * vfeats->strides[1]);
+}
+
+/* Every minimum starts as N ("no point"). */
+static void sl__dsbc_clear(const sl_call *c, int threads, sl__dsb_minima *mn) {
+  const int64_t N = c->arg[1].shape[0];
+  const int64_t MC = c->arg[0].shape[0] * c->arg[1].shape[1];
+  const int team = sl__conflict_team(threads, MC);
+#pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
+  for (int64_t k = 0; k < MC; ++k) mn->first[k] = N;
+}
+
+static sl_status sl__dsbc_find_atomic(sl_ctx *ctx, const sl_call *c,
+                                      int threads, sl__dsb_minima *mn) {
+  (void)ctx;
+  const sl_tensor *map = &c->arg[3];
+  const int64_t N = c->arg[1].shape[0], C = c->arg[1].shape[1];
+  sl__dsbc_clear(c, threads, mn);
+  const int team = sl__conflict_team(threads, N * C);
+#pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
+  for (int64_t n = 0; n < N; ++n) {
+    const int64_t v = sl__dsb_i32(map, n);
+    if (v < 0) continue;
+    for (int64_t ch = 0; ch < C; ++ch)
+      if (sl__dsbc_match(c, n, v, ch))
+        sl__atomic_min_i64(&mn->first[v * mn->vstride + ch * mn->cstride], n);
+  }
+  return SL_STATUS_OK;
+}
+
+static sl_status sl__dsbc_find_lock(sl_ctx *ctx, const sl_call *c, int threads,
+                                    sl__dsb_minima *mn) {
+  const sl_tensor *map = &c->arg[3];
+  const int64_t N = c->arg[1].shape[0], C = c->arg[1].shape[1];
+  const int64_t M = c->arg[0].shape[0];
+  sl__locks lk;
+  sl_status st = sl__locks_open(ctx, "dynamic_scatter_backward", &lk, M);
+  if (st) return st;
+  sl__dsbc_clear(c, threads, mn);
+  const int team = sl__conflict_team(threads, N * C);
+#pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
+  for (int64_t n = 0; n < N; ++n) {
+    const int64_t v = sl__dsb_i32(map, n);
+    if (v < 0) continue;
+    int64_t *row = mn->first + v * mn->vstride;
+    sl__lock(&lk, v);
+    for (int64_t ch = 0; ch < C; ++ch)
+      if (n < row[ch * mn->cstride] && sl__dsbc_match(c, n, v, ch))
+        row[ch * mn->cstride] = n;
+    sl__unlock(&lk, v);
+  }
+  sl__locks_close(&lk);
+  return SL_STATUS_OK;
+}
+
+/* Records of chunk t in point order: key the voxel, payload the point;
+ * dropped points have none. */
+static void sl__dsbc_records(const sl_call *c, sl__recs *r, int t, int put) {
+  const sl_tensor *map = &c->arg[3];
+  for (int64_t n = sl__recs_begin(r, t); n < sl__recs_begin(r, t + 1); ++n) {
+    const int64_t v = sl__dsb_i32(map, n);
+    if (v < 0) continue;
+    if (put)
+      sl__recs_put(r, t, (uint32_t)v, &n);
+    else
+      sl__recs_count(r, t, (uint32_t)v);
+  }
+}
+
+static sl_status sl__dsbc_find_sorted(sl_ctx *ctx, const sl_call *c,
+                                      int threads, sl__dsb_minima *mn) {
+  const int64_t N = c->arg[1].shape[0], C = c->arg[1].shape[1];
+  const int64_t M = c->arg[0].shape[0];
+  sl__recs r;
+  /* N and M are bounded by INT32_MAX (the map is i32): they always fit. */
+  sl_status st = sl__recs_open(ctx, "dynamic_scatter_backward", &r, N, 1, M,
+                               sizeof(int64_t), threads);
+  if (st) return st;
+#pragma omp parallel for num_threads(r.parts) schedule(static) if (r.parts > 1)
+  for (int t = 0; t < r.parts; ++t) sl__dsbc_records(c, &r, t, 0);
+  sl__recs_offsets(&r);
+#pragma omp parallel for num_threads(r.parts) schedule(static) if (r.parts > 1)
+  for (int t = 0; t < r.parts; ++t) sl__dsbc_records(c, &r, t, 1);
+  sl__dsbc_clear(c, threads, mn);
+#pragma omp parallel for num_threads(r.parts)                                  \
+    schedule(dynamic, 1) if (r.parts > 1)
+  for (int64_t b = 0; b < r.buckets; ++b)
+    for (int64_t k = r.start[b]; k < r.start[b + 1]; ++k) {
+      int64_t n;
+      memcpy(&n, sl__recs_val(&r, k), sizeof n);
+      const int64_t v = sl__recs_key(&r, k);
+      int64_t *row = mn->first + v * mn->vstride;
+      /* Points come in increasing index: the first match is the minimum. */
+      for (int64_t ch = 0; ch < C; ++ch)
+        if (row[ch * mn->cstride] == N && sl__dsbc_match(c, n, v, ch))
+          row[ch * mn->cstride] = n;
+    }
+  sl__recs_close(&r);
+  return SL_STATUS_OK;
+}
+
+sl_status sl_dynamic_scatter_backward_cpu_atomic(sl_ctx *ctx, sl_call *c) {
+  return sl__dsb_run(ctx, c, sl__threads(ctx), sl__dsbc_find_atomic, 1);
+}
+
+sl_status sl_dynamic_scatter_backward_cpu_lock(sl_ctx *ctx, sl_call *c) {
+  return sl__dsb_run(ctx, c, sl__threads(ctx), sl__dsbc_find_lock, 1);
+}
+
+sl_status sl_dynamic_scatter_backward_cpu_sorted(sl_ctx *ctx, sl_call *c) {
+  return sl__dsb_run(ctx, c, sl__threads(ctx), sl__dsbc_find_sorted, 1);
+}

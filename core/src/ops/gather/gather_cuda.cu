@@ -1,0 +1,114 @@
+/*
+ * gather on the GPU (cuda.plain): one thread per element of index, which
+ * reads its index value, checks it and copies x's element to out. Every
+ * element of out has exactly one writer, so the result is deterministic.
+ *
+ * The index check is made in the same pass (a separate checking pass would
+ * read the index twice and cost a third of the bandwidth): an out-of-range
+ * value is never followed, its position is recorded with atomicMin, and the
+ * call fails with the message of the CPU check; out is then unspecified.
+ */
+#include <stdio.h>
+
+#include "cuda/cuda_common.cuh"
+
+/* Elements handled per thread and loop trip: their index loads are issued
+ * together, then their x loads, so several loads are in flight. */
+enum { SL__GATHER_UNROLL = 4 };
+
+/* it walks index's shape; tensor 0 is out, 1 index, 2 x with stride 0 along
+ * dim (the index value supplies that coordinate: + v * xs_dim). */
+template <class E, class I>
+__global__ void sl__gather_k(sl__it it, E *out, const I *index, const E *x,
+                             int64_t xs_dim, int64_t bound,
+                             unsigned long long *bad) {
+  const int64_t n = it.numel;
+  const int64_t step = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i0 = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i0 < n;
+       i0 += step * SL__GATHER_UNROLL) {
+    int64_t off[SL__GATHER_UNROLL][3], v[SL__GATHER_UNROLL];
+#pragma unroll
+    for (int u = 0; u < SL__GATHER_UNROLL; ++u) {
+      int64_t i = i0 + u * step;
+      if (i < n) {
+        sl__it_at<3>(it, i, off[u]);
+        v[u] = index[off[u][1]];
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < SL__GATHER_UNROLL; ++u) {
+      int64_t i = i0 + u * step;
+      if (i >= n) continue;
+      if (v[u] < 0 || v[u] >= bound) {
+        atomicMin(bad, (unsigned long long)i);
+        continue;
+      }
+      out[off[u][0]] = x[off[u][2] + v[u] * xs_dim];
+    }
+  }
+}
+
+template <class E, class I>
+static sl_status sl__gather_launch(sl_ctx *ctx, cudaStream_t s,
+                                   const sl__it &it, const sl_call *c,
+                                   int64_t xs_dim, int64_t bound,
+                                   unsigned long long *bad) {
+  sl__gather_k<E, I>
+      <<<sl__blocks(it.numel, SL__THREADS * SL__GATHER_UNROLL), SL__THREADS, 0,
+         s>>>(it, (E *)c->arg[2].data, (const I *)c->arg[1].data,
+              (const E *)c->arg[0].data, xs_dim, bound, bad);
+  SL__CUDA_LAUNCHED(ctx, "gather kernel");
+  return SL_STATUS_OK;
+}
+
+template <class I>
+static sl_status sl__gather_by_size(sl_ctx *ctx, cudaStream_t s,
+                                    const sl__it &it, const sl_call *c,
+                                    int64_t xs_dim, int64_t bound,
+                                    unsigned long long *bad) {
+  switch (sl_dtype_size(c->arg[0].dtype)) {
+  case 1:
+    return sl__gather_launch<uint8_t, I>(ctx, s, it, c, xs_dim, bound, bad);
+  case 2:
+    return sl__gather_launch<uint16_t, I>(ctx, s, it, c, xs_dim, bound, bad);
+  case 4:
+    return sl__gather_launch<uint32_t, I>(ctx, s, it, c, xs_dim, bound, bad);
+  case 8:
+    return sl__gather_launch<uint64_t, I>(ctx, s, it, c, xs_dim, bound, bad);
+  default:
+    return sl__gather_launch<sl__e16, I>(ctx, s, it, c, xs_dim, bound, bad);
+  }
+}
+
+sl_status sl_gather_cuda_plain(sl_ctx *ctx, sl_call *c) {
+  const sl_tensor *x = &c->arg[0], *index = &c->arg[1], *out = &c->arg[2];
+  if (sl__numel(index) == 0) return SL_STATUS_OK;
+  cudaStream_t s;
+  SL__TRY(sl__cuda_begin(ctx, &s));
+  sl__ws ws(ctx, s);
+  const int dim = (int)c->p.dim;
+  /* A rank-0 x or index counts as rank 1 of extent 1 (infer checked the
+   * ranks): x's strides over index's shape, 0 along dim. */
+  int64_t xst[SL_MAX_DIMS];
+  for (int d = 0; d < index->ndim; ++d)
+    xst[d] = d == dim || x->ndim == 0 ? 0 : x->strides[d];
+  const int64_t *st[3] = {out->strides, index->strides, xst};
+  sl__it it = sl__it_make(index->ndim, index->shape, 3, st, -1);
+  const int64_t xs_dim = x->ndim ? x->strides[dim] : 0;
+  const int64_t bound = x->ndim ? x->shape[dim] : 1;
+  unsigned long long *bad;
+  SL__TRY(ws.get_set(&bad, 1, 0xff, "gather: workspace"));
+  if (index->dtype == SL_I64)
+    SL__TRY(sl__gather_by_size<int64_t>(ctx, s, it, c, xs_dim, bound, bad));
+  else
+    SL__TRY(sl__gather_by_size<int32_t>(ctx, s, it, c, xs_dim, bound, bad));
+  int64_t pos, v;
+  SL__TRY(sl__cuda_read_bad(ctx, s, bad, index, &pos, &v));
+  if (pos < 0) return SL_STATUS_OK;
+  char p[160], a[160];
+  sl__cuda_pos_str(index, pos, p, sizeof p);
+  return sl_ctx_fail(ctx, SL_STATUS_INDEX_OUT_OF_RANGE,
+                     "index[%s]=%lld out of range [0,%lld) for dim %d of x %s",
+                     p, (long long)v, (long long)bound, dim,
+                     sl_shape_str(x->ndim, x->shape, a, sizeof a));
+}

@@ -1,0 +1,224 @@
+/*
+ * scatter_nd parallel over its positions (SPEC §6): cpu.atomic, cpu.lock
+ * and cpu.sorted. Position p of index.shape[:-1] (row-major) writes one
+ * element of out, destination e = that element's row-major position.
+ *
+ *   cpu.atomic  sum: an atomic add per position (f16/bf16 into an f32
+ *               accumulator, rounded once at the end, SPEC §3);
+ *               none: every element keeps the largest position aimed at it
+ *               (an atomic max), then that position is copied: the last
+ *               writer wins, as in the serial loop.
+ *   cpu.lock    one lock per element of out, the update made under it;
+ *               none: any writer may win.
+ *   cpu.sorted  positions bucketed by destination, every bucket applied in
+ *               position order by one thread: bitwise the serial answer.
+ * Float sums of cpu.atomic and cpu.lock depend on the order of arrival.
+ */
+#include <stdlib.h>
+
+#include "conflict.h"
+#include "ops/gather_nd/nd_index.h"
+
+/* A validated call seen position by position. */
+typedef struct sl__ndc {
+  const sl_call *c;
+  int K;                    /* rank of index.shape[:-1] */
+  int64_t P;                /* positions */
+  int64_t row[SL_MAX_DIMS]; /* row-major strides of out's shape */
+} sl__ndc;
+
+static void sl__ndc_init(const sl_call *c, sl__ndc *q) {
+  q->c = c;
+  q->K = c->arg[1].ndim - 1;
+  q->P = sl__nd_positions(&c->arg[1]);
+  sl_contiguous_strides(c->arg[3].ndim, c->arg[3].shape, q->row);
+}
+
+/* Position p: its destination number, its element of out and of src. */
+static inline int64_t sl__ndc_resolve(const sl__ndc *q, int64_t p, char **dst,
+                                      const char **src) {
+  const sl_tensor *index = &q->c->arg[1], *s = &q->c->arg[2];
+  const sl_tensor *out = &q->c->arg[3];
+  int64_t pos[SL_MAX_DIMS], coord[SL_MAX_DIMS];
+  sl__unravel(p, q->K, index->shape, pos);
+  sl__nd_target(index, &q->c->p, pos, coord);
+  int64_t e = 0;
+  for (int d = 0; d < out->ndim; ++d) e += coord[d] * q->row[d];
+  *dst = sl__ptr(out, sl__offset(out, coord));
+  *src = sl__ptr(s, sl__offset(s, pos));
+  return e;
+}
+
+static char *sl__ndc_where(const void *user, int64_t e) {
+  const sl_tensor *out = &((const sl__ndc *)user)->c->arg[3];
+  return sl__ptr(out, sl__offset_linear(out, e));
+}
+
+typedef enum { SL__ND_PREPARE, SL__ND_ATOMIC, SL__ND_PLAIN } sl__nd_mode;
+
+static inline void sl__ndc_apply(const sl__ndc *q, const sl__acc *a,
+                                 const sl__locks *lk, sl__nd_mode mode,
+                                 int64_t p) {
+  char *dst;
+  const char *src;
+  const int64_t e = sl__ndc_resolve(q, p, &dst, &src);
+  if (mode == SL__ND_PREPARE) {
+    sl__acc_prepare(a, e, dst);
+  } else if (mode == SL__ND_ATOMIC) {
+    sl__acc_atomic(a, e, dst, src);
+  } else {
+    if (lk) sl__lock(lk, e);
+    sl__acc_plain(a, e, dst, src);
+    if (lk) sl__unlock(lk, e);
+  }
+}
+
+static void sl__ndc_pass(const sl__ndc *q, const sl__acc *a,
+                         const sl__locks *lk, sl__nd_mode mode, int threads) {
+  const int team = sl__conflict_team(threads, q->P);
+#pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
+  for (int64_t p = 0; p < q->P; ++p) sl__ndc_apply(q, a, lk, mode, p);
+}
+
+/* reduce none in the atomic way: winner[e] = the last position aimed at e. */
+static sl_status sl__ndc_assign_atomic(sl_ctx *ctx, const sl__ndc *q,
+                                       int threads) {
+  const int64_t E = sl__numel(&q->c->arg[3]);
+  const size_t es = sl_dtype_size(q->c->arg[3].dtype);
+  int64_t *winner = malloc((size_t)E * sizeof *winner);
+  if (!winner)
+    return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
+                       "scatter_nd: expected memory for %lld winners, got an "
+                       "allocation failure",
+                       (long long)E);
+  int team = sl__conflict_team(threads, E);
+#pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
+  for (int64_t e = 0; e < E; ++e) winner[e] = -1;
+  team = sl__conflict_team(threads, q->P);
+#pragma omp parallel num_threads(team) if (team > 1)
+  {
+    char *dst;
+    const char *src;
+#pragma omp for schedule(static)
+    for (int64_t p = 0; p < q->P; ++p)
+      sl__atomic_max_i64(&winner[sl__ndc_resolve(q, p, &dst, &src)], p);
+#pragma omp for schedule(static)
+    for (int64_t p = 0; p < q->P; ++p)
+      if (winner[sl__ndc_resolve(q, p, &dst, &src)] == p) memcpy(dst, src, es);
+  }
+  free(winner);
+  return SL_STATUS_OK;
+}
+
+/* The accumulator of a call: none moves data (a plain copy per step). */
+static sl_status sl__ndc_acc(sl_ctx *ctx, const sl_call *c, sl__acc *a) {
+  sl_reduce r = c->p.reduce == SL_REDUCE_SUM ? SL_REDUCE_SUM : SL_REDUCE_ASSIGN;
+  return sl__acc_open(ctx, "scatter_nd", a, c->arg[3].dtype, r, 1,
+                      sl__numel(&c->arg[3]));
+}
+
+sl_status sl_scatter_nd_cpu_atomic(sl_ctx *ctx, sl_call *c) {
+  const int threads = sl__threads(ctx);
+  sl__ndc q;
+  sl__ndc_init(c, &q);
+  sl__copy_strided(&c->arg[3], &c->arg[0], threads);
+  if (q.P == 0) return SL_STATUS_OK;
+  if (c->p.reduce != SL_REDUCE_SUM)
+    return sl__ndc_assign_atomic(ctx, &q, threads);
+  sl__acc a;
+  sl_status st = sl__ndc_acc(ctx, c, &a);
+  if (st) return st;
+  if (sl__acc_needs_prepare(&a))
+    sl__ndc_pass(&q, &a, NULL, SL__ND_PREPARE, threads);
+  sl__ndc_pass(&q, &a, NULL, SL__ND_ATOMIC, threads);
+  sl__acc_finish(&a, threads, sl__ndc_where, &q);
+  sl__acc_close(&a);
+  return SL_STATUS_OK;
+}
+
+sl_status sl_scatter_nd_cpu_lock(sl_ctx *ctx, sl_call *c) {
+  const int threads = sl__threads(ctx);
+  sl__ndc q;
+  sl__ndc_init(c, &q);
+  sl__copy_strided(&c->arg[3], &c->arg[0], threads);
+  if (q.P == 0) return SL_STATUS_OK;
+  sl__acc a;
+  sl_status st = sl__ndc_acc(ctx, c, &a);
+  if (st) return st;
+  sl__locks lk;
+  st = sl__locks_open(ctx, "scatter_nd", &lk, sl__numel(&c->arg[3]));
+  if (st) {
+    sl__acc_close(&a);
+    return st;
+  }
+  if (sl__acc_needs_prepare(&a))
+    sl__ndc_pass(&q, &a, NULL, SL__ND_PREPARE, threads);
+  sl__ndc_pass(&q, &a, &lk, SL__ND_PLAIN, threads);
+  sl__acc_finish(&a, threads, sl__ndc_where, &q);
+  sl__locks_close(&lk);
+  sl__acc_close(&a);
+  return SL_STATUS_OK;
+}
+
+/* Records of chunk t in position order: key e, payload the src element. */
+static void sl__ndc_records(const sl__ndc *q, sl__recs *r, int t, int put) {
+  for (int64_t p = sl__recs_begin(r, t); p < sl__recs_begin(r, t + 1); ++p) {
+    char *dst;
+    const char *src;
+    const uint32_t key = (uint32_t)sl__ndc_resolve(q, p, &dst, &src);
+    if (put)
+      sl__recs_put(r, t, key, src);
+    else
+      sl__recs_count(r, t, key);
+  }
+}
+
+/* Applies bucket b's records in order (the bucket owns their elements). */
+static void sl__ndc_bucket(const sl__ndc *q, const sl__acc *a,
+                           const sl__recs *r, int64_t b, int prepare) {
+  for (int64_t k = r->start[b]; k < r->start[b + 1]; ++k) {
+    char *dst = sl__ndc_where(q, sl__recs_key(r, k));
+    if (prepare)
+      sl__acc_prepare(a, sl__recs_key(r, k), dst);
+    else
+      sl__acc_plain(a, sl__recs_key(r, k), dst, sl__recs_val(r, k));
+  }
+}
+
+sl_status sl_scatter_nd_cpu_sorted(sl_ctx *ctx, sl_call *c) {
+  const int threads = sl__threads(ctx);
+  sl__ndc q;
+  sl__ndc_init(c, &q);
+  const int64_t E = sl__numel(&c->arg[3]);
+  /* Too many to number: the serial loop is the same answer (in position
+   * order, as cpu.sorted's own). */
+  if (!sl__recs_fit(q.P, E)) return sl_scatter_nd_cpu_serial(ctx, c);
+  sl__copy_strided(&c->arg[3], &c->arg[0], threads);
+  if (q.P == 0) return SL_STATUS_OK;
+  sl__acc a;
+  sl_status st = sl__ndc_acc(ctx, c, &a);
+  if (st) return st;
+  sl__recs r;
+  st = sl__recs_open(ctx, "scatter_nd", &r, q.P, 1, E,
+                     sl_dtype_size(c->arg[3].dtype), threads);
+  if (st) {
+    sl__acc_close(&a);
+    return st;
+  }
+#pragma omp parallel for num_threads(r.parts) schedule(static) if (r.parts > 1)
+  for (int t = 0; t < r.parts; ++t) sl__ndc_records(&q, &r, t, 0);
+  sl__recs_offsets(&r);
+#pragma omp parallel for num_threads(r.parts) schedule(static) if (r.parts > 1)
+  for (int t = 0; t < r.parts; ++t) sl__ndc_records(&q, &r, t, 1);
+  const int prepare = sl__acc_needs_prepare(&a);
+#pragma omp parallel for num_threads(r.parts)                                  \
+    schedule(dynamic, 1) if (r.parts > 1)
+  for (int64_t b = 0; b < r.buckets; ++b) {
+    if (prepare) sl__ndc_bucket(&q, &a, &r, b, 1);
+    sl__ndc_bucket(&q, &a, &r, b, 0);
+  }
+  sl__acc_finish(&a, threads, sl__ndc_where, &q);
+  sl__recs_close(&r);
+  sl__acc_close(&a);
+  return SL_STATUS_OK;
+}

@@ -1,0 +1,65 @@
+/*
+ * Running and timing cuda.* variants from the harness, whose cases live in
+ * host memory (core's sl_device_* functions do the CUDA calls; in a build
+ * without CUDA every function here fails with core's "built without CUDA").
+ *
+ * Checking a run (sl_device_run_variant):
+ * - the inputs are copied to the device once per case (kept while the next
+ *   variants of the same case run; a case is recognised by its host
+ *   buffers and a hash of their bytes, so a new case that reuses freed host
+ *   memory is never mistaken for the old one);
+ * - every output lives in a device buffer with a guard region of
+ *   SL_DEVICE_GUARD bytes on each side, filled with a pattern that must
+ *   survive the run (a write out of bounds shows there);
+ * - the variant runs twice, the outputs poisoned with 0xA5 before the first
+ *   run and 0x5A before the second: an element that still holds its run's
+ *   poison after both was never written (one poison alone could be a real
+ *   value), which fails the variant, as does any CUDA error after the run;
+ * - the first run's outputs are copied back into the call's host outputs
+ *   for the judge.
+ */
+#ifndef SL_DEVICE_H
+#define SL_DEVICE_H
+
+#include <stddef.h>
+
+#include "sl/sl.h"
+#include "timing.h"
+
+#define SL_DEVICE_GUARD 4096
+#define SL_DEVICE_POISON_A 0xA5
+#define SL_DEVICE_POISON_B 0x5A
+#define SL_DEVICE_GUARD_BYTE 0xC3
+
+/*
+ * Runs `variant` (a cuda.* variant of call->op) on call, whose input and
+ * output tensors are in host memory (outputs shaped as sl_infer says). On
+ * success the outputs hold the result and call->p / call->out_rows are
+ * updated as sl_run updates them. The status is the variant's, or
+ * DEVICE_ERROR / INTERNAL with a message on ctx when the run broke a check
+ * above ("harness check: ...").
+ */
+sl_status sl_device_run_variant(sl_ctx *ctx, const char *variant,
+                                sl_call *call);
+
+/*
+ * Times `variant` on call (host tensors) with CUDA events: warm-up runs,
+ * then repetitions under o's rules (budget, minimum and maximum count, stop
+ * once IQR/median < target), each sample the device time between two events
+ * around one sl_run. cold: before every repetition (outside the events) a
+ * buffer of twice the L2 size is written, so that no input starts in the
+ * cache. Returns 0, or -1 with the reason on ctx.
+ */
+int sl_device_time_variant(sl_ctx *ctx, const char *variant,
+                           const sl_call *call, int cold,
+                           const sl_timing_opts *o, sl_timing *t);
+
+/* GB/s of a device-to-device copy of `bytes` (bytes read plus bytes
+ * written, the way the bench counts useful bytes), the median of repeated
+ * copies timed with events; <= 0 when it cannot be measured. */
+double sl_device_copy_bandwidth_gbs(size_t bytes);
+
+/* Frees the cached device copies of the last case's inputs. */
+void sl_device_release(void);
+
+#endif

@@ -1,0 +1,308 @@
+/*
+ * scatterlab-gpubench: the bench of the cuda.* variants. For every case:
+ * correctness first (the variants through the reference, with the device
+ * checks of device.h), then the variants that passed are timed with CUDA
+ * events (device.h: warm-up, repetitions until IQR/median < 2% or the
+ * budget is spent, --cold writes a buffer of twice the L2 between
+ * repetitions), against the device-to-device copy bandwidth measured in the
+ * same run. Verdicts, timings and raw samples go to the store as a `bench`
+ * run whose device column names the GPU.
+ *
+ * The same suites as `scatterlab bench` (harness/batches/bench-NAME.txt).
+ * PyTorch's CUDA timings of the same cases come from
+ * scripts/torch_cuda_bench.py.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "case.h"
+#include "cli.h"
+#include "datagen.h"
+#include "device.h"
+#include "runinfo.h"
+#include "runner.h"
+#include "sl_store.h"
+#include "slref.h"
+#include "timing.h"
+
+#ifndef SL_SOURCE_DIR
+#define SL_SOURCE_DIR "."
+#endif
+
+static const char *const sl__help =
+    "usage: scatterlab-gpubench [options] [--suite NAME|FILE] ['CASE' ...]\n"
+    "\n"
+    "Checks and times the cuda.* variants (CUDA events on the device).\n"
+    "suites (harness/batches/bench-NAME.txt): seed, standard, contention,\n"
+    "large; or a FILE of case lines\n"
+    "options:\n"
+    "  --variants LIST  variants to check and time (default: cuda)\n"
+    "  --budget SEC     timing budget per variant (default 1)\n"
+    "  --cold           flush the L2 before every repetition\n"
+    "  --db PATH        results database (default " SL_DEFAULT_DB ")\n"
+    "  --no-db          record nothing\n";
+
+typedef struct sl__gb {
+  sl_store *st;
+  int64_t run_id;
+  int cold;
+  double budget, peak_gbs;
+  const char *variants;
+} sl__gb;
+
+static int64_t sl__bytes_of(const sl_tensor *t) {
+  int64_t n = 1;
+  for (int d = 0; d < t->ndim; ++d) n *= t->shape[d];
+  return n * (int64_t)sl_dtype_size(t->dtype);
+}
+
+/* Each input read once, each output (the reference's shape) written once. */
+static int64_t sl__useful_bytes(const sl_call *call, const sl_tensor *ref) {
+  const sl_op_info *info = sl_op_get(call->op);
+  int64_t b = 0;
+  for (int s = 0; s < info->n_in; ++s)
+    if (call->arg[s].data) b += sl__bytes_of(&call->arg[s]);
+  for (int s = 0; s < info->n_out; ++s) b += sl__bytes_of(&ref[s]);
+  return b;
+}
+
+static int sl__case(sl__gb *g, const sl_case *c0) {
+  char err[512];
+  static sl_case_result res;
+  int any = 0;
+  for (size_t i = 0; i < sl_variant_count() && !any; ++i) {
+    const sl_variant *v = sl_variant_at(i);
+    any = v->op == c0->op && sl_variant_selected(g->variants, v->name);
+  }
+  if (!any) {
+    printf("\n%s: no variant matches --variants %s: skipped\n",
+           sl_op_name(c0->op), g->variants);
+    return 0;
+  }
+  sl_run_opts ro;
+  memset(&ro, 0, sizeof ro);
+  ro.variants = g->variants;
+  if (sl_run_case(c0, &ro, &res, err, sizeof err)) {
+    fprintf(stderr, "scatterlab-gpubench: %s\n", err);
+    return -1;
+  }
+  sl_case c;
+  sl_bundle in;
+  if (sl_prepare_case(c0, NULL, &c, &in, err, sizeof err)) {
+    fprintf(stderr, "scatterlab-gpubench: %s\n", err);
+    return -1;
+  }
+  sl_tensor ref[SL_MAX_ARGS];
+  memset(ref, 0, sizeof ref);
+  char msg[512];
+  int rrc = slref_run(&in.call, ref, msg, sizeof msg);
+  int64_t bytes = rrc == 0 ? sl__useful_bytes(&in.call, ref) : 0;
+  for (int s = 0; s < SL_MAX_ARGS; ++s) free(ref[s].data);
+  printf("\n%s\n  useful bytes %.3f MB\n", res.line, (double)bytes / 1e6);
+  int64_t case_id = 0;
+  if (g->st) {
+    sl_store_add_case(g->st, g->run_id, sl_op_name(c.op), res.line, c.seed, 0,
+                      &case_id);
+    for (int i = 0; i < res.n; ++i) {
+      const sl_variant_result *r = &res.v[i];
+      sl_result_row row = {r->variant, sl_verdict_name(r->verdict),
+                           r->message, r->has_diffs,
+                           r->diff1,   r->diff2,
+                           r->diff3,   r->seconds};
+      sl_store_add_result(g->st, case_id, &row);
+    }
+  }
+  int failed = res.failures > 0;
+  printf("  %-12s %14s %7s %9s %8s %5s\n", "variant", "median", "IQR", "GB/s",
+         "%peak", "reps");
+  for (int i = 0; i < res.n; ++i) {
+    const sl_variant_result *r = &res.v[i];
+    if (r->verdict != SL_VERDICT_PASSED &&
+        r->verdict != SL_VERDICT_MISTRUSTED) {
+      printf("  %-12s not timed: %s%s%s\n", r->variant,
+             sl_verdict_name(r->verdict), r->message[0] ? ": " : "",
+             r->message);
+      continue;
+    }
+    if (strncmp(r->variant, "cuda.", 5) != 0) continue;
+    static sl_timing tm;
+    sl_timing_opts o;
+    sl_timing_opts_init(&o);
+    o.budget_s = g->budget;
+    sl_ctx ctx;
+    sl_ctx_init(&ctx);
+    if (sl_device_time_variant(&ctx, r->variant, &in.call, g->cold, &o, &tm)) {
+      printf("  %-12s not timed: %s\n", r->variant, sl_ctx_message(&ctx));
+      failed = 1;
+      continue;
+    }
+    double gbs = tm.median_s > 0 ? (double)bytes / tm.median_s / 1e9 : 0;
+    double pct = g->peak_gbs > 0 ? 100.0 * gbs / g->peak_gbs : -1;
+    printf("  %-12s %11.4f ms %6.1f%% %9.2f %7.1f%% %5d\n", r->variant,
+           tm.median_s * 1e3,
+           tm.median_s > 0 ? 100.0 * tm.iqr_s / tm.median_s : 0.0, gbs,
+           pct > 0 ? pct : 0.0, tm.reps);
+    if (g->st) {
+      sl_timing_row row = {r->variant,  0,        tm.reps,    g->cold,
+                           tm.median_s, tm.iqr_s, tm.min_s,   gbs,
+                           pct,         bytes,    tm.samples, tm.reps};
+      int64_t id;
+      if (sl_store_add_timing(g->st, case_id, &row, &id))
+        fprintf(stderr, "scatterlab-gpubench: store: %s\n",
+                sl_store_errmsg(g->st));
+    }
+  }
+  sl_bundle_free(&in);
+  sl_device_release();
+  return failed ? 1 : 0;
+}
+
+/* Case lines of a suite name or file ('#' starts a comment). */
+static int sl__read_suite(const char *name, char ***lines, int *n) {
+  char path[1024];
+  FILE *f = fopen(name, "r");
+  if (!f) {
+    snprintf(path, sizeof path, "%s/harness/batches/bench-%s.txt",
+             SL_SOURCE_DIR, name);
+    f = fopen(path, "r");
+  }
+  if (!f) return -1;
+  char buf[4200];
+  while (fgets(buf, sizeof buf, f)) {
+    char *h = strchr(buf, '#');
+    if (h) *h = '\0';
+    char *p = buf;
+    while (*p == ' ' || *p == '\t') ++p;
+    p[strcspn(p, "\r\n")] = '\0';
+    if (!*p) continue;
+    char **v = realloc(*lines, sizeof(char *) * (size_t)(*n + 1));
+    if (!v) break;
+    *lines = v;
+    (*lines)[(*n)++] = strdup(p);
+  }
+  fclose(f);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  sl__gb g;
+  memset(&g, 0, sizeof g);
+  g.budget = 1.0;
+  g.variants = "cuda";
+  const char *db = SL_DEFAULT_DB;
+  int no_db = 0, n = 0, rc = SL_EXIT_USAGE;
+  char **lines = NULL;
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      fputs(sl__help, stdout);
+      rc = SL_EXIT_OK;
+      goto out;
+    } else if (strcmp(a, "--suite") == 0 && i + 1 < argc) {
+      if (sl__read_suite(argv[++i], &lines, &n)) {
+        fprintf(stderr,
+                "scatterlab-gpubench: --suite %s: expected a suite "
+                "name or a file, found neither\n",
+                argv[i]);
+        goto out;
+      }
+    } else if (strcmp(a, "--variants") == 0 && i + 1 < argc) {
+      g.variants = argv[++i];
+    } else if (strcmp(a, "--budget") == 0 && i + 1 < argc) {
+      char *end;
+      g.budget = strtod(argv[++i], &end);
+      if (*end || !(g.budget > 0) || g.budget > 3600) {
+        fprintf(stderr,
+                "scatterlab-gpubench: --budget: expected seconds in "
+                "(0,3600], got \"%s\"\n",
+                argv[i]);
+        goto out;
+      }
+    } else if (strcmp(a, "--cold") == 0) {
+      g.cold = 1;
+    } else if (strcmp(a, "--db") == 0 && i + 1 < argc) {
+      db = argv[++i];
+    } else if (strcmp(a, "--no-db") == 0) {
+      no_db = 1;
+    } else if (a[0] == '-') {
+      fprintf(stderr, "scatterlab-gpubench: %s: unknown option (see --help)\n",
+              a);
+      goto out;
+    } else {
+      char **v = realloc(lines, sizeof(char *) * (size_t)(n + 1));
+      if (!v) goto out;
+      lines = v;
+      lines[n++] = strdup(a);
+    }
+  }
+  if (n == 0) {
+    fprintf(stderr, "scatterlab-gpubench: expected --suite or case lines, got "
+                    "none\n");
+    goto out;
+  }
+  if (sl_cuda_device_count() == 0) {
+    fprintf(stderr, "scatterlab-gpubench: no CUDA device (%s)\n",
+            sl_cuda_built() ? "built with CUDA" : "built without CUDA");
+    rc = SL_EXIT_FAIL;
+    goto out;
+  }
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  char device[256] = "";
+  size_t l2 = 0;
+  if (sl_device_describe(&ctx, device, sizeof device, &l2)) {
+    fprintf(stderr, "scatterlab-gpubench: %s\n", sl_ctx_message(&ctx));
+    rc = SL_EXIT_FAIL;
+    goto out;
+  }
+  g.peak_gbs = sl_device_copy_bandwidth_gbs((size_t)256 << 20);
+  printf("device %s\ncopy bandwidth %.1f GB/s (256 MiB device-to-device, "
+         "read+write)\n",
+         device, g.peak_gbs);
+  if (!no_db) {
+    char err[512];
+    if (sl_store_open(db, SL_STORE_READWRITE, &g.st, err, sizeof err)) {
+      fprintf(stderr, "scatterlab-gpubench: %s\n", err);
+      rc = SL_EXIT_FAIL;
+      goto out;
+    }
+    sl_runinfo_buf ri;
+    sl_runinfo_fill(&ri, "bench", argc, argv, 0);
+    ri.info.device = device;
+    ri.info.copy_gbs = g.peak_gbs;
+    if (sl_store_run_begin(g.st, &ri.info, &g.run_id)) {
+      fprintf(stderr, "scatterlab-gpubench: %s\n", sl_store_errmsg(g.st));
+      sl_store_close(g.st);
+      rc = SL_EXIT_FAIL;
+      goto out;
+    }
+  }
+  int failed = 0;
+  for (int i = 0; i < n; ++i) {
+    sl_case c;
+    char err[512];
+    if (sl_case_parse(lines[i], &c, err, sizeof err)) {
+      fprintf(stderr, "scatterlab-gpubench: case %d: %s\n", i + 1, err);
+      failed = 1;
+      continue;
+    }
+    if (g.st) sl_store_begin(g.st);
+    failed |= sl__case(&g, &c) != 0;
+    if (g.st && sl_store_commit(g.st)) {
+      fprintf(stderr, "scatterlab-gpubench: store: %s\n",
+              sl_store_errmsg(g.st));
+      failed = 1;
+    }
+  }
+  if (g.st) {
+    sl_store_run_finish(g.st, g.run_id, failed ? "failed" : "finished");
+    sl_store_close(g.st);
+    printf("\nresults: %s (run %lld)\n", db, (long long)g.run_id);
+  }
+  rc = failed ? SL_EXIT_FAIL : SL_EXIT_OK;
+out:
+  for (int i = 0; i < n; ++i) free(lines[i]);
+  free(lines);
+  return rc;
+}
