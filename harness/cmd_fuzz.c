@@ -112,6 +112,8 @@ static int sl__replay_corpus(const sl_fuzz_campaign *f, int *replayed) {
         ++failures;
         continue;
       }
+      if (f->gen.ops && !(f->gen.ops & (1u << c.op)))
+        continue; /* an op this campaign does not fuzz */
       ++*replayed;
       int which;
       if (sl_worker_run(w, &c, f->timeout, &res, err, sizeof err)) {
@@ -131,6 +133,19 @@ static int sl__replay_corpus(const sl_fuzz_campaign *f, int *replayed) {
   closedir(d);
   sl_worker_stop(w);
   return failures;
+}
+
+/* With --variants, fuzz only the ops that have a selected variant (a case of
+ * another op would have nothing to run). Returns -1 when none is left. */
+static int sl__restrict_ops(sl_fuzz_campaign *f) {
+  unsigned want = f->gen.ops ? f->gen.ops : ~0u, ops = 0;
+  for (size_t i = 0; i < sl_variant_count(); ++i) {
+    const sl_variant *v = sl_variant_at(i);
+    if ((want & (1u << v->op)) && sl_variant_selected(f->variants, v->name))
+      ops |= 1u << v->op;
+  }
+  f->gen.ops = ops;
+  return ops ? 0 : -1;
 }
 
 static int sl__dtype_lookup(const char *s) { return sl_dtype_from_name(s); }
@@ -595,6 +610,12 @@ int sl_cmd_fuzz(int argc, char **argv) {
     }
     return SL_EXIT_OK;
   }
+  if (f.variants && sl__restrict_ops(&f))
+    return sl_cli_usage_error("fuzz",
+                              "--variants %s: expected a filter that "
+                              "selects a variant of the fuzzed ops, "
+                              "got one that selects none",
+                              f.variants);
   if (f.resume && !f.db)
     return sl_cli_usage_error("fuzz", "--resume: expected a store (--db PATH), "
                                       "got --no-db");

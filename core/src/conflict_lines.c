@@ -28,9 +28,12 @@ sl_status sl__clines_alloc(sl_ctx *ctx, sl__clines *p, int64_t L) {
 void sl__clines_seal(sl__clines *p) {
   p->olstep = p->L > 1 ? p->oline[1] - p->oline[0] : 0;
   p->slstep = p->L > 1 ? p->sline[1] - p->sline[0] : 0;
-  p->dense = p->L > 0 && p->oline[0] == 0 && p->sline[0] == 0;
+  p->ilstep = p->L > 1 && p->iline ? p->iline[1] - p->iline[0] : 0;
+  p->dense = p->L > 0 && p->oline[0] == 0 && p->sline[0] == 0 &&
+             (!p->iline || p->iline[0] == 0);
   for (int64_t l = 1; p->dense && l < p->L; ++l)
-    p->dense = p->oline[l] == l * p->olstep && p->sline[l] == l * p->slstep;
+    p->dense = p->oline[l] == l * p->olstep && p->sline[l] == l * p->slstep &&
+               (!p->iline || p->iline[l] == l * p->ilstep);
   /* Destination numbers (sl__cl_e) that are a fixed multiple of the element
    * offset spare cpu.sorted a division per record: t-major numbers
    * t*L + l when a line step times L is the dim's step (x [M,C] along dim
@@ -140,9 +143,13 @@ SL__HOT void sl__cl_direct_loop(const sl__clines *p, sl_dtype dt, sl_dtype it,
       continue;
     }
     for (int64_t l = l0; l < l1; ++l) {
-      const int64_t t = sl__cl_index(p->index, it, p->iline[l] + i * p->istep);
-      char *dst = p->out + (p->oline[l] + t * p->ostep) * es;
-      const char *src = p->src + (p->sline[l] + i * p->sstep) * es;
+      /* Evenly spaced lines (the usual case) need no line tables. */
+      const int64_t io = p->dense ? l * p->ilstep : p->iline[l];
+      const int64_t oo = p->dense ? l * p->olstep : p->oline[l];
+      const int64_t so = p->dense ? l * p->slstep : p->sline[l];
+      const int64_t t = sl__cl_index(p->index, it, io + i * p->istep);
+      char *dst = p->out + (oo + t * p->ostep) * es;
+      const char *src = p->src + (so + i * p->sstep) * es;
       if (mode == SL__CL_PREPARE) {
         sl__store_identity(dt, r, dst);
       } else if (atomic) {

@@ -28,9 +28,9 @@ typedef struct sl__clines {
   int rows; /* 1: one index for every line (index_reduce) */
   int64_t L, n, m, es;
   int64_t *oline, *sline, *iline; /* [L] line starts; iline NULL when rows */
-  int dense;              /* oline[l] = l*olstep and sline[l] = l*slstep */
-  int64_t olstep, slstep; /* (set by sl__clines_seal) */
-  int elinear;            /* destination e lies at element e*eunit of out */
+  int dense; /* oline[l] = l*olstep and sline[l] = l*slstep */
+  int64_t olstep, slstep, ilstep; /* (set by sl__clines_seal) */
+  int elinear; /* destination e lies at element e*eunit of out */
   int64_t eunit;
   int64_t ostep, sstep, istep; /* element steps along the dim */
   char *out;                   /* already holds x */
