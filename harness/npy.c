@@ -188,6 +188,21 @@ int sl_npy_load(const char *path, int want, sl_tensor *t, char *err,
   }
   size_t file_es = sl_dtype_size((sl_dtype)file_dt);
   size_t es = sl_dtype_size(t->dtype);
+  /* The header's shape is a claim: check it against the bytes that follow
+   * before allocating for it. */
+  long here = ftell(f);
+  if (here >= 0 && fseek(f, 0, SEEK_END) == 0) {
+    long end_pos = ftell(f);
+    uint64_t avail = end_pos > here ? (uint64_t)(end_pos - here) : 0;
+    if (fseek(f, here, SEEK_SET) != 0 || avail / file_es < numel) {
+      snprintf(err, errlen,
+               "%s: expected %llu bytes of data for the shape in the header, "
+               "the file holds %llu",
+               path, (unsigned long long)(numel * file_es),
+               (unsigned long long)avail);
+      goto done;
+    }
+  }
   data = calloc(1, numel > 0 ? numel * es : 16);
   if (!data) {
     snprintf(err, errlen, "%s: out of memory", path);
