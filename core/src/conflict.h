@@ -163,23 +163,37 @@ SL__HOT void sl__plain_elem(sl_dtype dt, sl_reduce r, void *dst,
     memcpy(dst, src, sl_dtype_size(dt));
     return;
   }
+  /* memcpy: scratch accumulators need not be aligned to the element (x86
+   * compiles these to plain moves). */
   switch (dt) {
-  case SL_F32:
-    *(float *)dst =
-        (float)sl__reduce_f(r, *(const float *)dst, *(const float *)src);
+  case SL_F32: {
+    float a, b;
+    memcpy(&a, dst, sizeof a), memcpy(&b, src, sizeof b);
+    a = (float)sl__reduce_f(r, a, b);
+    memcpy(dst, &a, sizeof a);
     break;
-  case SL_F64:
-    *(double *)dst =
-        sl__reduce_f(r, *(const double *)dst, *(const double *)src);
+  }
+  case SL_F64: {
+    double a, b;
+    memcpy(&a, dst, sizeof a), memcpy(&b, src, sizeof b);
+    a = sl__reduce_f(r, a, b);
+    memcpy(dst, &a, sizeof a);
     break;
-  case SL_I32:
-    *(int32_t *)dst = (int32_t)(uint32_t)sl__reduce_i(r, *(const int32_t *)dst,
-                                                      *(const int32_t *)src);
+  }
+  case SL_I32: {
+    int32_t a, b;
+    memcpy(&a, dst, sizeof a), memcpy(&b, src, sizeof b);
+    a = (int32_t)(uint32_t)sl__reduce_i(r, a, b);
+    memcpy(dst, &a, sizeof a);
     break;
-  case SL_I64:
-    *(int64_t *)dst =
-        sl__reduce_i(r, *(const int64_t *)dst, *(const int64_t *)src);
+  }
+  case SL_I64: {
+    int64_t a, b;
+    memcpy(&a, dst, sizeof a), memcpy(&b, src, sizeof b);
+    a = sl__reduce_i(r, a, b);
+    memcpy(dst, &a, sizeof a);
     break;
+  }
   default:
     sl__reduce_step(dt, r, dst, src);
     break;
