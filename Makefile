@@ -50,8 +50,10 @@ demo: build
 	$(BUILD)/scatterlab bench --suite seed --budget 0.3 --db $(DB)
 	$(BUILD)/scatterlab report --db $(DB)
 	$(BUILD)/scatterlab report --db $(DB) --format csv -o results/scatterlab.csv
+	$(BUILD)/scatterlab report --db $(DB) --format html -o results/scatterlab.html
 	@echo "database: $(DB)"
 	@echo "csv:      results/scatterlab.csv"
+	@echo "html:     results/scatterlab.html"
 
 clean:
 	rm -rf $(BUILD)
