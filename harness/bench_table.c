@@ -285,3 +285,30 @@ void sl_bench_crossover_print(const sl_bench_table *t, FILE *f) {
   }
   free(done);
 }
+
+typedef struct sl__suite_lines {
+  char ***lines;
+  int *n;
+} sl__suite_lines;
+
+static int sl__suite_push(void *user, const char *line) {
+  sl__suite_lines *s = user;
+  char **v = realloc(*s->lines, sizeof(char *) * (size_t)(*s->n + 1));
+  if (!v) return 1;
+  *s->lines = v;
+  if (!(v[*s->n] = strdup(line))) return 1;
+  ++*s->n;
+  return 0;
+}
+
+int sl_bench_read_suite(const char *name, char ***lines, int *n) {
+  sl__suite_lines s = {lines, n};
+  int rc = sl_case_file_each(name, sl__suite_push, &s);
+  if (rc < 0) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/harness/batches/bench-%s.txt",
+             SL_SOURCE_DIR, name);
+    rc = sl_case_file_each(path, sl__suite_push, &s);
+  }
+  return rc < 0 ? -1 : 0;
+}

@@ -49,6 +49,11 @@ void sl_bench_row_set(sl_bench_row *r, const char *variant, double median_s,
                       double gbs, double pct);
 void sl_bench_table_free(sl_bench_table *t);
 
+/* The case lines of suite `name`: a file, or harness/batches/bench-<name>.txt
+ * of the source tree. Appends to *lines (*n of them, each malloc'd).
+ * Returns -1 when neither exists. */
+int sl_bench_read_suite(const char *name, char ***lines, int *n);
+
 void sl_bench_summary_print(const sl_bench_table *t, FILE *f);
 void sl_bench_crossover_print(const sl_bench_table *t, FILE *f);
 

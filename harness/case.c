@@ -470,3 +470,21 @@ int sl_case_print(const sl_case *c, char *buf, size_t len) {
   sl__put(&o, " seed=%" PRIu64, c->seed);
   return (int)o.n;
 }
+
+int sl_case_file_each(const char *path, int (*fn)(void *user, const char *line),
+                      void *user) {
+  FILE *f = fopen(path, "r");
+  if (!f) return -1;
+  char line[4200];
+  int rc = 0;
+  while (!rc && fgets(line, sizeof line, f)) {
+    char *hash = strchr(line, '#');
+    if (hash) *hash = '\0';
+    char *p = line;
+    while (*p == ' ' || *p == '\t') ++p;
+    p[strcspn(p, "\r\n")] = '\0';
+    if (*p) rc = fn(user, p);
+  }
+  fclose(f);
+  return rc;
+}

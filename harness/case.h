@@ -4,8 +4,8 @@
  *   scatter_reduce dt=f32 it=i64 x=4x3 index=2x3:t src=2x3 dim=0 reduce=amax
  *       self=0 ip=dup50 dp=nan seed=7
  *
- * Keys (printed in this order; parse -> print is the identity on printed lines):
- *   dt=DTYPE        data dtype (x, src, updates, value, source, feats)
+ * Keys (printed in this order; parse -> print is the identity on printed
+ * lines): dt=DTYPE        data dtype (x, src, updates, value, source, feats)
  *   it=DTYPE        index dtype (ops with an index tensor)
  *   NAME=SHAPE[:L]  shape of each generated input, named as in SPEC (x=4x3,
  *                   index=2x3, src=..., updates=..., value=..., mask=...,
@@ -135,6 +135,13 @@ int sl_case_parse(const char *line, sl_case *c, char *err, size_t errlen);
 /* Prints the canonical line. Returns the length that the full line needs
  * (as snprintf does). */
 int sl_case_print(const sl_case *c, char *buf, size_t len);
+
+/* The case lines of a batch file: one per line, '#' starts a comment,
+ * blanks around a line are dropped, empty lines skipped. Calls fn for each;
+ * a non-zero value from fn stops the walk and is returned. -1 when the file
+ * cannot be opened. */
+int sl_case_file_each(const char *path, int (*fn)(void *user, const char *line),
+                      void *user);
 
 const char *sl_index_pattern_name(sl_index_pattern p);
 const char *sl_data_pattern_name(sl_data_pattern p);

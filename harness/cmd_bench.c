@@ -278,32 +278,6 @@ static int sl__bench_case(sl__bench_ctx *b, const sl_case *c0) {
   return 0;
 }
 
-static int sl__read_suite(const char *name, char ***lines, int *n) {
-  char path[1024];
-  FILE *f = fopen(name, "r");
-  if (!f) {
-    snprintf(path, sizeof path, "%s/harness/batches/bench-%s.txt",
-             SL_SOURCE_DIR, name);
-    f = fopen(path, "r");
-  }
-  if (!f) return -1;
-  char buf[4200];
-  while (fgets(buf, sizeof buf, f)) {
-    char *h = strchr(buf, '#');
-    if (h) *h = '\0';
-    char *p = buf;
-    while (*p == ' ' || *p == '\t') ++p;
-    p[strcspn(p, "\r\n")] = '\0';
-    if (!*p) continue;
-    char **v = realloc(*lines, sizeof(char *) * (size_t)(*n + 1));
-    if (!v) break;
-    *lines = v;
-    (*lines)[(*n)++] = strdup(p);
-  }
-  fclose(f);
-  return 0;
-}
-
 int sl_cmd_bench(int argc, char **argv) {
   sl__bench_ctx b = {0};
   b.budget = 1.0;
@@ -369,7 +343,7 @@ int sl_cmd_bench(int argc, char **argv) {
       lines[n++] = strdup(a);
     }
   }
-  if (suite && sl__read_suite(suite, &lines, &n)) {
+  if (suite && sl_bench_read_suite(suite, &lines, &n)) {
     sl_cli_usage_error("bench",
                        "--suite %s: expected a suite name (seed, "
                        "standard, contention, large) or a file, "

@@ -68,27 +68,19 @@ static void sl__lines_free(sl__lines *l) {
 }
 
 /* Reads case lines from a batch file: blank lines and # comments skipped. */
+/* sl__push for callbacks that do not know sl__lines (sl_case_file_each,
+ * sl_run_args_fn): 1 when out of memory. */
+static int sl__push_line(void *lines, const char *line) {
+  return sl__push(lines, line) ? 1 : 0;
+}
+
 static int sl__read_batch(const char *path, sl__lines *out) {
-  FILE *f = fopen(path, "r");
-  if (!f)
+  int rc = sl_case_file_each(path, sl__push_line, out);
+  if (rc < 0)
     return sl_cli_usage_error("run", "--batch %s: cannot open file", path);
-  char line[4200];
-  int rc = 0, lineno = 0;
-  while (fgets(line, sizeof line, f)) {
-    ++lineno;
-    char *hash = strchr(line, '#');
-    if (hash) *hash = '\0';
-    char *p = line;
-    while (*p == ' ' || *p == '\t') ++p;
-    p[strcspn(p, "\r\n")] = '\0';
-    if (!*p) continue;
-    if (sl__push(out, p)) {
-      rc = sl_cli_usage_error("run", "--batch %s: out of memory", path);
-      break;
-    }
-  }
-  fclose(f);
-  return rc;
+  if (rc > 0)
+    return sl_cli_usage_error("run", "--batch %s: out of memory", path);
+  return 0;
 }
 
 static int sl__read_case_file(const char *dir, sl__lines *out) {
@@ -143,11 +135,6 @@ static int sl__record(sl_store *st, int64_t run_id, const sl_case *c,
     if (sl_store_add_result(st, case_id, &row)) return -1;
   }
   return 0;
-}
-
-/* sl__push for sl_run_args_fn, which does not know sl__lines. */
-static int sl__push_line(void *lines, const char *s) {
-  return sl__push(lines, s);
 }
 
 int sl_cmd_run(int argc, char **argv) {

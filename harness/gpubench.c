@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_table.h"
 #include "case.h"
 #include "cli.h"
 #include "datagen.h"
@@ -158,33 +159,6 @@ static int sl__case(sl__gb *g, const sl_case *c0) {
   return failed ? 1 : 0;
 }
 
-/* Case lines of a suite name or file ('#' starts a comment). */
-static int sl__read_suite(const char *name, char ***lines, int *n) {
-  char path[1024];
-  FILE *f = fopen(name, "r");
-  if (!f) {
-    snprintf(path, sizeof path, "%s/harness/batches/bench-%s.txt",
-             SL_SOURCE_DIR, name);
-    f = fopen(path, "r");
-  }
-  if (!f) return -1;
-  char buf[4200];
-  while (fgets(buf, sizeof buf, f)) {
-    char *h = strchr(buf, '#');
-    if (h) *h = '\0';
-    char *p = buf;
-    while (*p == ' ' || *p == '\t') ++p;
-    p[strcspn(p, "\r\n")] = '\0';
-    if (!*p) continue;
-    char **v = realloc(*lines, sizeof(char *) * (size_t)(*n + 1));
-    if (!v) break;
-    *lines = v;
-    (*lines)[(*n)++] = strdup(p);
-  }
-  fclose(f);
-  return 0;
-}
-
 int main(int argc, char **argv) {
   sl__gb g;
   memset(&g, 0, sizeof g);
@@ -200,7 +174,7 @@ int main(int argc, char **argv) {
       rc = SL_EXIT_OK;
       goto out;
     } else if (strcmp(a, "--suite") == 0 && i + 1 < argc) {
-      if (sl__read_suite(argv[++i], &lines, &n)) {
+      if (sl_bench_read_suite(argv[++i], &lines, &n)) {
         fprintf(stderr,
                 "scatterlab-gpubench: --suite %s: expected a suite "
                 "name or a file, found neither\n",
