@@ -34,14 +34,27 @@ sl_status sl__normalize_dim(sl_ctx *ctx, const char *what, int64_t dim,
 static int64_t sl__first_out_of_range(const sl_tensor *index, int64_t b,
                                       int64_t e, int64_t bound) {
   if (sl_tensor_is_contiguous(index)) {
-    if (index->dtype == SL_I32) {
-      const int32_t *v = index->data;
-      for (int64_t i = b; i < e; ++i)
-        if (v[i] < 0 || v[i] >= bound) return i;
-    } else {
-      const int64_t *v = index->data;
-      for (int64_t i = b; i < e; ++i)
-        if (v[i] < 0 || v[i] >= bound) return i;
+    /* Blocks without an early exit, which the compiler vectorizes; the
+     * block holding a bad value is then searched. Unsigned compares catch
+     * negative values too. An i32 bound above INT32_MAX leaves only the
+     * negative values bad: those are >= 2^31 as uint32. */
+    enum { BLOCK = 1024 };
+    for (int64_t at = b; at < e; at += BLOCK) {
+      int64_t stop = e - at < BLOCK ? e : at + BLOCK;
+      int bad = 0;
+      if (index->dtype == SL_I32) {
+        const uint32_t *v = index->data;
+        uint32_t ub = bound > INT32_MAX ? 0x80000000u : (uint32_t)bound;
+        for (int64_t i = at; i < stop; ++i) bad |= v[i] >= ub;
+      } else {
+        const uint64_t *v = index->data;
+        for (int64_t i = at; i < stop; ++i) bad |= v[i] >= (uint64_t)bound;
+      }
+      if (!bad) continue;
+      for (int64_t i = at; i < stop; ++i) {
+        int64_t v = sl__load_index(index, i);
+        if (v < 0 || v >= bound) return i;
+      }
     }
     return -1;
   }

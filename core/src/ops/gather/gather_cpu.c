@@ -1,19 +1,54 @@
-/* gather on the CPU: serial and OpenMP over output elements (no conflicts). */
-#include "sl_internal.h"
+/* gather on the CPU: serial and OpenMP over output elements (no conflicts).
+ * The output is walked a row at a time (walk.h); each row is one typed loop
+ * chosen once per call by element size and index dtype. */
+#include "walk.h"
+
+/* out[j] = x[j*xs + index[j]*xd] for j < n (strides in elements). */
+typedef void (*sl__gather_row)(char *out, int64_t os, const char *index,
+                               int64_t is, const char *x, int64_t xs,
+                               int64_t xd, int64_t n);
+
+#define SL__GATHER_ROW(size, T, I)                                             \
+  static void sl__gather_row_##size##_##I(char *o, int64_t os, const char *ip, \
+                                          int64_t is, const char *xp,          \
+                                          int64_t xs, int64_t xd, int64_t n) { \
+    T *out = (T *)o;                                                           \
+    const I *index = (const I *)ip;                                            \
+    const T *x = (const T *)xp;                                                \
+    if (os == 1 && is == 1) { /* the common case, as its own loop */           \
+      for (int64_t j = 0; j < n; ++j)                                          \
+        out[j] = x[j * xs + (int64_t)index[j] * xd];                           \
+      return;                                                                  \
+    }                                                                          \
+    for (int64_t j = 0; j < n; ++j)                                            \
+      out[j * os] = x[j * xs + (int64_t)index[j * is] * xd];                   \
+  }
+#define SL__GATHER_ROWS(size, T)                                               \
+  SL__GATHER_ROW(size, T, int32_t) SL__GATHER_ROW(size, T, int64_t)
+SL__ELEM_TYPES(SL__GATHER_ROWS)
+#define SL__GATHER_ENTRY(size, T)                                              \
+  {sl__gather_row_##size##_int32_t, sl__gather_row_##size##_int64_t},
+static const sl__gather_row sl__gather_rows[][2] = {
+    SL__ELEM_TYPES(SL__GATHER_ENTRY)};
 
 /* Gathers output elements [begin, end) in row-major order of index. */
 static void sl__gather_range(const sl_call *c, int64_t begin, int64_t end) {
   const sl_tensor *x = &c->arg[0], *index = &c->arg[1], *out = &c->arg[2];
-  size_t es = sl_dtype_size(x->dtype);
+  size_t es = sl_dtype_size(x->dtype), is = sl_dtype_size(index->dtype);
+  sl__gather_row row = sl__gather_rows[sl__elem_class(es)][is == 8];
   int dim = (int)c->p.dim;
-  int64_t idx[SL_MAX_DIMS];
-  for (int64_t i = begin; i < end; ++i) {
-    sl__unravel(i, index->ndim, index->shape, idx);
-    int64_t v = sl__load_index(index, sl__offset(index, idx));
-    int64_t off = 0;
-    for (int d = 0; d < x->ndim; ++d)
-      off += (d == dim ? v : idx[d]) * x->strides[d];
-    sl__copy_elem(sl__ptr(out, sl__offset(out, idx)), sl__ptr(x, off), es);
+  /* x moves with index on every axis but dim, where the value decides. */
+  int64_t xst[SL_MAX_DIMS];
+  for (int d = 0; d < index->ndim; ++d) xst[d] = d == dim ? 0 : x->strides[d];
+  int64_t xd = x->ndim ? x->strides[dim] : 0;
+  const int64_t *st[3] = {out->strides, index->strides, xst};
+  sl__walk w;
+  sl__walk_init(&w, index->ndim, index->shape, 3, st, begin);
+  for (int64_t left = end - begin, n; left > 0; left -= n, sl__walk_next(&w)) {
+    n = sl__walk_span(&w, left);
+    row(sl__ptr(out, sl__walk_at(&w, 0)), sl__walk_step(&w, 0),
+        sl__ptr(index, sl__walk_at(&w, 1)), sl__walk_step(&w, 1),
+        sl__ptr(x, sl__walk_at(&w, 2)), sl__walk_step(&w, 2), xd, n);
   }
 }
 
@@ -25,11 +60,11 @@ sl_status sl_gather_cpu_serial(sl_ctx *ctx, sl_call *c) {
 
 sl_status sl_gather_cpu_omp(sl_ctx *ctx, sl_call *c) {
   int64_t n = sl__numel(&c->arg[1]);
-  int threads = sl__threads(ctx);
-  int64_t chunk = (n + threads - 1) / threads;
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (int t = 0; t < threads; ++t) {
-    int64_t b = t * chunk, e = b + chunk < n ? b + chunk : n;
+  int team = sl__team(sl__threads(ctx), n);
+#pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
+  for (int t = 0; t < team; ++t) {
+    int64_t b, e;
+    sl__chunk(n, team, t, &b, &e);
     if (b < e) sl__gather_range(c, b, e);
   }
   return SL_STATUS_OK;

@@ -1,17 +1,61 @@
 /* gather_nd on the CPU: serial and OpenMP over output positions (no
- * conflicts: every output element has exactly one writer). */
+ * conflicts: every output element has exactly one writer). The positions
+ * are walked a row at a time (walk.h) with one typed loop per element size
+ * and index dtype. */
 #include "ops/gather_nd/nd_index.h"
+#include "walk.h"
+
+/* out[j] = x[j*xs + sum_k index[j, k] * xd[k]] for j < n, k < m (strides in
+ * elements; index[j, k] is at j*is + k*ik). */
+typedef void (*sl__gather_nd_row)(char *out, int64_t os, const char *index,
+                                  int64_t is, int64_t ik, const char *x,
+                                  int64_t xs, const int64_t *xd, int m,
+                                  int64_t n);
+
+#define SL__GATHER_ND_ROW(size, T, I)                                          \
+  static void sl__gather_nd_row_##size##_##I(                                  \
+      char *o, int64_t os, const char *ip, int64_t is, int64_t ik,             \
+      const char *xp, int64_t xs, const int64_t *xd, int m, int64_t n) {       \
+    T *out = (T *)o;                                                           \
+    const I *index = (const I *)ip;                                            \
+    const T *x = (const T *)xp;                                                \
+    for (int64_t j = 0; j < n; ++j) {                                          \
+      const I *tuple = index + j * is;                                         \
+      int64_t at = j * xs;                                                     \
+      for (int k = 0; k < m; ++k) at += (int64_t)tuple[k * ik] * xd[k];        \
+      out[j * os] = x[at];                                                     \
+    }                                                                          \
+  }
+#define SL__GATHER_ND_ROWS(size, T)                                            \
+  SL__GATHER_ND_ROW(size, T, int32_t) SL__GATHER_ND_ROW(size, T, int64_t)
+SL__ELEM_TYPES(SL__GATHER_ND_ROWS)
+#define SL__GATHER_ND_ENTRY(size, T)                                           \
+  {sl__gather_nd_row_##size##_int32_t, sl__gather_nd_row_##size##_int64_t},
+static const sl__gather_nd_row sl__gather_nd_rows[][2] = {
+    SL__ELEM_TYPES(SL__GATHER_ND_ENTRY)};
 
 /* Gathers the output positions [begin, end) in row-major order. */
 static void sl__gather_nd_range(const sl_call *c, int64_t begin, int64_t end) {
   const sl_tensor *x = &c->arg[0], *index = &c->arg[1], *out = &c->arg[2];
-  size_t es = sl_dtype_size(x->dtype);
-  int64_t pos[SL_MAX_DIMS], coord[SL_MAX_DIMS];
-  for (int64_t i = begin; i < end; ++i) {
-    sl__unravel(i, out->ndim, out->shape, pos);
-    sl__nd_target(index, &c->p, pos, coord);
-    sl__copy_elem(sl__ptr(out, sl__offset(out, pos)),
-                  sl__ptr(x, sl__offset(x, coord)), es);
+  size_t es = sl_dtype_size(x->dtype), is = sl_dtype_size(index->dtype);
+  sl__gather_nd_row row = sl__gather_nd_rows[sl__elem_class(es)][is == 8];
+  int K = index->ndim - 1, m = c->p.ndims;
+  /* x moves with the position on the axes dims does not name. */
+  int64_t xst[SL_MAX_DIMS], xd[SL_MAX_DIMS];
+  for (int d = 0; d < K; ++d) xst[d] = x->strides[d];
+  for (int k = 0; k < m; ++k) {
+    xd[k] = x->strides[c->p.dims[k]];
+    xst[c->p.dims[k]] = 0;
+  }
+  const int64_t *st[3] = {out->strides, index->strides, xst};
+  sl__walk w;
+  sl__walk_init(&w, K, index->shape, 3, st, begin);
+  for (int64_t left = end - begin, n; left > 0; left -= n, sl__walk_next(&w)) {
+    n = sl__walk_span(&w, left);
+    row(sl__ptr(out, sl__walk_at(&w, 0)), sl__walk_step(&w, 0),
+        sl__ptr(index, sl__walk_at(&w, 1)), sl__walk_step(&w, 1),
+        index->strides[K], sl__ptr(x, sl__walk_at(&w, 2)), sl__walk_step(&w, 2),
+        xd, m, n);
   }
 }
 
@@ -23,11 +67,11 @@ sl_status sl_gather_nd_cpu_serial(sl_ctx *ctx, sl_call *c) {
 
 sl_status sl_gather_nd_cpu_omp(sl_ctx *ctx, sl_call *c) {
   int64_t n = sl__numel(&c->arg[2]);
-  int threads = sl__threads(ctx);
-  int64_t chunk = (n + threads - 1) / threads;
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (int t = 0; t < threads; ++t) {
-    int64_t b = t * chunk, e = b + chunk < n ? b + chunk : n;
+  int team = sl__team(sl__threads(ctx), n);
+#pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
+  for (int t = 0; t < team; ++t) {
+    int64_t b, e;
+    sl__chunk(n, team, t, &b, &e);
     if (b < e) sl__gather_nd_range(c, b, e);
   }
   return SL_STATUS_OK;

@@ -2,6 +2,7 @@
 #include <stdio.h>
 
 #include "ops/gather_nd/nd_index.h"
+#include "walk.h"
 
 /* "1,0,2": a multi-index for messages. */
 static void sl__nd_pos_str(int ndim, const int64_t *idx, char *buf,
@@ -51,27 +52,70 @@ static sl_status sl__nd_dims(sl_ctx *ctx, const sl_call *c, int K, int M,
 }
 
 /* Every index[..., k] lies in [0, x.shape[dims[k]]); index on the CPU. */
+/*
+ * The first position in [b, e) of index.shape[:K] (row-major) whose tuple
+ * holds a value outside [0, bound[k]), or -1; *col gets the column k.
+ * Walks the positions a row at a time (walk.h).
+ */
+static int64_t sl__nd_first_bad(const sl_tensor *index, const int64_t *bound,
+                                int M, int64_t b, int64_t e, int *col) {
+  int K = index->ndim - 1;
+  int64_t ik = index->strides[K];
+  const int64_t *st[1] = {index->strides};
+  sl__walk w;
+  sl__walk_init(&w, K, index->shape, 1, st, b);
+  for (int64_t at = b, n; at < e; at += n, sl__walk_next(&w)) {
+    n = sl__walk_span(&w, e - at);
+    int64_t base = sl__walk_at(&w, 0), step = sl__walk_step(&w, 0);
+    for (int64_t j = 0; j < n; ++j)
+      for (int k = 0; k < M; ++k) {
+        int64_t v = sl__load_index(index, base + j * step + k * ik);
+        if ((uint64_t)v >= (uint64_t)bound[k]) {
+          *col = k;
+          return at + j;
+        }
+      }
+  }
+  return -1;
+}
+
 static sl_status sl__nd_check_values(sl_ctx *ctx, const sl_tensor *x,
                                      const sl_tensor *index,
                                      const int64_t *dims) {
   if (index->device != SL_DEVICE_CPU) return SL_STATUS_OK;
-  int64_t n = sl__numel(index);
-  int K = x->ndim;
-  int64_t idx[SL_MAX_DIMS];
-  for (int64_t i = 0; i < n; ++i) {
-    sl__unravel(i, index->ndim, index->shape, idx);
-    int64_t v = sl__load_index(index, sl__offset(index, idx));
-    int64_t d = dims[idx[K]];
-    if (v >= 0 && v < x->shape[d]) continue;
-    char pos[160], a[160];
-    sl__nd_pos_str(index->ndim, idx, pos, sizeof pos);
-    return sl_ctx_fail(ctx, SL_STATUS_INDEX_OUT_OF_RANGE,
-                       "index[%s]=%lld out of range [0,%lld) for dim %lld of "
-                       "x %s",
-                       pos, (long long)v, (long long)x->shape[d], (long long)d,
-                       sl_shape_str(x->ndim, x->shape, a, sizeof a));
+  int K = x->ndim, M = (int)index->shape[K];
+  int64_t n = sl__nd_positions(index), bound[SL_MAX_DIMS];
+  for (int k = 0; k < M; ++k) bound[k] = x->shape[dims[k]];
+  /* Large indices are checked in parallel chunks; the report names the
+   * first bad position in row-major order whatever the split. */
+  int parts = sl__team(sl__threads(ctx), n * (M ? M : 1));
+  int64_t first = INT64_MAX;
+  int col = 0;
+#pragma omp parallel for num_threads(parts) schedule(static) if (parts > 1)
+  for (int t = 0; t < parts; ++t) {
+    int64_t b, e;
+    int k = 0;
+    sl__chunk(n, parts, t, &b, &e);
+    int64_t bad = b < e ? sl__nd_first_bad(index, bound, M, b, e, &k) : -1;
+#pragma omp critical(sl__nd_bad)
+    if (bad >= 0 && bad < first) {
+      first = bad;
+      col = k;
+    }
   }
-  return SL_STATUS_OK;
+  if (first == INT64_MAX) return SL_STATUS_OK;
+  int64_t idx[SL_MAX_DIMS];
+  sl__unravel(first, K, index->shape, idx);
+  idx[K] = col;
+  int64_t off = sl__offset(index, idx);
+  char pos[160], a[160];
+  sl__nd_pos_str(index->ndim, idx, pos, sizeof pos);
+  return sl_ctx_fail(ctx, SL_STATUS_INDEX_OUT_OF_RANGE,
+                     "index[%s]=%lld out of range [0,%lld) for dim %lld of "
+                     "x %s",
+                     pos, (long long)sl__load_index(index, off),
+                     (long long)bound[col], (long long)dims[col],
+                     sl_shape_str(x->ndim, x->shape, a, sizeof a));
 }
 
 sl_status sl__nd_index_infer(sl_ctx *ctx, sl_call *c) {

@@ -21,25 +21,17 @@ static inline void sl__mask_strides(const sl_tensor *x, const sl_tensor *mask,
   }
 }
 
-/* Whether the mask is true at x's position `pos`. */
-static inline int sl__mask_at(const sl_tensor *x, const sl_tensor *mask,
-                              const int64_t *ms, const int64_t *pos) {
-  int64_t off = 0;
-  for (int d = 0; d < x->ndim; ++d) off += pos[d] * ms[d];
-  return ((const unsigned char *)mask->data)[off] != 0;
-}
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* Number of true mask positions among x's row-major positions
- * [begin, end). */
-static inline int64_t sl__mask_count(const sl_tensor *x, const sl_tensor *mask,
-                                     const int64_t *ms, int64_t begin,
-                                     int64_t end) {
-  int64_t n = 0, pos[SL_MAX_DIMS];
-  for (int64_t i = begin; i < end; ++i) {
-    sl__unravel(i, x->ndim, x->shape, pos);
-    n += sl__mask_at(x, mask, ms, pos);
-  }
-  return n;
+ * [begin, end) (masked_scatter_mask.c). */
+int64_t sl__mask_count(const sl_tensor *x, const sl_tensor *mask,
+                       const int64_t *ms, int64_t begin, int64_t end);
+
+#ifdef __cplusplus
 }
+#endif
 
 #endif /* SL_MASKED_SCATTER_H */

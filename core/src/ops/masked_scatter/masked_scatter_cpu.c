@@ -3,11 +3,56 @@
  * seed 003's prefix-sum scheme on the CPU: each thread counts the true mask
  * positions of its chunk, an exclusive scan of the counts gives every chunk
  * the index of its first source element, and each thread then writes its
- * chunk. Both write every element of out once, in the same way.
+ * chunk. Both write every element of out once, in the same way: a row at a
+ * time (walk.h), each element picked without a branch from source or x.
  */
 #include <stdlib.h>
 
 #include "ops/masked_scatter/masked_scatter.h"
+#include "walk.h"
+
+/* out[j] = mask[j] ? source[k++] : x[j] for j < n; returns the new k.
+ * Strides in elements; source is contiguous. */
+typedef int64_t (*sl__masked_row)(char *out, int64_t os, const char *x,
+                                  int64_t xs, const unsigned char *mask,
+                                  int64_t ms, const char *source, int64_t k,
+                                  int64_t n);
+
+#define SL__MASKED_ROW(size, T)                                                \
+  static int64_t sl__masked_row_##size(char *o, int64_t os, const char *xp,    \
+                                       int64_t xs, const unsigned char *mask,  \
+                                       int64_t ms, const char *sp, int64_t k,  \
+                                       int64_t n) {                            \
+    T *out = (T *)o;                                                           \
+    const T *x = (const T *)xp, *source = (const T *)sp;                       \
+    for (int64_t j = 0; j < n; ++j) {                                          \
+      int take = mask[j * ms] != 0;                                            \
+      /* source + k is at most one past its end; it is read only when */       \
+      /* taken, and then k < numel(source) (checked by infer). */              \
+      out[j * os] = *(take ? source + k : x + j * xs);                         \
+      k += take;                                                               \
+    }                                                                          \
+    return k;                                                                  \
+  }
+SL__ELEM_TYPES(SL__MASKED_ROW)
+#define SL__MASKED_ENTRY(size, T) sl__masked_row_##size,
+static const sl__masked_row sl__masked_rows[] = {
+    SL__ELEM_TYPES(SL__MASKED_ENTRY)};
+
+/* The same for a strided source: element k at its row-major position. */
+static int64_t sl__masked_row_strided(const sl_tensor *source, char *out,
+                                      int64_t os, const char *x, int64_t xs,
+                                      const unsigned char *mask, int64_t ms,
+                                      int64_t k, int64_t n) {
+  size_t es = sl_dtype_size(source->dtype);
+  for (int64_t j = 0; j < n; ++j) {
+    const char *from = mask[j * ms]
+                           ? sl__ptr(source, sl__offset_linear(source, k++))
+                           : x + j * xs * (int64_t)es;
+    memcpy(out + j * os * (int64_t)es, from, es);
+  }
+  return k;
+}
 
 /*
  * Writes out's row-major positions [begin, end): source's element `first`
@@ -19,14 +64,25 @@ static void sl__masked_scatter_range(const sl_call *c, const int64_t *ms,
                                      int64_t first) {
   const sl_tensor *x = &c->arg[0], *mask = &c->arg[1], *source = &c->arg[2];
   const sl_tensor *out = &c->arg[3];
-  size_t es = sl_dtype_size(x->dtype);
-  int64_t k = first, pos[SL_MAX_DIMS];
-  for (int64_t i = begin; i < end; ++i) {
-    sl__unravel(i, x->ndim, x->shape, pos);
-    const char *from = sl__mask_at(x, mask, ms, pos)
-                           ? sl__ptr(source, sl__offset_linear(source, k++))
-                           : sl__ptr(x, sl__offset(x, pos));
-    sl__copy_elem(sl__ptr(out, sl__offset(out, pos)), from, es);
+  sl__masked_row row = sl__masked_rows[sl__elem_class(sl_dtype_size(x->dtype))];
+  int dense = source->data && sl_tensor_is_contiguous(source);
+  const int64_t *st[3] = {out->strides, x->strides, ms};
+  const unsigned char *m = mask->data;
+  sl__walk w;
+  sl__walk_init(&w, x->ndim, x->shape, 3, st, begin);
+  int64_t k = first;
+  for (int64_t left = end - begin, n; left > 0; left -= n, sl__walk_next(&w)) {
+    n = sl__walk_span(&w, left);
+    char *o = sl__ptr(out, sl__walk_at(&w, 0));
+    const char *xr = sl__ptr(x, sl__walk_at(&w, 1));
+    const unsigned char *mr = m + sl__walk_at(&w, 2);
+    if (dense)
+      k = row(o, sl__walk_step(&w, 0), xr, sl__walk_step(&w, 1), mr,
+              sl__walk_step(&w, 2), (const char *)source->data, k, n);
+    else
+      k = sl__masked_row_strided(source, o, sl__walk_step(&w, 0), xr,
+                                 sl__walk_step(&w, 1), mr, sl__walk_step(&w, 2),
+                                 k, n);
   }
 }
 
@@ -42,27 +98,31 @@ sl_status sl_masked_scatter_cpu_omp(sl_ctx *ctx, sl_call *c) {
   const sl_tensor *x = &c->arg[0], *mask = &c->arg[1];
   int64_t n = sl__numel(x);
   if (n == 0) return SL_STATUS_OK;
-  int threads = sl__threads(ctx);
-  int64_t chunk = (n + threads - 1) / threads;
+  int team = sl__team(sl__threads(ctx), n);
   int64_t ms[SL_MAX_DIMS];
   sl__mask_strides(x, mask, ms);
   /* start[t] is the first source element of chunk t (exclusive scan). */
-  int64_t *start = malloc(((size_t)threads + 1) * sizeof *start);
+  int64_t *start = malloc(((size_t)team + 1) * sizeof *start);
   if (!start)
     return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
-                       "masked_scatter: no memory for %d chunk counts",
-                       threads);
+                       "masked_scatter: no memory for %d chunk counts", team);
   start[0] = 0;
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (int t = 0; t < threads; ++t) {
-    int64_t b = t * chunk, e = b + chunk < n ? b + chunk : n;
-    start[t + 1] = b < e ? sl__mask_count(x, mask, ms, b, e) : 0;
-  }
-  for (int t = 0; t < threads; ++t) start[t + 1] += start[t];
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (int t = 0; t < threads; ++t) {
-    int64_t b = t * chunk, e = b + chunk < n ? b + chunk : n;
-    if (b < e) sl__masked_scatter_range(c, ms, b, e, start[t]);
+#pragma omp parallel num_threads(team) if (team > 1)
+  {
+#pragma omp for schedule(static)
+    for (int t = 0; t < team; ++t) {
+      int64_t b, e;
+      sl__chunk(n, team, t, &b, &e);
+      start[t + 1] = b < e ? sl__mask_count(x, mask, ms, b, e) : 0;
+    }
+#pragma omp single
+    for (int t = 0; t < team; ++t) start[t + 1] += start[t];
+#pragma omp for schedule(static)
+    for (int t = 0; t < team; ++t) {
+      int64_t b, e;
+      sl__chunk(n, team, t, &b, &e);
+      if (b < e) sl__masked_scatter_range(c, ms, b, e, start[t]);
+    }
   }
   free(start);
   return SL_STATUS_OK;

@@ -1,64 +1,64 @@
-/* scatter on the CPU. */
-#include "sl_internal.h"
-
-/* The value written by a scalar scatter, encoded in x's dtype. */
-static void sl__scatter_scalar(const sl_call *c, unsigned char *buf) {
-  sl_dtype dt = c->arg[0].dtype;
-  if (sl_dtype_is_int(dt))
-    sl__store_i(dt, buf, c->p.ivalue);
-  else
-    sl__store_f(dt, buf, c->p.value);
-}
-
 /*
- * Scatters the index lines [begin, end) (lines along dim, see
- * sl__line_start). Within a line, positions go in increasing order along
- * dim, so for any output element the writer that comes last in row-major
- * order of index wins, whichever thread runs the line.
+ * scatter on the CPU. out starts as x; index is then walked in row-major
+ * order, a row at a time (reduce_rows.h), so for any output element the
+ * writer that comes last in row-major order of index wins. Two positions of
+ * index that differ on an axis other than dim never write the same element,
+ * so the OpenMP variant gives each thread a slab of index along such an
+ * axis (sl__slabs_plan) and walks it in the same order: bitwise the serial
+ * answer, duplicates included.
  */
-static void sl__scatter_lines(const sl_call *c, int64_t begin, int64_t end) {
-  const sl_tensor *index = &c->arg[1], *src = &c->arg[2], *out = &c->arg[3];
-  size_t es = sl_dtype_size(out->dtype);
-  int dim = (int)c->p.dim;
-  int rank = index->ndim;
-  int64_t len = rank ? index->shape[dim] : 1;
-  unsigned char scalar[16];
-  if (c->p.has_value) sl__scatter_scalar(c, scalar);
-  int64_t idx[SL_MAX_DIMS];
-  for (int64_t l = begin; l < end; ++l) {
-    sl__line_start(l, rank, index->shape, dim, idx);
-    for (int64_t j = 0; j < len; ++j) {
-      if (rank) idx[dim] = j;
-      int64_t v = sl__load_index(index, sl__offset(index, idx));
-      int64_t off = 0;
-      for (int d = 0; d < out->ndim; ++d)
-        off += (d == dim ? v : idx[d]) * out->strides[d];
-      const void *from = c->p.has_value ? (const void *)scalar
-                                        : sl__ptr(src, sl__offset(src, idx));
-      sl__copy_elem(sl__ptr(out, off), from, es);
-    }
-  }
-}
+#include "reduce_rows.h"
+#include "walk.h"
 
-static int64_t sl__scatter_line_count(const sl_call *c) {
-  const sl_tensor *index = &c->arg[1];
-  int64_t n = sl__numel(index);
-  int64_t len = index->ndim ? index->shape[c->p.dim] : 1;
-  return len ? n / len : 0;
+/* out[j*os + index[j*is]*od[0]] = src[j*ss] for j < n: plain element bits,
+ * one loop per element size (scatter moves every dtype). */
+#define SL__SCATTER_ROW(size, T, I)                                            \
+  static void sl__scatter_row_##size##_##I(                                    \
+      char *o, int64_t os, const int64_t *od, int m, const char *ip,           \
+      int64_t is, int64_t ik, const char *sp, int64_t ss, int64_t n) {         \
+    (void)m; /* always 1: one index column */                                  \
+    (void)ik;                                                                  \
+    T *out = (T *)o;                                                           \
+    const I *index = (const I *)ip;                                            \
+    const T *src = (const T *)sp;                                              \
+    for (int64_t j = 0; j < n; ++j)                                            \
+      out[j * os + (int64_t)index[j * is] * od[0]] = src[j * ss];              \
+  }
+#define SL__SCATTER_ROWS(size, T)                                              \
+  SL__SCATTER_ROW(size, T, int32_t) SL__SCATTER_ROW(size, T, int64_t)
+SL__ELEM_TYPES(SL__SCATTER_ROWS)
+#define SL__SCATTER_ENTRY(size, T)                                             \
+  {sl__scatter_row_##size##_int32_t, sl__scatter_row_##size##_int64_t},
+static const sl__reduce_row_fn sl__scatter_rows[][2] = {
+    SL__ELEM_TYPES(SL__SCATTER_ENTRY)};
+
+static sl_status sl__scatter_cpu(sl_call *c, int threads) {
+  sl__copy_strided(&c->arg[3], &c->arg[0], threads);
+  const sl_tensor *index = &c->arg[1], *out = &c->arg[3];
+  int64_t ost[SL_MAX_DIMS], sst[SL_MAX_DIMS], od;
+  sl__scatter_walk s;
+  sl__scatter_walk_init(&s, c, ost, sst, &od);
+  s.row = sl__scatter_rows[sl__elem_class(s.es)][s.ies == 8];
+  _Alignas(16) unsigned char scalar[16];
+  if (c->p.has_value) { /* the value, in x's dtype, as a src of stride 0 */
+    if (sl_dtype_is_int(out->dtype))
+      sl__store_i(out->dtype, scalar, c->p.ivalue);
+    else
+      sl__store_f(out->dtype, scalar, c->p.value);
+    s.src = (const char *)scalar;
+    memset(sst, 0, sizeof sst);
+  }
+  sl__slabs sl;
+  sl__slabs_plan(&sl, index->ndim, index->shape, out, 1u << c->p.dim, threads);
+  sl__scatter_walk_run(&s, &sl);
+  return SL_STATUS_OK;
 }
 
 sl_status sl_scatter_cpu_serial(sl_ctx *ctx, sl_call *c) {
   (void)ctx;
-  sl__copy_strided(&c->arg[3], &c->arg[0], 1);
-  sl__scatter_lines(c, 0, sl__scatter_line_count(c));
-  return SL_STATUS_OK;
+  return sl__scatter_cpu(c, 1);
 }
 
 sl_status sl_scatter_cpu_omp(sl_ctx *ctx, sl_call *c) {
-  int threads = sl__threads(ctx);
-  sl__copy_strided(&c->arg[3], &c->arg[0], threads);
-  int64_t lines = sl__scatter_line_count(c);
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (int64_t l = 0; l < lines; ++l) sl__scatter_lines(c, l, l + 1);
-  return SL_STATUS_OK;
+  return sl__scatter_cpu(c, sl__threads(ctx));
 }

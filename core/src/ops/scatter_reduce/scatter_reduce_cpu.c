@@ -5,6 +5,8 @@
 #endif
 
 #include "reduce.h"
+#include "reduce_rows.h"
+#include "walk.h"
 
 /* Index lines along dim: numel(index) / index.size(dim). */
 static int64_t sl__sr_line_count(const sl_call *c) {
@@ -49,10 +51,44 @@ static void sl__sr_lines(const sl_call *c, int64_t begin, int64_t end,
   }
 }
 
+/*
+ * f32/f64/i32/i64 with sum, prod, amax or amin: index walked in row-major
+ * order a row at a time with a typed loop (reduce_rows.h), split among
+ * threads in slabs that never share an output element (sl__slabs_plan), so
+ * each element still combines its contributions in row-major order.
+ * include_self=false first writes the identity to every targeted element,
+ * as LibTorch does. Returns 0 (nothing done) for the other cases.
+ */
+static int sl__sr_rows(sl_call *c, int threads) {
+  const sl_tensor *index = &c->arg[1], *out = &c->arg[3];
+  sl__reduce_row_fn row =
+      sl__reduce_row_for(out->dtype, c->p.reduce, index->dtype);
+  if (!row) return 0;
+  sl__copy_strided(&c->arg[3], &c->arg[0], threads);
+  int64_t ost[SL_MAX_DIMS], sst[SL_MAX_DIMS], zero[SL_MAX_DIMS] = {0}, od;
+  sl__scatter_walk s;
+  sl__scatter_walk_init(&s, c, ost, sst, &od);
+  sl__slabs sl;
+  sl__slabs_plan(&sl, index->ndim, index->shape, out, 1u << c->p.dim, threads);
+  if (!c->p.include_self) {
+    _Alignas(16) unsigned char identity[16];
+    sl__reduce_identity_bits(out->dtype, c->p.reduce, identity);
+    sl__scatter_walk first = s;
+    first.row = sl__reduce_row_for(out->dtype, SL_REDUCE_ASSIGN, index->dtype);
+    first.src = (const char *)identity;
+    first.sst = zero;
+    sl__scatter_walk_run(&first, &sl);
+  }
+  s.row = row;
+  sl__scatter_walk_run(&s, &sl);
+  return 1;
+}
+
 /* Copies x to out, then reduces every index line on `threads` threads
  * (one thread for cpu.serial). Mean needs a count per position of an out
  * line, per thread. */
 static sl_status sl__sr_run(sl_ctx *ctx, sl_call *c, int threads) {
+  if (sl__sr_rows(c, threads)) return SL_STATUS_OK;
   const sl_tensor *out = &c->arg[3];
   int64_t lines = sl__sr_line_count(c);
   int64_t batches = (lines + SL__LINE_BATCH - 1) / SL__LINE_BATCH;
@@ -65,7 +101,8 @@ static sl_status sl__sr_run(sl_ctx *ctx, sl_call *c, int threads) {
     if (!counts)
       return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
                          "scatter_reduce: no memory for %lld doubles of "
-                         "scratch", (long long)(team * per));
+                         "scratch",
+                         (long long)(team * per));
   }
   sl__copy_strided(&c->arg[3], &c->arg[0], threads);
 #pragma omp parallel num_threads(team) if (team > 1)

@@ -1,0 +1,140 @@
+/* Typed row loops of the scatter-like reductions (see reduce_rows.h). */
+#include "reduce_rows.h"
+
+#include "reduce.h"
+#include "walk.h"
+
+/* The combine steps on an accumulator *a and a value b of type T (U: the
+ * unsigned type of the same width, for the wrapping integer sum/prod). */
+#define SL__STEP_ASSIGN(T, U) *a = b
+#define SL__STEP_SUM_F(T, U) *a = *a + b
+#define SL__STEP_PROD_F(T, U) *a = *a * b
+#define SL__STEP_AMAX_F(T, U) *a = b != b ? b : (*a < b ? b : *a)
+#define SL__STEP_AMIN_F(T, U) *a = b != b ? b : (b < *a ? b : *a)
+#define SL__STEP_SUM_I(T, U) *a = (T)((U)*a + (U)b)
+#define SL__STEP_PROD_I(T, U) *a = (T)((U)*a * (U)b)
+#define SL__STEP_AMAX_I(T, U) *a = *a < b ? b : *a
+#define SL__STEP_AMIN_I(T, U) *a = b < *a ? b : *a
+
+#define SL__REDUCE_ROW(name, T, U, I, STEP)                                    \
+  static void name(char *o, int64_t os, const int64_t *od, int m,              \
+                   const char *ip, int64_t is, int64_t ik, const char *sp,     \
+                   int64_t ss, int64_t n) {                                    \
+    T *out = (T *)o;                                                           \
+    const I *index = (const I *)ip;                                            \
+    const T *src = (const T *)sp;                                              \
+    if (m == 1) { /* scatter_reduce, and scatter_nd with one column */         \
+      int64_t d0 = od[0];                                                      \
+      for (int64_t j = 0; j < n; ++j) {                                        \
+        T *a = out + j * os + (int64_t)index[j * is] * d0, b = src[j * ss];    \
+        STEP(T, U);                                                            \
+      }                                                                        \
+      return;                                                                  \
+    }                                                                          \
+    for (int64_t j = 0; j < n; ++j) {                                          \
+      int64_t t = j * os;                                                      \
+      for (int k = 0; k < m; ++k)                                              \
+        t += (int64_t)index[j * is + k * ik] * od[k];                          \
+      T *a = out + t, b = src[j * ss];                                         \
+      STEP(T, U);                                                              \
+    }                                                                          \
+  }
+
+/* Every (dtype, index dtype) pair for one step: [f32, f64, i32, i64][i32,
+ * i64], named sl__rr_<step>_<dtype>_<index>. */
+#define SL__REDUCE_ROWS(step, FSTEP, ISTEP)                                    \
+  SL__REDUCE_ROW(sl__rr_##step##_f32_i32, float, uint32_t, int32_t, FSTEP)     \
+  SL__REDUCE_ROW(sl__rr_##step##_f32_i64, float, uint32_t, int64_t, FSTEP)     \
+  SL__REDUCE_ROW(sl__rr_##step##_f64_i32, double, uint64_t, int32_t, FSTEP)    \
+  SL__REDUCE_ROW(sl__rr_##step##_f64_i64, double, uint64_t, int64_t, FSTEP)    \
+  SL__REDUCE_ROW(sl__rr_##step##_i32_i32, int32_t, uint32_t, int32_t, ISTEP)   \
+  SL__REDUCE_ROW(sl__rr_##step##_i32_i64, int32_t, uint32_t, int64_t, ISTEP)   \
+  SL__REDUCE_ROW(sl__rr_##step##_i64_i32, int64_t, uint64_t, int32_t, ISTEP)   \
+  SL__REDUCE_ROW(sl__rr_##step##_i64_i64, int64_t, uint64_t, int64_t, ISTEP)
+SL__REDUCE_ROWS(assign, SL__STEP_ASSIGN, SL__STEP_ASSIGN)
+SL__REDUCE_ROWS(sum, SL__STEP_SUM_F, SL__STEP_SUM_I)
+SL__REDUCE_ROWS(prod, SL__STEP_PROD_F, SL__STEP_PROD_I)
+SL__REDUCE_ROWS(amax, SL__STEP_AMAX_F, SL__STEP_AMAX_I)
+SL__REDUCE_ROWS(amin, SL__STEP_AMIN_F, SL__STEP_AMIN_I)
+
+#define SL__ROW_TABLE(step)                                                    \
+  {                                                                            \
+    {sl__rr_##step##_f32_i32, sl__rr_##step##_f32_i64},                        \
+        {sl__rr_##step##_f64_i32, sl__rr_##step##_f64_i64},                    \
+        {sl__rr_##step##_i32_i32, sl__rr_##step##_i32_i64},                    \
+        {sl__rr_##step##_i64_i32, sl__rr_##step##_i64_i64},                    \
+  }
+static const sl__reduce_row_fn sl__rows[5][4][2] = {
+    SL__ROW_TABLE(assign), SL__ROW_TABLE(sum), SL__ROW_TABLE(prod),
+    SL__ROW_TABLE(amax), SL__ROW_TABLE(amin)};
+
+sl__reduce_row_fn sl__reduce_row_for(sl_dtype dt, sl_reduce r,
+                                     sl_dtype index_dtype) {
+  int d = dt == SL_F32   ? 0
+          : dt == SL_F64 ? 1
+          : dt == SL_I32 ? 2
+          : dt == SL_I64 ? 3
+                         : -1;
+  int s = r == SL_REDUCE_NONE || r == SL_REDUCE_ASSIGN ? 0
+          : r == SL_REDUCE_SUM                         ? 1
+          : r == SL_REDUCE_PROD                        ? 2
+          : r == SL_REDUCE_AMAX                        ? 3
+          : r == SL_REDUCE_AMIN                        ? 4
+                                                       : -1;
+  if (d < 0 || s < 0 || (index_dtype != SL_I32 && index_dtype != SL_I64))
+    return NULL;
+  return sl__rows[s][d][index_dtype == SL_I64];
+}
+
+void sl__reduce_identity_bits(sl_dtype dt, sl_reduce r, void *buf) {
+  memset(buf, 0, 16);
+  sl__reduce_set_identity(dt, r, buf);
+}
+
+void sl__scatter_walk_slab(const sl__scatter_walk *s, int axis, int64_t a0,
+                           int64_t a1) {
+  const int64_t *st[3] = {s->ost, s->ist, s->sst};
+  int64_t base[3];
+  sl__walk w;
+  int64_t all = sl__walk_slab(&w, s->ndim, s->shape, 3, st, axis, a0, a1, base);
+  int64_t es = (int64_t)s->es, ies = (int64_t)s->ies;
+  for (int64_t left = all, n; left > 0; left -= n, sl__walk_next(&w)) {
+    n = sl__walk_span(&w, left);
+    s->row(s->out + (base[0] + sl__walk_at(&w, 0)) * es, sl__walk_step(&w, 0),
+           s->od, s->m, s->index + (base[1] + sl__walk_at(&w, 1)) * ies,
+           sl__walk_step(&w, 1), s->ik,
+           s->src + (base[2] + sl__walk_at(&w, 2)) * es, sl__walk_step(&w, 2),
+           n);
+  }
+}
+
+void sl__scatter_walk_init(sl__scatter_walk *s, const sl_call *c, int64_t *ost,
+                           int64_t *sst, int64_t *od) {
+  const sl_tensor *index = &c->arg[1], *src = &c->arg[2], *out = &c->arg[3];
+  int dim = (int)c->p.dim, rank = index->ndim;
+  for (int d = 0; d < rank; ++d) {
+    ost[d] = d == dim ? 0 : out->strides[d]; /* the value decides on dim */
+    sst[d] = src->strides[d];
+  }
+  *od = rank ? out->strides[dim] : 0;
+  memset(s, 0, sizeof *s);
+  s->ndim = rank;
+  s->shape = index->shape;
+  s->out = (char *)out->data;
+  s->ost = ost;
+  s->od = od;
+  s->m = 1;
+  s->es = sl_dtype_size(out->dtype);
+  s->index = (const char *)index->data;
+  s->ist = index->strides;
+  s->ies = sl_dtype_size(index->dtype);
+  s->src = (const char *)src->data;
+  s->sst = sst;
+}
+
+void sl__scatter_walk_run(const sl__scatter_walk *s, const sl__slabs *sl) {
+#pragma omp parallel for num_threads(sl->team)                                 \
+    schedule(static) if (sl->team > 1)
+  for (int t = 0; t < sl->team; ++t)
+    sl__scatter_walk_slab(s, sl->axis, sl->cut[t], sl->cut[t + 1]);
+}

@@ -1,0 +1,76 @@
+/*
+ * Typed row loops of the scatter-like reductions (scatter_reduce, and
+ * scatter_nd's sum and plain writes): one function per dtype, reduce and
+ * index dtype, so that the walk (walk.h) of a large call runs plain loops
+ * instead of the generic per-element double/int64 path of reduce.h. Same
+ * numerics as reduce.h: f32 and f64 combine in themselves (one operation
+ * in double rounded to f32 is f32's own), integer sum and prod wrap, amax
+ * and amin propagate NaN and keep the accumulator on ties.
+ */
+#ifndef SL_REDUCE_ROWS_H
+#define SL_REDUCE_ROWS_H
+
+#include "sl_internal.h"
+
+/*
+ * For j < n: out[t] = out[t] ⊕ src[j*ss] with
+ * t = j*os + sum_{k<m} index[j*is + k*ik] * od[k] (strides in elements).
+ * ⊕ is the reduce; NONE and ASSIGN write src.
+ */
+typedef void (*sl__reduce_row_fn)(char *out, int64_t os, const int64_t *od,
+                                  int m, const char *index, int64_t is,
+                                  int64_t ik, const char *src, int64_t ss,
+                                  int64_t n);
+
+/* The row loop of dtype dt (f32 f64 i32 i64), reduce r (SUM PROD AMAX AMIN,
+ * NONE or ASSIGN) and index dtype (i32 i64); NULL for any other. */
+sl__reduce_row_fn sl__reduce_row_for(sl_dtype dt, sl_reduce r,
+                                     sl_dtype index_dtype);
+
+/* Writes into buf (16 bytes) the identity of r in dtype dt (f32 f64 i32
+ * i64), as reduce.h defines it: what include_self=false starts from. */
+void sl__reduce_identity_bits(sl_dtype dt, sl_reduce r, void *buf);
+
+/*
+ * One walk of a scatter-like call: the positions (a shape of rank ndim) in
+ * row-major order, a row at a time (walk.h), each row handed to `row`.
+ * Strides are in elements over the positions' axes; out's are 0 on the axes
+ * the index decides (their strides are od[0..m)); a scalar src has stride 0
+ * everywhere.
+ */
+typedef struct sl__scatter_walk {
+  sl__reduce_row_fn row;
+  int ndim;
+  const int64_t *shape;
+  char *out;
+  const int64_t *ost, *od;
+  int m;
+  size_t es; /* bytes per element of out and src */
+  const char *index;
+  const int64_t *ist;
+  int64_t ik;
+  size_t ies; /* bytes per index element */
+  const char *src;
+  const int64_t *sst;
+} sl__scatter_walk;
+
+/*
+ * Fills the walk of a call shaped as scatter's (slot 1 index, 2 src, 3 out,
+ * axis p.dim): the positions are index's, out moves with them except on dim.
+ * ost, sst and od are the caller's storage for the strides. Leaves row
+ * unset; es and ies are out's and index's element sizes.
+ */
+void sl__scatter_walk_init(sl__scatter_walk *s, const sl_call *c, int64_t *ost,
+                           int64_t *sst, int64_t *od);
+
+/* Runs every slab of `sl` (walk.h) on its team of threads. */
+struct sl__slabs;
+void sl__scatter_walk_run(const sl__scatter_walk *s,
+                          const struct sl__slabs *sl);
+
+/* Runs the positions whose coordinate on `axis` lies in [a0, a1) (all of
+ * them when axis < 0; see sl__slabs_plan). */
+void sl__scatter_walk_slab(const sl__scatter_walk *s, int axis, int64_t a0,
+                           int64_t a1);
+
+#endif /* SL_REDUCE_ROWS_H */

@@ -1,0 +1,124 @@
+/*
+ * Row-major walks over a shape, one row (the last axis) at a time, tracking
+ * the element offsets of up to SL__WALK_MAX strided tensors. The data-
+ * movement kernels run their inner loops over one row with constant
+ * strides: no division and no dtype switch per element, and contiguous rows
+ * become plain loops the compiler vectorizes. Adjacent axes that every
+ * tensor lays out as one (stride[d] == stride[d+1] * shape[d+1]) are merged
+ * first, so a contiguous walk is a single long row.
+ */
+#ifndef SL_WALK_H
+#define SL_WALK_H
+
+#include "sl_internal.h"
+
+#define SL__WALK_MAX 4
+
+typedef struct sl__walk {
+  int ndim; /* axes after merging, >= 1 (a scalar walks as [1]) */
+  int nt;   /* tensors tracked */
+  int64_t shape[SL_MAX_DIMS];
+  int64_t st[SL__WALK_MAX][SL_MAX_DIMS]; /* strides, in elements */
+  int64_t idx[SL_MAX_DIMS];              /* current row; idx[ndim-1] unused */
+  int64_t off[SL__WALK_MAX]; /* offset of the current row's column 0 */
+  int64_t len;               /* row length: shape[ndim-1] */
+  int64_t j;                 /* first column still to visit in this row */
+} sl__walk;
+
+/*
+ * Starts a walk of `shape` (rank ndim, 0 for a scalar) at row-major
+ * position `start`. strides[t] are tensor t's strides over the walked shape
+ * (an axis a tensor does not move along has stride 0).
+ */
+void sl__walk_init(sl__walk *w, int ndim, const int64_t *shape, int nt,
+                   const int64_t *const *strides, int64_t start);
+
+/*
+ * A walk of the slab of `shape` whose coordinate on `axis` lies in
+ * [a0, a1) (the whole shape when axis < 0). base[t] gets tensor t's offset
+ * of the slab's first element (add it to sl__walk_at); returns the number
+ * of positions in the slab.
+ */
+int64_t sl__walk_slab(sl__walk *w, int ndim, const int64_t *shape, int nt,
+                      const int64_t *const *strides, int axis, int64_t a0,
+                      int64_t a1, int64_t *base);
+
+/*
+ * How a scatter-like op splits its positions (a `shape` of rank ndim) among
+ * threads: positions that differ on an axis not in `fixed` (a bit mask: for
+ * scatter, dim; for scatter_nd, the indexed axes) never write the same
+ * output element, so each thread takes a slab along such an axis (the
+ * outermost one with at
+ * least `threads` positions, else the longest) and walks it in row-major
+ * order: every output element still sees its writes in row-major order.
+ * When the axis is out's unit-stride axis, the cuts fall on 64-byte lines of
+ * out, so that no cache line is written by two threads. team == 1 (and
+ * axis == -1) when there is nothing to split.
+ */
+#define SL__MAX_TEAM 256
+typedef struct sl__slabs {
+  int axis, team;
+  int64_t cut[SL__MAX_TEAM + 1]; /* slab t is [cut[t], cut[t+1]) on axis */
+} sl__slabs;
+void sl__slabs_plan(sl__slabs *s, int ndim, const int64_t *shape,
+                    const sl_tensor *out, unsigned fixed, int threads);
+
+/* Number of columns to visit in the current row, at most `left`. */
+static inline int64_t sl__walk_span(const sl__walk *w, int64_t left) {
+  int64_t n = w->len - w->j;
+  return n < left ? n : left;
+}
+
+/* Column stride of tensor t: its stride along the walked rows. */
+static inline int64_t sl__walk_step(const sl__walk *w, int t) {
+  return w->st[t][w->ndim - 1];
+}
+
+/* Moves to column 0 of the next row. */
+static inline void sl__walk_next(sl__walk *w) {
+  w->j = 0;
+  for (int d = w->ndim - 2; d >= 0; --d) {
+    for (int t = 0; t < w->nt; ++t) w->off[t] += w->st[t][d];
+    if (++w->idx[d] < w->shape[d]) return;
+    for (int t = 0; t < w->nt; ++t) w->off[t] -= w->idx[d] * w->st[t][d];
+    w->idx[d] = 0;
+  }
+}
+
+/* Element offset of tensor t at the current column. */
+static inline int64_t sl__walk_at(const sl__walk *w, int t) {
+  return w->off[t] + w->j * sl__walk_step(w, t);
+}
+
+/*
+ * Elements as plain bits, one type per element size, for the kernels that
+ * only move data: SL__ELEM_TYPES(X) instantiates X(size, type) for each,
+ * and sl__elem_class maps a dtype's size to its position in that list.
+ */
+typedef struct sl__e16 {
+  uint64_t lo, hi;
+} sl__e16;
+#define SL__ELEM_TYPES(X)                                                      \
+  X(1, uint8_t) X(2, uint16_t) X(4, uint32_t) X(8, uint64_t) X(16, sl__e16)
+static inline int sl__elem_class(size_t size) {
+  return size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : size == 8 ? 3 : 4;
+}
+
+/* Chunk t of `parts` near-equal chunks of [0, n). */
+static inline void sl__chunk(int64_t n, int parts, int t, int64_t *begin,
+                             int64_t *end) {
+  *begin = n / parts * t + (t < n % parts ? t : n % parts);
+  *end = *begin + n / parts + (t < n % parts ? 1 : 0);
+}
+
+/*
+ * Threads worth starting for n elements of streaming work: below ~16k
+ * elements per thread, starting a team costs more than it saves.
+ */
+static inline int sl__team(int threads, int64_t n) {
+  int64_t most = n / 16384;
+  if (most < 1) return 1;
+  return most < threads ? (int)most : threads;
+}
+
+#endif /* SL_WALK_H */
