@@ -21,6 +21,8 @@
 #include <stdlib.h>
 
 #include "ops/gather_nd/nd_index.h"
+#include "reduce_rows.h"
+#include "walk.h"
 
 /* How positions split into groups (non-indexed axes) and members (indexed
  * axes, among the K axes of index.shape[:-1]), and the f32 accumulators of
@@ -143,7 +145,51 @@ static void sl__nd_plan_free(sl__nd_plan *pl) {
   free(pl->touched);
 }
 
+/*
+ * f32/f64/i32/i64 (sum or plain writes): the positions walked in row-major
+ * order a row at a time with a typed loop (reduce_rows.h), in slabs along
+ * axes that dims does not name when there are threads to share (the groups
+ * above, cut by sl__slabs_plan). Returns 0 (nothing done) for other dtypes.
+ */
+static int sl__nd_rows(sl_call *c, int threads) {
+  const sl_tensor *index = &c->arg[1], *src = &c->arg[2], *out = &c->arg[3];
+  sl__reduce_row_fn row =
+      sl__reduce_row_for(out->dtype, c->p.reduce, index->dtype);
+  if (!row) return 0;
+  sl__copy_strided(&c->arg[3], &c->arg[0], threads);
+  int K = index->ndim - 1;
+  unsigned fixed = 0;
+  int64_t ost[SL_MAX_DIMS], od[SL_MAX_DIMS];
+  for (int d = 0; d < K; ++d) ost[d] = out->strides[d];
+  for (int k = 0; k < c->p.ndims; ++k) {
+    od[k] = out->strides[c->p.dims[k]];
+    ost[c->p.dims[k]] = 0; /* the index decides on the named axes */
+    fixed |= 1u << c->p.dims[k];
+  }
+  sl__scatter_walk s;
+  memset(&s, 0, sizeof s);
+  s.row = row;
+  s.ndim = K;
+  s.shape = index->shape;
+  s.out = (char *)out->data;
+  s.ost = ost;
+  s.od = od;
+  s.m = c->p.ndims;
+  s.es = sl_dtype_size(out->dtype);
+  s.index = (const char *)index->data;
+  s.ist = index->strides;
+  s.ik = index->strides[K];
+  s.ies = sl_dtype_size(index->dtype);
+  s.src = (const char *)src->data;
+  s.sst = src->strides;
+  sl__slabs sl;
+  sl__slabs_plan(&sl, K, index->shape, out, fixed, threads);
+  sl__scatter_walk_run(&s, &sl);
+  return 1;
+}
+
 sl_status sl_scatter_nd_cpu_serial(sl_ctx *ctx, sl_call *c) {
+  if (sl__nd_rows(c, 1)) return SL_STATUS_OK;
   sl__nd_plan pl;
   sl_status st = sl__nd_plan_make(ctx, c, &pl);
   if (st) return st;
@@ -156,6 +202,7 @@ sl_status sl_scatter_nd_cpu_serial(sl_ctx *ctx, sl_call *c) {
 }
 
 sl_status sl_scatter_nd_cpu_omp(sl_ctx *ctx, sl_call *c) {
+  if (sl__nd_rows(c, sl__threads(ctx))) return SL_STATUS_OK;
   sl__nd_plan pl;
   sl_status st = sl__nd_plan_make(ctx, c, &pl);
   if (st) return st;
