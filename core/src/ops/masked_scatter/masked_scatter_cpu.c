@@ -12,24 +12,42 @@
 #include "walk.h"
 
 /* out[j] = mask[j] ? source[k++] : x[j] for j < n; returns the new k.
- * Strides in elements; source is contiguous. */
+ * Strides in elements; source is contiguous with ns >= 1 elements. */
 typedef int64_t (*sl__masked_row)(char *out, int64_t os, const char *x,
                                   int64_t xs, const unsigned char *mask,
-                                  int64_t ms, const char *source, int64_t k,
-                                  int64_t n);
+                                  int64_t ms, const char *source, int64_t ns,
+                                  int64_t k, int64_t n);
+
+/* take ? a : b without a branch (a random mask defeats the predictor, and
+ * compilers turn a plain ?: into one): an all-ones or all-zeros mask. */
+#define SL__PICK(T)                                                            \
+  static inline T sl__pick_##T(int take, T a, T b) {                           \
+    T m = (T)0 - (T)take;                                                      \
+    return (T)((a & m) | (b & (T)~m));                                         \
+  }
+SL__PICK(uint8_t)
+SL__PICK(uint16_t)
+SL__PICK(uint32_t)
+SL__PICK(uint64_t)
+static inline sl__e16 sl__pick_sl__e16(int take, sl__e16 a, sl__e16 b) {
+  sl__e16 r = {sl__pick_uint64_t(take, a.lo, b.lo),
+               sl__pick_uint64_t(take, a.hi, b.hi)};
+  return r;
+}
 
 #define SL__MASKED_ROW(size, T)                                                \
   static int64_t sl__masked_row_##size(char *o, int64_t os, const char *xp,    \
                                        int64_t xs, const unsigned char *mask,  \
-                                       int64_t ms, const char *sp, int64_t k,  \
-                                       int64_t n) {                            \
+                                       int64_t ms, const char *sp, int64_t ns, \
+                                       int64_t k, int64_t n) {                 \
     T *out = (T *)o;                                                           \
     const T *x = (const T *)xp, *source = (const T *)sp;                       \
     for (int64_t j = 0; j < n; ++j) {                                          \
       int take = mask[j * ms] != 0;                                            \
-      /* source + k is at most one past its end; it is read only when */       \
-      /* taken, and then k < numel(source) (checked by infer). */              \
-      out[j * os] = *(take ? source + k : x + j * xs);                         \
+      /* k reaches ns after the last true position: read a valid element */    \
+      /* there and drop it. */                                                 \
+      T s = source[k < ns ? k : ns - 1];                                       \
+      out[j * os] = sl__pick_##T(take, s, x[j * xs]);                          \
       k += take;                                                               \
     }                                                                          \
     return k;                                                                  \
@@ -65,7 +83,8 @@ static void sl__masked_scatter_range(const sl_call *c, const int64_t *ms,
   const sl_tensor *x = &c->arg[0], *mask = &c->arg[1], *source = &c->arg[2];
   const sl_tensor *out = &c->arg[3];
   sl__masked_row row = sl__masked_rows[sl__elem_class(sl_dtype_size(x->dtype))];
-  int dense = source->data && sl_tensor_is_contiguous(source);
+  int64_t ns = sl__numel(source);
+  int dense = ns > 0 && sl_tensor_is_contiguous(source);
   const int64_t *st[3] = {out->strides, x->strides, ms};
   const unsigned char *m = mask->data;
   sl__walk w;
@@ -78,7 +97,7 @@ static void sl__masked_scatter_range(const sl_call *c, const int64_t *ms,
     const unsigned char *mr = m + sl__walk_at(&w, 2);
     if (dense)
       k = row(o, sl__walk_step(&w, 0), xr, sl__walk_step(&w, 1), mr,
-              sl__walk_step(&w, 2), (const char *)source->data, k, n);
+              sl__walk_step(&w, 2), (const char *)source->data, ns, k, n);
     else
       k = sl__masked_row_strided(source, o, sl__walk_step(&w, 0), xr,
                                  sl__walk_step(&w, 1), mr, sl__walk_step(&w, 2),
