@@ -100,11 +100,12 @@ void sl__scatter_walk_slab(const sl__scatter_walk *s, int axis, int64_t a0,
   int64_t es = (int64_t)s->es, ies = (int64_t)s->ies;
   for (int64_t left = all, n; left > 0; left -= n, sl__walk_next(&w)) {
     n = sl__walk_span(&w, left);
-    s->row(s->out + (base[0] + sl__walk_at(&w, 0)) * es, sl__walk_step(&w, 0),
-           s->od, s->m, s->index + (base[1] + sl__walk_at(&w, 1)) * ies,
+    s->row(sl__at(s->out, (base[0] + sl__walk_at(&w, 0)) * es),
+           sl__walk_step(&w, 0), s->od, s->m,
+           sl__at(s->index, (base[1] + sl__walk_at(&w, 1)) * ies),
            sl__walk_step(&w, 1), s->ik,
-           s->src + (base[2] + sl__walk_at(&w, 2)) * es, sl__walk_step(&w, 2),
-           n);
+           sl__at(s->src, (base[2] + sl__walk_at(&w, 2)) * es),
+           sl__walk_step(&w, 2), n);
   }
 }
 

@@ -70,6 +70,12 @@ static inline char *sl__ptr(const sl_tensor *t, int64_t off) {
   return (char *)t->data + off * (int64_t)sl_dtype_size(t->dtype);
 }
 
+/* p + bytes, or NULL for NULL: an empty tensor (index of gather_nd/
+ * scatter_nd with M = 0) may have no data, and NULL + 0 is undefined. */
+static inline char *sl__at(const char *p, int64_t bytes) {
+  return p ? (char *)p + bytes : NULL;
+}
+
 /* Reads an index element (i32 or i64, checked by the op's infer). */
 static inline int64_t sl__load_index(const sl_tensor *t, int64_t off) {
   if (t->dtype == SL_I32) return ((const int32_t *)t->data)[off];

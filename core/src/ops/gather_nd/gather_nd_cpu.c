@@ -20,9 +20,9 @@ typedef void (*sl__gather_nd_row)(char *out, int64_t os, const char *index,
     const I *index = (const I *)ip;                                            \
     const T *x = (const T *)xp;                                                \
     for (int64_t j = 0; j < n; ++j) {                                          \
-      const I *tuple = index + j * is;                                         \
-      int64_t at = j * xs;                                                     \
-      for (int k = 0; k < m; ++k) at += (int64_t)tuple[k * ik] * xd[k];        \
+      int64_t at = j * xs; /* index is NULL when m == 0 */                     \
+      for (int k = 0; k < m; ++k)                                              \
+        at += (int64_t)index[j * is + k * ik] * xd[k];                         \
       out[j * os] = x[at];                                                     \
     }                                                                          \
   }
