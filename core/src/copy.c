@@ -20,9 +20,17 @@ SL__ELEM_TYPES(SL__COPY_ROW)
 #define SL__COPY_ENTRY(size, T) sl__copy_row_##size,
 static const sl__copy_row_fn sl__copy_rows[] = {SL__ELEM_TYPES(SL__COPY_ENTRY)};
 
-/* Copies row-major positions [begin, end) of x's shape. */
-static void sl__copy_range(sl_tensor *out, const sl_tensor *x, int64_t begin,
-                           int64_t end) {
+typedef struct sl__copy_job {
+  sl_tensor *out;
+  const sl_tensor *x;
+} sl__copy_job;
+
+/* Copies row-major positions [begin, end) of x's shape (an sl__for_chunks
+ * body). */
+static void sl__copy_range(void *user, int64_t begin, int64_t end) {
+  const sl__copy_job *job = user;
+  sl_tensor *out = job->out;
+  const sl_tensor *x = job->x;
   sl__copy_row_fn row = sl__copy_rows[sl__elem_class(sl_dtype_size(x->dtype))];
   const int64_t *st[2] = {out->strides, x->strides};
   sl__walk w;
@@ -34,16 +42,9 @@ static void sl__copy_range(sl_tensor *out, const sl_tensor *x, int64_t begin,
   }
 }
 
+/* Large copies run one chunk per thread: one core alone does not reach the
+ * memory bandwidth. */
 void sl__copy_strided(sl_tensor *out, const sl_tensor *x, int threads) {
-  int64_t n = sl__numel(x);
-  if (n == 0) return;
-  /* Large copies run one chunk per thread: one core alone does not reach
-   * the memory bandwidth. */
-  int team = sl__team(threads, n / 4);
-#pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
-  for (int t = 0; t < team; ++t) {
-    int64_t b, e;
-    sl__chunk(n, team, t, &b, &e);
-    if (b < e) sl__copy_range(out, x, b, e);
-  }
+  sl__copy_job job = {out, x};
+  sl__for_chunks(threads, sl__numel(x), sl__copy_range, &job);
 }

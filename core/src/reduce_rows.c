@@ -86,11 +86,6 @@ sl__reduce_row_fn sl__reduce_row_for(sl_dtype dt, sl_reduce r,
   return sl__rows[s][d][index_dtype == SL_I64];
 }
 
-void sl__reduce_identity_bits(sl_dtype dt, sl_reduce r, void *buf) {
-  memset(buf, 0, 16);
-  sl__reduce_set_identity(dt, r, buf);
-}
-
 void sl__scatter_walk_slab(const sl__scatter_walk *s, int axis, int64_t a0,
                            int64_t a1) {
   const int64_t *st[3] = {s->ost, s->ist, s->sst};
@@ -109,28 +104,33 @@ void sl__scatter_walk_slab(const sl__scatter_walk *s, int axis, int64_t a0,
   }
 }
 
-void sl__scatter_walk_init(sl__scatter_walk *s, const sl_call *c, int64_t *ost,
-                           int64_t *sst, int64_t *od) {
+unsigned sl__scatter_walk_init(sl__scatter_walk *s, const sl_call *c, int ndim,
+                               int m, const int64_t *axes, int64_t ik,
+                               int64_t *ost, int64_t *od) {
   const sl_tensor *index = &c->arg[1], *src = &c->arg[2], *out = &c->arg[3];
-  int dim = (int)c->p.dim, rank = index->ndim;
-  for (int d = 0; d < rank; ++d) {
-    ost[d] = d == dim ? 0 : out->strides[d]; /* the value decides on dim */
-    sst[d] = src->strides[d];
+  unsigned fixed = 0;
+  for (int d = 0; d < ndim; ++d) ost[d] = out->strides[d];
+  for (int k = 0; k < m; ++k) {
+    /* A rank-0 scatter decides "axis 0" of a scalar out: stride 0. */
+    od[k] = axes[k] < out->ndim ? out->strides[axes[k]] : 0;
+    if (axes[k] < ndim) ost[axes[k]] = 0; /* the index decides there */
+    fixed |= 1u << axes[k];
   }
-  *od = rank ? out->strides[dim] : 0;
   memset(s, 0, sizeof *s);
-  s->ndim = rank;
+  s->ndim = ndim;
   s->shape = index->shape;
   s->out = (char *)out->data;
   s->ost = ost;
   s->od = od;
-  s->m = 1;
+  s->m = m;
   s->es = sl_dtype_size(out->dtype);
   s->index = (const char *)index->data;
   s->ist = index->strides;
+  s->ik = ik;
   s->ies = sl_dtype_size(index->dtype);
   s->src = (const char *)src->data;
-  s->sst = sst;
+  s->sst = src->strides;
+  return fixed;
 }
 
 void sl__scatter_walk_run(const sl__scatter_walk *s, const sl__slabs *sl) {

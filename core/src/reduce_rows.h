@@ -27,10 +27,6 @@ typedef void (*sl__reduce_row_fn)(char *out, int64_t os, const int64_t *od,
 sl__reduce_row_fn sl__reduce_row_for(sl_dtype dt, sl_reduce r,
                                      sl_dtype index_dtype);
 
-/* Writes into buf (16 bytes) the identity of r in dtype dt (f32 f64 i32
- * i64), as reduce.h defines it: what include_self=false starts from. */
-void sl__reduce_identity_bits(sl_dtype dt, sl_reduce r, void *buf);
-
 /*
  * One walk of a scatter-like call: the positions (a shape of rank ndim) in
  * row-major order, a row at a time (walk.h), each row handed to `row`.
@@ -55,13 +51,16 @@ typedef struct sl__scatter_walk {
 } sl__scatter_walk;
 
 /*
- * Fills the walk of a call shaped as scatter's (slot 1 index, 2 src, 3 out,
- * axis p.dim): the positions are index's, out moves with them except on dim.
- * ost, sst and od are the caller's storage for the strides. Leaves row
- * unset; es and ies are out's and index's element sizes.
+ * Fills the walk of a scatter-like call (slot 1 index, 2 src, 3 out): the
+ * positions are index's first `ndim` axes, src moves with them, and so does
+ * out except on the m axes the index decides (axes[k]: index column k, at
+ * element stride ik). ost and od are the caller's storage (SL_MAX_DIMS
+ * each). Leaves row unset. Returns the decided axes as a bit mask: the
+ * `fixed` of sl__slabs_plan.
  */
-void sl__scatter_walk_init(sl__scatter_walk *s, const sl_call *c, int64_t *ost,
-                           int64_t *sst, int64_t *od);
+unsigned sl__scatter_walk_init(sl__scatter_walk *s, const sl_call *c, int ndim,
+                               int m, const int64_t *axes, int64_t ik,
+                               int64_t *ost, int64_t *od);
 
 /* Runs every slab of `sl` (walk.h) on its team of threads. */
 struct sl__slabs;

@@ -84,9 +84,21 @@ void sl__slabs_plan(sl__slabs *s, int ndim, const int64_t *shape,
   for (int t = 1; t < team; ++t) {
     int64_t b, e;
     sl__chunk(len, team, t, &b, &e);
-    b = (b + skew + line - 1) / line * line - skew; /* next line start */
+    b = (b + skew + line / 2) / line * line - skew; /* nearest line start */
     if (b > s->cut[k] && b < len) s->cut[++k] = b;
   }
   s->cut[++k] = len;
   s->team = k;
+}
+
+void sl__for_chunks(int threads, int64_t n,
+                    void (*fn)(void *user, int64_t begin, int64_t end),
+                    void *user) {
+  int team = sl__team(threads, n);
+#pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
+  for (int t = 0; t < team; ++t) {
+    int64_t b, e;
+    sl__chunk(n, team, t, &b, &e);
+    if (b < e) fn(user, b, e);
+  }
 }

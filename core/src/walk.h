@@ -121,4 +121,13 @@ static inline int sl__team(int threads, int64_t n) {
   return most < threads ? (int)most : threads;
 }
 
+/*
+ * Runs fn over near-equal chunks [begin, end) of [0, n), one per thread of
+ * a team sized by sl__team (threads = 1: one call on this thread). For
+ * kernels whose every output element has one writer.
+ */
+void sl__for_chunks(int threads, int64_t n,
+                    void (*fn)(void *user, int64_t begin, int64_t end),
+                    void *user);
+
 #endif /* SL_WALK_H */

@@ -34,8 +34,10 @@ SL__ELEM_TYPES(SL__GATHER_ND_ROWS)
 static const sl__gather_nd_row sl__gather_nd_rows[][2] = {
     SL__ELEM_TYPES(SL__GATHER_ND_ENTRY)};
 
-/* Gathers the output positions [begin, end) in row-major order. */
-static void sl__gather_nd_range(const sl_call *c, int64_t begin, int64_t end) {
+/* Gathers the output positions [begin, end) in row-major order (an
+ * sl__for_chunks body; user is the call). */
+static void sl__gather_nd_range(void *user, int64_t begin, int64_t end) {
+  const sl_call *c = user;
   const sl_tensor *x = &c->arg[0], *index = &c->arg[1], *out = &c->arg[2];
   size_t es = sl_dtype_size(x->dtype), is = sl_dtype_size(index->dtype);
   sl__gather_nd_row row = sl__gather_nd_rows[sl__elem_class(es)][is == 8];
@@ -61,18 +63,12 @@ static void sl__gather_nd_range(const sl_call *c, int64_t begin, int64_t end) {
 
 sl_status sl_gather_nd_cpu_serial(sl_ctx *ctx, sl_call *c) {
   (void)ctx;
-  sl__gather_nd_range(c, 0, sl__numel(&c->arg[2]));
+  sl__for_chunks(1, sl__numel(&c->arg[2]), sl__gather_nd_range, c);
   return SL_STATUS_OK;
 }
 
 sl_status sl_gather_nd_cpu_omp(sl_ctx *ctx, sl_call *c) {
-  int64_t n = sl__numel(&c->arg[2]);
-  int team = sl__team(sl__threads(ctx), n);
-#pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
-  for (int t = 0; t < team; ++t) {
-    int64_t b, e;
-    sl__chunk(n, team, t, &b, &e);
-    if (b < e) sl__gather_nd_range(c, b, e);
-  }
+  sl__for_chunks(sl__threads(ctx), sl__numel(&c->arg[2]), sl__gather_nd_range,
+                 c);
   return SL_STATUS_OK;
 }

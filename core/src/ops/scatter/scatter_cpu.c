@@ -35,9 +35,10 @@ static const sl__reduce_row_fn sl__scatter_rows[][2] = {
 static sl_status sl__scatter_cpu(sl_call *c, int threads) {
   sl__copy_strided(&c->arg[3], &c->arg[0], threads);
   const sl_tensor *index = &c->arg[1], *out = &c->arg[3];
-  int64_t ost[SL_MAX_DIMS], sst[SL_MAX_DIMS], od;
+  int64_t ost[SL_MAX_DIMS], od, zero[SL_MAX_DIMS] = {0};
   sl__scatter_walk s;
-  sl__scatter_walk_init(&s, c, ost, sst, &od);
+  unsigned fixed =
+      sl__scatter_walk_init(&s, c, index->ndim, 1, &c->p.dim, 0, ost, &od);
   s.row = sl__scatter_rows[sl__elem_class(s.es)][s.ies == 8];
   _Alignas(16) unsigned char scalar[16];
   if (c->p.has_value) { /* the value, in x's dtype, as a src of stride 0 */
@@ -46,10 +47,10 @@ static sl_status sl__scatter_cpu(sl_call *c, int threads) {
     else
       sl__store_f(out->dtype, scalar, c->p.value);
     s.src = (const char *)scalar;
-    memset(sst, 0, sizeof sst);
+    s.sst = zero;
   }
   sl__slabs sl;
-  sl__slabs_plan(&sl, index->ndim, index->shape, out, 1u << c->p.dim, threads);
+  sl__slabs_plan(&sl, index->ndim, index->shape, out, fixed, threads);
   sl__scatter_walk_run(&s, &sl);
   return SL_STATUS_OK;
 }

@@ -152,36 +152,17 @@ static void sl__nd_plan_free(sl__nd_plan *pl) {
  * above, cut by sl__slabs_plan). Returns 0 (nothing done) for other dtypes.
  */
 static int sl__nd_rows(sl_call *c, int threads) {
-  const sl_tensor *index = &c->arg[1], *src = &c->arg[2], *out = &c->arg[3];
+  const sl_tensor *index = &c->arg[1], *out = &c->arg[3];
   sl__reduce_row_fn row =
       sl__reduce_row_for(out->dtype, c->p.reduce, index->dtype);
   if (!row) return 0;
   sl__copy_strided(&c->arg[3], &c->arg[0], threads);
   int K = index->ndim - 1;
-  unsigned fixed = 0;
   int64_t ost[SL_MAX_DIMS], od[SL_MAX_DIMS];
-  for (int d = 0; d < K; ++d) ost[d] = out->strides[d];
-  for (int k = 0; k < c->p.ndims; ++k) {
-    od[k] = out->strides[c->p.dims[k]];
-    ost[c->p.dims[k]] = 0; /* the index decides on the named axes */
-    fixed |= 1u << c->p.dims[k];
-  }
   sl__scatter_walk s;
-  memset(&s, 0, sizeof s);
+  unsigned fixed = sl__scatter_walk_init(&s, c, K, c->p.ndims, c->p.dims,
+                                         index->strides[K], ost, od);
   s.row = row;
-  s.ndim = K;
-  s.shape = index->shape;
-  s.out = (char *)out->data;
-  s.ost = ost;
-  s.od = od;
-  s.m = c->p.ndims;
-  s.es = sl_dtype_size(out->dtype);
-  s.index = (const char *)index->data;
-  s.ist = index->strides;
-  s.ik = index->strides[K];
-  s.ies = sl_dtype_size(index->dtype);
-  s.src = (const char *)src->data;
-  s.sst = src->strides;
   sl__slabs sl;
   sl__slabs_plan(&sl, K, index->shape, out, fixed, threads);
   sl__scatter_walk_run(&s, &sl);

@@ -65,14 +65,15 @@ static int sl__sr_rows(sl_call *c, int threads) {
       sl__reduce_row_for(out->dtype, c->p.reduce, index->dtype);
   if (!row) return 0;
   sl__copy_strided(&c->arg[3], &c->arg[0], threads);
-  int64_t ost[SL_MAX_DIMS], sst[SL_MAX_DIMS], zero[SL_MAX_DIMS] = {0}, od;
+  int64_t ost[SL_MAX_DIMS], zero[SL_MAX_DIMS] = {0}, od;
   sl__scatter_walk s;
-  sl__scatter_walk_init(&s, c, ost, sst, &od);
+  unsigned fixed =
+      sl__scatter_walk_init(&s, c, index->ndim, 1, &c->p.dim, 0, ost, &od);
   sl__slabs sl;
-  sl__slabs_plan(&sl, index->ndim, index->shape, out, 1u << c->p.dim, threads);
+  sl__slabs_plan(&sl, index->ndim, index->shape, out, fixed, threads);
   if (!c->p.include_self) {
     _Alignas(16) unsigned char identity[16];
-    sl__reduce_identity_bits(out->dtype, c->p.reduce, identity);
+    sl__reduce_set_identity(out->dtype, c->p.reduce, identity);
     sl__scatter_walk first = s;
     first.row = sl__reduce_row_for(out->dtype, SL_REDUCE_ASSIGN, index->dtype);
     first.src = (const char *)identity;
