@@ -13,15 +13,22 @@ typedef struct sl__copy {
   int threads;
 } sl__copy;
 
-static int sl__copy_once(void *user, int rep) {
-  (void)rep;
-  sl__copy *c = user;
+static void sl__copy_once(const sl__copy *c) {
   size_t chunk = (c->bytes + (size_t)c->threads - 1) / (size_t)c->threads;
 #pragma omp parallel for num_threads(c->threads) schedule(static)
   for (int t = 0; t < c->threads; ++t) {
     size_t b = (size_t)t * chunk;
     size_t e = b + chunk < c->bytes ? b + chunk : c->bytes;
     if (b < e) memcpy(c->dst + b, c->src + b, e - b);
+  }
+}
+
+static int sl__copy_timed(void *user, int rep, int k, double *samples) {
+  (void)rep;
+  for (int i = 0; i < k; ++i) {
+    double t0 = sl_now();
+    sl__copy_once(user);
+    samples[i] = sl_now() - t0;
   }
   return 0;
 }
@@ -39,7 +46,7 @@ double sl_copy_bandwidth_gbs(size_t bytes, int threads) {
     o.min_reps = 5;
     o.max_reps = 50;
     static sl_timing t;
-    if (sl_time(sl__copy_once, &c, &o, &t) == 0 && t.median_s > 0)
+    if (sl_time(sl__copy_timed, &c, &o, &t) == 0 && t.median_s > 0)
       gbs = 2.0 * (double)bytes / t.median_s / 1e9;
   }
   free(c.dst);

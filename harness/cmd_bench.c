@@ -27,7 +27,9 @@ static const char *const sl__bench_help =
     "\n"
     "Times every variant that passes the case (correct before fast) and\n"
     "LibTorch (torch.cpu) on the same inputs with the same threads: warm-up,\n"
-    "then repetitions until IQR/median < 2% or the budget is spent. Reports\n"
+    "then repetitions until IQR/median < 2% or the budget is spent, taken in\n"
+    "interleaved rounds so that every contender samples the same stretch of\n"
+    "a machine whose load drifts. Reports\n"
     "median, IQR, GB/s of the op's useful bytes (each input read once, each\n"
     "output written once), %% of the copy bandwidth measured in the same run,\n"
     "and the speed-up over LibTorch. Raw samples go to the store.\n"
@@ -46,17 +48,37 @@ static const char *const sl__bench_help =
     "  --db PATH        results database (default " SL_DEFAULT_DB ")\n"
     "  --no-db          record nothing\n";
 
+/* One timed contender: a core variant, or LibTorch (variant NULL). */
 typedef struct sl__timed {
   sl_ctx ctx;
   const char *variant;
-  sl_call *calls;
+  const sl_call *calls; /* ncalls copies (--cold), rotated through */
   int ncalls;
+  int threads;   /* LibTorch's intra-op threads */
+  char msg[512]; /* why LibTorch failed */
 } sl__timed;
 
-static int sl__run_once(void *user, int rep) {
+/* k runs of contender t from repetition rep on (sl_timed_fn). LibTorch's
+ * run back to back inside the shim, which times them, as a kernel in a
+ * loop would; with --cold, one at a time, each on its own copy. */
+static int sl__run_timed(void *user, int rep, int k, double *samples) {
   sl__timed *t = user;
-  sl_call c = t->calls[rep < 0 ? 0 : rep % t->ncalls];
-  return sl_run(&t->ctx, t->variant, &c) != SL_STATUS_OK;
+  int at = rep < 0 ? 0 : rep;
+  if (!t->variant && t->ncalls == 1)
+    return slref_time(&t->calls[0], t->threads, k, samples, t->msg,
+                      sizeof t->msg);
+  for (int i = 0; i < k; ++i) {
+    sl_call c = t->calls[(at + i) % t->ncalls];
+    if (!t->variant) {
+      if (slref_time(&c, t->threads, 1, samples + i, t->msg, sizeof t->msg))
+        return 1;
+      continue;
+    }
+    double t0 = sl_now();
+    if (sl_run(&t->ctx, t->variant, &c) != SL_STATUS_OK) return 1;
+    samples[i] = sl_now() - t0;
+  }
+  return 0;
 }
 
 static int64_t sl__bytes_of(const sl_tensor *t) {
@@ -135,8 +157,129 @@ static void sl__table_set(sl__bench_ctx *b, sl_bench_row *row,
                    b->peak_gbs > 0 ? 100.0 * gbs / b->peak_gbs : -1);
 }
 
-/* Correctness first (every variant through the reference), then timings of
- * the variants that passed, then LibTorch. */
+/* Fresh outputs for each of the n calls; 0, or -1 when out of memory. */
+static int sl__alloc_call_outputs(sl_call *calls, int n, void **mem) {
+  for (int k = 0; k < n; ++k)
+    if (sl__alloc_outputs(&calls[k], mem + k * SL_MAX_ARGS)) return -1;
+  return 0;
+}
+
+/*
+ * Times LibTorch and every variant that passed, interleaved in rounds
+ * (sl_time_rounds), on the same inputs: with --cold, enough copies of the
+ * inputs to exceed any cache, shared by all (inputs are only read), each
+ * contender writing its own outputs. Prints a row per contender, LibTorch
+ * first, and records them.
+ */
+static void sl__time_contenders(sl__bench_ctx *b, const sl_case_result *res,
+                                const sl_bundle *in, int64_t bytes,
+                                int64_t case_id, sl_bench_row *row) {
+  int copies = 1;
+  if (b->cold && bytes > 0) {
+    int64_t want = (int64_t)512 << 20;
+    copies = (int)(want / bytes) + 1;
+    if (copies > 64) copies = 64;
+  }
+  const sl_op_info *info = sl_op_get(in->call.op);
+  int n = 0, ok = 1;
+  sl__timed *tm = calloc((size_t)res->n + 1, sizeof *tm);
+  sl_call *inputs = calloc((size_t)copies, sizeof *inputs);
+  /* One block of buffers per contender and copy (slot-indexed), plus the
+   * shared input copies at the end. */
+  size_t slots = ((size_t)res->n + 2) * (size_t)copies * SL_MAX_ARGS;
+  void **mem = calloc(slots, sizeof *mem);
+  void **shared = mem ? mem + ((size_t)res->n + 1) * copies * SL_MAX_ARGS : 0;
+  if (!tm || !inputs || !mem) ok = 0;
+  for (int k = 0; ok && k < copies; ++k) {
+    inputs[k] = in->call;
+    for (int s = 0; k > 0 && s < info->n_in; ++s) {
+      /* Cold copies of the inputs: same values, other addresses. */
+      if (!in->call.arg[s].data || !in->bytes[s]) continue;
+      void **m = &shared[k * SL_MAX_ARGS + s];
+      if (!(*m = malloc(in->bytes[s]))) {
+        ok = 0;
+        break;
+      }
+      memcpy(*m, in->mem[s], in->bytes[s]);
+      inputs[k].arg[s].data = *m;
+    }
+  }
+  if (!ok) {
+    printf("  not timed: out of memory for the inputs\n");
+    goto out;
+  }
+  /* LibTorch first, so every row can show its speed-up. */
+  tm[n].variant = NULL;
+  tm[n].threads = b->threads;
+  tm[n].calls = inputs;
+  tm[n++].ncalls = copies;
+  for (int i = 0; i < res->n; ++i) {
+    const sl_variant_result *r = &res->v[i];
+    if (r->verdict != SL_VERDICT_PASSED &&
+        r->verdict != SL_VERDICT_MISTRUSTED) {
+      printf("  %-12s not timed: %s\n", r->variant,
+             sl_verdict_name(r->verdict));
+      continue;
+    }
+    sl_call *calls = calloc((size_t)copies, sizeof *calls);
+    void **own = mem + (size_t)(i + 1) * copies * SL_MAX_ARGS;
+    if (calls) memcpy(calls, inputs, sizeof *calls * (size_t)copies);
+    if (!calls || sl__alloc_call_outputs(calls, copies, own)) {
+      printf("  %-12s not timed: out of memory\n", r->variant);
+      free(calls);
+      continue;
+    }
+    sl_ctx_init(&tm[n].ctx);
+    tm[n].ctx.threads = b->threads;
+    tm[n].variant = r->variant;
+    tm[n].calls = calls;
+    tm[n++].ncalls = copies;
+  }
+  sl_timed_fn *fns = calloc((size_t)n, sizeof *fns);
+  void **users = calloc((size_t)n, sizeof *users);
+  sl_timing *t = calloc((size_t)n, sizeof *t);
+  int *rc = calloc((size_t)n, sizeof *rc);
+  if (!fns || !users || !t || !rc) {
+    printf("  not timed: out of memory for the samples\n");
+  } else {
+    for (int i = 0; i < n; ++i) {
+      fns[i] = sl__run_timed;
+      users[i] = &tm[i];
+    }
+    sl_timing_opts o;
+    sl_timing_opts_init(&o);
+    o.budget_s = b->budget;
+    o.min_reps = b->min_reps;
+    sl_time_rounds(n, fns, users, &o, t, rc);
+    double torch_median = rc[0] == 0 ? t[0].median_s : 0;
+    printf("  %-12s %14s %7s %9s %8s %9s %5s\n", "variant", "median", "IQR",
+           "GB/s", "%peak", "vs torch", "reps");
+    for (int i = 0; i < n; ++i) {
+      const char *name = tm[i].variant ? tm[i].variant : "torch.cpu";
+      if (rc[i]) {
+        printf("  %-12s not timed: %s\n", name,
+               tm[i].variant ? sl_ctx_message(&tm[i].ctx) : tm[i].msg);
+        continue;
+      }
+      sl__print_row(name, &t[i], bytes, b->peak_gbs, torch_median);
+      sl__store_timing(b, case_id, name, &t[i], bytes);
+      sl__table_set(b, row, name, &t[i], bytes);
+    }
+  }
+  free(fns);
+  free(users);
+  free(t);
+  free(rc);
+out:
+  for (int i = 1; tm && i < n; ++i) free((void *)tm[i].calls);
+  for (size_t k = 0; mem && k < slots; ++k) free(mem[k]);
+  free(mem);
+  free(inputs);
+  free(tm);
+}
+
+/* Correctness first (every variant through the reference), then LibTorch
+ * and the variants that passed, timed in interleaved rounds. */
 static int sl__bench_case(sl__bench_ctx *b, const sl_case *c0) {
   char err[512];
   static sl_case_result res;
@@ -179,101 +322,7 @@ static int sl__bench_case(sl__bench_ctx *b, const sl_case *c0) {
     sl_bundle_free(&in);
     return 0;
   }
-  /* LibTorch first, so every row can show its speed-up. */
-  static sl_timing torch;
-  int reps = 0;
-  /* One warm-up run, discarded, as the variants get theirs (LibTorch's
-   * thread pool and allocator start on the first call). */
-  int torch_ok =
-      slref_time(&in.call, b->threads, 1, torch.samples, msg, sizeof msg) == 0;
-  if (!torch_ok) printf("  torch.cpu: %s\n", msg);
-  double t0 = sl_now();
-  while (torch_ok && reps < SL_TIMING_MAX_SAMPLES &&
-         (reps < b->min_reps || sl_now() - t0 < b->budget)) {
-    int k = reps < b->min_reps ? b->min_reps - reps : 8;
-    if (slref_time(&in.call, b->threads, k, torch.samples + reps, msg,
-                   sizeof msg)) {
-      printf("  torch.cpu: %s\n", msg);
-      break;
-    }
-    reps += k;
-    if (reps + 8 > SL_TIMING_MAX_SAMPLES) break;
-  }
-  double torch_median = 0;
-  if (reps > 0) {
-    double q1, q3;
-    torch.reps = reps;
-    sl_quartiles(torch.samples, reps, &q1, &torch.median_s, &q3);
-    torch.iqr_s = q3 - q1;
-    torch.min_s = torch.samples[0];
-    for (int i = 1; i < reps; ++i)
-      if (torch.samples[i] < torch.min_s) torch.min_s = torch.samples[i];
-    torch_median = torch.median_s;
-  }
-  printf("  %-12s %14s %7s %9s %8s %9s %5s\n", "variant", "median", "IQR",
-         "GB/s", "%peak", "vs torch", "reps");
-  if (reps > 0) {
-    sl__print_row("torch.cpu", &torch, bytes, b->peak_gbs, torch_median);
-    sl__store_timing(b, case_id, "torch.cpu", &torch, bytes);
-    sl__table_set(b, row, "torch.cpu", &torch, bytes);
-  }
-  /* --cold: enough copies of inputs and outputs to exceed any cache. */
-  int copies = 1;
-  if (b->cold && bytes > 0) {
-    int64_t want = (int64_t)512 << 20;
-    copies = (int)(want / bytes) + 1;
-    if (copies > 64) copies = 64;
-  }
-  for (int i = 0; i < res.n; ++i) {
-    const sl_variant_result *r = &res.v[i];
-    if (r->verdict != SL_VERDICT_PASSED &&
-        r->verdict != SL_VERDICT_MISTRUSTED) {
-      printf("  %-12s not timed: %s\n", r->variant,
-             sl_verdict_name(r->verdict));
-      continue;
-    }
-    sl__timed t;
-    sl_ctx_init(&t.ctx);
-    t.ctx.threads = b->threads;
-    t.variant = r->variant;
-    t.ncalls = copies;
-    t.calls = calloc((size_t)copies, sizeof(sl_call));
-    void **mem = calloc((size_t)copies * SL_MAX_ARGS, sizeof(void *));
-    int ok = t.calls && mem;
-    for (int k = 0; ok && k < copies; ++k) {
-      t.calls[k] = in.call;
-      const sl_op_info *info = sl_op_get(in.call.op);
-      for (int s = 0; k > 0 && s < info->n_in; ++s) {
-        /* Cold copies of the inputs: same values, other addresses. */
-        if (!in.call.arg[s].data || !in.bytes[s]) continue;
-        mem[k * SL_MAX_ARGS + s] = malloc(in.bytes[s]);
-        if (!mem[k * SL_MAX_ARGS + s]) {
-          ok = 0;
-          break;
-        }
-        memcpy(mem[k * SL_MAX_ARGS + s], in.mem[s], in.bytes[s]);
-        t.calls[k].arg[s].data = mem[k * SL_MAX_ARGS + s];
-      }
-      if (ok) ok = sl__alloc_outputs(&t.calls[k], mem + k * SL_MAX_ARGS) == 0;
-    }
-    static sl_timing tm;
-    sl_timing_opts o;
-    sl_timing_opts_init(&o);
-    o.budget_s = b->budget;
-    o.min_reps = b->min_reps;
-    if (!ok)
-      printf("  %-12s not timed: out of memory\n", r->variant);
-    else if (sl_time(sl__run_once, &t, &o, &tm))
-      printf("  %-12s not timed: %s\n", r->variant, sl_ctx_message(&t.ctx));
-    else {
-      sl__print_row(r->variant, &tm, bytes, b->peak_gbs, torch_median);
-      sl__store_timing(b, case_id, r->variant, &tm, bytes);
-      sl__table_set(b, row, r->variant, &tm, bytes);
-    }
-    for (int k = 0; mem && k < copies * SL_MAX_ARGS; ++k) free(mem[k]);
-    free(mem);
-    free(t.calls);
-  }
+  sl__time_contenders(b, &res, &in, bytes, case_id, row);
   sl_bundle_free(&in);
   return 0;
 }

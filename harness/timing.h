@@ -26,13 +26,31 @@ typedef struct sl_timing {
 
 void sl_timing_opts_init(sl_timing_opts *o);
 
-/* One timed repetition: returns 0, or non-zero to abort timing. `rep` counts
- * from 0 (warm-up calls get -1) so a caller can rotate buffers (--cold). */
-typedef int (*sl_timed_fn)(void *user, int rep);
+/*
+ * k timed repetitions, back to back: samples[i] gets the seconds of
+ * repetition rep + i (each function times itself: LibTorch's runs are timed
+ * inside the shim). Returns 0, or non-zero to abort timing. Warm-up calls
+ * get rep = -1; a caller can rotate buffers on rep (--cold).
+ */
+typedef int (*sl_timed_fn)(void *user, int rep, int k, double *samples);
 
 /* Times fn. Returns 0, or the first non-zero value fn returned. */
-int sl_time(sl_timed_fn fn, void *user, const sl_timing_opts *o,
-            sl_timing *t);
+int sl_time(sl_timed_fn fn, void *user, const sl_timing_opts *o, sl_timing *t);
+
+/*
+ * Times n functions in interleaved rounds: each round gives every function
+ * still sampling a turn of about budget_s/4 (at least one call, the calls
+ * of a turn back to back, as a kernel runs in a loop), starting
+ * with a different function each round, until each has its min_reps and
+ * either a small spread or its budget. On a shared machine whose load
+ * drifts over seconds, every function then samples the same stretch of
+ * time, so ratios between them stay honest where back-to-back timing
+ * would credit one with a quiet spell and charge another with a busy one.
+ * rc[i] gets 0 or the first non-zero value fns[i] returned (that function
+ * stops being called); t[i] its timing.
+ */
+void sl_time_rounds(int n, const sl_timed_fn *fns, void *const *users,
+                    const sl_timing_opts *o, sl_timing *t, int *rc);
 
 /* Median and quartiles of samples[0..n) (sorted copy; n >= 1). */
 void sl_quartiles(const double *samples, int n, double *q1, double *median,

@@ -17,26 +17,36 @@
 #define SL__STEP_AMIN_I(T, U) *a = b < *a ? b : *a
 
 #define SL__REDUCE_ROW(name, T, U, I, STEP)                                    \
-  static void name(char *o, int64_t os, const int64_t *od, int m,              \
-                   const char *ip, int64_t is, int64_t ik, const char *sp,     \
-                   int64_t ss, int64_t n) {                                    \
-    T *out = (T *)o;                                                           \
-    const I *index = (const I *)ip;                                            \
-    const T *src = (const T *)sp;                                              \
-    if (m == 1) { /* scatter_reduce, and scatter_nd with one column */         \
-      int64_t d0 = od[0];                                                      \
-      for (int64_t j = 0; j < n; ++j) {                                        \
-        T *a = out + j * os + (int64_t)index[j * is] * d0, b = src[j * ss];    \
-        STEP(T, U);                                                            \
+  static void name(char *o, const char *ip, const char *sp,                    \
+                   const sl__rows_block *blk) {                                \
+    const int64_t n = blk->n, oc = blk->oc, ic = blk->ic, sc = blk->sc;        \
+    const int64_t *od = blk->od;                                               \
+    const int m = blk->m;                                                      \
+    const int64_t ik = blk->ik, d0 = od[0];                                    \
+    const int unit = oc == 1 && ic == 1 && sc == 1;                            \
+    for (int64_t r = 0; r < blk->rows; ++r) {                                  \
+      T *out = (T *)o + r * blk->or_;                                          \
+      const I *index = (const I *)ip + r * blk->ir;                            \
+      const T *src = (const T *)sp + r * blk->sr;                              \
+      if (m == 1 && unit) { /* contiguous rows: the common case */             \
+        for (int64_t j = 0; j < n; ++j) {                                      \
+          T *a = out + j + (int64_t)index[j] * d0, b = src[j];                 \
+          STEP(T, U);                                                          \
+        }                                                                      \
+      } else if (m == 1) { /* scatter_reduce, scatter_nd with one column */    \
+        for (int64_t j = 0; j < n; ++j) {                                      \
+          T *a = out + j * oc + (int64_t)index[j * ic] * d0, b = src[j * sc];  \
+          STEP(T, U);                                                          \
+        }                                                                      \
+      } else {                                                                 \
+        for (int64_t j = 0; j < n; ++j) {                                      \
+          int64_t t = j * oc;                                                  \
+          for (int k = 0; k < m; ++k)                                          \
+            t += (int64_t)index[j * ic + k * ik] * od[k];                      \
+          T *a = out + t, b = src[j * sc];                                     \
+          STEP(T, U);                                                          \
+        }                                                                      \
       }                                                                        \
-      return;                                                                  \
-    }                                                                          \
-    for (int64_t j = 0; j < n; ++j) {                                          \
-      int64_t t = j * os;                                                      \
-      for (int k = 0; k < m; ++k)                                              \
-        t += (int64_t)index[j * is + k * ik] * od[k];                          \
-      T *a = out + t, b = src[j * ss];                                         \
-      STEP(T, U);                                                              \
     }                                                                          \
   }
 
@@ -93,14 +103,22 @@ void sl__scatter_walk_slab(const sl__scatter_walk *s, int axis, int64_t a0,
   sl__walk w;
   int64_t all = sl__walk_slab(&w, s->ndim, s->shape, 3, st, axis, a0, a1, base);
   int64_t es = (int64_t)s->es, ies = (int64_t)s->ies;
-  for (int64_t left = all, n; left > 0; left -= n, sl__walk_next(&w)) {
-    n = sl__walk_span(&w, left);
+  sl__rows_block b = {0};
+  b.od = s->od;
+  b.m = s->m;
+  b.ik = s->ik;
+  b.oc = sl__walk_step(&w, 0);
+  b.ic = sl__walk_step(&w, 1);
+  b.sc = sl__walk_step(&w, 2);
+  b.or_ = sl__walk_row_step(&w, 0);
+  b.ir = sl__walk_row_step(&w, 1);
+  b.sr = sl__walk_row_step(&w, 2);
+  for (int64_t left = all; left > 0; sl__walk_next_rows(&w, b.rows)) {
+    b.rows = sl__walk_rows(&w, left, &b.n);
+    left -= b.rows * b.n;
     s->row(sl__at(s->out, (base[0] + sl__walk_at(&w, 0)) * es),
-           sl__walk_step(&w, 0), s->od, s->m,
            sl__at(s->index, (base[1] + sl__walk_at(&w, 1)) * ies),
-           sl__walk_step(&w, 1), s->ik,
-           sl__at(s->src, (base[2] + sl__walk_at(&w, 2)) * es),
-           sl__walk_step(&w, 2), n);
+           sl__at(s->src, (base[2] + sl__walk_at(&w, 2)) * es), &b);
   }
 }
 

@@ -13,14 +13,27 @@
 #include "sl_internal.h"
 
 /*
- * For j < n: out[t] = out[t] ⊕ src[j*ss] with
- * t = j*os + sum_{k<m} index[j*is + k*ik] * od[k] (strides in elements).
- * ⊕ is the reduce; NONE and ASSIGN write src.
+ * A block of a walk handed to a row loop: `rows` rows of n positions.
+ * Strides are in elements: c* between the columns of a row, r* between
+ * rows, for out, index and src.
  */
-typedef void (*sl__reduce_row_fn)(char *out, int64_t os, const int64_t *od,
-                                  int m, const char *index, int64_t is,
-                                  int64_t ik, const char *src, int64_t ss,
-                                  int64_t n);
+typedef struct sl__rows_block {
+  int64_t n, rows;
+  int64_t oc, ic, sc;  /* column strides */
+  int64_t or_, ir, sr; /* row strides */
+  const int64_t *od;   /* out's strides along the m decided axes */
+  int m;
+  int64_t ik; /* stride between index columns */
+} sl__rows_block;
+
+/*
+ * For each row r < rows and j < n: out[t] = out[t] ⊕ src[r*sr + j*sc] with
+ * t = r*or_ + j*oc + sum_{k<m} index[r*ir + j*ic + k*ik] * od[k].
+ * ⊕ is the reduce; NONE and ASSIGN write src. Rows run in order, so a
+ * block keeps the walk's row-major order.
+ */
+typedef void (*sl__reduce_row_fn)(char *out, const char *index, const char *src,
+                                  const sl__rows_block *b);
 
 /* The row loop of dtype dt (f32 f64 i32 i64), reduce r (SUM PROD AMAX AMIN,
  * NONE or ASSIGN) and index dtype (i32 i64); NULL for any other. */

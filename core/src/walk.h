@@ -85,6 +85,42 @@ static inline void sl__walk_next(sl__walk *w) {
   }
 }
 
+/*
+ * Rows the walk can hand over as one block from here, with `left`
+ * positions still to visit: whole rows of the innermost plane when the walk
+ * stands at a row start, else the rest of this row (one row of *n
+ * columns). *n gets the columns per row. Row-block kernels take a plane at
+ * a time, so short rows do not cost a call each.
+ */
+static inline int64_t sl__walk_rows(const sl__walk *w, int64_t left,
+                                    int64_t *n) {
+  if (w->j > 0 || left < w->len || w->ndim < 2) {
+    *n = sl__walk_span(w, left);
+    return 1;
+  }
+  int64_t rows = w->shape[w->ndim - 2] - w->idx[w->ndim - 2];
+  *n = w->len;
+  return left / w->len < rows ? left / w->len : rows;
+}
+
+/* Row stride of tensor t: its stride between consecutive rows of a block
+ * (0 for a walk of one row). */
+static inline int64_t sl__walk_row_step(const sl__walk *w, int t) {
+  return w->ndim < 2 ? 0 : w->st[t][w->ndim - 2];
+}
+
+/* Moves past a block of `rows` rows (sl__walk_rows) to the next row start. */
+static inline void sl__walk_next_rows(sl__walk *w, int64_t rows) {
+  if (rows == 1 || w->ndim < 2) {
+    sl__walk_next(w);
+    return;
+  }
+  int d = w->ndim - 2;
+  w->idx[d] += rows - 1;
+  for (int t = 0; t < w->nt; ++t) w->off[t] += (rows - 1) * w->st[t][d];
+  sl__walk_next(w);
+}
+
 /* Element offset of tensor t at the current column. */
 static inline int64_t sl__walk_at(const sl__walk *w, int t) {
   return w->off[t] + w->j * sl__walk_step(w, t);

@@ -10,19 +10,26 @@
 #include "reduce_rows.h"
 #include "walk.h"
 
-/* out[j*os + index[j*is]*od[0]] = src[j*ss] for j < n: plain element bits,
- * one loop per element size (scatter moves every dtype). */
+/* out[j*oc + index[j*ic]*od[0]] = src[j*sc] for each row of the block:
+ * plain element bits, one loop per element size (scatter moves every
+ * dtype). */
 #define SL__SCATTER_ROW(size, T, I)                                            \
   static void sl__scatter_row_##size##_##I(                                    \
-      char *o, int64_t os, const int64_t *od, int m, const char *ip,           \
-      int64_t is, int64_t ik, const char *sp, int64_t ss, int64_t n) {         \
-    (void)m; /* always 1: one index column */                                  \
-    (void)ik;                                                                  \
-    T *out = (T *)o;                                                           \
-    const I *index = (const I *)ip;                                            \
-    const T *src = (const T *)sp;                                              \
-    for (int64_t j = 0; j < n; ++j)                                            \
-      out[j * os + (int64_t)index[j * is] * od[0]] = src[j * ss];              \
+      char *o, const char *ip, const char *sp, const sl__rows_block *blk) {    \
+    const int64_t n = blk->n, oc = blk->oc, ic = blk->ic, sc = blk->sc;        \
+    const int64_t d0 = blk->od[0]; /* m is always 1: one index column */       \
+    for (int64_t r = 0; r < blk->rows; ++r) {                                  \
+      T *out = (T *)o + r * blk->or_;                                          \
+      const I *index = (const I *)ip + r * blk->ir;                            \
+      const T *src = (const T *)sp + r * blk->sr;                              \
+      if (oc == 1 && ic == 1 && sc == 1) {                                     \
+        for (int64_t j = 0; j < n; ++j)                                        \
+          out[j + (int64_t)index[j] * d0] = src[j];                            \
+      } else {                                                                 \
+        for (int64_t j = 0; j < n; ++j)                                        \
+          out[j * oc + (int64_t)index[j * ic] * d0] = src[j * sc];             \
+      }                                                                        \
+    }                                                                          \
   }
 #define SL__SCATTER_ROWS(size, T)                                              \
   SL__SCATTER_ROW(size, T, int32_t) SL__SCATTER_ROW(size, T, int64_t)

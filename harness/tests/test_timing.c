@@ -1,0 +1,115 @@
+/* The bench's timing method: quartiles, the stopping rules, and rounds that
+ * interleave contenders (fake contenders report scripted sample times, so
+ * nothing here depends on the machine's speed). */
+#include "sl_test.h"
+#include "timing.h"
+
+/* A contender whose repetitions "take" `seconds` each (or fail from
+ * repetition fail_at on) and that logs which contender ran, in order. */
+typedef struct fake {
+  int id;
+  double seconds;
+  int fail_at; /* -1: never */
+  int calls, warmups;
+  int *log, *nlog;
+} fake;
+
+static int fake_run(void *user, int rep, int k, double *samples) {
+  fake *f = user;
+  if (rep < 0) {
+    ++f->warmups;
+    samples[0] = f->seconds;
+    return 0;
+  }
+  f->log[(*f->nlog)++] = f->id;
+  for (int i = 0; i < k; ++i) {
+    if (f->fail_at >= 0 && rep + i >= f->fail_at) return 7;
+    samples[i] = f->seconds * (1 + 0.001 * ((rep + i) % 3));
+    ++f->calls;
+  }
+  return 0;
+}
+
+static void test_quartiles(void) {
+  double s[] = {5, 1, 4, 2, 3};
+  double q1, med, q3;
+  sl_quartiles(s, 5, &q1, &med, &q3);
+  CHECK(q1 == 2 && med == 3 && q3 == 4);
+  double e[] = {1, 2, 3, 4};
+  sl_quartiles(e, 4, &q1, &med, &q3);
+  CHECK(fabs(med - 2.5) < 1e-12);
+  CHECK(fabs(q1 - 1.75) < 1e-12 && fabs(q3 - 3.25) < 1e-12);
+}
+
+static void test_rounds(void) {
+  int log[4096], nlog = 0;
+  fake f[3] = {{0, 1e-3, -1, 0, 0, log, &nlog},
+               {1, 4e-3, -1, 0, 0, log, &nlog},
+               {2, 2e-3, 5, 0, 0, log, &nlog}};
+  sl_timed_fn fns[3] = {fake_run, fake_run, fake_run};
+  void *users[3] = {&f[0], &f[1], &f[2]};
+  sl_timing_opts o;
+  sl_timing_opts_init(&o);
+  o.budget_s = 0.2; /* scripted seconds: a turn is 50 ms of them */
+  o.min_reps = 30;
+  o.target_rel = 0; /* never settle on spread: run the budget */
+  o.warmup_s = 0;
+  static sl_timing t[3];
+  int rc[3] = {-1, -1, -1};
+  sl_time_rounds(3, fns, users, &o, t, rc);
+  CHECK(rc[0] == 0 && rc[1] == 0);
+  CHECK_MSG(rc[2] == 7, "the failing contender's code, got %d", rc[2]);
+  for (int i = 0; i < 3; ++i) CHECK(f[i].warmups >= 1);
+  /* Every sample kept, enough of them, medians of the scripted times. */
+  for (int i = 0; i < 2; ++i) {
+    CHECK_MSG(t[i].reps >= o.min_reps, "contender %d: %d reps", i, t[i].reps);
+    CHECK(t[i].reps == f[i].calls);
+    CHECK(fabs(t[i].median_s - f[i].seconds) <= 0.0021 * f[i].seconds);
+    CHECK(t[i].min_s == f[i].seconds);
+    CHECK(t[i].iqr_s >= 0 && t[i].iqr_s <= 0.0021 * f[i].seconds);
+  }
+  /* The budget bounds the sampled time (one turn of slack). */
+  CHECK_MSG(t[1].reps * 4e-3 <= o.budget_s + o.budget_s / 4 + 4e-3,
+            "%d reps of 4 ms", t[1].reps);
+  /* Interleaved: the slow contender's turns are spread among the fast
+   * one's, not all after them. */
+  int first1 = -1, last1 = -1, last0 = -1;
+  for (int i = 0; i < nlog; ++i) {
+    if (log[i] == 1 && first1 < 0) first1 = i;
+    if (log[i] == 1) last1 = i;
+    if (log[i] == 0) last0 = i;
+  }
+  CHECK_MSG(first1 >= 0 && first1 < last0 && last0 < last1 + 3,
+            "turn order: first of 1 at %d, last of 0 at %d, last of 1 at %d",
+            first1, last0, last1);
+  int turns1 = 0;
+  for (int i = 0; i < nlog; ++i) turns1 += log[i] == 1;
+  CHECK_MSG(turns1 >= 3, "%d turns for contender 1", turns1);
+  /* The failed contender stopped at its failure. */
+  CHECK(f[2].calls == 5);
+}
+
+static void test_single(void) {
+  int log[4096], nlog = 0;
+  fake f = {0, 1e-4, -1, 0, 0, log, &nlog};
+  sl_timing_opts o;
+  sl_timing_opts_init(&o);
+  o.min_reps = 12;
+  o.max_reps = 40;
+  o.warmup_s = 0;
+  o.target_rel = 1; /* any spread is small enough once min_reps are in */
+  static sl_timing t;
+  CHECK(sl_time(fake_run, &f, &o, &t) == 0);
+  CHECK_MSG(t.reps >= 12 && t.reps <= 40, "%d reps", t.reps);
+  o.target_rel = 0;
+  o.budget_s = 100;
+  CHECK(sl_time(fake_run, &f, &o, &t) == 0);
+  CHECK_MSG(t.reps == 40, "max_reps caps the samples: %d", t.reps);
+}
+
+int main(void) {
+  test_quartiles();
+  test_rounds();
+  test_single();
+  return sl_test_finish("test_timing");
+}
