@@ -25,9 +25,10 @@
     const int64_t ik = blk->ik, d0 = od[0];                                    \
     const int unit = oc == 1 && ic == 1 && sc == 1;                            \
     for (int64_t r = 0; r < blk->rows; ++r) {                                  \
-      T *out = (T *)o + r * blk->or_;                                          \
-      const I *index = (const I *)ip + r * blk->ir;                            \
-      const T *src = (const T *)sp + r * blk->sr;                              \
+      T *out = (T *)sl__at(o, r * blk->or_ * (int64_t)sizeof(T));              \
+      const I *index =                                                         \
+          (const I *)sl__at(ip, r * blk->ir * (int64_t)sizeof(I));             \
+      const T *src = (const T *)sl__at(sp, r * blk->sr * (int64_t)sizeof(T));  \
       if (m == 1 && unit) { /* contiguous rows: the common case */             \
         for (int64_t j = 0; j < n; ++j) {                                      \
           T *a = out + j + (int64_t)index[j] * d0, b = src[j];                 \

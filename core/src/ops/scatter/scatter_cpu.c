@@ -19,9 +19,10 @@
     const int64_t n = blk->n, oc = blk->oc, ic = blk->ic, sc = blk->sc;        \
     const int64_t d0 = blk->od[0]; /* m is always 1: one index column */       \
     for (int64_t r = 0; r < blk->rows; ++r) {                                  \
-      T *out = (T *)o + r * blk->or_;                                          \
-      const I *index = (const I *)ip + r * blk->ir;                            \
-      const T *src = (const T *)sp + r * blk->sr;                              \
+      T *out = (T *)sl__at(o, r * blk->or_ * (int64_t)sizeof(T));              \
+      const I *index =                                                         \
+          (const I *)sl__at(ip, r * blk->ir * (int64_t)sizeof(I));             \
+      const T *src = (const T *)sl__at(sp, r * blk->sr * (int64_t)sizeof(T));  \
       if (oc == 1 && ic == 1 && sc == 1) {                                     \
         for (int64_t j = 0; j < n; ++j)                                        \
           out[j + (int64_t)index[j] * d0] = src[j];                            \
