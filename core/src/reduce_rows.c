@@ -1,6 +1,9 @@
 /* Typed row loops of the scatter-like reductions (see reduce_rows.h). */
 #include "reduce_rows.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "reduce.h"
 #include "walk.h"
 
@@ -34,6 +37,18 @@
           T *a = out + j + (int64_t)index[j] * d0, b = src[j];                 \
           STEP(T, U);                                                          \
         }                                                                      \
+      } else if (m == 1 && ic == 0) { /* one target row: index_reduce */       \
+        T *row = out + (int64_t)index[0] * d0;                                 \
+        if (oc == 1 && sc == 1)                                                \
+          for (int64_t j = 0; j < n; ++j) {                                    \
+            T *a = row + j, b = src[j];                                        \
+            STEP(T, U);                                                        \
+          }                                                                    \
+        else                                                                   \
+          for (int64_t j = 0; j < n; ++j) {                                    \
+            T *a = row + j * oc, b = src[j * sc];                              \
+            STEP(T, U);                                                        \
+          }                                                                    \
       } else if (m == 1) { /* scatter_reduce, scatter_nd with one column */    \
         for (int64_t j = 0; j < n; ++j) {                                      \
           T *a = out + j * oc + (int64_t)index[j * ic] * d0, b = src[j * sc];  \
@@ -157,4 +172,137 @@ void sl__scatter_walk_run(const sl__scatter_walk *s, const sl__slabs *sl) {
     schedule(static) if (sl->team > 1)
   for (int t = 0; t < sl->team; ++t)
     sl__scatter_walk_slab(s, sl->axis, sl->cut[t], sl->cut[t + 1]);
+}
+
+/* An element-wise pass over n contiguous elements of out: out[j] =
+ * out[j] ⊕ src[j * sc] (sc = 0: one value for all), by a row loop whose
+ * index is a single zero. */
+static void sl__rows_elementwise(sl__reduce_row_fn row, char *out,
+                                 const char *src, int64_t n, int64_t sc) {
+  static const int64_t zero = 0;
+  sl__rows_block b = {0};
+  b.n = n;
+  b.rows = 1;
+  b.oc = 1;
+  b.sc = sc;
+  b.od = &zero;
+  b.m = 1;
+  row(out, (const char *)&zero, src, &b);
+}
+
+/* The combine of the private copies: [begin, end) of out gets copy 1, 2,
+ * ... in thread order. */
+typedef struct sl__private_merge {
+  sl__reduce_row_fn row;
+  char *out;
+  const char *copies;
+  int64_t numel;
+  int count;
+  size_t es;
+} sl__private_merge;
+
+static void sl__private_merge_chunk(void *user, int64_t begin, int64_t end) {
+  const sl__private_merge *m = user;
+  int64_t at = begin * (int64_t)m->es, stride = m->numel * (int64_t)m->es;
+  for (int k = 0; k < m->count; ++k)
+    sl__rows_elementwise(m->row, m->out + at, m->copies + k * stride + at,
+                         end - begin, 1);
+}
+
+/* Worth privatizing: many contributions per element of a contiguous out
+ * small enough to copy per thread. */
+#define SL__PRIVATE_MIN_RATIO 4
+#define SL__PRIVATE_MAX_BYTES ((int64_t)64 << 20)
+
+/*
+ * Privatized reduction: thread t reduces its slab of index axis 0 (a
+ * contiguous stretch of the row-major order) into its own copy of out,
+ * thread 0 into out itself and the others into buffers of the reduce's
+ * neutral element, then the copies are combined into out in thread order.
+ * Every element thus takes its contributions in row-major order, grouped by
+ * thread: exact for amax, amin and the integer reduces, re-associated (a
+ * deterministic sum of partial sums) for float sum and prod. For calls with
+ * many contributions per output element, where slabs that never share an
+ * element are few or none (a 1-D index cannot be split at all). Returns 0,
+ * having done nothing, when the call does not qualify.
+ */
+static int sl__scatter_reduce_private(const sl__scatter_walk *s,
+                                      const sl_call *c, int threads) {
+  const sl_tensor *index = &c->arg[1], *out = &c->arg[3];
+  const sl_reduce r = c->p.reduce;
+  const int64_t numel = sl__numel(out), positions = sl__numel(index);
+  if (threads < 2 || r == SL_REDUCE_NONE || r == SL_REDUCE_ASSIGN ||
+      index->ndim == 0 || numel == 0 || !sl_tensor_is_contiguous(out) ||
+      positions < SL__PRIVATE_MIN_RATIO * numel)
+    return 0;
+  int team = sl__team(threads, positions);
+  if (team > index->shape[0]) team = (int)index->shape[0];
+  if (team < 2 || (team - 1) * numel > SL__PRIVATE_MAX_BYTES / (int64_t)s->es)
+    return 0;
+  const size_t bytes = (size_t)numel * s->es;
+  char *copies = malloc((size_t)(team - 1) * bytes);
+  if (!copies) return 0; /* the slabs do without */
+  _Alignas(16) unsigned char neutral[16];
+  sl__reduce_set_identity(out->dtype, r, neutral);
+  if (r == SL_REDUCE_SUM && out->dtype == SL_F32) {
+    const float nz = -0.0f; /* x + -0 is x for every x, -0 included */
+    memcpy(neutral, &nz, sizeof nz);
+  } else if (r == SL_REDUCE_SUM && out->dtype == SL_F64) {
+    const double nz = -0.0;
+    memcpy(neutral, &nz, sizeof nz);
+  }
+  sl__reduce_row_fn fill =
+      sl__reduce_row_for(out->dtype, SL_REDUCE_ASSIGN, SL_I64);
+#pragma omp parallel for num_threads(team) schedule(static)
+  for (int t = 0; t < team; ++t) {
+    sl__scatter_walk mine = *s;
+    if (t > 0) {
+      mine.out = copies + (size_t)(t - 1) * bytes;
+      sl__rows_elementwise(fill, mine.out, (const char *)neutral, numel, 0);
+    }
+    int64_t a0, a1;
+    sl__chunk(index->shape[0], team, t, &a0, &a1);
+    sl__scatter_walk_slab(&mine, 0, a0, a1);
+  }
+  sl__private_merge m = {sl__reduce_row_for(out->dtype, r, SL_I64),
+                         s->out,
+                         copies,
+                         numel,
+                         team - 1,
+                         s->es};
+  sl__for_chunks(threads, numel, sl__private_merge_chunk, &m);
+  free(copies);
+  return 1;
+}
+
+/* The index walked in row-major order a block of rows at a time, split among
+ * threads in slabs that never share an output element (sl__slabs_plan), so
+ * each element still combines its contributions in row-major order. */
+int sl__scatter_reduce_rows(sl_call *c, int threads) {
+  const sl_tensor *index = &c->arg[1], *out = &c->arg[3];
+  sl__reduce_row_fn row =
+      sl__reduce_row_for(out->dtype, c->p.reduce, index->dtype);
+  if (!row) return 0;
+  sl__copy_strided(&c->arg[3], &c->arg[0], threads);
+  int64_t ost[SL_MAX_DIMS], zero[SL_MAX_DIMS] = {0}, od;
+  sl__scatter_walk s;
+  unsigned fixed =
+      sl__scatter_walk_init(&s, c, index->ndim, 1, &c->p.dim, 0, ost, &od);
+  sl__slabs sl;
+  sl__slabs_plan(&sl, index->ndim, index->shape, out, fixed, threads);
+  const int assign =
+      c->p.reduce == SL_REDUCE_NONE || c->p.reduce == SL_REDUCE_ASSIGN;
+  if (!c->p.include_self && !assign) {
+    _Alignas(16) unsigned char identity[16];
+    sl__reduce_set_identity(out->dtype, c->p.reduce, identity);
+    sl__scatter_walk first = s;
+    first.row = sl__reduce_row_for(out->dtype, SL_REDUCE_ASSIGN, index->dtype);
+    first.src = (const char *)identity;
+    first.sst = zero;
+    sl__scatter_walk_run(&first, &sl);
+  }
+  s.row = row;
+  if (!sl__scatter_reduce_private(&s, c, threads))
+    sl__scatter_walk_run(&s, &sl);
+  return 1;
 }

@@ -85,4 +85,15 @@ void sl__scatter_walk_run(const sl__scatter_walk *s,
 void sl__scatter_walk_slab(const sl__scatter_walk *s, int axis, int64_t a0,
                            int64_t a1);
 
+/*
+ * scatter_reduce's typed path, for any call laid out as scatter_reduce's
+ * (slot 0 x, 1 index, 2 src, 3 out; p.dim, p.reduce, p.include_self):
+ * copies x to out, then out[.., index[i], ..] = out[..] ⊕ src[i] over the
+ * index positions in row-major order, on `threads` threads.
+ * include_self=false first writes the identity to every targeted element,
+ * as LibTorch does. Handles f32 f64 i32 i64 with sum, prod, amax, amin and
+ * assign; returns 0, having done nothing, for any other call.
+ */
+int sl__scatter_reduce_rows(sl_call *c, int threads);
+
 #endif /* SL_REDUCE_ROWS_H */

@@ -393,6 +393,68 @@ static void test_many_lines(void) {
     }
 }
 
+/* Many contributions per element (cpu.omp reduces them in private copies,
+ * one per thread, combined in thread order): bitwise the naive loop for
+ * every reduce, with ties of -0.0 and +0.0, NaN, and an element no index
+ * targets whose x is -0.0. Values are small integers: sums are exact. */
+static void test_private_copies(void) {
+  enum { N = 30000, C = 2, M = 9 };
+  static double x[M * C], src[N * C], out[M * C], want[M * C];
+  static int64_t idx[N * C];
+  uint32_t s = 777;
+  for (int i = 0; i < M * C; ++i) x[i] = i % 3 ? (double)(i % 5) : -0.0;
+  for (int i = 0; i < N * C; ++i) {
+    s = s * 1103515245u + 12345u;
+    int k = (int)((s >> 16) % 9);
+    src[i] = k == 0 ? -0.0 : k == 1 ? 0.0 : (double)(k % 3) - 1;
+    idx[i] = (s >> 8) % (M - 1); /* row M-1 is never targeted */
+  }
+  src[N * C / 2 + 1] = NAN; /* in the second thread's rows, column 1 */
+  src[N * C - 1] = 5;       /* extremes only in the last thread's rows */
+  src[N * C - 2] = -5;
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  sl_tensor tx = sl_tensor_make(SL_F64, 2, (int64_t[]){M, C}, x);
+  sl_tensor ti = sl_tensor_make(SL_I64, 2, (int64_t[]){N, C}, idx);
+  sl_tensor ts = sl_tensor_make(SL_F64, 2, (int64_t[]){N, C}, src);
+  sl_tensor to = sl_tensor_make(SL_F64, 2, (int64_t[]){M, C}, out);
+  for (int r = SL_REDUCE_SUM; r <= SL_REDUCE_AMIN; ++r) {
+    if (r == SL_REDUCE_MEAN) continue;
+    for (int self = 0; self < 2; ++self) {
+      static int hit[M * C];
+      memcpy(want, x, sizeof x);
+      memset(hit, 0, sizeof hit);
+      for (int i = 0; i < N * C; ++i) {
+        int t = (int)idx[i] * C + i % C;
+        if (!self && !hit[t])
+          want[t] = r == SL_REDUCE_PROD   ? 1
+                    : r == SL_REDUCE_AMAX ? -INFINITY
+                    : r == SL_REDUCE_AMIN ? INFINITY
+                                          : 0;
+        hit[t] = 1;
+        double a = want[t], b = src[i];
+        /* amax/amin: NaN propagates, a tie keeps the accumulator. */
+        want[t] = r == SL_REDUCE_PROD   ? a * b
+                  : r == SL_REDUCE_AMAX ? (b != b  ? b
+                                           : a < b ? b
+                                                   : a)
+                  : r == SL_REDUCE_AMIN ? (b != b  ? b
+                                           : b < a ? b
+                                                   : a)
+                                        : a + b;
+      }
+      FOR_EACH_VARIANT(SL_OP_SCATTER_REDUCE, v) {
+        CHECK(run_sr(&ctx, v, &tx, 0, &ti, &ts, (sl_reduce)r, self, &to,
+                     sizeof out) == SL_STATUS_OK);
+        int bad = 0;
+        for (int i = 0; i < M * C; ++i) bad += !same_f(out[i], want[i]);
+        CHECK_MSG(bad == 0, "%s %s self=%d: %d elements differ", v->name,
+                  sl_reduce_name((sl_reduce)r), self, bad);
+      }
+    }
+  }
+}
+
 /* A zero-element index returns x unchanged without reading src. */
 static void test_empty(void) {
   sl_ctx ctx;
@@ -548,6 +610,7 @@ int main(void) {
   test_rounding_and_halves();
   test_strides();
   test_many_lines();
+  test_private_copies();
   test_empty();
   test_bad_input();
   return sl_test_finish("test_scatter_reduce");

@@ -14,18 +14,10 @@
  *               match of a slot is its minimum.
  * The minimum of a set does not depend on the order of arrival, so all
  * three give the serial answer exactly (SPEC: diff3 = 0). Pass 2 (and sum
- * and mean, which have no pass 1) is the common one.
+ * and mean, which have no pass 1) is the common one (sl__dsb_run).
  */
 #include "conflict.h"
 #include "dynamic_scatter_backward_cpu.h"
-
-/* Whether point n's feature equals its voxel v's maximum in channel ch. */
-static inline int sl__dsbc_match(const sl_call *c, int64_t n, int64_t v,
-                                 int64_t ch) {
-  const sl_tensor *feats = &c->arg[1], *vfeats = &c->arg[2];
-  return sl__dsb_getf(feats, n * feats->strides[0] + ch * feats->strides[1]) ==
-         sl__dsb_getf(vfeats, v * vfeats->strides[0] + ch * vfeats->strides[1]);
-}
 
 /* Every minimum starts as N ("no point"). */
 static void sl__dsbc_clear(const sl_call *c, int threads, sl__dsb_minima *mn) {
@@ -47,9 +39,9 @@ static sl_status sl__dsbc_find_atomic(sl_ctx *ctx, const sl_call *c,
   for (int64_t n = 0; n < N; ++n) {
     const int64_t v = sl__dsb_i32(map, n);
     if (v < 0) continue;
-    for (int64_t ch = 0; ch < C; ++ch)
-      if (sl__dsbc_match(c, n, v, ch))
-        sl__atomic_min_i64(&mn->first[v * mn->vstride + ch * mn->cstride], n);
+    SL__DSB_FOR_MATCHES(
+        c, n, v, C, ch,
+        sl__atomic_min_i64(&mn->first[v * mn->vstride + ch], n));
   }
   return SL_STATUS_OK;
 }
@@ -70,9 +62,7 @@ static sl_status sl__dsbc_find_lock(sl_ctx *ctx, const sl_call *c, int threads,
     if (v < 0) continue;
     int64_t *row = mn->first + v * mn->vstride;
     sl__lock(&lk, v);
-    for (int64_t ch = 0; ch < C; ++ch)
-      if (n < row[ch * mn->cstride] && sl__dsbc_match(c, n, v, ch))
-        row[ch * mn->cstride] = n;
+    SL__DSB_FOR_MATCHES(c, n, v, C, ch, if (n < row[ch]) row[ch] = n);
     sl__unlock(&lk, v);
   }
   sl__locks_close(&lk);
@@ -117,22 +107,20 @@ static sl_status sl__dsbc_find_sorted(sl_ctx *ctx, const sl_call *c,
       const int64_t v = sl__recs_key(&r, k);
       int64_t *row = mn->first + v * mn->vstride;
       /* Points come in increasing index: the first match is the minimum. */
-      for (int64_t ch = 0; ch < C; ++ch)
-        if (row[ch * mn->cstride] == N && sl__dsbc_match(c, n, v, ch))
-          row[ch * mn->cstride] = n;
+      SL__DSB_FOR_MATCHES(c, n, v, C, ch, if (row[ch] == N) row[ch] = n);
     }
   sl__recs_close(&r);
   return SL_STATUS_OK;
 }
 
 sl_status sl_dynamic_scatter_backward_cpu_atomic(sl_ctx *ctx, sl_call *c) {
-  return sl__dsb_run(ctx, c, sl__threads(ctx), sl__dsbc_find_atomic, 1);
+  return sl__dsb_run(ctx, c, sl__threads(ctx), sl__dsbc_find_atomic);
 }
 
 sl_status sl_dynamic_scatter_backward_cpu_lock(sl_ctx *ctx, sl_call *c) {
-  return sl__dsb_run(ctx, c, sl__threads(ctx), sl__dsbc_find_lock, 1);
+  return sl__dsb_run(ctx, c, sl__threads(ctx), sl__dsbc_find_lock);
 }
 
 sl_status sl_dynamic_scatter_backward_cpu_sorted(sl_ctx *ctx, sl_call *c) {
-  return sl__dsb_run(ctx, c, sl__threads(ctx), sl__dsbc_find_sorted, 1);
+  return sl__dsb_run(ctx, c, sl__threads(ctx), sl__dsbc_find_sorted);
 }

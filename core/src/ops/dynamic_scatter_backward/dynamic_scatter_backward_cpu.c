@@ -1,20 +1,23 @@
 /*
  * dynamic_scatter_backward on the CPU.
  *
- * max follows seed 004's scheme 1 (two kernels): pass 1 finds, per voxel and
- * channel, the smallest point index whose feature equals the voxel's
- * maximum (N when none does); pass 2 writes every element of grad_feats,
- * the voxel's gradient where the point is that smallest index and 0
- * elsewhere. sum and mean need only pass 2.
+ * Every variant writes grad_feats a point row at a time with one typed loop
+ * (sl__dsb_rows): sum copies the voxel's gradient, mean divides it by the
+ * voxel's count, max gives it to one point per (voxel, channel) and 0 to
+ * the others. Which point takes it is decided in one of two ways:
  *
- * cpu.serial runs pass 1 over all channels and pass 2 over all points.
- * cpu.omp splits pass 1 by channel blocks: a thread owns the minima of its
- * channels for every voxel, scans the points in increasing index and keeps
- * the first match, so no two threads write the same minimum and no atomics
- * are needed. The minima are stored channel-major ([C][M]) so that a
- * thread's minima are one contiguous block (no false sharing). Pass 2 splits
- * the points: each element of grad_feats has one writer. Both passes give
- * the same minima and values as the serial loop: deterministic.
+ * cpu.serial and cpu.omp fuse seed 004's two passes into one: the points
+ * are scanned in increasing index, and the first one whose feature equals
+ * the voxel's maximum takes the gradient and marks the (voxel, channel)
+ * taken in a byte map. That is the smallest such index, as scheme 1's
+ * atomic minimum gives, without its [M][C] workspace of int64 minima.
+ * cpu.omp splits the voxels among threads: each thread scans every point
+ * but handles only those of its voxels (and its share of the dropped
+ * points), so every row of grad_feats and every byte of the map has one
+ * writer and the answer is the serial one.
+ *
+ * cpu.atomic, cpu.lock and cpu.sorted (_conflict.c) compute the minima
+ * first, in parallel over the points, then write the rows (sl__dsb_run).
  */
 #include <stdlib.h>
 
@@ -25,57 +28,115 @@ static inline int64_t sl__dsb_chunk(int64_t n, int parts, int t) {
   return (n / parts) * t + (t < n % parts ? t : n % parts);
 }
 
-/* Pass 1 for channels [c0,c1): first[ch*M + v] = the smallest point n with
- * map[n] = v and feats[n,ch] == voxel_feats[v,ch], or N when none. */
-static void sl__dsb_first_channels(const sl_call *c, int64_t c0, int64_t c1,
-                                   int64_t *first) {
-  const sl_tensor *feats = &c->arg[1], *vfeats = &c->arg[2], *map = &c->arg[3];
-  const int64_t N = feats->shape[0], M = vfeats->shape[0];
-  for (int64_t ch = c0; ch < c1; ++ch)
-    for (int64_t v = 0; v < M; ++v) first[ch * M + v] = N;
-  for (int64_t n = 0; n < N; ++n) {
-    const int64_t v = sl__dsb_i32(map, n);
-    if (v < 0) continue;
-    for (int64_t ch = c0; ch < c1; ++ch) {
-      int64_t *slot = &first[ch * M + v];
-      /* Points come in increasing index: the first match is the smallest. */
-      if (*slot == N &&
-          sl__dsb_getf(feats, n * feats->strides[0] + ch * feats->strides[1]) ==
-              sl__dsb_getf(vfeats,
-                           v * vfeats->strides[0] + ch * vfeats->strides[1]))
-        *slot = n;
-    }
+/* The rows one call of sl__dsb_rows writes: the points n in [n0,n1) whose
+ * voxel lies in [v0,v1), and the dropped ones (map -1) in [d0,d1). Max is
+ * decided by `first` (minima, voxel-major) when given, else by `taken`. */
+typedef struct sl__dsb_part {
+  int64_t n0, n1, v0, v1, d0, d1;
+  const int64_t *first;
+  unsigned char *taken; /* [M][C], 1 once a point has taken (v, ch) */
+} sl__dsb_part;
+
+/* The max channel loop: the first point matching (v, ch) takes its
+ * gradient. Loads and selects without branches so that it vectorizes. */
+#define SL__DSB_TAKE(T, fs, vs, gs, os)                                        \
+  for (int64_t ch = 0; ch < C; ++ch) {                                         \
+    const unsigned char was = taken[ch];                                       \
+    const unsigned char take =                                                 \
+        (unsigned char)((f[ch * (fs)] == vf[ch * (vs)]) & (was == 0));         \
+    const T gv = g[ch * (gs)];                                                 \
+    taken[ch] = was | take;                                                    \
+    o[ch * (os)] = take ? gv : (T)0;                                           \
   }
+
+/* One typed loop per dtype: strides in elements; the channel loops run
+ * unit-stride in the common contiguous layout, which the compiler
+ * versions for. */
+#define SL__DSB_ROWS(name, T)                                                  \
+  static void name(const sl_call *c, const sl__dsb_part *p) {                  \
+    const sl_tensor *gt = &c->arg[0], *ft = &c->arg[1], *vt = &c->arg[2];      \
+    const sl_tensor *map = &c->arg[3], *count = &c->arg[4], *ot = &c->arg[5];  \
+    const T *grad = gt->data, *feats = ft->data, *vfeats = vt->data;           \
+    T *out = ot->data;                                                         \
+    const int64_t C = ot->shape[1], gs = gt->strides[1];                       \
+    const int64_t fs = ft->strides[1], vs = vt->strides[1];                    \
+    const int64_t os = ot->strides[1];                                         \
+    const sl_reduce reduce = c->p.reduce;                                      \
+    for (int64_t n = p->n0; n < p->n1; ++n) {                                  \
+      const int64_t v = sl__dsb_i32(map, n);                                   \
+      T *o = out + n * ot->strides[0];                                         \
+      if (v < 0) {                                                             \
+        if (n >= p->d0 && n < p->d1)                                           \
+          for (int64_t ch = 0; ch < C; ++ch) o[ch * os] = 0;                   \
+        continue;                                                              \
+      }                                                                        \
+      if (v < p->v0 || v >= p->v1) continue;                                   \
+      const T *g = grad + v * gt->strides[0];                                  \
+      if (reduce == SL_REDUCE_SUM) {                                           \
+        for (int64_t ch = 0; ch < C; ++ch) o[ch * os] = g[ch * gs];            \
+      } else if (reduce == SL_REDUCE_MEAN) {                                   \
+        /* In double: the quotient rounded to f32 is f32's own. */             \
+        const double k = (double)sl__dsb_i32(count, v);                        \
+        for (int64_t ch = 0; ch < C; ++ch)                                     \
+          o[ch * os] = (T)((double)g[ch * gs] / k);                            \
+      } else if (p->first) {                                                   \
+        const int64_t *first = p->first + v * C;                               \
+        for (int64_t ch = 0; ch < C; ++ch) {                                   \
+          const T gv = g[ch * gs]; /* loaded anyway: no branch */              \
+          o[ch * os] = first[ch] == n ? gv : (T)0;                             \
+        }                                                                      \
+      } else {                                                                 \
+        const T *f = feats + n * ft->strides[0];                               \
+        const T *vf = vfeats + v * vt->strides[0];                             \
+        unsigned char *taken = p->taken + v * C;                               \
+        if (fs == 1 && vs == 1 && gs == 1 && os == 1) {                        \
+          SL__DSB_TAKE(T, 1, 1, 1, 1);                                         \
+        } else {                                                               \
+          SL__DSB_TAKE(T, fs, vs, gs, os);                                     \
+        }                                                                      \
+      }                                                                        \
+    }                                                                          \
+  }
+SL__DSB_ROWS(sl__dsb_rows_f32, float)
+SL__DSB_ROWS(sl__dsb_rows_f64, double)
+
+#define SL__DSB_MASK(name, T)                                                  \
+  static uint64_t name(const sl_call *c, int64_t n, int64_t v, int64_t ch0) {  \
+    const sl_tensor *ft = &c->arg[1], *vt = &c->arg[2];                        \
+    const T *f =                                                               \
+        (const T *)ft->data + n * ft->strides[0] + ch0 * ft->strides[1];       \
+    const T *vf =                                                              \
+        (const T *)vt->data + v * vt->strides[0] + ch0 * vt->strides[1];       \
+    const int64_t fs = ft->strides[1], vs = vt->strides[1];                    \
+    const int64_t k = ft->shape[1] - ch0 < 64 ? ft->shape[1] - ch0 : 64;       \
+    uint64_t mask = 0;                                                         \
+    for (int64_t j = 0; j < k; ++j)                                            \
+      mask |= (uint64_t)(f[j * fs] == vf[j * vs]) << j;                        \
+    return mask;                                                               \
+  }
+SL__DSB_MASK(sl__dsb_mask_f32, float)
+SL__DSB_MASK(sl__dsb_mask_f64, double)
+
+uint64_t sl__dsb_match_mask(const sl_call *c, int64_t n, int64_t v,
+                            int64_t ch0) {
+  if (c->arg[1].dtype == SL_F32) return sl__dsb_mask_f32(c, n, v, ch0);
+  return sl__dsb_mask_f64(c, n, v, ch0);
 }
 
-/* Pass 2 for points [n0,n1): every element of those rows of grad_feats. */
-static void sl__dsb_write(const sl_call *c, int64_t n0, int64_t n1,
-                          const sl__dsb_minima *mn) {
-  const sl_tensor *grad = &c->arg[0], *map = &c->arg[3], *count = &c->arg[4];
-  const sl_tensor *out = &c->arg[5];
-  const int64_t C = out->shape[1];
-  const sl_reduce reduce = c->p.reduce;
-  for (int64_t n = n0; n < n1; ++n) {
-    const int64_t v = sl__dsb_i32(map, n);
-    const double k = v >= 0 ? (double)sl__dsb_i32(count, v) : 1.0;
-    for (int64_t ch = 0; ch < C; ++ch) {
-      double g = 0.0;
-      if (v >= 0 && (reduce != SL_REDUCE_MAX ||
-                     mn->first[v * mn->vstride + ch * mn->cstride] == n)) {
-        g = sl__dsb_getf(grad, v * grad->strides[0] + ch * grad->strides[1]);
-        if (reduce == SL_REDUCE_MEAN) g /= k;
-      }
-      sl__dsb_setf(out, n * out->strides[0] + ch * out->strides[1], g);
-    }
-  }
+/* f32 or f64 (checked by infer). */
+static void sl__dsb_rows(const sl_call *c, const sl__dsb_part *p) {
+  if (c->arg[1].dtype == SL_F32)
+    sl__dsb_rows_f32(c, p);
+  else
+    sl__dsb_rows_f64(c, p);
 }
 
 sl_status sl__dsb_run(sl_ctx *ctx, sl_call *c, int threads,
-                      sl__dsb_find_fn find, int voxel_major) {
+                      sl__dsb_find_fn find) {
   const int64_t N = c->arg[1].shape[0], C = c->arg[1].shape[1];
   const int64_t M = c->arg[0].shape[0];
   if (N == 0 || C == 0) return SL_STATUS_OK;
-  sl__dsb_minima mn = {NULL, voxel_major ? C : 1, voxel_major ? 1 : M};
+  sl__dsb_minima mn = {NULL, C};
   if (c->p.reduce == SL_REDUCE_MAX && M > 0) {
     /* infer bounded M * C by the size of an element, not of an int64. */
     if ((uint64_t)M * (uint64_t)C <= SIZE_MAX / sizeof *mn.first)
@@ -95,30 +156,52 @@ sl_status sl__dsb_run(sl_ctx *ctx, sl_call *c, int threads,
    * read, and every point gets 0. */
   int parts = (int64_t)threads < N ? threads : (int)N;
 #pragma omp parallel for num_threads(parts) schedule(static) if (parts > 1)
-  for (int t = 0; t < parts; ++t)
-    sl__dsb_write(c, sl__dsb_chunk(N, parts, t), sl__dsb_chunk(N, parts, t + 1),
-                  &mn);
+  for (int t = 0; t < parts; ++t) {
+    int64_t n0 = sl__dsb_chunk(N, parts, t),
+            n1 = sl__dsb_chunk(N, parts, t + 1);
+    sl__dsb_part p = {n0, n1, 0, M, n0, n1, mn.first, NULL};
+    sl__dsb_rows(c, &p);
+  }
   free(mn.first);
   return SL_STATUS_OK;
 }
 
-/* Pass 1 of cpu.serial and cpu.omp: a thread per block of channels. */
-static sl_status sl__dsb_find_channels(sl_ctx *ctx, const sl_call *c,
-                                       int threads, sl__dsb_minima *mn) {
-  (void)ctx;
-  const int64_t C = c->arg[1].shape[1];
-  int blocks = (int64_t)threads < C ? threads : (int)C;
-#pragma omp parallel for num_threads(blocks) schedule(static) if (blocks > 1)
-  for (int t = 0; t < blocks; ++t)
-    sl__dsb_first_channels(c, sl__dsb_chunk(C, blocks, t),
-                           sl__dsb_chunk(C, blocks, t + 1), mn->first);
+/* cpu.serial and cpu.omp: one pass, the voxels split among `threads`. */
+static sl_status sl__dsb_fused(sl_ctx *ctx, sl_call *c, int threads) {
+  const int64_t N = c->arg[1].shape[0], C = c->arg[1].shape[1];
+  const int64_t M = c->arg[0].shape[0];
+  if (N == 0 || C == 0) return SL_STATUS_OK;
+  unsigned char *taken = NULL;
+  if (c->p.reduce == SL_REDUCE_MAX && M > 0) {
+    taken = calloc((size_t)M, (size_t)C);
+    if (!taken)
+      return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
+                         "dynamic_scatter_backward: expected a map of %lld x "
+                         "%lld taken flags, got an allocation failure",
+                         (long long)M, (long long)C);
+  }
+  int parts = threads;
+  if ((int64_t)parts > M) parts = M > 0 ? (int)M : 1;
+#pragma omp parallel for num_threads(parts) schedule(static) if (parts > 1)
+  for (int t = 0; t < parts; ++t) {
+    sl__dsb_part p = {0,
+                      N,
+                      sl__dsb_chunk(M, parts, t),
+                      sl__dsb_chunk(M, parts, t + 1),
+                      sl__dsb_chunk(N, parts, t),
+                      sl__dsb_chunk(N, parts, t + 1),
+                      NULL,
+                      taken};
+    sl__dsb_rows(c, &p);
+  }
+  free(taken);
   return SL_STATUS_OK;
 }
 
 sl_status sl_dynamic_scatter_backward_cpu_serial(sl_ctx *ctx, sl_call *c) {
-  return sl__dsb_run(ctx, c, 1, sl__dsb_find_channels, 0);
+  return sl__dsb_fused(ctx, c, 1);
 }
 
 sl_status sl_dynamic_scatter_backward_cpu_omp(sl_ctx *ctx, sl_call *c) {
-  return sl__dsb_run(ctx, c, sl__threads(ctx), sl__dsb_find_channels, 0);
+  return sl__dsb_fused(ctx, c, sl__threads(ctx));
 }

@@ -10,6 +10,7 @@
 #endif
 
 #include "reduce.h"
+#include "reduce_rows.h"
 
 /* x, out and updates as rank-k tensors (k = max(rank of x, 1)). */
 typedef struct sl__ir_views {
@@ -59,7 +60,30 @@ static void sl__ir_lines(const sl_call *c, const sl__ir_views *v, int64_t begin,
   }
 }
 
+/*
+ * index_reduce is scatter_reduce with the index broadcast over updates: the
+ * positions are updates' (as a rank-k view), the index moves along dim only.
+ * Runs it on scatter_reduce's typed path; returns 0 when that path does not
+ * take the call (mean, half dtypes).
+ */
+static int sl__ir_rows(sl_call *c, int threads) {
+  const sl_tensor *index = &c->arg[1];
+  int k = c->arg[0].ndim ? c->arg[0].ndim : 1, dim = (int)c->p.dim;
+  sl_call s = *c;
+  sl__axis_view(&c->arg[0], k, dim, &s.arg[0]);
+  sl__axis_view(&c->arg[2], k, dim, &s.arg[2]);
+  sl__axis_view(&c->arg[3], k, dim, &s.arg[3]);
+  sl_tensor *iv = &s.arg[1];
+  *iv = s.arg[2];
+  iv->dtype = index->dtype;
+  iv->data = index->data;
+  for (int d = 0; d < k; ++d) iv->strides[d] = 0;
+  iv->strides[dim] = index->ndim ? index->strides[0] : 0;
+  return sl__scatter_reduce_rows(&s, threads);
+}
+
 static sl_status sl__ir_run(sl_ctx *ctx, sl_call *c, int threads) {
+  if (sl__ir_rows(c, threads)) return SL_STATUS_OK;
   sl__ir_views v;
   sl__ir_make_views(c, &v);
   int64_t batches = (v.lines + SL__LINE_BATCH - 1) / SL__LINE_BATCH;
@@ -72,7 +96,8 @@ static sl_status sl__ir_run(sl_ctx *ctx, sl_call *c, int threads) {
     if (!counts)
       return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
                          "index_reduce: no memory for %lld doubles of "
-                         "scratch", (long long)(team * per));
+                         "scratch",
+                         (long long)(team * per));
   }
   sl__copy_strided(&c->arg[3], &c->arg[0], threads);
 #pragma omp parallel num_threads(team) if (team > 1)

@@ -51,45 +51,11 @@ static void sl__sr_lines(const sl_call *c, int64_t begin, int64_t end,
   }
 }
 
-/*
- * f32/f64/i32/i64 with sum, prod, amax or amin: index walked in row-major
- * order a row at a time with a typed loop (reduce_rows.h), split among
- * threads in slabs that never share an output element (sl__slabs_plan), so
- * each element still combines its contributions in row-major order.
- * include_self=false first writes the identity to every targeted element,
- * as LibTorch does. Returns 0 (nothing done) for the other cases.
- */
-static int sl__sr_rows(sl_call *c, int threads) {
-  const sl_tensor *index = &c->arg[1], *out = &c->arg[3];
-  sl__reduce_row_fn row =
-      sl__reduce_row_for(out->dtype, c->p.reduce, index->dtype);
-  if (!row) return 0;
-  sl__copy_strided(&c->arg[3], &c->arg[0], threads);
-  int64_t ost[SL_MAX_DIMS], zero[SL_MAX_DIMS] = {0}, od;
-  sl__scatter_walk s;
-  unsigned fixed =
-      sl__scatter_walk_init(&s, c, index->ndim, 1, &c->p.dim, 0, ost, &od);
-  sl__slabs sl;
-  sl__slabs_plan(&sl, index->ndim, index->shape, out, fixed, threads);
-  if (!c->p.include_self) {
-    _Alignas(16) unsigned char identity[16];
-    sl__reduce_set_identity(out->dtype, c->p.reduce, identity);
-    sl__scatter_walk first = s;
-    first.row = sl__reduce_row_for(out->dtype, SL_REDUCE_ASSIGN, index->dtype);
-    first.src = (const char *)identity;
-    first.sst = zero;
-    sl__scatter_walk_run(&first, &sl);
-  }
-  s.row = row;
-  sl__scatter_walk_run(&s, &sl);
-  return 1;
-}
-
 /* Copies x to out, then reduces every index line on `threads` threads
  * (one thread for cpu.serial). Mean needs a count per position of an out
  * line, per thread. */
 static sl_status sl__sr_run(sl_ctx *ctx, sl_call *c, int threads) {
-  if (sl__sr_rows(c, threads)) return SL_STATUS_OK;
+  if (sl__scatter_reduce_rows(c, threads)) return SL_STATUS_OK;
   const sl_tensor *out = &c->arg[3];
   int64_t lines = sl__sr_line_count(c);
   int64_t batches = (lines + SL__LINE_BATCH - 1) / SL__LINE_BATCH;
