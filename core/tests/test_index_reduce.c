@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "naive_reduce.h"
 #include "sl/sl.h"
 #include "sl_test.h"
 
@@ -420,18 +421,9 @@ static void test_many_lines(void) {
           for (int c = 0; c < C; ++c) {
             int t = (a * N + (int)idx[i]) * C + c;
             double b = u[(a * M + i) * C + c];
-            if (!self && !hit[t])
-              want[t] = r == SL_REDUCE_PROD   ? 1
-                        : r == SL_REDUCE_AMAX ? -INFINITY
-                        : r == SL_REDUCE_AMIN ? INFINITY
-                                              : 0;
+            if (!self && !hit[t]) want[t] = naive_identity((sl_reduce)r);
             hit[t] = 1;
-            double w = want[t];
-            want[t] = r == SL_REDUCE_ASSIGN ? b
-                      : r == SL_REDUCE_PROD ? w * b
-                      : r == SL_REDUCE_AMAX ? (w < b ? b : w)
-                      : r == SL_REDUCE_AMIN ? (b < w ? b : w)
-                                            : w + b;
+            want[t] = naive_combine((sl_reduce)r, want[t], b);
             cnt[t] += 1;
           }
       if (r == SL_REDUCE_MEAN)

@@ -8,7 +8,10 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "naive_reduce.h"
 #include "sl/sl.h"
 #include "sl_test.h"
 
@@ -333,13 +336,65 @@ static void test_strides(void) {
   }
 }
 
-/* Many lines and duplicates: cpu.omp (3 threads) agrees bitwise with an
- * independent naive loop written here, for every reduce. */
+/* The naive dim-0 scatter_reduce of f64 [m,C] src into want ([rows,C],
+ * holding x): out[idx[i][j]][j] op= src[i][j] in order of i; a position
+ * met for the first time without x starts from the identity; amax/amin
+ * propagate NaN and keep the accumulator on a tie. */
+static void naive_dim0(double *want, int rows, int C, const int64_t *idx,
+                       const double *src, int m, sl_reduce r, int self) {
+  int *cnt = calloc((size_t)rows * (size_t)C, sizeof *cnt);
+  int *hit = calloc((size_t)rows * (size_t)C, sizeof *hit);
+  CHECK(cnt && hit);
+  for (int i = 0; cnt && hit && i < m * C; ++i) {
+    int t = (int)idx[i] * C + i % C;
+    if (!self && !hit[t]) want[t] = naive_identity(r);
+    hit[t] = 1;
+    want[t] = naive_combine(r, want[t], src[i]);
+    cnt[t] += 1;
+  }
+  if (r == SL_REDUCE_MEAN)
+    for (int i = 0; cnt && i < rows * C; ++i)
+      if (cnt[i] + self > 1) want[i] /= cnt[i] + self;
+  free(cnt);
+  free(hit);
+}
+
+/* Every variant's scatter_reduce(x, 0, index, src) of f64 [rows,C] matches
+ * naive_dim0 bitwise, for every reduce but `skip` and both include_self. */
+static void check_against_naive(const sl_tensor *tx, const sl_tensor *ti,
+                                const sl_tensor *ts, sl_reduce skip) {
+  const int rows = (int)tx->shape[0], C = (int)tx->shape[1];
+  const size_t n = (size_t)rows * (size_t)C;
+  double *out = malloc(n * sizeof *out), *want = malloc(n * sizeof *want);
+  CHECK(out && want);
+  sl_tensor to = sl_tensor_make(SL_F64, 2, tx->shape, out);
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  for (int r = SL_REDUCE_SUM; out && want && r <= SL_REDUCE_AMIN; ++r)
+    for (int self = 0; self < 2 && r != (int)skip; ++self) {
+      memcpy(want, tx->data, n * sizeof *want);
+      naive_dim0(want, rows, C, ti->data, ts->data, (int)ti->shape[0],
+                 (sl_reduce)r, self);
+      FOR_EACH_VARIANT(SL_OP_SCATTER_REDUCE, v) {
+        CHECK(run_sr(&ctx, v, tx, 0, ti, ts, (sl_reduce)r, self, &to,
+                     n * sizeof *out) == SL_STATUS_OK);
+        int bad = 0;
+        for (size_t i = 0; i < n; ++i) bad += !same_f(out[i], want[i]);
+        CHECK_MSG(bad == 0, "%s %s self=%d: %d elements differ", v->name,
+                  sl_reduce_name((sl_reduce)r), self, bad);
+      }
+    }
+  free(out);
+  free(want);
+}
+
+/* Many lines and duplicates: cpu.omp (3 threads) agrees bitwise with the
+ * naive loop, for every reduce. Values are small integers: sums are
+ * exact. */
 static void test_many_lines(void) {
   enum { R = 67, C = 40, M = 50 };
-  static double x[R * C], src[M * C], out[R * C], want[R * C];
+  static double x[R * C], src[M * C];
   static int64_t idx[M * C];
-  static int cnt[R * C], hit[R * C];
   uint32_t s = 12345;
   for (int i = 0; i < R * C; ++i) {
     s = s * 1103515245u + 12345u;
@@ -351,55 +406,20 @@ static void test_many_lines(void) {
     s = s * 1103515245u + 12345u;
     idx[i] = (s >> 16) % 7; /* rows 0..6 of R: heavy duplication */
   }
-  sl_ctx ctx;
-  sl_ctx_init(&ctx);
   sl_tensor tx = sl_tensor_make(SL_F64, 2, (int64_t[]){R, C}, x);
   sl_tensor ti = sl_tensor_make(SL_I64, 2, (int64_t[]){M, C}, idx);
   sl_tensor ts = sl_tensor_make(SL_F64, 2, (int64_t[]){M, C}, src);
-  sl_tensor to = sl_tensor_make(SL_F64, 2, (int64_t[]){R, C}, out);
-  for (int r = SL_REDUCE_SUM; r <= SL_REDUCE_AMIN; ++r)
-    for (int self = 0; self < 2; ++self) {
-      /* naive: dim 0, out[idx[i][j]][j] op= src[i][j] in order of i; a
-       * position met for the first time without x starts from the
-       * identity. The values are small integers: sums are exact. */
-      memcpy(want, x, sizeof x);
-      for (int i = 0; i < R * C; ++i) cnt[i] = self ? 1 : 0, hit[i] = 0;
-      for (int i = 0; i < M * C; ++i) {
-        int t = (int)idx[i] * C + i % C;
-        if (!self && !hit[t])
-          want[t] = r == SL_REDUCE_PROD   ? 1
-                    : r == SL_REDUCE_AMAX ? -INFINITY
-                    : r == SL_REDUCE_AMIN ? INFINITY
-                                          : 0;
-        hit[t] = 1;
-        double a = want[t], b = src[i];
-        want[t] = r == SL_REDUCE_PROD   ? a * b
-                  : r == SL_REDUCE_AMAX ? (a < b ? b : a)
-                  : r == SL_REDUCE_AMIN ? (b < a ? b : a)
-                                        : a + b;
-        cnt[t] += 1;
-      }
-      if (r == SL_REDUCE_MEAN)
-        for (int i = 0; i < R * C; ++i)
-          if (cnt[i] > 1) want[i] /= cnt[i];
-      FOR_EACH_VARIANT(SL_OP_SCATTER_REDUCE, v) {
-        CHECK(run_sr(&ctx, v, &tx, 0, &ti, &ts, (sl_reduce)r, self, &to,
-                     sizeof out) == SL_STATUS_OK);
-        int bad = 0;
-        for (int i = 0; i < R * C; ++i) bad += !same_f(out[i], want[i]);
-        CHECK_MSG(bad == 0, "%s %s self=%d: %d elements differ", v->name,
-                  sl_reduce_name((sl_reduce)r), self, bad);
-      }
-    }
+  check_against_naive(&tx, &ti, &ts, SL_REDUCE_COUNT);
 }
 
 /* Many contributions per element (cpu.omp reduces them in private copies,
  * one per thread, combined in thread order): bitwise the naive loop for
- * every reduce, with ties of -0.0 and +0.0, NaN, and an element no index
- * targets whose x is -0.0. Values are small integers: sums are exact. */
+ * every reduce but mean (whose order of division the naive loop does not
+ * model), with ties of -0.0 and +0.0, NaN, and an element no index targets
+ * whose x is -0.0. Values are small integers: sums are exact. */
 static void test_private_copies(void) {
   enum { N = 30000, C = 2, M = 9 };
-  static double x[M * C], src[N * C], out[M * C], want[M * C];
+  static double x[M * C], src[N * C];
   static int64_t idx[N * C];
   uint32_t s = 777;
   for (int i = 0; i < M * C; ++i) x[i] = i % 3 ? (double)(i % 5) : -0.0;
@@ -412,47 +432,10 @@ static void test_private_copies(void) {
   src[N * C / 2 + 1] = NAN; /* in the second thread's rows, column 1 */
   src[N * C - 1] = 5;       /* extremes only in the last thread's rows */
   src[N * C - 2] = -5;
-  sl_ctx ctx;
-  sl_ctx_init(&ctx);
   sl_tensor tx = sl_tensor_make(SL_F64, 2, (int64_t[]){M, C}, x);
   sl_tensor ti = sl_tensor_make(SL_I64, 2, (int64_t[]){N, C}, idx);
   sl_tensor ts = sl_tensor_make(SL_F64, 2, (int64_t[]){N, C}, src);
-  sl_tensor to = sl_tensor_make(SL_F64, 2, (int64_t[]){M, C}, out);
-  for (int r = SL_REDUCE_SUM; r <= SL_REDUCE_AMIN; ++r) {
-    if (r == SL_REDUCE_MEAN) continue;
-    for (int self = 0; self < 2; ++self) {
-      static int hit[M * C];
-      memcpy(want, x, sizeof x);
-      memset(hit, 0, sizeof hit);
-      for (int i = 0; i < N * C; ++i) {
-        int t = (int)idx[i] * C + i % C;
-        if (!self && !hit[t])
-          want[t] = r == SL_REDUCE_PROD   ? 1
-                    : r == SL_REDUCE_AMAX ? -INFINITY
-                    : r == SL_REDUCE_AMIN ? INFINITY
-                                          : 0;
-        hit[t] = 1;
-        double a = want[t], b = src[i];
-        /* amax/amin: NaN propagates, a tie keeps the accumulator. */
-        want[t] = r == SL_REDUCE_PROD   ? a * b
-                  : r == SL_REDUCE_AMAX ? (b != b  ? b
-                                           : a < b ? b
-                                                   : a)
-                  : r == SL_REDUCE_AMIN ? (b != b  ? b
-                                           : b < a ? b
-                                                   : a)
-                                        : a + b;
-      }
-      FOR_EACH_VARIANT(SL_OP_SCATTER_REDUCE, v) {
-        CHECK(run_sr(&ctx, v, &tx, 0, &ti, &ts, (sl_reduce)r, self, &to,
-                     sizeof out) == SL_STATUS_OK);
-        int bad = 0;
-        for (int i = 0; i < M * C; ++i) bad += !same_f(out[i], want[i]);
-        CHECK_MSG(bad == 0, "%s %s self=%d: %d elements differ", v->name,
-                  sl_reduce_name((sl_reduce)r), self, bad);
-      }
-    }
-  }
+  check_against_naive(&tx, &ti, &ts, SL_REDUCE_MEAN);
 }
 
 /* A zero-element index returns x unchanged without reading src. */

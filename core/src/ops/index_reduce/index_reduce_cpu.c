@@ -1,8 +1,11 @@
 /*
- * index_reduce on the CPU: serial, and OpenMP over the lines along dim (all
- * the coordinates other than the axis). Every line takes the whole index in
+ * index_reduce on the CPU: serial, and OpenMP without write conflicts.
+ * f32/f64/i32/i64 with assign, sum, prod, amax, amin run as scatter_reduce
+ * with the index broadcast over updates (sl__ir_rows). The rest (mean,
+ * f16, bf16, assign of other dtypes) go by the lines along dim (all the
+ * coordinates other than the axis): every line takes the whole index in
  * order, so the threads never write the same element and the answer is the
- * serial one, duplicates and assign included.
+ * serial one.
  */
 #include <stdlib.h>
 #ifdef _OPENMP

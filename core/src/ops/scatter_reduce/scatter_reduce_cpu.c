@@ -1,4 +1,10 @@
-/* scatter_reduce on the CPU: serial, and OpenMP over whole index lines. */
+/*
+ * scatter_reduce on the CPU: serial, and OpenMP without write conflicts.
+ * f32/f64/i32/i64 with sum, prod, amax, amin take the typed row path
+ * (sl__scatter_reduce_rows): threads own slabs of out, or, when the
+ * contributions outnumber out 4:1, private copies of it merged in thread
+ * order. The rest (mean, f16, bf16) go by whole index lines.
+ */
 #include <stdlib.h>
 #ifdef _OPENMP
 #include <omp.h>
