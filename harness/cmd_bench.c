@@ -8,6 +8,7 @@
 #endif
 
 #include "bandwidth.h"
+#include "bench_case.h"
 #include "bench_table.h"
 #include "case.h"
 #include "cli.h"
@@ -31,7 +32,7 @@ static const char *const sl__bench_help =
     "interleaved rounds so that every contender samples the same stretch of\n"
     "a machine whose load drifts. Reports\n"
     "median, IQR, GB/s of the op's useful bytes (each input read once, each\n"
-    "output written once), %% of the copy bandwidth measured in the same run,\n"
+    "output written once), % of the copy bandwidth measured in the same run,\n"
     "and the speed-up over LibTorch. Raw samples go to the store.\n"
     "\n"
     "suites (harness/batches/bench-NAME.txt): seed, standard, contention,\n"
@@ -81,23 +82,6 @@ static int sl__run_timed(void *user, int rep, int k, double *samples) {
   return 0;
 }
 
-static int64_t sl__bytes_of(const sl_tensor *t) {
-  int64_t n = 1;
-  for (int d = 0; d < t->ndim; ++d) n *= t->shape[d];
-  return n * (int64_t)sl_dtype_size(t->dtype);
-}
-
-/* Useful bytes: each input read once, each output (as the reference shapes
- * it: dynamic_scatter's M rows) written once. */
-static int64_t sl__useful_bytes(const sl_call *call, const sl_tensor *ref) {
-  const sl_op_info *info = sl_op_get(call->op);
-  int64_t b = 0;
-  for (int s = 0; s < info->n_in; ++s)
-    if (call->arg[s].data) b += sl__bytes_of(&call->arg[s]);
-  for (int s = 0; s < info->n_out; ++s) b += sl__bytes_of(&ref[s]);
-  return b;
-}
-
 /* Output buffers for one call (shapes from sl_infer); 0 or -1. */
 static int sl__alloc_outputs(sl_call *c, void **mem) {
   sl_ctx ctx;
@@ -105,7 +89,7 @@ static int sl__alloc_outputs(sl_call *c, void **mem) {
   if (sl_infer(&ctx, c)) return -1;
   const sl_op_info *info = sl_op_get(c->op);
   for (int s = info->n_in; s < info->n_in + info->n_out; ++s) {
-    int64_t bytes = sl__bytes_of(&c->arg[s]);
+    int64_t bytes = sl_tensor_bytes(&c->arg[s]);
     mem[s] = calloc(1, bytes > 0 ? (size_t)bytes : 16);
     if (!mem[s]) return -1;
     c->arg[s].data = mem[s];
@@ -286,44 +270,18 @@ static int sl__bench_case(sl__bench_ctx *b, const sl_case *c0) {
   sl_run_opts ro = {0};
   ro.variants = b->variants;
   ro.threads = b->threads;
-  if (sl_run_case(c0, &ro, &res, err, sizeof err)) {
+  sl_bench_case bc;
+  if (sl_bench_case_open(&bc, c0, &ro, b->st, b->run_id, &res, err,
+                         sizeof err)) {
     fprintf(stderr, "scatterlab bench: %s\n", err);
     return -1;
   }
-  sl_case c;
-  sl_bundle in;
-  if (sl_prepare_case(c0, NULL, &c, &in, err, sizeof err)) {
-    fprintf(stderr, "scatterlab bench: %s\n", err);
-    return -1;
-  }
-  sl_tensor ref[SL_MAX_ARGS];
-  memset(ref, 0, sizeof ref);
-  char msg[512];
-  int rrc = slref_run(&in.call, ref, msg, sizeof msg);
-  int64_t bytes = rrc == 0 ? sl__useful_bytes(&in.call, ref) : 0;
-  for (int s = 0; s < SL_MAX_ARGS; ++s) free(ref[s].data);
-  printf("\n%s\n  useful bytes %.3f MB\n", res.line, (double)bytes / 1e6);
-  sl_bench_row *row = sl_bench_table_add(&b->table, &c, res.line);
-  int64_t case_id = 0;
-  if (b->st) {
-    sl_store_add_case(b->st, b->run_id, sl_op_name(c.op), res.line, c.seed, 0,
-                      &case_id);
-    for (int i = 0; i < res.n; ++i) {
-      const sl_variant_result *r = &res.v[i];
-      sl_result_row row = {r->variant, sl_verdict_name(r->verdict),
-                           r->message, r->has_diffs,
-                           r->diff1,   r->diff2,
-                           r->diff3,   r->seconds};
-      sl_store_add_result(b->st, case_id, &row);
-    }
-  }
-  if (rrc != 0) {
-    printf("  LibTorch rejects this case (%s): nothing to time\n", msg);
-    sl_bundle_free(&in);
-    return 0;
-  }
-  sl__time_contenders(b, &res, &in, bytes, case_id, row);
-  sl_bundle_free(&in);
+  sl_bench_row *row = sl_bench_table_add(&b->table, &bc.c, res.line);
+  if (bc.ref_rc != 0)
+    printf("  LibTorch rejects this case (%s): nothing to time\n", bc.ref_msg);
+  else
+    sl__time_contenders(b, &res, &bc.in, bc.bytes, bc.case_id, row);
+  sl_bench_case_close(&bc);
   return 0;
 }
 

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_case.h"
 #include "bench_table.h"
 #include "case.h"
 #include "cli.h"
@@ -24,7 +25,6 @@
 #include "runinfo.h"
 #include "runner.h"
 #include "sl_store.h"
-#include "slref.h"
 #include "timing.h"
 
 #ifndef SL_SOURCE_DIR
@@ -52,22 +52,6 @@ typedef struct sl__gb {
   const char *variants;
 } sl__gb;
 
-static int64_t sl__bytes_of(const sl_tensor *t) {
-  int64_t n = 1;
-  for (int d = 0; d < t->ndim; ++d) n *= t->shape[d];
-  return n * (int64_t)sl_dtype_size(t->dtype);
-}
-
-/* Each input read once, each output (the reference's shape) written once. */
-static int64_t sl__useful_bytes(const sl_call *call, const sl_tensor *ref) {
-  const sl_op_info *info = sl_op_get(call->op);
-  int64_t b = 0;
-  for (int s = 0; s < info->n_in; ++s)
-    if (call->arg[s].data) b += sl__bytes_of(&call->arg[s]);
-  for (int s = 0; s < info->n_out; ++s) b += sl__bytes_of(&ref[s]);
-  return b;
-}
-
 static int sl__case(sl__gb *g, const sl_case *c0) {
   char err[512];
   static sl_case_result res;
@@ -84,35 +68,11 @@ static int sl__case(sl__gb *g, const sl_case *c0) {
   sl_run_opts ro;
   memset(&ro, 0, sizeof ro);
   ro.variants = g->variants;
-  if (sl_run_case(c0, &ro, &res, err, sizeof err)) {
+  sl_bench_case bc;
+  if (sl_bench_case_open(&bc, c0, &ro, g->st, g->run_id, &res, err,
+                         sizeof err)) {
     fprintf(stderr, "scatterlab-gpubench: %s\n", err);
     return -1;
-  }
-  sl_case c;
-  sl_bundle in;
-  if (sl_prepare_case(c0, NULL, &c, &in, err, sizeof err)) {
-    fprintf(stderr, "scatterlab-gpubench: %s\n", err);
-    return -1;
-  }
-  sl_tensor ref[SL_MAX_ARGS];
-  memset(ref, 0, sizeof ref);
-  char msg[512];
-  int rrc = slref_run(&in.call, ref, msg, sizeof msg);
-  int64_t bytes = rrc == 0 ? sl__useful_bytes(&in.call, ref) : 0;
-  for (int s = 0; s < SL_MAX_ARGS; ++s) free(ref[s].data);
-  printf("\n%s\n  useful bytes %.3f MB\n", res.line, (double)bytes / 1e6);
-  int64_t case_id = 0;
-  if (g->st) {
-    sl_store_add_case(g->st, g->run_id, sl_op_name(c.op), res.line, c.seed, 0,
-                      &case_id);
-    for (int i = 0; i < res.n; ++i) {
-      const sl_variant_result *r = &res.v[i];
-      sl_result_row row = {r->variant, sl_verdict_name(r->verdict),
-                           r->message, r->has_diffs,
-                           r->diff1,   r->diff2,
-                           r->diff3,   r->seconds};
-      sl_store_add_result(g->st, case_id, &row);
-    }
   }
   int failed = res.failures > 0;
   printf("  %-12s %14s %7s %9s %8s %5s\n", "variant", "median", "IQR", "GB/s",
@@ -133,12 +93,13 @@ static int sl__case(sl__gb *g, const sl_case *c0) {
     o.budget_s = g->budget;
     sl_ctx ctx;
     sl_ctx_init(&ctx);
-    if (sl_device_time_variant(&ctx, r->variant, &in.call, g->cold, &o, &tm)) {
+    if (sl_device_time_variant(&ctx, r->variant, &bc.in.call, g->cold, &o,
+                               &tm)) {
       printf("  %-12s not timed: %s\n", r->variant, sl_ctx_message(&ctx));
       failed = 1;
       continue;
     }
-    double gbs = tm.median_s > 0 ? (double)bytes / tm.median_s / 1e9 : 0;
+    double gbs = tm.median_s > 0 ? (double)bc.bytes / tm.median_s / 1e9 : 0;
     double pct = g->peak_gbs > 0 ? 100.0 * gbs / g->peak_gbs : -1;
     printf("  %-12s %11.4f ms %6.1f%% %9.2f %7.1f%% %5d\n", r->variant,
            tm.median_s * 1e3,
@@ -147,14 +108,14 @@ static int sl__case(sl__gb *g, const sl_case *c0) {
     if (g->st) {
       sl_timing_row row = {r->variant,  0,        tm.reps,    g->cold,
                            tm.median_s, tm.iqr_s, tm.min_s,   gbs,
-                           pct,         bytes,    tm.samples, tm.reps};
+                           pct,         bc.bytes, tm.samples, tm.reps};
       int64_t id;
-      if (sl_store_add_timing(g->st, case_id, &row, &id))
+      if (sl_store_add_timing(g->st, bc.case_id, &row, &id))
         fprintf(stderr, "scatterlab-gpubench: store: %s\n",
                 sl_store_errmsg(g->st));
     }
   }
-  sl_bundle_free(&in);
+  sl_bench_case_close(&bc);
   sl_device_release();
   return failed ? 1 : 0;
 }

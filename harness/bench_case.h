@@ -1,0 +1,46 @@
+/*
+ * What every benchmark does to a case before it times anything (correct
+ * before fast): the selected variants are run through the reference and
+ * judged, the case and its verdicts go to the store, and fresh inputs are
+ * built for timing together with the op's useful bytes. Shared by
+ * `scatterlab bench` (CPU) and scatterlab-gpubench (CUDA).
+ */
+#ifndef SL_BENCH_CASE_H
+#define SL_BENCH_CASE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "case.h"
+#include "datagen.h"
+#include "runner.h"
+#include "sl_store.h"
+
+typedef struct sl_bench_case {
+  sl_case_result *res; /* verdicts of every selected variant (caller's) */
+  sl_case c;           /* the case as built */
+  sl_bundle in;        /* inputs to time on */
+  int64_t bytes;       /* useful bytes; 0 when LibTorch rejects the case */
+  int ref_rc;          /* 0: LibTorch computed the case */
+  char ref_msg[512];   /* else why not */
+  int64_t case_id;     /* the stored case; 0 without a store */
+} sl_bench_case;
+
+/* Bytes of t's elements (t's shape times its dtype's size). */
+int64_t sl_tensor_bytes(const sl_tensor *t);
+
+/*
+ * Judges c0 with the variants of `ro` into `res`, stores the case and the
+ * verdicts in st (run run_id; st may be NULL), builds the inputs to time
+ * and prints the case line and its useful bytes: each input read once,
+ * each output (as LibTorch shapes it: dynamic_scatter's M rows) written
+ * once. 0, or -1 with err set (the case could not be built); on 0 call
+ * sl_bench_case_close.
+ */
+int sl_bench_case_open(sl_bench_case *bc, const sl_case *c0,
+                       const sl_run_opts *ro, sl_store *st, int64_t run_id,
+                       sl_case_result *res, char *err, size_t errlen);
+
+void sl_bench_case_close(sl_bench_case *bc);
+
+#endif /* SL_BENCH_CASE_H */
