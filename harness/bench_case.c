@@ -13,12 +13,62 @@ int64_t sl_tensor_bytes(const sl_tensor *t) {
   return n * (int64_t)sl_dtype_size(t->dtype);
 }
 
-/* Each input read once, each output (the reference's shape) written once. */
-static int64_t sl__useful_bytes(const sl_call *call, const sl_tensor *ref) {
+/* Whether the op reads input `slot` at all: the backward of a linear
+ * reduce (sum, mean, assign) needs only the gradient and the index (the
+ * map and counts), not x, src or the forward result. */
+static int sl__reads_input(const sl_call *c, int slot) {
+  const sl_reduce r = c->p.reduce;
+  const int linear =
+      r == SL_REDUCE_SUM || r == SL_REDUCE_MEAN || r == SL_REDUCE_ASSIGN;
+  switch (c->op) {
+  case SL_OP_SCATTER_REDUCE_BACKWARD:
+  case SL_OP_INDEX_REDUCE_BACKWARD:
+    return !linear || slot == 0 || slot == 2; /* grad_out, index */
+  case SL_OP_DYNAMIC_SCATTER_BACKWARD: /* grad, map (+ counts for mean) */
+    return r == SL_REDUCE_MAX || slot == 0 || slot == 3 ||
+           (slot == 4 && r == SL_REDUCE_MEAN);
+  default:
+    return 1;
+  }
+}
+
+/* The true positions of masked_scatter's mask broadcast to x's shape: the
+ * source elements the op reads. -1 when the mask is not a 1-byte tensor
+ * aligned to x's trailing axes (then all of source counts). */
+static int64_t sl__mask_true_count(const sl_tensor *x, const sl_tensor *mask) {
+  const int nd = x->ndim, lead = x->ndim - mask->ndim;
+  if (lead < 0 || sl_dtype_size(mask->dtype) != 1 || !mask->data) return -1;
+  int64_t st[SL_MAX_DIMS], idx[SL_MAX_DIMS] = {0}, n = 1, off = 0, count = 0;
+  for (int d = 0; d < nd; ++d) {
+    const int m = d - lead;
+    st[d] = m >= 0 && mask->shape[m] != 1 ? mask->strides[m] : 0;
+    n *= x->shape[d];
+  }
+  const unsigned char *bits = mask->data;
+  for (int64_t i = 0; i < n; ++i) {
+    count += bits[off] != 0;
+    for (int d = nd - 1; d >= 0; --d) { /* odometer: next position */
+      off += st[d];
+      if (++idx[d] < x->shape[d]) break;
+      off -= idx[d] * st[d];
+      idx[d] = 0;
+    }
+  }
+  return count;
+}
+
+int64_t sl_useful_bytes(const sl_call *call, const sl_tensor *ref) {
   const sl_op_info *info = sl_op_get(call->op);
   int64_t b = 0;
-  for (int s = 0; s < info->n_in; ++s)
-    if (call->arg[s].data) b += sl_tensor_bytes(&call->arg[s]);
+  for (int s = 0; s < info->n_in; ++s) {
+    const sl_tensor *t = &call->arg[s];
+    if (!t->data || !sl__reads_input(call, s)) continue;
+    int64_t taken = call->op == SL_OP_MASKED_SCATTER && s == 2
+                        ? sl__mask_true_count(&call->arg[0], &call->arg[1])
+                        : -1;
+    b += taken >= 0 ? taken * (int64_t)sl_dtype_size(t->dtype)
+                    : sl_tensor_bytes(t);
+  }
   for (int s = 0; s < info->n_out; ++s) b += sl_tensor_bytes(&ref[s]);
   return b;
 }
@@ -48,7 +98,7 @@ int sl_bench_case_open(sl_bench_case *bc, const sl_case *c0,
   sl_tensor ref[SL_MAX_ARGS];
   memset(ref, 0, sizeof ref);
   bc->ref_rc = slref_run(&bc->in.call, ref, bc->ref_msg, sizeof bc->ref_msg);
-  if (bc->ref_rc == 0) bc->bytes = sl__useful_bytes(&bc->in.call, ref);
+  if (bc->ref_rc == 0) bc->bytes = sl_useful_bytes(&bc->in.call, ref);
   for (int s = 0; s < SL_MAX_ARGS; ++s) free(ref[s].data);
   printf("\n%s\n  useful bytes %.3f MB\n", res->line, (double)bc->bytes / 1e6);
   if (st) sl__store_verdicts(bc, st, run_id);

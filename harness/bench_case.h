@@ -30,12 +30,19 @@ typedef struct sl_bench_case {
 int64_t sl_tensor_bytes(const sl_tensor *t);
 
 /*
+ * The roofline's numerator for one call: each input the op needs read once
+ * (not x, src or the result for the backward of a linear reduce: sum,
+ * mean, assign; masked_scatter's source only as far as the mask takes it),
+ * each output (ref[k]: output k as LibTorch shapes it, dynamic_scatter's M
+ * rows) written once.
+ */
+int64_t sl_useful_bytes(const sl_call *call, const sl_tensor *ref);
+
+/*
  * Judges c0 with the variants of `ro` into `res`, stores the case and the
  * verdicts in st (run run_id; st may be NULL), builds the inputs to time
- * and prints the case line and its useful bytes: each input read once,
- * each output (as LibTorch shapes it: dynamic_scatter's M rows) written
- * once. 0, or -1 with err set (the case could not be built); on 0 call
- * sl_bench_case_close.
+ * and prints the case line and its useful bytes (sl_useful_bytes). 0, or -1
+ * with err set (the case could not be built); on 0 call sl_bench_case_close.
  */
 int sl_bench_case_open(sl_bench_case *bc, const sl_case *c0,
                        const sl_run_opts *ro, sl_store *st, int64_t run_id,
