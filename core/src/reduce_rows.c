@@ -275,6 +275,45 @@ static int sl__scatter_reduce_private(const sl__scatter_walk *s,
   return 1;
 }
 
+/* A slice (the positions at one coordinate on dim) worth a walk of its
+ * own: below this, the per-slice set-up outweighs the rows. */
+#define SL__TARGET_MIN_SLICE 1024
+
+/*
+ * Split by target: when the index varies along dim only (index_reduce's
+ * broadcast view), the positions at coordinate i on dim all go to out's
+ * slice index[i]. Thread t takes the slices whose target lies in its share
+ * of out's dim, in increasing i: no element has two writers and each keeps
+ * the order of its contributions, as in the serial walk, while every
+ * thread streams whole slices (the slabs would cut every row in two).
+ * Returns 0, having done nothing, when the call does not qualify.
+ */
+static int sl__scatter_reduce_by_target(const sl__scatter_walk *s,
+                                        const sl_call *c, int threads) {
+  const sl_tensor *index = &c->arg[1], *out = &c->arg[3];
+  const int dim = (int)c->p.dim;
+  if (threads < 2 || index->ndim == 0 || out->ndim != index->ndim) return 0;
+  for (int d = 0; d < index->ndim; ++d)
+    if (d != dim && index->strides[d] != 0 && index->shape[d] > 1) return 0;
+  const int64_t m = index->shape[dim], targets = out->shape[dim];
+  const int64_t positions = sl__numel(index);
+  if (m == 0 || positions / m < SL__TARGET_MIN_SLICE) return 0;
+  int team = sl__team(threads, positions);
+  if (team > targets) team = (int)targets;
+  if (team < 2) return 0;
+  const int64_t step = index->strides[dim];
+#pragma omp parallel for num_threads(team) schedule(static)
+  for (int t = 0; t < team; ++t) {
+    int64_t d0, d1;
+    sl__chunk(targets, team, t, &d0, &d1);
+    for (int64_t i = 0; i < m; ++i) {
+      const int64_t v = sl__load_index(index, i * step);
+      if (v >= d0 && v < d1) sl__scatter_walk_slab(s, dim, i, i + 1);
+    }
+  }
+  return 1;
+}
+
 /* The index walked in row-major order a block of rows at a time, split among
  * threads in slabs that never share an output element (sl__slabs_plan), so
  * each element still combines its contributions in row-major order. */
@@ -302,7 +341,8 @@ int sl__scatter_reduce_rows(sl_call *c, int threads) {
     sl__scatter_walk_run(&first, &sl);
   }
   s.row = row;
-  if (!sl__scatter_reduce_private(&s, c, threads))
+  if (!sl__scatter_reduce_private(&s, c, threads) &&
+      !sl__scatter_reduce_by_target(&s, c, threads))
     sl__scatter_walk_run(&s, &sl);
   return 1;
 }
