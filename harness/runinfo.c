@@ -9,10 +9,7 @@
 #endif
 
 #include "sl/sl.h"
-
-#ifndef SL_GIT_COMMIT
-#define SL_GIT_COMMIT "unknown"
-#endif
+#include "sl_git_commit.h" /* generated at build time: git_commit.cmake */
 #ifndef SL_COMPILER
 #define SL_COMPILER "unknown"
 #endif
