@@ -80,9 +80,9 @@ static void sl__summary_op(const sl_bench_table *t, sl_op op, FILE *f) {
           sl_op_name(op));
   fprintf(f, "  %-4s %12s", "case", "torch.cpu");
   for (int j = 0; j < nv; ++j) fprintf(f, " %13s", names[j]);
-  fprintf(f, " %13s\n", "best");
-  double log_sum = 0;
-  int judged = 0, slower = 0;
+  fprintf(f, " %13s %8s\n", "best", "ceiling");
+  double log_sum = 0, log_ceiling = 0;
+  int judged = 0, slower = 0, bounded = 0;
   for (int i = 0; i < t->n; ++i) {
     const sl_bench_row *r = &t->rows[i];
     if (r->c.op != op) continue;
@@ -108,6 +108,14 @@ static void sl__summary_op(const sl_bench_table *t, sl_op op, FILE *f) {
       ++judged;
       slower += s < 1.0;
     }
+    /* torch.cpu at p% of the copy bandwidth: a kernel moving the useful
+     * bytes at that bandwidth would be 100/p times faster. */
+    const sl_bench_cell *torch = sl__cell(r, "torch.cpu");
+    if (best && torch && torch->pct > 0) {
+      fprintf(f, " %7.2fx", 100.0 / torch->pct);
+      log_ceiling += log(100.0 / torch->pct);
+      ++bounded;
+    }
     fputc('\n', f);
   }
   if (judged)
@@ -115,6 +123,11 @@ static void sl__summary_op(const sl_bench_table *t, sl_op op, FILE *f) {
             "  best CPU variant vs torch.cpu: geometric mean %.2fx over %d "
             "case%s; slower than torch.cpu on %d\n",
             exp(log_sum / judged), judged, judged == 1 ? "" : "s", slower);
+  if (bounded)
+    fprintf(f,
+            "  ceiling (useful bytes at the copy bandwidth vs torch.cpu): "
+            "geometric mean %.2fx over %d case%s\n",
+            exp(log_ceiling / bounded), bounded, bounded == 1 ? "" : "s");
   for (int i = 0; i < t->n; ++i)
     if (t->rows[i].c.op == op)
       fprintf(f, "  #%-3d %s\n", i + 1, t->rows[i].line);

@@ -4,8 +4,12 @@
  *
  *   summary    per op, variant x case: the speed-up over torch.cpu (its
  *              median over the variant's) and the % of the copy bandwidth
- *              probed in the same run; then the geometric mean of the best
- *              CPU variant's speed-up and the cases where it is slower.
+ *              probed in the same run; the ceiling: the speed-up over
+ *              torch.cpu of a kernel that moved the case's useful bytes at
+ *              that bandwidth (below 1x when the case lives in cache and
+ *              torch.cpu beats the probe); then the geometric means of the
+ *              best CPU variant's speed-up and of the ceiling, and the
+ *              cases where the best is slower.
  *   crossover  for the conflict strategies (cpu.atomic, cpu.lock,
  *              cpu.sorted): which one wins each case and by how much over
  *              the runner-up; for scatter_reduce and index_reduce as a grid
