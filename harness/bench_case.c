@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "slref.h"
+#include "store_verdicts.h"
 
 int64_t sl_tensor_bytes(const sl_tensor *t) {
   int64_t n = 1;
@@ -73,21 +74,6 @@ int64_t sl_useful_bytes(const sl_call *call, const sl_tensor *ref) {
   return b;
 }
 
-static void sl__store_verdicts(sl_bench_case *bc, sl_store *st,
-                               int64_t run_id) {
-  const sl_case_result *res = bc->res;
-  sl_store_add_case(st, run_id, sl_op_name(bc->c.op), res->line, bc->c.seed, 0,
-                    &bc->case_id);
-  for (int i = 0; i < res->n; ++i) {
-    const sl_variant_result *r = &res->v[i];
-    sl_result_row row = {r->variant, sl_verdict_name(r->verdict),
-                         r->message, r->has_diffs,
-                         r->diff1,   r->diff2,
-                         r->diff3,   r->seconds};
-    sl_store_add_result(st, bc->case_id, &row);
-  }
-}
-
 int sl_bench_case_open(sl_bench_case *bc, const sl_case *c0,
                        const sl_run_opts *ro, sl_store *st, int64_t run_id,
                        sl_case_result *res, char *err, size_t errlen) {
@@ -101,7 +87,9 @@ int sl_bench_case_open(sl_bench_case *bc, const sl_case *c0,
   if (bc->ref_rc == 0) bc->bytes = sl_useful_bytes(&bc->in.call, ref);
   for (int s = 0; s < SL_MAX_ARGS; ++s) free(ref[s].data);
   printf("\n%s\n  useful bytes %.3f MB\n", res->line, (double)bc->bytes / 1e6);
-  if (st) sl__store_verdicts(bc, st, run_id);
+  if (st && sl_store_verdicts(st, run_id, bc->c.op, res->line, bc->c.seed, 0,
+                              res->v, res->n, &bc->case_id))
+    fprintf(stderr, "scatterlab: store: %s\n", sl_store_errmsg(st));
   return 0;
 }
 

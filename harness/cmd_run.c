@@ -9,6 +9,7 @@
 #include "runinfo.h"
 #include "runner.h"
 #include "sl_store.h"
+#include "store_verdicts.h"
 #include "worker.h"
 
 static const char *const sl__run_help =
@@ -123,18 +124,8 @@ static void sl__print_result(const sl_case_result *res, int quiet) {
 static int sl__record(sl_store *st, int64_t run_id, const sl_case *c,
                       const sl_case_result *res) {
   int64_t case_id;
-  if (sl_store_add_case(st, run_id, sl_op_name(c->op), res->line, c->seed, 0,
-                        &case_id))
-    return -1;
-  for (int i = 0; i < res->n; ++i) {
-    const sl_variant_result *r = &res->v[i];
-    sl_result_row row = {r->variant, sl_verdict_name(r->verdict),
-                         r->message, r->has_diffs,
-                         r->diff1,   r->diff2,
-                         r->diff3,   r->seconds};
-    if (sl_store_add_result(st, case_id, &row)) return -1;
-  }
-  return 0;
+  return sl_store_verdicts(st, run_id, c->op, res->line, c->seed, 0, res->v,
+                           res->n, &case_id);
 }
 
 int sl_cmd_run(int argc, char **argv) {

@@ -15,6 +15,7 @@
 #include "runner.h"
 #include "shrink.h"
 #include "sl_store.h"
+#include "store_verdicts.h"
 #include "timing.h"
 #include "worker.h"
 
@@ -157,16 +158,8 @@ static int sl__batch_write(sl_store *st, int64_t run_id, const sl__batch *b) {
   for (int i = 0; i < b->n && !rc; ++i) {
     const sl__pending *e = &b->p[i];
     int64_t from = e->shrunk_from >= 0 ? ids[e->shrunk_from] : 0;
-    rc = sl_store_add_case(st, run_id, sl_op_name(e->op), e->line, e->seed,
-                           from, &ids[i]);
-    for (int k = 0; k < e->n && !rc; ++k) {
-      const sl_variant_result *r = &e->v[k];
-      sl_result_row row = {r->variant, sl_verdict_name(r->verdict),
-                           r->message, r->has_diffs,
-                           r->diff1,   r->diff2,
-                           r->diff3,   r->seconds};
-      rc = sl_store_add_result(st, ids[i], &row);
-    }
+    rc = sl_store_verdicts(st, run_id, e->op, e->line, e->seed, from, e->v,
+                           e->n, &ids[i]);
   }
   free(ids);
   return rc;
