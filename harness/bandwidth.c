@@ -46,8 +46,8 @@ double sl_copy_bandwidth_gbs(size_t bytes, int threads) {
     o.min_reps = 5;
     o.max_reps = 50;
     static sl_timing t;
-    if (sl_time(sl__copy_timed, &c, &o, &t) == 0 && t.median_s > 0)
-      gbs = 2.0 * (double)bytes / t.median_s / 1e9;
+    if (sl_time(sl__copy_timed, &c, &o, &t) == 0 && t.min_s > 0)
+      gbs = 2.0 * (double)bytes / t.min_s / 1e9;
   }
   free(c.dst);
   free((char *)c.src);

@@ -6,8 +6,10 @@
 #include <stddef.h>
 
 /* GB/s of a parallel memcpy over `bytes` (counting bytes read plus bytes
- * written), with `threads` threads; the median of repeated copies. Returns
- * a value <= 0 when the buffers cannot be allocated. */
+ * written), with `threads` threads: the fastest of repeated copies, since
+ * a peak is what the machine can do (on a shared machine the median of
+ * the same probe moved between 39 and 79 GB/s from run to run). Returns a
+ * value <= 0 when the buffers cannot be allocated. */
 double sl_copy_bandwidth_gbs(size_t bytes, int threads);
 
 #endif

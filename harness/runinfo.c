@@ -2,6 +2,7 @@
 #include "runinfo.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #ifdef _OPENMP
@@ -34,8 +35,8 @@ static void sl__cpu_model(char *buf, size_t len) {
   fclose(f);
 }
 
-void sl_runinfo_fill(sl_runinfo_buf *b, const char *kind, int argc,
-                     char **argv, int threads) {
+void sl_runinfo_fill(sl_runinfo_buf *b, const char *kind, int argc, char **argv,
+                     int threads) {
   memset(b, 0, sizeof *b);
   if (gethostname(b->host, sizeof b->host - 1) != 0)
     snprintf(b->host, sizeof b->host, "unknown");
@@ -58,9 +59,23 @@ void sl_runinfo_fill(sl_runinfo_buf *b, const char *kind, int argc,
   b->info.device = NULL;
   b->info.cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
 #ifdef _OPENMP
-  b->info.threads = threads > 0 ? threads : omp_get_max_threads();
+  b->info.threads = threads > 0 ? threads : sl_default_threads();
 #else
   b->info.threads = threads > 0 ? threads : 1;
 #endif
   b->info.copy_gbs = 0;
+}
+
+int sl_default_threads(void) {
+  const char *env = getenv("OMP_NUM_THREADS");
+  if (env) { /* a list "4,2" names the outermost level first */
+    char *end;
+    long n = strtol(env, &end, 10);
+    if (end != env && n > 0 && n <= 4096) return (int)n;
+  }
+#ifdef _OPENMP
+  return omp_get_num_procs();
+#else
+  return 1;
+#endif
 }

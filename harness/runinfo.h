@@ -11,8 +11,18 @@ typedef struct sl_runinfo_buf {
   sl_run_info info;
 } sl_runinfo_buf;
 
-/* Fills b->info for a run of `kind` started by argv. */
-void sl_runinfo_fill(sl_runinfo_buf *b, const char *kind, int argc,
-                     char **argv, int threads);
+/*
+ * The threads a run gives parallel variants when none are asked for:
+ * OMP_NUM_THREADS if set, else every processor OpenMP may use. Not
+ * omp_get_max_threads(): LibTorch sets the calling thread's OpenMP thread
+ * count to its own default (1 on some machines) at its first op, which
+ * would quietly make every cpu.omp run after the reference serial.
+ */
+int sl_default_threads(void);
+
+/* Fills b->info for a run of `kind` started by argv (threads 0: the
+ * default). */
+void sl_runinfo_fill(sl_runinfo_buf *b, const char *kind, int argc, char **argv,
+                     int threads);
 
 #endif

@@ -12,6 +12,7 @@
 #include "datagen.h"
 #include "device.h"
 #include "npy.h"
+#include "runinfo.h"
 #include "slref.h"
 #include "writers.h"
 
@@ -297,7 +298,7 @@ static void sl__run_variant(const sl_case *c, const sl_run_opts *o,
   }
   sl_ctx ctx;
   sl_ctx_init(&ctx);
-  ctx.threads = o->threads;
+  ctx.threads = o->threads > 0 ? o->threads : sl_default_threads();
   sl_call vc = *call;
   void *outs[SL_MAX_ARGS] = {0};
   sl_status st = sl_infer(&ctx, &vc);

@@ -56,8 +56,11 @@ const char *slref_version(void);
  * wrapping the inputs (including widening an int32 index to int64, which
  * LibTorch needs) and the LibTorch computation, not copying outputs out.
  * No warm-up run is made: discarding early samples is the caller's choice.
- * threads > 0 sets LibTorch's intra-op thread count for the duration of the
- * call (the previous count is restored afterwards). Returns as slref_run.
+ * threads > 0 sets LibTorch's intra-op thread count (process-wide, and
+ * left so: LibTorch's first calls after a change run 2-3x slower, which
+ * restoring the old count after every batch made every batch pay). OpenMP
+ * code that relies on omp_get_max_threads() instead of an explicit count
+ * sees the change. Returns as slref_run.
  */
 int slref_time(const sl_call *call, int threads, int reps, double *samples,
                char *err, size_t errlen);
