@@ -45,7 +45,9 @@ static const char *const sl__fuzz_help =
     "  --cases N         run cases 0..N-1 instead (0: replay the corpus only)\n"
     "  --seed N          campaign seed (default 1)\n"
     "  --max-elems N     largest tensor in elements (default 4096)\n"
-    "  --jobs J          parallel jobs (default 1)\n"
+    "  --jobs J          parallel jobs (default 1); they share the cores:\n"
+    "                    each job's parallel variants get cores/J threads\n"
+    "                    (--jobs 1 fuzzes them on every core)\n"
     "  --shard K/N       this process runs shard K of N (CI matrices)\n"
     "  --timeout SEC     per-variant time limit (default 10)\n"
     "  --corpus DIR      failure corpus (default fuzz/corpus of the source)\n"
@@ -640,7 +642,7 @@ int sl_cmd_fuzz(int argc, char **argv) {
     printf("resuming run %lld (%s)\n", (long long)f.run_id, config);
   } else if (st) {
     sl_runinfo_buf ri;
-    sl_runinfo_fill(&ri, "fuzz", argc, argv, 0);
+    sl_runinfo_fill(&ri, "fuzz", argc, argv, sl_fuzz_job_threads(&f));
     sl__config(&f, config, sizeof config);
     if (sl_store_run_begin(st, &ri.info, &f.run_id) ||
         sl_store_set_run_config(st, f.run_id, config)) {

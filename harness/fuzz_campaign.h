@@ -41,6 +41,12 @@ typedef struct sl_fuzz_campaign {
   volatile int *stop; /* shared with the jobs: the parent asks them to stop */
 } sl_fuzz_campaign;
 
+/* Threads each job gives the parallel variants: the cores shared among the
+ * jobs (at least 1), so that jobs do not oversubscribe the machine (OpenMP
+ * threads spin at barriers: 2 jobs x 2 threads on 2 cores ran 30x fewer
+ * cases). --jobs 1 fuzzes the parallel variants on every core. */
+int sl_fuzz_job_threads(const sl_fuzz_campaign *f);
+
 /* Runs job `job`, reporting on `out`. Returns 0, or 1 when the job could not
  * go on (no worker, the store refused a write: message on stderr). */
 int sl_fuzz_job(const sl_fuzz_campaign *f, int job, FILE *out);

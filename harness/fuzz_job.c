@@ -12,6 +12,7 @@
 
 #include "fuzz_campaign.h"
 #include "interrupt.h"
+#include "runinfo.h"
 #include "runner.h"
 #include "shrink.h"
 #include "sl_store.h"
@@ -75,7 +76,8 @@ static void sl__shrink(const sl_fuzz_campaign *f, sl_worker *w,
  * the .npy bundle of `scatterlab run --save` in <dir>/<op>-<hash>/. A crash
  * or hang gets no bundle: making it would run the kernel in this process. */
 static void sl__corpus_add(const char *dir, const sl_case *c, const char *line,
-                           const char *variant, sl_verdict verdict) {
+                           const char *variant, sl_verdict verdict,
+                           int threads) {
   uint64_t h = 1469598103934665603ull; /* FNV-1a of the line */
   for (const char *p = line; *p; ++p)
     h = (h ^ (unsigned char)*p) * 1099511628211ull;
@@ -95,6 +97,7 @@ static void sl__corpus_add(const char *dir, const sl_case *c, const char *line,
   sl_run_opts o = {0};
   o.variants = variant;
   o.save_dir = path;
+  o.threads = threads;
   static sl_case_result res;
   char err[512];
   sl_run_case(c, &o, &res, err, sizeof err);
@@ -186,7 +189,8 @@ static int sl__job_result(const sl_fuzz_campaign *f, sl_worker *w, sl__batch *b,
   if (f->db && f->shrink && sl__batch_add(b, &minimal, &mres, at) < 0)
     return -1;
   if (f->corpus)
-    sl__corpus_add(f->corpus, &minimal, line, first.variant, first.verdict);
+    sl__corpus_add(f->corpus, &minimal, line, first.variant, first.verdict,
+                   sl_fuzz_job_threads(f));
   fprintf(out, "F %s\t%s\t%s\t%s\t%s\n", first.variant,
           sl_verdict_name(first.verdict), line, res->line, first.message);
   fflush(out);
@@ -244,10 +248,16 @@ static int sl__stop_asked(const sl_fuzz_campaign *f) {
   return sl_interrupted() || (f->stop && *f->stop);
 }
 
+int sl_fuzz_job_threads(const sl_fuzz_campaign *f) {
+  int t = sl_default_threads() / (f->jobs > 0 ? f->jobs : 1);
+  return t > 0 ? t : 1;
+}
+
 int sl_fuzz_job(const sl_fuzz_campaign *f, int job, FILE *out) {
   char err[512];
   sl_run_opts ro = {0};
   ro.variants = f->variants;
+  ro.threads = sl_fuzz_job_threads(f);
   sl_worker *w;
   if (sl_worker_start(&w, &ro, err, sizeof err)) {
     fprintf(stderr, "scatterlab fuzz: job %d: %s\n", job, err);
