@@ -45,7 +45,8 @@ static const char *const sl__bench_help =
     "  --min-reps N     at least N timed repetitions per variant (default 7;\n"
     "                   fewer keep suites of large cases short)\n"
     "  --cold           rotate through enough copies of the inputs to defeat\n"
-    "                   the caches\n"
+    "                   the caches (outputs are reused, as an allocator\n"
+    "                   hands LibTorch back the block it freed)\n"
     "  --db PATH        results database (default " SL_DEFAULT_DB ")\n"
     "  --no-db          record nothing\n";
 
@@ -142,9 +143,21 @@ static void sl__table_set(sl__bench_ctx *b, sl_bench_row *row,
 }
 
 /* Fresh outputs for each of the n calls; 0, or -1 when out of memory. */
+/* One set of outputs shared by the n copies of a call: with --cold only the
+ * inputs rotate. LibTorch's allocator hands back the block it freed on the
+ * previous call, so its outputs stay in cache; a variant writing to n cold
+ * output copies would pay DRAM write-allocates LibTorch does not (it ran
+ * select_scatter at half LibTorch's speed that way). */
 static int sl__alloc_call_outputs(sl_call *calls, int n, void **mem) {
-  for (int k = 0; k < n; ++k)
-    if (sl__alloc_outputs(&calls[k], mem + k * SL_MAX_ARGS)) return -1;
+  if (sl__alloc_outputs(&calls[0], mem)) return -1;
+  const sl_op_info *info = sl_op_get(calls[0].op);
+  for (int k = 1; k < n; ++k) {
+    sl_ctx ctx;
+    sl_ctx_init(&ctx);
+    if (sl_infer(&ctx, &calls[k])) return -1;
+    for (int s = info->n_in; s < info->n_in + info->n_out; ++s)
+      calls[k].arg[s].data = calls[0].arg[s].data;
+  }
   return 0;
 }
 
@@ -152,8 +165,8 @@ static int sl__alloc_call_outputs(sl_call *calls, int n, void **mem) {
  * Times LibTorch and every variant that passed, interleaved in rounds
  * (sl_time_rounds), on the same inputs: with --cold, enough copies of the
  * inputs to exceed any cache, shared by all (inputs are only read), each
- * contender writing its own outputs. Prints a row per contender, LibTorch
- * first, and records them.
+ * contender writing its own one set of outputs. Prints a row per contender,
+ * LibTorch first, and records them.
  */
 static void sl__time_contenders(sl__bench_ctx *b, const sl_case_result *res,
                                 const sl_bundle *in, int64_t bytes,
