@@ -78,7 +78,6 @@ int sl_bench_case_open(sl_bench_case *bc, const sl_case *c0,
                        const sl_run_opts *ro, sl_store *st, int64_t run_id,
                        sl_case_result *res, char *err, size_t errlen) {
   memset(bc, 0, sizeof *bc);
-  bc->res = res;
   if (sl_run_case(c0, ro, res, err, errlen)) return -1;
   if (sl_prepare_case(c0, NULL, &bc->c, &bc->in, err, errlen)) return -1;
   sl_tensor ref[SL_MAX_ARGS];

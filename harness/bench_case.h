@@ -17,13 +17,12 @@
 #include "sl_store.h"
 
 typedef struct sl_bench_case {
-  sl_case_result *res; /* verdicts of every selected variant (caller's) */
-  sl_case c;           /* the case as built */
-  sl_bundle in;        /* inputs to time on */
-  int64_t bytes;       /* useful bytes; 0 when LibTorch rejects the case */
-  int ref_rc;          /* 0: LibTorch computed the case */
-  char ref_msg[512];   /* else why not */
-  int64_t case_id;     /* the stored case; 0 without a store */
+  sl_case c;         /* the case as built */
+  sl_bundle in;      /* inputs to time on */
+  int64_t bytes;     /* useful bytes; 0 when LibTorch rejects the case */
+  int ref_rc;        /* 0: LibTorch computed the case */
+  char ref_msg[512]; /* else why not */
+  int64_t case_id;   /* the stored case; 0 without a store */
 } sl_bench_case;
 
 /* Bytes of t's elements (t's shape times its dtype's size). */

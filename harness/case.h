@@ -4,8 +4,8 @@
  *   scatter_reduce dt=f32 it=i64 x=4x3 index=2x3:t src=2x3 dim=0 reduce=amax
  *       self=0 ip=dup50 dp=nan seed=7
  *
- * Keys (printed in this order; parse -> print is the identity on printed
- * lines): dt=DTYPE        data dtype (x, src, updates, value, source, feats)
+ * Keys, printed in this order (parse -> print is the identity on them):
+ *   dt=DTYPE        data dtype (x, src, updates, value, source, feats)
  *   it=DTYPE        index dtype (ops with an index tensor)
  *   NAME=SHAPE[:L]  shape of each generated input, named as in SPEC (x=4x3,
  *                   index=2x3, src=..., updates=..., value=..., mask=...,

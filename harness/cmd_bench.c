@@ -142,7 +142,6 @@ static void sl__table_set(sl__bench_ctx *b, sl_bench_row *row,
                    b->peak_gbs > 0 ? 100.0 * gbs / b->peak_gbs : -1);
 }
 
-/* Fresh outputs for each of the n calls; 0, or -1 when out of memory. */
 /* One set of outputs shared by the n copies of a call: with --cold only the
  * inputs rotate. LibTorch's allocator hands back the block it freed on the
  * previous call, so its outputs stay in cache; a variant writing to n cold
@@ -151,13 +150,9 @@ static void sl__table_set(sl__bench_ctx *b, sl_bench_row *row,
 static int sl__alloc_call_outputs(sl_call *calls, int n, void **mem) {
   if (sl__alloc_outputs(&calls[0], mem)) return -1;
   const sl_op_info *info = sl_op_get(calls[0].op);
-  for (int k = 1; k < n; ++k) {
-    sl_ctx ctx;
-    sl_ctx_init(&ctx);
-    if (sl_infer(&ctx, &calls[k])) return -1;
+  for (int k = 1; k < n; ++k) /* the copies differ in input addresses only */
     for (int s = info->n_in; s < info->n_in + info->n_out; ++s)
-      calls[k].arg[s].data = calls[0].arg[s].data;
-  }
+      calls[k].arg[s] = calls[0].arg[s];
   return 0;
 }
 
@@ -181,11 +176,12 @@ static void sl__time_contenders(sl__bench_ctx *b, const sl_case_result *res,
   int n = 0, ok = 1;
   sl__timed *tm = calloc((size_t)res->n + 1, sizeof *tm);
   sl_call *inputs = calloc((size_t)copies, sizeof *inputs);
-  /* One block of buffers per contender and copy (slot-indexed), plus the
-   * shared input copies at the end. */
-  size_t slots = ((size_t)res->n + 2) * (size_t)copies * SL_MAX_ARGS;
+  /* Buffers, slot-indexed: a block of outputs per variant (block i + 1 for
+   * result i), then the input copies. */
+  size_t outs = ((size_t)res->n + 1) * SL_MAX_ARGS;
+  size_t slots = outs + (size_t)copies * SL_MAX_ARGS;
   void **mem = calloc(slots, sizeof *mem);
-  void **shared = mem ? mem + ((size_t)res->n + 1) * copies * SL_MAX_ARGS : 0;
+  void **shared = mem ? mem + outs : 0;
   if (!tm || !inputs || !mem) ok = 0;
   for (int k = 0; ok && k < copies; ++k) {
     inputs[k] = in->call;
@@ -219,7 +215,7 @@ static void sl__time_contenders(sl__bench_ctx *b, const sl_case_result *res,
       continue;
     }
     sl_call *calls = calloc((size_t)copies, sizeof *calls);
-    void **own = mem + (size_t)(i + 1) * copies * SL_MAX_ARGS;
+    void **own = mem + (size_t)(i + 1) * SL_MAX_ARGS;
     if (calls) memcpy(calls, inputs, sizeof *calls * (size_t)copies);
     if (!calls || sl__alloc_call_outputs(calls, copies, own)) {
       printf("  %-12s not timed: out of memory\n", r->variant);

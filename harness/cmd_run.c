@@ -68,13 +68,13 @@ static void sl__lines_free(sl__lines *l) {
   free(l->v);
 }
 
-/* Reads case lines from a batch file: blank lines and # comments skipped. */
 /* sl__push for callbacks that do not know sl__lines (sl_case_file_each,
  * sl_run_args_fn): 1 when out of memory. */
 static int sl__push_line(void *lines, const char *line) {
   return sl__push(lines, line) ? 1 : 0;
 }
 
+/* Reads case lines from a batch file: blank lines and # comments skipped. */
 static int sl__read_batch(const char *path, sl__lines *out) {
   int rc = sl_case_file_each(path, sl__push_line, out);
   if (rc < 0)

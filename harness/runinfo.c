@@ -58,11 +58,7 @@ void sl_runinfo_fill(sl_runinfo_buf *b, const char *kind, int argc, char **argv,
   b->info.version = SL_VERSION_STRING;
   b->info.device = NULL;
   b->info.cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
-#ifdef _OPENMP
   b->info.threads = threads > 0 ? threads : sl_default_threads();
-#else
-  b->info.threads = threads > 0 ? threads : 1;
-#endif
   b->info.copy_gbs = 0;
 }
 

@@ -48,8 +48,8 @@ int64_t sl__walk_slab(sl__walk *w, int ndim, const int64_t *shape, int nt,
  * threads: positions that differ on an axis not in `fixed` (a bit mask: for
  * scatter, dim; for scatter_nd, the indexed axes) never write the same
  * output element, so each thread takes a slab along such an axis (the
- * outermost one with at
- * least `threads` positions, else the longest) and walks it in row-major
+ * outermost one with at least `threads` positions, else the longest) and
+ * walks it in row-major
  * order: every output element still sees its writes in row-major order.
  * When the axis is out's unit-stride axis, the cuts fall on 64-byte lines of
  * out, so that no cache line is written by two threads. team == 1 (and

@@ -20,47 +20,46 @@
 #include "dynamic_scatter_backward_cpu.h"
 
 /* Every minimum starts as N ("no point"). */
-static void sl__dsbc_clear(const sl_call *c, int threads, sl__dsb_minima *mn) {
+static void sl__dsbc_clear(const sl_call *c, int threads, int64_t *first) {
   const int64_t N = c->arg[1].shape[0];
   const int64_t MC = c->arg[0].shape[0] * c->arg[1].shape[1];
   const int team = sl__conflict_team(threads, MC);
 #pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
-  for (int64_t k = 0; k < MC; ++k) mn->first[k] = N;
+  for (int64_t k = 0; k < MC; ++k) first[k] = N;
 }
 
 static sl_status sl__dsbc_find_atomic(sl_ctx *ctx, const sl_call *c,
-                                      int threads, sl__dsb_minima *mn) {
+                                      int threads, int64_t *first) {
   (void)ctx;
   const sl_tensor *map = &c->arg[3];
   const int64_t N = c->arg[1].shape[0], C = c->arg[1].shape[1];
-  sl__dsbc_clear(c, threads, mn);
+  sl__dsbc_clear(c, threads, first);
   const int team = sl__conflict_team(threads, N * C);
 #pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
   for (int64_t n = 0; n < N; ++n) {
     const int64_t v = sl__dsb_i32(map, n);
     if (v < 0) continue;
-    SL__DSB_FOR_MATCHES(
-        c, n, v, C, ch,
-        sl__atomic_min_i64(&mn->first[v * mn->vstride + ch], n));
+    SL__DSB_FOR_MATCHES(c, n, v, C, ch,
+                        sl__atomic_min_i64(&first[v * C + ch], n));
   }
   return SL_STATUS_OK;
 }
 
 static sl_status sl__dsbc_find_lock(sl_ctx *ctx, const sl_call *c, int threads,
-                                    sl__dsb_minima *mn) {
+                                    int64_t *first) {
   const sl_tensor *map = &c->arg[3];
   const int64_t N = c->arg[1].shape[0], C = c->arg[1].shape[1];
   const int64_t M = c->arg[0].shape[0];
   sl__locks lk;
   sl_status st = sl__locks_open(ctx, "dynamic_scatter_backward", &lk, M);
   if (st) return st;
-  sl__dsbc_clear(c, threads, mn);
+  sl__dsbc_clear(c, threads, first);
   const int team = sl__conflict_team(threads, N * C);
 #pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
   for (int64_t n = 0; n < N; ++n) {
     const int64_t v = sl__dsb_i32(map, n);
     if (v < 0) continue;
-    int64_t *row = mn->first + v * mn->vstride;
+    int64_t *row = first + v * C;
     sl__lock(&lk, v);
     SL__DSB_FOR_MATCHES(c, n, v, C, ch, if (n < row[ch]) row[ch] = n);
     sl__unlock(&lk, v);
@@ -84,7 +83,7 @@ static void sl__dsbc_records(const sl_call *c, sl__recs *r, int t, int put) {
 }
 
 static sl_status sl__dsbc_find_sorted(sl_ctx *ctx, const sl_call *c,
-                                      int threads, sl__dsb_minima *mn) {
+                                      int threads, int64_t *first) {
   const int64_t N = c->arg[1].shape[0], C = c->arg[1].shape[1];
   const int64_t M = c->arg[0].shape[0];
   sl__recs r;
@@ -97,7 +96,7 @@ static sl_status sl__dsbc_find_sorted(sl_ctx *ctx, const sl_call *c,
   sl__recs_offsets(&r);
 #pragma omp parallel for num_threads(r.parts) schedule(static) if (r.parts > 1)
   for (int t = 0; t < r.parts; ++t) sl__dsbc_records(c, &r, t, 1);
-  sl__dsbc_clear(c, threads, mn);
+  sl__dsbc_clear(c, threads, first);
 #pragma omp parallel for num_threads(r.parts)                                  \
     schedule(dynamic, 1) if (r.parts > 1)
   for (int64_t b = 0; b < r.buckets; ++b)
@@ -105,7 +104,7 @@ static sl_status sl__dsbc_find_sorted(sl_ctx *ctx, const sl_call *c,
       int64_t n;
       memcpy(&n, sl__recs_val(&r, k), sizeof n);
       const int64_t v = sl__recs_key(&r, k);
-      int64_t *row = mn->first + v * mn->vstride;
+      int64_t *row = first + v * C;
       /* Points come in increasing index: the first match is the minimum. */
       SL__DSB_FOR_MATCHES(c, n, v, C, ch, if (row[ch] == N) row[ch] = n);
     }

@@ -22,11 +22,7 @@
 #include <stdlib.h>
 
 #include "dynamic_scatter_backward_cpu.h"
-
-/* Chunk t of `parts` equal chunks of [0,n). */
-static inline int64_t sl__dsb_chunk(int64_t n, int parts, int t) {
-  return (n / parts) * t + (t < n % parts ? t : n % parts);
-}
+#include "walk.h"
 
 /* The rows one call of sl__dsb_rows writes: the points n in [n0,n1) whose
  * voxel lies in [v0,v1), and the dropped ones (map -1) in [d0,d1). Max is
@@ -136,19 +132,19 @@ sl_status sl__dsb_run(sl_ctx *ctx, sl_call *c, int threads,
   const int64_t N = c->arg[1].shape[0], C = c->arg[1].shape[1];
   const int64_t M = c->arg[0].shape[0];
   if (N == 0 || C == 0) return SL_STATUS_OK;
-  sl__dsb_minima mn = {NULL, C};
+  int64_t *first = NULL;
   if (c->p.reduce == SL_REDUCE_MAX && M > 0) {
     /* infer bounded M * C by the size of an element, not of an int64. */
-    if ((uint64_t)M * (uint64_t)C <= SIZE_MAX / sizeof *mn.first)
-      mn.first = malloc((size_t)(M * C) * sizeof *mn.first);
-    if (!mn.first)
+    if ((uint64_t)M * (uint64_t)C <= SIZE_MAX / sizeof *first)
+      first = malloc((size_t)(M * C) * sizeof *first);
+    if (!first)
       return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
                          "dynamic_scatter_backward: expected workspace for "
                          "%lld x %lld minima, got an allocation failure",
                          (long long)M, (long long)C);
-    sl_status st = find(ctx, c, threads, &mn);
+    sl_status st = find(ctx, c, threads, first);
     if (st) {
-      free(mn.first);
+      free(first);
       return st;
     }
   }
@@ -157,12 +153,12 @@ sl_status sl__dsb_run(sl_ctx *ctx, sl_call *c, int threads,
   int parts = (int64_t)threads < N ? threads : (int)N;
 #pragma omp parallel for num_threads(parts) schedule(static) if (parts > 1)
   for (int t = 0; t < parts; ++t) {
-    int64_t n0 = sl__dsb_chunk(N, parts, t),
-            n1 = sl__dsb_chunk(N, parts, t + 1);
-    sl__dsb_part p = {n0, n1, 0, M, n0, n1, mn.first, NULL};
+    int64_t n0, n1;
+    sl__chunk(N, parts, t, &n0, &n1);
+    sl__dsb_part p = {n0, n1, 0, M, n0, n1, first, NULL};
     sl__dsb_rows(c, &p);
   }
-  free(mn.first);
+  free(first);
   return SL_STATUS_OK;
 }
 
@@ -184,14 +180,9 @@ static sl_status sl__dsb_fused(sl_ctx *ctx, sl_call *c, int threads) {
   if ((int64_t)parts > M) parts = M > 0 ? (int)M : 1;
 #pragma omp parallel for num_threads(parts) schedule(static) if (parts > 1)
   for (int t = 0; t < parts; ++t) {
-    sl__dsb_part p = {0,
-                      N,
-                      sl__dsb_chunk(M, parts, t),
-                      sl__dsb_chunk(M, parts, t + 1),
-                      sl__dsb_chunk(N, parts, t),
-                      sl__dsb_chunk(N, parts, t + 1),
-                      NULL,
-                      taken};
+    sl__dsb_part p = {0, N, 0, 0, 0, 0, NULL, taken};
+    sl__chunk(M, parts, t, &p.v0, &p.v1);
+    sl__chunk(N, parts, t, &p.d0, &p.d1);
     sl__dsb_rows(c, &p);
   }
   free(taken);

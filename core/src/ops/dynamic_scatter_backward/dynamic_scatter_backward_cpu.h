@@ -28,17 +28,11 @@ uint64_t sl__dsb_match_mask(const sl_call *c, int64_t n, int64_t v,
       body;                                                                    \
     }
 
-/* The minima of pass 1, voxel-major ([M][C], mmcv's reduce_from): the one
- * for voxel v, channel ch is first[v * vstride + ch]; N stands for "no
- * point". */
-typedef struct sl__dsb_minima {
-  int64_t *first;
-  int64_t vstride;
-} sl__dsb_minima;
-
-/* Pass 1 (max only, M > 0): fills every minimum. */
+/* Pass 1 (max only, M > 0): fills the minima, voxel-major ([M][C], mmcv's
+ * reduce_from): the one for voxel v, channel ch is first[v * C + ch]; N
+ * stands for "no point". */
 typedef sl_status (*sl__dsb_find_fn)(sl_ctx *ctx, const sl_call *c, int threads,
-                                     sl__dsb_minima *mn);
+                                     int64_t *first);
 
 /* Runs a validated call: pass 1 by `find` (max only), then pass 2 on
  * `threads` threads. */
