@@ -136,6 +136,23 @@ typedef struct sl__e16 {
 } sl__e16;
 #define SL__ELEM_TYPES(X)                                                      \
   X(1, uint8_t) X(2, uint16_t) X(4, uint32_t) X(8, uint64_t) X(16, sl__e16)
+/*
+ * The same for loops typed by element and index (i32, i64):
+ * SL__INDEXED_ROWS(ROW) instantiates ROW(size, type, I) for every element
+ * type and I = int32_t, int64_t, where ROW defines a function named
+ * <name>_<size>_<I>; SL__INDEXED_TABLE(name) is the initializer of a
+ * table [element class][index is i64] of those functions.
+ */
+#define SL__ELEM_TYPES_ARG(X, a)                                               \
+  X(1, uint8_t, a)                                                             \
+  X(2, uint16_t, a) X(4, uint32_t, a) X(8, uint64_t, a) X(16, sl__e16, a)
+#define SL__BOTH_INDEX_ROWS(size, T, ROW)                                      \
+  ROW(size, T, int32_t) ROW(size, T, int64_t)
+#define SL__BOTH_INDEX_ENTRY(size, T, name)                                    \
+  {name##_##size##_int32_t, name##_##size##_int64_t},
+#define SL__INDEXED_ROWS(ROW) SL__ELEM_TYPES_ARG(SL__BOTH_INDEX_ROWS, ROW)
+#define SL__INDEXED_TABLE(name)                                                \
+  { SL__ELEM_TYPES_ARG(SL__BOTH_INDEX_ENTRY, name) }
 static inline int sl__elem_class(size_t size) {
   return size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : size == 8 ? 3 : 4;
 }

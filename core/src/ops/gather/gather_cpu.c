@@ -23,13 +23,9 @@ typedef void (*sl__gather_row)(char *out, int64_t os, const char *index,
     for (int64_t j = 0; j < n; ++j)                                            \
       out[j * os] = x[j * xs + (int64_t)index[j * is] * xd];                   \
   }
-#define SL__GATHER_ROWS(size, T)                                               \
-  SL__GATHER_ROW(size, T, int32_t) SL__GATHER_ROW(size, T, int64_t)
-SL__ELEM_TYPES(SL__GATHER_ROWS)
-#define SL__GATHER_ENTRY(size, T)                                              \
-  {sl__gather_row_##size##_int32_t, sl__gather_row_##size##_int64_t},
-static const sl__gather_row sl__gather_rows[][2] = {
-    SL__ELEM_TYPES(SL__GATHER_ENTRY)};
+SL__INDEXED_ROWS(SL__GATHER_ROW)
+static const sl__gather_row sl__gather_rows[][2] =
+    SL__INDEXED_TABLE(sl__gather_row);
 
 /* Gathers output elements [begin, end) in row-major order of index (an
  * sl__for_chunks body; user is the call). */

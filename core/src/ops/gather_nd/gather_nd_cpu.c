@@ -26,13 +26,9 @@ typedef void (*sl__gather_nd_row)(char *out, int64_t os, const char *index,
       out[j * os] = x[at];                                                     \
     }                                                                          \
   }
-#define SL__GATHER_ND_ROWS(size, T)                                            \
-  SL__GATHER_ND_ROW(size, T, int32_t) SL__GATHER_ND_ROW(size, T, int64_t)
-SL__ELEM_TYPES(SL__GATHER_ND_ROWS)
-#define SL__GATHER_ND_ENTRY(size, T)                                           \
-  {sl__gather_nd_row_##size##_int32_t, sl__gather_nd_row_##size##_int64_t},
-static const sl__gather_nd_row sl__gather_nd_rows[][2] = {
-    SL__ELEM_TYPES(SL__GATHER_ND_ENTRY)};
+SL__INDEXED_ROWS(SL__GATHER_ND_ROW)
+static const sl__gather_nd_row sl__gather_nd_rows[][2] =
+    SL__INDEXED_TABLE(sl__gather_nd_row);
 
 /* Gathers the output positions [begin, end) in row-major order (an
  * sl__for_chunks body; user is the call). */

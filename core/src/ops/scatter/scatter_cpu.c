@@ -32,13 +32,9 @@
       }                                                                        \
     }                                                                          \
   }
-#define SL__SCATTER_ROWS(size, T)                                              \
-  SL__SCATTER_ROW(size, T, int32_t) SL__SCATTER_ROW(size, T, int64_t)
-SL__ELEM_TYPES(SL__SCATTER_ROWS)
-#define SL__SCATTER_ENTRY(size, T)                                             \
-  {sl__scatter_row_##size##_int32_t, sl__scatter_row_##size##_int64_t},
-static const sl__reduce_row_fn sl__scatter_rows[][2] = {
-    SL__ELEM_TYPES(SL__SCATTER_ENTRY)};
+SL__INDEXED_ROWS(SL__SCATTER_ROW)
+static const sl__reduce_row_fn sl__scatter_rows[][2] =
+    SL__INDEXED_TABLE(sl__scatter_row);
 
 static sl_status sl__scatter_cpu(sl_call *c, int threads) {
   sl__copy_strided(&c->arg[3], &c->arg[0], threads);
