@@ -31,8 +31,8 @@ sl_status sl__normalize_dim(sl_ctx *ctx, const char *what, int64_t dim,
 /* The first row-major position in [b, e) of index whose value lies
  * outside [0, bound), or -1. Walks the elements with an odometer (no
  * division per element); a contiguous index is a plain loop. */
-static int64_t sl__first_out_of_range(const sl_tensor *index, int64_t b,
-                                      int64_t e, int64_t bound) {
+int64_t sl__index_first_bad(const sl_tensor *index, int64_t b, int64_t e,
+                            int64_t bound) {
   if (sl_tensor_is_contiguous(index)) {
     /* Blocks without an early exit, which the compiler vectorizes; the
      * block holding a bad value is then searched. Unsigned compares catch
@@ -74,12 +74,26 @@ static int64_t sl__first_out_of_range(const sl_tensor *index, int64_t b,
   return -1;
 }
 
+/* Set by sl_run, for the length of its sl_infer, when the variant checks
+ * the index values in its own pass (SL__FUSED_INDEX_CHECK). Thread-local:
+ * calls on other threads are unaffected. The ops' infer functions share one
+ * signature, and this is the one check that changes. */
+static _Thread_local int sl__index_check_deferred;
+
+void sl__defer_index_check(int defer) { sl__index_check_deferred = defer; }
+
 sl_status sl__check_index_range(sl_ctx *ctx, const char *what,
                                 const sl_tensor *index, int64_t bound,
                                 const char *ctxdesc) {
-  if (index->device != SL_DEVICE_CPU) return SL_STATUS_OK;
+  if (index->device != SL_DEVICE_CPU || sl__index_check_deferred)
+    return SL_STATUS_OK;
+  return sl__check_index_values(ctx, what, index, bound, ctxdesc);
+}
+
+sl_status sl__check_index_values(sl_ctx *ctx, const char *what,
+                                 const sl_tensor *index, int64_t bound,
+                                 const char *ctxdesc) {
   int64_t n = sl__numel(index);
-  int64_t idx[SL_MAX_DIMS];
   /* Large indices are checked in parallel chunks; the report names the
    * first bad position in row-major order whatever the split. */
   int parts = n >= ((int64_t)1 << 16) ? sl__threads(ctx) : 1;
@@ -88,26 +102,30 @@ sl_status sl__check_index_range(sl_ctx *ctx, const char *what,
     reduction(max                                                              \
               : bad)
   for (int t = 0; t < parts; ++t) {
-    int64_t first = sl__first_out_of_range(
+    int64_t first = sl__index_first_bad(
         index, n / parts * t, t + 1 < parts ? n / parts * (t + 1) : n, bound);
     /* max over -position: the smallest position wins. */
     if (first >= 0 && -first > bad) bad = -first;
   }
-  if (bad != INT64_MIN) {
-    int64_t i = -bad;
-    int64_t v = sl__load_index(index, sl__offset_linear(index, i));
-    char pos[160];
-    size_t k = 0;
-    sl__unravel(i, index->ndim, index->shape, idx);
-    pos[0] = '\0';
-    for (int d = 0; d < index->ndim && k < sizeof pos; ++d)
-      k += (size_t)snprintf(pos + k, sizeof pos - k, d ? ",%lld" : "%lld",
-                            (long long)idx[d]);
-    return sl_ctx_fail(ctx, SL_STATUS_INDEX_OUT_OF_RANGE,
-                       "%s[%s]=%lld out of range [0,%lld) for %s", what, pos,
-                       (long long)v, (long long)bound, ctxdesc);
-  }
-  return SL_STATUS_OK;
+  if (bad == INT64_MIN) return SL_STATUS_OK;
+  return sl__index_out_of_range(ctx, what, index, -bad, bound, ctxdesc);
+}
+
+sl_status sl__index_out_of_range(sl_ctx *ctx, const char *what,
+                                 const sl_tensor *index, int64_t at,
+                                 int64_t bound, const char *ctxdesc) {
+  int64_t idx[SL_MAX_DIMS];
+  int64_t v = sl__load_index(index, sl__offset_linear(index, at));
+  char pos[160];
+  size_t k = 0;
+  sl__unravel(at, index->ndim, index->shape, idx);
+  pos[0] = '\0';
+  for (int d = 0; d < index->ndim && k < sizeof pos; ++d)
+    k += (size_t)snprintf(pos + k, sizeof pos - k, d ? ",%lld" : "%lld",
+                          (long long)idx[d]);
+  return sl_ctx_fail(ctx, SL_STATUS_INDEX_OUT_OF_RANGE,
+                     "%s[%s]=%lld out of range [0,%lld) for %s", what, pos,
+                     (long long)v, (long long)bound, ctxdesc);
 }
 
 sl_status sl__check_reduce(sl_ctx *ctx, sl_reduce r, unsigned allowed) {

@@ -169,23 +169,23 @@ sl_status sl_run(sl_ctx *ctx, const char *variant, sl_call *call) {
                        sl_op_name(call->op), variant);
   const char *why;
   if (!sl_variant_available(v, &why))
-    return sl_ctx_fail(ctx,
-                       v->fn ? SL_STATUS_NO_DEVICE : SL_STATUS_NOT_BUILT,
+    return sl_ctx_fail(ctx, v->fn ? SL_STATUS_NO_DEVICE : SL_STATUS_NOT_BUILT,
                        "variant %s of %s: unavailable (%s)", variant,
                        sl_op_name(call->op), why);
   sl_call want = *call;
+  sl__defer_index_check((v->flags & SL__FUSED_INDEX_CHECK) != 0);
   sl_status st = sl_infer(ctx, &want);
+  sl__defer_index_check(0);
   if (st) return st;
   const sl_op_info *info = sl_op_get(call->op);
   sl_device dev = sl_variant_device(v);
   for (int s = 0; s < info->n_in + info->n_out; ++s) {
     if (call->arg[s].device != dev && call->arg[s].data)
-      return sl_ctx_fail(ctx, SL_STATUS_WRONG_DEVICE,
-                         "%s: expected a tensor on %s for variant %s, got %s",
-                         info->arg_names[s],
-                         dev == SL_DEVICE_CUDA ? "cuda" : "cpu", variant,
-                         call->arg[s].device == SL_DEVICE_CUDA ? "cuda"
-                                                               : "cpu");
+      return sl_ctx_fail(
+          ctx, SL_STATUS_WRONG_DEVICE,
+          "%s: expected a tensor on %s for variant %s, got %s",
+          info->arg_names[s], dev == SL_DEVICE_CUDA ? "cuda" : "cpu", variant,
+          call->arg[s].device == SL_DEVICE_CUDA ? "cuda" : "cpu");
   }
   st = sl__check_outputs(ctx, call, &want);
   if (st) return st;

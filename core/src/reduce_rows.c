@@ -214,6 +214,31 @@ static void sl__private_merge_chunk(void *user, int64_t begin, int64_t end) {
 #define SL__PRIVATE_MIN_RATIO 4
 #define SL__PRIVATE_MAX_BYTES ((int64_t)64 << 20)
 
+/* Index positions checked per block by the fused check: 64 KiB of int64,
+ * still in L1/L2 when the walk reads them right after. The vectorized
+ * check streams the block in faster than the scattered walk would, so the
+ * fused pass beats even an unchecked walk (10 vs 12.5 ms on the standard
+ * scatter_reduce sum, a hand-written pair of loops). */
+#define SL__CHECK_BLOCK 8192
+
+/* Walks index rows [a0, a1) of axis 0 a block at a time, checking each
+ * block's values against [0, bound) before walking it. Returns the first bad
+ * position (row-major) having stopped there, or -1. */
+static int64_t sl__walk_slab_checked(const sl__scatter_walk *s,
+                                     const sl_tensor *index, int64_t bound,
+                                     int64_t a0, int64_t a1) {
+  const int64_t inner = sl__numel(index) / index->shape[0];
+  const int64_t rows = inner >= SL__CHECK_BLOCK ? 1 : SL__CHECK_BLOCK / inner;
+  for (int64_t r0 = a0; r0 < a1; r0 += rows) {
+    const int64_t r1 = a1 - r0 < rows ? a1 : r0 + rows;
+    const int64_t bad =
+        sl__index_first_bad(index, r0 * inner, r1 * inner, bound);
+    if (bad >= 0) return bad;
+    sl__scatter_walk_slab(s, 0, r0, r1);
+  }
+  return -1;
+}
+
 /*
  * Privatized reduction: thread t reduces its slab of index axis 0 (a
  * contiguous stretch of the row-major order) into its own copy of out,
@@ -225,10 +250,15 @@ static void sl__private_merge_chunk(void *user, int64_t begin, int64_t end) {
  * many contributions per output element, where slabs that never share an
  * element are few or none (a 1-D index cannot be split at all). Returns 0,
  * having done nothing, when the call does not qualify.
+ *
+ * With bad != NULL the index values are unchecked: thread 0 gets a copy
+ * too, each block is checked before it is walked (sl__walk_slab_checked),
+ * and out (x copied, then the copies combined) is written only when every
+ * value passed; *bad is the first bad position or -1.
  */
-static int sl__scatter_reduce_private(const sl__scatter_walk *s,
-                                      const sl_call *c, int threads) {
-  const sl_tensor *index = &c->arg[1], *out = &c->arg[3];
+static int sl__scatter_reduce_private(const sl__scatter_walk *s, sl_call *c,
+                                      int threads, int64_t *bad) {
+  const sl_tensor *x = &c->arg[0], *index = &c->arg[1], *out = &c->arg[3];
   const sl_reduce r = c->p.reduce;
   const int64_t numel = sl__numel(out), positions = sl__numel(index);
   if (threads < 2 || r == SL_REDUCE_NONE || r == SL_REDUCE_ASSIGN ||
@@ -237,10 +267,12 @@ static int sl__scatter_reduce_private(const sl__scatter_walk *s,
     return 0;
   int team = sl__team(threads, positions);
   if (team > index->shape[0]) team = (int)index->shape[0];
-  if (team < 2 || (team - 1) * numel > SL__PRIVATE_MAX_BYTES / (int64_t)s->es)
+  const int own = bad != NULL; /* thread 0 works in a copy as well */
+  const int ncopies = team - 1 + own;
+  if (team < 2 || ncopies * numel > SL__PRIVATE_MAX_BYTES / (int64_t)s->es)
     return 0;
   const size_t bytes = (size_t)numel * s->es;
-  char *copies = malloc((size_t)(team - 1) * bytes);
+  char *copies = malloc((size_t)ncopies * bytes);
   if (!copies) return 0; /* the slabs do without */
   _Alignas(16) unsigned char neutral[16];
   sl__reduce_set_identity(out->dtype, r, neutral);
@@ -253,24 +285,40 @@ static int sl__scatter_reduce_private(const sl__scatter_walk *s,
   }
   sl__reduce_row_fn fill =
       sl__reduce_row_for(out->dtype, SL_REDUCE_ASSIGN, SL_I64);
-#pragma omp parallel for num_threads(team) schedule(static)
+  const int64_t bound = x->ndim ? x->shape[c->p.dim] : 1;
+  int64_t first_bad = INT64_MAX;
+#pragma omp parallel for num_threads(team) schedule(static)                    \
+    reduction(min                                                              \
+              : first_bad)
   for (int t = 0; t < team; ++t) {
     sl__scatter_walk mine = *s;
-    if (t > 0) {
-      mine.out = copies + (size_t)(t - 1) * bytes;
+    if (t > 0 || own) {
+      mine.out = copies + (size_t)(t - 1 + own) * bytes;
       sl__rows_elementwise(fill, mine.out, (const char *)neutral, numel, 0);
     }
     int64_t a0, a1;
     sl__chunk(index->shape[0], team, t, &a0, &a1);
-    sl__scatter_walk_slab(&mine, 0, a0, a1);
+    if (!own) {
+      sl__scatter_walk_slab(&mine, 0, a0, a1);
+      continue;
+    }
+    /* Slabs run in row-major order: each thread's first is the earliest. */
+    const int64_t at = sl__walk_slab_checked(&mine, index, bound, a0, a1);
+    if (at >= 0 && at < first_bad) first_bad = at;
   }
-  sl__private_merge m = {sl__reduce_row_for(out->dtype, r, SL_I64),
-                         s->out,
-                         copies,
-                         numel,
-                         team - 1,
-                         s->es};
-  sl__for_chunks(threads, numel, sl__private_merge_chunk, &m);
+  if (own) {
+    *bad = first_bad == INT64_MAX ? -1 : first_bad;
+    if (*bad < 0) sl__copy_strided(&c->arg[3], x, threads);
+  }
+  if (!own || *bad < 0) {
+    sl__private_merge m = {sl__reduce_row_for(out->dtype, r, SL_I64),
+                           s->out,
+                           copies,
+                           numel,
+                           ncopies,
+                           s->es};
+    sl__for_chunks(threads, numel, sl__private_merge_chunk, &m);
+  }
   free(copies);
   return 1;
 }
@@ -341,8 +389,20 @@ int sl__scatter_reduce_rows(sl_call *c, int threads) {
     sl__scatter_walk_run(&first, &sl);
   }
   s.row = row;
-  if (!sl__scatter_reduce_private(&s, c, threads) &&
+  if (!sl__scatter_reduce_private(&s, c, threads, NULL) &&
       !sl__scatter_reduce_by_target(&s, c, threads))
     sl__scatter_walk_run(&s, &sl);
   return 1;
+}
+
+int sl__scatter_reduce_rows_unchecked(sl_call *c, int threads, int64_t *bad) {
+  const sl_tensor *index = &c->arg[1], *out = &c->arg[3];
+  sl__reduce_row_fn row =
+      sl__reduce_row_for(out->dtype, c->p.reduce, index->dtype);
+  if (!row || !c->p.include_self) return 0;
+  int64_t ost[SL_MAX_DIMS], od;
+  sl__scatter_walk s;
+  sl__scatter_walk_init(&s, c, index->ndim, 1, &c->p.dim, 0, ost, &od);
+  s.row = row;
+  return sl__scatter_reduce_private(&s, c, threads, bad);
 }

@@ -96,4 +96,14 @@ void sl__scatter_walk_slab(const sl__scatter_walk *s, int axis, int64_t a0,
  */
 int sl__scatter_reduce_rows(sl_call *c, int threads);
 
+/*
+ * The same with the index values not yet checked, for the plan that can
+ * check them as it goes: private copies of out (contributions outnumbering
+ * out 4:1, include_self). Then returns 1 with *bad the first row-major
+ * position of index outside [0, x.size(dim)), out untouched, or -1, out
+ * complete. Returns 0, having done nothing, for any other call: the caller
+ * checks the index, then takes sl__scatter_reduce_rows.
+ */
+int sl__scatter_reduce_rows_unchecked(sl_call *c, int threads, int64_t *bad);
+
 #endif /* SL_REDUCE_ROWS_H */

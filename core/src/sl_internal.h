@@ -110,10 +110,27 @@ sl_status sl__normalize_dim(sl_ctx *ctx, const char *what, int64_t dim,
                             int ndim, int64_t *out);
 /* Every element of index (a CPU tensor) lies in [0, bound). On failure the
  * message names the position, value and bound, plus `ctxdesc` (e.g. "dim 1
- * of x [4,40]"). gather_nd's per-column bounds live in ops/gather_nd. */
+ * of x [4,40]"). gather_nd's per-column bounds live in ops/gather_nd. Does
+ * nothing while sl_run infers for a variant that checks the values itself
+ * (sl__defer_index_check); sl__check_index_values always checks. */
 sl_status sl__check_index_range(sl_ctx *ctx, const char *what,
                                 const sl_tensor *index, int64_t bound,
                                 const char *ctxdesc);
+sl_status sl__check_index_values(sl_ctx *ctx, const char *what,
+                                 const sl_tensor *index, int64_t bound,
+                                 const char *ctxdesc);
+void sl__defer_index_check(int defer);
+/* The row-major position in [b, e) of the first value of index outside
+ * [0, bound), or -1; and the failure that names it (`at`, row-major). */
+int64_t sl__index_first_bad(const sl_tensor *index, int64_t b, int64_t e,
+                            int64_t bound);
+sl_status sl__index_out_of_range(sl_ctx *ctx, const char *what,
+                                 const sl_tensor *index, int64_t at,
+                                 int64_t bound, const char *ctxdesc);
+/* A variant that checks the index values in its own pass, before it writes
+ * anything (variants.def flags; internal, above the public ones): sl_run's
+ * infer then skips sl__check_index_range. Same status and message. */
+#define SL__FUSED_INDEX_CHECK (1u << 8)
 /* Reduce valid for the op's group; `allowed` is a bitmask of 1u << reduce. */
 sl_status sl__check_reduce(sl_ctx *ctx, sl_reduce r, unsigned allowed);
 /* dtype allowed for the op's data: movement or reduction group (SPEC §3). */
@@ -123,8 +140,14 @@ sl_status sl__check_data_dtype(sl_ctx *ctx, const char *what, sl_dtype dt,
 void sl__set_out(sl_tensor *out, sl_dtype dt, int ndim, const int64_t *shape);
 
 /* scatter's shape rules, shared by scatter_reduce: x, index, src (when
- * has_src), dim; sets out (slot 3) and normalizes c->p.dim. */
+ * has_src), dim; sets out (slot 3) and normalizes c->p.dim. The index
+ * values are left to sl__scatter_like_index, the last check. */
 sl_status sl__scatter_like_infer(sl_ctx *ctx, sl_call *c, int has_src);
+/* scatter-like index values in [0, x.size(dim)) (after the infer above):
+ * sl__check_index_range's check (`now`: sl__check_index_values'), or with
+ * bad >= 0 the failure naming row-major position `bad`. */
+sl_status sl__scatter_like_index(sl_ctx *ctx, const sl_call *c, int now,
+                                 int64_t bad);
 
 /* Threads for an OpenMP region: ctx->threads, or all when 0. */
 int sl__threads(const sl_ctx *ctx);

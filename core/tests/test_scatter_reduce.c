@@ -438,6 +438,66 @@ static void test_private_copies(void) {
   check_against_naive(&tx, &ti, &ts, SL_REDUCE_MEAN);
 }
 
+/* cpu.omp checks the index as it streams it in (the private-copies plan,
+ * three threads here): every variant reports the first bad position in
+ * row-major order, wherever the bad values fall among the threads' slabs,
+ * and leaves out as it found it. */
+static void test_fused_index_check(void) {
+  enum { N = 30000, C = 2, M = 9 };
+  static double x[M * C], src[N * C], out[M * C];
+  static int64_t idx[N * C], t_idx[C * N];
+  for (int i = 0; i < M * C; ++i) x[i] = i;
+  for (int i = 0; i < N * C; ++i) {
+    src[i] = i % 7;
+    idx[i] = (i * 5) % M;
+  }
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  sl_tensor tx = sl_tensor_make(SL_F64, 2, (int64_t[]){M, C}, x);
+  sl_tensor ti = sl_tensor_make(SL_I64, 2, (int64_t[]){N, C}, idx);
+  sl_tensor ts = sl_tensor_make(SL_F64, 2, (int64_t[]){N, C}, src);
+  sl_tensor to = sl_tensor_make(SL_F64, 2, (int64_t[]){M, C}, out);
+  /* The same index as a transposed view: the odometer path of the check. */
+  sl_tensor tt = sl_tensor_make(SL_I64, 2, (int64_t[]){N, C}, t_idx);
+  tt.strides[0] = 1;
+  tt.strides[1] = N;
+  const struct {
+    int at[2]; /* row-major positions made bad, -1: none */
+    int64_t value;
+    const char *want;
+  } cases[] = {
+      {{5 * C + 1, -1},
+       M,
+       "index[5,1]=9 out of range [0,9) for dim 0 of x "
+       "[9,2]"},
+      {{15000 * C, -1}, -1, "index[15000,0]=-1 out of range"},
+      {{N * C - 1, -1}, 1000, "index[29999,1]=1000 out of range"},
+      {{25000 * C, 12000 * C + 1}, M, "index[12000,1]=9 out of range"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    for (int j = 0; j < 2; ++j)
+      if (cases[k].at[j] >= 0) idx[cases[k].at[j]] = cases[k].value;
+    for (int i = 0; i < N * C; ++i) t_idx[(i % C) * N + i / C] = idx[i];
+    FOR_EACH_VARIANT(SL_OP_SCATTER_REDUCE, v) {
+      for (int self = 0; self < 2; ++self) {
+        for (int view = 0; view < 2; ++view) {
+          CHECK(run_sr(&ctx, v, &tx, 0, view ? &tt : &ti, &ts, SL_REDUCE_SUM,
+                       self, &to, sizeof out) == SL_STATUS_INDEX_OUT_OF_RANGE);
+          CHECK_CONTAINS(ctx.msg, cases[k].want);
+          int untouched = 1;
+          for (size_t b = 0; b < sizeof out; ++b)
+            untouched &= ((unsigned char *)out)[b] == 0x5a;
+          CHECK(untouched);
+        }
+      }
+    }
+    for (int j = 0; j < 2; ++j)
+      if (cases[k].at[j] >= 0) idx[cases[k].at[j]] = (cases[k].at[j] * 5) % M;
+  }
+  /* The same call with a good index gives the naive answer. */
+  check_against_naive(&tx, &ti, &ts, SL_REDUCE_SUM);
+}
+
 /* A zero-element index returns x unchanged without reading src. */
 static void test_empty(void) {
   sl_ctx ctx;
@@ -594,6 +654,7 @@ int main(void) {
   test_strides();
   test_many_lines();
   test_private_copies();
+  test_fused_index_check();
   test_empty();
   test_bad_input();
   return sl_test_finish("test_scatter_reduce");

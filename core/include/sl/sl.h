@@ -268,7 +268,10 @@ sl_status sl_infer(sl_ctx *ctx, sl_call *call);
 /*
  * Runs `variant` ("cpu.serial", "cuda.atomic", …) of call->op. Validates
  * inputs and outputs (shapes must equal what sl_infer reports; outputs must
- * not overlap inputs), then dispatches through the variant table.
+ * not overlap inputs), then dispatches through the variant table. A variant
+ * may check the index values in its own pass instead of sl_infer's
+ * (scatter_reduce cpu.omp, block by block as it streams the index in): the
+ * same status and message, and nothing written when a value is bad.
  */
 sl_status sl_run(sl_ctx *ctx, const char *variant, sl_call *call);
 

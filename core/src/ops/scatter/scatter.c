@@ -19,7 +19,7 @@
 /* The shape rules shared by scatter and scatter_reduce. */
 sl_status sl__scatter_like_infer(sl_ctx *ctx, sl_call *c, int has_src) {
   const sl_tensor *x = &c->arg[0], *index = &c->arg[1], *src = &c->arg[2];
-  char a[160], b[160], desc[200];
+  char a[160], b[160];
   sl_status st;
   if (has_src && src->dtype != x->dtype)
     return sl_ctx_fail(ctx, SL_STATUS_UNSUPPORTED_DTYPE,
@@ -73,12 +73,25 @@ sl_status sl__scatter_like_infer(sl_ctx *ctx, sl_call *c, int has_src) {
                          sl_shape_str(x->ndim, x->shape, a, sizeof a),
                          sl_shape_str(index->ndim, index->shape, b, sizeof b));
   }
-  int64_t bound = x->ndim ? x->shape[dim] : 1;
-  snprintf(desc, sizeof desc, "dim %lld of x %s", (long long)dim,
+  return SL_STATUS_OK;
+}
+
+sl_status sl__scatter_like_index(sl_ctx *ctx, const sl_call *c, int now,
+                                 int64_t bad) {
+  const sl_tensor *x = &c->arg[0], *index = &c->arg[1];
+  if (sl__numel(index) == 0) return SL_STATUS_OK;
+  char a[160], desc[200];
+  int64_t bound = x->ndim ? x->shape[c->p.dim] : 1;
+  snprintf(desc, sizeof desc, "dim %lld of x %s", (long long)c->p.dim,
            sl_shape_str(x->ndim, x->shape, a, sizeof a));
+  if (bad >= 0)
+    return sl__index_out_of_range(ctx, "index", index, bad, bound, desc);
+  if (now) return sl__check_index_values(ctx, "index", index, bound, desc);
   return sl__check_index_range(ctx, "index", index, bound, desc);
 }
 
 sl_status sl__scatter_infer(sl_ctx *ctx, sl_call *c) {
-  return sl__scatter_like_infer(ctx, c, !c->p.has_value);
+  sl_status st = sl__scatter_like_infer(ctx, c, !c->p.has_value);
+  if (st) return st;
+  return sl__scatter_like_index(ctx, c, 0, -1);
 }

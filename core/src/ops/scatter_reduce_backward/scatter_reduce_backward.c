@@ -47,6 +47,8 @@ sl_status sl__scatter_reduce_backward_infer(sl_ctx *ctx, sl_call *c) {
   if (st) return st;
   st = sl__check_like_x(ctx, "result", &c->arg[4], x);
   if (st) return st;
+  st = sl__scatter_like_index(ctx, &f, 0, -1);
+  if (st) return st;
   c->p.dim = f.p.dim;
   sl__set_out(&c->arg[5], x->dtype, x->ndim, x->shape);
   sl__set_out(&c->arg[6], src->dtype, src->ndim, src->shape);
