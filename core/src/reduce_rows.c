@@ -164,14 +164,26 @@ unsigned sl__scatter_walk_init(sl__scatter_walk *s, const sl_call *c, int ndim,
   s->ies = sl_dtype_size(index->dtype);
   s->src = (const char *)src->data;
   s->sst = src->strides;
+  s->out_bytes = sl__numel(out) * (int64_t)s->es;
   return fixed;
 }
 
 void sl__scatter_walk_run(const sl__scatter_walk *s, const sl__slabs *sl) {
+  const int last =
+      sl->axis >= 0 && sl->axis == s->ndim - 1 && s->ost[sl->axis] == 1;
+  const int64_t panel =
+      last ? sl__panel_width(s->out_bytes, s->shape[sl->axis], s->es) : 0;
 #pragma omp parallel for num_threads(sl->team)                                 \
     schedule(static) if (sl->team > 1)
-  for (int t = 0; t < sl->team; ++t)
-    sl__scatter_walk_slab(s, sl->axis, sl->cut[t], sl->cut[t + 1]);
+  for (int t = 0; t < sl->team; ++t) {
+    const int64_t a0 = sl->cut[t], a1 = sl->cut[t + 1];
+    if (!panel) { /* also the whole walk of axis -1 */
+      sl__scatter_walk_slab(s, sl->axis, a0, a1);
+      continue;
+    }
+    for (int64_t p = a0; p < a1; p += panel)
+      sl__scatter_walk_slab(s, sl->axis, p, a1 - p < panel ? a1 : p + panel);
+  }
 }
 
 /* An element-wise pass over n contiguous elements of out: out[j] =

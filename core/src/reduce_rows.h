@@ -61,6 +61,7 @@ typedef struct sl__scatter_walk {
   size_t ies; /* bytes per index element */
   const char *src;
   const int64_t *sst;
+  int64_t out_bytes; /* all of out, for sizing panels */
 } sl__scatter_walk;
 
 /*
@@ -75,7 +76,9 @@ unsigned sl__scatter_walk_init(sl__scatter_walk *s, const sl_call *c, int ndim,
                                int m, const int64_t *axes, int64_t ik,
                                int64_t *ost, int64_t *od);
 
-/* Runs every slab of `sl` (walk.h) on its team of threads. */
+/* Runs every slab of `sl` (walk.h) on its team of threads; a slab along
+ * out's unit-stride last axis whose columns reach more of out than a cache
+ * holds goes a panel of columns at a time (sl__panel_width). */
 struct sl__slabs;
 void sl__scatter_walk_run(const sl__scatter_walk *s,
                           const struct sl__slabs *sl);

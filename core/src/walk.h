@@ -63,6 +63,30 @@ typedef struct sl__slabs {
 void sl__slabs_plan(sl__slabs *s, int ndim, const int64_t *shape,
                     const sl_tensor *out, unsigned fixed, int threads);
 
+/*
+ * Panels of a walk along the last axis, for kernels that reach any row of a
+ * large tensor (the scatter-like ops' out, gather's x) from every position:
+ * walking `cols` columns row by row, each column can touch its
+ * bytes / cols bytes of that tensor anywhere, and once the reachable part
+ * outgrows the cache every access is a DRAM miss. A panel of columns keeps
+ * the reachable part under SL__PANEL_BYTES while the index sweeps all rows.
+ * Returns the panel width in columns (a multiple of a 64-byte line, at
+ * least SL__PANEL_MIN_BYTES wide: narrower rows stream badly), or 0 when
+ * the whole walk already fits. A hand-written scatter-add into 4096x4096
+ * f32 on 2 threads: 63 ms as two column halves, 42 ms in 4 MiB panels.
+ */
+#define SL__PANEL_BYTES ((int64_t)4 << 20)
+#define SL__PANEL_MIN_BYTES 256
+static inline int64_t sl__panel_width(int64_t bytes, int64_t cols, size_t es) {
+  if (cols <= 0 || bytes <= SL__PANEL_BYTES || es == 0 || es > 64) return 0;
+  const int64_t line = 64 / (int64_t)es, per_col = bytes / cols;
+  int64_t w = per_col > 0 ? SL__PANEL_BYTES / per_col : cols;
+  if (w * (int64_t)es < SL__PANEL_MIN_BYTES)
+    w = SL__PANEL_MIN_BYTES / (int64_t)es;
+  w = w / line * line;
+  return w > 0 && w < cols ? w : 0;
+}
+
 /* Number of columns to visit in the current row, at most `left`. */
 static inline int64_t sl__walk_span(const sl__walk *w, int64_t left) {
   int64_t n = w->len - w->j;

@@ -498,6 +498,59 @@ static void test_fused_index_check(void) {
   check_against_naive(&tx, &ti, &ts, SL_REDUCE_SUM);
 }
 
+/* An out of 16 MiB, more than a panel (walk.h SL__PANEL_BYTES, 4 MiB):
+ * cpu.omp walks each thread's columns in panels; the answer is still
+ * cpu.serial's and the naive loop's, bitwise (small integers: exact sums),
+ * on 2 and 3 threads. */
+static void test_panels(void) {
+  enum { R = 64, C = 65536 };
+  const size_t n = (size_t)R * C;
+  float *x = malloc(n * sizeof *x), *src = malloc(n * sizeof *src);
+  float *out = malloc(n * sizeof *out), *want = malloc(n * sizeof *want);
+  int32_t *idx = malloc(n * sizeof *idx);
+  CHECK(x && src && out && want && idx);
+  if (!x || !src || !out || !want || !idx) goto done;
+  uint32_t s = 99;
+  for (size_t i = 0; i < n; ++i) {
+    s = s * 1103515245u + 12345u;
+    x[i] = (float)((s >> 16) % 9);
+    src[i] = (float)((s >> 8) % 5);
+    idx[i] = (int32_t)((s >> 20) % R);
+  }
+  sl_tensor tx = sl_tensor_make(SL_F32, 2, (int64_t[]){R, C}, x);
+  sl_tensor ti = sl_tensor_make(SL_I32, 2, (int64_t[]){R, C}, idx);
+  sl_tensor ts = sl_tensor_make(SL_F32, 2, (int64_t[]){R, C}, src);
+  sl_tensor to = sl_tensor_make(SL_F32, 2, (int64_t[]){R, C}, out);
+  const sl_reduce reduces[] = {SL_REDUCE_SUM, SL_REDUCE_AMAX};
+  for (int k = 0; k < 2; ++k) {
+    memcpy(want, x, n * sizeof *want);
+    for (size_t i = 0; i < n; ++i) {
+      float *a = &want[(size_t)idx[i] * C + i % C];
+      *a = (float)naive_combine(reduces[k], *a, src[i]);
+    }
+    for (int threads = 2; threads <= 3; ++threads) {
+      sl_ctx ctx;
+      sl_ctx_init(&ctx);
+      ctx.threads = threads;
+      const char *variants[] = {"cpu.serial", "cpu.omp"};
+      for (int v = 0; v < 2; ++v) {
+        memset(out, 0x5a, n * sizeof *out);
+        CHECK(sl_scatter_reduce(&ctx, variants[v], &tx, 0, &ti, &ts, reduces[k],
+                                1, &to) == SL_STATUS_OK);
+        CHECK_MSG(memcmp(out, want, n * sizeof *out) == 0,
+                  "%s %s on %d threads differs from the naive loop",
+                  variants[v], sl_reduce_name(reduces[k]), threads);
+      }
+    }
+  }
+done:
+  free(x);
+  free(src);
+  free(out);
+  free(want);
+  free(idx);
+}
+
 /* A zero-element index returns x unchanged without reading src. */
 static void test_empty(void) {
   sl_ctx ctx;
@@ -655,6 +708,7 @@ int main(void) {
   test_many_lines();
   test_private_copies();
   test_fused_index_check();
+  test_panels();
   test_empty();
   test_bad_input();
   return sl_test_finish("test_scatter_reduce");
