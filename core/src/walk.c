@@ -102,3 +102,24 @@ void sl__for_chunks(int threads, int64_t n,
     if (b < e) fn(user, b, e);
   }
 }
+
+void sl__for_panels(int threads, int64_t n, int64_t cols, int64_t panel,
+                    size_t es, void (*fn)(void *user, int64_t a0, int64_t a1),
+                    void *user) {
+  const int64_t line = es > 0 && es < 64 && 64 % es == 0 ? 64 / (int64_t)es : 1;
+  int team = sl__team(threads, n);
+  if (team > cols / line) team = cols / line > 1 ? (int)(cols / line) : 1;
+#pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
+  for (int t = 0; t < team; ++t) {
+    int64_t b, e;
+    sl__chunk(cols / line, team, t, &b, &e);
+    b *= line; /* whole lines per thread; the last takes the tail */
+    e = t + 1 < team ? e * line : cols;
+    const int64_t parts = (e - b + panel - 1) / panel;
+    for (int64_t k = 0; k < parts; ++k) {
+      int64_t p0, p1;
+      sl__chunk(e - b, (int)parts, (int)k, &p0, &p1);
+      fn(user, b + p0, b + p1);
+    }
+  }
+}

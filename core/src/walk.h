@@ -207,4 +207,16 @@ void sl__for_chunks(int threads, int64_t n,
                     void (*fn)(void *user, int64_t begin, int64_t end),
                     void *user);
 
+/*
+ * The panel walk of a gather-like kernel (every output element has one
+ * writer) over n positions whose last axis has `cols` columns: the columns
+ * are cut among a team sized by sl__team, on multiples of a 64-byte line
+ * of `es`-byte elements, and each thread's share into near-equal panels of
+ * at most `panel` columns (sl__panel_width), each handed to fn as the
+ * column range [a0, a1) in turn.
+ */
+void sl__for_panels(int threads, int64_t n, int64_t cols, int64_t panel,
+                    size_t es, void (*fn)(void *user, int64_t a0, int64_t a1),
+                    void *user);
+
 #endif /* SL_WALK_H */

@@ -4,6 +4,8 @@
  * applies, each asserting the status and that the message names the argument.
  */
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "sl/sl.h"
 #include "sl_test.h"
@@ -35,7 +37,8 @@ static void test_seed000(void) {
     o.data = poison;
     CHECK(sl_gather(&ctx, v->name, &x, 1, &index, &o) ==
           SL_STATUS_INDEX_OUT_OF_RANGE);
-    CHECK_CONTAINS(ctx.msg, "index[1,0]=3 out of range [0,3) for dim 1 of x [4,3]");
+    CHECK_CONTAINS(ctx.msg,
+                   "index[1,0]=3 out of range [0,3) for dim 1 of x [4,3]");
     CHECK(poison[0] == -1 && poison[5] == -1);
     ++ran;
   }
@@ -124,7 +127,7 @@ static void test_empty(void) {
   }
   sl_tensor go = sl_tensor_make(SL_F32, 2, (int64_t[]){0, 3}, NULL);
   FOR_EACH_VARIANT(SL_OP_GATHER, v)
-    CHECK(sl_gather(&ctx, v->name, &tx, 1, &ti, &go) == SL_STATUS_OK);
+  CHECK(sl_gather(&ctx, v->name, &tx, 1, &ti, &go) == SL_STATUS_OK);
 }
 
 /* SPEC §4: one check per class that applies to gather and scatter. */
@@ -138,64 +141,131 @@ static void test_bad_input(void) {
   sl_tensor o43 = sl_tensor_make(SL_F32, 2, S43, out);
 
   /* null pointer: a NULL tensor and a NULL data pointer */
-  CHECK(sl_gather(&ctx, "cpu.serial", NULL, 0, &index, &o) == SL_STATUS_NULL_POINTER);
+  CHECK(sl_gather(&ctx, "cpu.serial", NULL, 0, &index, &o) ==
+        SL_STATUS_NULL_POINTER);
   CHECK_CONTAINS(ctx.msg, "x: expected a tensor, got NULL");
   sl_tensor nod = index;
   nod.data = NULL;
-  CHECK(sl_gather(&ctx, "cpu.serial", &x, 0, &nod, &o) == SL_STATUS_NULL_POINTER);
+  CHECK(sl_gather(&ctx, "cpu.serial", &x, 0, &nod, &o) ==
+        SL_STATUS_NULL_POINTER);
   CHECK_CONTAINS(ctx.msg, "index: expected data for 6 elements, got NULL");
   CHECK(sl_gather(&ctx, NULL, &x, 0, &index, &o) == SL_STATUS_NULL_POINTER);
   CHECK_CONTAINS(ctx.msg, "variant:");
   /* rank mismatch */
   sl_tensor flat = sl_tensor_make(SL_I64, 1, (int64_t[]){6}, (void *)IDX);
-  CHECK(sl_gather(&ctx, "cpu.omp", &x, 0, &flat, &o) == SL_STATUS_RANK_MISMATCH);
-  CHECK_CONTAINS(ctx.msg, "index: expected rank 2 (the rank of x [4,3]), got rank 1 [6]");
+  CHECK(sl_gather(&ctx, "cpu.omp", &x, 0, &flat, &o) ==
+        SL_STATUS_RANK_MISMATCH);
+  CHECK_CONTAINS(
+      ctx.msg, "index: expected rank 2 (the rank of x [4,3]), got rank 1 [6]");
   /* dim out of range */
-  CHECK(sl_gather(&ctx, "cpu.serial", &x, 2, &index, &o) == SL_STATUS_DIM_OUT_OF_RANGE);
-  CHECK_CONTAINS(ctx.msg, "dim: expected a value in [-2,1] for a rank-2 tensor, got 2");
-  CHECK(sl_scatter(&ctx, "cpu.serial", &x, -3, &index, &x, &o43) == SL_STATUS_DIM_OUT_OF_RANGE);
+  CHECK(sl_gather(&ctx, "cpu.serial", &x, 2, &index, &o) ==
+        SL_STATUS_DIM_OUT_OF_RANGE);
+  CHECK_CONTAINS(ctx.msg,
+                 "dim: expected a value in [-2,1] for a rank-2 tensor, got 2");
+  CHECK(sl_scatter(&ctx, "cpu.serial", &x, -3, &index, &x, &o43) ==
+        SL_STATUS_DIM_OUT_OF_RANGE);
   CHECK_CONTAINS(ctx.msg, "dim:");
   /* shape mismatch: index wider than x off dim, src smaller than index,
    * output of the wrong shape */
   sl_tensor wide = sl_tensor_make(SL_I64, 2, (int64_t[]){1, 6}, (void *)IDX);
-  CHECK(sl_gather(&ctx, "cpu.serial", &x, 0, &wide, &o) == SL_STATUS_SHAPE_MISMATCH);
-  CHECK_CONTAINS(ctx.msg, "index: expected size <= 3 in dim 1 (x is [4,3]), got [1,6]");
+  CHECK(sl_gather(&ctx, "cpu.serial", &x, 0, &wide, &o) ==
+        SL_STATUS_SHAPE_MISMATCH);
+  CHECK_CONTAINS(ctx.msg,
+                 "index: expected size <= 3 in dim 1 (x is [4,3]), got [1,6]");
   sl_tensor small = sl_tensor_make(SL_F32, 2, (int64_t[]){1, 3}, (void *)A);
-  CHECK(sl_scatter(&ctx, "cpu.serial", &x, 0, &index, &small, &o43) == SL_STATUS_SHAPE_MISMATCH);
+  CHECK(sl_scatter(&ctx, "cpu.serial", &x, 0, &index, &small, &o43) ==
+        SL_STATUS_SHAPE_MISMATCH);
   CHECK_CONTAINS(ctx.msg, "index: expected size <= 1 in dim 0 (src is [1,3])");
-  CHECK(sl_gather(&ctx, "cpu.serial", &x, 0, &index, &o43) == SL_STATUS_SHAPE_MISMATCH);
+  CHECK(sl_gather(&ctx, "cpu.serial", &x, 0, &index, &o43) ==
+        SL_STATUS_SHAPE_MISMATCH);
   CHECK_CONTAINS(ctx.msg, "out: expected shape [2,3], got [4,3]");
   /* index dtype not integer */
   sl_tensor fidx = sl_tensor_make(SL_F32, 2, S23, (void *)A);
-  CHECK(sl_gather(&ctx, "cpu.serial", &x, 0, &fidx, &o) == SL_STATUS_INDEX_DTYPE);
+  CHECK(sl_gather(&ctx, "cpu.serial", &x, 0, &fidx, &o) ==
+        SL_STATUS_INDEX_DTYPE);
   CHECK_CONTAINS(ctx.msg, "index: expected dtype i32 or i64, got f32");
   /* index value out of range, negative too */
   int64_t neg[6] = {0, 1, 1, 3, -1, 0};
   sl_tensor nidx = sl_tensor_make(SL_I64, 2, S23, neg);
-  CHECK(sl_scatter(&ctx, "cpu.omp", &x, 0, &nidx, &x, &o43) == SL_STATUS_INDEX_OUT_OF_RANGE);
-  CHECK_CONTAINS(ctx.msg, "index[1,1]=-1 out of range [0,4) for dim 0 of x [4,3]");
+  CHECK(sl_scatter(&ctx, "cpu.omp", &x, 0, &nidx, &x, &o43) ==
+        SL_STATUS_INDEX_OUT_OF_RANGE);
+  CHECK_CONTAINS(ctx.msg,
+                 "index[1,1]=-1 out of range [0,4) for dim 0 of x [4,3]");
   /* unsupported dtype: src of another dtype, an output of the wrong dtype,
    * an unknown dtype code */
   sl_tensor isrc = sl_tensor_make(SL_I64, 2, S23, (void *)IDX);
-  CHECK(sl_scatter(&ctx, "cpu.serial", &x, 0, &index, &isrc, &o43) == SL_STATUS_UNSUPPORTED_DTYPE);
+  CHECK(sl_scatter(&ctx, "cpu.serial", &x, 0, &index, &isrc, &o43) ==
+        SL_STATUS_UNSUPPORTED_DTYPE);
   CHECK_CONTAINS(ctx.msg, "src: expected dtype f32 (the dtype of x), got i64");
   sl_tensor od = sl_tensor_make(SL_F64, 2, S23, out);
-  CHECK(sl_gather(&ctx, "cpu.serial", &x, 0, &index, &od) == SL_STATUS_UNSUPPORTED_DTYPE);
+  CHECK(sl_gather(&ctx, "cpu.serial", &x, 0, &index, &od) ==
+        SL_STATUS_UNSUPPORTED_DTYPE);
   CHECK_CONTAINS(ctx.msg, "out: expected dtype f32, got f64");
   sl_tensor bad = x;
   bad.dtype = (sl_dtype)99;
-  CHECK(sl_gather(&ctx, "cpu.serial", &bad, 0, &index, &o) == SL_STATUS_UNSUPPORTED_DTYPE);
+  CHECK(sl_gather(&ctx, "cpu.serial", &bad, 0, &index, &o) ==
+        SL_STATUS_UNSUPPORTED_DTYPE);
   CHECK_CONTAINS(ctx.msg, "x: expected a known dtype, got code 99");
   /* element count overflow (size_t) in the shape product */
-  sl_tensor huge = sl_tensor_make(SL_F32, 3, (int64_t[]){INT64_C(1) << 31, INT64_C(1) << 31, 8}, (void *)A);
-  CHECK(sl_gather(&ctx, "cpu.serial", &huge, 0, &index, &o) == SL_STATUS_OVERFLOW);
+  sl_tensor huge = sl_tensor_make(
+      SL_F32, 3, (int64_t[]){INT64_C(1) << 31, INT64_C(1) << 31, 8}, (void *)A);
+  CHECK(sl_gather(&ctx, "cpu.serial", &huge, 0, &index, &o) ==
+        SL_STATUS_OVERFLOW);
   CHECK_CONTAINS(ctx.msg, "x: shape [2147483648,2147483648,8]");
   /* unknown variant; overlapping output and input */
-  CHECK(sl_gather(&ctx, "cpu.fast", &x, 0, &index, &o) == SL_STATUS_UNKNOWN_VARIANT);
+  CHECK(sl_gather(&ctx, "cpu.fast", &x, 0, &index, &o) ==
+        SL_STATUS_UNKNOWN_VARIANT);
   CHECK_CONTAINS(ctx.msg, "variant: expected a variant of gather");
   sl_tensor alias = sl_tensor_make(SL_F32, 2, S23, (void *)A);
-  CHECK(sl_gather(&ctx, "cpu.serial", &x, 0, &index, &alias) == SL_STATUS_INVALID_ARGUMENT);
+  CHECK(sl_gather(&ctx, "cpu.serial", &x, 0, &index, &alias) ==
+        SL_STATUS_INVALID_ARGUMENT);
   CHECK_CONTAINS(ctx.msg, "out: expected memory disjoint from x");
+}
+
+/* An x of 16 MiB, more than a panel (walk.h SL__PANEL_BYTES, 4 MiB):
+ * gather along dim 0 walks the columns in panels, split among 2 and 3
+ * threads; an index narrower than x on every axis too. Every variant must
+ * give the naive loop's answer. */
+static void test_gather_panels(void) {
+  enum { R = 64, C = 65536, IR = 48, IC = 40000 };
+  float *x = malloc(sizeof(float) * R * C);
+  float *out = malloc(sizeof(float) * R * C);
+  int32_t *idx = malloc(sizeof(int32_t) * R * C);
+  CHECK(x && out && idx);
+  if (!x || !out || !idx) goto done;
+  uint32_t s = 4242;
+  for (int64_t i = 0; i < (int64_t)R * C; ++i) {
+    x[i] = (float)i;
+    s = s * 1103515245u + 12345u;
+    idx[i] = (int32_t)((s >> 16) % R);
+  }
+  sl_tensor tx = sl_tensor_make(SL_F32, 2, (int64_t[]){R, C}, x);
+  const int64_t shapes[2][2] = {{R, C}, {IR, IC}};
+  for (int k = 0; k < 2; ++k) {
+    const int64_t rows = shapes[k][0], cols = shapes[k][1];
+    sl_tensor ti = sl_tensor_make(SL_I32, 2, shapes[k], idx);
+    sl_tensor to = sl_tensor_make(SL_F32, 2, shapes[k], out);
+    for (int threads = 2; threads <= 3; ++threads) {
+      sl_ctx ctx;
+      sl_ctx_init(&ctx);
+      ctx.threads = threads;
+      FOR_EACH_VARIANT(SL_OP_GATHER, v) {
+        memset(out, 0x5a, sizeof(float) * R * C);
+        CHECK(sl_gather(&ctx, v->name, &tx, 0, &ti, &to) == SL_STATUS_OK);
+        int64_t bad = 0;
+        for (int64_t i = 0; i < rows; ++i)
+          for (int64_t j = 0; j < cols; ++j)
+            bad += out[i * cols + j] != x[(int64_t)idx[i * cols + j] * C + j];
+        CHECK_MSG(bad == 0, "%s on %d threads, index [%lld,%lld]: %lld wrong",
+                  v->name, threads, (long long)rows, (long long)cols,
+                  (long long)bad);
+      }
+    }
+  }
+done:
+  free(x);
+  free(out);
+  free(idx);
 }
 
 int main(void) {
@@ -204,5 +274,6 @@ int main(void) {
   test_duplicates_and_value();
   test_empty();
   test_bad_input();
+  test_gather_panels();
   return sl_test_finish("test_gather_scatter");
 }

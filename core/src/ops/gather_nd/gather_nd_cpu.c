@@ -30,41 +30,97 @@ SL__INDEXED_ROWS(SL__GATHER_ND_ROW)
 static const sl__gather_nd_row sl__gather_nd_rows[][2] =
     SL__INDEXED_TABLE(sl__gather_nd_row);
 
-/* Gathers the output positions [begin, end) in row-major order (an
- * sl__for_chunks body; user is the call). */
-static void sl__gather_nd_range(void *user, int64_t begin, int64_t end) {
-  const sl_call *c = user;
+/* One gather_nd call's loop set-up: the row loop, and the strides of out,
+ * index and x over the positions (x moves with the position on the axes
+ * dims does not name; xd: its strides on the named ones). */
+typedef struct sl__gather_nd_walk {
+  const sl_call *c;
+  sl__gather_nd_row row;
+  int64_t xst[SL_MAX_DIMS], xd[SL_MAX_DIMS];
+  const int64_t *st[3];
+} sl__gather_nd_walk;
+
+static void sl__gather_nd_walk_init(sl__gather_nd_walk *g, const sl_call *c) {
   const sl_tensor *x = &c->arg[0], *index = &c->arg[1], *out = &c->arg[2];
   size_t es = sl_dtype_size(x->dtype), is = sl_dtype_size(index->dtype);
-  sl__gather_nd_row row = sl__gather_nd_rows[sl__elem_class(es)][is == 8];
-  int K = index->ndim - 1, m = c->p.ndims;
-  /* x moves with the position on the axes dims does not name. */
-  int64_t xst[SL_MAX_DIMS], xd[SL_MAX_DIMS];
-  for (int d = 0; d < K; ++d) xst[d] = x->strides[d];
-  for (int k = 0; k < m; ++k) {
-    xd[k] = x->strides[c->p.dims[k]];
-    xst[c->p.dims[k]] = 0;
+  g->c = c;
+  g->row = sl__gather_nd_rows[sl__elem_class(es)][is == 8];
+  for (int d = 0; d < index->ndim - 1; ++d) g->xst[d] = x->strides[d];
+  for (int k = 0; k < c->p.ndims; ++k) {
+    g->xd[k] = x->strides[c->p.dims[k]];
+    g->xst[c->p.dims[k]] = 0;
   }
-  const int64_t *st[3] = {out->strides, index->strides, xst};
+  g->st[0] = out->strides;
+  g->st[1] = index->strides;
+  g->st[2] = g->xst;
+}
+
+/* Runs `left` positions of walk w, whose offsets start at base[]. */
+static void sl__gather_nd_walk_rows(const sl__gather_nd_walk *g, sl__walk *w,
+                                    const int64_t *base, int64_t left) {
+  const sl_tensor *x = &g->c->arg[0], *index = &g->c->arg[1],
+                  *out = &g->c->arg[2];
+  const int64_t ik = index->strides[index->ndim - 1];
+  for (int64_t n; left > 0; left -= n, sl__walk_next(w)) {
+    n = sl__walk_span(w, left);
+    g->row(sl__ptr(out, base[0] + sl__walk_at(w, 0)), sl__walk_step(w, 0),
+           sl__ptr(index, base[1] + sl__walk_at(w, 1)), sl__walk_step(w, 1), ik,
+           sl__ptr(x, base[2] + sl__walk_at(w, 2)), sl__walk_step(w, 2), g->xd,
+           g->c->p.ndims, n);
+  }
+}
+
+/* Gathers the output positions [begin, end) in row-major order (an
+ * sl__for_chunks body). */
+static void sl__gather_nd_range(void *user, int64_t begin, int64_t end) {
+  const sl__gather_nd_walk *g = user;
+  const sl_tensor *index = &g->c->arg[1];
+  static const int64_t zero[3] = {0, 0, 0};
   sl__walk w;
-  sl__walk_init(&w, K, index->shape, 3, st, begin);
-  for (int64_t left = end - begin, n; left > 0; left -= n, sl__walk_next(&w)) {
-    n = sl__walk_span(&w, left);
-    row(sl__ptr(out, sl__walk_at(&w, 0)), sl__walk_step(&w, 0),
-        sl__ptr(index, sl__walk_at(&w, 1)), sl__walk_step(&w, 1),
-        index->strides[K], sl__ptr(x, sl__walk_at(&w, 2)), sl__walk_step(&w, 2),
-        xd, m, n);
-  }
+  sl__walk_init(&w, index->ndim - 1, index->shape, 3, g->st, begin);
+  sl__gather_nd_walk_rows(g, &w, zero, end - begin);
+}
+
+/* Gathers the columns [a0, a1) of the positions' last axis (an
+ * sl__for_panels body). */
+static void sl__gather_nd_panel(void *user, int64_t a0, int64_t a1) {
+  const sl__gather_nd_walk *g = user;
+  const sl_tensor *index = &g->c->arg[1];
+  const int K = index->ndim - 1;
+  int64_t base[3];
+  sl__walk w;
+  int64_t all =
+      sl__walk_slab(&w, K, index->shape, 3, g->st, K - 1, a0, a1, base);
+  sl__gather_nd_walk_rows(g, &w, base, all);
+}
+
+/* Panels (walk.h) when the positions' last axis is one x moves along and
+ * x's columns reach more than a cache holds, as in gather. */
+static void sl__gather_nd_cpu(sl_call *c, int threads) {
+  const sl_tensor *x = &c->arg[0], *index = &c->arg[1], *out = &c->arg[2];
+  sl__gather_nd_walk g;
+  sl__gather_nd_walk_init(&g, c);
+  const int last = index->ndim - 2; /* the positions' last axis */
+  int moves = last >= 1;
+  for (int k = 0; moves && k < c->p.ndims; ++k) moves = c->p.dims[k] != last;
+  const size_t es = sl_dtype_size(x->dtype);
+  const int64_t panel =
+      moves ? sl__panel_width(sl__numel(x) * (int64_t)es, x->shape[last], es)
+            : 0;
+  if (panel && index->shape[last] > panel)
+    sl__for_panels(threads, sl__numel(out), index->shape[last], panel, es,
+                   sl__gather_nd_panel, &g);
+  else
+    sl__for_chunks(threads, sl__numel(out), sl__gather_nd_range, &g);
 }
 
 sl_status sl_gather_nd_cpu_serial(sl_ctx *ctx, sl_call *c) {
   (void)ctx;
-  sl__for_chunks(1, sl__numel(&c->arg[2]), sl__gather_nd_range, c);
+  sl__gather_nd_cpu(c, 1);
   return SL_STATUS_OK;
 }
 
 sl_status sl_gather_nd_cpu_omp(sl_ctx *ctx, sl_call *c) {
-  sl__for_chunks(sl__threads(ctx), sl__numel(&c->arg[2]), sl__gather_nd_range,
-                 c);
+  sl__gather_nd_cpu(c, sl__threads(ctx));
   return SL_STATUS_OK;
 }
