@@ -5,9 +5,8 @@
  * message names the argument.
  */
 #include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
 
+#include "gather_panels.h"
 #include "sl/sl.h"
 #include "sl_test.h"
 
@@ -339,51 +338,14 @@ static void test_bad_input(void) {
   CHECK_CONTAINS(ctx.msg, "x: shape [1099511627776,1099511627776]");
 }
 
-/* An x of 16 MiB, more than a panel (walk.h SL__PANEL_BYTES, 4 MiB), read
- * through dims=[0]: the positions' columns go in panels, split among 2 and
- * 3 threads; an index narrower than x too. Every variant must give the
- * naive loop's answer. */
-static void test_panels(void) {
-  enum { R = 64, C = 65536, IR = 48, IC = 40000 };
-  float *x = malloc(sizeof(float) * R * C);
-  float *out = malloc(sizeof(float) * R * C);
-  int32_t *idx = malloc(sizeof(int32_t) * R * C);
-  CHECK(x && out && idx);
-  if (!x || !out || !idx) goto done;
-  uint32_t s = 2024;
-  for (int64_t i = 0; i < (int64_t)R * C; ++i) {
-    x[i] = (float)i;
-    s = s * 1103515245u + 12345u;
-    idx[i] = (int32_t)((s >> 16) % R);
-  }
-  sl_tensor tx = sl_tensor_make(SL_F32, 2, (int64_t[]){R, C}, x);
-  const int64_t shapes[2][3] = {{R, C, 1}, {IR, IC, 1}};
-  const int64_t dims[1] = {0};
-  for (int k = 0; k < 2; ++k) {
-    const int64_t rows = shapes[k][0], cols = shapes[k][1];
-    sl_tensor ti = sl_tensor_make(SL_I32, 3, shapes[k], idx);
-    sl_tensor to = sl_tensor_make(SL_F32, 2, shapes[k], out);
-    for (int threads = 2; threads <= 3; ++threads) {
-      sl_ctx ctx;
-      sl_ctx_init(&ctx);
-      ctx.threads = threads;
-      FOR_EACH_VARIANT(SL_OP_GATHER_ND, v) {
-        memset(out, 0x5a, sizeof(float) * R * C);
-        CHECK(gnd(&ctx, v->name, tx, ti, 1, dims, to, NULL) == SL_STATUS_OK);
-        int64_t bad = 0;
-        for (int64_t i = 0; i < rows; ++i)
-          for (int64_t j = 0; j < cols; ++j)
-            bad += out[i * cols + j] != x[(int64_t)idx[i * cols + j] * C + j];
-        CHECK_MSG(bad == 0, "%s on %d threads, index [%lld,%lld,1]: %lld wrong",
-                  v->name, threads, (long long)rows, (long long)cols,
-                  (long long)bad);
-      }
-    }
-  }
-done:
-  free(x);
-  free(out);
-  free(idx);
+/* gather_nd's panel walk, through dims=[0] (gather_panels.h). */
+static sl_status run_gather_nd(sl_ctx *ctx, const char *variant,
+                               const sl_tensor *x, int64_t rows, int64_t cols,
+                               int32_t *idx, float *out) {
+  static const int64_t dims[1] = {0};
+  sl_tensor ti = sl_tensor_make(SL_I32, 3, (int64_t[]){rows, cols, 1}, idx);
+  sl_tensor to = sl_tensor_make(SL_F32, 2, (int64_t[]){rows, cols}, out);
+  return gnd(ctx, variant, *x, ti, 1, dims, to, NULL);
 }
 
 int main(void) {
@@ -393,6 +355,6 @@ int main(void) {
   test_empty();
   test_dtypes();
   test_bad_input();
-  test_panels();
+  check_gather_panels(SL_OP_GATHER_ND, run_gather_nd);
   return sl_test_finish("test_gather_nd");
 }

@@ -4,9 +4,8 @@
  * applies, each asserting the status and that the message names the argument.
  */
 #include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
 
+#include "gather_panels.h"
 #include "sl/sl.h"
 #include "sl_test.h"
 
@@ -222,50 +221,13 @@ static void test_bad_input(void) {
   CHECK_CONTAINS(ctx.msg, "out: expected memory disjoint from x");
 }
 
-/* An x of 16 MiB, more than a panel (walk.h SL__PANEL_BYTES, 4 MiB):
- * gather along dim 0 walks the columns in panels, split among 2 and 3
- * threads; an index narrower than x on every axis too. Every variant must
- * give the naive loop's answer. */
-static void test_gather_panels(void) {
-  enum { R = 64, C = 65536, IR = 48, IC = 40000 };
-  float *x = malloc(sizeof(float) * R * C);
-  float *out = malloc(sizeof(float) * R * C);
-  int32_t *idx = malloc(sizeof(int32_t) * R * C);
-  CHECK(x && out && idx);
-  if (!x || !out || !idx) goto done;
-  uint32_t s = 4242;
-  for (int64_t i = 0; i < (int64_t)R * C; ++i) {
-    x[i] = (float)i;
-    s = s * 1103515245u + 12345u;
-    idx[i] = (int32_t)((s >> 16) % R);
-  }
-  sl_tensor tx = sl_tensor_make(SL_F32, 2, (int64_t[]){R, C}, x);
-  const int64_t shapes[2][2] = {{R, C}, {IR, IC}};
-  for (int k = 0; k < 2; ++k) {
-    const int64_t rows = shapes[k][0], cols = shapes[k][1];
-    sl_tensor ti = sl_tensor_make(SL_I32, 2, shapes[k], idx);
-    sl_tensor to = sl_tensor_make(SL_F32, 2, shapes[k], out);
-    for (int threads = 2; threads <= 3; ++threads) {
-      sl_ctx ctx;
-      sl_ctx_init(&ctx);
-      ctx.threads = threads;
-      FOR_EACH_VARIANT(SL_OP_GATHER, v) {
-        memset(out, 0x5a, sizeof(float) * R * C);
-        CHECK(sl_gather(&ctx, v->name, &tx, 0, &ti, &to) == SL_STATUS_OK);
-        int64_t bad = 0;
-        for (int64_t i = 0; i < rows; ++i)
-          for (int64_t j = 0; j < cols; ++j)
-            bad += out[i * cols + j] != x[(int64_t)idx[i * cols + j] * C + j];
-        CHECK_MSG(bad == 0, "%s on %d threads, index [%lld,%lld]: %lld wrong",
-                  v->name, threads, (long long)rows, (long long)cols,
-                  (long long)bad);
-      }
-    }
-  }
-done:
-  free(x);
-  free(out);
-  free(idx);
+/* gather's panel walk (gather_panels.h). */
+static sl_status run_gather(sl_ctx *ctx, const char *variant,
+                            const sl_tensor *x, int64_t rows, int64_t cols,
+                            int32_t *idx, float *out) {
+  sl_tensor ti = sl_tensor_make(SL_I32, 2, (int64_t[]){rows, cols}, idx);
+  sl_tensor to = sl_tensor_make(SL_F32, 2, (int64_t[]){rows, cols}, out);
+  return sl_gather(ctx, variant, x, 0, &ti, &to);
 }
 
 int main(void) {
@@ -274,6 +236,6 @@ int main(void) {
   test_duplicates_and_value();
   test_empty();
   test_bad_input();
-  test_gather_panels();
+  check_gather_panels(SL_OP_GATHER, run_gather);
   return sl_test_finish("test_gather_scatter");
 }
