@@ -1,8 +1,8 @@
 /*
  * scatter_reduce_backward on the CPU: serial, and OpenMP over the lines of x
- * along dim. A line of x takes the index line with the same coordinates off
- * dim, when index reaches that far, so each thread writes its own lines of
- * grad_x and grad_src only.
+ * along dim (sum with x included: a copy and a gather). A line of x takes the
+ * index line with the same coordinates off dim, when index reaches that far, so
+ * each thread writes its own lines of grad_x and grad_src only.
  */
 #include <stdlib.h>
 #ifdef _OPENMP
@@ -59,7 +59,32 @@ static void sl__srb_lines(const sl_call *c, int64_t begin, int64_t end,
   }
 }
 
+/*
+ * sum with x included: grad_x is grad_out and grad_src is grad_out gathered
+ * along dim by index (LibTorch's formula), pure data movement: the copy and
+ * gather kernels instead of the per-line loop (large suite, 2048x4096 f32:
+ * the line loop moved 5% of the copy bandwidth). Returns 0 for any other
+ * call.
+ */
+static int sl__srb_sum(sl_ctx *ctx, sl_call *c, int threads) {
+  if (c->p.reduce != SL_REDUCE_SUM || !c->p.include_self) return 0;
+  sl__copy_strided(&c->arg[GX_], &c->arg[G_], threads);
+  if (sl__numel(&c->arg[I_]) == 0) return 1;
+  sl_call g;
+  sl_call_init(&g, SL_OP_GATHER);
+  g.arg[0] = c->arg[G_];
+  g.arg[1] = c->arg[I_];
+  g.arg[2] = c->arg[GS_];
+  g.p.dim = c->p.dim;
+  if (threads > 1)
+    sl_gather_cpu_omp(ctx, &g);
+  else
+    sl_gather_cpu_serial(ctx, &g);
+  return 1;
+}
+
 static sl_status sl__srb_run(sl_ctx *ctx, sl_call *c, int threads) {
+  if (sl__srb_sum(ctx, c, threads)) return SL_STATUS_OK;
   const sl_tensor *x = &c->arg[X_];
   int64_t n = x->ndim ? x->shape[c->p.dim] : 1;
   int64_t lines = n ? sl__numel(x) / n : 0;
