@@ -255,6 +255,34 @@ static void test_scatter_2d_strides(void) {
   }
 }
 
+/* sum with x included along dim 1 (the copy-and-gather path): grad_x is
+ * g, grad_src[i][j] = g[i][index[i][j]]; g strided (a step of 2). */
+static void test_scatter_sum_self_dim1(void) {
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  double gb[16] = {0}, xb[8] = {0}, res[8] = {0}, src[6] = {0}, gx[8], gs[6];
+  for (int i = 0; i < 8; ++i) gb[2 * i] = i + 1; /* g = [[1,2,3,4],[5,6,7,8]] */
+  int64_t idx[6] = {3, 0, 1, 2, 2, 0};
+  sl_tensor tg = sl_tensor_make(SL_F64, 2, (int64_t[]){2, 4}, gb);
+  tg.strides[0] = 8;
+  tg.strides[1] = 2;
+  sl_tensor tx = sl_tensor_make(SL_F64, 2, (int64_t[]){2, 4}, xb);
+  sl_tensor ti = sl_tensor_make(SL_I64, 2, (int64_t[]){2, 3}, idx);
+  sl_tensor ts = sl_tensor_make(SL_F64, 2, (int64_t[]){2, 3}, src);
+  sl_tensor tr = sl_tensor_make(SL_F64, 2, (int64_t[]){2, 4}, res);
+  sl_tensor tgx = sl_tensor_make(SL_F64, 2, (int64_t[]){2, 4}, gx);
+  sl_tensor tgs = sl_tensor_make(SL_F64, 2, (int64_t[]){2, 3}, gs);
+  const double want_gx[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  const double want_gs[6] = {4, 1, 2, 7, 7, 5};
+  FOR_EACH_VARIANT(SL_OP_SCATTER_REDUCE_BACKWARD, v) {
+    CHECK(run_bw(&ctx, v->name, SL_OP_SCATTER_REDUCE_BACKWARD, &tg, &tx, &ti,
+                 &ts, &tr, &tgx, sizeof gx, &tgs, sizeof gs, 1, SL_REDUCE_SUM,
+                 1) == SL_STATUS_OK);
+    CHECK_ARR(gx, want_gx, 8, "sum gx");
+    CHECK_ARR(gs, want_gs, 6, "sum gs");
+  }
+}
+
 /* bf16: three-way tie of g = 1 gives 1/3 rounded to bf16:
  * 1.0101010|1010.. x 2^-2 rounds up to 1.0101011 x 2^-2 = 0.333984375. */
 static void test_scatter_bf16(void) {
@@ -661,6 +689,7 @@ int main(void) {
   test_scatter_ties();
   test_scatter_nan_inf();
   test_scatter_2d_strides();
+  test_scatter_sum_self_dim1();
   test_scatter_bf16();
   test_index_seed001();
   test_index_0d_and_axis1();
