@@ -181,8 +181,12 @@ void sl__scatter_walk_run(const sl__scatter_walk *s, const sl__slabs *sl) {
       sl__scatter_walk_slab(s, sl->axis, a0, a1);
       continue;
     }
-    for (int64_t p = a0; p < a1; p += panel)
-      sl__scatter_walk_slab(s, sl->axis, p, a1 - p < panel ? a1 : p + panel);
+    const int64_t count = sl__panel_count(a0, a1, panel);
+    for (int64_t k = 0; k < count; ++k) {
+      int64_t p0, p1;
+      sl__panel_at(a0, a1, count, k, &p0, &p1);
+      sl__scatter_walk_slab(s, sl->axis, p0, p1);
+    }
   }
 }
 

@@ -115,11 +115,11 @@ void sl__for_panels(int threads, int64_t n, int64_t cols, int64_t panel,
     sl__chunk(cols / line, team, t, &b, &e);
     b *= line; /* whole lines per thread; the last takes the tail */
     e = t + 1 < team ? e * line : cols;
-    const int64_t parts = (e - b + panel - 1) / panel;
-    for (int64_t k = 0; k < parts; ++k) {
+    const int64_t count = sl__panel_count(b, e, panel);
+    for (int64_t k = 0; k < count; ++k) {
       int64_t p0, p1;
-      sl__chunk(e - b, (int)parts, (int)k, &p0, &p1);
-      fn(user, b + p0, b + p1);
+      sl__panel_at(b, e, count, k, &p0, &p1);
+      fn(user, p0, p1);
     }
   }
 }

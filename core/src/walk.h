@@ -188,6 +188,18 @@ static inline void sl__chunk(int64_t n, int parts, int t, int64_t *begin,
   *end = *begin + n / parts + (t < n % parts ? 1 : 0);
 }
 
+/* The columns [b, e) in near-equal panels of at most `panel` columns
+ * (sl__panel_width): how many, and panel k of `count` as [*p0, *p1). */
+static inline int64_t sl__panel_count(int64_t b, int64_t e, int64_t panel) {
+  return (e - b + panel - 1) / panel;
+}
+static inline void sl__panel_at(int64_t b, int64_t e, int64_t count, int64_t k,
+                                int64_t *p0, int64_t *p1) {
+  sl__chunk(e - b, (int)count, (int)k, p0, p1);
+  *p0 += b;
+  *p1 += b;
+}
+
 /*
  * Threads worth starting for n elements of streaming work: below ~16k
  * elements per thread, starting a team costs more than it saves.
