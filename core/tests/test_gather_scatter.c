@@ -112,6 +112,98 @@ static void test_duplicates_and_value(void) {
   CHECK(bout[0] == 0 && bout[2] == 1);
 }
 
+/* Enough rows for every thread of a parallel variant to take a slab. */
+#define SPLIT_ROWS 40000
+#define SPLIT_COLS 2
+
+/* Bytes i of a pseudo-random stream (xorshift), for element-blind data. */
+static void fill_bytes(unsigned char *b, size_t n, uint64_t seed) {
+  for (size_t i = 0; i < n; ++i) {
+    seed ^= seed << 13;
+    seed ^= seed >> 7;
+    seed ^= seed << 17;
+    b[i] = (unsigned char)seed;
+  }
+}
+
+/* Scatters src [SPLIT_ROWS, SPLIT_COLS] along dim 0 into x [m, SPLIT_COLS]
+ * with variant v on `threads` threads and with cpu.serial; returns how many
+ * elements of v's answer hold neither serial's element nor (dup: when the
+ * index has duplicates) a value written there. */
+static int64_t scatter_split_misses(const char *v, int threads, sl_dtype dt,
+                                    int64_t m, const int64_t *idx, int dup) {
+  const size_t es = sl_dtype_size(dt);
+  const int64_t n = SPLIT_ROWS * SPLIT_COLS, xn = m * SPLIT_COLS;
+  unsigned char *src = malloc(n * es), *x = malloc(xn * es);
+  unsigned char *got = malloc(xn * es), *want = malloc(xn * es);
+  char *found = calloc((size_t)xn, 1);
+  fill_bytes(src, n * es, 88172645463325252ull);
+  fill_bytes(x, xn * es, 1234567ull);
+  const int64_t ss[2] = {SPLIT_ROWS, SPLIT_COLS}, xs[2] = {m, SPLIT_COLS};
+  sl_tensor tx = sl_tensor_make(dt, 2, xs, x);
+  sl_tensor ts = sl_tensor_make(dt, 2, ss, src);
+  sl_tensor ti = sl_tensor_make(SL_I64, 2, ss, (void *)idx);
+  sl_tensor tg = sl_tensor_make(dt, 2, xs, got);
+  sl_tensor tw = sl_tensor_make(dt, 2, xs, want);
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  ctx.threads = threads;
+  int64_t misses = xn + 1;
+  if (sl_scatter(&ctx, v, &tx, 0, &ti, &ts, &tg) == SL_STATUS_OK &&
+      sl_scatter(&ctx, "cpu.serial", &tx, 0, &ti, &ts, &tw) == SL_STATUS_OK) {
+    for (int64_t p = 0; dup && p < n; ++p) {
+      const int64_t t = idx[p] * SPLIT_COLS + p % SPLIT_COLS;
+      if (!memcmp(got + t * es, src + p * es, es)) found[t] = 1;
+    }
+    misses = 0;
+    for (int64_t t = 0; t < xn; ++t)
+      misses += !found[t] && memcmp(got + t * es, want + t * es, es) != 0;
+  }
+  free(src), free(x), free(got), free(want), free(found);
+  return misses;
+}
+
+/* Every variant with its threads splitting index rows, on every element
+ * size: without duplicates each answer is serial's, bit for bit; with
+ * duplicates across the threads' rows (every target written from rows all
+ * over index) each element holds one of the values written there. A
+ * scalar value is the same from every writer: cpu.omp stays bitwise. */
+static void test_row_split(void) {
+  static int64_t unique[SPLIT_ROWS * SPLIT_COLS], dup[SPLIT_ROWS * SPLIT_COLS];
+  for (int64_t i = 0; i < SPLIT_ROWS; ++i)
+    for (int64_t j = 0; j < SPLIT_COLS; ++j) {
+      unique[i * SPLIT_COLS + j] =
+          (i * 7919 + j) % SPLIT_ROWS; /* a bijection */
+      dup[i * SPLIT_COLS + j] = (i * 31 + j) % 5;
+    }
+  const sl_dtype dts[] = {SL_U8, SL_I16, SL_F32, SL_I64, SL_C128};
+  FOR_EACH_VARIANT(SL_OP_SCATTER, v) {
+    for (size_t d = 0; d < sizeof dts / sizeof dts[0]; ++d)
+      for (int threads = 2; threads <= 3; ++threads) {
+        int64_t a = scatter_split_misses(v->name, threads, dts[d], SPLIT_ROWS,
+                                         unique, 0);
+        int64_t b = scatter_split_misses(v->name, threads, dts[d], 5, dup, 1);
+        CHECK_MSG(a == 0 && b == 0,
+                  "%s %s on %d threads: %lld elements differ from serial "
+                  "(unique index), %lld hold no written value (duplicates)",
+                  v->name, sl_dtype_name(dts[d]), threads, (long long)a,
+                  (long long)b);
+      }
+  }
+  /* scatter_value with every row of a 1-D index on one of 5 targets */
+  static int32_t x[5], got[5], want[5];
+  sl_tensor tx = sl_tensor_make(SL_I32, 1, (int64_t[]){5}, x);
+  sl_tensor ti = sl_tensor_make(SL_I64, 1, (int64_t[]){SPLIT_ROWS}, dup);
+  sl_tensor tg = sl_tensor_make(SL_I32, 1, (int64_t[]){5}, got);
+  sl_tensor tw = sl_tensor_make(SL_I32, 1, (int64_t[]){5}, want);
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  ctx.threads = 2;
+  CHECK(sl_scatter_value(&ctx, "cpu.omp", &tx, 0, &ti, -3, &tg) == 0);
+  CHECK(sl_scatter_value(&ctx, "cpu.serial", &tx, 0, &ti, -3, &tw) == 0);
+  CHECK(memcmp(got, want, sizeof got) == 0 && got[0] == -3);
+}
+
 static void test_empty(void) {
   sl_ctx ctx;
   sl_ctx_init(&ctx);
@@ -234,6 +326,7 @@ int main(void) {
   test_seed000();
   test_strides();
   test_duplicates_and_value();
+  test_row_split();
   test_empty();
   test_bad_input();
   check_gather_panels(SL_OP_GATHER, run_gather);
