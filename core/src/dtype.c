@@ -116,7 +116,7 @@ static int64_t sl__f2i(double v) {
   return (int64_t)v;
 }
 
-double sl__load_f(sl_dtype dt, const void *p) {
+double sl__load_f_any(sl_dtype dt, const void *p) {
   switch (dt) {
   case SL_F16: return sl_f16_to_f32(*(const uint16_t *)p);
   case SL_BF16: return sl_bf16_to_f32(*(const uint16_t *)p);
@@ -128,7 +128,7 @@ double sl__load_f(sl_dtype dt, const void *p) {
   }
 }
 
-void sl__store_f(sl_dtype dt, void *p, double v) {
+void sl__store_f_any(sl_dtype dt, void *p, double v) {
   switch (dt) {
   case SL_F16: *(uint16_t *)p = sl_f32_to_f16((float)v); break;
   case SL_BF16: *(uint16_t *)p = sl_f32_to_bf16((float)v); break;

@@ -124,7 +124,18 @@ static inline int64_t sl__floor_div(int64_t a, int64_t b) {
 }
 
 /* v as the floating dtype dt stores it (f64: v itself). */
-double sl__round_to(sl_dtype dt, double v);
+static inline double sl__round_to(sl_dtype dt, double v) {
+  switch (dt) {
+  case SL_F32:
+    return (double)(float)v;
+  case SL_F16:
+    return sl_f16_to_f32(sl_f32_to_f16((float)v));
+  case SL_BF16:
+    return sl_bf16_to_f32(sl_f32_to_bf16((float)v));
+  default:
+    return v;
+  }
+}
 
 /* The dtype a reduction of dt accumulates in: f32 for f16/bf16 (SPEC §3). */
 static inline sl_dtype sl__acc_dtype(sl_dtype dt) {
@@ -185,6 +196,12 @@ static inline void sl__reduce_mean_finish(sl_dtype dt, void *acc,
  * share an output element, so a thread that owns whole lines needs no
  * synchronisation, and within a line contributions go in index order.
  */
+/* Index value of contribution i of a line whose index starts at ioff. */
+static inline int64_t sl__target(const sl_tensor *index, int64_t ioff,
+                                 int64_t istep, int64_t i) {
+  return sl__load_index(index, ioff + i * istep);
+}
+
 typedef struct sl__rlines {
   sl_dtype dt;
   sl_reduce reduce; /* SUM PROD MEAN AMAX AMIN, or ASSIGN (copy) */
@@ -245,20 +262,39 @@ typedef struct sl__rbline {
   sl_dtype dt; /* f16 bf16 f32 f64 */
   sl_reduce reduce;
   int include_self;
-  int64_t n, m;
-  const char *g, *x, *res; /* first element of the line */
-  char *gx;
-  int64_t gstep, xstep, rstep, gxstep;
+  int64_t n;                           /* positions per line */
+  int64_t gstep, xstep, rstep, gxstep; /* element steps along a line */
   const sl_tensor *index;
-  int64_t ioff, istep;
-  const char *src; /* first contribution (unused when m == 0) */
-  char *gs;
+  int64_t istep;
   int64_t sstep, gsstep;
 } sl__rbline;
 
-/* Scratch doubles sl__reduce_backward_line needs for a line of extent n. */
-int64_t sl__reduce_backward_scratch(sl_reduce r, int64_t n);
-void sl__reduce_backward_line(const sl__rbline *b, double *scratch);
+/* Where one line lies: its first element in each tensor, its index offset
+ * and its number of contributions m (src and gs unused when m == 0). */
+typedef struct sl__rbptr {
+  const char *g, *x, *res;
+  char *gx;
+  const char *src;
+  char *gs;
+  int64_t ioff, m;
+} sl__rbptr;
+
+/* Fills *p with line l of an op's lines (its line geometry). */
+typedef void (*sl__rb_locate_fn)(const void *user, int64_t l, sl__rbptr *p);
+
+/*
+ * The backward of `lines` independent lines on up to `threads` threads,
+ * each taking a contiguous range of lines. Neighbouring lines (with the same
+ * m) go through the formulas side by side, position by position, with
+ * their scratch interleaved: along a dim that is not the last axis a line
+ * steps a whole row per position, and one line at a time touched a cache
+ * line per position and used one element of it. Fails (naming `op`) only
+ * when the scratch cannot be allocated.
+ */
+sl_status sl__reduce_backward_run(sl_ctx *ctx, const char *op,
+                                  const sl__rbline *b, int64_t lines,
+                                  int threads, sl__rb_locate_fn locate,
+                                  const void *user);
 
 /* ------------------------------------------------------------------------ */
 /* Shapes and checks shared by the four ops                                  */

@@ -92,8 +92,34 @@ static inline void sl__copy_elem(void *dst, const void *src, size_t size) {
  * travel as int64 (exact), floating dtypes as double; f16/bf16 reductions
  * accumulate in f32 precision (SPEC §3) by rounding through float on store.
  */
-double sl__load_f(sl_dtype dt, const void *p);
-void sl__store_f(sl_dtype dt, void *p, double v);
+double sl__load_f_any(sl_dtype dt, const void *p);
+void sl__store_f_any(sl_dtype dt, void *p, double v);
+/* f32 and f64 inline, so that a loop whose dtype is a constant folds the
+ * switch away (the per-element kernels otherwise spend most of their time
+ * calling these); every other dtype through the _any versions. */
+static inline double sl__load_f(sl_dtype dt, const void *p) {
+  switch (dt) {
+  case SL_F32:
+    return *(const float *)p;
+  case SL_F64:
+    return *(const double *)p;
+  default:
+    return sl__load_f_any(dt, p);
+  }
+}
+static inline void sl__store_f(sl_dtype dt, void *p, double v) {
+  switch (dt) {
+  case SL_F32:
+    *(float *)p = (float)v;
+    break;
+  case SL_F64:
+    *(double *)p = v;
+    break;
+  default:
+    sl__store_f_any(dt, p, v);
+    break;
+  }
+}
 int64_t sl__load_i(sl_dtype dt, const void *p);
 void sl__store_i(sl_dtype dt, void *p, int64_t v);
 

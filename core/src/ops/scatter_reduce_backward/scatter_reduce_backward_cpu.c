@@ -4,59 +4,37 @@
  * index line with the same coordinates off dim, when index reaches that far, so
  * each thread writes its own lines of grad_x and grad_src only.
  */
-#include <stdlib.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "reduce.h"
 
 /* Slots. */
 enum { G_ = 0, X_, I_, S_, R_, GX_, GS_ };
 
-/* The backward of the lines [begin, end) of x along dim. */
-static void sl__srb_lines(const sl_call *c, int64_t begin, int64_t end,
-                          double *scratch) {
-  const sl_tensor *g = &c->arg[G_], *x = &c->arg[X_], *index = &c->arg[I_];
-  const sl_tensor *src = &c->arg[S_], *res = &c->arg[R_];
-  const sl_tensor *gx = &c->arg[GX_], *gs = &c->arg[GS_];
-  int dim = (int)c->p.dim;
-  int k = x->ndim ? x->ndim : 1;
+/* The line geometry: a line of x along dim takes the index line with the
+ * same coordinates off dim, when index reaches that far. */
+typedef struct sl__srb_geometry {
+  const sl_call *c;
+  int k; /* rank of the walk: x's, 1 for a 0-D x */
   int64_t xs[SL_MAX_DIMS];
-  for (int d = 0; d < k; ++d) xs[d] = x->ndim ? x->shape[d] : 1;
-  int has_index = sl__numel(index) > 0;
-  sl__rbline b;
-  b.dt = x->dtype;
-  b.reduce = c->p.reduce;
-  b.include_self = c->p.include_self;
-  b.n = xs[dim];
-  b.index = index;
-  b.gstep = g->ndim ? g->strides[dim] : 0;
-  b.xstep = x->ndim ? x->strides[dim] : 0;
-  b.rstep = res->ndim ? res->strides[dim] : 0;
-  b.gxstep = gx->ndim ? gx->strides[dim] : 0;
-  b.istep = index->ndim ? index->strides[dim] : 0;
-  b.sstep = src->ndim ? src->strides[dim] : 0;
-  b.gsstep = gs->ndim ? gs->strides[dim] : 0;
+  int has_index;
+} sl__srb_geometry;
+
+static void sl__srb_locate(const void *user, int64_t l, sl__rbptr *p) {
+  const sl__srb_geometry *geo = user;
+  const sl_tensor *a = geo->c->arg, *index = &a[I_];
+  const int dim = (int)geo->c->p.dim;
   int64_t idx[SL_MAX_DIMS] = {0};
-  for (int64_t l = begin; l < end; ++l) {
-    sl__line_start(l, k, xs, dim, idx);
-    b.g = sl__ptr(g, sl__offset(g, idx));
-    b.x = sl__ptr(x, sl__offset(x, idx));
-    b.res = sl__ptr(res, sl__offset(res, idx));
-    b.gx = sl__ptr(gx, sl__offset(gx, idx));
-    /* Is this line inside index's extent off dim? */
-    int covered = has_index;
-    for (int d = 0; covered && d < index->ndim; ++d)
-      covered = d == dim || idx[d] < index->shape[d];
-    b.m = covered ? (index->ndim ? index->shape[dim] : 1) : 0;
-    if (covered) {
-      b.ioff = sl__offset(index, idx);
-      b.src = sl__ptr(src, sl__offset(src, idx));
-      b.gs = sl__ptr(gs, sl__offset(gs, idx));
-    }
-    sl__reduce_backward_line(&b, scratch);
-  }
+  sl__line_start(l, geo->k, geo->xs, dim, idx);
+  p->g = sl__ptr(&a[G_], sl__offset(&a[G_], idx));
+  p->x = sl__ptr(&a[X_], sl__offset(&a[X_], idx));
+  p->res = sl__ptr(&a[R_], sl__offset(&a[R_], idx));
+  p->gx = sl__ptr(&a[GX_], sl__offset(&a[GX_], idx));
+  int covered = geo->has_index; /* inside index's extent off dim? */
+  for (int d = 0; covered && d < index->ndim; ++d)
+    covered = d == dim || idx[d] < index->shape[d];
+  p->m = covered ? (index->ndim ? index->shape[dim] : 1) : 0;
+  p->ioff = covered ? sl__offset(index, idx) : 0;
+  p->src = covered ? sl__ptr(&a[S_], sl__offset(&a[S_], idx)) : NULL;
+  p->gs = covered ? sl__ptr(&a[GS_], sl__offset(&a[GS_], idx)) : NULL;
 }
 
 /*
@@ -85,31 +63,28 @@ static int sl__srb_sum(sl_ctx *ctx, sl_call *c, int threads) {
 
 static sl_status sl__srb_run(sl_ctx *ctx, sl_call *c, int threads) {
   if (sl__srb_sum(ctx, c, threads)) return SL_STATUS_OK;
-  const sl_tensor *x = &c->arg[X_];
-  int64_t n = x->ndim ? x->shape[c->p.dim] : 1;
-  int64_t lines = n ? sl__numel(x) / n : 0;
-  if (lines == 0) return SL_STATUS_OK; /* x empty: so are index and src */
-  int team = lines < threads ? (int)lines : threads;
-  int64_t per = sl__reduce_backward_scratch(c->p.reduce, n);
-  double *scratch = NULL;
-  if (per) {
-    scratch = malloc((size_t)team * (size_t)per * sizeof(double));
-    if (!scratch)
-      return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
-                         "scatter_reduce_backward: no memory for scratch");
-  }
-#pragma omp parallel num_threads(team) if (team > 1)
-  {
-#ifdef _OPENMP
-    double *mine = scratch ? scratch + omp_get_thread_num() * per : NULL;
-#else
-    double *mine = scratch;
-#endif
-#pragma omp for schedule(static)
-    for (int64_t l = 0; l < lines; ++l) sl__srb_lines(c, l, l + 1, mine);
-  }
-  free(scratch);
-  return SL_STATUS_OK;
+  const sl_tensor *a = c->arg;
+  const int dim = (int)c->p.dim;
+  sl__srb_geometry geo = {c, a[X_].ndim ? a[X_].ndim : 1, {0}, 0};
+  for (int d = 0; d < geo.k; ++d) geo.xs[d] = a[X_].ndim ? a[X_].shape[d] : 1;
+  geo.has_index = sl__numel(&a[I_]) > 0;
+#define SL__STEP(t) (a[t].ndim ? a[t].strides[dim] : 0)
+  const sl__rbline b = {.dt = a[X_].dtype,
+                        .reduce = c->p.reduce,
+                        .include_self = c->p.include_self,
+                        .n = geo.xs[dim],
+                        .gstep = SL__STEP(G_),
+                        .xstep = SL__STEP(X_),
+                        .rstep = SL__STEP(R_),
+                        .gxstep = SL__STEP(GX_),
+                        .index = &a[I_],
+                        .istep = SL__STEP(I_),
+                        .sstep = SL__STEP(S_),
+                        .gsstep = SL__STEP(GS_)};
+#undef SL__STEP
+  int64_t lines = b.n ? sl__numel(&a[X_]) / b.n : 0; /* x empty: index too */
+  return sl__reduce_backward_run(ctx, "scatter_reduce_backward", &b, lines,
+                                 threads, sl__srb_locate, &geo);
 }
 
 sl_status sl_scatter_reduce_backward_cpu_serial(sl_ctx *ctx, sl_call *c) {

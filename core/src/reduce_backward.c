@@ -1,0 +1,244 @@
+/* The backward lines of scatter_reduce and index_reduce (see reduce.h). */
+#include <omp.h>
+#include <stdlib.h>
+
+#include "reduce.h"
+#include "walk.h"
+
+/* Scratch doubles per position of a line: the mean's and amax/amin's
+ * counts, prod's four accumulators. */
+static int64_t sl__rb_scratch_per_position(sl_reduce r) {
+  switch (r) {
+  case SL_REDUCE_MEAN:
+  case SL_REDUCE_AMAX:
+  case SL_REDUCE_AMIN:
+    return 1;
+  case SL_REDUCE_PROD:
+    return 4;
+  default:
+    return 0;
+  }
+}
+
+/* Lines walked side by side: SL__LINE_BATCH, fewer when their scratch
+ * would outgrow SL__RB_SCRATCH doubles (half of a 1 MiB L2), as long lines
+ * of prod need. */
+#define SL__RB_SCRATCH ((int64_t)1 << 16)
+static int sl__rb_batch(int64_t scratch_per_line) {
+  if (scratch_per_line <= 0) return SL__LINE_BATCH;
+  int64_t k = SL__RB_SCRATCH / scratch_per_line;
+  return k < 1 ? 1 : k < SL__LINE_BATCH ? (int)k : SL__LINE_BATCH;
+}
+
+/* Element j of a line: base + j * step elements of es bytes. */
+#define SL__AT(base, j, step) ((base) + (j) * (step)*es)
+
+/*
+ * k lines (the same m) through the formulas of reduce.h, each loop over
+ * positions taking the k lines side by side. scratch holds
+ * sl__rb_scratch_per_position * n * k doubles; position j of line l is
+ * element j * k + l of each array. Every element sees the same operations
+ * in the same order as on its own. dt is b->dt, a constant in the f32
+ * and f64 instances (sl__load_f and friends fold to plain loads there).
+ */
+static inline __attribute__((always_inline)) void
+sl__rb_lines_as(sl_dtype dt, const sl__rbline *b, int k, const sl__rbptr *p,
+                double *scratch) {
+  const int64_t es = (int64_t)sl_dtype_size(dt);
+  const int64_t n = b->n, m = p[0].m, nk = n * k;
+  /* assign overwrites x whatever include_self says (index_copy). */
+  const int self = b->include_self && b->reduce != SL_REDUCE_ASSIGN;
+#define G(l, j) sl__load_f(dt, SL__AT(p[l].g, j, b->gstep))
+#define X(l, j) sl__load_f(dt, SL__AT(p[l].x, j, b->xstep))
+#define RES(l, j) sl__load_f(dt, SL__AT(p[l].res, j, b->rstep))
+#define SRC(l, i) sl__load_f(dt, SL__AT(p[l].src, i, b->sstep))
+#define GX(l, j) SL__AT(p[l].gx, j, b->gxstep)
+#define GS(l, i) SL__AT(p[l].gs, i, b->gsstep)
+#define T(l, i) sl__target(b->index, p[l].ioff, b->istep, i)
+#define RD(v) sl__round_to(sl__acc_dtype(dt), v)
+#define EACH_POSITION(j)                                                       \
+  for (int64_t j = 0; j < n; ++j)                                              \
+    for (int l = 0; l < k; ++l)
+#define EACH_CONTRIBUTION(i)                                                   \
+  for (int64_t i = 0; i < m; ++i)                                              \
+    for (int l = 0; l < k; ++l)
+#define AT(j) ((j)*k + l) /* position j of line l in a scratch array */
+  switch (b->reduce) {
+  case SL_REDUCE_SUM:
+  case SL_REDUCE_ASSIGN:
+    EACH_POSITION(j) memcpy(GX(l, j), SL__AT(p[l].g, j, b->gstep), (size_t)es);
+    EACH_CONTRIBUTION(i)
+    memcpy(GS(l, i), SL__AT(p[l].g, T(l, i), b->gstep), (size_t)es);
+    break;
+  case SL_REDUCE_MEAN: {
+    double *N = scratch;
+    EACH_POSITION(j) N[AT(j)] = self ? 1.0 : 0.0;
+    EACH_CONTRIBUTION(i) {
+      int64_t t = T(l, i);
+      N[AT(t)] = sl__count_add(dt, N[AT(t)], 1.0);
+    }
+    EACH_POSITION(j) {
+      if (N[AT(j)] == 0.0) N[AT(j)] = 1.0; /* N.masked_fill_(N == 0, 1) */
+      sl__store_f(dt, GX(l, j), G(l, j) / N[AT(j)]);
+    }
+    EACH_CONTRIBUTION(i) {
+      int64_t t = T(l, i);
+      sl__store_f(dt, GS(l, i), G(l, t) / N[AT(t)]);
+    }
+    break;
+  }
+  case SL_REDUCE_PROD: {
+    /* A: masked x reduced with src; B: x reduced with src whose single
+     * zeros are masked; Z: zeros of src per position; R: the forward
+     * result in the accumulation dtype. For f16/bf16 R replaces the given
+     * `result`, which is rounded to the half type: the gradient is computed
+     * from the f32 product, as the f32 forward has it (SPEC §3). */
+    double *A = scratch, *B = scratch + nk, *Z = scratch + 2 * nk;
+    double *R = scratch + 3 * nk;
+    EACH_POSITION(j) {
+      double xv = X(l, j);
+      A[AT(j)] = xv == 0.0 ? 1.0 : xv;
+      B[AT(j)] = R[AT(j)] = xv;
+      Z[AT(j)] = 0.0;
+    }
+    if (!self) EACH_CONTRIBUTION(i) {
+        int64_t t = T(l, i);
+        A[AT(t)] = B[AT(t)] = R[AT(t)] = 1.0;
+      }
+    EACH_CONTRIBUTION(i) {
+      int64_t t = T(l, i);
+      double s = SRC(l, i);
+      A[AT(t)] = RD(A[AT(t)] * s);
+      R[AT(t)] = RD(R[AT(t)] * s);
+      if (s == 0.0) Z[AT(t)] += 1.0;
+    }
+    const int wide = sl__acc_dtype(dt) != dt;
+    EACH_CONTRIBUTION(i) {
+      int64_t t = T(l, i);
+      double s = SRC(l, i);
+      B[AT(t)] = RD(B[AT(t)] * (s == 0.0 && Z[AT(t)] == 1.0 ? 1.0 : s));
+    }
+    EACH_POSITION(j) {
+      double xv = X(l, j);
+      sl__store_f(dt, GX(l, j),
+                  RD(G(l, j) * A[AT(j)]) / (xv == 0.0 ? 1.0 : xv));
+    }
+    EACH_CONTRIBUTION(i) {
+      int64_t t = T(l, i);
+      double s = SRC(l, i);
+      if (s == 0.0 && Z[AT(t)] == 1.0)
+        sl__store_f(dt, GS(l, i), G(l, t) * B[AT(t)]);
+      else
+        sl__store_f(dt, GS(l, i),
+                    RD(G(l, t) * (wide ? R[AT(t)] : RES(l, t))) /
+                        (s == 0.0 ? 1.0 : s));
+    }
+    break;
+  }
+  case SL_REDUCE_AMAX:
+  case SL_REDUCE_AMIN: {
+    double *N = scratch;
+    EACH_POSITION(j) N[AT(j)] = X(l, j) == RES(l, j) ? 1.0 : 0.0;
+    EACH_CONTRIBUTION(i) {
+      int64_t t = T(l, i);
+      N[AT(t)] =
+          sl__count_add(dt, N[AT(t)], SRC(l, i) == RES(l, t) ? 1.0 : 0.0);
+    }
+    /* (x == result) * (g / N): a zero N gives inf or NaN, and 0 * inf is
+     * NaN, as in LibTorch. */
+    EACH_POSITION(j)
+    sl__store_f(dt, GX(l, j),
+                (X(l, j) == RES(l, j) ? 1.0 : 0.0) * RD(G(l, j) / N[AT(j)]));
+    EACH_CONTRIBUTION(i) {
+      int64_t t = T(l, i);
+      sl__store_f(dt, GS(l, i),
+                  (SRC(l, i) == RES(l, t) ? 1.0 : 0.0) *
+                      RD(G(l, t) / N[AT(t)]));
+    }
+    break;
+  }
+  default:
+    break; /* infer admits no other reduce */
+  }
+  if (!self) EACH_CONTRIBUTION(i) sl__store_f(dt, GX(l, T(l, i)), 0.0);
+#undef G
+#undef X
+#undef RES
+#undef SRC
+#undef GX
+#undef GS
+#undef T
+#undef RD
+#undef EACH_POSITION
+#undef EACH_CONTRIBUTION
+#undef AT
+}
+
+static void sl__rb_lines_f32(const sl__rbline *b, int k, const sl__rbptr *p,
+                             double *scratch) {
+  sl__rb_lines_as(SL_F32, b, k, p, scratch);
+}
+static void sl__rb_lines_f64(const sl__rbline *b, int k, const sl__rbptr *p,
+                             double *scratch) {
+  sl__rb_lines_as(SL_F64, b, k, p, scratch);
+}
+static void sl__rb_lines_half(const sl__rbline *b, int k, const sl__rbptr *p,
+                              double *scratch) {
+  sl__rb_lines_as(b->dt, b, k, p, scratch);
+}
+static void sl__reduce_backward_lines(const sl__rbline *b, int k,
+                                      const sl__rbptr *p, double *scratch) {
+  if (b->dt == SL_F32)
+    sl__rb_lines_f32(b, k, p, scratch);
+  else if (b->dt == SL_F64)
+    sl__rb_lines_f64(b, k, p, scratch);
+  else
+    sl__rb_lines_half(b, k, p, scratch);
+}
+
+/* Lines [begin, end) in batches of up to `batch` neighbours with one m. */
+static void sl__rb_range(const sl__rbline *b, int64_t begin, int64_t end,
+                         int batch, sl__rb_locate_fn locate, const void *user,
+                         double *scratch) {
+  sl__rbptr p[SL__LINE_BATCH];
+  int k = 0;
+  for (int64_t l = begin; l < end; ++l) {
+    sl__rbptr q;
+    locate(user, l, &q);
+    if (k == batch || (k > 0 && q.m != p[0].m)) {
+      sl__reduce_backward_lines(b, k, p, scratch);
+      k = 0;
+    }
+    p[k++] = q;
+  }
+  if (k > 0) sl__reduce_backward_lines(b, k, p, scratch);
+}
+
+sl_status sl__reduce_backward_run(sl_ctx *ctx, const char *op,
+                                  const sl__rbline *b, int64_t lines,
+                                  int threads, sl__rb_locate_fn locate,
+                                  const void *user) {
+  if (lines <= 0) return SL_STATUS_OK;
+  const int team = lines < threads ? (int)lines : threads;
+  const int64_t per_line = sl__rb_scratch_per_position(b->reduce) * b->n;
+  const int batch = sl__rb_batch(per_line);
+  const int64_t per_thread = per_line * batch;
+  double *scratch = NULL;
+  if (per_thread > 0) {
+    scratch = malloc((size_t)team * (size_t)per_thread * sizeof(double));
+    if (!scratch)
+      return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
+                         "%s: no memory for %lld doubles of scratch", op,
+                         (long long)(team * per_thread));
+  }
+#pragma omp parallel num_threads(team) if (team > 1)
+  {
+    const int t = omp_get_thread_num();
+    int64_t begin, end;
+    sl__chunk(lines, team, t, &begin, &end);
+    sl__rb_range(b, begin, end, batch, locate, user,
+                 scratch ? scratch + t * per_thread : NULL);
+  }
+  free(scratch);
+  return SL_STATUS_OK;
+}
