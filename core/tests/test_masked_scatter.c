@@ -6,6 +6,7 @@
  * the argument.
  */
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "sl/sl.h"
 #include "sl_test.h"
@@ -122,6 +123,54 @@ static void test_broadcast_and_chunks(void) {
 
 /* A transposed x, a mask expanded with stride 0, a stepped source and a
  * stepped out. */
+/*
+ * Long contiguous rows of every element size, with runs of false and of
+ * true and nonzero mask bytes other than 1 (the vector expand of 4- and
+ * 8-byte elements, and its tail): every variant against a naive loop. The
+ * source holds exactly the true count, at the end of its allocation, so a
+ * read past it shows under the sanitizers; one element fewer is refused
+ * (the true count is right).
+ */
+static void test_long_rows(void) {
+  enum { N = 40003 }; /* two chunks for cpu.omp */
+  static unsigned char mask[N], x[N * 16], out[N * 16], want[N * 16];
+  int64_t count = 0;
+  for (int i = 0; i < N; ++i) {
+    int run = (i / 40) % 3; /* 40 false, 40 true, 40 mixed */
+    mask[i] = run == 0 ? 0 : run == 1 ? 1 : (unsigned char)((i * 7) % 3 * 64);
+    count += mask[i] != 0;
+    for (int b = 0; b < 16; ++b) x[i * 16 + b] = (unsigned char)(i + b);
+  }
+  const sl_dtype dts[] = {SL_U8, SL_F16, SL_F32, SL_I64, SL_C64, SL_C128};
+  FOR_EACH_VARIANT(SL_OP_MASKED_SCATTER, v) {
+    for (size_t d = 0; d < sizeof dts / sizeof dts[0]; ++d) {
+      const size_t es = sl_dtype_size(dts[d]);
+      unsigned char *source = malloc((size_t)count * es);
+      for (size_t b = 0; b < (size_t)count * es; ++b)
+        source[b] = (unsigned char)(200 - b);
+      for (int i = 0, k = 0; i < N; ++i)
+        memcpy(want + i * es, mask[i] ? source + k++ * es : x + i * es, es);
+      memset(out, 0xee, sizeof out);
+      sl_ctx ctx;
+      sl_ctx_init(&ctx);
+      ctx.threads = 2;
+      const int64_t sn[1] = {N}, cn[1] = {count};
+      CHECK(ms(&ctx, v->name, sl_tensor_make(dts[d], 1, sn, x),
+               sl_tensor_make(SL_BOOL, 1, sn, mask),
+               sl_tensor_make(dts[d], 1, cn, source),
+               sl_tensor_make(dts[d], 1, sn, out)) == SL_STATUS_OK);
+      CHECK_MSG(memcmp(out, want, N * es) == 0, "%s %s differs from the loop",
+                v->name, sl_dtype_name(dts[d]));
+      const int64_t fewer[1] = {count - 1};
+      CHECK(ms(&ctx, v->name, sl_tensor_make(dts[d], 1, sn, x),
+               sl_tensor_make(SL_BOOL, 1, sn, mask),
+               sl_tensor_make(dts[d], 1, fewer, source),
+               sl_tensor_make(dts[d], 1, sn, out)) == SL_STATUS_SHAPE_MISMATCH);
+      free(source);
+    }
+  }
+}
+
 static void test_strides(void) {
   sl_ctx ctx;
   sl_ctx_init(&ctx);
@@ -290,6 +339,7 @@ static void test_bad_input(void) {
 int main(void) {
   test_seed003();
   test_broadcast_and_chunks();
+  test_long_rows();
   test_strides();
   test_empty();
   test_dtypes();

@@ -82,7 +82,8 @@ static void sl__masked_scatter_range(const sl_call *c, const int64_t *ms,
                                      int64_t first) {
   const sl_tensor *x = &c->arg[0], *mask = &c->arg[1], *source = &c->arg[2];
   const sl_tensor *out = &c->arg[3];
-  sl__masked_row row = sl__masked_rows[sl__elem_class(sl_dtype_size(x->dtype))];
+  const size_t es = sl_dtype_size(x->dtype);
+  sl__masked_row row = sl__masked_rows[sl__elem_class(es)];
   int64_t ns = sl__numel(source);
   int dense = ns > 0 && sl_tensor_is_contiguous(source);
   const int64_t *st[3] = {out->strides, x->strides, ms};
@@ -95,13 +96,17 @@ static void sl__masked_scatter_range(const sl_call *c, const int64_t *ms,
     char *o = sl__ptr(out, sl__walk_at(&w, 0));
     const char *xr = sl__ptr(x, sl__walk_at(&w, 1));
     const unsigned char *mr = m + sl__walk_at(&w, 2);
-    if (dense)
-      k = row(o, sl__walk_step(&w, 0), xr, sl__walk_step(&w, 1), mr,
-              sl__walk_step(&w, 2), (const char *)source->data, ns, k, n);
-    else
-      k = sl__masked_row_strided(source, o, sl__walk_step(&w, 0), xr,
-                                 sl__walk_step(&w, 1), mr, sl__walk_step(&w, 2),
-                                 k, n);
+    const int64_t os = sl__walk_step(&w, 0), xs = sl__walk_step(&w, 1);
+    const int64_t mst = sl__walk_step(&w, 2);
+    if (dense) {
+      const char *sp = (const char *)source->data;
+      int64_t done = os == 1 && xs == 1 && mst == 1
+                         ? sl__masked_expand(es, o, xr, mr, sp, &k, n)
+                         : 0;
+      k = row(o + done * (int64_t)es, os, xr + done * (int64_t)es, xs,
+              mr + done, mst, sp, ns, k, n - done);
+    } else
+      k = sl__masked_row_strided(source, o, os, xr, xs, mr, mst, k, n);
   }
 }
 

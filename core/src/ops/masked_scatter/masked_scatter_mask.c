@@ -2,6 +2,33 @@
 #include "ops/masked_scatter/masked_scatter.h"
 #include "walk.h"
 
+/*
+ * Nonzero bytes of a contiguous run, 8 at a time: the top bit of
+ * ((b & 0x7f) + 0x7f) | b is set exactly when the byte b is nonzero. Up to
+ * 255 words add their 0/1 bytes lane-wise before one widening sum (a plain
+ * byte loop into an int64 count ran at 4 GB/s).
+ */
+static int64_t sl__count_nonzero_bytes(const unsigned char *p, int64_t n) {
+  const uint64_t low7 = 0x7f7f7f7f7f7f7f7full, ones = 0x0101010101010101ull;
+  const uint64_t pairs = 0x00ff00ff00ff00ffull, quads = 0x0001000100010001ull;
+  int64_t count = 0, j = 0;
+  while (n - j >= 8) {
+    int64_t words = (n - j) / 8;
+    if (words > 255) words = 255;
+    uint64_t lanes = 0; /* eight byte counts, each <= 255 */
+    for (int64_t w = 0; w < words; ++w, j += 8) {
+      uint64_t b;
+      memcpy(&b, p + j, 8);
+      lanes += ((((b & low7) + low7) | b) >> 7) & ones;
+    }
+    /* to four 16-bit sums, then their total in the top 16 bits */
+    uint64_t wide = (lanes & pairs) + ((lanes >> 8) & pairs);
+    count += (int64_t)((wide * quads) >> 48);
+  }
+  for (; j < n; ++j) count += p[j] != 0;
+  return count;
+}
+
 int64_t sl__mask_count(const sl_tensor *x, const sl_tensor *mask,
                        const int64_t *ms, int64_t begin, int64_t end) {
   const unsigned char *m = mask->data;
@@ -13,8 +40,8 @@ int64_t sl__mask_count(const sl_tensor *x, const sl_tensor *mask,
     n = sl__walk_span(&w, left);
     const unsigned char *row = m + sl__walk_at(&w, 0);
     int64_t step = sl__walk_step(&w, 0);
-    if (step == 1) /* a plain byte loop, which the compiler vectorizes */
-      for (int64_t j = 0; j < n; ++j) count += row[j] != 0;
+    if (step == 1)
+      count += sl__count_nonzero_bytes(row, n);
     else
       for (int64_t j = 0; j < n; ++j) count += row[j * step] != 0;
   }
