@@ -2,9 +2,10 @@
  * masked_scatter's row loop with AVX-512's expand, which is the op itself:
  * the next popcount(m) contiguous source elements go, in order, to the lanes
  * whose mask bit is set, the other lanes keep x. 16 (4-byte) or 8 (8-byte)
- * positions per step instead of one, with the source read by a load masked
- * to the elements taken (it never reaches past the last one). Only when the
- * CPU has AVX-512 F/BW/VL (checked at run time: the build stays portable).
+ * positions per step instead of one (32 for 2-byte elements, with VBMI2),
+ * the source read by a load masked to the elements taken (it never reaches
+ * past the last one). Only when the CPU has AVX-512 F/BW/VL (checked at run
+ * time: the build stays portable).
  */
 #include "ops/masked_scatter/masked_scatter.h"
 
@@ -12,48 +13,49 @@
 #include <immintrin.h>
 
 #define SL__AVX512 __attribute__((target("avx512f,avx512bw,avx512vl")))
+#define SL__AVX512_VBMI2                                                       \
+  __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi2")))
 
-SL__AVX512 static int64_t sl__expand_4(char *out, const char *x,
-                                       const unsigned char *mask,
-                                       const char *source, int64_t *k,
-                                       int64_t n) {
-  const int32_t *src = (const int32_t *)source;
-  int64_t j = 0, at = *k;
-  for (; j + 16 <= n; j += 16) {
-    __m128i bytes = _mm_loadu_si128((const __m128i *)(mask + j));
-    __mmask16 take = _mm_test_epi8_mask(bytes, bytes); /* nonzero bytes */
-    int count = __builtin_popcount((unsigned)take);
-    __m512i s =
-        _mm512_maskz_loadu_epi32((__mmask16)((1u << count) - 1u), src + at);
-    __m512i v = _mm512_loadu_si512((const void *)(x + j * 4));
-    _mm512_storeu_si512((void *)(out + j * 4),
-                        _mm512_mask_expand_epi32(v, take, s));
-    at += count;
-  }
-  *k = at;
-  return j;
+/* The mask bits of 8, 16 or 32 mask bytes: bit i set for a nonzero byte. */
+SL__AVX512 static inline uint32_t sl__bits_8(const unsigned char *m) {
+  __m128i b = _mm_loadl_epi64((const __m128i *)m);
+  return (uint32_t)_mm_test_epi8_mask(b, b) & 0xffu;
+}
+SL__AVX512 static inline uint32_t sl__bits_16(const unsigned char *m) {
+  __m128i b = _mm_loadu_si128((const __m128i *)m);
+  return (uint32_t)_mm_test_epi8_mask(b, b);
+}
+SL__AVX512 static inline uint32_t sl__bits_32(const unsigned char *m) {
+  __m256i b = _mm256_loadu_si256((const __m256i *)m);
+  return (uint32_t)_mm256_test_epi8_mask(b, b);
 }
 
-SL__AVX512 static int64_t sl__expand_8(char *out, const char *x,
-                                       const unsigned char *mask,
-                                       const char *source, int64_t *k,
-                                       int64_t n) {
-  const int64_t *src = (const int64_t *)source;
-  int64_t j = 0, at = *k;
-  for (; j + 8 <= n; j += 8) {
-    __m128i bytes = _mm_loadl_epi64((const __m128i *)(mask + j));
-    __mmask8 take = (__mmask8)_mm_test_epi8_mask(bytes, bytes);
-    int count = __builtin_popcount((unsigned)take);
-    __m512i s =
-        _mm512_maskz_loadu_epi64((__mmask8)((1u << count) - 1u), src + at);
-    __m512i v = _mm512_loadu_si512((const void *)(x + j * 8));
-    _mm512_storeu_si512((void *)(out + j * 8),
-                        _mm512_mask_expand_epi64(v, take, s));
-    at += count;
+/* sl__expand_<size>: `lanes` positions of `size`-byte elements per step;
+ * LOADZ loads the taken source elements (masked), EXPAND spreads them. */
+#define SL__EXPAND(TARGET, size, lanes, T, MASK, BITS, LOADZ, EXPAND)          \
+  TARGET static int64_t sl__expand_##size(                                     \
+      char *out, const char *x, const unsigned char *mask, const char *source, \
+      int64_t *k, int64_t n) {                                                 \
+    const T *src = (const T *)source;                                          \
+    int64_t j = 0, at = *k;                                                    \
+    for (; j + (lanes) <= n; j += (lanes)) {                                   \
+      const uint32_t take = BITS(mask + j);                                    \
+      const int count = __builtin_popcount(take);                              \
+      __m512i s = LOADZ((MASK)(((uint64_t)1 << count) - 1u), src + at);        \
+      __m512i v = _mm512_loadu_si512((const void *)(x + j * (size)));          \
+      _mm512_storeu_si512((void *)(out + j * (size)),                          \
+                          EXPAND(v, (MASK)take, s));                           \
+      at += count;                                                             \
+    }                                                                          \
+    *k = at;                                                                   \
+    return j;                                                                  \
   }
-  *k = at;
-  return j;
-}
+SL__EXPAND(SL__AVX512_VBMI2, 2, 32, int16_t, __mmask32, sl__bits_32,
+           _mm512_maskz_loadu_epi16, _mm512_mask_expand_epi16)
+SL__EXPAND(SL__AVX512, 4, 16, int32_t, __mmask16, sl__bits_16,
+           _mm512_maskz_loadu_epi32, _mm512_mask_expand_epi32)
+SL__EXPAND(SL__AVX512, 8, 8, int64_t, __mmask8, sl__bits_8,
+           _mm512_maskz_loadu_epi64, _mm512_mask_expand_epi64)
 
 int64_t sl__masked_expand(size_t es, char *out, const char *x,
                           const unsigned char *mask, const char *source,
@@ -62,6 +64,8 @@ int64_t sl__masked_expand(size_t es, char *out, const char *x,
       !__builtin_cpu_supports("avx512bw") ||
       !__builtin_cpu_supports("avx512vl"))
     return 0;
+  if (es == 2 && __builtin_cpu_supports("avx512vbmi2"))
+    return sl__expand_2(out, x, mask, source, k, n);
   if (es == 4) return sl__expand_4(out, x, mask, source, k, n);
   if (es == 8) return sl__expand_8(out, x, mask, source, k, n);
   return 0;
