@@ -187,6 +187,12 @@ static inline void sl__reduce_mean_finish(sl_dtype dt, void *acc,
 /* Lines                                                                     */
 /* ------------------------------------------------------------------------ */
 
+/* Index value of contribution i of a line whose index starts at ioff. */
+static inline int64_t sl__target(const sl_tensor *index, int64_t ioff,
+                                 int64_t istep, int64_t i) {
+  return sl__load_index(index, ioff + i * istep);
+}
+
 /*
  * Both forward ops are a set of independent lines: a line is the n elements
  * of out along the reduced dim (scatter_reduce's dim, index_reduce's axis)
@@ -196,12 +202,6 @@ static inline void sl__reduce_mean_finish(sl_dtype dt, void *acc,
  * share an output element, so a thread that owns whole lines needs no
  * synchronisation, and within a line contributions go in index order.
  */
-/* Index value of contribution i of a line whose index starts at ioff. */
-static inline int64_t sl__target(const sl_tensor *index, int64_t ioff,
-                                 int64_t istep, int64_t i) {
-  return sl__load_index(index, ioff + i * istep);
-}
-
 typedef struct sl__rlines {
   sl_dtype dt;
   sl_reduce reduce; /* SUM PROD MEAN AMAX AMIN, or ASSIGN (copy) */
