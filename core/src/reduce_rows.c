@@ -343,6 +343,17 @@ static int sl__scatter_reduce_private(const sl__scatter_walk *s, sl_call *c,
  * own: below this, the per-slice set-up outweighs the rows. */
 #define SL__TARGET_MIN_SLICE 1024
 
+/* Whether the index moves along dim only (stride 0 or extent 1 on every
+ * other axis), out having its rank: then all the positions at coordinate i
+ * on dim go to out's slice index[i]. */
+static int sl__index_along_dim_only(const sl_tensor *index,
+                                    const sl_tensor *out, int dim) {
+  if (index->ndim == 0 || out->ndim != index->ndim) return 0;
+  for (int d = 0; d < index->ndim; ++d)
+    if (d != dim && index->strides[d] != 0 && index->shape[d] > 1) return 0;
+  return 1;
+}
+
 /*
  * Split by target: when the index varies along dim only (index_reduce's
  * broadcast view), the positions at coordinate i on dim all go to out's
@@ -356,9 +367,7 @@ static int sl__scatter_reduce_by_target(const sl__scatter_walk *s,
                                         const sl_call *c, int threads) {
   const sl_tensor *index = &c->arg[1], *out = &c->arg[3];
   const int dim = (int)c->p.dim;
-  if (threads < 2 || index->ndim == 0 || out->ndim != index->ndim) return 0;
-  for (int d = 0; d < index->ndim; ++d)
-    if (d != dim && index->strides[d] != 0 && index->shape[d] > 1) return 0;
+  if (threads < 2 || !sl__index_along_dim_only(index, out, dim)) return 0;
   const int64_t m = index->shape[dim], targets = out->shape[dim];
   const int64_t positions = sl__numel(index);
   if (m == 0 || positions / m < SL__TARGET_MIN_SLICE) return 0;
@@ -375,6 +384,42 @@ static int sl__scatter_reduce_by_target(const sl__scatter_walk *s,
       if (v >= d0 && v < d1) sl__scatter_walk_slab(s, dim, i, i + 1);
     }
   }
+  return 1;
+}
+
+/*
+ * include_self=false's identity, written once per target slice when the
+ * index varies along dim only (index_reduce's broadcast view): the slice
+ * index[i] gets first's walk (the identity, no src) at the first i naming
+ * it. The general pass writes every position instead, rewriting a slice
+ * once per index value naming it: 16 times on the standard index_reduce
+ * amax, 1.3 of its 2.5 ms. Threads split the targets, as in the split by
+ * target below, but read no src. Returns 0, having done nothing, when the
+ * call does not qualify.
+ */
+static int sl__fill_targets_once(const sl__scatter_walk *first,
+                                 const sl_call *c, int threads) {
+  const sl_tensor *index = &c->arg[1], *out = &c->arg[3];
+  const int dim = (int)c->p.dim;
+  if (!sl__index_along_dim_only(index, out, dim)) return 0;
+  const int64_t m = index->shape[dim], targets = out->shape[dim];
+  unsigned char *seen = calloc((size_t)targets ? (size_t)targets : 1, 1);
+  if (!seen) return 0; /* the general pass does without */
+  int team = sl__team(threads, sl__numel(index));
+  if (team > targets) team = targets > 0 ? (int)targets : 1;
+  const int64_t step = index->strides[dim];
+#pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
+  for (int t = 0; t < team; ++t) {
+    int64_t d0, d1;
+    sl__chunk(targets, team, t, &d0, &d1);
+    for (int64_t i = 0; i < m; ++i) {
+      const int64_t v = sl__load_index(index, i * step);
+      if (v < d0 || v >= d1 || seen[v]) continue;
+      seen[v] = 1; /* each thread owns the bytes of its targets */
+      sl__scatter_walk_slab(first, dim, i, i + 1);
+    }
+  }
+  free(seen);
   return 1;
 }
 
@@ -402,7 +447,8 @@ int sl__scatter_reduce_rows(sl_call *c, int threads) {
     first.row = sl__reduce_row_for(out->dtype, SL_REDUCE_ASSIGN, index->dtype);
     first.src = (const char *)identity;
     first.sst = zero;
-    sl__scatter_walk_run(&first, &sl);
+    if (!sl__fill_targets_once(&first, c, threads))
+      sl__scatter_walk_run(&first, &sl);
   }
   s.row = row;
   if (!sl__scatter_reduce_private(&s, c, threads, NULL) &&
