@@ -204,6 +204,72 @@ static void test_row_split(void) {
   CHECK(memcmp(got, want, sizeof got) == 0 && got[0] == -3);
 }
 
+/* gather of a wide x (past SL__GATHER_WIDE_MIN_BYTES, 4 MiB: the rows
+ * start with AVX-512 gathers where the CPU has them) with element sizes 2,
+ * 4, 8, 16, both index dtypes, along dim 0 (x's row moves with j) and dim 1
+ * (it does not), rows of 1003 (a tail after the 8-lane steps): every
+ * element must be x's, bit for bit. */
+#define WIDE_COLS 1003
+static int64_t wide_gather_misses(const char *v, sl_dtype dt, sl_dtype it,
+                                  int dim) {
+  const size_t es = sl_dtype_size(dt), is = sl_dtype_size(it);
+  const int64_t xr = ((int64_t)6 << 20) / (int64_t)es / WIDE_COLS + 1;
+  const int64_t ir = 64, ic = dim == 0 ? WIDE_COLS : 517, n = ir * ic;
+  const int64_t bound = dim == 0 ? xr : WIDE_COLS;
+  unsigned char *x = malloc((size_t)(xr * WIDE_COLS) * es);
+  unsigned char *out = malloc((size_t)n * es), *idx = malloc((size_t)n * is);
+  int64_t misses = n + 1;
+  if (x && out && idx) {
+    fill_bytes(x, (size_t)(xr * WIDE_COLS) * es, 99991ull);
+    uint64_t r = 7;
+    for (int64_t p = 0; p < n; ++p) {
+      r = r * 6364136223846793005ull + 1442695040888963407ull;
+      const int64_t v = (int64_t)((r >> 33) % (uint64_t)bound);
+      if (is == 8)
+        memcpy(idx + p * 8, &v, 8);
+      else
+        memcpy(idx + p * 4, &(int32_t){(int32_t)v}, 4);
+    }
+    sl_tensor tx = sl_tensor_make(dt, 2, (int64_t[]){xr, WIDE_COLS}, x);
+    sl_tensor ti = sl_tensor_make(it, 2, (int64_t[]){ir, ic}, idx);
+    sl_tensor to = sl_tensor_make(dt, 2, (int64_t[]){ir, ic}, out);
+    sl_ctx ctx;
+    sl_ctx_init(&ctx);
+    ctx.threads = 2;
+    if (sl_gather(&ctx, v, &tx, dim, &ti, &to) == SL_STATUS_OK) {
+      misses = 0;
+      for (int64_t i = 0; i < ir; ++i)
+        for (int64_t j = 0; j < ic; ++j) {
+          const int64_t p = i * ic + j;
+          int64_t k;
+          if (is == 8)
+            memcpy(&k, idx + p * 8, 8);
+          else
+            k = *(const int32_t *)(const void *)(idx + p * 4);
+          const int64_t at = dim == 0 ? k * WIDE_COLS + j : i * WIDE_COLS + k;
+          misses += memcmp(out + p * es, x + at * es, es) != 0;
+        }
+    }
+  }
+  free(x), free(out), free(idx);
+  return misses;
+}
+
+static void test_wide_rows(void) {
+  const sl_dtype dts[] = {SL_F16, SL_F32, SL_I64, SL_C128};
+  const sl_dtype its[] = {SL_I32, SL_I64};
+  FOR_EACH_VARIANT(SL_OP_GATHER, v) {
+    for (size_t d = 0; d < sizeof dts / sizeof dts[0]; ++d)
+      for (int k = 0; k < 2; ++k)
+        for (int dim = 0; dim <= 1; ++dim) {
+          const int64_t bad = wide_gather_misses(v->name, dts[d], its[k], dim);
+          CHECK_MSG(bad == 0, "%s %s index %s dim %d: %lld elements wrong",
+                    v->name, sl_dtype_name(dts[d]), sl_dtype_name(its[k]), dim,
+                    (long long)bad);
+        }
+  }
+}
+
 static void test_empty(void) {
   sl_ctx ctx;
   sl_ctx_init(&ctx);
@@ -327,6 +393,7 @@ int main(void) {
   test_strides();
   test_duplicates_and_value();
   test_row_split();
+  test_wide_rows();
   test_empty();
   test_bad_input();
   check_gather_panels(SL_OP_GATHER, run_gather);
