@@ -29,8 +29,8 @@ SL__AVX512 static inline __m512i sl__index8_i32(const void *p) {
 #define SL__GATHER_8(at, x) _mm512_i64gather_epi64(at, x, 8)
 
 /* sl__gather8_<es>_<index dtype>: element bits moved as integers. */
-#define SL__GATHER8(es, it, isize)                                          \
-  SL__AVX512 static int64_t sl__gather8_##es##_##it(                            \
+#define SL__GATHER8(es, it, isize)                                             \
+  SL__AVX512 static int64_t sl__gather8_##es##_##it(                           \
       void *out, const void *index, const void *x, int64_t xs, int64_t xd,     \
       int64_t n) {                                                             \
     const __m512i lanes = _mm512_mullo_epi64(                                  \
