@@ -39,11 +39,6 @@ static const sl__gather_row sl__gather_rows[][2] =
 static const sl__gather_row sl__gather_wide_rows[][2] =
     SL__INDEXED_TABLE(sl__gather_wide_row);
 
-/* The x beyond which rows take the AVX-512 loop: past the L2 caches, where
- * the gather's loads miss (a 2 MiB x: both loops alike; 16 MiB: 25-35%
- * faster; 256 KiB: 20% slower). */
-#define SL__GATHER_WIDE_MIN_BYTES ((int64_t)4 << 20)
-
 /* One gather call's loop set-up: the row loop, and the strides of out,
  * index and x over index's shape (x moves with index on every axis but
  * dim, where the value decides: xd). */

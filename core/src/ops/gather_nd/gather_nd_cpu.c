@@ -1,7 +1,9 @@
 /* gather_nd on the CPU: serial and OpenMP over output positions (no
  * conflicts: every output element has exactly one writer). The positions
  * are walked a row at a time (walk.h) with one typed loop per element size
- * and index dtype. */
+ * and index dtype (and x's size: as in gather, the rows of a large x start
+ * with AVX-512 gathers). */
+#include "ops/gather/gather.h"
 #include "ops/gather_nd/nd_index.h"
 #include "walk.h"
 
@@ -12,23 +14,36 @@ typedef void (*sl__gather_nd_row)(char *out, int64_t os, const char *index,
                                   int64_t xs, const int64_t *xd, int m,
                                   int64_t n);
 
-#define SL__GATHER_ND_ROW(size, T, I)                                          \
-  static void sl__gather_nd_row_##size##_##I(                                  \
+/* LEAD: whether rows of one index column, contiguous out and index, start
+ * with gather's AVX-512 loop (gather.h). */
+#define SL__GATHER_ND_ROW(name, LEAD, size, T, I)                              \
+  static void name##_##size##_##I(                                             \
       char *o, int64_t os, const char *ip, int64_t is, int64_t ik,             \
       const char *xp, int64_t xs, const int64_t *xd, int m, int64_t n) {       \
     T *out = (T *)o;                                                           \
     const I *index = (const I *)ip;                                            \
     const T *x = (const T *)xp;                                                \
-    for (int64_t j = 0; j < n; ++j) {                                          \
+    int64_t j =                                                                \
+        (LEAD) && m == 1 && os == 1 && is == 1                                 \
+            ? sl__gather_avx512(size, sizeof(I) == 8, o, ip, xp, xs, xd[0], n) \
+            : 0;                                                               \
+    for (; j < n; ++j) {                                                       \
       int64_t at = j * xs; /* index is NULL when m == 0 */                     \
       for (int k = 0; k < m; ++k)                                              \
         at += (int64_t)index[j * is + k * ik] * xd[k];                         \
       out[j * os] = x[at];                                                     \
     }                                                                          \
   }
-SL__INDEXED_ROWS(SL__GATHER_ND_ROW)
+#define SL__GATHER_ND_PLAIN_ROW(size, T, I)                                    \
+  SL__GATHER_ND_ROW(sl__gather_nd_row, 0, size, T, I)
+#define SL__GATHER_ND_WIDE_ROW(size, T, I)                                     \
+  SL__GATHER_ND_ROW(sl__gather_nd_wide_row, 1, size, T, I)
+SL__INDEXED_ROWS(SL__GATHER_ND_PLAIN_ROW)
+SL__INDEXED_ROWS(SL__GATHER_ND_WIDE_ROW)
 static const sl__gather_nd_row sl__gather_nd_rows[][2] =
     SL__INDEXED_TABLE(sl__gather_nd_row);
+static const sl__gather_nd_row sl__gather_nd_wide_rows[][2] =
+    SL__INDEXED_TABLE(sl__gather_nd_wide_row);
 
 /* One gather_nd call's loop set-up: the row loop, and the strides of out,
  * index and x over the positions (x moves with the position on the axes
@@ -44,7 +59,9 @@ static void sl__gather_nd_walk_init(sl__gather_nd_walk *g, const sl_call *c) {
   const sl_tensor *x = &c->arg[0], *index = &c->arg[1], *out = &c->arg[2];
   size_t es = sl_dtype_size(x->dtype), is = sl_dtype_size(index->dtype);
   g->c = c;
-  g->row = sl__gather_nd_rows[sl__elem_class(es)][is == 8];
+  g->row = sl__numel(x) * (int64_t)es > SL__GATHER_WIDE_MIN_BYTES
+               ? sl__gather_nd_wide_rows[sl__elem_class(es)][is == 8]
+               : sl__gather_nd_rows[sl__elem_class(es)][is == 8];
   for (int d = 0; d < index->ndim - 1; ++d) g->xst[d] = x->strides[d];
   for (int k = 0; k < c->p.ndims; ++k) {
     g->xd[k] = x->strides[c->p.dims[k]];
