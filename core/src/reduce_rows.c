@@ -123,6 +123,7 @@ void sl__scatter_walk_slab(const sl__scatter_walk *s, int axis, int64_t a0,
   b.od = s->od;
   b.m = s->m;
   b.ik = s->ik;
+  b.wide = s->wide;
   b.oc = sl__walk_step(&w, 0);
   b.ic = sl__walk_step(&w, 1);
   b.sc = sl__walk_step(&w, 2);

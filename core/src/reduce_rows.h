@@ -24,6 +24,7 @@ typedef struct sl__rows_block {
   const int64_t *od;   /* out's strides along the m decided axes */
   int m;
   int64_t ik; /* stride between index columns */
+  int wide;   /* scatter: contiguous rows may lead with AVX-512 stores */
 } sl__rows_block;
 
 /*
@@ -62,6 +63,7 @@ typedef struct sl__scatter_walk {
   const char *src;
   const int64_t *sst;
   int64_t out_bytes; /* all of out, for sizing panels */
+  int wide;          /* handed to the row loops (sl__rows_block) */
 } sl__scatter_walk;
 
 /*

@@ -2,7 +2,7 @@
  * The output is walked a row at a time (walk.h); each row is one typed loop
  * chosen once per call by element size and index dtype (and x's size:
  * the contiguous rows of a large x start with AVX-512 gathers). */
-#include "ops/gather/gather.h"
+#include "avx512_rows.h"
 #include "walk.h"
 
 /* out[j] = x[j*xs + index[j]*xd] for j < n (strides in elements). */

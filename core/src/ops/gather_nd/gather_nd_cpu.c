@@ -3,7 +3,7 @@
  * are walked a row at a time (walk.h) with one typed loop per element size
  * and index dtype (and x's size: as in gather, the rows of a large x start
  * with AVX-512 gathers). */
-#include "ops/gather/gather.h"
+#include "avx512_rows.h"
 #include "ops/gather_nd/nd_index.h"
 #include "walk.h"
 

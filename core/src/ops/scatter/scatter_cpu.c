@@ -16,9 +16,14 @@
  * one of the written values, which SPEC section 2 allows a parallel
  * variant. A scalar value is written the same from every position, so
  * cpu.omp takes that split too and stays bitwise deterministic.
+ *
+ * The contiguous rows of a src into a large out (avx512_rows.h) start with
+ * AVX-512 scatters, whose element stores are ordered as the scalar loop's
+ * and each one aligned store, as the relaxed atomic one is.
  */
 #include <stdint.h>
 
+#include "avx512_rows.h"
 #include "reduce_rows.h"
 #include "walk.h"
 
@@ -36,8 +41,10 @@
           (const I *)sl__at(ip, r * blk->ir * (int64_t)sizeof(I));             \
       const T *src = (const T *)sl__at(sp, r * blk->sr * (int64_t)sizeof(T));  \
       if (oc == 1 && ic == 1 && sc == 1) {                                     \
-        for (int64_t j = 0; j < n; ++j)                                        \
-          STORE(&out[j + (int64_t)index[j] * d0], src[j]);                     \
+        int64_t j = blk->wide ? sl__scatter_avx512(size, sizeof(I) == 8, out,  \
+                                                   index, src, d0, n)          \
+                              : 0;                                             \
+        for (; j < n; ++j) STORE(&out[j + (int64_t)index[j] * d0], src[j]);    \
       } else {                                                                 \
         for (int64_t j = 0; j < n; ++j)                                        \
           STORE(&out[j * oc + (int64_t)index[j * ic] * d0], src[j * sc]);      \
@@ -74,6 +81,7 @@ static sl_status sl__scatter_cpu(sl_call *c, int threads, int any_writer) {
       sl__scatter_walk_init(&s, c, index->ndim, 1, &c->p.dim, 0, ost, &od);
   const int cls = sl__elem_class(s.es), wide = s.ies == 8;
   s.row = sl__scatter_rows[cls][wide];
+  s.wide = s.out_bytes > SL__SCATTER_WIDE_MIN_BYTES;
   if ((any_writer || c->p.has_value) && threads > 1 &&
       sl__scatter_atomic_rows[cls][wide] &&
       (uintptr_t)out->data % s.es == 0) { /* else a store could tear */
