@@ -1,43 +1,36 @@
 /* gather on the CPU: serial and OpenMP over output elements (no conflicts).
  * The output is walked a row at a time (walk.h); each row is one typed loop
- * chosen once per call by element size and index dtype (and x's size:
- * the contiguous rows of a large x start with AVX-512 gathers). */
+ * chosen once per call by element size and index dtype; the contiguous
+ * rows of a large x start with AVX-512 gathers. */
 #include "avx512_rows.h"
 #include "walk.h"
 
-/* out[j] = x[j*xs + index[j]*xd] for j < n (strides in elements). */
+/* out[j] = x[j*xs + index[j]*xd] for j < n (strides in elements); wide:
+ * a contiguous row starts with the AVX-512 loop (avx512_rows.h). */
 typedef void (*sl__gather_row)(char *out, int64_t os, const char *index,
                                int64_t is, const char *x, int64_t xs,
-                               int64_t xd, int64_t n);
+                               int64_t xd, int64_t n, int wide);
 
-/* LEAD: whether contiguous rows start with the AVX-512 loop (gather.h). */
-#define SL__GATHER_ROW(name, LEAD, size, T, I)                                 \
-  static void name##_##size##_##I(char *o, int64_t os, const char *ip,         \
-                                  int64_t is, const char *xp, int64_t xs,      \
-                                  int64_t xd, int64_t n) {                     \
+#define SL__GATHER_ROW(size, T, I)                                             \
+  static void sl__gather_row_##size##_##I(                                     \
+      char *o, int64_t os, const char *ip, int64_t is, const char *xp,         \
+      int64_t xs, int64_t xd, int64_t n, int wide) {                           \
     T *out = (T *)o;                                                           \
     const I *index = (const I *)ip;                                            \
     const T *x = (const T *)xp;                                                \
     if (os == 1 && is == 1) { /* the common case, as its own loop */           \
-      int64_t j = (LEAD) ? sl__gather_avx512(size, sizeof(I) == 8, o, ip, xp,  \
-                                             xs, xd, n)                        \
-                         : 0;                                                  \
+      int64_t j =                                                              \
+          wide ? sl__gather_avx512(size, sizeof(I) == 8, o, ip, xp, xs, xd, n) \
+               : 0;                                                            \
       for (; j < n; ++j) out[j] = x[j * xs + (int64_t)index[j] * xd];          \
       return;                                                                  \
     }                                                                          \
     for (int64_t j = 0; j < n; ++j)                                            \
       out[j * os] = x[j * xs + (int64_t)index[j * is] * xd];                   \
   }
-#define SL__GATHER_PLAIN_ROW(size, T, I)                                       \
-  SL__GATHER_ROW(sl__gather_row, 0, size, T, I)
-#define SL__GATHER_WIDE_ROW(size, T, I)                                        \
-  SL__GATHER_ROW(sl__gather_wide_row, 1, size, T, I)
-SL__INDEXED_ROWS(SL__GATHER_PLAIN_ROW)
-SL__INDEXED_ROWS(SL__GATHER_WIDE_ROW)
+SL__INDEXED_ROWS(SL__GATHER_ROW)
 static const sl__gather_row sl__gather_rows[][2] =
     SL__INDEXED_TABLE(sl__gather_row);
-static const sl__gather_row sl__gather_wide_rows[][2] =
-    SL__INDEXED_TABLE(sl__gather_wide_row);
 
 /* One gather call's loop set-up: the row loop, and the strides of out,
  * index and x over index's shape (x moves with index on every axis but
@@ -45,6 +38,7 @@ static const sl__gather_row sl__gather_wide_rows[][2] =
 typedef struct sl__gather_walk {
   const sl_call *c;
   sl__gather_row row;
+  int wide; /* x is past SL__GATHER_WIDE_MIN_BYTES */
   int64_t xst[SL_MAX_DIMS], xd;
   const int64_t *st[3];
 } sl__gather_walk;
@@ -54,9 +48,8 @@ static void sl__gather_walk_init(sl__gather_walk *g, const sl_call *c) {
   size_t es = sl_dtype_size(x->dtype), is = sl_dtype_size(index->dtype);
   int dim = (int)c->p.dim;
   g->c = c;
-  g->row = sl__numel(x) * (int64_t)es > SL__GATHER_WIDE_MIN_BYTES
-               ? sl__gather_wide_rows[sl__elem_class(es)][is == 8]
-               : sl__gather_rows[sl__elem_class(es)][is == 8];
+  g->row = sl__gather_rows[sl__elem_class(es)][is == 8];
+  g->wide = sl__numel(x) * (int64_t)es > SL__GATHER_WIDE_MIN_BYTES;
   for (int d = 0; d < index->ndim; ++d)
     g->xst[d] = d == dim ? 0 : x->strides[d];
   g->xd = x->ndim ? x->strides[dim] : 0;
@@ -75,7 +68,7 @@ static void sl__gather_walk_rows(const sl__gather_walk *g, sl__walk *w,
     g->row(sl__ptr(out, base[0] + sl__walk_at(w, 0)), sl__walk_step(w, 0),
            sl__ptr(index, base[1] + sl__walk_at(w, 1)), sl__walk_step(w, 1),
            sl__ptr(x, base[2] + sl__walk_at(w, 2)), sl__walk_step(w, 2), g->xd,
-           n);
+           n, g->wide);
   }
 }
 

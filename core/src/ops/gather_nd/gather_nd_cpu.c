@@ -8,23 +8,24 @@
 #include "walk.h"
 
 /* out[j] = x[j*xs + sum_k index[j, k] * xd[k]] for j < n, k < m (strides in
- * elements; index[j, k] is at j*is + k*ik). */
+ * elements; index[j, k] is at j*is + k*ik); wide: a row of one index
+ * column, contiguous out and index, starts with gather's AVX-512 loop
+ * (avx512_rows.h). */
 typedef void (*sl__gather_nd_row)(char *out, int64_t os, const char *index,
                                   int64_t is, int64_t ik, const char *x,
                                   int64_t xs, const int64_t *xd, int m,
-                                  int64_t n);
+                                  int64_t n, int wide);
 
-/* LEAD: whether rows of one index column, contiguous out and index, start
- * with gather's AVX-512 loop (gather.h). */
-#define SL__GATHER_ND_ROW(name, LEAD, size, T, I)                              \
-  static void name##_##size##_##I(                                             \
+#define SL__GATHER_ND_ROW(size, T, I)                                          \
+  static void sl__gather_nd_row_##size##_##I(                                  \
       char *o, int64_t os, const char *ip, int64_t is, int64_t ik,             \
-      const char *xp, int64_t xs, const int64_t *xd, int m, int64_t n) {       \
+      const char *xp, int64_t xs, const int64_t *xd, int m, int64_t n,         \
+      int wide) {                                                              \
     T *out = (T *)o;                                                           \
     const I *index = (const I *)ip;                                            \
     const T *x = (const T *)xp;                                                \
     int64_t j =                                                                \
-        (LEAD) && m == 1 && os == 1 && is == 1                                 \
+        wide && m == 1 && os == 1 && is == 1                                   \
             ? sl__gather_avx512(size, sizeof(I) == 8, o, ip, xp, xs, xd[0], n) \
             : 0;                                                               \
     for (; j < n; ++j) {                                                       \
@@ -34,16 +35,9 @@ typedef void (*sl__gather_nd_row)(char *out, int64_t os, const char *index,
       out[j * os] = x[at];                                                     \
     }                                                                          \
   }
-#define SL__GATHER_ND_PLAIN_ROW(size, T, I)                                    \
-  SL__GATHER_ND_ROW(sl__gather_nd_row, 0, size, T, I)
-#define SL__GATHER_ND_WIDE_ROW(size, T, I)                                     \
-  SL__GATHER_ND_ROW(sl__gather_nd_wide_row, 1, size, T, I)
-SL__INDEXED_ROWS(SL__GATHER_ND_PLAIN_ROW)
-SL__INDEXED_ROWS(SL__GATHER_ND_WIDE_ROW)
+SL__INDEXED_ROWS(SL__GATHER_ND_ROW)
 static const sl__gather_nd_row sl__gather_nd_rows[][2] =
     SL__INDEXED_TABLE(sl__gather_nd_row);
-static const sl__gather_nd_row sl__gather_nd_wide_rows[][2] =
-    SL__INDEXED_TABLE(sl__gather_nd_wide_row);
 
 /* One gather_nd call's loop set-up: the row loop, and the strides of out,
  * index and x over the positions (x moves with the position on the axes
@@ -51,6 +45,7 @@ static const sl__gather_nd_row sl__gather_nd_wide_rows[][2] =
 typedef struct sl__gather_nd_walk {
   const sl_call *c;
   sl__gather_nd_row row;
+  int wide; /* x is past SL__GATHER_WIDE_MIN_BYTES */
   int64_t xst[SL_MAX_DIMS], xd[SL_MAX_DIMS];
   const int64_t *st[3];
 } sl__gather_nd_walk;
@@ -59,9 +54,8 @@ static void sl__gather_nd_walk_init(sl__gather_nd_walk *g, const sl_call *c) {
   const sl_tensor *x = &c->arg[0], *index = &c->arg[1], *out = &c->arg[2];
   size_t es = sl_dtype_size(x->dtype), is = sl_dtype_size(index->dtype);
   g->c = c;
-  g->row = sl__numel(x) * (int64_t)es > SL__GATHER_WIDE_MIN_BYTES
-               ? sl__gather_nd_wide_rows[sl__elem_class(es)][is == 8]
-               : sl__gather_nd_rows[sl__elem_class(es)][is == 8];
+  g->row = sl__gather_nd_rows[sl__elem_class(es)][is == 8];
+  g->wide = sl__numel(x) * (int64_t)es > SL__GATHER_WIDE_MIN_BYTES;
   for (int d = 0; d < index->ndim - 1; ++d) g->xst[d] = x->strides[d];
   for (int k = 0; k < c->p.ndims; ++k) {
     g->xd[k] = x->strides[c->p.dims[k]];
@@ -83,7 +77,7 @@ static void sl__gather_nd_walk_rows(const sl__gather_nd_walk *g, sl__walk *w,
     g->row(sl__ptr(out, base[0] + sl__walk_at(w, 0)), sl__walk_step(w, 0),
            sl__ptr(index, base[1] + sl__walk_at(w, 1)), sl__walk_step(w, 1), ik,
            sl__ptr(x, base[2] + sl__walk_at(w, 2)), sl__walk_step(w, 2), g->xd,
-           g->c->p.ndims, n);
+           g->c->p.ndims, n, g->wide);
   }
 }
 
