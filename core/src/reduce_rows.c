@@ -403,6 +403,9 @@ static int sl__fill_targets_once(const sl__scatter_walk *first,
   const sl_tensor *index = &c->arg[1], *out = &c->arg[3];
   const int dim = (int)c->p.dim;
   if (!sl__index_along_dim_only(index, out, dim)) return 0;
+  /* No position (an index like [6, 0]): no target, and no index value to
+   * read either, though index's extent on dim is 6. */
+  if (sl__numel(index) == 0) return 1;
   const int64_t m = index->shape[dim], targets = out->shape[dim];
   unsigned char *seen = calloc((size_t)targets ? (size_t)targets : 1, 1);
   if (!seen) return 0; /* the general pass does without */

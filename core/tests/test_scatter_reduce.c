@@ -565,11 +565,12 @@ static void test_empty(void) {
   sl_tensor ei = sl_tensor_make(SL_I64, 2, (int64_t[]){0, 3}, NULL);
   sl_tensor eo = sl_tensor_make(SL_F32, 2, (int64_t[]){0, 3}, NULL);
   FOR_EACH_VARIANT(SL_OP_SCATTER_REDUCE, v) {
-    for (int r = SL_REDUCE_SUM; r <= SL_REDUCE_AMIN; ++r) {
-      CHECK(run_sr(&ctx, v, &tx, 1, &ti, &ts, (sl_reduce)r, 0, &to,
-                   sizeof out) == SL_STATUS_OK);
-      CHECK(memcmp(out, x, sizeof x) == 0);
-    }
+    for (int r = SL_REDUCE_SUM; r <= SL_REDUCE_AMIN; ++r)
+      for (int dim = 0; dim <= 1; ++dim) { /* dim 0: 2 index rows of none */
+        CHECK(run_sr(&ctx, v, &tx, dim, &ti, &ts, (sl_reduce)r, 0, &to,
+                     sizeof out) == SL_STATUS_OK);
+        CHECK(memcmp(out, x, sizeof x) == 0);
+      }
     CHECK(sl_scatter_reduce(&ctx, v->name, &ex, 0, &ei, &ex, SL_REDUCE_MEAN, 0,
                             &eo) == SL_STATUS_OK);
   }
