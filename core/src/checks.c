@@ -31,8 +31,8 @@ sl_status sl__normalize_dim(sl_ctx *ctx, const char *what, int64_t dim,
 /* The first row-major position in [b, e) of index whose value lies
  * outside [0, bound), or -1. Walks the elements with an odometer (no
  * division per element); a contiguous index is a plain loop. */
-int64_t sl__index_first_bad(const sl_tensor *index, int64_t b, int64_t e,
-                            int64_t bound) {
+SL__SIMD_CLONES int64_t sl__index_first_bad(const sl_tensor *index, int64_t b,
+                                            int64_t e, int64_t bound) {
   if (sl_tensor_is_contiguous(index)) {
     /* Blocks without an early exit, which the compiler vectorizes; the
      * block holding a bad value is then searched. Unsigned compares catch

@@ -146,6 +146,15 @@ sl_status sl__check_index_values(sl_ctx *ctx, const char *what,
                                  const sl_tensor *index, int64_t bound,
                                  const char *ctxdesc);
 void sl__defer_index_check(int defer);
+/* Index scans: x86-64's baseline (SSE2) has no 64-bit compare, so a
+ * function marked so gets an AVX2 clone too, picked at load time where the
+ * CPU has AVX2 (GCC's target_clones; clang builds keep one version). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define SL__SIMD_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define SL__SIMD_CLONES
+#endif
+
 /* The row-major position in [b, e) of the first value of index outside
  * [0, bound), or -1; and the failure that names it (`at`, row-major). */
 int64_t sl__index_first_bad(const sl_tensor *index, int64_t b, int64_t e,

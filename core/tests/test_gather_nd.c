@@ -348,6 +348,54 @@ static sl_status run_gather_nd(sl_ctx *ctx, const char *variant,
   return gnd(ctx, variant, *x, ti, 1, dims, to, NULL);
 }
 
+/* A long index (5000 tuples over 3 threads, scanned in blocks of 1024):
+ * the first bad value in row-major order is the one named, wherever it
+ * lies, in either column, too large or negative, i32 or i64; one in every
+ * column of the last tuple as well, where the earlier column wins. */
+static void test_bad_deep(void) {
+  enum { N = 5000 };
+  static int64_t i64[N][2];
+  static int32_t i32[N][2];
+  static float out[N];
+  static const struct {
+    int at, col;
+    int64_t v;
+    const char *msg;
+  } cases[] = {
+      {2500, 1, 3, "index[2500,0,1]=3 out of range [0,3) for dim 1"},
+      {1023, 0, -1, "index[1023,0,0]=-1 out of range [0,4) for dim 0"},
+      {1024, 1, -5, "index[1024,0,1]=-5 out of range [0,3) for dim 1"},
+      {N - 1, 0, 4, "index[4999,0,0]=4 out of range [0,4) for dim 0"},
+  };
+  sl_tensor tx = sl_tensor_make(SL_F32, 2, S43, (void *)A);
+  sl_tensor to = sl_tensor_make(SL_F32, 2, (int64_t[]){N, 1}, out);
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  ctx.threads = 3;
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
+    for (int wide = 0; wide <= 1; ++wide) {
+      for (int p = 0; p < N; ++p)
+        for (int k = 0; k < 2; ++k) {
+          i64[p][k] = (p + k) % (k ? 3 : 4); /* x is [4,3] */
+          i32[p][k] = (int32_t)i64[p][k];
+        }
+      i64[cases[c].at][cases[c].col] = cases[c].v;
+      i32[cases[c].at][cases[c].col] = (int32_t)cases[c].v;
+      if (cases[c].at == N - 1) { /* column 1 bad too: column 0 is named */
+        i64[N - 1][1] = 9;
+        i32[N - 1][1] = 9;
+      }
+      sl_tensor ti =
+          sl_tensor_make(wide ? SL_I64 : SL_I32, 3, (int64_t[]){N, 1, 2},
+                         wide ? (void *)i64 : (void *)i32);
+      FOR_EACH_VARIANT(SL_OP_GATHER_ND, v) {
+        CHECK(gnd(&ctx, v->name, tx, ti, 0, NULL, to, NULL) ==
+              SL_STATUS_INDEX_OUT_OF_RANGE);
+        CHECK_CONTAINS(ctx.msg, cases[c].msg);
+      }
+    }
+}
+
 int main(void) {
   test_seed000_identity();
   test_multi_axis();
@@ -355,6 +403,7 @@ int main(void) {
   test_empty();
   test_dtypes();
   test_bad_input();
+  test_bad_deep();
   check_gather_panels(SL_OP_GATHER_ND, run_gather_nd);
   return sl_test_finish("test_gather_nd");
 }

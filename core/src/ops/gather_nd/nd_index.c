@@ -57,8 +57,9 @@ static sl_status sl__nd_dims(sl_ctx *ctx, const sl_call *c, int K, int M,
  * holds a value outside [0, bound[k]), or -1; *col gets the column k.
  * Walks the positions a row at a time (walk.h).
  */
-static int64_t sl__nd_first_bad(const sl_tensor *index, const int64_t *bound,
-                                int M, int64_t b, int64_t e, int *col) {
+static int64_t sl__nd_first_bad_walk(const sl_tensor *index,
+                                     const int64_t *bound, int M, int64_t b,
+                                     int64_t e, int *col) {
   int K = index->ndim - 1;
   int64_t ik = index->strides[K];
   const int64_t *st[1] = {index->strides};
@@ -75,6 +76,53 @@ static int64_t sl__nd_first_bad(const sl_tensor *index, const int64_t *bound,
           return at + j;
         }
       }
+  }
+  return -1;
+}
+
+/* Whether any tuple of positions [b, e) of a contiguous index (tuple p at
+ * p*M) holds a value outside its column's bound, with no early exit: 16
+ * tuples at a time against a row of their bounds (pat[l] = bound[l % M]),
+ * a loop the compiler vectorizes. Unsigned compares catch negative
+ * values; an i32 bound above INT32_MAX leaves only those. */
+#define SL__ND_ANY_BAD(T, U, CLAMP)                                            \
+  SL__SIMD_CLONES static int sl__nd_any_bad_##T(                               \
+      const T *v, const int64_t *bound, int M, int64_t b, int64_t e) {         \
+    U pat[16 * SL_MAX_DIMS];                                                   \
+    const int P = 16 * M;                                                      \
+    for (int l = 0; l < P; ++l) pat[l] = CLAMP(bound[l % M]);                  \
+    int bad = 0;                                                               \
+    int64_t p = b;                                                             \
+    for (; p + 16 <= e; p += 16) {                                             \
+      const T *w = v + p * M;                                                  \
+      for (int l = 0; l < P; ++l) bad |= (U)w[l] >= pat[l];                    \
+    }                                                                          \
+    for (; p < e; ++p)                                                         \
+      for (int k = 0; k < M; ++k) bad |= (U)v[p * M + k] >= pat[k];            \
+    return bad;                                                                \
+  }
+#define SL__CLAMP_U32(x) ((x) > INT32_MAX ? 0x80000000u : (uint32_t)(x))
+#define SL__CLAMP_U64(x) ((uint64_t)(x))
+SL__ND_ANY_BAD(int32_t, uint32_t, SL__CLAMP_U32)
+SL__ND_ANY_BAD(int64_t, uint64_t, SL__CLAMP_U64)
+
+/* The first bad position in [b, e) (see sl__nd_first_bad_walk): a
+ * contiguous i32/i64 index is scanned in branch-free blocks first, and
+ * only a block holding a bad value is walked for the position. The
+ * scalar walk alone checked 65536 2-D tuples in 31 us. */
+static int64_t sl__nd_first_bad(const sl_tensor *index, const int64_t *bound,
+                                int M, int64_t b, int64_t e, int *col) {
+  enum { BLOCK = 1024 }; /* positions */
+  if (M == 0 || !sl_tensor_is_contiguous(index) ||
+      (index->dtype != SL_I32 && index->dtype != SL_I64))
+    return sl__nd_first_bad_walk(index, bound, M, b, e, col);
+  for (int64_t at = b; at < e; at += BLOCK) {
+    const int64_t stop = e - at < BLOCK ? e : at + BLOCK;
+    const int bad =
+        index->dtype == SL_I32
+            ? sl__nd_any_bad_int32_t(index->data, bound, M, at, stop)
+            : sl__nd_any_bad_int64_t(index->data, bound, M, at, stop);
+    if (bad) return sl__nd_first_bad_walk(index, bound, M, at, stop, col);
   }
   return -1;
 }
