@@ -395,7 +395,7 @@ static int sl__scatter_reduce_by_target(const sl__scatter_walk *s,
  * it. The general pass writes every position instead, rewriting a slice
  * once per index value naming it: 16 times on the standard index_reduce
  * amax, 1.3 of its 2.5 ms. Threads split the targets, as in the split by
- * target below, but read no src. Returns 0, having done nothing, when the
+ * target above, but read no src. Returns 0, having done nothing, when the
  * call does not qualify.
  */
 static int sl__fill_targets_once(const sl__scatter_walk *first,
