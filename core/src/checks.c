@@ -84,15 +84,15 @@ void sl__defer_index_check(int defer) { sl__index_check_deferred = defer; }
 
 sl_status sl__check_index_range(sl_ctx *ctx, const char *what,
                                 const sl_tensor *index, int64_t bound,
-                                const char *ctxdesc) {
+                                int64_t dim, const sl_tensor *x) {
   if (index->device != SL_DEVICE_CPU || sl__index_check_deferred)
     return SL_STATUS_OK;
-  return sl__check_index_values(ctx, what, index, bound, ctxdesc);
+  return sl__check_index_values(ctx, what, index, bound, dim, x);
 }
 
 sl_status sl__check_index_values(sl_ctx *ctx, const char *what,
                                  const sl_tensor *index, int64_t bound,
-                                 const char *ctxdesc) {
+                                 int64_t dim, const sl_tensor *x) {
   int64_t n = sl__numel(index);
   /* Large indices are checked in parallel chunks; the report names the
    * first bad position in row-major order whatever the split. */
@@ -108,15 +108,16 @@ sl_status sl__check_index_values(sl_ctx *ctx, const char *what,
     if (first >= 0 && -first > bad) bad = -first;
   }
   if (bad == INT64_MIN) return SL_STATUS_OK;
-  return sl__index_out_of_range(ctx, what, index, -bad, bound, ctxdesc);
+  return sl__index_out_of_range(ctx, what, index, -bad, bound, dim, x);
 }
 
 sl_status sl__index_out_of_range(sl_ctx *ctx, const char *what,
                                  const sl_tensor *index, int64_t at,
-                                 int64_t bound, const char *ctxdesc) {
+                                 int64_t bound, int64_t dim,
+                                 const sl_tensor *x) {
   int64_t idx[SL_MAX_DIMS];
   int64_t v = sl__load_index(index, sl__offset_linear(index, at));
-  char pos[160];
+  char pos[160], xs[160];
   size_t k = 0;
   sl__unravel(at, index->ndim, index->shape, idx);
   pos[0] = '\0';
@@ -124,8 +125,9 @@ sl_status sl__index_out_of_range(sl_ctx *ctx, const char *what,
     k += (size_t)snprintf(pos + k, sizeof pos - k, d ? ",%lld" : "%lld",
                           (long long)idx[d]);
   return sl_ctx_fail(ctx, SL_STATUS_INDEX_OUT_OF_RANGE,
-                     "%s[%s]=%lld out of range [0,%lld) for %s", what, pos,
-                     (long long)v, (long long)bound, ctxdesc);
+                     "%s[%s]=%lld out of range [0,%lld) for dim %lld of x %s",
+                     what, pos, (long long)v, (long long)bound, (long long)dim,
+                     sl_shape_str(x->ndim, x->shape, xs, sizeof xs));
 }
 
 sl_status sl__check_reduce(sl_ctx *ctx, sl_reduce r, unsigned allowed) {

@@ -134,17 +134,19 @@ sl_status sl__check_index_dtype(sl_ctx *ctx, const char *what,
  * normalized value. */
 sl_status sl__normalize_dim(sl_ctx *ctx, const char *what, int64_t dim,
                             int ndim, int64_t *out);
-/* Every element of index (a CPU tensor) lies in [0, bound). On failure the
- * message names the position, value and bound, plus `ctxdesc` (e.g. "dim 1
- * of x [4,40]"). gather_nd's per-column bounds live in ops/gather_nd. Does
- * nothing while sl_run infers for a variant that checks the values itself
- * (sl__defer_index_check); sl__check_index_values always checks. */
+/* Every element of index (a CPU tensor) lies in [0, bound), the extent of
+ * x's axis dim. On failure the message names the position, value and
+ * bound, and the axis ("dim 1 of x [4,40]": built only then, as a call
+ * that passes costs under a microsecond). gather_nd's per-column bounds
+ * live in ops/gather_nd. Does nothing while sl_run infers for a variant
+ * that checks the values itself (sl__defer_index_check);
+ * sl__check_index_values always checks. */
 sl_status sl__check_index_range(sl_ctx *ctx, const char *what,
                                 const sl_tensor *index, int64_t bound,
-                                const char *ctxdesc);
+                                int64_t dim, const sl_tensor *x);
 sl_status sl__check_index_values(sl_ctx *ctx, const char *what,
                                  const sl_tensor *index, int64_t bound,
-                                 const char *ctxdesc);
+                                 int64_t dim, const sl_tensor *x);
 void sl__defer_index_check(int defer);
 /* Index scans: x86-64's baseline (SSE2) has no 64-bit compare, so a
  * function marked so gets an AVX2 clone too, picked at load time where the
@@ -161,7 +163,8 @@ int64_t sl__index_first_bad(const sl_tensor *index, int64_t b, int64_t e,
                             int64_t bound);
 sl_status sl__index_out_of_range(sl_ctx *ctx, const char *what,
                                  const sl_tensor *index, int64_t at,
-                                 int64_t bound, const char *ctxdesc);
+                                 int64_t bound, int64_t dim,
+                                 const sl_tensor *x);
 /* A variant that checks the index values in its own pass, before it writes
  * anything (variants.def flags; internal, above the public ones): sl_run's
  * infer then skips sl__check_index_range. Same status and message. */

@@ -6,13 +6,12 @@
  * index's shape and x's dtype; every index value lies in [0, x.size(dim)).
  * Duplicate indices are harmless: gather only reads.
  */
-#include <stdio.h>
 
 #include "sl_internal.h"
 
 sl_status sl__gather_infer(sl_ctx *ctx, sl_call *c) {
   const sl_tensor *x = &c->arg[0], *index = &c->arg[1];
-  char a[160], b[160], desc[200];
+  char a[160], b[160];
   int64_t dim;
   sl_status st = sl__normalize_dim(ctx, "dim", c->p.dim, x->ndim, &dim);
   if (st) return st;
@@ -43,7 +42,5 @@ sl_status sl__gather_infer(sl_ctx *ctx, sl_call *c) {
                          sl_shape_str(index->ndim, index->shape, b, sizeof b));
   }
   int64_t bound = x->ndim ? x->shape[dim] : 1;
-  snprintf(desc, sizeof desc, "dim %lld of x %s", (long long)dim,
-           sl_shape_str(x->ndim, x->shape, a, sizeof a));
-  return sl__check_index_range(ctx, "index", index, bound, desc);
+  return sl__check_index_range(ctx, "index", index, bound, dim, x);
 }

@@ -30,7 +30,7 @@ sl_status sl__index_reduce_check(sl_ctx *ctx, const sl_tensor *x,
                                  const sl_tensor *index,
                                  const sl_tensor *updates, sl_reduce reduce,
                                  unsigned allowed, int64_t *dim) {
-  char a[160], b[160], desc[200];
+  char a[160], b[160];
   sl_status st = sl__check_index_dtype(ctx, "index", index);
   if (st) return st;
   if (index->ndim > 1)
@@ -79,8 +79,7 @@ sl_status sl__index_reduce_check(sl_ctx *ctx, const sl_tensor *x,
                          "updates: expected shape %s (%s), got %s",
                          sl_shape_str(wr, want, w, sizeof w), why, b);
     }
-  snprintf(desc, sizeof desc, "dim %lld of x %s", (long long)d, a);
-  st = sl__check_index_range(ctx, "index", index, xs[d], desc);
+  st = sl__check_index_range(ctx, "index", index, xs[d], d, x);
   if (st) return st;
   st = sl__check_reduce(ctx, reduce, allowed);
   if (st) return st;

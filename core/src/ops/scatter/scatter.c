@@ -12,7 +12,6 @@
  * (as LibTorch CPU does); cpu.omp owns whole lines along dim per thread and
  * keeps that order, so it gives the same answer.
  */
-#include <stdio.h>
 
 #include "sl_internal.h"
 
@@ -80,14 +79,11 @@ sl_status sl__scatter_like_index(sl_ctx *ctx, const sl_call *c, int now,
                                  int64_t bad) {
   const sl_tensor *x = &c->arg[0], *index = &c->arg[1];
   if (sl__numel(index) == 0) return SL_STATUS_OK;
-  char a[160], desc[200];
-  int64_t bound = x->ndim ? x->shape[c->p.dim] : 1;
-  snprintf(desc, sizeof desc, "dim %lld of x %s", (long long)c->p.dim,
-           sl_shape_str(x->ndim, x->shape, a, sizeof a));
+  const int64_t bound = x->ndim ? x->shape[c->p.dim] : 1, dim = c->p.dim;
   if (bad >= 0)
-    return sl__index_out_of_range(ctx, "index", index, bad, bound, desc);
-  if (now) return sl__check_index_values(ctx, "index", index, bound, desc);
-  return sl__check_index_range(ctx, "index", index, bound, desc);
+    return sl__index_out_of_range(ctx, "index", index, bad, bound, dim, x);
+  if (now) return sl__check_index_values(ctx, "index", index, bound, dim, x);
+  return sl__check_index_range(ctx, "index", index, bound, dim, x);
 }
 
 sl_status sl__scatter_infer(sl_ctx *ctx, sl_call *c) {
