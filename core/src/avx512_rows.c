@@ -3,13 +3,12 @@
  * instruction for their accesses, element bits moved as integers. */
 #include "avx512_rows.h"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef SL__HAVE_AVX512_LOOPS
 #include <immintrin.h>
 
-#define SL__AVX512 __attribute__((target("avx512f,avx512dq,avx512vl")))
-
-static int sl__avx512_ok(void) {
+int sl__avx512_ok(void) {
   return __builtin_cpu_supports("avx512f") &&
+         __builtin_cpu_supports("avx512bw") &&
          __builtin_cpu_supports("avx512dq") &&
          __builtin_cpu_supports("avx512vl");
 }
@@ -97,6 +96,8 @@ int64_t sl__scatter_avx512(size_t es, int index64, void *out, const void *index,
 }
 
 #else /* no AVX-512 loops: every row goes to the scalar loop */
+int sl__avx512_ok(void) { return 0; }
+
 int64_t sl__gather_avx512(size_t es, int index64, void *out, const void *index,
                           const void *x, int64_t xs, int64_t xd, int64_t n) {
   (void)es, (void)index64, (void)out, (void)index, (void)x, (void)xs, (void)xd,

@@ -19,6 +19,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Where the AVX-512 loops (these and masked_scatter's expand) are compiled:
+ * x86-64 with GCC or clang, each function marked SL__AVX512. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define SL__HAVE_AVX512_LOOPS 1
+#define SL__AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl")))
+#endif
+
+/* Whether this CPU runs them: AVX-512 F, BW, DQ and VL (every AVX-512 CPU
+ * but the Xeon Phi has all four); 0 where they are not compiled. */
+int sl__avx512_ok(void);
+
 /* gather's row: out[j] = x[j*xs + index[j]*xd]. */
 int64_t sl__gather_avx512(size_t es, int index64, void *out, const void *index,
                           const void *x, int64_t xs, int64_t xd, int64_t n);

@@ -406,11 +406,12 @@ static int sl__fill_targets_once(const sl__scatter_walk *first,
   /* No position (an index like [6, 0]): no target, and no index value to
    * read either, though index's extent on dim is 6. */
   if (sl__numel(index) == 0) return 1;
+  /* Positions whose values passed the check: out has a target at least. */
   const int64_t m = index->shape[dim], targets = out->shape[dim];
-  unsigned char *seen = calloc((size_t)targets ? (size_t)targets : 1, 1);
+  unsigned char *seen = calloc((size_t)targets, 1);
   if (!seen) return 0; /* the general pass does without */
   int team = sl__team(threads, sl__numel(index));
-  if (team > targets) team = targets > 0 ? (int)targets : 1;
+  if (team > targets) team = (int)targets;
   const int64_t step = index->strides[dim];
 #pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
   for (int t = 0; t < team; ++t) {

@@ -4,17 +4,17 @@
  * whose mask bit is set, the other lanes keep x. 16 (4-byte) or 8 (8-byte)
  * positions per step instead of one (32 for 2-byte elements, with VBMI2),
  * the source read by a load masked to the elements taken (it never reaches
- * past the last one). Only when the CPU has AVX-512 F/BW/VL (checked at run
- * time: the build stays portable).
+ * past the last one). Only when the CPU runs the AVX-512 loops
+ * (sl__avx512_ok, asked at run time: the build stays portable).
  */
+#include "avx512_rows.h"
 #include "ops/masked_scatter/masked_scatter.h"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef SL__HAVE_AVX512_LOOPS
 #include <immintrin.h>
 
-#define SL__AVX512 __attribute__((target("avx512f,avx512bw,avx512vl")))
 #define SL__AVX512_VBMI2                                                       \
-  __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi2")))
+  __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi2")))
 
 /* The mask bits of 8, 16 or 32 mask bytes: bit i set for a nonzero byte. */
 SL__AVX512 static inline uint32_t sl__bits_8(const unsigned char *m) {
@@ -60,10 +60,7 @@ SL__EXPAND(SL__AVX512, 8, 8, int64_t, __mmask8, sl__bits_8,
 int64_t sl__masked_expand(size_t es, char *out, const char *x,
                           const unsigned char *mask, const char *source,
                           int64_t *k, int64_t n) {
-  if (!__builtin_cpu_supports("avx512f") ||
-      !__builtin_cpu_supports("avx512bw") ||
-      !__builtin_cpu_supports("avx512vl"))
-    return 0;
+  if (!sl__avx512_ok()) return 0;
   if (es == 2 && __builtin_cpu_supports("avx512vbmi2"))
     return sl__expand_2(out, x, mask, source, k, n);
   if (es == 4) return sl__expand_4(out, x, mask, source, k, n);

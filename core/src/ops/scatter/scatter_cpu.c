@@ -79,13 +79,13 @@ static sl_status sl__scatter_cpu(sl_call *c, int threads, int any_writer) {
   sl__scatter_walk s;
   unsigned fixed =
       sl__scatter_walk_init(&s, c, index->ndim, 1, &c->p.dim, 0, ost, &od);
-  const int cls = sl__elem_class(s.es), wide = s.ies == 8;
-  s.row = sl__scatter_rows[cls][wide];
+  const int cls = sl__elem_class(s.es), i64 = s.ies == 8;
+  s.row = sl__scatter_rows[cls][i64];
   s.wide = s.out_bytes > SL__SCATTER_WIDE_MIN_BYTES;
   if ((any_writer || c->p.has_value) && threads > 1 &&
-      sl__scatter_atomic_rows[cls][wide] &&
+      sl__scatter_atomic_rows[cls][i64] &&
       (uintptr_t)out->data % s.es == 0) { /* else a store could tear */
-    s.row = sl__scatter_atomic_rows[cls][wide];
+    s.row = sl__scatter_atomic_rows[cls][i64];
     fixed = 0;
   }
   _Alignas(16) unsigned char scalar[16];
