@@ -1,0 +1,136 @@
+/* The walk of the gather-like ops (see gather_walk.h). */
+#include "gather_walk.h"
+
+#include "avx512_rows.h"
+#include "walk.h"
+
+/* out[j] = x[j*xs + sum_k index[j*is + k*ik] * xd[k]] for j < n, k < m
+ * (strides in elements; index is NULL when m == 0); wide: a contiguous row
+ * of one index column starts with the AVX-512 loop. */
+typedef void (*sl__gather_row)(char *out, int64_t os, const char *index,
+                               int64_t is, int64_t ik, const char *x,
+                               int64_t xs, const int64_t *xd, int m, int64_t n,
+                               int wide);
+
+/* One index column (all of gather) gets loops of its own: without the loop
+ * over columns the compiler keeps the contiguous one tight. */
+#define SL__GATHER_ROW(size, T, I)                                             \
+  static void sl__gather_row_##size##_##I(                                     \
+      char *o, int64_t os, const char *ip, int64_t is, int64_t ik,             \
+      const char *xp, int64_t xs, const int64_t *xd, int m, int64_t n,         \
+      int wide) {                                                              \
+    T *out = (T *)o;                                                           \
+    const I *index = (const I *)ip;                                            \
+    const T *x = (const T *)xp;                                                \
+    if (m == 1 && os == 1 && is == 1) { /* the common case */                  \
+      const int64_t d = xd[0];                                                 \
+      int64_t j =                                                              \
+          wide ? sl__gather_avx512(size, sizeof(I) == 8, o, ip, xp, xs, d, n)  \
+               : 0;                                                            \
+      for (; j < n; ++j) out[j] = x[j * xs + (int64_t)index[j] * d];           \
+      return;                                                                  \
+    }                                                                          \
+    if (m == 1) {                                                              \
+      const int64_t d = xd[0];                                                 \
+      for (int64_t j = 0; j < n; ++j)                                          \
+        out[j * os] = x[j * xs + (int64_t)index[j * is] * d];                  \
+      return;                                                                  \
+    }                                                                          \
+    for (int64_t j = 0; j < n; ++j) {                                          \
+      int64_t at = j * xs;                                                     \
+      for (int k = 0; k < m; ++k)                                              \
+        at += (int64_t)index[j * is + k * ik] * xd[k];                         \
+      out[j * os] = x[at];                                                     \
+    }                                                                          \
+  }
+SL__INDEXED_ROWS(SL__GATHER_ROW)
+static const sl__gather_row sl__gather_rows[][2] =
+    SL__INDEXED_TABLE(sl__gather_row);
+
+/* One call's loop set-up: the row loop, and the strides of out, index and
+ * x over the positions (x moves with the position on the axes the index
+ * does not name; xd: its strides on the named ones). */
+typedef struct sl__gather_walk {
+  const sl__gather_spec *spec;
+  sl__gather_row row;
+  int wide; /* x is past SL__GATHER_WIDE_MIN_BYTES */
+  int64_t xst[SL_MAX_DIMS], xd[SL_MAX_DIMS];
+  const int64_t *st[3];
+} sl__gather_walk;
+
+static void sl__gather_walk_init(sl__gather_walk *g,
+                                 const sl__gather_spec *spec) {
+  const sl_tensor *x = spec->x;
+  size_t es = sl_dtype_size(x->dtype), is = sl_dtype_size(spec->index->dtype);
+  g->spec = spec;
+  g->row = sl__gather_rows[sl__elem_class(es)][is == 8];
+  g->wide = sl__numel(x) * (int64_t)es > SL__GATHER_WIDE_MIN_BYTES;
+  for (int d = 0; d < spec->ndim; ++d) g->xst[d] = x->strides[d];
+  for (int k = 0; k < spec->m; ++k) {
+    const int64_t axis = spec->dims[k];
+    /* A 0-D gather names axis 0 of a scalar x: stride 0. */
+    g->xd[k] = axis < x->ndim ? x->strides[axis] : 0;
+    if (axis < spec->ndim) g->xst[axis] = 0;
+  }
+  g->st[0] = spec->out->strides;
+  g->st[1] = spec->index->strides;
+  g->st[2] = g->xst;
+}
+
+/* Runs `left` positions of walk w, whose offsets start at base[]. */
+static void sl__gather_walk_rows(const sl__gather_walk *g, sl__walk *w,
+                                 const int64_t *base, int64_t left) {
+  const sl__gather_spec *s = g->spec;
+  for (int64_t n; left > 0; left -= n, sl__walk_next(w)) {
+    n = sl__walk_span(w, left);
+    g->row(sl__ptr(s->out, base[0] + sl__walk_at(w, 0)), sl__walk_step(w, 0),
+           sl__ptr(s->index, base[1] + sl__walk_at(w, 1)), sl__walk_step(w, 1),
+           s->ik, sl__ptr(s->x, base[2] + sl__walk_at(w, 2)),
+           sl__walk_step(w, 2), g->xd, s->m, n, g->wide);
+  }
+}
+
+/* The positions [begin, end) in row-major order (an sl__for_chunks
+ * body). */
+static void sl__gather_range(void *user, int64_t begin, int64_t end) {
+  const sl__gather_walk *g = user;
+  static const int64_t zero[3] = {0, 0, 0};
+  sl__walk w;
+  sl__walk_init(&w, g->spec->ndim, g->spec->index->shape, 3, g->st, begin);
+  sl__gather_walk_rows(g, &w, zero, end - begin);
+}
+
+/* The columns [a0, a1) of the positions' last axis (an sl__for_panels
+ * body). */
+static void sl__gather_panel(void *user, int64_t a0, int64_t a1) {
+  const sl__gather_walk *g = user;
+  const int K = g->spec->ndim;
+  int64_t base[3];
+  sl__walk w;
+  int64_t all = sl__walk_slab(&w, K, g->spec->index->shape, 3, g->st, K - 1, a0,
+                              a1, base);
+  sl__gather_walk_rows(g, &w, base, all);
+}
+
+/* Panels when the positions' last axis is one x moves along and x's
+ * columns reach more than a cache holds: every row of a large x is then a
+ * DRAM miss away. A hand-written gather of 4096x4096 f32 rows on 2
+ * threads: 46 ms in row order, 27-30 ms in 2-8 MiB panels. */
+void sl__gather_walk_run(const sl__gather_spec *spec, int threads) {
+  const sl_tensor *x = spec->x;
+  sl__gather_walk g;
+  sl__gather_walk_init(&g, spec);
+  const int last = spec->ndim - 1;
+  int moves = last >= 1;
+  for (int k = 0; moves && k < spec->m; ++k) moves = spec->dims[k] != last;
+  const size_t es = sl_dtype_size(x->dtype);
+  const int64_t panel =
+      moves ? sl__panel_width(sl__numel(x) * (int64_t)es, x->shape[last], es)
+            : 0;
+  const int64_t positions = sl__numel(spec->out);
+  if (panel && spec->index->shape[last] > panel)
+    sl__for_panels(threads, positions, spec->index->shape[last], panel, es,
+                   sl__gather_panel, &g);
+  else
+    sl__for_chunks(threads, positions, sl__gather_range, &g);
+}
