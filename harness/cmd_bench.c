@@ -13,6 +13,7 @@
 #include "case.h"
 #include "cli.h"
 #include "datagen.h"
+#include "interrupt.h"
 #include "runinfo.h"
 #include "runner.h"
 #include "sl_store.h"
@@ -48,7 +49,11 @@ static const char *const sl__bench_help =
     "                   the caches (outputs are reused, as an allocator\n"
     "                   hands LibTorch back the block it freed)\n"
     "  --db PATH        results database (default " SL_DEFAULT_DB ")\n"
-    "  --no-db          record nothing\n";
+    "  --no-db          record nothing\n"
+    "\n"
+    "SIGINT / SIGTERM stop the timing at the next call, drop the case in hand\n"
+    "(its samples stop short), print the summary of the cases before it,\n"
+    "which the store keeps, mark the run interrupted and exit 130 / 143.\n";
 
 /* One timed contender: a core variant, or LibTorch (variant NULL). */
 typedef struct sl__timed {
@@ -244,6 +249,10 @@ static void sl__time_contenders(sl__bench_ctx *b, const sl_case_result *res,
     o.budget_s = b->budget;
     o.min_reps = b->min_reps;
     sl_time_rounds(n, fns, users, &o, t, rc);
+    if (sl_interrupted()) {
+      printf("  interrupted: timings stopped short, not recorded\n");
+      goto done;
+    }
     double torch_median = rc[0] == 0 ? t[0].median_s : 0;
     printf("  %-12s %14s %7s %9s %8s %9s %5s\n", "variant", "median", "IQR",
            "GB/s", "%peak", "vs torch", "reps");
@@ -259,6 +268,7 @@ static void sl__time_contenders(sl__bench_ctx *b, const sl_case_result *res,
       sl__table_set(b, row, name, &t[i], bytes);
     }
   }
+done:
   free(fns);
   free(users);
   free(t);
@@ -391,6 +401,7 @@ int sl_cmd_bench(int argc, char **argv) {
   int threads = 1;
 #endif
   b.threads = threads;
+  sl_interrupt_install();
   b.peak_gbs = sl_copy_bandwidth_gbs((size_t)256 << 20, threads);
   const char *bind = getenv("OMP_PROC_BIND");
   printf("threads %d (OMP_PROC_BIND=%s), copy bandwidth %.2f GB/s (fastest "
@@ -415,12 +426,19 @@ int sl_cmd_bench(int argc, char **argv) {
       goto out;
     }
   }
-  int failed = 0;
-  for (int i = 0; cases && i < n; ++i) {
+  int failed = 0, finished = 0;
+  for (int i = 0; cases && i < n && !sl_interrupted(); ++i) {
     /* One transaction per case: a long suite that is interrupted keeps every
-     * case it finished. */
+     * case it finished, and drops the one in hand. */
     if (b.st) sl_store_begin(b.st);
+    const int rows = b.table.n;
     failed |= sl__bench_case(&b, &cases[i]) != 0;
+    if (sl_interrupted()) {
+      if (b.st) sl_store_rollback(b.st);
+      b.table.n = rows; /* its row, if it got one */
+      break;
+    }
+    ++finished;
     if (b.st && sl_store_commit(b.st)) {
       fprintf(stderr, "scatterlab bench: store: %s\n", sl_store_errmsg(b.st));
       failed = 1;
@@ -429,13 +447,21 @@ int sl_cmd_bench(int argc, char **argv) {
   sl_bench_summary_print(&b.table, stdout);
   sl_bench_crossover_print(&b.table, stdout);
   sl_bench_table_free(&b.table);
+  const int sig = sl_interrupted();
   if (b.st) {
-    sl_store_run_finish(b.st, b.run_id, failed ? "failed" : "finished");
+    sl_store_run_finish(b.st, b.run_id,
+                        sig      ? "interrupted"
+                        : failed ? "failed"
+                                 : "finished");
     sl_store_close(b.st);
     printf("\nresults: %s (run %lld)\n", db, (long long)b.run_id);
   }
+  if (sig)
+    printf("interrupted by %s: %d of %d cases timed and %s; the case in hand "
+           "is dropped\n",
+           strsignal(sig), finished, n, b.st ? "recorded" : "shown");
   free(cases);
-  rc = failed ? SL_EXIT_FAIL : SL_EXIT_OK;
+  rc = sl_interrupt_exit_status(failed ? SL_EXIT_FAIL : SL_EXIT_OK);
 out:
   for (int i = 0; i < n; ++i) free(lines[i]);
   free(lines);

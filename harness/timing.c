@@ -5,6 +5,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "interrupt.h"
+
 double sl_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -84,14 +86,19 @@ void sl_time_rounds(int n, const sl_timed_fn *fns, void *const *users,
    * passed (caches, page faults of fresh outputs, thread pools). */
   for (int i = 0; i < n; ++i) {
     memset(&t[i], 0, sizeof t[i]);
+    if (sl_interrupted()) { /* no sample: the caller drops them all */
+      rc[i] = 0;
+      done[i] = 1;
+      continue;
+    }
     double start = sl_now();
     do {
       rc[i] = fns[i](users[i], -1, 1, &last[i]);
-    } while (!rc[i] && sl_now() - start < o->warmup_s);
+    } while (!rc[i] && !sl_interrupted() && sl_now() - start < o->warmup_s);
     done[i] = rc[i] != 0;
   }
   double turn = o->budget_s / 4;
-  for (int round = 0, left = n; left > 0; ++round) {
+  for (int round = 0, left = n; left > 0 && !sl_interrupted(); ++round) {
     left = 0;
     for (int j = 0; j < n; ++j) {
       int i = (round + j) % n;

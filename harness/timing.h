@@ -47,7 +47,9 @@ int sl_time(sl_timed_fn fn, void *user, const sl_timing_opts *o, sl_timing *t);
  * time, so ratios between them stay honest where back-to-back timing
  * would credit one with a quiet spell and charge another with a busy one.
  * rc[i] gets 0 or the first non-zero value fns[i] returned (that function
- * stops being called); t[i] its timing.
+ * stops being called); t[i] its timing. A signal (interrupt.h) ends the
+ * sampling after the calls in hand: the timings then fall short of these
+ * rules, and the caller drops them.
  */
 void sl_time_rounds(int n, const sl_timed_fn *fns, void *const *users,
                     const sl_timing_opts *o, sl_timing *t, int *rc);

@@ -40,6 +40,34 @@ for sig in INT TERM; do
   fi
 done
 
+# 1b. A benchmark suite under SIGINT / SIGTERM: the timing stops at the next
+#     call, the case in hand is dropped (its samples stop short), the cases
+#     before it stay with all their timings, exit 130 / 143.
+for sig in INT TERM; do
+  db=$tmp/bench-$sig.db
+  "$BIN" bench --suite standard --budget 0.3 --min-reps 3 --db "$db" >"$tmp/b.out" 2>&1 &
+  pid=$!
+  for _ in $(seq 300); do # until the first case is committed
+    n=$(q "$db" 'select count(*) from timings' 2>/dev/null)
+    [ "${n:-0}" -gt 0 ] && break
+    sleep 0.2
+  done
+  kill -$sig $pid
+  wait $pid
+  rc=$?
+  want=$([ $sig = INT ] && echo 130 || echo 143)
+  status=$(q "$db" 'select status || (finished_at is not null) from runs')
+  n=$(q "$db" 'select count(*) from cases')
+  untimed=$(q "$db" "select count(*) from cases c where not exists (select 1 from timings t where t.case_id = c.id and t.variant = 'torch.cpu' and t.reps >= 3)")
+  if [ "$rc" = "$want" ] && [ "$status" = interrupted1 ] && [ "$n" -gt 0 ] &&
+    [ "$n" -lt 13 ] && [ "$untimed" = 0 ] && grep -q "the case in hand is dropped" "$tmp/b.out"; then
+    ok "bench SIG$sig: exit $rc, run interrupted, $n of 13 cases kept, each fully timed"
+  else
+    bad "bench SIG$sig: expected exit $want, status interrupted1, 0 < cases < 13 all timed; got exit $rc, status $status, $n cases, $untimed without a full torch.cpu timing"
+    tail -5 "$tmp/b.out"
+  fi
+done
+
 # 2. kill -9 of the whole campaign, then --resume: the store is intact and
 #    the resumed campaign neither repeats nor skips a case.
 db=$tmp/k9.db
