@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "datagen.h"
 #include "device.h"
+#include "interrupt.h"
 #include "runinfo.h"
 #include "runner.h"
 #include "sl_store.h"
@@ -213,8 +214,11 @@ int main(int argc, char **argv) {
       goto out;
     }
   }
-  int failed = 0;
-  for (int i = 0; i < n; ++i) {
+  /* A signal lets the case in hand finish (GPU cases take milliseconds),
+   * commits it and stops. */
+  sl_interrupt_install();
+  int failed = 0, finished = 0;
+  for (int i = 0; i < n && !sl_interrupted(); ++i, ++finished) {
     sl_case c;
     char err[512];
     if (sl_case_parse(lines[i], &c, err, sizeof err)) {
@@ -230,12 +234,19 @@ int main(int argc, char **argv) {
       failed = 1;
     }
   }
+  const int sig = sl_interrupted();
   if (g.st) {
-    sl_store_run_finish(g.st, g.run_id, failed ? "failed" : "finished");
+    sl_store_run_finish(g.st, g.run_id,
+                        sig      ? "interrupted"
+                        : failed ? "failed"
+                                 : "finished");
     sl_store_close(g.st);
     printf("\nresults: %s (run %lld)\n", db, (long long)g.run_id);
   }
-  rc = failed ? SL_EXIT_FAIL : SL_EXIT_OK;
+  if (sig)
+    printf("interrupted by %s after %d of %d cases\n", strsignal(sig), finished,
+           n);
+  rc = sl_interrupt_exit_status(failed ? SL_EXIT_FAIL : SL_EXIT_OK);
 out:
   for (int i = 0; i < n; ++i) free(lines[i]);
   free(lines);
