@@ -41,6 +41,28 @@ static sqlite3_stmt *sl__walk_stmt(sl_store *s, sl__stmt_id id,
   return st;
 }
 
+/* Checks a walk's callback and run id (0: every run); 0, or -1 with the
+ * message on s. */
+static int sl__walk_check(sl_store *s, int has_fn, int64_t run_id,
+                          const char *op) {
+  if (!has_fn) return sl__store_fail(s, op, "callback is NULL");
+  if (run_id < 0)
+    return sl__store_fail(s, op, "run id %lld is negative", (long long)run_id);
+  return 0;
+}
+
+/* Starts a walk over the rows of run `run_id`, by statement id_run bound
+ * to it, or over every run's (run_id 0: id_all). NULL (message on s) when
+ * it cannot start. */
+static sqlite3_stmt *sl__walk_begin(sl_store *s, int has_fn, int64_t run_id,
+                                    sl__stmt_id id_run, sl__stmt_id id_all,
+                                    const char *op) {
+  if (sl__walk_check(s, has_fn, run_id, op)) return NULL;
+  sqlite3_stmt *st = sl__walk_stmt(s, run_id ? id_run : id_all, op);
+  if (st && run_id) sqlite3_bind_int64(st, 1, run_id);
+  return st;
+}
+
 /* Ends a walk: fn's stop value, or -1 when the step failed. */
 static int sl__walk_end(sl_store *s, sqlite3_stmt *st, int rc, int stop,
                         const char *op) {
@@ -54,8 +76,8 @@ int sl_store_each_run(sl_store *s, int (*fn)(void *user, const sl_run_view *r),
                       void *user) {
   static const char op[] = "each_run";
   if (!s || !s->db) return -1;
-  if (!fn) return sl__store_fail(s, op, "callback is NULL");
-  sqlite3_stmt *st = sl__walk_stmt(s, SL__STMT_RUNS, op);
+  sqlite3_stmt *st =
+      sl__walk_begin(s, fn != NULL, 0, SL__STMT_RUNS, SL__STMT_RUNS, op);
   if (!st) return -1;
   int rc = SQLITE_DONE, stop = 0;
   while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -90,13 +112,9 @@ int sl_store_each_result(sl_store *s, int64_t run_id,
                          void *user) {
   static const char op[] = "each_result";
   if (!s || !s->db) return -1;
-  if (!fn) return sl__store_fail(s, op, "callback is NULL");
-  if (run_id < 0)
-    return sl__store_fail(s, op, "run id %lld is negative", (long long)run_id);
-  sqlite3_stmt *st = sl__walk_stmt(
-      s, run_id ? SL__STMT_RESULTS_RUN : SL__STMT_RESULTS_ALL, op);
+  sqlite3_stmt *st = sl__walk_begin(s, fn != NULL, run_id, SL__STMT_RESULTS_RUN,
+                                    SL__STMT_RESULTS_ALL, op);
   if (!st) return -1;
-  if (run_id) sqlite3_bind_int64(st, 1, run_id);
   int rc = SQLITE_DONE, stop = 0;
   while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
     sl_result_view v;
@@ -152,13 +170,9 @@ int sl_store_each_timing(sl_store *s, int64_t run_id,
                          void *user) {
   static const char op[] = "each_timing";
   if (!s || !s->db) return -1;
-  if (!fn) return sl__store_fail(s, op, "callback is NULL");
-  if (run_id < 0)
-    return sl__store_fail(s, op, "run id %lld is negative", (long long)run_id);
-  sqlite3_stmt *st = sl__walk_stmt(
-      s, run_id ? SL__STMT_TIMINGS_RUN : SL__STMT_TIMINGS_ALL, op);
+  sqlite3_stmt *st = sl__walk_begin(s, fn != NULL, run_id, SL__STMT_TIMINGS_RUN,
+                                    SL__STMT_TIMINGS_ALL, op);
   if (!st) return -1;
-  if (run_id) sqlite3_bind_int64(st, 1, run_id);
   int rc = SQLITE_DONE, stop = 0;
   while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
     sl_timing_view v;
@@ -193,13 +207,9 @@ int sl_store_each_coverage(sl_store *s, int64_t run_id,
                            void *user) {
   static const char op[] = "each_coverage";
   if (!s || !s->db) return -1;
-  if (!fn) return sl__store_fail(s, op, "callback is NULL");
-  if (run_id < 0)
-    return sl__store_fail(s, op, "run id %lld is negative", (long long)run_id);
-  sqlite3_stmt *st = sl__walk_stmt(
-      s, run_id ? SL__STMT_COVERAGE_RUN : SL__STMT_COVERAGE_ALL, op);
+  sqlite3_stmt *st = sl__walk_begin(
+      s, fn != NULL, run_id, SL__STMT_COVERAGE_RUN, SL__STMT_COVERAGE_ALL, op);
   if (!st) return -1;
-  if (run_id) sqlite3_bind_int64(st, 1, run_id);
   int rc = SQLITE_DONE, stop = 0;
   while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
     sl_coverage_view v;
@@ -302,9 +312,7 @@ int sl_store_each_failure(sl_store *s, int64_t run_id,
       " AND c.shrunk_from IS NULL AND (?1 = 0 OR c.run_id = ?1)"
       " ORDER BY c.run_id, c.id, x.variant";
   if (!s || !s->db) return -1;
-  if (!fn) return sl__store_fail(s, op, "callback is NULL");
-  if (run_id < 0)
-    return sl__store_fail(s, op, "run id %lld is negative", (long long)run_id);
+  if (sl__walk_check(s, fn != NULL, run_id, op)) return -1;
   sqlite3_stmt *st = sl__report_stmt(s, sql, op);
   if (!st) return -1;
   sqlite3_bind_int64(st, 1, run_id);
@@ -329,9 +337,8 @@ int sl_store_each_failure(sl_store *s, int64_t run_id,
 
 int64_t sl_store_last_timed_run(sl_store *s) {
   static const char op[] = "last_timed_run";
-  static const char sql[] =
-      "SELECT coalesce(max(c.run_id), 0) FROM timings t"
-      " JOIN cases c ON c.id = t.case_id";
+  static const char sql[] = "SELECT coalesce(max(c.run_id), 0) FROM timings t"
+                            " JOIN cases c ON c.id = t.case_id";
   if (!s || !s->db) return -1;
   sqlite3_stmt *st = sl__report_stmt(s, sql, op);
   if (!st) return -1;

@@ -666,6 +666,19 @@ static void test_bad_arguments(void) {
   CHECK_CONTAINS(sl_store_errmsg(s), "each_result: callback is NULL");
   CHECK(sl_store_each_result(s, -4, collect_result, NULL) != 0);
   CHECK_CONTAINS(sl_store_errmsg(s), "negative");
+  /* Every walk checks its callback and run id before it starts. */
+  CHECK(sl_store_each_run(s, NULL, NULL) != 0);
+  CHECK_CONTAINS(sl_store_errmsg(s), "each_run: callback is NULL");
+  CHECK(sl_store_each_timing(s, -1, NULL, NULL) != 0);
+  CHECK_CONTAINS(sl_store_errmsg(s), "each_timing: callback is NULL");
+  CHECK(sl_store_each_coverage(s, 0, NULL, NULL) != 0);
+  CHECK_CONTAINS(sl_store_errmsg(s), "each_coverage: callback is NULL");
+  CHECK(sl_store_each_failure(s, -2, NULL, NULL) != 0);
+  CHECK_CONTAINS(sl_store_errmsg(s), "each_failure: callback is NULL");
+  CHECK(sl_store_each_timing(s, -3, collect_timing, NULL) != 0);
+  CHECK_CONTAINS(sl_store_errmsg(s), "each_timing: run id -3 is negative");
+  CHECK(sl_store_each_coverage(s, -5, collect_cov, NULL) != 0);
+  CHECK_CONTAINS(sl_store_errmsg(s), "each_coverage: run id -5 is negative");
   sl_store_close(s);
 }
 
