@@ -2,6 +2,10 @@
 #include "reduce.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 /*
  * One line of an f16/bf16 reduction, accumulated in f32 (SPEC §3): the
@@ -88,6 +92,40 @@ void sl__reduce_lines(const sl__rlines *p, int k, const int64_t *out_off,
       counts[t] = 1.0;
     }
   }
+}
+
+sl_status sl__reduce_line_batches(sl_ctx *ctx, const char *op, sl_call *c,
+                                  int64_t lines, int64_t n, int threads,
+                                  sl__line_batch_fn fn, const void *user) {
+  const sl_tensor *out = &c->arg[3];
+  int64_t batches = (lines + SL__LINE_BATCH - 1) / SL__LINE_BATCH;
+  int team = batches < threads ? (batches > 0 ? (int)batches : 1) : threads;
+  int64_t per = sl__reduce_lines_scratch(out->dtype, c->p.reduce, n);
+  double *scratch = NULL;
+  if (lines && per) {
+    scratch = malloc((size_t)team * (size_t)per * sizeof(double));
+    if (!scratch)
+      return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
+                         "%s: no memory for %lld doubles of scratch", op,
+                         (long long)(team * per));
+  }
+  sl__copy_strided(&c->arg[3], &c->arg[0], threads);
+#pragma omp parallel num_threads(team) if (team > 1)
+  {
+#ifdef _OPENMP
+    double *mine =
+        scratch ? scratch + (int64_t)omp_get_thread_num() * per : NULL;
+#else
+    double *mine = scratch;
+#endif
+#pragma omp for schedule(static)
+    for (int64_t b = 0; b < batches; ++b) {
+      int64_t end = (b + 1) * SL__LINE_BATCH;
+      fn(user, b * SL__LINE_BATCH, end < lines ? end : lines, mine);
+    }
+  }
+  free(scratch);
+  return SL_STATUS_OK;
 }
 
 void sl__axis_view(const sl_tensor *t, int k, int axis, sl_tensor *view) {

@@ -239,6 +239,21 @@ void sl__reduce_lines(const sl__rlines *p, int k, const int64_t *out_off,
                       const int64_t *src_off, const int64_t *idx_off,
                       double *scratch);
 
+/* Reduces the lines [begin, end) of a call (at most SL__LINE_BATCH),
+ * with `scratch` as in sl__reduce_lines. */
+typedef void (*sl__line_batch_fn)(const void *user, int64_t begin, int64_t end,
+                                  double *scratch);
+
+/*
+ * The general path of the forward ops: copies x (c->arg[0]) to out
+ * (c->arg[3]), then runs fn over `lines` lines of out's extent n along the
+ * reduced dim, SL__LINE_BATCH at a time, on up to `threads` threads, each
+ * with its own scratch. `op` names the op in the out-of-memory message.
+ */
+sl_status sl__reduce_line_batches(sl_ctx *ctx, const char *op, sl_call *c,
+                                  int64_t lines, int64_t n, int threads,
+                                  sl__line_batch_fn fn, const void *user);
+
 /*
  * One line of a backward op: the n positions of grad_out, x, result and
  * grad_x along the dim, and the m contributions (index, src, grad_src). The

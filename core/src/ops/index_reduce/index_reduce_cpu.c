@@ -7,11 +7,6 @@
  * order, so the threads never write the same element and the answer is the
  * serial one.
  */
-#include <stdlib.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "reduce.h"
 #include "reduce_rows.h"
 
@@ -85,40 +80,26 @@ static int sl__ir_rows(sl_call *c, int threads) {
   return sl__scatter_reduce_rows(&s, threads);
 }
 
+/* A call and its views: what a batch of lines needs. */
+typedef struct sl__ir_job {
+  const sl_call *c;
+  sl__ir_views v;
+} sl__ir_job;
+
+/* A batch of lines (an sl__line_batch_fn). */
+static void sl__ir_batch(const void *user, int64_t begin, int64_t end,
+                         double *scratch) {
+  const sl__ir_job *j = user;
+  sl__ir_lines(j->c, &j->v, begin, end, scratch);
+}
+
 static sl_status sl__ir_run(sl_ctx *ctx, sl_call *c, int threads) {
   if (sl__ir_rows(c, threads)) return SL_STATUS_OK;
-  sl__ir_views v;
-  sl__ir_make_views(c, &v);
-  int64_t batches = (v.lines + SL__LINE_BATCH - 1) / SL__LINE_BATCH;
-  int team = batches < threads ? (batches > 0 ? (int)batches : 1) : threads;
-  int64_t n = v.out.shape[v.dim];
-  int64_t per = sl__reduce_lines_scratch(v.out.dtype, c->p.reduce, n);
-  double *counts = NULL;
-  if (v.lines && per) {
-    counts = malloc((size_t)team * (size_t)per * sizeof(double));
-    if (!counts)
-      return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
-                         "index_reduce: no memory for %lld doubles of "
-                         "scratch",
-                         (long long)(team * per));
-  }
-  sl__copy_strided(&c->arg[3], &c->arg[0], threads);
-#pragma omp parallel num_threads(team) if (team > 1)
-  {
-#ifdef _OPENMP
-    double *mine = counts ? counts + (int64_t)omp_get_thread_num() * per : NULL;
-#else
-    double *mine = counts;
-#endif
-#pragma omp for schedule(static)
-    for (int64_t b = 0; b < batches; ++b) {
-      int64_t end = (b + 1) * SL__LINE_BATCH;
-      sl__ir_lines(c, &v, b * SL__LINE_BATCH, end < v.lines ? end : v.lines,
-                   mine);
-    }
-  }
-  free(counts);
-  return SL_STATUS_OK;
+  sl__ir_job j = {.c = c};
+  sl__ir_make_views(c, &j.v);
+  return sl__reduce_line_batches(ctx, "index_reduce", c, j.v.lines,
+                                 j.v.out.shape[j.v.dim], threads, sl__ir_batch,
+                                 &j);
 }
 
 sl_status sl_index_reduce_cpu_serial(sl_ctx *ctx, sl_call *c) {

@@ -5,11 +5,6 @@
  * contributions outnumber out 4:1, private copies of it merged in thread
  * order. The rest (mean, f16, bf16) go by whole index lines.
  */
-#include <stdlib.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "reduce.h"
 #include "reduce_rows.h"
 #include "walk.h"
@@ -23,12 +18,14 @@ static int64_t sl__sr_line_count(const sl_call *c) {
 }
 
 /*
- * Reduces index lines [begin, end), SL__LINE_BATCH at a time. Index line l
- * (see sl__line_start) holds the contributions to the line of out with the
- * same coordinates off dim, so lines never share an output element.
+ * Reduces index lines [begin, end) of call (an sl__line_batch_fn). Index
+ * line l (see sl__line_start) holds the contributions to the line of out
+ * with the same coordinates off dim, so lines never share an output
+ * element.
  */
-static void sl__sr_lines(const sl_call *c, int64_t begin, int64_t end,
+static void sl__sr_lines(const void *call, int64_t begin, int64_t end,
                          double *counts) {
+  const sl_call *c = call;
   const sl_tensor *index = &c->arg[1], *src = &c->arg[2], *out = &c->arg[3];
   int dim = (int)c->p.dim;
   sl__rlines p;
@@ -58,41 +55,13 @@ static void sl__sr_lines(const sl_call *c, int64_t begin, int64_t end,
 }
 
 /* Copies x to out, then reduces every index line on `threads` threads
- * (one thread for cpu.serial). Mean needs a count per position of an out
- * line, per thread. */
+ * (one thread for cpu.serial). */
 static sl_status sl__sr_run(sl_ctx *ctx, sl_call *c, int threads) {
   if (sl__scatter_reduce_rows(c, threads)) return SL_STATUS_OK;
   const sl_tensor *out = &c->arg[3];
-  int64_t lines = sl__sr_line_count(c);
-  int64_t batches = (lines + SL__LINE_BATCH - 1) / SL__LINE_BATCH;
-  int team = batches < threads ? (batches > 0 ? (int)batches : 1) : threads;
-  int64_t n = out->ndim ? out->shape[c->p.dim] : 1;
-  int64_t per = sl__reduce_lines_scratch(out->dtype, c->p.reduce, n);
-  double *counts = NULL;
-  if (lines && per) {
-    counts = malloc((size_t)team * (size_t)per * sizeof(double));
-    if (!counts)
-      return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
-                         "scatter_reduce: no memory for %lld doubles of "
-                         "scratch",
-                         (long long)(team * per));
-  }
-  sl__copy_strided(&c->arg[3], &c->arg[0], threads);
-#pragma omp parallel num_threads(team) if (team > 1)
-  {
-#ifdef _OPENMP
-    double *mine = counts ? counts + (int64_t)omp_get_thread_num() * per : NULL;
-#else
-    double *mine = counts;
-#endif
-#pragma omp for schedule(static)
-    for (int64_t b = 0; b < batches; ++b) {
-      int64_t end = (b + 1) * SL__LINE_BATCH;
-      sl__sr_lines(c, b * SL__LINE_BATCH, end < lines ? end : lines, mine);
-    }
-  }
-  free(counts);
-  return SL_STATUS_OK;
+  return sl__reduce_line_batches(ctx, "scatter_reduce", c, sl__sr_line_count(c),
+                                 out->ndim ? out->shape[c->p.dim] : 1, threads,
+                                 sl__sr_lines, c);
 }
 
 sl_status sl_scatter_reduce_cpu_serial(sl_ctx *ctx, sl_call *c) {
