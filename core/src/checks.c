@@ -15,6 +15,42 @@ sl_status sl__check_index_dtype(sl_ctx *ctx, const char *what,
                      sl_dtype_name(index->dtype));
 }
 
+sl_status sl__check_rank_of_x(sl_ctx *ctx, const char *what, const sl_tensor *t,
+                              const sl_tensor *x) {
+  if ((t->ndim ? t->ndim : 1) == (x->ndim ? x->ndim : 1)) return SL_STATUS_OK;
+  char a[160], b[160];
+  return sl_ctx_fail(ctx, SL_STATUS_RANK_MISMATCH,
+                     "%s: expected rank %d (the rank of x %s), got rank %d %s",
+                     what, x->ndim,
+                     sl_shape_str(x->ndim, x->shape, a, sizeof a), t->ndim,
+                     sl_shape_str(t->ndim, t->shape, b, sizeof b));
+}
+
+sl_status sl__check_index_fits(sl_ctx *ctx, const sl_tensor *index,
+                               const char *name, const sl_tensor *t, int k) {
+  /* A rank-0 tensor counts as one element of extent 1, as in LibTorch. */
+  int64_t ie = index->ndim ? index->shape[k] : 1;
+  int64_t te = t->ndim ? t->shape[k] : 1;
+  if (ie <= te) return SL_STATUS_OK;
+  char a[160], b[160];
+  return sl_ctx_fail(ctx, SL_STATUS_SHAPE_MISMATCH,
+                     "index: expected size <= %lld in dim %d (%s is %s), got "
+                     "%s",
+                     (long long)te, k, name,
+                     sl_shape_str(t->ndim, t->shape, a, sizeof a),
+                     sl_shape_str(index->ndim, index->shape, b, sizeof b));
+}
+
+sl_status sl__check_index_like_x(sl_ctx *ctx, const sl_tensor *index,
+                                 const sl_tensor *x, int64_t dim) {
+  sl_status st = sl__check_index_dtype(ctx, "index", index);
+  if (st) return st;
+  st = sl__check_rank_of_x(ctx, "index", index, x);
+  for (int k = 0; !st && k < (index->ndim ? index->ndim : 1); ++k)
+    if (k != dim) st = sl__check_index_fits(ctx, index, "x", x, k);
+  return st;
+}
+
 sl_status sl__normalize_dim(sl_ctx *ctx, const char *what, int64_t dim,
                             int ndim, int64_t *out) {
   int64_t n = ndim > 0 ? ndim : 1; /* a scalar behaves as rank 1 for dims */

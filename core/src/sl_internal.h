@@ -130,6 +130,17 @@ void sl__copy_strided(sl_tensor *out, const sl_tensor *x, int threads);
 sl_status sl__check_input(sl_ctx *ctx, const sl_call *c, int slot);
 sl_status sl__check_index_dtype(sl_ctx *ctx, const char *what,
                                 const sl_tensor *index);
+/* t has x's rank (rank 0 counts as 1, as in LibTorch). */
+sl_status sl__check_rank_of_x(sl_ctx *ctx, const char *what, const sl_tensor *t,
+                              const sl_tensor *x);
+/* index.size(k) <= t.size(k), t being called `name` in the message. */
+sl_status sl__check_index_fits(sl_ctx *ctx, const sl_tensor *index,
+                               const char *name, const sl_tensor *t, int k);
+/* The index rules of gather and the scatter-like ops (LibTorch's): an
+ * i32/i64 index of x's rank (rank 0 counts as 1), no larger than x on any
+ * axis but dim. */
+sl_status sl__check_index_like_x(sl_ctx *ctx, const sl_tensor *index,
+                                 const sl_tensor *x, int64_t dim);
 /* dim in [-ndim, ndim) (a rank-0 tensor accepts -1 and 0); writes the
  * normalized value. */
 sl_status sl__normalize_dim(sl_ctx *ctx, const char *what, int64_t dim,

@@ -18,7 +18,6 @@
 /* The shape rules shared by scatter and scatter_reduce. */
 sl_status sl__scatter_like_infer(sl_ctx *ctx, sl_call *c, int has_src) {
   const sl_tensor *x = &c->arg[0], *index = &c->arg[1], *src = &c->arg[2];
-  char a[160], b[160];
   sl_status st;
   if (has_src && src->dtype != x->dtype)
     return sl_ctx_fail(ctx, SL_STATUS_UNSUPPORTED_DTYPE,
@@ -32,47 +31,14 @@ sl_status sl__scatter_like_infer(sl_ctx *ctx, sl_call *c, int has_src) {
   /* LibTorch checks nothing of an empty index (not its rank, shape or
    * dtype): there is nothing to scatter, out is x. */
   if (sl__numel(index) == 0) return SL_STATUS_OK;
-  st = sl__check_index_dtype(ctx, "index", index);
+  st = sl__check_index_like_x(ctx, index, x, dim);
   if (st) return st;
-  int xr = x->ndim ? x->ndim : 1, ir = index->ndim ? index->ndim : 1;
-  if (xr != ir)
-    return sl_ctx_fail(ctx, SL_STATUS_RANK_MISMATCH,
-                       "index: expected rank %d (the rank of x %s), got rank "
-                       "%d %s",
-                       x->ndim, sl_shape_str(x->ndim, x->shape, a, sizeof a),
-                       index->ndim,
-                       sl_shape_str(index->ndim, index->shape, b, sizeof b));
-  if (has_src) {
-    int sr = src->ndim ? src->ndim : 1;
-    if (sr != xr)
-      return sl_ctx_fail(ctx, SL_STATUS_RANK_MISMATCH,
-                         "src: expected rank %d (the rank of x %s), got rank "
-                         "%d %s",
-                         x->ndim, sl_shape_str(x->ndim, x->shape, a, sizeof a),
-                         src->ndim,
-                         sl_shape_str(src->ndim, src->shape, b, sizeof b));
-  }
-  /* A rank-0 tensor counts as one element of extent 1, as in LibTorch. */
-  for (int k = 0; k < ir; ++k) {
-    int64_t ie = index->ndim ? index->shape[k] : 1;
-    int64_t se = has_src && src->ndim ? src->shape[k] : 1;
-    int64_t xe = x->ndim ? x->shape[k] : 1;
-    if (has_src && ie > se)
-      return sl_ctx_fail(ctx, SL_STATUS_SHAPE_MISMATCH,
-                         "index: expected size <= %lld in dim %d (src is %s), "
-                         "got %s",
-                         (long long)se, k,
-                         sl_shape_str(src->ndim, src->shape, a, sizeof a),
-                         sl_shape_str(index->ndim, index->shape, b, sizeof b));
-    if (k != dim && ie > xe)
-      return sl_ctx_fail(ctx, SL_STATUS_SHAPE_MISMATCH,
-                         "index: expected size <= %lld in dim %d (x is %s), "
-                         "got %s",
-                         (long long)xe, k,
-                         sl_shape_str(x->ndim, x->shape, a, sizeof a),
-                         sl_shape_str(index->ndim, index->shape, b, sizeof b));
-  }
-  return SL_STATUS_OK;
+  if (!has_src) return SL_STATUS_OK;
+  st = sl__check_rank_of_x(ctx, "src", src, x);
+  /* Rank 0 counts as 1; index has x's rank, checked above. */
+  for (int k = 0; !st && k < (x->ndim ? x->ndim : 1); ++k)
+    st = sl__check_index_fits(ctx, index, "src", src, k);
+  return st;
 }
 
 sl_status sl__scatter_like_index(sl_ctx *ctx, const sl_call *c, int now,
