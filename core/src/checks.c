@@ -51,6 +51,20 @@ sl_status sl__check_index_like_x(sl_ctx *ctx, const sl_tensor *index,
   return st;
 }
 
+sl_status sl__check_feats_like(sl_ctx *ctx, const char *what,
+                               const char *layout, const sl_tensor *t) {
+  char a[160];
+  if (t->ndim != 2)
+    return sl_ctx_fail(ctx, SL_STATUS_RANK_MISMATCH,
+                       "%s: expected rank 2 %s, got rank %d %s", what, layout,
+                       t->ndim, sl_shape_str(t->ndim, t->shape, a, sizeof a));
+  if (t->dtype != SL_F32 && t->dtype != SL_F64)
+    return sl_ctx_fail(ctx, SL_STATUS_UNSUPPORTED_DTYPE,
+                       "%s: expected dtype f32 or f64, got %s", what,
+                       sl_dtype_name(t->dtype));
+  return SL_STATUS_OK;
+}
+
 sl_status sl__normalize_dim(sl_ctx *ctx, const char *what, int64_t dim,
                             int ndim, int64_t *out) {
   int64_t n = ndim > 0 ? ndim : 1; /* a scalar behaves as rank 1 for dims */

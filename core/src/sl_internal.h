@@ -133,6 +133,10 @@ sl_status sl__check_index_dtype(sl_ctx *ctx, const char *what,
 /* t has x's rank (rank 0 counts as 1, as in LibTorch). */
 sl_status sl__check_rank_of_x(sl_ctx *ctx, const char *what, const sl_tensor *t,
                               const sl_tensor *x);
+/* The dynamic ops' feats-like tensors: rank 2 ([rows,C], as `layout`
+ * says) and f32 or f64. */
+sl_status sl__check_feats_like(sl_ctx *ctx, const char *what,
+                               const char *layout, const sl_tensor *t);
 /* index.size(k) <= t.size(k), t being called `name` in the message. */
 sl_status sl__check_index_fits(sl_ctx *ctx, const sl_tensor *index,
                                const char *name, const sl_tensor *t, int k);

@@ -24,25 +24,10 @@
 
 #include "sl_internal.h"
 
-/* feats-like tensors: rank 2 ([rows,C], as `layout` says) and f32 or f64. */
-static sl_status sl__dyn_check_feats(sl_ctx *ctx, const char *what,
-                                     const char *layout, const sl_tensor *t) {
-  char a[160];
-  if (t->ndim != 2)
-    return sl_ctx_fail(ctx, SL_STATUS_RANK_MISMATCH,
-                       "%s: expected rank 2 %s, got rank %d %s", what, layout,
-                       t->ndim, sl_shape_str(t->ndim, t->shape, a, sizeof a));
-  if (t->dtype != SL_F32 && t->dtype != SL_F64)
-    return sl_ctx_fail(ctx, SL_STATUS_UNSUPPORTED_DTYPE,
-                       "%s: expected dtype f32 or f64, got %s", what,
-                       sl_dtype_name(t->dtype));
-  return SL_STATUS_OK;
-}
-
 sl_status sl__dynamic_scatter_infer(sl_ctx *ctx, sl_call *c) {
   const sl_tensor *feats = &c->arg[0], *coors = &c->arg[1];
   char a[160], b[160];
-  sl_status st = sl__dyn_check_feats(ctx, "feats", "[N,C]", feats);
+  sl_status st = sl__check_feats_like(ctx, "feats", "[N,C]", feats);
   if (st) return st;
   if (coors->ndim != 2)
     return sl_ctx_fail(ctx, SL_STATUS_RANK_MISMATCH,

@@ -23,21 +23,6 @@
 
 #include "sl_internal.h"
 
-/* feats-like tensors: rank 2 ([rows,C], as `layout` says) and f32 or f64. */
-static sl_status sl__dsb_check_feats(sl_ctx *ctx, const char *what,
-                                     const char *layout, const sl_tensor *t) {
-  char a[160];
-  if (t->ndim != 2)
-    return sl_ctx_fail(ctx, SL_STATUS_RANK_MISMATCH,
-                       "%s: expected rank 2 %s, got rank %d %s", what, layout,
-                       t->ndim, sl_shape_str(t->ndim, t->shape, a, sizeof a));
-  if (t->dtype != SL_F32 && t->dtype != SL_F64)
-    return sl_ctx_fail(ctx, SL_STATUS_UNSUPPORTED_DTYPE,
-                       "%s: expected dtype f32 or f64, got %s", what,
-                       sl_dtype_name(t->dtype));
-  return SL_STATUS_OK;
-}
-
 /* An i32 vector of `len` elements (`rows_of` says where len comes from). */
 static sl_status sl__dsb_check_i32(sl_ctx *ctx, const char *what,
                                    const sl_tensor *t, int64_t len,
@@ -95,9 +80,9 @@ sl_status sl__dynamic_scatter_backward_infer(sl_ctx *ctx, sl_call *c) {
   const sl_tensor *grad = &c->arg[0], *feats = &c->arg[1];
   const sl_tensor *vfeats = &c->arg[2], *map = &c->arg[3], *count = &c->arg[4];
   char a[160], b[160];
-  sl_status st = sl__dsb_check_feats(ctx, "grad_voxel_feats", "[M,C]", grad);
-  if (!st) st = sl__dsb_check_feats(ctx, "feats", "[N,C]", feats);
-  if (!st) st = sl__dsb_check_feats(ctx, "voxel_feats", "[M,C]", vfeats);
+  sl_status st = sl__check_feats_like(ctx, "grad_voxel_feats", "[M,C]", grad);
+  if (!st) st = sl__check_feats_like(ctx, "feats", "[N,C]", feats);
+  if (!st) st = sl__check_feats_like(ctx, "voxel_feats", "[M,C]", vfeats);
   if (st) return st;
   const int64_t M = grad->shape[0], C = grad->shape[1], N = feats->shape[0];
   if (feats->dtype != grad->dtype || vfeats->dtype != grad->dtype) {
