@@ -25,8 +25,10 @@ const char *sl_cli_value(const char *cmd, int argc, char **argv, int *i) {
   const char *eq = strchr(argv[*i], '=');
   if (eq && strncmp(argv[*i], "--", 2) == 0) return eq + 1;
   if (*i + 1 >= argc) {
-    sl_cli_usage_error(cmd, "%s: expected a value after it, got the end of "
-                            "the command line", argv[*i]);
+    sl_cli_usage_error(cmd,
+                       "%s: expected a value after it, got the end of "
+                       "the command line",
+                       argv[*i]);
     return NULL;
   }
   return argv[++*i];
@@ -42,4 +44,47 @@ long long sl_cli_int(const char *cmd, const char *opt, const char *v) {
     return -1;
   }
   return n;
+}
+
+/* The option's name: argv[i] up to a '='. */
+static void sl__option_name(const char *arg, char *name, size_t len) {
+  size_t n = strcspn(arg, "=");
+  if (n >= len) n = len - 1;
+  memcpy(name, arg, n);
+  name[n] = '\0';
+}
+
+long long sl_cli_int_option(const char *cmd, int argc, char **argv, int *i,
+                            long long lo, long long hi) {
+  char opt[64];
+  sl__option_name(argv[*i], opt, sizeof opt);
+  const char *v = sl_cli_value(cmd, argc, argv, i);
+  if (!v) return -1;
+  char *end;
+  errno = 0;
+  long long n = strtoll(v, &end, 10);
+  if (!*v || *end || errno || n < lo || n > hi) {
+    sl_cli_usage_error(cmd,
+                       "%s: expected an integer in [%lld, %lld], got \"%s\"",
+                       opt, lo, hi, v);
+    return -1;
+  }
+  return n;
+}
+
+double sl_cli_positive_option(const char *cmd, int argc, char **argv, int *i,
+                              double hi) {
+  char opt[64];
+  sl__option_name(argv[*i], opt, sizeof opt);
+  const char *v = sl_cli_value(cmd, argc, argv, i);
+  if (!v) return -1;
+  char *end;
+  errno = 0;
+  double x = strtod(v, &end);
+  if (!*v || *end || errno || !(x > 0 && x <= hi)) {
+    sl_cli_usage_error(cmd, "%s: expected a number in (0, %g], got \"%s\"", opt,
+                       hi, v);
+    return -1;
+  }
+  return x;
 }

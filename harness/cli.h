@@ -24,6 +24,14 @@ int sl_cli_is(const char *arg, const char *name);
 /* Parses a non-negative integer option value; -1 with a usage message when
  * it is not one. */
 long long sl_cli_int(const char *cmd, const char *opt, const char *v);
+/* Reads the value of integer option argv[*i] (as sl_cli_value) and parses
+ * it in [lo, hi], lo >= 0; -1 with a usage message naming the option, the
+ * range and the value when it is missing or not one. */
+long long sl_cli_int_option(const char *cmd, int argc, char **argv, int *i,
+                            long long lo, long long hi);
+/* The same for a number in (0, hi] (seconds, budgets). */
+double sl_cli_positive_option(const char *cmd, int argc, char **argv, int *i,
+                              double hi);
 
 /* Runs `scatterlab argv[1] ...`; returns the exit status. */
 int sl_cli_main(int argc, char **argv);

@@ -308,7 +308,7 @@ int sl_cmd_bench(int argc, char **argv) {
   sl__bench_ctx b = {0};
   b.budget = 1.0;
   b.min_reps = 7;
-  const char *db = SL_DEFAULT_DB, *suite = NULL, *v;
+  const char *db = SL_DEFAULT_DB, *suite = NULL;
   int no_db = 0, rc = SL_EXIT_USAGE, n = 0;
   char **lines = NULL;
   for (int i = 1; i < argc; ++i) {
@@ -321,38 +321,18 @@ int sl_cmd_bench(int argc, char **argv) {
       if (!(suite = sl_cli_value("bench", argc, argv, &i))) goto out;
     } else if (sl_cli_is(a, "--variants")) {
       if (!(b.variants = sl_cli_value("bench", argc, argv, &i))) goto out;
-    } else if (sl_cli_is(a, "--threads")) {
-      if (!(v = sl_cli_value("bench", argc, argv, &i))) goto out;
-      long long t = sl_cli_int("bench", "--threads", v);
-      if (t < 0) goto out;
-      if (t > 4096) {
-        sl_cli_usage_error("bench",
-                           "--threads: expected 0 (all cores) to "
-                           "4096, got %lld",
-                           t);
+    } else if (sl_cli_is(a, "--threads")) { /* 0: all cores */
+      if ((b.threads =
+               (int)sl_cli_int_option("bench", argc, argv, &i, 0, 4096)) < 0)
         goto out;
-      }
-      b.threads = (int)t;
     } else if (sl_cli_is(a, "--budget")) {
-      if (!(v = sl_cli_value("bench", argc, argv, &i))) goto out;
-      char *end;
-      b.budget = strtod(v, &end);
-      if (!*v || *end || !(b.budget > 0) || b.budget > 3600) {
-        sl_cli_usage_error("bench",
-                           "--budget: expected seconds in (0,3600], "
-                           "got \"%s\"",
-                           v);
+      if ((b.budget = sl_cli_positive_option("bench", argc, argv, &i, 3600)) <
+          0)
         goto out;
-      }
     } else if (sl_cli_is(a, "--min-reps")) {
-      if (!(v = sl_cli_value("bench", argc, argv, &i))) goto out;
-      long long k = sl_cli_int("bench", "--min-reps", v);
-      if (k < 0) goto out;
-      if (k < 1 || k > 100) {
-        sl_cli_usage_error("bench", "--min-reps: expected 1..100, got %s", v);
+      if ((b.min_reps =
+               (int)sl_cli_int_option("bench", argc, argv, &i, 1, 100)) < 0)
         goto out;
-      }
-      b.min_reps = (int)k;
     } else if (strcmp(a, "--cold") == 0) {
       b.cold = 1;
     } else if (sl_cli_is(a, "--db")) {

@@ -141,15 +141,9 @@ static int sl__compare_args(int argc, char **argv, const char **db,
           sl__number("--alpha", v, 0, 0.5, 0, &o->alpha))
         return SL_EXIT_USAGE;
     } else if (sl_cli_is(a, "--min-samples")) {
-      if (!(v = sl_cli_value("compare", argc, argv, &i))) return SL_EXIT_USAGE;
-      long long n = sl_cli_int("compare", "--min-samples", v);
-      if (n < 0) return SL_EXIT_USAGE;
-      if (n < 2 || n > 1000000)
-        return sl_cli_usage_error("compare",
-                                  "--min-samples: expected 2 to "
-                                  "1000000, got %s",
-                                  v);
-      o->min_samples = (int)n;
+      if ((o->min_samples = (int)sl_cli_int_option("compare", argc, argv, &i, 2,
+                                                   1000000)) < 0)
+        return SL_EXIT_USAGE;
     } else if (sl_cli_is(a, "--format")) {
       if (!(v = sl_cli_value("compare", argc, argv, &i)) || sl__format(v, fmt))
         return SL_EXIT_USAGE;

@@ -204,14 +204,9 @@ static int sl__parse(sl_fuzz_campaign *f, int argc, char **argv) {
       if (!(f->variants = sl_cli_value("fuzz", argc, argv, &i)))
         return SL_EXIT_USAGE;
     } else if (sl_cli_is(a, "--seconds")) {
-      if (!(v = sl_cli_value("fuzz", argc, argv, &i))) return SL_EXIT_USAGE;
-      char *end;
-      f->seconds = strtod(v, &end);
-      if (!*v || *end || !(f->seconds > 0) || f->seconds > 1e9)
-        return sl_cli_usage_error("fuzz",
-                                  "--seconds: expected a number in "
-                                  "(0, 1e9], got \"%s\"",
-                                  v);
+      if ((f->seconds = sl_cli_positive_option("fuzz", argc, argv, &i, 1e9)) <
+          0)
+        return SL_EXIT_USAGE;
       f->cases = -1;
     } else if (sl_cli_is(a, "--cases")) {
       if (!(v = sl_cli_value("fuzz", argc, argv, &i)) ||
@@ -223,23 +218,13 @@ static int sl__parse(sl_fuzz_campaign *f, int argc, char **argv) {
         return SL_EXIT_USAGE;
       f->seed = (uint64_t)n;
     } else if (sl_cli_is(a, "--max-elems")) {
-      if (!(v = sl_cli_value("fuzz", argc, argv, &i)) ||
-          (n = sl_cli_int("fuzz", "--max-elems", v)) < 0)
+      if ((f->gen.max_elems = sl_cli_int_option("fuzz", argc, argv, &i, 1,
+                                                INT64_C(1) << 28)) < 0)
         return SL_EXIT_USAGE;
-      if (n < 1 || n > (INT64_C(1) << 28))
-        return sl_cli_usage_error("fuzz",
-                                  "--max-elems: expected 1..2^28, got "
-                                  "%lld",
-                                  n);
-      f->gen.max_elems = n;
     } else if (sl_cli_is(a, "--jobs")) {
-      if (!(v = sl_cli_value("fuzz", argc, argv, &i)) ||
-          (n = sl_cli_int("fuzz", "--jobs", v)) < 0)
+      if ((f->jobs = (int)sl_cli_int_option("fuzz", argc, argv, &i, 1, 256)) <
+          0)
         return SL_EXIT_USAGE;
-      if (n < 1 || n > 256)
-        return sl_cli_usage_error("fuzz", "--jobs: expected 1..256, got %lld",
-                                  n);
-      f->jobs = (int)n;
     } else if (sl_cli_is(a, "--shard")) {
       if (!(v = sl_cli_value("fuzz", argc, argv, &i))) return SL_EXIT_USAGE;
       int k, m, used = 0;
@@ -252,14 +237,9 @@ static int sl__parse(sl_fuzz_campaign *f, int argc, char **argv) {
       f->shard_k = k;
       f->shard_n = m;
     } else if (sl_cli_is(a, "--timeout")) {
-      if (!(v = sl_cli_value("fuzz", argc, argv, &i))) return SL_EXIT_USAGE;
-      char *end;
-      f->timeout = strtod(v, &end);
-      if (!*v || *end || !(f->timeout > 0) || f->timeout > 1e6)
-        return sl_cli_usage_error("fuzz",
-                                  "--timeout: expected seconds in "
-                                  "(0, 1e6], got \"%s\"",
-                                  v);
+      if ((f->timeout = sl_cli_positive_option("fuzz", argc, argv, &i, 1e6)) <
+          0)
+        return SL_EXIT_USAGE;
     } else if (sl_cli_is(a, "--corpus")) {
       if (!(f->corpus = sl_cli_value("fuzz", argc, argv, &i)))
         return SL_EXIT_USAGE;

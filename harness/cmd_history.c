@@ -25,7 +25,7 @@ static const char *const sl__history_help =
     "  -o FILE            write to FILE instead of standard output\n";
 
 int sl_cmd_history(int argc, char **argv) {
-  const char *db = SL_DEFAULT_DB, *outpath = NULL, *v;
+  const char *db = SL_DEFAULT_DB, *outpath = NULL;
   sl_hist_opts o;
   sl_hist_opts_init(&o);
   for (int i = 1; i < argc; ++i) {
@@ -39,15 +39,9 @@ int sl_cmd_history(int argc, char **argv) {
       if (!(o.match = sl_cli_value("history", argc, argv, &i)))
         return SL_EXIT_USAGE;
     } else if (sl_cli_is(a, "--min-segment")) {
-      if (!(v = sl_cli_value("history", argc, argv, &i))) return SL_EXIT_USAGE;
-      long long n = sl_cli_int("history", "--min-segment", v);
-      if (n < 0) return SL_EXIT_USAGE;
-      if (n < 1 || n > 100000)
-        return sl_cli_usage_error("history",
-                                  "--min-segment: expected 1 to "
-                                  "100000, got %s",
-                                  v);
-      o.min_segment = (int)n;
+      if ((o.min_segment = (int)sl_cli_int_option("history", argc, argv, &i, 1,
+                                                  100000)) < 0)
+        return SL_EXIT_USAGE;
     } else if (strcmp(a, "--all") == 0) {
       o.all = 1;
     } else if (strcmp(a, "-o") == 0 || sl_cli_is(a, "--output")) {

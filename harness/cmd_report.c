@@ -51,19 +51,6 @@ static sl__csv_fn sl__csv_table(const char *name) {
   return NULL;
 }
 
-/* A positive count option; -1 after a usage message. */
-static int sl__count(const char *opt, int argc, char **argv, int *i) {
-  const char *v = sl_cli_value("report", argc, argv, i);
-  if (!v) return -1;
-  long long n = sl_cli_int("report", opt, v);
-  if (n < 0) return -1;
-  if (n < 1 || n > 1000000) {
-    sl_cli_usage_error("report", "%s: expected 1 to 1000000, got %s", opt, v);
-    return -1;
-  }
-  return (int)n;
-}
-
 int sl_cmd_report(int argc, char **argv) {
   const char *db = SL_DEFAULT_DB, *format = "text", *outpath = NULL;
   const char *table = "results", *v;
@@ -99,13 +86,16 @@ int sl_cmd_report(int argc, char **argv) {
       if (run < 0) return SL_EXIT_USAGE;
       ho.run_id = run;
     } else if (sl_cli_is(a, "--max-failures")) {
-      if ((ho.max_failures = sl__count(a, argc, argv, &i)) < 0)
+      if ((ho.max_failures = (int)sl_cli_int_option("report", argc, argv, &i, 1,
+                                                    1000000)) < 0)
         return SL_EXIT_USAGE;
     } else if (sl_cli_is(a, "--max-history")) {
-      if ((ho.max_history = sl__count(a, argc, argv, &i)) < 0)
+      if ((ho.max_history = (int)sl_cli_int_option("report", argc, argv, &i, 1,
+                                                   1000000)) < 0)
         return SL_EXIT_USAGE;
     } else if (sl_cli_is(a, "--min-segment")) {
-      if ((ho.min_segment = sl__count(a, argc, argv, &i)) < 0)
+      if ((ho.min_segment = (int)sl_cli_int_option("report", argc, argv, &i, 1,
+                                                   1000000)) < 0)
         return SL_EXIT_USAGE;
     } else if (strcmp(a, "-o") == 0 || sl_cli_is(a, "--output")) {
       if (!(outpath = sl_cli_value("report", argc, argv, &i)))

@@ -141,7 +141,7 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
   sl__lines lines = {0};
   int rc = SL_EXIT_USAGE;
   for (int i = 1; i < argc; ++i) {
-    const char *a = argv[i], *v;
+    const char *a = argv[i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       fputs(sl__run_help, stdout);
       sl__lines_free(&lines);
@@ -163,29 +163,13 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
                            kind);
         goto out;
       }
-    } else if (sl_cli_is(a, "--threads")) {
-      if (!(v = sl_cli_value("run", argc, argv, &i))) goto out;
-      long long n = sl_cli_int("run", "--threads", v);
-      if (n < 0) goto out;
-      if (n > 4096) {
-        sl_cli_usage_error("run",
-                           "--threads: expected 0 (all cores) to "
-                           "4096, got %lld",
-                           n);
+    } else if (sl_cli_is(a, "--threads")) { /* 0: all cores */
+      if ((o.threads = (int)sl_cli_int_option("run", argc, argv, &i, 0, 4096)) <
+          0)
         goto out;
-      }
-      o.threads = (int)n;
     } else if (sl_cli_is(a, "--timeout")) {
-      if (!(v = sl_cli_value("run", argc, argv, &i))) goto out;
-      char *end;
-      timeout_s = strtod(v, &end);
-      if (!*v || *end || !(timeout_s > 0) || timeout_s > 1e6) {
-        sl_cli_usage_error("run",
-                           "--timeout: expected seconds in (0, 1e6], "
-                           "got \"%s\"",
-                           v);
+      if ((timeout_s = sl_cli_positive_option("run", argc, argv, &i, 1e6)) < 0)
         goto out;
-      }
     } else if (strcmp(a, "--no-isolate") == 0) {
       isolate = 0;
     } else if (strcmp(a, "--no-db") == 0) {

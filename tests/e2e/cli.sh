@@ -51,6 +51,34 @@ check "no variant" run 2 run --no-db --variants cuda.nothing 'gather x=4 index=4
 check "absurd shape" run 2 run --no-db 'gather x=1000000x1000000x1000 index=1x1x1'
 check "absurd message" has "x: shape [1000000,1000000,1000] needs more than"
 
+# Option values out of range are usage errors (2) naming the option, the
+# range and the value, in every command that takes them.
+G='gather x=4 index=4'
+check "threads too many" run 2 run --no-db --threads 5000 "$G"
+check "threads message" has '--threads: expected an integer in [0, 4096], got "5000"'
+check "threads not a number" run 2 bench --no-db --threads=two "$G"
+check "threads= message" has '--threads: expected an integer in [0, 4096], got "two"'
+check "timeout zero" run 2 run --no-db --timeout 0 "$G"
+check "timeout message" has '--timeout: expected a number in (0, 1e+06], got "0"'
+check "budget missing" run 2 bench --no-db --budget
+check "budget missing message" has "--budget: expected a value after it"
+check "budget too long" run 2 bench --no-db --budget 4000 "$G"
+check "budget message" has '--budget: expected a number in (0, 3600], got "4000"'
+check "min-reps zero" run 2 bench --no-db --min-reps 0 "$G"
+check "min-reps message" has '--min-reps: expected an integer in [1, 100], got "0"'
+check "jobs negative" run 2 fuzz --no-db --jobs -1
+check "jobs message" has '--jobs: expected an integer in [1, 256], got "-1"'
+check "max-elems huge" run 2 fuzz --no-db --max-elems 999999999999
+check "max-elems message" has '--max-elems: expected an integer in [1, 268435456], got "999999999999"'
+check "seconds text" run 2 fuzz --no-db --seconds soon
+check "seconds message" has '--seconds: expected a number in (0, 1e+09], got "soon"'
+check "min-samples one" run 2 compare --min-samples 1
+check "min-samples message" has '--min-samples: expected an integer in [2, 1000000], got "1"'
+check "min-segment zero" run 2 history --min-segment 0
+check "min-segment message" has '--min-segment: expected an integer in [1, 100000], got "0"'
+check "max-failures zero" run 2 report --max-failures 0
+check "max-failures message" has '--max-failures: expected an integer in [1, 1000000], got "0"'
+
 # A valid case passes on every variant; verdict lines carry the variants.
 check "valid run" run 0 run --no-db 'scatter dt=i32 it=i32 x=8x8:t index=4x8 src=4x8 dim=1 ip=dup50 seed=3'
 check "serial line" has "cpu.serial"
