@@ -46,22 +46,23 @@ long long sl_cli_int(const char *cmd, const char *opt, const char *v) {
   return n;
 }
 
-/* The option's name: argv[i] up to a '='. */
-static void sl__option_name(const char *arg, char *name, size_t len) {
-  size_t n = strcspn(arg, "=");
+/* The value of option argv[*i] (sl_cli_value), its name (argv[*i] up to a
+ * '=') in name[len] for the messages, and errno cleared for the parse. */
+static const char *sl__option_value(const char *cmd, int argc, char **argv,
+                                    int *i, char *name, size_t len) {
+  size_t n = strcspn(argv[*i], "=");
   if (n >= len) n = len - 1;
-  memcpy(name, arg, n);
+  memcpy(name, argv[*i], n);
   name[n] = '\0';
+  errno = 0;
+  return sl_cli_value(cmd, argc, argv, i);
 }
 
 long long sl_cli_int_option(const char *cmd, int argc, char **argv, int *i,
                             long long lo, long long hi) {
-  char opt[64];
-  sl__option_name(argv[*i], opt, sizeof opt);
-  const char *v = sl_cli_value(cmd, argc, argv, i);
+  char opt[64], *end;
+  const char *v = sl__option_value(cmd, argc, argv, i, opt, sizeof opt);
   if (!v) return -1;
-  char *end;
-  errno = 0;
   long long n = strtoll(v, &end, 10);
   if (!*v || *end || errno || n < lo || n > hi) {
     sl_cli_usage_error(cmd,
@@ -74,12 +75,9 @@ long long sl_cli_int_option(const char *cmd, int argc, char **argv, int *i,
 
 double sl_cli_positive_option(const char *cmd, int argc, char **argv, int *i,
                               double hi) {
-  char opt[64];
-  sl__option_name(argv[*i], opt, sizeof opt);
-  const char *v = sl_cli_value(cmd, argc, argv, i);
+  char opt[64], *end;
+  const char *v = sl__option_value(cmd, argc, argv, i, opt, sizeof opt);
   if (!v) return -1;
-  char *end;
-  errno = 0;
   double x = strtod(v, &end);
   if (!*v || *end || errno || !(x > 0 && x <= hi)) {
     sl_cli_usage_error(cmd, "%s: expected a number in (0, %g], got \"%s\"", opt,
