@@ -27,7 +27,10 @@ typedef void (*sl__gather_row)(char *out, int64_t os, const char *index,
       int64_t j =                                                              \
           wide ? sl__gather_avx512(size, sizeof(I) == 8, o, ip, xp, xs, d, n)  \
                : 0;                                                            \
-      for (; j < n; ++j) out[j] = x[j * xs + (int64_t)index[j] * d];           \
+      if (xs == 0) /* along the row's own axis: lookups in one row of x */     \
+        for (; j < n; ++j) out[j] = x[(int64_t)index[j] * d];                  \
+      else                                                                     \
+        for (; j < n; ++j) out[j] = x[j * xs + (int64_t)index[j] * d];         \
       return;                                                                  \
     }                                                                          \
     if (m == 1) {                                                              \
@@ -64,7 +67,13 @@ static void sl__gather_walk_init(sl__gather_walk *g,
   size_t es = sl_dtype_size(x->dtype), is = sl_dtype_size(spec->index->dtype);
   g->spec = spec;
   g->row = sl__gather_rows[sl__elem_class(es)][is == 8];
-  g->wide = sl__numel(x) * (int64_t)es > SL__GATHER_WIDE_MIN_BYTES;
+  /* The part of x a row of positions reaches: one row of x when the index
+   * decides the positions' last axis (every lookup then stays in that
+   * row), else all of x. The AVX-512 lead pays only past the caches. */
+  const int last = spec->ndim - 1;
+  const int in_row = spec->m == 1 && last >= 0 && spec->dims[0] == last;
+  const int64_t reach = in_row ? x->shape[last] : sl__numel(x);
+  g->wide = reach * (int64_t)es > SL__GATHER_WIDE_MIN_BYTES;
   for (int d = 0; d < spec->ndim; ++d) g->xst[d] = x->strides[d];
   for (int k = 0; k < spec->m; ++k) {
     const int64_t axis = spec->dims[k];

@@ -204,23 +204,27 @@ static void test_row_split(void) {
   CHECK(memcmp(got, want, sizeof got) == 0 && got[0] == -3);
 }
 
-/* gather of a wide x (past SL__GATHER_WIDE_MIN_BYTES, 4 MiB: the rows
- * start with AVX-512 gathers where the CPU has them) with element sizes 4
- * and 8, both index dtypes, along dim 0 (x's row moves with j) and dim 1
- * (it does not), rows of 1003 (a tail after the 8-lane steps): every
+/* gather where a row of positions reaches past SL__GATHER_WIDE_MIN_BYTES
+ * (4 MiB) of x, so the rows start with AVX-512 gathers where the CPU has
+ * them: element sizes 4 and 8, both index dtypes, along dim 0 (x's row
+ * moves with j; all of x is in reach) and dim 1 (lookups in one row of x,
+ * 5 MiB long), rows of 1003 (a tail after the 8-lane steps): every
  * element must be x's, bit for bit. */
 #define WIDE_COLS 1003
 static int64_t wide_gather_misses(const char *v, sl_dtype dt, sl_dtype it,
                                   int dim) {
   const size_t es = sl_dtype_size(dt), is = sl_dtype_size(it);
-  const int64_t xr = ((int64_t)6 << 20) / (int64_t)es / WIDE_COLS + 1;
-  const int64_t ir = 64, ic = dim == 0 ? WIDE_COLS : 517, n = ir * ic;
-  const int64_t bound = dim == 0 ? xr : WIDE_COLS;
-  unsigned char *x = malloc((size_t)(xr * WIDE_COLS) * es);
+  const int64_t xc =
+      dim == 0 ? WIDE_COLS : ((int64_t)5 << 20) / (int64_t)es + 1;
+  const int64_t xr =
+      dim == 0 ? ((int64_t)6 << 20) / (int64_t)es / WIDE_COLS + 1 : 2;
+  const int64_t ir = dim == 0 ? 64 : 2, ic = WIDE_COLS, n = ir * ic;
+  const int64_t bound = dim == 0 ? xr : xc;
+  unsigned char *x = malloc((size_t)(xr * xc) * es);
   unsigned char *out = malloc((size_t)n * es), *idx = malloc((size_t)n * is);
   int64_t misses = n + 1;
   if (x && out && idx) {
-    fill_bytes(x, (size_t)(xr * WIDE_COLS) * es, 99991ull);
+    fill_bytes(x, (size_t)(xr * xc) * es, 99991ull);
     uint64_t r = 7;
     for (int64_t p = 0; p < n; ++p) {
       r = r * 6364136223846793005ull + 1442695040888963407ull;
@@ -230,7 +234,7 @@ static int64_t wide_gather_misses(const char *v, sl_dtype dt, sl_dtype it,
       else
         memcpy(idx + p * 4, &(int32_t){(int32_t)v}, 4);
     }
-    sl_tensor tx = sl_tensor_make(dt, 2, (int64_t[]){xr, WIDE_COLS}, x);
+    sl_tensor tx = sl_tensor_make(dt, 2, (int64_t[]){xr, xc}, x);
     sl_tensor ti = sl_tensor_make(it, 2, (int64_t[]){ir, ic}, idx);
     sl_tensor to = sl_tensor_make(dt, 2, (int64_t[]){ir, ic}, out);
     sl_ctx ctx;
@@ -246,7 +250,7 @@ static int64_t wide_gather_misses(const char *v, sl_dtype dt, sl_dtype it,
             memcpy(&k, idx + p * 8, 8);
           else
             k = *(const int32_t *)(const void *)(idx + p * 4);
-          const int64_t at = dim == 0 ? k * WIDE_COLS + j : i * WIDE_COLS + k;
+          const int64_t at = dim == 0 ? k * xc + j : i * xc + k;
           misses += memcmp(out + p * es, x + at * es, es) != 0;
         }
     }
