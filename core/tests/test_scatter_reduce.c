@@ -438,6 +438,43 @@ static void test_private_copies(void) {
   check_against_naive(&tx, &ti, &ts, SL_REDUCE_MEAN);
 }
 
+/* Many contributions per element, but along the last axis (dim 1): each
+ * index row targets its own row of out, so the threads own whole rows of
+ * index and out and no private copies are made. Then every deterministic
+ * variant sums each element in the serial order: f32 sums of values with
+ * rounding bitwise equal to cpu.serial's (private copies re-associate
+ * them into per-thread partial sums, which rounds differently). */
+static void test_rows_along_last_axis(void) {
+  enum { R = 16, C = 64, N = 4096 }; /* 64 contributions per element */
+  static float x[R * C], src[R * N], want[R * C], got[R * C];
+  static int64_t idx[R * N];
+  uint32_t s = 4242;
+  for (int i = 0; i < R * C; ++i) x[i] = (float)i * 0.37f;
+  for (int i = 0; i < R * N; ++i) {
+    s = s * 1103515245u + 12345u;
+    src[i] = (float)(s >> 8) * 1e-5f + 0.1f; /* sums that round */
+    idx[i] = (s >> 4) % C;
+  }
+  sl_tensor tx = sl_tensor_make(SL_F32, 2, (int64_t[]){R, C}, x);
+  sl_tensor ti = sl_tensor_make(SL_I64, 2, (int64_t[]){R, N}, idx);
+  sl_tensor ts = sl_tensor_make(SL_F32, 2, (int64_t[]){R, N}, src);
+  sl_tensor tw = sl_tensor_make(SL_F32, 2, (int64_t[]){R, C}, want);
+  sl_tensor tg = sl_tensor_make(SL_F32, 2, (int64_t[]){R, C}, got);
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  CHECK(sl_scatter_reduce(&ctx, "cpu.serial", &tx, 1, &ti, &ts, SL_REDUCE_SUM,
+                          1, &tw) == SL_STATUS_OK);
+  FOR_EACH_VARIANT(SL_OP_SCATTER_REDUCE, v) {
+    if (!(v->flags & SL_DETERMINISTIC)) continue;
+    CHECK(run_sr(&ctx, v, &tx, 1, &ti, &ts, SL_REDUCE_SUM, 1, &tg,
+                 sizeof got) == SL_STATUS_OK);
+    int differ = 0;
+    for (int i = 0; i < R * C; ++i) differ += !same_f(got[i], want[i]);
+    CHECK_MSG(differ == 0, "%s: %d of %d sums differ from cpu.serial's",
+              v->name, differ, R * C);
+  }
+}
+
 /* cpu.omp checks the index as it streams it in (the private-copies plan,
  * three threads here): every variant reports the first bad position in
  * row-major order, wherever the bad values fall among the threads' slabs,
@@ -708,6 +745,7 @@ int main(void) {
   test_strides();
   test_many_lines();
   test_private_copies();
+  test_rows_along_last_axis();
   test_fused_index_check();
   test_panels();
   test_empty();
