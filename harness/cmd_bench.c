@@ -406,7 +406,7 @@ int sl_cmd_bench(int argc, char **argv) {
       goto out;
     }
   }
-  int failed = 0, finished = 0;
+  int failed = 0, finished = 0, dropped = 0;
   for (int i = 0; cases && i < n && !sl_interrupted(); ++i) {
     /* One transaction per case: a long suite that is interrupted keeps every
      * case it finished, and drops the one in hand. */
@@ -416,6 +416,7 @@ int sl_cmd_bench(int argc, char **argv) {
     if (sl_interrupted()) {
       if (b.st) sl_store_rollback(b.st);
       b.table.n = rows; /* its row, if it got one */
+      dropped = 1;
       break;
     }
     ++finished;
@@ -429,17 +430,14 @@ int sl_cmd_bench(int argc, char **argv) {
   sl_bench_table_free(&b.table);
   const int sig = sl_interrupted();
   if (b.st) {
-    sl_store_run_finish(b.st, b.run_id,
-                        sig      ? "interrupted"
-                        : failed ? "failed"
-                                 : "finished");
+    sl_store_run_finish(b.st, b.run_id, sl_interrupt_run_status(failed));
     sl_store_close(b.st);
     printf("\nresults: %s (run %lld)\n", db, (long long)b.run_id);
   }
   if (sig)
-    printf("interrupted by %s: %d of %d cases timed and %s; the case in hand "
-           "is dropped\n",
-           strsignal(sig), finished, n, b.st ? "recorded" : "shown");
+    printf("interrupted by %s: %d of %d cases timed and %s%s\n", strsignal(sig),
+           finished, n, b.st ? "recorded" : "shown",
+           dropped ? "; the case in hand is dropped" : "");
   free(cases);
   rc = sl_interrupt_exit_status(failed ? SL_EXIT_FAIL : SL_EXIT_OK);
 out:

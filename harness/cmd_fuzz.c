@@ -675,7 +675,7 @@ int sl_cmd_fuzz(int argc, char **argv) {
   free(g.failures), sl_fuzz_cells_free(&g.cells), free(g.done), free(g.fails);
   munmap((void *)f.stop, sizeof(int));
   int sig = sl_interrupted();
-  const char *status = sig ? "interrupted" : job_failed ? "failed" : "finished";
+  const char *status = sl_interrupt_run_status(job_failed);
   if (st) {
     if (sl_store_run_finish(st, f.run_id, status)) {
       fprintf(stderr, "scatterlab fuzz: %s\n", sl_store_errmsg(st));

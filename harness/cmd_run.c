@@ -282,10 +282,7 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
   sl_worker_stop(worker);
   int sig = sl_interrupted();
   if (st) {
-    const char *status = sig            ? "interrupted"
-                         : store_failed ? "failed"
-                                        : "finished";
-    if (sl_store_run_finish(st, run_id, status))
+    if (sl_store_run_finish(st, run_id, sl_interrupt_run_status(store_failed)))
       fprintf(stderr, "scatterlab run: store: %s\n", sl_store_errmsg(st));
     sl_store_close(st);
   }

@@ -236,10 +236,7 @@ int main(int argc, char **argv) {
   }
   const int sig = sl_interrupted();
   if (g.st) {
-    sl_store_run_finish(g.st, g.run_id,
-                        sig      ? "interrupted"
-                        : failed ? "failed"
-                                 : "finished");
+    sl_store_run_finish(g.st, g.run_id, sl_interrupt_run_status(failed));
     sl_store_close(g.st);
     printf("\nresults: %s (run %lld)\n", db, (long long)g.run_id);
   }

@@ -28,6 +28,10 @@ void sl_interrupt_install(void) {
 
 int sl_interrupted(void) { return (int)sl__signal; }
 
+const char *sl_interrupt_run_status(int failed) {
+  return sl__signal ? "interrupted" : failed ? "failed" : "finished";
+}
+
 int sl_interrupt_exit_status(int otherwise) {
   return sl__signal ? 128 + (int)sl__signal : otherwise;
 }

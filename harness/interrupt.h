@@ -11,6 +11,9 @@
 void sl_interrupt_install(void);
 /* The signal received so far (SIGINT or SIGTERM), or 0. */
 int sl_interrupted(void);
+/* A run's last status in the store: "interrupted" once a signal came,
+ * else "failed" or "finished". */
+const char *sl_interrupt_run_status(int failed);
 /* 128 + the signal received, or `otherwise` when none was. */
 int sl_interrupt_exit_status(int otherwise);
 

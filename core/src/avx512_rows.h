@@ -42,8 +42,9 @@ int64_t sl__gather_avx512(size_t es, int index64, void *out, const void *index,
 int64_t sl__scatter_avx512(size_t es, int index64, void *out, const void *index,
                            const void *src, int64_t d0, int64_t n);
 
-/* The x beyond which gather's and gather_nd's rows take their loop: past
- * the L2 caches, where the loads miss (65536x64 f32 rows on 2 threads, a
+/* The part of x a row reaches (one row of x, or all of it: gather_walk.c)
+ * beyond which gather's and gather_nd's rows take their loop: past the L2
+ * caches, where the loads miss (65536x64 f32 rows on 2 threads, a
  * hand-written pair of loops: a 16 MiB x 3.6 -> 2.4-3.1 ms; 2-6 MiB:
  * alike; 256 KiB: 20% slower). */
 #define SL__GATHER_WIDE_MIN_BYTES ((int64_t)4 << 20)

@@ -56,7 +56,7 @@ static const sl__gather_row sl__gather_rows[][2] =
 typedef struct sl__gather_walk {
   const sl__gather_spec *spec;
   sl__gather_row row;
-  int wide; /* x is past SL__GATHER_WIDE_MIN_BYTES */
+  int wide; /* a row reaches past SL__GATHER_WIDE_MIN_BYTES of x */
   int64_t xst[SL_MAX_DIMS], xd[SL_MAX_DIMS];
   const int64_t *st[3];
 } sl__gather_walk;
