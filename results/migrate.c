@@ -40,11 +40,21 @@ static const char sl__schema_v2_sql[] =
     " PRIMARY KEY (run_id, job)) STRICT, WITHOUT ROWID;"
     "PRAGMA user_version = 2;";
 
+/*
+ * Version 3: each run records the process that writes it (run_owner.c), so
+ * that a run whose process died without finishing it (kill -9, a CI
+ * timeout) is marked 'interrupted' instead of staying 'running' for ever.
+ */
+static const char sl__schema_v3_sql[] =
+    "ALTER TABLE runs ADD COLUMN process TEXT NOT NULL DEFAULT '';"
+    "PRAGMA user_version = 3;";
+
 /* To change the schema, append a step (never edit a released one) and add a
  * test that opens a database of the previous version. */
 static const sl__migration sl__steps[] = {
     {1, sl__schema_v1_sql, "create the version 1 schema"},
     {2, sl__schema_v2_sql, "run uids, fuzz configs and cursors"},
+    {3, sl__schema_v3_sql, "the process writing each run"},
 };
 
 #define SL__NSTEPS ((int)(sizeof sl__steps / sizeof sl__steps[0]))

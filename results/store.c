@@ -33,15 +33,24 @@ static const char *const sl__sql[SL__STMT_COUNT] = {
     [SL__STMT_RUN_INSERT] =
         "INSERT INTO runs (kind, started_at, status, command_line, git_commit,"
         " host, cpu_model, compiler, flags, version, device, cores, threads,"
-        " copy_gbs, uid) VALUES (?1, " SL__NOW ", 'running', ?2, ?3, ?4, ?5,"
-        " ?6, ?7, ?8, ?9, ?10, ?11, ?12, lower(hex(randomblob(16))))",
+        " copy_gbs, process, uid) VALUES (?1, " SL__NOW ", 'running', ?2, ?3,"
+        " ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
+        " lower(hex(randomblob(16))))",
     [SL__STMT_RUN_SET_CONFIG] = "UPDATE runs SET config = ?2 WHERE id = ?1",
-    [SL__STMT_RUN_GET] = "SELECT kind, status, config FROM runs WHERE id = ?1",
+    [SL__STMT_RUN_GET] =
+        "SELECT kind, status, config, process FROM runs WHERE id = ?1",
     [SL__STMT_RUN_REOPEN] =
-        "UPDATE runs SET status = 'running', finished_at = NULL WHERE id = ?1",
+        "UPDATE runs SET status = 'running', finished_at = NULL, process = ?2"
+        " WHERE id = ?1",
+    [SL__STMT_RUNS_OPEN] = "SELECT id, process FROM runs WHERE status = "
+                           "'running' AND process <> ''",
+    [SL__STMT_RUN_ABANDON] =
+        "UPDATE runs SET status = 'interrupted'"
+        " WHERE id = ?1 AND status = 'running' AND process = ?2",
     [SL__STMT_CURSOR_SET] =
         "INSERT INTO fuzz_cursors (run_id, job, next_case) VALUES (?1, ?2, ?3)"
-        " ON CONFLICT (run_id, job) DO UPDATE SET next_case = excluded.next_case",
+        " ON CONFLICT (run_id, job) DO UPDATE SET next_case = "
+        "excluded.next_case",
     [SL__STMT_CURSOR_GET] =
         "SELECT next_case FROM fuzz_cursors WHERE run_id = ?1 AND job = ?2",
     [SL__STMT_RUN_FINISH] =
@@ -68,6 +77,7 @@ static const char *const sl__sql[SL__STMT_COUNT] = {
         "SELECT r.id, r.kind, r.started_at, r.finished_at, r.status,"
         " r.git_commit, r.host, r.cpu_model, r.compiler, r.flags,"
         " r.command_line, r.version, r.device, r.cores, r.threads, r.copy_gbs,"
+        " r.process,"
         " (SELECT count(*) FROM cases c WHERE c.run_id = r.id),"
         " (SELECT count(*) FROM cases c JOIN results x ON x.case_id = c.id"
         "  WHERE c.run_id = r.id),"
@@ -157,9 +167,7 @@ static int sl__run(sl_store *s, sl__stmt_id id, const char *op) {
 static const char sl__null_store[] = "no store (NULL handle)";
 
 /* The argument checks of every public function. */
-int sl__store_check_handle(const sl_store *s) {
-  return s && s->db ? 0 : -1;
-}
+int sl__store_check_handle(const sl_store *s) { return s && s->db ? 0 : -1; }
 
 int sl__store_writable(sl_store *s, const char *op) {
   if (s->mode == SL_STORE_READONLY)
@@ -251,6 +259,46 @@ static int sl__set_wal(sqlite3 *db, const char *path, char *err,
   return 0;
 }
 
+/* Marks 'interrupted' the runs still 'running' whose process is gone
+ * (run_owner.c). Best effort: a run left as it was only reads 'running'
+ * until the next open. The UPDATE names the owner that was judged, so a
+ * run resumed in between (a new owner) is left alone. */
+static void sl__mark_gone_runs(sl_store *s) {
+  sqlite3_stmt *q = sl__store_stmt(s, SL__STMT_RUNS_OPEN, "open");
+  if (!q) return;
+  int64_t *gone = NULL;
+  char **owner = NULL;
+  size_t n = 0, cap = 0;
+  while (sqlite3_step(q) == SQLITE_ROW) {
+    const char *o = (const char *)sqlite3_column_text(q, 1);
+    if (!sl__run_owner_gone(o)) continue;
+    if (n == cap) {
+      cap = cap ? 2 * cap : 8;
+      int64_t *g = realloc(gone, cap * sizeof *g);
+      if (g) gone = g;
+      char **w = realloc(owner, cap * sizeof *w);
+      if (w) owner = w;
+      if (!g || !w) break;
+    }
+    if (!(owner[n] = strdup(o))) break;
+    gone[n++] = sqlite3_column_int64(q, 0);
+  }
+  sl__store_done(q);
+  sqlite3_stmt *u = n ? sl__store_stmt(s, SL__STMT_RUN_ABANDON, "open") : NULL;
+  for (size_t i = 0; i < n; ++i) {
+    if (u) {
+      sqlite3_bind_int64(u, 1, gone[i]);
+      sl__store_bind_text(u, 2, owner[i]);
+      sqlite3_step(u);
+      sl__store_done(u);
+    }
+    free(owner[i]);
+  }
+  free(gone);
+  free(owner);
+  s->err[0] = '\0'; /* nothing failed that the caller asked for */
+}
+
 int sl_store_open(const char *path, sl_store_mode mode, sl_store **out,
                   char *err, size_t errlen) {
   char dummy[8];
@@ -308,6 +356,7 @@ int sl_store_open(const char *path, sl_store_mode mode, sl_store **out,
   }
   s->db = db;
   s->mode = mode;
+  if (mode == SL_STORE_READWRITE) sl__mark_gone_runs(s);
   *out = s;
   return 0;
 fail_db:
@@ -385,6 +434,9 @@ int sl_store_run_begin(sl_store *s, const sl_run_info *info, int64_t *run_id) {
   if (info->cores > 0) sqlite3_bind_int(st, 10, info->cores);
   if (info->threads > 0) sqlite3_bind_int(st, 11, info->threads);
   sl__bind_real_or_null(st, 12, info->copy_gbs > 0, info->copy_gbs);
+  char owner[256];
+  sl__run_owner_self(owner, sizeof owner);
+  sl__store_bind_text(st, 13, owner);
   if (sl__store_step_done(s, st, op)) return -1;
   *run_id = sqlite3_last_insert_rowid(s->db);
   return 0;

@@ -37,6 +37,9 @@ int sl_store_run_reopen(sl_store *s, int64_t run_id) {
   sqlite3_stmt *st = sl__store_stmt(s, SL__STMT_RUN_REOPEN, op);
   if (!st) return -1;
   sqlite3_bind_int64(st, 1, run_id);
+  char owner[256]; /* the resuming process writes the run from now on */
+  sl__run_owner_self(owner, sizeof owner);
+  sl__store_bind_text(st, 2, owner);
   return sl__one_run_changed(s, st, run_id, op);
 }
 
@@ -56,7 +59,9 @@ int sl_store_get_run(sl_store *s, int64_t run_id, sl_run_brief *out) {
   int rc = sqlite3_step(st);
   if (rc == SQLITE_ROW) {
     sl__copy_column(st, 0, out->kind, sizeof out->kind);
-    sl__copy_column(st, 1, out->status, sizeof out->status);
+    snprintf(out->status, sizeof out->status, "%s",
+             sl__run_status_seen((const char *)sqlite3_column_text(st, 1),
+                                 (const char *)sqlite3_column_text(st, 3)));
     sl__copy_column(st, 2, out->config, sizeof out->config);
   }
   int ret = rc == SQLITE_ROW ? 0

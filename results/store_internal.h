@@ -51,6 +51,8 @@ typedef enum sl__stmt_id {
   SL__STMT_RUN_REOPEN,
   SL__STMT_CURSOR_SET,
   SL__STMT_CURSOR_GET,
+  SL__STMT_RUNS_OPEN,
+  SL__STMT_RUN_ABANDON,
   SL__STMT_COUNT
 } sl__stmt_id;
 
@@ -100,6 +102,18 @@ int sl__store_schema_check(sqlite3 *db, const char *path, sl_store_mode mode,
 int sl__store_upgrade(sqlite3 *db, const char *path, char *err, size_t errlen);
 /* The highest schema version the migration steps reach. */
 int sl__store_known_version(void);
+
+/* The process writing a run, as runs.process records it (run_owner.c); ''
+ * where /proc cannot tell. n >= 256 holds any. */
+void sl__run_owner_self(char *buf, size_t n);
+/* 1 when `owner` names a process of this boot and pid namespace that no
+ * longer runs (gone, reused pid, zombie); 0 when it runs or cannot be
+ * judged here (another machine or namespace, '' unknown). */
+int sl__run_owner_gone(const char *owner);
+/* A run's status as the reads report it: 'interrupted' for a 'running' run
+ * whose owner is gone, as sl_store_open marks it (also read-only, where
+ * nothing is written). Never NULL. */
+const char *sl__run_status_seen(const char *status, const char *owner);
 
 /* schema.sql, embedded by results/CMakeLists.txt (generated schema_sql.c). */
 extern const char sl__schema_v1_sql[];

@@ -87,7 +87,7 @@ int sl_store_each_run(sl_store *s, int (*fn)(void *user, const sl_run_view *r),
     v.kind = sl__text(st, 1);
     v.started_at = sl__text(st, 2);
     v.finished_at = sl__text_or_null(st, 3);
-    v.status = sl__text(st, 4);
+    v.status = sl__run_status_seen(sl__text(st, 4), sl__text(st, 16));
     v.git_commit = sl__text(st, 5);
     v.host = sl__text(st, 6);
     v.cpu_model = sl__text(st, 7);
@@ -99,9 +99,9 @@ int sl_store_each_run(sl_store *s, int (*fn)(void *user, const sl_run_view *r),
     v.cores = sqlite3_column_int(st, 13);
     v.threads = sqlite3_column_int(st, 14);
     v.copy_gbs = sl__real(st, 15, 0);
-    v.ncases = sqlite3_column_int64(st, 16);
-    v.nresults = sqlite3_column_int64(st, 17);
-    v.nfailed = sqlite3_column_int64(st, 18);
+    v.ncases = sqlite3_column_int64(st, 17);
+    v.nresults = sqlite3_column_int64(st, 18);
+    v.nfailed = sqlite3_column_int64(st, 19);
     stop = fn(user, &v);
   }
   return sl__walk_end(s, st, rc, stop, op);

@@ -1,13 +1,14 @@
 /*
- * Resuming and merging: run configs, fuzz cursors, the version 1 -> 2
- * migration, and sl_store_merge (copies, renumbering, no duplicates, a
- * source that is not a store).
+ * Resuming and merging: run configs, fuzz cursors, the version 1 -> 3
+ * migrations, runs whose process died, and sl_store_merge (copies,
+ * renumbering, no duplicates, a source that is not a store).
  */
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sl_store.h"
@@ -119,10 +120,134 @@ static void test_upgrade_from_v1(void) {
   CHECK_MSG(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
             "%s", err);
   sl_store_close(s);
-  CHECK(raw_int(p, "PRAGMA user_version") == 2);
+  CHECK(raw_int(p, "PRAGMA user_version") == 3);
   /* Each old run got its own 32-hex-digit uid. */
   CHECK(raw_int(p, "SELECT count(DISTINCT uid) FROM runs WHERE length(uid) = "
                    "32") == 2);
+  /* Their process is unknown, so they are never judged gone. */
+  CHECK(raw_int(p, "SELECT count(*) FROM runs WHERE process = '' AND "
+                   "status = 'running'") == 2);
+}
+
+static void raw_text(const char *path, const char *sql, char *buf, size_t n) {
+  sqlite3 *db;
+  buf[0] = '\0';
+  if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+      if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+        snprintf(buf, n, "%s", (const char *)sqlite3_column_text(st, 0));
+      sqlite3_finalize(st);
+    }
+  }
+  sqlite3_close(db);
+}
+
+static void raw_set_process(const char *path, int run, const char *process) {
+  sqlite3 *db;
+  CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+  sqlite3_stmt *st;
+  CHECK(sqlite3_prepare_v2(db, "UPDATE runs SET process = ?2 WHERE id = ?1", -1,
+                           &st, NULL) == SQLITE_OK);
+  sqlite3_bind_int(st, 1, run);
+  sqlite3_bind_text(st, 2, process, -1, SQLITE_TRANSIENT);
+  CHECK(sqlite3_step(st) == SQLITE_DONE);
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+}
+
+typedef struct statuses {
+  char s[8][16];
+} statuses;
+
+static int collect_status(void *user, const sl_run_view *r) {
+  statuses *st = user;
+  if (r->id >= 1 && r->id < 8)
+    snprintf(st->s[r->id], sizeof st->s[r->id], "%s", r->status);
+  return 0;
+}
+
+/* A run whose process died without finishing it (kill -9) reads
+ * 'interrupted', and a read-write open marks it so; a live process, a
+ * process of another boot and an unknown one keep their runs 'running'. */
+static void test_runs_of_gone_processes(void) {
+  char p[300], err[512], mine[256], other[300];
+  path_in(p, sizeof p, "gone.db");
+  sl_store *s;
+  CHECK(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0);
+  if (!s) return;
+  sl_run_info ri = {0};
+  ri.kind = "bench";
+  int64_t run;
+  for (int r = 1; r <= 7; ++r) CHECK(sl_store_run_begin(s, &ri, &run) == 0);
+  CHECK(sl_store_run_finish(s, 6, "finished") == 0);
+  sl_store_close(s);
+
+  /* Run 1 names this process. */
+  raw_text(p, "SELECT process FROM runs WHERE id = 1", mine, sizeof mine);
+  char want[64];
+  snprintf(want, sizeof want, " pid=%lld start=", (long long)getpid());
+  CHECK_MSG(strncmp(mine, "boot=", 5) == 0 && strstr(mine, want), "%s", mine);
+  const char *pid_at = strstr(mine, " pid=");
+  if (!pid_at) return;
+  int scope = (int)(pid_at - mine);
+  unsigned long long start = 0;
+  CHECK(sscanf(strstr(mine, "start="), "start=%llu", &start) == 1);
+
+  /* Run 2: a process that has exited and been reaped. */
+  pid_t child = fork();
+  if (child == 0) _exit(0);
+  CHECK(child > 0 && waitpid(child, NULL, 0) == child);
+  snprintf(other, sizeof other, "%.*s pid=%lld start=%llu", scope, mine,
+           (long long)child, start);
+  raw_set_process(p, 2, other);
+  /* Run 3: this pid, started later: the pid was reused. */
+  snprintf(other, sizeof other, "%.*s pid=%lld start=%llu", scope, mine,
+           (long long)getpid(), start + 1);
+  raw_set_process(p, 3, other);
+  /* Run 4: another boot (or machine); run 5: unknown; run 6: finished, its
+   * process gone; run 7: a pid namespace of its own. */
+  snprintf(other, sizeof other, "boot=00000000-0000-0000-0000-000000000000%s",
+           strstr(mine, " pidns="));
+  char *pid_of = strstr(other, " pid=");
+  if (pid_of) snprintf(pid_of, 32, " pid=%lld start=1", (long long)child);
+  raw_set_process(p, 4, other);
+  raw_set_process(p, 5, "");
+  snprintf(other, sizeof other, "%.*s pid=%lld start=%llu", scope, mine,
+           (long long)child, start);
+  raw_set_process(p, 6, other);
+  snprintf(other, sizeof other, "%.*s7 pid=%lld start=%llu",
+           (int)(strstr(mine, " pid=") - mine), mine, (long long)child, start);
+  raw_set_process(p, 7, other);
+
+  /* Read-only: the reads say interrupted, the file is left as it is. */
+  statuses st;
+  memset(&st, 0, sizeof st);
+  CHECK(sl_store_open(p, SL_STORE_READONLY, &s, err, sizeof err) == 0);
+  if (!s) return;
+  CHECK(sl_store_each_run(s, collect_status, &st) == 0);
+  sl_run_brief b;
+  CHECK(sl_store_get_run(s, 2, &b) == 0 &&
+        strcmp(b.status, "interrupted") == 0);
+  sl_store_close(s);
+  const char *expect[8] = {"",        "running", "interrupted", "interrupted",
+                           "running", "running", "finished",    "running"};
+  for (int r = 1; r <= 7; ++r)
+    CHECK_MSG(strcmp(st.s[r], expect[r]) == 0, "run %d: %s, expected %s", r,
+              st.s[r], expect[r]);
+  CHECK(raw_int(p, "SELECT count(*) FROM runs WHERE status = 'running'") == 6);
+
+  /* Read-write: runs 2 and 3 are marked, finished_at stays unknown. */
+  CHECK(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0);
+  if (!s) return;
+  CHECK(sl_store_run_reopen(s, 3) == 0); /* resumed: this process owns it */
+  sl_store_close(s);
+  CHECK(raw_int(p, "SELECT group_concat(id) = '2' FROM runs WHERE status = "
+                   "'interrupted' AND finished_at IS NULL") == 1);
+  CHECK(raw_int(p, "SELECT count(*) FROM runs WHERE status = 'running'") == 5);
+  CHECK(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0);
+  if (s) sl_store_close(s);
+  CHECK(raw_int(p, "SELECT status = 'running' FROM runs WHERE id = 3") == 1);
 }
 
 static void test_merge(void) {
@@ -182,6 +307,7 @@ int main(void) {
   }
   test_config_and_cursors();
   test_upgrade_from_v1();
+  test_runs_of_gone_processes();
   test_merge();
   return sl_test_finish("test_campaign_store");
 }

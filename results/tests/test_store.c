@@ -228,7 +228,7 @@ static void test_round_trip(const char *db) {
   if (!s) return;
   CHECK(strcmp(sl_store_path(s), db) == 0);
   CHECK(strcmp(sl_store_errmsg(s), "") == 0);
-  CHECK(sl_store_schema_version() == 2);
+  CHECK(sl_store_schema_version() == 3);
   CHECK(sl_store_last_run(s) == 0);
 
   sl_run_info ri = test_info("run");
@@ -367,7 +367,7 @@ static void test_round_trip(const char *db) {
   char mode[32];
   raw_text(db, "PRAGMA journal_mode", mode, sizeof mode);
   CHECK_MSG(strcmp(mode, "wal") == 0, "journal_mode %s", mode);
-  CHECK(raw_int(db, "PRAGMA user_version") == 2);
+  CHECK(raw_int(db, "PRAGMA user_version") == 3);
   CHECK(raw_int(db, "PRAGMA application_id") == 0x534C4142);
   char ok[64];
   raw_text(db, "PRAGMA integrity_check", ok, sizeof ok);
@@ -376,7 +376,8 @@ static void test_round_trip(const char *db) {
   CHECK(raw_int(db, "SELECT count(*) FROM pragma_table_list WHERE schema = "
                     "'main' AND name NOT LIKE 'sqlite_%' AND strict = 0") == 0);
   CHECK(raw_int(db, "SELECT count(*) FROM pragma_table_list WHERE schema = "
-                    "'main' AND name NOT LIKE 'sqlite_%'") == 7); /* 6 of v1, fuzz_cursors of v2 */
+                    "'main' AND name NOT LIKE 'sqlite_%'") ==
+        7); /* 6 of v1, fuzz_cursors of v2 */
 }
 
 static void test_constraints(const char *db) {
@@ -544,7 +545,7 @@ static void test_versions_and_foreign_files(const char *db) {
   CHECK(s == NULL);
   char want[400];
   snprintf(want, sizeof want,
-           "%s: schema version 7 is newer than this scatterlab (knows 2); "
+           "%s: schema version 7 is newer than this scatterlab (knows 3); "
            "upgrade scatterlab",
            p);
   CHECK_MSG(strcmp(err, want) == 0, "got \"%s\"", err);
@@ -592,7 +593,7 @@ static void test_versions_and_foreign_files(const char *db) {
   CHECK_MSG(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
             "%s", err);
   sl_store_close(s);
-  CHECK(raw_int(p, "PRAGMA user_version") == 2);
+  CHECK(raw_int(p, "PRAGMA user_version") == 3);
 
   /* The parent folder must be a folder. */
   char q[300];
@@ -725,7 +726,7 @@ static void test_concurrent_writers(void) {
         NPROC);
   CHECK(raw_int(p, "SELECT count(*) FROM cases") == NPROC * NCASES);
   CHECK(raw_int(p, "SELECT count(*) FROM results") == NPROC * NCASES);
-  CHECK(raw_int(p, "PRAGMA user_version") == 2);
+  CHECK(raw_int(p, "PRAGMA user_version") == 3);
 }
 
 int main(void) {

@@ -82,6 +82,17 @@ before=$(q "$db" 'select count(*) from cases where shrunk_from is null')
 [ "$integrity" = ok ] && [ "$before" -gt 0 ] && [ "$before" -lt $N ] &&
   ok "kill -9: integrity_check ok, $before cases committed" ||
   bad "kill -9: expected integrity ok and 0 < cases < $N; got $integrity, $before"
+# The killed run's process is gone: reports call it interrupted (the
+# read-only report writes nothing), and the next read-write open marks it.
+shown=$("$BIN" report --db "$db" --format csv --table runs 2>&1 | awk -F, 'NR == 2 {print $5}')
+stored=$(q "$db" 'select status from runs')
+# (On a copy: the resume below needs the store as the kill left it.)
+for f in "$db" "$db-wal"; do [ -e "$f" ] && cp "$f" "$tmp/k9copy.db${f#"$db"}"; done
+"$BIN" run --db "$tmp/k9copy.db" 'gather x=4x3 index=2x3 dim=0 seed=1' >/dev/null 2>&1
+marked=$(q "$tmp/k9copy.db" 'select status || coalesce(finished_at, "") from runs where id = 1')
+[ "$shown" = interrupted ] && [ "$stored" = running ] && [ "$marked" = interrupted ] &&
+  ok "kill -9: the run reads interrupted, and is marked so by the next writer" ||
+  bad "kill -9: expected report interrupted, stored running, then interrupted without finished_at; got $shown, $stored, $marked"
 "$BIN" fuzz --resume 1 --db "$db" >"$tmp/resume.out" 2>&1
 rc=$?
 q "$db" 'select case_line from cases where shrunk_from is null' | sort >"$tmp/got"
