@@ -50,13 +50,45 @@ SL__INDEXED_ROWS(SL__GATHER_ROW)
 static const sl__gather_row sl__gather_rows[][2] =
     SL__INDEXED_TABLE(sl__gather_row);
 
+/*
+ * Lookups that stay in one row of x land on its lines in random order,
+ * which no hardware prefetcher follows, so each row's misses come one
+ * latency at a time: fetching the next row while this one is gathered
+ * streams it instead. Worth it for a row of x past the caches, at least a
+ * page long (shorter rows stream by themselves as the walk moves on) and
+ * within a core's L2, when the lookups reach at least every other line of
+ * it. Hand-written, 2 threads, f32 rows with i64 lookups, median of 300
+ * interleaved calls: 1024 rows of 4096 with 512 lookups each 0.30-0.33 ->
+ * 0.13-0.14 ms, with 128: 0.109 -> 0.076, 64 rows of 65536 with 16384:
+ * 0.53 -> 0.39; with 64 lookups per 4096 (a quarter of the lines) 0.047 ->
+ * 0.071, rows of 512 with 512 lookups 0.94 -> 1.10 (both left out).
+ */
+#define SL__AHEAD_MIN_X_BYTES ((int64_t)2 << 20)
+#define SL__AHEAD_MIN_ROW_BYTES ((int64_t)4 << 10)
+#define SL__AHEAD_MAX_ROW_BYTES ((int64_t)256 << 10)
+static int64_t sl__gather_ahead(const sl_tensor *x, int64_t lookups,
+                                size_t es) {
+  const int last = x->ndim - 1;
+  if (last < 0 || x->strides[last] != 1) return 0;
+  const int64_t row = x->shape[last] * (int64_t)es;
+  const int ok = sl__numel(x) * (int64_t)es > SL__AHEAD_MIN_X_BYTES &&
+                 row >= SL__AHEAD_MIN_ROW_BYTES &&
+                 row <= SL__AHEAD_MAX_ROW_BYTES && lookups * 128 >= row;
+  return ok ? row : 0;
+}
+
+static inline void sl__prefetch_bytes(const char *p, int64_t bytes) {
+  for (int64_t k = 0; k < bytes; k += 64) __builtin_prefetch(p + k, 0, 3);
+}
+
 /* One call's loop set-up: the row loop, and the strides of out, index and
  * x over the positions (x moves with the position on the axes the index
  * does not name; xd: its strides on the named ones). */
 typedef struct sl__gather_walk {
   const sl__gather_spec *spec;
   sl__gather_row row;
-  int wide; /* a row reaches past SL__GATHER_WIDE_MIN_BYTES of x */
+  int wide;      /* a row reaches past SL__GATHER_WIDE_MIN_BYTES of x */
+  int64_t ahead; /* bytes of the next row's row of x to prefetch, or 0 */
   int64_t xst[SL_MAX_DIMS], xd[SL_MAX_DIMS];
   const int64_t *st[3];
 } sl__gather_walk;
@@ -74,6 +106,9 @@ static void sl__gather_walk_init(sl__gather_walk *g,
   const int in_row = spec->m == 1 && last >= 0 && spec->dims[0] == last;
   const int64_t reach = in_row ? x->shape[last] : sl__numel(x);
   g->wide = reach * (int64_t)es > SL__GATHER_WIDE_MIN_BYTES;
+  g->ahead = in_row && x->ndim == spec->ndim
+                 ? sl__gather_ahead(x, spec->index->shape[last], es)
+                 : 0;
   for (int d = 0; d < spec->ndim; ++d) g->xst[d] = x->strides[d];
   for (int k = 0; k < spec->m; ++k) {
     const int64_t axis = spec->dims[k];
@@ -90,12 +125,18 @@ static void sl__gather_walk_init(sl__gather_walk *g,
 static void sl__gather_walk_rows(const sl__gather_walk *g, sl__walk *w,
                                  const int64_t *base, int64_t left) {
   const sl__gather_spec *s = g->spec;
-  for (int64_t n; left > 0; left -= n, sl__walk_next(w)) {
-    n = sl__walk_span(w, left);
-    g->row(sl__ptr(s->out, base[0] + sl__walk_at(w, 0)), sl__walk_step(w, 0),
-           sl__ptr(s->index, base[1] + sl__walk_at(w, 1)), sl__walk_step(w, 1),
-           s->ik, sl__ptr(s->x, base[2] + sl__walk_at(w, 2)),
-           sl__walk_step(w, 2), g->xd, s->m, n, g->wide);
+  while (left > 0) {
+    const int64_t n = sl__walk_span(w, left);
+    char *out = sl__ptr(s->out, base[0] + sl__walk_at(w, 0));
+    const char *index = sl__ptr(s->index, base[1] + sl__walk_at(w, 1));
+    const char *x = sl__ptr(s->x, base[2] + sl__walk_at(w, 2));
+    const int64_t os = sl__walk_step(w, 0), is = sl__walk_step(w, 1),
+                  xs = sl__walk_step(w, 2);
+    sl__walk_next(w);
+    left -= n;
+    if (g->ahead && left > 0)
+      sl__prefetch_bytes(sl__ptr(s->x, base[2] + sl__walk_at(w, 2)), g->ahead);
+    g->row(out, os, index, is, s->ik, x, xs, g->xd, s->m, n, g->wide);
   }
 }
 

@@ -206,19 +206,25 @@ static void test_row_split(void) {
 
 /* gather where a row of positions reaches past SL__GATHER_WIDE_MIN_BYTES
  * (4 MiB) of x, so the rows start with AVX-512 gathers where the CPU has
- * them: element sizes 4 and 8, both index dtypes, along dim 0 (x's row
- * moves with j; all of x is in reach) and dim 1 (lookups in one row of x,
- * 5 MiB long), rows of 1003 (a tail after the 8-lane steps): every
- * element must be x's, bit for bit. */
+ * them: element sizes 4 and 8, both index dtypes, along dim 0 (kind 0:
+ * x's row moves with j; all of x is in reach) and dim 1 (kind 1: lookups
+ * in one row of x, 5 MiB long), rows of 1003 (a tail after the 8-lane
+ * steps). Kind 2: dim 1 over 161 rows of x of 16 KiB (2.5 MiB in all),
+ * whose next row is prefetched while one is gathered, split mid-row
+ * between the threads. Every element must be x's, bit for bit. */
 #define WIDE_COLS 1003
 static int64_t wide_gather_misses(const char *v, sl_dtype dt, sl_dtype it,
-                                  int dim) {
+                                  int kind) {
   const size_t es = sl_dtype_size(dt), is = sl_dtype_size(it);
-  const int64_t xc =
-      dim == 0 ? WIDE_COLS : ((int64_t)5 << 20) / (int64_t)es + 1;
-  const int64_t xr =
-      dim == 0 ? ((int64_t)6 << 20) / (int64_t)es / WIDE_COLS + 1 : 2;
-  const int64_t ir = dim == 0 ? 64 : 2, ic = WIDE_COLS, n = ir * ic;
+  const int dim = kind > 0;
+  const int64_t xc = kind == 0   ? WIDE_COLS
+                     : kind == 1 ? ((int64_t)5 << 20) / (int64_t)es + 1
+                                 : ((int64_t)16 << 10) / (int64_t)es;
+  const int64_t xr = kind == 0
+                         ? ((int64_t)6 << 20) / (int64_t)es / WIDE_COLS + 1
+                     : kind == 1 ? 2
+                                 : 161;
+  const int64_t ir = kind == 0 ? 64 : xr, ic = WIDE_COLS, n = ir * ic;
   const int64_t bound = dim == 0 ? xr : xc;
   unsigned char *x = malloc((size_t)(xr * xc) * es);
   unsigned char *out = malloc((size_t)n * es), *idx = malloc((size_t)n * is);
@@ -265,10 +271,10 @@ static void test_wide_rows(void) {
   FOR_EACH_VARIANT(SL_OP_GATHER, v) {
     for (size_t d = 0; d < sizeof dts / sizeof dts[0]; ++d)
       for (int k = 0; k < 2; ++k)
-        for (int dim = 0; dim <= 1; ++dim) {
-          const int64_t bad = wide_gather_misses(v->name, dts[d], its[k], dim);
-          CHECK_MSG(bad == 0, "%s %s index %s dim %d: %lld elements wrong",
-                    v->name, sl_dtype_name(dts[d]), sl_dtype_name(its[k]), dim,
+        for (int kind = 0; kind <= 2; ++kind) {
+          const int64_t bad = wide_gather_misses(v->name, dts[d], its[k], kind);
+          CHECK_MSG(bad == 0, "%s %s index %s kind %d: %lld elements wrong",
+                    v->name, sl_dtype_name(dts[d]), sl_dtype_name(its[k]), kind,
                     (long long)bad);
         }
   }
