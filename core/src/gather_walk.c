@@ -62,6 +62,10 @@ static const sl__gather_row sl__gather_rows[][2] =
  * 0.13-0.14 ms, with 128: 0.109 -> 0.076, 64 rows of 65536 with 16384:
  * 0.53 -> 0.39; with 64 lookups per 4096 (a quarter of the lines) 0.047 ->
  * 0.071, rows of 512 with 512 lookups 0.94 -> 1.10 (both left out).
+ * The scatter-like ops' rows along their own axis gain as much
+ * hand-written (out's row prefetched for writing), but not in the library
+ * (paired bench runs within noise), where out = x has just passed through
+ * the caches row by row; not kept there.
  */
 #define SL__AHEAD_MIN_X_BYTES ((int64_t)2 << 20)
 #define SL__AHEAD_MIN_ROW_BYTES ((int64_t)4 << 10)
