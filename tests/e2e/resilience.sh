@@ -60,10 +60,10 @@ for sig in INT TERM; do
   n=$(q "$db" 'select count(*) from cases')
   untimed=$(q "$db" "select count(*) from cases c where not exists (select 1 from timings t where t.case_id = c.id and t.variant = 'torch.cpu' and t.reps >= 3)")
   if [ "$rc" = "$want" ] && [ "$status" = interrupted1 ] && [ "$n" -gt 0 ] &&
-    [ "$n" -lt 13 ] && [ "$untimed" = 0 ] && grep -q "cases timed and recorded" "$tmp/b.out"; then
-    ok "bench SIG$sig: exit $rc, run interrupted, $n of 13 cases kept, each fully timed"
+    [ "$n" -lt 16 ] && [ "$untimed" = 0 ] && grep -q "cases timed and recorded" "$tmp/b.out"; then
+    ok "bench SIG$sig: exit $rc, run interrupted, $n of 16 cases kept, each fully timed"
   else
-    bad "bench SIG$sig: expected exit $want, status interrupted1, 0 < cases < 13 all timed; got exit $rc, status $status, $n cases, $untimed without a full torch.cpu timing"
+    bad "bench SIG$sig: expected exit $want, status interrupted1, 0 < cases < 16 all timed; got exit $rc, status $status, $n cases, $untimed without a full torch.cpu timing"
     tail -5 "$tmp/b.out"
   fi
 done
