@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "sl_store.h"
+#include "raw_sql.h"
 #include "sl_test.h"
 
 extern const char sl__schema_v1_sql[]; /* results/schema.sql, embedded */
@@ -20,22 +21,6 @@ static char tmpdir[256];
 
 static void path_in(char *buf, size_t len, const char *name) {
   snprintf(buf, len, "%s/%s", tmpdir, name);
-}
-
-static long long raw_int(const char *path, const char *sql) {
-  sqlite3 *db;
-  long long v = -12345;
-  if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
-      if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
-      sqlite3_finalize(st);
-    } else {
-      fprintf(stderr, "raw_int: %s: %s\n", sql, sqlite3_errmsg(db));
-    }
-  }
-  sqlite3_close(db);
-  return v;
 }
 
 /* A store with `runs` runs of 3 cases each: 2 results, 1 timing with 4
@@ -127,20 +112,6 @@ static void test_upgrade_from_v1(void) {
   /* Their process is unknown, so they are never judged gone. */
   CHECK(raw_int(p, "SELECT count(*) FROM runs WHERE process = '' AND "
                    "status = 'running'") == 2);
-}
-
-static void raw_text(const char *path, const char *sql, char *buf, size_t n) {
-  sqlite3 *db;
-  buf[0] = '\0';
-  if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
-      if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-        snprintf(buf, n, "%s", (const char *)sqlite3_column_text(st, 0));
-      sqlite3_finalize(st);
-    }
-  }
-  sqlite3_close(db);
 }
 
 static void raw_set_process(const char *path, int run, const char *process) {

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "sl_store.h"
+#include "raw_sql.h"
 #include "sl_test.h"
 
 static char tmpdir[256];
@@ -26,37 +27,6 @@ static void path_in(char *buf, size_t len, const char *name) {
 static int file_exists(const char *p) {
   struct stat sb;
   return stat(p, &sb) == 0;
-}
-
-/* One integer from SQL run directly on the file, behind the API. */
-static long long raw_int(const char *path, const char *sql) {
-  sqlite3 *db;
-  long long v = -12345;
-  if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
-      if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
-      sqlite3_finalize(st);
-    } else {
-      fprintf(stderr, "raw_int: %s: %s\n", sql, sqlite3_errmsg(db));
-    }
-  }
-  sqlite3_close(db);
-  return v;
-}
-
-static void raw_text(const char *path, const char *sql, char *out, size_t len) {
-  sqlite3 *db;
-  out[0] = '\0';
-  if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
-      if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-        snprintf(out, len, "%s", (const char *)sqlite3_column_text(st, 0));
-      sqlite3_finalize(st);
-    }
-  }
-  sqlite3_close(db);
 }
 
 static int raw_exec(const char *path, const char *sql) {
