@@ -11,8 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sl_store.h"
 #include "raw_sql.h"
+#include "sl_store.h"
 #include "sl_test.h"
 
 extern const char sl__schema_v1_sql[]; /* results/schema.sql, embedded */

@@ -14,8 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sl_store.h"
 #include "raw_sql.h"
+#include "sl_store.h"
 #include "sl_test.h"
 
 static char tmpdir[256];
