@@ -42,15 +42,15 @@ static const char *const sl__sql[SL__STMT_COUNT] = {
     [SL__STMT_RUN_REOPEN] =
         "UPDATE runs SET status = 'running', finished_at = NULL, process = ?2"
         " WHERE id = ?1",
-    [SL__STMT_RUNS_OPEN] = "SELECT id, process FROM runs WHERE status = "
-                           "'running' AND process <> ''",
+    [SL__STMT_RUNS_OPEN] = "SELECT id, process FROM runs"
+                           " WHERE status = 'running' AND process <> ''",
     [SL__STMT_RUN_ABANDON] =
         "UPDATE runs SET status = 'interrupted'"
         " WHERE id = ?1 AND status = 'running' AND process = ?2",
     [SL__STMT_CURSOR_SET] =
         "INSERT INTO fuzz_cursors (run_id, job, next_case) VALUES (?1, ?2, ?3)"
-        " ON CONFLICT (run_id, job) DO UPDATE SET next_case = "
-        "excluded.next_case",
+        " ON CONFLICT (run_id, job)"
+        " DO UPDATE SET next_case = excluded.next_case",
     [SL__STMT_CURSOR_GET] =
         "SELECT next_case FROM fuzz_cursors WHERE run_id = ?1 AND job = ?2",
     [SL__STMT_RUN_FINISH] =
