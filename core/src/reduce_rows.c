@@ -197,6 +197,47 @@ void sl__scatter_walk_run(const sl__scatter_walk *s, const sl__slabs *sl) {
   }
 }
 
+/* Rows of out copied at a time ahead of the walk: about a core's L2 share
+ * before the walk's other streams push them out. */
+#define SL__COPY_AHEAD_BYTES ((int64_t)256 << 10)
+
+int sl__scatter_walk_run_copying(const sl__scatter_walk *s, const sl__slabs *sl,
+                                 sl_tensor *out, const sl_tensor *x,
+                                 int threads) {
+  if (s->ndim < 2 || out->ndim != s->ndim || s->ost[0] == 0 ||
+      (sl->team > 1 && sl->axis != 0) || x->dtype != out->dtype ||
+      !sl_tensor_is_contiguous(out) || !sl_tensor_is_contiguous(x))
+    return 0;
+  for (int d = 0; d < out->ndim; ++d)
+    if (x->shape[d] != out->shape[d]) return 0;
+  const int64_t rows = s->shape[0],
+                row_bytes = out->strides[0] * (int64_t)s->es;
+  if (rows <= 0 || row_bytes <= 0) return 0;
+  if (out->shape[0] > rows) { /* rows no position reaches */
+    sl_tensor to = *out, from = *x;
+    to.shape[0] = from.shape[0] = out->shape[0] - rows;
+    to.data = (char *)out->data + rows * row_bytes;
+    from.data = (char *)x->data + rows * row_bytes; /* only read */
+    sl__copy_strided(&to, &from, threads);
+  }
+  const int64_t step = SL__COPY_AHEAD_BYTES / row_bytes > 1
+                           ? SL__COPY_AHEAD_BYTES / row_bytes
+                           : 1;
+  const int team = sl->axis == 0 ? sl->team : 1;
+  const int64_t whole[2] = {0, rows}, *cut = sl->axis == 0 ? sl->cut : whole;
+  char *o = out->data;
+  const char *from = x->data;
+#pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
+  for (int t = 0; t < team; ++t)
+    for (int64_t a = cut[t]; a < cut[t + 1]; a += step) {
+      const int64_t e = a + step < cut[t + 1] ? a + step : cut[t + 1];
+      memcpy(o + a * row_bytes, from + a * row_bytes,
+             (size_t)((e - a) * row_bytes));
+      sl__scatter_walk_slab(s, 0, a, e);
+    }
+  return 1;
+}
+
 /* An element-wise pass over n contiguous elements of out: out[j] =
  * out[j] ⊕ src[j * sc] (sc = 0: one value for all), by a row loop whose
  * index is a single zero. */

@@ -85,6 +85,19 @@ struct sl__slabs;
 void sl__scatter_walk_run(const sl__scatter_walk *s,
                           const struct sl__slabs *sl);
 
+/*
+ * The same for a call whose out starts as a copy of x (same shape, dtype,
+ * both contiguous) and whose axis 0 the index does not decide: out's rows
+ * along axis 0 are copied from x a few at a time, each just before the
+ * walk reaches them, so the walk finds them in the cache instead of
+ * reading all of out back after a copy of it all. Returns 0, having done
+ * nothing, when the call does not qualify; the caller then copies and runs
+ * sl__scatter_walk_run.
+ */
+int sl__scatter_walk_run_copying(const sl__scatter_walk *s,
+                                 const struct sl__slabs *sl, sl_tensor *out,
+                                 const sl_tensor *x, int threads);
+
 /* Runs the positions whose coordinate on `axis` lies in [a0, a1) (all of
  * them when axis < 0; see sl__slabs_plan). */
 void sl__scatter_walk_slab(const sl__scatter_walk *s, int axis, int64_t a0,

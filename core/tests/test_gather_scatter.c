@@ -355,6 +355,51 @@ static void test_wide_scatter(void) {
   }
 }
 
+/* scatter along dim 1 of x [300, 1024] f32 from an index of 297 rows
+ * (rows of out no position reaches), each row's 100 targets distinct, so
+ * every variant writes one answer: out's rows are copied from x a 256 KiB
+ * stretch at a time just before the walk reaches them
+ * (sl__scatter_walk_run_copying); every element must be src's where
+ * targeted and x's elsewhere, the last three rows included. */
+#define AHEAD_ROWS 300
+#define AHEAD_COLS 1024
+#define AHEAD_HITS 100
+static void test_scatter_copy_ahead(void) {
+  static float x[AHEAD_ROWS * AHEAD_COLS], out[AHEAD_ROWS * AHEAD_COLS],
+      want[AHEAD_ROWS * AHEAD_COLS], src[AHEAD_ROWS * AHEAD_HITS];
+  static int64_t idx[AHEAD_ROWS * AHEAD_HITS];
+  const int64_t rows = AHEAD_ROWS - 3;
+  for (int64_t p = 0; p < AHEAD_ROWS * AHEAD_COLS; ++p) x[p] = (float)p;
+  memcpy(want, x, sizeof want);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < AHEAD_HITS; ++j) {
+      const int64_t t = (i * 37 + j * 7) % AHEAD_COLS; /* 7 * 100 < 1024 */
+      idx[i * AHEAD_HITS + j] = t;
+      src[i * AHEAD_HITS + j] = -1.0f - (float)(i * AHEAD_HITS + j);
+      want[i * AHEAD_COLS + t] = src[i * AHEAD_HITS + j];
+    }
+  sl_tensor tx =
+      sl_tensor_make(SL_F32, 2, (int64_t[]){AHEAD_ROWS, AHEAD_COLS}, x);
+  sl_tensor ti = sl_tensor_make(SL_I64, 2, (int64_t[]){rows, AHEAD_HITS}, idx);
+  sl_tensor ts = sl_tensor_make(SL_F32, 2, (int64_t[]){rows, AHEAD_HITS}, src);
+  sl_tensor to =
+      sl_tensor_make(SL_F32, 2, (int64_t[]){AHEAD_ROWS, AHEAD_COLS}, out);
+  FOR_EACH_VARIANT(SL_OP_SCATTER, v) {
+    for (int threads = 1; threads <= 3; ++threads) {
+      sl_ctx ctx;
+      sl_ctx_init(&ctx);
+      ctx.threads = threads;
+      memset(out, 0, sizeof out);
+      CHECK(sl_scatter(&ctx, v->name, &tx, 1, &ti, &ts, &to) == SL_STATUS_OK);
+      int64_t bad = 0;
+      for (int64_t p = 0; p < AHEAD_ROWS * AHEAD_COLS; ++p)
+        bad += memcmp(&out[p], &want[p], sizeof(float)) != 0;
+      CHECK_MSG(bad == 0, "%s on %d threads: %lld elements wrong", v->name,
+                threads, (long long)bad);
+    }
+  }
+}
+
 static void test_empty(void) {
   sl_ctx ctx;
   sl_ctx_init(&ctx);
@@ -480,6 +525,7 @@ int main(void) {
   test_row_split();
   test_wide_rows();
   test_wide_scatter();
+  test_scatter_copy_ahead();
   test_empty();
   test_bad_input();
   check_gather_panels(SL_OP_GATHER, run_gather);

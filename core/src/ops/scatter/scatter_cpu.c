@@ -73,7 +73,6 @@ static const sl__reduce_row_fn sl__scatter_atomic_rows[][2] = {
 /* any_writer: the variant may let racing writers of an element pick the
  * winner (cpu.atomic). */
 static sl_status sl__scatter_cpu(sl_call *c, int threads, int any_writer) {
-  sl__copy_strided(&c->arg[3], &c->arg[0], threads);
   const sl_tensor *index = &c->arg[1], *out = &c->arg[3];
   int64_t ost[SL_MAX_DIMS], od, zero[SL_MAX_DIMS] = {0};
   sl__scatter_walk s;
@@ -99,7 +98,10 @@ static sl_status sl__scatter_cpu(sl_call *c, int threads, int any_writer) {
   }
   sl__slabs sl;
   sl__slabs_plan(&sl, index->ndim, index->shape, out, fixed, threads);
-  sl__scatter_walk_run(&s, &sl);
+  if (!sl__scatter_walk_run_copying(&s, &sl, &c->arg[3], &c->arg[0], threads)) {
+    sl__copy_strided(&c->arg[3], &c->arg[0], threads);
+    sl__scatter_walk_run(&s, &sl);
+  }
   return SL_STATUS_OK;
 }
 
