@@ -336,6 +336,13 @@ static int sl__load_resume(sl_fuzz_campaign *f, sl_store *st, int argc,
                               "without a fuzz config; expected a "
                               "fuzz run",
                               (long long)f->resume, b.kind);
+  /* Two processes on one run would both take its cursors' cases. */
+  if (b.pid)
+    return sl_cli_usage_error("fuzz",
+                              "--resume: run %lld is still being written by "
+                              "pid %lld on this machine; expected a run "
+                              "that has stopped",
+                              (long long)f->resume, b.pid);
   snprintf(config, len, "%s", b.config);
   /* Static: f keeps pointers into the words (--variants) after we return. */
   static char words[2048];

@@ -76,20 +76,34 @@ void sl__run_owner_self(char *buf, size_t n) {
     snprintf(buf, n, "%s pid=%lld start=%llu", scope, pid, start);
 }
 
-int sl__run_owner_gone(const char *owner) {
+/* What can be said here of the process `owner` names. */
+typedef enum { SL__OWNER_UNKNOWN, SL__OWNER_GONE, SL__OWNER_LIVE } sl__owner;
+
+static sl__owner sl__owner_state(const char *owner, long long *pid) {
   char scope[160], state;
-  long long pid = 0;
   unsigned long long start = 0, now = 0;
-  if (!owner || sl__scope_self(scope, sizeof scope)) return 0;
+  *pid = 0;
+  if (!owner || sl__scope_self(scope, sizeof scope)) return SL__OWNER_UNKNOWN;
   size_t k = strlen(scope);
-  if (strncmp(owner, scope, k) != 0 || owner[k] != ' ') return 0;
-  if (sscanf(owner + k, " pid=%lld start=%llu", &pid, &start) != 2 || pid <= 0)
-    return 0;
-  if (kill((pid_t)pid, 0) != 0 && errno == ESRCH) return 1;
+  if (strncmp(owner, scope, k) != 0 || owner[k] != ' ')
+    return SL__OWNER_UNKNOWN;
+  if (sscanf(owner + k, " pid=%lld start=%llu", pid, &start) != 2 || *pid <= 0)
+    return SL__OWNER_UNKNOWN;
+  if (kill((pid_t)*pid, 0) != 0 && errno == ESRCH) return SL__OWNER_GONE;
   /* Alive, or a stat hidden from us (hidepid): only a readable one can
    * show a younger process or a zombie. */
-  if (sl__proc_stat(pid, &state, &now)) return 0;
-  return now != start || state == 'Z';
+  if (sl__proc_stat(*pid, &state, &now)) return SL__OWNER_UNKNOWN;
+  return now != start || state == 'Z' ? SL__OWNER_GONE : SL__OWNER_LIVE;
+}
+
+int sl__run_owner_gone(const char *owner) {
+  long long pid;
+  return sl__owner_state(owner, &pid) == SL__OWNER_GONE;
+}
+
+long long sl__run_owner_live(const char *owner) {
+  long long pid;
+  return sl__owner_state(owner, &pid) == SL__OWNER_LIVE ? pid : 0;
 }
 
 const char *sl__run_status_seen(const char *status, const char *owner) {

@@ -110,6 +110,9 @@ void sl__run_owner_self(char *buf, size_t n);
  * longer runs (gone, reused pid, zombie); 0 when it runs or cannot be
  * judged here (another machine or namespace, '' unknown). */
 int sl__run_owner_gone(const char *owner);
+/* The pid of the process `owner` names when it runs on this machine now
+ * (same boot and pid namespace, same start time, not a zombie), else 0. */
+long long sl__run_owner_live(const char *owner);
 /* A run's status as the reads report it: 'interrupted' for a 'running' run
  * whose owner is gone, as sl_store_open marks it (also read-only, where
  * nothing is written). Never NULL. */

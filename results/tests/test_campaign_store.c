@@ -199,7 +199,13 @@ static void test_runs_of_gone_processes(void) {
   CHECK(sl_store_each_run(s, collect_status, &st) == 0);
   sl_run_brief b;
   CHECK(sl_store_get_run(s, 2, &b) == 0 &&
-        strcmp(b.status, "interrupted") == 0);
+        strcmp(b.status, "interrupted") == 0 && b.pid == 0);
+  /* Only a process known to run here now has a pid: this one. */
+  CHECK(sl_store_get_run(s, 1, &b) == 0 && strcmp(b.status, "running") == 0 &&
+        b.pid == (long long)getpid());
+  for (int r = 3; r <= 7; ++r)
+    CHECK_MSG(sl_store_get_run(s, r, &b) == 0 && b.pid == 0, "run %d: pid %lld",
+              r, b.pid);
   sl_store_close(s);
   const char *expect[8] = {"",        "running", "interrupted", "interrupted",
                            "running", "running", "finished",    "running"};

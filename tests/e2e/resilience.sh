@@ -106,6 +106,25 @@ fi
 "$BIN" fuzz --resume 1 --db "$db" --jobs 3 >/dev/null 2>&1
 [ $? = 2 ] && ok "resume refuses a changed --jobs" || bad "resume accepted a changed --jobs"
 
+# 2b. A campaign still running is not resumed beside itself (both would take
+#     its cursors' cases).
+db=$tmp/live.db
+"$BIN" "${FUZZ[@]}" --cases $N --db "$db" >"$tmp/live.out" 2>&1 &
+pid=$!
+for _ in $(seq 100); do # until the run exists
+  [ "$(q "$db" 'select count(*) from runs' 2>/dev/null)" = 1 ] && break
+  sleep 0.1
+done
+"$BIN" fuzz --resume 1 --db "$db" >"$tmp/live2.out" 2>&1
+rc=$?
+kill -INT $pid
+wait $pid
+if [ $rc = 2 ] && grep -q "still being written by pid $pid on this machine" "$tmp/live2.out"; then
+  ok "resume refuses a run its process still writes"
+else
+  bad "resume of a live run: expected exit 2 naming pid $pid; got exit $rc: $(head -c 300 "$tmp/live2.out")"
+fi
+
 # 3. Two campaigns writing one store at once both finish.
 db=$tmp/two.db
 "$BIN" "${FUZZ[@]}" --cases 6000 --seed 5 --db "$db" >"$tmp/a.out" 2>&1 &
