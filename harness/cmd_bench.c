@@ -88,6 +88,24 @@ static int sl__run_timed(void *user, int rep, int k, double *samples) {
   return 0;
 }
 
+/* The copy probe again after the suite. On a shared machine it moves
+ * between levels (41-45 and 74-80 GB/s on the 2-core development VM, from
+ * run to run and within one): a run that saw it move says so, since its
+ * % of peak uses the first probe while the ratios between contenders,
+ * timed in turns, still compare like with like. */
+#define SL__PROBE_DRIFT 1.2
+static void sl__probe_again(double start_gbs, int threads) {
+  const double end = sl_copy_bandwidth_gbs((size_t)256 << 20, threads);
+  if (end <= 0) return;
+  printf("\ncopy bandwidth at the end: %.2f GB/s (%.2f at the start)\n", end,
+         start_gbs);
+  if (end > start_gbs * SL__PROBE_DRIFT || end * SL__PROBE_DRIFT < start_gbs)
+    printf("the machine's copy bandwidth moved by more than %.0f%% during the "
+           "run: %% of peak is against the start's probe; compare variants and "
+           "torch.cpu by their ratios, which were timed in turns\n",
+           (SL__PROBE_DRIFT - 1) * 100);
+}
+
 /* Output buffers for one call (shapes from sl_infer); 0 or -1. */
 static int sl__alloc_outputs(sl_call *c, void **mem) {
   sl_ctx ctx;
@@ -429,6 +447,8 @@ int sl_cmd_bench(int argc, char **argv) {
   sl_bench_crossover_print(&b.table, stdout);
   sl_bench_table_free(&b.table);
   const int sig = sl_interrupted();
+  if (!sig && finished > 0 && b.peak_gbs > 0)
+    sl__probe_again(b.peak_gbs, threads);
   if (b.st) {
     sl_store_run_finish(b.st, b.run_id, sl_interrupt_run_status(failed));
     sl_store_close(b.st);

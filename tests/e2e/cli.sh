@@ -66,6 +66,8 @@ check "budget too long" run 2 bench --no-db --budget 4000 "$G"
 check "budget message" has '--budget: expected a number in (0, 3600], got "4000"'
 check "min-reps zero" run 2 bench --no-db --min-reps 0 "$G"
 check "min-reps message" has '--min-reps: expected an integer in [1, 100], got "0"'
+check "bench a case" run 0 bench --no-db --budget 0.05 --min-reps 3 "$G"
+check "bench probes at both ends" has "copy bandwidth at the end: "
 check "jobs negative" run 2 fuzz --no-db --jobs -1
 check "jobs message" has '--jobs: expected an integer in [1, 256], got "-1"'
 check "max-elems huge" run 2 fuzz --no-db --max-elems 999999999999
