@@ -160,6 +160,62 @@ static int sl__load_side(const sl_cmp_side *side, sl__bench_set *set, int **idx,
   return 0;
 }
 
+/* Copy probes further apart than this ratio say the machine moved (a
+ * shared VM's probe sits at one of two levels, 1.8x apart). */
+#define SL__PROBE_APART 1.2
+
+typedef struct sl__machine {
+  int64_t want;
+  int found, cores, threads;
+  double copy_gbs;
+  char cpu[128];
+} sl__machine;
+
+static int sl__machine_row(void *user, const sl_run_view *r) {
+  sl__machine *m = user;
+  if (r->id != m->want) return 0;
+  m->found = 1;
+  m->cores = r->cores;
+  m->threads = r->threads;
+  m->copy_gbs = r->copy_gbs;
+  snprintf(m->cpu, sizeof m->cpu, "%s", r->cpu_model[0] ? r->cpu_model : "?");
+  return 1;
+}
+
+static void sl__machine_text(const sl__machine *m, char *buf, size_t len) {
+  char cores[32] = "?", threads[32] = "?", gbs[32] = "?";
+  if (m->cores > 0) snprintf(cores, sizeof cores, "%d", m->cores);
+  if (m->threads > 0) snprintf(threads, sizeof threads, "%d", m->threads);
+  if (m->copy_gbs > 0) snprintf(gbs, sizeof gbs, "%.1f", m->copy_gbs);
+  snprintf(buf, len, "%s, %s cores, %s threads, copy %s GB/s", m->cpu, cores,
+           threads, gbs);
+}
+
+/* Fills the machine fields of out from the two runs' records. */
+static int sl__machines(const sl_cmp_side *base, const sl_cmp_side *cand,
+                        sl_cmp_set *out) {
+  sl__machine m[2] = {{.want = base->run_id}, {.want = cand->run_id}};
+  const sl_cmp_side *side[2] = {base, cand};
+  for (int k = 0; k < 2; ++k)
+    if (sl_store_each_run(side[k]->store, sl__machine_row, &m[k]) < 0)
+      return -1;
+  sl__machine_text(&m[0], out->base_machine, sizeof out->base_machine);
+  sl__machine_text(&m[1], out->cand_machine, sizeof out->cand_machine);
+  const double a = m[0].copy_gbs, b = m[1].copy_gbs;
+  if (strcmp(m[0].cpu, m[1].cpu) != 0)
+    snprintf(out->machines_differ, sizeof out->machines_differ, "CPU %s vs %s",
+             m[0].cpu, m[1].cpu);
+  else if (m[0].cores != m[1].cores || m[0].threads != m[1].threads)
+    snprintf(out->machines_differ, sizeof out->machines_differ,
+             "%d vs %d cores, %d vs %d threads", m[0].cores, m[1].cores,
+             m[0].threads, m[1].threads);
+  else if (a > 0 && b > 0 &&
+           (a > b * SL__PROBE_APART || b > a * SL__PROBE_APART))
+    snprintf(out->machines_differ, sizeof out->machines_differ,
+             "copy bandwidth %.1f vs %.1f GB/s", a, b);
+  return 0;
+}
+
 static int sl__pair(const sl__bench_set *bs, const int *bi, int bn,
                     const sl__bench_set *cs, const int *ci, int cn,
                     const sl_cmp_opts *o, sl_cmp_set *out) {
@@ -218,7 +274,12 @@ int sl_cmp_runs(const sl_cmp_side *base, const sl_cmp_side *cand,
   out->cand_name = sl__side_name(cand);
   rc = !out->base_name || !out->cand_name ||
        sl__pair(&bs, bi, bn, &cs, ci, cn, o, out);
-  if (rc) snprintf(err, errlen, "sl_cmp_runs: out of memory");
+  if (rc) {
+    snprintf(err, errlen, "sl_cmp_runs: out of memory");
+  } else if (sl__machines(base, cand, out)) {
+    snprintf(err, errlen, "%s", sl_store_errmsg(base->store));
+    rc = -1;
+  }
 done:
   free(bi);
   free(ci);

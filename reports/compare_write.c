@@ -54,9 +54,19 @@ static void sl__cells_of(const sl_cmp_row *r, sl__cells *c) {
            r->cold ? " cold" : "");
 }
 
+/* The line that warns when the two runs ran on different machines. */
+static void sl__machines_line(FILE *out, const sl_cmp_set *set) {
+  if (set->machines_differ[0])
+    fprintf(out,
+            "the two runs saw different machines (%s): a change may be the "
+            "machine's, not the code's\n",
+            set->machines_differ);
+}
+
 static void sl__text(const sl_cmp_set *set, const sl_cmp_opts *o, FILE *out) {
-  fprintf(out, "base:      %s\ncandidate: %s\n", set->base_name,
-          set->cand_name);
+  fprintf(out, "base:      %s (%s)\ncandidate: %s (%s)\n", set->base_name,
+          set->base_machine, set->cand_name, set->cand_machine);
+  sl__machines_line(out, set);
   fprintf(out,
           "a change counts when p < %g, |ratio - 1| >= %.0f%% and beyond "
           "the noise; at least %d samples per side\n\n",
@@ -110,6 +120,11 @@ static void sl__markdown(const sl_cmp_set *set, const sl_cmp_opts *o,
   sl__md(out, set->cand_name);
   fprintf(out, "`, threshold %.0f%%, alpha %g\n\n", 100 * o->threshold,
           o->alpha);
+  if (set->machines_differ[0]) {
+    fputs("> ", out);
+    sl__machines_line(out, set);
+    fputs("\n", out);
+  }
   if (set->only_base || set->only_cand) {
     sl__only_line(out, set);
     fputs("\n", out);
@@ -176,6 +191,18 @@ static void sl__html(const sl_cmp_set *set, const sl_cmp_opts *o, FILE *out) {
           set->counts[SL_CMP_SLOWER] ? "bad" : "good");
   sl__summary_line(out, set);
   fputs("</p>\n<p class=\"note\">", out);
+  sl__html_text(out, set->base_machine);
+  fputs(" (base); ", out);
+  sl__html_text(out, set->cand_machine);
+  fputs(" (candidate)</p>\n", out);
+  if (set->machines_differ[0]) {
+    fputs("<p class=\"warn\">", out);
+    sl__html_text(out, "the two runs saw different machines (");
+    sl__html_text(out, set->machines_differ);
+    sl__html_text(out, "): a change may be the machine's, not the code's");
+    fputs("</p>\n", out);
+  }
+  fputs("<p class=\"note\">", out);
   sl__only_line(out, set);
   fputs("</p>\n<table class=\"compare\">\n<tr><th>verdict</th><th>variant</th>"
         "<th>threads</th><th>base</th><th>candidate</th><th>ratio</th>"

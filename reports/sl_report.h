@@ -199,7 +199,13 @@ typedef struct sl_cmp_row {
 typedef struct sl_cmp_set {
   int64_t base_run, cand_run;
   char *base_name, *cand_name; /* "store.db run 3" */
-  sl_cmp_row *rows;            /* benchmarks in both, by case line */
+  /* Each run's machine as its run recorded it: "AMD EPYC, 2 cores, 2
+   * threads, copy 44.3 GB/s" ('?' for what it did not record), and why the
+   * two differ in what moves timings ("" when they do not): another CPU
+   * model, core or thread count, or copy probes more than 20% apart. */
+  char base_machine[320], cand_machine[320];
+  char machines_differ[320];
+  sl_cmp_row *rows; /* benchmarks in both, by case line */
   int n;
   int only_base, only_cand; /* benchmarks present on one side only */
   int counts[4];            /* rows per sl_cmp_verdict */

@@ -173,7 +173,36 @@ static void test_runs(const char *path) {
                           "candidate");
     free(buf);
   }
+  /* Neither run recorded its machine: nothing to warn about. */
+  CHECK(set.machines_differ[0] == '\0');
+  CHECK_MSG(strcmp(set.base_machine, "?, ? cores, ? threads, copy ? GB/s") == 0,
+            "%s", set.base_machine);
   sl_cmp_set_free(&set);
+  /* Copy probes 1.8x apart (a shared VM's two levels), then 10% apart. */
+  const double probes[2][2] = {{44.3, 79.8}, {44.3, 48.7}};
+  for (int k = 0; k < 2; ++k) {
+    CHECK(sl_store_set_copy_gbs(s, r1, probes[k][0]) == 0 &&
+          sl_store_set_copy_gbs(s, r2, probes[k][1]) == 0);
+    CHECK(sl_cmp_runs(&base, &cand, NULL, &set, err, sizeof err) == 0);
+    CHECK_CONTAINS(set.cand_machine, k ? "copy 48.7 GB/s" : "copy 79.8 GB/s");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    CHECK(sl_cmp_write(&set, NULL, SL_CMP_MARKDOWN, m) == 0);
+    fclose(m);
+    if (k == 0) {
+      CHECK_MSG(
+          strcmp(set.machines_differ, "copy bandwidth 44.3 vs 79.8 GB/s") == 0,
+          "%s", set.machines_differ);
+      CHECK_CONTAINS(buf, "> the two runs saw different machines (copy "
+                          "bandwidth 44.3 vs 79.8 GB/s)");
+    } else {
+      CHECK(set.machines_differ[0] == '\0');
+      CHECK(strstr(buf, "different machines") == NULL);
+    }
+    free(buf);
+    sl_cmp_set_free(&set);
+  }
   /* A run that does not exist. */
   cand.run_id = 99;
   CHECK(sl_cmp_runs(&base, &cand, NULL, &set, err, sizeof err) != 0);
