@@ -16,6 +16,7 @@
 #include "interrupt.h"
 #include "runinfo.h"
 #include "runner.h"
+#include "sl_report.h"
 #include "sl_store.h"
 #include "slref.h"
 #include "timing.h"
@@ -93,17 +94,15 @@ static int sl__run_timed(void *user, int rep, int k, double *samples) {
  * run to run and within one): a run that saw it move says so, since its
  * % of peak uses the first probe while the ratios between contenders,
  * timed in turns, still compare like with like. */
-#define SL__PROBE_DRIFT 1.2
 static void sl__probe_again(double start_gbs, int threads) {
   const double end = sl_copy_bandwidth_gbs((size_t)256 << 20, threads);
   if (end <= 0) return;
   printf("\ncopy bandwidth at the end: %.2f GB/s (%.2f at the start)\n", end,
          start_gbs);
-  if (end > start_gbs * SL__PROBE_DRIFT || end * SL__PROBE_DRIFT < start_gbs)
-    printf("the machine's copy bandwidth moved by more than %.0f%% during the "
+  if (sl_copy_probes_apart(start_gbs, end))
+    printf("the machine's copy bandwidth moved by more than 20%% during the "
            "run: %% of peak is against the start's probe; compare variants and "
-           "torch.cpu by their ratios, which were timed in turns\n",
-           (SL__PROBE_DRIFT - 1) * 100);
+           "torch.cpu by their ratios, which were timed in turns\n");
 }
 
 /* Output buffers for one call (shapes from sl_infer); 0 or -1. */

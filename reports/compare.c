@@ -160,60 +160,42 @@ static int sl__load_side(const sl_cmp_side *side, sl__bench_set *set, int **idx,
   return 0;
 }
 
-/* Copy probes further apart than this ratio say the machine moved (a
- * shared VM's probe sits at one of two levels, 1.8x apart). */
-#define SL__PROBE_APART 1.2
+#define SL__PROBES_APART 1.2
 
-typedef struct sl__machine {
-  int64_t want;
-  int found, cores, threads;
-  double copy_gbs;
-  char cpu[128];
-} sl__machine;
-
-static int sl__machine_row(void *user, const sl_run_view *r) {
-  sl__machine *m = user;
-  if (r->id != m->want) return 0;
-  m->found = 1;
-  m->cores = r->cores;
-  m->threads = r->threads;
-  m->copy_gbs = r->copy_gbs;
-  snprintf(m->cpu, sizeof m->cpu, "%s", r->cpu_model[0] ? r->cpu_model : "?");
-  return 1;
+int sl_copy_probes_apart(double a, double b) {
+  return a > 0 && b > 0 &&
+         (a > b * SL__PROBES_APART || b > a * SL__PROBES_APART);
 }
 
-static void sl__machine_text(const sl__machine *m, char *buf, size_t len) {
+static void sl__machine_text(const sl_run_brief *m, char *buf, size_t len) {
   char cores[32] = "?", threads[32] = "?", gbs[32] = "?";
   if (m->cores > 0) snprintf(cores, sizeof cores, "%d", m->cores);
   if (m->threads > 0) snprintf(threads, sizeof threads, "%d", m->threads);
   if (m->copy_gbs > 0) snprintf(gbs, sizeof gbs, "%.1f", m->copy_gbs);
-  snprintf(buf, len, "%s, %s cores, %s threads, copy %s GB/s", m->cpu, cores,
-           threads, gbs);
+  snprintf(buf, len, "%s, %s cores, %s threads, copy %s GB/s",
+           m->cpu_model[0] ? m->cpu_model : "?", cores, threads, gbs);
 }
 
-/* Fills the machine fields of out from the two runs' records. */
-static int sl__machines(const sl_cmp_side *base, const sl_cmp_side *cand,
-                        sl_cmp_set *out) {
-  sl__machine m[2] = {{.want = base->run_id}, {.want = cand->run_id}};
-  const sl_cmp_side *side[2] = {base, cand};
-  for (int k = 0; k < 2; ++k)
-    if (sl_store_each_run(side[k]->store, sl__machine_row, &m[k]) < 0)
-      return -1;
+/* Fills the machine fields of out from the two runs' records. Returns the
+ * store that failed to give its run, or NULL. */
+static sl_store *sl__machines(const sl_cmp_side *base, const sl_cmp_side *cand,
+                              sl_cmp_set *out) {
+  sl_run_brief m[2];
+  if (sl_store_get_run(base->store, base->run_id, &m[0])) return base->store;
+  if (sl_store_get_run(cand->store, cand->run_id, &m[1])) return cand->store;
   sl__machine_text(&m[0], out->base_machine, sizeof out->base_machine);
   sl__machine_text(&m[1], out->cand_machine, sizeof out->cand_machine);
-  const double a = m[0].copy_gbs, b = m[1].copy_gbs;
-  if (strcmp(m[0].cpu, m[1].cpu) != 0)
-    snprintf(out->machines_differ, sizeof out->machines_differ, "CPU %s vs %s",
-             m[0].cpu, m[1].cpu);
+  if (strcmp(m[0].cpu_model, m[1].cpu_model) != 0)
+    snprintf(out->machines_differ, sizeof out->machines_differ,
+             "CPU '%s' vs '%s'", m[0].cpu_model, m[1].cpu_model);
   else if (m[0].cores != m[1].cores || m[0].threads != m[1].threads)
     snprintf(out->machines_differ, sizeof out->machines_differ,
              "%d vs %d cores, %d vs %d threads", m[0].cores, m[1].cores,
              m[0].threads, m[1].threads);
-  else if (a > 0 && b > 0 &&
-           (a > b * SL__PROBE_APART || b > a * SL__PROBE_APART))
+  else if (sl_copy_probes_apart(m[0].copy_gbs, m[1].copy_gbs))
     snprintf(out->machines_differ, sizeof out->machines_differ,
-             "copy bandwidth %.1f vs %.1f GB/s", a, b);
-  return 0;
+             "copy bandwidth %.1f vs %.1f GB/s", m[0].copy_gbs, m[1].copy_gbs);
+  return NULL;
 }
 
 static int sl__pair(const sl__bench_set *bs, const int *bi, int bn,
@@ -274,10 +256,11 @@ int sl_cmp_runs(const sl_cmp_side *base, const sl_cmp_side *cand,
   out->cand_name = sl__side_name(cand);
   rc = !out->base_name || !out->cand_name ||
        sl__pair(&bs, bi, bn, &cs, ci, cn, o, out);
-  if (rc) {
+  sl_store *bad = rc ? NULL : sl__machines(base, cand, out);
+  if (rc)
     snprintf(err, errlen, "sl_cmp_runs: out of memory");
-  } else if (sl__machines(base, cand, out)) {
-    snprintf(err, errlen, "%s", sl_store_errmsg(base->store));
+  else if (bad) {
+    snprintf(err, errlen, "%s", sl_store_errmsg(bad));
     rc = -1;
   }
 done:

@@ -211,6 +211,11 @@ typedef struct sl_cmp_set {
   int counts[4];            /* rows per sl_cmp_verdict */
 } sl_cmp_set;
 
+/* Whether two copy-bandwidth probes (GB/s, <= 0: none) are more than 20%
+ * apart: then the machine moved between them (a shared VM's probe sits at
+ * one of two levels, 1.8x apart), and % of peak does not compare. */
+int sl_copy_probes_apart(double a, double b);
+
 /* Pairs the timings of base and cand by (case line, variant, threads, cold)
  * and compares their samples. */
 int sl_cmp_runs(const sl_cmp_side *base, const sl_cmp_side *cand,

@@ -101,14 +101,13 @@ int sl__run_owner_gone(const char *owner) {
   return sl__owner_state(owner, &pid) == SL__OWNER_GONE;
 }
 
-long long sl__run_owner_live(const char *owner) {
-  long long pid;
-  return sl__owner_state(owner, &pid) == SL__OWNER_LIVE ? pid : 0;
-}
-
-const char *sl__run_status_seen(const char *status, const char *owner) {
+const char *sl__run_status_seen(const char *status, const char *owner,
+                                long long *live_pid) {
+  long long pid = 0;
+  const sl__owner st = status && strcmp(status, "running") == 0
+                           ? sl__owner_state(owner, &pid)
+                           : SL__OWNER_UNKNOWN;
+  if (live_pid) *live_pid = st == SL__OWNER_LIVE ? pid : 0;
   if (!status) return "";
-  return strcmp(status, "running") == 0 && sl__run_owner_gone(owner)
-             ? "interrupted"
-             : status;
+  return st == SL__OWNER_GONE ? "interrupted" : status;
 }

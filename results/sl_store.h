@@ -129,14 +129,18 @@ int sl_store_add_coverage(sl_store *s, int64_t run_id, const char *cell,
  * e.g. "--seed 1 --jobs 2 --cases 1000"). */
 int sl_store_set_run_config(sl_store *s, int64_t run_id, const char *config);
 
-/* A run's kind, status and config; "no run N" when it does not exist.
- * status reads 'interrupted' for a 'running' run whose process is gone;
- * pid is that of the process writing a 'running' run on this machine right
- * now, or 0 (finished, gone, or elsewhere and so unknown). */
+/* A run's kind, status, config and machine; "no run N" when it does not
+ * exist. status reads 'interrupted' for a 'running' run whose process is
+ * gone; pid is that of the process writing a 'running' run on this machine
+ * right now, or 0 (finished, gone, or elsewhere and so unknown). cpu_model
+ * "" and cores, threads, copy_gbs 0 when not recorded. */
 typedef struct sl_run_brief {
   char kind[16], status[16];
   char config[2048];
   long long pid;
+  char cpu_model[128];
+  int cores, threads;
+  double copy_gbs;
 } sl_run_brief;
 int sl_store_get_run(sl_store *s, int64_t run_id, sl_run_brief *out);
 

@@ -38,7 +38,8 @@ static const char *const sl__sql[SL__STMT_COUNT] = {
         " lower(hex(randomblob(16))))",
     [SL__STMT_RUN_SET_CONFIG] = "UPDATE runs SET config = ?2 WHERE id = ?1",
     [SL__STMT_RUN_GET] =
-        "SELECT kind, status, config, process FROM runs WHERE id = ?1",
+        "SELECT kind, status, config, process, cpu_model, cores, threads,"
+        " copy_gbs FROM runs WHERE id = ?1",
     [SL__STMT_RUN_REOPEN] =
         "UPDATE runs SET status = 'running', finished_at = NULL, process = ?2"
         " WHERE id = ?1",
@@ -266,36 +267,32 @@ static int sl__set_wal(sqlite3 *db, const char *path, char *err,
 static void sl__mark_gone_runs(sl_store *s) {
   sqlite3_stmt *q = sl__store_stmt(s, SL__STMT_RUNS_OPEN, "open");
   if (!q) return;
-  int64_t *gone = NULL;
-  char **owner = NULL;
+  /* Judged first, written after: the SELECT is done before any UPDATE. */
+  struct sl__gone {
+    int64_t id;
+    char owner[256]; /* sl__run_owner_self's size: longer ones are not ours */
+  } *gone = NULL;
   size_t n = 0, cap = 0;
   while (sqlite3_step(q) == SQLITE_ROW) {
     const char *o = (const char *)sqlite3_column_text(q, 1);
     if (!sl__run_owner_gone(o)) continue;
     if (n == cap) {
-      cap = cap ? 2 * cap : 8;
-      int64_t *g = realloc(gone, cap * sizeof *g);
-      if (g) gone = g;
-      char **w = realloc(owner, cap * sizeof *w);
-      if (w) owner = w;
-      if (!g || !w) break;
+      struct sl__gone *g = realloc(gone, (cap = cap ? 2 * cap : 8) * sizeof *g);
+      if (!g) break;
+      gone = g;
     }
-    if (!(owner[n] = strdup(o))) break;
-    gone[n++] = sqlite3_column_int64(q, 0);
+    gone[n].id = sqlite3_column_int64(q, 0);
+    snprintf(gone[n++].owner, sizeof gone->owner, "%s", o);
   }
   sl__store_done(q);
   sqlite3_stmt *u = n ? sl__store_stmt(s, SL__STMT_RUN_ABANDON, "open") : NULL;
-  for (size_t i = 0; i < n; ++i) {
-    if (u) {
-      sqlite3_bind_int64(u, 1, gone[i]);
-      sl__store_bind_text(u, 2, owner[i]);
-      sqlite3_step(u);
-      sl__store_done(u);
-    }
-    free(owner[i]);
+  for (size_t i = 0; u && i < n; ++i) {
+    sqlite3_bind_int64(u, 1, gone[i].id);
+    sl__store_bind_text(u, 2, gone[i].owner);
+    sqlite3_step(u);
+    sl__store_done(u);
   }
   free(gone);
-  free(owner);
   s->err[0] = '\0'; /* nothing failed that the caller asked for */
 }
 

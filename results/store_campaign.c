@@ -59,13 +59,14 @@ int sl_store_get_run(sl_store *s, int64_t run_id, sl_run_brief *out) {
   int rc = sqlite3_step(st);
   if (rc == SQLITE_ROW) {
     sl__copy_column(st, 0, out->kind, sizeof out->kind);
-    const char *status = (const char *)sqlite3_column_text(st, 1),
-               *owner = (const char *)sqlite3_column_text(st, 3);
     snprintf(out->status, sizeof out->status, "%s",
-             sl__run_status_seen(status, owner));
-    out->pid = status && strcmp(status, "running") == 0
-                   ? sl__run_owner_live(owner)
-                   : 0;
+             sl__run_status_seen((const char *)sqlite3_column_text(st, 1),
+                                 (const char *)sqlite3_column_text(st, 3),
+                                 &out->pid));
+    sl__copy_column(st, 4, out->cpu_model, sizeof out->cpu_model);
+    out->cores = sqlite3_column_int(st, 5);
+    out->threads = sqlite3_column_int(st, 6);
+    out->copy_gbs = sqlite3_column_double(st, 7);
     sl__copy_column(st, 2, out->config, sizeof out->config);
   }
   int ret = rc == SQLITE_ROW ? 0

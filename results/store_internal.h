@@ -110,13 +110,13 @@ void sl__run_owner_self(char *buf, size_t n);
  * longer runs (gone, reused pid, zombie); 0 when it runs or cannot be
  * judged here (another machine or namespace, '' unknown). */
 int sl__run_owner_gone(const char *owner);
-/* The pid of the process `owner` names when it runs on this machine now
- * (same boot and pid namespace, same start time, not a zombie), else 0. */
-long long sl__run_owner_live(const char *owner);
 /* A run's status as the reads report it: 'interrupted' for a 'running' run
  * whose owner is gone, as sl_store_open marks it (also read-only, where
- * nothing is written). Never NULL. */
-const char *sl__run_status_seen(const char *status, const char *owner);
+ * nothing is written). Never NULL. live_pid (may be NULL): the owner's pid
+ * when the run is 'running' and its owner runs on this machine now (same
+ * boot and pid namespace, same start time, not a zombie), else 0. */
+const char *sl__run_status_seen(const char *status, const char *owner,
+                                long long *live_pid);
 
 /* schema.sql, embedded by results/CMakeLists.txt (generated schema_sql.c). */
 extern const char sl__schema_v1_sql[];

@@ -87,7 +87,7 @@ int sl_store_each_run(sl_store *s, int (*fn)(void *user, const sl_run_view *r),
     v.kind = sl__text(st, 1);
     v.started_at = sl__text(st, 2);
     v.finished_at = sl__text_or_null(st, 3);
-    v.status = sl__run_status_seen(sl__text(st, 4), sl__text(st, 16));
+    v.status = sl__run_status_seen(sl__text(st, 4), sl__text(st, 16), NULL);
     v.git_commit = sl__text(st, 5);
     v.host = sl__text(st, 6);
     v.cpu_model = sl__text(st, 7);

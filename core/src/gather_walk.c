@@ -70,12 +70,8 @@ static const sl__gather_row sl__gather_rows[][2] =
 #define SL__AHEAD_MIN_X_BYTES ((int64_t)2 << 20)
 #define SL__AHEAD_MIN_ROW_BYTES ((int64_t)4 << 10)
 #define SL__AHEAD_MAX_ROW_BYTES ((int64_t)256 << 10)
-static int64_t sl__gather_ahead(const sl_tensor *x, int64_t lookups,
-                                size_t es) {
-  const int last = x->ndim - 1;
-  if (last < 0 || x->strides[last] != 1) return 0;
-  const int64_t row = x->shape[last] * (int64_t)es;
-  const int ok = sl__numel(x) * (int64_t)es > SL__AHEAD_MIN_X_BYTES &&
+static int64_t sl__gather_ahead(int64_t x_bytes, int64_t row, int64_t lookups) {
+  const int ok = x_bytes > SL__AHEAD_MIN_X_BYTES &&
                  row >= SL__AHEAD_MIN_ROW_BYTES &&
                  row <= SL__AHEAD_MAX_ROW_BYTES && lookups * 128 >= row;
   return ok ? row : 0;
@@ -110,9 +106,12 @@ static void sl__gather_walk_init(sl__gather_walk *g,
   const int in_row = spec->m == 1 && last >= 0 && spec->dims[0] == last;
   const int64_t reach = in_row ? x->shape[last] : sl__numel(x);
   g->wide = reach * (int64_t)es > SL__GATHER_WIDE_MIN_BYTES;
-  g->ahead = in_row && x->ndim == spec->ndim
-                 ? sl__gather_ahead(x, spec->index->shape[last], es)
-                 : 0;
+  /* The next row's row of x is one contiguous stretch of `reach`. */
+  g->ahead =
+      in_row && x->ndim == spec->ndim && x->strides[last] == 1
+          ? sl__gather_ahead(sl__numel(x) * (int64_t)es, reach * (int64_t)es,
+                             spec->index->shape[last])
+          : 0;
   for (int d = 0; d < spec->ndim; ++d) g->xst[d] = x->strides[d];
   for (int k = 0; k < spec->m; ++k) {
     const int64_t axis = spec->dims[k];

@@ -12,6 +12,21 @@ fails=0 passes=0
 ok() { echo "ok: $*"; passes=$((passes + 1)); }
 bad() { echo "FAILED: $*"; fails=$((fails + 1)); }
 q() { sqlite3 "$1" "$2"; }
+# stop SIG PID: signals the command and waits for it; sets rc (its exit
+# status) and want (130 for INT, 143 for TERM).
+stop() {
+  kill -"$1" "$2"
+  wait "$2"
+  rc=$?
+  want=$([ "$1" = INT ] && echo 130 || echo 143)
+}
+# until_db DB SQL: waits (up to 60 s) until the query gives a number > 0.
+until_db() {
+  for _ in $(seq 300); do
+    [ "$(q "$1" "$2" 2>/dev/null)" -gt 0 ] 2>/dev/null && return
+    sleep 0.2
+  done
+}
 FUZZ=(fuzz --no-corpus --variants cpu.serial,cpu.omp --jobs 2)
 
 # The case lines a campaign of N cases must hold (shrunk cases aside). N is
@@ -25,10 +40,7 @@ for sig in INT TERM; do
   "$BIN" "${FUZZ[@]}" --cases 10000000 --db "$db" >"$tmp/sig.out" 2>&1 &
   pid=$!
   sleep 3
-  kill -$sig $pid
-  wait $pid
-  rc=$?
-  want=$([ $sig = INT ] && echo 130 || echo 143)
+  stop $sig $pid
   status=$(q "$db" 'select status from runs')
   n=$(q "$db" 'select count(*) from cases')
   if [ "$rc" = "$want" ] && [ "$status" = interrupted ] && [ "$n" -gt 0 ] &&
@@ -47,15 +59,8 @@ for sig in INT TERM; do
   db=$tmp/bench-$sig.db
   "$BIN" bench --suite standard --budget 0.3 --min-reps 3 --db "$db" >"$tmp/b.out" 2>&1 &
   pid=$!
-  for _ in $(seq 300); do # until the first case is committed
-    n=$(q "$db" 'select count(*) from timings' 2>/dev/null)
-    [ "${n:-0}" -gt 0 ] && break
-    sleep 0.2
-  done
-  kill -$sig $pid
-  wait $pid
-  rc=$?
-  want=$([ $sig = INT ] && echo 130 || echo 143)
+  until_db "$db" 'select count(*) from timings' # the first case committed
+  stop $sig $pid
   status=$(q "$db" 'select status || (finished_at is not null) from runs')
   n=$(q "$db" 'select count(*) from cases')
   untimed=$(q "$db" "select count(*) from cases c where not exists (select 1 from timings t where t.case_id = c.id and t.variant = 'torch.cpu' and t.reps >= 3)")
@@ -111,18 +116,14 @@ fi
 db=$tmp/live.db
 "$BIN" "${FUZZ[@]}" --cases $N --db "$db" >"$tmp/live.out" 2>&1 &
 pid=$!
-for _ in $(seq 100); do # until the run exists
-  [ "$(q "$db" 'select count(*) from runs' 2>/dev/null)" = 1 ] && break
-  sleep 0.1
-done
+until_db "$db" 'select count(*) from runs'
 "$BIN" fuzz --resume 1 --db "$db" >"$tmp/live2.out" 2>&1
-rc=$?
-kill -INT $pid
-wait $pid
-if [ $rc = 2 ] && grep -q "still being written by pid $pid on this machine" "$tmp/live2.out"; then
+resumed=$?
+stop INT $pid
+if [ $resumed = 2 ] && grep -q "still being written by pid $pid on this machine" "$tmp/live2.out"; then
   ok "resume refuses a run its process still writes"
 else
-  bad "resume of a live run: expected exit 2 naming pid $pid; got exit $rc: $(head -c 300 "$tmp/live2.out")"
+  bad "resume of a live run: expected exit 2 naming pid $pid; got exit $resumed: $(head -c 300 "$tmp/live2.out")"
 fi
 
 # 3. Two campaigns writing one store at once both finish.
