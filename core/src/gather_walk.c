@@ -39,6 +39,14 @@ typedef void (*sl__gather_row)(char *out, int64_t os, const char *index,
         out[j * os] = x[j * xs + (int64_t)index[j * is] * d];                  \
       return;                                                                  \
     }                                                                          \
+    if (m == 2) { /* gather_nd of a matrix's elements */                       \
+      const int64_t d0 = xd[0], d1 = xd[1];                                    \
+      for (int64_t j = 0; j < n; ++j) {                                        \
+        const I *at = index + j * is;                                          \
+        out[j * os] = x[j * xs + (int64_t)at[0] * d0 + (int64_t)at[ik] * d1];  \
+      }                                                                        \
+      return;                                                                  \
+    }                                                                          \
     for (int64_t j = 0; j < n; ++j) {                                          \
       int64_t at = j * xs;                                                     \
       for (int k = 0; k < m; ++k)                                              \

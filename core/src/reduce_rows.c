@@ -60,6 +60,14 @@
           T *a = out + j * oc + (int64_t)index[j * ic] * d0, b = src[j * sc];  \
           STEP(T, U);                                                          \
         }                                                                      \
+      } else if (m == 2) { /* scatter_nd of a matrix's elements */             \
+        const int64_t d1 = od[1];                                              \
+        for (int64_t j = 0; j < n; ++j) {                                      \
+          const I *at = index + j * ic;                                        \
+          T *a = out + j * oc + (int64_t)at[0] * d0 + (int64_t)at[ik] * d1,    \
+            b = src[j * sc];                                                   \
+          STEP(T, U);                                                          \
+        }                                                                      \
       } else {                                                                 \
         for (int64_t j = 0; j < n; ++j) {                                      \
           int64_t t = j * oc;                                                  \
