@@ -132,6 +132,8 @@ static _Thread_local int sl__index_check_deferred;
 
 void sl__defer_index_check(int defer) { sl__index_check_deferred = defer; }
 
+int sl__index_check_is_deferred(void) { return sl__index_check_deferred; }
+
 sl_status sl__check_index_range(sl_ctx *ctx, const char *what,
                                 const sl_tensor *index, int64_t bound,
                                 int64_t dim, const sl_tensor *x) {

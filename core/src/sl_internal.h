@@ -154,8 +154,9 @@ sl_status sl__normalize_dim(sl_ctx *ctx, const char *what, int64_t dim,
  * bound, and the axis ("dim 1 of x [4,40]": built only then, as a call
  * that passes costs under a microsecond). gather_nd's per-column bounds
  * live in ops/gather_nd. Does nothing while sl_run infers for a variant
- * that checks the values itself (sl__defer_index_check);
- * sl__check_index_values always checks. */
+ * that checks the values itself (sl__defer_index_check; the nd ops' own
+ * check asks sl__index_check_is_deferred); sl__check_index_values always
+ * checks. */
 sl_status sl__check_index_range(sl_ctx *ctx, const char *what,
                                 const sl_tensor *index, int64_t bound,
                                 int64_t dim, const sl_tensor *x);
@@ -163,6 +164,7 @@ sl_status sl__check_index_values(sl_ctx *ctx, const char *what,
                                  const sl_tensor *index, int64_t bound,
                                  int64_t dim, const sl_tensor *x);
 void sl__defer_index_check(int defer);
+int sl__index_check_is_deferred(void);
 /* Index scans: x86-64's baseline (SSE2) has no 64-bit compare, so a
  * function marked so gets an AVX2 clone too, picked at load time where the
  * CPU has AVX2 (GCC's target_clones; clang builds keep one version). */
@@ -182,7 +184,8 @@ sl_status sl__index_out_of_range(sl_ctx *ctx, const char *what,
                                  const sl_tensor *x);
 /* A variant that checks the index values in its own pass, before it writes
  * anything (variants.def flags; internal, above the public ones): sl_run's
- * infer then skips sl__check_index_range. Same status and message. */
+ * infer then skips sl__check_index_range and scatter_nd's value check.
+ * Same status and message. */
 #define SL__FUSED_INDEX_CHECK (1u << 8)
 /* Reduce valid for the op's group; `allowed` is a bitmask of 1u << reduce. */
 sl_status sl__check_reduce(sl_ctx *ctx, sl_reduce r, unsigned allowed);

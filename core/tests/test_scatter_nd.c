@@ -385,9 +385,213 @@ static void test_bad_input(void) {
   CHECK_CONTAINS(ctx.msg, "src: shape [2147483648,2147483648,8]");
 }
 
+/*
+ * Every axis of the positions indexed, with enough positions for cpu.omp's
+ * split by target (scatter_nd_split.c: each thread files its chunk of
+ * positions by the range of out they hit, then each range is applied by
+ * one thread, chunk after chunk). Against a plain row-major loop, bitwise:
+ * the f32/f64 sums mix magnitudes so that another order rounds otherwise,
+ * the writes (none) keep the last writer. Shapes of 1-3 indexed axes, one
+ * of them with dims out of order; out's element counts are not multiples
+ * of the thread counts (1-4).
+ */
+enum { SPLIT_P = 3 * 16384 + 5 };
+
+static uint64_t split_rand(uint64_t *state) {
+  *state = *state * 6364136223846793005u + 1442695040888963407u;
+  return *state >> 33;
+}
+
+/* Target of position p: sum over columns of index[p, k] * stride of
+ * dims[k] in out (row-major). */
+static int64_t split_target(const int64_t *idx, int M, const int64_t *dims,
+                            const int64_t *shape, int64_t p) {
+  int64_t t = 0;
+  for (int k = 0; k < M; ++k) {
+    int64_t stride = 1;
+    for (int d = (int)dims[k] + 1; d < M; ++d) stride *= shape[d];
+    t += idx[p * M + k] * stride;
+  }
+  return t;
+}
+
+static void test_split_by_target(void) {
+  static const struct {
+    int M;
+    int64_t shape[3], dims[3];
+  } cases[] = {
+      {1, {1531}, {0}}, {2, {37, 41}, {1, 0}}, {3, {7, 9, 11}, {0, 1, 2}}};
+  static int64_t idx[SPLIT_P * 3];
+  static int32_t idx32[SPLIT_P * 3];
+  static double srcd[SPLIT_P], x[1531];
+  static float srcf[SPLIT_P];
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  uint64_t state = 42;
+  for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ++ci) {
+    const int M = cases[ci].M;
+    int64_t numel = 1, ishape[SL_MAX_DIMS + 1];
+    for (int d = 0; d < M; ++d) numel *= cases[ci].shape[d];
+    ishape[0] = SPLIT_P;
+    for (int d = 1; d < M; ++d) ishape[d] = 1; /* extent 1: not indexed */
+    ishape[M] = M;
+    for (int64_t p = 0; p < SPLIT_P; ++p) {
+      for (int k = 0; k < M; ++k) {
+        idx[p * M + k] =
+            (int64_t)(split_rand(&state) % cases[ci].shape[cases[ci].dims[k]]);
+        idx32[p * M + k] = (int32_t)idx[p * M + k];
+      }
+      /* 1e8 beside 1: f32 sums that depend on their order */
+      srcd[p] = (split_rand(&state) % 2 ? 1e8 : 1.0) *
+                (double)(split_rand(&state) % 7 + 1) *
+                (split_rand(&state) % 2 ? 1 : -1);
+      srcf[p] = (float)srcd[p];
+    }
+    for (int64_t e = 0; e < numel; ++e) x[e] = (double)(e % 13) - 6;
+    for (int dt = 0; dt < 4; ++dt) { /* f32 sum, f64 sum, i64 none, i32 sum */
+      const sl_dtype dtype = dt == 0   ? SL_F32
+                             : dt == 1 ? SL_F64
+                             : dt == 2 ? SL_I64
+                                       : SL_I32;
+      const sl_reduce reduce = dt == 2 ? SL_REDUCE_NONE : SL_REDUCE_SUM;
+      static char xb[1531 * 8], srcb[SPLIT_P * 8], wantb[1531 * 8],
+          outb[1531 * 8];
+      const size_t es = sl_dtype_size(dtype);
+      for (int64_t e = 0; e < numel; ++e) {
+        double v = x[e];
+        float f = (float)v;
+        int64_t i = (int64_t)v;
+        int32_t j = (int32_t)v;
+        memcpy(xb + e * es,
+               dt == 0   ? (void *)&f
+               : dt == 1 ? (void *)&v
+               : dt == 2 ? (void *)&i
+                         : (void *)&j,
+               es);
+      }
+      for (int64_t p = 0; p < SPLIT_P; ++p) {
+        double v = srcd[p];
+        int64_t i = (int64_t)(v / 1e7) + p; /* distinct: the last one shows */
+        int32_t j = (int32_t)(v / 1e7);
+        memcpy(srcb + p * es,
+               dt == 0   ? (void *)&srcf[p]
+               : dt == 1 ? (void *)&v
+               : dt == 2 ? (void *)&i
+                         : (void *)&j,
+               es);
+      }
+      memcpy(wantb, xb, (size_t)numel * es);
+      for (int64_t p = 0; p < SPLIT_P; ++p) {
+        int64_t t = split_target(idx, M, cases[ci].dims, cases[ci].shape, p);
+        char *w = wantb + t * (int64_t)es;
+        const char *sv = srcb + p * (int64_t)es;
+        if (dt == 0) {
+          float a, b;
+          memcpy(&a, w, 4);
+          memcpy(&b, sv, 4);
+          a = a + b;
+          memcpy(w, &a, 4);
+        } else if (dt == 1) {
+          double a, b;
+          memcpy(&a, w, 8);
+          memcpy(&b, sv, 8);
+          a = a + b;
+          memcpy(w, &a, 8);
+        } else if (dt == 2) {
+          memcpy(w, sv, 8);
+        } else {
+          uint32_t a, b;
+          memcpy(&a, w, 4);
+          memcpy(&b, sv, 4);
+          a += b;
+          memcpy(w, &a, 4);
+        }
+      }
+      sl_tensor tx = sl_tensor_make(dtype, M, cases[ci].shape, xb);
+      sl_tensor to = sl_tensor_make(dtype, M, cases[ci].shape, outb);
+      sl_tensor ti = sl_tensor_make(dt == 3 ? SL_I32 : SL_I64, M + 1, ishape,
+                                    dt == 3 ? (void *)idx32 : (void *)idx);
+      /* src has index.shape[:-1] */
+      sl_tensor ts = sl_tensor_make(dtype, M, ishape, srcb);
+      FOR_EACH_VARIANT(SL_OP_SCATTER_ND, v) {
+        if (!(v->flags & SL_DETERMINISTIC)) continue;
+        for (int threads = 1; threads <= 4; ++threads) {
+          ctx.threads = threads;
+          memset(outb, 0x5a, sizeof outb);
+          CHECK(snd(&ctx, v->name, tx, ti, ts, M, cases[ci].dims, reduce, to) ==
+                SL_STATUS_OK);
+          CHECK_MSG(memcmp(outb, wantb, (size_t)numel * es) == 0,
+                    "%s, %d threads, M=%d, dtype %d", v->name, threads, M, dt);
+        }
+      }
+    }
+  }
+}
+
+/* The split checks the index as it files it (SL__FUSED_INDEX_CHECK): a bad
+ * value in any chunk leaves out untouched, and the message names the first
+ * bad position in row-major order, as the separate check does. */
+static void test_split_bad_index(void) {
+  static int64_t idx[SPLIT_P * 2];
+  static int32_t idx32[SPLIT_P * 2];
+  static float x[37 * 41], src[SPLIT_P], out[37 * 41];
+  static const struct {
+    int64_t at, value; /* at: an element of idx */
+    const char *want;
+  } bad[] = {
+      {2 * (SPLIT_P - 1) + 1, 37, "index[49156,0,1]=37 out of range [0,37)"},
+      {2 * 20000, -1, "index[20000,0,0]=-1 out of range [0,41)"},
+      {2 * 3, 41, "index[3,0,0]=41 out of range [0,41)"},
+      {2 * 40000 + 1, INT64_C(1) << 40,
+       "index[40000,0,1]=1099511627776 out of range [0,37)"},
+  };
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  for (int64_t p = 0; p < SPLIT_P; ++p) {
+    idx[2 * p] = p % 41; /* dims (1, 0): column 0 indexes axis 1 */
+    idx[2 * p + 1] = p % 37;
+    src[p] = 1;
+  }
+  const int64_t shape[2] = {37, 41}, ishape[3] = {SPLIT_P, 1, 2},
+                dims[2] = {1, 0};
+  sl_tensor tx = sl_tensor_make(SL_F32, 2, shape, x);
+  sl_tensor ts = sl_tensor_make(SL_F32, 2, ishape, src);
+  sl_tensor to = sl_tensor_make(SL_F32, 2, shape, out);
+  for (size_t b = 0; b < sizeof bad / sizeof bad[0]; ++b) {
+    const int64_t keep = idx[bad[b].at];
+    idx[bad[b].at] = bad[b].value;
+    for (int wide = 0; wide < 2; ++wide) {
+      if (!wide && bad[b].value != (int32_t)bad[b].value) continue;
+      for (int64_t k = 0; k < SPLIT_P * 2; ++k) idx32[k] = (int32_t)idx[k];
+      sl_tensor ti = sl_tensor_make(wide ? SL_I64 : SL_I32, 3, ishape,
+                                    wide ? (void *)idx : (void *)idx32);
+      FOR_EACH_VARIANT(SL_OP_SCATTER_ND, v) {
+        for (int threads = 1; threads <= 3; ++threads) {
+          ctx.threads = threads;
+          for (int e = 0; e < 37 * 41; ++e) out[e] = -7;
+          CHECK(snd(&ctx, v->name, tx, ti, ts, 2, dims, SL_REDUCE_SUM, to) ==
+                SL_STATUS_INDEX_OUT_OF_RANGE);
+          CHECK_CONTAINS(ctx.msg, bad[b].want);
+          int untouched = 1;
+          for (int e = 0; e < 37 * 41; ++e) untouched &= out[e] == -7;
+          CHECK_MSG(untouched, "%s, %d threads, case %zu", v->name, threads, b);
+        }
+      }
+    }
+    idx[bad[b].at] = keep;
+  }
+  /* and the good index runs */
+  ctx.threads = 2;
+  sl_tensor ti = sl_tensor_make(SL_I64, 3, ishape, idx);
+  CHECK(snd(&ctx, "cpu.omp", tx, ti, ts, 2, dims, SL_REDUCE_SUM, to) ==
+        SL_STATUS_OK);
+}
+
 int main(void) {
   test_seed000_identity();
   test_duplicates();
+  test_split_by_target();
+  test_split_bad_index();
   test_sum_numerics();
   test_strides();
   test_empty();

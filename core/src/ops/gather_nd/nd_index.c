@@ -203,10 +203,17 @@ sl_status sl__nd_index_infer(sl_ctx *ctx, sl_call *c) {
             "dim %d is not indexed), got %s",
             (long long)x->shape[d], d, sl_shape_str(K, x->shape, a, sizeof a),
             d, sl_shape_str(index->ndim, index->shape, b, sizeof b));
-    st = sl__nd_check_values(ctx, x, index, dims);
-    if (st) return st;
+    if (!sl__index_check_is_deferred()) {
+      st = sl__nd_check_values(ctx, x, index, dims);
+      if (st) return st;
+    }
   }
   c->p.ndims = M;
   for (int k = 0; k < M; ++k) c->p.dims[k] = dims[k];
   return SL_STATUS_OK;
+}
+
+sl_status sl__nd_check_index(sl_ctx *ctx, const sl_call *c) {
+  if (sl__nd_positions(&c->arg[1]) == 0) return SL_STATUS_OK;
+  return sl__nd_check_values(ctx, &c->arg[0], &c->arg[1], c->p.dims);
 }

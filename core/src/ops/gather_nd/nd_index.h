@@ -22,6 +22,15 @@
  */
 sl_status sl__nd_index_infer(sl_ctx *ctx, sl_call *c);
 
+/*
+ * The check of every index value against x.shape[dims[k]] that
+ * sl__nd_index_infer skips for a variant that checks them itself
+ * (SL__FUSED_INDEX_CHECK), for a call it has inferred (c->p.dims
+ * normalized): the same status and message, naming the first bad value in
+ * row-major order.
+ */
+sl_status sl__nd_check_index(sl_ctx *ctx, const sl_call *c);
+
 /* Number of positions of a validated call: the product of index.shape[:-1]. */
 static inline int64_t sl__nd_positions(const sl_tensor *index) {
   int64_t n = 1;

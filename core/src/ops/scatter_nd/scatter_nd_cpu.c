@@ -22,6 +22,7 @@
 
 #include "ops/gather_nd/nd_index.h"
 #include "reduce_rows.h"
+#include "scatter_nd_split.h"
 #include "walk.h"
 
 /* How positions split into groups (non-indexed axes) and members (indexed
@@ -192,12 +193,22 @@ sl_status sl_scatter_nd_cpu_serial(sl_ctx *ctx, sl_call *c) {
   return SL_STATUS_OK;
 }
 
+/* Checks the index itself (SL__FUSED_INDEX_CHECK): the split by target
+ * (scatter_nd_split.c) checks each value as it files it, before anything
+ * is written; every other plan checks the whole index first. */
 sl_status sl_scatter_nd_cpu_omp(sl_ctx *ctx, sl_call *c) {
-  if (sl__nd_rows(c, sl__threads(ctx))) return SL_STATUS_OK;
-  sl__nd_plan pl;
-  sl_status st = sl__nd_plan_make(ctx, c, &pl);
+  const int threads = sl__threads(ctx);
+  sl__reduce_row_fn by_offset =
+      sl__reduce_row_for(c->arg[3].dtype, c->p.reduce, SL_I32);
+  if (by_offset && threads > 1 &&
+      sl__scatter_nd_split(c, by_offset, threads) > 0)
+    return SL_STATUS_OK;
+  sl_status st = sl__nd_check_index(ctx, c); /* or report the split's find */
   if (st) return st;
-  int threads = sl__threads(ctx);
+  if (sl__nd_rows(c, threads)) return SL_STATUS_OK;
+  sl__nd_plan pl;
+  st = sl__nd_plan_make(ctx, c, &pl);
+  if (st) return st;
   sl__copy_strided(&c->arg[3], &c->arg[0], threads);
   if (pl.groups * pl.members == 0) return SL_STATUS_OK;
   int64_t n = sl__numel(&c->arg[3]);

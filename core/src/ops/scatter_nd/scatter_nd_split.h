@@ -1,0 +1,21 @@
+/*
+ * scatter_nd split by target among threads, for the calls whose walk has
+ * nothing to share out (every axis of the positions indexed, e.g. single
+ * elements of a matrix): see scatter_nd_split.c.
+ */
+#ifndef SL_SCATTER_ND_SPLIT_H
+#define SL_SCATTER_ND_SPLIT_H
+
+#include "reduce_rows.h"
+
+/*
+ * Runs a whole scatter_nd call whose index values are not yet checked
+ * (out = x, then every position's write or sum, in row-major order per
+ * element) on `threads` threads with `row`, the typed loop of out's dtype
+ * and reduce for i32 offsets. Returns 1 when done, -1 when an index value
+ * lies outside x (out untouched: the caller reports it), 0 having done
+ * nothing, and checked nothing, when the call does not qualify (see the .c).
+ */
+int sl__scatter_nd_split(sl_call *c, sl__reduce_row_fn row, int threads);
+
+#endif /* SL_SCATTER_ND_SPLIT_H */
