@@ -93,16 +93,18 @@ static int sl__run_timed(void *user, int rep, int k, double *samples) {
  * between levels (41-45 and 74-80 GB/s on the 2-core development VM, from
  * run to run and within one): a run that saw it move says so, since its
  * % of peak uses the first probe while the ratios between contenders,
- * timed in turns, still compare like with like. */
-static void sl__probe_again(double start_gbs, int threads) {
+ * timed in turns, still compare like with like. Returns the end probe (0:
+ * none), which the run stores (runs.copy_gbs_end). */
+static double sl__probe_again(double start_gbs, int threads) {
   const double end = sl_copy_bandwidth_gbs((size_t)256 << 20, threads);
-  if (end <= 0) return;
+  if (end <= 0) return 0;
   printf("\ncopy bandwidth at the end: %.2f GB/s (%.2f at the start)\n", end,
          start_gbs);
   if (sl_copy_probes_apart(start_gbs, end))
     printf("the machine's copy bandwidth moved by more than 20%% during the "
            "run: %% of peak is against the start's probe; compare variants and "
            "torch.cpu by their ratios, which were timed in turns\n");
+  return end;
 }
 
 /* Output buffers for one call (shapes from sl_infer); 0 or -1. */
@@ -446,9 +448,12 @@ int sl_cmd_bench(int argc, char **argv) {
   sl_bench_crossover_print(&b.table, stdout);
   sl_bench_table_free(&b.table);
   const int sig = sl_interrupted();
-  if (!sig && finished > 0 && b.peak_gbs > 0)
-    sl__probe_again(b.peak_gbs, threads);
+  const double end_gbs = !sig && finished > 0 && b.peak_gbs > 0
+                             ? sl__probe_again(b.peak_gbs, threads)
+                             : 0;
   if (b.st) {
+    if (end_gbs > 0 && sl_store_set_copy_gbs_end(b.st, b.run_id, end_gbs))
+      fprintf(stderr, "scatterlab bench: store: %s\n", sl_store_errmsg(b.st));
     sl_store_run_finish(b.st, b.run_id, sl_interrupt_run_status(failed));
     sl_store_close(b.st);
     printf("\nresults: %s (run %lld)\n", db, (long long)b.run_id);

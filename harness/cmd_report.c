@@ -22,7 +22,7 @@ static const char *const sl__report_help =
     "  coverage  run_id,cell,cases,failures\n"
     "  runs      run_id,kind,started_at,finished_at,status,git_commit,host,\n"
     "            cpu_model,cores,threads,compiler,flags,version,device,\n"
-    "            copy_gbs,command_line,cases,results,failed\n"
+    "            copy_gbs,copy_gbs_end,command_line,cases,results,failed\n"
     "html: one self-contained page (no script, no network): runs, verdicts\n"
     "  by op x dtype x variant, coverage, failures with minimal repro lines,\n"
     "  timings (GB/s, % of peak, speed-up over torch.cpu), the contention\n"

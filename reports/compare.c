@@ -171,7 +171,10 @@ static void sl__machine_text(const sl_run_brief *m, char *buf, size_t len) {
   char cores[32] = "?", threads[32] = "?", gbs[32] = "?";
   if (m->cores > 0) snprintf(cores, sizeof cores, "%d", m->cores);
   if (m->threads > 0) snprintf(threads, sizeof threads, "%d", m->threads);
-  if (m->copy_gbs > 0) snprintf(gbs, sizeof gbs, "%.1f", m->copy_gbs);
+  if (m->copy_gbs > 0 && m->copy_gbs_end > 0)
+    snprintf(gbs, sizeof gbs, "%.1f -> %.1f", m->copy_gbs, m->copy_gbs_end);
+  else if (m->copy_gbs > 0)
+    snprintf(gbs, sizeof gbs, "%.1f", m->copy_gbs);
   snprintf(buf, len, "%s, %s cores, %s threads, copy %s GB/s",
            m->cpu_model[0] ? m->cpu_model : "?", cores, threads, gbs);
 }
@@ -195,6 +198,13 @@ static sl_store *sl__machines(const sl_cmp_side *base, const sl_cmp_side *cand,
   else if (sl_copy_probes_apart(m[0].copy_gbs, m[1].copy_gbs))
     snprintf(out->machines_differ, sizeof out->machines_differ,
              "copy bandwidth %.1f vs %.1f GB/s", m[0].copy_gbs, m[1].copy_gbs);
+  else
+    for (int k = 0; k < 2 && !out->machines_differ[0]; ++k)
+      if (sl_copy_probes_apart(m[k].copy_gbs, m[k].copy_gbs_end))
+        snprintf(out->machines_differ, sizeof out->machines_differ,
+                 "the %s's copy bandwidth moved %.1f -> %.1f GB/s during its "
+                 "run",
+                 k ? "candidate" : "base", m[k].copy_gbs, m[k].copy_gbs_end);
   return NULL;
 }
 

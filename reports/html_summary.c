@@ -42,7 +42,12 @@ static int sl__runs_row(void *user, const sl_run_view *r) {
   sl__td(out, NULL, r->host);
   sl__td(out, NULL, r->cpu_model);
   fprintf(out, "<td class=\"n\">%d</td>", r->threads);
-  if (r->copy_gbs > 0)
+  /* bench probes twice: both, flagged when the machine moved between */
+  if (r->copy_gbs > 0 && r->copy_gbs_end > 0)
+    fprintf(out, "<td class=\"n%s\">%.1f &rarr; %.1f</td>",
+            sl_copy_probes_apart(r->copy_gbs, r->copy_gbs_end) ? " bad" : "",
+            r->copy_gbs, r->copy_gbs_end);
+  else if (r->copy_gbs > 0)
     fprintf(out, "<td class=\"n\">%.1f</td>", r->copy_gbs);
   else
     fputs("<td class=\"n\">-</td>", out);

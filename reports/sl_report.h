@@ -96,11 +96,13 @@ int sl_report_csv_coverage(sl_store *s, int64_t run_id, FILE *out, char *err,
 /* The runs as CSV, ordered by id:
  *
  *   run_id,kind,started_at,finished_at,status,git_commit,host,cpu_model,
- *   cores,threads,compiler,flags,version,device,copy_gbs,command_line,cases,
- *   results,failed
+ *   cores,threads,compiler,flags,version,device,copy_gbs,copy_gbs_end,
+ *   command_line,cases,results,failed
  *
  *   started_at finished_at  ISO-8601 UTC (finished_at empty while running)
  *   cores threads copy_gbs  empty when unknown; device empty without a GPU
+ *   copy_gbs_end            bench's second probe, after the suite; empty
+ *                           for other runs and runs made before it
  *   cases results failed    counts, as in sl_report_runs */
 int sl_report_csv_runs(sl_store *s, int64_t run_id, FILE *out, char *err,
                        size_t errlen);

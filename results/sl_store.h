@@ -76,6 +76,10 @@ int sl_store_run_begin(sl_store *s, const sl_run_info *info, int64_t *run_id);
 int sl_store_run_finish(sl_store *s, int64_t run_id, const char *status);
 /* Records the bandwidth probe of a run (gbs <= 0: NULL). */
 int sl_store_set_copy_gbs(sl_store *s, int64_t run_id, double gbs);
+/* The same probe taken again at the end of a bench run (runs.copy_gbs_end),
+ * so that a reader can tell whether the machine's bandwidth moved under the
+ * run; gbs <= 0 stores NULL. */
+int sl_store_set_copy_gbs_end(sl_store *s, int64_t run_id, double gbs);
 
 /* BEGIN IMMEDIATE / COMMIT / ROLLBACK. Transactions do not nest. */
 int sl_store_begin(sl_store *s);
@@ -133,14 +137,14 @@ int sl_store_set_run_config(sl_store *s, int64_t run_id, const char *config);
  * exist. status reads 'interrupted' for a 'running' run whose process is
  * gone; pid is that of the process writing a 'running' run on this machine
  * right now, or 0 (finished, gone, or elsewhere and so unknown). cpu_model
- * "" and cores, threads, copy_gbs 0 when not recorded. */
+ * "" and cores, threads, copy_gbs, copy_gbs_end 0 when not recorded. */
 typedef struct sl_run_brief {
   char kind[16], status[16];
   char config[2048];
   long long pid;
   char cpu_model[128];
   int cores, threads;
-  double copy_gbs;
+  double copy_gbs, copy_gbs_end;
 } sl_run_brief;
 int sl_store_get_run(sl_store *s, int64_t run_id, sl_run_brief *out);
 
@@ -182,8 +186,9 @@ typedef struct sl_run_view {
   /* finished_at and device are NULL when not set; the others never NULL. */
   const char *kind, *started_at, *finished_at, *status, *git_commit, *host,
       *cpu_model, *compiler, *flags, *command_line, *version, *device;
-  int cores, threads; /* 0 when unknown */
-  double copy_gbs;    /* 0 when not probed */
+  int cores, threads;  /* 0 when unknown */
+  double copy_gbs;     /* 0 when not probed */
+  double copy_gbs_end; /* the probe at the run's end; 0 when not taken */
   int64_t ncases, nresults;
   int64_t nfailed; /* results with verdict failed, reject_mismatch, crashed
                       or timeout */

@@ -39,7 +39,7 @@ static const char *const sl__sql[SL__STMT_COUNT] = {
     [SL__STMT_RUN_SET_CONFIG] = "UPDATE runs SET config = ?2 WHERE id = ?1",
     [SL__STMT_RUN_GET] =
         "SELECT kind, status, config, process, cpu_model, cores, threads,"
-        " copy_gbs FROM runs WHERE id = ?1",
+        " copy_gbs, copy_gbs_end FROM runs WHERE id = ?1",
     [SL__STMT_RUN_REOPEN] =
         "UPDATE runs SET status = 'running', finished_at = NULL, process = ?2"
         " WHERE id = ?1",
@@ -57,6 +57,8 @@ static const char *const sl__sql[SL__STMT_COUNT] = {
     [SL__STMT_RUN_FINISH] =
         "UPDATE runs SET status = ?2, finished_at = " SL__NOW " WHERE id = ?1",
     [SL__STMT_RUN_COPY_GBS] = "UPDATE runs SET copy_gbs = ?2 WHERE id = ?1",
+    [SL__STMT_RUN_COPY_GBS_END] =
+        "UPDATE runs SET copy_gbs_end = ?2 WHERE id = ?1",
     [SL__STMT_CASE_INSERT] =
         "INSERT INTO cases (run_id, op, case_line, seed, shrunk_from)"
         " VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -78,7 +80,7 @@ static const char *const sl__sql[SL__STMT_COUNT] = {
         "SELECT r.id, r.kind, r.started_at, r.finished_at, r.status,"
         " r.git_commit, r.host, r.cpu_model, r.compiler, r.flags,"
         " r.command_line, r.version, r.device, r.cores, r.threads, r.copy_gbs,"
-        " r.process,"
+        " r.process, r.copy_gbs_end,"
         " (SELECT count(*) FROM cases c WHERE c.run_id = r.id),"
         " (SELECT count(*) FROM cases c JOIN results x ON x.case_id = c.id"
         "  WHERE c.run_id = r.id),"
@@ -460,15 +462,25 @@ int sl_store_run_finish(sl_store *s, int64_t run_id, const char *status) {
   return sl__update_run(s, st, run_id, op);
 }
 
-int sl_store_set_copy_gbs(sl_store *s, int64_t run_id, double gbs) {
-  static const char op[] = "set_copy_gbs";
+/* Sets one probe column of a run (statement `which`); gbs <= 0: NULL. */
+static int sl__set_probe(sl_store *s, int which, const char *op, int64_t run_id,
+                         double gbs) {
   if (sl__store_check_handle(s)) return -1;
   if (sl__store_writable(s, op)) return -1;
-  sqlite3_stmt *st = sl__store_stmt(s, SL__STMT_RUN_COPY_GBS, op);
+  sqlite3_stmt *st = sl__store_stmt(s, which, op);
   if (!st) return -1;
   sqlite3_bind_int64(st, 1, run_id);
   sl__bind_real_or_null(st, 2, gbs > 0, gbs);
   return sl__update_run(s, st, run_id, op);
+}
+
+int sl_store_set_copy_gbs(sl_store *s, int64_t run_id, double gbs) {
+  return sl__set_probe(s, SL__STMT_RUN_COPY_GBS, "set_copy_gbs", run_id, gbs);
+}
+
+int sl_store_set_copy_gbs_end(sl_store *s, int64_t run_id, double gbs) {
+  return sl__set_probe(s, SL__STMT_RUN_COPY_GBS_END, "set_copy_gbs_end", run_id,
+                       gbs);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -203,6 +203,23 @@ static void test_runs(const char *path) {
     free(buf);
     sl_cmp_set_free(&set);
   }
+  /* Probes close between the runs (44.3, 48.7) but the candidate's own
+   * end probe 1.6x its start: the machine moved under it. Then 10%. */
+  const double ends[2] = {79.0, 50.0};
+  for (int k = 0; k < 2; ++k) {
+    CHECK(sl_store_set_copy_gbs_end(s, r2, ends[k]) == 0);
+    CHECK(sl_cmp_runs(&base, &cand, NULL, &set, err, sizeof err) == 0);
+    CHECK_CONTAINS(set.cand_machine,
+                   k ? "copy 48.7 -> 50.0 GB/s" : "copy 48.7 -> 79.0 GB/s");
+    if (k == 0)
+      CHECK_MSG(strcmp(set.machines_differ,
+                       "the candidate's copy bandwidth moved 48.7 -> 79.0 "
+                       "GB/s during its run") == 0,
+                "%s", set.machines_differ);
+    else
+      CHECK(set.machines_differ[0] == '\0');
+    sl_cmp_set_free(&set);
+  }
   /* A run that does not exist. */
   cand.run_id = 99;
   CHECK(sl_cmp_runs(&base, &cand, NULL, &set, err, sizeof err) != 0);

@@ -342,18 +342,18 @@ static void test_runs_csv(sl_store *s) {
   if (!buf) return;
   parsed p;
   CHECK(parse_csv(buf, len, &p) == 0);
-  CHECK_MSG(p.nrows == 3 && p.ncols[0] == 19 && p.ncols[1] == 19 &&
-                p.ncols[2] == 19,
+  CHECK_MSG(p.nrows == 3 && p.ncols[0] == 20 && p.ncols[1] == 20 &&
+                p.ncols[2] == 20,
             "%d rows", p.nrows);
-  const char *names[19] = {
-      "run_id",       "kind",  "started_at", "finished_at", "status",
-      "git_commit",   "host",  "cpu_model",  "cores",       "threads",
-      "compiler",     "flags", "version",    "device",      "copy_gbs",
-      "command_line", "cases", "results",    "failed"};
-  for (int c = 0; c < 19 && p.ncols[0] == 19; ++c)
+  const char *names[20] = {
+      "run_id",       "kind",         "started_at", "finished_at", "status",
+      "git_commit",   "host",         "cpu_model",  "cores",       "threads",
+      "compiler",     "flags",        "version",    "device",      "copy_gbs",
+      "copy_gbs_end", "command_line", "cases",      "results",     "failed"};
+  for (int c = 0; c < 20 && p.ncols[0] == 20; ++c)
     CHECK_MSG(strcmp(p.field[0][c], names[c]) == 0, "column %d: %s", c,
               p.field[0][c]);
-  if (p.nrows == 3 && p.ncols[1] == 19 && p.ncols[2] == 19) {
+  if (p.nrows == 3 && p.ncols[1] == 20 && p.ncols[2] == 20) {
     char **r1 = p.field[1], **r2 = p.field[2];
     CHECK(strcmp(r1[0], "1") == 0 && strcmp(r1[1], "run") == 0);
     CHECK(strlen(r1[2]) == 24 && r1[2][10] == 'T' && r1[2][23] == 'Z');
@@ -361,10 +361,10 @@ static void test_runs_csv(sl_store *s) {
     CHECK(strcmp(r1[5], "0123456789abcdef") == 0);
     CHECK(strcmp(r1[8], "") == 0 && strcmp(r1[9], "") == 0); /* unknown */
     CHECK(strcmp(r1[12], "0.1.0") == 0 && strcmp(r1[13], "") == 0);
-    CHECK(strcmp(r1[14], "") == 0);
-    CHECK(strcmp(r1[15], "scatterlab run --batch cases.txt") == 0);
-    CHECK(strcmp(r1[16], "2") == 0 && strcmp(r1[17], "5") == 0 &&
-          strcmp(r1[18], "2") == 0);
+    CHECK(strcmp(r1[14], "") == 0 && strcmp(r1[15], "") == 0);
+    CHECK(strcmp(r1[16], "scatterlab run --batch cases.txt") == 0);
+    CHECK(strcmp(r1[17], "2") == 0 && strcmp(r1[18], "5") == 0 &&
+          strcmp(r1[19], "2") == 0);
     CHECK(strcmp(r2[1], "fuzz") == 0 && strcmp(r2[3], "") == 0 &&
           strcmp(r2[4], "running") == 0);
   }

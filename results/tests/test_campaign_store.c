@@ -54,6 +54,7 @@ static void make_store(const char *path, int runs) {
     CHECK(sl_store_add_coverage(s, run, "gather|f64", 2, 0) == 0);
     CHECK(sl_store_set_cursor(s, run, 0, 41) == 0);
     CHECK(sl_store_set_run_config(s, run, "--seed 3 --cases 99") == 0);
+    CHECK(sl_store_set_copy_gbs_end(s, run, 40.5) == 0);
     CHECK(sl_store_commit(s) == 0);
     CHECK(sl_store_run_finish(s, run, "finished") == 0);
   }
@@ -105,13 +106,20 @@ static void test_upgrade_from_v1(void) {
   CHECK_MSG(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
             "%s", err);
   sl_store_close(s);
-  CHECK(raw_int(p, "PRAGMA user_version") == 3);
+  CHECK(raw_int(p, "PRAGMA user_version") == 4);
   /* Each old run got its own 32-hex-digit uid. */
   CHECK(raw_int(p, "SELECT count(DISTINCT uid) FROM runs WHERE length(uid) = "
                    "32") == 2);
   /* Their process is unknown, so they are never judged gone. */
   CHECK(raw_int(p, "SELECT count(*) FROM runs WHERE process = '' AND "
                    "status = 'running'") == 2);
+  /* Nor was their bandwidth probed at the end (v4): NULL, read as 0. */
+  CHECK(raw_int(p, "SELECT count(*) FROM runs WHERE copy_gbs_end IS NULL") ==
+        2);
+  CHECK(sl_store_open(p, SL_STORE_READONLY, &s, err, sizeof err) == 0);
+  sl_run_brief b;
+  CHECK(sl_store_get_run(s, 2, &b) == 0 && b.copy_gbs_end == 0);
+  sl_store_close(s);
 }
 
 static void raw_set_process(const char *path, int run, const char *process) {
@@ -259,6 +267,8 @@ static void test_merge(void) {
   CHECK(raw_int(all, "SELECT count(*) FROM samples") == 12);
   CHECK(raw_int(all, "SELECT count(*) FROM coverage") == 6);
   CHECK(raw_int(all, "SELECT count(*) FROM fuzz_cursors") == 3);
+  CHECK(raw_int(all, "SELECT count(*) FROM runs WHERE copy_gbs_end = 40.5") ==
+        3);
   /* Every shrunk case points at a case of its own run. */
   CHECK(raw_int(all, "SELECT count(*) FROM cases c JOIN cases o ON"
                      " c.shrunk_from = o.id WHERE c.run_id = o.run_id") == 3);

@@ -68,6 +68,12 @@ check "min-reps zero" run 2 bench --no-db --min-reps 0 "$G"
 check "min-reps message" has '--min-reps: expected an integer in [1, 100], got "0"'
 check "bench a case" run 0 bench --no-db --budget 0.05 --min-reps 3 "$G"
 check "bench probes at both ends" has "copy bandwidth at the end: "
+# ... and stores both probes with the run (runs.copy_gbs_end, schema v4).
+check "bench into a store" run 0 bench --db "$tmp/probes.db" --budget 0.05 --min-reps 3 "$G"
+check "runs csv" run 0 report --db "$tmp/probes.db" --format csv --table runs
+check "probe columns" has ",copy_gbs,copy_gbs_end,command_line,"
+# the two probes just before the command line (earlier fields may hold commas)
+check "both probes stored" grep -qE ',[0-9.]+,[0-9.]+,bench --db ' "$tmp/out"
 check "jobs negative" run 2 fuzz --no-db --jobs -1
 check "jobs message" has '--jobs: expected an integer in [1, 256], got "-1"'
 check "max-elems huge" run 2 fuzz --no-db --max-elems 999999999999
