@@ -415,6 +415,25 @@ static int64_t split_target(const int64_t *idx, int M, const int64_t *dims,
   return t;
 }
 
+/* *w += *sv in dtype dt (f32, f64 or i32, wrapping), as the serial loop
+ * adds: one addition in the dtype itself. */
+#define SPLIT_ADD(T)                                                           \
+  do {                                                                         \
+    T a, b;                                                                    \
+    memcpy(&a, w, sizeof a);                                                   \
+    memcpy(&b, sv, sizeof b);                                                  \
+    a = (T)(a + b);                                                            \
+    memcpy(w, &a, sizeof a);                                                   \
+  } while (0)
+static void split_add(sl_dtype dt, char *w, const char *sv) {
+  if (dt == SL_F32)
+    SPLIT_ADD(float);
+  else if (dt == SL_F64)
+    SPLIT_ADD(double);
+  else
+    SPLIT_ADD(uint32_t);
+}
+
 static void test_split_by_target(void) {
   static const struct {
     int M;
@@ -485,27 +504,10 @@ static void test_split_by_target(void) {
         int64_t t = split_target(idx, M, cases[ci].dims, cases[ci].shape, p);
         char *w = wantb + t * (int64_t)es;
         const char *sv = srcb + p * (int64_t)es;
-        if (dt == 0) {
-          float a, b;
-          memcpy(&a, w, 4);
-          memcpy(&b, sv, 4);
-          a = a + b;
-          memcpy(w, &a, 4);
-        } else if (dt == 1) {
-          double a, b;
-          memcpy(&a, w, 8);
-          memcpy(&b, sv, 8);
-          a = a + b;
-          memcpy(w, &a, 8);
-        } else if (dt == 2) {
-          memcpy(w, sv, 8);
-        } else {
-          uint32_t a, b;
-          memcpy(&a, w, 4);
-          memcpy(&b, sv, 4);
-          a += b;
-          memcpy(w, &a, 4);
-        }
+        if (dt == 2)
+          memcpy(w, sv, 8); /* none: the last writer wins */
+        else
+          split_add(dtype, w, sv);
       }
       sl_tensor tx = sl_tensor_make(dtype, M, cases[ci].shape, xb);
       sl_tensor to = sl_tensor_make(dtype, M, cases[ci].shape, outb);
