@@ -18,6 +18,7 @@
 
 #include "conflict.h"
 #include "ops/gather_nd/nd_index.h"
+#include "scatter_nd_split.h"
 
 /* A validated call seen position by position. */
 typedef struct sl__ndc {
@@ -25,6 +26,9 @@ typedef struct sl__ndc {
   int K;                    /* rank of index.shape[:-1] */
   int64_t P;                /* positions */
   int64_t row[SL_MAX_DIMS]; /* row-major strides of out's shape */
+  int direct;              /* sl__scatter_nd_direct: targets from index alone */
+  int64_t od[SL_MAX_DIMS]; /* then: out's strides along dims */
+  size_t es;
 } sl__ndc;
 
 static void sl__ndc_init(const sl_call *c, sl__ndc *q) {
@@ -32,6 +36,9 @@ static void sl__ndc_init(const sl_call *c, sl__ndc *q) {
   q->K = c->arg[1].ndim - 1;
   q->P = sl__nd_positions(&c->arg[1]);
   sl_contiguous_strides(c->arg[3].ndim, c->arg[3].shape, q->row);
+  q->direct = sl__scatter_nd_direct(c);
+  for (int k = 0; k < c->p.ndims; ++k) q->od[k] = q->row[c->p.dims[k]];
+  q->es = sl_dtype_size(c->arg[3].dtype);
 }
 
 /* Position p: its destination number, its element of out and of src. */
@@ -39,6 +46,15 @@ static inline int64_t sl__ndc_resolve(const sl__ndc *q, int64_t p, char **dst,
                                       const char **src) {
   const sl_tensor *index = &q->c->arg[1], *s = &q->c->arg[2];
   const sl_tensor *out = &q->c->arg[3];
+  if (q->direct) { /* no multi-index to unravel and rebuild */
+    const int M = q->c->p.ndims;
+    int64_t e = 0;
+    for (int k = 0; k < M; ++k)
+      e += sl__load_index(index, p * M + k) * q->od[k];
+    *dst = (char *)out->data + e * (int64_t)q->es;
+    *src = (const char *)s->data + p * (int64_t)q->es;
+    return e;
+  }
   int64_t pos[SL_MAX_DIMS], coord[SL_MAX_DIMS];
   sl__unravel(p, q->K, index->shape, pos);
   sl__nd_target(index, &q->c->p, pos, coord);

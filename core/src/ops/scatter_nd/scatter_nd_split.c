@@ -158,15 +158,12 @@ static void sl__split_apply(const sl__nd_split *s, sl__reduce_row_fn row,
   }
 }
 
-/* Whether the call has the layout this plan needs: contiguous tensors,
- * every position axis indexed or of extent 1, out small enough for i32
- * offsets. */
-static int sl__split_fits(const sl_call *c) {
+int sl__scatter_nd_direct(const sl_call *c) {
   const sl_tensor *x = &c->arg[0], *index = &c->arg[1], *src = &c->arg[2],
                   *out = &c->arg[3];
   if (!sl_tensor_is_contiguous(x) || !sl_tensor_is_contiguous(index) ||
       !sl_tensor_is_contiguous(src) || !sl_tensor_is_contiguous(out) ||
-      sl__numel(out) > INT32_MAX || c->p.ndims < 1)
+      c->p.ndims < 1)
     return 0;
   int indexed[SL_MAX_DIMS] = {0};
   for (int k = 0; k < c->p.ndims; ++k) indexed[c->p.dims[k]] = 1;
@@ -181,7 +178,10 @@ int sl__scatter_nd_split(sl_call *c, sl__reduce_row_fn row, int threads) {
   s.P = sl__nd_positions(index);
   s.T = sl__team(threads, s.P);
   s.numel = sl__numel(out);
-  if (s.T < 2 || s.numel == 0 || !sl__split_fits(c)) return 0;
+  /* i32 targets in the buckets */
+  if (s.T < 2 || s.numel == 0 || s.numel > INT32_MAX ||
+      !sl__scatter_nd_direct(c))
+    return 0;
   if (s.T > SL__SPLIT_MAX_THREADS) s.T = SL__SPLIT_MAX_THREADS;
   s.es = sl_dtype_size(out->dtype);
   if ((s.es != 4 && s.es != 8) ||

@@ -18,4 +18,10 @@
  */
 int sl__scatter_nd_split(sl_call *c, sl__reduce_row_fn row, int threads);
 
+/* Whether every position's target is its index columns alone (each axis of
+ * index.shape[:-1] indexed or of extent 1) and x, index, src and out are
+ * contiguous: then position p's target is sum_k index[p*M + k] times out's
+ * stride along dims[k], and its value src[p]. */
+int sl__scatter_nd_direct(const sl_call *c);
+
 #endif /* SL_SCATTER_ND_SPLIT_H */
