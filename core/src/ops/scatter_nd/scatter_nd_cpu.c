@@ -146,14 +146,6 @@ static void sl__nd_plan_free(sl__nd_plan *pl) {
   free(pl->touched);
 }
 
-/* A walk on one thread (no free axis to share) finds out in its own L2
- * when that thread copied out = x, where a copy on two threads leaves half
- * of out in the other core's cache: 512x512 f32, 65536 single-element
- * sums, 0.103-0.105 -> 0.097 ms. Past a core's L2 the copy streams from
- * memory and every thread helps (2048x2048: one copier 0.72-0.88 ms, two
- * 0.60-0.65). */
-#define SL__CORE_CACHE_BYTES ((int64_t)1 << 20)
-
 /*
  * f32/f64/i32/i64 (sum or plain writes): the positions walked in row-major
  * order a row at a time with a typed loop (reduce_rows.h), in slabs along
@@ -173,9 +165,7 @@ static int sl__nd_rows(sl_call *c, int threads) {
   s.row = row;
   sl__slabs sl;
   sl__slabs_plan(&sl, K, index->shape, out, fixed, threads);
-  sl__copy_strided(
-      &c->arg[3], &c->arg[0],
-      sl.team == 1 && s.out_bytes <= SL__CORE_CACHE_BYTES ? 1 : threads);
+  sl__copy_strided(&c->arg[3], &c->arg[0], threads);
   sl__scatter_walk_run(&s, &sl);
   return 1;
 }
@@ -198,11 +188,7 @@ sl_status sl_scatter_nd_cpu_serial(sl_ctx *ctx, sl_call *c) {
  * is written; every other plan checks the whole index first. */
 sl_status sl_scatter_nd_cpu_omp(sl_ctx *ctx, sl_call *c) {
   const int threads = sl__threads(ctx);
-  sl__reduce_row_fn by_offset =
-      sl__reduce_row_for(c->arg[3].dtype, c->p.reduce, SL_I32);
-  if (by_offset && threads > 1 &&
-      sl__scatter_nd_split(c, by_offset, threads) > 0)
-    return SL_STATUS_OK;
+  if (sl__scatter_nd_split(c, threads) > 0) return SL_STATUS_OK;
   sl_status st = sl__nd_check_index(ctx, c); /* or report the split's find */
   if (st) return st;
   if (sl__nd_rows(c, threads)) return SL_STATUS_OK;

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "ops/gather_nd/nd_index.h"
+#include "reduce_rows.h"
 #include "walk.h"
 
 /* Buckets (T per chunk, each as long as its chunk) past this size are not
@@ -172,20 +173,23 @@ int sl__scatter_nd_direct(const sl_call *c) {
   return 1;
 }
 
-int sl__scatter_nd_split(sl_call *c, sl__reduce_row_fn row, int threads) {
+int sl__scatter_nd_split(sl_call *c, int threads) {
   const sl_tensor *x = &c->arg[0], *index = &c->arg[1], *out = &c->arg[3];
+  /* the typed loop for i32 targets; none for f16, bf16 and the rest, so
+   * es below is 4 or 8 */
+  const sl__reduce_row_fn row =
+      sl__reduce_row_for(out->dtype, c->p.reduce, SL_I32);
   sl__nd_split s = {0};
   s.P = sl__nd_positions(index);
   s.T = sl__team(threads, s.P);
   s.numel = sl__numel(out);
   /* i32 targets in the buckets */
-  if (s.T < 2 || s.numel == 0 || s.numel > INT32_MAX ||
+  if (!row || s.T < 2 || s.numel == 0 || s.numel > INT32_MAX ||
       !sl__scatter_nd_direct(c))
     return 0;
   if (s.T > SL__SPLIT_MAX_THREADS) s.T = SL__SPLIT_MAX_THREADS;
   s.es = sl_dtype_size(out->dtype);
-  if ((s.es != 4 && s.es != 8) ||
-      s.P > SL__SPLIT_MAX_BYTES / s.T / (int64_t)(sizeof(int32_t) + s.es))
+  if (s.P > SL__SPLIT_MAX_BYTES / s.T / (int64_t)(sizeof(int32_t) + s.es))
     return 0;
   s.M = c->p.ndims;
   s.per = ((uint64_t)s.T << 32) / (uint64_t)s.numel;

@@ -6,17 +6,17 @@
 #ifndef SL_SCATTER_ND_SPLIT_H
 #define SL_SCATTER_ND_SPLIT_H
 
-#include "reduce_rows.h"
+#include "sl_internal.h"
 
 /*
  * Runs a whole scatter_nd call whose index values are not yet checked
  * (out = x, then every position's write or sum, in row-major order per
- * element) on `threads` threads with `row`, the typed loop of out's dtype
- * and reduce for i32 offsets. Returns 1 when done, -1 when an index value
- * lies outside x (out untouched: the caller reports it), 0 having done
- * nothing, and checked nothing, when the call does not qualify (see the .c).
+ * element) on `threads` threads. Returns 1 when done, -1 when an index
+ * value lies outside x (out untouched: the caller reports it), 0 having
+ * done nothing, and checked nothing, when the call does not qualify (see
+ * the .c; f32/f64/i32/i64 only, the dtypes with typed row loops).
  */
-int sl__scatter_nd_split(sl_call *c, sl__reduce_row_fn row, int threads);
+int sl__scatter_nd_split(sl_call *c, int threads);
 
 /* Whether every position's target is its index columns alone (each axis of
  * index.shape[:-1] indexed or of extent 1) and x, index, src and out are
