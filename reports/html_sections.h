@@ -15,10 +15,14 @@
 /* Runs: one row per run of the selection (html_summary.c). */
 int sl__html_runs(sl_store *s, const sl_html_opts *o, FILE *out, char *err,
                   size_t errlen);
-/* Summary: verdict counts by op x dtype x variant, and coverage cells
- * (html_summary.c). */
+/* Summary: verdict counts by op x dtype x variant (html_summary.c), then
+ * the coverage. */
 int sl__html_summary(sl_store *s, const sl_html_opts *o, FILE *out, char *err,
                      size_t errlen);
+/* Coverage: each op's fuzz cells by axis, and the cells that failed
+ * (html_coverage.c). */
+int sl__html_coverage(sl_store *s, const sl_html_opts *o, FILE *out, char *err,
+                      size_t errlen);
 /* Failures with their minimal repro lines (html_failures.c). */
 int sl__html_failures(sl_store *s, const sl_html_opts *o, FILE *out, char *err,
                       size_t errlen);

@@ -1,7 +1,8 @@
 /*
- * The top of the HTML report: the runs, the verdicts counted by op x dtype x
- * variant, and the coverage cells of fuzz runs. The verdict walk is the one
- * pass over every result row, so it keeps no row: only counts per cell.
+ * The top of the HTML report: the runs and the verdicts counted by op x dtype
+ * x variant (the coverage that follows is html_coverage.c's). The verdict
+ * walk is the one pass over every result row, so it keeps no row: only
+ * counts per cell.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -193,86 +194,6 @@ static void sl__summary_table(FILE *out, sl__cell *cells, int n) {
   fputs("</table>\n", out);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Coverage cells                                                            */
-/* ------------------------------------------------------------------------ */
-
-typedef struct sl__cov_cell {
-  char *cell;
-  int64_t cases, failures;
-} sl__cov_cell;
-
-typedef struct sl__coverage {
-  sl__strmap map;
-  sl__cov_cell *v;
-  int n, cap, oom;
-} sl__coverage;
-
-/* Parallel fuzz jobs and several runs add to the same cell: sum them. */
-static int sl__coverage_row(void *user, const sl_coverage_view *c) {
-  sl__coverage *cv = user;
-  int at = sl__strmap_get(&cv->map, c->cell);
-  if (at < 0) {
-    if (cv->n == cv->cap) {
-      int cap = cv->cap ? 2 * cv->cap : 64;
-      sl__cov_cell *v = realloc(cv->v, sizeof *v * (size_t)cap);
-      if (!v) return cv->oom = 1;
-      cv->v = v;
-      cv->cap = cap;
-    }
-    char *name = strdup(c->cell);
-    if (!name || sl__strmap_put(&cv->map, c->cell, cv->n)) {
-      free(name);
-      return cv->oom = 1;
-    }
-    at = cv->n++;
-    cv->v[at] = (sl__cov_cell){name, 0, 0};
-  }
-  cv->v[at].cases += c->cases;
-  cv->v[at].failures += c->failures;
-  return 0;
-}
-
-static int sl__cmp_cov(const void *pa, const void *pb) {
-  return strcmp(((const sl__cov_cell *)pa)->cell,
-                ((const sl__cov_cell *)pb)->cell);
-}
-
-static int sl__coverage_section(sl_store *s, int64_t run_id, FILE *out,
-                                char *err, size_t errlen) {
-  sl__coverage cv = {0};
-  int rc = sl_store_each_coverage(s, run_id, sl__coverage_row, &cv);
-  if (rc < 0 || cv.oom) {
-    snprintf(err, errlen, "%s",
-             cv.oom ? "coverage: out of memory" : sl_store_errmsg(s));
-    rc = -1;
-  } else {
-    rc = 0;
-    fprintf(out, "<h3 id=\"coverage\">Coverage cells</h3>\n");
-    if (cv.n == 0)
-      fputs("<p class=\"note\">No fuzz coverage recorded.</p>\n", out);
-    else {
-      qsort(cv.v, (size_t)cv.n, sizeof *cv.v, sl__cmp_cov);
-      fputs("<table class=\"coverage\">\n<tr><th>cell</th><th>cases</th>"
-            "<th>failures</th></tr>\n",
-            out);
-      for (int i = 0; i < cv.n; ++i) {
-        fputs(cv.v[i].failures ? "<tr class=\"bad\">" : "<tr>", out);
-        sl__td(out, NULL, cv.v[i].cell);
-        fprintf(out,
-                "<td class=\"n\">%" PRId64 "</td><td class=\"n\">%" PRId64
-                "</td></tr>\n",
-                cv.v[i].cases, cv.v[i].failures);
-      }
-      fputs("</table>\n", out);
-    }
-  }
-  for (int i = 0; i < cv.n; ++i) free(cv.v[i].cell);
-  free(cv.v);
-  sl__strmap_free(&cv.map);
-  return rc;
-}
-
 int sl__html_summary(sl_store *s, const sl_html_opts *o, FILE *out, char *err,
                      size_t errlen) {
   sl__summary sm;
@@ -299,5 +220,5 @@ int sl__html_summary(sl_store *s, const sl_html_opts *o, FILE *out, char *err,
     fputs("<p class=\"note\">No results recorded.</p>\n", out);
   free(sm.cells);
   sl__strmap_free(&sm.map);
-  return sl__coverage_section(s, o->run_id, out, err, errlen);
+  return sl__html_coverage(s, o, out, err, errlen);
 }

@@ -16,7 +16,10 @@
  *                 f64: cpu.serial passed, cpu.atomic crashed; case 3, shrunk
  *                 from case 2: cpu.atomic crashed.
  *   run 2 (fuzz)  case 4 gather i32: cpu.serial passed, cpu.omp
- *                 mistrusted; three coverage cells. Left running.
+ *                 mistrusted; coverage: two gather cells (one added twice,
+ *                 10 + 2 cases, one of 4), a failing scatter_reduce cell
+ *                 with HTML specials in its reduce field, and a name without
+ *                 fields ("legacy/cell"). Left running.
  *   runs 3-7      index_reduce amin x=64x1 (N = 4096, 64 points per
  *   (bench)       destination): torch.cpu 50 us; cpu.atomic 10 us in runs
  *                 3-5 and 12 us in runs 6-7 (a 20% step at run 6).
@@ -42,6 +45,9 @@
 #define SL_REPORTS_TESTS_DIR "reports/tests"
 #endif
 
+/* Coverage cells in the fuzzer's form (fuzz/casegen.h). */
+#define GATHER_I32 "gather|i32|-|-|i32|c|rank2|dup|rand|valid"
+#define SR_ESCAPED "scatter_reduce|f64|<b>&|self1|i64|c|rank3|rand|nan|valid"
 static const char msg_html[] =
     "out[1,2]=3, expected 4 <script>alert(\"x\")</script> & 'more'";
 static const char line_big[] =
@@ -127,9 +133,12 @@ static int fill(sl_store *s) {
                           3, 0, &c4) ||
         result(s, c4, "cpu.serial", "passed", "") ||
         result(s, c4, "cpu.omp", "mistrusted", "indices never collide");
-  bad = bad || sl_store_add_coverage(s, run, "gather/i32/dup50", 10, 0) ||
-        sl_store_add_coverage(s, run, "scatter_reduce/f64/<b>&rand", 5, 1) ||
-        sl_store_add_coverage(s, run, "gather/i32/dup50", 2, 0) ||
+  bad = bad || sl_store_add_coverage(s, run, GATHER_I32, 10, 0) ||
+        sl_store_add_coverage(
+            s, run, "gather|f32|-|-|i64|t|rank2|rand|rand|valid", 4, 0) ||
+        sl_store_add_coverage(s, run, SR_ESCAPED, 5, 1) ||
+        sl_store_add_coverage(s, run, GATHER_I32, 2, 0) ||
+        sl_store_add_coverage(s, run, "legacy/cell", 1, 0) ||
         sl_store_commit(s);
 
   for (int r = 3; r <= 7; ++r) {
@@ -240,7 +249,8 @@ static void check_html(const char *html) {
   CHECK(strstr(html, "<script") == NULL);
   CHECK_CONTAINS(html, "expected 4 &lt;script&gt;alert(&quot;x&quot;)&lt;/"
                        "script&gt; &amp; &#39;more&#39;");
-  CHECK_CONTAINS(html, "scatter_reduce/f64/&lt;b&gt;&amp;rand");
+  CHECK_CONTAINS(html, "scatter_reduce|f64|&lt;b&gt;&amp;|self1|i64|c|"
+                       "rank3|rand|nan|valid");
   CHECK(strstr(html, "http:") == NULL && strstr(html, "https:") == NULL);
   CHECK(strstr(html, "src=\"") == NULL && strstr(html, "<link") == NULL &&
         strstr(html, "@import") == NULL && strstr(html, "url(") == NULL);
@@ -248,8 +258,20 @@ static void check_html(const char *html) {
   CHECK_CONTAINS(html, "<code>scatterlab run 'scatter_reduce dt=f64 it=i64 "
                        "x=1x1 index=1x1 src=1x1 dim=0 reduce=sum seed=2' "
                        "--variants cpu.atomic</code>");
-  /* Coverage: the two gather cells summed, 10 + 2. */
-  CHECK_CONTAINS(html, "<td>gather/i32/dup50</td><td class=\"n\">12</td>");
+  /* Coverage by axis: gather's two cells, 12 + 4 cases, its dtype axis
+   * i32 summed over the cell added twice (10 + 2); the failing cell's value
+   * escaped and marked; the name without fields counted as an op of its
+   * own; the failing cell listed by name. */
+  CHECK_CONTAINS(html, "<tr><td>gather</td><td class=\"n\">2</td>"
+                       "<td class=\"n\">16</td><td class=\"n\">0</td>"
+                       "<td>f32&nbsp;4<br>i32&nbsp;12</td>");
+  CHECK_CONTAINS(html, "<span class=\"bad\">&lt;b&gt;&amp;&nbsp;5 (1 "
+                       "failed)</span>");
+  CHECK_CONTAINS(html, "<tr><td>legacy/cell</td><td class=\"n\">1</td>");
+  CHECK_CONTAINS(html, "<h3>Cells with failures (1)</h3>");
+  CHECK_CONTAINS(html, "<tr class=\"bad\"><td>scatter_reduce|f64|&lt;b&gt;"
+                       "&amp;|self1|i64|c|rank3|rand|nan|valid</td>"
+                       "<td class=\"n\">5</td><td class=\"n\">1</td>");
   /* Run 8, x=64x1: torch.cpu 50 us over cpu.atomic 12 us is 4.17x; 1e5
    * bytes in 12 us is 8.33 GB/s, 83.3% of 10 GB/s. */
   CHECK_CONTAINS(html, "<td>cpu.atomic</td><td class=\"n\">12.0 us</td>"
