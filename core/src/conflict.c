@@ -91,20 +91,7 @@ void sl__row_plain(sl_dtype dt, sl_reduce r, char *d, int64_t ds, const char *s,
       sl__plain_elem(dt, r, d + k * ds * es, s + k * ss * es);
     return;
   }
-  switch (dt) {
-  case SL_F32:
-    sl__row_dtype(SL_F32, r, d, s, n);
-    break;
-  case SL_F64:
-    sl__row_dtype(SL_F64, r, d, s, n);
-    break;
-  case SL_I32:
-    sl__row_dtype(SL_I32, r, d, s, n);
-    break;
-  default:
-    sl__row_dtype(SL_I64, r, d, s, n);
-    break;
-  }
+  SL__WITH_DTYPE(dt, sl__row_dtype, r, d, s, n);
 }
 
 sl_status sl__recs_open(sl_ctx *ctx, const char *what, sl__recs *r, int64_t n,

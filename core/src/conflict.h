@@ -38,6 +38,47 @@ extern "C" {
 #define SL__HOT static inline
 #endif
 
+/* fn(DT, ...) with DT the constant of dt, one of f32, f64, i32, i64 (any
+ * other dtype counts as i64); SL__WITH_DTYPES adds IT, the index dtype's
+ * constant (i64 when `i64` is true, else i32): fn(DT, IT, ...). A loop
+ * written once as an SL__HOT function with dtype parameters becomes one
+ * instance per constant, each without a dtype switch per element. */
+#define SL__WITH_DTYPE(dt, fn, ...)                                            \
+  do {                                                                         \
+    switch (dt) {                                                              \
+    case SL_F32:                                                               \
+      fn(SL_F32, __VA_ARGS__);                                                 \
+      break;                                                                   \
+    case SL_F64:                                                               \
+      fn(SL_F64, __VA_ARGS__);                                                 \
+      break;                                                                   \
+    case SL_I32:                                                               \
+      fn(SL_I32, __VA_ARGS__);                                                 \
+      break;                                                                   \
+    default:                                                                   \
+      fn(SL_I64, __VA_ARGS__);                                                 \
+      break;                                                                   \
+    }                                                                          \
+  } while (0)
+
+#define SL__WITH_INDEX_DTYPE(DT, i64, fn, ...)                                 \
+  do {                                                                         \
+    if (i64)                                                                   \
+      fn(DT, SL_I64, __VA_ARGS__);                                             \
+    else                                                                       \
+      fn(DT, SL_I32, __VA_ARGS__);                                             \
+  } while (0)
+
+#define SL__WITH_DTYPES(dt, i64, fn, ...)                                      \
+  SL__WITH_DTYPE(dt, SL__WITH_INDEX_DTYPE, i64, fn, __VA_ARGS__)
+
+/* sl__load_index with the index dtype a constant (SL__WITH_DTYPES' IT). */
+SL__HOT int64_t sl__index_typed(sl_dtype it, const sl_tensor *index,
+                                int64_t off) {
+  if (it == SL_I32) return ((const int32_t *)index->data)[off];
+  return ((const int64_t *)index->data)[off];
+}
+
 /* Fewest elements of work per thread: below it a team would cost more to
  * start than it saves. It also keeps small calls on one thread, where the
  * atomic and lock variants apply inputs in input order (as LibTorch does:

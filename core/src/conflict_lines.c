@@ -107,12 +107,7 @@ SL__HOT void sl__cl_elem(const sl__clines *p, const sl__acc *a,
  * calls it with constant dtypes, so that after inlining each instance has
  * no dtype dispatch left per element.
  */
-SL__HOT int64_t sl__cl_index(const sl_tensor *index, sl_dtype it, int64_t off) {
-  if (it == SL_I32) return ((const int32_t *)index->data)[off];
-  return ((const int64_t *)index->data)[off];
-}
-
-SL__HOT void sl__cl_direct_loop(const sl__clines *p, sl_dtype dt, sl_dtype it,
+SL__HOT void sl__cl_direct_loop(sl_dtype dt, sl_dtype it, const sl__clines *p,
                                 const sl__locks *lk, sl__cl_mode mode,
                                 int64_t i0, int64_t i1, int64_t l0,
                                 int64_t l1) {
@@ -121,7 +116,7 @@ SL__HOT void sl__cl_direct_loop(const sl__clines *p, sl_dtype dt, sl_dtype it,
   const int atomic = mode == SL__CL_ATOMIC;
   for (int64_t i = i0; i < i1; ++i) {
     if (p->rows) {
-      const int64_t t = sl__cl_index(p->index, it, i * p->istep);
+      const int64_t t = sl__index_typed(it, p->index, i * p->istep);
       if (lk) sl__lock(lk, t);
       if (!atomic && p->dense) {
         /* The row as one strided vector: out row t, src row i. */
@@ -147,7 +142,7 @@ SL__HOT void sl__cl_direct_loop(const sl__clines *p, sl_dtype dt, sl_dtype it,
       const int64_t io = p->dense ? l * p->ilstep : p->iline[l];
       const int64_t oo = p->dense ? l * p->olstep : p->oline[l];
       const int64_t so = p->dense ? l * p->slstep : p->sline[l];
-      const int64_t t = sl__cl_index(p->index, it, io + i * p->istep);
+      const int64_t t = sl__index_typed(it, p->index, io + i * p->istep);
       char *dst = p->out + (oo + t * p->ostep) * es;
       const char *src = p->src + (so + i * p->sstep) * es;
       if (mode == SL__CL_PREPARE) {
@@ -174,33 +169,8 @@ static int sl__cl_direct_ok(const sl__clines *p, const sl__acc *a) {
 static void sl__cl_direct(const sl__clines *p, const sl__locks *lk,
                           sl__cl_mode mode, int64_t i0, int64_t i1, int64_t l0,
                           int64_t l1) {
-  const int i64 = p->index->dtype == SL_I64;
-  switch (p->dt) {
-  case SL_F32:
-    if (i64)
-      sl__cl_direct_loop(p, SL_F32, SL_I64, lk, mode, i0, i1, l0, l1);
-    else
-      sl__cl_direct_loop(p, SL_F32, SL_I32, lk, mode, i0, i1, l0, l1);
-    break;
-  case SL_F64:
-    if (i64)
-      sl__cl_direct_loop(p, SL_F64, SL_I64, lk, mode, i0, i1, l0, l1);
-    else
-      sl__cl_direct_loop(p, SL_F64, SL_I32, lk, mode, i0, i1, l0, l1);
-    break;
-  case SL_I32:
-    if (i64)
-      sl__cl_direct_loop(p, SL_I32, SL_I64, lk, mode, i0, i1, l0, l1);
-    else
-      sl__cl_direct_loop(p, SL_I32, SL_I32, lk, mode, i0, i1, l0, l1);
-    break;
-  default:
-    if (i64)
-      sl__cl_direct_loop(p, SL_I64, SL_I64, lk, mode, i0, i1, l0, l1);
-    else
-      sl__cl_direct_loop(p, SL_I64, SL_I32, lk, mode, i0, i1, l0, l1);
-    break;
-  }
+  SL__WITH_DTYPES(p->dt, p->index->dtype == SL_I64, sl__cl_direct_loop, p, lk,
+                  mode, i0, i1, l0, l1);
 }
 
 /* Contributions [i0,i1) of lines [l0,l1). With locks (plain mode only) the
@@ -400,7 +370,7 @@ static void sl__cl_records(const sl__clines *p, sl__recs *r, int t, int put) {
 
 /* An element-mode bucket on the direct path (sl__cl_direct_ok), with a
  * constant dtype: one typed step per record. */
-SL__HOT void sl__cl_bucket_direct(const sl__clines *p, sl_dtype dt,
+SL__HOT void sl__cl_bucket_direct(sl_dtype dt, const sl__clines *p,
                                   const sl__recs *r, int64_t b,
                                   sl__cl_mode mode) {
   const int64_t es = dt == SL_F32 || dt == SL_I32 ? 4 : 8;
@@ -419,20 +389,8 @@ SL__HOT void sl__cl_bucket_direct(const sl__clines *p, sl_dtype dt,
 static void sl__cl_bucket(const sl__clines *p, const sl__acc *a,
                           const sl__recs *r, int64_t b, sl__cl_mode mode) {
   if (!p->rows && sl__cl_direct_ok(p, a)) {
-    switch (p->dt) {
-    case SL_F32:
-      sl__cl_bucket_direct(p, SL_F32, r, b, mode);
-      return;
-    case SL_F64:
-      sl__cl_bucket_direct(p, SL_F64, r, b, mode);
-      return;
-    case SL_I32:
-      sl__cl_bucket_direct(p, SL_I32, r, b, mode);
-      return;
-    default:
-      sl__cl_bucket_direct(p, SL_I64, r, b, mode);
-      return;
-    }
+    SL__WITH_DTYPE(p->dt, sl__cl_bucket_direct, p, r, b, mode);
+    return;
   }
   for (int64_t k = r->start[b]; k < r->start[b + 1]; ++k) {
     const unsigned char *val = sl__recs_val(r, k);

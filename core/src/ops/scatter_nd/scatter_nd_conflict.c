@@ -89,9 +89,67 @@ static inline void sl__ndc_apply(const sl__ndc *q, const sl__acc *a,
   }
 }
 
+/*
+ * The typed path, for the common case: direct addressing, a sum into out
+ * itself (f32, f64, i32, i64: no f32 accumulators, no counts). The loops
+ * are written once with dtype parameters and instantiated per constant
+ * (SL__WITH_DTYPES), so no dtype switch is left per position: the generic
+ * path's accumulator calls cost more than the atomics themselves.
+ */
+static int sl__ndc_typed_ok(const sl__ndc *q) {
+  const sl_dtype dt = q->c->arg[3].dtype;
+  return q->direct && q->c->p.reduce == SL_REDUCE_SUM &&
+         (dt == SL_F32 || dt == SL_F64 || dt == SL_I32 || dt == SL_I64);
+}
+
+/* Position p's element of out (direct addressing: its index row alone). */
+SL__HOT int64_t sl__ndc_target(sl_dtype it, const sl__ndc *q, int64_t p) {
+  const sl_tensor *index = &q->c->arg[1];
+  const int M = q->c->p.ndims;
+  if (M == 2) /* single elements of a matrix: the usual case */
+    return sl__index_typed(it, index, 2 * p) * q->od[0] +
+           sl__index_typed(it, index, 2 * p + 1) * q->od[1];
+  int64_t e = 0;
+  for (int k = 0; k < M; ++k)
+    e += sl__index_typed(it, index, p * M + k) * q->od[k];
+  return e;
+}
+
+SL__HOT void sl__ndc_typed_loop(sl_dtype dt, sl_dtype it, const sl__ndc *q,
+                                const sl__locks *lk, sl__nd_mode mode,
+                                int64_t p0, int64_t p1) {
+  const int64_t es = dt == SL_F32 || dt == SL_I32 ? 4 : 8;
+  char *out = q->c->arg[3].data;
+  const char *src = q->c->arg[2].data;
+  for (int64_t p = p0; p < p1; ++p) {
+    const int64_t e = sl__ndc_target(it, q, p);
+    if (mode == SL__ND_ATOMIC) {
+      sl__atomic_elem(dt, SL_REDUCE_SUM, out + e * es, src + p * es);
+      continue;
+    }
+    if (lk) sl__lock(lk, e);
+    sl__plain_elem(dt, SL_REDUCE_SUM, out + e * es, src + p * es);
+    if (lk) sl__unlock(lk, e);
+  }
+}
+
+static void sl__ndc_typed(const sl__ndc *q, const sl__locks *lk,
+                          sl__nd_mode mode, int64_t p0, int64_t p1) {
+  SL__WITH_DTYPES(q->c->arg[3].dtype, q->c->arg[1].dtype == SL_I64,
+                  sl__ndc_typed_loop, q, lk, mode, p0, p1);
+}
+
 static void sl__ndc_pass(const sl__ndc *q, const sl__acc *a,
                          const sl__locks *lk, sl__nd_mode mode, int threads) {
   const int team = sl__conflict_team(threads, q->P);
+  if (mode != SL__ND_PREPARE && sl__ndc_typed_ok(q)) {
+    /* blocks in position order, a contiguous run of them per thread */
+    const int64_t B = SL__CONFLICT_GRAIN, blocks = (q->P + B - 1) / B;
+#pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
+    for (int64_t b = 0; b < blocks; ++b)
+      sl__ndc_typed(q, lk, mode, b * B, b + 1 < blocks ? (b + 1) * B : q->P);
+    return;
+  }
 #pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
   for (int64_t p = 0; p < q->P; ++p) sl__ndc_apply(q, a, lk, mode, p);
 }
@@ -177,7 +235,26 @@ sl_status sl_scatter_nd_cpu_lock(sl_ctx *ctx, sl_call *c) {
 }
 
 /* Records of chunk t in position order: key e, payload the src element. */
+SL__HOT void sl__ndc_records_typed(sl_dtype it, const sl__ndc *q, sl__recs *r,
+                                   int t, int put) {
+  const char *src = q->c->arg[2].data;
+  for (int64_t p = sl__recs_begin(r, t); p < sl__recs_begin(r, t + 1); ++p) {
+    const uint32_t key = (uint32_t)sl__ndc_target(it, q, p);
+    if (put)
+      sl__recs_put(r, t, key, src + p * (int64_t)q->es);
+    else
+      sl__recs_count(r, t, key);
+  }
+}
+
 static void sl__ndc_records(const sl__ndc *q, sl__recs *r, int t, int put) {
+  if (q->direct) { /* the index dtype a constant */
+    if (q->c->arg[1].dtype == SL_I64)
+      sl__ndc_records_typed(SL_I64, q, r, t, put);
+    else
+      sl__ndc_records_typed(SL_I32, q, r, t, put);
+    return;
+  }
   for (int64_t p = sl__recs_begin(r, t); p < sl__recs_begin(r, t + 1); ++p) {
     char *dst;
     const char *src;
@@ -189,9 +266,23 @@ static void sl__ndc_records(const sl__ndc *q, sl__recs *r, int t, int put) {
   }
 }
 
+/* A bucket on the typed path: one typed sum per record. */
+SL__HOT void sl__ndc_bucket_typed(sl_dtype dt, const sl__ndc *q,
+                                  const sl__recs *r, int64_t b) {
+  const int64_t es = dt == SL_F32 || dt == SL_I32 ? 4 : 8;
+  char *out = q->c->arg[3].data;
+  for (int64_t k = r->start[b]; k < r->start[b + 1]; ++k)
+    sl__plain_elem(dt, SL_REDUCE_SUM, out + sl__recs_key(r, k) * es,
+                   sl__recs_val(r, k));
+}
+
 /* Applies bucket b's records in order (the bucket owns their elements). */
 static void sl__ndc_bucket(const sl__ndc *q, const sl__acc *a,
                            const sl__recs *r, int64_t b, int prepare) {
+  if (!prepare && sl__ndc_typed_ok(q)) {
+    SL__WITH_DTYPE(q->c->arg[3].dtype, sl__ndc_bucket_typed, q, r, b);
+    return;
+  }
   for (int64_t k = r->start[b]; k < r->start[b + 1]; ++k) {
     char *dst = sl__ndc_where(q, sl__recs_key(r, k));
     if (prepare)
