@@ -158,7 +158,8 @@ static int sl__cmp_failing(const void *pa, const void *pb) {
 }
 
 static void sl__axis_td(FILE *out, sl__cov_axis *a) {
-  qsort(a->v, (size_t)a->n, sizeof *a->v, sl__cmp_value);
+  if (a->n) /* an axis a short name lacks has no array to sort */
+    qsort(a->v, (size_t)a->n, sizeof *a->v, sl__cmp_value);
   fputs("<td>", out);
   for (int k = 0; k < a->n; ++k) {
     const sl__cov_value *v = &a->v[k];
