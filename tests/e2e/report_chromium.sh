@@ -39,9 +39,10 @@ chrome() {
 chrome --dump-dom >"$tmp/dom.html"
 check "dump-dom ran" test -s "$tmp/dom.html" || cat "$tmp/chrome.err"
 dom_has() { grep -qF -- "$1" "$tmp/dom.html" || { echo "DOM lacks: $1"; return 1; }; }
-for t in runs summary coverage failures timings; do
+for t in runs summary coverage coverage-failing failures timings; do
   check "DOM table $t" dom_has "<table class=\"$t\">"
 done
+check "DOM coverage value" dom_has '<span class="bad">&lt;odd&gt;&nbsp;4 (1 failed)</span>'
 check "DOM contention figure" dom_has "<h3>index_reduce reduce=amin dt=f32 ip=rand self=0, 2 threads, warm</h3>"
 check "DOM contention panels" dom_has 'aria-label="row width C = 8"'
 check "DOM history chart" dom_has 'aria-label="cpu.omp, 2 threads, warm"'
