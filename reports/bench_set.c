@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report_common.h"
 #include "strmap.h"
 
 typedef struct sl__load {
@@ -15,13 +16,8 @@ typedef struct sl__load {
 static int sl__load_row(void *user, const sl_timing_view *t) {
   sl__load *l = user;
   sl__bench_set *set = l->set;
-  if (set->n == set->cap) {
-    int cap = set->cap ? 2 * set->cap : 256;
-    sl__bench *v = realloc(set->v, sizeof *v * (size_t)cap);
-    if (!v) return l->oom = 1;
-    set->v = v;
-    set->cap = cap;
-  }
+  if (sl__grow((void **)&set->v, set->n, &set->cap, sizeof *set->v))
+    return l->oom = 1;
   sl__bench *b = &set->v[set->n];
   memset(b, 0, sizeof *b);
   b->run_id = t->run_id;

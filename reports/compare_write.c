@@ -54,19 +54,23 @@ static void sl__cells_of(const sl_cmp_row *r, sl__cells *c) {
            r->cold ? " cold" : "");
 }
 
-/* The line that warns when the two runs ran on different machines. */
-static void sl__machines_line(FILE *out, const sl_cmp_set *set) {
-  if (set->machines_differ[0])
-    fprintf(out,
-            "the two runs saw different machines (%s): a change may be the "
-            "machine's, not the code's\n",
-            set->machines_differ);
+/* The warning when the two runs ran on different machines, one text for
+ * every format; 0 (buf "") when they did not. */
+static int sl__machines_warning(const sl_cmp_set *set, char *buf, size_t len) {
+  buf[0] = '\0';
+  if (!set->machines_differ[0]) return 0;
+  snprintf(buf, len,
+           "the two runs saw different machines (%s): a change may be the "
+           "machine's, not the code's",
+           set->machines_differ);
+  return 1;
 }
 
 static void sl__text(const sl_cmp_set *set, const sl_cmp_opts *o, FILE *out) {
   fprintf(out, "base:      %s (%s)\ncandidate: %s (%s)\n", set->base_name,
           set->base_machine, set->cand_name, set->cand_machine);
-  sl__machines_line(out, set);
+  char warn[512];
+  if (sl__machines_warning(set, warn, sizeof warn)) fprintf(out, "%s\n", warn);
   fprintf(out,
           "a change counts when p < %g, |ratio - 1| >= %.0f%% and beyond "
           "the noise; at least %d samples per side\n\n",
@@ -120,10 +124,11 @@ static void sl__markdown(const sl_cmp_set *set, const sl_cmp_opts *o,
   sl__md(out, set->cand_name);
   fprintf(out, "`, threshold %.0f%%, alpha %g\n\n", 100 * o->threshold,
           o->alpha);
-  if (set->machines_differ[0]) {
+  char warn[512];
+  if (sl__machines_warning(set, warn, sizeof warn)) {
     fputs("> ", out);
-    sl__machines_line(out, set);
-    fputs("\n", out);
+    sl__md(out, warn); /* one line: a CPU model's newline would end it */
+    fputs("\n\n", out);
   }
   if (set->only_base || set->only_cand) {
     sl__only_line(out, set);
@@ -195,11 +200,10 @@ static void sl__html(const sl_cmp_set *set, const sl_cmp_opts *o, FILE *out) {
   fputs(" (base); ", out);
   sl__html_text(out, set->cand_machine);
   fputs(" (candidate)</p>\n", out);
-  if (set->machines_differ[0]) {
+  char warn[512];
+  if (sl__machines_warning(set, warn, sizeof warn)) {
     fputs("<p class=\"warn\">", out);
-    sl__html_text(out, "the two runs saw different machines (");
-    sl__html_text(out, set->machines_differ);
-    sl__html_text(out, "): a change may be the machine's, not the code's");
+    sl__html_text(out, warn);
     fputs("</p>\n", out);
   }
   fputs("<p class=\"note\">", out);

@@ -13,6 +13,7 @@
 
 #include "html.h"
 #include "html_sections.h"
+#include "report_common.h"
 #include "strmap.h"
 
 /* The fields of a cell name after the op, in order. */
@@ -51,17 +52,6 @@ typedef struct sl__coverage {
   sl__cov_op *ops;
   int nops, opcap;
 } sl__coverage;
-
-/* Grows an array of `size`-byte items to hold one more; 0 or -1. */
-static int sl__grow(void **v, int n, int *cap, size_t size) {
-  if (n < *cap) return 0;
-  int c = *cap ? 2 * *cap : 16;
-  void *p = realloc(*v, size * (size_t)c);
-  if (!p) return -1;
-  *v = p;
-  *cap = c;
-  return 0;
-}
 
 /* Parallel fuzz jobs and several runs add to the same cell: sum them. */
 static int sl__coverage_row(void *user, const sl_coverage_view *c) {

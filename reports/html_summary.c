@@ -11,6 +11,7 @@
 #include "case.h"
 #include "html.h"
 #include "html_sections.h"
+#include "report_common.h"
 #include "strmap.h"
 
 /* ------------------------------------------------------------------------ */
@@ -121,13 +122,8 @@ static sl__cell *sl__cell_of(sl__summary *sm, const char *op,
   snprintf(key, sizeof key, "%s\t%s\t%s", op, sm->dt, variant);
   int at = sl__strmap_get(&sm->map, key);
   if (at >= 0) return &sm->cells[at];
-  if (sm->ncells == sm->cap) {
-    int cap = sm->cap ? 2 * sm->cap : 64;
-    sl__cell *v = realloc(sm->cells, sizeof *v * (size_t)cap);
-    if (!v) return NULL;
-    sm->cells = v;
-    sm->cap = cap;
-  }
+  if (sl__grow((void **)&sm->cells, sm->ncells, &sm->cap, sizeof *sm->cells))
+    return NULL;
   if (sl__strmap_put(&sm->map, key, sm->ncells)) return NULL;
   sl__cell *c = &sm->cells[sm->ncells++];
   memset(c, 0, sizeof *c);

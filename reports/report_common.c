@@ -1,5 +1,8 @@
-/* Argument checks and the end-of-output check of the reports. */
+/* Argument checks, the end-of-output check and the growing arrays of the
+ * reports. */
 #include "report_common.h"
+
+#include <stdlib.h>
 
 int sl__report_check(sl_store *s, FILE *out, int64_t run_id, const char *fn,
                      char *err, size_t errlen) {
@@ -33,5 +36,15 @@ int sl__report_finish(FILE *out, const char *what, const char *path, char *err,
     snprintf(err, errlen, "%s of %s: write error", what, path);
     return -1;
   }
+  return 0;
+}
+
+int sl__grow(void **v, int n, int *cap, size_t size) {
+  if (n < *cap) return 0;
+  int c = *cap ? 2 * *cap : 16;
+  void *p = realloc(*v, size * (size_t)c);
+  if (!p) return -1;
+  *v = p;
+  *cap = c;
   return 0;
 }

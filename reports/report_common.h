@@ -1,6 +1,7 @@
 /*
  * What every report function starts and ends with: the argument checks and
- * the check that the whole output was written. Internal to reports/.
+ * the check that the whole output was written; and the growing arrays the
+ * reports gather rows into. Internal to reports/.
  */
 #ifndef SL_REPORT_COMMON_H
 #define SL_REPORT_COMMON_H
@@ -21,5 +22,10 @@ int sl__report_check(sl_store *s, FILE *out, int64_t run_id, const char *fn,
  * write error" in err. */
 int sl__report_finish(FILE *out, const char *what, const char *path, char *err,
                       size_t errlen);
+
+/* Makes room for one more item in the array *v of n items of `size`
+ * bytes (capacity *cap, doubled as it fills): 0, or -1 out of memory with
+ * *v left as it was. */
+int sl__grow(void **v, int n, int *cap, size_t size);
 
 #endif

@@ -272,7 +272,7 @@ static void sl__mark_gone_runs(sl_store *s) {
   /* Judged first, written after: the SELECT is done before any UPDATE. */
   struct sl__gone {
     int64_t id;
-    char owner[256]; /* sl__run_owner_self's size: longer ones are not ours */
+    char owner[SL__OWNER_BYTES]; /* longer ones are not ours */
   } *gone = NULL;
   size_t n = 0, cap = 0;
   while (sqlite3_step(q) == SQLITE_ROW) {
@@ -433,7 +433,7 @@ int sl_store_run_begin(sl_store *s, const sl_run_info *info, int64_t *run_id) {
   if (info->cores > 0) sqlite3_bind_int(st, 10, info->cores);
   if (info->threads > 0) sqlite3_bind_int(st, 11, info->threads);
   sl__bind_real_or_null(st, 12, info->copy_gbs > 0, info->copy_gbs);
-  char owner[256];
+  char owner[SL__OWNER_BYTES];
   sl__run_owner_self(owner, sizeof owner);
   sl__store_bind_text(st, 13, owner);
   if (sl__store_step_done(s, st, op)) return -1;

@@ -105,7 +105,8 @@ int sl__store_upgrade(sqlite3 *db, const char *path, char *err, size_t errlen);
 int sl__store_known_version(void);
 
 /* The process writing a run, as runs.process records it (run_owner.c); ''
- * where /proc cannot tell. n >= 256 holds any. */
+ * where /proc cannot tell. SL__OWNER_BYTES hold any. */
+#define SL__OWNER_BYTES 256
 void sl__run_owner_self(char *buf, size_t n);
 /* 1 when `owner` names a process of this boot and pid namespace that no
  * longer runs (gone, reused pid, zombie); 0 when it runs or cannot be

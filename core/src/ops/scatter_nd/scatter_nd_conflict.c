@@ -41,16 +41,27 @@ static void sl__ndc_init(const sl_call *c, sl__ndc *q) {
   q->es = sl_dtype_size(c->arg[3].dtype);
 }
 
+/* Position p's element of out (direct addressing: its index row alone);
+ * `it` a constant in the typed loops. */
+SL__HOT int64_t sl__ndc_target(sl_dtype it, const sl__ndc *q, int64_t p) {
+  const sl_tensor *index = &q->c->arg[1];
+  const int M = q->c->p.ndims;
+  if (M == 2) /* single elements of a matrix: the usual case */
+    return sl__index_typed(it, index, 2 * p) * q->od[0] +
+           sl__index_typed(it, index, 2 * p + 1) * q->od[1];
+  int64_t e = 0;
+  for (int k = 0; k < M; ++k)
+    e += sl__index_typed(it, index, p * M + k) * q->od[k];
+  return e;
+}
+
 /* Position p: its destination number, its element of out and of src. */
 static inline int64_t sl__ndc_resolve(const sl__ndc *q, int64_t p, char **dst,
                                       const char **src) {
   const sl_tensor *index = &q->c->arg[1], *s = &q->c->arg[2];
   const sl_tensor *out = &q->c->arg[3];
   if (q->direct) { /* no multi-index to unravel and rebuild */
-    const int M = q->c->p.ndims;
-    int64_t e = 0;
-    for (int k = 0; k < M; ++k)
-      e += sl__load_index(index, p * M + k) * q->od[k];
+    const int64_t e = sl__ndc_target(index->dtype, q, p);
     *dst = (char *)out->data + e * (int64_t)q->es;
     *src = (const char *)s->data + p * (int64_t)q->es;
     return e;
@@ -100,19 +111,6 @@ static int sl__ndc_typed_ok(const sl__ndc *q) {
   const sl_dtype dt = q->c->arg[3].dtype;
   return q->direct && q->c->p.reduce == SL_REDUCE_SUM &&
          (dt == SL_F32 || dt == SL_F64 || dt == SL_I32 || dt == SL_I64);
-}
-
-/* Position p's element of out (direct addressing: its index row alone). */
-SL__HOT int64_t sl__ndc_target(sl_dtype it, const sl__ndc *q, int64_t p) {
-  const sl_tensor *index = &q->c->arg[1];
-  const int M = q->c->p.ndims;
-  if (M == 2) /* single elements of a matrix: the usual case */
-    return sl__index_typed(it, index, 2 * p) * q->od[0] +
-           sl__index_typed(it, index, 2 * p + 1) * q->od[1];
-  int64_t e = 0;
-  for (int k = 0; k < M; ++k)
-    e += sl__index_typed(it, index, p * M + k) * q->od[k];
-  return e;
 }
 
 SL__HOT void sl__ndc_typed_loop(sl_dtype dt, sl_dtype it, const sl__ndc *q,
