@@ -10,6 +10,13 @@
 
 #include "sl/sl.h"
 
+/* The same value: NaN for NaN, and zeros of the same sign (the kernels
+ * must not turn -0 into +0 where the naive loop keeps it). */
+static inline int same_f(double a, double b) {
+  if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
+  return a == b && signbit(a) == signbit(b);
+}
+
 /* What a targeted position starts from with include_self = false. */
 static inline double naive_identity(sl_reduce r) {
   return r == SL_REDUCE_PROD   ? 1

@@ -9,14 +9,9 @@
  */
 #include <stdint.h>
 
+#include "core_test.h"
 #include "sl/sl.h"
 #include "sl_test.h"
-
-/* Loops over every CPU variant of op `which` in the variant table. */
-#define FOR_EACH_VARIANT(which, v)                                             \
-  for (size_t v##_i = 0; v##_i < sl_variant_count(); ++v##_i)                  \
-    for (const sl_variant *v = sl_variant_at(v##_i);                           \
-         v && v->op == (which) && !(v->flags & SL_NEEDS_CUDA); v = NULL)
 
 #define SHAPE(...) ((const int64_t[]){__VA_ARGS__})
 

@@ -5,6 +5,7 @@
  */
 #include <stdint.h>
 
+#include "core_test.h"
 #include "gather_panels.h"
 #include "sl/sl.h"
 #include "sl_test.h"
@@ -12,12 +13,6 @@
 static const float A[12] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
 static const int64_t IDX[6] = {0, 1, 1, 3, 2, 0};
 static const int64_t S43[2] = {4, 3}, S23[2] = {2, 3};
-
-/* Loops over every CPU variant of op `which` in the variant table. */
-#define FOR_EACH_VARIANT(which, v)                                             \
-  for (size_t v##_i = 0; v##_i < sl_variant_count(); ++v##_i)                  \
-    for (const sl_variant *v = sl_variant_at(v##_i);                           \
-         v && v->op == (which) && !(v->flags & SL_NEEDS_CUDA); v = NULL)
 
 static void test_seed000(void) {
   sl_ctx ctx;
@@ -63,18 +58,13 @@ static void test_strides(void) {
   sl_ctx ctx;
   sl_ctx_init(&ctx);
   /* x^T: logical 3x4 view of A (4x3) -> x[i][j] = A[j][i] = 3j + i. */
-  sl_tensor xt = sl_tensor_make(SL_F32, 2, (int64_t[]){3, 4}, (void *)A);
-  xt.strides[0] = 1;
-  xt.strides[1] = 3;
+  sl_tensor xt = transposed_3x4(A);
   int64_t row[4] = {3, 0, 2, 1};
   sl_tensor index = sl_tensor_make(SL_I64, 2, (int64_t[]){2, 4}, row);
   index.strides[0] = 0; /* both rows are `row` */
   FOR_EACH_VARIANT(SL_OP_GATHER, v) {
     float buf[16];
-    for (int i = 0; i < 16; ++i) buf[i] = -7;
-    sl_tensor o = sl_tensor_make(SL_F32, 2, (int64_t[]){2, 4}, buf);
-    o.strides[1] = 2; /* every other element */
-    o.strides[0] = 8;
+    sl_tensor o = spaced_rows_x4(buf, 2);
     CHECK(sl_gather(&ctx, v->name, &xt, 1, &index, &o) == SL_STATUS_OK);
     /* out[i][j] = x[i][row[j]] = 3*row[j] + i */
     for (int i = 0; i < 2; ++i)

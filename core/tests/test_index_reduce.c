@@ -9,19 +9,10 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "core_test.h"
 #include "naive_reduce.h"
 #include "sl/sl.h"
 #include "sl_test.h"
-
-#define FOR_EACH_VARIANT(which, v)                                             \
-  for (size_t v##_i = 0; v##_i < sl_variant_count(); ++v##_i)                  \
-    for (const sl_variant *v = sl_variant_at(v##_i);                           \
-         v && v->op == (which) && !(v->flags & SL_NEEDS_CUDA); v = NULL)
-
-static int same_f(double a, double b) {
-  if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
-  return a == b && signbit(a) == signbit(b);
-}
 
 /* Runs index_reduce on variant v (out poisoned first unless out_bytes is
  * 0) with 3 threads for cpu.omp. */
@@ -328,9 +319,7 @@ static void test_strides(void) {
   float A[12], sb[12], ob[12];
   for (int i = 0; i < 12; ++i) A[i] = (float)i, sb[i] = 100.0f + (float)i;
   /* x[i][j] = 3j + i (3x4): [[0,3,6,9],[1,4,7,10],[2,5,8,11]] */
-  sl_tensor xt = sl_tensor_make(SL_F32, 2, (int64_t[]){3, 4}, A);
-  xt.strides[0] = 1;
-  xt.strides[1] = 3;
+  sl_tensor xt = transposed_3x4(A);
   /* u[i][k] = sb[4i + 2k]: [[100,102],[104,106],[108,110]] */
   sl_tensor ut = sl_tensor_make(SL_F32, 2, (int64_t[]){3, 2}, sb);
   ut.strides[0] = 4;
@@ -338,9 +327,7 @@ static void test_strides(void) {
   int64_t ib[3] = {3, 99, 0}; /* index = [3, 0], stride 2 */
   sl_tensor ti = sl_tensor_make(SL_I64, 1, (int64_t[]){2}, ib);
   ti.strides[0] = 2;
-  sl_tensor ot = sl_tensor_make(SL_F32, 2, (int64_t[]){3, 4}, ob);
-  ot.strides[0] = 1;
-  ot.strides[1] = 3;
+  sl_tensor ot = transposed_3x4(ob);
   /* out[i][3] = x[i][3] + u[i][0], out[i][0] = x[i][0] + u[i][1] */
   const float sum[3][4] = {
       {102, 3, 6, 109}, {107, 4, 7, 114}, {112, 5, 8, 119}};

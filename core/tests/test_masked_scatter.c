@@ -8,27 +8,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "core_test.h"
 #include "sl/sl.h"
 #include "sl_test.h"
-
-/* Loops over every CPU variant of op `which` in the variant table. */
-#define FOR_EACH_VARIANT(which, v)                                             \
-  for (size_t v##_i = 0; v##_i < sl_variant_count(); ++v##_i)                  \
-    for (const sl_variant *v = sl_variant_at(v##_i);                           \
-         v && v->op == (which) && !(v->flags & SL_NEEDS_CUDA); v = NULL)
-
-/* A descriptor whose shape product overflows, built by hand: sl_tensor_make
- * would compute its row-major strides, which overflow int64 themselves. */
-static sl_tensor huge_tensor(sl_dtype dt, int ndim, const int64_t *shape,
-                             void *data) {
-  sl_tensor t = sl_tensor_make(dt, 0, NULL, data);
-  t.ndim = ndim;
-  for (int d = 0; d < ndim; ++d) {
-    t.shape[d] = shape[d];
-    t.strides[d] = 1;
-  }
-  return t;
-}
 
 static sl_status ms(sl_ctx *ctx, const char *variant, sl_tensor x,
                     sl_tensor mask, sl_tensor source, sl_tensor out) {
@@ -177,9 +159,7 @@ static void test_strides(void) {
   /* xt[i][j] = 3j + i, shape [3,4] (transpose of m = 0..11 as 4x3). */
   float m[12];
   for (int k = 0; k < 12; ++k) m[k] = (float)k;
-  sl_tensor xt = sl_tensor_make(SL_F32, 2, (int64_t[]){3, 4}, m);
-  xt.strides[0] = 1;
-  xt.strides[1] = 3;
+  sl_tensor xt = transposed_3x4(m);
   /* mask [3,4] whose rows all equal `row` (stride 0 on axis 0). */
   uint8_t row[4] = {0, 1, 1, 0};
   sl_tensor mask = sl_tensor_make(SL_BOOL, 2, (int64_t[]){3, 4}, row);
@@ -193,10 +173,7 @@ static void test_strides(void) {
     for (int threads = 0; threads <= 5; threads += 5) {
       ctx.threads = threads;
       float buf[24];
-      for (int k = 0; k < 24; ++k) buf[k] = -7;
-      sl_tensor o = sl_tensor_make(SL_F32, 2, (int64_t[]){3, 4}, buf);
-      o.strides[0] = 8;
-      o.strides[1] = 2;
+      sl_tensor o = spaced_rows_x4(buf, 3);
       CHECK(ms(&ctx, v->name, xt, mask, src, o) == SL_STATUS_OK);
       /* true positions in order: (0,1) (0,2) (1,1) (1,2) (2,1) (2,2) take
        * source 100, 103, 106, 109, 112, 115. */

@@ -10,13 +10,9 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "core_test.h"
 #include "sl/sl.h"
 #include "sl_test.h"
-
-#define FOR_EACH_VARIANT(which, v)                                             \
-  for (size_t v##_i = 0; v##_i < sl_variant_count(); ++v##_i)                  \
-    for (const sl_variant *v = sl_variant_at(v##_i);                           \
-         v && v->op == (which) && !(v->flags & SL_NEEDS_CUDA); v = NULL)
 
 static int same_f(double a, double b) {
   if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);

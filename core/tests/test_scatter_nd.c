@@ -8,30 +8,12 @@
  */
 #include <stdint.h>
 
+#include "core_test.h"
 #include "sl/sl.h"
 #include "sl_test.h"
 
 static const float A[12] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
 static const int64_t S43[2] = {4, 3};
-
-/* Loops over every CPU variant of op `which` in the variant table. */
-#define FOR_EACH_VARIANT(which, v)                                             \
-  for (size_t v##_i = 0; v##_i < sl_variant_count(); ++v##_i)                  \
-    for (const sl_variant *v = sl_variant_at(v##_i);                           \
-         v && v->op == (which) && !(v->flags & SL_NEEDS_CUDA); v = NULL)
-
-/* A descriptor whose shape product overflows, built by hand: sl_tensor_make
- * would compute its row-major strides, which overflow int64 themselves. */
-static sl_tensor huge_tensor(sl_dtype dt, int ndim, const int64_t *shape,
-                             void *data) {
-  sl_tensor t = sl_tensor_make(dt, 0, NULL, data);
-  t.ndim = ndim;
-  for (int d = 0; d < ndim; ++d) {
-    t.shape[d] = shape[d];
-    t.strides[d] = 1;
-  }
-  return t;
-}
 
 /* Runs scatter_nd with the given dims (ndims 0: default) and reduce. */
 static sl_status snd(sl_ctx *ctx, const char *variant, sl_tensor x,
@@ -193,9 +175,7 @@ static void test_strides(void) {
   sl_ctx ctx;
   sl_ctx_init(&ctx);
   /* x^T: logical 3x4 view of A (4x3): x[i][j] = A[j][i] = 3j + i. */
-  sl_tensor xt = sl_tensor_make(SL_F32, 2, (int64_t[]){3, 4}, (void *)A);
-  xt.strides[0] = 1;
-  xt.strides[1] = 3;
+  sl_tensor xt = transposed_3x4(A);
   int64_t row[2] = {3, 0};
   sl_tensor index = sl_tensor_make(SL_I64, 3, (int64_t[]){3, 2, 1}, row);
   index.strides[0] = 0; /* every row of index is `row` */
@@ -208,10 +188,7 @@ static void test_strides(void) {
     for (int threads = 0; threads <= 4; threads += 4) {
       ctx.threads = threads;
       float buf[24];
-      for (int k = 0; k < 24; ++k) buf[k] = -7;
-      sl_tensor o = sl_tensor_make(SL_F32, 2, (int64_t[]){3, 4}, buf);
-      o.strides[0] = 8; /* out[i][j] = buf[8i + 2j] */
-      o.strides[1] = 2;
+      sl_tensor o = spaced_rows_x4(buf, 3); /* out[i][j] = buf[8i + 2j] */
       CHECK(snd(&ctx, v->name, xt, index, src, 1, (int64_t[]){1},
                 SL_REDUCE_NONE, o) == SL_STATUS_OK);
       for (int i = 0; i < 3; ++i)

@@ -11,22 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core_test.h"
 #include "naive_reduce.h"
 #include "sl/sl.h"
 #include "sl_test.h"
 
-/* Loops over every CPU variant of op `which` in the variant table. */
-#define FOR_EACH_VARIANT(which, v)                                             \
-  for (size_t v##_i = 0; v##_i < sl_variant_count(); ++v##_i)                  \
-    for (const sl_variant *v = sl_variant_at(v##_i);                           \
-         v && v->op == (which) && !(v->flags & SL_NEEDS_CUDA); v = NULL)
-
 /* Bitwise-equal floats, any NaN matching any NaN. */
-static int same_f(double a, double b) {
-  if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
-  return a == b && signbit(a) == signbit(b);
-}
-
 /* Runs scatter_reduce(x, dim, index, src) on variant v into out (poisoned
  * first) and returns the status. */
 static sl_status run_sr(sl_ctx *ctx, const sl_variant *v, const sl_tensor *x,
@@ -307,18 +297,14 @@ static void test_strides(void) {
    *   [[0,3,6,9],[1,4,7,10],[2,5,8,11]] */
   float A[12], sb[12], ob[12];
   for (int i = 0; i < 12; ++i) A[i] = (float)i, sb[i] = 100.0f + (float)i;
-  sl_tensor xt = sl_tensor_make(SL_F32, 2, (int64_t[]){3, 4}, A);
-  xt.strides[0] = 1;
-  xt.strides[1] = 3;
+  sl_tensor xt = transposed_3x4(A);
   /* src[i][j] = sb[4i + 2j]: [[100,102],[104,106],[108,110]] */
   sl_tensor st = sl_tensor_make(SL_F32, 2, (int64_t[]){3, 2}, sb);
   st.strides[0] = 4;
   st.strides[1] = 2;
   int64_t idx[6] = {3, 0, 1, 1, 0, 3};
   sl_tensor ti = sl_tensor_make(SL_I64, 2, (int64_t[]){3, 2}, idx);
-  sl_tensor ot = sl_tensor_make(SL_F32, 2, (int64_t[]){3, 4}, ob);
-  ot.strides[0] = 1;
-  ot.strides[1] = 3;
+  sl_tensor ot = transposed_3x4(ob);
   /* sum with x: row 0: x[0][3] 9+100, x[0][0] 0+102; row 1: x[1][1]
    * 4+104+106; row 2: x[2][0] 2+108, x[2][3] 11+110 */
   const float sum[3][4] = {{102, 3, 6, 109}, {1, 214, 7, 10}, {110, 5, 8, 121}};

@@ -6,27 +6,9 @@
  */
 #include <stdint.h>
 
+#include "core_test.h"
 #include "sl/sl.h"
 #include "sl_test.h"
-
-/* Loops over every CPU variant of op `which` in the variant table. */
-#define FOR_EACH_VARIANT(which, v)                                             \
-  for (size_t v##_i = 0; v##_i < sl_variant_count(); ++v##_i)                  \
-    for (const sl_variant *v = sl_variant_at(v##_i);                           \
-         v && v->op == (which) && !(v->flags & SL_NEEDS_CUDA); v = NULL)
-
-/* A descriptor whose shape product overflows, built by hand: sl_tensor_make
- * would compute its row-major strides, which overflow int64 themselves. */
-static sl_tensor huge_tensor(sl_dtype dt, int ndim, const int64_t *shape,
-                             void *data) {
-  sl_tensor t = sl_tensor_make(dt, 0, NULL, data);
-  t.ndim = ndim;
-  for (int d = 0; d < ndim; ++d) {
-    t.shape[d] = shape[d];
-    t.strides[d] = 1;
-  }
-  return t;
-}
 
 /* Runs select_scatter; *p (when given) receives the normalized params. */
 static sl_status ss(sl_ctx *ctx, const char *variant, sl_tensor x,
@@ -91,9 +73,7 @@ static void test_rank3_and_strides(void) {
    * 3j + i (shape [3,4]); value [4] is val[0] repeated (stride 0). */
   float m[12];
   for (int k = 0; k < 12; ++k) m[k] = (float)k;
-  sl_tensor xt = sl_tensor_make(SL_F32, 2, (int64_t[]){3, 4}, m);
-  xt.strides[0] = 1;
-  xt.strides[1] = 3;
+  sl_tensor xt = transposed_3x4(m);
   sl_tensor rep = sl_tensor_make(SL_F32, 1, (int64_t[]){4}, val);
   rep.strides[0] = 0;
   /* m[::2, :] = [[0,1,2],[6,7,8]]; dim 1, index 1; value [2] stepped:
@@ -110,10 +90,7 @@ static void test_rank3_and_strides(void) {
       CHECK(ss(&ctx, v->name, tx, tv, 1, 2, to, NULL) == SL_STATUS_OK);
       CHECK(memcmp(out, want, sizeof want) == 0);
       float buf[24];
-      for (int k = 0; k < 24; ++k) buf[k] = -7;
-      sl_tensor o = sl_tensor_make(SL_F32, 2, (int64_t[]){3, 4}, buf);
-      o.strides[0] = 8;
-      o.strides[1] = 2;
+      sl_tensor o = spaced_rows_x4(buf, 3);
       CHECK(ss(&ctx, v->name, xt, rep, 0, 1, o, NULL) == SL_STATUS_OK);
       for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 4; ++j)
