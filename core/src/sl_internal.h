@@ -169,7 +169,7 @@ int sl__index_check_is_deferred(void);
  * function marked so gets an AVX2 clone too, picked at load time where the
  * CPU has AVX2 (GCC's target_clones; clang builds keep one version). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define SL__SIMD_CLONES __attribute__((target_clones("avx2", "default")))
+#define SL__SIMD_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define SL__SIMD_CLONES
 #endif

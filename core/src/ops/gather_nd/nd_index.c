@@ -81,24 +81,30 @@ static int64_t sl__nd_first_bad_walk(const sl_tensor *index,
 }
 
 /* Whether any tuple of positions [b, e) of a contiguous index (tuple p at
- * p*M) holds a value outside its column's bound, with no early exit: 16
- * tuples at a time against a row of their bounds (pat[l] = bound[l % M]),
- * a loop the compiler vectorizes. Unsigned compares catch negative
- * values; an i32 bound above INT32_MAX leaves only those. */
+ * p*M) holds a value outside its column's bound, with no early exit: the
+ * unsigned maximum of each lane of 16 tuples at a time (a loop the compiler
+ * vectorizes, one max per vector), then each lane's maximum against its
+ * column's bound (pat[l] = bound[l % M]). An OR of the compares per 16
+ * tuples instead spent most of its time folding the vector into one int.
+ * Unsigned values make negative ones huge; an i32 bound above INT32_MAX
+ * leaves only those. */
 #define SL__ND_ANY_BAD(T, U, CLAMP)                                            \
   SL__SIMD_CLONES static int sl__nd_any_bad_##T(                               \
       const T *v, const int64_t *bound, int M, int64_t b, int64_t e) {         \
-    U pat[16 * SL_MAX_DIMS];                                                   \
+    U most[16 * SL_MAX_DIMS] = {0};                                            \
     const int P = 16 * M;                                                      \
-    for (int l = 0; l < P; ++l) pat[l] = CLAMP(bound[l % M]);                  \
-    int bad = 0;                                                               \
     int64_t p = b;                                                             \
     for (; p + 16 <= e; p += 16) {                                             \
-      const T *w = v + p * M;                                                  \
-      for (int l = 0; l < P; ++l) bad |= (U)w[l] >= pat[l];                    \
+      const U *w = (const U *)(v + p * M);                                     \
+      for (int l = 0; l < P; ++l) most[l] = w[l] > most[l] ? w[l] : most[l];   \
     }                                                                          \
     for (; p < e; ++p)                                                         \
-      for (int k = 0; k < M; ++k) bad |= (U)v[p * M + k] >= pat[k];            \
+      for (int k = 0; k < M; ++k) {                                            \
+        const U u = (U)v[p * M + k];                                           \
+        most[k] = u > most[k] ? u : most[k];                                   \
+      }                                                                        \
+    int bad = 0;                                                               \
+    for (int l = 0; l < P; ++l) bad |= most[l] >= CLAMP(bound[l % M]);         \
     return bad;                                                                \
   }
 #define SL__CLAMP_U32(x) ((x) > INT32_MAX ? 0x80000000u : (uint32_t)(x))
