@@ -166,8 +166,9 @@ sl_status sl__check_index_values(sl_ctx *ctx, const char *what,
 void sl__defer_index_check(int defer);
 int sl__index_check_is_deferred(void);
 /* Index scans: x86-64's baseline (SSE2) has no 64-bit compare, so a
- * function marked so gets an AVX2 clone too, picked at load time where the
- * CPU has AVX2 (GCC's target_clones; clang builds keep one version). */
+ * function marked so gets AVX2 and AVX-512 clones too (AVX-512 has
+ * unsigned 64-bit compares and max), the best one the CPU has picked at
+ * load time (GCC's target_clones; clang builds keep one version). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define SL__SIMD_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
