@@ -234,8 +234,7 @@ static void sl__time_contenders(sl__bench_ctx *b, const sl_case_result *res,
     const sl_variant_result *r = &res->v[i];
     if (r->verdict != SL_VERDICT_PASSED &&
         r->verdict != SL_VERDICT_MISTRUSTED) {
-      printf("  %-12s not timed: %s\n", r->variant,
-             sl_verdict_name(r->verdict));
+      sl_print_untimed(r);
       continue;
     }
     sl_call *calls = calloc((size_t)copies, sizeof *calls);

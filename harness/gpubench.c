@@ -82,9 +82,7 @@ static int sl__case(sl__gb *g, const sl_case *c0) {
     const sl_variant_result *r = &res.v[i];
     if (r->verdict != SL_VERDICT_PASSED &&
         r->verdict != SL_VERDICT_MISTRUSTED) {
-      printf("  %-12s not timed: %s%s%s\n", r->variant,
-             sl_verdict_name(r->verdict), r->message[0] ? ": " : "",
-             r->message);
+      sl_print_untimed(r);
       continue;
     }
     if (strncmp(r->variant, "cuda.", 5) != 0) continue;

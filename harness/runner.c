@@ -26,6 +26,12 @@ const char *sl_verdict_name(sl_verdict v) {
   return (unsigned)v < SL_VERDICT_COUNT ? sl__verdict_names[v] : "?";
 }
 
+void sl_print_untimed(const sl_variant_result *r) {
+  const int line = (int)strcspn(r->message, "\n");
+  printf("  %-12s not timed: %s%s%.*s\n", r->variant,
+         sl_verdict_name(r->verdict), line ? ": " : "", line, r->message);
+}
+
 int sl_verdict_is_failure(sl_verdict v) {
   return v == SL_VERDICT_FAILED || v == SL_VERDICT_REJECT_MISMATCH ||
          v == SL_VERDICT_CRASHED || v == SL_VERDICT_TIMEOUT;

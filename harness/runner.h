@@ -44,6 +44,11 @@ typedef struct sl_variant_result {
   char message[512];
 } sl_variant_result;
 
+/* Prints, for a variant that did not pass, why the benchmarks leave it
+ * untimed: "  cuda.lock    not timed: unsupported: no device" (the
+ * verdict, then the first line of its message when it has one). */
+void sl_print_untimed(const sl_variant_result *r);
+
 typedef struct sl_case_result {
   char line[SL_CASE_LINE_MAX]; /* the case as run (--load updates shapes) */
   int n;
