@@ -68,6 +68,10 @@ check "min-reps zero" run 2 bench --no-db --min-reps 0 "$G"
 check "min-reps message" has '--min-reps: expected an integer in [1, 100], got "0"'
 check "bench a case" run 0 bench --no-db --budget 0.05 --min-reps 3 "$G"
 check "bench probes at both ends" has "copy bandwidth at the end: "
+# A variant left untimed says why beyond its verdict ("unsupported: no
+# device" without a GPU; with one every variant is timed and nothing shows).
+untimed_says_why() { ! grep -E 'not timed: [a-z]+$' "$tmp/out"; }
+check "an untimed variant says why" untimed_says_why
 # ... and stores both probes with the run (runs.copy_gbs_end, schema v4).
 check "bench into a store" run 0 bench --db "$tmp/probes.db" --budget 0.05 --min-reps 3 "$G"
 check "runs csv" run 0 report --db "$tmp/probes.db" --format csv --table runs
