@@ -37,8 +37,8 @@ int sl_store_run_reopen(sl_store *s, int64_t run_id) {
   sqlite3_stmt *st = sl__store_stmt(s, SL__STMT_RUN_REOPEN, op);
   if (!st) return -1;
   sqlite3_bind_int64(st, 1, run_id);
-  char owner[SL__OWNER_BYTES]; /* the resuming process writes the run from now
-                                  on */
+  /* the resuming process writes the run from now on */
+  char owner[SL__OWNER_BYTES];
   sl__run_owner_self(owner, sizeof owner);
   sl__store_bind_text(st, 2, owner);
   return sl__one_run_changed(s, st, run_id, op);

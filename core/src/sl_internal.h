@@ -170,7 +170,8 @@ int sl__index_check_is_deferred(void);
  * unsigned 64-bit compares and max), the best one the CPU has picked at
  * load time (GCC's target_clones; clang builds keep one version). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define SL__SIMD_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#define SL__SIMD_CLONES                                                        \
+  __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define SL__SIMD_CLONES
 #endif

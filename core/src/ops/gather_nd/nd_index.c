@@ -91,8 +91,9 @@ static int64_t sl__nd_first_bad_walk(const sl_tensor *index,
 #define SL__ND_ANY_BAD(T, U, CLAMP)                                            \
   SL__SIMD_CLONES static int sl__nd_any_bad_##T(                               \
       const T *v, const int64_t *bound, int M, int64_t b, int64_t e) {         \
-    U most[16 * SL_MAX_DIMS] = {0};                                            \
+    U most[16 * SL_MAX_DIMS];                                                  \
     const int P = 16 * M;                                                      \
+    for (int l = 0; l < P; ++l) most[l] = 0; /* the lanes in use */            \
     int64_t p = b;                                                             \
     for (; p + 16 <= e; p += 16) {                                             \
       const U *w = (const U *)(v + p * M);                                     \
