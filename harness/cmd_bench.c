@@ -12,6 +12,7 @@
 #include "bench_table.h"
 #include "case.h"
 #include "cli.h"
+#include "core_latency.h"
 #include "datagen.h"
 #include "interrupt.h"
 #include "runinfo.h"
@@ -89,21 +90,43 @@ static int sl__run_timed(void *user, int rep, int k, double *samples) {
   return 0;
 }
 
-/* The copy probe again after the suite. On a shared machine it moves
- * between levels (41-45 and 74-80 GB/s on the 2-core development VM, from
- * run to run and within one): a run that saw it move says so, since its
- * % of peak uses the first probe while the ratios between contenders,
- * timed in turns, still compare like with like. Returns the end probe (0:
- * none), which the run stores (runs.copy_gbs_end). */
-static double sl__probe_again(double start_gbs, int threads) {
-  const double end = sl_copy_bandwidth_gbs((size_t)256 << 20, threads);
-  if (end <= 0) return 0;
-  printf("\ncopy bandwidth at the end: %.2f GB/s (%.2f at the start)\n", end,
-         start_gbs);
-  if (sl_copy_probes_apart(start_gbs, end))
+/* The machine as a run sees it (0: not measured): the copy bandwidth, for
+ * % of peak, and the core-to-core round trip, which tells where the
+ * threads run. */
+typedef struct sl__probes {
+  double gbs, rtt_ns;
+} sl__probes;
+
+static sl__probes sl__probe(int threads) {
+  sl__probes p = {sl_copy_bandwidth_gbs((size_t)256 << 20, threads),
+                  sl_core_round_trip_ns(threads)};
+  return p;
+}
+
+/* The probes again after the suite. On a shared machine both move (the
+ * 2-core development VM: copy 41-45 or 74-80 GB/s, round trip 85-140 or
+ * 360 ns, from run to run and within one): a run that saw them move says
+ * so, since its % of peak uses the first probe and its multi-threaded
+ * timings follow the threads' placement, while the ratios between
+ * contenders, timed in turns, still compare like with like. Returns the end
+ * probes, which the run stores (runs.copy_gbs_end, core_rtt_ns_end). */
+static sl__probes sl__probe_again(const sl__probes *start, int threads) {
+  const sl__probes end = sl__probe(threads);
+  if (end.gbs > 0)
+    printf("\ncopy bandwidth at the end: %.2f GB/s (%.2f at the start)\n",
+           end.gbs, start->gbs);
+  if (sl_copy_probes_apart(start->gbs, end.gbs))
     printf("the machine's copy bandwidth moved by more than 20%% during the "
            "run: %% of peak is against the start's probe; compare variants and "
            "torch.cpu by their ratios, which were timed in turns\n");
+  if (end.rtt_ns > 0 && start->rtt_ns > 0)
+    printf("core-to-core round trip at the end: %.0f ns (%.0f at the start)\n",
+           end.rtt_ns, start->rtt_ns);
+  if (sl_core_rtts_apart(start->rtt_ns, end.rtt_ns))
+    printf("the threads' cores moved during the run (round trip more than 2x "
+           "apart): multi-threaded timings, torch.cpu's too, moved with them; "
+           "compare variants and torch.cpu by their ratios, which were timed "
+           "in turns\n");
   return end;
 }
 
@@ -400,11 +423,16 @@ int sl_cmd_bench(int argc, char **argv) {
 #endif
   b.threads = threads;
   sl_interrupt_install();
-  b.peak_gbs = sl_copy_bandwidth_gbs((size_t)256 << 20, threads);
+  const sl__probes start = sl__probe(threads);
+  b.peak_gbs = start.gbs;
   const char *bind = getenv("OMP_PROC_BIND");
   printf("threads %d (OMP_PROC_BIND=%s), copy bandwidth %.2f GB/s (fastest "
          "256 MiB memcpy, read+write)\n",
          threads, bind ? bind : "unset", b.peak_gbs);
+  if (start.rtt_ns > 0)
+    printf("core-to-core round trip %.0f ns (a cache line between threads 0 "
+           "and 1)\n",
+           start.rtt_ns);
   if (!no_db) {
     char err[512];
     if (sl_store_open(db, SL_STORE_READWRITE, &b.st, err, sizeof err)) {
@@ -415,7 +443,8 @@ int sl_cmd_bench(int argc, char **argv) {
     }
     sl_runinfo_buf ri;
     sl_runinfo_fill(&ri, "bench", argc, argv, threads);
-    ri.info.copy_gbs = b.peak_gbs;
+    ri.info.copy_gbs = start.gbs;
+    ri.info.core_rtt_ns = start.rtt_ns;
     if (sl_store_run_begin(b.st, &ri.info, &b.run_id)) {
       fprintf(stderr, "scatterlab bench: %s\n", sl_store_errmsg(b.st));
       sl_store_close(b.st);
@@ -447,11 +476,13 @@ int sl_cmd_bench(int argc, char **argv) {
   sl_bench_crossover_print(&b.table, stdout);
   sl_bench_table_free(&b.table);
   const int sig = sl_interrupted();
-  const double end_gbs = !sig && finished > 0 && b.peak_gbs > 0
-                             ? sl__probe_again(b.peak_gbs, threads)
-                             : 0;
+  const sl__probes none = {0, 0}, end = !sig && finished > 0 && b.peak_gbs > 0
+                                            ? sl__probe_again(&start, threads)
+                                            : none;
   if (b.st) {
-    if (end_gbs > 0 && sl_store_set_copy_gbs_end(b.st, b.run_id, end_gbs))
+    if ((end.gbs > 0 && sl_store_set_copy_gbs_end(b.st, b.run_id, end.gbs)) ||
+        (end.rtt_ns > 0 &&
+         sl_store_set_core_rtt_end(b.st, b.run_id, end.rtt_ns)))
       fprintf(stderr, "scatterlab bench: store: %s\n", sl_store_errmsg(b.st));
     sl_store_run_finish(b.st, b.run_id, sl_interrupt_run_status(failed));
     sl_store_close(b.st);

@@ -60,6 +60,7 @@ void sl_runinfo_fill(sl_runinfo_buf *b, const char *kind, int argc, char **argv,
   b->info.cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
   b->info.threads = threads > 0 ? threads : sl_default_threads();
   b->info.copy_gbs = 0;
+  b->info.core_rtt_ns = 0;
 }
 
 int sl_default_threads(void) {

@@ -167,16 +167,36 @@ int sl_copy_probes_apart(double a, double b) {
          (a > b * SL__PROBES_APART || b > a * SL__PROBES_APART);
 }
 
+#define SL__RTTS_APART 2.0
+
+int sl_core_rtts_apart(double a, double b) {
+  return a > 0 && b > 0 && (a > b * SL__RTTS_APART || b > a * SL__RTTS_APART);
+}
+
+/* "a -> b" of a probe taken at a run's start and end, "a" without an end,
+ * "?" without either. */
+static void sl__probe_pair(double a, double b, const char *fmt, char *buf,
+                           size_t len) {
+  char one[32] = "?", two[32] = "";
+  if (a > 0) snprintf(one, sizeof one, fmt, a);
+  if (a > 0 && b > 0) {
+    snprintf(two, sizeof two, " -> ");
+    snprintf(two + 4, sizeof two - 4, fmt, b);
+  }
+  snprintf(buf, len, "%s%s", one, two);
+}
+
 static void sl__machine_text(const sl_run_brief *m, char *buf, size_t len) {
-  char cores[32] = "?", threads[32] = "?", gbs[32] = "?";
+  char cores[32] = "?", threads[32] = "?", gbs[72], rtt[96] = "", ns[72];
   if (m->cores > 0) snprintf(cores, sizeof cores, "%d", m->cores);
   if (m->threads > 0) snprintf(threads, sizeof threads, "%d", m->threads);
-  if (m->copy_gbs > 0 && m->copy_gbs_end > 0)
-    snprintf(gbs, sizeof gbs, "%.1f -> %.1f", m->copy_gbs, m->copy_gbs_end);
-  else if (m->copy_gbs > 0)
-    snprintf(gbs, sizeof gbs, "%.1f", m->copy_gbs);
-  snprintf(buf, len, "%s, %s cores, %s threads, copy %s GB/s",
-           m->cpu_model[0] ? m->cpu_model : "?", cores, threads, gbs);
+  sl__probe_pair(m->copy_gbs, m->copy_gbs_end, "%.1f", gbs, sizeof gbs);
+  if (m->core_rtt_ns > 0) {
+    sl__probe_pair(m->core_rtt_ns, m->core_rtt_ns_end, "%.0f", ns, sizeof ns);
+    snprintf(rtt, sizeof rtt, ", core round trip %s ns", ns);
+  }
+  snprintf(buf, len, "%s, %s cores, %s threads, copy %s GB/s%s",
+           m->cpu_model[0] ? m->cpu_model : "?", cores, threads, gbs, rtt);
 }
 
 /* Fills the machine fields of out from the two runs' records. Returns the
@@ -198,13 +218,24 @@ static sl_store *sl__machines(const sl_cmp_side *base, const sl_cmp_side *cand,
   else if (sl_copy_probes_apart(m[0].copy_gbs, m[1].copy_gbs))
     snprintf(out->machines_differ, sizeof out->machines_differ,
              "copy bandwidth %.1f vs %.1f GB/s", m[0].copy_gbs, m[1].copy_gbs);
-  else
-    for (int k = 0; k < 2 && !out->machines_differ[0]; ++k)
-      if (sl_copy_probes_apart(m[k].copy_gbs, m[k].copy_gbs_end))
-        snprintf(out->machines_differ, sizeof out->machines_differ,
-                 "the %s's copy bandwidth moved %.1f -> %.1f GB/s during its "
-                 "run",
-                 k ? "candidate" : "base", m[k].copy_gbs, m[k].copy_gbs_end);
+  else if (sl_core_rtts_apart(m[0].core_rtt_ns, m[1].core_rtt_ns))
+    snprintf(out->machines_differ, sizeof out->machines_differ,
+             "core-to-core round trip %.0f vs %.0f ns: the threads ran on "
+             "cores placed otherwise",
+             m[0].core_rtt_ns, m[1].core_rtt_ns);
+  for (int k = 0; k < 2 && !out->machines_differ[0]; ++k) {
+    const char *who = k ? "candidate" : "base";
+    if (sl_copy_probes_apart(m[k].copy_gbs, m[k].copy_gbs_end))
+      snprintf(out->machines_differ, sizeof out->machines_differ,
+               "the %s's copy bandwidth moved %.1f -> %.1f GB/s during its "
+               "run",
+               who, m[k].copy_gbs, m[k].copy_gbs_end);
+    else if (sl_core_rtts_apart(m[k].core_rtt_ns, m[k].core_rtt_ns_end))
+      snprintf(out->machines_differ, sizeof out->machines_differ,
+               "the %s's core-to-core round trip moved %.0f -> %.0f ns during "
+               "its run",
+               who, m[k].core_rtt_ns, m[k].core_rtt_ns_end);
+  }
   return NULL;
 }
 

@@ -29,6 +29,20 @@ static void sl__td(FILE *out, const char *cls, const char *text) {
   fputs("</td>", out);
 }
 
+/* A probe taken at a bench run's start and end: both, flagged when they
+ * are far enough apart that the machine moved between them; the start's
+ * alone for a run that probed once; "-" for none. */
+static void sl__probe_td(FILE *out, double start, double end,
+                         int (*apart)(double, double), int digits) {
+  if (start > 0 && end > 0)
+    fprintf(out, "<td class=\"n%s\">%.*f &rarr; %.*f</td>",
+            apart(start, end) ? " bad" : "", digits, start, digits, end);
+  else if (start > 0)
+    fprintf(out, "<td class=\"n\">%.*f</td>", digits, start);
+  else
+    fputs("<td class=\"n\">-</td>", out);
+}
+
 static int sl__runs_row(void *user, const sl_run_view *r) {
   sl__runs_html *h = user;
   if (h->run_id && r->id != h->run_id) return 0;
@@ -44,15 +58,8 @@ static int sl__runs_row(void *user, const sl_run_view *r) {
   sl__td(out, NULL, r->host);
   sl__td(out, NULL, r->cpu_model);
   fprintf(out, "<td class=\"n\">%d</td>", r->threads);
-  /* bench probes twice: both, flagged when the machine moved between */
-  if (r->copy_gbs > 0 && r->copy_gbs_end > 0)
-    fprintf(out, "<td class=\"n%s\">%.1f &rarr; %.1f</td>",
-            sl_copy_probes_apart(r->copy_gbs, r->copy_gbs_end) ? " bad" : "",
-            r->copy_gbs, r->copy_gbs_end);
-  else if (r->copy_gbs > 0)
-    fprintf(out, "<td class=\"n\">%.1f</td>", r->copy_gbs);
-  else
-    fputs("<td class=\"n\">-</td>", out);
+  sl__probe_td(out, r->copy_gbs, r->copy_gbs_end, sl_copy_probes_apart, 1);
+  sl__probe_td(out, r->core_rtt_ns, r->core_rtt_ns_end, sl_core_rtts_apart, 0);
   fprintf(out,
           "<td class=\"n\">%" PRId64 "</td><td class=\"n\">%" PRId64
           "</td><td class=\"n%s\">%" PRId64 "</td><td><code>",
@@ -67,6 +74,8 @@ int sl__html_runs(sl_store *s, const sl_html_opts *o, FILE *out, char *err,
   fputs("<h2 id=\"runs\">Runs</h2>\n<table class=\"runs\">\n<tr><th>run</th>"
         "<th>kind</th><th>started (UTC)</th><th>status</th><th>commit</th>"
         "<th>host</th><th>CPU</th><th>threads</th><th>copy GB/s</th>"
+        "<th title=\"a cache line's round trip between the cores of threads 0 "
+        "and 1\">core round trip ns</th>"
         "<th>cases</th><th>results</th><th>failed</th><th>command</th></tr>\n",
         out);
   sl__runs_html h = {out, o->run_id};

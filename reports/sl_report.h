@@ -97,12 +97,14 @@ int sl_report_csv_coverage(sl_store *s, int64_t run_id, FILE *out, char *err,
  *
  *   run_id,kind,started_at,finished_at,status,git_commit,host,cpu_model,
  *   cores,threads,compiler,flags,version,device,copy_gbs,copy_gbs_end,
- *   command_line,cases,results,failed
+ *   core_rtt_ns,core_rtt_ns_end,command_line,cases,results,failed
  *
  *   started_at finished_at  ISO-8601 UTC (finished_at empty while running)
  *   cores threads copy_gbs  empty when unknown; device empty without a GPU
  *   copy_gbs_end            bench's second probe, after the suite; empty
  *                           for other runs and runs made before it
+ *   core_rtt_ns(_end)       bench's core-to-core round trip at its start
+ *                           and end (ns); empty where not probed
  *   cases results failed    counts, as in sl_report_runs */
 int sl_report_csv_runs(sl_store *s, int64_t run_id, FILE *out, char *err,
                        size_t errlen);
@@ -202,9 +204,11 @@ typedef struct sl_cmp_set {
   int64_t base_run, cand_run;
   char *base_name, *cand_name; /* "store.db run 3" */
   /* Each run's machine as its run recorded it: "AMD EPYC, 2 cores, 2
-   * threads, copy 44.3 GB/s" ('?' for what it did not record), and why the
-   * two differ in what moves timings ("" when they do not): another CPU
-   * model, core or thread count, or copy probes more than 20% apart. */
+   * threads, copy 44.3 GB/s, core round trip 90 ns" ('?' for what it did
+   * not record; the round trip only where probed), and why the two differ
+   * in what moves timings ("" when they do not): another CPU model, core or
+   * thread count, copy probes more than 20% apart or round trips more than
+   * 2x apart, between the runs or within one. */
   char base_machine[320], cand_machine[320];
   char machines_differ[320];
   sl_cmp_row *rows; /* benchmarks in both, by case line */
@@ -217,6 +221,12 @@ typedef struct sl_cmp_set {
  * apart: then the machine moved between them (a shared VM's probe sits at
  * one of two levels, 1.8x apart), and % of peak does not compare. */
 int sl_copy_probes_apart(double a, double b);
+
+/* Whether two core-to-core round trips (ns, <= 0: none) are more than 2x
+ * apart: then the threads ran on cores placed otherwise (sharing a cache
+ * or not; one placement's probe moves within 1.6x), and multi-threaded
+ * timings do not compare. */
+int sl_core_rtts_apart(double a, double b);
 
 /* Pairs the timings of base and cand by (case line, variant, threads, cold)
  * and compares their samples. */

@@ -59,6 +59,18 @@ static const char sl__schema_v4_sql[] =
     "ALTER TABLE runs ADD COLUMN copy_gbs_end REAL;"
     "PRAGMA user_version = 4;";
 
+/*
+ * Version 5: the round trip of a cache line between the cores of threads 0
+ * and 1, probed at a bench run's start and end (harness/core_latency.h). On
+ * a shared VM the vCPUs move between cores that share a cache and cores
+ * that do not (85-140 vs 360 ns), and multi-threaded timings move with them
+ * while the copy probe stays; NULL where not probed.
+ */
+static const char sl__schema_v5_sql[] =
+    "ALTER TABLE runs ADD COLUMN core_rtt_ns REAL;"
+    "ALTER TABLE runs ADD COLUMN core_rtt_ns_end REAL;"
+    "PRAGMA user_version = 5;";
+
 /* To change the schema, append a step (never edit a released one) and add a
  * test that opens a database of the previous version. */
 static const sl__migration sl__steps[] = {
@@ -66,6 +78,7 @@ static const sl__migration sl__steps[] = {
     {2, sl__schema_v2_sql, "run uids, fuzz configs and cursors"},
     {3, sl__schema_v3_sql, "the process writing each run"},
     {4, sl__schema_v4_sql, "the copy bandwidth at a bench run's end"},
+    {5, sl__schema_v5_sql, "the core-to-core round trip of a bench run"},
 };
 
 #define SL__NSTEPS ((int)(sizeof sl__steps / sizeof sl__steps[0]))

@@ -67,6 +67,7 @@ typedef struct sl_run_info {
       *version, *device;
   int cores, threads; /* <= 0: unknown (NULL) */
   double copy_gbs;    /* <= 0: NULL */
+  double core_rtt_ns; /* the core-to-core round trip; <= 0: NULL */
 } sl_run_info;
 
 /* Inserts a run with status 'running' and started_at now; sets *run_id. */
@@ -80,6 +81,10 @@ int sl_store_set_copy_gbs(sl_store *s, int64_t run_id, double gbs);
  * so that a reader can tell whether the machine's bandwidth moved under the
  * run; gbs <= 0 stores NULL. */
 int sl_store_set_copy_gbs_end(sl_store *s, int64_t run_id, double gbs);
+/* The core-to-core round trip taken again at the end of a bench run
+ * (runs.core_rtt_ns_end; the start's is sl_run_info.core_rtt_ns); ns <= 0
+ * stores NULL. */
+int sl_store_set_core_rtt_end(sl_store *s, int64_t run_id, double ns);
 
 /* BEGIN IMMEDIATE / COMMIT / ROLLBACK. Transactions do not nest. */
 int sl_store_begin(sl_store *s);
@@ -137,7 +142,7 @@ int sl_store_set_run_config(sl_store *s, int64_t run_id, const char *config);
  * exist. status reads 'interrupted' for a 'running' run whose process is
  * gone; pid is that of the process writing a 'running' run on this machine
  * right now, or 0 (finished, gone, or elsewhere and so unknown). cpu_model
- * "" and cores, threads, copy_gbs, copy_gbs_end 0 when not recorded. */
+ * "" and cores, threads and the probes 0 when not recorded. */
 typedef struct sl_run_brief {
   char kind[16], status[16];
   char config[2048];
@@ -145,6 +150,7 @@ typedef struct sl_run_brief {
   char cpu_model[128];
   int cores, threads;
   double copy_gbs, copy_gbs_end;
+  double core_rtt_ns, core_rtt_ns_end;
 } sl_run_brief;
 int sl_store_get_run(sl_store *s, int64_t run_id, sl_run_brief *out);
 
@@ -189,6 +195,8 @@ typedef struct sl_run_view {
   int cores, threads;  /* 0 when unknown */
   double copy_gbs;     /* 0 when not probed */
   double copy_gbs_end; /* the probe at the run's end; 0 when not taken */
+  double core_rtt_ns, core_rtt_ns_end; /* the same for the core-to-core
+                                          round trip; 0 when not probed */
   int64_t ncases, nresults;
   int64_t nfailed; /* results with verdict failed, reject_mismatch, crashed
                       or timeout */

@@ -33,13 +33,14 @@ static const char *const sl__sql[SL__STMT_COUNT] = {
     [SL__STMT_RUN_INSERT] =
         "INSERT INTO runs (kind, started_at, status, command_line, git_commit,"
         " host, cpu_model, compiler, flags, version, device, cores, threads,"
-        " copy_gbs, process, uid) VALUES (?1, " SL__NOW ", 'running', ?2, ?3,"
-        " ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
+        " copy_gbs, process, core_rtt_ns, uid) VALUES (?1, " SL__NOW
+        ", 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
         " lower(hex(randomblob(16))))",
     [SL__STMT_RUN_SET_CONFIG] = "UPDATE runs SET config = ?2 WHERE id = ?1",
     [SL__STMT_RUN_GET] =
         "SELECT kind, status, config, process, cpu_model, cores, threads,"
-        " copy_gbs, copy_gbs_end FROM runs WHERE id = ?1",
+        " copy_gbs, copy_gbs_end, core_rtt_ns, core_rtt_ns_end FROM runs"
+        " WHERE id = ?1",
     [SL__STMT_RUN_REOPEN] =
         "UPDATE runs SET status = 'running', finished_at = NULL, process = ?2"
         " WHERE id = ?1",
@@ -59,6 +60,8 @@ static const char *const sl__sql[SL__STMT_COUNT] = {
     [SL__STMT_RUN_COPY_GBS] = "UPDATE runs SET copy_gbs = ?2 WHERE id = ?1",
     [SL__STMT_RUN_COPY_GBS_END] =
         "UPDATE runs SET copy_gbs_end = ?2 WHERE id = ?1",
+    [SL__STMT_RUN_CORE_RTT_END] =
+        "UPDATE runs SET core_rtt_ns_end = ?2 WHERE id = ?1",
     [SL__STMT_CASE_INSERT] =
         "INSERT INTO cases (run_id, op, case_line, seed, shrunk_from)"
         " VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -80,7 +83,7 @@ static const char *const sl__sql[SL__STMT_COUNT] = {
         "SELECT r.id, r.kind, r.started_at, r.finished_at, r.status,"
         " r.git_commit, r.host, r.cpu_model, r.compiler, r.flags,"
         " r.command_line, r.version, r.device, r.cores, r.threads, r.copy_gbs,"
-        " r.process, r.copy_gbs_end,"
+        " r.process, r.copy_gbs_end, r.core_rtt_ns, r.core_rtt_ns_end,"
         " (SELECT count(*) FROM cases c WHERE c.run_id = r.id),"
         " (SELECT count(*) FROM cases c JOIN results x ON x.case_id = c.id"
         "  WHERE c.run_id = r.id),"
@@ -436,6 +439,7 @@ int sl_store_run_begin(sl_store *s, const sl_run_info *info, int64_t *run_id) {
   char owner[SL__OWNER_BYTES];
   sl__run_owner_self(owner, sizeof owner);
   sl__store_bind_text(st, 13, owner);
+  sl__bind_real_or_null(st, 14, info->core_rtt_ns > 0, info->core_rtt_ns);
   if (sl__store_step_done(s, st, op)) return -1;
   *run_id = sqlite3_last_insert_rowid(s->db);
   return 0;
@@ -462,15 +466,15 @@ int sl_store_run_finish(sl_store *s, int64_t run_id, const char *status) {
   return sl__update_run(s, st, run_id, op);
 }
 
-/* Sets one probe column of a run (statement `which`); gbs <= 0: NULL. */
+/* Sets one probe column of a run (statement `which`); value <= 0: NULL. */
 static int sl__set_probe(sl_store *s, int which, const char *op, int64_t run_id,
-                         double gbs) {
+                         double value) {
   if (sl__store_check_handle(s)) return -1;
   if (sl__store_writable(s, op)) return -1;
   sqlite3_stmt *st = sl__store_stmt(s, which, op);
   if (!st) return -1;
   sqlite3_bind_int64(st, 1, run_id);
-  sl__bind_real_or_null(st, 2, gbs > 0, gbs);
+  sl__bind_real_or_null(st, 2, value > 0, value);
   return sl__update_run(s, st, run_id, op);
 }
 
@@ -481,6 +485,11 @@ int sl_store_set_copy_gbs(sl_store *s, int64_t run_id, double gbs) {
 int sl_store_set_copy_gbs_end(sl_store *s, int64_t run_id, double gbs) {
   return sl__set_probe(s, SL__STMT_RUN_COPY_GBS_END, "set_copy_gbs_end", run_id,
                        gbs);
+}
+
+int sl_store_set_core_rtt_end(sl_store *s, int64_t run_id, double ns) {
+  return sl__set_probe(s, SL__STMT_RUN_CORE_RTT_END, "set_core_rtt_end", run_id,
+                       ns);
 }
 
 /* ------------------------------------------------------------------------ */

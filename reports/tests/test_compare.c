@@ -103,8 +103,10 @@ static void test_samples(void) {
 }
 
 /* Two runs in one store: one benchmark 10% slower, one unchanged, one only
- * in the base run and one only in the candidate. */
-static int fill(sl_store *s, int64_t *run1, int64_t *run2) {
+ * in the base run and one only in the candidate; rtt: the runs' core round
+ * trips at their start (0: not probed). */
+static int fill(sl_store *s, int64_t *run1, int64_t *run2,
+                const double rtt[2]) {
   sl_run_info ri;
   memset(&ri, 0, sizeof ri);
   ri.kind = "bench";
@@ -112,6 +114,7 @@ static int fill(sl_store *s, int64_t *run1, int64_t *run2) {
   int64_t runs[2], c;
   const char *line = "gather dt=f32 it=i64 x=64x8 index=64x8 dim=0 seed=1";
   for (int k = 0; k < 2; ++k) {
+    ri.core_rtt_ns = rtt[k];
     if (sl_store_run_begin(s, &ri, &runs[k]) || sl_store_begin(s) ||
         sl_store_add_case(s, runs[k], "gather", line, 1, 0, &c))
       return -1;
@@ -138,7 +141,8 @@ static void test_runs(const char *path) {
   CHECK(sl_store_open(path, SL_STORE_READWRITE, &s, err, sizeof err) == 0);
   if (!s) return;
   int64_t r1 = 0, r2 = 0;
-  CHECK_MSG(fill(s, &r1, &r2) == 0, "%s", sl_store_errmsg(s));
+  const double unprobed[2] = {0, 0};
+  CHECK_MSG(fill(s, &r1, &r2, unprobed) == 0, "%s", sl_store_errmsg(s));
   CHECK(sl_store_last_timed_run(s) == r2);
   sl_cmp_side base = {s, r1}, cand = {s, r2};
   sl_cmp_set set;
@@ -215,6 +219,40 @@ static void test_runs(const char *path) {
       CHECK_MSG(strcmp(set.machines_differ,
                        "the candidate's copy bandwidth moved 48.7 -> 79.0 "
                        "GB/s during its run") == 0,
+                "%s", set.machines_differ);
+    else
+      CHECK(set.machines_differ[0] == '\0');
+    sl_cmp_set_free(&set);
+  }
+  /* Round trips 4x apart between the runs (the threads' cores placed
+   * otherwise), copy probes alike (none). */
+  const double apart[2] = {90, 360};
+  CHECK(fill(s, &base.run_id, &cand.run_id, apart) == 0);
+  CHECK(sl_cmp_runs(&base, &cand, NULL, &set, err, sizeof err) == 0);
+  CHECK_MSG(strcmp(set.cand_machine, "?, ? cores, ? threads, copy ? GB/s, "
+                                     "core round trip 360 ns") == 0,
+            "%s", set.cand_machine);
+  CHECK_MSG(strcmp(set.machines_differ,
+                   "core-to-core round trip 90 vs 360 ns: the threads ran "
+                   "on cores placed otherwise") == 0,
+            "%s", set.machines_differ);
+  sl_cmp_set_free(&set);
+  /* 1.3x apart: one placement. Then the candidate's own end 2.5x its start,
+   * then 1.25x. */
+  const double close[2] = {90, 120}, rtt_ends[2] = {300, 150};
+  CHECK(fill(s, &base.run_id, &cand.run_id, close) == 0);
+  CHECK(sl_cmp_runs(&base, &cand, NULL, &set, err, sizeof err) == 0);
+  CHECK(set.machines_differ[0] == '\0');
+  sl_cmp_set_free(&set);
+  for (int k = 0; k < 2; ++k) {
+    CHECK(sl_store_set_core_rtt_end(s, cand.run_id, rtt_ends[k]) == 0);
+    CHECK(sl_cmp_runs(&base, &cand, NULL, &set, err, sizeof err) == 0);
+    CHECK_CONTAINS(set.cand_machine, k ? "core round trip 120 -> 150 ns"
+                                       : "core round trip 120 -> 300 ns");
+    if (k == 0)
+      CHECK_MSG(strcmp(set.machines_differ,
+                       "the candidate's core-to-core round trip moved 120 -> "
+                       "300 ns during its run") == 0,
                 "%s", set.machines_differ);
     else
       CHECK(set.machines_differ[0] == '\0');

@@ -70,6 +70,7 @@ static int run_begin(sl_store *s, const char *kind, int64_t *id) {
   ri.cores = 4;
   ri.threads = 2;
   ri.copy_gbs = 10;
+  ri.core_rtt_ns = 90;
   return sl_store_run_begin(s, &ri, id) || sl_store_begin(s);
 }
 

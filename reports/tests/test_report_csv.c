@@ -152,6 +152,7 @@ static int fill_store(sl_store *s) {
   bad = bad || sl_store_commit(s) || sl_store_run_finish(s, run1, "finished");
   ri.kind = "fuzz";
   ri.command_line = "scatterlab fuzz --seconds 5";
+  ri.core_rtt_ns = 87.5; /* probed at the start only */
   bad = bad || sl_store_run_begin(s, &ri, &run2);
   bad = bad ||
         sl_store_add_case(s, run2, "scatter", "scatter x=2 index=1", 0, 0, &cc);
@@ -342,18 +343,21 @@ static void test_runs_csv(sl_store *s) {
   if (!buf) return;
   parsed p;
   CHECK(parse_csv(buf, len, &p) == 0);
-  CHECK_MSG(p.nrows == 3 && p.ncols[0] == 20 && p.ncols[1] == 20 &&
-                p.ncols[2] == 20,
+  CHECK_MSG(p.nrows == 3 && p.ncols[0] == 22 && p.ncols[1] == 22 &&
+                p.ncols[2] == 22,
             "%d rows", p.nrows);
-  const char *names[20] = {
-      "run_id",       "kind",         "started_at", "finished_at", "status",
-      "git_commit",   "host",         "cpu_model",  "cores",       "threads",
-      "compiler",     "flags",        "version",    "device",      "copy_gbs",
-      "copy_gbs_end", "command_line", "cases",      "results",     "failed"};
-  for (int c = 0; c < 20 && p.ncols[0] == 20; ++c)
+  const char *names[22] = {"run_id",       "kind",        "started_at",
+                           "finished_at",  "status",      "git_commit",
+                           "host",         "cpu_model",   "cores",
+                           "threads",      "compiler",    "flags",
+                           "version",      "device",      "copy_gbs",
+                           "copy_gbs_end", "core_rtt_ns", "core_rtt_ns_end",
+                           "command_line", "cases",       "results",
+                           "failed"};
+  for (int c = 0; c < 22 && p.ncols[0] == 22; ++c)
     CHECK_MSG(strcmp(p.field[0][c], names[c]) == 0, "column %d: %s", c,
               p.field[0][c]);
-  if (p.nrows == 3 && p.ncols[1] == 20 && p.ncols[2] == 20) {
+  if (p.nrows == 3 && p.ncols[1] == 22 && p.ncols[2] == 22) {
     char **r1 = p.field[1], **r2 = p.field[2];
     CHECK(strcmp(r1[0], "1") == 0 && strcmp(r1[1], "run") == 0);
     CHECK(strlen(r1[2]) == 24 && r1[2][10] == 'T' && r1[2][23] == 'Z');
@@ -362,11 +366,13 @@ static void test_runs_csv(sl_store *s) {
     CHECK(strcmp(r1[8], "") == 0 && strcmp(r1[9], "") == 0); /* unknown */
     CHECK(strcmp(r1[12], "0.1.0") == 0 && strcmp(r1[13], "") == 0);
     CHECK(strcmp(r1[14], "") == 0 && strcmp(r1[15], "") == 0);
-    CHECK(strcmp(r1[16], "scatterlab run --batch cases.txt") == 0);
-    CHECK(strcmp(r1[17], "2") == 0 && strcmp(r1[18], "5") == 0 &&
-          strcmp(r1[19], "2") == 0);
+    CHECK(strcmp(r1[16], "") == 0 && strcmp(r1[17], "") == 0);
+    CHECK(strcmp(r1[18], "scatterlab run --batch cases.txt") == 0);
+    CHECK(strcmp(r1[19], "2") == 0 && strcmp(r1[20], "5") == 0 &&
+          strcmp(r1[21], "2") == 0);
     CHECK(strcmp(r2[1], "fuzz") == 0 && strcmp(r2[3], "") == 0 &&
           strcmp(r2[4], "running") == 0);
+    CHECK(strcmp(r2[16], "87.5") == 0 && strcmp(r2[17], "") == 0);
   }
   free_parsed(&p);
   free(buf);

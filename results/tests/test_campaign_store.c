@@ -55,6 +55,7 @@ static void make_store(const char *path, int runs) {
     CHECK(sl_store_set_cursor(s, run, 0, 41) == 0);
     CHECK(sl_store_set_run_config(s, run, "--seed 3 --cases 99") == 0);
     CHECK(sl_store_set_copy_gbs_end(s, run, 40.5) == 0);
+    CHECK(sl_store_set_core_rtt_end(s, run, 120.5) == 0);
     CHECK(sl_store_commit(s) == 0);
     CHECK(sl_store_run_finish(s, run, "finished") == 0);
   }
@@ -106,7 +107,7 @@ static void test_upgrade_from_v1(void) {
   CHECK_MSG(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
             "%s", err);
   sl_store_close(s);
-  CHECK(raw_int(p, "PRAGMA user_version") == 4);
+  CHECK(raw_int(p, "PRAGMA user_version") == 5);
   /* Each old run got its own 32-hex-digit uid. */
   CHECK(raw_int(p, "SELECT count(DISTINCT uid) FROM runs WHERE length(uid) = "
                    "32") == 2);
@@ -119,6 +120,10 @@ static void test_upgrade_from_v1(void) {
   CHECK(sl_store_open(p, SL_STORE_READONLY, &s, err, sizeof err) == 0);
   sl_run_brief b;
   CHECK(sl_store_get_run(s, 2, &b) == 0 && b.copy_gbs_end == 0);
+  /* Nor their core-to-core round trip (v5). */
+  CHECK(raw_int(p, "SELECT count(*) FROM runs WHERE core_rtt_ns IS NULL AND"
+                   " core_rtt_ns_end IS NULL") == 2);
+  CHECK(b.core_rtt_ns == 0 && b.core_rtt_ns_end == 0);
   sl_store_close(s);
 }
 
@@ -269,6 +274,8 @@ static void test_merge(void) {
   CHECK(raw_int(all, "SELECT count(*) FROM fuzz_cursors") == 3);
   CHECK(raw_int(all, "SELECT count(*) FROM runs WHERE copy_gbs_end = 40.5") ==
         3);
+  CHECK(raw_int(all, "SELECT count(*) FROM runs WHERE core_rtt_ns_end = "
+                     "120.5") == 3);
   /* Every shrunk case points at a case of its own run. */
   CHECK(raw_int(all, "SELECT count(*) FROM cases c JOIN cases o ON"
                      " c.shrunk_from = o.id WHERE c.run_id = o.run_id") == 3);

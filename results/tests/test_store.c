@@ -62,7 +62,7 @@ typedef struct runs_seen {
   int64_t id[8], ncases[8], nresults[8], nfailed[8];
   char kind[8][16], status[8][16], started[8][40];
   int finished_set[8], device_set[8], cores[8], threads[8];
-  double copy_gbs[8], copy_gbs_end[8];
+  double copy_gbs[8], copy_gbs_end[8], rtt[8], rtt_end[8];
 } runs_seen;
 
 static int collect_run(void *u, const sl_run_view *r) {
@@ -82,6 +82,8 @@ static int collect_run(void *u, const sl_run_view *r) {
   rs->threads[i] = r->threads;
   rs->copy_gbs[i] = r->copy_gbs;
   rs->copy_gbs_end[i] = r->copy_gbs_end;
+  rs->rtt[i] = r->core_rtt_ns;
+  rs->rtt_end[i] = r->core_rtt_ns_end;
   return 0;
 }
 
@@ -199,7 +201,7 @@ static void test_round_trip(const char *db) {
   if (!s) return;
   CHECK(strcmp(sl_store_path(s), db) == 0);
   CHECK(strcmp(sl_store_errmsg(s), "") == 0);
-  CHECK(sl_store_schema_version() == 4);
+  CHECK(sl_store_schema_version() == 5);
   CHECK(sl_store_last_run(s) == 0);
 
   sl_run_info ri = test_info("run");
@@ -244,12 +246,14 @@ static void test_round_trip(const char *db) {
   CHECK(sl_store_run_finish(s, run, "finished") == 0);
   CHECK(sl_store_set_copy_gbs(s, run, 12.5) == 0);
   CHECK(sl_store_set_copy_gbs_end(s, run, 11.25) == 0);
+  CHECK(sl_store_set_core_rtt_end(s, run, 360.5) == 0);
 
   /* A second run, with a device and no cores, left running. */
   ri = test_info("bench");
   ri.device = "NVIDIA H100";
   ri.cores = 0;
   ri.copy_gbs = 3.0;
+  ri.core_rtt_ns = 87.25;
   CHECK(sl_store_run_begin(s, &ri, &run2) == 0);
   CHECK(run2 == 2);
   CHECK(sl_store_last_run(s) == 2);
@@ -276,9 +280,15 @@ static void test_round_trip(const char *db) {
   CHECK(rs.cores[0] == 8 && rs.cores[1] == 0 && rs.threads[0] == 4);
   CHECK(rs.copy_gbs[0] == 12.5 && rs.copy_gbs[1] == 3.0);
   CHECK(rs.copy_gbs_end[0] == 11.25 && rs.copy_gbs_end[1] == 0); /* NULL */
+  /* The round trip: run 1's start was not probed, run 2's end not yet. */
+  CHECK(rs.rtt[0] == 0 && rs.rtt_end[0] == 360.5);
+  CHECK(rs.rtt[1] == 87.25 && rs.rtt_end[1] == 0);
   sl_run_brief brief;
   CHECK(sl_store_get_run(s, run, &brief) == 0 && brief.copy_gbs == 12.5 &&
-        brief.copy_gbs_end == 11.25);
+        brief.copy_gbs_end == 11.25 && brief.core_rtt_ns == 0 &&
+        brief.core_rtt_ns_end == 360.5);
+  CHECK(sl_store_get_run(s, run2, &brief) == 0 && brief.core_rtt_ns == 87.25 &&
+        brief.core_rtt_ns_end == 0);
 
   results_seen res;
   memset(&res, 0, sizeof res);
@@ -343,7 +353,7 @@ static void test_round_trip(const char *db) {
   char mode[32];
   raw_text(db, "PRAGMA journal_mode", mode, sizeof mode);
   CHECK_MSG(strcmp(mode, "wal") == 0, "journal_mode %s", mode);
-  CHECK(raw_int(db, "PRAGMA user_version") == 4);
+  CHECK(raw_int(db, "PRAGMA user_version") == 5);
   CHECK(raw_int(db, "PRAGMA application_id") == 0x534C4142);
   char ok[64];
   raw_text(db, "PRAGMA integrity_check", ok, sizeof ok);
@@ -396,6 +406,8 @@ static void test_constraints(const char *db) {
   CHECK_CONTAINS(sl_store_errmsg(s), "run_finish: no run 999");
   CHECK(sl_store_set_copy_gbs(s, 999, 1.0) != 0);
   CHECK_CONTAINS(sl_store_errmsg(s), "no run 999");
+  CHECK(sl_store_set_core_rtt_end(s, 999, 1.0) != 0);
+  CHECK_CONTAINS(sl_store_errmsg(s), "set_core_rtt_end: no run 999");
 
   /* Foreign keys are enforced. */
   CHECK(sl_store_add_case(s, 999, "gather", "x", 1, 0, &c) != 0);
@@ -488,6 +500,9 @@ static void test_reopen_and_readonly(const char *db) {
   CHECK(sl_store_set_copy_gbs_end(s, 1, 2.0) != 0);
   CHECK_CONTAINS(sl_store_errmsg(s), "set_copy_gbs_end: the store is open "
                                      "read-only");
+  CHECK(sl_store_set_core_rtt_end(s, 1, 2.0) != 0);
+  CHECK_CONTAINS(sl_store_errmsg(s), "set_core_rtt_end: the store is open "
+                                     "read-only");
   sl_timing_row t = {"cpu.x", 1, 0, 0, 1, 0, 1, 1, -1, 8, NULL, 0};
   CHECK(sl_store_add_timing(s, 1, &t, NULL) != 0);
   CHECK_CONTAINS(sl_store_errmsg(s), "add_timing: the store is open "
@@ -524,7 +539,7 @@ static void test_versions_and_foreign_files(const char *db) {
   CHECK(s == NULL);
   char want[400];
   snprintf(want, sizeof want,
-           "%s: schema version 7 is newer than this scatterlab (knows 4); "
+           "%s: schema version 7 is newer than this scatterlab (knows 5); "
            "upgrade scatterlab",
            p);
   CHECK_MSG(strcmp(err, want) == 0, "got \"%s\"", err);
@@ -572,7 +587,7 @@ static void test_versions_and_foreign_files(const char *db) {
   CHECK_MSG(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
             "%s", err);
   sl_store_close(s);
-  CHECK(raw_int(p, "PRAGMA user_version") == 4);
+  CHECK(raw_int(p, "PRAGMA user_version") == 5);
 
   /* The parent folder must be a folder. */
   char q[300];
@@ -601,6 +616,7 @@ static void test_bad_arguments(void) {
   CHECK(sl_store_run_finish(NULL, 1, "finished") != 0);
   CHECK(sl_store_set_copy_gbs(NULL, 1, 1.0) != 0);
   CHECK(sl_store_set_copy_gbs_end(NULL, 1, 1.0) != 0);
+  CHECK(sl_store_set_core_rtt_end(NULL, 1, 1.0) != 0);
   CHECK(sl_store_begin(NULL) != 0);
   CHECK(sl_store_commit(NULL) != 0);
   CHECK(sl_store_rollback(NULL) != 0);
@@ -706,7 +722,7 @@ static void test_concurrent_writers(void) {
         NPROC);
   CHECK(raw_int(p, "SELECT count(*) FROM cases") == NPROC * NCASES);
   CHECK(raw_int(p, "SELECT count(*) FROM results") == NPROC * NCASES);
-  CHECK(raw_int(p, "PRAGMA user_version") == 4);
+  CHECK(raw_int(p, "PRAGMA user_version") == 5);
 }
 
 int main(void) {

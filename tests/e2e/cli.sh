@@ -72,12 +72,16 @@ check "bench probes at both ends" has "copy bandwidth at the end: "
 # device" without a GPU; with one every variant is timed and nothing shows).
 untimed_says_why() { ! grep -E 'not timed: [a-z]+$' "$tmp/out"; }
 check "an untimed variant says why" untimed_says_why
-# ... and stores both probes with the run (runs.copy_gbs_end, schema v4).
-check "bench into a store" run 0 bench --db "$tmp/probes.db" --budget 0.05 --min-reps 3 "$G"
+# ... and stores both probes of both kinds with the run (runs.copy_gbs_end,
+# schema v4; core_rtt_ns and core_rtt_ns_end, v5). Two threads, named, so
+# that there is a pair whose round trip to probe on any machine (one core:
+# at the scheduler's pace, milliseconds).
+check "bench into a store" run 0 bench --db "$tmp/probes.db" --threads 2 --budget 0.05 --min-reps 3 "$G"
+check "round trip at both ends" has "core-to-core round trip at the end: "
 check "runs csv" run 0 report --db "$tmp/probes.db" --format csv --table runs
-check "probe columns" has ",copy_gbs,copy_gbs_end,command_line,"
-# the two probes just before the command line (earlier fields may hold commas)
-check "both probes stored" grep -qE ',[0-9.]+,[0-9.]+,bench --db ' "$tmp/out"
+check "probe columns" has ",copy_gbs,copy_gbs_end,core_rtt_ns,core_rtt_ns_end,command_line,"
+# the four probes just before the command line (earlier fields may hold commas)
+check "all probes stored" grep -qE ',[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,bench --db ' "$tmp/out"
 check "jobs negative" run 2 fuzz --no-db --jobs -1
 check "jobs message" has '--jobs: expected an integer in [1, 256], got "-1"'
 check "max-elems huge" run 2 fuzz --no-db --max-elems 999999999999
