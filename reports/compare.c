@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "bench_set.h"
+#include "machines.h"
 #include "sl_report.h"
 #include "sl_stats.h"
 #include "strmap.h"
@@ -160,45 +161,6 @@ static int sl__load_side(const sl_cmp_side *side, sl__bench_set *set, int **idx,
   return 0;
 }
 
-#define SL__PROBES_APART 1.2
-
-int sl_copy_probes_apart(double a, double b) {
-  return a > 0 && b > 0 &&
-         (a > b * SL__PROBES_APART || b > a * SL__PROBES_APART);
-}
-
-#define SL__RTTS_APART 2.0
-
-int sl_core_rtts_apart(double a, double b) {
-  return a > 0 && b > 0 && (a > b * SL__RTTS_APART || b > a * SL__RTTS_APART);
-}
-
-/* "a -> b" of a probe taken at a run's start and end, "a" without an end,
- * "?" without either. */
-static void sl__probe_pair(double a, double b, const char *fmt, char *buf,
-                           size_t len) {
-  char one[32] = "?", two[32] = "";
-  if (a > 0) snprintf(one, sizeof one, fmt, a);
-  if (a > 0 && b > 0) {
-    snprintf(two, sizeof two, " -> ");
-    snprintf(two + 4, sizeof two - 4, fmt, b);
-  }
-  snprintf(buf, len, "%s%s", one, two);
-}
-
-static void sl__machine_text(const sl_run_brief *m, char *buf, size_t len) {
-  char cores[32] = "?", threads[32] = "?", gbs[72], rtt[96] = "", ns[72];
-  if (m->cores > 0) snprintf(cores, sizeof cores, "%d", m->cores);
-  if (m->threads > 0) snprintf(threads, sizeof threads, "%d", m->threads);
-  sl__probe_pair(m->copy_gbs, m->copy_gbs_end, "%.1f", gbs, sizeof gbs);
-  if (m->core_rtt_ns > 0) {
-    sl__probe_pair(m->core_rtt_ns, m->core_rtt_ns_end, "%.0f", ns, sizeof ns);
-    snprintf(rtt, sizeof rtt, ", core round trip %s ns", ns);
-  }
-  snprintf(buf, len, "%s, %s cores, %s threads, copy %s GB/s%s",
-           m->cpu_model[0] ? m->cpu_model : "?", cores, threads, gbs, rtt);
-}
-
 /* Fills the machine fields of out from the two runs' records. Returns the
  * store that failed to give its run, or NULL. */
 static sl_store *sl__machines(const sl_cmp_side *base, const sl_cmp_side *cand,
@@ -208,34 +170,8 @@ static sl_store *sl__machines(const sl_cmp_side *base, const sl_cmp_side *cand,
   if (sl_store_get_run(cand->store, cand->run_id, &m[1])) return cand->store;
   sl__machine_text(&m[0], out->base_machine, sizeof out->base_machine);
   sl__machine_text(&m[1], out->cand_machine, sizeof out->cand_machine);
-  if (strcmp(m[0].cpu_model, m[1].cpu_model) != 0)
-    snprintf(out->machines_differ, sizeof out->machines_differ,
-             "CPU '%s' vs '%s'", m[0].cpu_model, m[1].cpu_model);
-  else if (m[0].cores != m[1].cores || m[0].threads != m[1].threads)
-    snprintf(out->machines_differ, sizeof out->machines_differ,
-             "%d vs %d cores, %d vs %d threads", m[0].cores, m[1].cores,
-             m[0].threads, m[1].threads);
-  else if (sl_copy_probes_apart(m[0].copy_gbs, m[1].copy_gbs))
-    snprintf(out->machines_differ, sizeof out->machines_differ,
-             "copy bandwidth %.1f vs %.1f GB/s", m[0].copy_gbs, m[1].copy_gbs);
-  else if (sl_core_rtts_apart(m[0].core_rtt_ns, m[1].core_rtt_ns))
-    snprintf(out->machines_differ, sizeof out->machines_differ,
-             "core-to-core round trip %.0f vs %.0f ns: the threads ran on "
-             "cores placed otherwise",
-             m[0].core_rtt_ns, m[1].core_rtt_ns);
-  for (int k = 0; k < 2 && !out->machines_differ[0]; ++k) {
-    const char *who = k ? "candidate" : "base";
-    if (sl_copy_probes_apart(m[k].copy_gbs, m[k].copy_gbs_end))
-      snprintf(out->machines_differ, sizeof out->machines_differ,
-               "the %s's copy bandwidth moved %.1f -> %.1f GB/s during its "
-               "run",
-               who, m[k].copy_gbs, m[k].copy_gbs_end);
-    else if (sl_core_rtts_apart(m[k].core_rtt_ns, m[k].core_rtt_ns_end))
-      snprintf(out->machines_differ, sizeof out->machines_differ,
-               "the %s's core-to-core round trip moved %.0f -> %.0f ns during "
-               "its run",
-               who, m[k].core_rtt_ns, m[k].core_rtt_ns_end);
-  }
+  sl__machines_differ(&m[0], &m[1], "base", "candidate", out->machines_differ,
+                      sizeof out->machines_differ);
   return NULL;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bench_set.h"
+#include "machines.h"
 #include "sl_stats.h"
 #include "strmap.h"
 
@@ -132,4 +133,23 @@ double sl__hist_level(const sl__hist *h, int from, int to) {
 void sl__hist_segment(const sl__hist *h, int k, int *from, int *to) {
   *from = k == 0 ? 0 : h->cps[k - 1];
   *to = k == h->ncps ? h->n : h->cps[k];
+}
+
+int sl__hist_cause_of(sl_store *s, const sl__hist *h, int k,
+                      sl__hist_cause *out) {
+  memset(out, 0, sizeof *out);
+  int from, to;
+  sl__hist_segment(h, k, &from, &to);
+  if (k < 1 || k > h->ncps) return -1;
+  out->before = h->run[from - 1];
+  out->after = h->run[from];
+  sl_run_brief m[2];
+  if (sl_store_get_run(s, out->before, &m[0]) ||
+      sl_store_get_run(s, out->after, &m[1]))
+    return -1;
+  memcpy(out->before_commit, m[0].git_commit, sizeof out->before_commit);
+  memcpy(out->after_commit, m[1].git_commit, sizeof out->after_commit);
+  sl__machines_differ(&m[0], &m[1], "earlier run", "later run", out->machines,
+                      sizeof out->machines);
+  return 0;
 }

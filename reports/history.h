@@ -41,6 +41,19 @@ double sl__hist_level(const sl__hist *h, int from, int to);
 /* Segment k (0..ncps) of h as [*from, *to). */
 void sl__hist_segment(const sl__hist *h, int k, int *from, int *to);
 
+/* What lies on either side of change point k (1..ncps) of h: the last
+ * run before it and the first after, their commits, and why their machines
+ * differ ("" when they do not: then the commits are the suspects). */
+typedef struct sl__hist_cause {
+  int64_t before, after;                    /* run ids */
+  char before_commit[48], after_commit[48]; /* as recorded; "" unknown */
+  char machines[320];
+} sl__hist_cause;
+
+/* 0, or -1 when the store cannot give either run (message on s). */
+int sl__hist_cause_of(sl_store *s, const sl__hist *h, int k,
+                      sl__hist_cause *out);
+
 /* A run of a benchmark's median may move by this much (relative) without
  * being noise the change-point test must explain: the floor of its noise
  * estimate. */

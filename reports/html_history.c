@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "history.h"
 #include "html.h"
@@ -66,7 +67,27 @@ done:
   free(levels);
 }
 
-static void sl__change_table(FILE *out, const sl__hist_set *set) {
+/* The change's commits and machines (sl__hist_cause): the new commit and
+ * the one before it, then why the machines differ, or "same". */
+static int sl__cause_cells(FILE *out, sl_store *s, const sl__hist *h, int k) {
+  sl__hist_cause c;
+  if (sl__hist_cause_of(s, h, k, &c)) return -1;
+  fputs("<td><code>", out);
+  sl__html_text(out, c.after_commit[0] ? c.after_commit : "?");
+  if (strcmp(c.after_commit, c.before_commit) == 0) {
+    fprintf(out, "</code> as run %" PRId64, c.before);
+  } else {
+    fprintf(out, "</code> (run %" PRId64 ": <code>", c.before);
+    sl__html_text(out, c.before_commit[0] ? c.before_commit : "?");
+    fputs("</code>)", out);
+  }
+  fputs(c.machines[0] ? "</td><td class=\"bad\">" : "</td><td>same", out);
+  sl__html_text(out, c.machines);
+  fputs("</td>", out);
+  return 0;
+}
+
+static int sl__change_table(FILE *out, sl_store *s, const sl__hist_set *set) {
   int any = 0;
   for (int i = 0; i < set->n; ++i) {
     const sl__hist *h = &set->v[i];
@@ -75,7 +96,7 @@ static void sl__change_table(FILE *out, const sl__hist_set *set) {
         fputs("<h3>Change points</h3>\n<table class=\"changes\">\n<tr>"
               "<th>benchmark</th><th>variant</th><th>threads</th>"
               "<th>from run</th><th>before</th><th>after</th><th>change</th>"
-              "</tr>\n",
+              "<th>commit</th><th>machine</th></tr>\n",
               out);
       int a0, a1, b0, b1;
       sl__hist_segment(h, k - 1, &a0, &a1);
@@ -92,12 +113,15 @@ static void sl__change_table(FILE *out, const sl__hist_set *set) {
       fprintf(out,
               "</td><td class=\"n\">%d%s</td><td class=\"n\">%" PRId64
               "</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
-              "<td class=\"n %s\">%+.1f%%</td></tr>\n",
+              "<td class=\"n %s\">%+.1f%%</td>",
               h->threads, h->cold ? " cold" : "", h->run[b0], tb, ta,
               after > before ? "bad" : "good", 100 * (after / before - 1));
+      if (sl__cause_cells(out, s, h, k)) return -1;
+      fputs("</tr>\n", out);
     }
   }
   if (any) fputs("</table>\n", out);
+  return 0;
 }
 
 int sl__html_history(sl_store *s, const sl_html_opts *o, FILE *out, char *err,
@@ -136,8 +160,9 @@ int sl__html_history(sl_store *s, const sl_html_opts *o, FILE *out, char *err,
               "one.</p>\n",
               shown, n);
   }
-  sl__change_table(out, &set);
+  const int rc = sl__change_table(out, s, &set);
+  if (rc) snprintf(err, errlen, "history: %s", sl_store_errmsg(s));
   free(order);
   sl__hist_set_free(&set);
-  return 0;
+  return rc;
 }

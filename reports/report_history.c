@@ -14,7 +14,26 @@ void sl_hist_opts_init(sl_hist_opts *o) {
   o->min_segment = 3;
 }
 
-static void sl__hist_text(FILE *out, const sl__hist *h) {
+/* After a change's line: the commits on either side (the suspects when the
+ * machine stayed the same) and, when the machine did not, why. */
+static int sl__cause_text(FILE *out, sl_store *s, const sl__hist *h, int k) {
+  sl__hist_cause c;
+  if (sl__hist_cause_of(s, h, k, &c)) return -1;
+  if (c.after_commit[0] && strcmp(c.after_commit, c.before_commit) == 0)
+    fprintf(out, " (commit %s, as run %" PRId64 ")", c.after_commit, c.before);
+  else if (c.after_commit[0] || c.before_commit[0])
+    fprintf(out, " (commit %s; run %" PRId64 ": %s)",
+            c.after_commit[0] ? c.after_commit : "?", c.before,
+            c.before_commit[0] ? c.before_commit : "?");
+  if (c.machines[0])
+    fprintf(out,
+            "\n      machines differ between runs %" PRId64 " and %" PRId64
+            ": %s",
+            c.before, c.after, c.machines);
+  return 0;
+}
+
+static int sl__hist_text(FILE *out, sl_store *s, const sl__hist *h) {
   fprintf(out, "\n%s\n  %s, %d thread%s, %s: %d run%s\n", h->case_line,
           h->variant, h->threads, h->threads == 1 ? "" : "s",
           h->cold ? "cold" : "warm", h->n, h->n == 1 ? "" : "s");
@@ -27,12 +46,15 @@ static void sl__hist_text(FILE *out, const sl__hist *h) {
     sl__fmt_seconds(t, sizeof t, level);
     fprintf(out, "  runs %" PRId64 "-%" PRId64 " (%d): %s", h->run[from],
             h->run[to - 1], to - from, t);
-    if (k > 0)
+    if (k > 0) {
       fprintf(out, "  %+.1f%% from run %" PRId64, 100 * (level / prev - 1),
               h->run[from]);
+      if (sl__cause_text(out, s, h, k)) return -1;
+    }
     fputc('\n', out);
     prev = level;
   }
+  return 0;
 }
 
 int sl_report_history(sl_store *s, const sl_hist_opts *o, FILE *out, char *err,
@@ -62,9 +84,15 @@ int sl_report_history(sl_store *s, const sl_hist_opts *o, FILE *out, char *err,
           "median times, segments of at least %d runs)\n",
           multi, multi == 1 ? "" : "s", set.n, sl_store_path(s), with, changes,
           changes == 1 ? "" : "s", o->min_segment);
-  for (int i = 0; i < set.n; ++i)
+  int bad = 0;
+  for (int i = 0; i < set.n && !bad; ++i)
     if (set.v[i].ncps > 0 || (o->all && set.v[i].n > 1))
-      sl__hist_text(out, &set.v[i]);
+      bad = sl__hist_text(out, s, &set.v[i]);
+  if (bad) {
+    snprintf(err, errlen, "%s", sl_store_errmsg(s));
+    sl__hist_set_free(&set);
+    return -1;
+  }
   if (!o->all && multi > with)
     fprintf(out, "\n%d benchmark%s without change points (--all lists them)\n",
             multi - with, multi - with == 1 ? "" : "s");

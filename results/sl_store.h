@@ -138,9 +138,9 @@ int sl_store_add_coverage(sl_store *s, int64_t run_id, const char *cell,
  * e.g. "--seed 1 --jobs 2 --cases 1000"). */
 int sl_store_set_run_config(sl_store *s, int64_t run_id, const char *config);
 
-/* A run's kind, status, config and machine; "no run N" when it does not
- * exist. status reads 'interrupted' for a 'running' run whose process is
- * gone; pid is that of the process writing a 'running' run on this machine
+/* A run's kind, status, config, commit and machine; "no run N" when it
+ * does not exist. status reads 'interrupted' for a 'running' run whose process
+ * is gone; pid is that of the process writing a 'running' run on this machine
  * right now, or 0 (finished, gone, or elsewhere and so unknown). cpu_model
  * "" and cores, threads and the probes 0 when not recorded. */
 typedef struct sl_run_brief {
@@ -151,6 +151,7 @@ typedef struct sl_run_brief {
   int cores, threads;
   double copy_gbs, copy_gbs_end;
   double core_rtt_ns, core_rtt_ns_end;
+  char git_commit[48]; /* "" when not recorded */
 } sl_run_brief;
 int sl_store_get_run(sl_store *s, int64_t run_id, sl_run_brief *out);
 

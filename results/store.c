@@ -39,8 +39,8 @@ static const char *const sl__sql[SL__STMT_COUNT] = {
     [SL__STMT_RUN_SET_CONFIG] = "UPDATE runs SET config = ?2 WHERE id = ?1",
     [SL__STMT_RUN_GET] =
         "SELECT kind, status, config, process, cpu_model, cores, threads,"
-        " copy_gbs, copy_gbs_end, core_rtt_ns, core_rtt_ns_end FROM runs"
-        " WHERE id = ?1",
+        " copy_gbs, copy_gbs_end, core_rtt_ns, core_rtt_ns_end, git_commit"
+        " FROM runs WHERE id = ?1",
     [SL__STMT_RUN_REOPEN] =
         "UPDATE runs SET status = 'running', finished_at = NULL, process = ?2"
         " WHERE id = ?1",

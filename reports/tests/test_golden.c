@@ -56,12 +56,15 @@ static const char line_big[] =
 static const char line_min[] = "scatter_reduce dt=f64 it=i64 x=1x1 index=1x1 "
                                "src=1x1 dim=0 reduce=sum seed=2";
 
+/* Runs 1-5 are built from one commit, runs 6 on from the next: the
+ * history's change point at run 6 names both. */
 static int run_begin(sl_store *s, const char *kind, int64_t *id) {
+  static int runs;
   sl_run_info ri;
   memset(&ri, 0, sizeof ri);
   ri.kind = kind;
   ri.command_line = "scatterlab golden";
-  ri.git_commit = "0123456789abcdef0123";
+  ri.git_commit = ++runs < 6 ? "0123456789abcdef0123" : "fedcba9876543210fedc";
   ri.host = "host-1";
   ri.cpu_model = "Example CPU @ 3.0GHz";
   ri.compiler = "GNU 12.2.0";
@@ -143,7 +146,9 @@ static int fill(sl_store *s) {
         sl_store_commit(s);
 
   for (int r = 3; r <= 7; ++r) {
+    /* Run 6's threads moved to cores placed otherwise during the run. */
     bad = bad || run_begin(s, "bench", &run) ||
+          (r == 6 && sl_store_set_core_rtt_end(s, run, 400)) ||
           contention_case(s, run, 64, 1, &c) ||
           result(s, c, "cpu.atomic", "passed", "") ||
           timing(s, c, "torch.cpu", 50e-6) ||
@@ -366,7 +371,11 @@ int main(void) {
     if (buf) {
       golden("history.txt", buf);
       CHECK_CONTAINS(buf, "  runs 3-5 (3): 10.0 us\n"
-                          "  runs 6-8 (3): 12.0 us  +20.0% from run 6\n");
+                          "  runs 6-8 (3): 12.0 us  +20.0% from run 6 (commit "
+                          "fedcba9876543210fedc; run 5: 0123456789abcdef0123)"
+                          "\n      machines differ between runs 5 and 6: the "
+                          "later run's core-to-core round trip moved 90 -> "
+                          "400 ns during its run\n");
     }
     free(buf);
     sl_store_close(s);

@@ -287,6 +287,7 @@ static void test_round_trip(const char *db) {
   CHECK(sl_store_get_run(s, run, &brief) == 0 && brief.copy_gbs == 12.5 &&
         brief.copy_gbs_end == 11.25 && brief.core_rtt_ns == 0 &&
         brief.core_rtt_ns_end == 360.5);
+  CHECK_MSG(strcmp(brief.git_commit, "abc123") == 0, "%s", brief.git_commit);
   CHECK(sl_store_get_run(s, run2, &brief) == 0 && brief.core_rtt_ns == 87.25 &&
         brief.core_rtt_ns_end == 0);
 

@@ -1,0 +1,88 @@
+/* Runs' machines: their text and their differences (see machines.h). */
+#include "machines.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "sl_report.h"
+
+#define SL__PROBES_APART 1.2
+
+int sl_copy_probes_apart(double a, double b) {
+  return a > 0 && b > 0 &&
+         (a > b * SL__PROBES_APART || b > a * SL__PROBES_APART);
+}
+
+#define SL__RTTS_APART 2.0
+
+int sl_core_rtts_apart(double a, double b) {
+  return a > 0 && b > 0 && (a > b * SL__RTTS_APART || b > a * SL__RTTS_APART);
+}
+
+/* "a -> b" of a probe taken at a run's start and end, "a" without an end,
+ * "?" without either. */
+static void sl__probe_pair(double a, double b, const char *fmt, char *buf,
+                           size_t len) {
+  char one[32] = "?", two[32] = "";
+  if (a > 0) snprintf(one, sizeof one, fmt, a);
+  if (a > 0 && b > 0) {
+    snprintf(two, sizeof two, " -> ");
+    snprintf(two + 4, sizeof two - 4, fmt, b);
+  }
+  snprintf(buf, len, "%s%s", one, two);
+}
+
+void sl__machine_text(const sl_run_brief *m, char *buf, size_t len) {
+  char cores[32] = "?", threads[32] = "?", gbs[72], rtt[96] = "", ns[72];
+  if (m->cores > 0) snprintf(cores, sizeof cores, "%d", m->cores);
+  if (m->threads > 0) snprintf(threads, sizeof threads, "%d", m->threads);
+  sl__probe_pair(m->copy_gbs, m->copy_gbs_end, "%.1f", gbs, sizeof gbs);
+  if (m->core_rtt_ns > 0) {
+    sl__probe_pair(m->core_rtt_ns, m->core_rtt_ns_end, "%.0f", ns, sizeof ns);
+    snprintf(rtt, sizeof rtt, ", core round trip %s ns", ns);
+  }
+  snprintf(buf, len, "%s, %s cores, %s threads, copy %s GB/s%s",
+           m->cpu_model[0] ? m->cpu_model : "?", cores, threads, gbs, rtt);
+}
+
+/* Whether one run's own two probes (start and end) moved apart: then its
+ * timings straddle two machines. */
+static int sl__moved_within(const sl_run_brief *m, const char *name, char *buf,
+                            size_t len) {
+  if (sl_copy_probes_apart(m->copy_gbs, m->copy_gbs_end))
+    snprintf(buf, len,
+             "the %s's copy bandwidth moved %.1f -> %.1f GB/s during its run",
+             name, m->copy_gbs, m->copy_gbs_end);
+  else if (sl_core_rtts_apart(m->core_rtt_ns, m->core_rtt_ns_end))
+    snprintf(buf, len,
+             "the %s's core-to-core round trip moved %.0f -> %.0f ns during "
+             "its run",
+             name, m->core_rtt_ns, m->core_rtt_ns_end);
+  else
+    return 0;
+  return 1;
+}
+
+int sl__machines_differ(const sl_run_brief *a, const sl_run_brief *b,
+                        const char *a_name, const char *b_name, char *buf,
+                        size_t len) {
+  if (strcmp(a->cpu_model, b->cpu_model) != 0)
+    snprintf(buf, len, "CPU '%s' vs '%s'", a->cpu_model, b->cpu_model);
+  else if (a->cores != b->cores || a->threads != b->threads)
+    snprintf(buf, len, "%d vs %d cores, %d vs %d threads", a->cores, b->cores,
+             a->threads, b->threads);
+  else if (sl_copy_probes_apart(a->copy_gbs, b->copy_gbs))
+    snprintf(buf, len, "copy bandwidth %.1f vs %.1f GB/s", a->copy_gbs,
+             b->copy_gbs);
+  else if (sl_core_rtts_apart(a->core_rtt_ns, b->core_rtt_ns))
+    snprintf(buf, len,
+             "core-to-core round trip %.0f vs %.0f ns: the threads ran on "
+             "cores placed otherwise",
+             a->core_rtt_ns, b->core_rtt_ns);
+  else if (!sl__moved_within(a, a_name, buf, len) &&
+           !sl__moved_within(b, b_name, buf, len)) {
+    if (len) buf[0] = '\0';
+    return 0;
+  }
+  return 1;
+}
