@@ -47,8 +47,14 @@ void sl__hist_segment(const sl__hist *h, int k, int *from, int *to);
 typedef struct sl__hist_cause {
   int64_t before, after;                    /* run ids */
   char before_commit[48], after_commit[48]; /* as recorded; "" unknown */
+  /* SL__SAME_COMMIT: both runs built from one clean commit; SL__SAME_DIRTY:
+   * from one commit with uncommitted changes, which may differ; 0: from
+   * different commits, or unknown. */
+  int same;
   char machines[320];
 } sl__hist_cause;
+
+enum { SL__SAME_COMMIT = 1, SL__SAME_DIRTY = 2 };
 
 /* 0, or -1 when the store cannot give either run (message on s). */
 int sl__hist_cause_of(sl_store *s, const sl__hist *h, int k,

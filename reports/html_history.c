@@ -74,8 +74,10 @@ static int sl__cause_cells(FILE *out, sl_store *s, const sl__hist *h, int k) {
   if (sl__hist_cause_of(s, h, k, &c)) return -1;
   fputs("<td><code>", out);
   sl__html_text(out, c.after_commit[0] ? c.after_commit : "?");
-  if (strcmp(c.after_commit, c.before_commit) == 0) {
-    fprintf(out, "</code> as run %" PRId64, c.before);
+  if (c.same) {
+    fprintf(out, "</code> as run %" PRId64 "%s", c.before,
+            c.same == SL__SAME_DIRTY ? " (both dirty: their changes may differ)"
+                                     : "");
   } else {
     fprintf(out, "</code> (run %" PRId64 ": <code>", c.before);
     sl__html_text(out, c.before_commit[0] ? c.before_commit : "?");

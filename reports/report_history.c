@@ -19,8 +19,10 @@ void sl_hist_opts_init(sl_hist_opts *o) {
 static int sl__cause_text(FILE *out, sl_store *s, const sl__hist *h, int k) {
   sl__hist_cause c;
   if (sl__hist_cause_of(s, h, k, &c)) return -1;
-  if (c.after_commit[0] && strcmp(c.after_commit, c.before_commit) == 0)
-    fprintf(out, " (commit %s, as run %" PRId64 ")", c.after_commit, c.before);
+  if (c.same)
+    fprintf(out, " (commit %s, as run %" PRId64 "%s)", c.after_commit, c.before,
+            c.same == SL__SAME_DIRTY ? "; both dirty: their changes may differ"
+                                     : "");
   else if (c.after_commit[0] || c.before_commit[0])
     fprintf(out, " (commit %s; run %" PRId64 ": %s)",
             c.after_commit[0] ? c.after_commit : "?", c.before,

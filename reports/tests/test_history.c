@@ -1,0 +1,94 @@
+/* The suspects history names at a change point (sl__hist_cause_of): the
+ * commits on either side, whether one commit built both runs (and whether
+ * that commit was clean), and the machines. One benchmark, 10 us in runs
+ * 1-3 and 12 us in runs 4-6: one change point, at run 4. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "history.h"
+#include "sl_test.h"
+
+/* A store whose run r (1-6) records commit[r - 1] and round trip rtt. */
+static sl_store *make(const char *path, const char *const commit[6],
+                      double rtt_at_4) {
+  char err[512];
+  sl_store *s = NULL;
+  if (sl_store_open(path, SL_STORE_READWRITE, &s, err, sizeof err)) return NULL;
+  static double v[8];
+  for (int r = 1; r <= 6; ++r) {
+    sl_run_info ri;
+    memset(&ri, 0, sizeof ri);
+    ri.kind = "bench";
+    ri.git_commit = commit[r - 1];
+    ri.threads = 2;
+    ri.core_rtt_ns = r == 4 ? rtt_at_4 : 90;
+    const double t = r <= 3 ? 10e-6 : 12e-6;
+    for (int i = 0; i < 8; ++i) v[i] = t;
+    sl_timing_row row = {"cpu.omp", 2, 8, 0, t, 0, t, 1, -1, 100, v, 8};
+    int64_t run, c;
+    if (sl_store_run_begin(s, &ri, &run) || sl_store_begin(s) ||
+        sl_store_add_case(s, run, "gather", "gather x=4 index=4", 1, 0, &c) ||
+        sl_store_add_timing(s, c, &row, NULL) || sl_store_commit(s)) {
+      sl_store_close(s);
+      return NULL;
+    }
+  }
+  return s;
+}
+
+/* The cause of the one change point of the store's one benchmark. */
+static int cause(sl_store *s, sl__hist_cause *c) {
+  char err[512];
+  sl__hist_set set;
+  if (sl__hist_build(s, NULL, 3, &set, err, sizeof err)) return -1;
+  int rc = set.n == 1 && set.v[0].ncps == 1
+               ? sl__hist_cause_of(s, &set.v[0], 1, c)
+               : -1;
+  sl__hist_set_free(&set);
+  return rc;
+}
+
+int main(void) {
+  char dir[] = "/tmp/sl_history_XXXXXX";
+  if (!mkdtemp(dir)) return 1;
+  char path[96];
+  const char *const two[6] = {"aaa", "aaa", "aaa", "bbb", "bbb", "bbb"};
+  const char *const one[6] = {"aaa", "aaa", "aaa", "aaa", "aaa", "aaa"};
+  const char *const dirty[6] = {"aaa-dirty", "aaa-dirty", "aaa-dirty",
+                                "aaa-dirty", "aaa-dirty", "aaa-dirty"};
+  const struct {
+    const char *const *commit;
+    double rtt;
+    const char *before, *after;
+    int same;
+    const char *machines;
+  } cases[] = {
+      {two, 90, "aaa", "bbb", 0, ""},
+      {one, 90, "aaa", "aaa", SL__SAME_COMMIT, ""},
+      {dirty, 90, "aaa-dirty", "aaa-dirty", SL__SAME_DIRTY, ""},
+      {one, 400, "aaa", "aaa", SL__SAME_COMMIT,
+       "core-to-core round trip 90 vs 400 ns: the threads ran on cores "
+       "placed otherwise"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    snprintf(path, sizeof path, "%s/h%zu.db", dir, k);
+    sl_store *s = make(path, cases[k].commit, cases[k].rtt);
+    CHECK_MSG(s != NULL, "case %zu: store", k);
+    if (!s) continue;
+    sl__hist_cause c;
+    CHECK_MSG(cause(s, &c) == 0, "case %zu: %s", k, sl_store_errmsg(s));
+    CHECK_MSG(c.before == 3 && c.after == 4, "case %zu: runs %lld, %lld", k,
+              (long long)c.before, (long long)c.after);
+    CHECK_MSG(strcmp(c.before_commit, cases[k].before) == 0 &&
+                  strcmp(c.after_commit, cases[k].after) == 0,
+              "case %zu: %s, %s", k, c.before_commit, c.after_commit);
+    CHECK_MSG(c.same == cases[k].same, "case %zu: same %d", k, c.same);
+    CHECK_MSG(strcmp(c.machines, cases[k].machines) == 0, "case %zu: %s", k,
+              c.machines);
+    sl_store_close(s);
+  }
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+  return sl_test_finish("test_history");
+}
