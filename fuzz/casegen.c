@@ -421,7 +421,9 @@ void sl_fuzz_cell(const sl_case *c, char *buf, size_t len) {
     snprintf(shape, sizeof shape, "unit");
   else
     snprintf(shape, sizeof shape, "rank%d", x->ndim);
-  if (sl__has_index(fw.op) || fw.op == SL_OP_DYNAMIC_SCATTER)
+  if (fw.op == SL_OP_DYNAMIC_SCATTER && c->voxels)
+    snprintf(ip, sizeof ip, "voxels");
+  else if (sl__has_index(fw.op) || fw.op == SL_OP_DYNAMIC_SCATTER)
     snprintf(ip, sizeof ip, "%s", sl_index_pattern_name(c->ip));
   sl_fuzz_class k = sl_fuzz_classify(c);
   char validity[32];
@@ -796,6 +798,17 @@ static void sl__pick_ip(sl__gen *g, sl_case *c, sl_op fwop) {
     c->ip = SL_IP_DUP;
     c->ip_param = ratios[sl_rng_below(&g->r, 6)];
   }
+}
+
+/* dynamic_scatter with ip=rand: a third of the cases ask for an exact
+ * number of voxels (voxels=V, 1 <= V <= N) instead of the small grid. */
+static void sl__pick_voxels(sl__gen *g, sl_case *fw) {
+  const sl_case_shape *coors = &fw->arg[1];
+  if (fw->ip != SL_IP_RAND || coors->ndim != 2 || coors->shape[0] < 1 ||
+      !sl__pct(g, 33))
+    return;
+  fw->voxels = sl__range(g, 1, coors->shape[0]);
+  if (sl_case_check_voxels(fw, NULL, 0)) fw->voxels = 0;
 }
 
 static void sl__pick_dp(sl__gen *g, sl_case *c, sl_op fwop) {
@@ -1375,6 +1388,8 @@ int sl_fuzz_case(uint64_t seed, uint64_t i, const sl_fuzz_opts *o, sl_case *c) {
       }
     }
   }
+  /* Drawn last, so that every other case keeps the stream it had. */
+  if (fwop == SL_OP_DYNAMIC_SCATTER && !broken) sl__pick_voxels(&g, &fw);
   sl_fuzz_from_forward(&fw, op, c);
   return broken;
 }

@@ -353,12 +353,75 @@ static int sl__gen_index(const sl_case *c, sl_bundle *b, int slot,
   return 0;
 }
 
+static uint64_t sl__gcd(uint64_t a, uint64_t b) {
+  while (b) {
+    uint64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+/* g^d, or `cap` once it reaches cap. */
+static uint64_t sl__pow_capped(uint64_t g, int64_t d, uint64_t cap) {
+  uint64_t p = 1;
+  for (int64_t k = 0; k < d && p < cap; ++k) p = p > cap / g ? cap : p * g;
+  return p < cap ? p : cap;
+}
+
+/*
+ * voxels=V (the parser checked 1 <= V <= N, D >= 1): coors gets exactly V
+ * distinct rows, all valid, each held by at least one point. Voxel k's
+ * coordinates are the code (a*k + b) mod 2V, a prime to 2V so that no two
+ * voxels share one, written in base G over the D columns (G^D >= 2V).
+ * Row i takes voxel ids[i]: 0..V-1 once each and N - V more drawn
+ * uniformly, shuffled, so voxels hold 1 + Poisson((N - V) / V) points.
+ */
+static int sl__gen_voxel_coors(const sl_case *c, sl_tensor *t, sl_rng *r,
+                               char *err, size_t errlen) {
+  const int64_t n = t->shape[0], dcols = t->shape[1], v = c->voxels;
+  const uint64_t codes = 2 * (uint64_t)v;
+  uint64_t g = (uint64_t)ceil(pow((double)codes, 1.0 / (double)dcols));
+  if (g < 2) g = 2;
+  while (sl__pow_capped(g, dcols, codes) < codes) ++g;
+  while (g > 2 && sl__pow_capped(g - 1, dcols, codes) >= codes) --g;
+  uint64_t a;
+  do {
+    a = 1 + sl_rng_below(r, codes - 1);
+  } while (sl__gcd(a, codes) != 1);
+  const uint64_t b = sl_rng_below(r, codes);
+  int64_t *ids = malloc(sizeof *ids * (size_t)n);
+  if (!ids) {
+    snprintf(err, errlen, "coors: out of memory for %lld voxel ids",
+             (long long)n);
+    return -1;
+  }
+  for (int64_t i = 0; i < n; ++i)
+    ids[i] = i < v ? i : (int64_t)sl_rng_below(r, (uint64_t)v);
+  for (int64_t i = n - 1; i > 0; --i) {
+    int64_t j = (int64_t)sl_rng_below(r, (uint64_t)i + 1), k = ids[i];
+    ids[i] = ids[j];
+    ids[j] = k;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    uint64_t code = (a * (uint64_t)ids[i] + b) % codes;
+    for (int64_t col = dcols - 1; col >= 0; --col, code /= g)
+      sl_elem_set_i(t->dtype, sl__elem(t, i * dcols + col),
+                    (int64_t)(code % g));
+  }
+  free(ids);
+  return 0;
+}
+
 /* coors [N, D] int32: a small grid so that points share voxels; some rows
  * invalid (a negative entry). ip=one puts every point in one voxel, unique
- * spreads them, neg makes half the rows invalid. */
-static void sl__gen_coors(const sl_case *c, sl_tensor *t) {
+ * spreads them, neg makes half the rows invalid; voxels=V makes exactly V
+ * (sl__gen_voxel_coors). */
+static int sl__gen_coors(const sl_case *c, sl_tensor *t, char *err,
+                         size_t errlen) {
   sl_rng r;
   sl_rng_seed(&r, c->seed, 2000);
+  if (c->voxels) return sl__gen_voxel_coors(c, t, &r, err, errlen);
   int64_t n = t->ndim == 2 ? t->shape[0] : sl__gen_count(t);
   int64_t dcols = t->ndim == 2 ? t->shape[1] : 1;
   double cells = n > 1 ? pow((double)n, 1.0 / (double)(dcols ? dcols : 1)) : 1;
@@ -375,6 +438,7 @@ static void sl__gen_coors(const sl_case *c, sl_tensor *t) {
       int64_t col = (int64_t)sl_rng_below(&r, (uint64_t)dcols);
       sl_elem_set_i(t->dtype, sl__elem(t, row * dcols + col), -1);
     }
+  return 0;
 }
 
 int sl_gen_inputs(const sl_case *c, sl_bundle *b, char *err, size_t errlen) {
@@ -395,7 +459,7 @@ int sl_gen_inputs(const sl_case *c, sl_bundle *b, char *err, size_t errlen) {
       if (!rc) sl_gen_fill_data(&b->call.arg[slot], SL_DP_RAND, c->seed, 3000);
     } else if (strcmp(name, "coors") == 0) {
       rc = sl_bundle_alloc(b, slot, SL_I32, s, name, err, errlen);
-      if (!rc) sl__gen_coors(c, &b->call.arg[slot]);
+      if (!rc) rc = sl__gen_coors(c, &b->call.arg[slot], err, errlen);
     } else {
       rc = sl_bundle_alloc(b, slot, c->dt, s, name, err, errlen);
       /* dynamic_scatter's feats carry no NaN or inf (SPEC §2). */

@@ -29,6 +29,7 @@ int64_t sl_case_size(const sl_case *c) {
       size += 1;
   }
   size += c->ip != SL_IP_RAND;
+  size += c->voxels != 0;
   size += c->dp != SL_DP_RAND;
   if (spec->keys & SL_KEY_DIMS) size += c->ndims > 0;
   if (spec->keys & SL_KEY_DIM) size += c->dim < 0;
@@ -257,6 +258,10 @@ typedef struct sl__shrinker {
 static void sl__offer(sl__shrinker *s, sl_case *fw) {
   if (s->n >= s->max) return;
   if (s->repair) sl__repair(fw, s->orig->op);
+  /* Fewer rows hold fewer voxels; coors that hold none ask for none. */
+  if (fw->voxels && fw->arg[1].ndim == 2 && fw->voxels > fw->arg[1].shape[0])
+    fw->voxels = fw->arg[1].shape[0];
+  if (fw->voxels && sl_case_check_voxels(fw, NULL, 0)) fw->voxels = 0;
   sl_case full;
   sl_fuzz_from_forward(fw, s->orig->op, &full);
   if (sl_fuzz_classify(&full) != s->cls) return;
@@ -347,6 +352,11 @@ int sl_shrink_candidates(const sl_case *c, sl_case *out, int max) {
   if (fw.ndims > 0) {
     t = fw;
     t.ndims = 0;
+    sl__offer(&s, &t);
+  }
+  if (fw.voxels) {
+    t = fw;
+    t.voxels = 0;
     sl__offer(&s, &t);
   }
   int64_t d;

@@ -56,9 +56,14 @@ static const sl_case_spec sl__specs[SL_OP_COUNT] = {
      -1,
      SL_REDUCE_NONE},
     {SL_OP_MASKED_SCATTER, 0, 3, {0, 1, 2}, -1, SL_REDUCE_NONE},
-    {SL_OP_DYNAMIC_SCATTER, SL_KEY_REDUCE, 2, {0, 1}, -1, SL_REDUCE_SUM},
+    {SL_OP_DYNAMIC_SCATTER,
+     SL_KEY_REDUCE | SL_KEY_VOXELS,
+     2,
+     {0, 1},
+     -1,
+     SL_REDUCE_SUM},
     {SL_OP_DYNAMIC_SCATTER_BACKWARD,
-     SL_KEY_REDUCE,
+     SL_KEY_REDUCE | SL_KEY_VOXELS,
      2,
      {1, 0},
      -1,
@@ -268,7 +273,7 @@ static int sl__parse_word(sl_case *c, const sl_case_spec *spec, char *word,
   } keyed[] = {{"it", SL_KEY_IT},     {"dim", SL_KEY_DIM},
                {"dims", SL_KEY_DIMS}, {"reduce", SL_KEY_REDUCE},
                {"self", SL_KEY_SELF}, {"at", SL_KEY_AT},
-               {"val", SL_KEY_VAL}};
+               {"val", SL_KEY_VAL},   {"voxels", SL_KEY_VOXELS}};
   for (size_t i = 0; i < sizeof keyed / sizeof keyed[0]; ++i)
     if (strcmp(k, keyed[i].key) == 0 && !(spec->keys & keyed[i].bit))
       return sl__fail(err, len, "%s: not a parameter of %s", k,
@@ -322,6 +327,12 @@ static int sl__parse_word(sl_case *c, const sl_case_spec *spec, char *word,
     c->val = d;
     c->val_is_int = !sl__parse_i64(v, &n);
     c->ival = c->val_is_int ? n : 0;
+  } else if (strcmp(k, "voxels") == 0) {
+    bit = 1u << 19;
+    if (sl__parse_i64(v, &n) || n < 1)
+      return sl__fail(err, len,
+                      "voxels: expected a positive integer, got \"%s\"", v);
+    c->voxels = n;
   } else if (strcmp(k, "ip") == 0) {
     bit = 1u << 16;
     rc = sl__parse_ip(v, c, err, len);
@@ -356,6 +367,47 @@ static int sl__parse_word(sl_case *c, const sl_case_spec *spec, char *word,
   if (rc) return rc;
   if (*seen & bit) return sl__fail(err, len, "%s: given twice", k);
   *seen |= bit;
+  return 0;
+}
+
+/* voxels=V draws coors itself (datagen): V distinct coordinate rows of
+ * D >= 1 columns, each given to at least one of the N rows, so V <= N. */
+int sl_case_check_voxels(const sl_case *c, char *err, size_t len) {
+  const sl_case_spec *spec = c ? sl_case_spec_of(c->op) : NULL;
+  if (!spec || !(spec->keys & SL_KEY_VOXELS))
+    return sl__fail(err, len, "voxels: expected a dynamic op, got %s",
+                    c ? sl_op_name(c->op) : "no case");
+  if (c->voxels < 1)
+    return sl__fail(err, len, "voxels: expected a positive count, got %lld",
+                    (long long)c->voxels);
+  if (c->ip != SL_IP_RAND)
+    return sl__fail(err, len,
+                    "voxels: draws coors itself, expected ip=rand (the "
+                    "default), got ip=%s",
+                    sl__ip_names[c->ip]);
+  const sl_case_shape *coors = NULL;
+  for (int i = 0; i < spec->n_shapes; ++i)
+    if (strcmp(sl__shape_name(c->op, spec->shape_slots[i]), "coors") == 0)
+      coors = &c->arg[spec->shape_slots[i]];
+  if (!coors || coors->ndim != 2 || coors->shape[1] < 1)
+    return sl__fail(err, len,
+                    "voxels: expected coors of shape NxD with D >= 1, got "
+                    "rank %d with %lld columns",
+                    coors ? coors->ndim : 0,
+                    coors && coors->ndim == 2 ? (long long)coors->shape[1]
+                                              : 0LL);
+  if (coors->layout == SL_LAYOUT_BROADCAST)
+    return sl__fail(err, len,
+                    "voxels: expected coors whose rows can differ, got the "
+                    "broadcast layout (coors=...:b)");
+  if (c->voxels > coors->shape[0])
+    return sl__fail(err, len,
+                    "voxels: expected at most coors' %lld rows (every "
+                    "voxel holds a point), got %lld",
+                    (long long)coors->shape[0], (long long)c->voxels);
+  if (c->voxels > SL_CASE_MAX_VOXELS)
+    return sl__fail(err, len, "voxels: expected at most %lld, got %lld",
+                    (long long)SL_CASE_MAX_VOXELS, (long long)c->voxels);
   return 0;
 }
 
@@ -405,7 +457,7 @@ int sl_case_parse(const char *line, sl_case *c, char *err, size_t errlen) {
       c->arg[spec->optional_slot].present)
     return sl__fail(err, errlen, "val: expected either val= or %s=, got both",
                     sl__shape_name(c->op, spec->optional_slot));
-  return 0;
+  return c->voxels ? sl_case_check_voxels(c, err, errlen) : 0;
 }
 
 /* Appends to buf as snprintf does, tracking the total length needed. */
@@ -462,6 +514,8 @@ int sl_case_print(const sl_case *c, char *buf, size_t len) {
       sl__put(&o, " val=%s%s", num, strpbrk(num, ".eEni") ? "" : ".0");
     }
   }
+  if ((spec->keys & SL_KEY_VOXELS) && c->voxels)
+    sl__put(&o, " voxels=%lld", (long long)c->voxels);
   if (c->ip == SL_IP_DUP)
     sl__put(&o, " ip=dup%d", c->ip_param);
   else if (c->ip != SL_IP_RAND)

@@ -624,7 +624,82 @@ static void test_shrink_example(void) {
   CHECK(sl_shrink_candidates(&c, cand, 0) == 0);
 }
 
+/* voxels=V: coors holds exactly V distinct rows, every row valid, at the
+ * seed's scale too, whatever the number of columns. */
+static void test_voxels(void) {
+  static const struct {
+    const char *line;
+    int64_t voxels;
+  } cases[] = {
+      {"dynamic_scatter dt=f32 feats=17176x4 coors=17176x3 voxels=13743 "
+       "seed=4",
+       13743},
+      {"dynamic_scatter dt=f32 feats=9x2 coors=9x1 voxels=9 seed=1", 9},
+      {"dynamic_scatter dt=f32 feats=9x2 coors=9x1 voxels=1 seed=2", 1},
+      {"dynamic_scatter dt=f64 feats=500x2 coors=500x4:t voxels=37 seed=3", 37},
+      {"dynamic_scatter dt=f32 feats=300x2 coors=300x40 voxels=299 seed=5",
+       299},
+      {"dynamic_scatter_backward dt=f32 feats=64x3 coors=64x3 reduce=max "
+       "voxels=50 seed=6",
+       50},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    sl_case c, fw;
+    sl_bundle b;
+    char err[256];
+    CHECK_MSG(sl_case_parse(cases[k].line, &c, err, sizeof err) == 0, "%s: %s",
+              cases[k].line, err);
+    sl_case_forward(&c, &fw);
+    CHECK_MSG(sl_gen_inputs(&fw, &b, err, sizeof err) == 0, "%s", err);
+    const sl_tensor *coors = &b.call.arg[1];
+    const int64_t n = coors->shape[0];
+    int32_t *map = malloc(sizeof *map * (size_t)n), *counts = NULL;
+    int64_t m = voxels(coors, map, &counts), unmapped = 0, empty = 0;
+    for (int64_t r = 0; r < n; ++r) unmapped += map[r] < 0;
+    for (int64_t v = 0; v < m; ++v) empty += counts[v] == 0;
+    CHECK_MSG(m == cases[k].voxels, "%s: %lld voxels", cases[k].line,
+              (long long)m);
+    CHECK_MSG(unmapped == 0 && empty == 0, "%s: %lld rows invalid",
+              cases[k].line, (long long)unmapped);
+    free(map);
+    free(counts);
+    sl_bundle_free(&b);
+  }
+  /* The campaign draws some, and they shrink to cases that still parse:
+   * fewer rows clamp V, and V can be dropped. */
+  sl_fuzz_opts o;
+  sl_fuzz_opts_init(&o);
+  o.ops = 1u << SL_OP_DYNAMIC_SCATTER | 1u << SL_OP_DYNAMIC_SCATTER_BACKWARD;
+  int drawn = 0;
+  char cell[256];
+  for (uint64_t i = 0; i < 2000; ++i) {
+    sl_case c;
+    sl_fuzz_case(SEED, i, &o, &c);
+    if (!c.voxels) continue;
+    ++drawn;
+    sl_fuzz_cell(&c, cell, sizeof cell);
+    CHECK_MSG(strstr(cell, "|voxels|") != NULL, "cell %s", cell);
+  }
+  printf("voxels: %d of 2000 dynamic cases\n", drawn);
+  CHECK(drawn > 100);
+  sl_case c, cand[64];
+  char err[256], line[SL_CASE_LINE_MAX];
+  CHECK(sl_case_parse("dynamic_scatter dt=f32 feats=8x2 coors=8x3 reduce=max "
+                      "voxels=8 seed=9",
+                      &c, err, sizeof err) == 0);
+  int n = sl_shrink_candidates(&c, cand, 64), halved = 0, dropped = 0;
+  for (int j = 0; j < n; ++j) {
+    print_line(&cand[j], line);
+    halved |= strcmp(line, "dynamic_scatter dt=f32 feats=4x2 coors=4x3 "
+                           "reduce=max voxels=4 seed=9") == 0;
+    dropped |= strcmp(line, "dynamic_scatter dt=f32 feats=8x2 coors=8x3 "
+                            "reduce=max seed=9") == 0;
+  }
+  CHECK(halved && dropped);
+}
+
 int main(void) {
+  test_voxels();
   test_determinism_and_round_trip();
   test_invalid_share();
   test_coverage();

@@ -49,6 +49,14 @@ static void random_case(sl_rng *r, sl_case *c) {
   if (c->ip == SL_IP_DUP) c->ip_param = 1 + (int)sl_rng_below(r, 100);
   c->dp = (sl_data_pattern)sl_rng_below(r, SL_DP_COUNT);
   c->seed = sl_rng_next(r);
+  if (spec->keys & SL_KEY_VOXELS) { /* where coors can hold them */
+    const sl_case_shape *coors =
+        &c->arg[op == SL_OP_DYNAMIC_SCATTER_BACKWARD ? 0 : 1];
+    c->voxels = coors->ndim == 2 && coors->shape[0] > 0
+                    ? 1 + (int64_t)sl_rng_below(r, (uint64_t)coors->shape[0])
+                    : 0;
+    if (c->voxels && sl_case_check_voxels(c, NULL, 0)) c->voxels = 0;
+  }
 }
 
 static void test_round_trip(void) {
@@ -88,6 +96,17 @@ static void test_examples(void) {
                       &c, err, sizeof err) == 0);
   CHECK(c.seed == UINT64_MAX && c.ip_param == 30 && c.arg[2].step == 3);
   CHECK(c.arg[0].ndim == 0 && c.arg[1].layout == SL_LAYOUT_TRANSPOSED);
+  /* voxels= prints after the op's parameters, before the patterns. */
+  CHECK(sl_case_parse("dynamic_scatter_backward seed=4 voxels=13743 "
+                      "coors=17176x3 feats=17176x128 reduce=max",
+                      &c, err, sizeof err) == 0);
+  CHECK(c.voxels == 13743);
+  sl_case_print(&c, buf, sizeof buf);
+  CHECK(strcmp(buf, "dynamic_scatter_backward dt=f32 feats=17176x128 "
+                    "coors=17176x3 reduce=max voxels=13743 seed=4") == 0);
+  CHECK(sl_case_parse("dynamic_scatter feats=5x2 coors=5x3 voxels=5", &c, err,
+                      sizeof err) == 0);
+  CHECK(c.voxels == 5);
 }
 
 static void test_errors(void) {
@@ -119,6 +138,42 @@ static void test_errors(void) {
   CHECK(sl_case_parse("gather x=4:q index=4", &c, err, sizeof err) == -1);
   CHECK_CONTAINS(err, "x: expected layout");
   CHECK(sl_case_parse("gather x=4 index=4 ip=dup0", &c, err, sizeof err) == -1);
+  CHECK(sl_case_parse("gather x=4 index=4 voxels=2", &c, err, sizeof err) ==
+        -1);
+  CHECK_CONTAINS(err, "voxels: not a parameter of gather");
+  const struct {
+    const char *line, *says;
+  } vox[] = {
+      {"dynamic_scatter feats=5x2 coors=5x3 voxels=0",
+       "voxels: expected a positive integer, got \"0\""},
+      {"dynamic_scatter feats=5x2 coors=5x3 voxels=x",
+       "voxels: expected a positive integer, got \"x\""},
+      {"dynamic_scatter feats=5x2 coors=5x3 voxels=6",
+       "voxels: expected at most coors' 5 rows (every voxel holds a point), "
+       "got 6"},
+      {"dynamic_scatter feats=5x2 coors=5x3 voxels=2 ip=unique",
+       "voxels: draws coors itself, expected ip=rand (the default), got "
+       "ip=unique"},
+      {"dynamic_scatter feats=5x2 coors=5x3:b voxels=2",
+       "voxels: expected coors whose rows can differ, got the broadcast "
+       "layout"},
+      {"dynamic_scatter feats=5x2 coors=5 voxels=2",
+       "voxels: expected coors of shape NxD with D >= 1, got rank 1"},
+      {"dynamic_scatter feats=5x2 coors=5x0 voxels=2",
+       "voxels: expected coors of shape NxD with D >= 1, got rank 2 with 0 "
+       "columns"},
+      {"dynamic_scatter_backward feats=5x2 coors=5x3 voxels=2 voxels=3",
+       "voxels: given twice"},
+  };
+  for (size_t i = 0; i < sizeof vox / sizeof vox[0]; ++i) {
+    CHECK_MSG(sl_case_parse(vox[i].line, &c, err, sizeof err) == -1, "%s",
+              vox[i].line);
+    CHECK_CONTAINS(err, vox[i].says);
+  }
+  c.op = SL_OP_GATHER;
+  CHECK(sl_case_check_voxels(&c, err, sizeof err) == -1);
+  CHECK_CONTAINS(err, "voxels: expected a dynamic op, got gather");
+  CHECK(sl_case_check_voxels(NULL, err, sizeof err) == -1);
   CHECK(sl_case_parse("gather x=99999999999999999999 index=4", &c, err, sizeof err) == -1);
 }
 
