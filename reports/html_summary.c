@@ -52,8 +52,8 @@ static int sl__runs_row(void *user, const sl_run_view *r) {
   sl__td(out, NULL, r->kind);
   sl__td(out, NULL, r->started_at);
   sl__td(out, NULL, r->status);
-  char commit[13];
-  snprintf(commit, sizeof commit, "%s", r->git_commit);
+  char commit[SL__SHORT_COMMIT];
+  sl__short_commit(r->git_commit, commit);
   sl__td(out, NULL, commit);
   sl__td(out, NULL, r->host);
   sl__td(out, NULL, r->cpu_model);

@@ -3,6 +3,7 @@
 #include "report_common.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 int sl__report_check(sl_store *s, FILE *out, int64_t run_id, const char *fn,
                      char *err, size_t errlen) {
@@ -47,4 +48,16 @@ int sl__grow(void **v, int n, int *cap, size_t size) {
   *v = p;
   *cap = c;
   return 0;
+}
+
+void sl__short_commit(const char *commit, char buf[SL__SHORT_COMMIT]) {
+  if (!commit || !*commit) {
+    snprintf(buf, SL__SHORT_COMMIT, "-");
+    return;
+  }
+  const size_t n = strlen(commit);
+  const int dirty = n > 6 && strcmp(commit + n - 6, "-dirty") == 0;
+  const int hash = (int)(dirty ? n - 6 : n);
+  snprintf(buf, SL__SHORT_COMMIT, "%.*s%s", hash < 12 ? hash : 12, commit,
+           dirty ? "-dirty" : "");
 }

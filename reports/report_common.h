@@ -28,4 +28,11 @@ int sl__report_finish(FILE *out, const char *what, const char *path, char *err,
  * *v left as it was. */
 int sl__grow(void **v, int n, int *cap, size_t size);
 
+/* A run's commit as a table shows it: twelve hex digits identify a
+ * commit, the rest of the hash is noise, but a "-dirty" suffix (built
+ * from uncommitted changes) is kept: such a run's code is not that
+ * commit's. "-" for none. buf holds SL__SHORT_COMMIT bytes. */
+#define SL__SHORT_COMMIT 20
+void sl__short_commit(const char *commit, char buf[SL__SHORT_COMMIT]);
+
 #endif

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "report_common.h"
 #include "sl_report.h"
 
 typedef struct sl__runs_out {
@@ -19,12 +20,11 @@ static int sl__runs_row(void *user, const sl_run_view *r) {
   char started[20];
   snprintf(started, sizeof started, "%s", r->started_at);
   if (strlen(started) > 10 && started[10] == 'T') started[10] = ' ';
-  /* Twelve hex digits identify a commit; the rest is noise in a table. */
-  char commit[13];
-  snprintf(commit, sizeof commit, "%s", *r->git_commit ? r->git_commit : "-");
+  char commit[SL__SHORT_COMMIT];
+  sl__short_commit(r->git_commit, commit);
   fprintf(o->out,
           "%4" PRId64 "  %-6s %-19s  %-11s %7" PRId64 " %8" PRId64 " %7" PRId64
-          "  %-12s  %s\n",
+          "  %-18s  %s\n",
           r->id, r->kind, started, r->status, r->ncases, r->nresults,
           r->nfailed, commit, r->command_line);
   ++o->n;
@@ -43,7 +43,7 @@ int sl_report_runs(sl_store *s, FILE *out, char *err, size_t errlen) {
     return -1;
   }
   fprintf(out, "runs in %s\n", sl_store_path(s));
-  fprintf(out, "%4s  %-6s %-19s  %-11s %7s %8s %7s  %-12s  %s\n", "id", "kind",
+  fprintf(out, "%4s  %-6s %-19s  %-11s %7s %8s %7s  %-18s  %s\n", "id", "kind",
           "started (UTC)", "status", "cases", "results", "failed", "commit",
           "command");
   sl__runs_out o = {out, 0};

@@ -57,14 +57,18 @@ static const char line_min[] = "scatter_reduce dt=f64 it=i64 x=1x1 index=1x1 "
                                "src=1x1 dim=0 reduce=sum seed=2";
 
 /* Runs 1-5 are built from one commit, runs 6 on from the next: the
- * history's change point at run 6 names both. */
+ * history's change point at run 6 names both. Run 8 is built from that
+ * commit with uncommitted changes ("-dirty"). */
 static int run_begin(sl_store *s, const char *kind, int64_t *id) {
   static int runs;
   sl_run_info ri;
   memset(&ri, 0, sizeof ri);
   ri.kind = kind;
   ri.command_line = "scatterlab golden";
-  ri.git_commit = ++runs < 6 ? "0123456789abcdef0123" : "fedcba9876543210fedc";
+  ++runs;
+  ri.git_commit = runs < 6   ? "0123456789abcdef0123"
+                  : runs < 8 ? "fedcba9876543210fedc"
+                             : "fedcba9876543210fedc-dirty";
   ri.host = "host-1";
   ri.cpu_model = "Example CPU @ 3.0GHz";
   ri.compiler = "GNU 12.2.0";
@@ -337,6 +341,19 @@ int main(void) {
     if (buf) {
       golden("report.html", buf);
       check_html(buf);
+      /* A table shortens the hash but keeps "-dirty": run 8's code is not
+       * that commit's. */
+      CHECK_CONTAINS(buf, "<td>fedcba987654</td>");
+      CHECK_CONTAINS(buf, "<td>fedcba987654-dirty</td>");
+    }
+    free(buf);
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    CHECK_MSG(sl_report_runs(s, f, err, sizeof err) == 0, "%s", err);
+    fclose(f);
+    if (buf) {
+      CHECK_CONTAINS(buf, "  0123456789ab        scatterlab golden\n");
+      CHECK_CONTAINS(buf, "  fedcba987654-dirty  scatterlab golden\n");
     }
     free(buf);
 
