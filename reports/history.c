@@ -8,6 +8,7 @@
 
 #include "bench_set.h"
 #include "machines.h"
+#include "report_common.h"
 #include "sl_stats.h"
 #include "strmap.h"
 
@@ -151,10 +152,8 @@ int sl__hist_cause_of(sl_store *s, const sl__hist *h, int k,
   memcpy(out->after_commit, m[1].git_commit, sizeof out->after_commit);
   if (out->after_commit[0] &&
       strcmp(out->after_commit, out->before_commit) == 0) {
-    const size_t n = strlen(out->after_commit);
-    out->same = n > 6 && strcmp(out->after_commit + n - 6, "-dirty") == 0
-                    ? SL__SAME_DIRTY
-                    : SL__SAME_COMMIT;
+    out->same =
+        sl__commit_dirty(out->after_commit) ? SL__SAME_DIRTY : SL__SAME_COMMIT;
   }
   sl__machines_differ(&m[0], &m[1], "earlier run", "later run", out->machines,
                       sizeof out->machines);

@@ -50,14 +50,18 @@ int sl__grow(void **v, int n, int *cap, size_t size) {
   return 0;
 }
 
+int sl__commit_dirty(const char *commit) {
+  const size_t n = commit ? strlen(commit) : 0;
+  return n > 6 && strcmp(commit + n - 6, "-dirty") == 0;
+}
+
 void sl__short_commit(const char *commit, char buf[SL__SHORT_COMMIT]) {
   if (!commit || !*commit) {
     snprintf(buf, SL__SHORT_COMMIT, "-");
     return;
   }
-  const size_t n = strlen(commit);
-  const int dirty = n > 6 && strcmp(commit + n - 6, "-dirty") == 0;
-  const int hash = (int)(dirty ? n - 6 : n);
+  const int dirty = sl__commit_dirty(commit);
+  const int hash = (int)strlen(commit) - (dirty ? 6 : 0);
   snprintf(buf, SL__SHORT_COMMIT, "%.*s%s", hash < 12 ? hash : 12, commit,
            dirty ? "-dirty" : "");
 }

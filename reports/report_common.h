@@ -28,6 +28,10 @@ int sl__report_finish(FILE *out, const char *what, const char *path, char *err,
  * *v left as it was. */
 int sl__grow(void **v, int n, int *cap, size_t size);
 
+/* Whether a run's commit says it was built from uncommitted changes
+ * (git_commit.cmake's "<hash>-dirty"). */
+int sl__commit_dirty(const char *commit);
+
 /* A run's commit as a table shows it: twelve hex digits identify a
  * commit, the rest of the hash is noise, but a "-dirty" suffix (built
  * from uncommitted changes) is kept: such a run's code is not that
