@@ -168,13 +168,34 @@ slref_tensors slref_scatter(const sl_call &call) {
   return {at::scatter(x, call.p.dim, index, slref_arg(call, 2))};
 }
 
-/* The reduce goes by its name, also when it is not one of LibTorch's
- * ("none", "max"), so that LibTorch's own check rejects it. */
+/*
+ * The reduce goes by its name, so that LibTorch's own check rejects what it
+ * does not know ("none"). LibTorch 2.x also takes "max" (and "min"), which
+ * neither its documentation nor the op's contract (sum, prod, mean, amax,
+ * amin) lists and 1.13 refused; the shim refuses them itself, in 1.13's
+ * words (docs/reference-differences.md).
+ */
+static const char *slref_scatter_reduce_name(sl_reduce r) {
+  switch (r) {
+  case SL_REDUCE_SUM:
+  case SL_REDUCE_PROD:
+  case SL_REDUCE_MEAN:
+  case SL_REDUCE_AMAX:
+  case SL_REDUCE_AMIN:
+  case SL_REDUCE_NONE:
+    return sl_reduce_name(r);
+  default:
+    throw slref_reject(slref_fmt("reduce argument must be either sum, prod, "
+                                 "mean, amax or amin, got %s",
+                                 sl_reduce_name(r)));
+  }
+}
+
 slref_tensors slref_scatter_reduce(const sl_call &call) {
   at::Tensor x = slref_arg(call, 0), index = slref_index_arg(call, 1);
   at::Tensor src = slref_arg(call, 2);
   return {x.scatter_reduce(call.p.dim, index, src,
-                           sl_reduce_name(call.p.reduce),
+                           slref_scatter_reduce_name(call.p.reduce),
                            call.p.include_self != 0)};
 }
 
@@ -186,7 +207,8 @@ slref_tensors slref_scatter_reduce_backward(const sl_call &call) {
   const sl_params &p = call.p;
   return slref_autograd(
       grad_out, x, src, [&](const at::Tensor &xl, const at::Tensor &sl) {
-        return xl.scatter_reduce(p.dim, index, sl, sl_reduce_name(p.reduce),
+        return xl.scatter_reduce(p.dim, index, sl,
+                                 slref_scatter_reduce_name(p.reduce),
                                  p.include_self != 0);
       });
 }

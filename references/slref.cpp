@@ -53,9 +53,18 @@ static void slref_set_err(char *err, size_t errlen, const char *msg) {
  * every case, and none of them changes the answer, so they are dropped. */
 namespace {
 struct slref_quiet_warnings : c10::WarningHandler {
+#if TORCH_VERSION_MAJOR >= 2
+  void process(const c10::Warning &) override {}
+#else /* 1.13: the handler took the warning's parts */
   void process(const c10::SourceLocation &, const std::string &,
                const bool) override {}
+#endif
 };
+#if TORCH_VERSION_MAJOR >= 2
+using slref_warning_guard = c10::WarningUtils::WarningHandlerGuard;
+#else
+using slref_warning_guard = c10::Warning::WarningHandlerGuard;
+#endif
 } // namespace
 
 /* ------------------------------------------------------------------------ */
@@ -325,7 +334,7 @@ static slref_op_fn slref_lookup(sl_op op) {
 template <typename Body>
 static int slref_guarded(Body body, char *err, size_t errlen) {
   slref_quiet_warnings quiet;
-  c10::Warning::WarningHandlerGuard guard(&quiet);
+  slref_warning_guard guard(&quiet);
   try {
     body();
     return SLREF_OK;
@@ -443,6 +452,8 @@ extern "C" int slref_run(const sl_call *call, sl_tensor *outs, char *err,
 }
 
 extern "C" const char *slref_version(void) { return "LibTorch " TORCH_VERSION; }
+
+extern "C" const char *slref_origin(void) { return SLREF_ORIGIN; }
 
 extern "C" int slref_time(const sl_call *call, int threads, int reps,
                           double *samples, char *err, size_t errlen) {

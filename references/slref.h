@@ -45,10 +45,14 @@ enum {
  */
 int slref_run(const sl_call *call, sl_tensor *outs, char *err, size_t errlen);
 
-/* "LibTorch 1.13.0": the version that LibTorch's headers carry (TORCH_VERSION).
- * Debian's libtorch-dev 1.13.1+dfsg ships headers and sonames saying 1.13.0;
- * the string is LibTorch's own, not the package's. */
+/* "LibTorch 2.11.0": the version that LibTorch's headers carry
+ * (TORCH_VERSION). Debian's libtorch-dev 1.13.1+dfsg ships headers and sonames
+ * saying 1.13.0; the string is LibTorch's own, not the package's. */
 const char *slref_version(void);
+
+/* Where the linked LibTorch came from, as the build was configured
+ * (SL_REFERENCE): "PyPI torch 2.11.0" or "Debian libtorch-dev 1.13.1+dfsg-4". */
+const char *slref_origin(void);
 
 /*
  * Times reps runs of the reference on call (the bench's "torch.cpu"

@@ -1,24 +1,37 @@
 #!/usr/bin/env bash
 # Installs the Debian packages scatterlab builds and tests with, skipping
-# those already present (so a warm machine pays nothing). Needs root (or
-# sudo) on Debian. `setup-deps.sh sanitize` adds clang and its sanitizer and
-# libFuzzer runtimes (make check-sanitize).
+# those already present (so a warm machine pays nothing), then the LibTorch
+# reference. Needs root (or sudo) on Debian. Arguments (any of):
+#   sanitize  adds clang and its sanitizer and libFuzzer runtimes
+#             (make check-sanitize)
+#   debian    the reference is Debian's libtorch-dev 1.13.1
+#             (SL_REFERENCE=debian) instead of PyPI's torch wheel
+#             (scripts/setup-torch.sh, the default)
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build git pkg-config libsqlite3-dev
-      libcsv-dev libtorch-dev sqlite3 chromium valgrind)
-if [ "${1:-}" = sanitize ]; then
-  pkgs+=(clang libclang-rt-14-dev)
-fi
+      libcsv-dev sqlite3 chromium valgrind)
+reference=pypi
+for arg in "$@"; do
+  case $arg in
+    sanitize) pkgs+=(clang libclang-rt-14-dev) ;;
+    debian) reference=debian; pkgs+=(libtorch-dev) ;;
+    pypi) ;;
+    *) echo "setup-deps: unknown argument '$arg' (expected sanitize, debian or pypi)" >&2; exit 2 ;;
+  esac
+done
+[ "$reference" = pypi ] && pkgs+=(python3 python3-pip)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  SUDO=
+  [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-echo "setup: installing ${missing[*]}"
-SUDO=
-[ "$(id -u)" -eq 0 ] || SUDO=sudo
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+if [ "$reference" = pypi ]; then
+  "$(dirname "$0")/setup-torch.sh" >/dev/null
+fi

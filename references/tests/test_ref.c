@@ -4,6 +4,8 @@
  * definitions), plus the rejections the harness relies on.
  */
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "sl_test.h"
 #include "slref.h"
@@ -74,9 +76,51 @@ static float A[12] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
 static int64_t IDX[6] = {0, 1, 1, 3, 2, 0};
 static const int64_t S43[2] = {4, 3}, S23[2] = {2, 3};
 
+/* The major version of the linked LibTorch, from "LibTorch 2.11.0". */
+static int torch_major(void) { return atoi(slref_version() + 9); }
+
 static void test_version(void) {
-  const char *v = slref_version();
-  CHECK_MSG(strncmp(v, "LibTorch 1.13", 13) == 0, "version \"%s\"", v);
+  const char *v = slref_version(), *o = slref_origin();
+  CHECK_MSG(strncmp(v, "LibTorch ", 9) == 0 && torch_major() >= 1,
+            "version \"%s\"", v);
+  /* The origin names the package; its version is the headers' own for PyPI
+   * (torch 2.11.0 says 2.11.0), one patch level apart for Debian (1.13.1
+   * ships headers saying 1.13.0). */
+  if (strncmp(o, "PyPI torch ", 11) == 0)
+    CHECK_MSG(strcmp(o + 11, v + 9) == 0, "origin \"%s\", version \"%s\"", o,
+              v);
+  else
+    CHECK_MSG(strncmp(o, "Debian libtorch-dev 1.13", 24) == 0 &&
+                  strncmp(v, "LibTorch 1.13", 13) == 0,
+              "origin \"%s\", version \"%s\"", o, v);
+}
+
+/*
+ * A known difference between the references, pinned so that a new LibTorch
+ * that changes it fails here and docs/reference-differences.md gets
+ * updated: LibTorch 2.11's CPU gather of a bf16 NaN (0x7FC0) into a 2-D (or
+ * higher) output writes 0xFFFF; 1.13 copies the bits. The oracle lets any NaN match any NaN (SPEC §5).
+ */
+static void test_bf16_nan_gather(void) {
+  sl_tensor outs[SL_MAX_ARGS];
+  char err[256];
+  /* 2-D: a 1-D gather keeps the bits in 2.11 too. */
+  uint16_t x[3] = {0x7FC0, 0x7FC0, 0x3F80}; /* NaN, NaN, 1.0 */
+  int64_t idx[3] = {0, 0, 0};
+  const int64_t s13[2] = {1, 3};
+  sl_call c;
+  sl_call_init(&c, SL_OP_GATHER);
+  c.arg[0] = mk(SL_BF16, 2, s13, x);
+  c.arg[1] = mk(SL_I64, 2, s13, idx);
+  c.p.dim = 0;
+  CHECK(run(&c, outs, err, sizeof err) == 0);
+  const uint16_t *o = (const uint16_t *)outs[0].data;
+  const uint16_t nan_bits = torch_major() >= 2 ? 0xFFFF : 0x7FC0;
+  CHECK_MSG(o[0] == nan_bits && o[1] == nan_bits,
+            "bf16 NaN gathered as %04x %04x, documented %04x", o[0], o[1],
+            nan_bits);
+  CHECK_MSG(o[2] == 0x3F80, "1.0 gathered as %04x", o[2]);
+  free_outs(outs, 1);
 }
 
 static void test_gather(void) {
@@ -663,6 +707,7 @@ static void test_time(void) {
 
 int main(void) {
   test_version();
+  test_bf16_nan_gather();
   test_gather();
   test_scatter();
   test_scatter_reduce();
