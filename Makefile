@@ -1,6 +1,10 @@
 # The two entry points of the README, plus the steps they are made of.
 # Everything builds in build/ with CMake; the CLI is build/scatterlab.
-BUILD ?= build
+# The LibTorch reference: pypi (LibTorch 2.11.0 from PyPI's torch wheel,
+# scripts/setup-torch.sh) or debian (Debian's libtorch-dev 1.13.1). Each has
+# its own build directory, so both can stay built side by side.
+REFERENCE ?= pypi
+BUILD ?= $(if $(filter debian,$(REFERENCE)),build-debian,build)
 JOBS ?= $(shell nproc)
 DB ?= results/scatterlab.db
 CMAKE_FLAGS ?=
@@ -11,10 +15,11 @@ GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 all: build
 
 deps:
-	@scripts/setup-deps.sh
+	@scripts/setup-deps.sh $(REFERENCE)
 
 $(BUILD)/CMakeCache.txt:
-	cmake -S . -B $(BUILD) $(GENERATOR) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) $(GENERATOR) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DSL_REFERENCE=$(REFERENCE) $(CMAKE_FLAGS)
 
 configure: deps $(BUILD)/CMakeCache.txt
 
@@ -28,14 +33,14 @@ test: build
 # The test suite again under AddressSanitizer + UndefinedBehaviorSanitizer
 # (clang), with the libFuzzer targets of the parsers built and run for a
 # short time each. CI runs it after `make test`.
-SAN_BUILD ?= build-asan
+SAN_BUILD ?= $(if $(filter debian,$(REFERENCE)),build-asan-debian,build-asan)
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_abort=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp:print_suppressions=0
 check-sanitize:
-	@scripts/setup-deps.sh sanitize
+	@scripts/setup-deps.sh sanitize $(REFERENCE)
 	CC=clang CXX=clang++ cmake -S . -B $(SAN_BUILD) $(GENERATOR) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	  -DSL_SANITIZE=ON -DSL_LIBFUZZER=ON -DSL_WITH_CUDA=OFF $(CMAKE_FLAGS)
+	  -DSL_REFERENCE=$(REFERENCE) -DSL_SANITIZE=ON -DSL_LIBFUZZER=ON -DSL_WITH_CUDA=OFF $(CMAKE_FLAGS)
 	cmake --build $(SAN_BUILD) -j $(JOBS)
 	cd $(SAN_BUILD) && $(SAN_ENV) ctest --output-on-failure -j $(JOBS)
 

@@ -15,6 +15,7 @@
 #include "runinfo.h"
 #include "runner.h"
 #include "shrink.h"
+#include "slref.h"
 #include "sl_store.h"
 #include "store_verdicts.h"
 #include "timing.h"
@@ -258,6 +259,8 @@ int sl_fuzz_job(const sl_fuzz_campaign *f, int job, FILE *out) {
   sl_run_opts ro = {0};
   ro.variants = f->variants;
   ro.threads = sl_fuzz_job_threads(f);
+  /* The reference runs in this process: its team gets the job's share too. */
+  slref_set_threads(ro.threads);
   sl_worker *w;
   if (sl_worker_start(&w, &ro, err, sizeof err)) {
     fprintf(stderr, "scatterlab fuzz: job %d: %s\n", job, err);

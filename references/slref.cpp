@@ -455,6 +455,11 @@ extern "C" const char *slref_version(void) { return "LibTorch " TORCH_VERSION; }
 
 extern "C" const char *slref_origin(void) { return SLREF_ORIGIN; }
 
+extern "C" void slref_set_threads(int threads) {
+  if (threads > 0 && at::get_num_threads() != threads)
+    at::set_num_threads(threads);
+}
+
 extern "C" int slref_time(const sl_call *call, int threads, int reps,
                           double *samples, char *err, size_t errlen) {
   if (err && errlen) err[0] = '\0';
@@ -468,8 +473,7 @@ extern "C" int slref_time(const sl_call *call, int threads, int reps,
          * then 14 ms for a 200 MB scatter_reduce) when this put the old
          * count back after every batch. The core's variants are unaffected:
          * the harness gives them their thread count explicitly. */
-        if (threads > 0 && at::get_num_threads() != threads)
-          at::set_num_threads(threads);
+        slref_set_threads(threads);
         for (int r = 0; r < reps; ++r) {
           auto t0 = std::chrono::steady_clock::now();
           slref_tensors result = fn(*call);

@@ -55,6 +55,15 @@ const char *slref_version(void);
 const char *slref_origin(void);
 
 /*
+ * Sets LibTorch's intra-op thread count (process-wide) to threads when it
+ * differs; threads <= 0 leaves it. A fuzz job calls it with its share of the
+ * cores: left at every core, two jobs' LibTorch teams spin against each
+ * other (LibTorch 2.11 parallelizes small gathers and scatters that 1.13 ran
+ * on one thread; the default campaign ran at half its speed).
+ */
+void slref_set_threads(int threads);
+
+/*
  * Times reps runs of the reference on call (the bench's "torch.cpu"
  * variant): samples[r] gets the wall-clock seconds of run r. A run covers
  * wrapping the inputs (including widening an int32 index to int64, which
