@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "runinfo.h"
 #include "sl/sl.h"
 
 static const char *const sl__list_help =
@@ -43,7 +44,9 @@ int sl_cmd_list(int argc, char **argv) {
              ok ? "yes" : why);
     }
   }
-  printf("\nCUDA: %s; devices: %d\n",
+  printf("\nreference: %s (the expected answers, and torch.cpu in bench)\n",
+         sl_reference_text());
+  printf("CUDA: %s; devices: %d\n",
          sl_cuda_built() ? "built" : "built without CUDA",
          sl_cuda_device_count());
   return SL_EXIT_OK;

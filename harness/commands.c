@@ -6,7 +6,7 @@
 
 #include "cli.h"
 #include "sl/sl.h"
-#include "slref.h"
+#include "runinfo.h"
 
 static const char *const sl__help =
     "usage: scatterlab COMMAND [options]\n"
@@ -41,7 +41,7 @@ int sl_cli_main(int argc, char **argv) {
   }
   if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
     printf("scatterlab %s (reference: %s; CUDA: %s)\n", SL_VERSION_STRING,
-           slref_version(), sl_cuda_built() ? "built" : "not built");
+           sl_reference_text(), sl_cuda_built() ? "built" : "not built");
     return SL_EXIT_OK;
   }
   static const struct {

@@ -10,6 +10,7 @@
 #endif
 
 #include "sl/sl.h"
+#include "slref.h"
 #include "sl_git_commit.h" /* generated at build time: git_commit.cmake */
 #ifndef SL_COMPILER
 #define SL_COMPILER "unknown"
@@ -33,6 +34,13 @@ static void sl__cpu_model(char *buf, size_t len) {
     break;
   }
   fclose(f);
+}
+
+const char *sl_reference_text(void) {
+  static char text[128];
+  if (!text[0])
+    snprintf(text, sizeof text, "%s (%s)", slref_version(), slref_origin());
+  return text;
 }
 
 void sl_runinfo_fill(sl_runinfo_buf *b, const char *kind, int argc, char **argv,
@@ -61,6 +69,8 @@ void sl_runinfo_fill(sl_runinfo_buf *b, const char *kind, int argc, char **argv,
   b->info.threads = threads > 0 ? threads : sl_default_threads();
   b->info.copy_gbs = 0;
   b->info.core_rtt_ns = 0;
+  snprintf(b->reference, sizeof b->reference, "%s", sl_reference_text());
+  b->info.reference = b->reference;
 }
 
 int sl_default_threads(void) {

@@ -8,6 +8,7 @@ typedef struct sl_runinfo_buf {
   char host[256];
   char cpu_model[256];
   char command_line[4096];
+  char reference[128];
   sl_run_info info;
 } sl_runinfo_buf;
 
@@ -19,6 +20,10 @@ typedef struct sl_runinfo_buf {
  * would quietly make every cpu.omp run after the reference serial.
  */
 int sl_default_threads(void);
+
+/* The reference this build judges and times against, as the store records
+ * it: "LibTorch 2.11.0 (PyPI torch 2.11.0)". */
+const char *sl_reference_text(void);
 
 /* Fills b->info for a run of `kind` started by argv (threads 0: the
  * default). */

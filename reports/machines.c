@@ -41,8 +41,9 @@ void sl__machine_text(const sl_run_brief *m, char *buf, size_t len) {
     sl__probe_pair(m->core_rtt_ns, m->core_rtt_ns_end, "%.0f", ns, sizeof ns);
     snprintf(rtt, sizeof rtt, ", core round trip %s ns", ns);
   }
-  snprintf(buf, len, "%s, %s cores, %s threads, copy %s GB/s%s",
-           m->cpu_model[0] ? m->cpu_model : "?", cores, threads, gbs, rtt);
+  snprintf(buf, len, "%s, %s cores, %s threads, copy %s GB/s%s, reference %s",
+           m->cpu_model[0] ? m->cpu_model : "?", cores, threads, gbs, rtt,
+           m->reference[0] ? m->reference : SL_REFERENCE_UNKNOWN);
 }
 
 /* Whether one run's own two probes (start and end) moved apart: then its
@@ -66,7 +67,12 @@ static int sl__moved_within(const sl_run_brief *m, const char *name, char *buf,
 int sl__machines_differ(const sl_run_brief *a, const sl_run_brief *b,
                         const char *a_name, const char *b_name, char *buf,
                         size_t len) {
-  if (strcmp(a->cpu_model, b->cpu_model) != 0)
+  /* First: another LibTorch moves every torch.cpu timing and every "x
+   * LibTorch" ratio, whatever the machine did. A run that did not record its
+   * reference may have had either. */
+  if (strcmp(a->reference, b->reference) != 0)
+    snprintf(buf, len, "reference %s vs %s", a->reference, b->reference);
+  else if (strcmp(a->cpu_model, b->cpu_model) != 0)
     snprintf(buf, len, "CPU '%s' vs '%s'", a->cpu_model, b->cpu_model);
   else if (a->cores != b->cores || a->threads != b->threads)
     snprintf(buf, len, "%d vs %d cores, %d vs %d threads", a->cores, b->cores,

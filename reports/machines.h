@@ -12,14 +12,15 @@
 #include "sl_store.h"
 
 /* "AMD EPYC, 2 cores, 2 threads, copy 44.3 -> 45.0 GB/s, core round trip
- * 90 -> 88 ns": '?' for what the run did not record, the round trip only
- * where probed. */
+ * 90 -> 88 ns, reference LibTorch 2.11.0 (PyPI torch 2.11.0)": '?' for what
+ * the run did not record, the round trip only where probed. */
 void sl__machine_text(const sl_run_brief *m, char *buf, size_t len);
 
 /*
  * Why runs a and b (named a_name and b_name in the message, e.g. "base"
  * and "candidate") ran on machines that differ in what moves timings:
- * another CPU model, core or thread count, copy probes more than 20% apart
+ * another reference (LibTorch version or origin; "unknown", for a run stored
+ * before it was recorded, differs from any named one), another CPU model, core or thread count, copy probes more than 20% apart
  * or round trips more than 2x apart, between the runs or within either
  * one. Returns 1 with the reason in buf, or 0 with buf "" when they do not.
  */

@@ -55,6 +55,13 @@ int sl__commit_dirty(const char *commit) {
   return n > 6 && strcmp(commit + n - 6, "-dirty") == 0;
 }
 
+void sl__short_reference(const char *reference,
+                         char buf[SL__SHORT_REFERENCE]) {
+  const char *paren = strstr(reference, " (");
+  int n = paren ? (int)(paren - reference) : (int)strlen(reference);
+  snprintf(buf, SL__SHORT_REFERENCE, "%.*s", n, reference);
+}
+
 void sl__short_commit(const char *commit, char buf[SL__SHORT_COMMIT]) {
   if (!commit || !*commit) {
     snprintf(buf, SL__SHORT_COMMIT, "-");

@@ -130,8 +130,10 @@ static int sl__runs_row(void *user, const sl_run_view *r) {
   sl__csv_real(out, r->core_rtt_ns_end > 0 ? r->core_rtt_ns_end : NAN);
   fputc(',', out);
   sl__csv_text(out, r->command_line);
-  fprintf(out, ",%" PRId64 ",%" PRId64 ",%" PRId64 "\n", r->ncases, r->nresults,
+  fprintf(out, ",%" PRId64 ",%" PRId64 ",%" PRId64 ",", r->ncases, r->nresults,
           r->nfailed);
+  sl__csv_text(out, r->reference);
+  fputc('\n', out);
   return ferror(out) ? 1 : 0;
 }
 
@@ -142,7 +144,8 @@ int sl_report_csv_runs(sl_store *s, int64_t run_id, FILE *out, char *err,
     return -1;
   fputs("run_id,kind,started_at,finished_at,status,git_commit,host,cpu_model,"
         "cores,threads,compiler,flags,version,device,copy_gbs,copy_gbs_end,"
-        "core_rtt_ns,core_rtt_ns_end,command_line,cases,results,failed\n",
+        "core_rtt_ns,core_rtt_ns_end,command_line,cases,results,failed,"
+        "reference\n",
         out);
   sl__runs_csv c = {out, run_id};
   if (sl_store_each_run(s, sl__runs_row, &c) < 0) {

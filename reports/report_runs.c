@@ -20,13 +20,14 @@ static int sl__runs_row(void *user, const sl_run_view *r) {
   char started[20];
   snprintf(started, sizeof started, "%s", r->started_at);
   if (strlen(started) > 10 && started[10] == 'T') started[10] = ' ';
-  char commit[SL__SHORT_COMMIT];
+  char commit[SL__SHORT_COMMIT], reference[SL__SHORT_REFERENCE];
   sl__short_commit(r->git_commit, commit);
+  sl__short_reference(r->reference, reference);
   fprintf(o->out,
           "%4" PRId64 "  %-6s %-19s  %-11s %7" PRId64 " %8" PRId64 " %7" PRId64
-          "  %-18s  %s\n",
+          "  %-18s  %-16s  %s\n",
           r->id, r->kind, started, r->status, r->ncases, r->nresults,
-          r->nfailed, commit, r->command_line);
+          r->nfailed, commit, reference, r->command_line);
   ++o->n;
   return ferror(o->out) ? 1 : 0;
 }
@@ -43,9 +44,9 @@ int sl_report_runs(sl_store *s, FILE *out, char *err, size_t errlen) {
     return -1;
   }
   fprintf(out, "runs in %s\n", sl_store_path(s));
-  fprintf(out, "%4s  %-6s %-19s  %-11s %7s %8s %7s  %-18s  %s\n", "id", "kind",
-          "started (UTC)", "status", "cases", "results", "failed", "commit",
-          "command");
+  fprintf(out, "%4s  %-6s %-19s  %-11s %7s %8s %7s  %-18s  %-16s  %s\n", "id",
+          "kind", "started (UTC)", "status", "cases", "results", "failed",
+          "commit", "reference", "command");
   sl__runs_out o = {out, 0};
   if (sl_store_each_run(s, sl__runs_row, &o) < 0) {
     snprintf(err, errlen, "%s", sl_store_errmsg(s));

@@ -97,7 +97,7 @@ int sl_report_csv_coverage(sl_store *s, int64_t run_id, FILE *out, char *err,
  *
  *   run_id,kind,started_at,finished_at,status,git_commit,host,cpu_model,
  *   cores,threads,compiler,flags,version,device,copy_gbs,copy_gbs_end,
- *   core_rtt_ns,core_rtt_ns_end,command_line,cases,results,failed
+ *   core_rtt_ns,core_rtt_ns_end,command_line,cases,results,failed,reference
  *
  *   started_at finished_at  ISO-8601 UTC (finished_at empty while running)
  *   cores threads copy_gbs  empty when unknown; device empty without a GPU
@@ -105,7 +105,11 @@ int sl_report_csv_coverage(sl_store *s, int64_t run_id, FILE *out, char *err,
  *                           for other runs and runs made before it
  *   core_rtt_ns(_end)       bench's core-to-core round trip at its start
  *                           and end (ns); empty where not probed
- *   cases results failed    counts, as in sl_report_runs */
+ *   cases results failed    counts, as in sl_report_runs
+ *   reference               "LibTorch 2.11.0 (PyPI torch 2.11.0)"; "unknown"
+ *                           for runs stored before it was recorded
+ *                           (appended last: columns are only ever added at
+ *                           the end) */
 int sl_report_csv_runs(sl_store *s, int64_t run_id, FILE *out, char *err,
                        size_t errlen);
 

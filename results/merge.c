@@ -17,7 +17,7 @@ static const char sl__runs_cols[] =
     "kind, started_at, finished_at, status, git_commit, host, cpu_model,"
     " cores, compiler, flags, command_line, threads, copy_gbs, device,"
     " version, uid, config, process, copy_gbs_end, core_rtt_ns,"
-    " core_rtt_ns_end";
+    " core_rtt_ns_end, reference";
 
 /* Checks that src_path is a store this build reads: the same messages as
  * opening it ("not a SQLite database", "newer than this scatterlab", ...).

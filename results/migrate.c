@@ -71,6 +71,15 @@ static const char sl__schema_v5_sql[] =
     "ALTER TABLE runs ADD COLUMN core_rtt_ns_end REAL;"
     "PRAGMA user_version = 5;";
 
+/*
+ * Version 6: the reference every verdict and every "x LibTorch" figure of
+ * the run came from, with its origin ("LibTorch 2.11.0 (PyPI torch 2.11.0)");
+ * NULL for runs written before it was recorded, which read "unknown".
+ */
+static const char sl__schema_v6_sql[] =
+    "ALTER TABLE runs ADD COLUMN reference TEXT;"
+    "PRAGMA user_version = 6;";
+
 /* To change the schema, append a step (never edit a released one) and add a
  * test that opens a database of the previous version. */
 static const sl__migration sl__steps[] = {
@@ -79,6 +88,7 @@ static const sl__migration sl__steps[] = {
     {3, sl__schema_v3_sql, "the process writing each run"},
     {4, sl__schema_v4_sql, "the copy bandwidth at a bench run's end"},
     {5, sl__schema_v5_sql, "the core-to-core round trip of a bench run"},
+    {6, sl__schema_v6_sql, "the reference of each run"},
 };
 
 #define SL__NSTEPS ((int)(sizeof sl__steps / sizeof sl__steps[0]))

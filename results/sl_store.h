@@ -68,7 +68,14 @@ typedef struct sl_run_info {
   int cores, threads; /* <= 0: unknown (NULL) */
   double copy_gbs;    /* <= 0: NULL */
   double core_rtt_ns; /* the core-to-core round trip; <= 0: NULL */
+  /* The reference the run's verdicts and "x LibTorch" figures came from:
+   * name, version and origin, "LibTorch 2.11.0 (PyPI torch 2.11.0)"; NULL
+   * stores NULL (read back as SL_REFERENCE_UNKNOWN). */
+  const char *reference;
 } sl_run_info;
+
+/* What a run written before the reference was recorded (schema < 6) reads. */
+#define SL_REFERENCE_UNKNOWN "unknown"
 
 /* Inserts a run with status 'running' and started_at now; sets *run_id. */
 int sl_store_run_begin(sl_store *s, const sl_run_info *info, int64_t *run_id);
@@ -152,6 +159,7 @@ typedef struct sl_run_brief {
   double copy_gbs, copy_gbs_end;
   double core_rtt_ns, core_rtt_ns_end;
   char git_commit[48]; /* "" when not recorded */
+  char reference[128]; /* SL_REFERENCE_UNKNOWN when not recorded */
 } sl_run_brief;
 int sl_store_get_run(sl_store *s, int64_t run_id, sl_run_brief *out);
 
@@ -198,6 +206,8 @@ typedef struct sl_run_view {
   double copy_gbs_end; /* the probe at the run's end; 0 when not taken */
   double core_rtt_ns, core_rtt_ns_end; /* the same for the core-to-core
                                           round trip; 0 when not probed */
+  const char *reference; /* never NULL: SL_REFERENCE_UNKNOWN when not
+                            recorded */
   int64_t ncases, nresults;
   int64_t nfailed; /* results with verdict failed, reject_mismatch, crashed
                       or timeout */

@@ -33,14 +33,14 @@ static const char *const sl__sql[SL__STMT_COUNT] = {
     [SL__STMT_RUN_INSERT] =
         "INSERT INTO runs (kind, started_at, status, command_line, git_commit,"
         " host, cpu_model, compiler, flags, version, device, cores, threads,"
-        " copy_gbs, process, core_rtt_ns, uid) VALUES (?1, " SL__NOW
+        " copy_gbs, process, core_rtt_ns, reference, uid) VALUES (?1, " SL__NOW
         ", 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
-        " lower(hex(randomblob(16))))",
+        " ?15, lower(hex(randomblob(16))))",
     [SL__STMT_RUN_SET_CONFIG] = "UPDATE runs SET config = ?2 WHERE id = ?1",
     [SL__STMT_RUN_GET] =
         "SELECT kind, status, config, process, cpu_model, cores, threads,"
-        " copy_gbs, copy_gbs_end, core_rtt_ns, core_rtt_ns_end, git_commit"
-        " FROM runs WHERE id = ?1",
+        " copy_gbs, copy_gbs_end, core_rtt_ns, core_rtt_ns_end, git_commit,"
+        " reference FROM runs WHERE id = ?1",
     [SL__STMT_RUN_REOPEN] =
         "UPDATE runs SET status = 'running', finished_at = NULL, process = ?2"
         " WHERE id = ?1",
@@ -84,6 +84,7 @@ static const char *const sl__sql[SL__STMT_COUNT] = {
         " r.git_commit, r.host, r.cpu_model, r.compiler, r.flags,"
         " r.command_line, r.version, r.device, r.cores, r.threads, r.copy_gbs,"
         " r.process, r.copy_gbs_end, r.core_rtt_ns, r.core_rtt_ns_end,"
+        " r.reference,"
         " (SELECT count(*) FROM cases c WHERE c.run_id = r.id),"
         " (SELECT count(*) FROM cases c JOIN results x ON x.case_id = c.id"
         "  WHERE c.run_id = r.id),"
@@ -440,6 +441,7 @@ int sl_store_run_begin(sl_store *s, const sl_run_info *info, int64_t *run_id) {
   sl__run_owner_self(owner, sizeof owner);
   sl__store_bind_text(st, 13, owner);
   sl__bind_real_or_null(st, 14, info->core_rtt_ns > 0, info->core_rtt_ns);
+  sl__bind_text_or_null(st, 15, info->reference);
   if (sl__store_step_done(s, st, op)) return -1;
   *run_id = sqlite3_last_insert_rowid(s->db);
   return 0;

@@ -104,9 +104,10 @@ static void test_samples(void) {
 
 /* Two runs in one store: one benchmark 10% slower, one unchanged, one only
  * in the base run and one only in the candidate; rtt: the runs' core round
- * trips at their start (0: not probed). */
-static int fill(sl_store *s, int64_t *run1, int64_t *run2,
-                const double rtt[2]) {
+ * trips at their start (0: not probed); ref: their references (NULL: not
+ * recorded). */
+static int fill_refs(sl_store *s, int64_t *run1, int64_t *run2,
+                     const double rtt[2], const char *const ref[2]) {
   sl_run_info ri;
   memset(&ri, 0, sizeof ri);
   ri.kind = "bench";
@@ -115,6 +116,7 @@ static int fill(sl_store *s, int64_t *run1, int64_t *run2,
   const char *line = "gather dt=f32 it=i64 x=64x8 index=64x8 dim=0 seed=1";
   for (int k = 0; k < 2; ++k) {
     ri.core_rtt_ns = rtt[k];
+    ri.reference = ref[k];
     if (sl_store_run_begin(s, &ri, &runs[k]) || sl_store_begin(s) ||
         sl_store_add_case(s, runs[k], "gather", line, 1, 0, &c))
       return -1;
@@ -133,6 +135,12 @@ static int fill(sl_store *s, int64_t *run1, int64_t *run2,
   *run1 = runs[0];
   *run2 = runs[1];
   return 0;
+}
+
+static int fill(sl_store *s, int64_t *run1, int64_t *run2,
+                const double rtt[2]) {
+  const char *const unrecorded[2] = {NULL, NULL};
+  return fill_refs(s, run1, run2, rtt, unrecorded);
 }
 
 /* Compares base with cand, checks that the candidate's machine text ends
@@ -193,7 +201,8 @@ static void test_runs(const char *path) {
   }
   /* Neither run recorded its machine: nothing to warn about. */
   CHECK(set.machines_differ[0] == '\0');
-  CHECK_MSG(strcmp(set.base_machine, "?, ? cores, ? threads, copy ? GB/s") == 0,
+  CHECK_MSG(strcmp(set.base_machine, "?, ? cores, ? threads, copy ? GB/s, "
+                                      "reference unknown") == 0,
             "%s", set.base_machine);
   sl_cmp_set_free(&set);
   /* Copy probes 1.8x apart (a shared VM's two levels), then 10% apart. */
@@ -224,30 +233,55 @@ static void test_runs(const char *path) {
   /* Probes close between the runs (44.3, 48.7) but the candidate's own
    * end probe 1.6x its start: the machine moved under it. Then 10%. */
   CHECK(sl_store_set_copy_gbs_end(s, r2, 79.0) == 0);
-  expect_machines(&base, &cand, "copy 48.7 -> 79.0 GB/s",
+  expect_machines(&base, &cand, "copy 48.7 -> 79.0 GB/s, reference unknown",
                   "the candidate's copy bandwidth moved 48.7 -> 79.0 GB/s "
                   "during its run");
   CHECK(sl_store_set_copy_gbs_end(s, r2, 50.0) == 0);
-  expect_machines(&base, &cand, "copy 48.7 -> 50.0 GB/s", "");
+  expect_machines(&base, &cand, "copy 48.7 -> 50.0 GB/s, reference unknown",
+                  "");
   /* Round trips 4x apart between the runs (the threads' cores placed
    * otherwise), copy probes alike (none). */
   const double apart[2] = {90, 360};
   CHECK(fill(s, &base.run_id, &cand.run_id, apart) == 0);
   expect_machines(&base, &cand,
-                  "?, ? cores, ? threads, copy ? GB/s, core round trip 360 ns",
+                  "?, ? cores, ? threads, copy ? GB/s, core round trip 360 ns, "
+                  "reference unknown",
                   "core-to-core round trip 90 vs 360 ns: the threads ran on "
                   "cores placed otherwise");
   /* 1.3x apart: one placement. Then the candidate's own end 2.5x its start,
    * then 1.25x. */
   const double close[2] = {90, 120};
   CHECK(fill(s, &base.run_id, &cand.run_id, close) == 0);
-  expect_machines(&base, &cand, "core round trip 120 ns", "");
+  expect_machines(&base, &cand, "core round trip 120 ns, reference unknown",
+                  "");
   CHECK(sl_store_set_core_rtt_end(s, cand.run_id, 300) == 0);
-  expect_machines(&base, &cand, "core round trip 120 -> 300 ns",
+  expect_machines(&base, &cand,
+                  "core round trip 120 -> 300 ns, reference unknown",
                   "the candidate's core-to-core round trip moved 120 -> 300 "
                   "ns during its run");
   CHECK(sl_store_set_core_rtt_end(s, cand.run_id, 150) == 0);
-  expect_machines(&base, &cand, "core round trip 120 -> 150 ns", "");
+  expect_machines(&base, &cand,
+                  "core round trip 120 -> 150 ns, reference unknown", "");
+  /* Another LibTorch: named before the machine (round trips 90 vs 360 here
+   * too), since every torch.cpu timing and ratio moves with it. Then one
+   * run that recorded none. Then the same reference: nothing. */
+  const char *const refs[2] = {
+      "LibTorch 1.13.0 (Debian libtorch-dev 1.13.1+dfsg-4)",
+      "LibTorch 2.11.0 (PyPI torch 2.11.0)"};
+  CHECK(fill_refs(s, &base.run_id, &cand.run_id, apart, refs) == 0);
+  expect_machines(&base, &cand,
+                  "core round trip 360 ns, reference LibTorch 2.11.0 (PyPI "
+                  "torch 2.11.0)",
+                  "reference LibTorch 1.13.0 (Debian libtorch-dev "
+                  "1.13.1+dfsg-4) vs LibTorch 2.11.0 (PyPI torch 2.11.0)");
+  const char *const one_unknown[2] = {NULL, refs[1]};
+  CHECK(fill_refs(s, &base.run_id, &cand.run_id, close, one_unknown) == 0);
+  expect_machines(&base, &cand, "reference LibTorch 2.11.0 (PyPI torch 2.11.0)",
+                  "reference unknown vs LibTorch 2.11.0 (PyPI torch 2.11.0)");
+  const char *const same[2] = {refs[1], refs[1]};
+  CHECK(fill_refs(s, &base.run_id, &cand.run_id, close, same) == 0);
+  expect_machines(&base, &cand, "reference LibTorch 2.11.0 (PyPI torch 2.11.0)",
+                  "");
   /* A run that does not exist. */
   cand.run_id = 99;
   CHECK(sl_cmp_runs(&base, &cand, NULL, &set, err, sizeof err) != 0);

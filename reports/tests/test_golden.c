@@ -78,6 +78,8 @@ static int run_begin(sl_store *s, const char *kind, int64_t *id) {
   ri.threads = 2;
   ri.copy_gbs = 10;
   ri.core_rtt_ns = 90;
+  /* Run 1 recorded no reference (before schema 6): "unknown". */
+  ri.reference = runs == 1 ? NULL : "LibTorch 2.11.0 (PyPI torch <2.11.0>)";
   return sl_store_run_begin(s, &ri, id) || sl_store_begin(s);
 }
 
@@ -345,6 +347,9 @@ int main(void) {
        * that commit's. */
       CHECK_CONTAINS(buf, "<td>fedcba987654</td>");
       CHECK_CONTAINS(buf, "<td>fedcba987654-dirty</td>");
+      /* The reference, its HTML specials escaped; run 1's unknown. */
+      CHECK_CONTAINS(buf, "<td>LibTorch 2.11.0 (PyPI torch &lt;2.11.0&gt;)</td>");
+      CHECK_CONTAINS(buf, "<td>unknown</td>");
     }
     free(buf);
     buf = NULL;
@@ -352,8 +357,10 @@ int main(void) {
     CHECK_MSG(sl_report_runs(s, f, err, sizeof err) == 0, "%s", err);
     fclose(f);
     if (buf) {
-      CHECK_CONTAINS(buf, "  0123456789ab        scatterlab golden\n");
-      CHECK_CONTAINS(buf, "  fedcba987654-dirty  scatterlab golden\n");
+      CHECK_CONTAINS(buf, "  0123456789ab        unknown           "
+                          "scatterlab golden\n");
+      CHECK_CONTAINS(buf, "  fedcba987654-dirty  LibTorch 2.11.0   "
+                          "scatterlab golden\n");
     }
     free(buf);
 

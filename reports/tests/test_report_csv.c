@@ -153,6 +153,7 @@ static int fill_store(sl_store *s) {
   ri.kind = "fuzz";
   ri.command_line = "scatterlab fuzz --seconds 5";
   ri.core_rtt_ns = 87.5; /* probed at the start only */
+  ri.reference = "LibTorch 2.11.0 (PyPI torch 2.11.0)"; /* run 1: none */
   bad = bad || sl_store_run_begin(s, &ri, &run2);
   bad = bad ||
         sl_store_add_case(s, run2, "scatter", "scatter x=2 index=1", 0, 0, &cc);
@@ -343,21 +344,21 @@ static void test_runs_csv(sl_store *s) {
   if (!buf) return;
   parsed p;
   CHECK(parse_csv(buf, len, &p) == 0);
-  CHECK_MSG(p.nrows == 3 && p.ncols[0] == 22 && p.ncols[1] == 22 &&
-                p.ncols[2] == 22,
+  CHECK_MSG(p.nrows == 3 && p.ncols[0] == 23 && p.ncols[1] == 23 &&
+                p.ncols[2] == 23,
             "%d rows", p.nrows);
-  const char *names[22] = {"run_id",       "kind",        "started_at",
+  const char *names[23] = {"run_id",       "kind",        "started_at",
                            "finished_at",  "status",      "git_commit",
                            "host",         "cpu_model",   "cores",
                            "threads",      "compiler",    "flags",
                            "version",      "device",      "copy_gbs",
                            "copy_gbs_end", "core_rtt_ns", "core_rtt_ns_end",
                            "command_line", "cases",       "results",
-                           "failed"};
-  for (int c = 0; c < 22 && p.ncols[0] == 22; ++c)
+                           "failed",       "reference"};
+  for (int c = 0; c < 23 && p.ncols[0] == 23; ++c)
     CHECK_MSG(strcmp(p.field[0][c], names[c]) == 0, "column %d: %s", c,
               p.field[0][c]);
-  if (p.nrows == 3 && p.ncols[1] == 22 && p.ncols[2] == 22) {
+  if (p.nrows == 3 && p.ncols[1] == 23 && p.ncols[2] == 23) {
     char **r1 = p.field[1], **r2 = p.field[2];
     CHECK(strcmp(r1[0], "1") == 0 && strcmp(r1[1], "run") == 0);
     CHECK(strlen(r1[2]) == 24 && r1[2][10] == 'T' && r1[2][23] == 'Z');
@@ -373,6 +374,10 @@ static void test_runs_csv(sl_store *s) {
     CHECK(strcmp(r2[1], "fuzz") == 0 && strcmp(r2[3], "") == 0 &&
           strcmp(r2[4], "running") == 0);
     CHECK(strcmp(r2[16], "87.5") == 0 && strcmp(r2[17], "") == 0);
+    /* Run 1 recorded no reference (a store written before schema 6). */
+    CHECK_MSG(strcmp(r1[22], "unknown") == 0, "%s", r1[22]);
+    CHECK_MSG(strcmp(r2[22], "LibTorch 2.11.0 (PyPI torch 2.11.0)") == 0, "%s",
+              r2[22]);
   }
   free_parsed(&p);
   free(buf);

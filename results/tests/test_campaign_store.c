@@ -34,6 +34,7 @@ static void make_store(const char *path, int runs) {
   for (int r = 0; r < runs; ++r) {
     sl_run_info ri = {0};
     ri.kind = "fuzz";
+    ri.reference = "LibTorch 1.13.0 (Debian libtorch-dev 1.13.1+dfsg-4)";
     int64_t run, c[3], tid;
     CHECK(sl_store_run_begin(s, &ri, &run) == 0);
     CHECK(sl_store_begin(s) == 0);
@@ -107,7 +108,7 @@ static void test_upgrade_from_v1(void) {
   CHECK_MSG(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
             "%s", err);
   sl_store_close(s);
-  CHECK(raw_int(p, "PRAGMA user_version") == 5);
+  CHECK(raw_int(p, "PRAGMA user_version") == 6);
   /* Each old run got its own 32-hex-digit uid. */
   CHECK(raw_int(p, "SELECT count(DISTINCT uid) FROM runs WHERE length(uid) = "
                    "32") == 2);
@@ -124,6 +125,9 @@ static void test_upgrade_from_v1(void) {
   CHECK(raw_int(p, "SELECT count(*) FROM runs WHERE core_rtt_ns IS NULL AND"
                    " core_rtt_ns_end IS NULL") == 2);
   CHECK(b.core_rtt_ns == 0 && b.core_rtt_ns_end == 0);
+  /* Nor their reference (v6): NULL, read as "unknown". */
+  CHECK(raw_int(p, "SELECT count(*) FROM runs WHERE reference IS NULL") == 2);
+  CHECK_MSG(strcmp(b.reference, "unknown") == 0, "%s", b.reference);
   sl_store_close(s);
 }
 
@@ -276,6 +280,8 @@ static void test_merge(void) {
         3);
   CHECK(raw_int(all, "SELECT count(*) FROM runs WHERE core_rtt_ns_end = "
                      "120.5") == 3);
+  CHECK(raw_int(all, "SELECT count(*) FROM runs WHERE reference LIKE "
+                     "'LibTorch 1.13.0 (Debian%'") == 3);
   /* Every shrunk case points at a case of its own run. */
   CHECK(raw_int(all, "SELECT count(*) FROM cases c JOIN cases o ON"
                      " c.shrunk_from = o.id WHERE c.run_id = o.run_id") == 3);

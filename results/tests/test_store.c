@@ -63,6 +63,7 @@ typedef struct runs_seen {
   char kind[8][16], status[8][16], started[8][40];
   int finished_set[8], device_set[8], cores[8], threads[8];
   double copy_gbs[8], copy_gbs_end[8], rtt[8], rtt_end[8];
+  char reference[8][64];
 } runs_seen;
 
 static int collect_run(void *u, const sl_run_view *r) {
@@ -84,6 +85,7 @@ static int collect_run(void *u, const sl_run_view *r) {
   rs->copy_gbs_end[i] = r->copy_gbs_end;
   rs->rtt[i] = r->core_rtt_ns;
   rs->rtt_end[i] = r->core_rtt_ns_end;
+  snprintf(rs->reference[i], sizeof rs->reference[i], "%s", r->reference);
   return 0;
 }
 
@@ -201,7 +203,7 @@ static void test_round_trip(const char *db) {
   if (!s) return;
   CHECK(strcmp(sl_store_path(s), db) == 0);
   CHECK(strcmp(sl_store_errmsg(s), "") == 0);
-  CHECK(sl_store_schema_version() == 5);
+  CHECK(sl_store_schema_version() == 6);
   CHECK(sl_store_last_run(s) == 0);
 
   sl_run_info ri = test_info("run");
@@ -254,6 +256,7 @@ static void test_round_trip(const char *db) {
   ri.cores = 0;
   ri.copy_gbs = 3.0;
   ri.core_rtt_ns = 87.25;
+  ri.reference = "LibTorch 2.11.0 (PyPI torch 2.11.0)";
   CHECK(sl_store_run_begin(s, &ri, &run2) == 0);
   CHECK(run2 == 2);
   CHECK(sl_store_last_run(s) == 2);
@@ -283,13 +286,21 @@ static void test_round_trip(const char *db) {
   /* The round trip: run 1's start was not probed, run 2's end not yet. */
   CHECK(rs.rtt[0] == 0 && rs.rtt_end[0] == 360.5);
   CHECK(rs.rtt[1] == 87.25 && rs.rtt_end[1] == 0);
+  /* The reference: run 1 recorded none (NULL), run 2 its LibTorch. */
+  CHECK_MSG(strcmp(rs.reference[0], "unknown") == 0, "%s", rs.reference[0]);
+  CHECK_MSG(strcmp(rs.reference[1], "LibTorch 2.11.0 (PyPI torch 2.11.0)") == 0,
+            "%s", rs.reference[1]);
+  CHECK(raw_int(db, "SELECT count(*) FROM runs WHERE reference IS NULL") == 1);
   sl_run_brief brief;
   CHECK(sl_store_get_run(s, run, &brief) == 0 && brief.copy_gbs == 12.5 &&
         brief.copy_gbs_end == 11.25 && brief.core_rtt_ns == 0 &&
         brief.core_rtt_ns_end == 360.5);
   CHECK_MSG(strcmp(brief.git_commit, "abc123") == 0, "%s", brief.git_commit);
+  CHECK(strcmp(brief.reference, "unknown") == 0);
   CHECK(sl_store_get_run(s, run2, &brief) == 0 && brief.core_rtt_ns == 87.25 &&
         brief.core_rtt_ns_end == 0);
+  CHECK_MSG(strcmp(brief.reference, "LibTorch 2.11.0 (PyPI torch 2.11.0)") == 0,
+            "%s", brief.reference);
 
   results_seen res;
   memset(&res, 0, sizeof res);
@@ -354,7 +365,7 @@ static void test_round_trip(const char *db) {
   char mode[32];
   raw_text(db, "PRAGMA journal_mode", mode, sizeof mode);
   CHECK_MSG(strcmp(mode, "wal") == 0, "journal_mode %s", mode);
-  CHECK(raw_int(db, "PRAGMA user_version") == 5);
+  CHECK(raw_int(db, "PRAGMA user_version") == 6);
   CHECK(raw_int(db, "PRAGMA application_id") == 0x534C4142);
   char ok[64];
   raw_text(db, "PRAGMA integrity_check", ok, sizeof ok);
@@ -540,7 +551,7 @@ static void test_versions_and_foreign_files(const char *db) {
   CHECK(s == NULL);
   char want[400];
   snprintf(want, sizeof want,
-           "%s: schema version 7 is newer than this scatterlab (knows 5); "
+           "%s: schema version 7 is newer than this scatterlab (knows 6); "
            "upgrade scatterlab",
            p);
   CHECK_MSG(strcmp(err, want) == 0, "got \"%s\"", err);
@@ -588,7 +599,7 @@ static void test_versions_and_foreign_files(const char *db) {
   CHECK_MSG(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
             "%s", err);
   sl_store_close(s);
-  CHECK(raw_int(p, "PRAGMA user_version") == 5);
+  CHECK(raw_int(p, "PRAGMA user_version") == 6);
 
   /* The parent folder must be a folder. */
   char q[300];
@@ -723,7 +734,7 @@ static void test_concurrent_writers(void) {
         NPROC);
   CHECK(raw_int(p, "SELECT count(*) FROM cases") == NPROC * NCASES);
   CHECK(raw_int(p, "SELECT count(*) FROM results") == NPROC * NCASES);
-  CHECK(raw_int(p, "PRAGMA user_version") == 5);
+  CHECK(raw_int(p, "PRAGMA user_version") == 6);
 }
 
 int main(void) {
