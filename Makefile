@@ -10,7 +10,7 @@ DB ?= results/scatterlab.db
 CMAKE_FLAGS ?=
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
-.PHONY: all deps configure build test check-sanitize demo clean
+.PHONY: all deps configure build test check-sanitize check-gpu-shim demo clean
 
 all: build
 
@@ -43,6 +43,13 @@ check-sanitize:
 	  -DSL_REFERENCE=$(REFERENCE) -DSL_SANITIZE=ON -DSL_LIBFUZZER=ON -DSL_WITH_CUDA=OFF $(CMAKE_FLAGS)
 	cmake --build $(SAN_BUILD) -j $(JOBS)
 	cd $(SAN_BUILD) && $(SAN_ENV) ctest --output-on-failure -j $(JOBS)
+
+# scatterlab built as scripts/gpu-run.sh builds it on the GPU machine,
+# against PyPI torch 2.11.0's CUDA 13.0 build and its TorchConfig.cmake:
+# compiled and linked here, run there.
+check-gpu-shim:
+	@scripts/setup-deps.sh
+	scripts/check-gpu-shim.sh
 
 # The main job: a short campaign — the seed examples, 20 s of fuzzing over
 # every op and variant, the seed benchmark suite beside LibTorch — recorded

@@ -89,6 +89,7 @@ do_build() {
     cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DCMAKE_CUDA_ARCHITECTURES=90 -DSL_WERROR=OFF \
       -DCMAKE_CUDA_COMPILER="$(command -v nvcc)" \
+      -DSL_REFERENCE=torch-config \
       -DCMAKE_PREFIX_PATH="$torch_prefix;$DEPS/usr" \
       -DSQLite3_INCLUDE_DIR="$DEPS/usr/include" \
       -DSQLite3_LIBRARY="$LIBDIR/libsqlite3.so" \
