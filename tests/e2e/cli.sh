@@ -23,6 +23,16 @@ has() { grep -qF -- "$1" "$tmp/out" || { echo "missing: $1"; cat "$tmp/out"; ret
 
 check "--version" run 0 --version
 check "version text" has "scatterlab "
+# The reference, with its origin; list says the same, and a run records it.
+ref=$(sed -n 's/.*(reference: \(LibTorch [0-9.]* ([^)]*)\);.*/\1/p' "$tmp/out")
+check "version names the reference" test -n "$ref"
+check "list" run 0 list
+check "list names the reference" has "reference: $ref"
+check "a run into a store" run 0 run --db "$tmp/ref.db" 'gather x=4x3 index=2x3 dim=0'
+check "runs csv" run 0 report --db "$tmp/ref.db" --format csv --table runs
+check "the run recorded its reference" has ",$ref"
+check "text runs table" run 0 report --db "$tmp/ref.db"
+check "text runs table names the reference" has "${ref%% (*}"
 check "--help" run 0 --help
 check "run --help" run 0 run --help
 check "list --help" run 0 list --help
