@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "sl/sl.h"
 #include "runinfo.h"
+#include "sl/sl.h"
 
 static const char *const sl__help =
     "usage: scatterlab COMMAND [options]\n"

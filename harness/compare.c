@@ -104,8 +104,7 @@ static int sl__same_value(sl_dtype dt, const void *a, const void *b) {
  * values). The exception is needed because references do not preserve NaN
  * bits: LibTorch 2.11's CPU gather turns a bf16 0x7FC0 into 0xFFFF
  * (docs/reference-differences.md). */
-static int sl__same_bits(sl_dtype dt, const void *a, const void *b,
-                         size_t es) {
+static int sl__same_bits(sl_dtype dt, const void *a, const void *b, size_t es) {
   if (memcmp(a, b, es) == 0) return 1;
   if (sl_dtype_is_complex(dt)) {
     size_t h = es / 2;

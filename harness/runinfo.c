@@ -10,8 +10,8 @@
 #endif
 
 #include "sl/sl.h"
-#include "slref.h"
 #include "sl_git_commit.h" /* generated at build time: git_commit.cmake */
+#include "slref.h"
 #ifndef SL_COMPILER
 #define SL_COMPILER "unknown"
 #endif

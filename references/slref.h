@@ -51,7 +51,8 @@ int slref_run(const sl_call *call, sl_tensor *outs, char *err, size_t errlen);
 const char *slref_version(void);
 
 /* Where the linked LibTorch came from, as the build was configured
- * (SL_REFERENCE): "PyPI torch 2.11.0" or "Debian libtorch-dev 1.13.1+dfsg-4". */
+ * (SL_REFERENCE): "PyPI torch 2.11.0" or "Debian libtorch-dev 1.13.1+dfsg-4".
+ */
 const char *slref_origin(void);
 
 /*

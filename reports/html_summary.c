@@ -75,7 +75,8 @@ int sl__html_runs(sl_store *s, const sl_html_opts *o, FILE *out, char *err,
   fputs("<h2 id=\"runs\">Runs</h2>\n<table class=\"runs\">\n<tr><th>run</th>"
         "<th>kind</th><th>started (UTC)</th><th>status</th><th>commit</th>"
         "<th title=\"the expected answers and torch.cpu's timings came from "
-        "it\">reference</th><th>host</th><th>CPU</th><th>threads</th><th>copy GB/s</th>"
+        "it\">reference</th><th>host</th><th>CPU</th><th>threads</th><th>copy "
+        "GB/s</th>"
         "<th title=\"a cache line's round trip between the cores of threads 0 "
         "and 1\">core round trip ns</th>"
         "<th>cases</th><th>results</th><th>failed</th><th>command</th></tr>\n",

@@ -55,8 +55,7 @@ int sl__commit_dirty(const char *commit) {
   return n > 6 && strcmp(commit + n - 6, "-dirty") == 0;
 }
 
-void sl__short_reference(const char *reference,
-                         char buf[SL__SHORT_REFERENCE]) {
+void sl__short_reference(const char *reference, char buf[SL__SHORT_REFERENCE]) {
   const char *paren = strstr(reference, " (");
   int n = paren ? (int)(paren - reference) : (int)strlen(reference);
   snprintf(buf, SL__SHORT_REFERENCE, "%.*s", n, reference);

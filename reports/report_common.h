@@ -42,8 +42,7 @@ int sl__commit_dirty(const char *commit);
  * 2.11.0" of "LibTorch 2.11.0 (PyPI torch 2.11.0)". buf holds
  * SL__SHORT_REFERENCE bytes. */
 #define SL__SHORT_REFERENCE 32
-void sl__short_reference(const char *reference,
-                         char buf[SL__SHORT_REFERENCE]);
+void sl__short_reference(const char *reference, char buf[SL__SHORT_REFERENCE]);
 void sl__short_commit(const char *commit, char buf[SL__SHORT_COMMIT]);
 
 #endif

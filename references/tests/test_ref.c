@@ -99,7 +99,8 @@ static void test_version(void) {
  * A known difference between the references, pinned so that a new LibTorch
  * that changes it fails here and docs/reference-differences.md gets
  * updated: LibTorch 2.11's CPU gather of a bf16 NaN (0x7FC0) into a 2-D (or
- * higher) output writes 0xFFFF; 1.13 copies the bits. The oracle lets any NaN match any NaN (SPEC §5).
+ * higher) output writes 0xFFFF; 1.13 copies the bits. The oracle lets any NaN
+ * match any NaN (SPEC §5).
  */
 static void test_bf16_nan_gather(void) {
   sl_tensor outs[SL_MAX_ARGS];

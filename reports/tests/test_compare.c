@@ -202,7 +202,7 @@ static void test_runs(const char *path) {
   /* Neither run recorded its machine: nothing to warn about. */
   CHECK(set.machines_differ[0] == '\0');
   CHECK_MSG(strcmp(set.base_machine, "?, ? cores, ? threads, copy ? GB/s, "
-                                      "reference unknown") == 0,
+                                     "reference unknown") == 0,
             "%s", set.base_machine);
   sl_cmp_set_free(&set);
   /* Copy probes 1.8x apart (a shared VM's two levels), then 10% apart. */

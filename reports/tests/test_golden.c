@@ -348,7 +348,8 @@ int main(void) {
       CHECK_CONTAINS(buf, "<td>fedcba987654</td>");
       CHECK_CONTAINS(buf, "<td>fedcba987654-dirty</td>");
       /* The reference, its HTML specials escaped; run 1's unknown. */
-      CHECK_CONTAINS(buf, "<td>LibTorch 2.11.0 (PyPI torch &lt;2.11.0&gt;)</td>");
+      CHECK_CONTAINS(buf,
+                     "<td>LibTorch 2.11.0 (PyPI torch &lt;2.11.0&gt;)</td>");
       CHECK_CONTAINS(buf, "<td>unknown</td>");
     }
     free(buf);
