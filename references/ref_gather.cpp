@@ -170,10 +170,10 @@ slref_tensors slref_scatter(const sl_call &call) {
 
 /*
  * The reduce goes by its name, so that LibTorch's own check rejects what it
- * does not know ("none"). LibTorch 2.x also takes "max" (and "min"), which
+ * does not know ("none"). LibTorch 2.11 also takes "max" (as amax), which
  * neither its documentation nor the op's contract (sum, prod, mean, amax,
- * amin) lists and 1.13 refused; the shim refuses them itself, in 1.13's
- * words (docs/reference-differences.md).
+ * amin) lists and 1.13 refused; the shim refuses every name outside the
+ * contract itself, in 1.13's words (docs/reference-differences.md).
  */
 static const char *slref_scatter_reduce_name(sl_reduce r) {
   switch (r) {
