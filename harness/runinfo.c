@@ -69,8 +69,7 @@ void sl_runinfo_fill(sl_runinfo_buf *b, const char *kind, int argc, char **argv,
   b->info.threads = threads > 0 ? threads : sl_default_threads();
   b->info.copy_gbs = 0;
   b->info.core_rtt_ns = 0;
-  snprintf(b->reference, sizeof b->reference, "%s", sl_reference_text());
-  b->info.reference = b->reference;
+  b->info.reference = sl_reference_text();
 }
 
 int sl_default_threads(void) {

@@ -8,7 +8,6 @@ typedef struct sl_runinfo_buf {
   char host[256];
   char cpu_model[256];
   char command_line[4096];
-  char reference[128];
   sl_run_info info;
 } sl_runinfo_buf;
 

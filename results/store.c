@@ -17,6 +17,10 @@
 
 /* Timestamps: ISO-8601 UTC with milliseconds, computed by SQLite. */
 #define SL__NOW "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+/* A run stored before schema 6 recorded no reference (NULL): readers get
+ * SL_REFERENCE_UNKNOWN, in one place. */
+#define SL__REFERENCE_OR_UNKNOWN                                               \
+  "coalesce(reference, '" SL_REFERENCE_UNKNOWN "')"
 /* How long a writer waits for another process's transaction to end. */
 #define SL__BUSY_MS 10000
 /* The verdicts counted as failures (harness: sl_verdict_is_failure). */
@@ -40,7 +44,7 @@ static const char *const sl__sql[SL__STMT_COUNT] = {
     [SL__STMT_RUN_GET] =
         "SELECT kind, status, config, process, cpu_model, cores, threads,"
         " copy_gbs, copy_gbs_end, core_rtt_ns, core_rtt_ns_end, git_commit,"
-        " reference FROM runs WHERE id = ?1",
+        " " SL__REFERENCE_OR_UNKNOWN " FROM runs WHERE id = ?1",
     [SL__STMT_RUN_REOPEN] =
         "UPDATE runs SET status = 'running', finished_at = NULL, process = ?2"
         " WHERE id = ?1",
@@ -84,7 +88,7 @@ static const char *const sl__sql[SL__STMT_COUNT] = {
         " r.git_commit, r.host, r.cpu_model, r.compiler, r.flags,"
         " r.command_line, r.version, r.device, r.cores, r.threads, r.copy_gbs,"
         " r.process, r.copy_gbs_end, r.core_rtt_ns, r.core_rtt_ns_end,"
-        " r.reference,"
+        " " SL__REFERENCE_OR_UNKNOWN ","
         " (SELECT count(*) FROM cases c WHERE c.run_id = r.id),"
         " (SELECT count(*) FROM cases c JOIN results x ON x.case_id = c.id"
         "  WHERE c.run_id = r.id),"

@@ -72,11 +72,7 @@ int sl_store_get_run(sl_store *s, int64_t run_id, sl_run_brief *out) {
     out->core_rtt_ns = sqlite3_column_double(st, 9);
     out->core_rtt_ns_end = sqlite3_column_double(st, 10);
     sl__copy_column(st, 11, out->git_commit, sizeof out->git_commit);
-    if (sqlite3_column_type(st, 12) == SQLITE_NULL)
-      snprintf(out->reference, sizeof out->reference, "%s",
-               SL_REFERENCE_UNKNOWN);
-    else
-      sl__copy_column(st, 12, out->reference, sizeof out->reference);
+    sl__copy_column(st, 12, out->reference, sizeof out->reference);
     sl__copy_column(st, 2, out->config, sizeof out->config);
   }
   int ret = rc == SQLITE_ROW ? 0

@@ -102,8 +102,7 @@ int sl_store_each_run(sl_store *s, int (*fn)(void *user, const sl_run_view *r),
     v.copy_gbs_end = sl__real(st, 17, 0);
     v.core_rtt_ns = sl__real(st, 18, 0);
     v.core_rtt_ns_end = sl__real(st, 19, 0);
-    v.reference = sl__text_or_null(st, 20);
-    if (!v.reference) v.reference = SL_REFERENCE_UNKNOWN;
+    v.reference = sl__text(st, 20);
     v.ncases = sqlite3_column_int64(st, 21);
     v.nresults = sqlite3_column_int64(st, 22);
     v.nfailed = sqlite3_column_int64(st, 23);
