@@ -69,6 +69,17 @@ static unsigned sl__op_reduces(sl_op op, sl_dtype dt) {
   }
 }
 
+/* The dtypes of op within dmask (0: all) that leave it a reduce in rmask
+ * (0: all; ignored by an op without a reduce). */
+static unsigned sl__usable_dtypes(sl_op op, unsigned dmask, unsigned rmask) {
+  unsigned d = sl__op_dtypes(op) & (dmask ? dmask : sl__all_dtypes), out = 0;
+  if (!rmask || !sl_op_get(op)->reduces) return d;
+  for (int dt = 0; dt < SL_DTYPE_COUNT; ++dt)
+    if ((d & SL__BIT(dt)) && (sl__op_reduces(op, (sl_dtype)dt) & rmask))
+      out |= SL__BIT(dt);
+  return out;
+}
+
 /* Every reduce that op knows, with some dtype. */
 static unsigned sl__op_reduce_union(sl_op op) {
   unsigned u = 0;
@@ -446,6 +457,8 @@ void sl_fuzz_opts_init(sl_fuzz_opts *o) {
   if (!o) return;
   o->ops = 0;
   o->dtypes = 0;
+  o->index_dtypes = 0;
+  o->reduces = 0;
   o->max_elems = 4096;
   o->invalid_pct = 10;
 }
@@ -1310,15 +1323,16 @@ int sl_fuzz_case(uint64_t seed, uint64_t i, const sl_fuzz_opts *o, sl_case *c) {
   const unsigned all_ops = SL__BIT(SL_OP_COUNT) - 1;
   unsigned ops = o->ops & all_ops ? o->ops & all_ops : all_ops;
   unsigned dmask = o->dtypes & sl__all_dtypes;
-  /* Ops that the dtype mask leaves some dtype; if none, the mask is
-   * ignored rather than generating nothing. */
+  unsigned rmask = o->reduces & (SL__BIT(SL_REDUCE_COUNT) - 1);
+  /* Ops that the dtype and reduce masks leave some dtype; if none, the
+   * masks are ignored rather than generating nothing. */
   unsigned usable = 0;
   for (int op = 0; op < SL_OP_COUNT; ++op)
-    if ((ops & SL__BIT(op)) && (!dmask || (sl__op_dtypes(op) & dmask)))
+    if ((ops & SL__BIT(op)) && sl__usable_dtypes((sl_op)op, dmask, rmask))
       usable |= SL__BIT(op);
   if (!usable) {
     usable = ops;
-    dmask = 0;
+    dmask = rmask = 0;
   }
 
   const sl_op op = (sl_op)sl__nth_bit(
@@ -1332,14 +1346,17 @@ int sl_fuzz_case(uint64_t seed, uint64_t i, const sl_fuzz_opts *o, sl_case *c) {
   fw.seed = sl_rng_next(&g.r) >> 32;
 
   /* dtype, reduce, include_self, index dtype */
-  unsigned dts = sl__op_dtypes(op) & (dmask ? dmask : sl__all_dtypes);
+  unsigned dts = sl__usable_dtypes(op, dmask, rmask);
   fw.dt = (sl_dtype)sl__nth_bit(
       dts, (int)sl_rng_below(&g.r, (uint64_t)sl__popcount(dts)));
   unsigned reds = sl__op_reduces(op, fw.dt);
+  if (reds & rmask) reds &= rmask;
   fw.reduce = (sl_reduce)sl__nth_bit(
       reds, (int)sl_rng_below(&g.r, (uint64_t)sl__popcount(reds)));
   fw.include_self = (int)sl_rng_below(&g.r, 2);
   fw.it = sl_rng_below(&g.r, 2) ? SL_I64 : SL_I32;
+  if (o->index_dtypes && !(o->index_dtypes & SL__BIT(fw.it)))
+    fw.it = fw.it == SL_I64 ? SL_I32 : SL_I64;
   /* Keys that the line does not print keep their parse defaults, so that
    * a printed line parses back to the same struct. include_self means
    * nothing to assign: it stays 1 there. */

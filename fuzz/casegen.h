@@ -38,11 +38,14 @@
 #include "sl/sl.h"
 
 typedef struct sl_fuzz_opts {
-  unsigned ops;      /* bitmask of 1u << sl_op; 0 = all */
-  unsigned dtypes;   /* bitmask of 1u << sl_dtype; 0 = all the op allows */
-  int64_t max_elems; /* largest tensor, in elements (default 4096; at least
-                        64 is used) */
-  int invalid_pct;   /* percent of cases invalid on purpose (default 10) */
+  unsigned ops;          /* bitmask of 1u << sl_op; 0 = all */
+  unsigned dtypes;       /* bitmask of 1u << sl_dtype; 0 = all the op allows */
+  unsigned index_dtypes; /* of 1u << SL_I32 / SL_I64; 0 = both */
+  unsigned reduces;      /* of 1u << sl_reduce, for the ops that take one; 0 =
+                            all the op allows (ops without a reduce ignore it) */
+  int64_t max_elems;     /* largest tensor, in elements (default 4096; at least
+                            64 is used) */
+  int invalid_pct;       /* percent of cases invalid on purpose (default 10) */
 } sl_fuzz_opts;
 
 void sl_fuzz_opts_init(sl_fuzz_opts *o);

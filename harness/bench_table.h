@@ -23,11 +23,12 @@
 #include <stdio.h>
 
 #include "case.h"
+#include "providers.h"
 
 #define SL_BENCH_MAX_CELLS 32
 
 typedef struct sl_bench_cell {
-  char variant[32];
+  char variant[SL_VARIANT_NAME_LEN];
   double median_s, gbs, pct; /* pct < 0: no bandwidth probe */
 } sl_bench_cell;
 

@@ -1,6 +1,8 @@
 /* Shared option handling of the scatterlab commands. */
 #include "cli.h"
 
+#include "providers.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -14,6 +16,36 @@ int sl_cli_usage_error(const char *cmd, const char *fmt, ...) {
   va_end(ap);
   fprintf(stderr, "\n(see `scatterlab %s --help`)\n", cmd);
   return SL_EXIT_USAGE;
+}
+
+int sl_cli_skip_provider(int argc, char **argv, int *i) {
+  if (!sl_cli_is(argv[*i], "--provider")) return 0;
+  if (!strchr(argv[*i], '=') && *i + 1 < argc) ++*i;
+  return 1;
+}
+
+int sl_cli_providers(const char *cmd, int argc, char **argv) {
+  enum { SL__MAX_SPECS = 64 };
+  const char *specs[SL__MAX_SPECS];
+  int n = 0;
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+      return 0; /* the help needs no kernels */
+    if (!sl_cli_is(argv[i], "--provider")) continue;
+    const char *v = sl_cli_value(cmd, argc, argv, &i);
+    if (!v) return SL_EXIT_USAGE;
+    if (n == SL__MAX_SPECS)
+      return sl_cli_usage_error(cmd,
+                                "--provider: expected at most %d, got "
+                                "more",
+                                SL__MAX_SPECS);
+    specs[n++] = v;
+  }
+  if (sl_cli_parse_only) return 0;
+  char err[1024];
+  if (sl_providers_load(specs, n, err, sizeof err))
+    return sl_cli_usage_error(cmd, "%s", err);
+  return 0;
 }
 
 int sl_cli_is(const char *arg, const char *name) {

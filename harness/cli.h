@@ -33,6 +33,14 @@ long long sl_cli_int_option(const char *cmd, int argc, char **argv, int *i,
 double sl_cli_positive_option(const char *cmd, int argc, char **argv, int *i,
                               double hi);
 
+/* Whether argv[*i] is --provider (its value is taken by sl_cli_providers);
+ * advances *i past the value. */
+int sl_cli_skip_provider(int argc, char **argv, int *i);
+/* Loads the providers (providers.h) of a command that runs variants: the
+ * built-in kernels, SCATTERLAB_PROVIDERS and every --provider of argv.
+ * Returns 0, or SL_EXIT_USAGE after printing the error. */
+int sl_cli_providers(const char *cmd, int argc, char **argv);
+
 /* Runs `scatterlab argv[1] ...`; returns the exit status. */
 int sl_cli_main(int argc, char **argv);
 

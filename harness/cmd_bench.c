@@ -15,12 +15,14 @@
 #include "core_latency.h"
 #include "datagen.h"
 #include "interrupt.h"
+#include "providers.h"
 #include "runinfo.h"
 #include "runner.h"
 #include "sl_report.h"
 #include "sl_store.h"
 #include "slref.h"
 #include "timing.h"
+#include "variant_call.h"
 
 #ifndef SL_SOURCE_DIR
 #define SL_SOURCE_DIR "."
@@ -61,7 +63,8 @@ static const char *const sl__bench_help =
 typedef struct sl__timed {
   sl_ctx ctx;
   const char *variant;
-  const sl_call *calls; /* ncalls copies (--cold), rotated through */
+  const sl_variant *row; /* the variant's row (providers.h) */
+  const sl_call *calls;  /* ncalls copies (--cold), rotated through */
   int ncalls;
   int threads;   /* LibTorch's intra-op threads */
   char msg[512]; /* why LibTorch failed */
@@ -84,7 +87,7 @@ static int sl__run_timed(void *user, int rep, int k, double *samples) {
       continue;
     }
     double t0 = sl_now();
-    if (sl_run(&t->ctx, t->variant, &c) != SL_STATUS_OK) return 1;
+    if (sl_run_variant(&t->ctx, t->row, &c) != SL_STATUS_OK) return 1;
     samples[i] = sl_now() - t0;
   }
   return 0;
@@ -260,6 +263,19 @@ static void sl__time_contenders(sl__bench_ctx *b, const sl_case_result *res,
       sl_print_untimed(r);
       continue;
     }
+    const sl_hvariant *hv = sl_hvariant_find(in->call.op, r->variant);
+    unsigned layouts = 0;
+    for (int s = 0; hv && s < info->n_in; ++s)
+      layouts |= sl_input_layout(&in->call.arg[s]) & ~hv->caps.layouts;
+    if (!hv || layouts) {
+      /* It passed on contiguous copies; timing it on them would time
+       * another case. */
+      printf("  %-12s not timed: takes %s inputs as contiguous copies "
+             "(capabilities); time it on a contiguous case\n",
+             r->variant,
+             layouts & SL_LAYOUT_BROADCAST ? "broadcast" : "strided");
+      continue;
+    }
     sl_call *calls = calloc((size_t)copies, sizeof *calls);
     void **own = mem + (size_t)(i + 1) * SL_MAX_ARGS;
     if (calls) memcpy(calls, inputs, sizeof *calls * (size_t)copies);
@@ -271,6 +287,7 @@ static void sl__time_contenders(sl__bench_ctx *b, const sl_case_result *res,
     sl_ctx_init(&tm[n].ctx);
     tm[n].ctx.threads = b->threads;
     tm[n].variant = r->variant;
+    tm[n].row = &hv->v;
     tm[n].calls = calls;
     tm[n++].ncalls = copies;
   }
@@ -360,6 +377,7 @@ int sl_cmd_bench(int argc, char **argv) {
       goto out;
     } else if (sl_cli_is(a, "--suite")) {
       if (!(suite = sl_cli_value("bench", argc, argv, &i))) goto out;
+    } else if (sl_cli_skip_provider(argc, argv, &i)) {
     } else if (sl_cli_is(a, "--variants")) {
       if (!(b.variants = sl_cli_value("bench", argc, argv, &i))) goto out;
     } else if (sl_cli_is(a, "--threads")) { /* 0: all cores */

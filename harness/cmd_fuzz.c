@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "fuzz_campaign.h"
 #include "interrupt.h"
+#include "providers.h"
 #include "runinfo.h"
 #include "runner.h"
 #include "sl_store.h"
@@ -39,8 +40,14 @@ static const char *const sl__fuzz_help =
     "\n"
     "options:\n"
     "  --ops LIST        ops to fuzz (comma-separated; default all)\n"
-    "  --variants LIST   variants to run (default all; `cpu` = cpu.*)\n"
+    "  --variants LIST   variants to run (default all; `cpu` = cpu.*,\n"
+    "                    `mylib:*` = a provider's): cases are drawn within\n"
+    "                    what the selected variants take (capabilities)\n"
+    "  --provider [ALIAS=]PATH  load a kernel provider (docs/providers.md;\n"
+    "                    repeatable; also SCATTERLAB_PROVIDERS)\n"
     "  --dtypes LIST     data dtypes (default all each op allows)\n"
+    "  --index-dtypes LIST  index dtypes: i32, i64 (default both)\n"
+    "  --reduces LIST    reduces of the ops that take one (default all)\n"
     "  --seconds S       run for S seconds (default 10)\n"
     "  --cases N         run cases 0..N-1 instead (0: replay the corpus only)\n"
     "  --seed N          campaign seed (default 1)\n"
@@ -137,20 +144,47 @@ static int sl__replay_corpus(const sl_fuzz_campaign *f, int *replayed) {
   return failures;
 }
 
+/* A mask narrowed to what the selected variants take: the user's mask (0:
+ * all) within their union; 0 again when that is everything. */
+static unsigned sl__narrow(unsigned user, unsigned caps, unsigned all) {
+  unsigned m = (user ? user : all) & caps;
+  return m == all ? 0 : m;
+}
+
 /* With --variants, fuzz only the ops that have a selected variant (a case of
- * another op would have nothing to run). Returns -1 when none is left. */
+ * another op would have nothing to run), and only the dtypes, index dtypes
+ * and reduces that some selected variant takes (its capabilities): a
+ * campaign on one provider spends no case on what it declares it cannot
+ * do. Returns -1 when no op is left. */
 static int sl__restrict_ops(sl_fuzz_campaign *f) {
   unsigned want = f->gen.ops ? f->gen.ops : ~0u, ops = 0;
-  for (size_t i = 0; i < sl_variant_count(); ++i) {
-    const sl_variant *v = sl_variant_at(i);
-    if ((want & (1u << v->op)) && sl_variant_selected(f->variants, v->name))
-      ops |= 1u << v->op;
+  unsigned dts = 0, its = 0, reds = 0, op_reds = 0;
+  for (size_t i = 0; i < sl_hvariant_count(); ++i) {
+    const sl_hvariant *v = sl_hvariant_at(i);
+    if (!(want & (1u << v->v.op)) || !sl_variant_selected(f->variants, v->name))
+      continue;
+    ops |= 1u << v->v.op;
+    dts |= v->caps.dtypes;
+    its |= v->caps.index_dtypes;
+    reds |= v->caps.reduces;
+    op_reds |= sl_op_get(v->v.op)->reduces;
   }
   f->gen.ops = ops;
+  f->gen.dtypes = sl__narrow(f->gen.dtypes, dts, SL_DTYPES_ALL);
+  f->gen.index_dtypes =
+      sl__narrow(f->gen.index_dtypes, its ? its : SL_INDEX_DTYPES_ALL,
+                 SL_INDEX_DTYPES_ALL);
+  if (reds != op_reds)
+    f->gen.reduces = (f->gen.reduces ? f->gen.reduces : ~0u) & reds;
   return ops ? 0 : -1;
 }
 
 static int sl__dtype_lookup(const char *s) { return sl_dtype_from_name(s); }
+static int sl__index_dtype_lookup(const char *s) {
+  int d = sl_dtype_from_name(s);
+  return d == SL_I32 || d == SL_I64 ? d : -1;
+}
+static int sl__reduce_lookup(const char *s) { return sl_reduce_from_name(s); }
 static int sl__op_lookup(const char *s) { return sl_op_from_name(s); }
 
 static void sl__defaults(sl_fuzz_campaign *f) {
@@ -173,8 +207,8 @@ static void sl__defaults(sl_fuzz_campaign *f) {
 /* Options that decide which cases a job runs: they cannot change when a run
  * is resumed. */
 static const char *const sl__schedule_options[] = {
-    "--ops",       "--dtypes", "--variants", "--seed",
-    "--max-elems", "--jobs",   "--shard",    "--cases"};
+    "--ops",   "--dtypes", "--variants", "--seed",    "--max-elems",   "--jobs",
+    "--shard", "--cases",  "--provider", "--reduces", "--index-dtypes"};
 
 static int sl__is_schedule_option(const char *a) {
   for (size_t k = 0; k < sizeof sl__schedule_options / sizeof(char *); ++k)
@@ -200,6 +234,17 @@ static int sl__parse(sl_fuzz_campaign *f, int argc, char **argv) {
           sl__parse_list("fuzz", "--dtypes", v, sl__dtype_lookup,
                          &f->gen.dtypes))
         return SL_EXIT_USAGE;
+    } else if (sl_cli_is(a, "--index-dtypes")) {
+      if (!(v = sl_cli_value("fuzz", argc, argv, &i)) ||
+          sl__parse_list("fuzz", "--index-dtypes", v, sl__index_dtype_lookup,
+                         &f->gen.index_dtypes))
+        return SL_EXIT_USAGE;
+    } else if (sl_cli_is(a, "--reduces")) {
+      if (!(v = sl_cli_value("fuzz", argc, argv, &i)) ||
+          sl__parse_list("fuzz", "--reduces", v, sl__reduce_lookup,
+                         &f->gen.reduces))
+        return SL_EXIT_USAGE;
+    } else if (sl_cli_skip_provider(argc, argv, &i)) {
     } else if (sl_cli_is(a, "--variants")) {
       if (!(f->variants = sl_cli_value("fuzz", argc, argv, &i)))
         return SL_EXIT_USAGE;
@@ -283,6 +328,9 @@ static void sl__names(char *buf, size_t len, unsigned mask,
 }
 
 static const char *sl__op_name_of(int k) { return sl_op_name((sl_op)k); }
+static const char *sl__reduce_name_of(int k) {
+  return sl_reduce_name((sl_reduce)k);
+}
 static const char *sl__dtype_name_of(int k) {
   return sl_dtype_name((sl_dtype)k);
 }
@@ -311,6 +359,22 @@ static void sl__config(const sl_fuzz_campaign *f, char *buf, size_t len) {
   if (f->gen.dtypes) {
     strncat(buf, " --dtypes ", len - strlen(buf) - 1);
     sl__names(buf, len, f->gen.dtypes, sl__dtype_name_of);
+  }
+  if (f->gen.index_dtypes) {
+    strncat(buf, " --index-dtypes ", len - strlen(buf) - 1);
+    sl__names(buf, len, f->gen.index_dtypes, sl__dtype_name_of);
+  }
+  if (f->gen.reduces) {
+    strncat(buf, " --reduces ", len - strlen(buf) - 1);
+    sl__names(buf, len, f->gen.reduces, sl__reduce_name_of);
+  }
+  /* Every provider but the built-in one, by name and absolute path: a
+   * resumed run loads the same ones (from SCATTERLAB_PROVIDERS too). */
+  for (size_t p = 0; p < sl_provider_count(); ++p) {
+    const sl_provider_loaded *pl = sl_provider_at(p);
+    if (pl->builtin) continue;
+    n = strlen(buf);
+    snprintf(buf + n, len - n, " --provider %s=%.4095s", pl->name, pl->path);
   }
 }
 
@@ -345,7 +409,7 @@ static int sl__load_resume(sl_fuzz_campaign *f, sl_store *st, int argc,
                               (long long)f->resume, b.pid);
   snprintf(config, len, "%s", b.config);
   /* Static: f keeps pointers into the words (--variants) after we return. */
-  static char words[2048];
+  static char words[16384];
   char *w[64];
   int nw = 0;
   w[nw++] = "fuzz";
@@ -356,6 +420,7 @@ static int sl__load_resume(sl_fuzz_campaign *f, sl_store *st, int argc,
   w[nw] = NULL;
   sl_fuzz_campaign saved = *f;
   sl__defaults(f);
+  if (sl_cli_providers("fuzz", nw, w)) return SL_EXIT_USAGE;
   int rc = sl__parse(f, nw, w);
   if (rc) return SL_EXIT_USAGE; /* a config this build cannot read */
   int64_t resume = saved.resume;
@@ -587,6 +652,12 @@ int sl_cmd_fuzz(int argc, char **argv) {
   int rc = sl__parse(&f, argc, argv);
   if (rc) return rc < 0 ? SL_EXIT_OK : rc;
   if (sl_cli_parse_only) return SL_EXIT_OK;
+  if (f.variants && sl__restrict_ops(&f))
+    return sl_cli_usage_error("fuzz",
+                              "--variants %s: expected a filter that "
+                              "selects a variant of the fuzzed ops, "
+                              "got one that selects none",
+                              f.variants);
   if (f.print) {
     if (f.cases < 0)
       return sl_cli_usage_error("fuzz", "--print: expected --cases N as well");
@@ -599,17 +670,11 @@ int sl_cmd_fuzz(int argc, char **argv) {
     }
     return SL_EXIT_OK;
   }
-  if (f.variants && sl__restrict_ops(&f))
-    return sl_cli_usage_error("fuzz",
-                              "--variants %s: expected a filter that "
-                              "selects a variant of the fuzzed ops, "
-                              "got one that selects none",
-                              f.variants);
   if (f.resume && !f.db)
     return sl_cli_usage_error("fuzz", "--resume: expected a store (--db PATH), "
                                       "got --no-db");
   sl_interrupt_install();
-  char err[512], config[2048];
+  char err[512], config[16384];
   sl_store *st = NULL;
   if (f.db && sl_store_open(f.db, SL_STORE_READWRITE, &st, err, sizeof err)) {
     fprintf(stderr, "scatterlab fuzz: %s\n", err);

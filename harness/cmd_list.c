@@ -1,17 +1,65 @@
-/* `scatterlab list`: ops, variants, and whether each can run here. */
+/* `scatterlab list`: ops, variants, and whether each can run here; the
+ * providers they come from and what each variant takes. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "providers.h"
 #include "runinfo.h"
 #include "sl/sl.h"
 
 static const char *const sl__list_help =
-    "usage: scatterlab list [--op OP]\n"
+    "usage: scatterlab list [--op OP] [--provider [ALIAS=]PATH ...]\n"
     "\n"
     "Lists every op and its variants, and whether each is available in this\n"
-    "build on this machine (e.g. \"cuda.atomic: built without CUDA\", \"no\n"
-    "device\"). Flags: deterministic = bitwise repeatable.\n";
+    "build on this machine (e.g. \"no device\" for a cuda variant without a\n"
+    "GPU). Flags: deterministic = bitwise repeatable. Then the providers the\n"
+    "variants come from (scatterlab's own kernels library, "
+    "SCATTERLAB_PROVIDERS\n"
+    "and each --provider): path, ABI version, version, SHA-256 and, for the\n"
+    "variants of other providers, their capabilities (docs/providers.md).\n";
+
+/* One variant's capabilities on one line. */
+static void sl__print_caps(const sl_hvariant *v) {
+  const sl_caps *k = &v->caps;
+  const sl_op_info *info = sl_op_get(v->v.op);
+  char dt[160], it[64], rd[96];
+  sl_caps_dtypes_text(k->dtypes, SL_DTYPES_ALL, dt, sizeof dt);
+  sl_caps_dtypes_text(k->index_dtypes, SL_INDEX_DTYPES_ALL, it, sizeof it);
+  sl_caps_reduces_text(k->reduces, rd, sizeof rd);
+  printf("    %-24s %-26s dtypes %s; index %s", sl_op_name(v->v.op), v->name,
+         dt, (sl_case_spec_of(v->v.op)->keys & SL_KEY_IT) ? it : "-");
+  if (info->reduces) printf("; reduces %s", rd);
+  if (info->takes_include_self)
+    printf("; include_self %s", k->include_self == SL_INCLUDE_SELF_BOTH  ? "0,1"
+                                : k->include_self & SL_INCLUDE_SELF_TRUE ? "1"
+                                                                         : "0");
+  printf("; max_rank %d; layouts %s\n", (int)k->max_rank,
+         k->layouts == SL_LAYOUTS_ALL       ? "strided,broadcast"
+         : k->layouts & SL_LAYOUT_STRIDED   ? "strided (broadcast copied)"
+         : k->layouts & SL_LAYOUT_BROADCAST ? "broadcast (strided copied)"
+                                            : "contiguous (others copied)");
+}
+
+static void sl__print_providers(const char *only) {
+  printf("\nproviders:\n");
+  for (size_t p = 0; p < sl_provider_count(); ++p) {
+    const sl_provider_loaded *pl = sl_provider_at(p);
+    printf("  %s%s%s%s: %s\n    ABI %u, version %s, %zu variants, sha256 %s\n",
+           pl->name, pl->builtin ? " (built-in)" : "",
+           strcmp(pl->name, pl->own_name) ? " = " : "",
+           strcmp(pl->name, pl->own_name) ? pl->own_name : "", pl->path,
+           pl->abi, pl->version[0] ? pl->version : "-", pl->n, pl->sha256);
+    if (pl->builtin) {
+      printf("    capabilities: every case of its op's contract\n");
+      continue;
+    }
+    for (size_t i = pl->first; i < pl->first + pl->n; ++i) {
+      const sl_hvariant *v = sl_hvariant_at(i);
+      if (!only || strcmp(only, sl_op_name(v->v.op)) == 0) sl__print_caps(v);
+    }
+  }
+}
 
 int sl_cmd_list(int argc, char **argv) {
   const char *only = NULL;
@@ -26,24 +74,31 @@ int sl_cmd_list(int argc, char **argv) {
                                   "--op: expected an op name, got "
                                   "\"%s\"",
                                   only);
+    } else if (sl_cli_skip_provider(argc, argv, &i)) {
     } else {
       return sl_cli_usage_error("list", "%s: unknown argument", argv[i]);
     }
   }
   if (sl_cli_parse_only) return SL_EXIT_OK;
-  printf("%-26s %-12s %-14s %s\n", "op", "variant", "flags", "available");
+  int width = 12;
+  for (size_t i = 0; i < sl_hvariant_count(); ++i) {
+    int n = (int)strlen(sl_hvariant_at(i)->name);
+    if (n > width) width = n;
+  }
+  printf("%-26s %-*s %-14s %s\n", "op", width, "variant", "flags", "available");
   for (int op = 0; op < SL_OP_COUNT; ++op) {
     if (only && strcmp(only, sl_op_name((sl_op)op)) != 0) continue;
-    for (size_t i = 0; i < sl_variant_count(); ++i) {
-      const sl_variant *v = sl_variant_at(i);
-      if ((int)v->op != op) continue;
+    for (size_t i = 0; i < sl_hvariant_count(); ++i) {
+      const sl_hvariant *v = sl_hvariant_at(i);
+      if ((int)v->v.op != op) continue;
       const char *why;
-      int ok = sl_variant_available(v, &why);
-      printf("%-26s %-12s %-14s %s\n", sl_op_name((sl_op)op), v->name,
-             (v->flags & SL_DETERMINISTIC) ? "deterministic" : "-",
+      int ok = sl_variant_available(&v->v, &why);
+      printf("%-26s %-*s %-14s %s\n", sl_op_name((sl_op)op), width, v->name,
+             (v->v.flags & SL_DETERMINISTIC) ? "deterministic" : "-",
              ok ? "yes" : why);
     }
   }
+  sl__print_providers(only);
   printf("\nreference: %s (the expected answers, and torch.cpu in bench)\n",
          sl_reference_text());
   printf("CUDA: %s; devices: %d\n",

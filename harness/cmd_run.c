@@ -147,6 +147,7 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
       fputs(sl__run_help, stdout);
       sl__lines_free(&lines);
       return SL_EXIT_OK;
+    } else if (sl_cli_skip_provider(argc, argv, &i)) {
     } else if (sl_cli_is(a, "--variants")) {
       if (!(o.variants = sl_cli_value("run", argc, argv, &i))) goto out;
     } else if (sl_cli_is(a, "--batch")) {

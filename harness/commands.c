@@ -44,16 +44,22 @@ int sl_cli_main(int argc, char **argv) {
            sl_reference_text(), sl_cuda_built() ? "built" : "not built");
     return SL_EXIT_OK;
   }
+  /* runs_variants: the command takes --provider and needs the kernels. */
   static const struct {
     const char *name;
     int (*fn)(int, char **);
-  } cmds[] = {{"run", sl_cmd_run},        {"list", sl_cmd_list},
-              {"fuzz", sl_cmd_fuzz},      {"bench", sl_cmd_bench},
-              {"report", sl_cmd_report},  {"merge", sl_cmd_merge},
-              {"import", sl_cmd_import},  {"compare", sl_cmd_compare},
-              {"history", sl_cmd_history}};
-  for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; ++i)
-    if (strcmp(cmd, cmds[i].name) == 0) return cmds[i].fn(argc - 1, argv + 1);
+    int runs_variants;
+  } cmds[] = {{"run", sl_cmd_run, 1},        {"list", sl_cmd_list, 1},
+              {"fuzz", sl_cmd_fuzz, 1},      {"bench", sl_cmd_bench, 1},
+              {"report", sl_cmd_report, 0},  {"merge", sl_cmd_merge, 0},
+              {"import", sl_cmd_import, 1},  {"compare", sl_cmd_compare, 0},
+              {"history", sl_cmd_history, 0}};
+  for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; ++i) {
+    if (strcmp(cmd, cmds[i].name) != 0) continue;
+    if (cmds[i].runs_variants && sl_cli_providers(cmd, argc - 1, argv + 1))
+      return SL_EXIT_USAGE;
+    return cmds[i].fn(argc - 1, argv + 1);
+  }
   fprintf(stderr, "scatterlab: unknown command \"%s\" (expected one of:", cmd);
   for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; ++i)
     fprintf(stderr, " %s", cmds[i].name);

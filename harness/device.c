@@ -205,7 +205,7 @@ static int sl__all_bytes(const unsigned char *p, size_t n, int byte) {
 
 /* Runs dc once with the given poison and copies its outputs into `into`
  * (per output slot, host buffers of o->bytes[s]). */
-static sl_status sl__run_once(sl_ctx *ctx, const char *variant,
+static sl_status sl__run_once(sl_ctx *ctx, const sl_variant *v,
                               const sl_call *host, sl_call *dc,
                               sl__dev_outputs *o, int poison,
                               void *const *into) {
@@ -213,7 +213,8 @@ static sl_status sl__run_once(sl_ctx *ctx, const char *variant,
   sl_status st = sl__outputs_poison(ctx, host, o, poison);
   if (st) return st;
   sl_call run = *dc;
-  st = sl_run(ctx, variant, &run);
+  st = sl_run_variant(ctx, v, &run);
+  const char *variant = v->name;
   /* An asynchronous error (an illegal address, a trap) shows at the sync. */
   sl_ctx sync_ctx;
   sl_ctx_init(&sync_ctx);
@@ -241,8 +242,9 @@ static sl_status sl__run_once(sl_ctx *ctx, const char *variant,
   return SL_STATUS_OK;
 }
 
-sl_status sl_device_run_variant(sl_ctx *ctx, const char *variant,
+sl_status sl_device_run_variant(sl_ctx *ctx, const sl_variant *v,
                                 sl_call *call) {
+  const char *variant = v->name;
   const sl_op_info *info = sl_op_get(call->op);
   if (!info)
     return sl_ctx_fail(ctx, SL_STATUS_UNKNOWN_OP,
@@ -264,11 +266,10 @@ sl_status sl_device_run_variant(sl_ctx *ctx, const char *variant,
                        "%s (%zu bytes), got none",
                        info->arg_names[s], o.bytes[s]);
   }
-  if (!st)
-    st = sl__run_once(ctx, variant, call, &dc, &o, SL_DEVICE_POISON_A, first);
+  if (!st) st = sl__run_once(ctx, v, call, &dc, &o, SL_DEVICE_POISON_A, first);
   if (!st) {
     const sl_call after_first = dc;
-    st = sl__run_once(ctx, variant, call, &dc, &o, SL_DEVICE_POISON_B, second);
+    st = sl__run_once(ctx, v, call, &dc, &o, SL_DEVICE_POISON_B, second);
     /* Every element the kernel must write: poison in neither run. */
     for (int s = info->n_in; !st && s < info->n_in + info->n_out; ++s) {
       const size_t es = sl_dtype_size(dc.arg[s].dtype);
@@ -313,7 +314,7 @@ sl_status sl_device_run_variant(sl_ctx *ctx, const char *variant,
 /* Timing                                                                    */
 /* ------------------------------------------------------------------------ */
 
-int sl_device_time_variant(sl_ctx *ctx, const char *variant,
+int sl_device_time_variant(sl_ctx *ctx, const sl_variant *v,
                            const sl_call *call, int cold,
                            const sl_timing_opts *o, sl_timing *t) {
   memset(t, 0, sizeof *t);
@@ -339,7 +340,7 @@ int sl_device_time_variant(sl_ctx *ctx, const char *variant,
   double start = sl_now();
   for (int k = 0; !st && (k < 2 || sl_now() - start < o->warmup_s); ++k) {
     sl_call run = dc;
-    st = sl_run(ctx, variant, &run);
+    st = sl_run_variant(ctx, v, &run);
     if (!st) st = sl_device_sync(ctx);
   }
   double spent = 0;
@@ -348,7 +349,7 @@ int sl_device_time_variant(sl_ctx *ctx, const char *variant,
     sl_call run = dc;
     double sec = 0;
     if (!st) st = sl_device_timer_start(ctx, timer);
-    if (!st) st = sl_run(ctx, variant, &run);
+    if (!st) st = sl_run_variant(ctx, v, &run);
     if (!st) st = sl_device_timer_stop(ctx, timer, &sec);
     if (st) break;
     t->samples[t->reps++] = sec;

@@ -39,7 +39,7 @@
  * DEVICE_ERROR / INTERNAL with a message on ctx when the run broke a check
  * above ("harness check: ...").
  */
-sl_status sl_device_run_variant(sl_ctx *ctx, const char *variant,
+sl_status sl_device_run_variant(sl_ctx *ctx, const sl_variant *v,
                                 sl_call *call);
 
 /*
@@ -50,7 +50,7 @@ sl_status sl_device_run_variant(sl_ctx *ctx, const char *variant,
  * buffer of twice the L2 size is written, so that no input starts in the
  * cache. Returns 0, or -1 with the reason on ctx.
  */
-int sl_device_time_variant(sl_ctx *ctx, const char *variant,
+int sl_device_time_variant(sl_ctx *ctx, const sl_variant *v,
                            const sl_call *call, int cold,
                            const sl_timing_opts *o, sl_timing *t);
 

@@ -23,6 +23,7 @@
 #include "datagen.h"
 #include "device.h"
 #include "interrupt.h"
+#include "providers.h"
 #include "runinfo.h"
 #include "runner.h"
 #include "sl_store.h"
@@ -57,9 +58,9 @@ static int sl__case(sl__gb *g, const sl_case *c0) {
   char err[512];
   static sl_case_result res;
   int any = 0;
-  for (size_t i = 0; i < sl_variant_count() && !any; ++i) {
-    const sl_variant *v = sl_variant_at(i);
-    any = v->op == c0->op && sl_variant_selected(g->variants, v->name);
+  for (size_t i = 0; i < sl_hvariant_count() && !any; ++i) {
+    const sl_hvariant *v = sl_hvariant_at(i);
+    any = v->v.op == c0->op && sl_variant_selected(g->variants, v->name);
   }
   if (!any) {
     printf("\n%s: no variant matches --variants %s: skipped\n",
@@ -85,15 +86,15 @@ static int sl__case(sl__gb *g, const sl_case *c0) {
       sl_print_untimed(r);
       continue;
     }
-    if (strncmp(r->variant, "cuda.", 5) != 0) continue;
+    const sl_hvariant *hv = sl_hvariant_find(c0->op, r->variant);
+    if (!hv || sl_variant_device(&hv->v) != SL_DEVICE_CUDA) continue;
     static sl_timing tm;
     sl_timing_opts o;
     sl_timing_opts_init(&o);
     o.budget_s = g->budget;
     sl_ctx ctx;
     sl_ctx_init(&ctx);
-    if (sl_device_time_variant(&ctx, r->variant, &bc.in.call, g->cold, &o,
-                               &tm)) {
+    if (sl_device_time_variant(&ctx, &hv->v, &bc.in.call, g->cold, &o, &tm)) {
       printf("  %-12s not timed: %s\n", r->variant, sl_ctx_message(&ctx));
       failed = 1;
       continue;
@@ -127,6 +128,11 @@ int main(int argc, char **argv) {
   const char *db = SL_DEFAULT_DB;
   int no_db = 0, n = 0, rc = SL_EXIT_USAGE;
   char **lines = NULL;
+  char perr[512];
+  if (sl_providers_load(NULL, 0, perr, sizeof perr)) {
+    fprintf(stderr, "scatterlab-gpubench: %s\n", perr);
+    return SL_EXIT_USAGE;
+  }
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {

@@ -1,6 +1,8 @@
 /* Machine fingerprint and build facts for the runs table. */
 #include "runinfo.h"
 
+#include "providers.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +72,22 @@ void sl_runinfo_fill(sl_runinfo_buf *b, const char *kind, int argc, char **argv,
   b->info.copy_gbs = 0;
   b->info.core_rtt_ns = 0;
   b->info.reference = sl_reference_text();
+  size_t np = sl_provider_count();
+  if (np > sizeof b->providers / sizeof b->providers[0])
+    np = sizeof b->providers / sizeof b->providers[0];
+  for (size_t p = 0; p < np; ++p) {
+    const sl_provider_loaded *pl = sl_provider_at(p);
+    sl_provider_record *r = &b->providers[p];
+    r->name = pl->name;
+    r->path = pl->path;
+    r->version = pl->version[0] ? pl->version : NULL;
+    r->sha256 = pl->sha256;
+    r->abi = pl->abi;
+    r->n_variants = (int)pl->n;
+    r->builtin = pl->builtin;
+  }
+  b->info.providers = np ? b->providers : NULL;
+  b->info.n_providers = (int)np;
 }
 
 int sl_default_threads(void) {

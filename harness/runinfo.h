@@ -8,6 +8,7 @@ typedef struct sl_runinfo_buf {
   char host[256];
   char cpu_model[256];
   char command_line[4096];
+  sl_provider_record providers[64]; /* the loaded ones (providers.h) */
   sl_run_info info;
 } sl_runinfo_buf;
 

@@ -2,6 +2,7 @@
 #include "runner.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +13,10 @@
 #include "datagen.h"
 #include "device.h"
 #include "npy.h"
+#include "providers.h"
 #include "runinfo.h"
 #include "slref.h"
+#include "variant_call.h"
 #include "writers.h"
 
 static const char *const sl__verdict_names[] = {
@@ -38,10 +41,22 @@ int sl_verdict_is_failure(sl_verdict v) {
 }
 
 void sl_repro(const char *line, const char *variant, char *buf, size_t len) {
-  if (variant)
-    snprintf(buf, len, "scatterlab run '%s' --variants %s", line, variant);
-  else
+  if (!variant) {
     snprintf(buf, len, "scatterlab run '%s'", line);
+    return;
+  }
+  /* A provider's variant needs its library to run again. */
+  const char *colon = strchr(variant, ':');
+  for (size_t p = 0; colon && p < sl_provider_count(); ++p) {
+    const sl_provider_loaded *pl = sl_provider_at(p);
+    if (!pl->builtin && strlen(pl->name) == (size_t)(colon - variant) &&
+        strncmp(pl->name, variant, (size_t)(colon - variant)) == 0) {
+      snprintf(buf, len, "scatterlab run '%s' --variants %s --provider %s=%s",
+               line, variant, pl->name, pl->path);
+      return;
+    }
+  }
+  snprintf(buf, len, "scatterlab run '%s' --variants %s", line, variant);
 }
 
 static double sl__now(void) {
@@ -50,15 +65,28 @@ static double sl__now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Whether one filter item selects name: the name itself; a glob
+ * ("mylib:*", "*.lock"); or a device ("cpu", "mylib:cuda"), which selects
+ * the variants whose name, with or without its provider prefix, continues
+ * with '.' after it. */
+static int sl__item_selects(const char *item, const char *name) {
+  if (strpbrk(item, "*?[")) return fnmatch(item, name, 0) == 0;
+  if (strcmp(item, name) == 0) return 1;
+  size_t k = strlen(item);
+  const char *colon = strchr(name, ':');
+  const char *plain = colon ? colon + 1 : name;
+  return (strncmp(name, item, k) == 0 && name[k] == '.') ||
+         (strncmp(plain, item, k) == 0 && plain[k] == '.');
+}
+
 int sl_variant_selected(const char *filter, const char *name) {
   if (!filter || !*filter) return 1;
-  size_t n = strlen(name);
   for (const char *p = filter; *p;) {
     const char *comma = strchr(p, ',');
     size_t k = comma ? (size_t)(comma - p) : strlen(p);
-    if (k == n && strncmp(p, name, n) == 0) return 1;
-    /* "cpu" selects every cpu.* variant, "cuda" every cuda.* one. */
-    if (k < n && name[k] == '.' && strncmp(p, name, k) == 0) return 1;
+    char item[128];
+    snprintf(item, sizeof item, "%.*s", (int)(k < sizeof item ? k : 0), p);
+    if (item[0] && sl__item_selects(item, name)) return 1;
     if (!comma) break;
     p = comma + 1;
   }
@@ -286,13 +314,26 @@ static void sl__judge(const sl_case *c, sl_call *vc, const sl_tensor *ref,
   }
 }
 
+/* The verdict of a kernel's status: 0 when st is one of sl.h's codes,
+ * else `failed` with the number (a provider returned garbage). */
+static int sl__undefined_status(sl_status st, sl_variant_result *r) {
+  if ((unsigned)st < SL_STATUS_COUNT) return 0;
+  r->verdict = SL_VERDICT_FAILED;
+  snprintf(r->message, sizeof r->message,
+           "returned an undefined status code %d (expected an sl_status of "
+           "sl/sl.h, 0..%d)",
+           (int)st, SL_STATUS_COUNT - 1);
+  return 1;
+}
+
 /* Runs one variant on the inputs of `call` and judges it. */
 static void sl__run_variant(const sl_case *c, const sl_run_opts *o,
-                            const sl_variant *v, const sl_call *call,
+                            const sl_hvariant *hv, const sl_call *call,
                             int ref_rc, const sl_tensor *ref,
                             const char *ref_msg, sl_variant_result *r,
                             const char *line) {
   const sl_op_info *info = sl_op_get(call->op);
+  const sl_variant *v = &hv->v;
   memset(r, 0, sizeof *r);
   snprintf(r->variant, sizeof r->variant, "%s", v->name);
   r->seconds = -1;
@@ -305,64 +346,68 @@ static void sl__run_variant(const sl_case *c, const sl_run_opts *o,
   sl_ctx ctx;
   sl_ctx_init(&ctx);
   ctx.threads = o->threads > 0 ? o->threads : sl_default_threads();
-  sl_call vc = *call;
-  void *outs[SL_MAX_ARGS] = {0};
-  sl_status st = sl_infer(&ctx, &vc);
-  int alloc_failed = 0;
-  for (int s = info->n_in; !st && s < info->n_in + info->n_out; ++s) {
-    int64_t n = 1;
-    for (int d = 0; d < vc.arg[s].ndim; ++d) n *= vc.arg[s].shape[d];
-    size_t bytes = (size_t)n * sl_dtype_size(vc.arg[s].dtype);
-    outs[s] = malloc(bytes ? bytes : 16);
-    if (!outs[s]) {
-      alloc_failed = 1;
-      break;
-    }
-    /* Poison: an element a kernel forgets to write shows up as 0xA5 bytes. */
-    memset(outs[s], 0xA5, bytes);
-    vc.arg[s].data = outs[s];
-    vc.arg[s].device = SL_DEVICE_CPU;
+  sl_call inferred = *call;
+  sl_status st = sl_infer(&ctx, &inferred);
+  unsigned copies = 0;
+  char note[256] = "";
+  /* Capabilities bound valid calls only: an invalid one is refused by the
+   * validation before any kernel, whatever the variant declares. */
+  if (!st && !sl_hvariant_admits(hv, c, &inferred, &copies, r->message,
+                                 sizeof r->message)) {
+    r->verdict = SL_VERDICT_UNSUPPORTED;
+    return;
   }
-  if (alloc_failed) {
+  sl_variant_call vc;
+  if (sl_variant_call_prepare(&vc, &inferred, copies, note, sizeof note)) {
     r->verdict = SL_VERDICT_UNSUPPORTED;
     snprintf(r->message, sizeof r->message, "out of memory for the outputs");
+    return;
+  }
+  if (!st) {
+    double t0 = sl__now();
+    /* cuda.* variants run on device copies of the inputs, with guarded,
+     * poisoned outputs (device.h). */
+    st = sl_variant_device(v) == SL_DEVICE_CUDA
+             ? sl_device_run_variant(&ctx, v, &vc.call)
+             : sl_run_variant(&ctx, v, &vc.call);
+    r->seconds = sl__now() - t0;
+  }
+  char guard[256];
+  int kernel_rejected = st != SL_STATUS_OK;
+  int ref_rejected = ref_rc != 0;
+  if (sl__undefined_status(st, r)) {
+  } else if (!sl_variant_call_guards_ok(&vc, guard, sizeof guard)) {
+    r->verdict = SL_VERDICT_FAILED;
+    snprintf(r->message, sizeof r->message, "%s", guard);
+  } else if (kernel_rejected && ref_rejected) {
+    r->verdict = SL_VERDICT_BOTH_REJECTED;
+    snprintf(r->message, sizeof r->message, "kernel: %s; LibTorch: %s",
+             sl_ctx_message(&ctx), ref_msg);
+  } else if (kernel_rejected) {
+    r->verdict = SL_VERDICT_REJECT_MISMATCH;
+    snprintf(r->message, sizeof r->message,
+             "kernel rejected (%s: %s), LibTorch accepted", sl_status_name(st),
+             sl_ctx_message(&ctx));
+  } else if (ref_rejected) {
+    r->verdict = SL_VERDICT_REJECT_MISMATCH;
+    snprintf(r->message, sizeof r->message,
+             "kernel accepted, LibTorch rejected: %s", ref_msg);
   } else {
-    if (!st) {
-      double t0 = sl__now();
-      /* cuda.* variants run on device copies of the inputs, with guarded,
-       * poisoned outputs (device.h). */
-      st = sl_variant_device(v) == SL_DEVICE_CUDA
-               ? sl_device_run_variant(&ctx, v->name, &vc)
-               : sl_run(&ctx, v->name, &vc);
-      r->seconds = sl__now() - t0;
-    }
-    int kernel_rejected = st != SL_STATUS_OK;
-    int ref_rejected = ref_rc != 0;
-    if (kernel_rejected && ref_rejected) {
-      r->verdict = SL_VERDICT_BOTH_REJECTED;
-      snprintf(r->message, sizeof r->message, "kernel: %s; LibTorch: %s",
-               sl_ctx_message(&ctx), ref_msg);
-    } else if (kernel_rejected) {
-      r->verdict = SL_VERDICT_REJECT_MISMATCH;
-      snprintf(r->message, sizeof r->message,
-               "kernel rejected (%s: %s), LibTorch accepted",
-               sl_status_name(st), sl_ctx_message(&ctx));
-    } else if (ref_rejected) {
-      r->verdict = SL_VERDICT_REJECT_MISMATCH;
-      snprintf(r->message, sizeof r->message,
-               "kernel accepted, LibTorch rejected: %s", ref_msg);
-    } else {
-      sl__judge(c, &vc, ref, r);
-      if (o->save_dir && line) {
-        char err[256], prefix[48];
-        snprintf(prefix, sizeof prefix, "%s.", v->name);
-        for (int s = 0; s < info->n_out; ++s)
-          sl__save_tensor(o->save_dir, prefix, info->arg_names[info->n_in + s],
-                          &vc.arg[info->n_in + s], err, sizeof err);
-      }
+    sl__judge(c, &vc.call, ref, r);
+    if (o->save_dir && line) {
+      char err[256], prefix[SL_VARIANT_NAME_LEN + 2];
+      snprintf(prefix, sizeof prefix, "%s.", v->name);
+      for (int s = 0; s < info->n_out; ++s)
+        sl__save_tensor(o->save_dir, prefix, info->arg_names[info->n_in + s],
+                        &vc.call.arg[info->n_in + s], err, sizeof err);
     }
   }
-  for (int s = 0; s < SL_MAX_ARGS; ++s) free(outs[s]);
+  if (note[0]) {
+    size_t k = strlen(r->message);
+    snprintf(r->message + k, sizeof r->message - k, "%s%s", k ? "; " : "",
+             note);
+  }
+  sl_variant_call_free(&vc);
 }
 
 int sl_prepare_case(const sl_case *c0, const char *load_dir, sl_case *c,
@@ -438,9 +483,9 @@ int sl_run_case(const sl_case *c0, const sl_run_opts *o, sl_case_result *res,
         goto done;
   }
   int selected = 0;
-  for (size_t i = 0; i < sl_variant_count() && res->n < SL_MAX_VERDICTS; ++i) {
-    const sl_variant *v = sl_variant_at(i);
-    if (v->op != c.op || !sl_variant_selected(o->variants, v->name)) continue;
+  for (size_t i = 0; i < sl_hvariant_count() && res->n < SL_MAX_VERDICTS; ++i) {
+    const sl_hvariant *v = sl_hvariant_at(i);
+    if (v->v.op != c.op || !sl_variant_selected(o->variants, v->name)) continue;
     if (selected++ < o->skip) continue;
     sl_variant_result *r = &res->v[res->n++];
     if (o->on_event)

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "case.h"
+#include "providers.h"
 #include "sl/sl.h"
 
 #define SL_MAX_VERDICTS 32
@@ -36,7 +37,7 @@ const char *sl_verdict_name(sl_verdict v);
 int sl_verdict_is_failure(sl_verdict v);
 
 typedef struct sl_variant_result {
-  char variant[32];
+  char variant[SL_VARIANT_NAME_LEN]; /* "cpu.serial", "mylib:cpu.min" */
   sl_verdict verdict;
   int has_diffs;
   double diff1, diff2, diff3;
@@ -76,8 +77,10 @@ typedef struct sl_run_opts {
   void *user;
 } sl_run_opts;
 
-/* Whether variant `name` is selected by a --variants filter (NULL = all;
- * "cpu" selects every cpu.* variant). */
+/* Whether variant `name` is selected by a --variants filter: NULL = all;
+ * comma-separated items, each a name ("cpu.serial", "mylib:cpu.min"), a
+ * glob ("mylib:*") or a device ("cpu" selects every cpu.* variant of every
+ * provider, "mylib:cpu" those of mylib). */
 int sl_variant_selected(const char *filter, const char *name);
 
 /*

@@ -36,8 +36,8 @@ typedef struct sl_request {
  * the check by one round). */
 typedef struct sl_shared {
   volatile double started; /* when `current` began (CLOCK_MONOTONIC) */
-  char current[32];        /* "reference" or the running variant */
-  int n;                   /* verdicts in v */
+  char current[SL_VARIANT_NAME_LEN]; /* "reference" or the running variant */
+  int n;                             /* verdicts in v */
   sl_variant_result v[SL_MAX_VERDICTS];
   char line[SL_CASE_LINE_MAX];
   char ref_message[512];
@@ -297,7 +297,7 @@ int sl_worker_run_variants(sl_worker *w, const sl_case *c, const char *variants,
       return -1;
     }
     /* Crashed (-1) or hung (0): the variant in flight gets the verdict. */
-    char current[32];
+    char current[SL_VARIANT_NAME_LEN];
     memcpy(current, w->sh->current, sizeof current);
     current[sizeof current - 1] = '\0';
     int status = sl__reap(w, 1);

@@ -20,7 +20,11 @@
 
 typedef struct sl__runs_html {
   FILE *out;
+  sl_store *s;
   int64_t run_id;
+  char *err;
+  size_t errlen;
+  int failed; /* a callback stopped the walk; its message is in err */
 } sl__runs_html;
 
 static void sl__td(FILE *out, const char *cls, const char *text) {
@@ -56,6 +60,34 @@ static int sl__runs_row(void *user, const sl_run_view *r) {
   sl__short_commit(r->git_commit, commit);
   sl__td(out, NULL, commit);
   sl__td(out, NULL, r->reference);
+  /* The cell names each provider briefly; its title holds the paths, ABIs
+   * and whole hashes, for telling two builds apart. */
+  char *cell = sl__providers_cell(h->s, r->id, 0, h->err, h->errlen);
+  char *title =
+      cell ? sl__providers_cell(h->s, r->id, 1, h->err, h->errlen) : NULL;
+  if (!title) {
+    free(cell);
+    h->failed = 1;
+    return 1;
+  }
+  if (strcmp(title, "-") != 0) {
+    /* One line per provider, the breaks as character references: a table
+     * row stays one line of the file. */
+    fputs("<td title=\"", out);
+    for (char *line = title, *nl; line; line = nl ? nl + 1 : NULL) {
+      nl = strchr(line, '\n');
+      if (nl) *nl = '\0';
+      sl__html_text(out, line);
+      if (nl) fputs("&#10;", out);
+    }
+    fputs("\">", out);
+    sl__html_text(out, cell);
+    fputs("</td>", out);
+  } else {
+    sl__td(out, NULL, cell);
+  }
+  free(cell);
+  free(title);
   sl__td(out, NULL, r->host);
   sl__td(out, NULL, r->cpu_model);
   fprintf(out, "<td class=\"n\">%d</td>", r->threads);
@@ -75,17 +107,18 @@ int sl__html_runs(sl_store *s, const sl_html_opts *o, FILE *out, char *err,
   fputs("<h2 id=\"runs\">Runs</h2>\n<table class=\"runs\">\n<tr><th>run</th>"
         "<th>kind</th><th>started (UTC)</th><th>status</th><th>commit</th>"
         "<th title=\"the expected answers and torch.cpu's timings came from "
-        "it\">reference</th><th>host</th><th>CPU</th><th>threads</th><th>copy "
-        "GB/s</th>"
+        "it\">reference</th>"
+        "<th title=\"the kernel libraries it loaded, in load order\">"
+        "providers</th><th>host</th><th>CPU</th><th>threads</th>"
+        "<th>copy GB/s</th>"
         "<th title=\"a cache line's round trip between the cores of threads 0 "
         "and 1\">core round trip ns</th>"
         "<th>cases</th><th>results</th><th>failed</th><th>command</th></tr>\n",
         out);
-  sl__runs_html h = {out, o->run_id};
-  if (sl_store_each_run(s, sl__runs_row, &h) < 0) {
-    snprintf(err, errlen, "%s", sl_store_errmsg(s));
-    return -1;
-  }
+  sl__runs_html h = {out, s, o->run_id, err, errlen, 0};
+  int rc = sl_store_each_run(s, sl__runs_row, &h);
+  if (rc < 0) snprintf(err, errlen, "%s", sl_store_errmsg(s));
+  if (rc < 0 || h.failed) return -1;
   fputs("</table>\n", out);
   return 0;
 }

@@ -45,4 +45,16 @@ int sl__commit_dirty(const char *commit);
 void sl__short_reference(const char *reference, char buf[SL__SHORT_REFERENCE]);
 void sl__short_commit(const char *commit, char buf[SL__SHORT_COMMIT]);
 
+/* A run's providers (the kernel libraries it loaded) as the runs tables
+ * show them, in load order: the built-in one as "scatterlab (built-in)",
+ * any other by its name, its version text when it gave one and the first
+ * 12 hex digits of its library's SHA-256: "scatterlab (built-in); mylib
+ * 1.2 sha256:0a1b2c3d4e5f". "-" for a run that recorded none (stored
+ * before schema 7). With `full`, everything the store holds instead, one
+ * line per provider, for an HTML title: "mylib 1.2: /abs/libmylib.so, ABI
+ * 1, 3 variants, sha256 <64 hex digits>". Control characters read '?'.
+ * A malloc'd string (the caller frees it), or NULL with a message in err. */
+char *sl__providers_cell(sl_store *s, int64_t run_id, int full, char *err,
+                         size_t errlen);
+
 #endif

@@ -18,6 +18,9 @@ static const char sl__runs_cols[] =
     " cores, compiler, flags, command_line, threads, copy_gbs, device,"
     " version, uid, config, process, copy_gbs_end, core_rtt_ns,"
     " core_rtt_ns_end, reference";
+/* The columns of run_providers besides run_id and position. */
+static const char sl__providers_cols[] =
+    "name, path, version, abi, n_variants, builtin, sha256";
 
 /* Checks that src_path is a store this build reads: the same messages as
  * opening it ("not a SQLite database", "newer than this scatterlab", ...).
@@ -81,8 +84,8 @@ static int sl__copy(sl_store *s, sl_merge_stats *m) {
                  &timing_off))
     return -1;
   m->runs_present -= m->runs_copied;
-  char sql[4096];
-  snprintf(
+  char sql[8192];
+  int n = snprintf(
       sql, sizeof sql,
       "INSERT INTO main.runs (id, %s) SELECT id + %" PRId64 ", %s"
       " FROM sl_src.runs WHERE id IN (SELECT id FROM sl_new_runs);"
@@ -109,9 +112,19 @@ static int sl__copy(sl_store *s, sl_merge_stats *m) {
       " WHERE run_id IN (SELECT id FROM sl_new_runs);"
       "INSERT INTO main.fuzz_cursors (run_id, job, next_case)"
       " SELECT run_id + %" PRId64 ", job, next_case FROM sl_src.fuzz_cursors"
+      " WHERE run_id IN (SELECT id FROM sl_new_runs);"
+      "INSERT INTO main.run_providers (run_id, position, %s)"
+      " SELECT run_id + %" PRId64 ", position, %s FROM sl_src.run_providers"
       " WHERE run_id IN (SELECT id FROM sl_new_runs);",
       sl__runs_cols, run_off, sl__runs_cols, case_off, run_off, case_off,
-      case_off, timing_off, case_off, timing_off, run_off, run_off);
+      case_off, timing_off, case_off, timing_off, run_off, run_off,
+      sl__providers_cols, run_off, sl__providers_cols);
+  /* A statement cut short would copy part of the runs' rows. */
+  if (n < 0 || (size_t)n >= sizeof sql)
+    return sl__store_fail(s, "merge",
+                          "internal: the copy statement is longer "
+                          "than %zu bytes",
+                          sizeof sql);
   if (sl__exec(s, sql)) return -1;
   return sl__scalar(s,
                     "SELECT (SELECT count(*) FROM sl_src.results WHERE case_id"

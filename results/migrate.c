@@ -80,6 +80,40 @@ static const char sl__schema_v6_sql[] =
     "ALTER TABLE runs ADD COLUMN reference TEXT;"
     "PRAGMA user_version = 6;";
 
+/*
+ * Version 7: the providers (kernel libraries, core/include/sl/sl_provider.h)
+ * each run loaded, in load order, with what identifies the code that ran:
+ * the file's SHA-256 tells two builds at the same path apart, the version
+ * text is the provider's own claim. Runs stored before have no rows.
+ *
+ *   run_id      the run
+ *   position    load order, 0 first
+ *   name        the prefix of its variants ("mylib" of "mylib:cpu.min");
+ *               "scatterlab" for the built-in kernels, whose variants keep
+ *               their plain names; one name once per run
+ *   path        the library's absolute path
+ *   version     the provider's version text; NULL when it gave none
+ *   abi         the SL_PROVIDER_ABI_VERSION it was built for
+ *   n_variants  the variants it declared
+ *   builtin     1 for scatterlab's own kernels library, else 0
+ *   sha256      SHA-256 of the library file, 64 lower-case hex digits
+ */
+static const char sl__schema_v7_sql[] =
+    "CREATE TABLE run_providers ("
+    " run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,"
+    " position INTEGER NOT NULL CHECK (position >= 0),"
+    " name TEXT NOT NULL CHECK (name <> ''),"
+    " path TEXT NOT NULL CHECK (substr(path, 1, 1) = '/'),"
+    " version TEXT,"
+    " abi INTEGER NOT NULL CHECK (abi >= 0),"
+    " n_variants INTEGER NOT NULL CHECK (n_variants >= 0),"
+    " builtin INTEGER NOT NULL CHECK (builtin IN (0, 1)),"
+    " sha256 TEXT NOT NULL CHECK (length(sha256) = 64"
+    "  AND sha256 NOT GLOB '*[^0-9a-f]*'),"
+    " PRIMARY KEY (run_id, position),"
+    " UNIQUE (run_id, name)) STRICT, WITHOUT ROWID;"
+    "PRAGMA user_version = 7;";
+
 /* To change the schema, append a step (never edit a released one) and add a
  * test that opens a database of the previous version. */
 static const sl__migration sl__steps[] = {
@@ -89,6 +123,7 @@ static const sl__migration sl__steps[] = {
     {4, sl__schema_v4_sql, "the copy bandwidth at a bench run's end"},
     {5, sl__schema_v5_sql, "the core-to-core round trip of a bench run"},
     {6, sl__schema_v6_sql, "the reference of each run"},
+    {7, sl__schema_v7_sql, "the providers each run loaded"},
 };
 
 #define SL__NSTEPS ((int)(sizeof sl__steps / sizeof sl__steps[0]))

@@ -59,6 +59,17 @@ const char *sl_store_path(const sl_store *s);
 /* Writing                                                                   */
 /* ------------------------------------------------------------------------ */
 
+/* A provider (kernel library, sl/sl_provider.h) a run loaded: the
+ * run_providers table. name, path and sha256 are required; path is
+ * absolute; sha256 is 64 lower-case hex digits (harness/sha256.h's
+ * sl_sha256_file). */
+typedef struct sl_provider_record {
+  const char *name, *path, *version, *sha256; /* version may be NULL */
+  unsigned abi;
+  int n_variants;
+  int builtin; /* 1 for scatterlab's own kernels library */
+} sl_provider_record;
+
 /* What a run records about where and how it ran. NULL strings are stored as
  * '' (device: as NULL, meaning no GPU); kind is required. */
 typedef struct sl_run_info {
@@ -72,12 +83,19 @@ typedef struct sl_run_info {
    * name, version and origin, "LibTorch 2.11.0 (PyPI torch 2.11.0)"; NULL
    * stores NULL (read back as SL_REFERENCE_UNKNOWN). */
   const char *reference;
+  /* The providers the run loaded, in load order (position 0 first); NULL
+   * with n_providers 0 for none. Stored with the run, all or nothing; a
+   * malformed record fails sl_store_run_begin and names it. */
+  const sl_provider_record *providers;
+  int n_providers;
 } sl_run_info;
 
 /* What a run written before the reference was recorded (schema < 6) reads. */
 #define SL_REFERENCE_UNKNOWN "unknown"
 
-/* Inserts a run with status 'running' and started_at now; sets *run_id. */
+/* Inserts a run with status 'running' and started_at now, and its
+ * providers, as one unit (inside or outside the caller's transaction); sets
+ * *run_id. */
 int sl_store_run_begin(sl_store *s, const sl_run_info *info, int64_t *run_id);
 /* Sets the run's status ('finished', 'interrupted', 'failed', or 'running')
  * and finished_at now. */
@@ -182,8 +200,8 @@ typedef struct sl_merge_stats {
 
 /* Copies into dst every run of the store at src_path that dst does not hold
  * yet (runs are recognised by their uid, so merging the same store twice
- * adds nothing), with its cases, results, timings, samples, coverage and
- * cursors, in one transaction. src is only read. */
+ * adds nothing), with its cases, results, timings, samples, coverage,
+ * cursors and providers, in one transaction. src is only read. */
 int sl_store_merge(sl_store *dst, const char *src_path, sl_merge_stats *stats);
 
 /* ------------------------------------------------------------------------ */
@@ -259,6 +277,15 @@ typedef struct sl_coverage_view {
 /* The coverage cells of run_id (0: of every run), ordered by run, cell. */
 int sl_store_each_coverage(sl_store *s, int64_t run_id,
                            int (*fn)(void *user, const sl_coverage_view *c),
+                           void *user);
+
+/* The providers run_id loaded, in load order. Returns as the walks do (0,
+ * fn's non-zero value, or -1 on a store error); run_id must be positive. A
+ * run that loaded none, or was stored before they were recorded (schema <
+ * 7), or does not exist visits nothing. The record's strings are valid only
+ * during the callback; version may be NULL. */
+int sl_store_run_providers(sl_store *s, int64_t run_id,
+                           int (*fn)(void *user, const sl_provider_record *p),
                            void *user);
 
 /* The id of the newest run; 0 if there is none, -1 on error. */

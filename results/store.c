@@ -123,6 +123,16 @@ static const char *const sl__sql[SL__STMT_COUNT] = {
                               " FROM coverage WHERE run_id = ?1 ORDER BY cell",
     [SL__STMT_LAST_RUN] = "SELECT coalesce(max(id), 0) FROM runs",
     [SL__STMT_HAS_RUN] = "SELECT count(*) FROM runs WHERE id = ?1",
+    [SL__STMT_RUN_SAVEPOINT] = "SAVEPOINT sl_run",
+    [SL__STMT_RUN_RELEASE] = "RELEASE sl_run",
+    [SL__STMT_RUN_ROLLBACK_TO] = "ROLLBACK TO sl_run",
+    [SL__STMT_PROVIDER_INSERT] =
+        "INSERT INTO run_providers (run_id, position, name, path, version,"
+        " abi, n_variants, builtin, sha256)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    [SL__STMT_RUN_PROVIDERS] =
+        "SELECT name, path, version, abi, n_variants, builtin, sha256"
+        " FROM run_providers WHERE run_id = ?1 ORDER BY position",
     [SL__STMT_INTEGRITY] = "PRAGMA integrity_check",
     [SL__STMT_FK_CHECK] = "PRAGMA foreign_key_check",
 };
@@ -418,15 +428,82 @@ int sl_store_rollback(sl_store *s) {
 /* Runs                                                                      */
 /* ------------------------------------------------------------------------ */
 
-int sl_store_run_begin(sl_store *s, const sl_run_info *info, int64_t *run_id) {
-  static const char op[] = "run_begin";
-  if (sl__store_check_handle(s)) return -1;
-  if (!info || !info->kind || !run_id)
-    return sl__store_fail(s, op, "%s is NULL",
-                          !info         ? "info"
-                          : !info->kind ? "info->kind"
-                                        : "run_id");
-  if (sl__store_writable(s, op)) return -1;
+/* Whether v is 64 lower-case hex digits, as sl_sha256_hex writes them. */
+static int sl__is_sha256_hex(const char *v) {
+  size_t n = 0;
+  for (; v[n]; ++n)
+    if (!((v[n] >= '0' && v[n] <= '9') || (v[n] >= 'a' && v[n] <= 'f')))
+      return 0;
+  return n == 64;
+}
+
+/* Checks the provider records of a run before anything is written, so that
+ * a caller's mistake reads as one, naming the record, rather than as a
+ * constraint of the schema. */
+static int sl__check_providers(sl_store *s, const sl_run_info *info,
+                               const char *op) {
+  if (info->n_providers < 0)
+    return sl__store_fail(s, op, "info->n_providers is %d", info->n_providers);
+  if (info->n_providers > 0 && !info->providers)
+    return sl__store_fail(s, op, "info->providers is NULL with n_providers %d",
+                          info->n_providers);
+  for (int i = 0; i < info->n_providers; ++i) {
+    const sl_provider_record *p = &info->providers[i];
+    if (!p->name || !*p->name || !p->path || !p->sha256)
+      return sl__store_fail(s, op, "provider %d: %s", i,
+                            !p->name    ? "name is NULL"
+                            : !*p->name ? "name is empty"
+                            : !p->path  ? "path is NULL"
+                                        : "sha256 is NULL");
+    if (p->path[0] != '/')
+      return sl__store_fail(s, op,
+                            "provider %d (%s): path '%s' is not absolute", i,
+                            p->name, p->path);
+    if (!sl__is_sha256_hex(p->sha256))
+      return sl__store_fail(s, op,
+                            "provider %d (%s): sha256 '%s' is not 64 "
+                            "lower-case hex digits",
+                            i, p->name, p->sha256);
+    if (p->n_variants < 0)
+      return sl__store_fail(s, op, "provider %d (%s): n_variants is %d", i,
+                            p->name, p->n_variants);
+  }
+  return 0;
+}
+
+/* The run_providers rows of a new run. */
+static int sl__add_providers(sl_store *s, int64_t run_id,
+                             const sl_run_info *info, const char *op) {
+  if (info->n_providers == 0) return 0;
+  sqlite3_stmt *st = sl__store_stmt(s, SL__STMT_PROVIDER_INSERT, op);
+  if (!st) return -1;
+  for (int i = 0; i < info->n_providers; ++i) {
+    const sl_provider_record *p = &info->providers[i];
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_int(st, 2, i);
+    sl__store_bind_text(st, 3, p->name);
+    sl__store_bind_text(st, 4, p->path);
+    sl__bind_text_or_null(st, 5, p->version);
+    sqlite3_bind_int64(st, 6, (int64_t)p->abi);
+    sqlite3_bind_int(st, 7, p->n_variants);
+    sqlite3_bind_int(st, 8, p->builtin != 0);
+    sl__store_bind_text(st, 9, p->sha256);
+    if (sqlite3_step(st) != SQLITE_DONE) {
+      /* Name the record: "UNIQUE constraint failed" alone does not say
+       * which. */
+      sl__store_fail(s, op, "provider %d (%s, %s): %s", i, p->name, p->path,
+                     sqlite3_errmsg(s->db));
+      sl__store_done(st);
+      return -1;
+    }
+    sl__store_done(st);
+  }
+  return 0;
+}
+
+/* The runs row itself; sets *run_id. */
+static int sl__insert_run(sl_store *s, const sl_run_info *info, int64_t *run_id,
+                          const char *op) {
   sqlite3_stmt *st = sl__store_stmt(s, SL__STMT_RUN_INSERT, op);
   if (!st) return -1;
   sl__store_bind_text(st, 1, info->kind);
@@ -449,6 +526,35 @@ int sl_store_run_begin(sl_store *s, const sl_run_info *info, int64_t *run_id) {
   if (sl__store_step_done(s, st, op)) return -1;
   *run_id = sqlite3_last_insert_rowid(s->db);
   return 0;
+}
+
+int sl_store_run_begin(sl_store *s, const sl_run_info *info, int64_t *run_id) {
+  static const char op[] = "run_begin";
+  if (sl__store_check_handle(s)) return -1;
+  if (!info || !info->kind || !run_id)
+    return sl__store_fail(s, op, "%s is NULL",
+                          !info         ? "info"
+                          : !info->kind ? "info->kind"
+                                        : "run_id");
+  if (sl__check_providers(s, info, op) || sl__store_writable(s, op)) return -1;
+  /* A savepoint makes the run and its providers one unit, inside or
+   * outside the caller's transaction: a run is never seen without the
+   * providers it ran. */
+  if (sl__run(s, SL__STMT_RUN_SAVEPOINT, op)) return -1;
+  int64_t id = 0;
+  if (sl__insert_run(s, info, &id, op) == 0 &&
+      sl__add_providers(s, id, info, op) == 0) {
+    if (sl__run(s, SL__STMT_RUN_RELEASE, op)) return -1;
+    *run_id = id;
+    return 0;
+  }
+  /* Keep the message of the failure, not of the cleanup. */
+  char keep[sizeof s->err];
+  memcpy(keep, s->err, sizeof keep);
+  sl__run(s, SL__STMT_RUN_ROLLBACK_TO, op);
+  sl__run(s, SL__STMT_RUN_RELEASE, op);
+  memcpy(s->err, keep, sizeof keep);
+  return -1;
 }
 
 /* An UPDATE of one run: the run must exist. */

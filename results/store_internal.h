@@ -55,6 +55,12 @@ typedef enum sl__stmt_id {
   SL__STMT_CURSOR_GET,
   SL__STMT_RUNS_OPEN,
   SL__STMT_RUN_ABANDON,
+  /* Providers (schema 7): run_begin's savepoint and rows, and the walk. */
+  SL__STMT_RUN_SAVEPOINT,
+  SL__STMT_RUN_RELEASE,
+  SL__STMT_RUN_ROLLBACK_TO,
+  SL__STMT_PROVIDER_INSERT,
+  SL__STMT_RUN_PROVIDERS,
   SL__STMT_COUNT
 } sl__stmt_id;
 

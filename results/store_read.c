@@ -226,6 +226,36 @@ int sl_store_each_coverage(sl_store *s, int64_t run_id,
   return sl__walk_end(s, st, rc, stop, op);
 }
 
+int sl_store_run_providers(sl_store *s, int64_t run_id,
+                           int (*fn)(void *user, const sl_provider_record *p),
+                           void *user) {
+  static const char op[] = "run_providers";
+  if (!s || !s->db) return -1;
+  if (!fn) return sl__store_fail(s, op, "callback is NULL");
+  /* Unlike the walks, 0 does not mean every run: the record does not say
+   * which run it belongs to. */
+  if (run_id <= 0)
+    return sl__store_fail(s, op, "run id %lld is not positive",
+                          (long long)run_id);
+  sqlite3_stmt *st = sl__walk_stmt(s, SL__STMT_RUN_PROVIDERS, op);
+  if (!st) return -1;
+  sqlite3_bind_int64(st, 1, run_id);
+  int rc = SQLITE_DONE, stop = 0;
+  while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    sl_provider_record p;
+    memset(&p, 0, sizeof p);
+    p.name = sl__text(st, 0);
+    p.path = sl__text(st, 1);
+    p.version = sl__text_or_null(st, 2);
+    p.abi = (unsigned)sqlite3_column_int64(st, 3);
+    p.n_variants = sqlite3_column_int(st, 4);
+    p.builtin = sqlite3_column_int(st, 5);
+    p.sha256 = sl__text(st, 6);
+    stop = fn(user, &p);
+  }
+  return sl__walk_end(s, st, rc, stop, op);
+}
+
 /* Runs a query that yields one integer; -1 (message on s) on failure. */
 static int64_t sl__single(sl_store *s, sl__stmt_id id, int64_t arg,
                           const char *op) {

@@ -125,7 +125,7 @@ SL__SIMD_CLONES int64_t sl__index_first_bad(const sl_tensor *index, int64_t b,
 }
 
 /* Set by sl_run, for the length of its sl_infer, when the variant checks
- * the index values in its own pass (SL__FUSED_INDEX_CHECK). Thread-local:
+ * the index values in its own pass (SL_CHECKS_INDEX_VALUES). Thread-local:
  * calls on other threads are unaffected. The ops' infer functions share one
  * signature, and this is the one check that changes. */
 static _Thread_local int sl__index_check_deferred;

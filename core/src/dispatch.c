@@ -1,4 +1,5 @@
-/* sl_infer / sl_run: validation once, then dispatch through the table. */
+/* sl_infer / sl_run_variant: validation once, then the variant's kernel.
+ * (The table and the look-up by name are in variants.c.) */
 #include <stdio.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -6,60 +7,11 @@
 
 #include "sl_internal.h"
 
-static const sl_variant sl__variants[] = {
-#define SL_VARIANT(op, vname, fn, flags) {op, vname, fn, flags},
-#ifdef SL_WITH_CUDA
-#define SL_VARIANT_CUDA(op, vname, fn, flags)                                  \
-  {op, vname, fn, (flags) | SL_NEEDS_CUDA},
-#else
-#define SL_VARIANT_CUDA(op, vname, fn, flags)                                  \
-  {op, vname, NULL, (flags) | SL_NEEDS_CUDA},
-#endif
-#include "variants.def"
-#undef SL_VARIANT_CUDA
-#undef SL_VARIANT
-};
-
 static sl_status (*const sl__infer_fns[SL_OP_COUNT])(sl_ctx *, sl_call *) = {
 #define SL__INFER_ROW(e, name) sl__##name##_infer,
     SL_OP_MAP(SL__INFER_ROW)
 #undef SL__INFER_ROW
 };
-
-/* Deliberately wrong variants that only test programs register (see
- * sl_variant_register_test); the shipped table never holds them. */
-#define SL__MAX_TEST_VARIANTS 16
-static sl_variant sl__test_variants[SL__MAX_TEST_VARIANTS];
-static size_t sl__n_test_variants;
-
-#define SL__N_TABLE (sizeof sl__variants / sizeof sl__variants[0])
-
-size_t sl_variant_count(void) { return SL__N_TABLE + sl__n_test_variants; }
-
-const sl_variant *sl_variant_at(size_t i) {
-  if (i < SL__N_TABLE) return &sl__variants[i];
-  i -= SL__N_TABLE;
-  return i < sl__n_test_variants ? &sl__test_variants[i] : NULL;
-}
-
-const sl_variant *sl_variant_find(sl_op op, const char *name) {
-  if (!name) return NULL;
-  for (size_t i = 0; i < sl_variant_count(); ++i) {
-    const sl_variant *v = sl_variant_at(i);
-    if (v->op == op && strcmp(v->name, name) == 0) return v;
-  }
-  return NULL;
-}
-
-int sl_variant_register_test(const sl_variant *v) {
-  if (!v || !v->fn || !v->name || !(v->flags & SL_TEST_ONLY) ||
-      (unsigned)v->op >= SL_OP_COUNT ||
-      sl__n_test_variants == SL__MAX_TEST_VARIANTS ||
-      sl_variant_find(v->op, v->name))
-    return -1;
-  sl__test_variants[sl__n_test_variants++] = *v;
-  return 0;
-}
 
 sl_device sl_variant_device(const sl_variant *v) {
   return (v->flags & SL_NEEDS_CUDA) ? SL_DEVICE_CUDA : SL_DEVICE_CPU;
@@ -153,27 +105,25 @@ static sl_status sl__check_outputs(sl_ctx *ctx, const sl_call *call,
   return SL_STATUS_OK;
 }
 
-sl_status sl_run(sl_ctx *ctx, const char *variant, sl_call *call) {
+sl_status sl_run_variant(sl_ctx *ctx, const sl_variant *v, sl_call *call) {
   if (!call)
     return sl_ctx_fail(ctx, SL_STATUS_NULL_POINTER,
                        "call: expected an sl_call, got NULL");
-  if (!variant)
+  if (!v || !v->name)
     return sl_ctx_fail(ctx, SL_STATUS_NULL_POINTER,
-                       "variant: expected a name such as \"cpu.serial\", got "
-                       "NULL");
-  const sl_variant *v = sl_variant_find(call->op, variant);
-  if (!v)
+                       "variant: expected a row of a variant table, got NULL");
+  if (v->op != call->op)
     return sl_ctx_fail(ctx, SL_STATUS_UNKNOWN_VARIANT,
-                       "variant: expected a variant of %s (see `scatterlab "
-                       "list`), got \"%s\"",
-                       sl_op_name(call->op), variant);
+                       "variant %s: expected a variant of %s, got one of %s",
+                       v->name, sl_op_name(call->op), sl_op_name(v->op));
+  const char *variant = v->name;
   const char *why;
   if (!sl_variant_available(v, &why))
     return sl_ctx_fail(ctx, v->fn ? SL_STATUS_NO_DEVICE : SL_STATUS_NOT_BUILT,
                        "variant %s of %s: unavailable (%s)", variant,
                        sl_op_name(call->op), why);
   sl_call want = *call;
-  sl__defer_index_check((v->flags & SL__FUSED_INDEX_CHECK) != 0);
+  sl__defer_index_check((v->flags & SL_CHECKS_INDEX_VALUES) != 0);
   sl_status st = sl_infer(ctx, &want);
   sl__defer_index_check(0);
   if (st) return st;

@@ -38,6 +38,10 @@ extern "C" {
   (SL__REDUCE_BIT(SUM) | SL__REDUCE_BIT(PROD) | SL__REDUCE_BIT(MEAN) |         \
    SL__REDUCE_BIT(AMAX) | SL__REDUCE_BIT(AMIN))
 #define SL__REDUCES_INDEX (SL__REDUCES_SCATTER | SL__REDUCE_BIT(ASSIGN))
+/* scatter_nd: plain writes or sums; the dynamic ops: mmcv's three. */
+#define SL__REDUCES_ND (SL__REDUCE_BIT(NONE) | SL__REDUCE_BIT(SUM))
+#define SL__REDUCES_DYNAMIC                                                    \
+  (SL__REDUCE_BIT(SUM) | SL__REDUCE_BIT(MEAN) | SL__REDUCE_BIT(MAX))
 
 /* Integer dtypes of the reduction group travel as int64. */
 static inline int sl__reduce_is_int(sl_dtype dt) {

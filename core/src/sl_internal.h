@@ -184,11 +184,6 @@ sl_status sl__index_out_of_range(sl_ctx *ctx, const char *what,
                                  const sl_tensor *index, int64_t at,
                                  int64_t bound, int64_t dim,
                                  const sl_tensor *x);
-/* A variant that checks the index values in its own pass, before it writes
- * anything (variants.def flags; internal, above the public ones): sl_run's
- * infer then skips sl__check_index_range and scatter_nd's value check.
- * Same status and message. */
-#define SL__FUSED_INDEX_CHECK (1u << 8)
 /* Reduce valid for the op's group; `allowed` is a bitmask of 1u << reduce. */
 sl_status sl__check_reduce(sl_ctx *ctx, sl_reduce r, unsigned allowed);
 /* dtype allowed for the op's data: movement or reduction group (SPEC §3). */

@@ -510,7 +510,7 @@ static void test_split_by_target(void) {
   }
 }
 
-/* The split checks the index as it files it (SL__FUSED_INDEX_CHECK): a bad
+/* The split checks the index as it files it (SL_CHECKS_INDEX_VALUES): a bad
  * value in any chunk leaves out untouched, and the message names the first
  * bad position in row-major order, as the separate check does. */
 static void test_split_bad_index(void) {

@@ -29,6 +29,9 @@
  *                 cpu.sorted (30 us); C' = 1 for C = 1 and 4 for C = 8.
  * Every timing has 7 samples median x (1 + 0.001 k), k = -3..3; 100000
  * useful bytes; the runs' copy bandwidth is 10 GB/s.
+ * Providers: run 1 recorded none (before schema 7); runs 2-7 the built-in
+ * kernels library alone; run 8 also mylib 1.2 and fastk (no version text,
+ * an '&' in its path).
  */
 #include <sqlite3.h>
 #include <stdint.h>
@@ -56,6 +59,22 @@ static const char line_big[] =
 static const char line_min[] = "scatter_reduce dt=f64 it=i64 x=1x1 index=1x1 "
                                "src=1x1 dim=0 reduce=sum seed=2";
 
+#define SHA_BUILTIN                                                            \
+  "5f4e3d2c1b0a99887766554433221100aabbccddeeff00112233445566778899"
+#define SHA_MYLIB                                                              \
+  "0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9"
+#define SHA_FASTK                                                              \
+  "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100"
+static const sl_provider_record providers[3] = {
+    {"scatterlab", "/opt/sl/lib/libscatterlab_kernels.so", "0.1.0", SHA_BUILTIN,
+     1u, 57, 1},
+    {"mylib", "/home/u/mylib/libmylib.so", "1.2", SHA_MYLIB, 1u, 3, 0},
+    {"fastk", "/opt/k&k/libfastk.so", NULL, SHA_FASTK, 1u, 1, 0}};
+/* Run 8's cell, the widest: the text table's providers column is as wide. */
+static const char run8_providers[] =
+    "scatterlab (built-in); mylib 1.2 sha256:0a1b2c3d4e5f; fastk "
+    "sha256:ffeeddccbbaa";
+
 /* Runs 1-5 are built from one commit, runs 6 on from the next: the
  * history's change point at run 6 names both. Run 8 is built from that
  * commit with uncommitted changes ("-dirty"). */
@@ -80,6 +99,8 @@ static int run_begin(sl_store *s, const char *kind, int64_t *id) {
   ri.core_rtt_ns = 90;
   /* Run 1 recorded no reference (before schema 6): "unknown". */
   ri.reference = runs == 1 ? NULL : "LibTorch 2.11.0 (PyPI torch <2.11.0>)";
+  ri.providers = runs == 1 ? NULL : providers;
+  ri.n_providers = runs == 1 ? 0 : runs < 8 ? 1 : 3;
   return sl_store_run_begin(s, &ri, id) || sl_store_begin(s);
 }
 
@@ -351,6 +372,23 @@ int main(void) {
       CHECK_CONTAINS(buf,
                      "<td>LibTorch 2.11.0 (PyPI torch &lt;2.11.0&gt;)</td>");
       CHECK_CONTAINS(buf, "<td>unknown</td>");
+      /* The providers: run 1 none; run 8 three, the brief form in the
+       * cell, everything in its title (escaped, one line each: the line
+       * breaks as &#10;, so that the row stays one line of the file). */
+      CHECK_CONTAINS(buf, "<td>unknown</td><td>-</td><td>host-1</td>");
+      CHECK_CONTAINS(
+          buf, "<td title=\"scatterlab 0.1.0 (built-in): "
+               "/opt/sl/lib/libscatterlab_kernels.so, ABI 1, 57 variants, "
+               "sha256 " SHA_BUILTIN "\">scatterlab (built-in)</td>");
+      CHECK_CONTAINS(
+          buf,
+          "<td title=\"scatterlab 0.1.0 (built-in): "
+          "/opt/sl/lib/libscatterlab_kernels.so, ABI 1, 57 variants, "
+          "sha256 " SHA_BUILTIN "&#10;mylib 1.2: /home/u/mylib/libmylib.so, "
+          "ABI 1, 3 variants, sha256 " SHA_MYLIB
+          "&#10;fastk: /opt/k&amp;k/libfastk.so, ABI 1, 1 variant, "
+          "sha256 " SHA_FASTK "\">scatterlab (built-in); mylib 1.2 "
+          "sha256:0a1b2c3d4e5f; fastk sha256:ffeeddccbbaa</td>");
     }
     free(buf);
     buf = NULL;
@@ -358,10 +396,27 @@ int main(void) {
     CHECK_MSG(sl_report_runs(s, f, err, sizeof err) == 0, "%s", err);
     fclose(f);
     if (buf) {
-      CHECK_CONTAINS(buf, "  0123456789ab        unknown           "
-                          "scatterlab golden\n");
-      CHECK_CONTAINS(buf, "  fedcba987654-dirty  LibTorch 2.11.0   "
-                          "scatterlab golden\n");
+      /* The providers column is as wide as run 8's cell; the commands line
+       * up after it. */
+      const int w = (int)strlen(run8_providers);
+      char want[512];
+      snprintf(want, sizeof want, "%-*s  command\n", w, "providers");
+      CHECK_CONTAINS(buf, want);
+      snprintf(want, sizeof want,
+               "  0123456789ab        unknown           %-*s  "
+               "scatterlab golden\n",
+               w, "-");
+      CHECK_CONTAINS(buf, want);
+      snprintf(want, sizeof want,
+               "  fedcba987654        LibTorch 2.11.0   %-*s  "
+               "scatterlab golden\n",
+               w, "scatterlab (built-in)");
+      CHECK_CONTAINS(buf, want);
+      snprintf(want, sizeof want,
+               "  fedcba987654-dirty  LibTorch 2.11.0   %s  "
+               "scatterlab golden\n",
+               run8_providers);
+      CHECK_CONTAINS(buf, want);
     }
     free(buf);
 

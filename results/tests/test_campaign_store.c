@@ -1,5 +1,5 @@
 /*
- * Resuming and merging: run configs, fuzz cursors, the version 1 -> 3
+ * Resuming and merging: run configs, fuzz cursors, the version 1 -> 7
  * migrations, runs whose process died, and sl_store_merge (copies,
  * renumbering, no duplicates, a source that is not a store).
  */
@@ -108,7 +108,7 @@ static void test_upgrade_from_v1(void) {
   CHECK_MSG(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
             "%s", err);
   sl_store_close(s);
-  CHECK(raw_int(p, "PRAGMA user_version") == 6);
+  CHECK(raw_int(p, "PRAGMA user_version") == 7);
   /* Each old run got its own 32-hex-digit uid. */
   CHECK(raw_int(p, "SELECT count(DISTINCT uid) FROM runs WHERE length(uid) = "
                    "32") == 2);
@@ -128,6 +128,8 @@ static void test_upgrade_from_v1(void) {
   /* Nor their reference (v6): NULL, read as "unknown". */
   CHECK(raw_int(p, "SELECT count(*) FROM runs WHERE reference IS NULL") == 2);
   CHECK_MSG(strcmp(b.reference, "unknown") == 0, "%s", b.reference);
+  /* Nor their providers (v7): the table is there, without rows. */
+  CHECK(raw_int(p, "SELECT count(*) FROM run_providers") == 0);
   sl_store_close(s);
 }
 

@@ -1,7 +1,9 @@
 /*
- * Deliberately wrong variants, linked only into the test program
- * scatterlab-buggy (never into scatterlab): the proof that the harness
+ * Deliberately wrong variants, in a provider library of their own
+ * (libsl_buggy.so, provider "buggy"; tests only): the proof that the harness
  * finds bugs, shrinks them to small repros and survives crashes and hangs.
+ * White-box: it links the kernel library's internals to be wrong in
+ * realistic ways. Loaded by `scatterlab --provider` like any other.
  *
  *   scatter_reduce cpu.lost_update   sum with include_self: a duplicate target
  *                                    loses the contributions before it (a
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "sl/sl_provider.h"
 #include "sl_internal.h"
 
 /* Element offset in out of every index position of a scatter-like call, in
@@ -106,16 +109,37 @@ static sl_status sl_buggy_hang(sl_ctx *ctx, sl_call *c) {
   return SL_STATUS_INTERNAL;
 }
 
-__attribute__((constructor)) static void sl__register_buggy(void) {
-  static const sl_variant rows[] = {
-      {SL_OP_SCATTER_REDUCE, "cpu.lost_update", sl_buggy_lost_update,
-       SL_TEST_ONLY},
-      {SL_OP_SCATTER_REDUCE, "cpu.bad_identity", sl_buggy_bad_identity,
-       SL_TEST_ONLY},
-      {SL_OP_GATHER, "cpu.off_by_one", sl_buggy_off_by_one, SL_TEST_ONLY},
-      {SL_OP_GATHER, "cpu.crash", sl_buggy_crash, SL_TEST_ONLY},
-      {SL_OP_GATHER, "cpu.hang", sl_buggy_hang, SL_TEST_ONLY},
-  };
-  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i)
-    if (sl_variant_register_test(&rows[i])) abort();
+/* Every case of the op's contract, as scatterlab's own variants. */
+#define SL__BUGGY(op, name, fn)                                                \
+  {                                                                            \
+    op, name, SL_DEVICE_CPU, fn, 0, {                                          \
+      SL_DTYPES_ALL, SL_INDEX_DTYPES_ALL, 0, 0, SL_MAX_DIMS, SL_LAYOUTS_ALL    \
+    }                                                                          \
+  }
+
+static sl_provider_variant sl__rows[] = {
+    SL__BUGGY(SL_OP_SCATTER_REDUCE, "cpu.lost_update", sl_buggy_lost_update),
+    SL__BUGGY(SL_OP_SCATTER_REDUCE, "cpu.bad_identity", sl_buggy_bad_identity),
+    SL__BUGGY(SL_OP_GATHER, "cpu.off_by_one", sl_buggy_off_by_one),
+    SL__BUGGY(SL_OP_GATHER, "cpu.crash", sl_buggy_crash),
+    SL__BUGGY(SL_OP_GATHER, "cpu.hang", sl_buggy_hang),
+};
+
+static const sl_provider sl__buggy = {SL_PROVIDER_ABI_VERSION,
+                                      sizeof(sl_provider),
+                                      "buggy",
+                                      "test",
+                                      sizeof sl__rows / sizeof sl__rows[0],
+                                      sl__rows};
+
+SL_PROVIDER_ENTRY {
+  /* scatter_reduce takes reduces and include_self: its rows declare the
+   * op's own. */
+  for (size_t i = 0; i < sizeof sl__rows / sizeof sl__rows[0]; ++i) {
+    const sl_op_info *info = sl_op_get(sl__rows[i].op);
+    sl__rows[i].caps.reduces = info->reduces;
+    sl__rows[i].caps.include_self =
+        info->takes_include_self ? SL_INCLUDE_SELF_BOTH : 0;
+  }
+  return &sl__buggy;
 }

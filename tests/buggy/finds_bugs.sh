@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Proof that the harness finds bugs: scatterlab-buggy carries deliberately
-# wrong variants (tests/buggy/buggy_variants.c). A short campaign must find
-# each one, shrink it to a case of a few elements, and keep going past
-# crashes and hangs.
+# Proof that the harness finds bugs: the provider libsl_buggy.so carries
+# deliberately wrong variants (tests/buggy/buggy_variants.c), loaded through
+# SCATTERLAB_PROVIDERS. A short campaign must find each one, shrink it to a
+# case of a few elements, and keep going past crashes and hangs.
+#
+# usage: finds_bugs.sh SCATTERLAB LIBSL_BUGGY
 set -u
 BIN=$1
+export SCATTERLAB_PROVIDERS=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0 checks=0
@@ -31,29 +34,29 @@ campaign() { # campaign OP VARIANT
   [ "$rc" -eq 1 ] && grep -q "^FAIL failed $2" "$tmp/out"
 }
 
-check campaign scatter_reduce cpu.lost_update
+check campaign scatter_reduce buggy:cpu.lost_update
 check small 8
-check campaign scatter_reduce cpu.bad_identity
+check campaign scatter_reduce buggy:cpu.bad_identity
 check small 8
-check campaign gather cpu.off_by_one
+check campaign gather buggy:cpu.off_by_one
 check small 8
 check test -n "$(ls "$tmp"/corpus/*.txt 2>/dev/null)"
 
 # A crash is a verdict; the variants after it still run.
-"$BIN" run --no-db --variants cpu.serial,cpu.crash,cpu.omp \
+"$BIN" run --no-db --variants cpu.serial,buggy:cpu.crash,cpu.omp \
   'gather x=4x3 index=2x3 dim=0 seed=1' >"$tmp/out" 2>&1
 check test $? -eq 1
-check grep -q "^crashed  *cpu.crash" "$tmp/out"
+check grep -q "^crashed  *buggy:cpu.crash" "$tmp/out"
 check grep -q "signal 11" "$tmp/out"
 check grep -q "^passed  *cpu.serial" "$tmp/out"
 check grep -q "^passed  *cpu.omp" "$tmp/out"
 
 # A hang becomes a timeout after --timeout seconds.
 start=$(date +%s)
-"$BIN" run --no-db --timeout 1 --variants cpu.hang,cpu.serial \
+"$BIN" run --no-db --timeout 1 --variants buggy:cpu.hang,cpu.serial \
   'gather x=4x3 index=2x3 dim=0 seed=1' 'gather x=5 index=5 dim=0 seed=2' >"$tmp/out" 2>&1
 check test $? -eq 1
-check test "$(grep -c '^timeout  *cpu.hang' "$tmp/out")" -eq 2
+check test "$(grep -c '^timeout  *buggy:cpu.hang' "$tmp/out")" -eq 2
 check test "$(grep -c '^passed  *cpu.serial' "$tmp/out")" -eq 2
 check test $(($(date +%s) - start)) -lt 10
 cat "$tmp/out" | head -8

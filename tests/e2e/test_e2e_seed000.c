@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "npy.h"
+#include "providers.h"
 #include "sl/sl.h"
 #include "sl_test.h"
 
@@ -49,9 +50,9 @@ static void case_file(const char *sub, const char *line) {
 /* Every variant's saved output equals `want` (12 or 6 floats). */
 static void check_outputs(const char *sub, const float *want, int64_t n) {
   int seen = 0;
-  for (size_t i = 0; i < sl_variant_count(); ++i) {
-    const sl_variant *v = sl_variant_at(i);
-    if (v->op != SL_OP_GATHER && v->op != SL_OP_SCATTER) continue;
+  for (size_t i = 0; i < sl_hvariant_count(); ++i) {
+    const sl_hvariant *v = sl_hvariant_at(i);
+    if (v->v.op != SL_OP_GATHER && v->v.op != SL_OP_SCATTER) continue;
     char path[512], err[256];
     snprintf(path, sizeof path, "%s/%s/%s.out.npy", dir, sub, v->name);
     sl_tensor t;
@@ -73,6 +74,12 @@ int main(int argc, char **argv) {
   if (argc < 2) return 2;
   bin = argv[1];
   if (!mkdtemp(dir)) return 2;
+  char err[512];
+  /* The variants whose outputs to look for: the ones the CLI runs. */
+  if (sl_providers_load(NULL, 0, err, sizeof err)) {
+    fprintf(stderr, "%s\n", err);
+    return 2;
+  }
   float a[12];
   for (int i = 0; i < 12; ++i) a[i] = (float)i;
   int64_t index[6] = {0, 1, 1, 3, 2, 0};

@@ -69,24 +69,24 @@ typedef enum sl_device { SL_DEVICE_CPU = 0, SL_DEVICE_CUDA = 1 } sl_device;
 /* ------------------------------------------------------------------------ */
 #define SL_STATUS_MAP(X)                                                       \
   X(OK, ok, "success")                                                         \
-  X(NULL_POINTER, null_pointer, "a required pointer is NULL")                 \
-  X(RANK_MISMATCH, rank_mismatch, "tensor ranks do not match")                \
-  X(DIM_OUT_OF_RANGE, dim_out_of_range, "dimension out of range")             \
-  X(SHAPE_MISMATCH, shape_mismatch, "tensor shapes do not match")             \
-  X(INDEX_DTYPE, index_dtype, "index dtype is not an integer type")           \
-  X(INDEX_OUT_OF_RANGE, index_out_of_range, "index value out of range")       \
-  X(UNSUPPORTED_DTYPE, unsupported_dtype, "dtype not supported by the op")    \
-  X(UNKNOWN_REDUCE, unknown_reduce, "unknown or unsupported reduce")          \
-  X(BAD_MASK, bad_mask, "mask is not bool or not broadcastable")              \
-  X(OVERFLOW, overflow, "element count overflows size_t")                     \
-  X(INVALID_ARGUMENT, invalid_argument, "invalid argument")                   \
-  X(UNKNOWN_OP, unknown_op, "unknown operator")                               \
-  X(UNKNOWN_VARIANT, unknown_variant, "unknown variant")                      \
-  X(NOT_BUILT, not_built, "variant not built into this library")              \
-  X(NO_DEVICE, no_device, "no device available for this variant")            \
-  X(WRONG_DEVICE, wrong_device, "tensor lives on the wrong device")           \
-  X(OUT_OF_MEMORY, out_of_memory, "out of memory")                            \
-  X(DEVICE_ERROR, device_error, "device runtime error")                       \
+  X(NULL_POINTER, null_pointer, "a required pointer is NULL")                  \
+  X(RANK_MISMATCH, rank_mismatch, "tensor ranks do not match")                 \
+  X(DIM_OUT_OF_RANGE, dim_out_of_range, "dimension out of range")              \
+  X(SHAPE_MISMATCH, shape_mismatch, "tensor shapes do not match")              \
+  X(INDEX_DTYPE, index_dtype, "index dtype is not an integer type")            \
+  X(INDEX_OUT_OF_RANGE, index_out_of_range, "index value out of range")        \
+  X(UNSUPPORTED_DTYPE, unsupported_dtype, "dtype not supported by the op")     \
+  X(UNKNOWN_REDUCE, unknown_reduce, "unknown or unsupported reduce")           \
+  X(BAD_MASK, bad_mask, "mask is not bool or not broadcastable")               \
+  X(OVERFLOW, overflow, "element count overflows size_t")                      \
+  X(INVALID_ARGUMENT, invalid_argument, "invalid argument")                    \
+  X(UNKNOWN_OP, unknown_op, "unknown operator")                                \
+  X(UNKNOWN_VARIANT, unknown_variant, "unknown variant")                       \
+  X(NOT_BUILT, not_built, "variant not built into this library")               \
+  X(NO_DEVICE, no_device, "no device available for this variant")              \
+  X(WRONG_DEVICE, wrong_device, "tensor lives on the wrong device")            \
+  X(OUT_OF_MEMORY, out_of_memory, "out of memory")                             \
+  X(DEVICE_ERROR, device_error, "device runtime error")                        \
   X(INTERNAL, internal, "internal error")
 
 typedef enum sl_status {
@@ -102,10 +102,10 @@ const char *sl_status_name(sl_status s); /* "index_out_of_range" */
 /* Context: error message, thread count, CUDA stream. No global state.        */
 /* ------------------------------------------------------------------------ */
 typedef struct sl_ctx {
-  sl_status status;      /* status of the last failed call (OK if none)   */
-  char msg[SL_MSG_LEN];  /* its message, naming argument/expected/actual */
-  int threads;           /* CPU threads for parallel variants; 0 = all    */
-  void *cuda_stream;     /* cudaStream_t for cuda.* variants; NULL = default */
+  sl_status status;     /* status of the last failed call (OK if none)   */
+  char msg[SL_MSG_LEN]; /* its message, naming argument/expected/actual */
+  int threads;          /* CPU threads for parallel variants; 0 = all    */
+  void *cuda_stream;    /* cudaStream_t for cuda.* variants; NULL = default */
 } sl_ctx;
 
 void sl_ctx_init(sl_ctx *ctx);
@@ -122,10 +122,10 @@ sl_status sl_ctx_fail(sl_ctx *ctx, sl_status status, const char *fmt, ...)
 /* ------------------------------------------------------------------------ */
 typedef struct sl_tensor {
   sl_dtype dtype;
-  int ndim;                       /* 0..SL_MAX_DIMS; 0 is a scalar      */
+  int ndim; /* 0..SL_MAX_DIMS; 0 is a scalar      */
   int64_t shape[SL_MAX_DIMS];
-  int64_t strides[SL_MAX_DIMS];   /* in elements, >= 0                 */
-  void *data;                     /* first element; may be NULL if numel == 0 */
+  int64_t strides[SL_MAX_DIMS]; /* in elements, >= 0                 */
+  void *data;                   /* first element; may be NULL if numel == 0 */
   sl_device device;
 } sl_tensor;
 
@@ -204,8 +204,8 @@ int sl_reduce_from_name(const char *name); /* sl_reduce or -1 */
  *   scatter_reduce_backward  grad_out x index src result  | grad_x grad_src
  *   scatter_nd               x index src                  | out
  *   index_reduce             x index updates              | out
- *   index_reduce_backward    grad_out x index updates result | grad_x grad_updates
- *   select_scatter           x value                      | out
+ *   index_reduce_backward    grad_out x index updates result | grad_x
+ * grad_updates select_scatter           x value                      | out
  *   masked_scatter           x mask source                | out
  *   dynamic_scatter          feats coors | voxel_feats voxel_coors
  *                                          point2voxel_map voxel_points_count
@@ -220,6 +220,8 @@ typedef struct sl_op_info {
   int n_in;
   int n_out;
   const char *arg_names[SL_MAX_ARGS];
+  unsigned reduces;       /* the reduces it accepts, bit 1u << r; 0: none */
+  int takes_include_self; /* reads sl_params.include_self */
 } sl_op_info;
 
 const sl_op_info *sl_op_get(sl_op op); /* NULL if out of range */
@@ -228,15 +230,15 @@ int sl_op_arg(sl_op op, const char *arg_name);
 
 /* Scalar parameters of a call; each op reads the ones its contract names. */
 typedef struct sl_params {
-  int64_t dim;          /* gather/scatter dim, index_reduce axis, select_scatter axis */
+  int64_t dim; /* gather/scatter dim, index_reduce axis, select_scatter axis */
   sl_reduce reduce;
-  int include_self;     /* scatter_reduce / index_reduce */
-  int ndims;            /* gather_nd / scatter_nd: number of dims given; 0 = leading */
+  int include_self; /* scatter_reduce / index_reduce */
+  int ndims; /* gather_nd / scatter_nd: number of dims given; 0 = leading */
   int64_t dims[SL_MAX_DIMS];
-  int64_t index;        /* select_scatter's integer index (may be negative) */
-  int has_value;        /* scatter: use value instead of src */
-  double value;         /* scatter's scalar for float/complex/bool x */
-  int64_t ivalue;       /* scatter's scalar for integer x (exact)   */
+  int64_t index;  /* select_scatter's integer index (may be negative) */
+  int has_value;  /* scatter: use value instead of src */
+  double value;   /* scatter's scalar for float/complex/bool x */
+  int64_t ivalue; /* scatter's scalar for integer x (exact)   */
 } sl_params;
 
 /* One operator call: the tensors in the op's slot order and the parameters. */
@@ -281,15 +283,20 @@ sl_status sl_run(sl_ctx *ctx, const char *variant, sl_call *call);
 enum sl_variant_flags {
   SL_DETERMINISTIC = 1u << 0, /* same inputs -> bitwise same outputs */
   SL_NEEDS_CUDA = 1u << 1,    /* runs on the GPU, tensors on SL_DEVICE_CUDA */
-  SL_TEST_ONLY = 1u << 2      /* deliberately wrong; only in test builds */
+  /* 1u << 2 was SL_TEST_ONLY, for a test-only registration hook that
+   * providers replace (tests/buggy is one). */
+  /* Checks the index values itself, in its own pass and with sl_infer's
+   * messages, before it writes anything: validation then skips that check
+   * (sl_run_variant). */
+  SL_CHECKS_INDEX_VALUES = 1u << 3
 };
 
 typedef sl_status (*sl_kernel_fn)(sl_ctx *ctx, sl_call *call);
 
 typedef struct sl_variant {
   sl_op op;
-  const char *name;  /* "cpu.serial" */
-  sl_kernel_fn fn;   /* NULL when not built (e.g. CUDA in a CPU-only build) */
+  const char *name; /* "cpu.serial" */
+  sl_kernel_fn fn;  /* NULL when not built (e.g. CUDA in a CPU-only build) */
   unsigned flags;
 } sl_variant;
 
@@ -301,10 +308,14 @@ const sl_variant *sl_variant_find(sl_op op, const char *name);
 int sl_variant_available(const sl_variant *v, const char **why);
 sl_device sl_variant_device(const sl_variant *v);
 
-/* Adds a deliberately wrong variant (flags must include SL_TEST_ONLY) to
- * the table for this process: only test programs call this, to prove that
- * the harness catches bugs. Returns 0, or -1 for a bad or duplicate row. */
-int sl_variant_register_test(const sl_variant *v);
+/*
+ * Runs the row v (of this library's table or of a provider's, see
+ * sl/sl_provider.h) on call: sl_run without the look-up by name. Validates
+ * as sl_run does (inputs, output shapes, devices, overlap), with the index
+ * values left to the kernel when v->flags has SL_CHECKS_INDEX_VALUES, then
+ * calls v->fn with the normalized parameters. Returns what v->fn returns.
+ */
+sl_status sl_run_variant(sl_ctx *ctx, const sl_variant *v, sl_call *call);
 
 /* CUDA helpers (all answer sensibly in a CPU-only build). */
 int sl_cuda_built(void);
@@ -326,8 +337,8 @@ sl_status sl_device_alloc(sl_ctx *ctx, size_t bytes, void **ptr);
 void sl_device_free(void *ptr); /* NULL is a no-op */
 sl_status sl_device_copy_to(sl_ctx *ctx, void *dst_dev, const void *src_host,
                             size_t bytes);
-sl_status sl_device_copy_from(sl_ctx *ctx, void *dst_host,
-                              const void *src_dev, size_t bytes);
+sl_status sl_device_copy_from(sl_ctx *ctx, void *dst_host, const void *src_dev,
+                              size_t bytes);
 sl_status sl_device_copy(sl_ctx *ctx, void *dst_dev, const void *src_dev,
                          size_t bytes); /* device to device, asynchronous */
 sl_status sl_device_memset(sl_ctx *ctx, void *dst_dev, int byte,
@@ -372,15 +383,13 @@ sl_status sl_gather(sl_ctx *ctx, const char *variant, const sl_tensor *x,
 sl_status sl_scatter(sl_ctx *ctx, const char *variant, const sl_tensor *x,
                      int64_t dim, const sl_tensor *index, const sl_tensor *src,
                      sl_tensor *out);
-sl_status sl_scatter_value(sl_ctx *ctx, const char *variant,
-                           const sl_tensor *x, int64_t dim,
-                           const sl_tensor *index, double value,
+sl_status sl_scatter_value(sl_ctx *ctx, const char *variant, const sl_tensor *x,
+                           int64_t dim, const sl_tensor *index, double value,
                            sl_tensor *out);
 sl_status sl_scatter_reduce(sl_ctx *ctx, const char *variant,
                             const sl_tensor *x, int64_t dim,
                             const sl_tensor *index, const sl_tensor *src,
-                            sl_reduce reduce, int include_self,
-                            sl_tensor *out);
+                            sl_reduce reduce, int include_self, sl_tensor *out);
 
 #ifdef __cplusplus
 }

@@ -22,6 +22,7 @@
  */
 #include <stdio.h>
 
+#include "reduce.h"
 #include "sl_internal.h"
 
 sl_status sl__dynamic_scatter_infer(sl_ctx *ctx, sl_call *c) {
@@ -59,9 +60,7 @@ sl_status sl__dynamic_scatter_infer(sl_ctx *ctx, sl_call *c) {
                        "feats: expected at most %d rows (point2voxel_map and "
                        "voxel_points_count are i32), got %lld",
                        INT32_MAX, (long long)N);
-  st = sl__check_reduce(ctx, c->p.reduce,
-                        1u << SL_REDUCE_SUM | 1u << SL_REDUCE_MEAN |
-                            1u << SL_REDUCE_MAX);
+  st = sl__check_reduce(ctx, c->p.reduce, SL__REDUCES_DYNAMIC);
   if (st) return st;
   sl__set_out(&c->arg[2], feats->dtype, 2, (int64_t[]){N, C});
   sl__set_out(&c->arg[3], SL_I32, 2, (int64_t[]){N, D});

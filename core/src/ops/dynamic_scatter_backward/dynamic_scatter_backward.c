@@ -21,6 +21,7 @@
  */
 #include <stdio.h>
 
+#include "reduce.h"
 #include "sl_internal.h"
 
 /* An i32 vector of `len` elements (`rows_of` says where len comes from). */
@@ -110,10 +111,7 @@ sl_status sl__dynamic_scatter_backward_infer(sl_ctx *ctx, sl_call *c) {
   if (!st)
     st = sl__dsb_check_i32(ctx, "voxel_points_count", count, M,
                            "the rows of grad_voxel_feats");
-  if (!st)
-    st = sl__check_reduce(ctx, c->p.reduce,
-                          1u << SL_REDUCE_SUM | 1u << SL_REDUCE_MEAN |
-                              1u << SL_REDUCE_MAX);
+  if (!st) st = sl__check_reduce(ctx, c->p.reduce, SL__REDUCES_DYNAMIC);
   if (!st) st = sl__dsb_check_values(ctx, grad, map, count);
   if (st) return st;
   sl__set_out(&c->arg[5], feats->dtype, 2, feats->shape);

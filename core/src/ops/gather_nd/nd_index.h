@@ -25,7 +25,7 @@ sl_status sl__nd_index_infer(sl_ctx *ctx, sl_call *c);
 /*
  * The check of every index value against x.shape[dims[k]] that
  * sl__nd_index_infer skips for a variant that checks them itself
- * (SL__FUSED_INDEX_CHECK), for a call it has inferred (c->p.dims
+ * (SL_CHECKS_INDEX_VALUES), for a call it has inferred (c->p.dims
  * normalized): the same status and message, naming the first bad value in
  * row-major order.
  */

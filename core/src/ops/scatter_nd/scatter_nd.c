@@ -21,12 +21,12 @@
  * written back into c->p (ndims = M).
  */
 #include "ops/gather_nd/nd_index.h"
+#include "reduce.h"
 
 sl_status sl__scatter_nd_infer(sl_ctx *ctx, sl_call *c) {
   const sl_tensor *x = &c->arg[0], *index = &c->arg[1], *src = &c->arg[2];
   char a[160], b[160], e[160];
-  sl_status st = sl__check_reduce(
-      ctx, c->p.reduce, (1u << SL_REDUCE_NONE) | (1u << SL_REDUCE_SUM));
+  sl_status st = sl__check_reduce(ctx, c->p.reduce, SL__REDUCES_ND);
   if (st) return st;
   if (c->p.reduce == SL_REDUCE_SUM &&
       sl__check_data_dtype(ctx, "x", x->dtype, 1) != SL_STATUS_OK)

@@ -183,7 +183,7 @@ sl_status sl_scatter_nd_cpu_serial(sl_ctx *ctx, sl_call *c) {
   return SL_STATUS_OK;
 }
 
-/* Checks the index itself (SL__FUSED_INDEX_CHECK): the split by target
+/* Checks the index itself (SL_CHECKS_INDEX_VALUES): the split by target
  * (scatter_nd_split.c) checks each value as it files it, before anything
  * is written; every other plan checks the whole index first. */
 sl_status sl_scatter_nd_cpu_omp(sl_ctx *ctx, sl_call *c) {

@@ -13,7 +13,7 @@
  * order of the positions: bitwise the serial walk's answer, duplicates and
  * sums included. The copy of each range lands in the cache of the thread
  * that then updates it. Pass 1 also checks the index (cpu.omp is
- * SL__FUSED_INDEX_CHECK), so the split costs no extra pass over it.
+ * SL_CHECKS_INDEX_VALUES), so the split costs no extra pass over it.
  *
  * Paired bench runs (old and new binary in turns), 2 threads, f32 sums,
  * i64 index: 512x512 from 65536 positions 0.104-0.109 -> 0.093-0.095 ms
@@ -84,7 +84,7 @@ static int64_t sl__split_base(const sl__nd_split *s, int t, int h) {
 /*
  * Pass 1 for chunk t: index of type I with M columns per position, values
  * moved as V (the width of out's dtype: f32/i32 or f64/i64). Checks every
- * index value as it goes (SL__FUSED_INDEX_CHECK): nothing is written to
+ * index value as it goes (SL_CHECKS_INDEX_VALUES): nothing is written to
  * out before every chunk is known good. Unsigned arithmetic: a bad value's
  * target wraps instead of overflowing, and is never applied.
  */

@@ -68,7 +68,7 @@ sl_status sl_scatter_reduce_cpu_serial(sl_ctx *ctx, sl_call *c) {
   return sl__sr_run(ctx, c, 1);
 }
 
-/* Checks the index itself (SL__FUSED_INDEX_CHECK): the private-copies plan
+/* Checks the index itself (SL_CHECKS_INDEX_VALUES): the private-copies plan
  * checks each block as it streams it in, saving the separate pass over an
  * index that is often the largest input (128 of 192 MB read on the
  * standard scatter_reduce); any other plan checks it whole first. */
