@@ -335,6 +335,14 @@ static const char *sl__dtype_name_of(int k) {
   return sl_dtype_name((sl_dtype)k);
 }
 
+/* Appends " --opt a,b" for a non-empty mask. */
+static void sl__config_list(char *buf, size_t len, const char *opt,
+                            unsigned mask, const char *(*name)(int)) {
+  if (!mask) return;
+  strncat(buf, opt, len - strlen(buf) - 1);
+  sl__names(buf, len, mask, name);
+}
+
 /* The options a resumed run needs, as command-line words. */
 static void sl__config(const sl_fuzz_campaign *f, char *buf, size_t len) {
   snprintf(buf, len,
@@ -352,22 +360,12 @@ static void sl__config(const sl_fuzz_campaign *f, char *buf, size_t len) {
     n = strlen(buf);
     snprintf(buf + n, len - n, " --variants %s", f->variants);
   }
-  if (f->gen.ops) {
-    strncat(buf, " --ops ", len - strlen(buf) - 1);
-    sl__names(buf, len, f->gen.ops, sl__op_name_of);
-  }
-  if (f->gen.dtypes) {
-    strncat(buf, " --dtypes ", len - strlen(buf) - 1);
-    sl__names(buf, len, f->gen.dtypes, sl__dtype_name_of);
-  }
-  if (f->gen.index_dtypes) {
-    strncat(buf, " --index-dtypes ", len - strlen(buf) - 1);
-    sl__names(buf, len, f->gen.index_dtypes, sl__dtype_name_of);
-  }
-  if (f->gen.reduces) {
-    strncat(buf, " --reduces ", len - strlen(buf) - 1);
-    sl__names(buf, len, f->gen.reduces, sl__reduce_name_of);
-  }
+  sl__config_list(buf, len, " --ops ", f->gen.ops, sl__op_name_of);
+  sl__config_list(buf, len, " --dtypes ", f->gen.dtypes, sl__dtype_name_of);
+  sl__config_list(buf, len, " --index-dtypes ", f->gen.index_dtypes,
+                  sl__dtype_name_of);
+  sl__config_list(buf, len, " --reduces ", f->gen.reduces,
+                  sl__reduce_name_of);
   /* Every provider but the built-in one, by name and absolute path: a
    * resumed run loads the same ones (from SCATTERLAB_PROVIDERS too). */
   for (size_t p = 0; p < sl_provider_count(); ++p) {

@@ -18,6 +18,10 @@ int main(void) {
   static sl_case_result res;
   int covered[SL_OP_COUNT][SL_FUZZ_CLASS_COUNT] = {{0}};
   int total = 0;
+  char perr[512];
+  /* The variants run as the CLI runs them: through the kernels library. */
+  CHECK_MSG(sl_providers_load(NULL, 0, perr, sizeof perr) == 0, "%s", perr);
+  CHECK(sl_hvariant_count() > 0);
   for (int op = 0; op < SL_OP_COUNT; ++op) {
     sl_fuzz_opts o;
     sl_fuzz_opts_init(&o);

@@ -29,6 +29,11 @@ int main(int argc, char **argv) {
            sl_cuda_built() ? "CUDA built" : "built without CUDA");
     return SL_TEST_SKIP_CODE;
   }
+  char perr[512];
+  if (sl_providers_load(NULL, 0, perr, sizeof perr)) {
+    fprintf(stderr, "test_gpu_variants: %s\n", perr);
+    return 1;
+  }
   const char *batch = SL_SOURCE_DIR "/harness/batches/ops.txt";
   int quick = 0;
   for (int i = 1; i < argc; ++i) {

@@ -8,18 +8,7 @@
 set -u
 BIN=$1
 LIB=$2/libsltest_broken.so
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0 checks=0
-check() { # check DESCRIPTION COMMAND...
-  local what=$1
-  shift
-  checks=$((checks + 1))
-  if ! "$@"; then
-    echo "FAIL: $what"
-    fails=$((fails + 1))
-  fi
-}
+. "$(dirname "$0")/../check.sh"
 # q DB SQL: rows as "a|b|c", with the sqlite3 shell or Python's module;
 # read-only, so that asking about a store that was never written does not
 # create one.

@@ -8,18 +8,7 @@
 set -u
 BIN=$1
 DIR=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0 checks=0
-check() { # check DESCRIPTION COMMAND...
-  local what=$1
-  shift
-  checks=$((checks + 1))
-  if ! "$@"; then
-    echo "FAIL: $what"
-    fails=$((fails + 1))
-  fi
-}
+. "$(dirname "$0")/../check.sh"
 show() { # the command's output, indented
   sed 's/^/  | /' "$tmp/err" | head -20
   [ -s "$tmp/out" ] && { echo "  stdout:"; sed 's/^/  | /' "$tmp/out" | head -20; }

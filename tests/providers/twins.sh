@@ -11,18 +11,7 @@ set -u
 BIN=$1
 A=$2/libsltest_twin_a.so
 B=$2/libsltest_twin_b.so
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0 checks=0
-check() { # check DESCRIPTION COMMAND...
-  local what=$1
-  shift
-  checks=$((checks + 1))
-  if ! "$@"; then
-    echo "FAIL: $what"
-    fails=$((fails + 1))
-  fi
-}
+. "$(dirname "$0")/../check.sh"
 show() { sed 's/^/  | /' "$tmp/out" | head -30; }
 status_is() { # status_is WANT WHAT
   [ "$rc" = "$1" ] && return

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Fuzz throughput of two scatterlab binaries on small cases, run in turns so
+# that the machine's drift hits both alike: `fuzz --seconds S --jobs 2
+# --max-elems 1024 --no-db --no-corpus`, ROUNDS rounds of A then B (B then A
+# every other round). Prints every sample, each side's median and range,
+# and B's median over A's. A benchmark, run by hand (figures in
+# docs/benchmarks.md), never a test.
+#
+# usage: fuzz_throughput.sh SCATTERLAB_A SCATTERLAB_B [ROUNDS [SECONDS]]
+set -u
+a=$1 b=$2 rounds=${3:-5} secs=${4:-10}
+rate() { # rate BIN: cases/s of one campaign
+  "$1" fuzz --seconds "$secs" --jobs 2 --max-elems 1024 --no-db --no-corpus \
+    2>&1 | sed -n 's/.*(\([0-9]*\) cases\/s).*/\1/p' | tail -1
+}
+ra=() rb=()
+for ((i = 0; i < rounds; ++i)); do
+  if ((i % 2 == 0)); then x=$(rate "$a"); y=$(rate "$b"); else y=$(rate "$b"); x=$(rate "$a"); fi
+  ra+=("$x") rb+=("$y")
+  echo "round $((i + 1)): A $x cases/s, B $y cases/s"
+done
+python3 - "${ra[*]}" "${rb[*]}" <<'PY'
+import statistics, sys
+a = [float(v) for v in sys.argv[1].split()]
+b = [float(v) for v in sys.argv[2].split()]
+ma, mb = statistics.median(a), statistics.median(b)
+print(f"A median {ma:.0f} cases/s (range {min(a):.0f}-{max(a):.0f})")
+print(f"B median {mb:.0f} cases/s (range {min(b):.0f}-{max(b):.0f})")
+r = sorted(y / x for x, y in zip(a, b))
+print(f"B/A: medians {mb / ma:.3f}; per round {statistics.median(r):.3f} "
+      f"(range {r[0]:.3f}-{r[-1]:.3f})")
+PY
