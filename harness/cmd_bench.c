@@ -44,6 +44,8 @@ static const char *const sl__bench_help =
     "large; or a FILE of case lines\n"
     "options:\n"
     "  --variants LIST  only these variants (torch.cpu is always timed)\n"
+    "  --provider [ALIAS=]PATH  load a kernel provider library (repeatable;\n"
+    "                   also SCATTERLAB_PROVIDERS; docs/providers.md)\n"
     "  --threads N      threads for parallel variants and LibTorch (default:\n"
     "                   all cores); OpenMP threads are bound to cores\n"
     "  --budget SEC     timing budget per variant (default 1)\n"

@@ -16,7 +16,7 @@ static const char *const sl__import_help =
     "Quoted fields may hold commas, quotes and line breaks; empty values\n"
     "and values starting with # are skipped, and a line seen before is run\n"
     "once. Every option of `scatterlab run` applies (--db, --no-db,\n"
-    "--variants, --threads, --timeout, --quiet, ...).\n"
+    "--variants, --provider, --threads, --timeout, --quiet, ...).\n"
     "exit status: 0 all passed, 1 any failed, 2 usage error\n";
 
 typedef struct sl__import {

@@ -170,7 +170,7 @@ int sl_store_set_run_config(sl_store *s, int64_t run_id, const char *config);
  * "" and cores, threads and the probes 0 when not recorded. */
 typedef struct sl_run_brief {
   char kind[16], status[16];
-  char config[2048];
+  char config[16384];
   long long pid;
   char cpu_model[128];
   int cores, threads;
