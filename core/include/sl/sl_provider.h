@@ -141,7 +141,8 @@ typedef struct sl_provider_variant {
   sl_device device;
   sl_kernel_fn fn;
   /* sl/sl.h's flags: SL_DETERMINISTIC (bitwise the same output for the same
-   * input, which the harness then checks), SL_CHECKS_INDEX_VALUES (checks
+   * input: a claim `list` shows, not yet one the harness tests),
+   * SL_CHECKS_INDEX_VALUES (checks
    * the index values itself, in its own pass, with sl/sl.h's messages,
    * refusing a bad value before writing anything: the harness then skips
    * that check). SL_NEEDS_CUDA is implied by device SL_DEVICE_CUDA. */
@@ -171,8 +172,14 @@ typedef const sl_provider *(*sl_provider_entry_fn)(void);
 
 /* Declares the entry point; a provider defines it after this line:
  *   SL_PROVIDER_ENTRY { return &my_table; } */
+#ifdef __cplusplus
+#define SL__PROVIDER_LINKAGE extern "C"
+#else
+#define SL__PROVIDER_LINKAGE
+#endif
 #define SL_PROVIDER_ENTRY                                                      \
-  SL_PROVIDER_EXPORT const sl_provider *sl_provider_entry(void)
+  SL__PROVIDER_LINKAGE SL_PROVIDER_EXPORT const sl_provider *                  \
+  sl_provider_entry(void)
 
 /* Records status and a printf-style message on ctx and returns status: the
  * kernel's way to refuse a call ("index: expected ..., got ..."). */
