@@ -461,6 +461,7 @@ void sl_fuzz_opts_init(sl_fuzz_opts *o) {
   o->reduces = 0;
   o->max_elems = 4096;
   o->invalid_pct = 10;
+  o->max_rank = 0;
 }
 
 typedef enum {
@@ -476,6 +477,7 @@ typedef struct sl__gen {
   int64_t max;     /* largest tensor, in elements */
   int sc;          /* sl__shape_class */
   int empty_index; /* SL__SC_EMPTY: the index, not x, gets the zero extent */
+  int max_rank;    /* sl_fuzz_opts.max_rank, 1..SL_MAX_DIMS */
 } sl__gen;
 
 /* Uniform in [lo, hi]; lo when hi <= lo. */
@@ -568,6 +570,8 @@ static int64_t sl__free(sl__gen *g, int64_t e) {
 }
 
 static int sl__pick_rank(sl__gen *g, int rmin, int rmax) {
+  if (rmax > g->max_rank) rmax = g->max_rank;
+  if (rmin > rmax) rmin = rmax;
   if (g->sc == SL__SC_LARGE)
     return (int)sl__range(g, rmin > 1 ? rmin : 1, rmax < 4 ? rmax : 4);
   int u = (int)sl_rng_below(&g->r, 100);
@@ -1316,6 +1320,8 @@ int sl_fuzz_case(uint64_t seed, uint64_t i, const sl_fuzz_opts *o, sl_case *c) {
   /* One stream per case: case i is independent of every other case. */
   sl_rng_seed(&g.r, seed, i);
   g.max = o->max_elems > 0 ? o->max_elems : 4096;
+  g.max_rank =
+      o->max_rank > 0 && o->max_rank < SL_MAX_DIMS ? o->max_rank : SL_MAX_DIMS;
   if (g.max < SL__MIN_MAX_ELEMS) g.max = SL__MIN_MAX_ELEMS;
   int invalid_pct = o->invalid_pct < 0     ? 0
                     : o->invalid_pct > 100 ? 100

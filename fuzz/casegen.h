@@ -46,6 +46,9 @@ typedef struct sl_fuzz_opts {
   int64_t max_elems;     /* largest tensor, in elements (default 4096; at least
                             64 is used) */
   int invalid_pct;       /* percent of cases invalid on purpose (default 10) */
+  int max_rank; /* highest rank drawn for an op's main tensor (x, or the
+                   index of the nd ops); 0 = SL_MAX_DIMS. Tensors derived
+                   from it may have one more. */
 } sl_fuzz_opts;
 
 void sl_fuzz_opts_init(sl_fuzz_opts *o);

@@ -159,6 +159,7 @@ static unsigned sl__narrow(unsigned user, unsigned caps, unsigned all) {
 static int sl__restrict_ops(sl_fuzz_campaign *f) {
   unsigned want = f->gen.ops ? f->gen.ops : ~0u, ops = 0;
   unsigned dts = 0, its = 0, reds = 0, op_reds = 0;
+  int max_rank = 0;
   for (size_t i = 0; i < sl_hvariant_count(); ++i) {
     const sl_hvariant *v = sl_hvariant_at(i);
     if (!(want & (1u << v->v.op)) || !sl_variant_selected(f->variants, v->name))
@@ -168,12 +169,14 @@ static int sl__restrict_ops(sl_fuzz_campaign *f) {
     its |= v->caps.index_dtypes;
     reds |= v->caps.reduces;
     op_reds |= sl_op_get(v->v.op)->reduces;
+    if (v->caps.max_rank > max_rank) max_rank = v->caps.max_rank;
   }
   f->gen.ops = ops;
   f->gen.dtypes = sl__narrow(f->gen.dtypes, dts, SL_DTYPES_ALL);
   f->gen.index_dtypes =
       sl__narrow(f->gen.index_dtypes, its ? its : SL_INDEX_DTYPES_ALL,
                  SL_INDEX_DTYPES_ALL);
+  if (max_rank < SL_MAX_DIMS) f->gen.max_rank = max_rank > 0 ? max_rank : 1;
   if (reds != op_reds)
     f->gen.reduces = (f->gen.reduces ? f->gen.reduces : ~0u) & reds;
   return ops ? 0 : -1;
@@ -364,8 +367,7 @@ static void sl__config(const sl_fuzz_campaign *f, char *buf, size_t len) {
   sl__config_list(buf, len, " --dtypes ", f->gen.dtypes, sl__dtype_name_of);
   sl__config_list(buf, len, " --index-dtypes ", f->gen.index_dtypes,
                   sl__dtype_name_of);
-  sl__config_list(buf, len, " --reduces ", f->gen.reduces,
-                  sl__reduce_name_of);
+  sl__config_list(buf, len, " --reduces ", f->gen.reduces, sl__reduce_name_of);
   /* Every provider but the built-in one, by name and absolute path: a
    * resumed run loads the same ones (from SCATTERLAB_PROVIDERS too). */
   for (size_t p = 0; p < sl_provider_count(); ++p) {

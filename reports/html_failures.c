@@ -15,7 +15,28 @@ typedef struct sl__fail_html {
   FILE *out;
   int max;
   int64_t n;
+  sl_store *s;
 } sl__fail_html;
+
+/* A provider variant's repro loads its library: " --provider NAME=PATH"
+ * from the run's providers, matched by the variant's prefix. */
+typedef struct sl__prefix {
+  const char *variant;
+  size_t len;
+  FILE *out;
+} sl__prefix;
+
+static int sl__provider_option(void *user, const sl_provider_record *p) {
+  sl__prefix *x = user;
+  if (p->builtin || strlen(p->name) != x->len ||
+      strncmp(p->name, x->variant, x->len) != 0)
+    return 0;
+  fputs(" --provider ", x->out);
+  sl__html_text(x->out, p->name);
+  fputs("=", x->out);
+  sl__html_text(x->out, p->path);
+  return 1;
+}
 
 static int sl__failure_row(void *user, const sl_failure_view *f) {
   sl__fail_html *h = user;
@@ -41,6 +62,11 @@ static int sl__failure_row(void *user, const sl_failure_view *f) {
   sl__html_text(out, f->minimal_line);
   fputs("' --variants ", out);
   sl__html_text(out, f->variant);
+  const char *colon = strchr(f->variant, ':');
+  if (colon) {
+    sl__prefix x = {f->variant, (size_t)(colon - f->variant), out};
+    sl_store_run_providers(h->s, f->run_id, sl__provider_option, &x);
+  }
   fputs("</code>", out);
   if (strcmp(f->minimal_line, f->case_line) != 0) {
     fputs("<br><span class=\"note\">shrunk from <code>", out);
@@ -54,7 +80,7 @@ static int sl__failure_row(void *user, const sl_failure_view *f) {
 int sl__html_failures(sl_store *s, const sl_html_opts *o, FILE *out, char *err,
                       size_t errlen) {
   fputs("<h2 id=\"failures\">Failures</h2>\n", out);
-  sl__fail_html h = {out, o->max_failures, 0};
+  sl__fail_html h = {out, o->max_failures, 0, s};
   if (sl_store_each_failure(s, o->run_id, sl__failure_row, &h) < 0) {
     snprintf(err, errlen, "%s", sl_store_errmsg(s));
     return -1;

@@ -347,6 +347,32 @@ static void test_masks(void) {
   }
 }
 
+/* The reduce, index dtype and rank masks a provider's capabilities set. */
+static void test_capability_masks(void) {
+  sl_fuzz_opts o;
+  sl_fuzz_opts_init(&o);
+  o.ops = 1u << SL_OP_SCATTER_REDUCE | 1u << SL_OP_GATHER;
+  o.reduces = 1u << SL_REDUCE_AMIN;
+  o.index_dtypes = 1u << SL_I32;
+  o.max_rank = 2;
+  int amin = 0, gathers = 0;
+  for (int i = 0; i < 3000; ++i) {
+    sl_case c;
+    if (sl_fuzz_case(5, (uint64_t)i, &o, &c)) continue; /* invalid on purpose */
+    gathers += c.op == SL_OP_GATHER;
+    CHECK_MSG(c.it == SL_I32, "case %d: index dtype %s", i,
+              sl_dtype_name(c.it));
+    if (c.op == SL_OP_SCATTER_REDUCE) {
+      CHECK_MSG(c.reduce == SL_REDUCE_AMIN, "case %d: reduce %s", i,
+                sl_reduce_name(c.reduce));
+      amin += c.reduce == SL_REDUCE_AMIN;
+    }
+    CHECK_MSG(c.arg[0].ndim <= 2, "case %d: x of rank %d", i, c.arg[0].ndim);
+  }
+  /* Ops without a reduce stay; the masked op is drawn. */
+  CHECK(amin > 500 && gathers > 500);
+}
+
 static void check_max_elems(int64_t max, int n) {
   sl_fuzz_opts o;
   sl_fuzz_opts_init(&o);
@@ -698,6 +724,7 @@ static void test_voxels(void) {
 }
 
 int main(void) {
+  test_capability_masks();
   test_voxels();
   test_determinism_and_round_trip();
   test_invalid_share();

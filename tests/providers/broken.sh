@@ -92,6 +92,10 @@ for v in $VARIANTS; do
 done
 n=$(q "$tmp/s.db" "SELECT count(*) FROM results WHERE variant NOT LIKE 'broken:%'" 2>&1)
 check "run: store holds no other variant (got $n rows)" test "$n" = 0
+# The HTML report's repro of a provider variant loads the provider.
+"$BIN" report --db "$tmp/s.db" --format html -o "$tmp/r.html" >/dev/null 2>&1
+check "report: HTML repro of broken:cpu.segv names --provider broken=$LIB" \
+  grep -qF -- "--variants broken:cpu.segv --provider broken=$(realpath "$LIB")" "$tmp/r.html"
 status=$(q "$tmp/s.db" 'SELECT status FROM runs' 2>&1)
 check "run: the run is finished (got '$status')" test "$status" = finished
 
