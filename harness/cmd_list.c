@@ -42,6 +42,7 @@ static void sl__print_caps(const sl_hvariant *v) {
 }
 
 static void sl__print_providers(const char *only) {
+  char err[512];
   printf("\nproviders:\n");
   for (size_t p = 0; p < sl_provider_count(); ++p) {
     const sl_provider_loaded *pl = sl_provider_at(p);
@@ -49,7 +50,8 @@ static void sl__print_providers(const char *only) {
            pl->name, pl->builtin ? " (built-in)" : "",
            strcmp(pl->name, pl->own_name) ? " = " : "",
            strcmp(pl->name, pl->own_name) ? pl->own_name : "", pl->path,
-           pl->abi, pl->version[0] ? pl->version : "-", pl->n, pl->sha256);
+           pl->abi, pl->version[0] ? pl->version : "-", pl->n,
+           sl_provider_sha256(p, err, sizeof err) ? pl->sha256 : err);
     if (pl->builtin) {
       printf("    capabilities: every case of its op's contract\n");
       continue;

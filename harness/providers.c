@@ -39,6 +39,14 @@ size_t sl_provider_count(void) { return sl__n_prov; }
 const sl_provider_loaded *sl_provider_at(size_t i) {
   return i < sl__n_prov ? &sl__prov[i] : NULL;
 }
+const char *sl_provider_sha256(size_t i, char *err, size_t errlen) {
+  if (i >= sl__n_prov) return NULL;
+  sl_provider_loaded *pl = &sl__prov[i];
+  if (!pl->sha256[0] && sl_sha256_file(pl->path, pl->sha256, err, errlen))
+    return NULL;
+  return pl->sha256;
+}
+
 size_t sl_hvariant_count(void) { return sl__n_var; }
 const sl_hvariant *sl_hvariant_at(size_t i) {
   return i < sl__n_var ? &sl__var[i] : NULL;
@@ -238,8 +246,6 @@ static int sl__load_one(const char *alias, const char *path, int builtin,
                       "provider %s: already loaded (as \"%s\"); load it "
                       "again only under another name: --provider ALIAS=%s",
                       path, sl__prov[p].name, path);
-  char hash[65];
-  if (sl_sha256_file(abs, hash, err, len)) return -1;
   dlerror();
   void *h = dlopen(abs, RTLD_NOW | RTLD_LOCAL);
   if (!h) {
@@ -316,7 +322,6 @@ static int sl__load_one(const char *alias, const char *path, int builtin,
   snprintf(pl->path, sizeof pl->path, "%s", abs);
   snprintf(pl->version, sizeof pl->version, "%s", t->version ? t->version : "");
   pl->abi = t->abi_version;
-  memcpy(pl->sha256, hash, sizeof pl->sha256);
   pl->builtin = builtin;
   pl->first = sl__n_var;
   pl->n = t->n_variants;

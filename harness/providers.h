@@ -39,7 +39,7 @@ typedef struct sl_provider_loaded {
   char path[4096];                         /* absolute */
   char version[64];                        /* "" when it gives none */
   unsigned abi;
-  char sha256[65]; /* of the library file, hex */
+  char sha256[65]; /* of the library file, hex; "" until sl_provider_sha256 */
   int builtin;     /* scatterlab's own kernels: plain variant names */
   size_t first, n; /* its variants: sl_hvariant_at(first .. first+n-1) */
 } sl_provider_loaded;
@@ -56,6 +56,12 @@ int sl_providers_load(const char *const *specs, int n, char *err,
 
 size_t sl_provider_count(void);
 const sl_provider_loaded *sl_provider_at(size_t i);
+
+/* The SHA-256 (hex) of provider i's library file, computed at the first
+ * call (when a run is recorded or listed, not at every load: scatterlab's
+ * own library with its CUDA code is about 90 MB, a third of a second to
+ * hash). NULL with err when the file cannot be read any more. */
+const char *sl_provider_sha256(size_t i, char *err, size_t errlen);
 
 size_t sl_hvariant_count(void);
 const sl_hvariant *sl_hvariant_at(size_t i);

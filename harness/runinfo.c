@@ -81,7 +81,10 @@ void sl_runinfo_fill(sl_runinfo_buf *b, const char *kind, int argc, char **argv,
     r->name = pl->name;
     r->path = pl->path;
     r->version = pl->version[0] ? pl->version : NULL;
-    r->sha256 = pl->sha256;
+    /* An unreadable library leaves "", which the store refuses, naming
+     * the provider: a run must not record a hash it could not take. */
+    char err[256];
+    r->sha256 = sl_provider_sha256(p, err, sizeof err) ? pl->sha256 : "";
     r->abi = pl->abi;
     r->n_variants = (int)pl->n;
     r->builtin = pl->builtin;
