@@ -170,9 +170,9 @@ static int sl__check_row(const char *path, size_t i,
   if ((c->reduces & ~info->reduces) || (info->reduces && !c->reduces))
     return sl__fail(err, len,
                     "provider %s: variant %s: caps.reduces: expected %s "
-                    "(bits of 0x%x), got 0x%x",
+                    "(the op takes: %s; bits of 0x%x), got 0x%x",
                     path, where,
-                    info->reduces ? "a non-zero subset of the op's" : "0",
+                    info->reduces ? "a non-zero subset of the op's" : "0", ok,
                     info->reduces, c->reduces);
   unsigned self_ok = info->takes_include_self ? SL_INCLUDE_SELF_BOTH : 0;
   if ((c->include_self & ~self_ok) || (self_ok && !c->include_self))
@@ -389,11 +389,10 @@ static int sl__load_spec(const char *spec, const char *origin, char *err,
   const char *slash = strchr(spec, '/');
   if (!eq || (slash && slash < eq))
     return sl__load_one(NULL, spec, 0, err, len);
-  char alias[SL_PROVIDER_NAME_MAX + 2];
+  char alias[SL_PROVIDER_NAME_MAX + 1] = "";
   size_t an = (size_t)(eq - spec);
-  snprintf(alias, sizeof alias, "%.*s",
-           (int)(an < sizeof alias ? an : sizeof alias - 1), spec);
-  if (an > SL_PROVIDER_NAME_MAX || !sl__valid_word(alias, SL_PROVIDER_NAME_MAX))
+  if (an <= SL_PROVIDER_NAME_MAX) memcpy(alias, spec, an);
+  if (!sl__valid_word(alias, SL_PROVIDER_NAME_MAX))
     return sl__fail(err, len,
                     "%s %s: expected ALIAS=PATH with an ALIAS of 1..%d "
                     "lower-case letters, digits or '_', got \"%.*s\"",
