@@ -54,6 +54,13 @@ int sl_device_time_variant(sl_ctx *ctx, const sl_variant *v,
                            const sl_call *call, int cold,
                            const sl_timing_opts *o, sl_timing *t);
 
+/* The same for LibTorch's CUDA op on the same inputs (the bench's
+ * "torch.cuda" row; slref_run_device): the sample covers what a PyTorch
+ * call costs on the device, the widening of an int32 index included. Fails
+ * with the reason when LibTorch has no CUDA backend. */
+int sl_device_time_torch(sl_ctx *ctx, const sl_call *call, int cold,
+                         const sl_timing_opts *o, sl_timing *t);
+
 /* GB/s of a device-to-device copy of `bytes` (bytes read plus bytes
  * written, the way the bench counts useful bytes), the median of repeated
  * copies timed with events; <= 0 when it cannot be measured. */

@@ -74,11 +74,12 @@ static void sl__shrink(const sl_fuzz_campaign *f, sl_worker *w,
 
 /* Writes the minimal case into the corpus: <dir>/<op>-<hash>.txt holding the
  * line (with the variant and verdict as a comment), and for a wrong answer
- * the .npy bundle of `scatterlab run --save` in <dir>/<op>-<hash>/. A crash
- * or hang gets no bundle: making it would run the kernel in this process. */
-static void sl__corpus_add(const char *dir, const sl_case *c, const char *line,
-                           const char *variant, sl_verdict verdict,
-                           int threads) {
+ * the .npy bundle of `scatterlab run --save` in <dir>/<op>-<hash>/, made by
+ * the worker (never in this process: see sl_worker_save). A crash or hang
+ * gets no bundle. */
+static void sl__corpus_add(sl_worker *w, double timeout, const char *dir,
+                           const sl_case *c, const char *line,
+                           const char *variant, sl_verdict verdict) {
   uint64_t h = 1469598103934665603ull; /* FNV-1a of the line */
   for (const char *p = line; *p; ++p)
     h = (h ^ (unsigned char)*p) * 1099511628211ull;
@@ -95,13 +96,8 @@ static void sl__corpus_add(const char *dir, const sl_case *c, const char *line,
   if (verdict != SL_VERDICT_FAILED && verdict != SL_VERDICT_REJECT_MISMATCH)
     return;
   path[strlen(path) - 4] = '\0'; /* the bundle folder: the name without .txt */
-  sl_run_opts o = {0};
-  o.variants = variant;
-  o.save_dir = path;
-  o.threads = threads;
-  static sl_case_result res;
   char err[512];
-  sl_run_case(c, &o, &res, err, sizeof err);
+  sl_worker_save(w, c, variant, path, timeout, err, sizeof err);
 }
 
 /*
@@ -190,8 +186,8 @@ static int sl__job_result(const sl_fuzz_campaign *f, sl_worker *w, sl__batch *b,
   if (f->db && f->shrink && sl__batch_add(b, &minimal, &mres, at) < 0)
     return -1;
   if (f->corpus)
-    sl__corpus_add(f->corpus, &minimal, line, first.variant, first.verdict,
-                   sl_fuzz_job_threads(f));
+    sl__corpus_add(w, f->timeout, f->corpus, &minimal, line, first.variant,
+                   first.verdict);
   fprintf(out, "F %s\t%s\t%s\t%s\t%s\n", first.variant,
           sl_verdict_name(first.verdict), line, res->line, first.message);
   fflush(out);

@@ -9,8 +9,9 @@
  * run whose device column names the GPU.
  *
  * The same suites as `scatterlab bench` (harness/batches/bench-NAME.txt).
- * PyTorch's CUDA timings of the same cases come from
- * scripts/torch_cuda_bench.py.
+ * Before the variants, LibTorch's CUDA op on the same device inputs
+ * (torch.cuda: slref_run_device, timed with the same events), and every
+ * variant's row gives its speed-up over it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,10 @@ static const char *const sl__help =
     "options:\n"
     "  --variants LIST  variants to check and time (default: cuda)\n"
     "  --budget SEC     timing budget per variant (default 1)\n"
+    "  --min-reps N     at least N timed runs (default 7; 3 suits the\n"
+    "                   contention suite, where a lock variant at full\n"
+    "                   contention takes seconds a run)\n"
+    "  --no-torch       do not time LibTorch's CUDA op (torch.cuda)\n"
     "  --cold           flush the L2 before every repetition\n"
     "  --db PATH        results database (default " SL_DEFAULT_DB ")\n"
     "  --no-db          record nothing\n";
@@ -49,10 +54,32 @@ static const char *const sl__help =
 typedef struct sl__gb {
   sl_store *st;
   int64_t run_id;
-  int cold;
+  int cold, min_reps, no_torch;
   double budget, peak_gbs;
   const char *variants;
 } sl__gb;
+
+/* Prints and stores one timed row; torch_s > 0 adds the speed-up over
+ * torch.cuda (its median over this row's). */
+static void sl__row(sl__gb *g, const sl_bench_case *bc, const char *variant,
+                    const sl_timing *tm, double torch_s) {
+  double gbs = tm->median_s > 0 ? (double)bc->bytes / tm->median_s / 1e9 : 0;
+  double pct = g->peak_gbs > 0 ? 100.0 * gbs / g->peak_gbs : -1;
+  char vs[32] = "";
+  if (torch_s > 0 && tm->median_s > 0)
+    snprintf(vs, sizeof vs, "%.2fx", torch_s / tm->median_s);
+  printf("  %-12s %11.4f ms %6.1f%% %9.2f %7.1f%% %5d %9s\n", variant,
+         tm->median_s * 1e3,
+         tm->median_s > 0 ? 100.0 * tm->iqr_s / tm->median_s : 0.0, gbs,
+         pct > 0 ? pct : 0.0, tm->reps, vs);
+  if (!g->st) return;
+  sl_timing_row row = {variant,      0,         tm->reps,    g->cold,
+                       tm->median_s, tm->iqr_s, tm->min_s,   gbs,
+                       pct,          bc->bytes, tm->samples, tm->reps};
+  int64_t id;
+  if (sl_store_add_timing(g->st, bc->case_id, &row, &id))
+    fprintf(stderr, "scatterlab-gpubench: store: %s\n", sl_store_errmsg(g->st));
+}
 
 static int sl__case(sl__gb *g, const sl_case *c0) {
   char err[512];
@@ -77,8 +104,24 @@ static int sl__case(sl__gb *g, const sl_case *c0) {
     return -1;
   }
   int failed = res.failures > 0;
-  printf("  %-12s %14s %7s %9s %8s %5s\n", "variant", "median", "IQR", "GB/s",
-         "%peak", "reps");
+  printf("  %-12s %14s %7s %9s %8s %5s %9s\n", "variant", "median", "IQR",
+         "GB/s", "%peak", "reps", "vs torch");
+  sl_timing_opts o;
+  sl_timing_opts_init(&o);
+  o.budget_s = g->budget;
+  if (g->min_reps > 0) o.min_reps = g->min_reps;
+  /* LibTorch's CUDA op first, on the same inputs: the peer of every row. */
+  double torch_s = 0;
+  if (!g->no_torch) {
+    static sl_timing tt;
+    sl_ctx tctx;
+    sl_ctx_init(&tctx);
+    if (sl_device_time_torch(&tctx, &bc.in.call, g->cold, &o, &tt))
+      printf("  %-12s not timed: %s\n", "torch.cuda", sl_ctx_message(&tctx));
+    else
+      torch_s = tt.median_s;
+    if (torch_s > 0) sl__row(g, &bc, "torch.cuda", &tt, 0);
+  }
   for (int i = 0; i < res.n; ++i) {
     const sl_variant_result *r = &res.v[i];
     if (r->verdict != SL_VERDICT_PASSED &&
@@ -89,9 +132,6 @@ static int sl__case(sl__gb *g, const sl_case *c0) {
     const sl_hvariant *hv = sl_hvariant_find(c0->op, r->variant);
     if (!hv || sl_variant_device(&hv->v) != SL_DEVICE_CUDA) continue;
     static sl_timing tm;
-    sl_timing_opts o;
-    sl_timing_opts_init(&o);
-    o.budget_s = g->budget;
     sl_ctx ctx;
     sl_ctx_init(&ctx);
     if (sl_device_time_variant(&ctx, &hv->v, &bc.in.call, g->cold, &o, &tm)) {
@@ -99,21 +139,7 @@ static int sl__case(sl__gb *g, const sl_case *c0) {
       failed = 1;
       continue;
     }
-    double gbs = tm.median_s > 0 ? (double)bc.bytes / tm.median_s / 1e9 : 0;
-    double pct = g->peak_gbs > 0 ? 100.0 * gbs / g->peak_gbs : -1;
-    printf("  %-12s %11.4f ms %6.1f%% %9.2f %7.1f%% %5d\n", r->variant,
-           tm.median_s * 1e3,
-           tm.median_s > 0 ? 100.0 * tm.iqr_s / tm.median_s : 0.0, gbs,
-           pct > 0 ? pct : 0.0, tm.reps);
-    if (g->st) {
-      sl_timing_row row = {r->variant,  0,        tm.reps,    g->cold,
-                           tm.median_s, tm.iqr_s, tm.min_s,   gbs,
-                           pct,         bc.bytes, tm.samples, tm.reps};
-      int64_t id;
-      if (sl_store_add_timing(g->st, bc.case_id, &row, &id))
-        fprintf(stderr, "scatterlab-gpubench: store: %s\n",
-                sl_store_errmsg(g->st));
-    }
+    sl__row(g, &bc, r->variant, &tm, torch_s);
   }
   sl_bench_case_close(&bc);
   sl_device_release();
@@ -121,6 +147,9 @@ static int sl__case(sl__gb *g, const sl_case *c0) {
 }
 
 int main(int argc, char **argv) {
+  /* Line by line even into a file: a run cut short by a time limit keeps
+   * every table it printed. */
+  setvbuf(stdout, NULL, _IOLBF, 0);
   sl__gb g;
   memset(&g, 0, sizeof g);
   g.budget = 1.0;
@@ -159,6 +188,19 @@ int main(int argc, char **argv) {
                 argv[i]);
         goto out;
       }
+    } else if (strcmp(a, "--min-reps") == 0 && i + 1 < argc) {
+      char *end;
+      long k = strtol(argv[++i], &end, 10);
+      if (*end || k < 1 || k > SL_TIMING_MAX_SAMPLES) {
+        fprintf(stderr,
+                "scatterlab-gpubench: --min-reps: expected a count in "
+                "[1,%d], got \"%s\"\n",
+                SL_TIMING_MAX_SAMPLES, argv[i]);
+        goto out;
+      }
+      g.min_reps = (int)k;
+    } else if (strcmp(a, "--no-torch") == 0) {
+      g.no_torch = 1;
     } else if (strcmp(a, "--cold") == 0) {
       g.cold = 1;
     } else if (strcmp(a, "--db") == 0 && i + 1 < argc) {
@@ -230,6 +272,7 @@ int main(int argc, char **argv) {
       failed = 1;
       continue;
     }
+    printf("\n[%d/%d] checking the variants, then timing", i + 1, n);
     if (g.st) sl_store_begin(g.st);
     failed |= sl__case(&g, &c) != 0;
     if (g.st && sl_store_commit(g.st)) {

@@ -26,7 +26,8 @@ enum { SL_MSG_DONE = 'D', SL_MSG_ERROR = 'E' };
 
 typedef struct sl_request {
   int skip;
-  char variants[256]; /* filter for this case; empty = the worker's own */
+  char variants[256];  /* filter for this case; empty = the worker's own */
+  char save_dir[1024]; /* --save for this case; empty = the worker's own */
   char line[SL_CASE_LINE_MAX];
 } sl_request;
 
@@ -98,7 +99,7 @@ static void sl__child_event(void *user, sl_run_event ev, const char *name,
 }
 
 static void sl__child_loop(int in, int out, sl_shared *sh, sl_run_opts o) {
-  const char *base_variants = o.variants;
+  const char *base_variants = o.variants, *base_save = o.save_dir;
   o.on_event = sl__child_event;
   o.user = sh;
   static sl_request req;
@@ -107,6 +108,7 @@ static void sl__child_loop(int in, int out, sl_shared *sh, sl_run_opts o) {
     sl_case c;
     o.skip = req.skip;
     o.variants = req.variants[0] ? req.variants : base_variants;
+    o.save_dir = req.save_dir[0] ? req.save_dir : base_save;
     char tag = SL_MSG_DONE;
     if (sl_case_parse(req.line, &c, sh->err, sizeof sh->err) ||
         sl_run_case(&c, &o, &res, sh->err, sizeof sh->err)) {
@@ -265,12 +267,19 @@ static void sl__collect(sl_worker *w, sl_case_result *res, int *done) {
   }
 }
 
-int sl_worker_run_variants(sl_worker *w, const sl_case *c, const char *variants,
-                           double timeout_s, sl_case_result *res, char *err,
-                           size_t errlen) {
+static int sl__run_request(sl_worker *w, const sl_case *c, const char *variants,
+                           const char *save_dir, double timeout_s,
+                           sl_case_result *res, char *err, size_t errlen) {
   static sl_request req;
   memset(res, 0, sizeof *res);
   snprintf(req.variants, sizeof req.variants, "%s", variants ? variants : "");
+  if (save_dir && strlen(save_dir) >= sizeof req.save_dir) {
+    snprintf(err, errlen,
+             "worker: save folder: expected a path under %zu bytes, got %zu",
+             sizeof req.save_dir, strlen(save_dir));
+    return -1;
+  }
+  snprintf(req.save_dir, sizeof req.save_dir, "%s", save_dir ? save_dir : "");
   sl_case_print(c, req.line, sizeof req.line);
   snprintf(res->line, sizeof res->line, "%s", req.line);
   int done_variants = 0; /* selected variants finished, incl. crashed ones */
@@ -323,4 +332,17 @@ int sl_worker_run_variants(sl_worker *w, const sl_case *c, const char *variants,
     ++done_variants; /* the crashed variant; resume after it */
   }
   return 0;
+}
+
+int sl_worker_run_variants(sl_worker *w, const sl_case *c, const char *variants,
+                           double timeout_s, sl_case_result *res, char *err,
+                           size_t errlen) {
+  return sl__run_request(w, c, variants, NULL, timeout_s, res, err, errlen);
+}
+
+int sl_worker_save(sl_worker *w, const sl_case *c, const char *variant,
+                   const char *dir, double timeout_s, char *err,
+                   size_t errlen) {
+  static sl_case_result res;
+  return sl__run_request(w, c, variant, dir, timeout_s, &res, err, errlen);
 }

@@ -28,9 +28,17 @@ int sl_worker_run(sl_worker *w, const sl_case *c, double timeout_s,
 
 /* The same with a --variants filter for this case only (NULL: the
  * worker's). */
-int sl_worker_run_variants(sl_worker *w, const sl_case *c,
-                           const char *variants, double timeout_s,
-                           sl_case_result *res, char *err, size_t errlen);
+int sl_worker_run_variants(sl_worker *w, const sl_case *c, const char *variants,
+                           double timeout_s, sl_case_result *res, char *err,
+                           size_t errlen);
+
+/* Runs case c in the worker with variant `variant` only and writes its
+ * inputs, reference and outputs to folder dir (`scatterlab run --save`).
+ * In the worker, not here: a process that ran a CUDA kernel cannot use
+ * CUDA in the workers it forks later, and a kernel that crashes must not
+ * take the fuzz job with it. Returns 0, or -1 with err. */
+int sl_worker_save(sl_worker *w, const sl_case *c, const char *variant,
+                   const char *dir, double timeout_s, char *err, size_t errlen);
 
 /* How many workers were replaced after a crash or timeout. */
 int sl_worker_restarts(const sl_worker *w);

@@ -3,6 +3,7 @@
  * capture and the dispatch from sl_op to the per-op reference functions
  * (ref_gather.cpp, ref_index.cpp, ref_dynamic.cpp).
  */
+#include <torch/cuda.h>
 #include <torch/version.h>
 
 #include <chrono>
@@ -128,10 +129,16 @@ std::string slref_shape(at::IntArrayRef sizes) {
  * element count that overflows would make it read wild memory instead of
  * rejecting. These are the same conditions on which sl_tensor_check rejects.
  */
+/* Set by slref_run_device: the inputs are CUDA tensors. */
+static thread_local bool slref_on_device = false;
+
 static at::Tensor slref_wrap(const sl_tensor &t, const char *name) {
-  if (t.device != SL_DEVICE_CPU)
+  const sl_device want = slref_on_device ? SL_DEVICE_CUDA : SL_DEVICE_CPU;
+  if (t.device != want)
     throw slref_internal(
-        slref_fmt("%s: the reference takes CPU tensors only", name));
+        slref_fmt("%s: expected a %s tensor here, got a %s one", name,
+                  want == SL_DEVICE_CUDA ? "cuda" : "cpu",
+                  t.device == SL_DEVICE_CUDA ? "cuda" : "cpu"));
   at::ScalarType st;
   if (!slref_to_scalar_type(t.dtype, &st))
     throw slref_reject(slref_fmt("%s: invalid dtype %d", name, (int)t.dtype));
@@ -172,9 +179,10 @@ static at::Tensor slref_wrap(const sl_tensor &t, const char *name) {
     if (numel != 0) throw slref_reject(slref_fmt("%s: data is NULL", name));
     data = dummy;
   }
+  at::TensorOptions opts = at::TensorOptions().dtype(st);
+  if (t.device == SL_DEVICE_CUDA) opts = opts.device(at::kCUDA);
   return torch::from_blob(data, at::IntArrayRef(t.shape, t.ndim),
-                          at::IntArrayRef(t.strides, t.ndim),
-                          at::TensorOptions().dtype(st));
+                          at::IntArrayRef(t.strides, t.ndim), opts);
 }
 
 /* Set by slref_run for the calls whose f16/bf16 inputs are computed in f32
@@ -483,4 +491,23 @@ extern "C" int slref_time(const sl_call *call, int threads, int reps,
       },
       err, errlen);
   return rc;
+}
+
+extern "C" int slref_run_device(const sl_call *call, char *err, size_t errlen) {
+  if (err && errlen) err[0] = '\0';
+  return slref_guarded(
+      [&] {
+        slref_op_fn fn = slref_checked_lookup(call);
+        if (!torch::cuda::is_available())
+          throw slref_reject(slref_fmt("%s has no CUDA backend (or sees no "
+                                       "CUDA device)",
+                                       SLREF_ORIGIN));
+        slref_on_device = true;
+        struct reset {
+          ~reset() { slref_on_device = false; }
+        } reset_flag;
+        slref_tensors result = fn(*call);
+        (void)result;
+      },
+      err, errlen);
 }

@@ -79,6 +79,20 @@ void slref_set_threads(int threads);
 int slref_time(const sl_call *call, int threads, int reps, double *samples,
                char *err, size_t errlen);
 
+/*
+ * Runs the reference's LibTorch computation of call on CUDA tensors (every
+ * data pointer a device address), through LibTorch's CUDA backend, the way
+ * a PyTorch user would call the op (native dtypes: no f32 widening of
+ * f16/bf16 as slref_run does; an int32 index is widened to int64 on the
+ * device, as LibTorch needs). The outputs are dropped: this is the timed
+ * peer "torch.cuda" of the GPU bench, not an oracle. Work is queued on
+ * LibTorch's current stream (the legacy default stream, where the harness's
+ * event timer records); the call does not synchronize. Returns as
+ * slref_run; SLREF_REJECTED with a message when LibTorch has no CUDA
+ * backend (PyPI's CPU LibTorch, Debian's).
+ */
+int slref_run_device(const sl_call *call, char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

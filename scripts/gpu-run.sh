@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # scatterlab on the GPU machine, in one call of the device tool's `run`:
 # build for sm_90, the `gpu` tests (compute-sanitizer included), a GPU fuzz
-# campaign, the GPU bench suites, and PyTorch's CUDA timings of the
-# contention suite. Logs, tables and the SQLite stores land under $OUT.
+# campaign, and the GPU bench suites with PyTorch's CUDA op timed beside
+# every case (torch.cuda, same inputs, same CUDA events). Logs, tables and
+# the SQLite stores land under $OUT.
 #
 # The GPU machine has no package registry. LibTorch comes from the PyTorch
 # installed there (CUDA-enabled: `python3 -c 'import torch;
@@ -20,19 +21,37 @@
 #
 #   run(command="bash scripts/gpu-run.sh build test", carry=[".debs"])
 #   run(command="bash scripts/gpu-run.sh sanitize fuzz", carry=[".debs"])
-#   run(command="bash scripts/gpu-run.sh bench torch", carry=[".debs"])
+#   run(command="bash scripts/gpu-run.sh bench", carry=[".debs"])
 #
 # Steps (arguments; default: all of them, which takes longer than one call
-# may): build test sanitize fuzz bench torch.
+# may): prebuilt build test sanitize fuzz bench. Steps joined by '+'
+# (sanitize+fuzz) run at the same time (correctness checks only: never
+# join a timing step).
+#
+# prebuilt: device time is short and the CUDA build takes minutes, so the
+# build can be made here instead, exactly as check-gpu-shim.sh makes it
+# (same wheel, sm_90), and carried: `scripts/gpu-prebuild.sh` fills
+# .prebuilt/ (git-ignored) with the executables, libraries and CTest files,
+# and the paths compiled into them (the source tree, the build tree,
+# LibTorch's folder in the RUNPATH) are made to hold on the GPU machine by
+# symbolic links. Should the carried build not start there, the step falls
+# back to `build`.
+#
+#   run(command="SL_DEADLINE=560 bash scripts/gpu-run.sh prebuilt test \\
+#       sanitize+fuzz bench", carry=[".debs", ".prebuilt"])
 # Environment: OUT (default ./gpu-out), SL_DEBS (.debs), SL_BUILD
 # (build-gpu, inside the repository so that it survives between calls on a
 # warm machine), SL_FUZZ_SECONDS (240), SL_FUZZ_JOBS (4), SL_BUDGET (0.3
-# seconds of timing per variant and case), SL_SUITES (seed contention
-# standard large).
+# seconds of timing per variant and case), SL_MIN_REPS (3), SL_SUITES (seed
+# contention standard large), SL_BENCH_MATCH (a regex: only the suites'
+# lines it matches), SL_DEADLINE (seconds from the start by which every step
+# must have ended, so that the results are packed before the device tool's
+# limit; each step's commands are cut with SIGINT, then SIGKILL, at it),
+# SL_LIMITS ("step=SECONDS ...": a limit per step, within the deadline).
 #
 # What comes back (the tool returns at most 8 files of 16 MiB): summary.txt
-# (the tables; also printed last), logs.tar.gz (every step's log, the torch
-# CSV, new fuzz corpus entries), fuzz.db.gz and bench.db.gz (the stores;
+# (the tables; also printed last), logs.tar.gz (every step's log, new fuzz
+# corpus entries), fuzz.db.gz and bench.db.gz (the stores;
 # gunzip, then `scatterlab report --db ...`).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -43,16 +62,46 @@ BUILD=${SL_BUILD:-$ROOT/build-gpu}
 FUZZ_SECONDS=${SL_FUZZ_SECONDS:-240}
 FUZZ_JOBS=${SL_FUZZ_JOBS:-4}
 BUDGET=${SL_BUDGET:-0.3}
+MIN_REPS=${SL_MIN_REPS:-3}
 SUITES=${SL_SUITES:-seed contention standard large}
 LOGS=$OUT/logs
 mkdir -p "$OUT" "$LOGS"
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(build test sanitize fuzz bench torch)
+[ ${#steps[@]} -eq 0 ] && steps=(build test sanitize fuzz bench)
 export PATH=/usr/local/cuda/bin:$PATH
 export PYTHONUNBUFFERED=1
 status=0
 
 log() { printf '%s\n' "$*" | tee -a "$OUT/summary.txt"; }
+
+# The seconds a command of step $1 may still run: the step's limit in
+# SL_LIMITS, within SL_DEADLINE less 25 s for packing; 0 when out of time.
+T0=$SECONDS
+STEP_START=$SECONDS
+CORE_TESTS='list_honest|core\.'
+secs_left() {
+  local lim=100000 kv
+  for kv in ${SL_LIMITS:-}; do
+    [ "${kv%%=*}" = "$1" ] && lim=$((${kv#*=} - (SECONDS - STEP_START)))
+  done
+  if [ -n "${SL_DEADLINE:-}" ]; then
+    local d=$((SL_DEADLINE - 25 - (SECONDS - T0)))
+    [ $d -lt $lim ] && lim=$d
+  fi
+  [ $lim -lt 0 ] && lim=0
+  echo $lim
+}
+# limited STEP CMD...: CMD under the time left to STEP.
+limited() {
+  local step=$1 left
+  shift
+  left=$(secs_left "$step")
+  if [ "$left" -le 5 ]; then
+    log "gpu-run: $step: out of time, not run: $*"
+    return 124
+  fi
+  timeout -k 15 -s INT "$left" "$@"
+}
 
 # ---------------------------------------------------------------------------
 # Dependencies and build (also done implicitly when a later step finds no
@@ -109,6 +158,58 @@ do_build() {
   log "gpu-run: built in $((SECONDS - t0)) s ($BUILD)"
 }
 
+# The build carried from the development machine (scripts/gpu-prebuild.sh).
+use_prebuilt() {
+  local pre=${SL_PREBUILT:-$ROOT/.prebuilt} plog=$LOGS/build.log
+  {
+    echo "== machine"; nvidia-smi || true; nvcc --version || true
+    python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)' || true
+  } >"$plog" 2>&1
+  if [ ! -f "$pre/build.tar.gz" ] || [ ! -f "$pre/PATHS" ]; then
+    log "gpu-run: prebuilt: nothing carried in $pre"
+    return 1
+  fi
+  unpack_debs >>"$plog" 2>&1 || return 1
+  local src bdir full site rel
+  src=$(sed -n 's/^source=//p' "$pre/PATHS")
+  bdir=$(sed -n 's/^build=//p' "$pre/PATHS")
+  full=$(sed -n 's/^torch=//p' "$pre/PATHS")
+  rel=${bdir#"$src"/}
+  if [ "$src" != "$ROOT" ]; then
+    if [ -e "$src" ] && [ ! -L "$src" ]; then
+      log "gpu-run: prebuilt: $src exists here and is not ours to replace"
+      return 1
+    fi
+    mkdir -p "$(dirname "$src")" && ln -sfn "$ROOT" "$src" || return 1
+  fi
+  rm -rf "${ROOT:?}/$rel" && mkdir -p "$ROOT/$rel" &&
+    tar -xzf "$pre/build.tar.gz" -C "$ROOT/$rel" || return 1
+  site=$(python3 -c 'import os, torch; print(os.path.dirname(os.path.dirname(torch.__file__)))') || {
+    log "gpu-run: prebuilt: python3 cannot import torch"; return 1; }
+  if [ "$full" != "$site" ]; then
+    mkdir -p "$(dirname "$full")" && ln -sfn "$site" "$full" || return 1
+  fi
+  export LD_LIBRARY_PATH=$site/torch/lib:$LD_LIBRARY_PATH
+  BUILD=$ROOT/$rel
+  if ! "$BUILD/scatterlab" --version >>"$plog" 2>&1 ||
+     ! "$BUILD/scatterlab" list >>"$plog" 2>&1; then
+    log "gpu-run: prebuilt: the carried scatterlab does not start here (logs/build.log)"
+    tail -20 "$plog"
+    return 1
+  fi
+  # The carried build holds no CPU-only unit test (see gpu-prebuild.sh).
+  CORE_TESTS='list_honest|core\.test_cuda_iter'
+  log "gpu-run: prebuilt: using the carried build ($(head -1 "$pre/PATHS"))"
+  "$BUILD/scatterlab" --version | head -3 | tee -a "$OUT/summary.txt"
+}
+
+step_prebuilt() {
+  use_prebuilt && return
+  log "gpu-run: prebuilt: falling back to a build here"
+  BUILD=${SL_BUILD:-$ROOT/build-gpu}
+  do_build || status=1
+}
+
 ensure_build() {
   [ -x "$BUILD/scatterlab" ] && [ -x "$BUILD/scatterlab-gpubench" ] && return 0
   do_build
@@ -127,8 +228,8 @@ step_test() {
   fi
   local tlog=$LOGS/test.log
   log "== gpu tests"
-  (cd "$BUILD" && ctest -L gpu -E sanitizer --output-on-failure) >"$tlog" 2>&1 || status=1
-  (cd "$BUILD" && ctest -R 'list_honest|core\.' --output-on-failure -j 8) >>"$tlog" 2>&1 || status=1
+  (cd "$BUILD" && limited test ctest -L gpu -E sanitizer --output-on-failure) >"$tlog" 2>&1 || status=1
+  (cd "$BUILD" && limited test ctest -R "$CORE_TESTS" --output-on-failure -j 8) >>"$tlog" 2>&1 || status=1
   grep -E 'tests passed|Passed|Failed|\*\*\*|Skipped|Not Run|CHECK failed|repro:' "$tlog" \
     | head -60 | tee -a "$OUT/summary.txt"
 }
@@ -136,9 +237,9 @@ step_test() {
 step_sanitize() {
   ensure_build || { status=1; return; }
   local slog=$LOGS/sanitize.log
-  log "== compute-sanitizer memcheck + racecheck"
-  (cd "$BUILD" && ctest -R gpu.sanitizer --output-on-failure --timeout 560) >"$slog" 2>&1 || status=1
-  grep -E 'tests passed|Passed|Failed|Skipped|ERROR SUMMARY|found errors' "$slog" \
+  log "== compute-sanitizer memcheck + racecheck + synccheck"
+  (cd "$BUILD" && limited sanitize ctest -R gpu.sanitizer --output-on-failure --timeout 3000) >"$slog" 2>&1 || status=1
+  grep -E 'tests passed|Passed|Failed|Skipped|ERROR SUMMARY|found errors|^== |Invalid|Race|Barrier' "$slog" \
     | head -40 | tee -a "$OUT/summary.txt"
 }
 
@@ -148,12 +249,22 @@ step_fuzz() {
   ensure_build || { status=1; return; }
   local flog=$LOGS/fuzz.log
   log "== fuzz: cuda.* and cpu.serial against LibTorch, $FUZZ_SECONDS s, $FUZZ_JOBS jobs"
-  "$BUILD/scatterlab" fuzz --ops "$OPS" --variants cpu.serial,cuda \
+  ls "$ROOT/fuzz/corpus" >"$LOGS/corpus-before.txt" 2>/dev/null || true
+  limited fuzz "$BUILD/scatterlab" fuzz --ops "$OPS" --variants cpu.serial,cuda \
     --seconds "$FUZZ_SECONDS" --jobs "$FUZZ_JOBS" --max-elems 65536 \
     --db "$OUT/fuzz.db" >"$flog" 2>&1 || status=1
   tail -25 "$flog" | tee -a "$OUT/summary.txt"
-  # Failures the shrinker added to the corpus travel back in the logs.
-  git -C "$ROOT" status --porcelain fuzz/corpus >"$LOGS/new-corpus.txt" 2>/dev/null || true
+  # Failures the shrinker added to the corpus travel back in the logs (the
+  # tree here may have no .git: compare with the listing taken before).
+  ls "$ROOT/fuzz/corpus" >"$LOGS/corpus-after.txt" 2>/dev/null || true
+  # At most 200 entries (and their bundles) come back: a failure that
+  # repeats everywhere must not fill the 16 MiB that the tool returns.
+  mkdir -p "$LOGS/new-corpus"
+  comm -13 "$LOGS/corpus-before.txt" "$LOGS/corpus-after.txt" >"$LOGS/new-corpus.txt"
+  head -400 "$LOGS/new-corpus.txt" | while IFS= read -r f; do
+    cp -rp "$ROOT/fuzz/corpus/$f" "$LOGS/new-corpus/"
+  done
+  log "fuzz: $(grep -c '\.txt$' "$LOGS/new-corpus.txt") new corpus entries (logs/new-corpus.txt; the first 200 in logs/new-corpus)"
 }
 
 step_bench() {
@@ -161,42 +272,48 @@ step_bench() {
   local blog=$LOGS/bench.log
   : >"$blog"
   for suite in $SUITES; do
-    log "== bench: $suite (cuda.* with CUDA events, budget $BUDGET s)"
-    "$BUILD/scatterlab-gpubench" --suite "$suite" --budget "$BUDGET" \
-      --db "$OUT/bench.db" >>"$blog" 2>&1 || status=1
+    local file=$ROOT/harness/batches/bench-$suite.txt sel=/tmp/sl-bench-$suite.txt
+    # SL_BENCH_MATCH (an extended regex) keeps the suite's lines it matches:
+    # the contention suite's 90 cases of up to 4 GiB do not fit one call.
+    grep -v '^[[:space:]]*#' "$file" | grep . |
+      grep -E "${SL_BENCH_MATCH:-.}" >"$sel" || true
+    log "== bench: $suite, $(wc -l <"$sel") cases (cuda.* and torch.cuda, CUDA events, budget $BUDGET s, min reps $MIN_REPS)"
+    limited bench "$BUILD/scatterlab-gpubench" --suite "$sel" --budget "$BUDGET" \
+      --min-reps "$MIN_REPS" --db "$OUT/bench.db" >>"$blog" 2>&1 || status=1
   done
   # The tables: case lines, then one row per variant.
   grep -E '^(device|copy bandwidth)|^[a-z_]+ dt=|^  (cuda|variant|torch)' "$blog" \
     | tee -a "$OUT/summary.txt"
 }
 
-step_torch() {
-  ensure_build || { status=1; return; }
-  local tlog=$LOGS/torch.log bundles=/tmp/sl-bundles
-  rm -rf "$bundles" && mkdir -p "$bundles"
-  log "== torch.cuda on the contention suite (same inputs: scatterlab run --save)"
-  local k=0
-  while IFS= read -r line; do
-    line=${line%%#*}
-    [ -z "${line// }" ] && continue
-    k=$((k + 1))
-    "$BUILD/scatterlab" run "$line" --variants cpu.serial --no-db \
-      --save "$bundles/$(printf '%03d' $k)" >>"$tlog" 2>&1
-  done <"$ROOT/harness/batches/bench-contention.txt"
-  python3 "$ROOT/scripts/torch_cuda_bench.py" "$bundles" \
-    --csv "$LOGS/torch-contention.csv" >>"$tlog" 2>&1 || status=1
-  grep -E '^torch |^[a-z_]+ dt=|torch.cuda' "$tlog" | tee -a "$OUT/summary.txt"
-  rm -rf "$bundles"
-}
-
 : >"$OUT/summary.txt"
 log "gpu-run: steps: ${steps[*]}"
-for s in "${steps[@]}"; do
-  case $s in
-    build|test|sanitize|fuzz|bench|torch) "step_$s" ;;
-    *) log "gpu-run: unknown step $s (expected build test sanitize fuzz bench torch)"; status=2 ;;
+run_step() {
+  case $1 in
+    prebuilt|build|test|sanitize|fuzz|bench) "step_$1" ;;
+    *) log "gpu-run: unknown step $1 (expected prebuilt build test sanitize fuzz bench)"; status=2 ;;
   esac
+}
+for s in "${steps[@]}"; do
+  STEP_START=$SECONDS
+  log "gpu-run: [$((SECONDS - T0)) s] $s"
+  if [[ $s == *+* ]]; then
+    # Side by side; each part's status comes back through a file.
+    IFS=+ read -ra parts <<<"$s"
+    for p in "${parts[@]}"; do
+      ( status=0; run_step "$p"; echo $status >"$OUT/.status-$p" ) &
+    done
+    wait
+    for p in "${parts[@]}"; do
+      [ "$(cat "$OUT/.status-$p" 2>/dev/null)" = 0 ] || status=1
+      rm -f "$OUT/.status-$p"
+    done
+  else
+    run_step "$s"
+  fi
 done
+log "gpu-run: [$((SECONDS - T0)) s] steps done"
+
 
 # Pack what comes back: few files, each under 16 MiB.
 for db in fuzz bench; do

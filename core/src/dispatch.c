@@ -5,6 +5,8 @@
 #include <omp.h>
 #endif
 
+#include <stdint.h>
+
 #include "sl_internal.h"
 
 static sl_status (*const sl__infer_fns[SL_OP_COUNT])(sl_ctx *, sl_call *) = {
@@ -136,6 +138,18 @@ sl_status sl_run_variant(sl_ctx *ctx, const sl_variant *v, sl_call *call) {
           "%s: expected a tensor on %s for variant %s, got %s",
           info->arg_names[s], dev == SL_DEVICE_CUDA ? "cuda" : "cpu", variant,
           call->arg[s].device == SL_DEVICE_CUDA ? "cuda" : "cpu");
+    /* CUDA kernels move elements as whole words (16 bytes for c128, so
+     * that duplicate writes cannot tear): the device misaligned-address
+     * fault is a sticky error, so the address is checked here. */
+    const size_t align = sl_dtype_size(call->arg[s].dtype);
+    if (dev == SL_DEVICE_CUDA && call->arg[s].data && align > 1 &&
+        (uintptr_t)call->arg[s].data % align)
+      return sl_ctx_fail(
+          ctx, SL_STATUS_INVALID_ARGUMENT,
+          "%s: expected data aligned to %zu bytes (its %s elements) for "
+          "variant %s, got address %p (%zu past a multiple)",
+          info->arg_names[s], align, sl_dtype_name(call->arg[s].dtype), variant,
+          call->arg[s].data, (size_t)((uintptr_t)call->arg[s].data % align));
   }
   st = sl__check_outputs(ctx, call, &want);
   if (st) return st;

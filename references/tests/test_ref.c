@@ -706,6 +706,27 @@ static void test_time(void) {
   CHECK(err[0] != '\0');
 }
 
+/* torch.cuda: CPU tensors are refused by name; without a CUDA device (or
+ * with a LibTorch that has no CUDA backend) the call is rejected with the
+ * reason. On a GPU the bench exercises the working path. */
+static void test_run_device(void) {
+  char err[256];
+  sl_call c;
+  sl_call_init(&c, SL_OP_GATHER);
+  c.arg[0] = mk(SL_F32, 2, S43, A);
+  c.arg[1] = mk(SL_I64, 2, S23, IDX);
+  int rc = slref_run_device(&c, err, sizeof err);
+  if (sl_cuda_device_count() == 0) {
+    CHECK(rc == 1);
+    CHECK_CONTAINS(err, "has no CUDA backend (or sees no CUDA device)");
+  } else {
+    CHECK(rc == 2);
+    CHECK_CONTAINS(err, "x: expected a cuda tensor here, got a cpu one");
+  }
+  CHECK(slref_run_device(NULL, err, sizeof err) == 2);
+  CHECK_CONTAINS(err, "call is NULL");
+}
+
 int main(void) {
   test_version();
   test_bf16_nan_gather();
@@ -719,5 +740,6 @@ int main(void) {
   test_dynamic_scatter();
   test_dynamic_scatter_backward();
   test_time();
+  test_run_device();
   return sl_test_finish("test_ref");
 }

@@ -41,6 +41,10 @@ check small 8
 check campaign gather buggy:cpu.off_by_one
 check small 8
 check test -n "$(ls "$tmp"/corpus/*.txt 2>/dev/null)"
+# A wrong answer also leaves its .npy bundle, written by the worker (the
+# fuzz job itself never runs a kernel: see sl_worker_save).
+check test -n "$(ls "$tmp"/corpus/*/case.txt 2>/dev/null)"
+check test -n "$(ls "$tmp"/corpus/*/*.npy 2>/dev/null)"
 
 # A crash is a verdict; the variants after it still run.
 "$BIN" run --no-db --variants cpu.serial,buggy:cpu.crash,cpu.omp \

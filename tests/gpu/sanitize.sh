@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # compute-sanitizer over the GPU tests: memcheck (out-of-bounds and
-# misaligned accesses, errors of CUDA calls) and racecheck (shared-memory
-# hazards) on test_gpu_device and on a quick pass of test_gpu_variants.
+# misaligned accesses, errors of CUDA calls), racecheck (shared-memory
+# hazards) and synccheck (barriers reached by part of a block, illegal
+# __syncwarp masks) on test_gpu_device and on a quick pass of
+# test_gpu_variants. SL_SANITIZE_TOOLS narrows the tools (space-separated).
 # Exit 77 (CTest: skipped) without a CUDA device or without
 # compute-sanitizer.
 #
@@ -29,7 +31,7 @@ elif [ $rc -ne 0 ]; then
 fi
 
 failed=0
-for tool in memcheck racecheck; do
+for tool in ${SL_SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
   for cmd in "$device_test" "$variants_test --quick"; do
     echo "== compute-sanitizer --tool $tool $cmd"
     # shellcheck disable=SC2086

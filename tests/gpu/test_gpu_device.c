@@ -332,6 +332,72 @@ static void test_dynamic_forward(void) {
   }
 }
 
+/* c128 duplicates: 2^20 writers of one element, writer k writing (k, -k).
+ * Whichever wins, the element must be one writer's whole value: a c128
+ * moved as two 8-byte halves leaves the real part of one writer and the
+ * imaginary part of another (seen on the H200 before sl__st_racy). And a
+ * c128 tensor at an address that is not 16-byte aligned gets a clear error,
+ * not a device fault. */
+static void test_c128_whole_writes(void) {
+  enum { N = 1 << 20 };
+  double *src = malloc(sizeof(double) * 2 * N);
+  int64_t *idx = calloc(N, sizeof(int64_t));
+  CHECK(src && idx);
+  if (!src || !idx) return;
+  for (int k = 0; k < N; ++k) {
+    src[2 * k] = k + 1;
+    src[2 * k + 1] = -(double)(k + 1);
+  }
+  int64_t n1[1] = {1}, nn[1] = {N};
+  const double zero[2] = {0, 0};
+  sl_tensor tx = dev_tensor(SL_C128, 1, n1, zero);
+  sl_tensor ti = dev_tensor(SL_I64, 1, nn, idx);
+  sl_tensor ts = dev_tensor(SL_C128, 1, nn, src);
+  sl_tensor to = dev_tensor(SL_C128, 1, n1, NULL);
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  int torn = 0;
+  for (int rep = 0; rep < 20; ++rep) {
+    CHECK_MSG(sl_scatter(&ctx, "cuda.plain", &tx, 0, &ti, &ts, &to) ==
+                  SL_STATUS_OK,
+              "%s", sl_ctx_message(&ctx));
+    double got[2];
+    to_host(&to, got);
+    torn += got[1] != -got[0] || got[0] < 1 || got[0] > N;
+    CHECK_MSG(!torn, "cuda.plain scatter c128: got (%g, %g), no writer's",
+              got[0], got[1]);
+    /* The same through the reduce engine's assignment (index_reduce). */
+    for (int v = 0; v < 4 && !torn; ++v) {
+      sl_call c;
+      sl_call_init(&c, SL_OP_INDEX_REDUCE);
+      c.p.dim = 0;
+      c.p.reduce = SL_REDUCE_ASSIGN;
+      c.p.include_self = 1;
+      c.arg[0] = tx;
+      c.arg[1] = ti;
+      c.arg[2] = ts;
+      c.arg[3] = to;
+      CHECK_MSG(sl_run(&ctx, sl__strategies[v], &c) == SL_STATUS_OK, "%s: %s",
+                sl__strategies[v], sl_ctx_message(&ctx));
+      to_host(&to, got);
+      torn += got[1] != -got[0] || got[0] < 1 || got[0] > N;
+      CHECK_MSG(!torn, "%s index_reduce assign c128: got (%g, %g)",
+                sl__strategies[v], got[0], got[1]);
+    }
+  }
+  sl_tensor odd = to;
+  odd.data = (char *)ts.data + 8;
+  CHECK(sl_scatter(&ctx, "cuda.plain", &tx, 0, &ti, &ts, &odd) ==
+        SL_STATUS_INVALID_ARGUMENT);
+  CHECK_CONTAINS(sl_ctx_message(&ctx), "out: expected data aligned to 16");
+  sl_device_free(tx.data);
+  sl_device_free(ti.data);
+  sl_device_free(ts.data);
+  sl_device_free(to.data);
+  free(src);
+  free(idx);
+}
+
 int main(int argc, char **argv) {
   if (sl_cuda_device_count() == 0) {
     printf("test_gpu_device: no CUDA device (%s): skipped\n",
@@ -347,5 +413,6 @@ int main(int argc, char **argv) {
   test_half_sum();
   test_dynamic_backward_max();
   test_dynamic_forward();
+  test_c128_whole_writes();
   return sl_test_finish("test_gpu_device");
 }

@@ -216,11 +216,32 @@ __host__ __device__ __forceinline__ void sl__it_at(const sl__it &it, int64_t i,
 /* Element types                                                             */
 /* ------------------------------------------------------------------------ */
 
-/* 16-byte elements (complex128) copied as two 8-byte words: device
- * allocations are 256-byte aligned, so 8-byte alignment always holds. */
-struct sl__e16 {
+/* 16-byte elements (complex128) move as one 16-byte word, never as two
+ * 8-byte halves: two threads writing the same element (duplicate targets,
+ * where SPEC §2 lets any writer win) would otherwise leave the real part of
+ * one and the imaginary part of the other, a value nobody wrote (seen on
+ * the H200). sl_run_variant checks the 16-byte alignment, as PyTorch's
+ * c10::complex<double> has it. */
+struct __align__(16) sl__e16 {
   uint64_t a, b;
 };
+
+/* A store to an element that other threads may store to at the same time.
+ * For 16-byte elements on sm_90 and later, a 128-bit atomic exchange (the
+ * only store that the PTX memory model makes single-copy atomic at that
+ * width); before sm_90, one 16-byte vector store, a single transaction on
+ * NVIDIA GPUs though the model promises no more than 8 bytes. */
+template <class E> __device__ __forceinline__ void sl__st_racy(E *p, E v) {
+  *p = v;
+}
+template <>
+__device__ __forceinline__ void sl__st_racy<sl__e16>(sl__e16 *p, sl__e16 v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  atomicExch(p, v);
+#else
+  *p = v;
+#endif
+}
 
 /* Accumulation type of a reduction (SPEC §3): f32 for f16 and bf16. */
 template <class T> struct sl__acc_of { typedef T type; };

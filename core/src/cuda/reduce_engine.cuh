@@ -124,7 +124,7 @@ __global__ void sl__red_atomic_k(sl__red<T, Addr> p) {
     const int64_t off = ob + p.a.ocol(j);
     const T v = p.src[sb + p.a.scol(j)];
     if (p.r == SL_REDUCE_ASSIGN) {
-      p.out[off] = v;
+      sl__st_racy(&p.out[off], v);
       continue;
     }
     sl__atomic<A>::apply(sl__red_target(p, dest, j, off), p.r, sl__to_acc<A>(v),
@@ -159,7 +159,7 @@ __global__ void sl__red_warp_k(sl__red<T, Addr> p) {
         off = ob + p.a.ocol(j);
         T t = p.src[sb + p.a.scol(j)];
         if (p.r == SL_REDUCE_ASSIGN) {
-          p.out[off] = t;
+          sl__st_racy(&p.out[off], t);
           live = false;
         } else {
           v = sl__to_acc<A>(t);

@@ -2,8 +2,9 @@
  * scatter on the GPU (cuda.plain): out = x (a device copy), then one thread
  * per element of index writes src's element (or the scalar) to the element
  * of out that it names. Duplicate targets get one of the written values,
- * whichever thread wrote last (SPEC §2: any writer may win); the harness
- * judges that with its any-valid oracle. The index check is made in the
+ * whichever thread wrote last (SPEC §2: any writer may win; sl__st_racy
+ * keeps a c128 write whole); the harness judges that with its any-valid
+ * oracle. The index check is made in the
  * writing pass, as in gather_cuda.cu (out is unspecified after a failure).
  */
 #include <stdio.h>
@@ -24,7 +25,7 @@ __global__ void sl__scatter_k(sl__it it, const I *index, const E *src, E *out,
       atomicMin(bad, (unsigned long long)i);
       continue;
     }
-    out[off[2] + v * os_dim] = has_value ? value : src[off[1]];
+    sl__st_racy(&out[off[2] + v * os_dim], has_value ? value : src[off[1]]);
   }
 }
 
