@@ -154,6 +154,17 @@ int sl_compare(const sl_tensor *got, const sl_tensor *want, sl_oracle o,
   int writes_tried = o != SL_ORACLE_TOLERANCE || !call;
   double sum_abs_diff = 0, sum_abs_ref = 0, sum_sq_diff = 0, sum_sq_ref = 0;
   double max_diff = 0;
+  /* diff1 and diff2 are ratios, so their sums are taken over values divided
+   * by the reference's largest finite magnitude: with values near 1e300
+   * (dp=ext) the sums of squares overflowed, and a one-ulp difference of a
+   * product summed in another order (cuda.lock, f64 prod) was judged by
+   * inf/inf = NaN, a failure. */
+  double scale = 0;
+  for (int64_t i = 0; o == SL_ORACLE_TOLERANCE && i < n; ++i) {
+    double y = fabs(sl_elem_get_f(dt, sl__elem(want, i)));
+    if (isfinite(y) && y > scale) scale = y;
+  }
+  if (!(scale > 0)) scale = 1;
   for (int64_t i = 0; i < n; ++i) {
     const void *g = sl__elem(got, i), *w = sl__elem(want, i);
     double x = sl_elem_get_f(dt, g), y = sl_elem_get_f(dt, w);
@@ -185,10 +196,11 @@ int sl_compare(const sl_tensor *got, const sl_tensor *want, sl_oracle o,
     if (!both_special) {
       double e = fabs(x - y);
       if (isnan(x) != isnan(y) || isinf(x) != isinf(y)) e = INFINITY;
-      sum_abs_diff += e;
-      sum_sq_diff += e * e;
-      sum_abs_ref += fabs(y);
-      sum_sq_ref += y * y;
+      const double es = e / scale, ys = y / scale;
+      sum_abs_diff += es;
+      sum_sq_diff += es * es;
+      sum_abs_ref += fabs(ys);
+      sum_sq_ref += ys * ys;
       if (e > max_diff || isnan(e)) max_diff = e;
     }
     if (!ok) {

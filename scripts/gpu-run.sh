@@ -43,8 +43,8 @@
 # (build-gpu, inside the repository so that it survives between calls on a
 # warm machine), SL_FUZZ_SECONDS (240), SL_FUZZ_JOBS (4), SL_BUDGET (0.3
 # seconds of timing per variant and case), SL_MIN_REPS (3), SL_SUITES (seed
-# contention standard large), SL_BENCH_MATCH (a regex: only the suites'
-# lines it matches), SL_DEADLINE (seconds from the start by which every step
+# contention standard large), SL_BENCH_MATCH_<suite> or SL_BENCH_MATCH (a
+# regex: only the suite's lines it matches), SL_DEADLINE (seconds from the start by which every step
 # must have ended, so that the results are packed before the device tool's
 # limit; each step's commands are cut with SIGINT, then SIGKILL, at it),
 # SL_LIMITS ("step=SECONDS ...": a limit per step, within the deadline).
@@ -273,10 +273,12 @@ step_bench() {
   : >"$blog"
   for suite in $SUITES; do
     local file=$ROOT/harness/batches/bench-$suite.txt sel=/tmp/sl-bench-$suite.txt
-    # SL_BENCH_MATCH (an extended regex) keeps the suite's lines it matches:
-    # the contention suite's 90 cases of up to 4 GiB do not fit one call.
+    # SL_BENCH_MATCH_<suite> (an extended regex; else SL_BENCH_MATCH) keeps
+    # the suite's lines it matches: the contention suite's 90 cases of up
+    # to 4 GiB do not fit one call.
+    local var=SL_BENCH_MATCH_$suite
     grep -v '^[[:space:]]*#' "$file" | grep . |
-      grep -E "${SL_BENCH_MATCH:-.}" >"$sel" || true
+      grep -E "${!var:-${SL_BENCH_MATCH:-.}}" >"$sel" || true
     log "== bench: $suite, $(wc -l <"$sel") cases (cuda.* and torch.cuda, CUDA events, budget $BUDGET s, min reps $MIN_REPS)"
     limited bench "$BUILD/scatterlab-gpubench" --suite "$sel" --budget "$BUDGET" \
       --min-reps "$MIN_REPS" --db "$OUT/bench.db" >>"$blog" 2>&1 || status=1

@@ -5,6 +5,7 @@
  * gather writes 0xFFFF for 0x7FC0), but every other difference in the bits,
  * -0.0 against 0.0 among them, is still one.
  */
+#include <math.h>
 #include <string.h>
 
 #include "compare.h"
@@ -57,7 +58,24 @@ static void test_nan_bits(void) {
   }
 }
 
+/* The tolerance metrics hold at the ends of the f64 range: a one-ulp
+ * difference among values near 1e300 passes (its squares once overflowed
+ * to inf/inf = NaN), and a real difference there still fails. */
+static void test_tolerance_extreme(void) {
+  const double want[3] = {1e300, -3e299, 2.5};
+  double got[3] = {1e300, -3e299, 2.5};
+  got[0] = nextafter(want[0], 0);
+  CHECK(mismatches(SL_F64, 3, got, want, SL_ORACLE_TOLERANCE) == 0);
+  got[1] = -2e299;
+  CHECK(mismatches(SL_F64, 3, got, want, SL_ORACLE_TOLERANCE) == 1);
+  const double small[2] = {1e-300, 3e-300};
+  double sgot[2] = {1e-300, 3e-300};
+  sgot[1] = nextafter(small[1], 1);
+  CHECK(mismatches(SL_F64, 2, sgot, small, SL_ORACLE_TOLERANCE) == 0);
+}
+
 int main(void) {
   test_nan_bits();
+  test_tolerance_extreme();
   return sl_test_finish("test_oracles");
 }
