@@ -1,8 +1,10 @@
 /*
  * Statistics of the reports: quantiles, the Mann-Whitney U test, the
- * Hodges-Lehmann shift with its distribution-free confidence interval, and
- * change-point detection over a series (PELT with a minimum segment
- * length). Plain functions of arrays: no store, no output.
+ * Hodges-Lehmann shift with its distribution-free confidence interval, their
+ * paired counterparts (the Wilcoxon signed-rank test and the one-sample
+ * Hodges-Lehmann estimate with its interval), and change-point detection
+ * over a series (PELT with a minimum segment length). Plain functions of
+ * arrays: no store, no output.
  */
 #ifndef SL_STATS_H
 #define SL_STATS_H
@@ -37,6 +39,36 @@ double sl_stats_mann_whitney(const double *a, int na, const double *b, int nb,
 int sl_stats_hodges_lehmann(const double *a, int na, const double *b, int nb,
                             double level, double *shift, double *lo,
                             double *hi);
+
+/* Two-sided p-value of the Wilcoxon signed-rank test that the paired
+ * differences d[0..n) (e.g. log(cand / base) per round) are symmetric about
+ * 0. Zeros are dropped first (Wilcoxon's method), and ties among |d| share
+ * their average rank. Up to 30 nonzero differences without ties the null
+ * distribution is exact (counted over every sign pattern); otherwise the
+ * normal approximation with the tie correction of the variance and a
+ * continuity correction of 0.5. *w_plus (may be NULL) receives W+, the sum
+ * of the ranks of the positive differences. 1 (and W+ = 0) when every
+ * difference is zero; NaN when n <= 0, a difference is not finite, or
+ * memory runs out. */
+double sl_stats_wilcoxon_signed_rank(const double *d, int n, double *w_plus);
+
+/* The one-sample Hodges-Lehmann estimate of the location of the paired
+ * differences d[0..n) (the median of the Walsh averages (d[i] + d[j]) / 2,
+ * i <= j; zeros included) and its two-sided distribution-free confidence
+ * interval at `level` (e.g. 0.95): the k-th smallest and k-th largest Walsh
+ * average, with k from the exact signed-rank distribution up to n = 30 and
+ * its normal approximation (continuity corrected) above. When n is too
+ * small for any interval at that level (n < 6 at 0.95: even the full range
+ * covers with probability 1 - 2^(1-n) < level), *lo and *hi are the least
+ * and greatest Walsh averages (the least and greatest of d), and the caller
+ * must not claim significance from them. More than 2000 differences are
+ * thinned to 2000 evenly spaced quantiles first, so the cost stays bounded
+ * (2e6 Walsh averages); the bounds are then taken at the quantiles of the
+ * Walsh averages that the ranks for all n give, so the interval keeps the
+ * width of n differences. -1 when n <= 0, a difference is not finite, or
+ * memory runs out, else 0. */
+int sl_stats_hodges_lehmann_paired(const double *d, int n, double level,
+                                   double *est, double *lo, double *hi);
 
 /* Change points of y[0..n) by PELT (Killick et al. 2012) with the cost of a
  * change in mean under Gaussian noise, segments of at least min_seg values

@@ -80,6 +80,180 @@ static void test_hodges_lehmann(void) {
   CHECK_MSG(s == 3 && lo <= 3 && hi >= 3, "%g [%g, %g]", s, lo, hi);
 }
 
+/* The paired statistics against scipy 1.17.1: scipy.stats.wilcoxon(d,
+ * zero_method='wilcox', correction=True, method='exact' or 'asymptotic')
+ * for p; W+ as the sum of scipy.stats.rankdata(|d|) over d > 0 (scipy
+ * reports min(W+, W-)); the Hodges-Lehmann estimate and interval by brute
+ * force in numpy over all Walsh averages, k from the signed-rank
+ * distribution counted exactly in Python integers (n <= 30) or
+ * floor(N/2 - z sqrt(n(n+1)(2n+1)/24) + 0.5) (n > 30). The exact intervals
+ * were checked by inversion: scipy's exact test on d - theta has p <= 0.05
+ * just outside each bound and p > 0.05 just inside. */
+
+/* A: ten distinct magnitudes; ranks of |d|: 0.02, 0.03, 0.11 negative
+ * (1, 2, 5), so W+ = 55 - 8 = 47 and p = 2 P(W+ <= 8) = 2 * 25/1024. */
+static const double pair_a[] = {0.12,  -0.03, 0.25, 0.07, 0.31,
+                                -0.11, 0.18,  0.05, 0.22, -0.02};
+/* B: two zeros (dropped: 13 left) and ties among |d| (0.015 twice, 0.02
+ * three times, 0.01 three times, 0.005 twice): the normal approximation. */
+static const double pair_b[] = {0,    0,     0.015,  -0.015, 0.02,
+                                0.02, 0.02,  -0.005, 0.03,   0.01,
+                                0.01, -0.01, 0.04,   0.005,  0.025};
+
+/* Distinct magnitudes for any n <= 61: (i 37 mod 61 - 25.25) / 100 (no two
+ * integers sum to 50.5, so no |d| ties). */
+static void pair_distinct(double *d, int n) {
+  for (int i = 0; i < n; ++i) d[i] = ((i * 37) % 61 - 25.25) / 100;
+}
+
+static void test_wilcoxon_signed_rank(void) {
+  double w, p, p2, w2;
+  /* Exact (n = 10). */
+  p = sl_stats_wilcoxon_signed_rank(pair_a, 10, &w);
+  CHECK_MSG(w == 47 && p == 0.048828125, "W+ %g p %.17g", w, p);
+  /* Symmetry: negated, W+ becomes W- = 55 - 47 and p stays. */
+  double neg[15];
+  for (int i = 0; i < 10; ++i) neg[i] = -pair_a[i];
+  p2 = sl_stats_wilcoxon_signed_rank(neg, 10, &w2);
+  CHECK_MSG(w2 == 8 && p2 == p, "W+ %g p %.17g", w2, p2);
+
+  /* Zeros and ties (normal approximation): scipy p = 0.02070621647248879,
+   * W+ = 79 of 13 * 14 / 2 = 91. */
+  p = sl_stats_wilcoxon_signed_rank(pair_b, 15, &w);
+  CHECK_MSG(w == 79 && NEAR(p, 0.02070621647248879, 1e-12), "W+ %g p %.17g", w,
+            p);
+  for (int i = 0; i < 15; ++i) neg[i] = -pair_b[i];
+  p2 = sl_stats_wilcoxon_signed_rank(neg, 15, &w2);
+  CHECK_MSG(w2 == 12 && p2 == p, "W+ %g p %.17g", w2, p2);
+
+  /* The boundary of the exact method: n = 30 exact (scipy 'exact'
+   * 0.15794767439365387, W+ 302), n = 31 normal (scipy 'asymptotic'
+   * 0.2062382266628453, W+ 313). */
+  double c[31];
+  pair_distinct(c, 31);
+  p = sl_stats_wilcoxon_signed_rank(c, 30, &w);
+  CHECK_MSG(w == 302 && NEAR(p, 0.15794767439365387, 1e-14), "W+ %g p %.17g", w,
+            p);
+  p = sl_stats_wilcoxon_signed_rank(c, 31, &w);
+  CHECK_MSG(w == 313 && NEAR(p, 0.2062382266628453, 1e-12), "W+ %g p %.17g", w,
+            p);
+
+  /* Small n: five positive differences can reach no better than
+   * p = 2 / 32 = 0.0625, six 2 / 64 = 0.03125 (scipy 'exact' agrees). */
+  const double up[] = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6};
+  p = sl_stats_wilcoxon_signed_rank(up, 5, &w);
+  CHECK_MSG(w == 15 && p == 0.0625, "W+ %g p %g", w, p);
+  p = sl_stats_wilcoxon_signed_rank(up, 6, &w);
+  CHECK_MSG(w == 21 && p == 0.03125, "W+ %g p %g", w, p);
+  /* n = 1: W+ is 0 or 1 with probability 1/2 each, p = 1 (scipy: 1). */
+  p = sl_stats_wilcoxon_signed_rank(up, 1, &w);
+  CHECK(w == 1 && p == 1);
+  p = sl_stats_wilcoxon_signed_rank(neg, 1, &w); /* -0 after negating 0 */
+  CHECK(w == 0 && p == 1);
+  /* Every difference zero: no evidence. */
+  const double zeros[] = {0, 0, 0, -0.0};
+  p = sl_stats_wilcoxon_signed_rank(zeros, 4, &w);
+  CHECK(w == 0 && p == 1);
+  /* Bad input. */
+  CHECK(isnan(sl_stats_wilcoxon_signed_rank(up, 0, &w)) && isnan(w));
+  CHECK(isnan(sl_stats_wilcoxon_signed_rank(up, -1, NULL)));
+  const double hole[] = {0.1, NAN, 0.3};
+  CHECK(isnan(sl_stats_wilcoxon_signed_rank(hole, 3, &w)) && isnan(w));
+}
+
+/* D: 5000 rounds of (i 7919 mod 1009 - 480) / 1000, many ties. */
+static double pair_d[5000];
+
+static void test_hodges_lehmann_paired(void) {
+  double e, lo, hi, e2, lo2, hi2;
+  /* A at 0.95: k = 9 of 55 Walsh averages; estimate 0.1, interval
+   * [0.005, 0.215]. At 0.5: k = 21, [0.07, 0.14]. */
+  CHECK(sl_stats_hodges_lehmann_paired(pair_a, 10, 0.95, &e, &lo, &hi) == 0);
+  CHECK_MSG(NEAR(e, 0.1, 1e-15) && NEAR(lo, 0.005, 1e-15) &&
+                NEAR(hi, 0.215, 1e-15),
+            "%.17g [%.17g, %.17g]", e, lo, hi);
+  CHECK(sl_stats_hodges_lehmann_paired(pair_a, 10, 0.5, &e, &lo, &hi) == 0);
+  CHECK_MSG(NEAR(e, 0.1, 1e-15) && NEAR(lo, 0.07, 1e-15) &&
+                NEAR(hi, 0.14, 1e-15),
+            "%.17g [%.17g, %.17g]", e, lo, hi);
+  /* Symmetry: negating d negates the estimate and mirrors the interval. */
+  double neg[15];
+  for (int i = 0; i < 10; ++i) neg[i] = -pair_a[i];
+  CHECK(sl_stats_hodges_lehmann_paired(pair_a, 10, 0.95, &e, &lo, &hi) == 0);
+  CHECK(sl_stats_hodges_lehmann_paired(neg, 10, 0.95, &e2, &lo2, &hi2) == 0);
+  CHECK(e2 == -e && lo2 == -hi && hi2 == -lo);
+
+  /* B keeps its zeros: k = 26 of 120; 0.01 in [0.0025, 0.02]. */
+  CHECK(sl_stats_hodges_lehmann_paired(pair_b, 15, 0.95, &e, &lo, &hi) == 0);
+  CHECK_MSG(NEAR(e, 0.01, 1e-15) && NEAR(lo, 0.0025, 1e-15) &&
+                NEAR(hi, 0.02, 1e-15),
+            "%.17g [%.17g, %.17g]", e, lo, hi);
+  for (int i = 0; i < 15; ++i) neg[i] = -pair_b[i];
+  CHECK(sl_stats_hodges_lehmann_paired(neg, 15, 0.95, &e2, &lo2, &hi2) == 0);
+  CHECK(e2 == -e && lo2 == -hi && hi2 == -lo);
+
+  /* n = 30 exact (k = 138 of 465): 0.0475 in [-0.0225, 0.1225]; n = 31
+   * normal (k = 148 of 496): 0.0475 in [-0.0275, 0.1125]. */
+  double c[31];
+  pair_distinct(c, 31);
+  CHECK(sl_stats_hodges_lehmann_paired(c, 30, 0.95, &e, &lo, &hi) == 0);
+  CHECK_MSG(NEAR(e, 0.0475, 1e-15) && NEAR(lo, -0.0225, 1e-15) &&
+                NEAR(hi, 0.1225, 1e-15),
+            "%.17g [%.17g, %.17g]", e, lo, hi);
+  CHECK(sl_stats_hodges_lehmann_paired(c, 31, 0.95, &e, &lo, &hi) == 0);
+  CHECK_MSG(NEAR(e, 0.0475, 1e-15) && NEAR(lo, -0.0275, 1e-15) &&
+                NEAR(hi, 0.1125, 1e-15),
+            "%.17g [%.17g, %.17g]", e, lo, hi);
+
+  /* Too few for 95%: five values give the full range [0.1, 0.5] (it covers
+   * with probability 1 - 2/32 only); six reach k = 1, the same full range
+   * [0.1, 0.6], now a 96.9% interval. */
+  const double up[] = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6};
+  CHECK(sl_stats_hodges_lehmann_paired(up, 5, 0.95, &e, &lo, &hi) == 0);
+  CHECK_MSG(NEAR(e, 0.3, 1e-15) && lo == 0.1 && hi == 0.5, "%g [%g, %g]", e, lo,
+            hi);
+  CHECK(sl_stats_hodges_lehmann_paired(up, 6, 0.95, &e, &lo, &hi) == 0);
+  CHECK_MSG(NEAR(e, 0.35, 1e-15) && lo == 0.1 && hi == 0.6, "%g [%g, %g]", e,
+            lo, hi);
+  /* n = 1 and all zero: the one value, three times. */
+  CHECK(sl_stats_hodges_lehmann_paired(up + 2, 1, 0.95, &e, &lo, &hi) == 0);
+  CHECK(e == 0.3 && lo == 0.3 && hi == 0.3);
+  const double zeros[] = {0, 0, 0, 0, 0, 0, 0, 0};
+  CHECK(sl_stats_hodges_lehmann_paired(zeros, 8, 0.95, &e, &lo, &hi) == 0);
+  CHECK(e == 0 && lo == 0 && hi == 0);
+
+  /* Long: 5000 rounds (5 of them zero) are thinned to 2000 quantiles (2e6
+   * Walsh averages instead of 12.5e6). Brute force over all 12.5e6 gives
+   * 0.024 in [0.016, 0.032] (k = 6051182); the thinned values must land
+   * within one step of the Walsh averages (0.0005). Taking the rank of 2000
+   * differences instead would give [0.011, 0.037]. scipy 'asymptotic':
+   * W+ = 6821232 of 4995 * 4996 / 2 = 12477510, p = 1.0983518969011311e-08
+   * (the test never thins). */
+  for (int i = 0; i < 5000; ++i) pair_d[i] = ((i * 7919) % 1009 - 480) / 1000.0;
+  CHECK(sl_stats_hodges_lehmann_paired(pair_d, 5000, 0.95, &e, &lo, &hi) == 0);
+  CHECK_MSG(NEAR(e, 0.024, 5e-4) && NEAR(lo, 0.016, 5e-4) &&
+                NEAR(hi, 0.032, 5e-4),
+            "%.17g [%.17g, %.17g]", e, lo, hi);
+  double w, w2;
+  double p = sl_stats_wilcoxon_signed_rank(pair_d, 5000, &w);
+  CHECK_MSG(w == 6821232 && NEAR(p, 1.0983518969011311e-08, 1e-21),
+            "W+ %.17g p %.17g", w, p);
+  for (int i = 0; i < 5000; ++i) pair_d[i] = -pair_d[i];
+  CHECK(sl_stats_hodges_lehmann_paired(pair_d, 5000, 0.95, &e2, &lo2, &hi2) ==
+        0);
+  CHECK(e2 == -e && lo2 == -hi && hi2 == -lo);
+  double p2 = sl_stats_wilcoxon_signed_rank(pair_d, 5000, &w2);
+  CHECK(w2 == 12477510 - 6821232 && p2 == p);
+
+  /* Bad input: the outputs are NaN. */
+  CHECK(sl_stats_hodges_lehmann_paired(up, 0, 0.95, &e, &lo, &hi) == -1);
+  CHECK(isnan(e) && isnan(lo) && isnan(hi));
+  CHECK(sl_stats_hodges_lehmann_paired(up, -3, 0.95, &e, &lo, &hi) == -1);
+  const double hole[] = {0.1, INFINITY, 0.3};
+  CHECK(sl_stats_hodges_lehmann_paired(hole, 3, 0.95, &e, &lo, &hi) == -1);
+  CHECK(isnan(e));
+}
+
 static void test_changepoints(void) {
   int cps[8];
   /* A step from 0 to log(1.2) after 10 values, with a +-0.001 ripple (far
@@ -131,6 +305,8 @@ int main(void) {
   test_quantiles();
   test_mann_whitney();
   test_hodges_lehmann();
+  test_wilcoxon_signed_rank();
+  test_hodges_lehmann_paired();
   test_changepoints();
   return sl_test_finish("test_stats");
 }
