@@ -93,3 +93,17 @@ int sl_bench_case_open(sl_bench_case *bc, const sl_case *c0,
 }
 
 void sl_bench_case_close(sl_bench_case *bc) { sl_bundle_free(&bc->in); }
+
+int sl_bench_alloc_outputs(sl_call *c, void **mem) {
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  if (sl_infer(&ctx, c)) return -1;
+  const sl_op_info *info = sl_op_get(c->op);
+  for (int s = info->n_in; s < info->n_in + info->n_out; ++s) {
+    int64_t bytes = sl_tensor_bytes(&c->arg[s]);
+    mem[s] = calloc(1, bytes > 0 ? (size_t)bytes : 16);
+    if (!mem[s]) return -1;
+    c->arg[s].data = mem[s];
+  }
+  return 0;
+}

@@ -49,4 +49,9 @@ int sl_bench_case_open(sl_bench_case *bc, const sl_case *c0,
 
 void sl_bench_case_close(sl_bench_case *bc);
 
+/* Output buffers for call c (shapes from sl_infer), zeroed, in mem[slot]
+ * (the caller frees each): c's output slots point at them. 0, or -1 when
+ * the call is invalid or memory runs out. */
+int sl_bench_alloc_outputs(sl_call *c, void **mem);
+
 #endif /* SL_BENCH_CASE_H */

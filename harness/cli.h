@@ -64,6 +64,7 @@ int sl_cmd_history(int argc, char **argv);
 int sl_cmd_list(int argc, char **argv);
 int sl_cmd_report(int argc, char **argv);
 int sl_cmd_bench(int argc, char **argv);
+int sl_cmd_ab(int argc, char **argv);
 int sl_cmd_fuzz(int argc, char **argv);
 int sl_cmd_merge(int argc, char **argv);
 

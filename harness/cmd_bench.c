@@ -135,21 +135,6 @@ static sl__probes sl__probe_again(const sl__probes *start, int threads) {
   return end;
 }
 
-/* Output buffers for one call (shapes from sl_infer); 0 or -1. */
-static int sl__alloc_outputs(sl_call *c, void **mem) {
-  sl_ctx ctx;
-  sl_ctx_init(&ctx);
-  if (sl_infer(&ctx, c)) return -1;
-  const sl_op_info *info = sl_op_get(c->op);
-  for (int s = info->n_in; s < info->n_in + info->n_out; ++s) {
-    int64_t bytes = sl_tensor_bytes(&c->arg[s]);
-    mem[s] = calloc(1, bytes > 0 ? (size_t)bytes : 16);
-    if (!mem[s]) return -1;
-    c->arg[s].data = mem[s];
-  }
-  return 0;
-}
-
 typedef struct sl__bench_ctx {
   sl_store *st;
   int64_t run_id;
@@ -200,7 +185,7 @@ static void sl__table_set(sl__bench_ctx *b, sl_bench_row *row,
  * output copies would pay DRAM write-allocates LibTorch does not (it ran
  * select_scatter at half LibTorch's speed that way). */
 static int sl__alloc_call_outputs(sl_call *calls, int n, void **mem) {
-  if (sl__alloc_outputs(&calls[0], mem)) return -1;
+  if (sl_bench_alloc_outputs(&calls[0], mem)) return -1;
   const sl_op_info *info = sl_op_get(calls[0].op);
   for (int k = 1; k < n; ++k) /* the copies differ in input addresses only */
     for (int s = info->n_in; s < info->n_in + info->n_out; ++s)

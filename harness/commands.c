@@ -16,6 +16,7 @@ static const char *const sl__help =
     "  list     ops, variants and whether each is available here\n"
     "  fuzz     random cases for every op, failures shrunk and kept\n"
     "  bench    time the variants that pass, beside LibTorch\n"
+    "  ab       A/B two builds' kernels in one process (regression gate)\n"
     "  report   list runs, export CSV, or write the HTML report\n"
     "  import   run the case lines of CSV files as a batch\n"
     "  compare  timings of two runs: faster, slower, same (CI gate)\n"
@@ -49,11 +50,11 @@ int sl_cli_main(int argc, char **argv) {
     const char *name;
     int (*fn)(int, char **);
     int runs_variants;
-  } cmds[] = {{"run", sl_cmd_run, 1},        {"list", sl_cmd_list, 1},
-              {"fuzz", sl_cmd_fuzz, 1},      {"bench", sl_cmd_bench, 1},
-              {"report", sl_cmd_report, 0},  {"merge", sl_cmd_merge, 0},
-              {"import", sl_cmd_import, 1},  {"compare", sl_cmd_compare, 0},
-              {"history", sl_cmd_history, 0}};
+  } cmds[] = {{"run", sl_cmd_run, 1},         {"list", sl_cmd_list, 1},
+              {"fuzz", sl_cmd_fuzz, 1},       {"bench", sl_cmd_bench, 1},
+              {"report", sl_cmd_report, 0},   {"merge", sl_cmd_merge, 0},
+              {"import", sl_cmd_import, 1},   {"compare", sl_cmd_compare, 0},
+              {"history", sl_cmd_history, 0}, {"ab", sl_cmd_ab, 0}};
   for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; ++i) {
     if (strcmp(cmd, cmds[i].name) != 0) continue;
     if (cmds[i].runs_variants && sl_cli_providers(cmd, argc - 1, argv + 1))

@@ -1,0 +1,161 @@
+/* Paired A/B timing and its verdict (ab.h). */
+#include "ab.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "interrupt.h"
+#include "sl_stats.h"
+
+/* The most calls an arm makes in one turn (the scratch for their samples). */
+enum { SL__AB_MAX_CALLS = 4096 };
+
+const char *sl_ab_verdict_name(sl_ab_verdict v) {
+  static const char *const names[] = {
+#define SL__AB_NAME(e, name) #name,
+      SL_AB_VERDICT_MAP(SL__AB_NAME)
+#undef SL__AB_NAME
+  };
+  return v >= 0 && v < SL_AB_VERDICT_COUNT ? names[v] : "?";
+}
+
+void sl_ab_opts_init(sl_ab_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->budget_s = 2.0;
+  o->min_rounds = 10;
+  o->max_rounds = 400;
+  o->turn_s = 0.005;
+  o->warmup_s = 0.05;
+  o->half_width = 0.01;
+  o->threshold = 0.05;
+  o->level = 0.95;
+  o->seed = 1;
+}
+
+sl_ab_verdict sl_ab_judge(double est, double lo, double hi,
+                          const sl_ab_opts *o) {
+  const double t = log1p(o->threshold);
+  if (!(lo <= est && est <= hi)) return SL_AB_UNCLEAR; /* NaN included */
+  if (lo > 0 && est > t) return SL_AB_SLOWER;
+  if (hi < 0 && est < -t) return SL_AB_FASTER;
+  if (lo > -t && hi < t) return SL_AB_SAME;
+  return SL_AB_UNCLEAR;
+}
+
+/* xorshift64*: the order of the arms, reproducible from the seed. */
+static uint64_t sl__next(uint64_t *s) {
+  uint64_t x = *s ? *s : 0x9E3779B97F4A7C15ull;
+  x ^= x >> 12;
+  x ^= x << 25;
+  x ^= x >> 27;
+  *s = x;
+  return x * 0x2545F4914F6CDD1Dull;
+}
+
+/* Runs k calls of an arm; *per_call gets their mean, *spent their sum. */
+static int sl__turn(sl_timed_fn fn, void *user, int rep, int k, double *scratch,
+                    double *per_call, double *spent) {
+  int rc = fn(user, rep, k, scratch);
+  if (rc) return rc;
+  double sum = 0;
+  for (int i = 0; i < k; ++i) sum += scratch[i];
+  *per_call = sum / k;
+  *spent += sum;
+  return 0;
+}
+
+/* Warm-up: at least one call, then until warmup_s; the last call's time. */
+static int sl__warm(sl_timed_fn fn, void *user, double warmup_s, double *last) {
+  const double start = sl_now();
+  int rc;
+  do {
+    rc = fn(user, -1, 1, last);
+  } while (!rc && !sl_interrupted() && sl_now() - start < warmup_s);
+  return rc;
+}
+
+/* Estimate, interval and p of the first n rounds. */
+static int sl__judge(sl_ab_result *r, int n, const sl_ab_opts *o, double *d) {
+  for (int i = 0; i < n; ++i) d[i] = log(r->cand_s[i] / r->base_s[i]);
+  double est, lo, hi;
+  if (sl_stats_hodges_lehmann_paired(d, n, o->level, &est, &lo, &hi)) return -1;
+  r->ratio = exp(est);
+  r->lo = exp(lo);
+  r->hi = exp(hi);
+  r->p = sl_stats_wilcoxon_signed_rank(d, n, NULL);
+  r->verdict = sl_ab_judge(est, lo, hi, o);
+  return 0;
+}
+
+int sl_ab_time(sl_timed_fn base, void *base_user, sl_timed_fn cand,
+               void *cand_user, const sl_ab_opts *o, sl_ab_result *r) {
+  memset(r, 0, sizeof *r);
+  r->verdict = SL_AB_UNCLEAR;
+  r->stopped = "rounds";
+  if (!base || !cand || !o || !(o->budget_s > 0) || o->min_rounds < 1 ||
+      o->max_rounds < o->min_rounds || o->max_rounds > SL_AB_MAX_ROUNDS ||
+      !(o->turn_s > 0) || !(o->level > 0 && o->level < 1) ||
+      !(o->threshold > 0))
+    return -1;
+  double *scratch = malloc(sizeof *scratch * SL__AB_MAX_CALLS);
+  double *d = malloc(sizeof *d * SL_AB_MAX_ROUNDS);
+  int rc = scratch && d ? 0 : -1;
+  double last_b = 0, last_c = 0;
+  if (!rc) rc = sl__warm(base, base_user, o->warmup_s, &last_b);
+  if (!rc) rc = sl__warm(cand, cand_user, o->warmup_s, &last_c);
+  /* As many calls per turn as the slower arm fits in turn_s, the same for
+   * both, so that each arm's turn covers as much of the machine's time. */
+  const double pace = last_b > last_c ? last_b : last_c;
+  int k = pace > 0 && o->turn_s / pace < SL__AB_MAX_CALLS
+              ? (int)(o->turn_s / pace)
+              : SL__AB_MAX_CALLS;
+  if (k < 1) k = 1;
+  r->calls_per_turn = k;
+  uint64_t seed = o->seed;
+  double spent = 0;
+  int next_check = 0;
+  /* Attempts bound the loop even when every round is dropped. */
+  for (int attempt = 0; !rc && r->rounds < o->max_rounds &&
+                        attempt < 2 * o->max_rounds && !sl_interrupted();
+       ++attempt) {
+    const int i = r->rounds, cand_first = (int)(sl__next(&seed) >> 63);
+    const int rep = i * k;
+    if (cand_first)
+      rc = sl__turn(cand, cand_user, rep, k, scratch, &r->cand_s[i], &spent);
+    if (!rc)
+      rc = sl__turn(base, base_user, rep, k, scratch, &r->base_s[i], &spent);
+    if (!rc && !cand_first)
+      rc = sl__turn(cand, cand_user, rep, k, scratch, &r->cand_s[i], &spent);
+    if (rc) break;
+    /* A call too short for the clock reads 0: no ratio. Such a round is
+     * dropped (it would be +-inf), and counts toward the budget only. */
+    if (!(r->base_s[i] > 0 && r->cand_s[i] > 0)) {
+      if (spent >= o->budget_s) break;
+      continue;
+    }
+    ++r->rounds;
+    /* Judged at geometrically spaced round counts (each check sorts all
+     * Walsh averages, O(n^2 log n)). */
+    if (r->rounds >= o->min_rounds && r->rounds >= next_check) {
+      next_check = r->rounds + (r->rounds / 8 > 4 ? r->rounds / 8 : 4);
+      if (sl__judge(r, r->rounds, o, d)) {
+        rc = -1;
+        break;
+      }
+      if (log(r->hi / r->lo) / 2 < o->half_width) {
+        r->stopped = "interval";
+        break;
+      }
+    }
+    if (spent >= o->budget_s) {
+      r->stopped = "budget";
+      break;
+    }
+  }
+  if (!rc && r->rounds > 0 && sl__judge(r, r->rounds, o, d)) rc = -1;
+  if (!rc && r->rounds < o->min_rounds) r->verdict = SL_AB_UNCLEAR;
+  free(scratch);
+  free(d);
+  return rc;
+}

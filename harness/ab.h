@@ -1,0 +1,93 @@
+/*
+ * The paired timing of `scatterlab ab`: two builds' versions of one kernel
+ * (base and candidate) on the same inputs in the same process, timed
+ * alternately in rounds, and judged on the per-round ratios.
+ *
+ * Why paired rounds: on a shared machine the speed of the code moves with
+ * the neighbours, within a run and between runs (the 2-core development VM's
+ * copy bandwidth sits at 18-45 or 74-80 GB/s). Two runs compared as
+ * independent samples charge that drift to the code: an unchanged commit
+ * was judged 143% slower at p = 1e-68. Within one round both arms run
+ * seconds apart at most, so the drift that hits one hits the other, and the
+ * ratio of the two cancels it. Each round runs the arms in a random order
+ * (a fixed order would hand one arm the caches the other warmed).
+ *
+ * The judgement is on the log ratios d_r = ln(cand_r / base_r): the
+ * Hodges-Lehmann estimate (median of the Walsh averages) and its
+ * distribution-free interval, and the Wilcoxon signed-rank test, both paired
+ * (reports/sl_stats.h). Sampling stops as soon as the interval is narrow
+ * enough, or when the budget or the round limit is reached.
+ */
+#ifndef SL_AB_H
+#define SL_AB_H
+
+#include <stdint.h>
+
+#include "timing.h"
+
+#define SL_AB_MAX_ROUNDS 1000
+
+typedef struct sl_ab_opts {
+  double budget_s;   /* timed work of both arms per benchmark (default 2) */
+  int min_rounds;    /* never judge on fewer (default 10) */
+  int max_rounds;    /* at most (<= SL_AB_MAX_ROUNDS; default 400) */
+  double turn_s;     /* each arm's share of a round (default 0.005) */
+  double warmup_s;   /* per arm before the rounds (default 0.05) */
+  double half_width; /* stop once the interval's half-width on the log
+                        ratio is below this (default 0.01: about 1%) */
+  double threshold;  /* the relative change that counts (default 0.05) */
+  double level;      /* of the interval (default 0.95) */
+  uint64_t seed;     /* of the order of the arms in each round */
+} sl_ab_opts;
+
+/* What a benchmark's interval says, against the threshold t:
+ *   slower   the interval lies above 1 and the estimate above 1 + t
+ *   faster   the interval lies below 1 and the estimate below 1/(1 + t)
+ *   same     the interval lies within (1/(1 + t), 1 + t): no change that
+ *            counts
+ *   unclear  none of these: too noisy, or too few rounds, to tell */
+#define SL_AB_VERDICT_MAP(X)                                                   \
+  X(SAME, same)                                                                \
+  X(FASTER, faster)                                                            \
+  X(SLOWER, slower)                                                            \
+  X(UNCLEAR, unclear)
+
+typedef enum sl_ab_verdict {
+#define SL__AB_ENUM(e, name) SL_AB_##e,
+  SL_AB_VERDICT_MAP(SL__AB_ENUM)
+#undef SL__AB_ENUM
+      SL_AB_VERDICT_COUNT
+} sl_ab_verdict;
+
+const char *sl_ab_verdict_name(sl_ab_verdict v);
+
+typedef struct sl_ab_result {
+  int rounds;
+  int calls_per_turn;              /* the same for both arms */
+  double base_s[SL_AB_MAX_ROUNDS]; /* seconds per call, round by round */
+  double cand_s[SL_AB_MAX_ROUNDS];
+  double ratio, lo, hi; /* cand/base: exp of the estimate and interval */
+  double p;             /* two-sided, Wilcoxon signed-rank */
+  sl_ab_verdict verdict;
+  const char *stopped; /* "interval", "budget" or "rounds" */
+} sl_ab_result;
+
+void sl_ab_opts_init(sl_ab_opts *o);
+
+/* The verdict on a log-ratio estimate and interval (see above). */
+sl_ab_verdict sl_ab_judge(double est, double lo, double hi,
+                          const sl_ab_opts *o);
+
+/*
+ * Times base and cand (sl_timed_fn: k calls back to back, each sample the
+ * seconds of one call) in paired rounds under o and judges them. Both arms
+ * make the same number of calls per turn, set from the slower arm's pace in
+ * the warm-up. Returns 0, or the first non-zero value an arm returned; -1
+ * when o is out of range or memory runs out. A signal (interrupt.h) ends
+ * the rounds after the calls in hand; the result then holds what was
+ * sampled.
+ */
+int sl_ab_time(sl_timed_fn base, void *base_user, sl_timed_fn cand,
+               void *cand_user, const sl_ab_opts *o, sl_ab_result *r);
+
+#endif

@@ -1,0 +1,441 @@
+/* `scatterlab ab`: two builds' kernels, one process, paired rounds (ab.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ab.h"
+#include "bench_case.h"
+#include "bench_table.h"
+#include "case.h"
+#include "cli.h"
+#include "interrupt.h"
+#include "providers.h"
+#include "runinfo.h"
+#include "runner.h"
+#include "sl_store.h"
+#include "variant_call.h"
+
+static const char *const sl__ab_help =
+    "usage: scatterlab ab --base LIB|DIR [--cand LIB|DIR] [options]\n"
+    "                     (--suite NAME|FILE | 'CASE' ...)\n"
+    "\n"
+    "A/B of two builds' kernels in one process: for every case and every\n"
+    "variant both builds have, the same inputs, the two versions timed\n"
+    "alternately in rounds (random order each round, warm-up first), and a\n"
+    "verdict on the paired per-round ratios cand/base (Hodges-Lehmann\n"
+    "estimate and interval, Wilcoxon signed-rank p): drift of the machine\n"
+    "hits both arms of a round and cancels. Rounds stop once the interval\n"
+    "is narrow (about +-1%), or at the budget. Both versions must pass the\n"
+    "case against LibTorch first.\n"
+    "\n"
+    "  --base LIB|DIR   the base build: a kernels library, or a build\n"
+    "                   directory holding libscatterlab_kernels.so.1; its\n"
+    "                   variants are loaded as base:<name>\n"
+    "  --cand LIB|DIR   the candidate (default: this scatterlab's own\n"
+    "                   kernels); loaded as cand:<name>\n"
+    "  --variants LIST  only these variants (names without the prefix;\n"
+    "                   globs as in run; default: every one both have)\n"
+    "  --threads N      threads for parallel variants (default: all cores)\n"
+    "  --budget SEC     timed work per benchmark, both arms (default 2)\n"
+    "  --min-rounds N   never judge on fewer rounds (default 10)\n"
+    "  --max-rounds N   at most (default 400)\n"
+    "  --threshold PCT  the change that counts (default 5)\n"
+    "  --seed N         order of the arms in the rounds (default 1)\n"
+    "  --db PATH        results database (default " SL_DEFAULT_DB ")\n"
+    "  --no-db          record nothing\n"
+    "\n"
+    "verdicts: slower (interval above 1, estimate above 1 + threshold),\n"
+    "faster, same (interval within the threshold), unclear (neither: too\n"
+    "noisy to tell; not a failure). Exit 1 when any benchmark is slower or\n"
+    "a version fails a case, 2 on a usage error or when no variant pairs.\n"
+    "The store gets a bench run with both arms' per-round samples.\n";
+
+/* One arm: a variant row and its call, with outputs of its own. */
+typedef struct sl__arm {
+  sl_ctx ctx;
+  const sl_hvariant *v;
+  sl_call call;
+  void *mem[SL_MAX_ARGS];
+} sl__arm;
+
+static int sl__arm_run(void *user, int rep, int k, double *samples) {
+  (void)rep;
+  sl__arm *a = user;
+  for (int i = 0; i < k; ++i) {
+    sl_call c = a->call;
+    double t0 = sl_now();
+    if (sl_run_variant(&a->ctx, &a->v->v, &c) != SL_STATUS_OK) return 1;
+    samples[i] = sl_now() - t0;
+  }
+  return 0;
+}
+
+static void sl__arm_free(sl__arm *a) {
+  for (int s = 0; s < SL_MAX_ARGS; ++s) free(a->mem[s]);
+  memset(a, 0, sizeof *a);
+}
+
+typedef struct sl__ab {
+  sl_ab_opts o;
+  const char *variants; /* filter on the names without prefix */
+  int cand_given, threads;
+  sl_store *st;
+  int64_t run_id;
+  int counts[SL_AB_VERDICT_COUNT], pairs, failed;
+} sl__ab;
+
+/* "DIR" -> "DIR/libscatterlab_kernels.so.1"; a file as it is. */
+static int sl__lib_path(const char *opt, const char *arg, char *out,
+                        size_t len) {
+  struct stat sb;
+  if (stat(arg, &sb) != 0) {
+    sl_cli_usage_error("ab",
+                       "%s %s: expected a kernels library or a build "
+                       "directory, found nothing there",
+                       opt, arg);
+    return -1;
+  }
+  if (S_ISDIR(sb.st_mode)) {
+    snprintf(out, len, "%s/libscatterlab_kernels.so.1", arg);
+    if (stat(out, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+      sl_cli_usage_error("ab",
+                         "%s %s: expected a build directory holding "
+                         "libscatterlab_kernels.so.1, found none",
+                         opt, arg);
+      return -1;
+    }
+  } else {
+    snprintf(out, len, "%s", arg);
+  }
+  return 0;
+}
+
+/* Name of the candidate's version of plain variant `plain`. */
+static void sl__cand_name(const sl__ab *ab, const char *plain, char *out,
+                          size_t len) {
+  snprintf(out, len, "%s%s", ab->cand_given ? "cand:" : "", plain);
+}
+
+/* The base variants of op whose candidate exists and passes the filter:
+ * their indices into the registry go to idx; returns how many. */
+static int sl__pairs_of(const sl__ab *ab, sl_op op, size_t *idx, int max) {
+  int n = 0;
+  for (size_t i = 0; i < sl_hvariant_count() && n < max; ++i) {
+    const sl_hvariant *v = sl_hvariant_at(i);
+    if (v->v.op != op || strncmp(v->name, "base:", 5) != 0) continue;
+    const char *plain = v->name + 5;
+    char cname[SL_VARIANT_NAME_LEN + 8];
+    sl__cand_name(ab, plain, cname, sizeof cname);
+    if (!sl_hvariant_find(op, cname)) continue;
+    if (ab->variants && !sl_variant_selected(ab->variants, plain)) continue;
+    idx[n++] = i;
+  }
+  return n;
+}
+
+static const sl_variant_result *sl__verdict_of(const sl_case_result *res,
+                                               const char *name) {
+  for (int i = 0; i < res->n; ++i)
+    if (strcmp(res->v[i].variant, name) == 0) return &res->v[i];
+  return NULL;
+}
+
+static void sl__store_arm(sl__ab *ab, int64_t case_id, const char *name,
+                          const double *samples, int n, int64_t bytes) {
+  if (!ab->st || n == 0) return;
+  sl_timing t;
+  memcpy(t.samples, samples, sizeof *samples * (size_t)n);
+  t.reps = n;
+  double q1, q3;
+  sl_quartiles(samples, n, &q1, &t.median_s, &q3);
+  t.min_s = samples[0];
+  for (int i = 1; i < n; ++i)
+    if (samples[i] < t.min_s) t.min_s = samples[i];
+  double gbs = t.median_s > 0 ? (double)bytes / t.median_s / 1e9 : 0;
+  sl_timing_row row = {name,    ab->threads, n,  0,     t.median_s, q3 - q1,
+                       t.min_s, gbs,         -1, bytes, t.samples,  n};
+  int64_t id;
+  if (sl_store_add_timing(ab->st, case_id, &row, &id))
+    fprintf(stderr, "scatterlab ab: store: %s\n", sl_store_errmsg(ab->st));
+}
+
+/* Times one pair on the case's inputs and prints its line. */
+static void sl__pair(sl__ab *ab, const sl_bench_case *bc,
+                     const sl_case_result *res, const sl_hvariant *base) {
+  const char *plain = base->name + 5;
+  char cname[SL_VARIANT_NAME_LEN + 8];
+  sl__cand_name(ab, plain, cname, sizeof cname);
+  const sl_hvariant *cand = sl_hvariant_find(bc->c.op, cname);
+  const sl_hvariant *arm_v[2] = {base, cand};
+  for (int k = 0; k < 2; ++k) {
+    const sl_variant_result *r = sl__verdict_of(res, arm_v[k]->name);
+    if (sl_variant_device(&arm_v[k]->v) != SL_DEVICE_CPU) {
+      printf("  %-16s not timed: ab times cpu variants only at this "
+             "version\n",
+             plain);
+      return;
+    }
+    if (!r || (r->verdict != SL_VERDICT_PASSED &&
+               r->verdict != SL_VERDICT_MISTRUSTED)) {
+      printf("  %-16s not timed: %s %s%s%s\n", plain, arm_v[k]->name,
+             r ? sl_verdict_name(r->verdict) : "did not run",
+             r && r->message[0] ? ": " : "", r ? r->message : "");
+      if (r && sl_verdict_is_failure(r->verdict)) ab->failed = 1;
+      return;
+    }
+    unsigned lacks = 0;
+    const sl_op_info *info = sl_op_get(bc->c.op);
+    for (int s = 0; s < info->n_in; ++s)
+      lacks |= sl_input_layout(&bc->in.call.arg[s]) & ~arm_v[k]->caps.layouts;
+    if (lacks) {
+      printf("  %-16s not timed: %s takes %s inputs as contiguous copies\n",
+             plain, arm_v[k]->name,
+             lacks & SL_LAYOUT_BROADCAST ? "broadcast" : "strided");
+      return;
+    }
+  }
+  static sl__arm arms[2];
+  int ok = 1;
+  for (int k = 0; k < 2; ++k) {
+    memset(&arms[k], 0, sizeof arms[k]);
+    sl_ctx_init(&arms[k].ctx);
+    arms[k].ctx.threads = ab->threads;
+    arms[k].v = arm_v[k];
+    arms[k].call = bc->in.call;
+    ok = ok && sl_bench_alloc_outputs(&arms[k].call, arms[k].mem) == 0;
+  }
+  static sl_ab_result r;
+  int rc =
+      ok ? sl_ab_time(sl__arm_run, &arms[0], sl__arm_run, &arms[1], &ab->o, &r)
+         : -1;
+  if (rc) {
+    const char *m0 = sl_ctx_message(&arms[0].ctx);
+    const char *why = !ok      ? "out of memory"
+                      : rc > 0 ? (m0[0] ? m0 : sl_ctx_message(&arms[1].ctx))
+                               : "bad options or out of memory";
+    printf("  %-16s not timed: %s\n", plain, why);
+    ab->failed = 1;
+  } else if (sl_interrupted()) {
+    printf("  %-16s interrupted: not judged\n", plain);
+  } else {
+    ++ab->pairs;
+    ++ab->counts[r.verdict];
+    double bq1, bm, bq3, cq1, cm, cq3;
+    sl_quartiles(r.base_s, r.rounds, &bq1, &bm, &bq3);
+    sl_quartiles(r.cand_s, r.rounds, &cq1, &cm, &cq3);
+    printf("  %-16s %10.4f %10.4f  %6.3f [%6.3f, %6.3f]  %8.2g %6d  %s\n",
+           plain, bm * 1e3, cm * 1e3, r.ratio, r.lo, r.hi, r.p, r.rounds,
+           sl_ab_verdict_name(r.verdict));
+    sl__store_arm(ab, bc->case_id, base->name, r.base_s, r.rounds, bc->bytes);
+    sl__store_arm(ab, bc->case_id, cand->name, r.cand_s, r.rounds, bc->bytes);
+  }
+  sl__arm_free(&arms[0]);
+  sl__arm_free(&arms[1]);
+}
+
+static void sl__ab_case(sl__ab *ab, const sl_case *c) {
+  size_t idx[64];
+  int n = sl__pairs_of(ab, c->op, idx, 64);
+  if (n == 0) return;
+  /* Correctness first: both versions of every pair against LibTorch. */
+  char list[4096] = "";
+  for (int i = 0; i < n; ++i) {
+    const char *bname = sl_hvariant_at(idx[i])->name;
+    char cname[SL_VARIANT_NAME_LEN + 8];
+    sl__cand_name(ab, bname + 5, cname, sizeof cname);
+    size_t used = strlen(list);
+    snprintf(list + used, sizeof list - used, "%s%s,%s", used ? "," : "", bname,
+             cname);
+  }
+  sl_run_opts ro = {0};
+  ro.variants = list;
+  ro.threads = ab->threads;
+  static sl_case_result res;
+  sl_bench_case bc;
+  char err[512];
+  if (sl_bench_case_open(&bc, c, &ro, ab->st, ab->run_id, &res, err,
+                         sizeof err)) {
+    fprintf(stderr, "scatterlab ab: %s\n", err);
+    ab->failed = 1;
+    return;
+  }
+  printf("  %-16s %10s %10s  %-24s %8s %6s  %s\n", "variant", "base ms",
+         "cand ms", "cand/base [interval]", "p", "rounds", "verdict");
+  for (int i = 0; i < n && !sl_interrupted(); ++i)
+    sl__pair(ab, &bc, &res, sl_hvariant_at(idx[i]));
+  sl_bench_case_close(&bc);
+}
+
+int sl_cmd_ab(int argc, char **argv) {
+  sl__ab ab;
+  memset(&ab, 0, sizeof ab);
+  sl_ab_opts_init(&ab.o);
+  const char *db = SL_DEFAULT_DB, *suite = NULL, *base = NULL, *cand = NULL;
+  int no_db = 0, rc = SL_EXIT_USAGE, n = 0;
+  long long v;
+  double d;
+  char **lines = NULL;
+  sl_case *cases = NULL;
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      fputs(sl__ab_help, stdout);
+      rc = SL_EXIT_OK;
+      goto out;
+    } else if (sl_cli_is(a, "--base")) {
+      if (!(base = sl_cli_value("ab", argc, argv, &i))) goto out;
+    } else if (sl_cli_is(a, "--cand")) {
+      if (!(cand = sl_cli_value("ab", argc, argv, &i))) goto out;
+    } else if (sl_cli_is(a, "--suite")) {
+      if (!(suite = sl_cli_value("ab", argc, argv, &i))) goto out;
+    } else if (sl_cli_is(a, "--variants")) {
+      if (!(ab.variants = sl_cli_value("ab", argc, argv, &i))) goto out;
+    } else if (sl_cli_is(a, "--threads")) {
+      if ((v = sl_cli_int_option("ab", argc, argv, &i, 0, 4096)) < 0) goto out;
+      ab.threads = (int)v;
+    } else if (sl_cli_is(a, "--budget")) {
+      if ((d = sl_cli_positive_option("ab", argc, argv, &i, 3600)) < 0)
+        goto out;
+      ab.o.budget_s = d;
+    } else if (sl_cli_is(a, "--min-rounds")) {
+      if ((v = sl_cli_int_option("ab", argc, argv, &i, 6, SL_AB_MAX_ROUNDS)) <
+          0)
+        goto out;
+      ab.o.min_rounds = (int)v;
+    } else if (sl_cli_is(a, "--max-rounds")) {
+      if ((v = sl_cli_int_option("ab", argc, argv, &i, 6, SL_AB_MAX_ROUNDS)) <
+          0)
+        goto out;
+      ab.o.max_rounds = (int)v;
+    } else if (sl_cli_is(a, "--threshold")) {
+      if ((d = sl_cli_positive_option("ab", argc, argv, &i, 1000)) < 0)
+        goto out;
+      ab.o.threshold = d / 100;
+    } else if (sl_cli_is(a, "--seed")) {
+      if ((v = sl_cli_int_option("ab", argc, argv, &i, 0, INT64_MAX)) < 0)
+        goto out;
+      ab.o.seed = (uint64_t)v;
+    } else if (sl_cli_is(a, "--db")) {
+      if (!(db = sl_cli_value("ab", argc, argv, &i))) goto out;
+    } else if (strcmp(a, "--no-db") == 0) {
+      no_db = 1;
+    } else if (a[0] == '-' && a[1] == '-') {
+      sl_cli_usage_error("ab", "%s: unknown option", a);
+      goto out;
+    } else {
+      char **nv = realloc(lines, sizeof(char *) * (size_t)(n + 1));
+      if (!nv) goto out;
+      lines = nv;
+      lines[n++] = strdup(a);
+    }
+  }
+  if (!base) {
+    sl_cli_usage_error("ab", "expected --base LIB|DIR (the build to compare "
+                             "against), got none");
+    goto out;
+  }
+  if (ab.o.min_rounds > ab.o.max_rounds) {
+    sl_cli_usage_error("ab",
+                       "--min-rounds %d: expected at most --max-rounds "
+                       "(%d)",
+                       ab.o.min_rounds, ab.o.max_rounds);
+    goto out;
+  }
+  if (suite && sl_bench_read_suite(suite, &lines, &n)) {
+    sl_cli_usage_error("ab",
+                       "--suite %s: expected a suite name (seed, standard, "
+                       "contention, large) or a file, found neither",
+                       suite);
+    goto out;
+  }
+  if (n == 0) {
+    sl_cli_usage_error("ab", "expected --suite or case lines, got none");
+    goto out;
+  }
+  if (!(cases = calloc((size_t)n, sizeof *cases))) goto out;
+  for (int i = 0; i < n; ++i) {
+    char err[512];
+    if (sl_case_parse(lines[i], &cases[i], err, sizeof err)) {
+      sl_cli_usage_error("ab", "case %d: %s", i + 1, err);
+      goto out;
+    }
+  }
+  char bpath[4096 + 40], cpath[4096 + 40], bspec[4200], cspec[4200];
+  if (sl__lib_path("--base", base, bpath, sizeof bpath) ||
+      (cand && sl__lib_path("--cand", cand, cpath, sizeof cpath)))
+    goto out;
+  if (sl_cli_parse_only) {
+    rc = SL_EXIT_OK;
+    goto out;
+  }
+  snprintf(bspec, sizeof bspec, "base=%s", bpath);
+  snprintf(cspec, sizeof cspec, "cand=%s", cand ? cpath : "");
+  const char *specs[2] = {bspec, cspec};
+  char perr[1024];
+  if (sl_providers_load(specs, cand ? 2 : 1, perr, sizeof perr)) {
+    fprintf(stderr, "scatterlab ab: %s\n", perr);
+    goto out;
+  }
+  ab.cand_given = cand != NULL;
+  int pairable = 0;
+  for (int i = 0; i < n && !pairable; ++i) {
+    size_t idx[1];
+    pairable = sl__pairs_of(&ab, cases[i].op, idx, 1) > 0;
+  }
+  if (!pairable) {
+    sl_cli_usage_error("ab",
+                       "no variant of these cases' ops is in both "
+                       "builds%s%s: nothing to compare",
+                       ab.variants ? " and matches --variants " : "",
+                       ab.variants ? ab.variants : "");
+    goto out;
+  }
+  ab.threads = ab.threads > 0 ? ab.threads : sl_default_threads();
+  sl_interrupt_install();
+  printf("base %s\ncand %s\nthreads %d, threshold %.3g%%, budget %.3g s per "
+         "benchmark, seed %llu\n",
+         bpath, cand ? cpath : "(this scatterlab's kernels)", ab.threads,
+         ab.o.threshold * 100, ab.o.budget_s, (unsigned long long)ab.o.seed);
+  if (!no_db) {
+    char err[512];
+    if (sl_store_open(db, SL_STORE_READWRITE, &ab.st, err, sizeof err)) {
+      fprintf(stderr, "scatterlab ab: %s\n", err);
+      rc = SL_EXIT_FAIL;
+      goto out;
+    }
+    sl_runinfo_buf ri;
+    sl_runinfo_fill(&ri, "bench", argc, argv, ab.threads);
+    if (sl_store_run_begin(ab.st, &ri.info, &ab.run_id)) {
+      fprintf(stderr, "scatterlab ab: %s\n", sl_store_errmsg(ab.st));
+      sl_store_close(ab.st);
+      rc = SL_EXIT_FAIL;
+      goto out;
+    }
+  }
+  for (int i = 0; i < n && !sl_interrupted(); ++i) {
+    if (ab.st) sl_store_begin(ab.st);
+    sl__ab_case(&ab, &cases[i]);
+    if (ab.st && (sl_interrupted() ? sl_store_rollback(ab.st)
+                                   : sl_store_commit(ab.st))) {
+      fprintf(stderr, "scatterlab ab: store: %s\n", sl_store_errmsg(ab.st));
+      ab.failed = 1;
+    }
+  }
+  printf("\n%d benchmarks judged:", ab.pairs);
+  for (int k = 0; k < SL_AB_VERDICT_COUNT; ++k)
+    printf(" %d %s", ab.counts[k], sl_ab_verdict_name((sl_ab_verdict)k));
+  printf("\n");
+  const int bad = ab.failed || ab.counts[SL_AB_SLOWER] > 0;
+  if (ab.st) {
+    sl_store_run_finish(ab.st, ab.run_id, sl_interrupt_run_status(bad));
+    sl_store_close(ab.st);
+    printf("results: %s (run %lld)\n", db, (long long)ab.run_id);
+  }
+  rc = sl_interrupt_exit_status(bad ? SL_EXIT_FAIL : SL_EXIT_OK);
+out:
+  free(cases);
+  for (int i = 0; i < n; ++i) free(lines[i]);
+  free(lines);
+  return rc;
+}

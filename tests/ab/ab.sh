@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# `scatterlab ab` proven against planted slowdowns (slow.c): one gather
+# provider built unchanged (0%), 10% and 100% slower, compared as a base
+# and a candidate build in one process. The gate must not call an unchanged
+# kernel slower (A/A: two copies of one library, several seeds), must catch
+# the 2x slowdown (exit 1), must call the reverse faster (exit 0), must not
+# call the 10% one same or faster, and must refuse what it cannot compare.
+#
+# usage: ab.sh SCATTERLAB FIXTURE_DIR
+set -u
+BIN=$1
+DIR=$2
+. "$(dirname "$0")/../check.sh"
+CASE='gather dt=f32 x=20000x8 index=40000x8 dim=0 seed=3'
+show() { sed 's/^/  | /' "$tmp/out" | head -30; }
+ab() { # ab BASE CAND [options]: output in $tmp/out, status in $rc
+  local base=$1 cand=$2
+  shift 2
+  "$BIN" ab --base "$base" --cand "$cand" --threads 1 --budget 1.5 \
+    --variants cpu.gather "$@" "$CASE" >"$tmp/out" 2>&1
+  rc=$?
+}
+status_is() { # status_is WANT
+  [ "$rc" = "$1" ] && return
+  echo "  exit status $rc, expected $1"
+  show
+  return 1
+}
+verdict_in() { # verdict_in V...: the cpu.gather line's verdict is one of V
+  local got
+  got=$(awk '$1 == "cpu.gather" {print $NF}' "$tmp/out")
+  for v in "$@"; do [ "$got" = "$v" ] && return; done
+  echo "  verdict '$got', expected one of: $*"
+  show
+  return 1
+}
+ratio_between() { # ratio_between LO HI: the estimate cand/base
+  awk -v lo="$1" -v hi="$2" '$1 == "cpu.gather" {
+      r = $4 + 0; found = 1; exit !(r >= lo && r <= hi) }
+    END { if (!found) exit 1 }' "$tmp/out" && return
+  echo "  ratio not in [$1, $2]"
+  show
+  return 1
+}
+
+cp "$DIR/libsltest_slow0.so" "$tmp/copy_of_slow0.so"
+for seed in 1 2 3; do
+  ab "$DIR/libsltest_slow0.so" "$tmp/copy_of_slow0.so" --seed $seed --no-db
+  check "A/A seed $seed: exit 0" status_is 0
+  check "A/A seed $seed: not judged slower or faster" verdict_in same unclear
+done
+
+ab "$DIR/libsltest_slow0.so" "$DIR/libsltest_slow100.so" --db "$tmp/ab.db"
+check "2x slower: exit 1" status_is 1
+check "2x slower: judged slower" verdict_in slower
+check "2x slower: estimate near 2" ratio_between 1.6 2.6
+check "2x slower: summary" grep -q "1 benchmarks judged: 0 same 0 faster 1 slower 0 unclear" "$tmp/out"
+# The store: a bench run with both arms' per-round samples.
+check "store: both arms timed" test "$(sqlite3 "$tmp/ab.db" \
+  "select count(*) from timings where variant in ('base:cpu.gather','cand:cpu.gather') and reps >= 10")" = 2
+check "store: raw samples kept" test "$(sqlite3 "$tmp/ab.db" \
+  "select count(*) >= 20 from samples")" = 1
+
+ab "$DIR/libsltest_slow100.so" "$DIR/libsltest_slow0.so" --no-db
+check "2x faster: exit 0" status_is 0
+check "2x faster: judged faster" verdict_in faster
+
+ab "$DIR/libsltest_slow0.so" "$DIR/libsltest_slow10.so" --no-db --budget 3
+check "10% slower: never same or faster" verdict_in slower unclear
+check "10% slower: estimate above 1" ratio_between 1.0 1.5
+echo "  10% slower judged: $(awk '$1 == "cpu.gather" {print $4, $5, $6, $7, $NF}' "$tmp/out")"
+
+# What it cannot compare: a usage error (2), named.
+ab "$DIR/libsltest_slow0.so" "$DIR/libsltest_slow10.so" --no-db --variants nope
+check "no pair: exit 2" status_is 2
+check "no pair: says so" grep -q "nothing to compare" "$tmp/out"
+"$BIN" ab --base "$tmp" "$CASE" >"$tmp/out" 2>&1
+rc=$?
+check "build dir without the library: exit 2" status_is 2
+check "build dir without the library: named" grep -q "holding libscatterlab_kernels.so.1" "$tmp/out"
+"$BIN" ab --cand "$DIR/libsltest_slow0.so" "$CASE" >"$tmp/out" 2>&1
+rc=$?
+check "no --base: exit 2" status_is 2
+
+echo "$((checks - fails)) passed, $fails failed"
+[ "$fails" -eq 0 ]
