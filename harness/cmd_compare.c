@@ -32,6 +32,7 @@ static const char *const sl__compare_help =
     "  --format F         text (default), markdown, csv or html\n"
     "  -o FILE            write to FILE instead of standard output\n"
     "exit status: 1 when a benchmark is slower, 0 otherwise, 2 usage error\n"
+    "or when no benchmark is in both runs (nothing compared)\n"
     "or unreadable input\n";
 
 /* A number option in (lo, hi]; trailing '%' allowed when pct. */
@@ -198,6 +199,16 @@ int sl_cmd_compare(int argc, char **argv) {
     if (out != stdout) werr |= fclose(out) != 0;
     if (werr) {
       fprintf(stderr, "scatterlab compare: write error\n");
+      rc = SL_EXIT_USAGE;
+    } else if (set.n == 0) {
+      /* A gate that compared nothing must not pass: the runs timed other
+       * cases, variants, threads or warm/cold settings. */
+      fprintf(stderr,
+              "scatterlab compare: expected benchmarks in both runs (same "
+              "case line, variant, threads, warm/cold), got none: %d only in "
+              "%s, %d only in %s; nothing was compared\n",
+              set.only_base, set.base_name ? set.base_name : "the base",
+              set.only_cand, set.cand_name ? set.cand_name : "the candidate");
       rc = SL_EXIT_USAGE;
     } else {
       rc = set.counts[SL_CMP_SLOWER] ? SL_EXIT_FAIL : SL_EXIT_OK;

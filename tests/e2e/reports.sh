@@ -92,6 +92,13 @@ check "usage: threshold" run 2 compare --db "$cdb" --threshold x 1 2
 check "no such run" run 2 compare --db "$cdb" 1 99
 check "no run message" has "no run 99"
 check "no such file" run 2 compare "$tmp/none.db" "$cdb"
+# Runs that share no benchmark: nothing compared is not a pass.
+cp "$cdb" "$tmp/np.db"
+"$BIN" bench --db "$tmp/np.db" --budget 0.02 --min-reps 3 --variants cpu.serial \
+  'scatter dt=f32 it=i64 x=64 index=64 src=64 dim=0 seed=9' >/dev/null 2>&1
+other=$(sqlite3 "$tmp/np.db" "select max(id) from runs")
+check "no pairs: exit 2" run 2 compare --db "$tmp/np.db" 1 "$other"
+check "no pairs: says so" has "nothing was compared"
 
 # --- history and the HTML report ---------------------------------------------
 check "history" run 0 history --db "$cdb" --all
