@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "ab.h"
+#include "ab_ref.h"
 #include "bench_case.h"
 #include "bench_table.h"
 #include "case.h"
@@ -17,7 +18,8 @@
 #include "variant_call.h"
 
 static const char *const sl__ab_help =
-    "usage: scatterlab ab --base LIB|DIR [--cand LIB|DIR] [options]\n"
+    "usage: scatterlab ab (--base LIB|DIR | --base-ref GITREF)\n"
+    "                     [--cand LIB|DIR] [options]\n"
     "                     (--suite NAME|FILE | 'CASE' ...)\n"
     "\n"
     "A/B of two builds' kernels in one process: for every case and every\n"
@@ -32,6 +34,10 @@ static const char *const sl__ab_help =
     "  --base LIB|DIR   the base build: a kernels library, or a build\n"
     "                   directory holding libscatterlab_kernels.so.1; its\n"
     "                   variants are loaded as base:<name>\n"
+    "  --base-ref REV   the base built from git: a worktree of this\n"
+    "                   repository at REV, configured with this build's\n"
+    "                   options, only its kernels library built; cached in\n"
+    "                   SCATTERLAB_CACHE or ~/.cache/scatterlab (ab/<commit>)\n"
     "  --cand LIB|DIR   the candidate (default: this scatterlab's own\n"
     "                   kernels); loaded as cand:<name>\n"
     "  --variants LIST  only these variants (names without the prefix;\n"
@@ -271,7 +277,8 @@ int sl_cmd_ab(int argc, char **argv) {
   sl__ab ab;
   memset(&ab, 0, sizeof ab);
   sl_ab_opts_init(&ab.o);
-  const char *db = SL_DEFAULT_DB, *suite = NULL, *base = NULL, *cand = NULL;
+  const char *db = SL_DEFAULT_DB, *suite = NULL, *base = NULL, *cand = NULL,
+             *base_ref = NULL;
   int no_db = 0, rc = SL_EXIT_USAGE, n = 0;
   long long v;
   double d;
@@ -285,6 +292,8 @@ int sl_cmd_ab(int argc, char **argv) {
       goto out;
     } else if (sl_cli_is(a, "--base")) {
       if (!(base = sl_cli_value("ab", argc, argv, &i))) goto out;
+    } else if (sl_cli_is(a, "--base-ref")) {
+      if (!(base_ref = sl_cli_value("ab", argc, argv, &i))) goto out;
     } else if (sl_cli_is(a, "--cand")) {
       if (!(cand = sl_cli_value("ab", argc, argv, &i))) goto out;
     } else if (sl_cli_is(a, "--suite")) {
@@ -330,9 +339,11 @@ int sl_cmd_ab(int argc, char **argv) {
       lines[n++] = strdup(a);
     }
   }
-  if (!base) {
-    sl_cli_usage_error("ab", "expected --base LIB|DIR (the build to compare "
-                             "against), got none");
+  if (!base == !base_ref) {
+    sl_cli_usage_error("ab",
+                       "expected one of --base LIB|DIR and --base-ref "
+                       "GITREF (the build to compare against), got %s",
+                       base ? "both" : "neither");
     goto out;
   }
   if (ab.o.min_rounds > ab.o.max_rounds) {
@@ -362,12 +373,19 @@ int sl_cmd_ab(int argc, char **argv) {
     }
   }
   char bpath[4096 + 40], cpath[4096 + 40], bspec[4200], cspec[4200];
-  if (sl__lib_path("--base", base, bpath, sizeof bpath) ||
+  if ((base && sl__lib_path("--base", base, bpath, sizeof bpath)) ||
       (cand && sl__lib_path("--cand", cand, cpath, sizeof cpath)))
     goto out;
   if (sl_cli_parse_only) {
     rc = SL_EXIT_OK;
     goto out;
+  }
+  if (base_ref) {
+    char err[8192];
+    if (sl_ab_build_ref(base_ref, bpath, sizeof bpath, err, sizeof err)) {
+      fprintf(stderr, "scatterlab ab: %s\n", err);
+      goto out;
+    }
   }
   snprintf(bspec, sizeof bspec, "base=%s", bpath);
   snprintf(cspec, sizeof cspec, "cand=%s", cand ? cpath : "");

@@ -8,8 +8,8 @@
 #
 # usage: ab.sh SCATTERLAB FIXTURE_DIR
 set -u
-BIN=$1
-DIR=$2
+BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+DIR=$(cd "$2" && pwd)
 . "$(dirname "$0")/../check.sh"
 CASE='gather dt=f32 x=20000x8 index=40000x8 dim=0 seed=3'
 show() { sed 's/^/  | /' "$tmp/out" | head -30; }
@@ -81,6 +81,41 @@ check "build dir without the library: named" grep -q "holding libscatterlab_kern
 "$BIN" ab --cand "$DIR/libsltest_slow0.so" "$CASE" >"$tmp/out" 2>&1
 rc=$?
 check "no --base: exit 2" status_is 2
+
+# --base-ref: the base built from git into the cache, then reused. A tiny
+# repository whose target scatterlab_kernels is the unchanged fixture
+# stands in for scatterlab's own tree (which takes minutes to build).
+SRC_DIR=$(cd "$(dirname "$0")/../.." && pwd)
+repo=$tmp/repo
+mkdir -p "$repo"
+cp "$(dirname "$0")/slow.c" "$SRC_DIR/tests/providers/sltest_gather.h" "$repo/"
+cat >"$repo/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.16)
+project(abfake C)
+add_library(scatterlab_kernels SHARED slow.c)
+target_include_directories(scatterlab_kernels PRIVATE $SRC_DIR/core/include)
+target_compile_definitions(scatterlab_kernels PRIVATE SLOW_PCT=0)
+set_target_properties(scatterlab_kernels PROPERTIES SOVERSION 1
+  LIBRARY_OUTPUT_DIRECTORY \${CMAKE_BINARY_DIR})
+CMAKE
+git -C "$repo" init -q && git -C "$repo" add . &&
+  git -C "$repo" -c user.name=t -c user.email=t@t commit -qm base
+export SCATTERLAB_CACHE=$tmp/cache
+base_ref() { # base_ref REF: ab in the repository, output in $tmp/out
+  (cd "$repo" && "$BIN" ab --base-ref "$1" --cand "$DIR/libsltest_slow0.so" \
+    --threads 1 --budget 1 --no-db "$CASE") >"$tmp/out" 2>&1
+  rc=$?
+}
+base_ref HEAD
+check "base-ref: exit 0" status_is 0
+check "base-ref: built" grep -q "base: building the kernels of" "$tmp/out"
+check "base-ref: judged" verdict_in same unclear
+check "base-ref: in the cache" test -f "$(echo "$tmp"/cache/ab/*/build/libscatterlab_kernels.so.1)"
+base_ref HEAD
+check "base-ref again: reused" grep -q "built before" "$tmp/out"
+base_ref no-such-ref
+check "base-ref unknown: exit 2" status_is 2
+check "base-ref unknown: named" grep -q "no-such-ref: expected a commit" "$tmp/out"
 
 echo "$((checks - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]
