@@ -7,7 +7,14 @@
 #define SL_DEFAULT_DB "results/scatterlab.db"
 
 /* Exit statuses of every command. */
-enum { SL_EXIT_OK = 0, SL_EXIT_FAIL = 1, SL_EXIT_USAGE = 2 };
+enum {
+  SL_EXIT_OK = 0,
+  SL_EXIT_FAIL = 1,
+  SL_EXIT_USAGE = 2,
+  /* compare, ab: nothing was compared, or a base benchmark has no
+   * candidate (a gate that judged less than it was given must not pass) */
+  SL_EXIT_INCOMPLETE = 3
+};
 
 /* Prints "scatterlab <cmd>: <message>" and a hint to stderr; returns 2. */
 int sl_cli_usage_error(const char *cmd, const char *fmt, ...)

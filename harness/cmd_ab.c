@@ -51,10 +51,16 @@ static const char *const sl__ab_help =
     "  --db PATH        results database (default " SL_DEFAULT_DB ")\n"
     "  --no-db          record nothing\n"
     "\n"
+    "  --allow-missing  a base variant the candidate lacks is reported,\n"
+    "                   not an incomplete comparison (exit 3)\n"
+    "  --plant-slowdown PCT  test-only: every candidate call spins for PCT%%\n"
+    "                   of its own time, to measure what the gate detects\n"
+    "\n"
     "verdicts: slower (interval above 1, estimate above 1 + threshold),\n"
     "faster, same (interval within the threshold), unclear (neither: too\n"
     "noisy to tell; not a failure). Exit 1 when any benchmark is slower or\n"
-    "a version fails a case, 2 on a usage error or when no variant pairs.\n"
+    "a version fails a case; 2 on a usage error; 3 when nothing was compared\n"
+    "or a base variant has no candidate (unless --allow-missing).\n"
     "The store gets a bench run with both arms' per-round samples.\n";
 
 /* One arm: a variant row and its call, with outputs of its own. */
@@ -63,6 +69,7 @@ typedef struct sl__arm {
   const sl_hvariant *v;
   sl_call call;
   void *mem[SL_MAX_ARGS];
+  double plant; /* --plant-slowdown: extra busy time, a share of the call's */
 } sl__arm;
 
 static int sl__arm_run(void *user, int rep, int k, double *samples) {
@@ -72,6 +79,11 @@ static int sl__arm_run(void *user, int rep, int k, double *samples) {
     sl_call c = a->call;
     double t0 = sl_now();
     if (sl_run_variant(&a->ctx, &a->v->v, &c) != SL_STATUS_OK) return 1;
+    if (a->plant > 0) { /* busy, as slower code keeps its core */
+      const double until = sl_now() + (sl_now() - t0) * a->plant;
+      while (sl_now() < until) {
+      }
+    }
     samples[i] = sl_now() - t0;
   }
   return 0;
@@ -85,7 +97,8 @@ static void sl__arm_free(sl__arm *a) {
 typedef struct sl__ab {
   sl_ab_opts o;
   const char *variants; /* filter on the names without prefix */
-  int cand_given, threads;
+  int cand_given, threads, allow_missing, missing;
+  double plant; /* --plant-slowdown as a fraction */
   sl_store *st;
   int64_t run_id;
   int counts[SL_AB_VERDICT_COUNT], pairs, failed;
@@ -138,6 +151,24 @@ static int sl__pairs_of(const sl__ab *ab, sl_op op, size_t *idx, int max) {
     idx[n++] = i;
   }
   return n;
+}
+
+/* Base variants of op (within the filter) that the candidate lacks: each
+ * gets a line; they make the comparison incomplete. */
+static void sl__report_missing(sl__ab *ab, sl_op op) {
+  for (size_t i = 0; i < sl_hvariant_count(); ++i) {
+    const sl_hvariant *v = sl_hvariant_at(i);
+    if (v->v.op != op || strncmp(v->name, "base:", 5) != 0) continue;
+    const char *plain = v->name + 5;
+    char cname[SL_VARIANT_NAME_LEN + 8];
+    sl__cand_name(ab, plain, cname, sizeof cname);
+    if (sl_hvariant_find(op, cname) ||
+        (ab->variants && !sl_variant_selected(ab->variants, plain)))
+      continue;
+    printf("  %-16s missing: the candidate has no %s%s\n", plain, cname,
+           ab->allow_missing ? " (--allow-missing)" : "");
+    ++ab->missing;
+  }
 }
 
 static const sl_variant_result *sl__verdict_of(const sl_case_result *res,
@@ -209,6 +240,7 @@ static void sl__pair(sl__ab *ab, const sl_bench_case *bc,
     arms[k].ctx.threads = ab->threads;
     arms[k].v = arm_v[k];
     arms[k].call = bc->in.call;
+    arms[k].plant = k == 1 ? ab->plant : 0;
     ok = ok && sl_bench_alloc_outputs(&arms[k].call, arms[k].mem) == 0;
   }
   static sl_ab_result r;
@@ -270,6 +302,7 @@ static void sl__ab_case(sl__ab *ab, const sl_case *c) {
          "cand ms", "cand/base [interval]", "p", "rounds", "verdict");
   for (int i = 0; i < n && !sl_interrupted(); ++i)
     sl__pair(ab, &bc, &res, sl_hvariant_at(idx[i]));
+  sl__report_missing(ab, c->op);
   sl_bench_case_close(&bc);
 }
 
@@ -327,6 +360,12 @@ int sl_cmd_ab(int argc, char **argv) {
       ab.o.seed = (uint64_t)v;
     } else if (sl_cli_is(a, "--db")) {
       if (!(db = sl_cli_value("ab", argc, argv, &i))) goto out;
+    } else if (strcmp(a, "--allow-missing") == 0) {
+      ab.allow_missing = 1;
+    } else if (sl_cli_is(a, "--plant-slowdown")) {
+      if ((d = sl_cli_positive_option("ab", argc, argv, &i, 1000)) < 0)
+        goto out;
+      ab.plant = d / 100;
     } else if (strcmp(a, "--no-db") == 0) {
       no_db = 1;
     } else if (a[0] == '-' && a[1] == '-') {
@@ -402,11 +441,12 @@ int sl_cmd_ab(int argc, char **argv) {
     pairable = sl__pairs_of(&ab, cases[i].op, idx, 1) > 0;
   }
   if (!pairable) {
-    sl_cli_usage_error("ab",
-                       "no variant of these cases' ops is in both "
-                       "builds%s%s: nothing to compare",
-                       ab.variants ? " and matches --variants " : "",
-                       ab.variants ? ab.variants : "");
+    fprintf(stderr,
+            "scatterlab ab: expected a variant of these cases' ops in both "
+            "builds%s%s, found none: nothing to compare\n",
+            ab.variants ? " matching --variants " : "",
+            ab.variants ? ab.variants : "");
+    rc = SL_EXIT_INCOMPLETE;
     goto out;
   }
   ab.threads = ab.threads > 0 ? ab.threads : sl_default_threads();
@@ -443,14 +483,21 @@ int sl_cmd_ab(int argc, char **argv) {
   printf("\n%d benchmarks judged:", ab.pairs);
   for (int k = 0; k < SL_AB_VERDICT_COUNT; ++k)
     printf(" %d %s", ab.counts[k], sl_ab_verdict_name((sl_ab_verdict)k));
+  if (ab.missing)
+    printf("; %d base variant%s missing from the candidate%s", ab.missing,
+           ab.missing == 1 ? "" : "s",
+           ab.allow_missing ? " (allowed)" : ": incomplete (exit 3)");
   printf("\n");
   const int bad = ab.failed || ab.counts[SL_AB_SLOWER] > 0;
+  const int incomplete = ab.pairs == 0 || (ab.missing > 0 && !ab.allow_missing);
   if (ab.st) {
     sl_store_run_finish(ab.st, ab.run_id, sl_interrupt_run_status(bad));
     sl_store_close(ab.st);
     printf("results: %s (run %lld)\n", db, (long long)ab.run_id);
   }
-  rc = sl_interrupt_exit_status(bad ? SL_EXIT_FAIL : SL_EXIT_OK);
+  rc = sl_interrupt_exit_status(bad          ? SL_EXIT_FAIL
+                                : incomplete ? SL_EXIT_INCOMPLETE
+                                             : SL_EXIT_OK);
 out:
   free(cases);
   for (int i = 0; i < n; ++i) free(lines[i]);

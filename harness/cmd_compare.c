@@ -32,7 +32,7 @@ static const char *const sl__compare_help =
     "  --format F         text (default), markdown, csv or html\n"
     "  -o FILE            write to FILE instead of standard output\n"
     "exit status: 1 when a benchmark is slower, 0 otherwise, 2 usage error\n"
-    "or when no benchmark is in both runs (nothing compared)\n"
+    "3 when no benchmark is in both runs (nothing compared)\n"
     "or unreadable input\n";
 
 /* A number option in (lo, hi]; trailing '%' allowed when pct. */
@@ -209,7 +209,7 @@ int sl_cmd_compare(int argc, char **argv) {
               "%s, %d only in %s; nothing was compared\n",
               set.only_base, set.base_name ? set.base_name : "the base",
               set.only_cand, set.cand_name ? set.cand_name : "the candidate");
-      rc = SL_EXIT_USAGE;
+      rc = SL_EXIT_INCOMPLETE;
     } else {
       rc = set.counts[SL_CMP_SLOWER] ? SL_EXIT_FAIL : SL_EXIT_OK;
     }

@@ -72,8 +72,23 @@ echo "  10% slower judged: $(awk '$1 == "cpu.gather" {print $4, $5, $6, $7, $NF}
 
 # What it cannot compare: a usage error (2), named.
 ab "$DIR/libsltest_slow0.so" "$DIR/libsltest_slow10.so" --no-db --variants nope
-check "no pair: exit 2" status_is 2
+check "no pair: exit 3" status_is 3
 check "no pair: says so" grep -q "nothing to compare" "$tmp/out"
+# A base variant the candidate lacks (slow0's cpu.gather2; twin_a has
+# cpu.gather only): incomplete, exit 3, unless --allow-missing.
+"$BIN" ab --base "$DIR/libsltest_slow0.so" --cand "$DIR/../providers/libsltest_twin_a.so" \
+  --threads 1 --budget 0.5 --no-db "$CASE" >"$tmp/out" 2>&1
+rc=$?
+check "missing in candidate: exit 3" status_is 3
+check "missing in candidate: named" grep -q "cpu.gather2 *missing: the candidate has no cand:cpu.gather2" "$tmp/out"
+"$BIN" ab --base "$DIR/libsltest_slow0.so" --cand "$DIR/../providers/libsltest_twin_a.so" \
+  --threads 1 --budget 0.5 --no-db --allow-missing "$CASE" >"$tmp/out" 2>&1
+rc=$?
+check "missing allowed: exit 0" status_is 0
+# The planted-slowdown knob: 100% more work on the candidate's calls.
+ab "$DIR/libsltest_slow0.so" "$tmp/copy_of_slow0.so" --no-db --plant-slowdown 100
+check "planted 100%: exit 1" status_is 1
+check "planted 100%: estimate near 2" ratio_between 1.6 2.6
 "$BIN" ab --base "$tmp" "$CASE" >"$tmp/out" 2>&1
 rc=$?
 check "build dir without the library: exit 2" status_is 2

@@ -2,7 +2,9 @@
  * libsltest_slow<P>: a correct gather that then spins for P% of the time
  * the gather took, for tests/ab/ab.sh: the planted slowdown that
  * `scatterlab ab` must catch, and (P = 0, two copies of one library) the
- * unchanged kernel it must not call slower.
+ * unchanged kernel it must not call slower. The unchanged build (P = 0)
+ * also has cpu.gather2, which the others lack: a base variant missing from
+ * the candidate.
  */
 #include <stdint.h>
 #include <string.h>
@@ -39,18 +41,20 @@ static sl_status sltest_slow_gather(sl_ctx *ctx, sl_call *c) {
   return SL_STATUS_OK;
 }
 
+#define SLTEST_GATHER(name)                                                    \
+  {                                                                            \
+    SL_OP_GATHER, name, SL_DEVICE_CPU, sltest_slow_gather, SL_DETERMINISTIC, { \
+      .dtypes = SL_DTYPES_ALL, .index_dtypes = SL_INDEX_DTYPES_ALL,            \
+      .reduces = 0, .include_self = 0, .max_rank = SL_MAX_DIMS,                \
+      .layouts = SL_LAYOUTS_ALL                                                \
+    }                                                                          \
+  }
+
 static const sl_provider_variant sltest_variants[] = {
-    {SL_OP_GATHER,
-     "cpu.gather",
-     SL_DEVICE_CPU,
-     sltest_slow_gather,
-     SL_DETERMINISTIC,
-     {.dtypes = SL_DTYPES_ALL,
-      .index_dtypes = SL_INDEX_DTYPES_ALL,
-      .reduces = 0,
-      .include_self = 0,
-      .max_rank = SL_MAX_DIMS,
-      .layouts = SL_LAYOUTS_ALL}},
+    SLTEST_GATHER("cpu.gather"),
+#if SLOW_PCT == 0
+    SLTEST_GATHER("cpu.gather2"),
+#endif
 };
 
 static const sl_provider sltest_provider = {
@@ -58,7 +62,7 @@ static const sl_provider sltest_provider = {
     .size = sizeof(sl_provider),
     .name = "abtest",
     .version = "test fixture, " SLTEST_STR(SLOW_PCT) "% slower",
-    .n_variants = 1,
+    .n_variants = sizeof sltest_variants / sizeof sltest_variants[0],
     .variants = sltest_variants,
 };
 

@@ -97,7 +97,7 @@ cp "$cdb" "$tmp/np.db"
 "$BIN" bench --db "$tmp/np.db" --budget 0.02 --min-reps 3 --variants cpu.serial \
   'scatter dt=f32 it=i64 x=64 index=64 src=64 dim=0 seed=9' >/dev/null 2>&1
 other=$(sqlite3 "$tmp/np.db" "select max(id) from runs")
-check "no pairs: exit 2" run 2 compare --db "$tmp/np.db" 1 "$other"
+check "no pairs: exit 3" run 3 compare --db "$tmp/np.db" 1 "$other"
 check "no pairs: says so" has "nothing was compared"
 
 # --- history and the HTML report ---------------------------------------------
