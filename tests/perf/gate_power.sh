@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The power of the regression gate, measured (issue 26): a benchmark run by
+# hand (figures in docs/benchmarks.md), never a test.
+#
+#   A/A       RUNS `scatterlab ab` runs with the same build on both sides
+#             (--base the build's own kernels library): how many benchmarks
+#             were judged slower or faster, out of how many judgements;
+#   planted   RUNS runs each with --plant-slowdown 10, 5 and 2 (the
+#             candidate's calls spin for that share of their time): how
+#             many judgements said slower;
+#   compare   the same A/A by the old method: RUNS pairs of `bench` runs of
+#             the suite, judged by cross-run `compare`: how many benchmarks
+#             it called slower or faster;
+#   wall time one ab run against one bench run of the suite.
+#
+# usage: gate_power.sh SCATTERLAB SUITE|FILE [RUNS [BUDGET [VARIANTS]]]
+#   defaults: RUNS 20, BUDGET 2 (ab, per benchmark), VARIANTS cpu.*
+#   bench runs use --budget 0.3 --min-reps 5, as in issue 26's measurement.
+set -u
+BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+SUITE=$2 RUNS=${3:-20} BUDGET=${4:-2} VARIANTS=${5:-cpu.*}
+LIB=$(dirname "$BIN")/libscatterlab_kernels.so.1
+[ -f "$LIB" ] || { echo "gate_power: no $LIB beside $BIN" >&2; exit 2; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cp "$LIB" "$tmp/base.so" # a second file: loaded as a second library
+
+ab() { # ab SEED [options]: counts "same faster slower unclear" of one run
+  "$BIN" ab --base "$tmp/base.so" --suite "$SUITE" --no-db --seed "$1" \
+    --budget "$BUDGET" --variants "$VARIANTS" "${@:2}" >"$tmp/ab.out" 2>&1
+  sed -n 's/^\([0-9]*\) benchmarks judged: \([0-9]*\) same \([0-9]*\) faster \([0-9]*\) slower \([0-9]*\) unclear.*/\2 \3 \4 \5/p' "$tmp/ab.out"
+}
+tally() { # tally LABEL [options]: RUNS ab runs, summed
+  local s=0 f=0 w=0 u=0 hits=0 line
+  for ((i = 1; i <= RUNS; ++i)); do
+    line=$(ab "$i" "${@:2}")
+    [ -n "$line" ] || { echo "$1 run $i: no summary"; tail -5 "$tmp/ab.out"; continue; }
+    read -r a b c d <<<"$line"
+    s=$((s + a)) f=$((f + b)) w=$((w + c)) u=$((u + d))
+    [ "$c" -gt 0 ] && hits=$((hits + 1))
+    echo "  $1 run $i: same $a faster $b slower $c unclear $d"
+  done
+  local n=$((s + f + w + u))
+  echo "$1: $n judgements over $RUNS runs: same $s, faster $f, slower $w, unclear $u; runs with any slower: $hits/$RUNS"
+}
+
+echo "== A/A (ab, budget $BUDGET s per benchmark)"
+t0=$(date +%s.%N)
+tally "A/A"
+t1=$(date +%s.%N)
+for pct in 10 5 2; do
+  echo "== planted $pct%"
+  tally "planted $pct%" --plant-slowdown "$pct"
+done
+
+echo "== A/A by cross-run compare (bench --budget 0.3 --min-reps 5, twice)"
+slower=0 faster=0 total=0
+bench_s=0
+for ((i = 1; i <= RUNS; ++i)); do
+  rm -f "$tmp/a.db" "$tmp/b.db"
+  b0=$(date +%s.%N)
+  "$BIN" bench --suite "$SUITE" --db "$tmp/a.db" --budget 0.3 --min-reps 5 \
+    --variants "$VARIANTS" >/dev/null 2>&1
+  b1=$(date +%s.%N)
+  "$BIN" bench --suite "$SUITE" --db "$tmp/b.db" --budget 0.3 --min-reps 5 \
+    --variants "$VARIANTS" >/dev/null 2>&1
+  bench_s=$(echo "$bench_s + $b1 - $b0" | bc)
+  "$BIN" compare "$tmp/a.db" "$tmp/b.db" --format csv -o "$tmp/c.csv" >/dev/null 2>&1
+  read -r w f n < <(python3 - "$tmp/c.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+v = [r.get("verdict", "") for r in rows]
+print(v.count("slower"), v.count("faster"), len(v))
+PY
+)
+  slower=$((slower + w)) faster=$((faster + f)) total=$((total + n))
+  echo "  compare run $i: $n benchmarks, slower $w, faster $f"
+done
+echo "compare A/A: $total judgements over $RUNS pairs of runs: slower $slower, faster $faster"
+ab_s=$(echo "($t1 - $t0) / $RUNS" | bc -l)
+one_bench=$(echo "$bench_s / $RUNS" | bc -l)
+printf "wall time: one ab run %.1f s, one bench run %.1f s (ratio %.2f)\n" \
+  "$ab_s" "$one_bench" "$(echo "$ab_s / $one_bench" | bc -l)"
