@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
+
 sl_bench_row *sl_bench_table_add(sl_bench_table *t, const sl_case *c,
                                  const char *line) {
   if (t->n == t->cap) {
@@ -304,14 +306,43 @@ typedef struct sl__suite_lines {
   int *n;
 } sl__suite_lines;
 
+int sl_bench_lines_push(char ***lines, int *n, const char *line) {
+  char **v = realloc(*lines, sizeof(char *) * (size_t)(*n + 1));
+  if (!v) return -1;
+  *lines = v;
+  if (!(v[*n] = strdup(line))) return -1;
+  ++*n;
+  return 0;
+}
+
 static int sl__suite_push(void *user, const char *line) {
   sl__suite_lines *s = user;
-  char **v = realloc(*s->lines, sizeof(char *) * (size_t)(*s->n + 1));
-  if (!v) return 1;
-  *s->lines = v;
-  if (!(v[*s->n] = strdup(line))) return 1;
-  ++*s->n;
-  return 0;
+  return sl_bench_lines_push(s->lines, s->n, line) ? 1 : 0;
+}
+
+sl_case *sl_bench_cases(const char *cmd, const char *suite, char ***lines,
+                        int *n) {
+  if (suite && sl_bench_read_suite(suite, lines, n)) {
+    sl_cli_usage_error(cmd,
+                       "--suite %s: expected a suite name (seed, standard, "
+                       "contention, large) or a file, found neither",
+                       suite);
+    return NULL;
+  }
+  if (*n == 0) {
+    sl_cli_usage_error(cmd, "expected --suite or case lines, got none");
+    return NULL;
+  }
+  sl_case *cases = calloc((size_t)*n, sizeof *cases);
+  for (int i = 0; cases && i < *n; ++i) {
+    char err[512];
+    if (sl_case_parse((*lines)[i], &cases[i], err, sizeof err)) {
+      sl_cli_usage_error(cmd, "case %d: %s", i + 1, err);
+      free(cases);
+      return NULL;
+    }
+  }
+  return cases;
 }
 
 int sl_bench_read_suite(const char *name, char ***lines, int *n) {

@@ -59,6 +59,18 @@ void sl_bench_table_free(sl_bench_table *t);
  * Returns -1 when neither exists. */
 int sl_bench_read_suite(const char *name, char ***lines, int *n);
 
+/* Appends a copy of line to *lines (*n of them). 0, or -1 without memory. */
+int sl_bench_lines_push(char ***lines, int *n, const char *line);
+
+/*
+ * The cases of a timing command (bench, ab): the lines given, then those of
+ * --suite when suite is not NULL, each parsed. Returns the n cases
+ * (calloc'd; *n set), or NULL after a usage error naming cmd: an unknown
+ * suite, no case at all, or a line that does not parse.
+ */
+sl_case *sl_bench_cases(const char *cmd, const char *suite, char ***lines,
+                        int *n);
+
 void sl_bench_summary_print(const sl_bench_table *t, FILE *f);
 void sl_bench_crossover_print(const sl_bench_table *t, FILE *f);
 

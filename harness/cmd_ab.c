@@ -371,11 +371,8 @@ int sl_cmd_ab(int argc, char **argv) {
     } else if (a[0] == '-' && a[1] == '-') {
       sl_cli_usage_error("ab", "%s: unknown option", a);
       goto out;
-    } else {
-      char **nv = realloc(lines, sizeof(char *) * (size_t)(n + 1));
-      if (!nv) goto out;
-      lines = nv;
-      lines[n++] = strdup(a);
+    } else if (sl_bench_lines_push(&lines, &n, a)) {
+      goto out;
     }
   }
   if (!base == !base_ref) {
@@ -392,25 +389,7 @@ int sl_cmd_ab(int argc, char **argv) {
                        ab.o.min_rounds, ab.o.max_rounds);
     goto out;
   }
-  if (suite && sl_bench_read_suite(suite, &lines, &n)) {
-    sl_cli_usage_error("ab",
-                       "--suite %s: expected a suite name (seed, standard, "
-                       "contention, large) or a file, found neither",
-                       suite);
-    goto out;
-  }
-  if (n == 0) {
-    sl_cli_usage_error("ab", "expected --suite or case lines, got none");
-    goto out;
-  }
-  if (!(cases = calloc((size_t)n, sizeof *cases))) goto out;
-  for (int i = 0; i < n; ++i) {
-    char err[512];
-    if (sl_case_parse(lines[i], &cases[i], err, sizeof err)) {
-      sl_cli_usage_error("ab", "case %d: %s", i + 1, err);
-      goto out;
-    }
-  }
+  if (!(cases = sl_bench_cases("ab", suite, &lines, &n))) goto out;
   char bpath[4096 + 40], cpath[4096 + 40], bspec[4200], cspec[4200];
   if ((base && sl__lib_path("--base", base, bpath, sizeof bpath)) ||
       (cand && sl__lib_path("--cand", cand, cpath, sizeof cpath)))

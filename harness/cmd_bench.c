@@ -388,34 +388,12 @@ int sl_cmd_bench(int argc, char **argv) {
     } else if (a[0] == '-' && a[1] == '-') {
       sl_cli_usage_error("bench", "%s: unknown option", a);
       goto out;
-    } else {
-      char **nv = realloc(lines, sizeof(char *) * (size_t)(n + 1));
-      if (!nv) goto out;
-      lines = nv;
-      lines[n++] = strdup(a);
-    }
-  }
-  if (suite && sl_bench_read_suite(suite, &lines, &n)) {
-    sl_cli_usage_error("bench",
-                       "--suite %s: expected a suite name (seed, "
-                       "standard, contention, large) or a file, "
-                       "found neither",
-                       suite);
-    goto out;
-  }
-  if (n == 0) {
-    sl_cli_usage_error("bench", "expected --suite or case lines, got none");
-    goto out;
-  }
-  sl_case *cases = calloc((size_t)n, sizeof *cases);
-  for (int i = 0; cases && i < n; ++i) {
-    char err[512];
-    if (sl_case_parse(lines[i], &cases[i], err, sizeof err)) {
-      sl_cli_usage_error("bench", "case %d: %s", i + 1, err);
-      free(cases);
+    } else if (sl_bench_lines_push(&lines, &n, a)) {
       goto out;
     }
   }
+  sl_case *cases = sl_bench_cases("bench", suite, &lines, &n);
+  if (!cases) goto out;
   if (sl_cli_parse_only) {
     free(cases);
     rc = SL_EXIT_OK;
