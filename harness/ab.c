@@ -148,7 +148,9 @@ int sl_ab_time(sl_timed_fn base, void *base_user, sl_timed_fn cand,
         break;
       }
     }
-    if (spent >= o->budget_s) {
+    /* The budget ends the rounds once there are min_rounds of them: fewer
+     * would be no judgement at all. */
+    if (spent >= o->budget_s && r->rounds >= o->min_rounds) {
       r->stopped = "budget";
       break;
     }

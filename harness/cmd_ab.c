@@ -1,4 +1,5 @@
 /* `scatterlab ab`: two builds' kernels, one process, paired rounds (ab.h). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,6 +7,7 @@
 
 #include "ab.h"
 #include "ab_ref.h"
+#include "ab_write.h"
 #include "bench_case.h"
 #include "bench_table.h"
 #include "case.h"
@@ -48,6 +50,8 @@ static const char *const sl__ab_help =
     "  --max-rounds N   at most (default 400)\n"
     "  --threshold PCT  the change that counts (default 5)\n"
     "  --seed N         order of the arms in the rounds (default 1)\n"
+    "  --json FILE      also write the results as JSON (docs/ab-json.md)\n"
+    "  --markdown FILE  also write them as markdown (a pull-request comment)\n"
     "  --db PATH        results database (default " SL_DEFAULT_DB ")\n"
     "  --no-db          record nothing\n"
     "\n"
@@ -97,12 +101,36 @@ static void sl__arm_free(sl__arm *a) {
 typedef struct sl__ab {
   sl_ab_opts o;
   const char *variants; /* filter on the names without prefix */
-  int cand_given, threads, allow_missing, missing;
+  int cand_given, threads, allow_missing;
   double plant; /* --plant-slowdown as a fraction */
   sl_store *st;
   int64_t run_id;
-  int counts[SL_AB_VERDICT_COUNT], pairs, failed;
+  sl_ab_set set;         /* every outcome, for the summary and the files */
+  const char *case_line; /* of the case in hand */
 } sl__ab;
+
+/* An outcome other than a judgement: printed as "  VARIANT note" and kept
+ * (missing and failed ones also counted). */
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static void
+sl__note(sl__ab *ab, sl_ab_row_kind kind, const char *plain, const char *fmt,
+         ...) {
+  static sl_ab_row row;
+  memset(&row, 0, sizeof row);
+  row.kind = kind;
+  snprintf(row.case_line, sizeof row.case_line, "%s", ab->case_line);
+  snprintf(row.variant, sizeof row.variant, "%s", plain);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(row.note, sizeof row.note, fmt, ap);
+  va_end(ap);
+  printf("  %-16s %s\n", plain, row.note);
+  ab->set.missing += kind == SL_AB_ROW_MISSING;
+  ab->set.failed += kind == SL_AB_ROW_FAILED;
+  sl_ab_set_add(&ab->set, &row);
+}
 
 /* "DIR" -> "DIR/libscatterlab_kernels.so.1"; a file as it is. */
 static int sl__lib_path(const char *opt, const char *arg, char *out,
@@ -165,9 +193,8 @@ static void sl__report_missing(sl__ab *ab, sl_op op) {
     if (sl_hvariant_find(op, cname) ||
         (ab->variants && !sl_variant_selected(ab->variants, plain)))
       continue;
-    printf("  %-16s missing: the candidate has no %s%s\n", plain, cname,
-           ab->allow_missing ? " (--allow-missing)" : "");
-    ++ab->missing;
+    sl__note(ab, SL_AB_ROW_MISSING, plain, "missing: the candidate has no %s%s",
+             cname, ab->allow_missing ? " (--allow-missing)" : "");
   }
 }
 
@@ -208,17 +235,18 @@ static void sl__pair(sl__ab *ab, const sl_bench_case *bc,
   for (int k = 0; k < 2; ++k) {
     const sl_variant_result *r = sl__verdict_of(res, arm_v[k]->name);
     if (sl_variant_device(&arm_v[k]->v) != SL_DEVICE_CPU) {
-      printf("  %-16s not timed: ab times cpu variants only at this "
-             "version\n",
-             plain);
+      sl__note(ab, SL_AB_ROW_UNTIMED, plain,
+               "not timed: ab times cpu variants only at this version");
       return;
     }
     if (!r || (r->verdict != SL_VERDICT_PASSED &&
                r->verdict != SL_VERDICT_MISTRUSTED)) {
-      printf("  %-16s not timed: %s %s%s%s\n", plain, arm_v[k]->name,
-             r ? sl_verdict_name(r->verdict) : "did not run",
-             r && r->message[0] ? ": " : "", r ? r->message : "");
-      if (r && sl_verdict_is_failure(r->verdict)) ab->failed = 1;
+      sl__note(ab,
+               r && sl_verdict_is_failure(r->verdict) ? SL_AB_ROW_FAILED
+                                                      : SL_AB_ROW_UNTIMED,
+               plain, "not timed: %s %s%s%s", arm_v[k]->name,
+               r ? sl_verdict_name(r->verdict) : "did not run",
+               r && r->message[0] ? ": " : "", r ? r->message : "");
       return;
     }
     unsigned lacks = 0;
@@ -226,9 +254,10 @@ static void sl__pair(sl__ab *ab, const sl_bench_case *bc,
     for (int s = 0; s < info->n_in; ++s)
       lacks |= sl_input_layout(&bc->in.call.arg[s]) & ~arm_v[k]->caps.layouts;
     if (lacks) {
-      printf("  %-16s not timed: %s takes %s inputs as contiguous copies\n",
-             plain, arm_v[k]->name,
-             lacks & SL_LAYOUT_BROADCAST ? "broadcast" : "strided");
+      sl__note(ab, SL_AB_ROW_UNTIMED, plain,
+               "not timed: %s takes %s inputs as contiguous copies",
+               arm_v[k]->name,
+               lacks & SL_LAYOUT_BROADCAST ? "broadcast" : "strided");
       return;
     }
   }
@@ -252,19 +281,26 @@ static void sl__pair(sl__ab *ab, const sl_bench_case *bc,
     const char *why = !ok      ? "out of memory"
                       : rc > 0 ? (m0[0] ? m0 : sl_ctx_message(&arms[1].ctx))
                                : "bad options or out of memory";
-    printf("  %-16s not timed: %s\n", plain, why);
-    ab->failed = 1;
+    sl__note(ab, SL_AB_ROW_FAILED, plain, "not timed: %s", why);
   } else if (sl_interrupted()) {
     printf("  %-16s interrupted: not judged\n", plain);
   } else {
-    ++ab->pairs;
-    ++ab->counts[r.verdict];
-    double bq1, bm, bq3, cq1, cm, cq3;
-    sl_quartiles(r.base_s, r.rounds, &bq1, &bm, &bq3);
-    sl_quartiles(r.cand_s, r.rounds, &cq1, &cm, &cq3);
+    static sl_ab_row row;
+    memset(&row, 0, sizeof row);
+    row.kind = SL_AB_ROW_JUDGED;
+    snprintf(row.case_line, sizeof row.case_line, "%s", ab->case_line);
+    snprintf(row.variant, sizeof row.variant, "%s", plain);
+    double q1, q3;
+    sl_quartiles(r.base_s, r.rounds, &q1, &row.base_s, &q3);
+    sl_quartiles(r.cand_s, r.rounds, &q1, &row.cand_s, &q3);
+    row.ratio = r.ratio, row.lo = r.lo, row.hi = r.hi, row.p = r.p;
+    row.rounds = r.rounds, row.calls_per_turn = r.calls_per_turn;
+    row.verdict = r.verdict, row.stopped = r.stopped;
+    sl_ab_set_add(&ab->set, &row);
+    ++ab->set.counts[r.verdict];
     printf("  %-16s %10.4f %10.4f  %6.3f [%6.3f, %6.3f]  %8.2g %6d  %s\n",
-           plain, bm * 1e3, cm * 1e3, r.ratio, r.lo, r.hi, r.p, r.rounds,
-           sl_ab_verdict_name(r.verdict));
+           plain, row.base_s * 1e3, row.cand_s * 1e3, r.ratio, r.lo, r.hi, r.p,
+           r.rounds, sl_ab_verdict_name(r.verdict));
     sl__store_arm(ab, bc->case_id, base->name, r.base_s, r.rounds, bc->bytes);
     sl__store_arm(ab, bc->case_id, cand->name, r.cand_s, r.rounds, bc->bytes);
   }
@@ -273,6 +309,9 @@ static void sl__pair(sl__ab *ab, const sl_bench_case *bc,
 }
 
 static void sl__ab_case(sl__ab *ab, const sl_case *c) {
+  static char line[SL_CASE_LINE_MAX];
+  sl_case_print(c, line, sizeof line);
+  ab->case_line = line;
   size_t idx[64];
   int n = sl__pairs_of(ab, c->op, idx, 64);
   if (n == 0) return;
@@ -295,9 +334,10 @@ static void sl__ab_case(sl__ab *ab, const sl_case *c) {
   if (sl_bench_case_open(&bc, c, &ro, ab->st, ab->run_id, &res, err,
                          sizeof err)) {
     fprintf(stderr, "scatterlab ab: %s\n", err);
-    ab->failed = 1;
+    sl__note(ab, SL_AB_ROW_FAILED, "-", "the case could not be built: %s", err);
     return;
   }
+  ab->case_line = res.line;
   printf("  %-16s %10s %10s  %-24s %8s %6s  %s\n", "variant", "base ms",
          "cand ms", "cand/base [interval]", "p", "rounds", "verdict");
   for (int i = 0; i < n && !sl_interrupted(); ++i)
@@ -311,7 +351,8 @@ int sl_cmd_ab(int argc, char **argv) {
   memset(&ab, 0, sizeof ab);
   sl_ab_opts_init(&ab.o);
   const char *db = SL_DEFAULT_DB, *suite = NULL, *base = NULL, *cand = NULL,
-             *base_ref = NULL;
+             *base_ref = NULL, *json_path = NULL, *md_path = NULL;
+  int store_failed = 0;
   int no_db = 0, rc = SL_EXIT_USAGE, n = 0;
   long long v;
   double d;
@@ -360,6 +401,10 @@ int sl_cmd_ab(int argc, char **argv) {
       ab.o.seed = (uint64_t)v;
     } else if (sl_cli_is(a, "--db")) {
       if (!(db = sl_cli_value("ab", argc, argv, &i))) goto out;
+    } else if (sl_cli_is(a, "--json")) {
+      if (!(json_path = sl_cli_value("ab", argc, argv, &i))) goto out;
+    } else if (sl_cli_is(a, "--markdown")) {
+      if (!(md_path = sl_cli_value("ab", argc, argv, &i))) goto out;
     } else if (strcmp(a, "--allow-missing") == 0) {
       ab.allow_missing = 1;
     } else if (sl_cli_is(a, "--plant-slowdown")) {
@@ -429,6 +474,13 @@ int sl_cmd_ab(int argc, char **argv) {
     goto out;
   }
   ab.threads = ab.threads > 0 ? ab.threads : sl_default_threads();
+  snprintf(ab.set.base, sizeof ab.set.base, "%s", bpath);
+  snprintf(ab.set.cand, sizeof ab.set.cand, "%s", cand ? cpath : "");
+  ab.set.threshold = ab.o.threshold;
+  ab.set.level = ab.o.level;
+  ab.set.budget_s = ab.o.budget_s;
+  ab.set.seed = (unsigned long long)ab.o.seed;
+  ab.set.threads = ab.threads;
   sl_interrupt_install();
   printf("base %s\ncand %s\nthreads %d, threshold %.3g%%, budget %.3g s per "
          "benchmark, seed %llu\n",
@@ -456,19 +508,23 @@ int sl_cmd_ab(int argc, char **argv) {
     if (ab.st && (sl_interrupted() ? sl_store_rollback(ab.st)
                                    : sl_store_commit(ab.st))) {
       fprintf(stderr, "scatterlab ab: store: %s\n", sl_store_errmsg(ab.st));
-      ab.failed = 1;
+      store_failed = 1;
     }
   }
-  printf("\n%d benchmarks judged:", ab.pairs);
+  const sl_ab_set *set = &ab.set;
+  int pairs = 0;
+  for (int k = 0; k < SL_AB_VERDICT_COUNT; ++k) pairs += set->counts[k];
+  printf("\n%d benchmarks judged:", pairs);
   for (int k = 0; k < SL_AB_VERDICT_COUNT; ++k)
-    printf(" %d %s", ab.counts[k], sl_ab_verdict_name((sl_ab_verdict)k));
-  if (ab.missing)
-    printf("; %d base variant%s missing from the candidate%s", ab.missing,
-           ab.missing == 1 ? "" : "s",
+    printf(" %d %s", set->counts[k], sl_ab_verdict_name((sl_ab_verdict)k));
+  if (set->missing)
+    printf("; %d base variant%s missing from the candidate%s", set->missing,
+           set->missing == 1 ? "" : "s",
            ab.allow_missing ? " (allowed)" : ": incomplete (exit 3)");
+  if (set->failed) printf("; %d failed", set->failed);
   printf("\n");
-  const int bad = ab.failed || ab.counts[SL_AB_SLOWER] > 0;
-  const int incomplete = ab.pairs == 0 || (ab.missing > 0 && !ab.allow_missing);
+  const int bad = store_failed || set->failed || set->counts[SL_AB_SLOWER] > 0;
+  const int incomplete = pairs == 0 || (set->missing > 0 && !ab.allow_missing);
   if (ab.st) {
     sl_store_run_finish(ab.st, ab.run_id, sl_interrupt_run_status(bad));
     sl_store_close(ab.st);
@@ -477,7 +533,18 @@ int sl_cmd_ab(int argc, char **argv) {
   rc = sl_interrupt_exit_status(bad          ? SL_EXIT_FAIL
                                 : incomplete ? SL_EXIT_INCOMPLETE
                                              : SL_EXIT_OK);
+  ab.set.exit_status = rc;
+  const char *files[2] = {json_path, md_path};
+  const sl_ab_format fmts[2] = {SL_AB_JSON, SL_AB_MARKDOWN};
+  for (int k = 0; k < 2; ++k) {
+    char err[4400];
+    if (files[k] && sl_ab_write_file(set, fmts[k], files[k], err, sizeof err)) {
+      fprintf(stderr, "scatterlab ab: %s\n", err);
+      if (rc == SL_EXIT_OK) rc = SL_EXIT_FAIL;
+    }
+  }
 out:
+  sl_ab_set_free(&ab.set);
   free(cases);
   for (int i = 0; i < n; ++i) free(lines[i]);
   free(lines);

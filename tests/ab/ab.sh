@@ -74,17 +74,45 @@ echo "  10% slower judged: $(awk '$1 == "cpu.gather" {print $4, $5, $6, $7, $NF}
 ab "$DIR/libsltest_slow0.so" "$DIR/libsltest_slow10.so" --no-db --variants nope
 check "no pair: exit 3" status_is 3
 check "no pair: says so" grep -q "nothing to compare" "$tmp/out"
-# A base variant the candidate lacks (slow0's cpu.gather2; twin_a has
-# cpu.gather only): incomplete, exit 3, unless --allow-missing.
-"$BIN" ab --base "$DIR/libsltest_slow0.so" --cand "$DIR/../providers/libsltest_twin_a.so" \
+# A base variant the candidate lacks (slow0's cpu.gather2; its lean build
+# has cpu.gather only): incomplete, exit 3, unless --allow-missing.
+"$BIN" ab --base "$DIR/libsltest_slow0.so" --cand "$DIR/libsltest_slow0_lean.so" \
   --threads 1 --budget 0.5 --no-db "$CASE" >"$tmp/out" 2>&1
 rc=$?
 check "missing in candidate: exit 3" status_is 3
 check "missing in candidate: named" grep -q "cpu.gather2 *missing: the candidate has no cand:cpu.gather2" "$tmp/out"
-"$BIN" ab --base "$DIR/libsltest_slow0.so" --cand "$DIR/../providers/libsltest_twin_a.so" \
+"$BIN" ab --base "$DIR/libsltest_slow0.so" --cand "$DIR/libsltest_slow0_lean.so" \
   --threads 1 --budget 0.5 --no-db --allow-missing "$CASE" >"$tmp/out" 2>&1
 rc=$?
 check "missing allowed: exit 0" status_is 0
+# --json and --markdown: one result structure, two files. A link planted at
+# the JSON path is replaced, its target left alone.
+echo victim >"$tmp/victim.txt"
+ln -s "$tmp/victim.txt" "$tmp/ab.json"
+"$BIN" ab --base "$DIR/libsltest_slow0.so" --cand "$DIR/libsltest_slow0_lean.so" \
+  --threads 1 --budget 0.5 --no-db --allow-missing --json "$tmp/ab.json" \
+  --markdown "$tmp/ab.md" "$CASE" >"$tmp/out" 2>&1
+rc=$?
+check "json: exit 0" status_is 0
+json_ok() {
+  python3 - "$tmp/ab.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "scatterlab-ab/1", d["schema"]
+assert d["exit_status"] == 0 and d["counts"]["missing"] == 1, d["counts"]
+kinds = sorted((r["kind"], r["variant"]) for r in d["rows"])
+assert kinds == [("judged", "cpu.gather"), ("missing", "cpu.gather2")], kinds
+j = [r for r in d["rows"] if r["kind"] == "judged"][0]
+assert j["verdict"] in ("same", "unclear", "faster", "slower")
+assert j["lo"] <= j["ratio"] <= j["hi"] and j["rounds"] >= 10, j
+assert j["case"].startswith("gather dt=f32"), j["case"]
+PY
+}
+check "json: schema, counts and rows" json_ok
+check "json: the link was replaced, not followed" test "$(cat "$tmp/victim.txt")" = victim
+check "json: a file now" test ! -L "$tmp/ab.json"
+check "markdown: title" grep -q "^### scatterlab ab: 0 slower" "$tmp/ab.md"
+check "markdown: the missing row" grep -q "^| missing | cpu.gather2 |" "$tmp/ab.md"
 # The planted-slowdown knob: 100% more work on the candidate's calls.
 ab "$DIR/libsltest_slow0.so" "$tmp/copy_of_slow0.so" --no-db --plant-slowdown 100
 check "planted 100%: exit 1" status_is 1

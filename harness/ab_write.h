@@ -1,0 +1,64 @@
+/*
+ * The results of `scatterlab ab` as one structure, and its writers: the
+ * markdown of a pull-request comment and the JSON of docs/ab-json.md. The
+ * text on stdout is printed as the rounds finish (cmd_ab.c).
+ */
+#ifndef SL_AB_WRITE_H
+#define SL_AB_WRITE_H
+
+#include <stdio.h>
+
+#include "ab.h"
+#include "case.h"
+#include "providers.h"
+
+/* One line of the outcome: a judged pair, or what kept one from it. */
+typedef enum sl_ab_row_kind {
+  SL_AB_ROW_JUDGED,  /* timed and judged: verdict and figures below */
+  SL_AB_ROW_MISSING, /* a base variant the candidate lacks */
+  SL_AB_ROW_FAILED,  /* a version failed the case (or could not run) */
+  SL_AB_ROW_UNTIMED  /* not timed for another reason (device, layout) */
+} sl_ab_row_kind;
+
+typedef struct sl_ab_row {
+  sl_ab_row_kind kind;
+  char case_line[SL_CASE_LINE_MAX];
+  char variant[SL_VARIANT_NAME_LEN]; /* without the base:/cand: prefix */
+  char note[512];                    /* why, for the kinds but judged */
+  double base_s, cand_s;             /* medians of the per-round seconds */
+  double ratio, lo, hi, p;
+  int rounds, calls_per_turn;
+  sl_ab_verdict verdict;
+  const char *stopped;
+} sl_ab_row;
+
+typedef struct sl_ab_set {
+  char base[4200], cand[4200]; /* library paths; cand "" = the built-in */
+  double threshold, budget_s, level;
+  unsigned long long seed;
+  int threads;
+  sl_ab_row *rows;
+  int n, cap;
+  int counts[SL_AB_VERDICT_COUNT], missing, failed;
+  int exit_status; /* set by the command before writing */
+} sl_ab_set;
+
+/* Appends a row (copied); the new row, or NULL without memory. */
+sl_ab_row *sl_ab_set_add(sl_ab_set *s, const sl_ab_row *r);
+void sl_ab_set_free(sl_ab_set *s);
+
+typedef enum sl_ab_format { SL_AB_MARKDOWN, SL_AB_JSON } sl_ab_format;
+
+/* "markdown" or "json" -> *f; -1 for anything else. */
+int sl_ab_format_parse(const char *name, sl_ab_format *f);
+
+/* Writes s in format f; 0, or -1 on a write error. */
+int sl_ab_write(const sl_ab_set *s, sl_ab_format f, FILE *out);
+
+/* Writes s in format f to path, whole or not at all: into a new file
+ * beside it (O_EXCL, O_NOFOLLOW), then renamed over path (a link at path
+ * is replaced, never followed). 0, or -1 with err. */
+int sl_ab_write_file(const sl_ab_set *s, sl_ab_format f, const char *path,
+                     char *err, size_t errlen);
+
+#endif
