@@ -40,9 +40,10 @@ typedef struct sl_ab_opts {
   uint64_t seed;     /* of the order of the arms in each round */
 } sl_ab_opts;
 
-/* What a benchmark's interval says, against the threshold t:
- *   slower   the interval lies above 1 and the estimate above 1 + t
- *   faster   the interval lies below 1 and the estimate below 1/(1 + t)
+/* What a benchmark's interval says, against the threshold t (on the log
+ * ratio, T = ln(1 + t)):
+ *   slower   the estimate above T and the whole interval above T/2
+ *   faster   the estimate below -T and the whole interval below -T/2
  *   same     the interval lies within (1/(1 + t), 1 + t): no change that
  *            counts
  *   unclear  none of these: too noisy, or too few rounds, to tell */

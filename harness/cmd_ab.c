@@ -60,9 +60,10 @@ static const char *const sl__ab_help =
     "  --plant-slowdown PCT  test-only: every candidate call spins for PCT%%\n"
     "                   of its own time, to measure what the gate detects\n"
     "\n"
-    "verdicts: slower (interval above 1, estimate above 1 + threshold),\n"
-    "faster, same (interval within the threshold), unclear (neither: too\n"
-    "noisy to tell; not a failure). Exit 1 when any benchmark is slower or\n"
+    "verdicts: slower (estimate above 1 + threshold, the whole interval\n"
+    "above 1 + half of it), faster (the mirror image), same (interval\n"
+    "within the threshold), unclear (neither: too noisy to tell; not a\n"
+    "failure). Exit 1 when any benchmark is slower or\n"
     "a version fails a case; 2 on a usage error; 3 when nothing was compared\n"
     "or a base variant has no candidate (unless --allow-missing).\n"
     "The store gets a bench run with both arms' per-round samples.\n";

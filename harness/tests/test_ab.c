@@ -96,6 +96,9 @@ static void test_judge(void) {
   sl_ab_opts o;
   sl_ab_opts_init(&o); /* threshold 5%: log 1.05 = 0.0488 */
   CHECK(sl_ab_judge(0.10, 0.08, 0.12, &o) == SL_AB_SLOWER);
+  /* Past the threshold but the interval's near end within half of it. */
+  CHECK(sl_ab_judge(0.0497, 0.006, 0.115, &o) == SL_AB_UNCLEAR);
+  CHECK(sl_ab_judge(-0.0497, -0.115, -0.006, &o) == SL_AB_UNCLEAR);
   CHECK(sl_ab_judge(0.03, 0.01, 0.05, &o) == SL_AB_UNCLEAR);
   CHECK(sl_ab_judge(0.01, -0.01, 0.03, &o) == SL_AB_SAME);
   CHECK(sl_ab_judge(-0.10, -0.12, -0.08, &o) == SL_AB_FASTER);

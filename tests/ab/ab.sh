@@ -78,13 +78,14 @@ check "no pair: exit 3" status_is 3
 check "no pair: says so" grep -q "nothing to compare" "$tmp/out"
 # A base variant the candidate lacks (slow0's cpu.gather2; its lean build
 # has cpu.gather only): incomplete, exit 3, unless --allow-missing.
+# --threshold 50: the verdict is not the point here, and no noise reaches it.
 "$BIN" ab --base "$DIR/libsltest_slow0.so" --cand "$DIR/libsltest_slow0_lean.so" \
-  --threads 1 --budget 0.5 --no-db "$CASE" >"$tmp/out" 2>&1
+  --threads 1 --budget 0.5 --threshold 50 --no-db "$CASE" >"$tmp/out" 2>&1
 rc=$?
 check "missing in candidate: exit 3" status_is 3
 check "missing in candidate: named" grep -q "cpu.gather2 *missing: the candidate has no cand:cpu.gather2" "$tmp/out"
 "$BIN" ab --base "$DIR/libsltest_slow0.so" --cand "$DIR/libsltest_slow0_lean.so" \
-  --threads 1 --budget 0.5 --no-db --allow-missing "$CASE" >"$tmp/out" 2>&1
+  --threads 1 --budget 0.5 --threshold 50 --no-db --allow-missing "$CASE" >"$tmp/out" 2>&1
 rc=$?
 check "missing allowed: exit 0" status_is 0
 # --json and --markdown: one result structure, two files. A link planted at
@@ -92,7 +93,7 @@ check "missing allowed: exit 0" status_is 0
 echo victim >"$tmp/victim.txt"
 ln -s "$tmp/victim.txt" "$tmp/ab.json"
 "$BIN" ab --base "$DIR/libsltest_slow0.so" --cand "$DIR/libsltest_slow0_lean.so" \
-  --threads 1 --budget 0.5 --no-db --allow-missing --json "$tmp/ab.json" \
+  --threads 1 --budget 0.5 --threshold 50 --no-db --allow-missing --json "$tmp/ab.json" \
   --markdown "$tmp/ab.md" "$CASE" >"$tmp/out" 2>&1
 rc=$?
 check "json: exit 0" status_is 0
