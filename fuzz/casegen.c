@@ -275,10 +275,21 @@ static sl_fuzz_class sl__classify_index_reduce(const sl_case *c) {
   const sl_case_shape *x = &c->arg[0], *index = &c->arg[1], *up = &c->arg[2];
   if (!x->present || !index->present || !up->present) return SL_FUZZ_SHAPE;
   const int K = x->ndim;
-  if (K == 0) return SL_FUZZ_RANK;
   int64_t a;
-  if (!sl__norm_dim(c->dim, K, &a)) return SL_FUZZ_DIM;
+  if (!sl__norm_dim(c->dim, K ? K : 1, &a)) return SL_FUZZ_DIM;
   if (index->ndim > 1) return SL_FUZZ_RANK;
+  if (K == 0) {
+    /* One element along the axis (rank 0 counts as 1): a 0-D update for a
+     * 0-D or one-element index, else one update per index element. */
+    const int64_t m = index->ndim ? index->shape[0] : 1;
+    if (index->ndim == 0 || (up->ndim == 0 && m == 1)) {
+      if (up->ndim != 0) return SL_FUZZ_RANK;
+    } else {
+      if (up->ndim != 1) return SL_FUZZ_RANK;
+      if (up->shape[0] != m) return SL_FUZZ_SHAPE;
+    }
+    return m == 0 ? SL_FUZZ_VALID : sl__value_class(c, 0);
+  }
   if (index->ndim == 1) {
     if (up->ndim != K) return SL_FUZZ_RANK;
     for (int d = 0; d < K; ++d)
@@ -660,9 +671,30 @@ static void sl__gen_nd(sl__gen *g, sl_case *c, int scatter) {
   if (scatter) sl__shape_set(&c->arg[2], K, B);
 }
 
+/* index_reduce of a 0-D x (one element along the axis, as rank 0 counts as
+ * 1): index [L] with updates [L], or a 0-D index with a 0-D update. */
+static void sl__gen_index_reduce_0d(sl__gen *g, sl_case *c) {
+  int64_t a;
+  c->dim = sl__pick_dim(g, 1, &a);
+  sl__shape_set(&c->arg[0], 0, NULL);
+  if (g->sc != SL__SC_EMPTY && sl__pct(g, 20)) {
+    sl__shape_set(&c->arg[1], 0, NULL);
+    sl__shape_set(&c->arg[2], 0, NULL);
+    return;
+  }
+  int64_t L = g->sc == SL__SC_EMPTY ? 0 : sl__free(g, 1);
+  if (L > g->max) L = g->max;
+  sl__shape_set(&c->arg[1], 1, &L);
+  sl__shape_set(&c->arg[2], 1, &L);
+}
+
 /* index_reduce: x [K], index [L] or scalar, updates. */
 static void sl__gen_index_reduce(sl__gen *g, sl_case *c) {
   int64_t X[SL_MAX_DIMS], U[SL_MAX_DIMS], L;
+  if (g->sc != SL__SC_LARGE && sl__pct(g, 5)) {
+    sl__gen_index_reduce_0d(g, c);
+    return;
+  }
   const int K = sl__pick_rank(g, 1, SL_MAX_DIMS);
   sl__gen_x(g, K, X);
   int64_t a;

@@ -444,6 +444,7 @@ typedef struct sl__gathered {
   int nfail;
   int64_t *done, *fails;
   long mem[4]; /* largest worker / job KiB after warm-up and at the end */
+  int64_t ref_defects[SL_REF_DEFECTS_MAX]; /* cases per reference defect */
   double first_failure;
 } sl__gathered;
 
@@ -465,6 +466,12 @@ static void sl__take_line(sl__gathered *g, int j, char *line, double t) {
     long long a = 0, b = 0;
     sscanf(t1 + 1, "%lld\t%lld", &a, &b);
     if (c) c->cases += a, c->failures += b;
+  } else if (line[0] == 'R') {
+    int row = -1;
+    long long n = 0;
+    if (sscanf(line + 2, "%d %lld", &row, &n) == 2 && row >= 0 &&
+        row < SL_REF_DEFECTS_MAX)
+      g->ref_defects[row] += n;
   } else if (line[0] == 'M') {
     long m[4];
     if (sscanf(line + 2, "%ld %ld %ld %ld", &m[0], &m[1], &m[2], &m[3]) == 4)
@@ -736,6 +743,8 @@ int sl_cmd_fuzz(int argc, char **argv) {
   }
   sl__print_coverage(&g.cells);
   sl__print_memory(&g);
+  for (int i = 0; i < SL_REF_DEFECTS_MAX; ++i)
+    if (g.ref_defects[i]) sl_print_ref_defect(i, g.ref_defects[i], "");
   printf("\n%" PRId64 " cases in %.1f s (%.0f cases/s), %" PRId64
          " failing, %d corpus failures\n",
          total, elapsed, elapsed > 0 ? total / elapsed : 0.0, totfail,

@@ -7,6 +7,7 @@
 #include "providers.h"
 #include "runinfo.h"
 #include "sl/sl.h"
+#include "slref.h"
 
 static const char *const sl__list_help =
     "usage: scatterlab list [--op OP] [--provider [ALIAS=]PATH ...]\n"
@@ -63,6 +64,20 @@ static void sl__print_providers(const char *only) {
   }
 }
 
+/* The reference's known defects (references/slref_defects.def): where the
+ * linked LibTorch has one, its answers are not the expected ones. */
+static void sl__print_ref_defects(void) {
+  for (int i = 0; i < slref_defect_count(); ++i) {
+    const slref_defect *d = slref_defect_at(i);
+    char fixed[32] = "no fix known";
+    if (d->fixed_in[0])
+      snprintf(fixed, sizeof fixed, "fixed in %s", d->fixed_in);
+    printf("  %s %-24s %s (%s%s%s)\n",
+           d->active ? "worked around:" : "not present:  ", d->name, d->what,
+           fixed, d->upstream[0] ? ", " : "", d->upstream);
+  }
+}
+
 int sl_cmd_list(int argc, char **argv) {
   const char *only = NULL;
   for (int i = 1; i < argc; ++i) {
@@ -103,6 +118,7 @@ int sl_cmd_list(int argc, char **argv) {
   sl__print_providers(only);
   printf("\nreference: %s (the expected answers, and torch.cpu in bench)\n",
          sl_reference_text());
+  sl__print_ref_defects();
   printf("CUDA: %s; devices: %d\n",
          sl_cuda_built() ? "built" : "built without CUDA",
          sl_cuda_device_count());

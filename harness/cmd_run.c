@@ -124,6 +124,8 @@ static void sl__print_result(const sl_case_result *res, int quiet) {
       printf("    repro: %s\n", repro);
     }
   }
+  int defect = res->ref_defect[0] ? sl_ref_defect_index(res->ref_defect) : -1;
+  if (defect >= 0 && !quiet) sl_print_ref_defect(defect, -1, "");
 }
 
 static int sl__record(sl_store *st, int64_t run_id, const sl_case *c,

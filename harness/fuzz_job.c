@@ -211,6 +211,7 @@ typedef struct sl__job_state {
   sl__batch batch;
   sl_fuzz_cells cells;
   int64_t done, failures, next_k;
+  int64_t ref_defects[SL_REF_DEFECTS_MAX]; /* cases per defect row met */
 } sl__job_state;
 
 /* Commits what the job did since the last commit, in one transaction: the
@@ -296,6 +297,8 @@ int sl_fuzz_job(const sl_fuzz_campaign *f, int job, FILE *out) {
       continue;
     }
     ++s.done;
+    int defect = res.ref_defect[0] ? sl_ref_defect_index(res.ref_defect) : -1;
+    if (defect >= 0) ++s.ref_defects[defect];
     int which;
     char cell[160];
     sl_fuzz_cell(&c, cell, sizeof cell);
@@ -338,6 +341,9 @@ int sl_fuzz_job(const sl_fuzz_campaign *f, int job, FILE *out) {
   for (int i = 0; i < s.cells.n; ++i)
     fprintf(out, "C %s\t%" PRId64 "\t%" PRId64 "\n", s.cells.v[i].name,
             s.cells.v[i].cases, s.cells.v[i].failures);
+  for (int i = 0; i < SL_REF_DEFECTS_MAX; ++i)
+    if (s.ref_defects[i])
+      fprintf(out, "R %d %" PRId64 "\n", i, s.ref_defects[i]);
   fprintf(out, "M %ld %ld %ld %ld\n", worker_warm, sl_worker_rss_kib(w),
           job_warm, sl__self_rss_kib());
   fflush(out);

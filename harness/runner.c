@@ -29,6 +29,23 @@ const char *sl_verdict_name(sl_verdict v) {
   return (unsigned)v < SL_VERDICT_COUNT ? sl__verdict_names[v] : "?";
 }
 
+int sl_ref_defect_index(const char *name) {
+  for (int i = 0; i < slref_defect_count() && i < SL_REF_DEFECTS_MAX; ++i)
+    if (strcmp(slref_defect_at(i)->name, name) == 0) return i;
+  return -1;
+}
+
+void sl_print_ref_defect(int row, int64_t cases, const char *indent) {
+  const slref_defect *d = slref_defect_at(row);
+  if (!d) return;
+  char n[48] = "";
+  if (cases >= 0) snprintf(n, sizeof n, " on %lld cases", (long long)cases);
+  printf("%sreference: %s defect %s met%s: %s%s%s; expected answers computed "
+         "by the op's definition instead (f32 accumulation, SPEC §3)\n",
+         indent, slref_version(), d->name, n, d->what,
+         d->upstream[0] ? ", " : "", d->upstream);
+}
+
 void sl_print_untimed(const sl_variant_result *r) {
   const int line = (int)strcspn(r->message, "\n");
   printf("  %-12s not timed: %s%s%.*s\n", r->variant,
@@ -474,6 +491,9 @@ int sl_run_case(const sl_case *c0, const sl_run_opts *o, sl_case_result *res,
   }
   if (ref_rc == 1)
     snprintf(res->ref_message, sizeof res->ref_message, "%s", ref_msg);
+  const slref_defect *defect = ref_rc == 0 ? slref_last_defect() : NULL;
+  if (defect)
+    snprintf(res->ref_defect, sizeof res->ref_defect, "%s", defect->name);
   const sl_op_info *info = sl_op_get(c.op);
   if (o->on_event) o->on_event(o->user, SL_EVENT_REFERENCE_DONE, NULL, NULL);
   if (ref_rc == 0 && o->save_dir) {

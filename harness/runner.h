@@ -50,12 +50,25 @@ typedef struct sl_variant_result {
  * verdict, then the first line of its message when it has one). */
 void sl_print_untimed(const sl_variant_result *r);
 
+/* The most rows of the reference's defect table that the harness counts. */
+#define SL_REF_DEFECTS_MAX 16
+/* The row of the reference's defect table named `name`, or -1. */
+int sl_ref_defect_index(const char *name);
+/* Prints "reference: LibTorch 1.13.0 has defect half-scatter-accumulate
+ * (...)" and what the harness did about it, with `cases` when >= 0; `indent`
+ * starts the line. */
+void sl_print_ref_defect(int row, int64_t cases, const char *indent);
+
 typedef struct sl_case_result {
   char line[SL_CASE_LINE_MAX]; /* the case as run (--load updates shapes) */
   int n;
   sl_variant_result v[SL_MAX_VERDICTS];
   int failures;
   char ref_message[512]; /* LibTorch's rejection, if any */
+  /* A known LibTorch defect that showed on this case, its expected answer
+   * computed by the op's definition instead (references/slref_defects.def):
+   * the defect's name, or "" */
+  char ref_defect[48];
 } sl_case_result;
 
 /* Progress events of sl_run_case, for a caller that must know where a

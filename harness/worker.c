@@ -42,6 +42,7 @@ typedef struct sl_shared {
   sl_variant_result v[SL_MAX_VERDICTS];
   char line[SL_CASE_LINE_MAX];
   char ref_message[512];
+  char ref_defect[48];
   char err[512];
 } sl_shared;
 
@@ -116,6 +117,7 @@ static void sl__child_loop(int in, int out, sl_shared *sh, sl_run_opts o) {
     } else {
       memcpy(sh->line, res.line, sizeof sh->line);
       memcpy(sh->ref_message, res.ref_message, sizeof sh->ref_message);
+      memcpy(sh->ref_defect, res.ref_defect, sizeof sh->ref_defect);
     }
     if (sl__write_all(out, &tag, 1)) break;
   }
@@ -299,6 +301,7 @@ static int sl__run_request(sl_worker *w, const sl_case *c, const char *variants,
     if (tag == SL_MSG_DONE) {
       memcpy(res->line, w->sh->line, sizeof res->line);
       memcpy(res->ref_message, w->sh->ref_message, sizeof res->ref_message);
+      memcpy(res->ref_defect, w->sh->ref_defect, sizeof res->ref_defect);
       return 0;
     }
     if (tag == SL_MSG_ERROR) {

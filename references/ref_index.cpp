@@ -16,6 +16,16 @@ static at::Tensor slref_index_reduce_forward(const at::Tensor &x,
                                              at::Tensor index,
                                              at::Tensor updates,
                                              const sl_params &p) {
+  if (x.dim() == 0) {
+    /* A 0-D x is one element along the axis (rank 0 counts as 1, SPEC §2).
+     * LibTorch 1.13 reduces into it so; 2.11 refuses the shapes ("source
+     * tensor shape must match self tensor shape"), so the reference reduces
+     * into a [1] view and returns the 0-D result. */
+    (void)c10::maybe_wrap_dim(p.dim, 0); /* dim is 0 or -1, as LibTorch says */
+    if (updates.dim() == 0 && index.dim() == 1) updates = updates.reshape({1});
+    return slref_index_reduce_forward(x.reshape({1}), index, updates, p)
+        .reshape({});
+  }
   const int64_t axis = c10::maybe_wrap_dim(p.dim, x.dim());
   if (index.dim() == 0) {
     index = index.unsqueeze(0);

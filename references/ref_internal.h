@@ -52,6 +52,10 @@ inline std::string slref_shape(const at::Tensor &t) {
 /* The short dtype name of a LibTorch tensor ("f32", ...), for messages. */
 const char *slref_dtype_name(const at::Tensor &t);
 
+/* slref_defects.cpp: the active defect (of the linked LibTorch) that call's
+ * f16/bf16 computation meets, or NULL. */
+const slref_defect *slref_defect_for(const sl_call &call);
+
 /* ref_gather.cpp: gather, gather_nd, scatter, scatter_reduce, scatter_nd. */
 slref_tensors slref_gather(const sl_call &call);
 slref_tensors slref_gather_nd(const sl_call &call);

@@ -45,6 +45,33 @@ enum {
  */
 int slref_run(const sl_call *call, sl_tensor *outs, char *err, size_t errlen);
 
+/*
+ * A known defect of LibTorch's CPU operators that would decide an expected
+ * answer wrongly (references/slref_defects.def). Where the linked LibTorch
+ * has it (active), slref_run computes the calls it touches by the op's
+ * definition instead, and still runs LibTorch as a user would to see
+ * whether the defect shows on that call.
+ */
+typedef struct slref_defect {
+  const char *name;     /* "half-scatter-accumulate" */
+  const char *what;     /* one sentence: what LibTorch does wrong */
+  const char *upstream; /* "pytorch/pytorch#103427", or "" when none known */
+  const char *fixed_in; /* "2.1": first LibTorch without it; "" when none */
+  int active;           /* 1: the linked LibTorch has it */
+} slref_defect;
+
+/* The rows of the table, active or not: i in [0, slref_defect_count()). */
+int slref_defect_count(void);
+const slref_defect *slref_defect_at(int i);
+
+/*
+ * The defect that the last successful slref_run on this thread worked
+ * around and that showed: LibTorch's own answer differed (bits, with any
+ * NaN equal to any NaN) from the expected one it returned. NULL when the
+ * call touched no active defect, or LibTorch's own answer agreed.
+ */
+const slref_defect *slref_last_defect(void);
+
 /* "LibTorch 2.11.0": the version that LibTorch's headers carry
  * (TORCH_VERSION). Debian's libtorch-dev 1.13.1+dfsg ships headers and sonames
  * saying 1.13.0; the string is LibTorch's own, not the package's. */

@@ -172,6 +172,11 @@ static sl_store *sl__machines(const sl_cmp_side *base, const sl_cmp_side *cand,
   sl__machine_text(&m[1], out->cand_machine, sizeof out->cand_machine);
   sl__machines_differ(&m[0], &m[1], "base", "candidate", out->machines_differ,
                       sizeof out->machines_differ);
+  int k = sl__kernels_differ(base->store, base->run_id, cand->store,
+                             cand->run_id, "base", "candidate",
+                             out->kernels_differ, sizeof out->kernels_differ);
+  if (k < 0) return k == -1 ? base->store : cand->store;
+  out->kernels_same = k == 0;
   return NULL;
 }
 

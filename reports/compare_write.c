@@ -66,11 +66,27 @@ static int sl__machines_warning(const sl_cmp_set *set, char *buf, size_t len) {
   return 1;
 }
 
+/* What the runs' recorded providers say of the kernels: other kernels ran
+ * (a cause to name beside the code), or the very same (then a change is
+ * not the kernels'); 0 (buf "") when a run recorded none. */
+static int sl__kernels_note(const sl_cmp_set *set, char *buf, size_t len) {
+  buf[0] = '\0';
+  if (set->kernels_differ[0])
+    snprintf(buf, len, "the kernels differ: %s", set->kernels_differ);
+  else if (set->kernels_same)
+    snprintf(buf, len,
+             "the same kernels ran in both runs (every provider's SHA-256 "
+             "matches): a change is the machine's or the harness's, not the "
+             "kernels'");
+  return buf[0] != '\0';
+}
+
 static void sl__text(const sl_cmp_set *set, const sl_cmp_opts *o, FILE *out) {
   fprintf(out, "base:      %s (%s)\ncandidate: %s (%s)\n", set->base_name,
           set->base_machine, set->cand_name, set->cand_machine);
   char warn[512];
   if (sl__machines_warning(set, warn, sizeof warn)) fprintf(out, "%s\n", warn);
+  if (sl__kernels_note(set, warn, sizeof warn)) fprintf(out, "%s\n", warn);
   fprintf(out,
           "a change counts when p < %g, |ratio - 1| >= %.0f%% and beyond "
           "the noise; at least %d samples per side\n\n",
@@ -128,6 +144,10 @@ static void sl__markdown(const sl_cmp_set *set, const sl_cmp_opts *o,
   if (sl__machines_warning(set, warn, sizeof warn)) {
     fputs("> ", out);
     sl__md(out, warn); /* one line: a CPU model's newline would end it */
+    fputs("\n\n", out);
+  }
+  if (sl__kernels_note(set, warn, sizeof warn)) {
+    sl__md(out, warn);
     fputs("\n\n", out);
   }
   if (set->only_base || set->only_cand) {
@@ -203,6 +223,11 @@ static void sl__html(const sl_cmp_set *set, const sl_cmp_opts *o, FILE *out) {
   char warn[512];
   if (sl__machines_warning(set, warn, sizeof warn)) {
     fputs("<p class=\"warn\">", out);
+    sl__html_text(out, warn);
+    fputs("</p>\n", out);
+  }
+  if (sl__kernels_note(set, warn, sizeof warn)) {
+    fputs("<p class=\"note\">", out);
     sl__html_text(out, warn);
     fputs("</p>\n", out);
   }

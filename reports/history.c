@@ -157,5 +157,8 @@ int sl__hist_cause_of(sl_store *s, const sl__hist *h, int k,
   }
   sl__machines_differ(&m[0], &m[1], "earlier run", "later run", out->machines,
                       sizeof out->machines);
+  if (sl__kernels_differ(s, out->before, s, out->after, "earlier run",
+                         "later run", out->kernels, sizeof out->kernels) < 0)
+    return -1;
   return 0;
 }

@@ -52,6 +52,7 @@ typedef struct sl__hist_cause {
    * different commits, or unknown. */
   int same;
   char machines[320];
+  char kernels[320]; /* how the runs' kernels differ (sl__kernels_differ) */
 } sl__hist_cause;
 
 enum { SL__SAME_COMMIT = 1, SL__SAME_DIRTY = 2 };

@@ -85,6 +85,10 @@ static int sl__cause_cells(FILE *out, sl_store *s, const sl__hist *h, int k) {
   }
   fputs(c.machines[0] ? "</td><td class=\"bad\">" : "</td><td>same", out);
   sl__html_text(out, c.machines);
+  if (c.kernels[0]) {
+    fputs(c.machines[0] ? "; kernels: " : "; kernels differ: ", out);
+    sl__html_text(out, c.kernels);
+  }
   fputs("</td>", out);
   return 0;
 }

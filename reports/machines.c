@@ -92,3 +92,60 @@ int sl__machines_differ(const sl_run_brief *a, const sl_run_brief *b,
   }
   return 1;
 }
+
+/* A run's providers as recorded: name and SHA-256, in load order. */
+#define SL__KERNELS_MAX 32
+typedef struct sl__kernels {
+  int n;
+  char name[SL__KERNELS_MAX][64];
+  char sha[SL__KERNELS_MAX][65];
+} sl__kernels;
+
+static int sl__kernel_row(void *user, const sl_provider_record *p) {
+  sl__kernels *k = user;
+  if (k->n >= SL__KERNELS_MAX) return 0;
+  snprintf(k->name[k->n], sizeof k->name[0], "%s", p->name);
+  snprintf(k->sha[k->n], sizeof k->sha[0], "%s", p->sha256);
+  ++k->n;
+  return 0;
+}
+
+static int sl__kernel_find(const sl__kernels *k, const char *name) {
+  for (int i = 0; i < k->n; ++i)
+    if (strcmp(k->name[i], name) == 0) return i;
+  return -1;
+}
+
+int sl__kernels_differ(sl_store *sa, int64_t a, sl_store *sb, int64_t b,
+                       const char *a_name, const char *b_name, char *buf,
+                       size_t len) {
+  static sl__kernels ka, kb; /* 6 KiB each: off the stack */
+  memset(&ka, 0, sizeof ka);
+  memset(&kb, 0, sizeof kb);
+  if (len) buf[0] = '\0';
+  if (sl_store_run_providers(sa, a, sl__kernel_row, &ka) < 0) return -1;
+  if (sl_store_run_providers(sb, b, sl__kernel_row, &kb) < 0) return -2;
+  /* A run stored before providers were recorded (schema < 7) tells
+   * nothing either way. */
+  if (ka.n == 0 || kb.n == 0) return 2;
+  for (int i = 0; i < ka.n; ++i) {
+    int j = sl__kernel_find(&kb, ka.name[i]);
+    if (j < 0) {
+      snprintf(buf, len, "provider %s loaded by the %s only", ka.name[i],
+               a_name);
+      return 1;
+    }
+    if (strcmp(ka.sha[i], kb.sha[j]) != 0) {
+      snprintf(buf, len, "provider %s: sha256 %.12s vs %.12s", ka.name[i],
+               ka.sha[i], kb.sha[j]);
+      return 1;
+    }
+  }
+  for (int j = 0; j < kb.n; ++j)
+    if (sl__kernel_find(&ka, kb.name[j]) < 0) {
+      snprintf(buf, len, "provider %s loaded by the %s only", kb.name[j],
+               b_name);
+      return 1;
+    }
+  return 0;
+}

@@ -32,6 +32,11 @@ static int sl__cause_text(FILE *out, sl_store *s, const sl__hist *h, int k) {
             "\n      machines differ between runs %" PRId64 " and %" PRId64
             ": %s",
             c.before, c.after, c.machines);
+  if (c.kernels[0])
+    fprintf(out,
+            "\n      kernels differ between runs %" PRId64 " and %" PRId64
+            ": %s",
+            c.before, c.after, c.kernels);
   return 0;
 }
 

@@ -215,6 +215,12 @@ typedef struct sl_cmp_set {
    * 2x apart, between the runs or within one. */
   char base_machine[320], cand_machine[320];
   char machines_differ[320];
+  /* Whether the runs ran other kernels (a provider added, dropped or
+   * rebuilt: reports/machines.h's sl__kernels_differ): kernels_same 1 when
+   * both runs recorded their providers and every one matches by SHA-256;
+   * else kernels_differ says how, or both are empty/0 when unknown. */
+  char kernels_differ[320];
+  int kernels_same;
   sl_cmp_row *rows; /* benchmarks in both, by case line */
   int n;
   int only_base, only_cand; /* benchmarks present on one side only */

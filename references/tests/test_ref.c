@@ -124,6 +124,153 @@ static void test_bf16_nan_gather(void) {
   free_outs(outs, 1);
 }
 
+/* f16 bits of small integers and of 30 (exact in f16). */
+static uint16_t f16_bits(int v) {
+  /* v in [1, 2048]: exponent e with 2^e <= v, mantissa exact. */
+  int e = 0;
+  while ((2 << e) <= v) ++e;
+  return (uint16_t)(((e + 15) << 10) | ((v - (1 << e)) << (10 - e)));
+}
+
+/* The row of the defect table named name (NULL when none). */
+static const slref_defect *defect_named(const char *name) {
+  for (int i = 0; i < slref_defect_count(); ++i)
+    if (strcmp(slref_defect_at(i)->name, name) == 0) return slref_defect_at(i);
+  return NULL;
+}
+
+/*
+ * Known LibTorch defects (references/slref_defects.def): the expected answer
+ * is the op's definition under either reference, and slref_last_defect says
+ * when LibTorch's own answer differed. 1.13 accumulates f16 scatter_reduce
+ * sums in f16 (4096 ones give 2048); 2.1 and later do not, so under 2.x the
+ * row is inactive and LibTorch's own answer is used. index_add accumulates
+ * in the half type under both; scatter_reduce mean rounds the f32 sum to f16
+ * before dividing under both (4096 values of 30 overflow to inf).
+ */
+static void test_defects(void) {
+  static uint16_t ones[4096], thirties[4096];
+  static int64_t zeros[4096];
+  uint16_t x0 = 0;
+  const int64_t n1[1] = {1}, n4096[1] = {4096};
+  for (int i = 0; i < 4096; ++i)
+    ones[i] = f16_bits(1), thirties[i] = f16_bits(30);
+  CHECK(f16_bits(1) == 0x3C00 && f16_bits(2048) == 0x6800 &&
+        f16_bits(30) == 0x4F80);
+  sl_tensor outs[SL_MAX_ARGS];
+  char err[256];
+  const int v2 = torch_major() >= 2;
+  const slref_defect *sum = defect_named("half-scatter-accumulate"),
+                     *mean = defect_named("half-mean-rounded-sum"),
+                     *index = defect_named("half-index-accumulate");
+  CHECK(sum && mean && index && defect_named("half-autograd"));
+  if (!sum || !mean || !index) return;
+  CHECK_MSG(sum->active == !v2, "half-scatter-accumulate active=%d under %s",
+            sum->active, slref_version());
+  CHECK(strcmp(sum->fixed_in, "2.1") == 0 && mean->active && index->active);
+
+  sl_call c;
+  sl_call_init(&c, SL_OP_SCATTER_REDUCE);
+  c.arg[0] = mk(SL_F16, 1, n1, &x0);
+  c.arg[1] = mk(SL_I64, 1, n4096, zeros);
+  c.arg[2] = mk(SL_F16, 1, n4096, ones);
+  c.p.dim = 0;
+  c.p.reduce = SL_REDUCE_SUM;
+  c.p.include_self = 1;
+  CHECK(run(&c, outs, err, sizeof err) == 0);
+  CHECK_MSG(*(const uint16_t *)outs[0].data == 0x6C00,
+            "4096 f16 ones summed to bits %04x, want 4096 (6c00)",
+            *(const uint16_t *)outs[0].data);
+  CHECK_MSG(slref_last_defect() == (v2 ? NULL : sum), "defect met: %s under %s",
+            slref_last_defect() ? slref_last_defect()->name : "none",
+            slref_version());
+  free_outs(outs, 1);
+
+  c.arg[2] = mk(SL_F16, 1, n4096, thirties);
+  c.p.reduce = SL_REDUCE_MEAN;
+  c.p.include_self = 0;
+  CHECK(run(&c, outs, err, sizeof err) == 0);
+  CHECK_MSG(*(const uint16_t *)outs[0].data == f16_bits(30),
+            "mean of 4096 f16 30s: bits %04x", *(const uint16_t *)outs[0].data);
+  CHECK(slref_last_defect() == mean);
+  free_outs(outs, 1);
+
+  sl_call_init(&c, SL_OP_INDEX_REDUCE);
+  c.arg[0] = mk(SL_F16, 1, n1, &x0);
+  c.arg[1] = mk(SL_I64, 1, n4096, zeros);
+  c.arg[2] = mk(SL_F16, 1, n4096, ones);
+  c.p.dim = 0;
+  c.p.reduce = SL_REDUCE_SUM;
+  c.p.include_self = 1;
+  CHECK(run(&c, outs, err, sizeof err) == 0);
+  CHECK(*(const uint16_t *)outs[0].data == 0x6C00);
+  CHECK(slref_last_defect() == index);
+  free_outs(outs, 1);
+
+  /* Two ones: no rounding anywhere, so LibTorch's own answer agrees. */
+  const int64_t n2[1] = {2};
+  c.arg[1] = mk(SL_I64, 1, n2, zeros);
+  c.arg[2] = mk(SL_F16, 1, n2, ones);
+  CHECK(run(&c, outs, err, sizeof err) == 0);
+  CHECK(*(const uint16_t *)outs[0].data == f16_bits(2));
+  CHECK(slref_last_defect() == NULL);
+  free_outs(outs, 1);
+}
+
+/*
+ * index_reduce of a 0-D x: one element along the axis (rank 0 counts as 1).
+ * LibTorch 2.11 refuses the shapes and 1.13's autograd refused the mean's
+ * backward; the reference reduces into a [1] view under both.
+ */
+static void test_index_reduce_0d(void) {
+  sl_tensor outs[SL_MAX_ARGS];
+  char err[256];
+  float x = 5, up[3] = {7, 2, 9}, g = 1, res = 6;
+  int64_t idx[3] = {0, 0, 0}, one = 0;
+  const int64_t n3[1] = {3};
+  sl_call c;
+  sl_call_init(&c, SL_OP_INDEX_REDUCE);
+  c.arg[0] = mk(SL_F32, 0, NULL, &x);
+  c.arg[1] = mk(SL_I64, 1, n3, idx);
+  c.arg[2] = mk(SL_F32, 1, n3, up);
+  c.p.dim = -1;
+  c.p.reduce = SL_REDUCE_AMAX;
+  c.p.include_self = 1;
+  const double want_max = 9, want_mean = 6, want_one = 12;
+  CHECK_MSG(run(&c, outs, err, sizeof err) == 0, "%s", err);
+  CHECK(same_f(&outs[0], 0, NULL, &want_max));
+  free_outs(outs, 1);
+  c.p.reduce = SL_REDUCE_MEAN; /* (5 + 7 + 2 + 9) / 4 = 5.75: not exact */
+  c.p.include_self = 0;        /* (7 + 2 + 9) / 3 = 6 */
+  CHECK_MSG(run(&c, outs, err, sizeof err) == 0, "%s", err);
+  CHECK(same_f(&outs[0], 0, NULL, &want_mean));
+  free_outs(outs, 1);
+  /* a 0-D index and a 0-D update */
+  c.arg[1] = mk(SL_I64, 0, NULL, &one);
+  c.arg[2] = mk(SL_F32, 0, NULL, &up[0]);
+  c.p.reduce = SL_REDUCE_SUM;
+  c.p.include_self = 1;
+  CHECK_MSG(run(&c, outs, err, sizeof err) == 0, "%s", err);
+  CHECK(same_f(&outs[0], 0, NULL, &want_one));
+  free_outs(outs, 1);
+
+  /* The mean's backward: each of the 3 updates gets grad / 3. */
+  sl_call_init(&c, SL_OP_INDEX_REDUCE_BACKWARD);
+  c.arg[0] = mk(SL_F32, 0, NULL, &g);
+  c.arg[1] = mk(SL_F32, 0, NULL, &x);
+  c.arg[2] = mk(SL_I64, 1, n3, idx);
+  c.arg[3] = mk(SL_F32, 1, n3, up);
+  c.arg[4] = mk(SL_F32, 0, NULL, &res);
+  c.p.dim = 0;
+  c.p.reduce = SL_REDUCE_MEAN;
+  c.p.include_self = 0;
+  CHECK_MSG(run(&c, outs, err, sizeof err) == 0, "%s", err);
+  const double gx = 0, gu[3] = {1.0f / 3, 1.0f / 3, 1.0f / 3};
+  CHECK(same_f(&outs[0], 0, NULL, &gx));
+  CHECK(same_f(&outs[1], 1, n3, gu));
+  free_outs(outs, 2);
+}
+
 static void test_gather(void) {
   sl_tensor outs[SL_MAX_ARGS];
   char err[256];
@@ -730,6 +877,8 @@ static void test_run_device(void) {
 int main(void) {
   test_version();
   test_bf16_nan_gather();
+  test_defects();
+  test_index_reduce_0d();
   test_gather();
   test_scatter();
   test_scatter_reduce();

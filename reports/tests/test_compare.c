@@ -289,6 +289,97 @@ static void test_runs(const char *path) {
   sl_store_close(s);
 }
 
+/* A bench run with one timing of the case every run shares, loading the
+ * providers given (n of them). */
+static int64_t run_with(sl_store *s, const sl_provider_record *p, int n) {
+  sl_run_info ri;
+  memset(&ri, 0, sizeof ri);
+  ri.kind = "bench";
+  ri.providers = p;
+  ri.n_providers = n;
+  static double v[30];
+  int64_t run, c;
+  draw(7, 30, 1e-3, 0.005, v);
+  sl_timing_row t = {"cpu.omp", 2, 30, 0, 1e-3, 0, 1e-3, 1, -1, 100, v, 30};
+  if (sl_store_run_begin(s, &ri, &run) || sl_store_begin(s) ||
+      sl_store_add_case(s, run, "gather",
+                        "gather dt=f32 it=i64 x=8 index=8 dim=0 seed=1", 1, 0,
+                        &c) ||
+      sl_store_add_timing(s, c, &t, NULL) || sl_store_commit(s))
+    return -1;
+  return run;
+}
+
+/* Compares runs a and b of s; returns the text output (caller frees). */
+static char *compare_text(sl_store *s, int64_t a, int64_t b, sl_cmp_set *set) {
+  char err[512];
+  sl_cmp_side base = {s, a}, cand = {s, b};
+  CHECK_MSG(sl_cmp_runs(&base, &cand, NULL, set, err, sizeof err) == 0, "%s",
+            err);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&buf, &len);
+  CHECK(sl_cmp_write(set, NULL, SL_CMP_TEXT, m) == 0);
+  fclose(m);
+  return buf;
+}
+
+/*
+ * compare names the kernels as a cause: the same providers by SHA-256 (a
+ * change is not the kernels'), a rebuilt one, one loaded by one run only,
+ * and nothing for a run that recorded none.
+ */
+static void test_kernels(const char *path) {
+  char err[512];
+  sl_store *s = NULL;
+  CHECK(sl_store_open(path, SL_STORE_READWRITE, &s, err, sizeof err) == 0);
+  if (!s) return;
+  const char
+      *A = "aaaaaaaaaaaa1111111111111111111111111111111111111111111111111111",
+      *B = "bbbbbbbbbbbb2222222222222222222222222222222222222222222222222222";
+  sl_provider_record own = {"scatterlab", "/x/libk.so.1", "0.1.0", A, 1, 65, 1};
+  sl_provider_record rebuilt = own,
+                     mine = {"mylib", "/y/libmy.so", NULL, B, 1, 3, 0};
+  rebuilt.sha256 = B;
+  sl_provider_record two[2] = {own, mine};
+  int64_t r1 = run_with(s, &own, 1), r2 = run_with(s, &own, 1),
+          r3 = run_with(s, &rebuilt, 1), r4 = run_with(s, two, 2),
+          r5 = run_with(s, NULL, 0);
+  CHECK_MSG(r1 > 0 && r2 > 0 && r3 > 0 && r4 > 0 && r5 > 0, "%s",
+            sl_store_errmsg(s));
+  sl_cmp_set set;
+  char *t = compare_text(s, r1, r2, &set);
+  CHECK(set.kernels_same == 1 && set.kernels_differ[0] == '\0');
+  CHECK_CONTAINS(t, "the same kernels ran in both runs");
+  free(t), sl_cmp_set_free(&set);
+
+  t = compare_text(s, r1, r3, &set);
+  CHECK(set.kernels_same == 0);
+  CHECK_MSG(strcmp(set.kernels_differ,
+                   "provider scatterlab: sha256 aaaaaaaaaaaa vs "
+                   "bbbbbbbbbbbb") == 0,
+            "%s", set.kernels_differ);
+  CHECK_CONTAINS(t, "the kernels differ: provider scatterlab: sha256");
+  free(t), sl_cmp_set_free(&set);
+
+  t = compare_text(s, r1, r4, &set);
+  CHECK_MSG(strcmp(set.kernels_differ,
+                   "provider mylib loaded by the candidate only") == 0,
+            "%s", set.kernels_differ);
+  free(t), sl_cmp_set_free(&set);
+  t = compare_text(s, r4, r2, &set);
+  CHECK_MSG(
+      strcmp(set.kernels_differ, "provider mylib loaded by the base only") == 0,
+      "%s", set.kernels_differ);
+  free(t), sl_cmp_set_free(&set);
+
+  t = compare_text(s, r1, r5, &set);
+  CHECK(set.kernels_same == 0 && set.kernels_differ[0] == '\0');
+  CHECK(strstr(t, "kernels") == NULL);
+  free(t), sl_cmp_set_free(&set);
+  sl_store_close(s);
+}
+
 int main(void) {
   test_samples();
   char dir[] = "/tmp/sl_compare_XXXXXX";
@@ -296,6 +387,8 @@ int main(void) {
   char path[64];
   snprintf(path, sizeof path, "%s/c.db", dir);
   test_runs(path);
+  snprintf(path, sizeof path, "%s/k.db", dir);
+  test_kernels(path);
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);

@@ -8,9 +8,11 @@
 #include "history.h"
 #include "sl_test.h"
 
-/* A store whose run r (1-6) records commit[r - 1] and round trip rtt. */
+/* A store whose run r (1-6) records commit[r - 1], round trip rtt_at_4 at
+ * run 4 (90 ns elsewhere) and, when sha_from_4 is not NULL, the provider
+ * "scatterlab" with SHA-256 "aaa..." in runs 1-3 and sha_from_4 after. */
 static sl_store *make(const char *path, const char *const commit[6],
-                      double rtt_at_4) {
+                      double rtt_at_4, const char *sha_from_4) {
   char err[512];
   sl_store *s = NULL;
   if (sl_store_open(path, SL_STORE_READWRITE, &s, err, sizeof err)) return NULL;
@@ -22,6 +24,18 @@ static sl_store *make(const char *path, const char *const commit[6],
     ri.git_commit = commit[r - 1];
     ri.threads = 2;
     ri.core_rtt_ns = r == 4 ? rtt_at_4 : 90;
+    sl_provider_record p = {
+        "scatterlab",
+        "/x/libscatterlab_kernels.so.1",
+        NULL,
+        r <= 3 ? "aaaaaaaaaaaa1111111111111111111111111111111111111111111111111"
+                 "111"
+               : sha_from_4,
+        1,
+        65,
+        1};
+    ri.providers = sha_from_4 ? &p : NULL;
+    ri.n_providers = sha_from_4 ? 1 : 0;
     const double t = r <= 3 ? 10e-6 : 12e-6;
     for (int i = 0; i < 8; ++i) v[i] = t;
     sl_timing_row row = {"cpu.omp", 2, 8, 0, t, 0, t, 1, -1, 100, v, 8};
@@ -62,17 +76,27 @@ int main(void) {
     const char *before, *after;
     int same;
     const char *machines;
+    const char *sha_from_4, *kernels;
   } cases[] = {
-      {two, 90, "aaa", "bbb", 0, ""},
-      {one, 90, "aaa", "aaa", SL__SAME_COMMIT, ""},
-      {dirty, 90, "aaa-dirty", "aaa-dirty", SL__SAME_DIRTY, ""},
+      {two, 90, "aaa", "bbb", 0, "", NULL, ""},
+      {one, 90, "aaa", "aaa", SL__SAME_COMMIT, "", NULL, ""},
+      {dirty, 90, "aaa-dirty", "aaa-dirty", SL__SAME_DIRTY, "", NULL, ""},
       {one, 400, "aaa", "aaa", SL__SAME_COMMIT,
        "core-to-core round trip 90 vs 400 ns: the threads ran on cores "
-       "placed otherwise"},
+       "placed otherwise",
+       NULL, ""},
+      /* One dirty commit, the kernels library rebuilt in between. */
+      {dirty, 90, "aaa-dirty", "aaa-dirty", SL__SAME_DIRTY, "",
+       "bbbbbbbbbbbb2222222222222222222222222222222222222222222222222222",
+       "provider scatterlab: sha256 aaaaaaaaaaaa vs bbbbbbbbbbbb"},
+      /* The same library throughout: nothing to name. */
+      {dirty, 90, "aaa-dirty", "aaa-dirty", SL__SAME_DIRTY, "",
+       "aaaaaaaaaaaa1111111111111111111111111111111111111111111111111111", ""},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
     snprintf(path, sizeof path, "%s/h%zu.db", dir, k);
-    sl_store *s = make(path, cases[k].commit, cases[k].rtt);
+    sl_store *s =
+        make(path, cases[k].commit, cases[k].rtt, cases[k].sha_from_4);
     CHECK_MSG(s != NULL, "case %zu: store", k);
     if (!s) continue;
     sl__hist_cause c;
@@ -85,6 +109,8 @@ int main(void) {
     CHECK_MSG(c.same == cases[k].same, "case %zu: same %d", k, c.same);
     CHECK_MSG(strcmp(c.machines, cases[k].machines) == 0, "case %zu: %s", k,
               c.machines);
+    CHECK_MSG(strcmp(c.kernels, cases[k].kernels) == 0, "case %zu: %s", k,
+              c.kernels);
     sl_store_close(s);
   }
   char cmd[128];

@@ -8,8 +8,10 @@
  *
  * Slots: grad_out x index updates result | grad_x grad_updates.
  * Shape contract: x, index, updates, dim and reduce as index_reduce's; x is
- * f16, bf16, f32 or f64 (of rank >= 1 for mean, as LibTorch's autograd
- * refuses a 0-D x there); grad_out and result have x's shape and dtype.
+ * f16, bf16, f32 or f64 (a 0-D x is one element along the axis, as in the
+ * forward; LibTorch 1.13's autograd refused the mean of one, until the
+ * reference reduced into a [1] view); grad_out and result have x's shape
+ * and dtype.
  * grad_x has x's shape, grad_updates updates' (the slice for a 0-D index).
  *
  * Duplicate indices: every update gets its own gradient; with assign every
@@ -26,14 +28,6 @@ sl_status sl__index_reduce_backward_infer(sl_ctx *ctx, sl_call *c) {
   if (st) return st;
   st = sl__check_grad_dtype(ctx, x);
   if (st) return st;
-  /* LibTorch 1.13's mean backward gives updates a 0-D gradient whatever
-   * its shape when x is 0-D, and autograd refuses it ("invalid gradient"):
-   * refused here too, so that both sides reject. */
-  if (x->ndim == 0 && c->p.reduce == SL_REDUCE_MEAN)
-    return sl_ctx_fail(ctx, SL_STATUS_RANK_MISMATCH,
-                       "x: expected rank >= 1 for the backward of mean "
-                       "(LibTorch 1.13 has no gradient of updates for a 0-D "
-                       "x), got rank 0");
   st = sl__check_like_x(ctx, "grad_out", &c->arg[0], x);
   if (st) return st;
   st = sl__check_like_x(ctx, "result", &c->arg[4], x);
