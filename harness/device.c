@@ -209,8 +209,8 @@ static int sl__all_bytes(const unsigned char *p, size_t n, int byte) {
  * (per output slot, host buffers of o->bytes[s]). */
 static sl_status sl__run_once(sl_ctx *ctx, const sl_variant *v,
                               const sl_call *host, sl_call *dc,
-                              sl__dev_outputs *o, int poison,
-                              void *const *into) {
+                              sl__dev_outputs *o, int poison, void *const *into,
+                              int *fault) {
   const sl_op_info *info = sl_op_get(host->op);
   sl_status st = sl__outputs_poison(ctx, host, o, poison);
   if (st) return st;
@@ -224,6 +224,7 @@ static sl_status sl__run_once(sl_ctx *ctx, const sl_variant *v,
   if (sst) {
     sl_ctx_fail(ctx, sst, "harness check: %s failed on the device: %s", variant,
                 sl_ctx_message(&sync_ctx));
+    *fault = 1;
     return sst;
   }
   sl_ctx gctx;
@@ -231,6 +232,7 @@ static sl_status sl__run_once(sl_ctx *ctx, const sl_variant *v,
   sl_status gst = sl__guards_check(&gctx, host, o, variant);
   if (gst) {
     sl_ctx_fail(ctx, gst, "%s", sl_ctx_message(&gctx));
+    *fault = 1; /* a guard overwritten, or the device broken since the run */
     return gst;
   }
   if (st) return st; /* the variant rejected the call */
@@ -244,8 +246,9 @@ static sl_status sl__run_once(sl_ctx *ctx, const sl_variant *v,
   return SL_STATUS_OK;
 }
 
-sl_status sl_device_run_variant(sl_ctx *ctx, const sl_variant *v,
-                                sl_call *call) {
+sl_status sl_device_run_variant(sl_ctx *ctx, const sl_variant *v, sl_call *call,
+                                int *fault) {
+  *fault = 0;
   const char *variant = v->name;
   const sl_op_info *info = sl_op_get(call->op);
   if (!info)
@@ -268,10 +271,11 @@ sl_status sl_device_run_variant(sl_ctx *ctx, const sl_variant *v,
                        "%s (%zu bytes), got none",
                        info->arg_names[s], o.bytes[s]);
   }
-  if (!st) st = sl__run_once(ctx, v, call, &dc, &o, SL_DEVICE_POISON_A, first);
+  if (!st)
+    st = sl__run_once(ctx, v, call, &dc, &o, SL_DEVICE_POISON_A, first, fault);
   if (!st) {
     const sl_call after_first = dc;
-    st = sl__run_once(ctx, v, call, &dc, &o, SL_DEVICE_POISON_B, second);
+    st = sl__run_once(ctx, v, call, &dc, &o, SL_DEVICE_POISON_B, second, fault);
     /* Every element the kernel must write: poison in neither run. */
     for (int s = info->n_in; !st && s < info->n_in + info->n_out; ++s) {
       const size_t es = sl_dtype_size(dc.arg[s].dtype);
@@ -295,6 +299,7 @@ sl_status sl_device_run_variant(sl_ctx *ctx, const sl_variant *v,
                          variant, info->arg_names[s],
                          sl_shape_str(t->ndim, idx, pos, sizeof pos),
                          SL_DEVICE_POISON_A, SL_DEVICE_POISON_B);
+        *fault = 1;
         break;
       }
     }
@@ -304,6 +309,7 @@ sl_status sl_device_run_variant(sl_ctx *ctx, const sl_variant *v,
                        "the same inputs",
                        variant, (long long)after_first.out_rows,
                        (long long)dc.out_rows);
+    *fault |= st != SL_STATUS_OK;
     call->p = after_first.p;
     call->out_rows = after_first.out_rows;
   }

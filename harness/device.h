@@ -37,10 +37,14 @@
  * success the outputs hold the result and call->p / call->out_rows are
  * updated as sl_run updates them. The status is the variant's, or
  * DEVICE_ERROR / INTERNAL with a message on ctx when the run broke a check
- * above ("harness check: ...").
+ * above ("harness check: ..."). *fault is set to 1 exactly then: the
+ * variant misbehaved (a device fault after it ran, a guard overwritten, an
+ * output element never written, another row count on the same inputs),
+ * which is a failure whatever the reference says, not a refusal; 0 when the
+ * status is the variant's own (or the harness could not set the run up).
  */
-sl_status sl_device_run_variant(sl_ctx *ctx, const sl_variant *v,
-                                sl_call *call);
+sl_status sl_device_run_variant(sl_ctx *ctx, const sl_variant *v, sl_call *call,
+                                int *fault);
 
 /*
  * Times `variant` on call (host tensors) with CUDA events: warm-up runs,

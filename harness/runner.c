@@ -364,7 +364,12 @@ static void sl__run_variant(const sl_case *c, const sl_run_opts *o,
   sl_ctx_init(&ctx);
   ctx.threads = o->threads > 0 ? o->threads : sl_default_threads();
   sl_call inferred = *call;
-  sl_status st = sl_infer(&ctx, &inferred);
+  /* A variant that checks the index values itself gets every case whose
+   * shapes hold, bad values included: then its own check is judged (it
+   * must refuse as LibTorch does: both_rejected), not the core's. */
+  sl_status st = (v->flags & SL_CHECKS_INDEX_VALUES)
+                     ? sl_infer_shapes(&ctx, &inferred)
+                     : sl_infer(&ctx, &inferred);
   unsigned copies = 0;
   char note[256] = "";
   /* Capabilities bound valid calls only: an invalid one is refused by the
@@ -380,12 +385,13 @@ static void sl__run_variant(const sl_case *c, const sl_run_opts *o,
     snprintf(r->message, sizeof r->message, "out of memory for the outputs");
     return;
   }
+  int device_fault = 0;
   if (!st) {
     double t0 = sl__now();
     /* cuda.* variants run on device copies of the inputs, with guarded,
      * poisoned outputs (device.h). */
     st = sl_variant_device(v) == SL_DEVICE_CUDA
-             ? sl_device_run_variant(&ctx, v, &vc.call)
+             ? sl_device_run_variant(&ctx, v, &vc.call, &device_fault)
              : sl_run_variant(&ctx, v, &vc.call);
     r->seconds = sl__now() - t0;
   }
@@ -393,6 +399,11 @@ static void sl__run_variant(const sl_case *c, const sl_run_opts *o,
   int kernel_rejected = st != SL_STATUS_OK;
   int ref_rejected = ref_rc != 0;
   if (sl__undefined_status(st, r)) {
+  } else if (device_fault) {
+    /* The kernel broke a check of the device run (device.h): a failure,
+     * not a refusal to compare with LibTorch's. */
+    r->verdict = SL_VERDICT_FAILED;
+    snprintf(r->message, sizeof r->message, "%s", sl_ctx_message(&ctx));
   } else if (!sl_variant_call_guards_ok(&vc, guard, sizeof guard)) {
     r->verdict = SL_VERDICT_FAILED;
     snprintf(r->message, sizeof r->message, "%s", guard);

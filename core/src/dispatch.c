@@ -57,6 +57,13 @@ sl_status sl_infer(sl_ctx *ctx, sl_call *call) {
   return sl__infer_fns[call->op](ctx, call);
 }
 
+sl_status sl_infer_shapes(sl_ctx *ctx, sl_call *call) {
+  sl__defer_index_check(1);
+  sl_status st = sl_infer(ctx, call);
+  sl__defer_index_check(0);
+  return st;
+}
+
 /* Byte range [lo, hi) that a strided tensor can touch; empty when lo == hi. */
 static void sl__extent(const sl_tensor *t, uintptr_t *lo, uintptr_t *hi) {
   int64_t last = 0;
@@ -125,9 +132,9 @@ sl_status sl_run_variant(sl_ctx *ctx, const sl_variant *v, sl_call *call) {
                        "variant %s of %s: unavailable (%s)", variant,
                        sl_op_name(call->op), why);
   sl_call want = *call;
-  sl__defer_index_check((v->flags & SL_CHECKS_INDEX_VALUES) != 0);
-  sl_status st = sl_infer(ctx, &want);
-  sl__defer_index_check(0);
+  sl_status st = (v->flags & SL_CHECKS_INDEX_VALUES)
+                     ? sl_infer_shapes(ctx, &want)
+                     : sl_infer(ctx, &want);
   if (st) return st;
   const sl_op_info *info = sl_op_get(call->op);
   sl_device dev = sl_variant_device(v);

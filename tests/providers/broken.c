@@ -13,6 +13,12 @@
  *   cpu.bad_status  correct, then returns 12345            -> failed
  *   cpu.exit        calls exit(3)                          -> crashed
  *
+ * Two declare SL_CHECKS_INDEX_VALUES, so the harness leaves the index values
+ * to them (a case with a bad one reaches the kernel):
+ *
+ *   cpu.checks      refuses a bad value itself             -> both_rejected
+ *   cpu.trusts      accepts it (writes zeros)              -> reject_mismatch
+ *
  * The library links nothing of scatterlab: sl_provider.h is all it needs.
  */
 /* pause() is POSIX, beyond the C11 the project compiles as. */
@@ -90,6 +96,31 @@ static sl_status sltest_exit(sl_ctx *ctx, sl_call *c) {
   exit(3);
 }
 
+/* Keeps SL_CHECKS_INDEX_VALUES's promise: a value outside x's axis is
+ * refused, with the status sl_infer gives, before anything is written. */
+static sl_status sltest_checks(sl_ctx *ctx, sl_call *c) {
+  int64_t v, at;
+  if (sltest_bad_index(c, &v, &at))
+    return sl_provider_fail(ctx, SL_STATUS_INDEX_OUT_OF_RANGE,
+                            "index: expected values in [0, %lld), got %lld "
+                            "at element %lld (broken:cpu.checks' own check)",
+                            (long long)sltest_extent(&c->arg[0], (int)c->p.dim),
+                            (long long)v, (long long)at);
+  return sltest_ok(ctx, c);
+}
+
+/* Declares the flag and does not check: a bad value gives zeros (it does
+ * not read outside x, so the verdict is the acceptance, not a crash). */
+static sl_status sltest_trusts(sl_ctx *ctx, sl_call *c) {
+  int64_t v, at;
+  if (!sltest_bad_index(c, &v, &at)) return sltest_ok(ctx, c);
+  const sl_tensor *out = &c->arg[2];
+  if (sltest_numel(out))
+    memset(out->data, 0,
+           (size_t)sltest_numel(out) * sl_provider_dtype_size(out->dtype));
+  return SL_STATUS_OK;
+}
+
 /* Every dtype, both index dtypes, any rank and layout: no case of gather is
  * outside the capabilities, so every verdict comes from the kernel. */
 #define SLTEST_CAPS                                                            \
@@ -110,6 +141,8 @@ static const sl_provider_variant sltest_variants[] = {
     SLTEST_VARIANT("cpu.underrun", sltest_underrun, 0),
     SLTEST_VARIANT("cpu.bad_status", sltest_bad_status, 0),
     SLTEST_VARIANT("cpu.exit", sltest_exit, 0),
+    SLTEST_VARIANT("cpu.checks", sltest_checks, SL_CHECKS_INDEX_VALUES),
+    SLTEST_VARIANT("cpu.trusts", sltest_trusts, SL_CHECKS_INDEX_VALUES),
 };
 
 static const sl_provider sltest_provider = {

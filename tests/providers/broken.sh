@@ -173,5 +173,37 @@ check "fuzz: the run is finished (got '$status')" test "$status" = finished
 rc=$?
 check "fuzz of broken:cpu.ok alone exits 0" status_is 0 $rc "scatterlab fuzz --variants broken:cpu.ok"
 
+# 4. SL_CHECKS_INDEX_VALUES: the harness leaves the index values to a
+#    variant that declares it, so a case with a bad value reaches the kernel
+#    and its own check is judged: refused as LibTorch refuses (both_rejected,
+#    with the kernel's own message), or accepted (reject_mismatch). A
+#    variant without the flag never sees such a case.
+for ip in oob neg; do
+  "$BIN" run --no-db --provider "$LIB" \
+    --variants 'broken:cpu.checks,broken:cpu.trusts,cpu.serial' \
+    "gather dt=f32 it=i64 x=4x3 index=2x3 dim=0 ip=$ip seed=1" >"$tmp/out" 2>&1
+  rc=$?
+  check "run ip=$ip: exits 1 (broken:cpu.trusts accepts)" status_is 1 $rc "run ip=$ip"
+  check "run ip=$ip: broken:cpu.checks is both_rejected" verdict_is broken:cpu.checks both_rejected
+  check "run ip=$ip: by its own check" message_has broken:cpu.checks "broken:cpu.checks' own check"
+  check "run ip=$ip: broken:cpu.trusts is reject_mismatch" verdict_is broken:cpu.trusts reject_mismatch
+  check "run ip=$ip: it accepted" message_has broken:cpu.trusts "kernel accepted, LibTorch rejected"
+  check "run ip=$ip: cpu.serial is both_rejected" verdict_is cpu.serial both_rejected
+done
+"$BIN" run --no-db --provider "$LIB" --variants 'broken:cpu.checks,broken:cpu.trusts' \
+  "gather dt=f32 it=i64 x=4x3 index=2x3 dim=0 seed=1" >"$tmp/out" 2>&1
+rc=$?
+check "run, valid index: exits 0" status_is 0 $rc "run, valid index"
+check "run, valid index: broken:cpu.checks passed" verdict_is broken:cpu.checks passed
+check "run, valid index: broken:cpu.trusts passed" verdict_is broken:cpu.trusts passed
+# A campaign of the honest one: its refusals are both_rejected, by its own
+# check, and nothing fails.
+"$BIN" fuzz --db "$tmp/c.db" --provider "$LIB" --variants broken:cpu.checks \
+  --seconds 3 --no-corpus --ops gather >"$tmp/out" 2>&1
+rc=$?
+check "fuzz of broken:cpu.checks exits 0" status_is 0 $rc "fuzz --variants broken:cpu.checks"
+n=$(q "$tmp/c.db" "SELECT count(*) FROM results WHERE variant = 'broken:cpu.checks' AND verdict = 'both_rejected' AND instr(message, 'own check') > 0" 2>&1)
+check "fuzz: broken:cpu.checks refused bad values itself ($n times)" test "${n:-0}" -gt 0
+
 echo "$((checks - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -77,6 +77,35 @@ static inline void sltest_gather_each(const sl_call *c, sltest_elem_fn fn,
   }
 }
 
+/* Whether an index value of the gather call c lies outside [0, extent of
+ * x's axis): then 1, with the first such value and its element number
+ * (row-major over index) in *value and *at. */
+static inline int sltest_bad_index(const sl_call *c, int64_t *value,
+                                   int64_t *at) {
+  const sl_tensor *x = &c->arg[0], *index = &c->arg[1];
+  const int dim = (int)c->p.dim;
+  const int nd = index->ndim > x->ndim ? index->ndim : x->ndim;
+  const int64_t bound = sltest_extent(x, dim);
+  int64_t numel = 1;
+  for (int d = 0; d < nd; ++d) numel *= sltest_extent(index, d);
+  int64_t coord[SL_MAX_DIMS] = {0};
+  for (int64_t n = 0; n < numel; ++n) {
+    int64_t ioff = 0;
+    for (int d = 0; d < nd; ++d) ioff += coord[d] * sltest_stride(index, d);
+    const int64_t v = sltest_load_index(index, ioff);
+    if (v < 0 || v >= bound) {
+      *value = v;
+      *at = n;
+      return 1;
+    }
+    for (int d = nd - 1; d >= 0; --d) {
+      if (++coord[d] < sltest_extent(index, d)) break;
+      coord[d] = 0;
+    }
+  }
+  return 0;
+}
+
 /* Number of elements of t and the element just past its last one (the
  * largest offset plus one), in elements: for a contiguous output these are
  * equal. */

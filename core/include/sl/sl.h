@@ -268,6 +268,15 @@ void sl_call_init(sl_call *call, sl_op op);
 sl_status sl_infer(sl_ctx *ctx, sl_call *call);
 
 /*
+ * As sl_infer, without checking the index values against their bounds:
+ * shapes, dtypes, parameters and the other data checks only. For a caller
+ * that leaves the values to a variant that checks them itself
+ * (SL_CHECKS_INDEX_VALUES): sl_run_variant infers so for such a variant,
+ * and the harness uses it to hand such a variant the cases with bad values.
+ */
+sl_status sl_infer_shapes(sl_ctx *ctx, sl_call *call);
+
+/*
  * Runs `variant` ("cpu.serial", "cuda.atomic", …) of call->op. Validates
  * inputs and outputs (shapes must equal what sl_infer reports; outputs must
  * not overlap inputs), then dispatches through the variant table. A variant
