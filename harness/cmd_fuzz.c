@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -57,7 +58,9 @@ static const char *const sl__fuzz_help =
     "                    (--jobs 1 fuzzes them on every core)\n"
     "  --shard K/N       this process runs shard K of N (CI matrices)\n"
     "  --timeout SEC     per-variant time limit (default 10)\n"
-    "  --corpus DIR      failure corpus (default fuzz/corpus of the source)\n"
+    "  --corpus DIR      failure corpus (default: $SCATTERLAB_CORPUS, else\n"
+    "                    fuzz/corpus of the source tree for the CLI of a build\n"
+    "                    tree, results/corpus here for an installed CLI)\n"
     "  --no-corpus       neither replay nor extend a corpus\n"
     "  --no-shrink       record failures as found\n"
     "  --print           print the case lines of this shard (with --cases N)\n"
@@ -190,6 +193,35 @@ static int sl__index_dtype_lookup(const char *s) {
 static int sl__reduce_lookup(const char *s) { return sl_reduce_from_name(s); }
 static int sl__op_lookup(const char *s) { return sl_op_from_name(s); }
 
+/* Whether this process is the CLI of the build tree it was built in (not
+ * an installed copy): its executable lies in SL_BUILD_DIR. */
+static int sl__from_build_tree(void) {
+  char exe[PATH_MAX], dir[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0 || !realpath(SL_BUILD_DIR, dir)) return 0;
+  exe[n] = '\0';
+  char *slash = strrchr(exe, '/');
+  if (!slash) return 0;
+  *slash = '\0';
+  return strcmp(exe, dir) == 0;
+}
+
+/* The corpus without --corpus: $SCATTERLAB_CORPUS; else the source tree's
+ * fuzz/corpus for the CLI of a build tree (the corpus the tests replay and
+ * found bugs are committed to); else, for an installed CLI, results/corpus
+ * in the current folder, beside the default store (the source tree it was
+ * built from may be gone, or another user's to write). */
+static const char *sl__default_corpus(void) {
+  static char path[PATH_MAX + 16];
+  const char *env = getenv("SCATTERLAB_CORPUS");
+  if (env && env[0]) return env;
+  if (sl__from_build_tree()) {
+    snprintf(path, sizeof path, "%s/fuzz/corpus", SL_SOURCE_DIR);
+    return path;
+  }
+  return "results/corpus";
+}
+
 static void sl__defaults(sl_fuzz_campaign *f) {
   memset(f, 0, sizeof *f);
   sl_fuzz_opts_init(&f->gen);
@@ -200,10 +232,7 @@ static void sl__defaults(sl_fuzz_campaign *f) {
   f->shard_n = 1;
   f->shrink = 1;
   f->timeout = 10;
-  static char corpus_default[1024];
-  snprintf(corpus_default, sizeof corpus_default, "%s/fuzz/corpus",
-           SL_SOURCE_DIR);
-  f->corpus = corpus_default;
+  f->corpus = sl__default_corpus();
   f->db = SL_DEFAULT_DB;
 }
 

@@ -85,8 +85,17 @@ static void sl__corpus_add(sl_worker *w, double timeout, const char *dir,
     h = (h ^ (unsigned char)*p) * 1099511628211ull;
   char op[64];
   sscanf(line, "%63s", op);
-  mkdir(dir, 0777);
   char path[1024];
+  /* The folder and any missing parents (an installed CLI's default,
+   * results/corpus, may be the first thing written under results/). */
+  snprintf(path, sizeof path, "%s", dir);
+  for (char *p = path + 1; *p; ++p)
+    if (*p == '/') {
+      *p = '\0';
+      mkdir(path, 0777);
+      *p = '/';
+    }
+  mkdir(path, 0777);
   snprintf(path, sizeof path, "%s/%s-%016" PRIx64 ".txt", dir, op, h);
   FILE *fp = fopen(path, "w");
   if (!fp) return;
