@@ -147,6 +147,12 @@ int sl_compare(const sl_tensor *got, const sl_tensor *want, sl_oracle o,
   for (int k = 0; k < got->ndim; ++k) n *= got->shape[k];
   size_t es = sl_dtype_size(got->dtype);
   sl_dtype dt = got->dtype;
+  /* Most outputs equal the reference's bit for bit. One memcmp then says
+   * what the element loop below would, under every oracle: no mismatch and
+   * every metric 0. (It took 5% of a small-case campaign's time.) */
+  if (n > 0 && sl_tensor_is_contiguous(got) && sl_tensor_is_contiguous(want) &&
+      memcmp(got->data, want->data, (size_t)n * es) == 0)
+    return 1;
   sl_writes writes = {0};
   int have_writes =
       o == SL_ORACLE_ANY_VALID && call && sl_writes_build(call, &writes) == 0;

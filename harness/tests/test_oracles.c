@@ -74,8 +74,40 @@ static void test_tolerance_extreme(void) {
   CHECK(mismatches(SL_F64, 2, sgot, small, SL_ORACLE_TOLERANCE) == 0);
 }
 
+/* The same bits as a whole buffer (sl_compare's memcmp shortcut) and
+ * element by element (a strided view of the same data) give one answer
+ * under every oracle: a pass with every metric 0, NaNs and infinities
+ * included; one element changed still fails where it is. */
+static void test_identical_buffers(void) {
+  float a[8] = {1, -0.0f, NAN, INFINITY, 3, 4, 5, 6}, b[8];
+  memcpy(b, a, sizeof a);
+  const int64_t shape[1] = {8}, half[1] = {4}, step2[1] = {2};
+  const sl_oracle os[3] = {SL_ORACLE_BITWISE, SL_ORACLE_ANY_VALID,
+                           SL_ORACLE_TOLERANCE};
+  for (int k = 0; k < 3; ++k) {
+    sl_tensor g = sl_tensor_make(SL_F32, 1, shape, a);
+    sl_tensor w = sl_tensor_make(SL_F32, 1, shape, b);
+    sl_tensor gs = sl_tensor_make(SL_F32, 1, half, a);
+    sl_tensor ws = sl_tensor_make(SL_F32, 1, half, b);
+    gs.strides[0] = ws.strides[0] = step2[0];
+    sl_diff d, ds;
+    CHECK(sl_compare(&g, &w, os[k], NULL, &d) == 1);
+    CHECK(sl_compare(&gs, &ws, os[k], NULL, &ds) == 1);
+    CHECK_MSG(d.mismatches == 0 && d.diff1 == 0 && d.diff2 == 0 &&
+                  d.diff3 == 0 && d.first_bad == -1 && ds.diff1 == 0 &&
+                  ds.first_bad == -1,
+              "%s: diff %g %g %g, first_bad %lld", sl_oracle_name(os[k]),
+              d.diff1, d.diff2, d.diff3, (long long)d.first_bad);
+    b[6] = 50; /* the tolerance oracle judges by the metrics: no position */
+    CHECK(sl_compare(&g, &w, os[k], NULL, &d) == 0 &&
+          d.first_bad == (os[k] == SL_ORACLE_TOLERANCE ? -1 : 6));
+    b[6] = 5;
+  }
+}
+
 int main(void) {
   test_nan_bits();
+  test_identical_buffers();
   test_tolerance_extreme();
   return sl_test_finish("test_oracles");
 }
