@@ -139,6 +139,24 @@ static const slref_defect *defect_named(const char *name) {
   return NULL;
 }
 
+/* A sum with include_self of n f16 updates into the one element *x0 along
+ * dim 0 (scatter_reduce or index_reduce). */
+static sl_call half_sum(sl_op op, uint16_t *x0, int64_t *index,
+                        uint16_t *updates, int64_t n) {
+  static const int64_t one[1] = {1};
+  static int64_t len[1];
+  len[0] = n;
+  sl_call c;
+  sl_call_init(&c, op);
+  c.arg[0] = mk(SL_F16, 1, one, x0);
+  c.arg[1] = mk(SL_I64, 1, len, index);
+  c.arg[2] = mk(SL_F16, 1, len, updates);
+  c.p.dim = 0;
+  c.p.reduce = SL_REDUCE_SUM;
+  c.p.include_self = 1;
+  return c;
+}
+
 /*
  * Known LibTorch defects (references/slref_defects.def): the expected answer
  * is the op's definition under either reference, and slref_last_defect says
@@ -152,7 +170,6 @@ static void test_defects(void) {
   static uint16_t ones[4096], thirties[4096];
   static int64_t zeros[4096];
   uint16_t x0 = 0;
-  const int64_t n1[1] = {1}, n4096[1] = {4096};
   for (int i = 0; i < 4096; ++i)
     ones[i] = f16_bits(1), thirties[i] = f16_bits(30);
   CHECK(f16_bits(1) == 0x3C00 && f16_bits(2048) == 0x6800 &&
@@ -169,14 +186,7 @@ static void test_defects(void) {
             sum->active, slref_version());
   CHECK(strcmp(sum->fixed_in, "2.1") == 0 && mean->active && index->active);
 
-  sl_call c;
-  sl_call_init(&c, SL_OP_SCATTER_REDUCE);
-  c.arg[0] = mk(SL_F16, 1, n1, &x0);
-  c.arg[1] = mk(SL_I64, 1, n4096, zeros);
-  c.arg[2] = mk(SL_F16, 1, n4096, ones);
-  c.p.dim = 0;
-  c.p.reduce = SL_REDUCE_SUM;
-  c.p.include_self = 1;
+  sl_call c = half_sum(SL_OP_SCATTER_REDUCE, &x0, zeros, ones, 4096);
   CHECK(run(&c, outs, err, sizeof err) == 0);
   CHECK_MSG(*(const uint16_t *)outs[0].data == 0x6C00,
             "4096 f16 ones summed to bits %04x, want 4096 (6c00)",
@@ -186,7 +196,7 @@ static void test_defects(void) {
             slref_version());
   free_outs(outs, 1);
 
-  c.arg[2] = mk(SL_F16, 1, n4096, thirties);
+  c = half_sum(SL_OP_SCATTER_REDUCE, &x0, zeros, thirties, 4096);
   c.p.reduce = SL_REDUCE_MEAN;
   c.p.include_self = 0;
   CHECK(run(&c, outs, err, sizeof err) == 0);
@@ -195,22 +205,14 @@ static void test_defects(void) {
   CHECK(slref_last_defect() == mean);
   free_outs(outs, 1);
 
-  sl_call_init(&c, SL_OP_INDEX_REDUCE);
-  c.arg[0] = mk(SL_F16, 1, n1, &x0);
-  c.arg[1] = mk(SL_I64, 1, n4096, zeros);
-  c.arg[2] = mk(SL_F16, 1, n4096, ones);
-  c.p.dim = 0;
-  c.p.reduce = SL_REDUCE_SUM;
-  c.p.include_self = 1;
+  c = half_sum(SL_OP_INDEX_REDUCE, &x0, zeros, ones, 4096);
   CHECK(run(&c, outs, err, sizeof err) == 0);
   CHECK(*(const uint16_t *)outs[0].data == 0x6C00);
   CHECK(slref_last_defect() == index);
   free_outs(outs, 1);
 
   /* Two ones: no rounding anywhere, so LibTorch's own answer agrees. */
-  const int64_t n2[1] = {2};
-  c.arg[1] = mk(SL_I64, 1, n2, zeros);
-  c.arg[2] = mk(SL_F16, 1, n2, ones);
+  c = half_sum(SL_OP_INDEX_REDUCE, &x0, zeros, ones, 2);
   CHECK(run(&c, outs, err, sizeof err) == 0);
   CHECK(*(const uint16_t *)outs[0].data == f16_bits(2));
   CHECK(slref_last_defect() == NULL);
