@@ -20,8 +20,7 @@
 
 /* out[i] = x[index[i]] for i in [0, n); writes out[n] too when overrun. */
 __global__ static void bc_gather(float *out, const float *x,
-                                 const int64_t *index, int64_t n,
-                                 int overrun) {
+                                 const int64_t *index, int64_t n, int overrun) {
   const int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (i < n) out[i] = x[index[i]];
   if (overrun && i == 0) out[n] = 1.0f;
@@ -58,12 +57,11 @@ static sl_status bc_unwritten(sl_ctx *ctx, sl_call *c) {
 
 /* The fields in order (C++ has designated initializers only from C++20). */
 #define BC_VARIANT(name, fn)                                                   \
-  {SL_OP_GATHER,                                                               \
-   name,                                                                       \
-   SL_DEVICE_CUDA,                                                             \
-   fn,                                                                         \
-   0,                                                                          \
-   {SL_DTYPE_BIT(SL_F32), SL_DTYPE_BIT(SL_I64), 0, 0, 1, 0}}
+  {                                                                            \
+    SL_OP_GATHER, name, SL_DEVICE_CUDA, fn, 0, {                               \
+      SL_DTYPE_BIT(SL_F32), SL_DTYPE_BIT(SL_I64), 0, 0, 1, 0                   \
+    }                                                                          \
+  }
 
 static const sl_provider_variant bc_variants[] = {
     BC_VARIANT("cuda.ok", bc_ok),
