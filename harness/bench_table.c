@@ -2,8 +2,10 @@
 #include "bench_table.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -322,11 +324,9 @@ static int sl__suite_push(void *user, const char *line) {
 
 sl_case *sl_bench_cases(const char *cmd, const char *suite, char ***lines,
                         int *n) {
-  if (suite && sl_bench_read_suite(suite, lines, n)) {
-    sl_cli_usage_error(cmd,
-                       "--suite %s: expected a suite name (seed, standard, "
-                       "contention, large) or a file, found neither",
-                       suite);
+  char serr[1200];
+  if (suite && sl_bench_read_suite(suite, lines, n, serr, sizeof serr)) {
+    sl_cli_usage_error(cmd, "--suite %s", serr);
     return NULL;
   }
   if (*n == 0) {
@@ -345,14 +345,24 @@ sl_case *sl_bench_cases(const char *cmd, const char *suite, char ***lines,
   return cases;
 }
 
-int sl_bench_read_suite(const char *name, char ***lines, int *n) {
+int sl_bench_read_suite(const char *name, char ***lines, int *n, char *err,
+                        size_t errlen) {
   sl__suite_lines s = {lines, n};
-  int rc = sl_case_file_each(name, sl__suite_push, &s);
-  if (rc < 0) {
-    char path[1024];
+  char path[1024];
+  /* A file of that name, else the built-in suite of that name. */
+  if (access(name, F_OK) != 0)
     snprintf(path, sizeof path, "%s/harness/batches/bench-%s.txt",
              SL_SOURCE_DIR, name);
-    rc = sl_case_file_each(path, sl__suite_push, &s);
+  else
+    snprintf(path, sizeof path, "%s", name);
+  if (access(path, F_OK) != 0) {
+    snprintf(err, errlen,
+             "%s: expected a suite name (seed, standard, contention, large) "
+             "or a file, found neither",
+             name);
+    return -1;
   }
-  return rc < 0 ? -1 : 0;
+  int rc = sl_case_file_each(path, sl__suite_push, &s, err, errlen);
+  if (rc > 0) snprintf(err, errlen, "%s: out of memory", path);
+  return rc ? -1 : 0;
 }

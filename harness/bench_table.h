@@ -56,8 +56,10 @@ void sl_bench_table_free(sl_bench_table *t);
 
 /* The case lines of suite `name`: a file, or harness/batches/bench-<name>.txt
  * of the source tree. Appends to *lines (*n of them, each malloc'd).
- * Returns -1 when neither exists. */
-int sl_bench_read_suite(const char *name, char ***lines, int *n);
+ * Returns -1 with the reason in err when neither exists, or the file
+ * cannot be read whole (a line too long, a NUL byte: text_lines.h). */
+int sl_bench_read_suite(const char *name, char ***lines, int *n, char *err,
+                        size_t errlen);
 
 /* Appends a copy of line to *lines (*n of them). 0, or -1 without memory. */
 int sl_bench_lines_push(char ***lines, int *n, const char *line);

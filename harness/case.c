@@ -1,6 +1,8 @@
 /* Case lines: parse and print (see case.h for the grammar). */
 #include "case.h"
 
+#include "text_lines.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -526,19 +528,21 @@ int sl_case_print(const sl_case *c, char *buf, size_t len) {
 }
 
 int sl_case_file_each(const char *path, int (*fn)(void *user, const char *line),
-                      void *user) {
-  FILE *f = fopen(path, "r");
-  if (!f) return -1;
-  char line[4200];
-  int rc = 0;
-  while (!rc && fgets(line, sizeof line, f)) {
+                      void *user, char *err, size_t errlen) {
+  sl_text_reader r;
+  if (sl_text_open(&r, path, err, errlen)) return -1;
+  char *line;
+  int rc = 0, got;
+  while (!rc && (got = sl_text_next(&r, &line, err, errlen)) > 0) {
     char *hash = strchr(line, '#');
     if (hash) *hash = '\0';
     char *p = line;
     while (*p == ' ' || *p == '\t') ++p;
-    p[strcspn(p, "\r\n")] = '\0';
+    size_t n = strlen(p);
+    while (n && (p[n - 1] == ' ' || p[n - 1] == '\t')) p[--n] = '\0';
     if (*p) rc = fn(user, p);
   }
-  fclose(f);
+  if (!rc && got < 0) rc = -1;
+  sl_text_close(&r);
   return rc;
 }

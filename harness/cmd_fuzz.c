@@ -24,6 +24,7 @@
 #include "runinfo.h"
 #include "runner.h"
 #include "sl_store.h"
+#include "text_lines.h"
 #include "timing.h"
 #include "worker.h"
 
@@ -112,12 +113,17 @@ static int sl__replay_corpus(const sl_fuzz_campaign *f, int *replayed) {
   while ((e = readdir(d)) && !sl_interrupted()) {
     size_t n = strlen(e->d_name);
     if (n < 5 || strcmp(e->d_name + n - 4, ".txt") != 0) continue;
-    char path[1024], line[4200];
+    char path[1024], *line;
     snprintf(path, sizeof path, "%s/%s", f->corpus, e->d_name);
-    FILE *fp = fopen(path, "r");
-    if (!fp) continue;
-    while (fgets(line, sizeof line, fp)) {
-      line[strcspn(line, "\r\n")] = '\0';
+    sl_text_reader fp;
+    if (sl_text_open(&fp, path, err, sizeof err)) continue;
+    int got;
+    while ((got = sl_text_next(&fp, &line, err, sizeof err)) != 0) {
+      if (got < 0) { /* a line too long or with a NUL byte */
+        printf("corpus %s\n", err);
+        ++failures;
+        break;
+      }
       if (!line[0] || line[0] == '#') continue;
       sl_case c;
       if (sl_case_parse(line, &c, err, sizeof err)) {
@@ -141,7 +147,7 @@ static int sl__replay_corpus(const sl_fuzz_campaign *f, int *replayed) {
         ++failures;
       }
     }
-    fclose(fp);
+    sl_text_close(&fp);
   }
   closedir(d);
   sl_worker_stop(w);

@@ -10,6 +10,7 @@
 #include "runner.h"
 #include "sl_store.h"
 #include "store_verdicts.h"
+#include "text_lines.h"
 #include "worker.h"
 
 static const char *const sl__run_help =
@@ -81,9 +82,9 @@ static int sl__push_line(void *lines, const char *line) {
 
 /* Reads case lines from a batch file: blank lines and # comments skipped. */
 static int sl__read_batch(const char *path, sl__lines *out) {
-  int rc = sl_case_file_each(path, sl__push_line, out);
-  if (rc < 0)
-    return sl_cli_usage_error("run", "--batch %s: cannot open file", path);
+  char err[1200];
+  int rc = sl_case_file_each(path, sl__push_line, out, err, sizeof err);
+  if (rc < 0) return sl_cli_usage_error("run", "--batch %s", err);
   if (rc > 0)
     return sl_cli_usage_error("run", "--batch %s: out of memory", path);
   return 0;
@@ -92,18 +93,20 @@ static int sl__read_batch(const char *path, sl__lines *out) {
 static int sl__read_case_file(const char *dir, sl__lines *out) {
   char path[1024];
   snprintf(path, sizeof path, "%s/case.txt", dir);
-  FILE *f = fopen(path, "r");
-  if (!f)
+  sl_text_reader r;
+  char err[1200], *line = NULL;
+  if (sl_text_open(&r, path, err, sizeof err))
     return sl_cli_usage_error("run",
                               "--load %s: expected %s with the case "
                               "line, found none",
                               dir, path);
-  char line[4200];
-  int rc = fgets(line, sizeof line, f) ? 0 : -1;
-  fclose(f);
-  if (rc) return sl_cli_usage_error("run", "--load %s: case.txt is empty", dir);
-  line[strcspn(line, "\r\n")] = '\0';
-  return sl__push(out, line);
+  int got = sl_text_next(&r, &line, err, sizeof err);
+  int rc = got > 0 ? sl__push(out, line)
+           : got == 0
+               ? sl_cli_usage_error("run", "--load %s: case.txt is empty", dir)
+               : sl_cli_usage_error("run", "--load %s: %s", dir, err);
+  sl_text_close(&r);
+  return rc;
 }
 
 static void sl__print_result(const sl_case_result *res, int quiet) {

@@ -169,11 +169,9 @@ int main(int argc, char **argv) {
       rc = SL_EXIT_OK;
       goto out;
     } else if (strcmp(a, "--suite") == 0 && i + 1 < argc) {
-      if (sl_bench_read_suite(argv[++i], &lines, &n)) {
-        fprintf(stderr,
-                "scatterlab-gpubench: --suite %s: expected a suite "
-                "name or a file, found neither\n",
-                argv[i]);
+      char serr[1200];
+      if (sl_bench_read_suite(argv[++i], &lines, &n, serr, sizeof serr)) {
+        fprintf(stderr, "scatterlab-gpubench: --suite %s\n", serr);
         goto out;
       }
     } else if (strcmp(a, "--variants") == 0 && i + 1 < argc) {

@@ -2,9 +2,15 @@
  * cases; malformed lines get messages that name the offending word. */
 #include <stdint.h>
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "case.h"
 #include "rng.h"
 #include "sl_test.h"
+#include "text_lines.h"
 
 static void random_shape(sl_rng *r, sl_case_shape *s) {
   memset(s, 0, sizeof *s);
@@ -40,9 +46,11 @@ static void random_case(sl_rng *r, sl_case *c) {
   if (spec->keys & SL_KEY_DIM) c->dim = (int64_t)sl_rng_below(r, 17) - 8;
   if (spec->keys & SL_KEY_DIMS) {
     c->ndims = (int)sl_rng_below(r, SL_MAX_DIMS + 1);
-    for (int i = 0; i < c->ndims; ++i) c->dims[i] = (int64_t)sl_rng_below(r, 9) - 4;
+    for (int i = 0; i < c->ndims; ++i)
+      c->dims[i] = (int64_t)sl_rng_below(r, 9) - 4;
   }
-  if (spec->keys & SL_KEY_REDUCE) c->reduce = (sl_reduce)sl_rng_below(r, SL_REDUCE_COUNT);
+  if (spec->keys & SL_KEY_REDUCE)
+    c->reduce = (sl_reduce)sl_rng_below(r, SL_REDUCE_COUNT);
   if (spec->keys & SL_KEY_SELF) c->include_self = (int)sl_rng_below(r, 2);
   if (spec->keys & SL_KEY_AT) c->at = (int64_t)sl_rng_below(r, 1000) - 500;
   c->ip = (sl_index_pattern)sl_rng_below(r, SL_IP_COUNT);
@@ -88,12 +96,17 @@ static void test_examples(void) {
   CHECK(strcmp(buf, line) == 0);
   CHECK(c.arg[0].ndim == 2 && c.arg[0].shape[0] == 4 && c.arg[1].shape[1] == 3);
   /* Defaults are printed, so a short line becomes its canonical form. */
-  CHECK(sl_case_parse("scatter x=4x3 index=2x3 val=2.5", &c, err, sizeof err) == 0);
+  CHECK(sl_case_parse("scatter x=4x3 index=2x3 val=2.5", &c, err, sizeof err) ==
+        0);
   sl_case_print(&c, buf, sizeof buf);
-  CHECK(strcmp(buf, "scatter dt=f32 it=i64 x=4x3 index=2x3 dim=0 val=2.5 seed=0") == 0);
-  CHECK(sl_case_parse("scatter_reduce dt=bf16 it=i32 x=scalar index=0x5:t src=3x4:s3 "
-                      "dim=-1 reduce=amin self=0 ip=dup30 dp=negzero seed=18446744073709551615",
-                      &c, err, sizeof err) == 0);
+  CHECK(strcmp(buf,
+               "scatter dt=f32 it=i64 x=4x3 index=2x3 dim=0 val=2.5 seed=0") ==
+        0);
+  CHECK(sl_case_parse(
+            "scatter_reduce dt=bf16 it=i32 x=scalar index=0x5:t src=3x4:s3 "
+            "dim=-1 reduce=amin self=0 ip=dup30 dp=negzero "
+            "seed=18446744073709551615",
+            &c, err, sizeof err) == 0);
   CHECK(c.seed == UINT64_MAX && c.ip_param == 30 && c.arg[2].step == 3);
   CHECK(c.arg[0].ndim == 0 && c.arg[1].layout == SL_LAYOUT_TRANSPOSED);
   /* voxels= prints after the op's parameters, before the patterns. */
@@ -121,19 +134,23 @@ static void test_errors(void) {
   CHECK(sl_case_parse("gather x=4xx3 index=1", &c, err, sizeof err) == -1);
   CHECK_CONTAINS(err, "x: expected extents");
   CHECK(sl_case_parse("gather x=4x-3 index=1", &c, err, sizeof err) == -1);
-  CHECK(sl_case_parse("gather x=1x1x1x1x1x1x1x1x1 index=1", &c, err, sizeof err) == -1);
+  CHECK(sl_case_parse("gather x=1x1x1x1x1x1x1x1x1 index=1", &c, err,
+                      sizeof err) == -1);
   CHECK_CONTAINS(err, "at most 8 dims");
   CHECK(sl_case_parse("gather x=4 index=4 dt=f128", &c, err, sizeof err) == -1);
   CHECK_CONTAINS(err, "dt: expected a dtype");
-  CHECK(sl_case_parse("gather x=4 index=4 reduce=sum", &c, err, sizeof err) == -1);
+  CHECK(sl_case_parse("gather x=4 index=4 reduce=sum", &c, err, sizeof err) ==
+        -1);
   CHECK_CONTAINS(err, "reduce: not a parameter of gather");
-  CHECK(sl_case_parse("gather x=4 index=4 dim=0 dim=1", &c, err, sizeof err) == -1);
+  CHECK(sl_case_parse("gather x=4 index=4 dim=0 dim=1", &c, err, sizeof err) ==
+        -1);
   CHECK_CONTAINS(err, "dim: given twice");
   CHECK(sl_case_parse("gather x=4 index=4 seed=-1", &c, err, sizeof err) == -1);
   CHECK_CONTAINS(err, "seed: expected an unsigned integer");
   CHECK(sl_case_parse("gather x=4 index=4 bogus", &c, err, sizeof err) == -1);
   CHECK_CONTAINS(err, "expected key=value");
-  CHECK(sl_case_parse("scatter x=4 index=4 src=4 val=1", &c, err, sizeof err) == -1);
+  CHECK(sl_case_parse("scatter x=4 index=4 src=4 val=1", &c, err, sizeof err) ==
+        -1);
   CHECK_CONTAINS(err, "got both");
   CHECK(sl_case_parse("gather x=4:q index=4", &c, err, sizeof err) == -1);
   CHECK_CONTAINS(err, "x: expected layout");
@@ -174,12 +191,95 @@ static void test_errors(void) {
   CHECK(sl_case_check_voxels(&c, err, sizeof err) == -1);
   CHECK_CONTAINS(err, "voxels: expected a dynamic op, got gather");
   CHECK(sl_case_check_voxels(NULL, err, sizeof err) == -1);
-  CHECK(sl_case_parse("gather x=99999999999999999999 index=4", &c, err, sizeof err) == -1);
+  CHECK(sl_case_parse("gather x=99999999999999999999 index=4", &c, err,
+                      sizeof err) == -1);
+}
+
+/* Collects the lines sl_case_file_each hands over. */
+typedef struct seen_lines {
+  int n;
+  char first[64], last[64];
+} seen_lines;
+
+static int collect(void *user, const char *line) {
+  seen_lines *s = user;
+  snprintf(s->n++ ? s->last : s->first, 64, "%s", line);
+  return 0;
+}
+
+/* Writes n bytes of data to path. */
+static void write_file(const char *path, const char *data, size_t n) {
+  FILE *f = fopen(path, "wb");
+  CHECK(f != NULL);
+  if (!f) return;
+  CHECK(fwrite(data, 1, n, f) == n);
+  fclose(f);
+}
+
+/*
+ * Batch files are read a line at a time, whole: a comment padded past 4,200
+ * bytes once ran its tail as a second case (fgets into a fixed buffer), and
+ * an embedded NUL cut a line short (`dim=0\0 seed=5` ran with seed 0). Now
+ * the long comment stays a comment, a NUL or a line past SL_TEXT_LINE_MAX
+ * is an error naming the line, and /dev/zero is refused at once.
+ */
+static void test_batch_lines(void) {
+  char dir[] = "/tmp/sl_case_XXXXXX";
+  if (!mkdtemp(dir)) return;
+  char path[64], err[512];
+  snprintf(path, sizeof path, "%s/b.txt", dir);
+  static char big[80000];
+  const char *a = "gather dt=f32 it=i64 x=4x3 index=2x3 dim=0 seed=1";
+  int k = snprintf(big, sizeof big, "%s\n# ", a);
+  memset(big + k, 'x', 5000);
+  k += 5000;
+  k += snprintf(big + k, sizeof big - k, " scatter x=4 index=4 dim=0\n%s\n",
+                "gather dt=f32 it=i64 x=4 index=2 dim=0 seed=2");
+  write_file(path, big, (size_t)k);
+  seen_lines s = {0};
+  CHECK_MSG(sl_case_file_each(path, collect, &s, err, sizeof err) == 0, "%s",
+            err);
+  CHECK_MSG(s.n == 2 && strcmp(s.first, a) == 0 &&
+                strcmp(s.last, "gather dt=f32 it=i64 x=4 index=2 dim=0 "
+                               "seed=2") == 0,
+            "%d lines: '%s' ... '%s'", s.n, s.first, s.last);
+
+  /* A NUL inside the second line. */
+  const char nul[] = "gather dt=f32 it=i64 x=4 index=2 dim=0 seed=1\n"
+                     "gather dt=f32 it=i64 x=4 index=2 dim=0\0 seed=5\n";
+  write_file(path, nul, sizeof nul - 1);
+  memset(&s, 0, sizeof s);
+  CHECK(sl_case_file_each(path, collect, &s, err, sizeof err) == -1);
+  CHECK_CONTAINS(err, "line 2: expected text, got a NUL byte at column 39");
+
+  /* A line past the limit. */
+  memset(big, 'a', SL_TEXT_LINE_MAX + 10);
+  big[SL_TEXT_LINE_MAX + 10] = '\n';
+  write_file(path, big, SL_TEXT_LINE_MAX + 11);
+  CHECK(sl_case_file_each(path, collect, &s, err, sizeof err) == -1);
+  CHECK_CONTAINS(err, "line 1: expected at most 65536 bytes, got more");
+  /* Exactly at the limit (with a CRLF ending) is a line. */
+  big[SL_TEXT_LINE_MAX] = '\r';
+  big[SL_TEXT_LINE_MAX + 1] = '\n';
+  write_file(path, big, SL_TEXT_LINE_MAX + 2);
+  memset(&s, 0, sizeof s);
+  CHECK_MSG(sl_case_file_each(path, collect, &s, err, sizeof err) == 0 &&
+                s.n == 1,
+            "%s", err);
+
+  CHECK(sl_case_file_each("/dev/zero", collect, &s, err, sizeof err) == -1);
+  CHECK_CONTAINS(err, "line 1: expected text, got a NUL byte at column 1");
+  CHECK(sl_case_file_each("/nonexistent/b.txt", collect, &s, err, sizeof err) ==
+        -1);
+  CHECK_CONTAINS(err, "/nonexistent/b.txt: cannot open");
+  remove(path);
+  rmdir(dir);
 }
 
 int main(void) {
   test_round_trip();
   test_examples();
   test_errors();
+  test_batch_lines();
   return sl_test_finish("test_case");
 }
