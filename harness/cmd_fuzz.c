@@ -23,6 +23,7 @@
 #include "providers.h"
 #include "runinfo.h"
 #include "runner.h"
+#include "sl_report.h"
 #include "sl_store.h"
 #include "text_lines.h"
 #include "timing.h"
@@ -807,9 +808,10 @@ int sl_cmd_fuzz(int argc, char **argv) {
   if (sig) {
     printf("interrupted by %s: every finished case is committed",
            strsignal(sig));
-    if (f.db)
+    char db[2100];
+    if (f.db && sl_shell_word(f.db, db, sizeof db) == 0)
       printf("; go on with: scatterlab fuzz --resume %lld --db %s",
-             (long long)f.run_id, f.db);
+             (long long)f.run_id, db);
     printf("\n");
   }
   return sl_interrupt_exit_status(

@@ -1,6 +1,8 @@
 /* Machine fingerprint and build facts for the runs table. */
 #include "runinfo.h"
 
+#include "sl_report.h"
+
 #include "providers.h"
 
 #include <stdio.h>
@@ -51,12 +53,21 @@ void sl_runinfo_fill(sl_runinfo_buf *b, const char *kind, int argc, char **argv,
   if (gethostname(b->host, sizeof b->host - 1) != 0)
     snprintf(b->host, sizeof b->host, "unknown");
   sl__cpu_model(b->cpu_model, sizeof b->cpu_model);
-  size_t n = 0;
-  for (int i = 0; i < argc && n < sizeof b->command_line; ++i) {
-    /* Quote arguments with spaces so the line can be pasted back. */
-    int q = strchr(argv[i], ' ') != NULL;
-    n += (size_t)snprintf(b->command_line + n, sizeof b->command_line - n,
-                          q ? "%s'%s'" : "%s%s", i ? " " : "", argv[i]);
+  /* "scatterlab" and each argument quoted for the shell, so that pasting
+   * the line runs exactly what ran (an argument holding ';' or '$(' does
+   * nothing else). A line that does not fit ends with " ..." rather than a
+   * cut word. */
+  size_t n =
+      (size_t)snprintf(b->command_line, sizeof b->command_line, "scatterlab");
+  static char word[sizeof b->command_line];
+  for (int i = 0; i < argc; ++i) {
+    size_t room = sizeof b->command_line - n;
+    if (sl_shell_word(argv[i], word, sizeof word) ||
+        strlen(word) + 1 + 4 >= room) {
+      snprintf(b->command_line + n, room, " ...");
+      break;
+    }
+    n += (size_t)snprintf(b->command_line + n, room, " %s", word);
   }
   b->info.kind = kind;
   b->info.command_line = b->command_line;

@@ -15,6 +15,7 @@
 #include "npy.h"
 #include "providers.h"
 #include "runinfo.h"
+#include "sl_report.h"
 #include "slref.h"
 #include "variant_call.h"
 #include "writers.h"
@@ -68,8 +69,12 @@ void sl_repro(const char *line, const char *variant, char *buf, size_t len) {
     const sl_provider_loaded *pl = sl_provider_at(p);
     if (!pl->builtin && strlen(pl->name) == (size_t)(colon - variant) &&
         strncmp(pl->name, variant, (size_t)(colon - variant)) == 0) {
-      snprintf(buf, len, "scatterlab run '%s' --variants %s --provider %s=%s",
-               line, variant, pl->name, pl->path);
+      char spec[2 * 4096 + 128];
+      char quoted[sizeof spec];
+      snprintf(spec, sizeof spec, "%s=%s", pl->name, pl->path);
+      if (sl_shell_word(spec, quoted, sizeof quoted)) quoted[0] = '\0';
+      snprintf(buf, len, "scatterlab run '%s' --variants %s --provider %s",
+               line, variant, quoted);
       return;
     }
   }

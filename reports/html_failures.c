@@ -6,10 +6,12 @@
  * has them all).
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "html.h"
 #include "html_sections.h"
+#include "sl_report.h"
 
 typedef struct sl__fail_html {
   FILE *out;
@@ -31,10 +33,13 @@ static int sl__provider_option(void *user, const sl_provider_record *p) {
   if (p->builtin || strlen(p->name) != x->len ||
       strncmp(p->name, x->variant, x->len) != 0)
     return 0;
+  /* Quoted for the shell as the CLI's repro is: a path with a space or a
+   * quote pastes as one argument. */
+  char spec[2 * 4096 + 128], word[sizeof spec + 64];
+  snprintf(spec, sizeof spec, "%s=%s", p->name, p->path);
+  if (sl_shell_word(spec, word, sizeof word)) return 1;
   fputs(" --provider ", x->out);
-  sl__html_text(x->out, p->name);
-  fputs("=", x->out);
-  sl__html_text(x->out, p->path);
+  sl__html_text(x->out, word);
   return 1;
 }
 

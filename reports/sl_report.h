@@ -281,6 +281,13 @@ void sl_hist_opts_init(sl_hist_opts *o);
 int sl_report_history(sl_store *s, const sl_hist_opts *o, FILE *out, char *err,
                       size_t errlen);
 
+/* s as one word of a POSIX shell command: as it is when every byte is in
+ * [A-Za-z0-9_@%+=:,./-] (and s is not empty), else in single quotes with
+ * each ' written '\''. Pasting the result into sh gives s back exactly,
+ * whatever it holds. Returns 0, or -1 with out "" when it does not fit in
+ * len bytes (a cut word would paste as another one). */
+int sl_shell_word(const char *s, char *out, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -91,7 +91,7 @@ check "round trip at both ends" has "core-to-core round trip at the end: "
 check "runs csv" run 0 report --db "$tmp/probes.db" --format csv --table runs
 check "probe columns" has ",copy_gbs,copy_gbs_end,core_rtt_ns,core_rtt_ns_end,command_line,"
 # the four probes just before the command line (earlier fields may hold commas)
-check "all probes stored" grep -qE ',[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,bench --db ' "$tmp/out"
+check "all probes stored" grep -qE ',[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,scatterlab bench --db ' "$tmp/out"
 check "jobs negative" run 2 fuzz --no-db --jobs -1
 check "jobs message" has '--jobs: expected an integer in [1, 256], got "-1"'
 check "max-elems huge" run 2 fuzz --no-db --max-elems 999999999999
@@ -128,6 +128,26 @@ check "report on a missing db" run 1 report --db "$tmp/none/none.db"
 check "list" run 0 list
 check "list gather" has "gather"
 check "list cuda" has "CUDA:"
+
+# The stored command line is shell-safe: a batch file whose name holds
+# "';touch PWNED;'" is quoted so that pasting the line runs the same
+# command and nothing else.
+mkdir -p "$tmp/x" "$tmp/paste"
+evil="$tmp/x/a';touch PWNED;'x.txt"
+echo 'gather dt=f32 it=i64 x=4x3 index=2x3 dim=0 seed=1' >"$evil"
+check "run --batch with quotes in the file name" run 0 run --db "$tmp/q.db" --batch "$evil"
+cmdline=$(python3 -c 'import sqlite3, sys
+print(sqlite3.connect(sys.argv[1]).execute("SELECT command_line FROM runs").fetchone()[0])' "$tmp/q.db")
+pasted() {
+  (cd "$tmp/paste" && PATH="$(dirname "$BIN"):$PATH" sh -c "$cmdline") \
+    >"$tmp/out" 2>&1 || {
+    echo "pasting exited $?: $cmdline"; cat "$tmp/out"; return 1; }
+}
+check "the stored command line pastes and runs ($cmdline)" pasted
+check "... and touches nothing" test ! -e "$tmp/paste/PWNED"
+nruns=$(python3 -c 'import sqlite3, sys
+print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM runs").fetchone()[0])' "$tmp/q.db")
+check "... and ran the same batch into the same store (runs: $nruns)" test "$nruns" = 2
 
 echo "$((checks - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]
