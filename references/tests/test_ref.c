@@ -129,7 +129,9 @@ static uint16_t f16_bits(int v) {
   /* v in [1, 2048]: exponent e with 2^e <= v, mantissa exact. */
   int e = 0;
   while ((2 << e) <= v) ++e;
-  return (uint16_t)(((e + 15) << 10) | ((v - (1 << e)) << (10 - e)));
+  /* The 10 mantissa bits: (v - 2^e) / 2^e in units of 2^-10 (a shift by
+   * 10 - e would be negative for v = 2048). */
+  return (uint16_t)(((e + 15) << 10) | (((v - (1 << e)) << 10) >> e));
 }
 
 /* The row of the defect table named name (NULL when none). */
