@@ -10,11 +10,8 @@ set -u
 BIN=$1
 LIB=$2/libsltest_broken_cuda.so
 . "$(dirname "$0")/../check.sh"
-devices=$("$BIN" list 2>/dev/null | sed -n 's/.*devices: \([0-9]*\).*/\1/p')
-if [ "${devices:-0}" = 0 ]; then
-  echo "broken_cuda: no CUDA device: skipped"
-  exit 77
-fi
+NAME=broken_cuda
+. "$(dirname "$0")/skip_without_device.sh"
 [ -f "$LIB" ] || { echo "FAIL: fixture $LIB not built"; exit 1; }
 block() { awk -v v="$1" '/^[^ ]/ { on = ($2 == v) } on' "$tmp/out"; }
 verdict_is() { # verdict_is VARIANT VERDICT

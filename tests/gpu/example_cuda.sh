@@ -9,11 +9,8 @@ set -u
 BIN=$1
 LIB=$2/libminlib_cuda.so
 . "$(dirname "$0")/../check.sh"
-devices=$("$BIN" list 2>/dev/null | sed -n 's/.*devices: \([0-9]*\).*/\1/p')
-if [ "${devices:-0}" = 0 ]; then
-  echo "example_cuda: no CUDA device: skipped"
-  exit 77
-fi
+NAME=example_cuda
+. "$(dirname "$0")/skip_without_device.sh"
 [ -f "$LIB" ] || { echo "FAIL: fixture $LIB not built"; exit 1; }
 "$BIN" list --provider "$LIB" >"$tmp/list" 2>&1
 check "list shows minlibcuda:cuda.atomic_min available" \
