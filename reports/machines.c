@@ -119,7 +119,7 @@ static int sl__kernel_find(const sl__kernels *k, const char *name) {
 int sl__kernels_differ(sl_store *sa, int64_t a, sl_store *sb, int64_t b,
                        const char *a_name, const char *b_name, char *buf,
                        size_t len) {
-  static sl__kernels ka, kb; /* 6 KiB each: off the stack */
+  static sl__kernels ka, kb; /* about 4 KiB each: off the stack */
   memset(&ka, 0, sizeof ka);
   memset(&kb, 0, sizeof kb);
   if (len) buf[0] = '\0';
