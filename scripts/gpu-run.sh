@@ -243,7 +243,7 @@ step_sanitize() {
     | head -40 | tee -a "$OUT/summary.txt"
 }
 
-OPS=gather,gather_nd,scatter,scatter_reduce,scatter_nd,index_reduce,select_scatter,masked_scatter,dynamic_scatter,dynamic_scatter_backward
+OPS=gather,gather_nd,scatter,scatter_reduce,scatter_reduce_backward,scatter_nd,index_reduce,index_reduce_backward,select_scatter,masked_scatter,dynamic_scatter,dynamic_scatter_backward
 
 step_fuzz() {
   ensure_build || { status=1; return; }

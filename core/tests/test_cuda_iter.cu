@@ -10,13 +10,18 @@
  * - sl__it_make + sl__it_at against a naive row-major unravel and dot
  *   product, on random shapes (extents 0..5, runs of 1), 1 to 4 tensors of
  *   random strides (0, contiguous, transposed, gapped), with and without a
- *   kept dim.
+ *   kept dim;
+ * - the addressing of the backward of scatter_reduce and index_reduce
+ *   (cuda/reduce_backward.cuh: each contribution's position in x and its
+ *   elements, each position's elements) against the ops' definitions, on
+ *   random calls with strided tensors, i32 and i64 indices.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "cuda/cuda_common.cuh"
+#include "cuda/reduce_backward.cuh"
 #include "sl_test.h"
 
 /* Deterministic generator (splitmix64). */
@@ -132,8 +137,141 @@ static void test_iteration(void) {
   CHECK(it.ndim == 3 && it.keep == 1);
 }
 
+/* Random strides for shape (contiguous, gapped, or a transposed
+ * contiguous layout). */
+static void random_strides(int ndim, const int64_t *shape, int64_t *st) {
+  const int64_t kind = uniform(0, 2);
+  int64_t s = 1;
+  for (int d = ndim - 1; d >= 0; --d) {
+    st[d] = kind == 1 ? 2 * s : s;
+    s *= (kind == 1 ? 2 : 1) * (shape[d] ? shape[d] : 1) + (kind == 1);
+  }
+  if (kind == 2 && ndim >= 2) {
+    int64_t tmp = st[0];
+    st[0] = st[ndim - 1];
+    st[ndim - 1] = tmp;
+  }
+}
+
+static int64_t dot(int ndim, const int64_t *idx, const int64_t *st) {
+  int64_t o = 0;
+  for (int d = 0; d < ndim; ++d) o += idx[d] * st[d];
+  return o;
+}
+
+static void unravel(int64_t i, int ndim, const int64_t *shape, int64_t *idx) {
+  for (int d = ndim - 1; d >= 0; --d) {
+    idx[d] = i % shape[d];
+    i /= shape[d];
+  }
+}
+
+/* A tensor of `shape` with random strides (no data). */
+static void make_tensor(sl_tensor *t, int ndim, const int64_t *shape) {
+  memset(t, 0, sizeof *t);
+  t->ndim = ndim;
+  t->dtype = SL_F32;
+  for (int d = 0; d < ndim; ++d) t->shape[d] = shape[d];
+  random_strides(ndim, shape, t->strides);
+}
+
+/* The index tensor's values, written through its strides into buf. */
+static void fill_index(sl_tensor *t, int64_t bound, void *buf, int is64) {
+  t->dtype = is64 ? SL_I64 : SL_I32;
+  t->data = buf;
+  int64_t n = 1, idx[SL_MAX_DIMS];
+  for (int d = 0; d < t->ndim; ++d) n *= t->shape[d];
+  for (int64_t i = 0; i < n; ++i) {
+    unravel(i, t->ndim, t->shape, idx);
+    const int64_t off = dot(t->ndim, idx, t->strides),
+                  v = uniform(0, bound - 1);
+    if (is64)
+      ((int64_t *)buf)[off] = v;
+    else
+      ((int32_t *)buf)[off] = (int32_t)v;
+  }
+}
+
+static int64_t index_at(const sl_tensor *t, int64_t off) {
+  return t->dtype == SL_I64 ? ((const int64_t *)t->data)[off]
+                            : ((const int32_t *)t->data)[off];
+}
+
+/* Every position's four offsets (grad_out x result grad_x: slots 0 1 4 5)
+ * and every contribution's position and offsets (src and grad_src: slots 3
+ * and 6) against `want_pos`, which maps a contribution's coordinates to x's. */
+static int check_addr(const sl_call *c, const sl__rb_addr &a, int per_slice) {
+  const sl_tensor *x = &c->arg[1], *cs = &c->arg[3], *ix = &c->arg[2];
+  int bad = 0;
+  int64_t idx[SL_MAX_DIMS], n = 1;
+  for (int d = 0; d < x->ndim; ++d) n *= x->shape[d];
+  if (a.npos != n) ++bad;
+  const int slots[4] = {0, 1, 4, 5};
+  for (int64_t p = 0; p < n; ++p) {
+    unravel(p, x->ndim, x->shape, idx);
+    int64_t o[4];
+    a.pos(p, o);
+    for (int k = 0; k < 4; ++k)
+      bad += o[k] != dot(x->ndim, idx, c->arg[slots[k]].strides);
+  }
+  n = 1;
+  for (int d = 0; d < cs->ndim; ++d) n *= cs->shape[d];
+  if (a.ncon != n) ++bad;
+  const int dim = (int)c->p.dim;
+  for (int64_t e = 0; e < n; ++e) {
+    unravel(e, cs->ndim, cs->shape, idx);
+    int64_t xi[SL_MAX_DIMS], so, gso;
+    memcpy(xi, idx, sizeof xi);
+    xi[dim] = per_slice ? index_at(ix, idx[dim] * ix->strides[0])
+                        : index_at(ix, dot(ix->ndim, idx, ix->strides));
+    int64_t want = 0;
+    for (int d = 0; d < x->ndim; ++d) want = want * x->shape[d] + xi[d];
+    bad += a.con(e, &so, &gso) != want;
+    bad += so != dot(cs->ndim, idx, cs->strides);
+    bad += gso != dot(cs->ndim, idx, c->arg[6].strides);
+  }
+  return bad;
+}
+
+static void test_backward_addr(void) {
+  static int64_t buf[1 << 16];
+  int bad = 0;
+  for (int t = 0; t < 2000; ++t) {
+    const int per_slice = t % 2; /* index_reduce_backward, else scatter_ */
+    const int ndim = (int)uniform(1, 4), dim = (int)uniform(0, ndim - 1);
+    int64_t xs[SL_MAX_DIMS], cs[SL_MAX_DIMS];
+    for (int d = 0; d < ndim; ++d) {
+      xs[d] = uniform(1, 5);
+      /* scatter_reduce: index no larger than x off dim */
+      cs[d] = per_slice ? xs[d] : uniform(1, xs[d]);
+    }
+    cs[dim] = uniform(0, 6);
+    sl_call c;
+    sl_call_init(&c, per_slice ? SL_OP_INDEX_REDUCE_BACKWARD
+                               : SL_OP_SCATTER_REDUCE_BACKWARD);
+    c.p.dim = dim;
+    const int xslots[4] = {0, 1, 4, 5};
+    for (int k = 0; k < 4; ++k) make_tensor(&c.arg[xslots[k]], ndim, xs);
+    make_tensor(&c.arg[3], ndim, cs);
+    make_tensor(&c.arg[6], ndim, cs);
+    if (per_slice) {
+      const int64_t m = cs[dim];
+      make_tensor(&c.arg[2], 1, &m);
+      c.arg[2].strides[0] = uniform(1, 3);
+    } else {
+      make_tensor(&c.arg[2], ndim, cs);
+    }
+    fill_index(&c.arg[2], xs[dim], buf, (int)uniform(0, 1));
+    const sl__rb_addr a = per_slice ? sl__index_reduce_backward_addr(&c)
+                                    : sl__scatter_reduce_backward_addr(&c);
+    bad += check_addr(&c, a, per_slice);
+  }
+  CHECK_MSG(bad == 0, "%d wrong positions or offsets", bad);
+}
+
 int main(void) {
   test_div();
   test_iteration();
+  test_backward_addr();
   return sl_test_finish("test_cuda_iter");
 }
