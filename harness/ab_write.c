@@ -1,12 +1,11 @@
 /* Writers of `scatterlab ab`'s results (ab_write.h). */
 #include "ab_write.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "safe_file.h"
 
 static const char *const sl__kind_names[] = {"judged", "missing", "failed",
                                              "untimed"};
@@ -177,28 +176,12 @@ int sl_ab_write(const sl_ab_set *s, sl_ab_format f, FILE *out) {
 
 int sl_ab_write_file(const sl_ab_set *s, sl_ab_format f, const char *path,
                      char *err, size_t errlen) {
-  char tmp[4200];
-  if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >=
-      (int)sizeof tmp) {
-    snprintf(err, errlen, "%s: path too long", path);
+  sl_safe_file sf;
+  if (sl_safe_open(&sf, path, err, errlen)) return -1;
+  if (sl_ab_write(s, f, sf.f)) {
+    sl_safe_abort(&sf);
+    snprintf(err, errlen, "%s: write error", path);
     return -1;
   }
-  int fd =
-      open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
-  if (!out) {
-    snprintf(err, errlen, "%s: cannot create (%s)", tmp, strerror(errno));
-    if (fd >= 0) close(fd);
-    return -1;
-  }
-  int bad = sl_ab_write(s, f, out);
-  bad |= fflush(out) != 0 || fsync(fileno(out)) != 0;
-  bad |= fclose(out) != 0;
-  if (bad || rename(tmp, path) != 0) {
-    snprintf(err, errlen, "%s: %s (%s)", path,
-             bad ? "write error" : "cannot rename into place", strerror(errno));
-    unlink(tmp);
-    return -1;
-  }
-  return 0;
+  return sl_safe_commit(&sf, err, errlen);
 }

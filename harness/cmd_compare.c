@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "safe_file.h"
 #include "sl_report.h"
 #include "sl_store.h"
 
@@ -189,16 +190,22 @@ int sl_cmd_compare(int argc, char **argv) {
     fprintf(stderr, "scatterlab compare: %s\n", err);
     rc = SL_EXIT_USAGE;
   }
-  FILE *out = stdout;
-  if (!rc && outpath && !(out = fopen(outpath, "w"))) {
-    fprintf(stderr, "scatterlab compare: -o %s: cannot create file\n", outpath);
+  sl_safe_file sf;
+  if (!rc && sl_safe_open_out(&sf, outpath, err, sizeof err)) {
+    fprintf(stderr, "scatterlab compare: -o %s\n", err);
     rc = SL_EXIT_USAGE;
   }
   if (!rc) {
-    int werr = sl_cmp_write(&set, &o, fmt, out);
-    if (out != stdout) werr |= fclose(out) != 0;
+    int werr = sl_cmp_write(&set, &o, fmt, sf.f) != 0;
     if (werr) {
-      fprintf(stderr, "scatterlab compare: write error\n");
+      sl_safe_abort(&sf);
+      snprintf(err, sizeof err, "%s: write error",
+               outpath ? outpath : "standard output");
+    } else {
+      werr = sl_safe_commit(&sf, err, sizeof err) != 0;
+    }
+    if (werr) {
+      fprintf(stderr, "scatterlab compare: %s\n", err);
       rc = SL_EXIT_USAGE;
     } else if (set.n == 0) {
       /* A gate that compared nothing must not pass: the runs timed other

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "safe_file.h"
 #include "sl_report.h"
 #include "sl_store.h"
 
@@ -60,16 +61,18 @@ int sl_cmd_history(int argc, char **argv) {
     fprintf(stderr, "scatterlab history: %s\n", err);
     return SL_EXIT_FAIL;
   }
-  FILE *out = stdout;
-  if (outpath && !(out = fopen(outpath, "w"))) {
-    fprintf(stderr, "scatterlab history: -o %s: cannot create file\n", outpath);
+  sl_safe_file sf;
+  if (sl_safe_open_out(&sf, outpath, err, sizeof err)) {
+    fprintf(stderr, "scatterlab history: -o %s\n", err);
     sl_store_close(st);
     return SL_EXIT_FAIL;
   }
-  int rc = sl_report_history(st, &o, out, err, sizeof err) < 0;
-  if (rc) fprintf(stderr, "scatterlab history: %s\n", err);
-  if (out != stdout && fclose(out)) {
-    fprintf(stderr, "scatterlab history: -o %s: write failed\n", outpath);
+  int rc = sl_report_history(st, &o, sf.f, err, sizeof err) < 0;
+  if (rc) {
+    fprintf(stderr, "scatterlab history: %s\n", err);
+    sl_safe_abort(&sf);
+  } else if (sl_safe_commit(&sf, err, sizeof err)) {
+    fprintf(stderr, "scatterlab history: -o %s\n", err);
     rc = 1;
   }
   sl_store_close(st);

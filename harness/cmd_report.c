@@ -1,9 +1,11 @@
 /* `scatterlab report`: list runs, export CSV, or write the HTML report. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "safe_file.h"
 #include "sl_report.h"
 #include "sl_store.h"
 
@@ -112,12 +114,13 @@ int sl_cmd_report(int argc, char **argv) {
     fprintf(stderr, "scatterlab report: %s\n", err);
     return SL_EXIT_FAIL;
   }
-  FILE *out = stdout;
-  if (outpath && !(out = fopen(outpath, "w"))) {
-    fprintf(stderr, "scatterlab report: -o %s: cannot create file\n", outpath);
+  sl_safe_file sf;
+  if (sl_safe_open_out(&sf, outpath, err, sizeof err)) {
+    fprintf(stderr, "scatterlab report: -o %s\n", err);
     sl_store_close(st);
     return SL_EXIT_FAIL;
   }
+  FILE *out = sf.f;
   int rc;
   if (strcmp(format, "csv") == 0)
     rc = sl__csv_table(table)(st, ho.run_id, out, err, sizeof err);
@@ -125,9 +128,17 @@ int sl_cmd_report(int argc, char **argv) {
     rc = sl_report_html(st, &ho, out, err, sizeof err);
   else
     rc = sl_report_runs(st, out, err, sizeof err);
-  if (rc) fprintf(stderr, "scatterlab report: %s\n", err);
-  if (out != stdout && fclose(out)) {
-    fprintf(stderr, "scatterlab report: -o %s: write failed\n", outpath);
+  if (rc) {
+    /* A failed write (a full disk, a file-size limit) names the file. */
+    if (ferror(out))
+      fprintf(stderr, "scatterlab report: -o %s: write error (%s)%s\n",
+              outpath ? outpath : "standard output", strerror(errno),
+              outpath ? "; the file was left as it was" : "");
+    else
+      fprintf(stderr, "scatterlab report: %s\n", err);
+    sl_safe_abort(&sf);
+  } else if (sl_safe_commit(&sf, err, sizeof err)) {
+    fprintf(stderr, "scatterlab report: -o %s\n", err);
     rc = 1;
   }
   sl_store_close(st);

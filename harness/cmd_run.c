@@ -37,7 +37,10 @@ static const char *const sl__run_help =
     "                   its variants run as `<provider>:<name>`\n"
     "  --batch FILE     cases from FILE, one per line (# starts a comment)\n"
     "  --save DIR       write case.txt, inputs <arg>.npy, ref.<out>.npy and\n"
-    "                   <variant>.<out>.npy into DIR (one case only)\n"
+    "                   <variant>.<out>.npy into DIR (one case only): a new\n"
+    "                   or empty folder of yours, not a symbolic link\n"
+    "  --force          --save into a folder that holds files already\n"
+    "                   (not needed for the --load folder itself)\n"
     "  --load DIR       take inputs from DIR/<arg>.npy where present (and the\n"
     "                   case from DIR/case.txt when none is given)\n"
     "  --threads N      threads for parallel variants (default: all cores)\n"
@@ -163,6 +166,8 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
       if (!(batch = sl_cli_value("run", argc, argv, &i))) goto out;
     } else if (sl_cli_is(a, "--save")) {
       if (!(o.save_dir = sl_cli_value("run", argc, argv, &i))) goto out;
+    } else if (strcmp(a, "--force") == 0) {
+      o.save_force = 1;
     } else if (sl_cli_is(a, "--load")) {
       if (!(o.load_dir = sl_cli_value("run", argc, argv, &i))) goto out;
     } else if (sl_cli_is(a, "--db")) {

@@ -14,6 +14,7 @@
 #include "interrupt.h"
 #include "runinfo.h"
 #include "runner.h"
+#include "safe_file.h"
 #include "shrink.h"
 #include "sl_store.h"
 #include "slref.h"
@@ -97,15 +98,18 @@ static void sl__corpus_add(sl_worker *w, double timeout, const char *dir,
     }
   mkdir(path, 0777);
   snprintf(path, sizeof path, "%s/%s-%016" PRIx64 ".txt", dir, op, h);
-  FILE *fp = fopen(path, "w");
-  if (!fp) return;
-  fprintf(fp, "# found by scatterlab fuzz: %s %s\n%s\n", variant,
-          sl_verdict_name(verdict), line);
-  fclose(fp);
+  /* Written beside and renamed: a planted symbolic link is replaced, never
+   * followed, and a reader never sees half an entry. */
+  char text[2 * SL_CASE_LINE_MAX], err[512];
+  snprintf(text, sizeof text, "# found by scatterlab fuzz: %s %s\n%s\n",
+           variant, sl_verdict_name(verdict), line);
+  if (sl_safe_write_text(path, text, err, sizeof err)) {
+    fprintf(stderr, "scatterlab fuzz: corpus: %s\n", err);
+    return;
+  }
   if (verdict != SL_VERDICT_FAILED && verdict != SL_VERDICT_REJECT_MISMATCH)
     return;
   path[strlen(path) - 4] = '\0'; /* the bundle folder: the name without .txt */
-  char err[512];
   sl_worker_save(w, c, variant, path, timeout, err, sizeof err);
 }
 

@@ -1,5 +1,6 @@
 /* scatterlab: differential testing and benchmarking of scatter/gather
  * kernels. The commands are in commands.c and cmd_*.c. */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,5 +16,10 @@ int main(int argc, char **argv) {
     execv("/proc/self/exe", argv);
     /* If re-executing fails, run unbound; the output states the binding. */
   }
+  /* Past a file-size limit (ulimit -f) a write must fail with EFBIG, which
+   * every writer reports naming its file, instead of SIGXFSZ killing the
+   * process without a word and leaving its run marked `running`. Inherited
+   * by the forked jobs and workers. */
+  signal(SIGXFSZ, SIG_IGN);
   return sl_cli_main(argc, argv);
 }

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "safe_file.h"
+
 static const char *sl__npy_descr(sl_dtype dt) {
   switch (dt) {
   case SL_BOOL: return "|b1";
@@ -55,11 +57,9 @@ int sl_npy_save(const char *path, const sl_tensor *t, char *err,
   /* Pad with spaces so that magic + header ends on a 64-byte boundary. */
   int total = 10 + n + 1;
   int pad = (64 - total % 64) % 64;
-  FILE *f = fopen(path, "wb");
-  if (!f) {
-    snprintf(err, errlen, "%s: cannot create file", path);
-    return -1;
-  }
+  sl_safe_file sf;
+  if (sl_safe_open(&sf, path, err, errlen)) return -1;
+  FILE *f = sf.f;
   uint16_t hlen = (uint16_t)(n + pad + 1);
   unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
                            (unsigned char)(hlen & 0xff),
@@ -85,12 +85,7 @@ int sl_npy_save(const char *path, const sl_tensor *t, char *err,
       fwrite(p, es, 1, f);
     }
   }
-  int bad = ferror(f);
-  if (fclose(f) || bad) {
-    snprintf(err, errlen, "%s: write failed (disk full?)", path);
-    return -1;
-  }
-  return 0;
+  return sl_safe_commit(&sf, err, errlen);
 }
 
 /* Finds 'key': in the header dict and returns a pointer past the colon. */

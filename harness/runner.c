@@ -15,6 +15,7 @@
 #include "npy.h"
 #include "providers.h"
 #include "runinfo.h"
+#include "safe_file.h"
 #include "sl_report.h"
 #include "slref.h"
 #include "variant_call.h"
@@ -122,13 +123,6 @@ static void sl__adopt(sl_bundle *b, int slot, sl_tensor t) {
   b->call.arg[slot] = t;
 }
 
-static int sl__mkdir(const char *dir, char *err, size_t errlen) {
-  if (mkdir(dir, 0777) == 0 || errno == EEXIST) return 0;
-  snprintf(err, errlen, "--save %s: cannot create directory (%s)", dir,
-           strerror(errno));
-  return -1;
-}
-
 /* --load: every input slot of b whose <name>.npy exists in dir replaces the
  * generated tensor; c's shapes follow, so the printed line tells the truth. */
 static int sl__load_inputs(const char *dir, sl_bundle *b, sl_case *c,
@@ -232,21 +226,33 @@ static int sl__derive_backward(const sl_case *c, sl_bundle *fwd, sl_bundle *b,
 static int sl__save_tensor(const char *dir, const char *prefix,
                            const char *name, const sl_tensor *t, char *err,
                            size_t errlen) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s%s.npy", dir, prefix, name);
+  char path[4096];
+  if (snprintf(path, sizeof path, "%s/%s%s.npy", dir, prefix, name) >=
+      (int)sizeof path) {
+    snprintf(err, errlen,
+             "--save %.64s...: expected a path of at most %zu bytes for "
+             "%s%s.npy, got a longer one",
+             dir, sizeof path - 1, prefix, name);
+    return -1;
+  }
   return sl_npy_save(path, t, err, errlen);
 }
 
-static int sl__save_inputs(const char *dir, const char *line,
+/* Whether two paths name one folder (--load DIR --save DIR rewrites the
+ * bundle it read: no --force needed). */
+static int sl__same_dir(const char *a, const char *b) {
+  struct stat x, y;
+  return a && b && stat(a, &x) == 0 && stat(b, &y) == 0 &&
+         x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+static int sl__save_inputs(const char *dir, int force, const char *line,
                            const sl_call *call, char *err, size_t errlen) {
-  if (sl__mkdir(dir, err, errlen)) return -1;
-  char path[1024];
+  if (sl_safe_dir(dir, force, "--save", err, errlen)) return -1;
+  char path[4096], text[SL_CASE_LINE_MAX + 2];
   snprintf(path, sizeof path, "%s/case.txt", dir);
-  FILE *f = fopen(path, "w");
-  if (!f || fprintf(f, "%s\n", line) < 0 || fclose(f)) {
-    snprintf(err, errlen, "--save %s: cannot write case.txt", dir);
-    return -1;
-  }
+  snprintf(text, sizeof text, "%s\n", line);
+  if (sl_safe_write_text(path, text, err, errlen)) return -1;
   const sl_op_info *info = sl_op_get(call->op);
   for (int s = 0; s < info->n_in; ++s)
     if (call->arg[s].data && sl__save_tensor(dir, "", info->arg_names[s],
@@ -431,8 +437,10 @@ static void sl__run_variant(const sl_case *c, const sl_run_opts *o,
       char err[256], prefix[SL_VARIANT_NAME_LEN + 2];
       snprintf(prefix, sizeof prefix, "%s.", v->name);
       for (int s = 0; s < info->n_out; ++s)
-        sl__save_tensor(o->save_dir, prefix, info->arg_names[info->n_in + s],
-                        &vc.call.arg[info->n_in + s], err, sizeof err);
+        if (sl__save_tensor(o->save_dir, prefix,
+                            info->arg_names[info->n_in + s],
+                            &vc.call.arg[info->n_in + s], err, sizeof err))
+          fprintf(stderr, "scatterlab: %s\n", err); /* the verdict stands */
     }
   }
   if (note[0]) {
@@ -497,7 +505,9 @@ int sl_run_case(const sl_case *c0, const sl_run_opts *o, sl_case_result *res,
   memset(ref, 0, sizeof ref);
   sl_case_print(&c, res->line, sizeof res->line);
   if (o->save_dir &&
-      sl__save_inputs(o->save_dir, res->line, &b.call, err, errlen))
+      sl__save_inputs(o->save_dir,
+                      o->save_force || sl__same_dir(o->save_dir, o->load_dir),
+                      res->line, &b.call, err, errlen))
     goto done;
   char ref_msg[512] = "";
   int ref_rc = slref_run(&b.call, ref, ref_msg, sizeof ref_msg);

@@ -82,6 +82,7 @@ typedef enum sl_run_event {
 typedef struct sl_run_opts {
   const char *variants; /* comma-separated filter, NULL = all of the op */
   const char *save_dir; /* --save: write the bundle here */
+  int save_force;       /* --force: save_dir may hold files already */
   const char *load_dir; /* --load: read inputs from here */
   int threads;          /* 0 = all */
   int skip;             /* skip the first `skip` selected variants */

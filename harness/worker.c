@@ -101,6 +101,7 @@ static void sl__child_event(void *user, sl_run_event ev, const char *name,
 
 static void sl__child_loop(int in, int out, sl_shared *sh, sl_run_opts o) {
   const char *base_variants = o.variants, *base_save = o.save_dir;
+  const int base_force = o.save_force;
   o.on_event = sl__child_event;
   o.user = sh;
   static sl_request req;
@@ -110,6 +111,9 @@ static void sl__child_loop(int in, int out, sl_shared *sh, sl_run_opts o) {
     o.skip = req.skip;
     o.variants = req.variants[0] ? req.variants : base_variants;
     o.save_dir = req.save_dir[0] ? req.save_dir : base_save;
+    /* A corpus bundle's folder is named by its case: found again, it is
+     * the same bundle, rewritten. */
+    o.save_force = req.save_dir[0] ? 1 : base_force;
     char tag = SL_MSG_DONE;
     if (sl_case_parse(req.line, &c, sh->err, sizeof sh->err) ||
         sl_run_case(&c, &o, &res, sh->err, sizeof sh->err)) {

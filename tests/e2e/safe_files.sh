@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Files the harness writes never follow a symbolic link, never clobber what
+# it did not create, and never appear half-written (issue 28, point 2):
+# run --save (case.txt, <arg>.npy, outputs), a corpus entry planted as a
+# link, report / history / compare -o over a link, and --save's folder rules
+# (not a link, yours, empty unless --force). Every check names what it
+# expected; on the code before safe_file.c the link checks fail (the victim
+# file is overwritten) and a non-empty --save folder is accepted.
+set -u
+BIN=$1
+SRC=${2:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$SRC/tests/check.sh"
+CASE='scatter_reduce dt=f32 it=i64 x=4x3 index=2x3 src=2x3 dim=0 reduce=sum seed=1'
+victim=$tmp/victim.txt
+reset_victim() { printf 'precious\n' >"$victim"; }
+victim_intact() { [ "$(cat "$victim")" = precious ]; }
+is_file_not_link() { [ -f "$1" ] && [ ! -L "$1" ]; }
+
+# 1. A link planted where --save writes case.txt and x.npy: into an empty
+#    folder it is a non-empty one, so --save refuses without --force ...
+reset_victim
+mkdir "$tmp/s1"
+ln -s "$victim" "$tmp/s1/case.txt"
+ln -s "$victim" "$tmp/s1/x.npy"
+"$BIN" run --no-db --save "$tmp/s1" "$CASE" >"$tmp/o1" 2>&1
+rc=$?
+check "--save into a folder with files: exit 2 (got $rc)" [ $rc -eq 2 ]
+check "--save refusal names --force" grep -q -- "--force" "$tmp/o1"
+check "victim untouched after the refusal" victim_intact
+# ... and with --force replaces the links, never writing through them.
+"$BIN" run --no-db --force --save "$tmp/s1" "$CASE" >"$tmp/o2" 2>&1
+rc=$?
+check "--save --force: exit 0 (got $rc)" [ $rc -eq 0 ]
+check "victim untouched by --save --force" victim_intact
+check "case.txt is a file now, not the link" is_file_not_link "$tmp/s1/case.txt"
+check "x.npy is a file now, not the link" is_file_not_link "$tmp/s1/x.npy"
+check "case.txt holds the case" grep -q "^scatter_reduce " "$tmp/s1/case.txt"
+check "no temporary file left" bash -c "! ls '$tmp/s1' | grep -q '\.tmp\.'"
+
+# 2. --save's folder: a new one is made (with parents), an empty one taken,
+#    a link to a folder, a file, refused.
+"$BIN" run --no-db --save "$tmp/new/deep/s2" "$CASE" >/dev/null 2>&1
+check "--save makes a new folder with its parents" [ -f "$tmp/new/deep/s2/case.txt" ]
+mkdir "$tmp/empty"
+"$BIN" run --no-db --save "$tmp/empty" "$CASE" >/dev/null 2>&1
+check "--save takes an empty folder" [ -f "$tmp/empty/case.txt" ]
+mkdir "$tmp/elsewhere"
+ln -s "$tmp/elsewhere" "$tmp/link"
+"$BIN" run --no-db --force --save "$tmp/link" "$CASE" >"$tmp/o3" 2>&1
+rc=$?
+check "--save through a link to a folder: exit 2 (got $rc)" [ $rc -eq 2 ]
+check "... names the symbolic link" grep -q "symbolic link" "$tmp/o3"
+check "... and wrote nothing there" [ -z "$(ls "$tmp/elsewhere")" ]
+: >"$tmp/plain"
+"$BIN" run --no-db --save "$tmp/plain" "$CASE" >/dev/null 2>&1
+rc=$?
+check "--save onto a file: exit 2 (got $rc)" [ $rc -eq 2 ]
+
+# 3. report / history -o over a link: the link is replaced.
+db=$tmp/r.db
+"$BIN" run --db "$db" "$CASE" >/dev/null 2>&1
+reset_victim
+ln -s "$victim" "$tmp/report.html"
+"$BIN" report --db "$db" --format html -o "$tmp/report.html" >/dev/null 2>&1
+check "report -o over a link: victim untouched" victim_intact
+check "report -o over a link: the report is a file" is_file_not_link "$tmp/report.html"
+ln -s "$victim" "$tmp/hist.txt"
+"$BIN" history --db "$db" -o "$tmp/hist.txt" >/dev/null 2>&1
+check "history -o over a link: victim untouched" victim_intact
+
+# 4. A file-size limit (ulimit -f) is a write error naming the file, not a
+#    silent death by SIGXFSZ (exit 153): report -o keeps the old file; a
+#    run says which store failed and is marked failed.
+"$BIN" run --db "$tmp/big.db" --batch "$SRC/harness/batches/ops.txt" >/dev/null 2>&1
+echo old >"$tmp/limited.html"
+(ulimit -f 48; "$BIN" report --db "$tmp/big.db" --format html -o "$tmp/limited.html") >"$tmp/o4" 2>&1
+rc=$?
+check "report -o past ulimit -f: exit 1 (got $rc)" [ $rc -eq 1 ]
+check "... names the file and the reason" grep -q "limited.html: write error (File too large)" "$tmp/o4"
+check "... the old file kept" [ "$(cat "$tmp/limited.html")" = old ]
+(ulimit -f 100; "$BIN" run --db "$tmp/lim.db" --batch "$SRC/harness/batches/ops.txt") >"$tmp/o5" 2>&1
+rc=$?
+check "run past ulimit -f: exit 1 (got $rc)" [ $rc -eq 1 ]
+check "... names the store" grep -q "store: $tmp/lim.db: commit" "$tmp/o5"
+
+# 5. Corpus entries planted as links: a campaign finds failures (the test
+#    provider's buggy:cpu.off_by_one, built beside scatterlab), then the same
+#    campaign again after every entry was replaced by a link to the victim
+#    (entry names are hashes of the case lines, so the same cases land on
+#    the same names): the links are replaced, the victim untouched.
+buggy=$(dirname "$BIN")/tests/libsl_buggy.so
+if [ -f "$buggy" ]; then
+  corpus=$tmp/corpus
+  camp() {
+    SCATTERLAB_PROVIDERS=$buggy "$BIN" fuzz --ops gather \
+      --variants buggy:cpu.off_by_one --cases 40 --jobs 1 --no-db \
+      --corpus "$corpus" --seed 7 >"$tmp/camp.out" 2>&1
+  }
+  camp
+  entries=$(ls "$corpus"/*.txt 2>/dev/null | wc -l)
+  check "the campaign left corpus entries (got $entries)" [ "$entries" -gt 0 ]
+  reset_victim
+  for f in "$corpus"/*.txt; do ln -sf "$victim" "$f"; done
+  camp
+  check "corpus links: victim untouched" victim_intact
+  links=$(find "$corpus" -maxdepth 1 -name '*.txt' -type l | wc -l)
+  check "corpus links: every entry a file again ($links links left)" [ "$links" -eq 0 ]
+else
+  echo "FAIL: $buggy missing (built with scatterlab: tests/CMakeLists.txt)"
+  fails=$((fails + 1))
+fi
+
+echo "$((checks - fails)) passed, $fails failed"
+[ "$fails" -eq 0 ]
