@@ -3,7 +3,7 @@
  * before fast): the selected variants are run through the reference and
  * judged, the case and its verdicts go to the store, and fresh inputs are
  * built for timing together with the op's useful bytes. Shared by
- * `scatterlab bench` (CPU) and scatterlab-gpubench (CUDA).
+ * the CPU and the CUDA sides of `scatterlab bench`.
  */
 #ifndef SL_BENCH_CASE_H
 #define SL_BENCH_CASE_H

@@ -1,4 +1,11 @@
-/* `scatterlab bench`: time the variants that pass, beside LibTorch. */
+/*
+ * `scatterlab bench`: time the variants that pass, beside LibTorch. The
+ * cpu.* variants (and provider variants of the CPU) in interleaved rounds
+ * of wall-clock samples against torch.cpu; the cuda.* variants with CUDA
+ * events on the device (device.h) against LibTorch's CUDA op (torch.cuda)
+ * and the device-to-device copy bandwidth. One bench for both: what was
+ * scatterlab-gpubench is `scatterlab bench --variants cuda`.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +21,7 @@
 #include "cli.h"
 #include "core_latency.h"
 #include "datagen.h"
+#include "device.h"
 #include "interrupt.h"
 #include "providers.h"
 #include "runinfo.h"
@@ -40,10 +48,23 @@ static const char *const sl__bench_help =
     "output written once), % of the copy bandwidth measured in the same run,\n"
     "and the speed-up over LibTorch. Raw samples go to the store.\n"
     "\n"
+    "cuda.* variants (selected by default where a device is, or with\n"
+    "--variants cuda, cpu,cuda, cuda.atomic, ...) are timed on the device\n"
+    "with CUDA events, after LibTorch's CUDA op on the same inputs\n"
+    "(torch.cuda): their 'vs torch' is the speed-up over torch.cuda, their\n"
+    "%peak is against the device-to-device copy bandwidth, probed once and\n"
+    "printed with the device's name. A --variants list that selects cuda.*\n"
+    "variants only times no CPU contender (not torch.cpu either). When\n"
+    "--variants names cuda.* variants and there is no CUDA device (or the\n"
+    "build has no CUDA), they are reported 'not timed: ... no device', any\n"
+    "CPU variants are timed as usual, and the exit status is 1.\n"
+    "\n"
     "suites (harness/batches/bench-NAME.txt): seed, standard, contention,\n"
     "large; or a FILE of case lines\n"
     "options:\n"
-    "  --variants LIST  only these variants (torch.cpu is always timed)\n"
+    "  --variants LIST  only these variants: names, globs or devices (cpu,\n"
+    "                   cuda); torch.cpu is timed unless LIST selects cuda.*\n"
+    "                   variants only\n"
     "  --provider [ALIAS=]PATH  load a kernel provider library (repeatable;\n"
     "                   also SCATTERLAB_PROVIDERS; docs/providers.md)\n"
     "  --threads N      threads for parallel variants and LibTorch (default:\n"
@@ -51,13 +72,19 @@ static const char *const sl__bench_help =
     "  --budget SEC     timing budget per variant (default 1)\n"
     "  --min-reps N     at least N timed repetitions per variant (default 7;\n"
     "                   fewer keep suites of large cases short)\n"
-    "  --cold           rotate through enough copies of the inputs to defeat\n"
-    "                   the caches (outputs are reused, as an allocator\n"
-    "                   hands LibTorch back the block it freed)\n"
+    "  --cold           CPU: rotate through enough copies of the inputs to\n"
+    "                   defeat the caches (outputs are reused, as an "
+    "allocator\n"
+    "                   hands LibTorch back the block it freed); CUDA: write "
+    "a\n"
+    "                   buffer of twice the L2 before every repetition\n"
+    "  --no-torch       do not time LibTorch's CUDA op (torch.cuda); the cuda\n"
+    "                   rows then have no speed-up\n"
     "  --db PATH        results database (default " SL_DEFAULT_DB ")\n"
     "  --no-db          record nothing\n"
     "\n"
-    "SIGINT / SIGTERM stop the timing at the next call, drop the case in hand\n"
+    "SIGINT / SIGTERM stop the timing at the next call (cuda.*: the next\n"
+    "variant), drop the case in hand\n"
     "(its samples stop short), print the summary of the cases before it,\n"
     "which the store keeps, mark the run interrupted and exit 130 / 143.\n";
 
@@ -141,32 +168,52 @@ typedef struct sl__bench_ctx {
   int threads, cold, min_reps;
   double budget, peak_gbs;
   const char *variants;
-  sl_bench_table table; /* every timing, for the closing tables */
+  int cpu;        /* the CPU side: torch.cpu and the CPU probes (off when
+                     --variants selects cuda.* variants only) */
+  int cuda;       /* cuda.* variants selected and a device to time them on */
+  int no_torch;   /* --no-torch: no torch.cuda row */
+  double dev_gbs; /* the device's copy bandwidth: %peak of the cuda rows */
+  sl_bench_table table; /* every CPU timing, for the closing tables */
 } sl__bench_ctx;
 
+/* One row of a case's table, CPU or CUDA: torch_median > 0 adds the
+ * speed-up over that LibTorch row (torch.cpu's median for CPU rows,
+ * torch.cuda's for cuda rows), peak > 0 the % of that copy bandwidth. */
 static void sl__print_row(const char *variant, const sl_timing *t,
                           int64_t bytes, double peak, double torch_median) {
-  double gbs = (double)bytes / t->median_s / 1e9;
+  const double med = t->median_s;
+  double gbs = med > 0 ? (double)bytes / med / 1e9 : 0;
   char vs[32] = "-";
-  if (torch_median > 0)
-    snprintf(vs, sizeof vs, "%.2fx", torch_median / t->median_s);
+  if (torch_median > 0 && med > 0)
+    snprintf(vs, sizeof vs, "%.2fx", torch_median / med);
   printf("  %-12s %11.4f ms %6.1f%% %9.2f %7.1f%% %9s %5d\n", variant,
-         t->median_s * 1e3, 100.0 * t->iqr_s / t->median_s, gbs,
+         med * 1e3, med > 0 ? 100.0 * t->iqr_s / med : 0.0, gbs,
          peak > 0 ? 100.0 * gbs / peak : 0.0, vs, t->reps);
 }
 
+static void sl__print_header(void) {
+  printf("  %-12s %14s %7s %9s %8s %9s %5s\n", "variant", "median", "IQR",
+         "GB/s", "%peak", "vs torch", "reps");
+}
+
+/* Stores one timing: threads 0 (NULL) for a device row, % of peak against
+ * `peak` (the CPU's or the device's copy bandwidth). */
 static int sl__store_timing(sl__bench_ctx *b, int64_t case_id,
                             const char *variant, const sl_timing *t,
-                            int64_t bytes) {
+                            int64_t bytes, int threads, double peak) {
   if (!b->st) return 0;
-  double gbs = (double)bytes / t->median_s / 1e9;
+  double gbs = t->median_s > 0 ? (double)bytes / t->median_s / 1e9 : 0;
   sl_timing_row row = {
-      variant,  b->threads,  t->reps,
+      variant,  threads,     t->reps,
       b->cold,  t->median_s, t->iqr_s,
-      t->min_s, gbs,         b->peak_gbs > 0 ? 100.0 * gbs / b->peak_gbs : -1,
+      t->min_s, gbs,         peak > 0 ? 100.0 * gbs / peak : -1,
       bytes,    t->samples,  t->reps};
   int64_t id;
-  return sl_store_add_timing(b->st, case_id, &row, &id);
+  if (sl_store_add_timing(b->st, case_id, &row, &id)) {
+    fprintf(stderr, "scatterlab bench: store: %s\n", sl_store_errmsg(b->st));
+    return -1;
+  }
+  return 0;
 }
 
 /* Keeps a timing for the closing tables (row may be NULL: out of memory). */
@@ -194,24 +241,79 @@ static int sl__alloc_call_outputs(sl_call *calls, int n, void **mem) {
 }
 
 /*
- * Times LibTorch and every variant that passed, interleaved in rounds
- * (sl_time_rounds), on the same inputs: with --cold, enough copies of the
- * inputs to exceed any cache, shared by all (inputs are only read), each
- * contender writing its own one set of outputs. Prints a row per contender,
- * LibTorch first, and records them.
+ * The device side of a case: LibTorch's CUDA op (torch.cuda) first, unless
+ * --no-torch, then the cuda.* variants that passed (results cuda[0..n-1]),
+ * one at a time with CUDA events on device copies of the inputs. Prints a
+ * row each (after the header when *header is 0) and records them. Returns
+ * 1 when a variant that passed could not be timed (a device error after a
+ * clean check), else 0.
  */
-static void sl__time_contenders(sl__bench_ctx *b, const sl_case_result *res,
-                                const sl_bundle *in, int64_t bytes,
-                                int64_t case_id, sl_bench_row *row) {
+static int sl__time_cuda(sl__bench_ctx *b, const sl_case_result *res,
+                         const int *cuda, int n, const sl_bundle *in,
+                         int64_t bytes, int64_t case_id, int *header) {
+  static sl_timing t; /* samples: too large for the stack */
+  sl_timing_opts o;
+  sl_timing_opts_init(&o);
+  o.budget_s = b->budget;
+  o.min_reps = b->min_reps;
+  int failed = 0;
+  double torch_s = 0;
+  if (!*header) sl__print_header();
+  *header = 1;
+  if (!b->no_torch) {
+    sl_ctx ctx;
+    sl_ctx_init(&ctx);
+    if (sl_device_time_torch(&ctx, &in->call, b->cold, &o, &t)) {
+      printf("  %-12s not timed: %s\n", "torch.cuda", sl_ctx_message(&ctx));
+    } else if (!sl_interrupted()) {
+      torch_s = t.median_s;
+      sl__print_row("torch.cuda", &t, bytes, b->dev_gbs, torch_s);
+      sl__store_timing(b, case_id, "torch.cuda", &t, bytes, 0, b->dev_gbs);
+    }
+  }
+  for (int k = 0; k < n && !sl_interrupted(); ++k) {
+    const sl_variant_result *r = &res->v[cuda[k]];
+    const sl_hvariant *hv = sl_hvariant_find(in->call.op, r->variant);
+    sl_ctx ctx;
+    sl_ctx_init(&ctx);
+    if (sl_device_time_variant(&ctx, &hv->v, &in->call, b->cold, &o, &t)) {
+      printf("  %-12s not timed: %s\n", r->variant, sl_ctx_message(&ctx));
+      failed = 1;
+      continue;
+    }
+    if (sl_interrupted()) break;
+    sl__print_row(r->variant, &t, bytes, b->dev_gbs, torch_s);
+    sl__store_timing(b, case_id, r->variant, &t, bytes, 0, b->dev_gbs);
+  }
+  if (sl_interrupted())
+    printf("  interrupted: timings stopped short, not recorded\n");
+  sl_device_release();
+  return failed;
+}
+
+/*
+ * Times LibTorch and every variant that passed, on the same inputs. The
+ * CPU contenders (torch.cpu first, unless the run has no CPU side, then the
+ * CPU variants) interleaved in rounds (sl_time_rounds): with --cold, enough
+ * copies of the inputs to exceed any cache, shared by all (inputs are only
+ * read), each contender writing its own one set of outputs. Then the
+ * device side (sl__time_cuda) when the case has a cuda.* variant and the
+ * run a device. Prints a row per contender and records them. Returns 1
+ * when a cuda.* variant that passed could not be timed, else 0.
+ */
+static int sl__time_contenders(sl__bench_ctx *b, const sl_case_result *res,
+                               const sl_bundle *in, int64_t bytes,
+                               int64_t case_id, sl_bench_row *row) {
   int copies = 1;
-  if (b->cold && bytes > 0) {
+  if (b->cpu && b->cold && bytes > 0) {
     int64_t want = (int64_t)512 << 20;
     copies = (int)(want / bytes) + 1;
     if (copies > 64) copies = 64;
   }
   const sl_op_info *info = sl_op_get(in->call.op);
-  int n = 0, ok = 1;
+  int n = 0, ok = 1, header = 0, failed = 0, ncuda = 0, any_cuda = 0;
   sl__timed *tm = calloc((size_t)res->n + 1, sizeof *tm);
+  int *cuda = calloc((size_t)res->n + 1, sizeof *cuda);
   sl_call *inputs = calloc((size_t)copies, sizeof *inputs);
   /* Buffers, slot-indexed: a block of outputs per variant (block i + 1 for
    * result i), then the input copies. */
@@ -219,7 +321,7 @@ static void sl__time_contenders(sl__bench_ctx *b, const sl_case_result *res,
   size_t slots = outs + (size_t)copies * SL_MAX_ARGS;
   void **mem = calloc(slots, sizeof *mem);
   void **shared = mem ? mem + outs : 0;
-  if (!tm || !inputs || !mem) ok = 0;
+  if (!tm || !cuda || !inputs || !mem) ok = 0;
   for (int k = 0; ok && k < copies; ++k) {
     inputs[k] = in->call;
     for (int s = 0; k > 0 && s < info->n_in; ++s) {
@@ -239,18 +341,22 @@ static void sl__time_contenders(sl__bench_ctx *b, const sl_case_result *res,
     goto out;
   }
   /* LibTorch first, so every row can show its speed-up. */
-  tm[n].variant = NULL;
-  tm[n].threads = b->threads;
-  tm[n].calls = inputs;
-  tm[n++].ncalls = copies;
+  if (b->cpu) {
+    tm[n].variant = NULL;
+    tm[n].threads = b->threads;
+    tm[n].calls = inputs;
+    tm[n++].ncalls = copies;
+  }
   for (int i = 0; i < res->n; ++i) {
     const sl_variant_result *r = &res->v[i];
+    const sl_hvariant *hv = sl_hvariant_find(in->call.op, r->variant);
+    const int on_device = hv && sl_variant_device(&hv->v) == SL_DEVICE_CUDA;
+    any_cuda |= on_device;
     if (r->verdict != SL_VERDICT_PASSED &&
         r->verdict != SL_VERDICT_MISTRUSTED) {
       sl_print_untimed(r);
       continue;
     }
-    const sl_hvariant *hv = sl_hvariant_find(in->call.op, r->variant);
     unsigned layouts = 0;
     for (int s = 0; hv && s < info->n_in; ++s)
       layouts |= sl_input_layout(&in->call.arg[s]) & ~hv->caps.layouts;
@@ -261,6 +367,13 @@ static void sl__time_contenders(sl__bench_ctx *b, const sl_case_result *res,
              "(capabilities); time it on a contiguous case\n",
              r->variant,
              layouts & SL_LAYOUT_BROADCAST ? "broadcast" : "strided");
+      continue;
+    }
+    if (on_device) {
+      if (b->cuda)
+        cuda[ncuda++] = i;
+      else
+        printf("  %-12s not timed: no CUDA device to time it on\n", r->variant);
       continue;
     }
     sl_call *calls = calloc((size_t)copies, sizeof *calls);
@@ -278,13 +391,13 @@ static void sl__time_contenders(sl__bench_ctx *b, const sl_case_result *res,
     tm[n].calls = calls;
     tm[n++].ncalls = copies;
   }
-  sl_timed_fn *fns = calloc((size_t)n, sizeof *fns);
-  void **users = calloc((size_t)n, sizeof *users);
-  sl_timing *t = calloc((size_t)n, sizeof *t);
-  int *rc = calloc((size_t)n, sizeof *rc);
+  sl_timed_fn *fns = calloc((size_t)n + 1, sizeof *fns);
+  void **users = calloc((size_t)n + 1, sizeof *users);
+  sl_timing *t = calloc((size_t)n + 1, sizeof *t);
+  int *rc = calloc((size_t)n + 1, sizeof *rc);
   if (!fns || !users || !t || !rc) {
     printf("  not timed: out of memory for the samples\n");
-  } else {
+  } else if (n > 0) {
     for (int i = 0; i < n; ++i) {
       fns[i] = sl__run_timed;
       users[i] = &tm[i];
@@ -298,9 +411,9 @@ static void sl__time_contenders(sl__bench_ctx *b, const sl_case_result *res,
       printf("  interrupted: timings stopped short, not recorded\n");
       goto done;
     }
-    double torch_median = rc[0] == 0 ? t[0].median_s : 0;
-    printf("  %-12s %14s %7s %9s %8s %9s %5s\n", "variant", "median", "IQR",
-           "GB/s", "%peak", "vs torch", "reps");
+    double torch_median = b->cpu && rc[0] == 0 ? t[0].median_s : 0;
+    sl__print_header();
+    header = 1;
     for (int i = 0; i < n; ++i) {
       const char *name = tm[i].variant ? tm[i].variant : "torch.cpu";
       if (rc[i]) {
@@ -309,25 +422,32 @@ static void sl__time_contenders(sl__bench_ctx *b, const sl_case_result *res,
         continue;
       }
       sl__print_row(name, &t[i], bytes, b->peak_gbs, torch_median);
-      sl__store_timing(b, case_id, name, &t[i], bytes);
+      sl__store_timing(b, case_id, name, &t[i], bytes, b->threads, b->peak_gbs);
       sl__table_set(b, row, name, &t[i], bytes);
     }
   }
+  /* The device side: torch.cuda whenever the case has a cuda.* variant,
+   * even one that failed (the peer of the next run's rows). */
+  if (b->cuda && any_cuda && fns && users && t && rc)
+    failed = sl__time_cuda(b, res, cuda, ncuda, in, bytes, case_id, &header);
 done:
   free(fns);
   free(users);
   free(t);
   free(rc);
 out:
-  for (int i = 1; tm && i < n; ++i) free((void *)tm[i].calls);
+  for (int i = b->cpu ? 1 : 0; tm && i < n; ++i) free((void *)tm[i].calls);
   for (size_t k = 0; mem && k < slots; ++k) free(mem[k]);
   free(mem);
   free(inputs);
+  free(cuda);
   free(tm);
+  return failed;
 }
 
 /* Correctness first (every variant through the reference), then LibTorch
- * and the variants that passed, timed in interleaved rounds. */
+ * and the variants that passed, timed. 0, 1 when a cuda.* variant that
+ * passed could not be timed, -1 when the case could not be built. */
 static int sl__bench_case(sl__bench_ctx *b, const sl_case *c0) {
   char err[512];
   static sl_case_result res;
@@ -340,12 +460,32 @@ static int sl__bench_case(sl__bench_ctx *b, const sl_case *c0) {
     fprintf(stderr, "scatterlab bench: %s\n", err);
     return -1;
   }
-  sl_bench_row *row = sl_bench_table_add(&b->table, &bc.c, res.line);
+  /* The closing tables compare CPU timings with torch.cpu's. */
+  sl_bench_row *row =
+      b->cpu ? sl_bench_table_add(&b->table, &bc.c, res.line) : NULL;
+  int rc = 0;
   if (bc.ref_rc != 0)
     printf("  LibTorch rejects this case (%s): nothing to time\n", bc.ref_msg);
   else
-    sl__time_contenders(b, &res, &bc.in, bc.bytes, bc.case_id, row);
+    rc = sl__time_contenders(b, &res, &bc.in, bc.bytes, bc.case_id, row);
   sl_bench_case_close(&bc);
+  return rc;
+}
+
+/* Whether a --variants filter names the cuda device ("cuda", "cuda.lock",
+ * "cuda.*", "mylib:cuda.min"), whether or not this build has such
+ * variants. */
+static int sl__names_cuda(const char *filter) {
+  for (const char *p = filter; p && *p;) {
+    size_t k = strcspn(p, ",");
+    const char *colon = memchr(p, ':', k);
+    const char *item = colon ? colon + 1 : p;
+    size_t m = k - (size_t)(item - p);
+    if (m >= 4 && strncmp(item, "cuda", 4) == 0 && (m == 4 || item[4] == '.'))
+      return 1;
+    p += k;
+    if (*p == ',') ++p;
+  }
   return 0;
 }
 
@@ -381,6 +521,8 @@ int sl_cmd_bench(int argc, char **argv) {
         goto out;
     } else if (strcmp(a, "--cold") == 0) {
       b.cold = 1;
+    } else if (strcmp(a, "--no-torch") == 0) {
+      b.no_torch = 1;
     } else if (sl_cli_is(a, "--db")) {
       if (!(db = sl_cli_value("bench", argc, argv, &i))) goto out;
     } else if (strcmp(a, "--no-db") == 0) {
@@ -399,23 +541,69 @@ int sl_cmd_bench(int argc, char **argv) {
     rc = SL_EXIT_OK;
     goto out;
   }
+  /* Line by line even into a file: a run cut short by a time limit keeps
+   * every table it printed. */
+  setvbuf(stdout, NULL, _IOLBF, 0);
 #ifdef _OPENMP
   int threads = b.threads > 0 ? b.threads : sl_default_threads();
 #else
   int threads = 1;
 #endif
   b.threads = threads;
+  /* The sides the selection asks for: the CPU (torch.cpu, the CPU probes)
+   * unless --variants names cuda.* variants and no other; the device when
+   * a cuda.* variant is selected (by default too) and a device is here. */
+  int sel_cuda = 0, sel_cpu = 0, cuda_missing = 0;
+  for (size_t i = 0; i < sl_hvariant_count(); ++i) {
+    const sl_hvariant *v = sl_hvariant_at(i);
+    if (!sl_variant_selected(b.variants, v->name)) continue;
+    if (sl_variant_device(&v->v) == SL_DEVICE_CUDA)
+      sel_cuda = 1;
+    else
+      sel_cpu = 1;
+  }
+  const int cuda_asked = b.variants && (sel_cuda || sl__names_cuda(b.variants));
+  b.cpu = !cuda_asked || sel_cpu;
+  char device[256] = "";
+  if ((sel_cuda || cuda_asked) && sl_cuda_device_count() > 0) {
+    sl_ctx dctx;
+    sl_ctx_init(&dctx);
+    size_t l2 = 0;
+    if (sl_device_describe(&dctx, device, sizeof device, &l2)) {
+      fprintf(stderr, "scatterlab bench: %s\n", sl_ctx_message(&dctx));
+      device[0] = '\0';
+    } else {
+      b.cuda = 1;
+    }
+  }
   sl_interrupt_install();
-  const sl__probes start = sl__probe(threads);
+  const sl__probes none = {0, 0};
+  const sl__probes start = b.cpu ? sl__probe(threads) : none;
   b.peak_gbs = start.gbs;
   const char *bind = getenv("OMP_PROC_BIND");
-  printf("threads %d (OMP_PROC_BIND=%s), copy bandwidth %.2f GB/s (fastest "
-         "256 MiB memcpy, read+write)\n",
-         threads, bind ? bind : "unset", b.peak_gbs);
+  if (b.cpu)
+    printf("threads %d (OMP_PROC_BIND=%s), copy bandwidth %.2f GB/s (fastest "
+           "256 MiB memcpy, read+write)\n",
+           threads, bind ? bind : "unset", b.peak_gbs);
   if (start.rtt_ns > 0)
     printf("core-to-core round trip %.0f ns (a cache line between threads 0 "
            "and 1)\n",
            start.rtt_ns);
+  if (b.cuda) {
+    b.dev_gbs = sl_device_copy_bandwidth_gbs((size_t)256 << 20);
+    printf("device %s\ncopy bandwidth %.1f GB/s (256 MiB device-to-device, "
+           "read+write)\n",
+           device, b.dev_gbs);
+  }
+  if (cuda_asked && !b.cuda) {
+    /* Asked for and not to be had: every cuda row says so, and the run
+     * fails; the CPU variants are timed all the same. */
+    printf("cuda.* variants: not timed: no device (%s)\n",
+           !sl_cuda_built()             ? "built without CUDA"
+           : sl_cuda_device_count() > 0 ? "the device cannot be described"
+                                        : "built with CUDA, none visible");
+    cuda_missing = 1;
+  }
   if (!no_db) {
     char err[512];
     if (sl_store_open(db, SL_STORE_READWRITE, &b.st, err, sizeof err)) {
@@ -425,9 +613,12 @@ int sl_cmd_bench(int argc, char **argv) {
       goto out;
     }
     sl_runinfo_buf ri;
-    sl_runinfo_fill(&ri, "bench", argc, argv, threads);
-    ri.info.copy_gbs = start.gbs;
+    sl_runinfo_fill(&ri, "bench", argc, argv, b.cpu ? threads : 0);
+    /* A run with a CPU side keeps the CPU's probe (its end probe is the
+     * CPU's too); a cuda-only run the device's, as %peak of its rows. */
+    ri.info.copy_gbs = b.cpu ? start.gbs : b.dev_gbs;
     ri.info.core_rtt_ns = start.rtt_ns;
+    ri.info.device = b.cuda ? device : NULL;
     if (sl_store_run_begin(b.st, &ri.info, &b.run_id)) {
       fprintf(stderr, "scatterlab bench: %s\n", sl_store_errmsg(b.st));
       sl_store_close(b.st);
@@ -458,10 +649,11 @@ int sl_cmd_bench(int argc, char **argv) {
   sl_bench_summary_print(&b.table, stdout);
   sl_bench_crossover_print(&b.table, stdout);
   sl_bench_table_free(&b.table);
+  failed |= cuda_missing;
   const int sig = sl_interrupted();
-  const sl__probes none = {0, 0}, end = !sig && finished > 0 && b.peak_gbs > 0
-                                            ? sl__probe_again(&start, threads)
-                                            : none;
+  const sl__probes end = !sig && finished > 0 && b.peak_gbs > 0
+                             ? sl__probe_again(&start, threads)
+                             : none;
   if (b.st) {
     if ((end.gbs > 0 && sl_store_set_copy_gbs_end(b.st, b.run_id, end.gbs)) ||
         (end.rtt_ns > 0 &&

@@ -211,7 +211,7 @@ step_prebuilt() {
 }
 
 ensure_build() {
-  [ -x "$BUILD/scatterlab" ] && [ -x "$BUILD/scatterlab-gpubench" ] && return 0
+  [ -x "$BUILD/scatterlab" ] && return 0
   do_build
 }
 
@@ -280,8 +280,9 @@ step_bench() {
     grep -v '^[[:space:]]*#' "$file" | grep . |
       grep -E "${!var:-${SL_BENCH_MATCH:-.}}" >"$sel" || true
     log "== bench: $suite, $(wc -l <"$sel") cases (cuda.* and torch.cuda, CUDA events, budget $BUDGET s, min reps $MIN_REPS)"
-    limited bench "$BUILD/scatterlab-gpubench" --suite "$sel" --budget "$BUDGET" \
-      --min-reps "$MIN_REPS" --db "$OUT/bench.db" >>"$blog" 2>&1 || status=1
+    limited bench "$BUILD/scatterlab" bench --variants cuda --suite "$sel" \
+      --budget "$BUDGET" --min-reps "$MIN_REPS" --db "$OUT/bench.db" \
+      >>"$blog" 2>&1 || status=1
   done
   # The tables: case lines, then one row per variant.
   grep -E '^(device|copy bandwidth)|^[a-z_]+ dt=|^  (cuda|variant|torch)' "$blog" \
