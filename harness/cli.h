@@ -74,5 +74,6 @@ int sl_cmd_bench(int argc, char **argv);
 int sl_cmd_ab(int argc, char **argv);
 int sl_cmd_fuzz(int argc, char **argv);
 int sl_cmd_merge(int argc, char **argv);
+int sl_cmd_check(int argc, char **argv);
 
 #endif

@@ -22,6 +22,7 @@ static const char *const sl__help =
     "  compare  timings of two runs: faster, slower, same (CI gate)\n"
     "  history  each benchmark across runs, with its change points\n"
     "  merge    combine result stores (CI shards) into one\n"
+    "  check    whether a result store is sound (integrity check)\n"
     "\n"
     "`scatterlab COMMAND --help` describes a command. Every command takes\n"
     "--db PATH (default " SL_DEFAULT_DB ").\n"
@@ -54,7 +55,8 @@ int sl_cli_main(int argc, char **argv) {
               {"fuzz", sl_cmd_fuzz, 1},       {"bench", sl_cmd_bench, 1},
               {"report", sl_cmd_report, 0},   {"merge", sl_cmd_merge, 0},
               {"import", sl_cmd_import, 1},   {"compare", sl_cmd_compare, 0},
-              {"history", sl_cmd_history, 0}, {"ab", sl_cmd_ab, 0}};
+              {"history", sl_cmd_history, 0}, {"ab", sl_cmd_ab, 0},
+              {"check", sl_cmd_check, 0}};
   for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; ++i) {
     if (strcmp(cmd, cmds[i].name) != 0) continue;
     if (cmds[i].runs_variants && sl_cli_providers(cmd, argc - 1, argv + 1))

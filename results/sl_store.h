@@ -26,6 +26,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -48,6 +49,14 @@ int sl_store_schema_version(void);
  */
 int sl_store_open(const char *path, sl_store_mode mode, sl_store **out,
                   char *err, size_t errlen);
+/* Checks the store at path without writing: quick_check, or with full the
+ * integrity and foreign-key checks. Every finding is printed to out (one
+ * indented line each; out may be NULL). 0: sound; 1: damaged (err names the
+ * file and the first findings); -1: not checkable (err says why). Every
+ * read-write sl_store_open runs the quick check and refuses a damaged
+ * store. */
+int sl_store_verify(const char *path, int full, FILE *out, char *err,
+                   size_t errlen);
 /* Closes the store; an open transaction is rolled back. NULL is a no-op. */
 void sl_store_close(sl_store *s);
 /* The message of the last failure on s ("" if none). */

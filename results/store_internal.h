@@ -45,8 +45,6 @@ typedef enum sl__stmt_id {
   SL__STMT_COVERAGE_RUN,
   SL__STMT_LAST_RUN,
   SL__STMT_HAS_RUN,
-  SL__STMT_INTEGRITY,
-  SL__STMT_FK_CHECK,
   /* Campaigns (store_campaign.c). */
   SL__STMT_RUN_SET_CONFIG,
   SL__STMT_RUN_GET,
@@ -75,6 +73,11 @@ struct sl_store {
 };
 
 /* Records "path: op: reason" on s and returns -1. */
+/* The checks of sl_store_verify on an open handle (store.c): 0 sound, 1
+ * damaged (first findings in msg; every one printed to out if not NULL),
+ * -1 not checkable. */
+int sl__store_verify(sqlite3 *db, int full, FILE *out, char *msg,
+                     size_t msglen);
 int sl__store_fail(sl_store *s, const char *op, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

@@ -283,34 +283,10 @@ int sl_store_has_run(sl_store *s, int64_t run_id) {
 }
 
 int sl_store_check(sl_store *s) {
-  static const char op[] = "check";
   if (!s || !s->db) return -1;
-  sqlite3_stmt *st = sl__store_stmt(s, SL__STMT_INTEGRITY, op);
-  if (!st) return -1;
-  int ret = 0;
-  /* integrity_check answers one row "ok", or one row per problem. */
-  if (sqlite3_step(st) != SQLITE_ROW)
-    ret = sl__store_fail_db(s, op);
-  else if (strcmp(sl__text(st, 0), "ok") != 0)
-    ret = sl__store_fail(s, op, "integrity_check: %s", sl__text(st, 0));
-  sl__store_done(st);
-  if (ret) return ret;
-  st = sl__store_stmt(s, SL__STMT_FK_CHECK, op);
-  if (!st) return -1;
-  /* foreign_key_check answers one row (table, rowid, parent, fkid) per
-   * dangling reference, none when clean. */
-  int rc = sqlite3_step(st);
-  if (rc == SQLITE_ROW)
-    ret =
-        sl__store_fail(s, op,
-                       "foreign_key_check: %s row %lld refers to a "
-                       "missing %s row",
-                       sl__text(st, 0), (long long)sqlite3_column_int64(st, 1),
-                       sl__text(st, 2));
-  else if (rc != SQLITE_DONE)
-    ret = sl__store_fail_db(s, op);
-  sl__store_done(st);
-  return ret;
+  char msg[768];
+  int v = sl__store_verify(s->db, 1, NULL, msg, sizeof msg);
+  return v ? sl__store_fail(s, "check", "%s", msg) : 0;
 }
 
 /* ------------------------------------------------------------------------ */
