@@ -21,6 +21,7 @@
 #include "fuzz_campaign.h"
 #include "interrupt.h"
 #include "providers.h"
+#include "run_lock.h"
 #include "runinfo.h"
 #include "runner.h"
 #include "sl_report.h"
@@ -624,8 +625,10 @@ static int sl__run_jobs(sl_fuzz_campaign *f, sl__gathered *g) {
       job_failed = 1;
       break;
     }
+    const pid_t parent = getpid();
     pids[j] = fork();
     if (pids[j] == 0) {
+      sl_die_with_parent(parent); /* no job outlives a killed campaign */
       close(fd[0]);
       FILE *out = fdopen(fd[1], "w");
       _exit(sl_fuzz_job(f, j, out));
@@ -724,12 +727,20 @@ int sl_cmd_fuzz(int argc, char **argv) {
     fprintf(stderr, "scatterlab fuzz: %s\n", err);
     return SL_EXIT_FAIL;
   }
+  /* Held from before the jobs are forked until the last job and worker has
+   * ended (run_lock.h): a later --resume waits for all of them. */
+  int run_lock = -1;
   if (f.resume) {
     if ((rc = sl__load_resume(&f, st, argc, argv, config, sizeof config))) {
       sl_store_close(st);
       return rc < 0 ? SL_EXIT_OK : rc;
     }
     f.run_id = f.resume;
+    /* Before the run is reopened: its jobs and workers may outlive it. */
+    if (sl_run_lock(f.db, f.run_id, &run_lock, err, sizeof err)) {
+      sl_store_close(st);
+      return sl_cli_usage_error("fuzz", "--resume: %s", err);
+    }
     if (sl_store_run_reopen(st, f.run_id)) {
       fprintf(stderr, "scatterlab fuzz: %s\n", sl_store_errmsg(st));
       sl_store_close(st);
@@ -743,6 +754,12 @@ int sl_cmd_fuzz(int argc, char **argv) {
     if (sl_store_run_begin(st, &ri.info, &f.run_id) ||
         sl_store_set_run_config(st, f.run_id, config)) {
       fprintf(stderr, "scatterlab fuzz: %s\n", sl_store_errmsg(st));
+      sl_store_close(st);
+      return SL_EXIT_FAIL;
+    }
+    if (sl_run_lock(f.db, f.run_id, &run_lock, err, sizeof err)) {
+      fprintf(stderr, "scatterlab fuzz: %s\n", err);
+      sl_store_run_finish(st, f.run_id, "failed");
       sl_store_close(st);
       return SL_EXIT_FAIL;
     }
@@ -801,6 +818,7 @@ int sl_cmd_fuzz(int argc, char **argv) {
     }
     sl_store_close(st);
     printf("results: %s (run %lld, %s)\n", f.db, (long long)f.run_id, status);
+    sl_run_unlock(f.db, f.run_id, run_lock); /* every job has ended */
   }
   if (job_failed)
     fprintf(stderr, "scatterlab fuzz: INCOMPLETE: a job stopped early (see "

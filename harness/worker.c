@@ -21,6 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "run_lock.h"
+
 /* End-of-case bytes on the pipe. */
 enum { SL_MSG_DONE = 'D', SL_MSG_ERROR = 'E' };
 
@@ -140,6 +142,7 @@ static int sl__spawn(sl_worker *w, char *err, size_t errlen) {
     return -1;
   }
   fflush(NULL);
+  const pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
     snprintf(err, errlen, "worker: cannot fork (%s)", strerror(errno));
@@ -147,6 +150,7 @@ static int sl__spawn(sl_worker *w, char *err, size_t errlen) {
     return -1;
   }
   if (pid == 0) {
+    sl_die_with_parent(parent);
     close(req[1]);
     close(msg[0]);
     /* The parent handles interruption (it finishes the case in hand, then
