@@ -59,10 +59,12 @@ slref_tensors slref_dynamic_scatter(const sl_call &call) {
 
   at::Tensor valid = coors.ge(0).all(1);
   at::Tensor rows = valid.nonzero().select(1, 0);
-  at::Tensor map = at::full({N}, -1, at::kInt);
+  /* Factories take the inputs' device: slref_run_device runs on CUDA. */
+  at::Tensor map = at::full({N}, -1, coors.options().dtype(at::kInt));
   if (rows.numel() == 0)
     return {at::zeros({0, C}, feats.options()),
-            at::zeros({0, D}, coors.options()), map, at::zeros({0}, at::kInt)};
+            at::zeros({0, D}, coors.options()), map,
+            at::zeros({0}, coors.options().dtype(at::kInt))};
 
   at::Tensor voxel_coors, inverse, counts;
   std::tie(voxel_coors, inverse, counts) =
@@ -140,9 +142,9 @@ slref_tensors slref_dynamic_scatter_backward(const sl_call &call) {
     at::Tensor nonpos = counts.le(0);
     if (nonpos.any().item<bool>()) {
       int64_t m = nonpos.nonzero()[0][0].item<int64_t>();
-      throw slref_reject(slref_fmt(
-          "%s: voxel_points_count[%lld] = %lld, expected > 0", op,
-          (long long)m, (long long)counts[m].item<int64_t>()));
+      throw slref_reject(
+          slref_fmt("%s: voxel_points_count[%lld] = %lld, expected > 0", op,
+                    (long long)m, (long long)counts[m].item<int64_t>()));
     }
   }
   if (M == 0 || N == 0 || C == 0) return {at::zeros({N, C}, feats.options())};
@@ -161,9 +163,10 @@ slref_tensors slref_dynamic_scatter_backward(const sl_call &call) {
   default: { /* max */
     at::Tensor hit =
         feats.eq(voxel_feats.index_select(0, voxel)).logical_and(valid);
-    at::Tensor point = at::arange(N, at::kLong).unsqueeze(1).expand({N, C});
+    at::Tensor point =
+        at::arange(N, map64.options()).unsqueeze(1).expand({N, C});
     at::Tensor candidate = at::where(hit, point, N);
-    at::Tensor first = at::full({M, C}, N, at::kLong)
+    at::Tensor first = at::full({M, C}, N, map64.options())
                            .scatter_reduce(0, voxel.unsqueeze(1).expand({N, C}),
                                            candidate, "amin");
     at::Tensor out = at::zeros({N + 1, C}, feats.options());

@@ -102,7 +102,8 @@ slref_nd_index(const sl_call &call, const at::Tensor &x,
     if (indexed[d]) continue;
     std::vector<int64_t> shape(K, 1);
     shape[d] = index.size(d);
-    tuple.set(d, at::arange(index.size(d), at::kLong).reshape(shape));
+    tuple.set(d, at::arange(index.size(d), index.options().dtype(at::kLong))
+                     .reshape(shape));
   }
   return tuple;
 }

@@ -19,15 +19,22 @@
  * with include_self = false one more zeroes grad_x where a contribution
  * lands. The strategies differ only in how the state is gathered:
  *
- *   atomic  one thread per contribution: integer atomicAdd for the counts
- *           (exact, so mean and amax/amin are deterministic), a
- *           compare-and-swap loop for the products, whose rounding then
- *           depends on the order (the harness's tolerance oracle).
+ *   atomic  one thread per contribution, integer atomicAdd for the counts
+ *           (exact, so mean and amax/amin are deterministic).
  *   sorted  a stable CUB radix sort of the contributions by position and
  *           one thread per position, which walks its contributions in
- *           index order as the CPU does: deterministic, and the CPU's
- *           products bit for bit. A position with a million contributions
- *           is one thread's loop (the contention suite's worst case).
+ *           index order as the CPU does: deterministic. A position with a
+ *           million contributions is one thread's loop (the contention
+ *           suite's worst case).
+ *
+ * prod takes the sorted walk in both: a product's value depends on the
+ * order of its factors, beyond rounding. Multiplied in f32 one at a time,
+ * as LibTorch does, a product that overflows to inf before it meets a zero
+ * ends NaN, and one that meets the zero first ends 0. A compare-and-swap
+ * product in arrival order gave grad_x NaN where the reference has -0 in
+ * the first GPU fuzz campaign (zipf indices, 13,614 factors on few
+ * positions), which no tolerance can accept; in index order the variant
+ * computes the reference's products bit for bit.
  *
  * Arithmetic is reduce.h's: values are read as double, products rounded to
  * the accumulation dtype (f32 for f16/bf16) after each step, results stored
@@ -103,21 +110,6 @@ __device__ __forceinline__ double sl__rb_count(unsigned long long n) {
   return (double)n > cap ? cap : (double)n;
 }
 
-/* *p = RD(*p * s) with a compare-and-swap loop. */
-template <class T>
-__device__ __forceinline__ void sl__rb_atomic_mul(double *p, double s) {
-  unsigned long long *q = (unsigned long long *)p;
-  unsigned long long old = *(volatile unsigned long long *)q;
-  for (;;) {
-    const double nv = sl__rb_rd<T>(__longlong_as_double((long long)old) * s);
-    const unsigned long long nb = (unsigned long long)__double_as_longlong(nv);
-    if (nb == old) return;
-    const unsigned long long seen = atomicCAS(q, old, nb);
-    if (seen == old) return;
-    old = seen;
-  }
-}
-
 /* prod: every position's products start from x (A with zeros as 1). */
 template <class T> __global__ void sl__rb_prod_init_k(sl__rbp<T> p) {
   SL__GRID_STRIDE(t, p.a.npos) {
@@ -126,16 +118,6 @@ template <class T> __global__ void sl__rb_prod_init_k(sl__rbp<T> p) {
     const double xv = sl__rb_ld(p.x[o[1]]);
     p.A[t] = xv == 0.0 ? 1.0 : xv;
     p.B[t] = p.R[t] = xv;
-  }
-}
-
-/* prod without x: a targeted position's products start from 1 (every
- * thread of a position writes the same value). */
-template <class T> __global__ void sl__rb_prod_untarget_k(sl__rbp<T> p) {
-  SL__GRID_STRIDE(e, p.a.ncon) {
-    int64_t so, gso;
-    const int64_t t = p.a.con(e, &so, &gso);
-    p.A[t] = p.B[t] = p.R[t] = 1.0;
   }
 }
 
@@ -148,32 +130,13 @@ __device__ __forceinline__ double sl__rb_result(const sl__rbp<T> &p,
   return sl__rb_ld(p.res[o[2]]);
 }
 
-/* atomic: the counts, and prod's A and R. */
+/* atomic: the counts of mean and amax/amin. */
 template <class T> __global__ void sl__rb_atomic_k(sl__rbp<T> p) {
   SL__GRID_STRIDE(e, p.a.ncon) {
     int64_t so, gso;
     const int64_t t = p.a.con(e, &so, &gso);
-    if (p.r == SL_REDUCE_MEAN) {
+    if (p.r == SL_REDUCE_MEAN || sl__rb_ld(p.src[so]) == sl__rb_result(p, t))
       atomicAdd(&p.cnt[t], 1ull);
-    } else if (p.r == SL_REDUCE_AMAX || p.r == SL_REDUCE_AMIN) {
-      if (sl__rb_ld(p.src[so]) == sl__rb_result(p, t))
-        atomicAdd(&p.cnt[t], 1ull);
-    } else {
-      const double s = sl__rb_ld(p.src[so]);
-      sl__rb_atomic_mul<T>(&p.A[t], s);
-      sl__rb_atomic_mul<T>(&p.R[t], s);
-      if (s == 0.0) atomicAdd(&p.cnt[t], 1ull);
-    }
-  }
-}
-
-/* atomic, prod: B, once the zeros are counted (a single zero is skipped). */
-template <class T> __global__ void sl__rb_atomic_b_k(sl__rbp<T> p) {
-  SL__GRID_STRIDE(e, p.a.ncon) {
-    int64_t so, gso;
-    const int64_t t = p.a.con(e, &so, &gso);
-    const double s = sl__rb_ld(p.src[so]);
-    sl__rb_atomic_mul<T>(&p.B[t], s == 0.0 && p.cnt[t] == 1 ? 1.0 : s);
   }
 }
 
@@ -398,24 +361,14 @@ sl_status sl__rb_run(sl_ctx *ctx, cudaStream_t s, sl__ws &ws, sl__strategy how,
     SL__CUDA_LAUNCHED(ctx, "backward: product initialisation kernel");
   }
   if (counted && nc > 0) {
-    if (how == SL__SORTED) {
+    if (how == SL__SORTED || r == SL_REDUCE_PROD) { /* prod: see the top */
       if ((uint64_t)np < UINT32_MAX && (uint64_t)nc < UINT32_MAX)
         SL__TRY((sl__rb_sorted<T, uint32_t>(ctx, s, ws, p)));
       else
         SL__TRY((sl__rb_sorted<T, uint64_t>(ctx, s, ws, p)));
     } else {
-      if (r == SL_REDUCE_PROD && !p.self) {
-        sl__rb_prod_untarget_k<T>
-            <<<sl__blocks(nc, SL__THREADS), SL__THREADS, 0, s>>>(p);
-        SL__CUDA_LAUNCHED(ctx, "backward: product reset kernel");
-      }
       sl__rb_atomic_k<T><<<sl__blocks(nc, SL__THREADS), SL__THREADS, 0, s>>>(p);
       SL__CUDA_LAUNCHED(ctx, "backward atomic: count kernel");
-      if (r == SL_REDUCE_PROD) {
-        sl__rb_atomic_b_k<T>
-            <<<sl__blocks(nc, SL__THREADS), SL__THREADS, 0, s>>>(p);
-        SL__CUDA_LAUNCHED(ctx, "backward atomic: masked product kernel");
-      }
     }
   }
   sl__rb_grad_x_k<T><<<sl__blocks(np, SL__THREADS), SL__THREADS, 0, s>>>(p);
