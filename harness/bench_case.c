@@ -86,8 +86,8 @@ int sl_bench_case_open(sl_bench_case *bc, const sl_case *c0,
   if (bc->ref_rc == 0) bc->bytes = sl_useful_bytes(&bc->in.call, ref);
   for (int s = 0; s < SL_MAX_ARGS; ++s) free(ref[s].data);
   printf("\n%s\n  useful bytes %.3f MB\n", res->line, (double)bc->bytes / 1e6);
-  if (st && sl_store_verdicts(st, run_id, bc->c.op, res->line, bc->c.seed, 0,
-                              res->v, res->n, &bc->case_id))
+  if (st && sl_store_verdicts(st, run_id, bc->c.op, bc->c.dt, res->line,
+                              bc->c.seed, 0, 1, res->v, res->n, &bc->case_id))
     fprintf(stderr, "scatterlab: store: %s\n", sl_store_errmsg(st));
   return 0;
 }

@@ -67,6 +67,11 @@ static const char *const sl__fuzz_help =
     "                    tree, results/corpus here for an installed CLI)\n"
     "  --no-corpus       neither replay nor extend a corpus\n"
     "  --no-shrink       record failures as found\n"
+    "  --keep WHAT       what the store keeps of the cases: failures (the\n"
+    "                    default: cases with a failing verdict and their\n"
+    "                    shrunk cases, every verdict counted in tallies) or\n"
+    "                    all (every case and verdict: about 120 bytes a\n"
+    "                    verdict)\n"
     "  --print           print the case lines of this shard (with --cases N)\n"
     "                    instead of running them\n"
     "  --resume RUN      go on with fuzz run RUN of --db after an "
@@ -245,11 +250,12 @@ static void sl__defaults(sl_fuzz_campaign *f) {
   f->db = SL_DEFAULT_DB;
 }
 
-/* Options that decide which cases a job runs: they cannot change when a run
- * is resumed. */
+/* Options that decide which cases a job runs, and what the run keeps of
+ * them: they cannot change when a run is resumed. */
 static const char *const sl__schedule_options[] = {
-    "--ops",   "--dtypes", "--variants", "--seed",    "--max-elems",   "--jobs",
-    "--shard", "--cases",  "--provider", "--reduces", "--index-dtypes"};
+    "--ops",       "--dtypes",  "--variants",     "--seed",
+    "--max-elems", "--jobs",    "--shard",        "--cases",
+    "--provider",  "--reduces", "--index-dtypes", "--keep"};
 
 static int sl__is_schedule_option(const char *a) {
   for (size_t k = 0; k < sizeof sl__schedule_options / sizeof(char *); ++k)
@@ -329,6 +335,14 @@ static int sl__parse(sl_fuzz_campaign *f, int argc, char **argv) {
     } else if (sl_cli_is(a, "--corpus")) {
       if (!(f->corpus = sl_cli_value("fuzz", argc, argv, &i)))
         return SL_EXIT_USAGE;
+    } else if (sl_cli_is(a, "--keep")) {
+      if (!(v = sl_cli_value("fuzz", argc, argv, &i))) return SL_EXIT_USAGE;
+      if (strcmp(v, "all") && strcmp(v, "failures"))
+        return sl_cli_usage_error("fuzz",
+                                  "--keep: expected all or failures, got "
+                                  "\"%s\"",
+                                  v);
+      f->keep_all = strcmp(v, "all") == 0;
     } else if (strcmp(a, "--no-corpus") == 0) {
       f->corpus = NULL;
     } else if (strcmp(a, "--no-shrink") == 0) {
@@ -397,6 +411,7 @@ static void sl__config(const sl_fuzz_campaign *f, char *buf, size_t len) {
   else
     snprintf(buf + n, len - n, " --seconds %.17g", f->seconds);
   if (!f->shrink) strncat(buf, " --no-shrink", len - strlen(buf) - 1);
+  if (f->keep_all) strncat(buf, " --keep all", len - strlen(buf) - 1);
   if (f->variants) {
     n = strlen(buf);
     snprintf(buf + n, len - n, " --variants %s", f->variants);
@@ -750,6 +765,7 @@ int sl_cmd_fuzz(int argc, char **argv) {
   } else if (st) {
     sl_runinfo_buf ri;
     sl_runinfo_fill(&ri, "fuzz", argc, argv, sl_fuzz_job_threads(&f));
+    ri.info.keep = f.keep_all ? "all" : "failures";
     sl__config(&f, config, sizeof config);
     if (sl_store_run_begin(st, &ri.info, &f.run_id) ||
         sl_store_set_run_config(st, f.run_id, config)) {

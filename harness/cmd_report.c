@@ -15,9 +15,12 @@ static const char *const sl__report_help =
     "\n"
     "text (default): the runs in the database, newest last.\n"
     "csv: one table of run ID (default: every run), chosen by --table:\n"
-    "  results   (default) one row per (case, variant): run_id,case_id,op,\n"
-    "            variant,verdict,diff1,diff2,diff3,seconds,seed,case_line,\n"
-    "            message\n"
+    "  results   (default) one row per stored (case, variant): run_id,\n"
+    "            case_id,op,variant,verdict,diff1,diff2,diff3,seconds,seed,\n"
+    "            case_line,message (a fuzz run keeps failing cases only,\n"
+    "            unless --keep all)\n"
+    "  tallies   every verdict counted, stored or not: run_id,op,dtype,\n"
+    "            variant,verdict,count\n"
     "  timings   one row per timing, raw samples space-separated: run_id,\n"
     "            case_id,timing_id,op,variant,threads,cold,reps,median_s,\n"
     "            iqr_s,min_s,bytes,gbs,pct_peak,case_line,samples\n"
@@ -48,6 +51,7 @@ static sl__csv_fn sl__csv_table(const char *name) {
   } tables[] = {{"results", sl_report_csv_results},
                 {"timings", sl_report_csv_timings},
                 {"coverage", sl_report_csv_coverage},
+                {"tallies", sl_report_csv_tallies},
                 {"runs", sl_report_csv_runs}};
   for (size_t i = 0; i < sizeof tables / sizeof tables[0]; ++i)
     if (strcmp(name, tables[i].name) == 0) return tables[i].fn;

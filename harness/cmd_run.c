@@ -137,8 +137,8 @@ static void sl__print_result(const sl_case_result *res, int quiet) {
 static int sl__record(sl_store *st, int64_t run_id, const sl_case *c,
                       const sl_case_result *res) {
   int64_t case_id;
-  return sl_store_verdicts(st, run_id, c->op, res->line, c->seed, 0, res->v,
-                           res->n, &case_id);
+  return sl_store_verdicts(st, run_id, c->op, c->dt, res->line, c->seed, 0, 1,
+                           res->v, res->n, &case_id);
 }
 
 int sl_cmd_run(int argc, char **argv) {

@@ -33,6 +33,7 @@ typedef struct sl_fuzz_campaign {
   double seconds;
   int64_t cases; /* -1: by time */
   int jobs, shard_k, shard_n, shrink, print;
+  int keep_all; /* --keep all: every case and verdict, not only failures */
   double timeout;
   const char *corpus; /* NULL: none */
   const char *db;     /* NULL: no store */

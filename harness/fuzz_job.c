@@ -121,6 +121,7 @@ static void sl__corpus_add(sl_worker *w, double timeout, const char *dir,
 typedef struct sl__pending {
   char *line;
   sl_op op;
+  sl_dtype dt;
   uint64_t seed;
   int shrunk_from; /* index in the batch of the case it was shrunk from, or -1
                     */
@@ -153,6 +154,7 @@ static int sl__batch_add(sl__batch *b, const sl_case *c,
   memcpy(e->v, res->v, sizeof *e->v * (size_t)res->n);
   e->n = res->n;
   e->op = c->op;
+  e->dt = c->dt;
   e->seed = c->seed;
   e->shrunk_from = shrunk_from;
   return b->n++;
@@ -164,15 +166,16 @@ static void sl__batch_clear(sl__batch *b) {
 }
 
 /* Writes the batch's cases and results (inside the caller's transaction). */
-static int sl__batch_write(sl_store *st, int64_t run_id, const sl__batch *b) {
+static int sl__batch_write(sl_store *st, int64_t run_id, int keep_all,
+                           const sl__batch *b) {
   int64_t *ids = malloc(sizeof *ids * (size_t)(b->n ? b->n : 1));
   if (!ids) return -1;
   int rc = 0;
   for (int i = 0; i < b->n && !rc; ++i) {
     const sl__pending *e = &b->p[i];
     int64_t from = e->shrunk_from >= 0 ? ids[e->shrunk_from] : 0;
-    rc = sl_store_verdicts(st, run_id, e->op, e->line, e->seed, from, e->v,
-                           e->n, &ids[i]);
+    rc = sl_store_verdicts(st, run_id, e->op, e->dt, e->line, e->seed, from,
+                           keep_all, e->v, e->n, &ids[i]);
   }
   free(ids);
   return rc;
@@ -232,8 +235,8 @@ typedef struct sl__job_state {
  * is written. */
 static int sl__commit(const sl_fuzz_campaign *f, int job, sl__job_state *s) {
   if (!s->st) return 0;
-  int rc =
-      sl_store_begin(s->st) || sl__batch_write(s->st, f->run_id, &s->batch);
+  int rc = sl_store_begin(s->st) ||
+           sl__batch_write(s->st, f->run_id, f->keep_all, &s->batch);
   for (int i = 0; i < s->cells.n && !rc; ++i) {
     sl_fuzz_cell_count *c = &s->cells.v[i];
     rc =

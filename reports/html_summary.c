@@ -1,14 +1,12 @@
 /*
  * The top of the HTML report: the runs and the verdicts counted by op x dtype
- * x variant (the coverage that follows is html_coverage.c's). The verdict
- * walk is the one pass over every result row, so it keeps no row: only
- * counts per cell.
+ * x variant, from the runs' tallies (every verdict, whether the run kept
+ * its case or not; the coverage that follows is html_coverage.c's).
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "case.h"
 #include "html.h"
 #include "html_sections.h"
 #include "report_common.h"
@@ -146,25 +144,13 @@ typedef struct sl__summary {
   sl__strmap map;
   sl__cell *cells;
   int ncells, cap, oom;
-  int64_t last_case, ncases, nresults, nfailures;
-  char dt[16]; /* the dtype of last_case */
+  int64_t run_id, ncases, nresults, nfailures;
 } sl__summary;
 
-/* The dtype of a case line ("?" when the line does not parse). Each case is
- * parsed once: its results arrive one after another. */
-static void sl__case_dtype(const char *line, char *dt, size_t len) {
-  sl_case c;
-  char err[8];
-  if (sl_case_parse(line, &c, err, sizeof err) == 0)
-    snprintf(dt, len, "%s", sl_dtype_name(c.dt));
-  else
-    snprintf(dt, len, "?");
-}
-
-static sl__cell *sl__cell_of(sl__summary *sm, const char *op,
+static sl__cell *sl__cell_of(sl__summary *sm, const char *op, const char *dt,
                              const char *variant) {
   char key[256];
-  snprintf(key, sizeof key, "%s\t%s\t%s", op, sm->dt, variant);
+  snprintf(key, sizeof key, "%s\t%s\t%s", op, dt, variant);
   int at = sl__strmap_get(&sm->map, key);
   if (at >= 0) return &sm->cells[at];
   if (sl__grow((void **)&sm->cells, sm->ncells, &sm->cap, sizeof *sm->cells))
@@ -173,26 +159,30 @@ static sl__cell *sl__cell_of(sl__summary *sm, const char *op,
   sl__cell *c = &sm->cells[sm->ncells++];
   memset(c, 0, sizeof *c);
   snprintf(c->op, sizeof c->op, "%s", op);
-  snprintf(c->dt, sizeof c->dt, "%s", sm->dt);
+  snprintf(c->dt, sizeof c->dt, "%s", dt);
   snprintf(c->variant, sizeof c->variant, "%s", variant);
   return c;
 }
 
-static int sl__summary_row(void *user, const sl_result_view *r) {
+/* One tally row: every verdict a run judged, kept in the store or not
+ * (fuzz's default --keep failures keeps only failing cases). */
+static int sl__summary_row(void *user, const sl_tally_view *t) {
   sl__summary *sm = user;
-  if (r->case_id != sm->last_case) {
-    sm->last_case = r->case_id;
-    ++sm->ncases;
-    sl__case_dtype(r->case_line, sm->dt, sizeof sm->dt);
-  }
-  sl__cell *c = sl__cell_of(sm, r->op, r->variant);
+  sl__cell *c = sl__cell_of(sm, t->op, t->dtype, t->variant);
   if (!c) return sm->oom = 1;
   int v = 0;
-  while (v < SL__NVERDICTS && strcmp(sl__verdicts[v], r->verdict) != 0) ++v;
-  ++c->n[v];
-  ++c->total;
-  ++sm->nresults;
-  if (v < SL__NVERDICTS && sl__verdict_is_failure(v)) ++sm->nfailures;
+  while (v < SL__NVERDICTS && strcmp(sl__verdicts[v], t->verdict) != 0) ++v;
+  c->n[v] += t->count;
+  c->total += t->count;
+  sm->nresults += t->count;
+  if (v < SL__NVERDICTS && sl__verdict_is_failure(v)) sm->nfailures += t->count;
+  return 0;
+}
+
+/* The cases judged: runs.ncases of the run (every run for 0). */
+static int sl__summary_run(void *user, const sl_run_view *r) {
+  sl__summary *sm = user;
+  if (!sm->run_id || r->id == sm->run_id) sm->ncases += r->ncases;
   return 0;
 }
 
@@ -239,8 +229,9 @@ int sl__html_summary(sl_store *s, const sl_html_opts *o, FILE *out, char *err,
                      size_t errlen) {
   sl__summary sm;
   memset(&sm, 0, sizeof sm);
-  sm.last_case = -1;
-  int rc = sl_store_each_result(s, o->run_id, sl__summary_row, &sm);
+  sm.run_id = o->run_id;
+  int rc = sl_store_each_tally(s, o->run_id, sl__summary_row, &sm);
+  if (rc >= 0 && !sm.oom) rc = sl_store_each_run(s, sl__summary_run, &sm);
   if (rc < 0 || sm.oom) {
     snprintf(err, errlen, "%s",
              sm.oom ? "summary: out of memory" : sl_store_errmsg(s));

@@ -84,6 +84,35 @@ int sl_report_csv_coverage(sl_store *s, int64_t run_id, FILE *out, char *err,
 }
 
 /* ------------------------------------------------------------------------ */
+/* Tallies                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static int sl__tally_row(void *user, const sl_tally_view *t) {
+  FILE *out = user;
+  fprintf(out, "%" PRId64 ",", t->run_id);
+  const char *f[4] = {t->op, t->dtype, t->variant, t->verdict};
+  for (int i = 0; i < 4; ++i) {
+    sl__csv_text(out, f[i]);
+    fputc(',', out);
+  }
+  fprintf(out, "%" PRId64 "\n", t->count);
+  return ferror(out) ? 1 : 0;
+}
+
+int sl_report_csv_tallies(sl_store *s, int64_t run_id, FILE *out, char *err,
+                          size_t errlen) {
+  if (!err) errlen = 0;
+  if (sl__report_check(s, out, run_id, "sl_report_csv_tallies", err, errlen))
+    return -1;
+  fputs("run_id,op,dtype,variant,verdict,count\n", out);
+  if (sl_store_each_tally(s, run_id, sl__tally_row, out) < 0) {
+    snprintf(err, errlen, "%s", sl_store_errmsg(s));
+    return -1;
+  }
+  return sl__report_finish(out, "CSV export", sl_store_path(s), err, errlen);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Runs                                                                      */
 /* ------------------------------------------------------------------------ */
 

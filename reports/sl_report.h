@@ -87,6 +87,13 @@ int sl_report_csv_results(sl_store *s, int64_t run_id, FILE *out, char *err,
 int sl_report_csv_timings(sl_store *s, int64_t run_id, FILE *out, char *err,
                           size_t errlen);
 
+/* Every verdict counted, kept or not (the store's tallies), ordered by run,
+ * op, dtype, variant, verdict:
+ *
+ *   run_id,op,dtype,variant,verdict,count */
+int sl_report_csv_tallies(sl_store *s, int64_t run_id, FILE *out, char *err,
+                          size_t errlen);
+
 /* The fuzzing coverage cells as CSV, ordered by run, cell:
  *
  *   run_id,cell,cases,failures */

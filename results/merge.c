@@ -17,7 +17,7 @@ static const char sl__runs_cols[] =
     "kind, started_at, finished_at, status, git_commit, host, cpu_model,"
     " cores, compiler, flags, command_line, threads, copy_gbs, device,"
     " version, uid, config, process, copy_gbs_end, core_rtt_ns,"
-    " core_rtt_ns_end, reference";
+    " core_rtt_ns_end, reference, keep, ncases";
 /* The columns of run_providers besides run_id and position. */
 static const char sl__providers_cols[] =
     "name, path, version, abi, n_variants, builtin, sha256";
@@ -113,11 +113,14 @@ static int sl__copy(sl_store *s, sl_merge_stats *m) {
       "INSERT INTO main.fuzz_cursors (run_id, job, next_case)"
       " SELECT run_id + %" PRId64 ", job, next_case FROM sl_src.fuzz_cursors"
       " WHERE run_id IN (SELECT id FROM sl_new_runs);"
+      "INSERT INTO main.tallies (run_id, op, dtype, variant, verdict, count)"
+      " SELECT run_id + %" PRId64 ", op, dtype, variant, verdict, count"
+      " FROM sl_src.tallies WHERE run_id IN (SELECT id FROM sl_new_runs);"
       "INSERT INTO main.run_providers (run_id, position, %s)"
       " SELECT run_id + %" PRId64 ", position, %s FROM sl_src.run_providers"
       " WHERE run_id IN (SELECT id FROM sl_new_runs);",
       sl__runs_cols, run_off, sl__runs_cols, case_off, run_off, case_off,
-      case_off, timing_off, case_off, timing_off, run_off, run_off,
+      case_off, timing_off, case_off, timing_off, run_off, run_off, run_off,
       sl__providers_cols, run_off, sl__providers_cols);
   /* A statement cut short would copy part of the runs' rows. */
   if (n < 0 || (size_t)n >= sizeof sql)

@@ -114,6 +114,49 @@ static const char sl__schema_v7_sql[] =
     " UNIQUE (run_id, name)) STRICT, WITHOUT ROWID;"
     "PRAGMA user_version = 7;";
 
+/*
+ * Version 8: store modes. A fuzz campaign at one verdict row per variant
+ * and case grew a store 16 GB an hour; by default it now keeps the cases
+ * with a failing verdict only (runs.keep = 'failures'; 'all' keeps every
+ * verdict, as every run before this version did), and counts every verdict
+ * in tallies, which the reports read:
+ *
+ *   runs.keep     'all' or 'failures': which cases and results the run kept
+ *   runs.ncases   the cases the run judged (kept or not)
+ *   tallies       per run, op, dtype, variant and verdict: how many
+ *
+ * Existing runs get their tallies from their results (the dtype from the
+ * case line's dt=, f32 when it has none, as the case parser defaults).
+ */
+#define SL__LINE "(' ' || c.case_line || ' ')"
+#define SL__DT_AT "instr(" SL__LINE ", ' dt=')"
+#define SL__DT_REST "substr(" SL__LINE ", " SL__DT_AT " + 4)"
+static const char sl__schema_v8_sql[] =
+    "ALTER TABLE runs ADD COLUMN keep TEXT NOT NULL DEFAULT 'all'"
+    " CHECK (keep IN ('all', 'failures'));"
+    "ALTER TABLE runs ADD COLUMN ncases INTEGER NOT NULL DEFAULT 0"
+    " CHECK (ncases >= 0);"
+    "UPDATE runs SET ncases = (SELECT count(*) FROM cases c"
+    " WHERE c.run_id = runs.id);"
+    "CREATE TABLE tallies ("
+    " run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,"
+    " op TEXT NOT NULL,"
+    " dtype TEXT NOT NULL,"
+    " variant TEXT NOT NULL,"
+    " verdict TEXT NOT NULL,"
+    " count INTEGER NOT NULL CHECK (count >= 0),"
+    " PRIMARY KEY (run_id, op, dtype, variant, verdict)) STRICT, WITHOUT ROWID;"
+    "INSERT INTO tallies (run_id, op, dtype, variant, verdict, count)"
+    " SELECT c.run_id, c.op,"
+    " CASE WHEN " SL__DT_AT " > 0 THEN substr(" SL__DT_REST ", 1,"
+    " instr(" SL__DT_REST ", ' ') - 1) ELSE 'f32' END,"
+    " x.variant, x.verdict, count(*)"
+    " FROM cases c JOIN results x ON x.case_id = c.id GROUP BY 1, 2, 3, 4, 5;"
+    "PRAGMA user_version = 8;";
+#undef SL__LINE
+#undef SL__DT_AT
+#undef SL__DT_REST
+
 /* To change the schema, append a step (never edit a released one) and add a
  * test that opens a database of the previous version. */
 static const sl__migration sl__steps[] = {
@@ -124,6 +167,7 @@ static const sl__migration sl__steps[] = {
     {5, sl__schema_v5_sql, "the core-to-core round trip of a bench run"},
     {6, sl__schema_v6_sql, "the reference of each run"},
     {7, sl__schema_v7_sql, "the providers each run loaded"},
+    {8, sl__schema_v8_sql, "store modes: kept cases and verdict tallies"},
 };
 
 #define SL__NSTEPS ((int)(sizeof sl__steps / sizeof sl__steps[0]))

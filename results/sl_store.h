@@ -56,7 +56,7 @@ int sl_store_open(const char *path, sl_store_mode mode, sl_store **out,
  * read-write sl_store_open runs the quick check and refuses a damaged
  * store. */
 int sl_store_verify(const char *path, int full, FILE *out, char *err,
-                   size_t errlen);
+                    size_t errlen);
 /* Closes the store; an open transaction is rolled back. NULL is a no-op. */
 void sl_store_close(sl_store *s);
 /* The message of the last failure on s ("" if none). */
@@ -97,6 +97,11 @@ typedef struct sl_run_info {
    * malformed record fails sl_store_run_begin and names it. */
   const sl_provider_record *providers;
   int n_providers;
+  /* Which judged cases the run keeps (runs.keep): "all" (NULL or "" too)
+   * keeps every case and verdict; "failures" keeps the cases with a
+   * failing verdict and the shrunk ones, and every verdict is counted in
+   * the run's tallies either way (sl_store_tally). */
+  const char *keep;
 } sl_run_info;
 
 /* What a run written before the reference was recorded (schema < 6) reads. */
@@ -140,6 +145,13 @@ typedef struct sl_result_row {
   double diff1, diff2, diff3;
   double seconds; /* < 0: NULL */
 } sl_result_row;
+
+/* Counts one judged case of run_id (runs.ncases), kept or not. */
+int sl_store_count_case(sl_store *s, int64_t run_id);
+/* Counts one verdict of run_id in its tallies (op, dtype, variant,
+ * verdict), kept or not. */
+int sl_store_tally(sl_store *s, int64_t run_id, const char *op,
+                   const char *dtype, const char *variant, const char *verdict);
 
 /* Inserts a result; a second row for the same (case, variant) fails. */
 int sl_store_add_result(sl_store *s, int64_t case_id, const sl_result_row *r);
@@ -235,10 +247,24 @@ typedef struct sl_run_view {
                                           round trip; 0 when not probed */
   const char *reference; /* never NULL: SL_REFERENCE_UNKNOWN when not
                             recorded */
-  int64_t ncases, nresults;
-  int64_t nfailed; /* results with verdict failed, reject_mismatch, crashed
-                      or timeout */
+  int64_t ncases;        /* cases judged (kept or not) */
+  int64_t nresults;      /* verdicts, from the tallies */
+  int64_t nfailed;  /* verdicts failed, reject_mismatch, crashed or timeout */
+  const char *keep; /* "all" or "failures" (runs.keep) */
 } sl_run_view;
+
+typedef struct sl_tally_view {
+  int64_t run_id;
+  const char *op, *dtype, *variant, *verdict; /* never NULL */
+  int64_t count;
+} sl_tally_view;
+
+/* The verdict tallies of run_id (0: every run), by run, op, dtype, variant
+ * and verdict: every verdict a run judged, kept or not. Returns the rows
+ * visited or -1. */
+int sl_store_each_tally(sl_store *s, int64_t run_id,
+                        int (*fn)(void *user, const sl_tally_view *t),
+                        void *user);
 
 /* Every run, by id. */
 int sl_store_each_run(sl_store *s, int (*fn)(void *user, const sl_run_view *r),

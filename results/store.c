@@ -37,9 +37,10 @@ static const char *const sl__sql[SL__STMT_COUNT] = {
     [SL__STMT_RUN_INSERT] =
         "INSERT INTO runs (kind, started_at, status, command_line, git_commit,"
         " host, cpu_model, compiler, flags, version, device, cores, threads,"
-        " copy_gbs, process, core_rtt_ns, reference, uid) VALUES (?1, " SL__NOW
-        ", 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
-        " ?15, lower(hex(randomblob(16))))",
+        " copy_gbs, process, core_rtt_ns, reference, keep, uid) VALUES "
+        "(?1, " SL__NOW
+        ", 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
+        " ?13, ?14, ?15, ?16, lower(hex(randomblob(16))))",
     [SL__STMT_RUN_SET_CONFIG] = "UPDATE runs SET config = ?2 WHERE id = ?1",
     [SL__STMT_RUN_GET] =
         "SELECT kind, status, config, process, cpu_model, cores, threads,"
@@ -89,12 +90,26 @@ static const char *const sl__sql[SL__STMT_COUNT] = {
         " r.command_line, r.version, r.device, r.cores, r.threads, r.copy_gbs,"
         " r.process, r.copy_gbs_end, r.core_rtt_ns, r.core_rtt_ns_end,"
         " " SL__REFERENCE_OR_UNKNOWN ","
-        " (SELECT count(*) FROM cases c WHERE c.run_id = r.id),"
-        " (SELECT count(*) FROM cases c JOIN results x ON x.case_id = c.id"
-        "  WHERE c.run_id = r.id),"
-        " (SELECT count(*) FROM cases c JOIN results x ON x.case_id = c.id"
-        "  WHERE c.run_id = r.id AND x.verdict IN " SL__FAILED ")"
+        " r.ncases,"
+        " (SELECT coalesce(sum(count), 0) FROM tallies t WHERE t.run_id = "
+        "r.id),"
+        " (SELECT coalesce(sum(count), 0) FROM tallies t WHERE t.run_id = r.id"
+        "  AND t.verdict IN " SL__FAILED "), r.keep"
         " FROM runs r ORDER BY r.id",
+    [SL__STMT_TALLY_ADD] =
+        "INSERT INTO tallies (run_id, op, dtype, variant, verdict, count)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, 1) ON CONFLICT DO UPDATE"
+        " SET count = count + 1",
+    [SL__STMT_CASE_KEY] =
+        "SELECT run_id, op, case_line FROM cases WHERE id = ?1",
+    [SL__STMT_RUN_NCASES_ADD] =
+        "UPDATE runs SET ncases = ncases + 1 WHERE id = ?1",
+    [SL__STMT_TALLIES_ALL] =
+        "SELECT run_id, op, dtype, variant, verdict, count FROM tallies"
+        " ORDER BY run_id, op, dtype, variant, verdict",
+    [SL__STMT_TALLIES_RUN] =
+        "SELECT run_id, op, dtype, variant, verdict, count FROM tallies"
+        " WHERE run_id = ?1 ORDER BY op, dtype, variant, verdict",
     [SL__STMT_RESULTS_ALL] =
         "SELECT c.run_id, c.id, c.op, c.case_line, x.variant, x.verdict,"
         " x.message, c.seed, x.diff1, x.diff2, x.diff3, x.seconds"
@@ -600,6 +615,7 @@ static int sl__insert_run(sl_store *s, const sl_run_info *info, int64_t *run_id,
   sl__store_bind_text(st, 13, owner);
   sl__bind_real_or_null(st, 14, info->core_rtt_ns > 0, info->core_rtt_ns);
   sl__bind_text_or_null(st, 15, info->reference);
+  sl__store_bind_text(st, 16, info->keep && *info->keep ? info->keep : "all");
   if (sl__store_step_done(s, st, op)) return -1;
   *run_id = sqlite3_last_insert_rowid(s->db);
   return 0;
@@ -685,6 +701,28 @@ int sl_store_set_core_rtt_end(sl_store *s, int64_t run_id, double ns) {
 /* Cases, results, timings, coverage                                         */
 /* ------------------------------------------------------------------------ */
 
+/* The dtype of a case line as the case parser reads it: the value of its
+ * dt= word, f32 when it has none (the migration to schema 8 reads old
+ * lines the same way). */
+static void sl__line_dtype(const char *line, char *dt, size_t len) {
+  snprintf(dt, len, "f32");
+  for (const char *p = line; (p = strstr(p, "dt=")); p += 3)
+    if (p == line || p[-1] == ' ' || p[-1] == '\t') {
+      size_t n = strcspn(p + 3, " \t\r\n");
+      snprintf(dt, len, "%.*s", (int)(n < len ? n : len - 1), p + 3);
+      return;
+    }
+}
+
+/* Remembers which run, op and dtype case `id` has, for its tallies. */
+static void sl__tally_key(sl_store *s, int64_t id, int64_t run_id,
+                          const char *op_name, const char *line) {
+  s->tally_case = id;
+  s->tally_run = run_id;
+  snprintf(s->tally_op, sizeof s->tally_op, "%s", op_name);
+  sl__line_dtype(line, s->tally_dtype, sizeof s->tally_dtype);
+}
+
 int sl_store_add_case(sl_store *s, int64_t run_id, const char *op_name,
                       const char *case_line, uint64_t seed, int64_t shrunk_from,
                       int64_t *case_id) {
@@ -702,8 +740,41 @@ int sl_store_add_case(sl_store *s, int64_t run_id, const char *op_name,
   sqlite3_bind_int64(st, 4, (int64_t)seed);
   if (shrunk_from != 0) sqlite3_bind_int64(st, 5, shrunk_from);
   if (sl__store_step_done(s, st, op)) return -1;
-  if (case_id) *case_id = sqlite3_last_insert_rowid(s->db);
-  return 0;
+  const int64_t id = sqlite3_last_insert_rowid(s->db);
+  if (case_id) *case_id = id;
+  sl__tally_key(s, id, run_id, op_name, case_line);
+  return sl_store_count_case(s, run_id);
+}
+
+int sl_store_count_case(sl_store *s, int64_t run_id) {
+  static const char op[] = "count_case";
+  if (sl__store_check_handle(s) || sl__store_writable(s, op)) return -1;
+  sqlite3_stmt *st = sl__store_stmt(s, SL__STMT_RUN_NCASES_ADD, op);
+  if (!st) return -1;
+  sqlite3_bind_int64(st, 1, run_id);
+  return sl__store_step_done(s, st, op);
+}
+
+int sl_store_tally(sl_store *s, int64_t run_id, const char *op_name,
+                   const char *dtype, const char *variant,
+                   const char *verdict) {
+  static const char op[] = "tally";
+  if (sl__store_check_handle(s)) return -1;
+  if (!op_name || !dtype || !variant || !verdict)
+    return sl__store_fail(s, op, "%s is NULL",
+                          !op_name   ? "op"
+                          : !dtype   ? "dtype"
+                          : !variant ? "variant"
+                                     : "verdict");
+  if (sl__store_writable(s, op)) return -1;
+  sqlite3_stmt *st = sl__store_stmt(s, SL__STMT_TALLY_ADD, op);
+  if (!st) return -1;
+  sqlite3_bind_int64(st, 1, run_id);
+  sl__store_bind_text(st, 2, op_name);
+  sl__store_bind_text(st, 3, dtype);
+  sl__store_bind_text(st, 4, variant);
+  sl__store_bind_text(st, 5, verdict);
+  return sl__store_step_done(s, st, op);
 }
 
 int sl_store_add_result(sl_store *s, int64_t case_id, const sl_result_row *r) {
@@ -727,7 +798,24 @@ int sl_store_add_result(sl_store *s, int64_t case_id, const sl_result_row *r) {
   sl__bind_real_or_null(st, 8, r->seconds >= 0, r->seconds);
   if (sqlite3_step(st) == SQLITE_DONE) {
     sl__store_done(st);
-    return 0;
+    /* Every stored verdict is counted too (a run that keeps only some
+     * cases counts the others with sl_store_tally). */
+    if (s->tally_case != case_id) {
+      sqlite3_stmt *k = sl__store_stmt(s, SL__STMT_CASE_KEY, op);
+      if (!k) return -1;
+      sqlite3_bind_int64(k, 1, case_id);
+      if (sqlite3_step(k) != SQLITE_ROW) {
+        sl__store_done(k);
+        return sl__store_fail(s, op, "case %lld: not found",
+                              (long long)case_id);
+      }
+      sl__tally_key(s, case_id, sqlite3_column_int64(k, 0),
+                    (const char *)sqlite3_column_text(k, 1),
+                    (const char *)sqlite3_column_text(k, 2));
+      sl__store_done(k);
+    }
+    return sl_store_tally(s, s->tally_run, s->tally_op, s->tally_dtype,
+                          r->variant, r->verdict);
   }
   /* Name the row: "CHECK constraint failed" alone does not say which. */
   sl__store_fail(s, op, "case %lld, variant %s, verdict %s: %s",

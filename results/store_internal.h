@@ -59,6 +59,12 @@ typedef enum sl__stmt_id {
   SL__STMT_RUN_ROLLBACK_TO,
   SL__STMT_PROVIDER_INSERT,
   SL__STMT_RUN_PROVIDERS,
+  /* Store modes (schema 8): verdict tallies and judged cases. */
+  SL__STMT_TALLY_ADD,
+  SL__STMT_RUN_NCASES_ADD,
+  SL__STMT_TALLIES_ALL,
+  SL__STMT_TALLIES_RUN,
+  SL__STMT_CASE_KEY,
   SL__STMT_COUNT
 } sl__stmt_id;
 
@@ -68,6 +74,10 @@ struct sl_store {
   char *path;
   char err[1024];
   sqlite3_stmt *stmt[SL__STMT_COUNT];
+  /* The case the last results were tallied for (its run, op and dtype), so
+   * that a case's verdicts cost one lookup at most. */
+  int64_t tally_case, tally_run;
+  char tally_op[64], tally_dtype[16];
   double *samples; /* buffer behind sl_timing_view.samples */
   size_t samples_cap;
 };

@@ -106,6 +106,29 @@ int sl_store_each_run(sl_store *s, int (*fn)(void *user, const sl_run_view *r),
     v.ncases = sqlite3_column_int64(st, 21);
     v.nresults = sqlite3_column_int64(st, 22);
     v.nfailed = sqlite3_column_int64(st, 23);
+    v.keep = sl__text(st, 24);
+    stop = fn(user, &v);
+  }
+  return sl__walk_end(s, st, rc, stop, op);
+}
+
+int sl_store_each_tally(sl_store *s, int64_t run_id,
+                        int (*fn)(void *user, const sl_tally_view *t),
+                        void *user) {
+  static const char op[] = "each_tally";
+  if (!s || !s->db) return -1;
+  sqlite3_stmt *st = sl__walk_begin(s, fn != NULL, run_id, SL__STMT_TALLIES_RUN,
+                                    SL__STMT_TALLIES_ALL, op);
+  if (!st) return -1;
+  int rc = SQLITE_DONE, stop = 0;
+  while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    sl_tally_view v;
+    v.run_id = sqlite3_column_int64(st, 0);
+    v.op = sl__text(st, 1);
+    v.dtype = sl__text(st, 2);
+    v.variant = sl__text(st, 3);
+    v.verdict = sl__text(st, 4);
+    v.count = sqlite3_column_int64(st, 5);
     stop = fn(user, &v);
   }
   return sl__walk_end(s, st, rc, stop, op);

@@ -241,7 +241,7 @@ static void test_round_trip(const char *db) {
   if (!s) return;
   CHECK(strcmp(sl_store_path(s), db) == 0);
   CHECK(strcmp(sl_store_errmsg(s), "") == 0);
-  CHECK(sl_store_schema_version() == 7);
+  CHECK(sl_store_schema_version() == 8);
   CHECK(sl_store_last_run(s) == 0);
 
   sl_run_info ri = test_info("run");
@@ -403,7 +403,7 @@ static void test_round_trip(const char *db) {
   char mode[32];
   raw_text(db, "PRAGMA journal_mode", mode, sizeof mode);
   CHECK_MSG(strcmp(mode, "wal") == 0, "journal_mode %s", mode);
-  CHECK(raw_int(db, "PRAGMA user_version") == 7);
+  CHECK(raw_int(db, "PRAGMA user_version") == 8);
   CHECK(raw_int(db, "PRAGMA application_id") == 0x534C4142);
   char ok[64];
   raw_text(db, "PRAGMA integrity_check", ok, sizeof ok);
@@ -413,7 +413,8 @@ static void test_round_trip(const char *db) {
                     "'main' AND name NOT LIKE 'sqlite_%' AND strict = 0") == 0);
   CHECK(raw_int(db, "SELECT count(*) FROM pragma_table_list WHERE schema = "
                     "'main' AND name NOT LIKE 'sqlite_%'") ==
-        8); /* 6 of v1, fuzz_cursors of v2, run_providers of v7 */
+        9); /* 6 of v1, fuzz_cursors of v2, run_providers of v7, tallies of
+               v8 */
 }
 
 static void test_constraints(const char *db) {
@@ -583,19 +584,19 @@ static void test_versions_and_foreign_files(const char *db) {
   path_in(p, sizeof p, "newer.db");
   CHECK(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0);
   sl_store_close(s);
-  CHECK(raw_exec(p, "PRAGMA user_version = 8") == SQLITE_OK);
+  CHECK(raw_exec(p, "PRAGMA user_version = 9") == SQLITE_OK);
   s = NULL;
   CHECK(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) != 0);
   CHECK(s == NULL);
   char want[400];
   snprintf(want, sizeof want,
-           "%s: schema version 8 is newer than this scatterlab (knows 7); "
+           "%s: schema version 9 is newer than this scatterlab (knows 8); "
            "upgrade scatterlab",
            p);
   CHECK_MSG(strcmp(err, want) == 0, "got \"%s\"", err);
   CHECK(sl_store_open(p, SL_STORE_READONLY, &s, err, sizeof err) != 0);
   CHECK_MSG(strcmp(err, want) == 0, "got \"%s\"", err);
-  CHECK(raw_int(p, "PRAGMA user_version") == 8); /* left alone */
+  CHECK(raw_int(p, "PRAGMA user_version") == 9); /* left alone */
 
   /* A text file. */
   path_in(p, sizeof p, "notes.txt");
@@ -637,7 +638,7 @@ static void test_versions_and_foreign_files(const char *db) {
   CHECK_MSG(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
             "%s", err);
   sl_store_close(s);
-  CHECK(raw_int(p, "PRAGMA user_version") == 7);
+  CHECK(raw_int(p, "PRAGMA user_version") == 8);
 
   /* The parent folder must be a folder. */
   char q[300];
@@ -928,7 +929,8 @@ static void test_providers(void) {
 
 /* Makes p a version 6 store, as a scatterlab of schema 6 left it: two runs
  * (one with a reference), version 6, no run_providers. Version 7 only adds
- * that table, so today's schema without it is version 6's. */
+ * that table and version 8 the tallies and two columns of runs, so today's
+ * schema without them is version 6's. */
 static void make_v6_store(const char *p) {
   char err[512];
   sl_store *s = NULL;
@@ -943,11 +945,71 @@ static void make_v6_store(const char *p) {
   CHECK(sl_store_add_case(s, id, "gather", "gather x=4 index=4", 3, 0, &id) ==
         0);
   sl_store_close(s);
-  CHECK(raw_exec(p, "DROP TABLE run_providers; PRAGMA user_version = 6") ==
-        SQLITE_OK);
+  CHECK(raw_exec(p, "DROP TABLE run_providers; DROP TABLE tallies;"
+                    " ALTER TABLE runs DROP COLUMN keep;"
+                    " ALTER TABLE runs DROP COLUMN ncases;"
+                    " PRAGMA user_version = 6") == SQLITE_OK);
   CHECK(raw_int(p, "PRAGMA user_version") == 6);
   CHECK(raw_int(p, "SELECT count(*) FROM sqlite_master WHERE name = "
                    "'run_providers'") == 0);
+}
+
+/* Version 7 to 8: the tallies and case counts of old runs come from their
+ * results (the dtype from the case line's dt=, f32 without one), and a new
+ * fuzz-style run that keeps only failures still counts every verdict. */
+static void test_upgrade_v8_tallies(void) {
+  char p[300], err[512];
+  path_in(p, sizeof p, "v7.db");
+  sl_store *s = NULL;
+  CHECK_MSG(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
+            "%s", err);
+  if (!s) return;
+  sl_run_info ri = test_info("run");
+  int64_t run, c1, c2;
+  CHECK(sl_store_run_begin(s, &ri, &run) == 0);
+  CHECK(sl_store_add_case(s, run, "gather", "gather dt=f16 x=4 index=4", 1, 0,
+                          &c1) == 0);
+  CHECK(sl_store_add_case(s, run, "gather", "gather x=4 index=4", 2, 0, &c2) ==
+        0);
+  sl_result_row a = {"cpu.serial", "passed", "", 0, 0, 0, 0, -1};
+  sl_result_row b = {"cpu.omp", "failed", "x", 0, 0, 0, 0, -1};
+  CHECK(sl_store_add_result(s, c1, &a) == 0 &&
+        sl_store_add_result(s, c1, &b) == 0 &&
+        sl_store_add_result(s, c2, &a) == 0);
+  sl_store_close(s);
+  /* What the store counted as it went. */
+  CHECK(raw_int(p, "SELECT ncases FROM runs") == 2);
+  CHECK(raw_int(p, "SELECT count FROM tallies WHERE dtype = 'f16' AND"
+                   " variant = 'cpu.omp' AND verdict = 'failed'") == 1);
+  /* Back to version 7, then upgraded: the same counts from the results. */
+  CHECK(raw_exec(p, "DROP TABLE tallies; ALTER TABLE runs DROP COLUMN keep;"
+                    " ALTER TABLE runs DROP COLUMN ncases;"
+                    " PRAGMA user_version = 7") == SQLITE_OK);
+  CHECK_MSG(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
+            "%s", err);
+  sl_store_close(s);
+  CHECK(raw_int(p, "PRAGMA user_version") == 8);
+  CHECK(raw_int(p, "SELECT ncases FROM runs") == 2);
+  CHECK(raw_int(p, "SELECT count(*) FROM tallies") == 3);
+  CHECK(raw_int(p, "SELECT count FROM tallies WHERE dtype = 'f16' AND"
+                   " variant = 'cpu.omp' AND verdict = 'failed'") == 1);
+  CHECK(raw_int(p, "SELECT count FROM tallies WHERE dtype = 'f32' AND"
+                   " variant = 'cpu.serial' AND verdict = 'passed'") == 1);
+  CHECK(raw_int(p, "SELECT keep FROM runs") == 0); /* 'all', not a number */
+  /* Counted without a case row: a kept-failures run's passing case. */
+  CHECK_MSG(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
+            "%s", err);
+  if (!s) return;
+  ri.keep = "failures";
+  CHECK(sl_store_run_begin(s, &ri, &run) == 0);
+  CHECK(sl_store_count_case(s, run) == 0);
+  CHECK(sl_store_tally(s, run, "gather", "f32", "cpu.serial", "passed") == 0);
+  CHECK(sl_store_tally(s, run, "gather", "f32", "cpu.serial", "passed") == 0);
+  CHECK(sl_store_tally(s, run, "gather", "f32", NULL, "passed") != 0);
+  sl_store_close(s);
+  CHECK(raw_int(p, "SELECT count FROM tallies WHERE run_id = 2") == 2);
+  CHECK(raw_int(p, "SELECT ncases FROM runs WHERE id = 2") == 1);
+  CHECK(raw_int(p, "SELECT count(*) FROM runs WHERE keep = 'failures'") == 1);
 }
 
 static void test_upgrade_from_v6(void) {
@@ -958,12 +1020,12 @@ static void test_upgrade_from_v6(void) {
   /* Read-only first: refused, and the file left at version 6. */
   CHECK(sl_store_open(p, SL_STORE_READONLY, &s, err, sizeof err) != 0);
   CHECK_CONTAINS(err, "schema version 6 is older than this scatterlab "
-                      "(knows 7)");
+                      "(knows 8)");
   CHECK(raw_int(p, "PRAGMA user_version") == 6);
   CHECK_MSG(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
             "%s", err);
   if (!s) return;
-  CHECK(raw_int(p, "PRAGMA user_version") == 7);
+  CHECK(raw_int(p, "PRAGMA user_version") == 8);
   /* The table, empty; the old runs as they were, without providers. */
   CHECK(raw_int(p, "SELECT count(*) FROM run_providers") == 0);
   CHECK(raw_int(p, "SELECT strict FROM pragma_table_list WHERE name = "
@@ -1106,7 +1168,7 @@ static void test_concurrent_writers(void) {
   CHECK(raw_int(p, "SELECT count(*) FROM cases") == NPROC * NCASES);
   CHECK(raw_int(p, "SELECT count(*) FROM results") == NPROC * NCASES);
   CHECK(raw_int(p, "SELECT count(*) FROM run_providers") == NPROC * 2);
-  CHECK(raw_int(p, "PRAGMA user_version") == 7);
+  CHECK(raw_int(p, "PRAGMA user_version") == 8);
 }
 
 int main(void) {
@@ -1125,6 +1187,7 @@ int main(void) {
   test_versions_and_foreign_files(db);
   test_bad_arguments();
   test_providers();
+  test_upgrade_v8_tallies();
   test_upgrade_from_v6();
   test_merge_providers();
   test_concurrent_writers();

@@ -13,12 +13,18 @@ seed=${SL_FUZZ_SEED:-20261121}
 rc=$?
 tail -n 40 "$tmp/out"
 [ "$rc" -eq 0 ] || { echo "fuzz campaign failed (exit $rc)"; exit 1; }
-# The store holds the campaign: cases, verdicts and the coverage cells.
-cases=$(sqlite3 "$tmp/fuzz.db" 'select count(*) from cases')
+# The store holds the campaign: the cases judged and every verdict counted
+# (tallies), the coverage cells, and (--keep failures, the default) no case
+# row for a campaign without failures.
+cases=$(sqlite3 "$tmp/fuzz.db" 'select ncases from runs')
+verdicts=$(sqlite3 "$tmp/fuzz.db" 'select sum(count) from tallies')
+kept=$(sqlite3 "$tmp/fuzz.db" 'select count(*) from cases')
 cells=$(sqlite3 "$tmp/fuzz.db" 'select count(*) from coverage')
 status=$(sqlite3 "$tmp/fuzz.db" 'select status from runs')
-echo "store: $cases cases, $cells coverage cells, run $status"
-[ "$cases" -gt 1000 ] && [ "$cells" -gt 100 ] && [ "$status" = finished ] || exit 1
+size=$(stat -c %s "$tmp/fuzz.db")
+echo "store: $cases cases judged, $verdicts verdicts, $kept cases kept, $cells coverage cells, run $status, $size bytes"
+[ "$cases" -gt 1000 ] && [ "$verdicts" -gt "$cases" ] && [ "$kept" -eq 0 ] &&
+  [ "$cells" -gt 100 ] && [ "$status" = finished ] || exit 1
 n=$(grep -hv '^#' "$SRC"/fuzz/corpus/*.txt | grep -c .)
 grep -q "corpus: $n cases replayed" "$tmp/out" || { echo "corpus not replayed"; exit 1; }
 # Resident size stays flat after warm-up (< 5% growth), worker and job;

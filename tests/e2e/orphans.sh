@@ -10,7 +10,7 @@ SRC=${2:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$SRC/tests/check.sh"
 db=$tmp/orphans.db
 N=60000
-"$BIN" fuzz --db "$db" --cases $N --seed 7 --jobs 2 --no-corpus >"$tmp/f1.out" 2>&1 &
+"$BIN" fuzz --db "$db" --cases $N --seed 7 --jobs 2 --no-corpus --keep all >"$tmp/f1.out" 2>&1 &
 pid=$!
 # Until the jobs have committed something (up to 60 s).
 for _ in $(seq 300); do

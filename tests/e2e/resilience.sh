@@ -27,7 +27,7 @@ until_db() {
     sleep 0.2
   done
 }
-FUZZ=(fuzz --no-corpus --variants cpu.serial,cpu.omp --jobs 2)
+FUZZ=(fuzz --no-corpus --variants cpu.serial,cpu.omp --jobs 2 --keep all)
 
 # The case lines a campaign of N cases must hold (shrunk cases aside). N is
 # large enough that the kill below lands mid-campaign on a fast machine.

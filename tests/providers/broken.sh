@@ -199,7 +199,7 @@ check "run, valid index: broken:cpu.trusts passed" verdict_is broken:cpu.trusts 
 # A campaign of the honest one: its refusals are both_rejected, by its own
 # check, and nothing fails.
 "$BIN" fuzz --db "$tmp/c.db" --provider "$LIB" --variants broken:cpu.checks \
-  --seconds 3 --no-corpus --ops gather >"$tmp/out" 2>&1
+  --seconds 3 --no-corpus --ops gather --keep all >"$tmp/out" 2>&1
 rc=$?
 check "fuzz of broken:cpu.checks exits 0" status_is 0 $rc "fuzz --variants broken:cpu.checks"
 n=$(q "$tmp/c.db" "SELECT count(*) FROM results WHERE variant = 'broken:cpu.checks' AND verdict = 'both_rejected' AND instr(message, 'own check') > 0" 2>&1)
