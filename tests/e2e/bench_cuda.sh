@@ -10,31 +10,8 @@
 # usage: bench_cuda.sh SCATTERLAB [SOURCE_DIR]
 set -u
 BIN=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0 checks=0
-check() { # check DESCRIPTION COMMAND...
-  local what=$1
-  shift
-  checks=$((checks + 1))
-  if ! "$@"; then
-    echo "FAIL: $what"
-    fails=$((fails + 1))
-  fi
-}
-run() { # run EXPECTED_STATUS ARGS... ; output in $tmp/out
-  local want=$1
-  shift
-  "$BIN" "$@" >"$tmp/out" 2>&1
-  local got=$?
-  if [ "$got" != "$want" ]; then
-    echo "exit status $got, expected $want: scatterlab $*"
-    cat "$tmp/out"
-    return 1
-  fi
-}
-has() { grep -qE -- "$1" "$tmp/out" || { echo "missing /$1/:"; cat "$tmp/out"; return 1; }; }
-hasnt() { ! grep -qE -- "$1" "$tmp/out" || { echo "unexpected /$1/:"; cat "$tmp/out"; return 1; }; }
+SRC=${2:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$SRC/tests/check.sh"
 
 # --- --help ---------------------------------------------------------------
 check "bench --help" run 0 bench --help

@@ -10,31 +10,7 @@ set -u
 BIN=$1
 NAME=gpu.bench
 . "$(dirname "$0")/skip_without_device.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0 checks=0
-check() {
-  local what=$1
-  shift
-  checks=$((checks + 1))
-  if ! "$@"; then
-    echo "FAIL: $what"
-    fails=$((fails + 1))
-  fi
-}
-run() { # run EXPECTED_STATUS ARGS... ; output in $tmp/out
-  local want=$1
-  shift
-  "$BIN" "$@" >"$tmp/out" 2>&1
-  local got=$?
-  if [ "$got" != "$want" ]; then
-    echo "exit status $got, expected $want: scatterlab $*"
-    cat "$tmp/out"
-    return 1
-  fi
-}
-has() { grep -qE -- "$1" "$tmp/out" || { echo "missing /$1/:"; cat "$tmp/out"; return 1; }; }
-hasnt() { ! grep -qE -- "$1" "$tmp/out" || { echo "unexpected /$1/:"; cat "$tmp/out"; return 1; }; }
+. "$(dirname "$0")/../check.sh"
 row='[0-9.]+ ms +[0-9.]+% +[0-9.]+ +[0-9.]+%'
 
 S='scatter_reduce x=64x8 index=4096x8 src=4096x8 dim=0 reduce=sum'

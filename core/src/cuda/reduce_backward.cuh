@@ -43,6 +43,8 @@
 #ifndef SL_REDUCE_BACKWARD_CUH
 #define SL_REDUCE_BACKWARD_CUH
 
+#include <stdio.h>
+
 #include "cuda/reduce_engine.cuh"
 
 /* Where things are. pit walks x's shape (tensors 0 grad_out, 1 x, 2 result,
@@ -210,6 +212,16 @@ __device__ __forceinline__ double sl__rb_max_n(const sl__rbp<T> &p, int64_t t,
   return sl__rb_count<T>(p.cnt[t] + (x_is_res ? 1 : 0));
 }
 
+/* amax/amin: a position's gradient shared among the values equal to the
+ * result, (hit) * (g / N): a zero N gives inf or NaN, and 0 * inf is NaN,
+ * as in LibTorch. */
+template <class T>
+__device__ __forceinline__ double sl__rb_share(const sl__rbp<T> &p, int64_t t,
+                                               bool x_is_res, bool hit,
+                                               double g) {
+  return (hit ? 1.0 : 0.0) * sl__rb_rd<T>(g / sl__rb_max_n(p, t, x_is_res));
+}
+
 /* grad_x, every position. */
 template <class T> __global__ void sl__rb_grad_x_k(sl__rbp<T> p) {
   SL__GRID_STRIDE(t, p.a.npos) {
@@ -228,11 +240,8 @@ template <class T> __global__ void sl__rb_grad_x_k(sl__rbp<T> p) {
     }
     case SL_REDUCE_AMAX:
     case SL_REDUCE_AMIN: {
-      /* (x == result) * (g / N): a zero N gives inf or NaN, and 0 * inf is
-       * NaN, as in LibTorch. */
       const bool xr = sl__rb_ld(p.x[o[1]]) == sl__rb_ld(p.res[o[2]]);
-      sl__rb_st(out,
-                (xr ? 1.0 : 0.0) * sl__rb_rd<T>(g / sl__rb_max_n(p, t, xr)));
+      sl__rb_st(out, sl__rb_share(p, t, xr, xr, g));
       break;
     }
     default: /* sum, assign */
@@ -269,10 +278,8 @@ template <class T> __global__ void sl__rb_grad_src_k(sl__rbp<T> p) {
     case SL_REDUCE_AMAX:
     case SL_REDUCE_AMIN: {
       const double rv = sl__rb_ld(p.res[o[2]]);
-      const bool xr = sl__rb_ld(p.x[o[1]]) == rv;
-      const bool sr = sl__rb_ld(p.src[so]) == rv;
-      sl__rb_st(out,
-                (sr ? 1.0 : 0.0) * sl__rb_rd<T>(g / sl__rb_max_n(p, t, xr)));
+      sl__rb_st(out, sl__rb_share(p, t, sl__rb_ld(p.x[o[1]]) == rv,
+                                  sl__rb_ld(p.src[so]) == rv, g));
       break;
     }
     default: /* sum, assign */
@@ -296,43 +303,22 @@ template <class T, class I>
 sl_status sl__rb_sorted(sl_ctx *ctx, cudaStream_t s, sl__ws &ws,
                         const sl__rbp<T> &p) {
   const int64_t n = p.a.ncon;
-  I *keys, *vals, *skeys, *perm, *uniq, *lens, *start, *nruns;
+  I *keys, *vals, *perm, *uniq, *lens, *start, *nruns;
   SL__TRY(ws.get(&keys, (size_t)n, "sorted: keys"));
   SL__TRY(ws.get(&vals, (size_t)n, "sorted: contributions"));
-  SL__TRY(ws.get(&skeys, (size_t)n, "sorted: keys"));
-  SL__TRY(ws.get(&perm, (size_t)n, "sorted: contributions"));
-  SL__TRY(ws.get(&uniq, (size_t)n + 1, "sorted: positions"));
-  SL__TRY(ws.get_set(&lens, (size_t)n + 1, 0, "sorted: segments"));
   SL__TRY(ws.get(&start, (size_t)n + 1, "sorted: segments"));
-  SL__TRY(ws.get(&nruns, 1, "sorted: segments"));
   sl__rb_keys_k<T, I>
       <<<sl__blocks(n, SL__THREADS), SL__THREADS, 0, s>>>(p, keys, vals);
   SL__CUDA_LAUNCHED(ctx, "backward sorted: key kernel");
-  const int bits = sl__bits_for((uint64_t)p.a.npos);
-  size_t t1 = 0, t2 = 0, t3 = 0;
-  SL__CUDA_TRY(ctx,
-               cub::DeviceRadixSort::SortPairs(nullptr, t1, keys, skeys, vals,
-                                               perm, n, 0, bits, s),
-               "backward sorted: radix sort size");
-  SL__CUDA_TRY(ctx,
-               cub::DeviceRunLengthEncode::Encode(nullptr, t2, skeys, uniq,
-                                                  lens, nruns, n, s),
-               "backward sorted: run-length size");
+  SL__TRY(sl__sort_runs<I>(ctx, s, ws, n, keys, vals,
+                           sl__bits_for((uint64_t)p.a.npos), &perm, &uniq,
+                           &lens, &nruns));
+  size_t tb = 0;
   SL__CUDA_TRY(
-      ctx, cub::DeviceScan::ExclusiveSum(nullptr, t3, lens, start, n + 1, s),
+      ctx, cub::DeviceScan::ExclusiveSum(nullptr, tb, lens, start, n + 1, s),
       "backward sorted: scan size");
-  size_t tb = t1 > t2 ? t1 : t2;
-  if (t3 > tb) tb = t3;
   unsigned char *tmp;
-  SL__TRY(ws.get(&tmp, tb, "backward sorted: CUB workspace"));
-  SL__CUDA_TRY(ctx,
-               cub::DeviceRadixSort::SortPairs(tmp, tb, keys, skeys, vals, perm,
-                                               n, 0, bits, s),
-               "backward sorted: radix sort by position");
-  SL__CUDA_TRY(ctx,
-               cub::DeviceRunLengthEncode::Encode(tmp, tb, skeys, uniq, lens,
-                                                  nruns, n, s),
-               "backward sorted: run-length encoding");
+  SL__TRY(ws.get(&tmp, tb, "backward sorted: scan workspace"));
   SL__CUDA_TRY(ctx,
                cub::DeviceScan::ExclusiveSum(tmp, tb, lens, start, n + 1, s),
                "backward sorted: scan of segment lengths");
@@ -405,10 +391,9 @@ sl_status sl__rb_typed(sl_ctx *ctx, cudaStream_t s, sl__ws &ws,
 }
 
 /* The dtype switch (infer admits f16, bf16, f32 and f64). */
-static inline sl_status sl__reduce_backward_cuda(sl_ctx *ctx, cudaStream_t s,
-                                                 sl__ws &ws, sl__strategy how,
-                                                 const sl__rb_addr &a,
-                                                 const sl_call *c) {
+static inline sl_status sl__rb_dtype(sl_ctx *ctx, cudaStream_t s, sl__ws &ws,
+                                     sl__strategy how, const sl__rb_addr &a,
+                                     const sl_call *c) {
   switch (c->arg[1].dtype) {
   case SL_F16:
     return sl__rb_typed<__half>(ctx, s, ws, how, a, c);
@@ -423,6 +408,25 @@ static inline sl_status sl__reduce_backward_cuda(sl_ctx *ctx, cudaStream_t s,
                        "x: expected one of f16, bf16, f32, f64, got %s",
                        sl_dtype_name(c->arg[1].dtype));
   }
+}
+
+/* A backward call of either op: the index checked on the device (infer
+ * cannot read it there; the CPU's message, bound being the extent of x's
+ * axis), then the gradients with strategy `how`, addressed by `addr`. */
+static inline sl_status
+sl__reduce_backward_cuda(sl_ctx *ctx, sl_call *c, sl__strategy how,
+                         int64_t bound, sl__rb_addr (*addr)(const sl_call *)) {
+  const sl_tensor *x = &c->arg[1], *index = &c->arg[2];
+  cudaStream_t s;
+  SL__TRY(sl__cuda_begin(ctx, &s));
+  sl__ws ws(ctx, s);
+  if (sl__numel(index) > 0) {
+    char b[160], desc[200];
+    snprintf(desc, sizeof desc, "dim %d of x %s", (int)c->p.dim,
+             sl_shape_str(x->ndim, x->shape, b, sizeof b));
+    SL__TRY(sl__cuda_check_index(ctx, s, ws, "index", index, bound, desc));
+  }
+  return sl__rb_dtype(ctx, s, ws, how, addr(c), c);
 }
 
 #endif /* SL_REDUCE_BACKWARD_CUH */

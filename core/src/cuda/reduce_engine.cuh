@@ -486,42 +486,60 @@ static inline int sl__bits_for(uint64_t n) {
   return b;
 }
 
-template <class T, class Addr, class I>
-sl_status sl__red_sorted(sl_ctx *ctx, cudaStream_t s, sl__ws &ws,
-                         sl__red<T, Addr> p) {
-  const int64_t rows = p.a.rows;
-  I *keys, *vals, *skeys, *perm, *uniq, *lens, *nruns;
-  SL__TRY(ws.get(&keys, (size_t)rows, "sorted: keys"));
-  SL__TRY(ws.get(&vals, (size_t)rows, "sorted: rows"));
-  SL__TRY(ws.get(&skeys, (size_t)rows, "sorted: keys"));
-  SL__TRY(ws.get(&perm, (size_t)rows, "sorted: rows"));
-  SL__TRY(ws.get(&uniq, (size_t)rows + 1, "sorted: segments"));
-  SL__TRY(ws.get_set(&lens, (size_t)rows + 1, 0, "sorted: segments"));
-  SL__TRY(ws.get(&nruns, 1, "sorted: segments"));
-  sl__red_keys_k<Addr, I>
-      <<<sl__blocks(rows, SL__THREADS), SL__THREADS, 0, s>>>(p.a, keys, vals);
-  SL__CUDA_LAUNCHED(ctx, "sorted: key kernel");
-  const int bits = sl__bits_for((uint64_t)p.a.dests);
+/*
+ * Sorts n (key, value) pairs by key (the low `bits` bits; stable, so equal
+ * keys keep their values' order) and run-length encodes the sorted keys:
+ * *perm the values in key order, *uniq each run's key, *lens each run's
+ * length (n + 1 entries, 0 past the last run: ready for an exclusive scan
+ * that ends with the total), *nruns the number of runs (on the device).
+ * Shared by the sorted strategies of the reductions and of their backward.
+ */
+template <class I>
+sl_status sl__sort_runs(sl_ctx *ctx, cudaStream_t s, sl__ws &ws, int64_t n,
+                        const I *keys, const I *vals, int bits, I **perm,
+                        I **uniq, I **lens, I **nruns) {
+  I *skeys;
+  SL__TRY(ws.get(&skeys, (size_t)n, "sorted: keys"));
+  SL__TRY(ws.get(perm, (size_t)n, "sorted: rows"));
+  SL__TRY(ws.get(uniq, (size_t)n + 1, "sorted: segments"));
+  SL__TRY(ws.get_set(lens, (size_t)n + 1, 0, "sorted: segments"));
+  SL__TRY(ws.get(nruns, 1, "sorted: segments"));
   size_t t1 = 0, t2 = 0;
   SL__CUDA_TRY(ctx,
                cub::DeviceRadixSort::SortPairs(nullptr, t1, keys, skeys, vals,
-                                               perm, rows, 0, bits, s),
+                                               *perm, n, 0, bits, s),
                "sorted: radix sort size");
   SL__CUDA_TRY(ctx,
-               cub::DeviceRunLengthEncode::Encode(nullptr, t2, skeys, uniq,
-                                                  lens, nruns, rows, s),
+               cub::DeviceRunLengthEncode::Encode(nullptr, t2, skeys, *uniq,
+                                                  *lens, *nruns, n, s),
                "sorted: run-length size");
   size_t tb = t1 > t2 ? t1 : t2;
   unsigned char *tmp;
   SL__TRY(ws.get(&tmp, tb, "sorted: CUB workspace"));
   SL__CUDA_TRY(ctx,
-               cub::DeviceRadixSort::SortPairs(tmp, tb, keys, skeys, vals, perm,
-                                               rows, 0, bits, s),
+               cub::DeviceRadixSort::SortPairs(tmp, tb, keys, skeys, vals,
+                                               *perm, n, 0, bits, s),
                "sorted: radix sort by destination");
   SL__CUDA_TRY(ctx,
-               cub::DeviceRunLengthEncode::Encode(tmp, tb, skeys, uniq, lens,
-                                                  nruns, rows, s),
+               cub::DeviceRunLengthEncode::Encode(tmp, tb, skeys, *uniq, *lens,
+                                                  *nruns, n, s),
                "sorted: run-length encoding");
+  return SL_STATUS_OK;
+}
+
+template <class T, class Addr, class I>
+sl_status sl__red_sorted(sl_ctx *ctx, cudaStream_t s, sl__ws &ws,
+                         sl__red<T, Addr> p) {
+  const int64_t rows = p.a.rows;
+  I *keys, *vals, *perm, *uniq, *lens, *nruns;
+  SL__TRY(ws.get(&keys, (size_t)rows, "sorted: keys"));
+  SL__TRY(ws.get(&vals, (size_t)rows, "sorted: rows"));
+  sl__red_keys_k<Addr, I>
+      <<<sl__blocks(rows, SL__THREADS), SL__THREADS, 0, s>>>(p.a, keys, vals);
+  SL__CUDA_LAUNCHED(ctx, "sorted: key kernel");
+  SL__TRY(sl__sort_runs<I>(ctx, s, ws, rows, keys, vals,
+                           sl__bits_for((uint64_t)p.a.dests), &perm, &uniq,
+                           &lens, &nruns));
   return sl__red_segments<T, Addr, I>(ctx, s, ws, p, perm, uniq, lens, rows);
 }
 

@@ -8,8 +8,6 @@
  * The index is checked on the device first (infer cannot read it there),
  * with the CPU's message.
  */
-#include <stdio.h>
-
 #include "cuda/reduce_backward.cuh"
 #include "reduce.h"
 
@@ -50,22 +48,10 @@ sl__rb_addr sl__index_reduce_backward_addr(const sl_call *c) {
 }
 
 static sl_status sl__irb_cuda(sl_ctx *ctx, sl_call *c, sl__strategy how) {
-  const sl_tensor *x = &c->arg[X_], *index = &c->arg[I_];
-  const int dim = (int)c->p.dim;
-  cudaStream_t s;
-  SL__TRY(sl__cuda_begin(ctx, &s));
-  sl__ws ws(ctx, s);
-  if (sl__numel(index) > 0) {
-    sl_tensor v[7];
-    sl__irb_views(c, v);
-    char b[160], desc[200];
-    snprintf(desc, sizeof desc, "dim %d of x %s", dim,
-             sl_shape_str(x->ndim, x->shape, b, sizeof b));
-    SL__TRY(sl__cuda_check_index(ctx, s, ws, "index", index, v[X_].shape[dim],
-                                 desc));
-  }
-  return sl__reduce_backward_cuda(ctx, s, ws, how,
-                                  sl__index_reduce_backward_addr(c), c);
+  sl_tensor v[7];
+  sl__irb_views(c, v);
+  return sl__reduce_backward_cuda(ctx, c, how, v[X_].shape[(int)c->p.dim],
+                                  sl__index_reduce_backward_addr);
 }
 
 sl_status sl_index_reduce_backward_cuda_atomic(sl_ctx *ctx, sl_call *c) {

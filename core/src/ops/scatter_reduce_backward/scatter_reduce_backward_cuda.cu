@@ -7,8 +7,6 @@
  * The index is checked on the device first (infer cannot read it there),
  * with the CPU's message.
  */
-#include <stdio.h>
-
 #include "cuda/reduce_backward.cuh"
 
 /* Slots. */
@@ -41,20 +39,10 @@ sl__rb_addr sl__scatter_reduce_backward_addr(const sl_call *c) {
 }
 
 static sl_status sl__srb_cuda(sl_ctx *ctx, sl_call *c, sl__strategy how) {
-  const sl_tensor *x = &c->arg[X_], *index = &c->arg[I_];
-  const int dim = (int)c->p.dim;
-  cudaStream_t s;
-  SL__TRY(sl__cuda_begin(ctx, &s));
-  sl__ws ws(ctx, s);
-  if (sl__numel(index) > 0) {
-    char b[160], desc[200];
-    snprintf(desc, sizeof desc, "dim %d of x %s", dim,
-             sl_shape_str(x->ndim, x->shape, b, sizeof b));
-    SL__TRY(sl__cuda_check_index(ctx, s, ws, "index", index,
-                                 x->ndim ? x->shape[dim] : 1, desc));
-  }
-  return sl__reduce_backward_cuda(ctx, s, ws, how,
-                                  sl__scatter_reduce_backward_addr(c), c);
+  const sl_tensor *x = &c->arg[X_];
+  return sl__reduce_backward_cuda(ctx, c, how,
+                                  x->ndim ? x->shape[(int)c->p.dim] : 1,
+                                  sl__scatter_reduce_backward_addr);
 }
 
 sl_status sl_scatter_reduce_backward_cuda_atomic(sl_ctx *ctx, sl_call *c) {
