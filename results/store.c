@@ -513,6 +513,7 @@ int sl_store_commit(sl_store *s) {
 
 int sl_store_rollback(sl_store *s) {
   if (sl__store_check_handle(s)) return -1;
+  s->tally_case = 0; /* its rowid may be taken again by another case */
   return sl__run(s, SL__STMT_ROLLBACK, "rollback");
 }
 
