@@ -20,7 +20,13 @@ typedef struct sl__reader {
   char *first;     /* the first record's first field, until we know */
   int stop;        /* fn's stop value, or -1 when out of memory */
   sl__strmap seen; /* the values handed out, each once */
+  const char *bad; /* why a field was refused, or NULL */
+  long bad_record;
+  int bad_field; /* 1-based */
 } sl__reader;
+
+/* The longest field taken: a case line's limit (text_lines.h). */
+#define SL__CSV_FIELD_MAX 65536
 
 /* Hands one value to fn, skipping blanks, # comments and values seen
  * before (an export repeats a case line once per variant). */
@@ -38,6 +44,18 @@ static void sl__on_field(void *s, size_t len, void *data) {
   sl__reader *r = data;
   int col = r->field++;
   if (r->stop) return;
+  /* A NUL would end the value early (dim=0\0 seed=5 ran with seed 0), and
+   * a field past the limit is not a case line: refused, named. */
+  if (s && (memchr(s, '\0', len) || len > SL__CSV_FIELD_MAX)) {
+    r->bad = len > SL__CSV_FIELD_MAX
+                 ? "a field of more than 65,536 bytes (the limit of a case "
+                   "line)"
+                 : "a NUL byte (expected text)";
+    r->bad_record = r->record;
+    r->bad_field = col + 1;
+    r->stop = -2;
+    return;
+  }
   const char *v = s ? s : "";
   if (r->record == 1) {
     /* Until the first record ends we cannot know whether it is a header:
@@ -82,7 +100,7 @@ int sl_report_csv_read_cases(FILE *in, const char *name,
     snprintf(err, errlen, "%s: cannot start the CSV parser", name);
     return -1;
   }
-  sl__reader r = {fn, user, 1, 0, -1, 0, NULL, 0, {0}};
+  sl__reader r = {fn, user, 1, 0, -1, 0, NULL, 0, {0}, NULL, 0, 0};
   char buf[65536];
   size_t n;
   int rc = 0;
@@ -102,6 +120,11 @@ int sl_report_csv_read_cases(FILE *in, const char *name,
   sl__strmap_free(&r.seen);
   if (r.stop == -1) {
     snprintf(err, errlen, "%s: out of memory", name);
+    return -1;
+  }
+  if (r.bad) {
+    snprintf(err, errlen, "%s: record %ld, field %d: %s", name, r.bad_record,
+             r.bad_field, r.bad);
     return -1;
   }
   if (rc) return -1;
