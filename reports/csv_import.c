@@ -104,8 +104,17 @@ int sl_report_csv_read_cases(FILE *in, const char *name,
   char buf[65536];
   size_t n;
   int rc = 0;
-  while (!rc && !r.stop && (n = fread(buf, 1, sizeof buf, in)) > 0)
-    if (csv_parse(&p, buf, n, sl__on_field, sl__on_record, &r) != n) rc = -1;
+  /* A UTF-8 byte order mark (spreadsheets write one) is not part of the
+   * first field: case_line after it is still the header. */
+  int first = 1;
+  while (!rc && !r.stop && (n = fread(buf, 1, sizeof buf, in)) > 0) {
+    const size_t skip =
+        first && n >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    first = 0;
+    if (csv_parse(&p, buf + skip, n - skip, sl__on_field, sl__on_record, &r) !=
+        n - skip)
+      rc = -1;
+  }
   if (!rc && !r.stop && ferror(in)) {
     snprintf(err, errlen, "%s: read error", name);
     rc = -2;

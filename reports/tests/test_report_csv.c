@@ -464,6 +464,13 @@ static void test_import(sl_store *s) {
   free_lines(&g);
   CHECK(read_text("case_line\ngather \"x\"=4\n", &g, err, sizeof err) == -1);
   free_lines(&g);
+  /* A UTF-8 byte order mark before the header (as spreadsheets write). */
+  CHECK(read_text("\xEF\xBB\xBF"
+                  "case_line\ngather x=4 index=4\n",
+                  &g, err, sizeof err) == 0);
+  CHECK_MSG(g.n == 1 && strcmp(g.v[0], "gather x=4 index=4") == 0,
+            "%d lines, first \"%s\"", g.n, g.n ? g.v[0] : "");
+  free_lines(&g);
   /* A NUL inside a quoted field: refused, naming record and field (it used
    * to end the value, and the case ran with seed 0). */
   static const char nul[] = "note,case_line\n"
