@@ -18,13 +18,14 @@ C=(fuzz --cases 6000 --seed 11 --jobs 1 --no-corpus --variants cpu.serial --time
 rc1=$?
 "$BIN" "${C[@]}" --keep all --db "$tmp/all.db" >"$tmp/a.out" 2>&1
 rc2=$?
-check "both campaigns exit 0 ($rc1, $rc2)" [ $rc1 -eq 0 ] && [ $rc2 -eq 0 ]
+check "both campaigns exit 0 ($rc1, $rc2)" test "$rc1 $rc2" = "0 0"
 check "the default run is recorded as keep=failures" [ "$(q "$tmp/fail.db" 'SELECT keep FROM runs')" = failures ]
 check "--keep all is recorded as keep=all" [ "$(q "$tmp/all.db" 'SELECT keep FROM runs')" = all ]
 n1=$(q "$tmp/fail.db" 'SELECT ncases FROM runs')
 n2=$(q "$tmp/all.db" 'SELECT ncases FROM runs')
-check "same cases judged ($n1, $n2; --keep all stored $(q "$tmp/all.db" 'SELECT count(*) FROM cases'))" \
-  [ "$n1" = "$n2" ] && [ "$n2" = "$(q "$tmp/all.db" 'SELECT count(*) FROM cases')" ]
+stored=$(q "$tmp/all.db" 'SELECT count(*) FROM cases')
+check "same cases judged ($n1, $n2; --keep all stored $stored)" \
+  test "$n1 $n2" = "$n2 $stored"
 T="SELECT group_concat(op || ' ' || dtype || ' ' || variant || ' ' || verdict || ' ' || count, ';') FROM (SELECT * FROM tallies ORDER BY 1, 2, 3, 4, 5)"
 t1=$(q "$tmp/fail.db" "$T")
 t2=$(q "$tmp/all.db" "$T")
@@ -60,7 +61,7 @@ if [ -f "$buggy" ]; then
   kept=$(q "$tmp/bug.db" 'SELECT count(*) FROM cases')
   failing=$(q "$tmp/bug.db" "SELECT coalesce(sum(count), 0) FROM tallies WHERE verdict = 'failed'")
   check "failing cases kept: $kept of $judged judged, $failing failed verdicts" \
-    [ "$kept" -gt 0 ] && [ "$kept" -lt "$judged" ] && [ "$kept" = "$failing" ]
+    test "$kept" -gt 0 -a "$kept" -lt "$judged" -a "$kept" = "$failing"
   check "a kept case keeps its passing verdicts too" \
     [ "$(q "$tmp/bug.db" "SELECT count(*) FROM results WHERE verdict = 'passed'")" -gt 0 ]
 else
