@@ -44,6 +44,12 @@ int sl_text_next(sl_text_reader *r, char **line, char *err, size_t errlen) {
   }
   ++r->line_no;
   for (; c != EOF && c != '\n'; c = getc(r->f)) {
+    if (++r->bytes > SL_TEXT_BYTES_MAX) {
+      snprintf(err, errlen,
+               "%s line %ld: expected at most %ld bytes in the file, got more",
+               r->path, r->line_no, SL_TEXT_BYTES_MAX);
+      return -1;
+    }
     if (c == '\0') { /* refused at once: /dev/zero is all NULs */
       snprintf(err, errlen,
                "%s line %ld: expected text, got a NUL byte at column %zu",
@@ -61,6 +67,7 @@ int sl_text_next(sl_text_reader *r, char **line, char *err, size_t errlen) {
     }
   }
   if (c == EOF && ferror(r->f)) goto read_error;
+  if (c == '\n') ++r->bytes;
   if (len && r->buf[len - 1] == '\r') --len;
   if (len > SL_TEXT_LINE_MAX) {
     snprintf(err, errlen, "%s line %ld: expected at most %d bytes, got more",
