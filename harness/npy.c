@@ -8,6 +8,10 @@
 
 #include "safe_file.h"
 
+/* Most elements a loaded array may claim (8 TiB of bytes at one byte each):
+ * beyond any machine here, and small enough that sizes never overflow. */
+#define SL_NPY_MAX_ELEMS ((uint64_t)1 << 40)
+
 static const char *sl__npy_descr(sl_dtype dt) {
   switch (dt) {
   case SL_BOOL: return "|b1";
@@ -162,7 +166,10 @@ int sl_npy_load(const char *path, int want, sl_tensor *t, char *err,
   }
   ++p;
   t->dtype = (sl_dtype)target;
-  uint64_t numel = 1;
+  /* The bound applies to the extents whatever their order: an empty array
+   * of (0, 99999999999999) is as unusable as (99999999999999, 0), and
+   * skipping the zeros in the product refuses both alike. */
+  uint64_t numel = 1, nonzero = 1;
   for (;;) {
     while (*p == ' ' || *p == ',') ++p;
     if (*p == ')') break;
@@ -174,10 +181,14 @@ int sl_npy_load(const char *path, int want, sl_tensor *t, char *err,
       goto done;
     }
     t->shape[t->ndim++] = e;
-    if (e && numel > ((uint64_t)1 << 40) / (uint64_t)e) {
-      snprintf(err, errlen, "%s: shape too large to load", path);
+    if (e && nonzero > SL_NPY_MAX_ELEMS / (uint64_t)e) {
+      snprintf(err, errlen,
+               "%s: expected a shape of at most 2^40 elements (zero extents "
+               "left out), got \"%.100s\"",
+               path, sh);
       goto done;
     }
+    if (e) nonzero *= (uint64_t)e;
     numel *= (uint64_t)e;
     p = end;
   }

@@ -14,7 +14,17 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* In a private directory made once (mkdtemp, mode 0700): a fixed name in
+ * /tmp such as /tmp/sl_fuzz_npy_<pid>.npy can be planted beforehand as a
+ * symlink by another user, and the fuzzer would write through it. */
+static char sl__dir[] = "/tmp/sl_fuzz_npy_XXXXXX";
 static char sl__path[64], sl__back[64];
+
+static void sl__cleanup(void) {
+  remove(sl__path);
+  remove(sl__back);
+  rmdir(sl__dir);
+}
 
 /* bf16 travels as float32 (npy.h): every value survives, NaN payloads need
  * not; every other dtype must come back bit for bit. */
@@ -32,10 +42,13 @@ static int sl__same_data(const sl_tensor *t, const sl_tensor *u, size_t bytes) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!sl__path[0]) {
-    snprintf(sl__path, sizeof sl__path, "/tmp/sl_fuzz_npy_%d.npy",
-             (int)getpid());
-    snprintf(sl__back, sizeof sl__back, "/tmp/sl_fuzz_npy_%d_back.npy",
-             (int)getpid());
+    if (!mkdtemp(sl__dir)) {
+      perror("mkdtemp /tmp/sl_fuzz_npy_XXXXXX");
+      abort();
+    }
+    snprintf(sl__path, sizeof sl__path, "%s/in.npy", sl__dir);
+    snprintf(sl__back, sizeof sl__back, "%s/back.npy", sl__dir);
+    atexit(sl__cleanup);
   }
   FILE *f = fopen(sl__path, "wb");
   if (!f) return 0;
