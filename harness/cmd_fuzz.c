@@ -431,17 +431,62 @@ static void sl__config(const sl_fuzz_campaign *f, char *buf, size_t len) {
   }
 }
 
+/* Whether provider spec "[ALIAS=]PATH" names a provider already loaded
+ * (by the run's config): the same file, and the same alias if one is given. */
+static int sl__provider_loaded(const char *spec) {
+  const char *eq = strchr(spec, '=');
+  const char *path = eq ? eq + 1 : spec;
+  char real[PATH_MAX];
+  if (!realpath(path, real)) return 0;
+  for (size_t p = 0; p < sl_provider_count(); ++p) {
+    const sl_provider_loaded *pl = sl_provider_at(p);
+    if (pl->builtin || strcmp(pl->path, real) != 0) continue;
+    if (!eq || (strlen(pl->name) == (size_t)(eq - spec) &&
+                strncmp(pl->name, spec, (size_t)(eq - spec)) == 0))
+      return 1;
+  }
+  return 0;
+}
+
+/* A schedule option given again to --resume must say what the run already
+ * does: each is applied alone over the run's campaign f and the two configs
+ * compared, so `--seed 7` of a seed-7 run is taken and `--seed 8` refused
+ * (it would change which cases run). Returns 0 or SL_EXIT_USAGE. */
+static int sl__same_schedule(const sl_fuzz_campaign *f, const char *run_config,
+                             int argc, char **argv) {
+  static char before[16384], after[16384];
+  sl__config(f, before, sizeof before);
+  for (int i = 1; i < argc; ++i) {
+    if (!sl__is_schedule_option(argv[i])) continue;
+    int first = i, has_eq = strchr(argv[i], '=') != NULL;
+    if (!has_eq && i + 1 < argc) ++i; /* the option's value */
+    int same;
+    if (sl_cli_is(argv[first], "--provider")) {
+      same = sl__provider_loaded(has_eq ? strchr(argv[first], '=') + 1
+                                        : argv[i]);
+    } else {
+      sl_fuzz_campaign g = *f;
+      char *one[3] = {"fuzz", argv[first], argv[i]};
+      if (sl__parse(&g, has_eq ? 2 : 3, one)) return SL_EXIT_USAGE;
+      sl__config(&g, after, sizeof after);
+      same = strcmp(before, after) == 0;
+    }
+    if (!same)
+      return sl_cli_usage_error("fuzz",
+                                "--resume: %s%s%s differs from the run's "
+                                "own options (\"%.900s\"); a resumed run "
+                                "keeps the options that decide which cases "
+                                "run",
+                                argv[first], has_eq ? "" : " ",
+                                has_eq ? "" : argv[i], run_config);
+  }
+  return 0;
+}
+
 /* --resume: reads the run's config into f, then lets the command line
  * change what does not decide the schedule. */
 static int sl__load_resume(sl_fuzz_campaign *f, sl_store *st, int argc,
                            char **argv, char *config, size_t len) {
-  for (int i = 1; i < argc; ++i)
-    if (sl__is_schedule_option(argv[i]))
-      return sl_cli_usage_error("fuzz",
-                                "--resume: %s cannot change when a "
-                                "run is resumed (it decides which "
-                                "cases run)",
-                                argv[i]);
   sl_run_brief b;
   if (sl_store_get_run(st, f->resume, &b)) {
     fprintf(stderr, "scatterlab fuzz: --resume: %s\n", sl_store_errmsg(st));
@@ -477,6 +522,7 @@ static int sl__load_resume(sl_fuzz_campaign *f, sl_store *st, int argc,
   int rc = sl__parse(f, nw, w);
   if (rc) return SL_EXIT_USAGE; /* a config this build cannot read */
   int64_t resume = saved.resume;
+  if ((rc = sl__same_schedule(f, b.config, argc, argv))) return rc;
   /* The command line again, over the config (seconds, timeout, corpus...). */
   rc = sl__parse(f, argc, argv);
   f->resume = resume;

@@ -98,7 +98,9 @@ marked=$(q "$tmp/k9copy.db" 'select status || coalesce(finished_at, "") from run
 [ "$shown" = interrupted ] && [ "$stored" = running ] && [ "$marked" = interrupted ] &&
   ok "kill -9: the run reads interrupted, and is marked so by the next writer" ||
   bad "kill -9: expected report interrupted, stored running, then interrupted without finished_at; got $shown, $stored, $marked"
-"$BIN" fuzz --resume 1 --db "$db" >"$tmp/resume.out" 2>&1
+# The same command again with --resume, as a CI retry runs it: repeating the
+# run's own schedule options (--variants, --jobs, --cases, --keep) is taken.
+"$BIN" "${FUZZ[@]}" --cases $N --resume 1 --db "$db" >"$tmp/resume.out" 2>&1
 rc=$?
 q "$db" 'select case_line from cases where shrunk_from is null' | sort >"$tmp/got"
 if [ $rc = 0 ] && cmp -s "$tmp/got" "$tmp/want" &&
@@ -108,8 +110,10 @@ else
   bad "resume: exit $rc; case lines differ from fuzz --print: $(diff "$tmp/got" "$tmp/want" | grep -c '^[<>]') lines"
   tail -5 "$tmp/resume.out"
 fi
-"$BIN" fuzz --resume 1 --db "$db" --jobs 3 >/dev/null 2>&1
-[ $? = 2 ] && ok "resume refuses a changed --jobs" || bad "resume accepted a changed --jobs"
+"$BIN" fuzz --resume 1 --db "$db" --jobs 3 >"$tmp/jobs3.out" 2>&1
+[ $? = 2 ] && grep -q -- "--jobs 3 differs from the run's own options" "$tmp/jobs3.out" &&
+  ok "resume refuses a changed --jobs, naming it" ||
+  bad "resume accepted a changed --jobs, or did not name it: $(head -c 300 "$tmp/jobs3.out")"
 
 # 2b. A campaign still running is not resumed beside itself (both would take
 #     its cursors' cases).
