@@ -21,23 +21,24 @@ void sl_bundle_free(sl_bundle *b) {
   }
 }
 
-int sl_bundle_alloc(sl_bundle *b, int slot, sl_dtype dt, const sl_case_shape *s,
-                    const char *name, char *err, size_t errlen) {
-  sl_tensor *t = &b->call.arg[slot];
-  size_t es = sl_dtype_size(dt);
-  int64_t buf_shape[SL_MAX_DIMS];
+/* The shape of the buffer behind a layout: a stepped last dim is k times
+ * wider, a broadcast dim 0 holds one row. */
+static void sl__buf_shape(const sl_case_shape *s, int64_t *buf_shape) {
   int nd = s->ndim;
-  memset(t, 0, sizeof *t);
-  t->dtype = dt;
-  t->ndim = nd;
-  for (int d = 0; d < nd; ++d) t->shape[d] = buf_shape[d] = s->shape[d];
-  /* The buffer that backs the layout, and the strides into it. */
+  for (int d = 0; d < nd; ++d) buf_shape[d] = s->shape[d];
   if (s->layout == SL_LAYOUT_STEPPED && nd > 0)
     buf_shape[nd - 1] = s->shape[nd - 1] * s->step;
   if (s->layout == SL_LAYOUT_BROADCAST && nd > 0) buf_shape[0] = 1;
+}
+
+int sl_case_shape_bytes(sl_dtype dt, const sl_case_shape *s, uint64_t *bytes,
+                        const char *name, char *err, size_t errlen) {
+  size_t es = sl_dtype_size(dt);
+  int64_t buf_shape[SL_MAX_DIMS];
+  sl__buf_shape(s, buf_shape);
   uint64_t n = 1;
   int empty = 0;
-  for (int d = 0; d < nd; ++d) {
+  for (int d = 0; d < s->ndim; ++d) {
     if (buf_shape[d] == 0) {
       empty = 1;
       continue;
@@ -46,13 +47,28 @@ int sl_bundle_alloc(sl_bundle *b, int slot, sl_dtype dt, const sl_case_shape *s,
       char sh[160];
       snprintf(err, errlen, "%s: shape %s needs more than the %zu GiB that a "
                             "generated tensor may take",
-               name, sl_shape_str(nd, s->shape, sh, sizeof sh),
+               name, sl_shape_str(s->ndim, s->shape, sh, sizeof sh),
                SL_GEN_MAX_BYTES >> 30);
       return -1;
     }
     n *= (uint64_t)buf_shape[d];
   }
-  if (empty) n = 0;
+  *bytes = empty ? 0 : n * es;
+  return 0;
+}
+
+int sl_bundle_alloc(sl_bundle *b, int slot, sl_dtype dt, const sl_case_shape *s,
+                    const char *name, char *err, size_t errlen) {
+  sl_tensor *t = &b->call.arg[slot];
+  uint64_t need;
+  if (sl_case_shape_bytes(dt, s, &need, name, err, errlen)) return -1;
+  int64_t buf_shape[SL_MAX_DIMS];
+  sl__buf_shape(s, buf_shape);
+  int nd = s->ndim;
+  memset(t, 0, sizeof *t);
+  t->dtype = dt;
+  t->ndim = nd;
+  for (int d = 0; d < nd; ++d) t->shape[d] = s->shape[d];
   if (s->layout == SL_LAYOUT_TRANSPOSED) {
     int64_t st = 1;
     for (int d = 0; d < nd; ++d) {
@@ -64,7 +80,7 @@ int sl_bundle_alloc(sl_bundle *b, int slot, sl_dtype dt, const sl_case_shape *s,
     if (s->layout == SL_LAYOUT_BROADCAST && nd > 0) t->strides[0] = 0;
   }
   /* Never NULL, so that an empty tensor still has an address to hand on. */
-  size_t bytes = (size_t)n * es;
+  size_t bytes = (size_t)need;
   void *mem = calloc(1, bytes ? bytes : 16);
   if (!mem) {
     snprintf(err, errlen, "%s: out of memory allocating %zu bytes", name,
@@ -441,6 +457,37 @@ static int sl__gen_coors(const sl_case *c, sl_tensor *t, char *err,
   return 0;
 }
 
+/* The dtype of a generated input, by its slot name: the mask is bool,
+ * coors int32, the index the case's it=, every other input the case's dt=. */
+static sl_dtype sl__input_dtype(const sl_case *c, const char *name) {
+  if (strcmp(name, "index") == 0) return c->it;
+  if (strcmp(name, "mask") == 0) return SL_BOOL;
+  if (strcmp(name, "coors") == 0) return SL_I32;
+  return c->dt;
+}
+
+int sl_case_input_bytes(const sl_case *c, uint64_t *bytes, char *err,
+                        size_t errlen) {
+  const sl_case_spec *spec = sl_case_spec_of(c->op);
+  const sl_op_info *info = sl_op_get(c->op);
+  *bytes = 0;
+  for (int i = 0; i < spec->n_shapes; ++i) {
+    int slot = spec->shape_slots[i];
+    const char *name = info->arg_names[slot];
+    uint64_t n;
+    if (!c->arg[slot].present) continue;
+    if (sl_case_shape_bytes(sl__input_dtype(c, name), &c->arg[slot], &n, name,
+                            err, errlen))
+      return -1;
+    *bytes += n; /* at most SL_MAX_ARGS times 8 GiB: no overflow */
+    /* The index is drawn into an int64 scratch array of as many elements
+     * first (sl__gen_index), so its peak is that much more. */
+    if (strcmp(name, "index") == 0)
+      *bytes += n / sl_dtype_size(c->it) * sizeof(int64_t);
+  }
+  return 0;
+}
+
 int sl_gen_inputs(const sl_case *c, sl_bundle *b, char *err, size_t errlen) {
   sl_bundle_init(b, c->op);
   sl_case_params(c, &b->call.p);
@@ -452,16 +499,17 @@ int sl_gen_inputs(const sl_case *c, sl_bundle *b, char *err, size_t errlen) {
     const char *name = info->arg_names[slot];
     if (!s->present) continue;
     int rc;
+    sl_dtype dt = sl__input_dtype(c, name);
     if (strcmp(name, "index") == 0) {
       rc = sl__gen_index(c, b, slot, &c->arg[0], err, errlen);
     } else if (strcmp(name, "mask") == 0) {
-      rc = sl_bundle_alloc(b, slot, SL_BOOL, s, name, err, errlen);
+      rc = sl_bundle_alloc(b, slot, dt, s, name, err, errlen);
       if (!rc) sl_gen_fill_data(&b->call.arg[slot], SL_DP_RAND, c->seed, 3000);
     } else if (strcmp(name, "coors") == 0) {
-      rc = sl_bundle_alloc(b, slot, SL_I32, s, name, err, errlen);
+      rc = sl_bundle_alloc(b, slot, dt, s, name, err, errlen);
       if (!rc) rc = sl__gen_coors(c, &b->call.arg[slot], err, errlen);
     } else {
-      rc = sl_bundle_alloc(b, slot, c->dt, s, name, err, errlen);
+      rc = sl_bundle_alloc(b, slot, dt, s, name, err, errlen);
       /* dynamic_scatter's feats carry no NaN or inf (SPEC §2). */
       sl_data_pattern dp = strcmp(name, "feats") == 0 ? SL_DP_RAND : c->dp;
       if (!rc) sl_gen_fill_data(&b->call.arg[slot], dp, c->seed, (uint64_t)slot);

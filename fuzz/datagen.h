@@ -19,6 +19,17 @@ typedef struct sl_bundle {
  * a message before anything is allocated. */
 #define SL_GEN_MAX_BYTES ((size_t)8 << 30)
 
+/* Bytes of the buffer behind a tensor of dtype dt with the shape and layout
+ * of s (a stepped dim k times wider, a broadcast dim 0 one row). Returns 0,
+ * or -1 with a message naming `name` when it is over SL_GEN_MAX_BYTES. */
+int sl_case_shape_bytes(sl_dtype dt, const sl_case_shape *s, uint64_t *bytes,
+                        const char *name, char *err, size_t errlen);
+
+/* Bytes of every input sl_gen_inputs allocates for the forward case c, known
+ * before anything is allocated. 0, or -1 with a message as above. */
+int sl_case_input_bytes(const sl_case *c, uint64_t *bytes, char *err,
+                        size_t errlen);
+
 void sl_bundle_init(sl_bundle *b, sl_op op);
 void sl_bundle_free(sl_bundle *b);
 

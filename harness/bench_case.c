@@ -79,7 +79,9 @@ int sl_bench_case_open(sl_bench_case *bc, const sl_case *c0,
                        sl_case_result *res, char *err, size_t errlen) {
   memset(bc, 0, sizeof *bc);
   if (sl_run_case(c0, ro, res, err, errlen)) return -1;
-  if (sl_prepare_case(c0, NULL, &bc->c, &bc->in, err, errlen)) return -1;
+  if (sl_prepare_case(c0, NULL, ro->max_case_bytes, &bc->c, &bc->in, err,
+                      errlen))
+    return -1;
   sl_tensor ref[SL_MAX_ARGS];
   memset(ref, 0, sizeof ref);
   bc->ref_rc = slref_run(&bc->in.call, ref, bc->ref_msg, sizeof bc->ref_msg);

@@ -1,6 +1,7 @@
 /* Shared option handling of the scatterlab commands. */
 #include "cli.h"
 
+#include "byte_size.h"
 #include "providers.h"
 
 #include <errno.h>
@@ -103,6 +104,20 @@ long long sl_cli_int_option(const char *cmd, int argc, char **argv, int *i,
     return -1;
   }
   return n;
+}
+
+int sl_cli_bytes_option(const char *cmd, int argc, char **argv, int *i,
+                        uint64_t *bytes) {
+  char opt[64];
+  const char *v = sl__option_value(cmd, argc, argv, i, opt, sizeof opt);
+  if (!v) return SL_EXIT_USAGE;
+  if (sl_bytes_parse(v, bytes) || *bytes == 0)
+    return sl_cli_usage_error(cmd,
+                              "%s: expected a size above 0 in bytes, "
+                              "optionally with K, M, G or T (powers of "
+                              "1024: 512M, 6GiB), got \"%s\"",
+                              opt, v);
+  return 0;
 }
 
 double sl_cli_positive_option(const char *cmd, int argc, char **argv, int *i,

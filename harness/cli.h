@@ -2,6 +2,7 @@
 #ifndef SL_CLI_H
 #define SL_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #define SL_DEFAULT_DB "results/scatterlab.db"
@@ -36,6 +37,11 @@ long long sl_cli_int(const char *cmd, const char *opt, const char *v);
  * range and the value when it is missing or not one. */
 long long sl_cli_int_option(const char *cmd, int argc, char **argv, int *i,
                             long long lo, long long hi);
+/* Reads a size option ("6G", "512MiB", "1000000": byte_size.h) above 0
+ * into *bytes. Returns 0, or SL_EXIT_USAGE after a message naming the
+ * option, the expected form and the value. */
+int sl_cli_bytes_option(const char *cmd, int argc, char **argv, int *i,
+                        uint64_t *bytes);
 /* The same for a number in (0, hi] (seconds, budgets). */
 double sl_cli_positive_option(const char *cmd, int argc, char **argv, int *i,
                               double hi);

@@ -69,6 +69,8 @@ static const char *const sl__bench_help =
     "                   also SCATTERLAB_PROVIDERS; docs/providers.md)\n"
     "  --threads N      threads for parallel variants and LibTorch (default:\n"
     "                   all cores); OpenMP threads are bound to cores\n"
+    "  --max-case-bytes SIZE  most memory a case's tensors may take (512M,\n"
+    "                   6G; default: a quarter of physical memory)\n"
     "  --budget SEC     timing budget per variant (default 1)\n"
     "  --min-reps N     at least N timed repetitions per variant (default 7;\n"
     "                   fewer keep suites of large cases short)\n"
@@ -167,6 +169,7 @@ typedef struct sl__bench_ctx {
   int64_t run_id;
   int threads, cold, min_reps;
   double budget, peak_gbs;
+  uint64_t max_case_bytes; /* --max-case-bytes; 0: the default */
   const char *variants;
   int cpu;        /* the CPU side: torch.cpu and the CPU probes (off when
                      --variants selects cuda.* variants only) */
@@ -454,6 +457,7 @@ static int sl__bench_case(sl__bench_ctx *b, const sl_case *c0) {
   sl_run_opts ro = {0};
   ro.variants = b->variants;
   ro.threads = b->threads;
+  ro.max_case_bytes = b->max_case_bytes;
   sl_bench_case bc;
   if (sl_bench_case_open(&bc, c0, &ro, b->st, b->run_id, &res, err,
                          sizeof err)) {
@@ -510,6 +514,9 @@ int sl_cmd_bench(int argc, char **argv) {
     } else if (sl_cli_is(a, "--threads")) { /* 0: all cores */
       if ((b.threads =
                (int)sl_cli_int_option("bench", argc, argv, &i, 0, 4096)) < 0)
+        goto out;
+    } else if (sl_cli_is(a, "--max-case-bytes")) {
+      if (sl_cli_bytes_option("bench", argc, argv, &i, &b.max_case_bytes))
         goto out;
     } else if (sl_cli_is(a, "--budget")) {
       if ((b.budget = sl_cli_positive_option("bench", argc, argv, &i, 3600)) <

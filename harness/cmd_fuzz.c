@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "byte_size.h"
 #include "cli.h"
 #include "fuzz_campaign.h"
 #include "interrupt.h"
@@ -61,6 +62,9 @@ static const char *const sl__fuzz_help =
     "                    (--jobs 1 fuzzes them on every core)\n"
     "  --shard K/N       this process runs shard K of N (CI matrices)\n"
     "  --timeout SEC     per-variant time limit (default 10)\n"
+    "  --max-case-bytes SIZE  most memory a case's tensors may take (512M,\n"
+    "                    6G; default: a quarter of physical memory); checked\n"
+    "                    against --max-elems before the campaign starts\n"
     "  --corpus DIR      failure corpus (default: $SCATTERLAB_CORPUS, else\n"
     "                    fuzz/corpus of the source tree for the CLI of a "
     "build\n"
@@ -332,6 +336,9 @@ static int sl__parse(sl_fuzz_campaign *f, int argc, char **argv) {
       if ((f->timeout = sl_cli_positive_option("fuzz", argc, argv, &i, 1e6)) <
           0)
         return SL_EXIT_USAGE;
+    } else if (sl_cli_is(a, "--max-case-bytes")) {
+      if (sl_cli_bytes_option("fuzz", argc, argv, &i, &f->max_case_bytes))
+        return SL_EXIT_USAGE;
     } else if (sl_cli_is(a, "--corpus")) {
       if (!(f->corpus = sl_cli_value("fuzz", argc, argv, &i)))
         return SL_EXIT_USAGE;
@@ -411,6 +418,10 @@ static void sl__config(const sl_fuzz_campaign *f, char *buf, size_t len) {
   else
     snprintf(buf + n, len - n, " --seconds %.17g", f->seconds);
   if (!f->shrink) strncat(buf, " --no-shrink", len - strlen(buf) - 1);
+  if (f->max_case_bytes) {
+    n = strlen(buf);
+    snprintf(buf + n, len - n, " --max-case-bytes %" PRIu64, f->max_case_bytes);
+  }
   if (f->keep_all) strncat(buf, " --keep all", len - strlen(buf) - 1);
   if (f->variants) {
     n = strlen(buf);
@@ -429,6 +440,29 @@ static void sl__config(const sl_fuzz_campaign *f, char *buf, size_t len) {
     n = strlen(buf);
     snprintf(buf + n, len - n, " --provider %s=%.4095s", pl->name, pl->path);
   }
+}
+
+/* Most bytes a generated case can take per element of --max-elems: eight
+ * tensors (SL_MAX_ARGS) of 16-byte elements (c128), stepped up to 4 wide. */
+#define SL__CASE_BYTES_PER_ELEM (SL_MAX_ARGS * 16 * 4)
+
+/* A campaign whose largest case could pass --max-case-bytes is refused
+ * before it starts: a generated case refused mid-campaign would read as a
+ * harness failure. Returns 0 or SL_EXIT_USAGE. */
+static int sl__check_case_cap(const sl_fuzz_campaign *f) {
+  uint64_t cap =
+      f->max_case_bytes ? f->max_case_bytes : sl_default_case_bytes();
+  uint64_t worst = (uint64_t)f->gen.max_elems * SL__CASE_BYTES_PER_ELEM;
+  if (worst <= cap) return 0;
+  char a[32], b[32];
+  return sl_cli_usage_error("fuzz",
+                            "--max-elems %" PRId64 ": expected cases that "
+                            "fit --max-case-bytes %s, got cases of up to %s "
+                            "(8 tensors of 16-byte elements, stepped 4 "
+                            "wide); lower --max-elems or raise "
+                            "--max-case-bytes",
+                            f->gen.max_elems, sl_bytes_str(cap, a, sizeof a),
+                            sl_bytes_str(worst, b, sizeof b));
 }
 
 /* Whether provider spec "[ALIAS=]PATH" names a provider already loaded
@@ -462,8 +496,8 @@ static int sl__same_schedule(const sl_fuzz_campaign *f, const char *run_config,
     if (!has_eq && i + 1 < argc) ++i; /* the option's value */
     int same;
     if (sl_cli_is(argv[first], "--provider")) {
-      same = sl__provider_loaded(has_eq ? strchr(argv[first], '=') + 1
-                                        : argv[i]);
+      same =
+          sl__provider_loaded(has_eq ? strchr(argv[first], '=') + 1 : argv[i]);
     } else {
       sl_fuzz_campaign g = *f;
       char *one[3] = {"fuzz", argv[first], argv[i]};
@@ -527,7 +561,7 @@ static int sl__load_resume(sl_fuzz_campaign *f, sl_store *st, int argc,
   rc = sl__parse(f, argc, argv);
   f->resume = resume;
   f->db = saved.db;
-  return rc;
+  return rc ? rc : sl__check_case_cap(f);
 }
 
 static int64_t sl__sum(const int64_t *v, int n) {
@@ -760,6 +794,7 @@ int sl_cmd_fuzz(int argc, char **argv) {
   int rc = sl__parse(&f, argc, argv);
   if (rc) return rc < 0 ? SL_EXIT_OK : rc;
   if (sl_cli_parse_only) return SL_EXIT_OK;
+  if ((rc = sl__check_case_cap(&f))) return rc;
   if (f.variants && sl__restrict_ops(&f))
     return sl_cli_usage_error("fuzz",
                               "--variants %s: expected a filter that "

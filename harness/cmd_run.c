@@ -44,6 +44,10 @@ static const char *const sl__run_help =
     "  --load DIR       take inputs from DIR/<arg>.npy where present (and the\n"
     "                   case from DIR/case.txt when none is given)\n"
     "  --threads N      threads for parallel variants (default: all cores)\n"
+    "  --max-case-bytes SIZE  most memory a case's tensors may take (inputs\n"
+    "                   and two copies of the outputs; 512M, 6G): a bigger\n"
+    "                   case is refused before it is allocated (default: a\n"
+    "                   quarter of physical memory)\n"
     "  --db PATH        results database (default " SL_DEFAULT_DB ")\n"
     "  --no-db          record nothing\n"
     "  --kind KIND      run kind recorded in the store: run (default) or demo\n"
@@ -185,6 +189,9 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
         goto out;
     } else if (sl_cli_is(a, "--timeout")) {
       if ((timeout_s = sl_cli_positive_option("run", argc, argv, &i, 1e6)) < 0)
+        goto out;
+    } else if (sl_cli_is(a, "--max-case-bytes")) {
+      if (sl_cli_bytes_option("run", argc, argv, &i, &o.max_case_bytes))
         goto out;
     } else if (strcmp(a, "--no-isolate") == 0) {
       isolate = 0;

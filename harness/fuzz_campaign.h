@@ -35,8 +35,9 @@ typedef struct sl_fuzz_campaign {
   int jobs, shard_k, shard_n, shrink, print;
   int keep_all; /* --keep all: every case and verdict, not only failures */
   double timeout;
-  const char *corpus; /* NULL: none */
-  const char *db;     /* NULL: no store */
+  uint64_t max_case_bytes; /* --max-case-bytes; 0: sl_default_case_bytes() */
+  const char *corpus;      /* NULL: none */
+  const char *db;          /* NULL: no store */
   int64_t run_id;
   int64_t resume;     /* the run resumed, or 0 */
   volatile int *stop; /* shared with the jobs: the parent asks them to stop */

@@ -272,6 +272,7 @@ int sl_fuzz_job(const sl_fuzz_campaign *f, int job, FILE *out) {
   sl_run_opts ro = {0};
   ro.variants = f->variants;
   ro.threads = sl_fuzz_job_threads(f);
+  ro.max_case_bytes = f->max_case_bytes;
   /* The reference runs in this process: its team gets the job's share too. */
   slref_set_threads(ro.threads);
   sl_worker *w;

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "byte_size.h"
 #include "compare.h"
 #include "datagen.h"
 #include "device.h"
@@ -451,13 +452,69 @@ static void sl__run_variant(const sl_case *c, const sl_run_opts *o,
   sl_variant_call_free(&vc);
 }
 
-int sl_prepare_case(const sl_case *c0, const char *load_dir, sl_case *c,
-                    sl_bundle *out, char *err, size_t errlen) {
+/* "--max-case-bytes: expected a case of at most 6.0 GiB, got one of
+ * 8.0 GiB (...)"; returns -1. */
+static int sl__too_big(uint64_t need, uint64_t cap, const char *what, char *err,
+                       size_t errlen) {
+  char a[32], b[32];
+  snprintf(err, errlen,
+           "--max-case-bytes: expected a case of at most %s, got one of %s "
+           "(%s); refused before allocating it: raise --max-case-bytes or "
+           "shrink the case",
+           sl_bytes_str(cap, a, sizeof a), sl_bytes_str(need, b, sizeof b),
+           what);
+  return -1;
+}
+
+/* Bytes of memory behind t: from its first to its last element, whatever
+ * its strides (a stepped layout spans more than its elements, a broadcast
+ * one less). */
+static uint64_t sl__tensor_span(const sl_tensor *t) {
+  uint64_t span = 1;
+  for (int d = 0; d < t->ndim; ++d) {
+    if (t->shape[d] == 0) return 0;
+    span += (uint64_t)(t->shape[d] - 1) * (uint64_t)t->strides[d];
+  }
+  return span * sl_dtype_size(t->dtype);
+}
+
+/* The whole case against the cap once its inputs exist, before LibTorch or
+ * any variant allocates outputs: the inputs plus two copies of the outputs
+ * (LibTorch's, kept while each variant writes its own). The output shapes
+ * come from the core's shape check; a call that fails it allocates none. */
+static int sl__check_case_bytes(const sl_call *call, uint64_t cap, char *err,
+                                size_t errlen) {
+  const sl_op_info *info = sl_op_get(call->op);
+  uint64_t in = 0, out = 0;
+  for (int s = 0; s < info->n_in; ++s) in += sl__tensor_span(&call->arg[s]);
+  sl_call shapes = *call;
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  int64_t n;
+  if (sl_infer_shapes(&ctx, &shapes) == SL_STATUS_OK)
+    for (int s = info->n_in; s < info->n_in + info->n_out; ++s)
+      if (!sl_tensor_numel(&ctx, "out", &shapes.arg[s], &n))
+        out += (uint64_t)n * sl_dtype_size(shapes.arg[s].dtype);
+  if (in + 2 * out <= cap) return 0;
+  char what[96], a[32], b[32];
+  snprintf(what, sizeof what, "inputs %s, outputs 2 x %s",
+           sl_bytes_str(in, a, sizeof a), sl_bytes_str(out, b, sizeof b));
+  return sl__too_big(in + 2 * out, cap, what, err, errlen);
+}
+
+int sl_prepare_case(const sl_case *c0, const char *load_dir,
+                    uint64_t max_case_bytes, sl_case *c, sl_bundle *out,
+                    char *err, size_t errlen) {
   sl_case fw;
   *c = *c0;
   int backward = sl_case_forward(c, &fw);
   sl_bundle fwd;
   sl_bundle_init(out, c->op);
+  /* The generated inputs alone, before any of them is allocated. */
+  uint64_t need,
+      cap = max_case_bytes ? max_case_bytes : sl_default_case_bytes();
+  if (sl_case_input_bytes(&fw, &need, err, errlen)) return -1;
+  if (need > cap) return sl__too_big(need, cap, "its inputs", err, errlen);
   if (sl_gen_inputs(&fw, &fwd, err, errlen)) return -1;
   int rc = -1;
   if (load_dir) {
@@ -499,10 +556,16 @@ int sl_run_case(const sl_case *c0, const sl_run_opts *o, sl_case_result *res,
   sl_case c;
   sl_bundle b;
   memset(res, 0, sizeof *res);
-  if (sl_prepare_case(c0, o->load_dir, &c, &b, err, errlen)) return -1;
+  if (sl_prepare_case(c0, o->load_dir, o->max_case_bytes, &c, &b, err, errlen))
+    return -1;
   int rc = -1;
   sl_tensor ref[SL_MAX_ARGS];
   memset(ref, 0, sizeof ref);
+  if (sl__check_case_bytes(&b.call,
+                           o->max_case_bytes ? o->max_case_bytes
+                                             : sl_default_case_bytes(),
+                           err, errlen))
+    goto done;
   sl_case_print(&c, res->line, sizeof res->line);
   if (o->save_dir &&
       sl__save_inputs(o->save_dir,

@@ -86,6 +86,10 @@ typedef struct sl_run_opts {
   const char *load_dir; /* --load: read inputs from here */
   int threads;          /* 0 = all */
   int skip;             /* skip the first `skip` selected variants */
+  /* --max-case-bytes: most memory a case's tensors may take (its inputs
+   * and two copies of its outputs, LibTorch's and a variant's), refused
+   * before they are allocated; 0: sl_default_case_bytes() */
+  uint64_t max_case_bytes;
   void (*on_event)(void *user, sl_run_event ev, const char *name,
                    const sl_variant_result *r);
   void *user;
@@ -109,8 +113,9 @@ int sl_run_case(const sl_case *c, const sl_run_opts *o, sl_case_result *res,
  * derived through LibTorch's forward; --load files replace tensors). *c gets
  * the case as built (loaded shapes), *out owns the tensors. 0 or -1 + err. */
 struct sl_bundle;
-int sl_prepare_case(const sl_case *c0, const char *load_dir, sl_case *c,
-                    struct sl_bundle *out, char *err, size_t errlen);
+int sl_prepare_case(const sl_case *c0, const char *load_dir,
+                    uint64_t max_case_bytes, sl_case *c, struct sl_bundle *out,
+                    char *err, size_t errlen);
 
 /* The repro command of one verdict. */
 void sl_repro(const char *line, const char *variant, char *buf, size_t len);

@@ -1,0 +1,50 @@
+/* Byte sizes (see byte_size.h). */
+#include "byte_size.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char sl__units[] = "KMGT"; /* powers 1..4 of 1024 */
+
+int sl_bytes_parse(const char *s, uint64_t *bytes) {
+  uint64_t n = 0;
+  const char *p = s;
+  if (!isdigit((unsigned char)*p)) return -1;
+  for (; isdigit((unsigned char)*p); ++p) {
+    uint64_t digit = (uint64_t)(*p - '0');
+    if (n > (UINT64_MAX - digit) / 10) return -1;
+    n = n * 10 + digit;
+  }
+  if (*p) {
+    const char *u = strchr(sl__units, toupper((unsigned char)*p));
+    if (!u || !*u) return -1;
+    ++p;
+    if (strcmp(p, "") && strcmp(p, "iB") && strcmp(p, "B")) return -1;
+    for (int k = 0; k <= u - sl__units; ++k) {
+      if (n > UINT64_MAX / 1024) return -1;
+      n *= 1024;
+    }
+  }
+  *bytes = n;
+  return 0;
+}
+
+const char *sl_bytes_str(uint64_t bytes, char *buf, size_t len) {
+  if (bytes < 1024) {
+    snprintf(buf, len, "%llu B", (unsigned long long)bytes);
+    return buf;
+  }
+  double v = (double)bytes / 1024;
+  int k = 0;
+  while (v >= 1024 && sl__units[k + 1]) v /= 1024, ++k;
+  snprintf(buf, len, "%.1f %ciB", v, sl__units[k]);
+  return buf;
+}
+
+uint64_t sl_default_case_bytes(void) {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return (uint64_t)4 << 30;
+  return (uint64_t)pages * (uint64_t)page / 4;
+}

@@ -1,0 +1,24 @@
+/*
+ * Sizes in bytes as people write and read them: "6G", "512MiB", "1000000"
+ * parsed (binary multiples: K = KiB = 1024), and "6.0 GiB" printed. Also
+ * the default per-case memory cap, a share of this machine's memory.
+ */
+#ifndef SL_BYTE_SIZE_H
+#define SL_BYTE_SIZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Parses "N", "N[KMGT]" or "N[KMGT]iB" (N a whole number, K..T powers of
+ * 1024). Returns 0, or -1 when s is not one or overflows 64 bits. */
+int sl_bytes_parse(const char *s, uint64_t *bytes);
+
+/* "512 B", "3.2 KiB", "6.0 GiB" into buf; returns buf. */
+const char *sl_bytes_str(uint64_t bytes, char *buf, size_t len);
+
+/* The default --max-case-bytes: a quarter of physical memory, so that two
+ * jobs' cases and the harness fit beside the rest of the machine; 4 GiB
+ * where the size is unknown. */
+uint64_t sl_default_case_bytes(void);
+
+#endif
