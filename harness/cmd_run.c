@@ -265,6 +265,7 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
   }
   int counts[SL_VERDICT_COUNT] = {0}, failed_cases = 0, store_failed = 0;
   int usage_failed = 0;
+  int judged = 0, recorded = 0; /* cases that ran, and that were committed */
   sl_case_result *res = malloc(sizeof *res);
   sl_worker *worker = NULL;
   if (isolate) {
@@ -289,6 +290,7 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
     sl__print_result(res, quiet);
     for (int k = 0; k < res->n; ++k) ++counts[res->v[k].verdict];
     failed_cases += res->failures > 0;
+    ++judged;
     if (st && !store_failed) {
       /* One short transaction per case (cheap in WAL mode): the write lock
        * is never held while a kernel runs, so other writers of the store
@@ -298,6 +300,8 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
         fprintf(stderr, "scatterlab run: store: %s\n", sl_store_errmsg(st));
         sl_store_rollback(st);
         store_failed = 1;
+      } else {
+        ++recorded;
       }
     }
   }
@@ -314,11 +318,21 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
            strsignal(sig));
   int total = 0;
   for (int k = 0; k < SL_VERDICT_COUNT; ++k) total += counts[k];
-  printf("\n%d cases, %d verdicts:", lines.n, total);
+  /* Counts of what ran, and of what the store holds when they differ:
+   * after a store failure the verdicts are still shown, but only the cases
+   * before it were committed (a summary of 3,000 over a store of 6 read as
+   * if all were kept). */
+  printf("\n%d cases, %d verdicts:", judged, total);
   for (int k = 0; k < SL_VERDICT_COUNT; ++k)
     if (counts[k]) printf(" %d %s", counts[k], sl_verdict_name((sl_verdict)k));
+  if (judged < lines.n) printf(" (%d of the %d cases ran)", judged, lines.n);
   printf("\n");
-  if (!no_db) printf("results: %s (run %lld)\n", db, (long long)run_id);
+  if (!no_db && store_failed)
+    printf("results: %s (run %lld, marked failed): only the first %d of "
+           "the %d cases are recorded; the store failed (see above)\n",
+           db, (long long)run_id, recorded, judged);
+  else if (!no_db)
+    printf("results: %s (run %lld)\n", db, (long long)run_id);
   free(cases);
   rc = usage_failed                     ? SL_EXIT_USAGE
        : (failed_cases || store_failed) ? SL_EXIT_FAIL

@@ -227,6 +227,9 @@ typedef struct sl__job_state {
   sl__batch batch;
   sl_fuzz_cells cells;
   int64_t done, failures, next_k;
+  /* done and failures as of the last commit: after a store failure the
+   * summary must count what the store holds, not what ran */
+  int64_t done_committed, failures_committed;
   int64_t ref_defects[SL_REF_DEFECTS_MAX]; /* cases per defect row met */
 } sl__job_state;
 
@@ -234,7 +237,11 @@ typedef struct sl__job_state {
  * batch, the coverage counted since, and the cursor. On failure nothing of it
  * is written. */
 static int sl__commit(const sl_fuzz_campaign *f, int job, sl__job_state *s) {
-  if (!s->st) return 0;
+  if (!s->st) {
+    s->done_committed = s->done;
+    s->failures_committed = s->failures;
+    return 0;
+  }
   int rc = sl_store_begin(s->st) ||
            sl__batch_write(s->st, f->run_id, f->keep_all, &s->batch);
   for (int i = 0; i < s->cells.n && !rc; ++i) {
@@ -253,6 +260,8 @@ static int sl__commit(const sl_fuzz_campaign *f, int job, sl__job_state *s) {
   }
   /* The store holds the counts now: a job's memory stays flat however many
    * cells a long campaign meets. */
+  s->done_committed = s->done;
+  s->failures_committed = s->failures;
   sl_fuzz_cells_clear(&s->cells);
   sl__batch_clear(&s->batch);
   return 0;
@@ -354,8 +363,11 @@ int sl_fuzz_job(const sl_fuzz_campaign *f, int job, FILE *out) {
   sl_store_close(s.st);
   sl__batch_clear(&s.batch);
   free(s.batch.p);
-  fprintf(out, "P %" PRId64 " %" PRId64 "\n", s.done, s.failures);
-  for (int i = 0; i < s.cells.n; ++i)
+  /* What the store holds: after a failed commit, the cases and cells since
+   * the last good one were rolled back, and are not counted. */
+  fprintf(out, "P %" PRId64 " %" PRId64 "\n", s.done_committed,
+          s.failures_committed);
+  for (int i = 0; i < s.cells.n && !failed; ++i)
     fprintf(out, "C %s\t%" PRId64 "\t%" PRId64 "\n", s.cells.v[i].name,
             s.cells.v[i].cases, s.cells.v[i].failures);
   for (int i = 0; i < SL_REF_DEFECTS_MAX; ++i)
