@@ -9,6 +9,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "store_internal.h"
@@ -57,10 +58,15 @@ static int sl__scalar(sl_store *s, const char *sql, int64_t *v) {
 
 static int sl__attach(sl_store *s, const char *path) {
   sqlite3_stmt *st;
+  char *name = sl__store_open_name(path); /* a source on a read-only mount */
+  if (!name) return sl__store_fail(s, "merge", "%s: out of memory", path);
   if (sqlite3_prepare_v2(s->db, "ATTACH ?1 AS sl_src", -1, &st, NULL) !=
-      SQLITE_OK)
+      SQLITE_OK) {
+    free(name);
     return sl__store_fail_db(s, "merge");
-  sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+  }
+  sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+  free(name);
   int rc = sqlite3_step(st);
   sqlite3_finalize(st);
   return rc == SQLITE_DONE ? 0 : sl__store_fail_db(s, "merge");

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "store_internal.h"
 
@@ -376,10 +377,59 @@ int sl__store_verify(sqlite3 *db, int full, FILE *out, char *msg,
   return damaged ? 1 : 0;
 }
 
+/* Whether path lies on a read-only file system (a read-only mount, a CD):
+ * its folder refuses writes with EROFS. */
+static int sl__on_readonly_fs(const char *path) {
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (!slash)
+    snprintf(dir, sizeof dir, ".");
+  else if (slash == dir)
+    dir[1] = '\0';
+  else
+    *slash = '\0';
+  return access(dir, W_OK) != 0 && errno == EROFS;
+}
+
+/*
+ * The name SQLite should open path by. A store is in WAL mode, and a WAL
+ * reader needs the -shm file, which it cannot create on a read-only file
+ * system: there the store is named by a URI with immutable=1 (no locks, no
+ * -shm), safe only because nothing can write it there either. Elsewhere
+ * path itself; one that starts with "file:" gets "./" so that a
+ * connection opened with SQLITE_OPEN_URI (for ATTACH of such a URI, see
+ * merge.c) does not read it as one. Returns a malloc'd name, or NULL.
+ */
+char *sl__store_open_name(const char *path) {
+  size_t n = strlen(path);
+  char *name = malloc(3 * n + 32);
+  if (!name) return NULL;
+  if (!sl__on_readonly_fs(path)) {
+    sprintf(name, "%s%s", strncmp(path, "file:", 5) ? "" : "./", path);
+    return name;
+  }
+  char *u = name + sprintf(name, "file:");
+  for (const char *c = path; *c; ++c)
+    u += strchr("%?#", *c) ? sprintf(u, "%%%02X", (unsigned char)*c)
+                           : sprintf(u, "%c", *c);
+  sprintf(u, "?immutable=1");
+  return name;
+}
+
+/* Opens path read-only (or read-write), by sl__store_open_name's name. */
+static int sl__open_named(const char *path, int flags, sqlite3 **db) {
+  char *name = sl__store_open_name(path);
+  if (!name) return SQLITE_NOMEM;
+  int rc = sqlite3_open_v2(name, db, flags | SQLITE_OPEN_URI, NULL);
+  free(name);
+  return rc;
+}
+
 int sl_store_verify(const char *path, int full, FILE *out, char *err,
                     size_t errlen) {
   sqlite3 *db = NULL;
-  int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
+  int rc = sl__open_named(path, SQLITE_OPEN_READONLY, &db);
   if (rc != SQLITE_OK) {
     snprintf(err, errlen, "%s: cannot open: %s", path,
              db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
@@ -417,10 +467,11 @@ int sl_store_open(const char *path, sl_store_mode mode, sl_store **out,
   }
   if (mode == SL_STORE_READWRITE && sl__make_parent(path, err, errlen))
     return -1;
-  int flags = mode == SL_STORE_READONLY
-                  ? SQLITE_OPEN_READONLY
-                  : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-  int rc = sqlite3_open_v2(path, &db, flags, NULL);
+  int rc = sl__open_named(path,
+                          mode == SL_STORE_READONLY
+                              ? SQLITE_OPEN_READONLY
+                              : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                          &db);
   if (rc != SQLITE_OK) {
     snprintf(err, errlen, "%s: cannot open: %s", path,
              db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
