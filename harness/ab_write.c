@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "safe_file.h"
+#include "sl_report.h"
 
 static const char *const sl__kind_names[] = {"judged", "missing", "failed",
                                              "untimed"};
@@ -112,18 +113,6 @@ static void sl__json(const sl_ab_set *s, FILE *out) {
   fputs("\n]}\n", out);
 }
 
-/* Markdown table cells may not hold '|' or a line break. */
-static void sl__md_cell(FILE *out, const char *s) {
-  for (; *s; ++s) {
-    if (*s == '|')
-      fputs("\\|", out);
-    else if (*s == '\n' || *s == '\r')
-      fputc(' ', out);
-    else
-      fputc(*s, out);
-  }
-}
-
 static void sl__markdown(const sl_ab_set *s, FILE *out) {
   int slower = s->counts[SL_AB_SLOWER];
   fprintf(out,
@@ -134,12 +123,14 @@ static void sl__markdown(const sl_ab_set *s, FILE *out) {
           s->counts[SL_AB_UNCLEAR]);
   if (s->missing) fprintf(out, ", %d missing", s->missing);
   if (s->failed) fprintf(out, ", **%d failed**", s->failed);
+  fputs("\n\nbase `", out);
+  sl_md_text(out, s->base, 1);
+  fputs("`, candidate `", out);
+  sl_md_text(out, s->cand[0] ? s->cand : "(built-in kernels)", 1);
   fprintf(out,
-          "\n\nbase `%s`, candidate `%s`; threshold %.3g%%, %.0f%% "
-          "intervals, budget %.3g s per benchmark, seed %llu, %d "
-          "threads. Paired rounds: each ratio is cand/base within one "
-          "round, so the machine's drift cancels.\n\n",
-          s->base, s->cand[0] ? s->cand : "(built-in kernels)",
+          "`; threshold %.3g%%, %.0f%% intervals, budget %.3g s per "
+          "benchmark, seed %llu, %d threads. Paired rounds: each ratio is "
+          "cand/base within one round, so the machine's drift cancels.\n\n",
           s->threshold * 100, s->level * 100, s->budget_s, s->seed, s->threads);
   fputs("| verdict | variant | base ms | cand ms | cand/base | interval | p "
         "| rounds | case |\n| --- | --- | ---: | ---: | ---: | --- | ---: | "
@@ -147,21 +138,22 @@ static void sl__markdown(const sl_ab_set *s, FILE *out) {
         out);
   for (int i = 0; i < s->n; ++i) {
     const sl_ab_row *r = &s->rows[i];
-    if (r->kind == SL_AB_ROW_JUDGED)
-      fprintf(out,
-              "| %s%s%s | %s | %.4f | %.4f | %.3f | [%.3f, %.3f] | "
-              "%.2g | %d | `",
-              r->verdict == SL_AB_SLOWER ? "**" : "",
+    if (r->kind == SL_AB_ROW_JUDGED) {
+      fprintf(out, "| %s%s%s | ", r->verdict == SL_AB_SLOWER ? "**" : "",
               sl_ab_verdict_name(r->verdict),
-              r->verdict == SL_AB_SLOWER ? "**" : "", r->variant,
+              r->verdict == SL_AB_SLOWER ? "**" : "");
+      sl_md_text(out, r->variant, 0);
+      fprintf(out, " | %.4f | %.4f | %.3f | [%.3f, %.3f] | %.2g | %d | `",
               r->base_s * 1e3, r->cand_s * 1e3, r->ratio, r->lo, r->hi, r->p,
               r->rounds);
-    else {
-      fprintf(out, "| %s | %s | | | | ", sl__kind_names[r->kind], r->variant);
-      sl__md_cell(out, r->note);
+    } else {
+      fprintf(out, "| %s | ", sl__kind_names[r->kind]);
+      sl_md_text(out, r->variant, 0);
+      fputs(" | | | | ", out);
+      sl_md_text(out, r->note, 0);
       fputs(" | | | `", out);
     }
-    sl__md_cell(out, r->case_line);
+    sl_md_text(out, r->case_line, 1);
     fputs("` |\n", out);
   }
 }

@@ -131,7 +131,7 @@ int sl_cmd_report(int argc, char **argv) {
   else if (strcmp(format, "html") == 0)
     rc = sl_report_html(st, &ho, out, err, sizeof err);
   else
-    rc = sl_report_runs(st, out, err, sizeof err);
+    rc = sl_report_runs(st, ho.run_id, out, err, sizeof err);
   if (rc) {
     /* A failed write (a full disk, a file-size limit) names the file. */
     if (ferror(out))

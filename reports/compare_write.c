@@ -110,21 +110,6 @@ static void sl__text(const sl_cmp_set *set, const sl_cmp_opts *o, FILE *out) {
   sl__only_line(out, set);
 }
 
-/* Markdown table cells: a '|' would end the cell and a backtick the code
- * span, so both are replaced. */
-static void sl__md(FILE *out, const char *s) {
-  for (; *s; ++s) {
-    if (*s == '|')
-      fputs("\\|", out);
-    else if (*s == '`')
-      fputc('\'', out);
-    else if (*s == '\n' || *s == '\r')
-      fputc(' ', out);
-    else
-      fputc(*s, out);
-  }
-}
-
 static void sl__markdown(const sl_cmp_set *set, const sl_cmp_opts *o,
                          FILE *out) {
   fputs("### scatterlab compare: ", out);
@@ -135,19 +120,19 @@ static void sl__markdown(const sl_cmp_set *set, const sl_cmp_opts *o,
   fputs("\n\n", out);
   sl__summary_line(out, set);
   fputs(" &mdash; base `", out);
-  sl__md(out, set->base_name);
+  sl_md_text(out, set->base_name, 1);
   fputs("`, candidate `", out);
-  sl__md(out, set->cand_name);
+  sl_md_text(out, set->cand_name, 1);
   fprintf(out, "`, threshold %.0f%%, alpha %g\n\n", 100 * o->threshold,
           o->alpha);
   char warn[512];
   if (sl__machines_warning(set, warn, sizeof warn)) {
     fputs("> ", out);
-    sl__md(out, warn); /* one line: a CPU model's newline would end it */
+    sl_md_text(out, warn, 0); /* a CPU model's newline would end it */
     fputs("\n\n", out);
   }
   if (sl__kernels_note(set, warn, sizeof warn)) {
-    sl__md(out, warn);
+    sl_md_text(out, warn, 0);
     fputs("\n\n", out);
   }
   if (set->only_base || set->only_cand) {
@@ -165,12 +150,12 @@ static void sl__markdown(const sl_cmp_set *set, const sl_cmp_opts *o,
     const char *v = sl_cmp_verdict_name(r->stat.verdict);
     fprintf(out, r->stat.verdict == SL_CMP_SLOWER ? "| **%s** | " : "| %s | ",
             v);
-    sl__md(out, r->variant);
+    sl_md_text(out, r->variant, 0);
     fprintf(out, " | %s | %s | %s | %s | %s | %s | %s | %s | `", c.threads,
             c.base, c.cand, c.ratio, c.ci, c.p, c.noise, c.n);
-    sl__md(out, r->case_line);
+    sl_md_text(out, r->case_line, 1);
     fputs("` | ", out);
-    sl__md(out, r->stat.reason);
+    sl_md_text(out, r->stat.reason, 0);
     fputs(" |\n", out);
   }
 }

@@ -14,6 +14,7 @@
 typedef struct sl__runs_out {
   FILE *out;
   sl_store *s;
+  int64_t run_id; /* 0: every run */
   int n;
   int providers_width;
   char *err;
@@ -23,6 +24,7 @@ typedef struct sl__runs_out {
 /* The first walk: the width of the providers column. */
 static int sl__runs_measure(void *user, const sl_run_view *r) {
   sl__runs_out *o = user;
+  if (o->run_id && r->id != o->run_id) return 0;
   char *cell = sl__providers_cell(o->s, r->id, 0, o->err, o->errlen);
   if (!cell) return 1;
   int n = (int)strlen(cell);
@@ -33,6 +35,7 @@ static int sl__runs_measure(void *user, const sl_run_view *r) {
 
 static int sl__runs_row(void *user, const sl_run_view *r) {
   sl__runs_out *o = user;
+  if (o->run_id && r->id != o->run_id) return 0;
   /* "2024-05-01T12:00:00.123Z" reads better as "2024-05-01 12:00:00". */
   char started[20];
   snprintf(started, sizeof started, "%s", r->started_at);
@@ -58,18 +61,17 @@ static int sl__runs_row(void *user, const sl_run_view *r) {
   return 0;
 }
 
-int sl_report_runs(sl_store *s, FILE *out, char *err, size_t errlen) {
+int sl_report_runs(sl_store *s, int64_t run_id, FILE *out, char *err,
+                   size_t errlen) {
   char dummy[8];
   if (!err || errlen == 0) {
     err = dummy;
     errlen = sizeof dummy;
   }
-  err[0] = '\0';
-  if (!s || !out) {
-    snprintf(err, errlen, "sl_report_runs: %s is NULL", !s ? "store" : "out");
+  /* A run that is not there is an error (it used to print every run). */
+  if (sl__report_check(s, out, run_id, "sl_report_runs", err, errlen))
     return -1;
-  }
-  sl__runs_out o = {out, s, 0, (int)strlen("providers"), err, errlen};
+  sl__runs_out o = {out, s, run_id, 0, (int)strlen("providers"), err, errlen};
   int rc = sl_store_each_run(s, sl__runs_measure, &o);
   if (rc == 0) {
     fprintf(out, "runs in %s\n", sl_store_path(s));

@@ -25,14 +25,24 @@ extern "C" {
 /* Text                                                                      */
 /* ------------------------------------------------------------------------ */
 
-/* A readable table of the runs in the store, oldest first, one line each:
+/* Writes s as text in a markdown table cell (a pull-request comment): '|'
+ * escaped, a line break as a space, a backtick as a quote; outside a code
+ * span (in_code 0) '<', '>' and '&' as entities, so that nothing from a
+ * store is read as HTML. In a code span (in_code 1) they stay as they are:
+ * entities would show literally there. */
+void sl_md_text(FILE *out, const char *s, int in_code);
+
+/* A readable table of the runs in the store (run_id 0) or of run run_id
+ * alone (an error naming it when it is not there), oldest first, one line
+ * each:
  *
  *   id  kind   started (UTC)        status      cases  results  failed
  *   commit      command
  *
  * "failed" counts results whose verdict is failed, reject_mismatch, crashed
  * or timeout. An empty store prints a line that says so. */
-int sl_report_runs(sl_store *s, FILE *out, char *err, size_t errlen);
+int sl_report_runs(sl_store *s, int64_t run_id, FILE *out, char *err,
+                   size_t errlen);
 
 /* ------------------------------------------------------------------------ */
 /* CSV                                                                       */

@@ -199,6 +199,29 @@ static void test_runs(const char *path) {
                           "candidate");
     free(buf);
   }
+  /* Text from a store in the markdown: a '|' escaped everywhere, HTML
+   * outside code spans as entities (a variant or reason with a tag used to
+   * be rendered by the pull-request page), unchanged inside them. */
+  {
+    char *saved_variant = set.rows[0].variant,
+         *saved_line = set.rows[0].case_line;
+    set.rows[0].variant = "my<b>lib</b>:cpu|x";
+    set.rows[0].case_line = "gather x=<4> a|b";
+    snprintf(set.rows[0].stat.reason, sizeof set.rows[0].stat.reason,
+             "<img src=x onerror=alert(1)> & more");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    CHECK(sl_cmp_write(&set, NULL, SL_CMP_MARKDOWN, m) == 0);
+    fclose(m);
+    CHECK_CONTAINS(buf, "| my&lt;b&gt;lib&lt;/b&gt;:cpu\\|x |");
+    CHECK_CONTAINS(buf, "`gather x=<4> a\\|b`");
+    CHECK_CONTAINS(buf, "&lt;img src=x onerror=alert(1)&gt; &amp; more |");
+    CHECK(buf && !strstr(buf, "<img") && !strstr(buf, "<b>"));
+    free(buf);
+    set.rows[0].variant = saved_variant;
+    set.rows[0].case_line = saved_line;
+  }
   /* Neither run recorded its machine: nothing to warn about. */
   CHECK(set.machines_differ[0] == '\0');
   CHECK_MSG(strcmp(set.base_machine, "?, ? cores, ? threads, copy ? GB/s, "

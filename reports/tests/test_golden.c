@@ -393,7 +393,7 @@ int main(void) {
     free(buf);
     buf = NULL;
     f = open_memstream(&buf, &len);
-    CHECK_MSG(sl_report_runs(s, f, err, sizeof err) == 0, "%s", err);
+    CHECK_MSG(sl_report_runs(s, 0, f, err, sizeof err) == 0, "%s", err);
     fclose(f);
     if (buf) {
       /* The providers column is as wide as run 8's cell; the commands line

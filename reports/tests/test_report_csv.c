@@ -257,7 +257,7 @@ static void test_runs(sl_store *s) {
   char err[512], *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
-  CHECK(sl_report_runs(s, f, err, sizeof err) == 0);
+  CHECK(sl_report_runs(s, 0, f, err, sizeof err) == 0);
   fclose(f);
   if (!buf) return;
   CHECK_CONTAINS(buf, sl_store_path(s));
@@ -284,7 +284,17 @@ static void test_runs(sl_store *s) {
     CHECK(cases == 1 && results == 1 && failed == 0);
   }
   free(buf);
-  CHECK(sl_report_runs(NULL, stdout, err, sizeof err) != 0);
+  /* --run 2 shows run 2 alone; --run 999 is an error naming it (the text
+   * report used to ignore --run and list every run). */
+  buf = NULL;
+  f = open_memstream(&buf, &len);
+  CHECK(sl_report_runs(s, 2, f, err, sizeof err) == 0);
+  fclose(f);
+  CHECK(buf && strstr(buf, "\n   2  ") && !strstr(buf, "\n   1  "));
+  free(buf);
+  CHECK(sl_report_runs(s, 999, stdout, err, sizeof err) != 0);
+  CHECK_CONTAINS(err, ": no run 999");
+  CHECK(sl_report_runs(NULL, 0, stdout, err, sizeof err) != 0);
   CHECK_CONTAINS(err, "store is NULL");
 }
 
@@ -517,7 +527,7 @@ static void test_empty(const char *path) {
             "%s", err);
   if (!s) return;
   FILE *f = open_memstream(&buf, &len);
-  CHECK(sl_report_runs(s, f, err, sizeof err) == 0);
+  CHECK(sl_report_runs(s, 0, f, err, sizeof err) == 0);
   fclose(f);
   CHECK(buf && strstr(buf, "(no runs yet)"));
   free(buf);

@@ -50,5 +50,12 @@ check "fuzz on a full store: the summary counts the $held cases it holds" \
   has "^$held cases in "
 check "... fewer than asked for" [ "$held" -lt 50000 ]
 
+# The text report honours --run: run 1 alone, and a run that is not there
+# is an error (it used to list every run and exit 0).
+check "report --run 1 of the full-store run: exit 0" run 0 report --db "$tmp/r.db" --run 1
+check "... its row" has '^ +1 +run '
+check "report --run 999: exit 1" run 1 report --db "$tmp/r.db" --run 999
+check "... naming the run" has 'r.db: no run 999'
+
 echo "$((checks - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]
