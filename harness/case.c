@@ -527,7 +527,8 @@ int sl_case_print(const sl_case *c, char *buf, size_t len) {
   return (int)o.n;
 }
 
-int sl_case_file_each(const char *path, int (*fn)(void *user, const char *line),
+int sl_case_file_each(const char *path,
+                      int (*fn)(void *user, const char *line, long line_no),
                       void *user, char *err, size_t errlen) {
   sl_text_reader r;
   if (sl_text_open(&r, path, err, errlen)) return -1;
@@ -540,7 +541,7 @@ int sl_case_file_each(const char *path, int (*fn)(void *user, const char *line),
     while (*p == ' ' || *p == '\t') ++p;
     size_t n = strlen(p);
     while (n && (p[n - 1] == ' ' || p[n - 1] == '\t')) p[--n] = '\0';
-    if (*p) rc = fn(user, p);
+    if (*p) rc = fn(user, p, r.line_no);
   }
   if (!rc && got < 0) rc = -1;
   sl_text_close(&r);

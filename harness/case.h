@@ -151,10 +151,12 @@ int sl_case_print(const sl_case *c, char *buf, size_t len);
 
 /* The case lines of a batch file: one per line (read whole: text_lines.h),
  * '#' starts a comment, blanks around a line are dropped, empty lines
- * skipped. Calls fn for each; a non-zero value from fn stops the walk and is
- * returned. -1 with the reason in err when the file cannot be opened or
- * read, or holds a line too long or with a NUL byte (naming the line). */
-int sl_case_file_each(const char *path, int (*fn)(void *user, const char *line),
+ * skipped. Calls fn for each with its line number in the file (from 1); a
+ * non-zero value from fn stops the walk and is returned. -1 with the reason
+ * in err when the file cannot be opened or read, or holds a line too long
+ * or with a NUL byte (naming the line). */
+int sl_case_file_each(const char *path,
+                      int (*fn)(void *user, const char *line, long line_no),
                       void *user, char *err, size_t errlen);
 
 const char *sl_index_pattern_name(sl_index_pattern p);

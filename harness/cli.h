@@ -65,9 +65,12 @@ int sl_cmd_run(int argc, char **argv);
 /* `scatterlab run` with another default run kind and, when args_fn is not
  * NULL, its words that are not options handed to args_fn, which pushes the
  * case lines they stand for (`scatterlab import` reads CSV files so).
- * args_fn returns 0, or non-zero after printing a usage error. */
+ * push takes where the line came from ("cases.csv record 3"), for the
+ * message when it does not parse. args_fn returns 0, or non-zero after
+ * printing a usage error. */
 typedef int (*sl_run_args_fn)(const char *arg,
-                              int (*push)(void *lines, const char *line),
+                              int (*push)(void *lines, const char *line,
+                                          const char *where),
                               void *lines);
 int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
                     sl_run_args_fn args_fn);

@@ -21,19 +21,21 @@ static const char *const sl__import_help =
 
 typedef struct sl__import {
   const char *path;
-  int (*push)(void *lines, const char *line);
+  int (*push)(void *lines, const char *line, const char *where);
   void *lines;
 } sl__import;
 
 static int sl__import_line(void *user, const char *line, long record) {
   sl__import *im = user;
-  (void)record;
-  return im->push(im->lines, line) ? 1 : 0;
+  char where[1100];
+  snprintf(where, sizeof where, "%s record %ld", im->path, record);
+  return im->push(im->lines, line, where) ? 1 : 0;
 }
 
 /* Reads one CSV file into the run's list of case lines. */
 static int sl__import_file(const char *path,
-                           int (*push)(void *lines, const char *line),
+                           int (*push)(void *lines, const char *line,
+                                       const char *where),
                            void *lines) {
   FILE *f = fopen(path, "r");
   if (!f) return sl_cli_usage_error("import", "%s: cannot open file", path);

@@ -59,38 +59,61 @@ static const char *const sl__run_help =
     "                   debuggers)\n"
     "exit status: 0 all passed, 1 any failed, 2 usage error\n";
 
+/* The case lines to run, each with where it came from ("b.txt line 12",
+ * "cases.csv record 3"; NULL for a line given as an argument), so that one
+ * that does not parse is named by its place. */
 typedef struct sl__lines {
-  char **v;
+  char **v, **where;
   int n, cap;
+  const char *path; /* the batch file being read */
 } sl__lines;
 
-static int sl__push(sl__lines *l, const char *s) {
+static int sl__push(sl__lines *l, const char *s, const char *where) {
   if (l->n == l->cap) {
     int cap = l->cap ? 2 * l->cap : 16;
     char **v = realloc(l->v, sizeof(char *) * (size_t)cap);
     if (!v) return -1;
     l->v = v;
+    char **w = realloc(l->where, sizeof(char *) * (size_t)cap);
+    if (!w) return -1;
+    l->where = w;
     l->cap = cap;
   }
+  l->where[l->n] = where ? strdup(where) : NULL;
   l->v[l->n] = strdup(s);
-  return l->v[l->n++] ? 0 : -1;
+  if (!l->v[l->n] || (where && !l->where[l->n])) {
+    free(l->v[l->n]);
+    free(l->where[l->n]);
+    return -1;
+  }
+  ++l->n;
+  return 0;
 }
 
 static void sl__lines_free(sl__lines *l) {
-  for (int i = 0; i < l->n; ++i) free(l->v[i]);
+  for (int i = 0; i < l->n; ++i) free(l->v[i]), free(l->where[i]);
   free(l->v);
+  free(l->where);
 }
 
-/* sl__push for callbacks that do not know sl__lines (sl_case_file_each,
- * sl_run_args_fn): 1 when out of memory. */
-static int sl__push_line(void *lines, const char *line) {
-  return sl__push(lines, line) ? 1 : 0;
+/* sl__push for sl_run_args_fn: 1 when out of memory. */
+static int sl__push_line(void *lines, const char *line, const char *where) {
+  return sl__push(lines, line, where) ? 1 : 0;
+}
+
+/* sl__push for sl_case_file_each: the place is the batch file's line. */
+static int sl__push_batch_line(void *lines, const char *line, long line_no) {
+  sl__lines *l = lines;
+  char where[1100];
+  snprintf(where, sizeof where, "%s line %ld", l->path, line_no);
+  return sl__push(l, line, where) ? 1 : 0;
 }
 
 /* Reads case lines from a batch file: blank lines and # comments skipped. */
 static int sl__read_batch(const char *path, sl__lines *out) {
   char err[1200];
-  int rc = sl_case_file_each(path, sl__push_line, out, err, sizeof err);
+  out->path = path;
+  int rc = sl_case_file_each(path, sl__push_batch_line, out, err, sizeof err);
   if (rc < 0) return sl_cli_usage_error("run", "--batch %s", err);
   if (rc > 0)
     return sl_cli_usage_error("run", "--batch %s: out of memory", path);
@@ -108,7 +131,7 @@ static int sl__read_case_file(const char *dir, sl__lines *out) {
                               "line, found none",
                               dir, path);
   int got = sl_text_next(&r, &line, err, sizeof err);
-  int rc = got > 0 ? sl__push(out, line)
+  int rc = got > 0 ? sl__push(out, line, NULL)
            : got == 0
                ? sl_cli_usage_error("run", "--load %s: case.txt is empty", dir)
                : sl_cli_usage_error("run", "--load %s: %s", dir, err);
@@ -203,7 +226,7 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
       sl_cli_usage_error("run", "%s: unknown option", a);
       goto out;
     } else if (args_fn ? args_fn(a, sl__push_line, &lines)
-                       : sl__push(&lines, a)) {
+                       : sl__push(&lines, a, NULL)) {
       goto out;
     }
   }
@@ -229,8 +252,8 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
   for (int i = 0; i < lines.n; ++i) {
     char err[512];
     if (sl_case_parse(lines.v[i], &cases[i], err, sizeof err)) {
-      if (batch)
-        sl_cli_usage_error("run", "%s: case %d: %s", batch, i + 1, err);
+      if (lines.where[i])
+        sl_cli_usage_error(default_kind, "%s: %s", lines.where[i], err);
       else
         sl_cli_usage_error("run", "%s", err);
       free(cases);

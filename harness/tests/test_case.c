@@ -201,8 +201,9 @@ typedef struct seen_lines {
   char first[64], last[64];
 } seen_lines;
 
-static int collect(void *user, const char *line) {
+static int collect(void *user, const char *line, long line_no) {
   seen_lines *s = user;
+  (void)line_no;
   snprintf(s->n++ ? s->last : s->first, 64, "%s", line);
   return 0;
 }

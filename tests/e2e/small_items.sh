@@ -50,6 +50,18 @@ check "fuzz on a full store: the summary counts the $held cases it holds" \
   has "^$held cases in "
 check "... fewer than asked for" [ "$held" -lt 50000 ]
 
+# A case line that does not parse is named by its place: the CSV file and
+# record for import (the message named neither), the batch file's line for
+# run --batch (it said "case 2", counting only the case lines).
+printf 'case_line\n"%s"\n"%s"\n' 'gather x=4x3 index=2x3 dim=0' \
+  'gather x=4x3 index=2x3 dim=banana' >"$tmp/bad.csv"
+check "import of a bad record: exit 2" run 2 import --no-db "$tmp/bad.csv"
+check "... naming the file and the record" \
+  has 'scatterlab import: .*bad.csv record 3: dim: expected an integer'
+printf 'gather x=4x3 index=2x3 dim=0\n# a comment\n\ngather x=4 index=2 dim=zz\n' >"$tmp/bad.txt"
+check "run --batch with a bad line: exit 2" run 2 run --no-db --batch "$tmp/bad.txt"
+check "... naming the file and its line" has 'bad.txt line 4: dim: expected an integer'
+
 # The text report honours --run: run 1 alone, and a run that is not there
 # is an error (it used to list every run and exit 0).
 check "report --run 1 of the full-store run: exit 0" run 0 report --db "$tmp/r.db" --run 1
