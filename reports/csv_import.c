@@ -9,6 +9,7 @@
 
 #include "sl_report.h"
 #include "strmap.h"
+#include "text_lines.h"
 
 typedef struct sl__reader {
   int (*fn)(void *user, const char *line, long record);
@@ -23,6 +24,7 @@ typedef struct sl__reader {
   const char *bad; /* why a field was refused, or NULL */
   long bad_record;
   int bad_field; /* 1-based */
+  long delivered; /* case lines handed to fn */
 } sl__reader;
 
 /* The longest field taken: a case line's limit (text_lines.h). */
@@ -35,6 +37,16 @@ static void sl__deliver(sl__reader *r, const char *v, long record) {
   if (!*v || *v == '#' || r->stop || sl__strmap_get(&r->seen, v) >= 0) return;
   if (sl__strmap_put(&r->seen, v, 0)) {
     r->stop = -1;
+    return;
+  }
+  /* A batch file's bound (text_lines.h): `run` holds every case of an
+   * import before it runs one. */
+  if (++r->delivered > SL_TEXT_LINES_MAX) {
+    r->bad = "more than 1,000,000 case lines (a batch's limit; split the "
+             "file)";
+    r->bad_record = record;
+    r->bad_field = r->column + 1;
+    r->stop = -2;
     return;
   }
   r->stop = r->fn(r->user, v, record);
@@ -100,14 +112,23 @@ int sl_report_csv_read_cases(FILE *in, const char *name,
     snprintf(err, errlen, "%s: cannot start the CSV parser", name);
     return -1;
   }
-  sl__reader r = {fn, user, 1, 0, -1, 0, NULL, 0, {0}, NULL, 0, 0};
+  sl__reader r = {fn, user, 1, 0, -1, 0, NULL, 0, {0}, NULL, 0, 0, 0};
   char buf[65536];
   size_t n;
   int rc = 0;
   /* A UTF-8 byte order mark (spreadsheets write one) is not part of the
    * first field: case_line after it is still the header. */
   int first = 1;
+  long total = 0;
   while (!rc && !r.stop && (n = fread(buf, 1, sizeof buf, in)) > 0) {
+    if ((total += (long)n) > SL_TEXT_BYTES_MAX) { /* a batch file's bound */
+      snprintf(err, errlen,
+               "%s: record %ld: expected at most %ld bytes in the file, got "
+               "more",
+               name, r.record, SL_TEXT_BYTES_MAX);
+      rc = -2;
+      break;
+    }
     const size_t skip =
         first && n >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
     first = 0;

@@ -62,6 +62,18 @@ printf 'gather x=4x3 index=2x3 dim=0\n# a comment\n\ngather x=4 index=2 dim=zz\n
 check "run --batch with a bad line: exit 2" run 2 run --no-db --batch "$tmp/bad.txt"
 check "... naming the file and its line" has 'bad.txt line 4: dim: expected an integer'
 
+# import holds every case line before it runs one, as run --batch does:
+# the same bounds (text_lines.h), refused past them with the record named.
+{ echo case_line; seq 0 1000000 | awk '{print "gather x=4x3 index=2x3 dim=0 seed=" $1}'; } >"$tmp/many.csv"
+check "import of 1,000,001 case lines: exit 2" run 2 import --no-db "$tmp/many.csv"
+check "... naming the record past the bound" \
+  has 'many.csv: record 1000002, field 1: more than 1,000,000 case lines'
+pad=$(head -c 60000 /dev/zero | tr '\0' x)
+{ echo case_line; for i in $(seq 1200); do echo "\"gather x=4 index=2 dim=0 seed=$i #$pad\""; done; } >"$tmp/big.csv"
+check "import of a 70 MB CSV: exit 2" run 2 import --no-db "$tmp/big.csv"
+check "... naming the byte bound" has 'big.csv: record [0-9]+: expected at most 67108864 bytes in the file'
+rm -f "$tmp/many.csv" "$tmp/big.csv"
+
 # The text report honours --run: run 1 alone, and a run that is not there
 # is an error (it used to list every run and exit 0).
 check "report --run 1 of the full-store run: exit 0" run 0 report --db "$tmp/r.db" --run 1
