@@ -23,7 +23,7 @@ typedef struct sl__reader {
   sl__strmap seen; /* the values handed out, each once */
   const char *bad; /* why a field was refused, or NULL */
   long bad_record;
-  int bad_field; /* 1-based */
+  int bad_field;  /* 1-based */
   long delivered; /* case lines handed to fn */
 } sl__reader;
 
