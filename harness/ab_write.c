@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv_fields.h"
+#include "html.h"
 #include "safe_file.h"
 #include "sl_report.h"
 
@@ -34,6 +36,10 @@ int sl_ab_format_parse(const char *name, sl_ab_format *f) {
     *f = SL_AB_MARKDOWN;
   else if (strcmp(name, "json") == 0)
     *f = SL_AB_JSON;
+  else if (strcmp(name, "csv") == 0)
+    *f = SL_AB_CSV;
+  else if (strcmp(name, "html") == 0)
+    *f = SL_AB_HTML;
   else
     return -1;
   return 0;
@@ -158,12 +164,119 @@ static void sl__markdown(const sl_ab_set *s, FILE *out) {
   }
 }
 
+/* One row per judged pair or reason it was not judged, the run's settings
+ * on every row (a CSV is read one row at a time); the columns are only ever
+ * appended to. */
+static void sl__csv(const sl_ab_set *s, FILE *out) {
+  fputs("kind,verdict,variant,case_line,base_s,cand_s,ratio,ratio_lo,"
+        "ratio_hi,p_value,rounds,calls_per_turn,stopped,note,base,cand,"
+        "threshold,level,budget_s,seed,threads\n",
+        out);
+  for (int i = 0; i < s->n; ++i) {
+    const sl_ab_row *r = &s->rows[i];
+    const int judged = r->kind == SL_AB_ROW_JUDGED;
+    fprintf(out, "%s,%s,", sl__kind_names[r->kind],
+            judged ? sl_ab_verdict_name(r->verdict) : "");
+    sl__csv_text(out, r->variant);
+    fputc(',', out);
+    sl__csv_text(out, r->case_line);
+    const double v[] = {r->base_s, r->cand_s, r->ratio, r->lo, r->hi, r->p};
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
+      fputc(',', out);
+      if (judged) sl__csv_real(out, v[k]);
+    }
+    if (judged)
+      fprintf(out, ",%d,%d,", r->rounds, r->calls_per_turn);
+    else
+      fputs(",,,", out);
+    sl__csv_text(out, r->stopped ? r->stopped : "");
+    fputc(',', out);
+    sl__csv_text(out, judged ? "" : r->note);
+    fputc(',', out);
+    sl__csv_text(out, s->base);
+    fputc(',', out);
+    sl__csv_text(out, s->cand);
+    fputc(',', out);
+    const double o[] = {s->threshold, s->level, s->budget_s};
+    for (size_t k = 0; k < sizeof o / sizeof o[0]; ++k) {
+      sl__csv_real(out, o[k]);
+      fputc(',', out);
+    }
+    fprintf(out, "%llu,%d\n", s->seed, s->threads);
+  }
+}
+
+/* The page: the same table as the markdown, a slower row marked. */
+static void sl__html(const sl_ab_set *s, FILE *out) {
+  sl__html_begin(out, "scatterlab ab");
+  int slower = s->counts[SL_AB_SLOWER];
+  fprintf(out,
+          "<h1>scatterlab ab</h1>\n<p class=\"%s\">%d slower, %d faster, "
+          "%d same, %d unclear, %d missing, %d failed</p>\n"
+          "<p class=\"note\">base <code>",
+          slower || s->failed ? "bad" : "good", slower,
+          s->counts[SL_AB_FASTER], s->counts[SL_AB_SAME],
+          s->counts[SL_AB_UNCLEAR], s->missing, s->failed);
+  sl__html_text(out, s->base);
+  fputs("</code>, candidate <code>", out);
+  sl__html_text(out, s->cand[0] ? s->cand : "(built-in kernels)");
+  fprintf(out,
+          "</code>; threshold %.3g%%, %.0f%% intervals, budget %.3g s per "
+          "benchmark, seed %llu, %d threads. Paired rounds: each ratio is "
+          "cand/base within one round, so the machine's drift cancels.</p>\n"
+          "<table class=\"compare\">\n<tr><th>verdict</th><th>variant</th>"
+          "<th>base ms</th><th>cand ms</th><th>cand/base</th>"
+          "<th>interval</th><th>p</th><th>rounds</th><th>case</th>"
+          "<th>note</th></tr>\n",
+          s->threshold * 100, s->level * 100, s->budget_s, s->seed, s->threads);
+  for (int i = 0; i < s->n; ++i) {
+    const sl_ab_row *r = &s->rows[i];
+    const int judged = r->kind == SL_AB_ROW_JUDGED;
+    const int bad = (judged && r->verdict == SL_AB_SLOWER) ||
+                    r->kind == SL_AB_ROW_FAILED;
+    fprintf(out, "<tr%s><td class=\"%s\">%s</td><td>",
+            bad ? " class=\"bad\"" : "",
+            bad                                      ? "bad"
+            : judged && r->verdict == SL_AB_FASTER   ? "good"
+            : !judged || r->verdict == SL_AB_UNCLEAR ? "warn"
+                                                     : "",
+            judged ? sl_ab_verdict_name(r->verdict) : sl__kind_names[r->kind]);
+    sl__html_text(out, r->variant);
+    if (judged)
+      fprintf(out,
+              "</td><td class=\"n\">%.4f</td><td class=\"n\">%.4f</td>"
+              "<td class=\"n\">%.3f</td><td>[%.3f, %.3f]</td>"
+              "<td class=\"n\">%.2g</td><td class=\"n\">%d</td><td><code>",
+              r->base_s * 1e3, r->cand_s * 1e3, r->ratio, r->lo, r->hi, r->p,
+              r->rounds);
+    else
+      fputs("</td><td></td><td></td><td></td><td></td><td></td><td></td>"
+            "<td><code>",
+            out);
+    sl__html_text(out, r->case_line);
+    fputs("</code></td><td>", out);
+    sl__html_text(out, judged ? "" : r->note);
+    fputs("</td></tr>\n", out);
+  }
+  fputs("</table>\n", out);
+  sl__html_end(out);
+}
+
 int sl_ab_write(const sl_ab_set *s, sl_ab_format f, FILE *out) {
-  if (f == SL_AB_JSON)
+  switch (f) {
+  case SL_AB_JSON:
     sl__json(s, out);
-  else
+    break;
+  case SL_AB_CSV:
+    sl__csv(s, out);
+    break;
+  case SL_AB_HTML:
+    sl__html(s, out);
+    break;
+  default:
     sl__markdown(s, out);
-  return ferror(out) ? -1 : 0;
+  }
+  return fflush(out) != 0 || ferror(out) ? -1 : 0;
 }
 
 int sl_ab_write_file(const sl_ab_set *s, sl_ab_format f, const char *path,

@@ -1,6 +1,7 @@
 /*
  * The results of `scatterlab ab` as one structure, and its writers: the
- * markdown of a pull-request comment and the JSON of docs/ab-json.md. The
+ * markdown of a pull-request comment, the JSON of docs/ab-json.md, CSV and
+ * an HTML page. The
  * text on stdout is printed as the rounds finish (cmd_ab.c).
  */
 #ifndef SL_AB_WRITE_H
@@ -47,9 +48,14 @@ typedef struct sl_ab_set {
 sl_ab_row *sl_ab_set_add(sl_ab_set *s, const sl_ab_row *r);
 void sl_ab_set_free(sl_ab_set *s);
 
-typedef enum sl_ab_format { SL_AB_MARKDOWN, SL_AB_JSON } sl_ab_format;
+typedef enum sl_ab_format {
+  SL_AB_MARKDOWN,
+  SL_AB_JSON,
+  SL_AB_CSV, /* one row per pair: docs/ab-json.md names the columns */
+  SL_AB_HTML /* a self-contained page, as compare's */
+} sl_ab_format;
 
-/* "markdown" or "json" -> *f; -1 for anything else. */
+/* "markdown", "json", "csv" or "html" -> *f; -1 for anything else. */
 int sl_ab_format_parse(const char *name, sl_ab_format *f);
 
 /* Writes s in format f; 0, or -1 on a write error. */

@@ -52,6 +52,8 @@ static const char *const sl__ab_help =
     "  --seed N         order of the arms in the rounds (default 1)\n"
     "  --json FILE      also write the results as JSON (docs/ab-json.md)\n"
     "  --markdown FILE  also write them as markdown (a pull-request comment)\n"
+    "  --csv FILE       also as CSV, one row per pair (docs/ab-json.md)\n"
+    "  --html FILE      also as an HTML page\n"
     "  --db PATH        results database (default " SL_DEFAULT_DB ")\n"
     "  --no-db          record nothing\n"
     "\n"
@@ -352,7 +354,8 @@ int sl_cmd_ab(int argc, char **argv) {
   memset(&ab, 0, sizeof ab);
   sl_ab_opts_init(&ab.o);
   const char *db = SL_DEFAULT_DB, *suite = NULL, *base = NULL, *cand = NULL,
-             *base_ref = NULL, *json_path = NULL, *md_path = NULL;
+             *base_ref = NULL, *json_path = NULL, *md_path = NULL,
+             *csv_path = NULL, *html_path = NULL;
   int store_failed = 0;
   int no_db = 0, rc = SL_EXIT_USAGE, n = 0;
   long long v;
@@ -406,6 +409,10 @@ int sl_cmd_ab(int argc, char **argv) {
       if (!(json_path = sl_cli_value("ab", argc, argv, &i))) goto out;
     } else if (sl_cli_is(a, "--markdown")) {
       if (!(md_path = sl_cli_value("ab", argc, argv, &i))) goto out;
+    } else if (sl_cli_is(a, "--csv")) {
+      if (!(csv_path = sl_cli_value("ab", argc, argv, &i))) goto out;
+    } else if (sl_cli_is(a, "--html")) {
+      if (!(html_path = sl_cli_value("ab", argc, argv, &i))) goto out;
     } else if (strcmp(a, "--allow-missing") == 0) {
       ab.allow_missing = 1;
     } else if (sl_cli_is(a, "--plant-slowdown")) {
@@ -535,9 +542,10 @@ int sl_cmd_ab(int argc, char **argv) {
                                 : incomplete ? SL_EXIT_INCOMPLETE
                                              : SL_EXIT_OK);
   ab.set.exit_status = rc;
-  const char *files[2] = {json_path, md_path};
-  const sl_ab_format fmts[2] = {SL_AB_JSON, SL_AB_MARKDOWN};
-  for (int k = 0; k < 2; ++k) {
+  const char *files[4] = {json_path, md_path, csv_path, html_path};
+  const sl_ab_format fmts[4] = {SL_AB_JSON, SL_AB_MARKDOWN, SL_AB_CSV,
+                                SL_AB_HTML};
+  for (int k = 0; k < 4; ++k) {
     char err[4400];
     if (files[k] && sl_ab_write_file(set, fmts[k], files[k], err, sizeof err)) {
       fprintf(stderr, "scatterlab ab: %s\n", err);

@@ -97,7 +97,7 @@ echo victim >"$tmp/victim.txt"
 ln -s "$tmp/victim.txt" "$tmp/ab.json"
 "$BIN" ab --base "$DIR/libsltest_slow0.so" --cand "$DIR/libsltest_slow0_lean.so" \
   --threads 1 --budget 0.5 --threshold 50 --no-db --allow-missing --json "$tmp/ab.json" \
-  --markdown "$tmp/ab.md" "$CASE" >"$tmp/out" 2>&1
+  --markdown "$tmp/ab.md" --csv "$tmp/ab.csv" --html "$tmp/ab.html" "$CASE" >"$tmp/out" 2>&1
 rc=$?
 check "json: exit 0" status_is 0
 json_ok() {
@@ -119,6 +119,25 @@ check "json: the link was replaced, not followed" test "$(cat "$tmp/victim.txt")
 check "json: a file now" test ! -L "$tmp/ab.json"
 check "markdown: title" grep -q "^### scatterlab ab: 0 slower" "$tmp/ab.md"
 check "markdown: the missing row" grep -q "^| missing | cpu.gather2 |" "$tmp/ab.md"
+# --csv and --html from the same structure: the JSON's judged row again.
+csv_ok() {
+  python3 - "$tmp/ab.csv" "$tmp/ab.json" <<'PY'
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+j = [r for r in json.load(open(sys.argv[2]))["rows"] if r["kind"] == "judged"][0]
+kinds = sorted((r["kind"], r["variant"]) for r in rows)
+assert kinds == [("judged", "cpu.gather"), ("missing", "cpu.gather2")], kinds
+c = [r for r in rows if r["kind"] == "judged"][0]
+assert c["verdict"] == j["verdict"] and int(c["rounds"]) == j["rounds"], c
+assert abs(float(c["ratio"]) / j["ratio"] - 1) < 1e-6, (c["ratio"], j["ratio"])
+assert c["case_line"] == j["case"] and float(c["threshold"]) == 0.5, c
+m = [r for r in rows if r["kind"] == "missing"][0]
+assert m["note"] and m["ratio"] == "", m
+PY
+}
+check "csv: the rows of the JSON, one per pair" csv_ok
+check "html: a page with both rows" \
+  bash -c "grep -q '<h1>scatterlab ab</h1>' '$tmp/ab.html' && grep -q '<td>cpu.gather2</td>' '$tmp/ab.html' && grep -q '</html>' '$tmp/ab.html'"
 # The planted-slowdown knob: 100% more work on the candidate's calls.
 ab "$DIR/libsltest_slow0.so" "$tmp/copy_of_slow0.so" --no-db --plant-slowdown 100
 check "planted 100%: exit 1" status_is 1
