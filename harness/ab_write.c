@@ -214,9 +214,9 @@ static void sl__html(const sl_ab_set *s, FILE *out) {
           "<h1>scatterlab ab</h1>\n<p class=\"%s\">%d slower, %d faster, "
           "%d same, %d unclear, %d missing, %d failed</p>\n"
           "<p class=\"note\">base <code>",
-          slower || s->failed ? "bad" : "good", slower,
-          s->counts[SL_AB_FASTER], s->counts[SL_AB_SAME],
-          s->counts[SL_AB_UNCLEAR], s->missing, s->failed);
+          slower || s->failed ? "bad" : "good", slower, s->counts[SL_AB_FASTER],
+          s->counts[SL_AB_SAME], s->counts[SL_AB_UNCLEAR], s->missing,
+          s->failed);
   sl__html_text(out, s->base);
   fputs("</code>, candidate <code>", out);
   sl__html_text(out, s->cand[0] ? s->cand : "(built-in kernels)");
@@ -232,8 +232,8 @@ static void sl__html(const sl_ab_set *s, FILE *out) {
   for (int i = 0; i < s->n; ++i) {
     const sl_ab_row *r = &s->rows[i];
     const int judged = r->kind == SL_AB_ROW_JUDGED;
-    const int bad = (judged && r->verdict == SL_AB_SLOWER) ||
-                    r->kind == SL_AB_ROW_FAILED;
+    const int bad =
+        (judged && r->verdict == SL_AB_SLOWER) || r->kind == SL_AB_ROW_FAILED;
     fprintf(out, "<tr%s><td class=\"%s\">%s</td><td>",
             bad ? " class=\"bad\"" : "",
             bad                                      ? "bad"
