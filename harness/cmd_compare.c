@@ -30,6 +30,10 @@ static const char *const sl__compare_help =
     "  --threshold PCT    smallest change that counts, in % (default 5)\n"
     "  --alpha P          significance level (default 0.05)\n"
     "  --min-samples N    fewer per side: too few samples (default 5)\n"
+    "  --anchor VARIANT   compare each time over VARIANT's median on the\n"
+    "                     same case in the same run (torch.cpu: bench times\n"
+    "                     it in turns with the others), so that a machine\n"
+    "                     slower in one run than in the other cancels out\n"
     "  --format F         text (default), markdown, csv or html\n"
     "  -o FILE            write to FILE instead of standard output\n"
     "exit status: 1 when a benchmark is slower, 0 otherwise, 2 usage error\n"
@@ -149,6 +153,14 @@ static int sl__compare_args(int argc, char **argv, const char **db,
     } else if (sl_cli_is(a, "--format")) {
       if (!(v = sl_cli_value("compare", argc, argv, &i)) || sl__format(v, fmt))
         return SL_EXIT_USAGE;
+    } else if (sl_cli_is(a, "--anchor")) {
+      if (!(o->anchor = sl_cli_value("compare", argc, argv, &i)))
+        return SL_EXIT_USAGE;
+      if (!o->anchor[0] || strlen(o->anchor) >= 64)
+        return sl_cli_usage_error("compare",
+                                  "--anchor: expected a variant name "
+                                  "(torch.cpu), got \"%.80s\"",
+                                  o->anchor);
     } else if (strcmp(a, "-o") == 0 || sl_cli_is(a, "--output")) {
       if (!(*outpath = sl_cli_value("compare", argc, argv, &i)))
         return SL_EXIT_USAGE;

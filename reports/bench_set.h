@@ -20,6 +20,7 @@ typedef struct sl__bench {
   int64_t bytes;
   double *samples; /* NULL unless loaded with samples */
   int nsamples;
+  int anchor; /* compare --anchor: 1 the anchor itself, -1 its case has none */
 } sl__bench;
 
 typedef struct sl__bench_set {

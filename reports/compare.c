@@ -14,7 +14,8 @@
  * noise. A significant change below the threshold is the same; a change
  * beyond the threshold that is not significant, or lies within the noise,
  * is ambiguous; fewer than min_samples on a side is ambiguous with "too few
- * samples".
+ * samples". With an anchor (sl_cmp_opts.anchor) the samples are first
+ * divided by the anchor's median on the same case in the same run.
  */
 #include <math.h>
 #include <stdio.h>
@@ -36,6 +37,7 @@ void sl_cmp_opts_init(sl_cmp_opts *o) {
   o->threshold = 0.05;
   o->alpha = 0.05;
   o->min_samples = 5;
+  o->anchor = NULL;
 }
 
 /* Relative IQR of x: (Q3 - Q1) / median; also sets *median. */
@@ -135,6 +137,45 @@ static char *sl__side_name(const sl_cmp_side *s) {
   return strdup(buf);
 }
 
+/* compare --anchor: divides the samples of every benchmark of one side by
+ * the median of the anchor variant's samples on the same case, threads and
+ * cold flag in that side's run; marks the anchor's rows (1) and the rows
+ * whose case has no anchor timing (-1). Returns the number of anchor rows,
+ * or -1 when out of memory. */
+static int sl__anchor_side(sl__bench_set *set, const int *idx, int n,
+                           const char *anchor) {
+  sl__strmap map = {0};
+  char key[4400];
+  int found = 0, rc = 0;
+  double *med = calloc((size_t)(n ? n : 1), sizeof *med);
+  if (!med) return -1;
+  for (int i = 0; i < n && !rc; ++i) {
+    sl__bench *b = &set->v[idx[i]];
+    if (strcmp(b->variant, anchor) != 0 || b->nsamples < 1) continue;
+    b->anchor = 1;
+    ++found;
+    double q1, q3;
+    if (sl_stats_quartiles(b->samples, b->nsamples, &q1, &med[i], &q3))
+      med[i] = NAN; /* out of memory: no anchor for its case */
+    snprintf(key, sizeof key, "%s\t%d\t%d", b->case_line, b->threads, b->cold);
+    rc = sl__strmap_put(&map, key, i);
+  }
+  for (int i = 0; i < n && !rc; ++i) {
+    sl__bench *b = &set->v[idx[i]];
+    if (b->anchor) continue;
+    snprintf(key, sizeof key, "%s\t%d\t%d", b->case_line, b->threads, b->cold);
+    int a = sl__strmap_get(&map, key);
+    if (a < 0 || !(med[a] > 0)) {
+      b->anchor = -1;
+      continue;
+    }
+    for (int k = 0; k < b->nsamples; ++k) b->samples[k] /= med[a];
+  }
+  free(med);
+  sl__strmap_free(&map);
+  return rc ? -1 : found;
+}
+
 /* The newest timing of each benchmark of one side, with samples. */
 static int sl__load_side(const sl_cmp_side *side, sl__bench_set *set, int **idx,
                          int *n, char *err, size_t errlen) {
@@ -194,6 +235,7 @@ static int sl__pair(const sl__bench_set *bs, const int *bi, int bn,
   }
   for (int j = 0; !rc && j < cn; ++j) {
     const sl__bench *c = &cs->v[ci[j]];
+    if (c->anchor == 1) continue; /* the yardstick, not judged */
     sl__bench_key(c, key, sizeof key);
     int i = sl__strmap_get(&map, key);
     if (i < 0) {
@@ -210,9 +252,16 @@ static int sl__pair(const sl__bench_set *bs, const int *bi, int bn,
     if (!r->case_line || !r->variant) rc = -1;
     sl_cmp_samples(b->samples, b->nsamples, c->samples, c->nsamples, o,
                    &r->stat);
+    if (b->anchor < 0 || c->anchor < 0) {
+      r->stat.verdict = SL_CMP_AMBIGUOUS;
+      snprintf(r->stat.reason, sizeof r->stat.reason,
+               "no %.40s timing of this case in the %s run", o->anchor,
+               b->anchor < 0 ? "base" : "candidate");
+    }
     ++out->counts[r->stat.verdict];
   }
-  for (int i = 0; !rc && i < bn; ++i) out->only_base += !used[i];
+  for (int i = 0; !rc && i < bn; ++i)
+    out->only_base += !used[i] && bs->v[bi[i]].anchor != 1;
   free(used);
   sl__strmap_free(&map);
   return rc;
@@ -232,6 +281,23 @@ int sl_cmp_runs(const sl_cmp_side *base, const sl_cmp_side *cand,
   if (sl__load_side(base, &bs, &bi, &bn, err, errlen) ||
       sl__load_side(cand, &cs, &ci, &cn, err, errlen))
     goto done;
+  if (o->anchor) {
+    int fb = sl__anchor_side(&bs, bi, bn, o->anchor);
+    int fc = fb < 0 ? -1 : sl__anchor_side(&cs, ci, cn, o->anchor);
+    if (fb < 0 || fc < 0) {
+      snprintf(err, errlen, "sl_cmp_runs: out of memory");
+      goto done;
+    }
+    if (!fb || !fc) {
+      snprintf(err, errlen,
+               "--anchor %s: expected timings of it in both runs, %s run "
+               "%lld has none",
+               o->anchor, !fb ? "the base" : "the candidate",
+               (long long)(!fb ? base->run_id : cand->run_id));
+      goto done;
+    }
+    snprintf(out->anchor, sizeof out->anchor, "%s", o->anchor);
+  }
   out->base_run = base->run_id;
   out->cand_run = cand->run_id;
   out->base_name = sl__side_name(base);

@@ -35,7 +35,7 @@ typedef struct sl__cells {
       threads[24];
 } sl__cells;
 
-static void sl__cells_of(const sl_cmp_row *r, sl__cells *c) {
+static void sl__cells_of(const sl_cmp_row *r, int anchored, sl__cells *c) {
   const sl_cmp_stat *s = &r->stat;
   sl__fmt(c->ratio, sizeof c->ratio, "%.3f", s->ratio);
   if (isnan(s->ratio_lo))
@@ -47,8 +47,13 @@ static void sl__cells_of(const sl_cmp_row *r, sl__cells *c) {
   else
     snprintf(c->p, sizeof c->p, "%.2g", s->p);
   sl__fmt(c->noise, sizeof c->noise, "%.1f%%", 100 * s->noise);
-  sl__fmt_seconds(c->base, sizeof c->base, s->median_base);
-  sl__fmt_seconds(c->cand, sizeof c->cand, s->median_cand);
+  if (anchored) { /* ratios to the anchor, not seconds */
+    sl__fmt(c->base, sizeof c->base, "%.3fx", s->median_base);
+    sl__fmt(c->cand, sizeof c->cand, "%.3fx", s->median_cand);
+  } else {
+    sl__fmt_seconds(c->base, sizeof c->base, s->median_base);
+    sl__fmt_seconds(c->cand, sizeof c->cand, s->median_cand);
+  }
   snprintf(c->n, sizeof c->n, "%d/%d", s->n_base, s->n_cand);
   snprintf(c->threads, sizeof c->threads, "%d%s", r->threads,
            r->cold ? " cold" : "");
@@ -78,6 +83,14 @@ static int sl__kernels_note(const sl_cmp_set *set, char *buf, size_t len) {
              "the same kernels ran in both runs (every provider's SHA-256 "
              "matches): a change is the machine's or the harness's, not the "
              "kernels'");
+  /* --anchor: what the base and candidate columns hold. */
+  size_t n = strlen(buf);
+  if (set->anchor[0])
+    snprintf(buf + n, len - n,
+             "%stimes are ratios to %s's median on the same case in the same "
+             "run (--anchor): a machine that moved between the runs moved "
+             "both",
+             n ? "; " : "", set->anchor);
   return buf[0] != '\0';
 }
 
@@ -97,7 +110,7 @@ static void sl__text(const sl_cmp_set *set, const sl_cmp_opts *o, FILE *out) {
   for (int i = 0; i < set->n; ++i) {
     const sl_cmp_row *r = &set->rows[i];
     sl__cells c;
-    sl__cells_of(r, &c);
+    sl__cells_of(r, set->anchor[0] != 0, &c);
     fprintf(out, "%-10s %-12s %-8s %10s %10s %7s %-16s %-15s %6s %-9s %s\n",
             sl_cmp_verdict_name(r->stat.verdict), r->variant, c.threads, c.base,
             c.cand, c.ratio, c.ci, c.p, c.noise, c.n, r->case_line);
@@ -146,7 +159,7 @@ static void sl__markdown(const sl_cmp_set *set, const sl_cmp_opts *o,
   for (int i = 0; i < set->n; ++i) {
     const sl_cmp_row *r = &set->rows[i];
     sl__cells c;
-    sl__cells_of(r, &c);
+    sl__cells_of(r, set->anchor[0] != 0, &c);
     const char *v = sl_cmp_verdict_name(r->stat.verdict);
     fprintf(out, r->stat.verdict == SL_CMP_SLOWER ? "| **%s** | " : "| %s | ",
             v);
@@ -226,7 +239,7 @@ static void sl__html(const sl_cmp_set *set, const sl_cmp_opts *o, FILE *out) {
   for (int i = 0; i < set->n; ++i) {
     const sl_cmp_row *r = &set->rows[i];
     sl__cells c;
-    sl__cells_of(r, &c);
+    sl__cells_of(r, set->anchor[0] != 0, &c);
     sl_cmp_verdict v = r->stat.verdict;
     fprintf(out, "<tr%s><td class=\"%s\">%s</td><td>",
             v == SL_CMP_SLOWER ? " class=\"bad\"" : "",

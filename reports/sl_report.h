@@ -185,6 +185,12 @@ typedef struct sl_cmp_opts {
   double threshold; /* smallest change that counts (default 0.05: 5%) */
   double alpha;     /* significance level of the U test (default 0.05) */
   int min_samples;  /* fewer per side: "too few samples" (default 5) */
+  /* NULL: compare seconds. A variant name ("torch.cpu"): compare each
+   * time over that variant's median on the same case in the same run (the
+   * bench times them in turns), so that a machine slower in one run than
+   * in the other moves both and cancels; the anchor's own rows are not
+   * judged, and a benchmark whose case has no anchor timing is ambiguous. */
+  const char *anchor;
 } sl_cmp_opts;
 
 void sl_cmp_opts_init(sl_cmp_opts *o);
@@ -242,6 +248,7 @@ typedef struct sl_cmp_set {
   int n;
   int only_base, only_cand; /* benchmarks present on one side only */
   int counts[4];            /* rows per sl_cmp_verdict */
+  char anchor[64]; /* sl_cmp_opts.anchor: medians are ratios to it; "" */
 } sl_cmp_set;
 
 /* Whether two copy-bandwidth probes (GB/s, <= 0: none) are more than 20%

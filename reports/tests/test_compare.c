@@ -403,6 +403,88 @@ static void test_kernels(const char *path) {
   sl_store_close(s);
 }
 
+/* compare --anchor: the candidate run's machine is 2x slower for every
+ * kernel (torch.cpu, cpu.omp and cpu.serial all take twice as long) and
+ * cpu.serial is 1.3x slower still on case 1; case 2 has no torch.cpu
+ * timing. In seconds everything looks slower; against the anchor only
+ * cpu.serial of case 1 is, and case 2 cannot be judged. */
+static void test_anchor(const char *path) {
+  char err[512];
+  sl_store *s = NULL;
+  CHECK(sl_store_open(path, SL_STORE_READWRITE, &s, err, sizeof err) == 0);
+  if (!s) return;
+  sl_run_info ri;
+  memset(&ri, 0, sizeof ri);
+  ri.kind = "bench";
+  static double v[30];
+  int64_t runs[2], c;
+  const char *lines[2] = {
+      "gather dt=f32 it=i64 x=64x8 index=64x8 dim=0 seed=1",
+      "gather dt=f32 it=i64 x=64x8 index=64x8 dim=0 seed=2"};
+  const char *variants[3] = {"torch.cpu", "cpu.omp", "cpu.serial"};
+  for (int k = 0; k < 2; ++k) {
+    CHECK(sl_store_run_begin(s, &ri, &runs[k]) == 0 && sl_store_begin(s) == 0);
+    for (int l = 0; l < 2; ++l) {
+      CHECK(sl_store_add_case(s, runs[k], "gather", lines[l], 1, 0, &c) == 0);
+      for (int j = l; j < 3; ++j) { /* case 2: no torch.cpu */
+        double t = 1e-3 * (k ? 2 : 1) * (k && l == 0 && j == 2 ? 1.3 : 1);
+        draw((uint64_t)(100 + 10 * k + 3 * l + j), 30, t, 0.005, v);
+        sl_timing_row row = {variants[j], 2, 30, 0, t, 0, t, 1, -1, 100, v, 30};
+        CHECK(sl_store_add_timing(s, c, &row, NULL) == 0);
+      }
+    }
+    CHECK(sl_store_commit(s) == 0);
+  }
+  sl_cmp_side base = {s, runs[0]}, cand = {s, runs[1]};
+  sl_cmp_set set;
+  sl_cmp_opts o;
+  sl_cmp_opts_init(&o);
+  /* In seconds: every one of the 5 benchmarks slower, torch.cpu too. */
+  CHECK(sl_cmp_runs(&base, &cand, &o, &set, err, sizeof err) == 0);
+  CHECK_MSG(set.n == 5 && set.counts[SL_CMP_SLOWER] == 5, "%d rows, %d slower",
+            set.n, set.counts[SL_CMP_SLOWER]);
+  sl_cmp_set_free(&set);
+  o.anchor = "torch.cpu";
+  CHECK_MSG(sl_cmp_runs(&base, &cand, &o, &set, err, sizeof err) == 0, "%s",
+            err);
+  CHECK(strcmp(set.anchor, "torch.cpu") == 0);
+  /* The anchor's own row is not judged: 4 rows, none only on one side. */
+  CHECK_MSG(set.n == 4 && set.only_base == 0 && set.only_cand == 0,
+            "%d rows, %d/%d only", set.n, set.only_base, set.only_cand);
+  for (int i = 0; i < set.n; ++i) {
+    const sl_cmp_row *r = &set.rows[i];
+    const int case1 = strstr(r->case_line, "seed=1") != NULL;
+    const int serial = strcmp(r->variant, "cpu.serial") == 0;
+    sl_cmp_verdict want = !case1   ? SL_CMP_AMBIGUOUS
+                          : serial ? SL_CMP_SLOWER
+                                   : SL_CMP_SAME;
+    CHECK_MSG(r->stat.verdict == want, "%s %s: %s (%s)", r->variant,
+              r->case_line, sl_cmp_verdict_name(r->stat.verdict),
+              r->stat.reason);
+    if (case1)
+      CHECK_MSG(fabs(r->stat.ratio - (serial ? 1.3 : 1.0)) < 0.02, "ratio %g",
+                r->stat.ratio);
+    else
+      CHECK_CONTAINS(r->stat.reason, "no torch.cpu timing of this case in "
+                                     "the base run");
+  }
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&buf, &len);
+  CHECK(sl_cmp_write(&set, &o, SL_CMP_TEXT, m) == 0);
+  fclose(m);
+  CHECK_CONTAINS(buf, "times are ratios to torch.cpu's median");
+  CHECK_CONTAINS(buf, "1.000x");
+  free(buf);
+  sl_cmp_set_free(&set);
+  /* An anchor neither run timed is an error naming it. */
+  o.anchor = "torch.cuda";
+  CHECK(sl_cmp_runs(&base, &cand, &o, &set, err, sizeof err) != 0);
+  CHECK_CONTAINS(err, "--anchor torch.cuda: expected timings of it in both "
+                      "runs, the base run");
+  sl_store_close(s);
+}
+
 int main(void) {
   test_samples();
   char dir[] = "/tmp/sl_compare_XXXXXX";
@@ -412,6 +494,8 @@ int main(void) {
   test_runs(path);
   snprintf(path, sizeof path, "%s/k.db", dir);
   test_kernels(path);
+  snprintf(path, sizeof path, "%s/a.db", dir);
+  test_anchor(path);
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
