@@ -61,21 +61,24 @@ static const char *sl__num(double v, char *buf, size_t len) {
   return buf;
 }
 
+int sl_scalar_fits(sl_dtype dt, double value, int64_t ivalue) {
+  const sl_scalar_range *r = sl_scalar_range_of(dt);
+  if (!r || r->kind == SL_SCALAR_ANY) return 1;
+  if (r->kind == SL_SCALAR_INT) return ivalue >= r->lo && ivalue <= r->hi;
+  /* NaN fails neither comparison: it is taken, as inf is. */
+  return !(value < -r->max || value > r->max) || isinf(value);
+}
+
 sl_status sl__check_scalar(sl_ctx *ctx, const char *what, sl_dtype dt,
                            const sl_params *p) {
+  if (sl_scalar_fits(dt, p->value, p->ivalue)) return SL_STATUS_OK;
   const sl_scalar_range *r = sl_scalar_range_of(dt);
-  if (!r || r->kind == SL_SCALAR_ANY) return SL_STATUS_OK;
-  if (r->kind == SL_SCALAR_INT) {
-    if (p->ivalue >= r->lo && p->ivalue <= r->hi) return SL_STATUS_OK;
+  if (r->kind == SL_SCALAR_INT)
     return sl_ctx_fail(ctx, SL_STATUS_INVALID_ARGUMENT,
                        "%s: expected a value representable in %s [%lld, "
                        "%lld], got %lld",
                        what, sl_dtype_name(dt), (long long)r->lo,
                        (long long)r->hi, (long long)p->ivalue);
-  }
-  /* NaN fails neither comparison: it is taken, as inf is. */
-  if (!(p->value < -r->max || p->value > r->max) || isinf(p->value))
-    return SL_STATUS_OK;
   char max[32], got[32];
   sl__num(r->max, max, sizeof max);
   return sl_ctx_fail(ctx, SL_STATUS_INVALID_ARGUMENT,

@@ -80,6 +80,9 @@ typedef struct sl_scalar_range {
   double max;
 } sl_scalar_range;
 const sl_scalar_range *sl_scalar_range_of(sl_dtype dt); /* NULL if invalid */
+/* Whether dt takes the scalar (value for float, complex and bool dt, ivalue
+ * for integer dt) by that rule; 1 for an invalid dt (nothing to refuse). */
+int sl_scalar_fits(sl_dtype dt, double value, int64_t ivalue);
 
 typedef enum sl_device { SL_DEVICE_CPU = 0, SL_DEVICE_CUDA = 1 } sl_device;
 
