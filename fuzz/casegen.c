@@ -1,6 +1,7 @@
 /* The case generator and the static case classifier (see casegen.h). */
 #include "casegen.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,8 +186,8 @@ void sl_fuzz_from_forward(const sl_case *fw, sl_op op, sl_case *c) {
 /* ------------------------------------------------------------------------ */
 
 static const char *const sl__class_names[SL_FUZZ_CLASS_COUNT] = {
-    "valid", "oob",   "neg",    "dim",  "rank", "shape",
-    "itype", "dtype", "reduce", "mask", "short"};
+    "valid", "oob",   "neg",    "dim",  "rank",  "shape",
+    "itype", "dtype", "reduce", "mask", "short", "scalar"};
 
 const char *sl_fuzz_class_name(sl_fuzz_class k) {
   return (unsigned)k < SL_FUZZ_CLASS_COUNT ? sl__class_names[k] : "?";
@@ -237,6 +238,11 @@ static sl_fuzz_class sl__classify_dimwise(const sl_case *c, sl_op op) {
       if (src->shape[k] != index->shape[k]) return SL_FUZZ_SHAPE;
   }
   if (ni == 0) return SL_FUZZ_VALID;
+  if (c->op == SL_OP_SCATTER && c->has_val) {
+    sl_params p; /* the scalar as the harness hands it over */
+    sl_case_params(c, &p);
+    if (!sl_scalar_fits(c->dt, p.value, p.ivalue)) return SL_FUZZ_SCALAR;
+  }
   return sl__value_class(c, sl__ext(x, (int)d) == 0);
 }
 
@@ -874,9 +880,37 @@ static void sl__pick_dp(sl__gen *g, sl_case *c, sl_op fwop) {
   }
 }
 
-/* scatter's scalar, exact in every dtype. */
+/* An end of the scalars that c's dtype takes (sl_scalar_range_of: the
+ * lowest or highest integer, -max or max), or with `past` one past it (the
+ * integer or the double beyond). -1 when there is none: bool takes any
+ * value, and nothing lies past i64's, f64's or c128's ends but inf, which
+ * they take. */
+static int sl__edge_val(sl__gen *g, sl_case *c, int past) {
+  const sl_scalar_range *r = sl_scalar_range_of(c->dt);
+  const int low = sl__pct(g, 50);
+  if (!r || r->kind == SL_SCALAR_ANY) return -1;
+  if (r->kind == SL_SCALAR_INT) {
+    const int64_t end = low ? r->lo : r->hi;
+    if (past && end == (low ? INT64_MIN : INT64_MAX)) return -1;
+    c->val_is_int = 1;
+    c->ival = !past ? end : low ? end - 1 : end + 1;
+    c->val = (double)c->ival;
+    return 0;
+  }
+  const double end = low ? -r->max : r->max;
+  const double v = past ? nextafter(end, low ? -INFINITY : INFINITY) : end;
+  if (isinf(v)) return -1;
+  c->val_is_int = 0;
+  c->val = v;
+  return 0;
+}
+
+/* scatter's scalar: exact in every dtype, or one time in five an end of
+ * what the dtype holds, so that campaigns meet the edges of the core's
+ * rule (sl__break_scalar goes one past them). */
 static void sl__pick_val(sl__gen *g, sl_case *c) {
   c->has_val = 1;
+  if (sl__pct(g, 20) && sl__edge_val(g, c, 0) == 0) return;
   if (c->dt == SL_BOOL || c->dt == SL_U8) {
     c->val_is_int = 1;
     c->ival = sl__range(g, 0, c->dt == SL_BOOL ? 1 : 16);
@@ -1263,6 +1297,15 @@ static int sl__break_short(sl__gen *g, sl_case *fw) {
   return -1;
 }
 
+/* scatter: a value one past what x's dtype holds; a case with src takes
+ * the value form instead. */
+static int sl__break_scalar(sl__gen *g, sl_case *fw) {
+  if (fw->op != SL_OP_SCATTER || sl__numel(&fw->arg[1]) == 0) return -1;
+  fw->has_val = 1;
+  memset(&fw->arg[2], 0, sizeof fw->arg[2]);
+  return sl__edge_val(g, fw, 1);
+}
+
 static int sl__break(sl__gen *g, sl_case *fw, sl_op op, sl_fuzz_class k) {
   switch (k) {
   case SL_FUZZ_OOB:
@@ -1286,6 +1329,8 @@ static int sl__break(sl__gen *g, sl_case *fw, sl_op op, sl_fuzz_class k) {
     return sl__break_mask(g, fw);
   case SL_FUZZ_SHORT:
     return sl__break_short(g, fw);
+  case SL_FUZZ_SCALAR:
+    return sl__break_scalar(g, fw);
   default:
     return -1;
   }
@@ -1321,6 +1366,8 @@ static int sl__class_applies(sl_op op, sl_fuzz_class k) {
   case SL_FUZZ_MASK:
   case SL_FUZZ_SHORT:
     return fwop == SL_OP_MASKED_SCATTER;
+  case SL_FUZZ_SCALAR:
+    return fwop == SL_OP_SCATTER;
   default:
     return 0;
   }

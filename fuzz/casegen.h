@@ -26,6 +26,8 @@
  *   masked_scatter: the mask broadcasts to x (fewer leading dims, extents
  *     equal or 1); source has at least numel(x) elements.
  *   dynamic_scatter(_backward): feats [N,C] f32/f64, coors [N,D], D in 1..4.
+ *   scatter's value (val=): one that x's dtype holds (sl_scalar_range_of);
+ *     valid cases draw its ends too, invalid ones one past them.
  * A non-empty index needs a non-empty axis to point into.
  */
 #ifndef SL_CASEGEN_H
@@ -94,6 +96,7 @@ typedef enum sl_fuzz_class {
   SL_FUZZ_REDUCE, /* reduce unknown to the op */
   SL_FUZZ_MASK,   /* mask not broadcastable to x */
   SL_FUZZ_SHORT,  /* masked_scatter's source shorter than x */
+  SL_FUZZ_SCALAR, /* scatter's value beyond what x's dtype holds */
   SL_FUZZ_CLASS_COUNT
 } sl_fuzz_class;
 

@@ -189,6 +189,10 @@ sl_status sl__check_reduce(sl_ctx *ctx, sl_reduce r, unsigned allowed);
 /* dtype allowed for the op's data: movement or reduction group (SPEC §3). */
 sl_status sl__check_data_dtype(sl_ctx *ctx, const char *what, sl_dtype dt,
                                int reduction_group);
+/* scatter's scalar (p->value or p->ivalue) representable in dt, by
+ * sl_scalar_range_of's rule; `what` names it in the message. */
+sl_status sl__check_scalar(sl_ctx *ctx, const char *what, sl_dtype dt,
+                           const sl_params *p);
 /* Sets out's dtype/shape, contiguous strides; keeps data and device. */
 void sl__set_out(sl_tensor *out, sl_dtype dt, int ndim, const int64_t *shape);
 

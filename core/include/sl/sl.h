@@ -62,6 +62,28 @@ int sl_dtype_is_float(sl_dtype dt);       /* f16 bf16 f32 f64 */
 int sl_dtype_is_int(sl_dtype dt);         /* u8 i8 i16 i32 i64 (not bool) */
 int sl_dtype_is_complex(sl_dtype dt);
 
+/*
+ * The scalars that scatter's value form takes for x of a dtype (LibTorch's
+ * conversion rule; sl_infer refuses the others when index has an element):
+ * bool takes any value (stored as value != 0); an integer dtype takes
+ * ivalue in [lo, hi] (u8: [-255, 255], a negative value wraps); a float or
+ * complex dtype takes value in [-max, max], inf or NaN.
+ */
+typedef enum sl_scalar_kind {
+  SL_SCALAR_ANY,  /* bool */
+  SL_SCALAR_INT,  /* u8 i8 i16 i32 i64: lo, hi */
+  SL_SCALAR_FLOAT /* f16 bf16 f32 f64 c64 c128: max */
+} sl_scalar_kind;
+typedef struct sl_scalar_range {
+  sl_scalar_kind kind;
+  int64_t lo, hi;
+  double max;
+} sl_scalar_range;
+const sl_scalar_range *sl_scalar_range_of(sl_dtype dt); /* NULL if invalid */
+/* Whether dt takes the scalar (value for float, complex and bool dt, ivalue
+ * for integer dt) by that rule; 1 for an invalid dt (nothing to refuse). */
+int sl_scalar_fits(sl_dtype dt, double value, int64_t ivalue);
+
 typedef enum sl_device { SL_DEVICE_CPU = 0, SL_DEVICE_CUDA = 1 } sl_device;
 
 /* ------------------------------------------------------------------------ */

@@ -5,7 +5,8 @@
  * Shape contract (LibTorch's): x, index and src have the same rank (rank 0
  * counts as 1); index.size(k) <= src.size(k) for every k and
  * index.size(k) <= x.size(k) for k != dim; src has x's dtype; index values in
- * [0, x.size(dim)). out has x's shape and dtype.
+ * [0, x.size(dim)). out has x's shape and dtype. The scalar form takes a
+ * value that x's dtype can hold (scalar.c has the rule per dtype).
  *
  * Duplicate indices: several positions of index may name the same element of
  * out. cpu.serial writes in row-major order of index, so the last one wins
@@ -55,5 +56,11 @@ sl_status sl__scatter_like_index(sl_ctx *ctx, const sl_call *c, int now,
 sl_status sl__scatter_infer(sl_ctx *ctx, sl_call *c) {
   sl_status st = sl__scatter_like_infer(ctx, c, !c->p.has_value);
   if (st) return st;
+  /* LibTorch converts the scalar only when there is something to scatter:
+   * an empty index takes any value, as it takes any shape. */
+  if (c->p.has_value && sl__numel(&c->arg[1]) > 0) {
+    st = sl__check_scalar(ctx, "value", c->arg[0].dtype, &c->p);
+    if (st) return st;
+  }
   return sl__scatter_like_index(ctx, c, 0, -1);
 }
