@@ -459,6 +459,15 @@ int sl_case_parse(const char *line, sl_case *c, char *err, size_t errlen) {
       c->arg[spec->optional_slot].present)
     return sl__fail(err, errlen, "val: expected either val= or %s=, got both",
                     sl__shape_name(c->op, spec->optional_slot));
+  /* An integer x takes an integer scalar (sl_params.ivalue, exact): 1.5,
+   * inf or a number past int64 cannot be represented. Handed over
+   * truncated (1.5 -> 1, inf -> 0) they ran as another case than written,
+   * and LibTorch, given the truncated integer, agreed. */
+  if (c->has_val && !c->val_is_int && sl_dtype_is_int(c->dt))
+    return sl__fail(err, errlen,
+                    "val: expected an integer for dt=%s (an integer x holds "
+                    "no other value), got %.17g",
+                    sl_dtype_name(c->dt), c->val);
   return c->voxels ? sl_case_check_voxels(c, err, errlen) : 0;
 }
 

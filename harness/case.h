@@ -14,6 +14,7 @@
  *                   column-major), s<k> (the last dim stepped by k), b
  *                   (broadcast: dim 0 has stride 0); contiguous when absent
  *   dim=N dims=A,B reduce=NAME self=0|1 at=N val=NUMBER   op parameters
+ *                   (val= for an integer dt= must be an integer literal)
  *   voxels=V        dynamic ops: coors holds exactly V distinct voxels, every
  *                   row valid and every voxel hit (seed 004: 17176 points,
  *                   13743 voxels); absent, the index pattern shapes coors

@@ -30,7 +30,8 @@ static void random_case(sl_rng *r, sl_case *c) {
   if (spec->keys & SL_KEY_IT) c->it = (sl_dtype)sl_rng_below(r, SL_DTYPE_COUNT);
   if ((spec->keys & SL_KEY_VAL) && sl_rng_below(r, 2)) {
     c->has_val = 1;
-    c->val_is_int = (int)sl_rng_below(r, 2);
+    /* An integer dt takes integer literals only (parse refuses others). */
+    c->val_is_int = sl_dtype_is_int(c->dt) || (int)sl_rng_below(r, 2);
     if (c->val_is_int) {
       c->ival = (int64_t)sl_rng_next(r);
       c->val = (double)c->ival;
@@ -149,6 +150,25 @@ static void test_errors(void) {
   CHECK_CONTAINS(err, "seed: expected an unsigned integer");
   CHECK(sl_case_parse("gather x=4 index=4 bogus", &c, err, sizeof err) == -1);
   CHECK_CONTAINS(err, "expected key=value");
+  /* An integer x takes integer scalars only: 1.5, inf, nan and a number
+   * past int64 ran truncated (as 1, 0, 0, 0) before; bool and float take
+   * them. */
+  const char *not_int[] = {"1.5", "inf", "nan", "10000000000000000000"};
+  for (int i = 0; i < 4; ++i) {
+    char line[128];
+    snprintf(line, sizeof line, "scatter dt=i32 x=4 index=2 dim=0 val=%s",
+             not_int[i]);
+    CHECK_MSG(sl_case_parse(line, &c, err, sizeof err) == -1, "%s", line);
+    CHECK_CONTAINS(err, "val: expected an integer for dt=i32");
+  }
+  CHECK(sl_case_parse("scatter val=2.5 x=4 index=2 dim=0 dt=u8", &c, err,
+                      sizeof err) == -1);
+  CHECK(sl_case_parse("scatter dt=i64 x=4 index=2 dim=0 val=-7", &c, err,
+                      sizeof err) == 0);
+  CHECK(sl_case_parse("scatter dt=bool x=4 index=2 dim=0 val=0.5", &c, err,
+                      sizeof err) == 0);
+  CHECK(sl_case_parse("scatter dt=f16 x=4 index=2 dim=0 val=inf", &c, err,
+                      sizeof err) == 0);
   CHECK(sl_case_parse("scatter x=4 index=4 src=4 val=1", &c, err, sizeof err) ==
         -1);
   CHECK_CONTAINS(err, "got both");
