@@ -608,7 +608,9 @@ static int64_t sl__pick_dim(sl__gen *g, int n, int64_t *norm) {
 
 /* gather, scatter, scatter_reduce: x, index (and src). */
 static void sl__gen_dimwise(sl__gen *g, sl_case *c, int with_src) {
-  int64_t X[SL_MAX_DIMS], I[SL_MAX_DIMS], S[SL_MAX_DIMS];
+  /* I zeroed: at -O1 gcc cannot see that a scalar x without a 1-D index
+   * passes iR = 0 (I unread), and -Werror stopped the build there. */
+  int64_t X[SL_MAX_DIMS], I[SL_MAX_DIMS] = {0}, S[SL_MAX_DIMS];
   const int R = sl__pick_rank(g, 0, SL_MAX_DIMS);
   sl__gen_x(g, R, X);
   const int Rn = R ? R : 1;

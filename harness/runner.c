@@ -453,7 +453,7 @@ static void sl__run_variant(const sl_case *c, const sl_run_opts *o,
     snprintf(r->message, sizeof r->message, "%s", guard);
   } else if (kernel_rejected && ref_rejected) {
     r->verdict = SL_VERDICT_BOTH_REJECTED;
-    snprintf(r->message, sizeof r->message, "kernel: %s; LibTorch: %s",
+    snprintf(r->message, sizeof r->message, "kernel: %.240s; LibTorch: %.240s",
              sl_ctx_message(&ctx), ref_msg);
   } else if (kernel_rejected) {
     r->verdict = SL_VERDICT_REJECT_MISMATCH;
@@ -463,7 +463,7 @@ static void sl__run_variant(const sl_case *c, const sl_run_opts *o,
   } else if (ref_rejected) {
     r->verdict = SL_VERDICT_REJECT_MISMATCH;
     snprintf(r->message, sizeof r->message,
-             "kernel accepted, LibTorch rejected: %s", ref_msg);
+             "kernel accepted, LibTorch rejected: %.400s", ref_msg);
   } else {
     sl__judge(c, &vc.call, ref, r);
     if (o->save_dir && line) {
