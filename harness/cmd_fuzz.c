@@ -59,7 +59,14 @@ static const char *const sl__fuzz_help =
     "  --jobs J          parallel jobs (default 1); they share the cores:\n"
     "                    each job's parallel variants get cores/J threads\n"
     "                    (--jobs 1 fuzzes them on every core)\n"
-    "  --shard K/N       this process runs shard K of N (CI matrices)\n"
+    "  --shard K/N       this process runs shard K of N, K counted from 1\n"
+    "                    (1 <= K <= N, as CI matrices count). Without it, the\n"
+    "                    shard is read from the environment, first found of:\n"
+    "                    CI_NODE_INDEX/CI_NODE_TOTAL (GitLab, 1-based),\n"
+    "                    JOB_COMPLETION_INDEX/SCATTERLAB_SHARD_TOTAL\n"
+    "                    (Kubernetes indexed Job, 0-based; the total is\n"
+    "                    yours to set), GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS\n"
+    "                    (0-based); stderr names the source\n"
     "  --timeout SEC     per-variant time limit (default 10)\n"
     "  --corpus DIR      failure corpus (default: $SCATTERLAB_CORPUS, else\n"
     "                    fuzz/corpus of the source tree for the CLI of a "
@@ -263,8 +270,17 @@ static int sl__is_schedule_option(const char *a) {
   return 0;
 }
 
-/* Parses argv[1..] into f. Returns 0, SL_EXIT_USAGE, or -1 after --help. */
-static int sl__parse(sl_fuzz_campaign *f, int argc, char **argv) {
+/* The config format a run stores (sl__config). Version 2 stores --shard
+ * 1-based, as the command line takes it; version 1 (runs stored before
+ * the word "--config-version" existed) stored it 0-based. */
+enum { SL__CONFIG_VERSION = 2 };
+
+/* Parses argv[1..] into f. config_version is NULL for a command line, else
+ * the words are a stored config (sl__config) and it receives the config's
+ * format version (1 until a "--config-version" word says otherwise).
+ * Returns 0, SL_EXIT_USAGE, or -1 after --help. */
+static int sl__parse(sl_fuzz_campaign *f, int argc, char **argv,
+                     int *config_version) {
   const char *v;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
@@ -319,15 +335,23 @@ static int sl__parse(sl_fuzz_campaign *f, int argc, char **argv) {
         return SL_EXIT_USAGE;
     } else if (sl_cli_is(a, "--shard")) {
       if (!(v = sl_cli_value("fuzz", argc, argv, &i))) return SL_EXIT_USAGE;
+      /* Only configs stored before version 2 count shards from 0. */
+      int base = config_version && *config_version < 2 ? 0 : 1;
       int k, m, used = 0;
       if (sscanf(v, "%d/%d%n", &k, &m, &used) != 2 || v[used] || m < 1 ||
-          k < 0 || k >= m)
+          k < base || k >= m + base)
         return sl_cli_usage_error("fuzz",
-                                  "--shard: expected K/N with 0 <= K "
-                                  "< N, got \"%s\"",
-                                  v);
-      f->shard_k = k;
+                                  "--shard: expected K/N with %d <= K "
+                                  "<= N%s, got \"%s\"",
+                                  base, base ? "" : " - 1", v);
+      f->shard_k = k - base;
       f->shard_n = m;
+      f->shard_set = 1;
+    } else if (config_version && sl_cli_is(a, "--config-version")) {
+      if ((n = sl_cli_int_option("fuzz", argc, argv, &i, 1,
+                                 SL__CONFIG_VERSION)) < 0)
+        return SL_EXIT_USAGE;
+      *config_version = (int)n;
     } else if (sl_cli_is(a, "--timeout")) {
       if ((f->timeout = sl_cli_positive_option("fuzz", argc, argv, &i, 1e6)) <
           0)
@@ -401,10 +425,10 @@ static void sl__config_list(char *buf, size_t len, const char *opt,
 /* The options a resumed run needs, as command-line words. */
 static void sl__config(const sl_fuzz_campaign *f, char *buf, size_t len) {
   snprintf(buf, len,
-           "--seed %" PRIu64 " --max-elems %" PRId64 " --jobs %d --shard %d/%d "
-           "--timeout %.17g",
-           f->seed, f->gen.max_elems, f->jobs, f->shard_k, f->shard_n,
-           f->timeout);
+           "--config-version %d --seed %" PRIu64 " --max-elems %" PRId64
+           " --jobs %d --shard %d/%d --timeout %.17g",
+           SL__CONFIG_VERSION, f->seed, f->gen.max_elems, f->jobs,
+           f->shard_k + 1, f->shard_n, f->timeout);
   size_t n = strlen(buf);
   if (f->cases >= 0)
     snprintf(buf + n, len - n, " --cases %" PRId64, f->cases);
@@ -474,11 +498,12 @@ static int sl__load_resume(sl_fuzz_campaign *f, sl_store *st, int argc,
   sl_fuzz_campaign saved = *f;
   sl__defaults(f);
   if (sl_cli_providers("fuzz", nw, w)) return SL_EXIT_USAGE;
-  int rc = sl__parse(f, nw, w);
+  int version = 1;
+  int rc = sl__parse(f, nw, w, &version);
   if (rc) return SL_EXIT_USAGE; /* a config this build cannot read */
   int64_t resume = saved.resume;
   /* The command line again, over the config (seconds, timeout, corpus...). */
-  rc = sl__parse(f, argc, argv);
+  rc = sl__parse(f, argc, argv, NULL);
   f->resume = resume;
   f->db = saved.db;
   return rc;
@@ -708,11 +733,79 @@ static int sl__run_jobs(sl_fuzz_campaign *f, sl__gathered *g) {
   return job_failed;
 }
 
+/* CI conventions that hand each job of a matrix its shard, in the order
+ * they are looked for: the index variable, the total variable, and the
+ * base of the index. Kubernetes sets only the index of an indexed Job (the
+ * number of completions is not in the environment), so its total is ours
+ * to name. */
+static const struct {
+  const char *index, *total;
+  int base;
+} sl__shard_envs[] = {{"CI_NODE_INDEX", "CI_NODE_TOTAL", 1},
+                      {"JOB_COMPLETION_INDEX", "SCATTERLAB_SHARD_TOTAL", 0},
+                      {"GTEST_SHARD_INDEX", "GTEST_TOTAL_SHARDS", 0}};
+
+/* Reads environment variable `name` as a decimal integer in [lo, hi]; -1
+ * with a usage error naming it, the range and the value otherwise. */
+static long long sl__env_int(const char *name, const char *v, long long lo,
+                             long long hi) {
+  char *end;
+  errno = 0;
+  long long n = v[0] >= '0' && v[0] <= '9' ? strtoll(v, &end, 10) : -1;
+  if (n < 0 || errno || *end || n < lo || n > hi) {
+    sl_cli_usage_error("fuzz",
+                       "environment variable %s: expected an integer in "
+                       "[%lld, %lld], got \"%s\"",
+                       name, lo, hi, v);
+    return -1;
+  }
+  return n;
+}
+
+/* Without --shard, takes the shard from the first CI convention whose index
+ * variable is set (sl__shard_envs), and writes where it came from to
+ * `from` ("" when unsharded). Returns 0 or SL_EXIT_USAGE. */
+static int sl__shard_from_env(sl_fuzz_campaign *f, char *from, size_t len) {
+  if (f->shard_set) {
+    if (f->shard_n > 1) snprintf(from, len, "--shard");
+    return 0;
+  }
+  for (size_t c = 0; c < sizeof sl__shard_envs / sizeof *sl__shard_envs; ++c) {
+    const char *iname = sl__shard_envs[c].index;
+    const char *tname = sl__shard_envs[c].total;
+    int base = sl__shard_envs[c].base;
+    const char *iv = getenv(iname), *tv = getenv(tname);
+    if (!iv) continue;
+    if (!tv)
+      return sl_cli_usage_error("fuzz",
+                                "environment variable %s is set (\"%s\"): "
+                                "expected %s as well (the number of "
+                                "shards), got none",
+                                iname, iv, tname);
+    long long n = sl__env_int(tname, tv, 1, 1000000), k;
+    if (n < 0 || (k = sl__env_int(iname, iv, base, n - 1 + base)) < 0)
+      return SL_EXIT_USAGE;
+    f->shard_k = (int)(k - base);
+    f->shard_n = (int)n;
+    snprintf(from, len, "%s=%s, %s=%s (%d-based)", iname, iv, tname, tv, base);
+    return 0;
+  }
+  return 0;
+}
+
 int sl_cmd_fuzz(int argc, char **argv) {
   sl_fuzz_campaign f;
   sl__defaults(&f);
-  int rc = sl__parse(&f, argc, argv);
+  int rc = sl__parse(&f, argc, argv, NULL);
   if (rc) return rc < 0 ? SL_EXIT_OK : rc;
+  /* A resumed run keeps its stored shard; the environment of the job that
+   * resumes it has no say. */
+  char shard_from[256] = "";
+  if (!f.resume && (rc = sl__shard_from_env(&f, shard_from, sizeof shard_from)))
+    return rc;
+  if (shard_from[0])
+    fprintf(stderr, "scatterlab fuzz: shard %d/%d (counted from 1) from %s\n",
+            f.shard_k + 1, f.shard_n, shard_from);
   if (sl_cli_parse_only) return SL_EXIT_OK;
   if (f.variants && sl__restrict_ops(&f))
     return sl_cli_usage_error("fuzz",
@@ -819,6 +912,9 @@ int sl_cmd_fuzz(int argc, char **argv) {
          " failing, %d corpus failures\n",
          total, elapsed, elapsed > 0 ? total / elapsed : 0.0, totfail,
          corpus_failures);
+  if (f.shard_n > 1)
+    printf("shard %d/%d (counted from 1) from %s\n", f.shard_k + 1, f.shard_n,
+           shard_from[0] ? shard_from : "the resumed run's config");
   if (g.first_failure >= 0)
     printf("first failure found after %.1f s (shrinking included)\n",
            g.first_failure);
