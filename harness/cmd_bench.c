@@ -46,7 +46,9 @@ static const char *const sl__bench_help =
     "a machine whose load drifts. Reports\n"
     "median, IQR, GB/s of the op's useful bytes (each input read once, each\n"
     "output written once), % of the copy bandwidth measured in the same run,\n"
-    "and the speed-up over LibTorch. Raw samples go to the store.\n"
+    "and the speed-up over LibTorch. Raw samples go to the store. A variant\n"
+    "that fails its check is 'not timed: failed' and the exit status is 1\n"
+    "(README, \"Exit statuses\").\n"
     "\n"
     "cuda.* variants (selected by default where a device is, or with\n"
     "--variants cuda, cpu,cuda, cuda.atomic, ...) are timed on the device\n"
@@ -174,6 +176,7 @@ typedef struct sl__bench_ctx {
   int no_torch;   /* --no-torch: no torch.cuda row */
   double dev_gbs; /* the device's copy bandwidth: %peak of the cuda rows */
   sl_bench_table table; /* every CPU timing, for the closing tables */
+  int failing;          /* cases with a variant that failed its check */
 } sl__bench_ctx;
 
 /* One row of a case's table, CPU or CUDA: torch_median > 0 adds the
@@ -447,7 +450,8 @@ out:
 
 /* Correctness first (every variant through the reference), then LibTorch
  * and the variants that passed, timed. 0, 1 when a cuda.* variant that
- * passed could not be timed, -1 when the case could not be built. */
+ * passed could not be timed, -1 when the case could not be built. Counts
+ * the case in b->failing when a variant failed its check. */
 static int sl__bench_case(sl__bench_ctx *b, const sl_case *c0) {
   char err[512];
   static sl_case_result res;
@@ -469,6 +473,9 @@ static int sl__bench_case(sl__bench_ctx *b, const sl_case *c0) {
   else
     rc = sl__time_contenders(b, &res, &bc.in, bc.bytes, bc.case_id, row);
   sl_bench_case_close(&bc);
+  /* A variant that fails its check is not timed, and is a failure found:
+   * a benchmark of wrong code must not pass. */
+  b->failing += res.failures > 0;
   return rc;
 }
 
@@ -541,6 +548,18 @@ int sl_cmd_bench(int argc, char **argv) {
     rc = SL_EXIT_OK;
     goto out;
   }
+  /* A filter that selects no variant of a case's op is the command line's
+   * mistake, said once and before the machine is probed (a cuda filter in
+   * a build or machine without CUDA is reported as not timed instead). */
+  if (!sl__names_cuda(b.variants))
+    for (int i = 0; i < n; ++i) {
+      char err[512];
+      if (sl_variants_check(b.variants, cases[i].op, err, sizeof err)) {
+        free(cases);
+        sl_cli_usage_error("bench", "%s", err);
+        goto out;
+      }
+    }
   /* Line by line even into a file: a run cut short by a time limit keeps
    * every table it printed. */
   setvbuf(stdout, NULL, _IOLBF, 0);
@@ -605,11 +624,8 @@ int sl_cmd_bench(int argc, char **argv) {
     cuda_missing = 1;
   }
   if (!no_db) {
-    char err[512];
-    if (sl_store_open(db, SL_STORE_READWRITE, &b.st, err, sizeof err)) {
-      fprintf(stderr, "scatterlab bench: %s\n", err);
+    if ((rc = sl_cli_open_store("bench", db, 0, &b.st))) {
       free(cases);
-      rc = SL_EXIT_FAIL;
       goto out;
     }
     sl_runinfo_buf ri;
@@ -623,17 +639,19 @@ int sl_cmd_bench(int argc, char **argv) {
       fprintf(stderr, "scatterlab bench: %s\n", sl_store_errmsg(b.st));
       sl_store_close(b.st);
       free(cases);
-      rc = SL_EXIT_FAIL;
+      rc = SL_EXIT_INCOMPLETE;
       goto out;
     }
   }
-  int failed = 0, finished = 0, dropped = 0;
+  int failed = 0, finished = 0, dropped = 0, unbuilt = 0, store_failed = 0;
   for (int i = 0; cases && i < n && !sl_interrupted(); ++i) {
     /* One transaction per case: a long suite that is interrupted keeps every
      * case it finished, and drops the one in hand. */
     if (b.st) sl_store_begin(b.st);
     const int rows = b.table.n;
-    failed |= sl__bench_case(&b, &cases[i]) != 0;
+    const int case_rc = sl__bench_case(&b, &cases[i]);
+    failed |= case_rc > 0;
+    unbuilt |= case_rc < 0;
     if (sl_interrupted()) {
       if (b.st) sl_store_rollback(b.st);
       b.table.n = rows; /* its row, if it got one */
@@ -643,7 +661,7 @@ int sl_cmd_bench(int argc, char **argv) {
     ++finished;
     if (b.st && sl_store_commit(b.st)) {
       fprintf(stderr, "scatterlab bench: store: %s\n", sl_store_errmsg(b.st));
-      failed = 1;
+      store_failed = 1;
     }
   }
   sl_bench_summary_print(&b.table, stdout);
@@ -659,7 +677,9 @@ int sl_cmd_bench(int argc, char **argv) {
         (end.rtt_ns > 0 &&
          sl_store_set_core_rtt_end(b.st, b.run_id, end.rtt_ns)))
       fprintf(stderr, "scatterlab bench: store: %s\n", sl_store_errmsg(b.st));
-    sl_store_run_finish(b.st, b.run_id, sl_interrupt_run_status(failed));
+    sl_store_run_finish(
+        b.st, b.run_id,
+        sl_interrupt_run_status(failed || store_failed || unbuilt));
     sl_store_close(b.st);
     printf("\nresults: %s (run %lld)\n", db, (long long)b.run_id);
   }
@@ -668,7 +688,15 @@ int sl_cmd_bench(int argc, char **argv) {
            finished, n, b.st ? "recorded" : "shown",
            dropped ? "; the case in hand is dropped" : "");
   free(cases);
-  rc = sl_interrupt_exit_status(failed ? SL_EXIT_FAIL : SL_EXIT_OK);
+  /* As `run`: a case that cannot be built is a usage error (but for the
+   * cuda.* variants asked for without a device: a case left with none of
+   * them is that failure, 1); a failure found wins over a store that
+   * failed. */
+  rc = sl_interrupt_exit_status(unbuilt && !cuda_missing ? SL_EXIT_USAGE
+                                : unbuilt                ? SL_EXIT_FAIL
+                                : failed || b.failing    ? SL_EXIT_FAIL
+                                : store_failed           ? SL_EXIT_INCOMPLETE
+                                                         : SL_EXIT_OK);
 out:
   for (int i = 0; i < n; ++i) free(lines[i]);
   free(lines);

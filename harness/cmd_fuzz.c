@@ -831,10 +831,7 @@ int sl_cmd_fuzz(int argc, char **argv) {
   sl_interrupt_install();
   char err[512], config[16384];
   sl_store *st = NULL;
-  if (f.db && sl_store_open(f.db, SL_STORE_READWRITE, &st, err, sizeof err)) {
-    fprintf(stderr, "scatterlab fuzz: %s\n", err);
-    return SL_EXIT_FAIL;
-  }
+  if (f.db && (rc = sl_cli_open_store("fuzz", f.db, 0, &st))) return rc;
   /* Held from before the jobs are forked until the last job and worker has
    * ended (run_lock.h): a later --resume waits for all of them. */
   int run_lock = -1;
@@ -864,13 +861,13 @@ int sl_cmd_fuzz(int argc, char **argv) {
         sl_store_set_run_config(st, f.run_id, config)) {
       fprintf(stderr, "scatterlab fuzz: %s\n", sl_store_errmsg(st));
       sl_store_close(st);
-      return SL_EXIT_FAIL;
+      return SL_EXIT_INCOMPLETE;
     }
     if (sl_run_lock(f.db, f.run_id, &run_lock, err, sizeof err)) {
       fprintf(stderr, "scatterlab fuzz: %s\n", err);
       sl_store_run_finish(st, f.run_id, "failed");
       sl_store_close(st);
-      return SL_EXIT_FAIL;
+      return SL_EXIT_INCOMPLETE;
     }
   }
   int replayed = 0, corpus_failures = 0;
@@ -887,7 +884,7 @@ int sl_cmd_fuzz(int argc, char **argv) {
     fprintf(stderr, "scatterlab fuzz: cannot map shared memory: %s\n",
             strerror(errno));
     sl_store_close(st);
-    return SL_EXIT_FAIL;
+    return SL_EXIT_INCOMPLETE;
   }
   *f.stop = 0;
   sl__gathered g;
@@ -944,6 +941,8 @@ int sl_cmd_fuzz(int argc, char **argv) {
              (long long)f.run_id, db);
     printf("\n");
   }
-  return sl_interrupt_exit_status(
-      (totfail || corpus_failures || job_failed) ? SL_EXIT_FAIL : SL_EXIT_OK);
+  /* A failure found is certain even when a job stopped early: it wins. */
+  return sl_interrupt_exit_status((totfail || corpus_failures) ? SL_EXIT_FAIL
+                                  : job_failed ? SL_EXIT_INCOMPLETE
+                                               : SL_EXIT_OK);
 }

@@ -57,15 +57,13 @@ int sl_cmd_history(int argc, char **argv) {
   if (sl_cli_parse_only) return SL_EXIT_OK;
   char err[1024];
   sl_store *st;
-  if (sl_store_open(db, SL_STORE_READONLY, &st, err, sizeof err)) {
-    fprintf(stderr, "scatterlab history: %s\n", err);
-    return SL_EXIT_FAIL;
-  }
+  int open_rc = sl_cli_open_store("history", db, 1, &st);
+  if (open_rc) return open_rc;
   sl_safe_file sf;
   if (sl_safe_open_out(&sf, outpath, err, sizeof err)) {
     fprintf(stderr, "scatterlab history: -o %s\n", err);
     sl_store_close(st);
-    return SL_EXIT_FAIL;
+    return SL_EXIT_INCOMPLETE;
   }
   int rc = sl_report_history(st, &o, sf.f, err, sizeof err) < 0;
   if (rc) {
@@ -76,5 +74,5 @@ int sl_cmd_history(int argc, char **argv) {
     rc = 1;
   }
   sl_store_close(st);
-  return rc ? SL_EXIT_FAIL : SL_EXIT_OK;
+  return rc ? SL_EXIT_INCOMPLETE : SL_EXIT_OK;
 }

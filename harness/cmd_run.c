@@ -239,11 +239,8 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
   sl_store *st = NULL;
   int64_t run_id = 0;
   if (!no_db) {
-    char err[512];
-    if (sl_store_open(db, SL_STORE_READWRITE, &st, err, sizeof err)) {
-      fprintf(stderr, "scatterlab run: %s\n", err);
+    if ((rc = sl_cli_open_store("run", db, 0, &st))) {
       free(cases);
-      rc = SL_EXIT_FAIL;
       goto out;
     }
     sl_runinfo_buf ri;
@@ -252,7 +249,7 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
       fprintf(stderr, "scatterlab run: %s\n", sl_store_errmsg(st));
       sl_store_close(st);
       free(cases);
-      rc = SL_EXIT_FAIL;
+      rc = SL_EXIT_INCOMPLETE;
       goto out;
     }
   }
@@ -313,9 +310,11 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
   printf("\n");
   if (!no_db) printf("results: %s (run %lld)\n", db, (long long)run_id);
   free(cases);
-  rc = usage_failed                     ? SL_EXIT_USAGE
-       : (failed_cases || store_failed) ? SL_EXIT_FAIL
-                                        : SL_EXIT_OK;
+  /* A failure found is certain even when the store failed: it wins. */
+  rc = usage_failed   ? SL_EXIT_USAGE
+       : failed_cases ? SL_EXIT_FAIL
+       : store_failed ? SL_EXIT_INCOMPLETE
+                      : SL_EXIT_OK;
   rc = sl_interrupt_exit_status(rc);
 out:
   sl__lines_free(&lines);
