@@ -6,6 +6,7 @@
  * and the device-to-device copy bandwidth. One bench for both: what was
  * scatterlab-gpubench is `scatterlab bench --variants cuda`.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "datagen.h"
 #include "device.h"
 #include "interrupt.h"
+#include "json_out.h"
 #include "providers.h"
 #include "runinfo.h"
 #include "runner.h"
@@ -84,6 +86,8 @@ static const char *const sl__bench_help =
     "                   rows then have no speed-up\n"
     "  --db PATH        results database (default " SL_DEFAULT_DB ")\n"
     "  --no-db          record nothing\n"
+    "  --format F       text (default) or json: one JSON document on stdout\n"
+    "                   at the end (docs/json.md), the text on stderr\n"
     "\n"
     "SIGINT / SIGTERM stop the timing at the next call (cuda.*: the next\n"
     "variant), drop the case in hand\n"
@@ -177,6 +181,10 @@ typedef struct sl__bench_ctx {
   double dev_gbs; /* the device's copy bandwidth: %peak of the cuda rows */
   sl_bench_table table; /* every CPU timing, for the closing tables */
   int failing;          /* cases with a variant that failed its check */
+  /* --format json: the cases so far, and the timings of the case in hand
+   * (NULL without it) */
+  FILE *jcases, *jtimings;
+  int jn, jtn;
 } sl__bench_ctx;
 
 /* One row of a case's table, CPU or CUDA: torch_median > 0 adds the
@@ -204,8 +212,25 @@ static void sl__print_header(void) {
 static int sl__store_timing(sl__bench_ctx *b, int64_t case_id,
                             const char *variant, const sl_timing *t,
                             int64_t bytes, int threads, double peak) {
-  if (!b->st) return 0;
   double gbs = t->median_s > 0 ? (double)bytes / t->median_s / 1e9 : 0;
+  if (b->jtimings) { /* every row timed is stored: the document says so too */
+    fputs(b->jtn++ ? ", {\"variant\": " : "{\"variant\": ", b->jtimings);
+    sl_json_str(b->jtimings, variant);
+    fprintf(b->jtimings,
+            ", \"threads\": %d, \"reps\": %d, \"median_s\": ", threads,
+            t->reps);
+    sl_json_num(b->jtimings, t->median_s);
+    fputs(", \"iqr_s\": ", b->jtimings);
+    sl_json_num(b->jtimings, t->iqr_s);
+    fputs(", \"min_s\": ", b->jtimings);
+    sl_json_num(b->jtimings, t->min_s);
+    fputs(", \"gbs\": ", b->jtimings);
+    sl_json_num(b->jtimings, gbs);
+    fputs(", \"pct_peak\": ", b->jtimings);
+    sl_json_num(b->jtimings, peak > 0 ? 100.0 * gbs / peak : NAN);
+    fputc('}', b->jtimings);
+  }
+  if (!b->st) return 0;
   sl_timing_row row = {
       variant,  threads,     t->reps,
       b->cold,  t->median_s, t->iqr_s,
@@ -464,6 +489,12 @@ static int sl__bench_case(sl__bench_ctx *b, const sl_case *c0) {
     fprintf(stderr, "scatterlab bench: %s\n", err);
     return -1;
   }
+  char *jbuf = NULL;
+  size_t jlen = 0;
+  if (b->jcases) {
+    b->jtimings = open_memstream(&jbuf, &jlen);
+    b->jtn = 0;
+  }
   /* The closing tables compare CPU timings with torch.cpu's. */
   sl_bench_row *row =
       b->cpu ? sl_bench_table_add(&b->table, &bc.c, res.line) : NULL;
@@ -476,6 +507,15 @@ static int sl__bench_case(sl__bench_ctx *b, const sl_case *c0) {
   /* A variant that fails its check is not timed, and is a failure found:
    * a benchmark of wrong code must not pass. */
   b->failing += res.failures > 0;
+  if (b->jtimings) {
+    fclose(b->jtimings);
+    b->jtimings = NULL;
+    fprintf(b->jcases, "%s{\"useful_bytes\": %lld, \"result\": ",
+            b->jn++ ? ",\n  " : "\n  ", (long long)bc.bytes);
+    sl_json_case_result(b->jcases, &res);
+    fprintf(b->jcases, ", \"timings\": [%s]}", jbuf ? jbuf : "");
+  }
+  free(jbuf);
   return rc;
 }
 
@@ -501,7 +541,7 @@ int sl_cmd_bench(int argc, char **argv) {
   b.budget = 1.0;
   b.min_reps = 7;
   const char *db = SL_DEFAULT_DB, *suite = NULL;
-  int no_db = 0, rc = SL_EXIT_USAGE, n = 0;
+  int no_db = 0, rc = SL_EXIT_USAGE, n = 0, json = 0;
   char **lines = NULL;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
@@ -534,6 +574,8 @@ int sl_cmd_bench(int argc, char **argv) {
       if (!(db = sl_cli_value("bench", argc, argv, &i))) goto out;
     } else if (strcmp(a, "--no-db") == 0) {
       no_db = 1;
+    } else if (sl_cli_is(a, "--format")) {
+      if (sl_json_format_option("bench", argc, argv, &i, &json)) goto out;
     } else if (a[0] == '-' && a[1] == '-') {
       sl_cli_usage_error("bench", "%s: unknown option", a);
       goto out;
@@ -560,6 +602,17 @@ int sl_cmd_bench(int argc, char **argv) {
         goto out;
       }
     }
+  /* --format json: from here on the text goes to stderr; the cases are
+   * kept as they finish and the document written at the end. */
+  FILE *jout = NULL;
+  char *jbuf = NULL;
+  size_t jlen = 0;
+  if (json && (!(jout = sl_json_begin("bench")) ||
+               !(b.jcases = open_memstream(&jbuf, &jlen)))) {
+    free(cases);
+    rc = SL_EXIT_INCOMPLETE;
+    goto out;
+  }
   /* Line by line even into a file: a run cut short by a time limit keeps
    * every table it printed. */
   setvbuf(stdout, NULL, _IOLBF, 0);
@@ -697,6 +750,29 @@ int sl_cmd_bench(int argc, char **argv) {
                                 : failed || b.failing    ? SL_EXIT_FAIL
                                 : store_failed           ? SL_EXIT_INCOMPLETE
                                                          : SL_EXIT_OK);
+  if (jout) {
+    fclose(b.jcases);
+    sl_json_head(jout, "bench", rc);
+    fputs(", \"db\": ", jout);
+    sl_json_str(jout, no_db ? NULL : db);
+    if (!no_db)
+      fprintf(jout, ", \"run_id\": %lld", (long long)b.run_id);
+    else
+      fputs(", \"run_id\": null", jout);
+    fprintf(jout, ", \"threads\": %d, \"copy_gbs\": ", threads);
+    sl_json_num(jout, start.gbs > 0 ? start.gbs : NAN);
+    fputs(", \"copy_gbs_end\": ", jout);
+    sl_json_num(jout, end.gbs > 0 ? end.gbs : NAN);
+    fputs(", \"core_rtt_ns\": ", jout);
+    sl_json_num(jout, start.rtt_ns > 0 ? start.rtt_ns : NAN);
+    fprintf(jout,
+            ", \"cases\": %d, \"timed\": %d, \"failing\": %d, "
+            "\"results\": [%s\n]",
+            n, finished, b.failing, jbuf ? jbuf : "");
+    sl_json_end(jout);
+    fclose(jout);
+  }
+  free(jbuf);
 out:
   for (int i = 0; i < n; ++i) free(lines[i]);
   free(lines);

@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "fuzz_campaign.h"
 #include "interrupt.h"
+#include "json_out.h"
 #include "providers.h"
 #include "run_lock.h"
 #include "runinfo.h"
@@ -87,6 +88,8 @@ static const char *const sl__fuzz_help =
     "                    skipped (--seconds, --timeout, --corpus may change)\n"
     "  --db PATH         results database (default " SL_DEFAULT_DB ")\n"
     "  --no-db           record nothing\n"
+    "  --format F        text (default) or json: one JSON document on stdout\n"
+    "                    at the end (docs/json.md), the text on stderr\n"
     "\n"
     "SIGINT / SIGTERM finish the cases in hand, commit, print the summary and\n"
     "exit 130 / 143; a second signal stops at once.\n";
@@ -387,6 +390,9 @@ static int sl__parse(sl_fuzz_campaign *f, int argc, char **argv,
       if (!(f->db = sl_cli_value("fuzz", argc, argv, &i))) return SL_EXIT_USAGE;
     } else if (strcmp(a, "--no-db") == 0) {
       f->db = NULL;
+    } else if (sl_cli_is(a, "--format")) {
+      if (sl_json_format_option("fuzz", argc, argv, &i, &f->json))
+        return SL_EXIT_USAGE;
     } else {
       return sl_cli_usage_error("fuzz", "%s: unknown argument", a);
     }
@@ -582,7 +588,9 @@ static void sl__print_coverage(const sl_fuzz_cells *cells) {
   }
 }
 
-static void sl__print_failures(sl__gathered *g) {
+/* Prints each failure (and frees it); with json, writes it there too as
+ * {"variant", "verdict", "minimal", "found_as", "message", "repro"}. */
+static void sl__print_failures(sl__gathered *g, FILE *json) {
   for (int i = 0; i < g->nfail; ++i) {
     char *fields[5] = {0};
     char *p = g->failures[i];
@@ -596,6 +604,19 @@ static void sl__print_failures(sl__gathered *g) {
     printf("FAIL %s %s\n    %s\n    minimal: %s\n    found as: %s\n",
            fields[1] ? fields[1] : "?", fields[0] ? fields[0] : "?",
            fields[4] ? fields[4] : "", repro, fields[3] ? fields[3] : "");
+    if (json) {
+      static const char *const keys[5] = {"variant", "verdict", "minimal",
+                                          "found_as", "message"};
+      fputs(i ? ",\n  {" : "\n  {", json);
+      for (int k = 0; k < 5; ++k) {
+        fprintf(json, "\"%s\": ", keys[k]);
+        sl_json_str(json, fields[k] ? fields[k] : "");
+        fputs(", ", json);
+      }
+      fputs("\"repro\": ", json);
+      sl_json_str(json, repro);
+      fputc('}', json);
+    }
     free(g->failures[i]);
   }
 }
@@ -814,6 +835,9 @@ int sl_cmd_fuzz(int argc, char **argv) {
                               "got one that selects none",
                               f.variants);
   if (f.print) {
+    if (f.json)
+      return sl_cli_usage_error("fuzz", "--print: expected --format text (it "
+                                        "prints case lines), got json");
     if (f.cases < 0)
       return sl_cli_usage_error("fuzz", "--print: expected --cases N as well");
     for (int64_t i = f.shard_k; i < f.cases; i += f.shard_n) {
@@ -849,7 +873,7 @@ int sl_cmd_fuzz(int argc, char **argv) {
     if (sl_store_run_reopen(st, f.run_id)) {
       fprintf(stderr, "scatterlab fuzz: %s\n", sl_store_errmsg(st));
       sl_store_close(st);
-      return SL_EXIT_FAIL;
+      return SL_EXIT_INCOMPLETE;
     }
     printf("resuming run %lld (%s)\n", (long long)f.run_id, config);
   } else if (st) {
@@ -870,6 +894,17 @@ int sl_cmd_fuzz(int argc, char **argv) {
       return SL_EXIT_INCOMPLETE;
     }
   }
+  /* --format json: the failures are kept in memory as they are printed,
+   * and the document written at the end (it carries the exit status). */
+  FILE *jout = NULL, *jfail = NULL;
+  char *jbuf = NULL;
+  size_t jlen = 0;
+  if (f.json && (jout = sl_json_begin("fuzz")) &&
+      !(jfail = open_memstream(&jbuf, &jlen))) {
+    fclose(jout);
+    jout = NULL;
+  }
+  const int json_failed = f.json && !jout;
   int replayed = 0, corpus_failures = 0;
   if (!f.resume) {
     corpus_failures = sl__replay_corpus(&f, &replayed);
@@ -915,7 +950,8 @@ int sl_cmd_fuzz(int argc, char **argv) {
   if (g.first_failure >= 0)
     printf("first failure found after %.1f s (shrinking included)\n",
            g.first_failure);
-  sl__print_failures(&g);
+  sl__print_failures(&g, jfail);
+  const int ncells = g.cells.n;
   free(g.failures), sl_fuzz_cells_free(&g.cells), free(g.done), free(g.fails);
   munmap((void *)f.stop, sizeof(int));
   int sig = sl_interrupted();
@@ -942,7 +978,36 @@ int sl_cmd_fuzz(int argc, char **argv) {
     printf("\n");
   }
   /* A failure found is certain even when a job stopped early: it wins. */
-  return sl_interrupt_exit_status((totfail || corpus_failures) ? SL_EXIT_FAIL
-                                  : job_failed ? SL_EXIT_INCOMPLETE
-                                               : SL_EXIT_OK);
+  rc = sl_interrupt_exit_status((totfail || corpus_failures) ? SL_EXIT_FAIL
+                                : job_failed || json_failed ? SL_EXIT_INCOMPLETE
+                                                            : SL_EXIT_OK);
+  if (jout) {
+    fclose(jfail);
+    sl_json_head(jout, "fuzz", rc);
+    fputs(", \"db\": ", jout);
+    sl_json_str(jout, f.db);
+    if (st)
+      fprintf(jout, ", \"run_id\": %lld, \"status\": \"%s\"",
+              (long long)f.run_id, status);
+    else
+      fprintf(jout, ", \"run_id\": null, \"status\": \"%s\"", status);
+    fprintf(jout,
+            ", \"seed\": %" PRIu64 ", \"shard\": {\"index\": %d, "
+            "\"total\": %d, \"source\": ",
+            f.seed, f.shard_k + 1, f.shard_n);
+    sl_json_str(jout, shard_from[0] ? shard_from
+                      : f.resume    ? "the resumed run's config"
+                                    : NULL);
+    fprintf(jout,
+            "}, \"cases\": %" PRId64 ", \"failing\": %" PRId64
+            ", \"corpus_replayed\": %d, \"corpus_failures\": %d, "
+            "\"cells\": %d, \"seconds\": ",
+            total, totfail, replayed, corpus_failures, ncells);
+    sl_json_num(jout, elapsed);
+    fprintf(jout, ", \"failures\": [%s\n]", jbuf ? jbuf : "");
+    sl_json_end(jout);
+    fclose(jout);
+  }
+  free(jbuf);
+  return rc;
 }

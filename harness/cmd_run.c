@@ -6,6 +6,7 @@
 #include "case.h"
 #include "cli.h"
 #include "interrupt.h"
+#include "json_out.h"
 #include "runinfo.h"
 #include "runner.h"
 #include "sl_store.h"
@@ -48,6 +49,8 @@ static const char *const sl__run_help =
     "  --no-db          record nothing\n"
     "  --kind KIND      run kind recorded in the store: run (default) or demo\n"
     "  --quiet          print only verdicts that are not passed\n"
+    "  --format F       text (default) or json: one JSON document on stdout\n"
+    "                   (docs/json.md), the text on stderr\n"
     "  --timeout SEC    per-variant time limit (default 60): a variant that\n"
     "                   takes longer gets `timeout`\n"
     "  --no-isolate     run kernels in this process instead of a forked\n"
@@ -149,7 +152,7 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
                     sl_run_args_fn args_fn) {
   sl_run_opts o = {0};
   const char *db = SL_DEFAULT_DB, *batch = NULL, *kind = default_kind;
-  int no_db = 0, quiet = 0, isolate = 1;
+  int no_db = 0, quiet = 0, isolate = 1, json = 0;
   double timeout_s = 60;
   sl__lines lines = {0};
   int rc = SL_EXIT_USAGE;
@@ -192,6 +195,8 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
       no_db = 1;
     } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
       quiet = 1;
+    } else if (sl_cli_is(a, "--format")) {
+      if (sl_json_format_option("run", argc, argv, &i, &json)) goto out;
     } else if (a[0] == '-' && a[1] == '-') {
       sl_cli_usage_error("run", "%s: unknown option", a);
       goto out;
@@ -255,6 +260,18 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
   }
   int counts[SL_VERDICT_COUNT] = {0}, failed_cases = 0, store_failed = 0;
   int usage_failed = 0;
+  /* --format json: each case's verdicts are kept in memory as they come,
+   * and written in one document at the end (it carries the exit status). */
+  FILE *jout = NULL, *jcases = NULL;
+  char *jbuf = NULL;
+  size_t jlen = 0;
+  int jn = 0;
+  if (json && (!(jout = sl_json_begin(default_kind)) ||
+               !(jcases = open_memstream(&jbuf, &jlen)))) {
+    if (jout) fclose(jout);
+    jout = NULL;
+    store_failed = 1;
+  }
   sl_case_result *res = malloc(sizeof *res);
   sl_worker *worker = NULL;
   if (isolate) {
@@ -277,6 +294,10 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
       continue;
     }
     sl__print_result(res, quiet);
+    if (jcases) {
+      fputs(jn++ ? ",\n  " : "\n  ", jcases);
+      sl_json_case_result(jcases, res);
+    }
     for (int k = 0; k < res->n; ++k) ++counts[res->v[k].verdict];
     failed_cases += res->failures > 0;
     if (st && !store_failed) {
@@ -316,6 +337,24 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
        : store_failed ? SL_EXIT_INCOMPLETE
                       : SL_EXIT_OK;
   rc = sl_interrupt_exit_status(rc);
+  if (jout) {
+    fclose(jcases);
+    sl_json_head(jout, default_kind, rc);
+    fputs(", \"db\": ", jout);
+    sl_json_str(jout, no_db ? NULL : db);
+    if (no_db)
+      fputs(", \"run_id\": null", jout);
+    else
+      fprintf(jout, ", \"run_id\": %lld", (long long)run_id);
+    fprintf(jout, ", \"cases\": %d, \"counts\": {", lines.n);
+    for (int k = 0; k < SL_VERDICT_COUNT; ++k)
+      fprintf(jout, "%s\"%s\": %d", k ? ", " : "",
+              sl_verdict_name((sl_verdict)k), counts[k]);
+    fprintf(jout, "}, \"results\": [%s\n]", jbuf ? jbuf : "");
+    sl_json_end(jout);
+    fclose(jout);
+  }
+  free(jbuf);
 out:
   sl__lines_free(&lines);
   return rc;

@@ -36,6 +36,7 @@ typedef struct sl_fuzz_campaign {
   int jobs, shard_k, shard_n, shrink, print;
   int shard_set; /* --shard was given (else the environment may say) */
   int keep_all;  /* --keep all: every case and verdict, not only failures */
+  int json;      /* --format json (the jobs print nothing but to the parent) */
   double timeout;
   const char *corpus; /* NULL: none */
   const char *db;     /* NULL: no store */
