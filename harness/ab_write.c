@@ -1,12 +1,12 @@
 /* Writers of `scatterlab ab`'s results (ab_write.h). */
 #include "ab_write.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "csv_fields.h"
 #include "html.h"
+#include "json_out.h"
 #include "safe_file.h"
 #include "sl_report.h"
 
@@ -45,39 +45,17 @@ int sl_ab_format_parse(const char *name, sl_ab_format *f) {
   return 0;
 }
 
-/* A JSON string: quotes, backslashes and control characters escaped. */
-static void sl__json_str(FILE *out, const char *s) {
-  fputc('"', out);
-  for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
-    if (*p == '"' || *p == '\\')
-      fprintf(out, "\\%c", *p);
-    else if (*p < 0x20)
-      fprintf(out, "\\u%04x", *p);
-    else
-      fputc(*p, out);
-  }
-  fputc('"', out);
-}
-
-/* A JSON number, or null where the value is not finite. */
-static void sl__json_num(FILE *out, double v) {
-  if (isfinite(v))
-    fprintf(out, "%.9g", v);
-  else
-    fputs("null", out);
-}
-
 static void sl__json(const sl_ab_set *s, FILE *out) {
   fputs("{\"schema\": \"scatterlab-ab/1\", \"base\": ", out);
-  sl__json_str(out, s->base);
+  sl_json_str(out, s->base);
   fputs(", \"cand\": ", out);
-  sl__json_str(out, s->cand);
+  sl_json_str(out, s->cand);
   fputs(", \"threshold\": ", out);
-  sl__json_num(out, s->threshold);
+  sl_json_num(out, s->threshold);
   fputs(", \"level\": ", out);
-  sl__json_num(out, s->level);
+  sl_json_num(out, s->level);
   fputs(", \"budget_s\": ", out);
-  sl__json_num(out, s->budget_s);
+  sl_json_num(out, s->budget_s);
   fprintf(out, ", \"seed\": %llu, \"threads\": %d, \"exit_status\": %d",
           s->seed, s->threads, s->exit_status);
   fputs(", \"counts\": {", out);
@@ -90,28 +68,28 @@ static void sl__json(const sl_ab_set *s, FILE *out) {
     const sl_ab_row *r = &s->rows[i];
     fprintf(out, "%s\n  {\"kind\": \"%s\", \"case\": ", i ? "," : "",
             sl__kind_names[r->kind]);
-    sl__json_str(out, r->case_line);
+    sl_json_str(out, r->case_line);
     fputs(", \"variant\": ", out);
-    sl__json_str(out, r->variant);
+    sl_json_str(out, r->variant);
     if (r->kind != SL_AB_ROW_JUDGED) {
       fputs(", \"note\": ", out);
-      sl__json_str(out, r->note);
+      sl_json_str(out, r->note);
       fputc('}', out);
       continue;
     }
     fprintf(out, ", \"verdict\": \"%s\", \"base_s\": ",
             sl_ab_verdict_name(r->verdict));
-    sl__json_num(out, r->base_s);
+    sl_json_num(out, r->base_s);
     fputs(", \"cand_s\": ", out);
-    sl__json_num(out, r->cand_s);
+    sl_json_num(out, r->cand_s);
     fputs(", \"ratio\": ", out);
-    sl__json_num(out, r->ratio);
+    sl_json_num(out, r->ratio);
     fputs(", \"lo\": ", out);
-    sl__json_num(out, r->lo);
+    sl_json_num(out, r->lo);
     fputs(", \"hi\": ", out);
-    sl__json_num(out, r->hi);
+    sl_json_num(out, r->hi);
     fputs(", \"p\": ", out);
-    sl__json_num(out, r->p);
+    sl_json_num(out, r->p);
     fprintf(out,
             ", \"rounds\": %d, \"calls_per_turn\": %d, \"stopped\": \"%s\"}",
             r->rounds, r->calls_per_turn, r->stopped ? r->stopped : "");

@@ -3,11 +3,13 @@
 
 #include "byte_size.h"
 #include "providers.h"
+#include "sl_store.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int sl_cli_usage_error(const char *cmd, const char *fmt, ...) {
   va_list ap;
@@ -17,6 +19,21 @@ int sl_cli_usage_error(const char *cmd, const char *fmt, ...) {
   va_end(ap);
   fprintf(stderr, "\n(see `scatterlab %s --help`)\n", cmd);
   return SL_EXIT_USAGE;
+}
+
+int sl_cli_open_store(const char *cmd, const char *path, int readonly,
+                      sl_store **st) {
+  char err[1024];
+  *st = NULL;
+  if (!sl_store_open(path, readonly ? SL_STORE_READONLY : SL_STORE_READWRITE,
+                     st, err, sizeof err))
+    return SL_EXIT_OK;
+  fprintf(stderr, "scatterlab %s: %s\n", cmd, err);
+  /* A store to read that is not there is the command line's mistake; one
+   * that is there and cannot be used is the store's. */
+  struct stat sb;
+  return readonly && stat(path, &sb) && errno == ENOENT ? SL_EXIT_USAGE
+                                                        : SL_EXIT_INCOMPLETE;
 }
 
 int sl_cli_skip_provider(int argc, char **argv, int *i) {

@@ -7,15 +7,33 @@
 
 #define SL_DEFAULT_DB "results/scatterlab.db"
 
-/* Exit statuses of every command. */
+/* Exit statuses of every command (the table in README.md, "Exit
+ * statuses"): CI tells "the code is broken" (1) from "the job is broken"
+ * (2: its command line; 3: its machine or store). */
 enum {
   SL_EXIT_OK = 0,
+  /* failures found: a failing verdict, a slower benchmark, a damaged store
+   * (check) */
   SL_EXIT_FAIL = 1,
+  /* usage or input error: an option, a case line, an input file or store
+   * named on the command line that is missing or malformed */
   SL_EXIT_USAGE = 2,
-  /* compare, ab: nothing was compared, or a base benchmark has no
-   * candidate (a gate that judged less than it was given must not pass) */
+  /* environment or store error, or an incomplete gate: the command could not
+   * do all of its work (a store that cannot be read or written, a job or
+   * worker that died, an output that cannot be written; compare, ab:
+   * nothing was compared, or a base benchmark has no candidate), so it
+   * cannot say that nothing failed */
   SL_EXIT_INCOMPLETE = 3
 };
+
+struct sl_store;
+/* Opens store `path` for command `cmd` (readonly: 0 to write, 1 to read),
+ * printing "scatterlab <cmd>: <error>" when it cannot. Returns 0,
+ * SL_EXIT_USAGE when a store to read does not exist (a mistyped --db), or
+ * SL_EXIT_INCOMPLETE (damaged, unreadable, from a newer scatterlab, not
+ * writable). */
+int sl_cli_open_store(const char *cmd, const char *path, int readonly,
+                      struct sl_store **st);
 
 /* Prints "scatterlab <cmd>: <message>" and a hint to stderr; returns 2. */
 int sl_cli_usage_error(const char *cmd, const char *fmt, ...)

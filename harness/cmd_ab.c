@@ -495,18 +495,13 @@ int sl_cmd_ab(int argc, char **argv) {
          bpath, cand ? cpath : "(this scatterlab's kernels)", ab.threads,
          ab.o.threshold * 100, ab.o.budget_s, (unsigned long long)ab.o.seed);
   if (!no_db) {
-    char err[512];
-    if (sl_store_open(db, SL_STORE_READWRITE, &ab.st, err, sizeof err)) {
-      fprintf(stderr, "scatterlab ab: %s\n", err);
-      rc = SL_EXIT_FAIL;
-      goto out;
-    }
+    if ((rc = sl_cli_open_store("ab", db, 0, &ab.st))) goto out;
     sl_runinfo_buf ri;
     sl_runinfo_fill(&ri, "bench", argc, argv, ab.threads);
     if (sl_store_run_begin(ab.st, &ri.info, &ab.run_id)) {
       fprintf(stderr, "scatterlab ab: %s\n", sl_store_errmsg(ab.st));
       sl_store_close(ab.st);
-      rc = SL_EXIT_FAIL;
+      rc = SL_EXIT_INCOMPLETE;
       goto out;
     }
   }
@@ -531,10 +526,12 @@ int sl_cmd_ab(int argc, char **argv) {
            ab.allow_missing ? " (allowed)" : ": incomplete (exit 3)");
   if (set->failed) printf("; %d failed", set->failed);
   printf("\n");
-  const int bad = store_failed || set->failed || set->counts[SL_AB_SLOWER] > 0;
-  const int incomplete = pairs == 0 || (set->missing > 0 && !ab.allow_missing);
+  const int bad = set->failed || set->counts[SL_AB_SLOWER] > 0;
+  const int incomplete =
+      store_failed || pairs == 0 || (set->missing > 0 && !ab.allow_missing);
   if (ab.st) {
-    sl_store_run_finish(ab.st, ab.run_id, sl_interrupt_run_status(bad));
+    sl_store_run_finish(ab.st, ab.run_id,
+                        sl_interrupt_run_status(bad || store_failed));
     sl_store_close(ab.st);
     printf("results: %s (run %lld)\n", db, (long long)ab.run_id);
   }
@@ -549,7 +546,7 @@ int sl_cmd_ab(int argc, char **argv) {
     char err[4400];
     if (files[k] && sl_ab_write_file(set, fmts[k], files[k], err, sizeof err)) {
       fprintf(stderr, "scatterlab ab: %s\n", err);
-      if (rc == SL_EXIT_OK) rc = SL_EXIT_FAIL;
+      if (rc == SL_EXIT_OK) rc = SL_EXIT_INCOMPLETE;
     }
   }
 out:

@@ -6,6 +6,7 @@
  * and the device-to-device copy bandwidth. One bench for both: what was
  * scatterlab-gpubench is `scatterlab bench --variants cuda`.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "datagen.h"
 #include "device.h"
 #include "interrupt.h"
+#include "json_out.h"
 #include "providers.h"
 #include "runinfo.h"
 #include "runner.h"
@@ -46,7 +48,9 @@ static const char *const sl__bench_help =
     "a machine whose load drifts. Reports\n"
     "median, IQR, GB/s of the op's useful bytes (each input read once, each\n"
     "output written once), % of the copy bandwidth measured in the same run,\n"
-    "and the speed-up over LibTorch. Raw samples go to the store.\n"
+    "and the speed-up over LibTorch. Raw samples go to the store. A variant\n"
+    "that fails its check is 'not timed: failed' and the exit status is 1\n"
+    "(README, \"Exit statuses\").\n"
     "\n"
     "cuda.* variants (selected by default where a device is, or with\n"
     "--variants cuda, cpu,cuda, cuda.atomic, ...) are timed on the device\n"
@@ -84,6 +88,8 @@ static const char *const sl__bench_help =
     "                   rows then have no speed-up\n"
     "  --db PATH        results database (default " SL_DEFAULT_DB ")\n"
     "  --no-db          record nothing\n"
+    "  --format F       text (default) or json: one JSON document on stdout\n"
+    "                   at the end (docs/json.md), the text on stderr\n"
     "\n"
     "SIGINT / SIGTERM stop the timing at the next call (cuda.*: the next\n"
     "variant), drop the case in hand\n"
@@ -177,6 +183,11 @@ typedef struct sl__bench_ctx {
   int no_torch;   /* --no-torch: no torch.cuda row */
   double dev_gbs; /* the device's copy bandwidth: %peak of the cuda rows */
   sl_bench_table table; /* every CPU timing, for the closing tables */
+  int failing;          /* cases with a variant that failed its check */
+  /* --format json: the cases so far, and the timings of the case in hand
+   * (NULL without it) */
+  FILE *jcases, *jtimings;
+  int jn, jtn;
 } sl__bench_ctx;
 
 /* One row of a case's table, CPU or CUDA: torch_median > 0 adds the
@@ -204,8 +215,25 @@ static void sl__print_header(void) {
 static int sl__store_timing(sl__bench_ctx *b, int64_t case_id,
                             const char *variant, const sl_timing *t,
                             int64_t bytes, int threads, double peak) {
-  if (!b->st) return 0;
   double gbs = t->median_s > 0 ? (double)bytes / t->median_s / 1e9 : 0;
+  if (b->jtimings) { /* every row timed is stored: the document says so too */
+    fputs(b->jtn++ ? ", {\"variant\": " : "{\"variant\": ", b->jtimings);
+    sl_json_str(b->jtimings, variant);
+    fprintf(b->jtimings,
+            ", \"threads\": %d, \"reps\": %d, \"median_s\": ", threads,
+            t->reps);
+    sl_json_num(b->jtimings, t->median_s);
+    fputs(", \"iqr_s\": ", b->jtimings);
+    sl_json_num(b->jtimings, t->iqr_s);
+    fputs(", \"min_s\": ", b->jtimings);
+    sl_json_num(b->jtimings, t->min_s);
+    fputs(", \"gbs\": ", b->jtimings);
+    sl_json_num(b->jtimings, gbs);
+    fputs(", \"pct_peak\": ", b->jtimings);
+    sl_json_num(b->jtimings, peak > 0 ? 100.0 * gbs / peak : NAN);
+    fputc('}', b->jtimings);
+  }
+  if (!b->st) return 0;
   sl_timing_row row = {
       variant,  threads,     t->reps,
       b->cold,  t->median_s, t->iqr_s,
@@ -450,7 +478,8 @@ out:
 
 /* Correctness first (every variant through the reference), then LibTorch
  * and the variants that passed, timed. 0, 1 when a cuda.* variant that
- * passed could not be timed, -1 when the case could not be built. */
+ * passed could not be timed, -1 when the case could not be built. Counts
+ * the case in b->failing when a variant failed its check. */
 static int sl__bench_case(sl__bench_ctx *b, const sl_case *c0) {
   char err[512];
   static sl_case_result res;
@@ -464,6 +493,12 @@ static int sl__bench_case(sl__bench_ctx *b, const sl_case *c0) {
     fprintf(stderr, "scatterlab bench: %s\n", err);
     return -1;
   }
+  char *jbuf = NULL;
+  size_t jlen = 0;
+  if (b->jcases) {
+    b->jtimings = open_memstream(&jbuf, &jlen);
+    b->jtn = 0;
+  }
   /* The closing tables compare CPU timings with torch.cpu's. */
   sl_bench_row *row =
       b->cpu ? sl_bench_table_add(&b->table, &bc.c, res.line) : NULL;
@@ -473,6 +508,18 @@ static int sl__bench_case(sl__bench_ctx *b, const sl_case *c0) {
   else
     rc = sl__time_contenders(b, &res, &bc.in, bc.bytes, bc.case_id, row);
   sl_bench_case_close(&bc);
+  /* A variant that fails its check is not timed, and is a failure found:
+   * a benchmark of wrong code must not pass. */
+  b->failing += res.failures > 0;
+  if (b->jtimings) {
+    fclose(b->jtimings);
+    b->jtimings = NULL;
+    fprintf(b->jcases, "%s{\"useful_bytes\": %lld, \"result\": ",
+            b->jn++ ? ",\n  " : "\n  ", (long long)bc.bytes);
+    sl_json_case_result(b->jcases, &res);
+    fprintf(b->jcases, ", \"timings\": [%s]}", jbuf ? jbuf : "");
+  }
+  free(jbuf);
   return rc;
 }
 
@@ -498,7 +545,7 @@ int sl_cmd_bench(int argc, char **argv) {
   b.budget = 1.0;
   b.min_reps = 7;
   const char *db = SL_DEFAULT_DB, *suite = NULL;
-  int no_db = 0, rc = SL_EXIT_USAGE, n = 0;
+  int no_db = 0, rc = SL_EXIT_USAGE, n = 0, json = 0;
   char **lines = NULL;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
@@ -534,6 +581,8 @@ int sl_cmd_bench(int argc, char **argv) {
       if (!(db = sl_cli_value("bench", argc, argv, &i))) goto out;
     } else if (strcmp(a, "--no-db") == 0) {
       no_db = 1;
+    } else if (sl_cli_is(a, "--format")) {
+      if (sl_json_format_option("bench", argc, argv, &i, &json)) goto out;
     } else if (a[0] == '-' && a[1] == '-') {
       sl_cli_usage_error("bench", "%s: unknown option", a);
       goto out;
@@ -546,6 +595,29 @@ int sl_cmd_bench(int argc, char **argv) {
   if (sl_cli_parse_only) {
     free(cases);
     rc = SL_EXIT_OK;
+    goto out;
+  }
+  /* A filter that selects no variant of a case's op is the command line's
+   * mistake, said once and before the machine is probed (a cuda filter in
+   * a build or machine without CUDA is reported as not timed instead). */
+  if (!sl__names_cuda(b.variants))
+    for (int i = 0; i < n; ++i) {
+      char err[512];
+      if (sl_variants_check(b.variants, cases[i].op, err, sizeof err)) {
+        free(cases);
+        sl_cli_usage_error("bench", "%s", err);
+        goto out;
+      }
+    }
+  /* --format json: from here on the text goes to stderr; the cases are
+   * kept as they finish and the document written at the end. */
+  FILE *jout = NULL;
+  char *jbuf = NULL;
+  size_t jlen = 0;
+  if (json && (!(jout = sl_json_begin("bench")) ||
+               !(b.jcases = open_memstream(&jbuf, &jlen)))) {
+    free(cases);
+    rc = SL_EXIT_INCOMPLETE;
     goto out;
   }
   /* Line by line even into a file: a run cut short by a time limit keeps
@@ -612,11 +684,8 @@ int sl_cmd_bench(int argc, char **argv) {
     cuda_missing = 1;
   }
   if (!no_db) {
-    char err[512];
-    if (sl_store_open(db, SL_STORE_READWRITE, &b.st, err, sizeof err)) {
-      fprintf(stderr, "scatterlab bench: %s\n", err);
+    if ((rc = sl_cli_open_store("bench", db, 0, &b.st))) {
       free(cases);
-      rc = SL_EXIT_FAIL;
       goto out;
     }
     sl_runinfo_buf ri;
@@ -630,17 +699,19 @@ int sl_cmd_bench(int argc, char **argv) {
       fprintf(stderr, "scatterlab bench: %s\n", sl_store_errmsg(b.st));
       sl_store_close(b.st);
       free(cases);
-      rc = SL_EXIT_FAIL;
+      rc = SL_EXIT_INCOMPLETE;
       goto out;
     }
   }
-  int failed = 0, finished = 0, dropped = 0;
+  int failed = 0, finished = 0, dropped = 0, unbuilt = 0, store_failed = 0;
   for (int i = 0; cases && i < n && !sl_interrupted(); ++i) {
     /* One transaction per case: a long suite that is interrupted keeps every
      * case it finished, and drops the one in hand. */
     if (b.st) sl_store_begin(b.st);
     const int rows = b.table.n;
-    failed |= sl__bench_case(&b, &cases[i]) != 0;
+    const int case_rc = sl__bench_case(&b, &cases[i]);
+    failed |= case_rc > 0;
+    unbuilt |= case_rc < 0;
     if (sl_interrupted()) {
       if (b.st) sl_store_rollback(b.st);
       b.table.n = rows; /* its row, if it got one */
@@ -650,7 +721,7 @@ int sl_cmd_bench(int argc, char **argv) {
     ++finished;
     if (b.st && sl_store_commit(b.st)) {
       fprintf(stderr, "scatterlab bench: store: %s\n", sl_store_errmsg(b.st));
-      failed = 1;
+      store_failed = 1;
     }
   }
   sl_bench_summary_print(&b.table, stdout);
@@ -666,7 +737,9 @@ int sl_cmd_bench(int argc, char **argv) {
         (end.rtt_ns > 0 &&
          sl_store_set_core_rtt_end(b.st, b.run_id, end.rtt_ns)))
       fprintf(stderr, "scatterlab bench: store: %s\n", sl_store_errmsg(b.st));
-    sl_store_run_finish(b.st, b.run_id, sl_interrupt_run_status(failed));
+    sl_store_run_finish(
+        b.st, b.run_id,
+        sl_interrupt_run_status(failed || store_failed || unbuilt));
     sl_store_close(b.st);
     printf("\nresults: %s (run %lld)\n", db, (long long)b.run_id);
   }
@@ -675,7 +748,38 @@ int sl_cmd_bench(int argc, char **argv) {
            finished, n, b.st ? "recorded" : "shown",
            dropped ? "; the case in hand is dropped" : "");
   free(cases);
-  rc = sl_interrupt_exit_status(failed ? SL_EXIT_FAIL : SL_EXIT_OK);
+  /* As `run`: a case that cannot be built is a usage error (but for the
+   * cuda.* variants asked for without a device: a case left with none of
+   * them is that failure, 1); a failure found wins over a store that
+   * failed. */
+  rc = sl_interrupt_exit_status(unbuilt && !cuda_missing ? SL_EXIT_USAGE
+                                : unbuilt                ? SL_EXIT_FAIL
+                                : failed || b.failing    ? SL_EXIT_FAIL
+                                : store_failed           ? SL_EXIT_INCOMPLETE
+                                                         : SL_EXIT_OK);
+  if (jout) {
+    fclose(b.jcases);
+    sl_json_head(jout, "bench", rc);
+    fputs(", \"db\": ", jout);
+    sl_json_str(jout, no_db ? NULL : db);
+    if (!no_db)
+      fprintf(jout, ", \"run_id\": %lld", (long long)b.run_id);
+    else
+      fputs(", \"run_id\": null", jout);
+    fprintf(jout, ", \"threads\": %d, \"copy_gbs\": ", threads);
+    sl_json_num(jout, start.gbs > 0 ? start.gbs : NAN);
+    fputs(", \"copy_gbs_end\": ", jout);
+    sl_json_num(jout, end.gbs > 0 ? end.gbs : NAN);
+    fputs(", \"core_rtt_ns\": ", jout);
+    sl_json_num(jout, start.rtt_ns > 0 ? start.rtt_ns : NAN);
+    fprintf(jout,
+            ", \"cases\": %d, \"timed\": %d, \"failing\": %d, "
+            "\"results\": [%s\n]",
+            n, finished, b.failing, jbuf ? jbuf : "");
+    sl_json_end(jout);
+    fclose(jout);
+  }
+  free(jbuf);
 out:
   for (int i = 0; i < n; ++i) free(lines[i]);
   free(lines);

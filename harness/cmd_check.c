@@ -5,8 +5,10 @@
  * that every writing command runs when it opens a store. Each problem is
  * printed; exit 0 when sound, 1 when damaged or unreadable.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "sl_store.h"
@@ -37,6 +39,14 @@ int sl_cmd_check(int argc, char **argv) {
     }
   }
   if (sl_cli_parse_only) return SL_EXIT_OK;
+  /* What check finds is a damaged store (1); a store that is not there is
+   * a mistyped --db (2). */
+  struct stat sb;
+  if (stat(db, &sb) && errno == ENOENT)
+    return sl_cli_usage_error("check",
+                              "--db %s: expected a store, got no "
+                              "such file",
+                              db);
   char err[1024];
   int v = sl_store_verify(db, !quick, stdout, err, sizeof err);
   if (v == 0) {

@@ -70,7 +70,7 @@ static int sl__is_id(const char *s) {
  * the run. 0, or an exit status. */
 static int sl__open_side(const char *arg, const char *db, sl_store **shared,
                          sl_store **own, sl_cmp_side *side) {
-  char path[4096], err[1024];
+  char path[4096];
   long long id = 0;
   *own = NULL;
   const char *colon = strrchr(arg, ':');
@@ -85,10 +85,8 @@ static int sl__open_side(const char *arg, const char *db, sl_store **shared,
     snprintf(path, sizeof path, "%s", arg);
   }
   sl_store **slot = sl__is_id(arg) ? shared : own;
-  if (!*slot && sl_store_open(path, SL_STORE_READONLY, slot, err, sizeof err)) {
-    fprintf(stderr, "scatterlab compare: %s\n", err);
-    return SL_EXIT_USAGE;
-  }
+  int open_rc = *slot ? 0 : sl_cli_open_store("compare", path, 1, slot);
+  if (open_rc) return open_rc;
   side->store = *slot;
   if (id == 0) {
     int64_t last = sl_store_last_timed_run(*slot);
@@ -205,7 +203,7 @@ int sl_cmd_compare(int argc, char **argv) {
   sl_safe_file sf;
   if (!rc && sl_safe_open_out(&sf, outpath, err, sizeof err)) {
     fprintf(stderr, "scatterlab compare: -o %s\n", err);
-    rc = SL_EXIT_USAGE;
+    rc = SL_EXIT_INCOMPLETE;
   }
   if (!rc) {
     int werr = sl_cmp_write(&set, &o, fmt, sf.f) != 0;
@@ -218,7 +216,7 @@ int sl_cmd_compare(int argc, char **argv) {
     }
     if (werr) {
       fprintf(stderr, "scatterlab compare: %s\n", err);
-      rc = SL_EXIT_USAGE;
+      rc = SL_EXIT_INCOMPLETE;
     } else if (set.n == 0) {
       /* A gate that compared nothing must not pass: the runs timed other
        * cases, variants, threads or warm/cold settings. */

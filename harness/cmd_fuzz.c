@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "fuzz_campaign.h"
 #include "interrupt.h"
+#include "json_out.h"
 #include "providers.h"
 #include "run_lock.h"
 #include "runinfo.h"
@@ -60,7 +61,14 @@ static const char *const sl__fuzz_help =
     "  --jobs J          parallel jobs (default 1); they share the cores:\n"
     "                    each job's parallel variants get cores/J threads\n"
     "                    (--jobs 1 fuzzes them on every core)\n"
-    "  --shard K/N       this process runs shard K of N (CI matrices)\n"
+    "  --shard K/N       this process runs shard K of N, K counted from 1\n"
+    "                    (1 <= K <= N, as CI matrices count). Without it, the\n"
+    "                    shard is read from the environment, first found of:\n"
+    "                    CI_NODE_INDEX/CI_NODE_TOTAL (GitLab, 1-based),\n"
+    "                    JOB_COMPLETION_INDEX/SCATTERLAB_SHARD_TOTAL\n"
+    "                    (Kubernetes indexed Job, 0-based; the total is\n"
+    "                    yours to set), GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS\n"
+    "                    (0-based); stderr names the source\n"
     "  --timeout SEC     per-variant time limit (default 10)\n"
     "  --max-case-bytes SIZE  most memory a case's tensors may take (512M,\n"
     "                    6G; default: a quarter of physical memory); checked\n"
@@ -84,6 +92,8 @@ static const char *const sl__fuzz_help =
     "                    skipped (--seconds, --timeout, --corpus may change)\n"
     "  --db PATH         results database (default " SL_DEFAULT_DB ")\n"
     "  --no-db           record nothing\n"
+    "  --format F        text (default) or json: one JSON document on stdout\n"
+    "                    at the end (docs/json.md), the text on stderr\n"
     "\n"
     "SIGINT / SIGTERM finish the cases in hand, commit, print the summary and\n"
     "exit 130 / 143; a second signal stops at once.\n";
@@ -267,8 +277,17 @@ static int sl__is_schedule_option(const char *a) {
   return 0;
 }
 
-/* Parses argv[1..] into f. Returns 0, SL_EXIT_USAGE, or -1 after --help. */
-static int sl__parse(sl_fuzz_campaign *f, int argc, char **argv) {
+/* The config format a run stores (sl__config). Version 2 stores --shard
+ * 1-based, as the command line takes it; version 1 (runs stored before
+ * the word "--config-version" existed) stored it 0-based. */
+enum { SL__CONFIG_VERSION = 2 };
+
+/* Parses argv[1..] into f. config_version is NULL for a command line, else
+ * the words are a stored config (sl__config) and it receives the config's
+ * format version (1 until a "--config-version" word says otherwise).
+ * Returns 0, SL_EXIT_USAGE, or -1 after --help. */
+static int sl__parse(sl_fuzz_campaign *f, int argc, char **argv,
+                     int *config_version) {
   const char *v;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
@@ -323,15 +342,23 @@ static int sl__parse(sl_fuzz_campaign *f, int argc, char **argv) {
         return SL_EXIT_USAGE;
     } else if (sl_cli_is(a, "--shard")) {
       if (!(v = sl_cli_value("fuzz", argc, argv, &i))) return SL_EXIT_USAGE;
+      /* Only configs stored before version 2 count shards from 0. */
+      int base = config_version && *config_version < 2 ? 0 : 1;
       int k, m, used = 0;
       if (sscanf(v, "%d/%d%n", &k, &m, &used) != 2 || v[used] || m < 1 ||
-          k < 0 || k >= m)
+          k < base || k >= m + base)
         return sl_cli_usage_error("fuzz",
-                                  "--shard: expected K/N with 0 <= K "
-                                  "< N, got \"%s\"",
-                                  v);
-      f->shard_k = k;
+                                  "--shard: expected K/N with %d <= K "
+                                  "<= N%s, got \"%s\"",
+                                  base, base ? "" : " - 1", v);
+      f->shard_k = k - base;
       f->shard_n = m;
+      f->shard_set = 1;
+    } else if (config_version && sl_cli_is(a, "--config-version")) {
+      if ((n = sl_cli_int_option("fuzz", argc, argv, &i, 1,
+                                 SL__CONFIG_VERSION)) < 0)
+        return SL_EXIT_USAGE;
+      *config_version = (int)n;
     } else if (sl_cli_is(a, "--timeout")) {
       if ((f->timeout = sl_cli_positive_option("fuzz", argc, argv, &i, 1e6)) <
           0)
@@ -370,6 +397,9 @@ static int sl__parse(sl_fuzz_campaign *f, int argc, char **argv) {
       if (!(f->db = sl_cli_value("fuzz", argc, argv, &i))) return SL_EXIT_USAGE;
     } else if (strcmp(a, "--no-db") == 0) {
       f->db = NULL;
+    } else if (sl_cli_is(a, "--format")) {
+      if (sl_json_format_option("fuzz", argc, argv, &i, &f->json))
+        return SL_EXIT_USAGE;
     } else {
       return sl_cli_usage_error("fuzz", "%s: unknown argument", a);
     }
@@ -408,10 +438,10 @@ static void sl__config_list(char *buf, size_t len, const char *opt,
 /* The options a resumed run needs, as command-line words. */
 static void sl__config(const sl_fuzz_campaign *f, char *buf, size_t len) {
   snprintf(buf, len,
-           "--seed %" PRIu64 " --max-elems %" PRId64 " --jobs %d --shard %d/%d "
-           "--timeout %.17g",
-           f->seed, f->gen.max_elems, f->jobs, f->shard_k, f->shard_n,
-           f->timeout);
+           "--config-version %d --seed %" PRIu64 " --max-elems %" PRId64
+           " --jobs %d --shard %d/%d --timeout %.17g",
+           SL__CONFIG_VERSION, f->seed, f->gen.max_elems, f->jobs,
+           f->shard_k + 1, f->shard_n, f->timeout);
   size_t n = strlen(buf);
   if (f->cases >= 0)
     snprintf(buf + n, len - n, " --cases %" PRId64, f->cases);
@@ -501,7 +531,7 @@ static int sl__same_schedule(const sl_fuzz_campaign *f, const char *run_config,
     } else {
       sl_fuzz_campaign g = *f;
       char *one[3] = {"fuzz", argv[first], argv[i]};
-      if (sl__parse(&g, has_eq ? 2 : 3, one)) return SL_EXIT_USAGE;
+      if (sl__parse(&g, has_eq ? 2 : 3, one, NULL)) return SL_EXIT_USAGE;
       sl__config(&g, after, sizeof after);
       same = strcmp(before, after) == 0;
     }
@@ -553,12 +583,13 @@ static int sl__load_resume(sl_fuzz_campaign *f, sl_store *st, int argc,
   sl_fuzz_campaign saved = *f;
   sl__defaults(f);
   if (sl_cli_providers("fuzz", nw, w)) return SL_EXIT_USAGE;
-  int rc = sl__parse(f, nw, w);
+  int version = 1;
+  int rc = sl__parse(f, nw, w, &version);
   if (rc) return SL_EXIT_USAGE; /* a config this build cannot read */
   int64_t resume = saved.resume;
   if ((rc = sl__same_schedule(f, b.config, argc, argv))) return rc;
   /* The command line again, over the config (seconds, timeout, corpus...). */
-  rc = sl__parse(f, argc, argv);
+  rc = sl__parse(f, argc, argv, NULL);
   f->resume = resume;
   f->db = saved.db;
   return rc ? rc : sl__check_case_cap(f);
@@ -637,7 +668,9 @@ static void sl__print_coverage(const sl_fuzz_cells *cells) {
   }
 }
 
-static void sl__print_failures(sl__gathered *g) {
+/* Prints each failure (and frees it); with json, writes it there too as
+ * {"variant", "verdict", "minimal", "found_as", "message", "repro"}. */
+static void sl__print_failures(sl__gathered *g, FILE *json) {
   for (int i = 0; i < g->nfail; ++i) {
     char *fields[5] = {0};
     char *p = g->failures[i];
@@ -651,6 +684,19 @@ static void sl__print_failures(sl__gathered *g) {
     printf("FAIL %s %s\n    %s\n    minimal: %s\n    found as: %s\n",
            fields[1] ? fields[1] : "?", fields[0] ? fields[0] : "?",
            fields[4] ? fields[4] : "", repro, fields[3] ? fields[3] : "");
+    if (json) {
+      static const char *const keys[5] = {"variant", "verdict", "minimal",
+                                          "found_as", "message"};
+      fputs(i ? ",\n  {" : "\n  {", json);
+      for (int k = 0; k < 5; ++k) {
+        fprintf(json, "\"%s\": ", keys[k]);
+        sl_json_str(json, fields[k] ? fields[k] : "");
+        fputs(", ", json);
+      }
+      fputs("\"repro\": ", json);
+      sl_json_str(json, repro);
+      fputc('}', json);
+    }
     free(g->failures[i]);
   }
 }
@@ -788,11 +834,79 @@ static int sl__run_jobs(sl_fuzz_campaign *f, sl__gathered *g) {
   return job_failed;
 }
 
+/* CI conventions that hand each job of a matrix its shard, in the order
+ * they are looked for: the index variable, the total variable, and the
+ * base of the index. Kubernetes sets only the index of an indexed Job (the
+ * number of completions is not in the environment), so its total is ours
+ * to name. */
+static const struct {
+  const char *index, *total;
+  int base;
+} sl__shard_envs[] = {{"CI_NODE_INDEX", "CI_NODE_TOTAL", 1},
+                      {"JOB_COMPLETION_INDEX", "SCATTERLAB_SHARD_TOTAL", 0},
+                      {"GTEST_SHARD_INDEX", "GTEST_TOTAL_SHARDS", 0}};
+
+/* Reads environment variable `name` as a decimal integer in [lo, hi]; -1
+ * with a usage error naming it, the range and the value otherwise. */
+static long long sl__env_int(const char *name, const char *v, long long lo,
+                             long long hi) {
+  char *end;
+  errno = 0;
+  long long n = v[0] >= '0' && v[0] <= '9' ? strtoll(v, &end, 10) : -1;
+  if (n < 0 || errno || *end || n < lo || n > hi) {
+    sl_cli_usage_error("fuzz",
+                       "environment variable %s: expected an integer in "
+                       "[%lld, %lld], got \"%s\"",
+                       name, lo, hi, v);
+    return -1;
+  }
+  return n;
+}
+
+/* Without --shard, takes the shard from the first CI convention whose index
+ * variable is set (sl__shard_envs), and writes where it came from to
+ * `from` ("" when unsharded). Returns 0 or SL_EXIT_USAGE. */
+static int sl__shard_from_env(sl_fuzz_campaign *f, char *from, size_t len) {
+  if (f->shard_set) {
+    if (f->shard_n > 1) snprintf(from, len, "--shard");
+    return 0;
+  }
+  for (size_t c = 0; c < sizeof sl__shard_envs / sizeof *sl__shard_envs; ++c) {
+    const char *iname = sl__shard_envs[c].index;
+    const char *tname = sl__shard_envs[c].total;
+    int base = sl__shard_envs[c].base;
+    const char *iv = getenv(iname), *tv = getenv(tname);
+    if (!iv) continue;
+    if (!tv)
+      return sl_cli_usage_error("fuzz",
+                                "environment variable %s is set (\"%s\"): "
+                                "expected %s as well (the number of "
+                                "shards), got none",
+                                iname, iv, tname);
+    long long n = sl__env_int(tname, tv, 1, 1000000), k;
+    if (n < 0 || (k = sl__env_int(iname, iv, base, n - 1 + base)) < 0)
+      return SL_EXIT_USAGE;
+    f->shard_k = (int)(k - base);
+    f->shard_n = (int)n;
+    snprintf(from, len, "%s=%s, %s=%s (%d-based)", iname, iv, tname, tv, base);
+    return 0;
+  }
+  return 0;
+}
+
 int sl_cmd_fuzz(int argc, char **argv) {
   sl_fuzz_campaign f;
   sl__defaults(&f);
-  int rc = sl__parse(&f, argc, argv);
+  int rc = sl__parse(&f, argc, argv, NULL);
   if (rc) return rc < 0 ? SL_EXIT_OK : rc;
+  /* A resumed run keeps its stored shard; the environment of the job that
+   * resumes it has no say. */
+  char shard_from[256] = "";
+  if (!f.resume && (rc = sl__shard_from_env(&f, shard_from, sizeof shard_from)))
+    return rc;
+  if (shard_from[0])
+    fprintf(stderr, "scatterlab fuzz: shard %d/%d (counted from 1) from %s\n",
+            f.shard_k + 1, f.shard_n, shard_from);
   if (sl_cli_parse_only) return SL_EXIT_OK;
   if ((rc = sl__check_case_cap(&f))) return rc;
   if (f.variants && sl__restrict_ops(&f))
@@ -802,6 +916,9 @@ int sl_cmd_fuzz(int argc, char **argv) {
                               "got one that selects none",
                               f.variants);
   if (f.print) {
+    if (f.json)
+      return sl_cli_usage_error("fuzz", "--print: expected --format text (it "
+                                        "prints case lines), got json");
     if (f.cases < 0)
       return sl_cli_usage_error("fuzz", "--print: expected --cases N as well");
     for (int64_t i = f.shard_k; i < f.cases; i += f.shard_n) {
@@ -819,10 +936,7 @@ int sl_cmd_fuzz(int argc, char **argv) {
   sl_interrupt_install();
   char err[512], config[16384];
   sl_store *st = NULL;
-  if (f.db && sl_store_open(f.db, SL_STORE_READWRITE, &st, err, sizeof err)) {
-    fprintf(stderr, "scatterlab fuzz: %s\n", err);
-    return SL_EXIT_FAIL;
-  }
+  if (f.db && (rc = sl_cli_open_store("fuzz", f.db, 0, &st))) return rc;
   /* Held from before the jobs are forked until the last job and worker has
    * ended (run_lock.h): a later --resume waits for all of them. */
   int run_lock = -1;
@@ -840,7 +954,7 @@ int sl_cmd_fuzz(int argc, char **argv) {
     if (sl_store_run_reopen(st, f.run_id)) {
       fprintf(stderr, "scatterlab fuzz: %s\n", sl_store_errmsg(st));
       sl_store_close(st);
-      return SL_EXIT_FAIL;
+      return SL_EXIT_INCOMPLETE;
     }
     printf("resuming run %lld (%s)\n", (long long)f.run_id, config);
   } else if (st) {
@@ -852,15 +966,26 @@ int sl_cmd_fuzz(int argc, char **argv) {
         sl_store_set_run_config(st, f.run_id, config)) {
       fprintf(stderr, "scatterlab fuzz: %s\n", sl_store_errmsg(st));
       sl_store_close(st);
-      return SL_EXIT_FAIL;
+      return SL_EXIT_INCOMPLETE;
     }
     if (sl_run_lock(f.db, f.run_id, &run_lock, err, sizeof err)) {
       fprintf(stderr, "scatterlab fuzz: %s\n", err);
       sl_store_run_finish(st, f.run_id, "failed");
       sl_store_close(st);
-      return SL_EXIT_FAIL;
+      return SL_EXIT_INCOMPLETE;
     }
   }
+  /* --format json: the failures are kept in memory as they are printed,
+   * and the document written at the end (it carries the exit status). */
+  FILE *jout = NULL, *jfail = NULL;
+  char *jbuf = NULL;
+  size_t jlen = 0;
+  if (f.json && (jout = sl_json_begin("fuzz")) &&
+      !(jfail = open_memstream(&jbuf, &jlen))) {
+    fclose(jout);
+    jout = NULL;
+  }
+  const int json_failed = f.json && !jout;
   int replayed = 0, corpus_failures = 0;
   if (!f.resume) {
     corpus_failures = sl__replay_corpus(&f, &replayed);
@@ -875,7 +1000,7 @@ int sl_cmd_fuzz(int argc, char **argv) {
     fprintf(stderr, "scatterlab fuzz: cannot map shared memory: %s\n",
             strerror(errno));
     sl_store_close(st);
-    return SL_EXIT_FAIL;
+    return SL_EXIT_INCOMPLETE;
   }
   *f.stop = 0;
   sl__gathered g;
@@ -900,10 +1025,14 @@ int sl_cmd_fuzz(int argc, char **argv) {
          " failing, %d corpus failures\n",
          total, elapsed, elapsed > 0 ? total / elapsed : 0.0, totfail,
          corpus_failures);
+  if (f.shard_n > 1)
+    printf("shard %d/%d (counted from 1) from %s\n", f.shard_k + 1, f.shard_n,
+           shard_from[0] ? shard_from : "the resumed run's config");
   if (g.first_failure >= 0)
     printf("first failure found after %.1f s (shrinking included)\n",
            g.first_failure);
-  sl__print_failures(&g);
+  sl__print_failures(&g, jfail);
+  const int ncells = g.cells.n;
   free(g.failures), sl_fuzz_cells_free(&g.cells), free(g.done), free(g.fails);
   munmap((void *)f.stop, sizeof(int));
   int sig = sl_interrupted();
@@ -929,6 +1058,37 @@ int sl_cmd_fuzz(int argc, char **argv) {
              (long long)f.run_id, db);
     printf("\n");
   }
-  return sl_interrupt_exit_status(
-      (totfail || corpus_failures || job_failed) ? SL_EXIT_FAIL : SL_EXIT_OK);
+  /* A failure found is certain even when a job stopped early: it wins. */
+  rc = sl_interrupt_exit_status((totfail || corpus_failures) ? SL_EXIT_FAIL
+                                : job_failed || json_failed ? SL_EXIT_INCOMPLETE
+                                                            : SL_EXIT_OK);
+  if (jout) {
+    fclose(jfail);
+    sl_json_head(jout, "fuzz", rc);
+    fputs(", \"db\": ", jout);
+    sl_json_str(jout, f.db);
+    if (st)
+      fprintf(jout, ", \"run_id\": %lld, \"status\": \"%s\"",
+              (long long)f.run_id, status);
+    else
+      fprintf(jout, ", \"run_id\": null, \"status\": \"%s\"", status);
+    fprintf(jout,
+            ", \"seed\": %" PRIu64 ", \"shard\": {\"index\": %d, "
+            "\"total\": %d, \"source\": ",
+            f.seed, f.shard_k + 1, f.shard_n);
+    sl_json_str(jout, shard_from[0] ? shard_from
+                      : f.resume    ? "the resumed run's config"
+                                    : NULL);
+    fprintf(jout,
+            "}, \"cases\": %" PRId64 ", \"failing\": %" PRId64
+            ", \"corpus_replayed\": %d, \"corpus_failures\": %d, "
+            "\"cells\": %d, \"seconds\": ",
+            total, totfail, replayed, corpus_failures, ncells);
+    sl_json_num(jout, elapsed);
+    fprintf(jout, ", \"failures\": [%s\n]", jbuf ? jbuf : "");
+    sl_json_end(jout);
+    fclose(jout);
+  }
+  free(jbuf);
+  return rc;
 }

@@ -1,16 +1,18 @@
 /* `scatterlab history`: each benchmark's median across runs and the runs
  * where it moved to a new level (change points). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "json_out.h"
 #include "safe_file.h"
 #include "sl_report.h"
 #include "sl_store.h"
 
 static const char *const sl__history_help =
     "usage: scatterlab history [--db PATH] [--match TEXT] [--min-segment N]\n"
-    "                          [--all] [-o FILE]\n"
+    "                          [--all] [--format text|json] [-o FILE]\n"
     "\n"
     "For every benchmark (case line, variant, threads, warm or cold) timed\n"
     "in more than one run: its median per run, split into levels at the\n"
@@ -25,12 +27,14 @@ static const char *const sl__history_help =
     "                     TEXT\n"
     "  --min-segment N    runs per segment at least (default 3)\n"
     "  --all              also list benchmarks without change points\n"
+    "  --format F         text (default) or json (docs/json.md)\n"
     "  -o FILE            write to FILE instead of standard output\n";
 
 int sl_cmd_history(int argc, char **argv) {
   const char *db = SL_DEFAULT_DB, *outpath = NULL;
   sl_hist_opts o;
   sl_hist_opts_init(&o);
+  int json = 0;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -47,6 +51,9 @@ int sl_cmd_history(int argc, char **argv) {
         return SL_EXIT_USAGE;
     } else if (strcmp(a, "--all") == 0) {
       o.all = 1;
+    } else if (sl_cli_is(a, "--format")) {
+      if (sl_json_format_option("history", argc, argv, &i, &json))
+        return SL_EXIT_USAGE;
     } else if (strcmp(a, "-o") == 0 || sl_cli_is(a, "--output")) {
       if (!(outpath = sl_cli_value("history", argc, argv, &i)))
         return SL_EXIT_USAGE;
@@ -57,17 +64,34 @@ int sl_cmd_history(int argc, char **argv) {
   if (sl_cli_parse_only) return SL_EXIT_OK;
   char err[1024];
   sl_store *st;
-  if (sl_store_open(db, SL_STORE_READONLY, &st, err, sizeof err)) {
-    fprintf(stderr, "scatterlab history: %s\n", err);
-    return SL_EXIT_FAIL;
-  }
+  int open_rc = sl_cli_open_store("history", db, 1, &st);
+  if (open_rc) return open_rc;
   sl_safe_file sf;
   if (sl_safe_open_out(&sf, outpath, err, sizeof err)) {
     fprintf(stderr, "scatterlab history: -o %s\n", err);
     sl_store_close(st);
-    return SL_EXIT_FAIL;
+    return SL_EXIT_INCOMPLETE;
   }
-  int rc = sl_report_history(st, &o, sf.f, err, sizeof err) < 0;
+  int rc;
+  if (json) {
+    /* Built whole first: a store error leaves no half document. */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    rc = !mem || sl_json_history(mem, st, &o, err, sizeof err) < 0;
+    if (!mem) snprintf(err, sizeof err, "out of memory");
+    if (mem) fclose(mem);
+    if (!rc) {
+      sl_json_head(sf.f, "history", SL_EXIT_OK);
+      fputs(buf, sf.f);
+      sl_json_end(sf.f);
+      rc = fflush(sf.f) != 0 || ferror(sf.f);
+      if (rc) snprintf(err, sizeof err, "write error");
+    }
+    free(buf);
+  } else {
+    rc = sl_report_history(st, &o, sf.f, err, sizeof err) < 0;
+  }
   if (rc) {
     fprintf(stderr, "scatterlab history: %s\n", err);
     sl_safe_abort(&sf);
@@ -76,5 +100,5 @@ int sl_cmd_history(int argc, char **argv) {
     rc = 1;
   }
   sl_store_close(st);
-  return rc ? SL_EXIT_FAIL : SL_EXIT_OK;
+  return rc ? SL_EXIT_INCOMPLETE : SL_EXIT_OK;
 }

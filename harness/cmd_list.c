@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "json_out.h"
 #include "providers.h"
 #include "runinfo.h"
 #include "sl/sl.h"
@@ -11,6 +12,7 @@
 
 static const char *const sl__list_help =
     "usage: scatterlab list [--op OP] [--provider [ALIAS=]PATH ...]\n"
+    "                       [--format text|json]\n"
     "\n"
     "Lists every op and its variants, and whether each is available in this\n"
     "build on this machine (e.g. \"no device\" for a cuda variant without a\n"
@@ -18,7 +20,8 @@ static const char *const sl__list_help =
     "variants come from (scatterlab's own kernels library, "
     "SCATTERLAB_PROVIDERS\n"
     "and each --provider): path, ABI version, version, SHA-256 and, for the\n"
-    "variants of other providers, their capabilities (docs/providers.md).\n";
+    "variants of other providers, their capabilities (docs/providers.md).\n"
+    "--format json writes one JSON document instead (docs/json.md).\n";
 
 /* One variant's capabilities on one line. */
 static void sl__print_caps(const sl_hvariant *v) {
@@ -78,8 +81,55 @@ static void sl__print_ref_defects(void) {
   }
 }
 
+/* --format json: the variants, providers and reference as one document. */
+static int sl__list_json(const char *only) {
+  FILE *out = sl_json_begin("list");
+  if (!out) return SL_EXIT_INCOMPLETE;
+  sl_json_head(out, "list", SL_EXIT_OK);
+  fputs(", \"reference\": ", out);
+  sl_json_str(out, sl_reference_text());
+  fprintf(out, ", \"cuda_built\": %s, \"devices\": %d, \"variants\": [",
+          sl_cuda_built() ? "true" : "false", sl_cuda_device_count());
+  int n = 0;
+  for (int op = 0; op < SL_OP_COUNT; ++op) {
+    if (only && strcmp(only, sl_op_name((sl_op)op)) != 0) continue;
+    for (size_t i = 0; i < sl_hvariant_count(); ++i) {
+      const sl_hvariant *v = sl_hvariant_at(i);
+      if ((int)v->v.op != op) continue;
+      const char *why = NULL;
+      int ok = sl_variant_available(&v->v, &why);
+      fputs(n++ ? ",\n  {\"op\": " : "\n  {\"op\": ", out);
+      sl_json_str(out, sl_op_name((sl_op)op));
+      fputs(", \"variant\": ", out);
+      sl_json_str(out, v->name);
+      fprintf(out, ", \"deterministic\": %s, \"available\": %s, \"why\": ",
+              (v->v.flags & SL_DETERMINISTIC) ? "true" : "false",
+              ok ? "true" : "false");
+      sl_json_str(out, ok ? NULL : why);
+      fputc('}', out);
+    }
+  }
+  fputs("\n], \"providers\": [", out);
+  for (size_t p = 0; p < sl_provider_count(); ++p) {
+    const sl_provider_loaded *pl = sl_provider_at(p);
+    fputs(p ? ",\n  {\"name\": " : "\n  {\"name\": ", out);
+    sl_json_str(out, pl->name);
+    fputs(", \"path\": ", out);
+    sl_json_str(out, pl->path);
+    fprintf(out, ", \"builtin\": %s, \"abi\": %u, \"version\": ",
+            pl->builtin ? "true" : "false", pl->abi);
+    sl_json_str(out, pl->version);
+    fprintf(out, ", \"variants\": %zu}", pl->n);
+  }
+  fputs("\n]", out);
+  sl_json_end(out);
+  fclose(out);
+  return SL_EXIT_OK;
+}
+
 int sl_cmd_list(int argc, char **argv) {
   const char *only = NULL;
+  int json = 0;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       fputs(sl__list_help, stdout);
@@ -92,11 +142,15 @@ int sl_cmd_list(int argc, char **argv) {
                                   "\"%s\"",
                                   only);
     } else if (sl_cli_skip_provider(argc, argv, &i)) {
+    } else if (sl_cli_is(argv[i], "--format")) {
+      if (sl_json_format_option("list", argc, argv, &i, &json))
+        return SL_EXIT_USAGE;
     } else {
       return sl_cli_usage_error("list", "%s: unknown argument", argv[i]);
     }
   }
   if (sl_cli_parse_only) return SL_EXIT_OK;
+  if (json) return sl__list_json(only);
   int width = 12;
   for (size_t i = 0; i < sl_hvariant_count(); ++i) {
     int n = (int)strlen(sl_hvariant_at(i)->name);

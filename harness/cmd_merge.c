@@ -2,6 +2,7 @@
  * `scatterlab merge A.db B.db ... -o ALL.db`: combines the stores of CI
  * shards (or of several machines) into one, each run once.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -54,13 +55,19 @@ int sl_cmd_merge(int argc, char **argv) {
     if (strcmp(inputs[i], out) == 0 || sl__same_file(inputs[i], out))
       return sl_cli_usage_error("merge", "input %s is the output too",
                                 inputs[i]);
+  /* A missing input is the command line's mistake: refused before the
+   * output is touched. */
+  struct stat sb;
+  for (int i = 0; i < n; ++i)
+    if (stat(inputs[i], &sb) && errno == ENOENT)
+      return sl_cli_usage_error("merge",
+                                "input %s: expected a store, got "
+                                "no such file",
+                                inputs[i]);
   if (sl_cli_parse_only) return SL_EXIT_OK;
-  char err[1024];
   sl_store *st;
-  if (sl_store_open(out, SL_STORE_READWRITE, &st, err, sizeof err)) {
-    fprintf(stderr, "scatterlab merge: %s\n", err);
-    return SL_EXIT_FAIL;
-  }
+  int open_rc = sl_cli_open_store("merge", out, 0, &st);
+  if (open_rc) return open_rc;
   int failed = 0;
   int64_t runs = 0;
   for (int i = 0; i < n; ++i) {
@@ -79,5 +86,5 @@ int sl_cmd_merge(int argc, char **argv) {
   sl_store_close(st);
   printf("%s: %" PRId64 " runs added%s\n", out, runs,
          failed ? "; some inputs failed (see above)" : "");
-  return failed ? SL_EXIT_FAIL : SL_EXIT_OK;
+  return failed ? SL_EXIT_INCOMPLETE : SL_EXIT_OK;
 }

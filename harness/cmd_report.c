@@ -114,15 +114,13 @@ int sl_cmd_report(int argc, char **argv) {
   if (sl_cli_parse_only) return SL_EXIT_OK;
   char err[1024];
   sl_store *st;
-  if (sl_store_open(db, SL_STORE_READONLY, &st, err, sizeof err)) {
-    fprintf(stderr, "scatterlab report: %s\n", err);
-    return SL_EXIT_FAIL;
-  }
+  int open_rc = sl_cli_open_store("report", db, 1, &st);
+  if (open_rc) return open_rc;
   sl_safe_file sf;
   if (sl_safe_open_out(&sf, outpath, err, sizeof err)) {
     fprintf(stderr, "scatterlab report: -o %s\n", err);
     sl_store_close(st);
-    return SL_EXIT_FAIL;
+    return SL_EXIT_INCOMPLETE;
   }
   FILE *out = sf.f;
   int rc;
@@ -147,5 +145,5 @@ int sl_cmd_report(int argc, char **argv) {
   }
   sl_store_close(st);
   if (!rc && outpath) fprintf(stderr, "wrote %s\n", outpath);
-  return rc ? SL_EXIT_FAIL : SL_EXIT_OK;
+  return rc ? SL_EXIT_INCOMPLETE : SL_EXIT_OK;
 }

@@ -6,6 +6,7 @@
 #include "case.h"
 #include "cli.h"
 #include "interrupt.h"
+#include "json_out.h"
 #include "runinfo.h"
 #include "runner.h"
 #include "sl_store.h"
@@ -52,6 +53,8 @@ static const char *const sl__run_help =
     "  --no-db          record nothing\n"
     "  --kind KIND      run kind recorded in the store: run (default) or demo\n"
     "  --quiet          print only verdicts that are not passed\n"
+    "  --format F       text (default) or json: one JSON document on stdout\n"
+    "                   (docs/json.md), the text on stderr\n"
     "  --timeout SEC    per-variant time limit (default 60): a variant that\n"
     "                   takes longer gets `timeout`\n"
     "  --no-isolate     run kernels in this process instead of a forked\n"
@@ -176,7 +179,7 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
                     sl_run_args_fn args_fn) {
   sl_run_opts o = {0};
   const char *db = SL_DEFAULT_DB, *batch = NULL, *kind = default_kind;
-  int no_db = 0, quiet = 0, isolate = 1;
+  int no_db = 0, quiet = 0, isolate = 1, json = 0;
   double timeout_s = 60;
   sl__lines lines = {0};
   int rc = SL_EXIT_USAGE;
@@ -222,6 +225,8 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
       no_db = 1;
     } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
       quiet = 1;
+    } else if (sl_cli_is(a, "--format")) {
+      if (sl_json_format_option("run", argc, argv, &i, &json)) goto out;
     } else if (a[0] == '-' && a[1] == '-') {
       sl_cli_usage_error("run", "%s: unknown option", a);
       goto out;
@@ -269,11 +274,8 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
   sl_store *st = NULL;
   int64_t run_id = 0;
   if (!no_db) {
-    char err[512];
-    if (sl_store_open(db, SL_STORE_READWRITE, &st, err, sizeof err)) {
-      fprintf(stderr, "scatterlab run: %s\n", err);
+    if ((rc = sl_cli_open_store("run", db, 0, &st))) {
       free(cases);
-      rc = SL_EXIT_FAIL;
       goto out;
     }
     sl_runinfo_buf ri;
@@ -282,13 +284,25 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
       fprintf(stderr, "scatterlab run: %s\n", sl_store_errmsg(st));
       sl_store_close(st);
       free(cases);
-      rc = SL_EXIT_FAIL;
+      rc = SL_EXIT_INCOMPLETE;
       goto out;
     }
   }
   int counts[SL_VERDICT_COUNT] = {0}, failed_cases = 0, store_failed = 0;
   int usage_failed = 0;
   int judged = 0, recorded = 0; /* cases that ran, and that were committed */
+  /* --format json: each case's verdicts are kept in memory as they come,
+   * and written in one document at the end (it carries the exit status). */
+  FILE *jout = NULL, *jcases = NULL;
+  char *jbuf = NULL;
+  size_t jlen = 0;
+  int jn = 0;
+  if (json && (!(jout = sl_json_begin(default_kind)) ||
+               !(jcases = open_memstream(&jbuf, &jlen)))) {
+    if (jout) fclose(jout);
+    jout = NULL;
+    store_failed = 1;
+  }
   sl_case_result *res = malloc(sizeof *res);
   sl_worker *worker = NULL;
   if (isolate) {
@@ -311,6 +325,10 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
       continue;
     }
     sl__print_result(res, quiet);
+    if (jcases) {
+      fputs(jn++ ? ",\n  " : "\n  ", jcases);
+      sl_json_case_result(jcases, res);
+    }
     for (int k = 0; k < res->n; ++k) ++counts[res->v[k].verdict];
     failed_cases += res->failures > 0;
     ++judged;
@@ -357,10 +375,30 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
   else if (!no_db)
     printf("results: %s (run %lld)\n", db, (long long)run_id);
   free(cases);
-  rc = usage_failed                     ? SL_EXIT_USAGE
-       : (failed_cases || store_failed) ? SL_EXIT_FAIL
-                                        : SL_EXIT_OK;
+  /* A failure found is certain even when the store failed: it wins. */
+  rc = usage_failed   ? SL_EXIT_USAGE
+       : failed_cases ? SL_EXIT_FAIL
+       : store_failed ? SL_EXIT_INCOMPLETE
+                      : SL_EXIT_OK;
   rc = sl_interrupt_exit_status(rc);
+  if (jout) {
+    fclose(jcases);
+    sl_json_head(jout, default_kind, rc);
+    fputs(", \"db\": ", jout);
+    sl_json_str(jout, no_db ? NULL : db);
+    if (no_db)
+      fputs(", \"run_id\": null", jout);
+    else
+      fprintf(jout, ", \"run_id\": %lld", (long long)run_id);
+    fprintf(jout, ", \"cases\": %d, \"counts\": {", judged);
+    for (int k = 0; k < SL_VERDICT_COUNT; ++k)
+      fprintf(jout, "%s\"%s\": %d", k ? ", " : "",
+              sl_verdict_name((sl_verdict)k), counts[k]);
+    fprintf(jout, "}, \"results\": [%s\n]", jbuf ? jbuf : "");
+    sl_json_end(jout);
+    fclose(jout);
+  }
+  free(jbuf);
 out:
   sl__lines_free(&lines);
   return rc;

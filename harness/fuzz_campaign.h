@@ -3,7 +3,8 @@
  * (forked processes) that run its cases and report to the parent.
  *
  * Case i of a campaign is sl_fuzz_case(seed, i): shard K/N takes the i with
- * i % N == K, and job j of J takes the shard's cases with (i / N) % J == j;
+ * i % N == K (shard_k counts from 0; the command line and the stored config
+ * count from 1), and job j of J takes the shard's cases with (i / N) % J == j;
  * the k-th case of job j is i = (k * J + j) * N + K. A job commits its
  * results, its coverage and its cursor (the next k) in one transaction at
  * least twice a second, so `--resume` goes on exactly where the last commit
@@ -33,7 +34,9 @@ typedef struct sl_fuzz_campaign {
   double seconds;
   int64_t cases; /* -1: by time */
   int jobs, shard_k, shard_n, shrink, print;
-  int keep_all; /* --keep all: every case and verdict, not only failures */
+  int shard_set; /* --shard was given (else the environment may say) */
+  int keep_all;  /* --keep all: every case and verdict, not only failures */
+  int json;      /* --format json (the jobs print nothing but to the parent) */
   double timeout;
   uint64_t max_case_bytes; /* --max-case-bytes; 0: sl_default_case_bytes() */
   const char *corpus;      /* NULL: none */

@@ -583,6 +583,18 @@ done:
   return rc;
 }
 
+int sl_variants_check(const char *filter, int op, char *err, size_t errlen) {
+  for (size_t i = 0; i < sl_hvariant_count(); ++i) {
+    const sl_hvariant *v = sl_hvariant_at(i);
+    if ((int)v->v.op == op && sl_variant_selected(filter, v->name)) return 0;
+  }
+  snprintf(err, errlen,
+           "--variants %s: expected variants of %s (see `scatterlab list`), "
+           "matched none",
+           filter ? filter : "", sl_op_name((sl_op)op));
+  return -1;
+}
+
 int sl_run_case(const sl_case *c0, const sl_run_opts *o, sl_case_result *res,
                 char *err, size_t errlen) {
   sl_case c;
@@ -636,10 +648,7 @@ int sl_run_case(const sl_case *c0, const sl_run_opts *o, sl_case_result *res,
     if (o->on_event) o->on_event(o->user, SL_EVENT_VARIANT_DONE, v->name, r);
   }
   if (selected == 0) {
-    snprintf(err, errlen,
-             "--variants %s: expected variants of %s (see "
-             "`scatterlab list`), matched none",
-             o->variants ? o->variants : "", sl_op_name(c.op));
+    sl_variants_check(o->variants, c.op, err, errlen);
     goto done;
   }
   rc = 0;

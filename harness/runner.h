@@ -100,6 +100,9 @@ typedef struct sl_run_opts {
  * glob ("mylib:*") or a device ("cpu" selects every cpu.* variant of every
  * provider, "mylib:cpu" those of mylib). */
 int sl_variant_selected(const char *filter, const char *name);
+/* 0 when `filter` selects a variant of op (every op has one when it is
+ * NULL); else -1 with err naming the filter and the op. */
+int sl_variants_check(const char *filter, int op, char *err, size_t errlen);
 
 /*
  * Runs case c. Returns 0 with res filled (verdicts), or -1 when the case

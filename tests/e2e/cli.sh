@@ -122,7 +122,7 @@ nvar=$("$BIN" list --op gather | grep -c '^gather ')
 rows=$(($(wc -l <"$tmp/r.csv") - 1))
 check "csv rows = cases x variants ($rows vs $((2 * nvar)))" test "$rows" -eq $((2 * nvar))
 check "csv header" grep -q '^run_id,case_id,op,variant,verdict' "$tmp/r.csv"
-check "report on a missing db" run 1 report --db "$tmp/none/none.db"
+check "report on a missing db: exit 2, as compare (README, Exit statuses)" run 2 report --db "$tmp/none/none.db"
 
 # list: every op with its CPU variants.
 check "list" run 0 list

@@ -209,8 +209,8 @@ for f in corrupt notes newer; do
 done
 
 # 7. Merging the stores of two CI shards: every case once, idempotent.
-"$BIN" "${FUZZ[@]}" --cases 3000 --shard 0/2 --db "$tmp/s0.db" >/dev/null 2>&1
-"$BIN" "${FUZZ[@]}" --cases 3000 --shard 1/2 --db "$tmp/s1.db" >/dev/null 2>&1
+"$BIN" "${FUZZ[@]}" --cases 3000 --shard 1/2 --db "$tmp/s0.db" >/dev/null 2>&1
+"$BIN" "${FUZZ[@]}" --cases 3000 --shard 2/2 --db "$tmp/s1.db" >/dev/null 2>&1
 "$BIN" merge "$tmp/s0.db" "$tmp/s1.db" -o "$tmp/all.db" >"$tmp/m.out" 2>&1
 r1=$?
 "$BIN" merge "$tmp/s0.db" "$tmp/s1.db" -o "$tmp/all.db" >>"$tmp/m.out" 2>&1

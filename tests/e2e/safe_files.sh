@@ -75,12 +75,12 @@ check "history -o over a link: victim untouched" victim_intact
 echo old >"$tmp/limited.html"
 (ulimit -f 48; "$BIN" report --db "$tmp/big.db" --format html -o "$tmp/limited.html") >"$tmp/o4" 2>&1
 rc=$?
-check "report -o past ulimit -f: exit 1 (got $rc)" [ $rc -eq 1 ]
+check "report -o past ulimit -f: exit 3, an environment error (got $rc)" [ $rc -eq 3 ]
 check "... names the file and the reason" grep -q "limited.html: write error (File too large)" "$tmp/o4"
 check "... the old file kept" [ "$(cat "$tmp/limited.html")" = old ]
 (ulimit -f 100; "$BIN" run --db "$tmp/lim.db" --batch "$SRC/harness/batches/ops.txt") >"$tmp/o5" 2>&1
 rc=$?
-check "run past ulimit -f: exit 1 (got $rc)" [ $rc -eq 1 ]
+check "run past ulimit -f: exit 3, a store error (got $rc)" [ $rc -eq 3 ]
 check "... names the store" grep -q "store: $tmp/lim.db: commit" "$tmp/o5"
 
 # 5. Corpus entries planted as links: a campaign finds failures (the test

@@ -38,7 +38,7 @@ for cmd in run fuzz bench; do
     bench) "$BIN" bench --budget 0.01 --db "$tmp/bad.db" "$CASE" ;;
   esac >"$tmp/c.out" 2>&1
   rc=$?
-  check "$cmd on a damaged store: exit 1 (got $rc)" [ $rc -eq 1 ]
+  check "$cmd on a damaged store: exit 3, a store error (got $rc)" [ $rc -eq 3 ]
   check "... names the file and the damage" grep -q "bad.db: the store is damaged" "$tmp/c.out"
 done
 check "the damaged store's bytes are as they were" [ "$(sha256sum <"$tmp/bad.db")" = "$before" ]
@@ -48,7 +48,7 @@ check "check on the damaged store: exit 1 (got $rc)" [ $rc -eq 1 ]
 check "... lists problems" grep -qiE "page|malformed" "$tmp/chk.out"
 "$BIN" check --db "$tmp/none.db" >/dev/null 2>&1
 rc=$?
-check "check on a missing store: exit 1 (got $rc)" [ $rc -eq 1 ]
+check "check on a missing store: exit 2, a usage error (got $rc)" [ $rc -eq 2 ]
 check "check creates no store" [ ! -e "$tmp/none.db" ]
 
 echo "$((checks - fails)) passed, $fails failed"
