@@ -116,6 +116,16 @@ int sl_cmd_report(int argc, char **argv) {
   sl_store *st;
   int open_rc = sl_cli_open_store("report", db, 1, &st);
   if (open_rc) return open_rc;
+  /* A run named on the command line that is not there is an input error
+   * (2), like a store that is not there; what fails later is the store's
+   * or the output's (3). */
+  if (ho.run_id > 0 && sl_store_has_run(st, ho.run_id) == 0) {
+    sl_store_close(st);
+    return sl_cli_usage_error("report",
+                              "--run %lld: expected a run of %s, got no run "
+                              "with that id",
+                              (long long)ho.run_id, db);
+  }
   sl_safe_file sf;
   if (sl_safe_open_out(&sf, outpath, err, sizeof err)) {
     fprintf(stderr, "scatterlab report: -o %s\n", err);

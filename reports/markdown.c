@@ -17,11 +17,9 @@ void sl_md_text(FILE *out, const char *s, int in_code) {
       fputc('\'', out);
       break;
     case '<': /* HTML outside a code span is rendered: a reason or a
-               * variant name from a store must read as text */
+               * variant name from a store must read as text ('>' alone
+               * opens nothing, and "90 -> 400" stays readable) */
       fputs(in_code ? "<" : "&lt;", out);
-      break;
-    case '>':
-      fputs(in_code ? ">" : "&gt;", out);
       break;
     case '&':
       fputs(in_code ? "&" : "&amp;", out);

@@ -27,8 +27,8 @@ extern "C" {
 
 /* Writes s as text in a markdown table cell (a pull-request comment): '|'
  * escaped, a line break as a space, a backtick as a quote; outside a code
- * span (in_code 0) '<', '>' and '&' as entities, so that nothing from a
- * store is read as HTML. In a code span (in_code 1) they stay as they are:
+ * span (in_code 0) '<' and '&' as entities, so that nothing from a store
+ * is read as HTML. In a code span (in_code 1) they stay as they are:
  * entities would show literally there. */
 void sl_md_text(FILE *out, const char *s, int in_code);
 

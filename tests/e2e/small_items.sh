@@ -78,8 +78,8 @@ rm -f "$tmp/many.csv" "$tmp/big.csv"
 # is an error (it used to list every run and exit 0).
 check "report --run 1 of the full-store run: exit 0" run 0 report --db "$tmp/r.db" --run 1
 check "... its row" has '^ +1 +run '
-check "report --run 999: exit 1" run 1 report --db "$tmp/r.db" --run 999
-check "... naming the run" has 'r.db: no run 999'
+check "report --run 999: exit 2 (an input error)" run 2 report --db "$tmp/r.db" --run 999
+check "... naming the run" has '\-\-run 999: expected a run of .*r.db, got no run with that id'
 
 echo "$((checks - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]
