@@ -27,7 +27,7 @@ check "inputs and outputs over 1M: exit 2" run 2 run --no-db --max-case-bytes 1M
 check "... named as inputs plus two copies of the outputs" \
   has 'got one of 1.1 MiB \(inputs 391.8 KiB, outputs 2 x 390.6 KiB\)'
 check "... and no verdict given" hasnt '^(passed|failed|crashed)'
-check "the same case under 2M: exit 0" run 0 run --no-db --max-case-bytes 2M "$SC"
+check "the same case under 2M: exit 0" run 0 run --no-db --variants cpu --max-case-bytes 2M "$SC"
 check "... every variant passed" has '3 verdicts: 3 passed'
 
 # Sizes: suffixes taken, nonsense refused with the option named.

@@ -16,7 +16,7 @@ check "--load it with val=: exit 2" \
 check "... naming src.npy and val=" \
   has 'b/src.npy: expected no src.npy for a case with val= \(scatter takes src or a value, not both\)'
 check "... and printing no repro with both" hasnt 'src=2x3.*val='
-check "the bundle reloads as saved" run 0 run --no-db --load "$tmp/b"
+check "the bundle reloads as saved" run 0 run --no-db --variants cpu --load "$tmp/b"
 check "... every variant passed" has '3 verdicts: 3 passed'
 
 # A dangling x.npy link was skipped: x was generated from the seed instead
