@@ -21,5 +21,11 @@ int main(int argc, char **argv) {
    * process without a word and leaving its run marked `running`. Inherited
    * by the forked jobs and workers. */
   signal(SIGXFSZ, SIG_IGN);
+  /* SCATTERLAB_CHECK_ARGS=1: check the command line and stop, exit 0 when
+   * it parses and 2 when not, without opening a store, loading a provider
+   * or running a kernel: for checking CI files and scripts before they run
+   * (tests/e2e/ci_examples.sh checks examples/ci/ so). */
+  const char *check = getenv("SCATTERLAB_CHECK_ARGS");
+  if (check && strcmp(check, "0") != 0) sl_cli_parse_only = 1;
   return sl_cli_main(argc, argv);
 }
