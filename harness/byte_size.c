@@ -43,8 +43,13 @@ const char *sl_bytes_str(uint64_t bytes, char *buf, size_t len) {
   return buf;
 }
 
-uint64_t sl_default_case_bytes(void) {
-  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page <= 0) return (uint64_t)4 << 30;
-  return (uint64_t)pages * (uint64_t)page / 4;
+uint64_t sl_case_bytes_cap(uint64_t given) {
+  static uint64_t fallback;
+  if (given) return given;
+  if (!fallback) {
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    fallback = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 4
+                                     : (uint64_t)4 << 30;
+  }
+  return fallback;
 }

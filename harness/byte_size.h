@@ -16,9 +16,10 @@ int sl_bytes_parse(const char *s, uint64_t *bytes);
 /* "512 B", "3.2 KiB", "6.0 GiB" into buf; returns buf. */
 const char *sl_bytes_str(uint64_t bytes, char *buf, size_t len);
 
-/* The default --max-case-bytes: a quarter of physical memory, so that two
- * jobs' cases and the harness fit beside the rest of the machine; 4 GiB
- * where the size is unknown. */
-uint64_t sl_default_case_bytes(void);
+/* The --max-case-bytes in force: `given`, or when 0 the default, a quarter
+ * of physical memory (so that two jobs' cases and the harness fit beside
+ * the rest of the machine; 4 GiB where the size is unknown), measured once
+ * per process: every case asks. */
+uint64_t sl_case_bytes_cap(uint64_t given);
 
 #endif

@@ -482,8 +482,7 @@ static void sl__config(const sl_fuzz_campaign *f, char *buf, size_t len) {
  * before it starts: a generated case refused mid-campaign would read as a
  * harness failure. Returns 0 or SL_EXIT_USAGE. */
 static int sl__check_case_cap(const sl_fuzz_campaign *f) {
-  uint64_t cap =
-      f->max_case_bytes ? f->max_case_bytes : sl_default_case_bytes();
+  uint64_t cap = sl_case_bytes_cap(f->max_case_bytes);
   uint64_t worst = (uint64_t)f->gen.max_elems * SL__CASE_BYTES_PER_ELEM;
   if (worst <= cap) return 0;
   char a[32], b[32];

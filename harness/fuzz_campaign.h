@@ -38,7 +38,7 @@ typedef struct sl_fuzz_campaign {
   int keep_all;  /* --keep all: every case and verdict, not only failures */
   int json;      /* --format json (the jobs print nothing but to the parent) */
   double timeout;
-  uint64_t max_case_bytes; /* --max-case-bytes; 0: sl_default_case_bytes() */
+  uint64_t max_case_bytes; /* --max-case-bytes; 0: sl_case_bytes_cap() */
   const char *corpus;      /* NULL: none */
   const char *db;          /* NULL: no store */
   int64_t run_id;

@@ -543,8 +543,7 @@ int sl_prepare_case(const sl_case *c0, const char *load_dir,
   sl_bundle fwd;
   sl_bundle_init(out, c->op);
   /* The generated inputs alone, before any of them is allocated. */
-  uint64_t need,
-      cap = max_case_bytes ? max_case_bytes : sl_default_case_bytes();
+  uint64_t need, cap = sl_case_bytes_cap(max_case_bytes);
   if (sl_case_input_bytes(&fw, &need, err, errlen)) return -1;
   if (need > cap) return sl__too_big(need, cap, "its inputs", err, errlen);
   if (sl_gen_inputs(&fw, &fwd, err, errlen)) return -1;
@@ -605,10 +604,8 @@ int sl_run_case(const sl_case *c0, const sl_run_opts *o, sl_case_result *res,
   int rc = -1;
   sl_tensor ref[SL_MAX_ARGS];
   memset(ref, 0, sizeof ref);
-  if (sl__check_case_bytes(&b.call,
-                           o->max_case_bytes ? o->max_case_bytes
-                                             : sl_default_case_bytes(),
-                           err, errlen))
+  if (sl__check_case_bytes(&b.call, sl_case_bytes_cap(o->max_case_bytes), err,
+                           errlen))
     goto done;
   sl_case_print(&c, res->line, sizeof res->line);
   if (o->save_dir &&

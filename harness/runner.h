@@ -88,7 +88,7 @@ typedef struct sl_run_opts {
   int skip;             /* skip the first `skip` selected variants */
   /* --max-case-bytes: most memory a case's tensors may take (its inputs
    * and two copies of its outputs, LibTorch's and a variant's), refused
-   * before they are allocated; 0: sl_default_case_bytes() */
+   * before they are allocated; 0: sl_case_bytes_cap() */
   uint64_t max_case_bytes;
   void (*on_event)(void *user, sl_run_event ev, const char *name,
                    const sl_variant_result *r);

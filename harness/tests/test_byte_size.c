@@ -37,6 +37,8 @@ int main(void) {
   CHECK(strcmp(sl_bytes_str(1536, buf, sizeof buf), "1.5 KiB") == 0);
   CHECK(strcmp(sl_bytes_str(6ull << 30, buf, sizeof buf), "6.0 GiB") == 0);
   CHECK(strcmp(sl_bytes_str(3ull << 40, buf, sizeof buf), "3.0 TiB") == 0);
-  CHECK(sl_default_case_bytes() > 0);
+  CHECK(sl_case_bytes_cap(12345) == 12345);
+  CHECK(sl_case_bytes_cap(0) > 0 &&
+        sl_case_bytes_cap(0) == sl_case_bytes_cap(0));
   return sl_test_finish("test_byte_size");
 }
