@@ -58,7 +58,7 @@ static int sl__scalar(sl_store *s, const char *sql, int64_t *v) {
 
 static int sl__attach(sl_store *s, const char *path) {
   sqlite3_stmt *st;
-  char *name = sl__store_open_name(path); /* a source on a read-only mount */
+  char *name = sl__store_open_name(path, 1); /* maybe on a read-only mount */
   if (!name) return sl__store_fail(s, "merge", "%s: out of memory", path);
   if (sqlite3_prepare_v2(s->db, "ATTACH ?1 AS sl_src", -1, &st, NULL) !=
       SQLITE_OK) {

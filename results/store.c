@@ -396,16 +396,17 @@ static int sl__on_readonly_fs(const char *path) {
  * The name SQLite should open path by. A store is in WAL mode, and a WAL
  * reader needs the -shm file, which it cannot create on a read-only file
  * system: there the store is named by a URI with immutable=1 (no locks, no
- * -shm), safe only because nothing can write it there either. Elsewhere
- * path itself; one that starts with "file:" gets "./" so that a
+ * -shm), safe only because nothing can write it there either, and only
+ * for reading (a writer there fails on its first write, naming the store).
+ * Elsewhere path itself; one that starts with "file:" gets "./" so that a
  * connection opened with SQLITE_OPEN_URI (for ATTACH of such a URI, see
  * merge.c) does not read it as one. Returns a malloc'd name, or NULL.
  */
-char *sl__store_open_name(const char *path) {
+char *sl__store_open_name(const char *path, int reading) {
   size_t n = strlen(path);
   char *name = malloc(3 * n + 32);
   if (!name) return NULL;
-  if (!sl__on_readonly_fs(path)) {
+  if (!reading || !sl__on_readonly_fs(path)) {
     sprintf(name, "%s%s", strncmp(path, "file:", 5) ? "" : "./", path);
     return name;
   }
@@ -419,7 +420,7 @@ char *sl__store_open_name(const char *path) {
 
 /* Opens path read-only (or read-write), by sl__store_open_name's name. */
 static int sl__open_named(const char *path, int flags, sqlite3 **db) {
-  char *name = sl__store_open_name(path);
+  char *name = sl__store_open_name(path, !(flags & SQLITE_OPEN_READWRITE));
   if (!name) return SQLITE_NOMEM;
   int rc = sqlite3_open_v2(name, db, flags | SQLITE_OPEN_URI, NULL);
   free(name);

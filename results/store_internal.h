@@ -124,10 +124,10 @@ int sl__store_upgrade(sqlite3 *db, const char *path, char *err, size_t errlen);
 /* The highest schema version the migration steps reach. */
 int sl__store_known_version(void);
 
-/* The name to open or ATTACH path by: a URI with immutable=1 on a
- * read-only file system (no -shm can be made there), else the path. A
+/* The name to open or ATTACH path by: for reading, a URI with immutable=1
+ * on a read-only file system (no -shm can be made there), else the path. A
  * malloc'd string, or NULL when out of memory. */
-char *sl__store_open_name(const char *path);
+char *sl__store_open_name(const char *path, int reading);
 
 /* The process writing a run, as runs.process records it (run_owner.c); ''
  * where /proc cannot tell. SL__OWNER_BYTES hold any. */
