@@ -123,6 +123,17 @@ static void test_iteration(void) {
         if (off[k] != want) ++bad;
       }
       if (keep >= 0 && kc != idx[keep]) ++bad;
+      /* The 32-bit walk gives the same offsets (these spans all fit). */
+      int32_t off32[SL__IT_MAX];
+      sl__it_at<SL__IT_MAX>(it, i, off32);
+      for (int k = 0; k < nt; ++k)
+        if (off32[k] != off[k]) ++bad;
+    }
+    /* The span is the largest offset reached. */
+    for (int k = 0; k < nt && numel > 0; ++k) {
+      int64_t span = 0;
+      for (int d = 0; d < ndim; ++d) span += (shape[d] - 1) * st[k][d];
+      if (sl__it_span(it, k) != span) ++bad;
     }
   }
   CHECK_MSG(bad == 0, "%d wrong offsets or coordinates in %d walks", bad,

@@ -98,6 +98,15 @@ sl__it sl__it_make(int ndim, const int64_t *shape, int nt,
   return it;
 }
 
+int64_t sl__it_span(const sl__it &it, int t) {
+  int64_t span = 0;
+  for (int d = 0; d < it.ndim; ++d) {
+    const int64_t st = it.st[t][d] < 0 ? -it.st[t][d] : it.st[t][d];
+    span += (it.shape[d] - 1) * st;
+  }
+  return span;
+}
+
 void sl__cuda_pos_str(const sl_tensor *t, int64_t linear, char *buf,
                       size_t len) {
   int64_t idx[SL_MAX_DIMS];

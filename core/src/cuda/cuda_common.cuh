@@ -212,6 +212,29 @@ __host__ __device__ __forceinline__ void sl__it_at(const sl__it &it, int64_t i,
   }
 }
 
+/* The same walk in 32-bit arithmetic, for kernels whose every offset and
+ * position fits (sl__it_span): a 64-bit multiply is several instructions
+ * on the GPU, and the offset computation is most of an element's work in a
+ * copy-like kernel (PyTorch's OffsetCalculator makes the same choice). */
+template <int NT>
+__host__ __device__ __forceinline__ void sl__it_at(const sl__it &it, int64_t i,
+                                                   int32_t (&off)[NT]) {
+  SL__UNROLL
+  for (int t = 0; t < NT; ++t) off[t] = 0;
+  uint32_t r = (uint32_t)i;
+  for (int d = it.ndim - 1; d >= 0; --d) {
+    const uint32_t q = d ? (uint32_t)sl__div(it.div[d], r) : 0;
+    const uint32_t c = d ? r - q * (uint32_t)it.shape[d] : r;
+    SL__UNROLL
+    for (int t = 0; t < NT; ++t) off[t] += (int32_t)c * (int32_t)it.st[t][d];
+    r = q;
+  }
+}
+
+/* The largest |offset| tensor t reaches over the walk: with numel, what
+ * decides whether the 32-bit walk above may be used. */
+int64_t sl__it_span(const sl__it &it, int t);
+
 /* ------------------------------------------------------------------------ */
 /* Element types                                                             */
 /* ------------------------------------------------------------------------ */

@@ -17,8 +17,10 @@
 enum { SL__GATHER_UNROLL = 4 };
 
 /* it walks index's shape; tensor 0 is out, 1 index, 2 x with stride 0 along
- * dim (the index value supplies that coordinate: + v * xs_dim). */
-template <class E, class I>
+ * dim (the index value supplies that coordinate: + v * xs_dim). O is the
+ * offset type: int32_t when every position and offset fits (the launcher
+ * checks), which makes the walk 32-bit arithmetic. */
+template <class E, class I, class O>
 __global__ void sl__gather_k(sl__it it, E *out, const I *index, const E *x,
                              int64_t xs_dim, int64_t bound,
                              unsigned long long *bad) {
@@ -26,7 +28,8 @@ __global__ void sl__gather_k(sl__it it, E *out, const I *index, const E *x,
   const int64_t step = (int64_t)gridDim.x * blockDim.x;
   for (int64_t i0 = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i0 < n;
        i0 += step * SL__GATHER_UNROLL) {
-    int64_t off[SL__GATHER_UNROLL][3], v[SL__GATHER_UNROLL];
+    O off[SL__GATHER_UNROLL][3];
+    int64_t v[SL__GATHER_UNROLL];
 #pragma unroll
     for (int u = 0; u < SL__GATHER_UNROLL; ++u) {
       int64_t i = i0 + u * step;
@@ -43,7 +46,7 @@ __global__ void sl__gather_k(sl__it it, E *out, const I *index, const E *x,
         atomicMin(bad, (unsigned long long)i);
         continue;
       }
-      out[off[u][0]] = x[off[u][2] + v[u] * xs_dim];
+      out[off[u][0]] = x[off[u][2] + (O)v[u] * (O)xs_dim];
     }
   }
 }
@@ -53,10 +56,21 @@ static sl_status sl__gather_launch(sl_ctx *ctx, cudaStream_t s,
                                    const sl__it &it, const sl_call *c,
                                    int64_t xs_dim, int64_t bound,
                                    unsigned long long *bad) {
-  sl__gather_k<E, I>
-      <<<sl__blocks(it.numel, SL__THREADS * SL__GATHER_UNROLL), SL__THREADS, 0,
-         s>>>(it, (E *)c->arg[2].data, (const I *)c->arg[1].data,
-              (const E *)c->arg[0].data, xs_dim, bound, bad);
+  const unsigned blocks = sl__blocks(it.numel, SL__THREADS * SL__GATHER_UNROLL);
+  E *out = (E *)c->arg[2].data;
+  const I *index = (const I *)c->arg[1].data;
+  const E *x = (const E *)c->arg[0].data;
+  const int64_t xs = xs_dim < 0 ? -xs_dim : xs_dim;
+  const bool narrow = it.numel <= INT32_MAX &&
+                      sl__it_span(it, 0) <= INT32_MAX &&
+                      sl__it_span(it, 1) <= INT32_MAX &&
+                      sl__it_span(it, 2) + (bound - 1) * xs <= INT32_MAX;
+  if (narrow)
+    sl__gather_k<E, I, int32_t>
+        <<<blocks, SL__THREADS, 0, s>>>(it, out, index, x, xs_dim, bound, bad);
+  else
+    sl__gather_k<E, I, int64_t>
+        <<<blocks, SL__THREADS, 0, s>>>(it, out, index, x, xs_dim, bound, bad);
   SL__CUDA_LAUNCHED(ctx, "gather kernel");
   return SL_STATUS_OK;
 }
