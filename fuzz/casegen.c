@@ -414,6 +414,29 @@ sl_fuzz_class sl_fuzz_classify(const sl_case *c) {
 /* Cells                                                                     */
 /* ------------------------------------------------------------------------ */
 
+int64_t sl_fuzz_threshold_elems(const sl_threshold *t, sl_dtype dt) {
+  const int64_t v = t->value, es = (int64_t)sl_dtype_size(dt);
+  if (t->unit == SL_TH_PER_THREAD) return 2 * v; /* a team of two */
+  if (t->unit == SL_TH_BYTES) return (v + es - 1) / es;
+  return v;
+}
+
+/* The largest threshold (in elements of dt) that n elements reach, or
+ * NULL. */
+static const sl_threshold *sl__threshold_reached(int64_t n, sl_dtype dt) {
+  const sl_threshold *best = NULL;
+  int64_t best_n = -1;
+  for (int k = 0; k < sl_threshold_count(); ++k) {
+    const sl_threshold *t = sl_threshold_at(k);
+    const int64_t need = sl_fuzz_threshold_elems(t, dt);
+    if (need <= n && need > best_n) {
+      best = t;
+      best_n = need;
+    }
+  }
+  return best;
+}
+
 void sl_fuzz_cell(const sl_case *c, char *buf, size_t len) {
   if (!buf || !len) return;
   buf[0] = '\0';
@@ -421,16 +444,18 @@ void sl_fuzz_cell(const sl_case *c, char *buf, size_t len) {
   if (!spec) return;
   sl_case fw;
   sl_case_forward(c, &fw);
-  char self[8] = "-", layout = 'c', shape[16], ip[16] = "-";
+  char self[8] = "-", layout = 'c', shape[40], ip[16] = "-";
   if (spec->keys & SL_KEY_SELF)
     snprintf(self, sizeof self, "self%d", c->include_self ? 1 : 0);
   int empty = 0, large = 0;
+  int64_t most = 0; /* elements of the largest input */
   for (int i = 0; i < spec->n_shapes; ++i) {
     const sl_case_shape *s = &c->arg[spec->shape_slots[i]];
     if (!s->present) continue;
     int64_t n = sl__numel(s);
     if (n == 0) empty = 1;
     if (n >= SL__LARGE_NUMEL) large = 1;
+    if (n > most) most = n;
     if (layout == 'c' && s->layout != SL_LAYOUT_CONTIGUOUS)
       layout = s->layout == SL_LAYOUT_TRANSPOSED ? 't'
                : s->layout == SL_LAYOUT_STEPPED  ? 's'
@@ -441,6 +466,9 @@ void sl_fuzz_cell(const sl_case *c, char *buf, size_t len) {
   for (int d = 0; d < x->ndim; ++d) unit |= x->shape[d] == 1;
   if (empty)
     snprintf(shape, sizeof shape, "empty");
+  else if (large && sl__threshold_reached(most, c->dt))
+    snprintf(shape, sizeof shape, "past:%s",
+             sl__threshold_reached(most, c->dt)->name);
   else if (large)
     snprintf(shape, sizeof shape, "large");
   else if (x->ndim == 0)
@@ -479,6 +507,11 @@ void sl_fuzz_opts_init(sl_fuzz_opts *o) {
   o->max_elems = 4096;
   o->invalid_pct = 10;
   o->max_rank = 0;
+  o->size_mix = sl_fuzz_size_mix_default();
+}
+
+int64_t sl_fuzz_size_mix_default(void) {
+  return sl_thresholds_small() ? 8 : 4096;
 }
 
 typedef enum {
@@ -492,6 +525,8 @@ typedef struct sl__gen {
   sl_rng r;
   sl_op op;        /* the op of the case (a backward op, maybe) */
   int64_t max;     /* largest tensor, in elements */
+  int64_t min;     /* SL__SC_LARGE: the least of the main tensor, 0 for the
+                      class's own floor (the size mix sets it) */
   int sc;          /* sl__shape_class */
   int empty_index; /* SL__SC_EMPTY: the index, not x, gets the zero extent */
   int max_rank;    /* sl_fuzz_opts.max_rank, 1..SL_MAX_DIMS */
@@ -545,8 +580,9 @@ static int64_t sl__iroot(int64_t t, int n) {
 static void sl__gen_x(sl__gen *g, int R, int64_t *e) {
   if (R == 0) return;
   if (g->sc == SL__SC_LARGE) {
-    int64_t lo = SL__LARGE_NUMEL;
-    int64_t t = sl__range(g, g->max >= 2 * lo ? 2 * lo : lo, g->max);
+    int64_t lo =
+        g->max >= 2 * SL__LARGE_NUMEL ? 2 * SL__LARGE_NUMEL : SL__LARGE_NUMEL;
+    int64_t t = sl__range(g, g->min > 0 ? g->min : lo, g->max);
     for (int d = 0; d < R; ++d) e[d] = 1;
     if (R == 1 || sl__pct(g, 30)) {
       /* One long axis. */
@@ -787,7 +823,7 @@ static void sl__gen_masked(sl__gen *g, sl_case *c) {
 static void sl__gen_dynamic(sl__gen *g, sl_case *c) {
   int64_t N, C, D = sl__range(g, 1, 4);
   if (g->sc == SL__SC_LARGE) {
-    int64_t t = sl__range(g, SL__LARGE_NUMEL, g->max);
+    int64_t t = sl__range(g, g->min > 0 ? g->min : SL__LARGE_NUMEL, g->max);
     C = sl__range(g, 1, 16);
     N = t / C;
   } else {
@@ -1390,6 +1426,34 @@ static int sl__nth_bit(unsigned v, int k) {
   return 0;
 }
 
+/*
+ * Size mix: one valid case in o->size_mix is sized past one of the core's
+ * size thresholds (drawn uniformly among those within
+ * SL_FUZZ_SIZE_MIX_MAX_ELEMS), so that every campaign takes the paths that
+ * small cases never reach (a parallel team, the wide-row loops...). The
+ * draw has a stream of its own: the other cases stay as they were.
+ */
+static void sl__size_mix(const sl_fuzz_opts *o, uint64_t seed, uint64_t i,
+                         sl_dtype dt, sl__gen *g) {
+  if (o->size_mix <= 0) return;
+  sl_rng r;
+  sl_rng_seed(&r, seed ^ 0x73697a656d6978ull /* "sizemix" */, i);
+  if (sl_rng_below(&r, (uint64_t)o->size_mix) != 0) return;
+  const int n = sl_threshold_count();
+  const int first = (int)sl_rng_below(&r, (uint64_t)n);
+  for (int j = 0; j < n; ++j) {
+    const int64_t need =
+        sl_fuzz_threshold_elems(sl_threshold_at((first + j) % n), dt);
+    if (2 * need > SL_FUZZ_SIZE_MIX_MAX_ELEMS) continue;
+    /* The largest tensor in [need, 2 * need]: past the threshold, not so
+     * far past it that the case costs more than it must. */
+    g->sc = SL__SC_LARGE;
+    g->min = need + (int64_t)sl_rng_below(&r, (uint64_t)need / 2 + 1);
+    g->max = 2 * need;
+    return;
+  }
+}
+
 int sl_fuzz_case(uint64_t seed, uint64_t i, const sl_fuzz_opts *o, sl_case *c) {
   sl_fuzz_opts def;
   if (!o) {
@@ -1461,6 +1525,7 @@ int sl_fuzz_case(uint64_t seed, uint64_t i, const sl_fuzz_opts *o, sl_case *c) {
                   : SL__SC_LARGE;
   if (invalid && g.sc == SL__SC_EMPTY) g.sc = SL__SC_NORMAL;
   if (g.sc == SL__SC_LARGE && g.max < SL__LARGE_NUMEL) g.sc = SL__SC_NORMAL;
+  if (!invalid) sl__size_mix(o, seed, i, fw.dt, &g);
   g.empty_index = sl__has_index(fwop) && sl__pct(&g, 40);
 
   sl__gen_shapes(&g, &fw);

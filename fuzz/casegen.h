@@ -48,10 +48,27 @@ typedef struct sl_fuzz_opts {
   int64_t max_elems;     /* largest tensor, in elements (default 4096; at least
                             64 is used) */
   int invalid_pct;       /* percent of cases invalid on purpose (default 10) */
-  int max_rank; /* highest rank drawn for an op's main tensor (x, or the
-                   index of the nd ops); 0 = SL_MAX_DIMS. Tensors derived
-                   from it may have one more. */
+  int max_rank;     /* highest rank drawn for an op's main tensor (x, or the
+                       index of the nd ops); 0 = SL_MAX_DIMS. Tensors derived
+                       from it may have one more. */
+  int64_t size_mix; /* one valid case in size_mix is sized past one of the
+                       core's size thresholds (sl_threshold_at), whatever
+                       max_elems says; 0 = never. Default
+                       sl_fuzz_size_mix_default(). */
 } sl_fuzz_opts;
+
+/* The default share of size-mix cases: one in 4096 in a normal build (such
+ * a case holds up to millions of elements), one in 8 in a build with the
+ * small thresholds, whose big-case paths start at a few elements. */
+int64_t sl_fuzz_size_mix_default(void);
+
+/* The elements a tensor of dtype dt needs to reach threshold t (bytes over
+ * dt's size; per-thread counts for a team of two). */
+int64_t sl_fuzz_threshold_elems(const sl_threshold *t, sl_dtype dt);
+
+/* The largest tensor of a size-mix case, in elements: a threshold beyond
+ * it is not drawn. */
+#define SL_FUZZ_SIZE_MIX_MAX_ELEMS ((int64_t)1 << 21)
 
 void sl_fuzz_opts_init(sl_fuzz_opts *o);
 
@@ -73,9 +90,11 @@ int sl_fuzz_case(uint64_t seed, uint64_t i, const sl_fuzz_opts *o, sl_case *c);
  *   it       the index dtype, "-" for ops without an index dtype key;
  *   layout   c, t, s or b: the layout of the first non-contiguous input of
  *            the line, c when all are contiguous;
- *   shape    empty (an input has no element), large (an input has >= 1024
- *            elements), rank0 (x is a scalar), unit (x has an extent 1),
- *            else rank<N> (x's rank; feats for dynamic_scatter);
+ *   shape    empty (an input has no element), past:<threshold> (the
+ *            largest input reaches the core's largest size threshold it
+ *            can, sl_threshold_at, named as there), large (an input has
+ *            >= 1024 elements), rank0 (x is a scalar), unit (x has an
+ *            extent 1), else rank<N> (x's rank; feats for dynamic_scatter);
  *   ip       the index pattern (dup without its ratio), "-" for ops without
  *            an index (select_scatter, masked_scatter);
  *   dp       the data pattern;

@@ -11,6 +11,15 @@
 #include <string.h>
 #include <sys/stat.h>
 
+void sl_cli_warn_small_thresholds(const char *cmd) {
+  if (sl_thresholds_small())
+    fprintf(stderr,
+            "scatterlab %s: warning: a small-thresholds test build "
+            "(-DSL_SMALL_THRESHOLDS=ON): the kernels take their big-case "
+            "paths at every size, so these timings mean nothing\n",
+            cmd);
+}
+
 int sl_cli_usage_error(const char *cmd, const char *fmt, ...) {
   va_list ap;
   fprintf(stderr, "scatterlab %s: ", cmd);

@@ -35,6 +35,11 @@ struct sl_store;
 int sl_cli_open_store(const char *cmd, const char *path, int readonly,
                       struct sl_store **st);
 
+/* Timing commands in a -DSL_SMALL_THRESHOLDS=ON build: one line on stderr
+ * saying that the kernels take their big-case paths at every size there,
+ * so the timings mean nothing (nothing in other builds). */
+void sl_cli_warn_small_thresholds(const char *cmd);
+
 /* Prints "scatterlab <cmd>: <message>" and a hint to stderr; returns 2. */
 int sl_cli_usage_error(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)

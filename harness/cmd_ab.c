@@ -451,6 +451,7 @@ int sl_cmd_ab(int argc, char **argv) {
     rc = SL_EXIT_OK;
     goto out;
   }
+  sl_cli_warn_small_thresholds("ab");
   if (base_ref) {
     char err[8192];
     if (sl_ab_build_ref(base_ref, bpath, sizeof bpath, err, sizeof err)) {

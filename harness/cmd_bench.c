@@ -597,6 +597,7 @@ int sl_cmd_bench(int argc, char **argv) {
     rc = SL_EXIT_OK;
     goto out;
   }
+  sl_cli_warn_small_thresholds("bench");
   /* A filter that selects no variant of a case's op is the command line's
    * mistake, said once and before the machine is probed (a cuda filter in
    * a build or machine without CUDA is reported as not timed instead). */

@@ -13,6 +13,7 @@
 static const char *const sl__list_help =
     "usage: scatterlab list [--op OP] [--provider [ALIAS=]PATH ...]\n"
     "                       [--format text|json]\n"
+    "       scatterlab list --thresholds\n"
     "\n"
     "Lists every op and its variants, and whether each is available in this\n"
     "build on this machine (e.g. \"no device\" for a cuda variant without a\n"
@@ -21,7 +22,26 @@ static const char *const sl__list_help =
     "SCATTERLAB_PROVIDERS\n"
     "and each --provider): path, ABI version, version, SHA-256 and, for the\n"
     "variants of other providers, their capabilities (docs/providers.md).\n"
-    "--format json writes one JSON document instead (docs/json.md).\n";
+    "--format json writes one JSON document instead (docs/json.md).\n"
+    "--thresholds lists the kernels' size thresholds instead: the sizes at\n"
+    "which a CPU kernel changes code path, which `fuzz --size-mix` sizes\n"
+    "cases past (core/src/thresholds.def).\n";
+
+/* The size-threshold table of the core (sl_threshold_at). */
+static int sl__list_thresholds(void) {
+  static const char *const unit[] = {"elements", "elements per thread",
+                                     "bytes"};
+  printf("size thresholds (%s build)\n",
+         sl_thresholds_small() ? "small-thresholds test" : "normal");
+  printf("  %-24s %10s %10s  %-20s %s\n", "name", "value", "normal", "unit",
+         "path taken at or past it");
+  for (int k = 0; k < sl_threshold_count(); ++k) {
+    const sl_threshold *t = sl_threshold_at(k);
+    printf("  %-24s %10lld %10lld  %-20s %s\n", t->name, t->value, t->normal,
+           unit[t->unit], t->path);
+  }
+  return SL_EXIT_OK;
+}
 
 /* One variant's capabilities on one line. */
 static void sl__print_caps(const sl_hvariant *v) {
@@ -129,7 +149,7 @@ static int sl__list_json(const char *only) {
 
 int sl_cmd_list(int argc, char **argv) {
   const char *only = NULL;
-  int json = 0;
+  int json = 0, thresholds = 0;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       fputs(sl__list_help, stdout);
@@ -141,6 +161,8 @@ int sl_cmd_list(int argc, char **argv) {
                                   "--op: expected an op name, got "
                                   "\"%s\"",
                                   only);
+    } else if (strcmp(argv[i], "--thresholds") == 0) {
+      thresholds = 1;
     } else if (sl_cli_skip_provider(argc, argv, &i)) {
     } else if (sl_cli_is(argv[i], "--format")) {
       if (sl_json_format_option("list", argc, argv, &i, &json))
@@ -150,6 +172,7 @@ int sl_cmd_list(int argc, char **argv) {
     }
   }
   if (sl_cli_parse_only) return SL_EXIT_OK;
+  if (thresholds) return sl__list_thresholds();
   if (json) return sl__list_json(only);
   int width = 12;
   for (size_t i = 0; i < sl_hvariant_count(); ++i) {

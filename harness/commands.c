@@ -42,8 +42,11 @@ int sl_cli_main(int argc, char **argv) {
     return SL_EXIT_OK;
   }
   if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
-    printf("scatterlab %s (reference: %s; CUDA: %s)\n", SL_VERSION_STRING,
-           sl_reference_text(), sl_cuda_built() ? "built" : "not built");
+    printf("scatterlab %s (reference: %s; CUDA: %s%s)\n", SL_VERSION_STRING,
+           sl_reference_text(), sl_cuda_built() ? "built" : "not built",
+           sl_thresholds_small()
+               ? "; small size thresholds: a test build, timings mean nothing"
+               : "");
     return SL_EXIT_OK;
   }
   /* runs_variants: the command takes --provider and needs the kernels. */

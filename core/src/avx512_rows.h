@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "thresholds.h"
+
 /* Where the AVX-512 loops (these and masked_scatter's expand) are compiled:
  * x86-64 with GCC or clang, each function marked SL__AVX512. */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -47,11 +49,11 @@ int64_t sl__scatter_avx512(size_t es, int index64, void *out, const void *index,
  * caches, where the loads miss (65536x64 f32 rows on 2 threads, a
  * hand-written pair of loops: a 16 MiB x 3.6 -> 2.4-3.1 ms; 2-6 MiB:
  * alike; 256 KiB: 20% slower). */
-#define SL__GATHER_WIDE_MIN_BYTES ((int64_t)4 << 20)
+#define SL__GATHER_WIDE_MIN_BYTES ((int64_t)SL__TH_GATHER_WIDE)
 
 /* The out beyond which scatter's rows take theirs (the same rows: 16 MiB
  * 3.7 -> 2.3-2.5 ms; 8 MiB 1.2-1.5 -> 0.95 ms; 4 MiB 0.70 -> 0.83 ms, 2
  * MiB 0.36 -> 0.42 ms). */
-#define SL__SCATTER_WIDE_MIN_BYTES ((int64_t)6 << 20)
+#define SL__SCATTER_WIDE_MIN_BYTES ((int64_t)SL__TH_SCATTER_WIDE)
 
 #endif /* SL_AVX512_ROWS_H */

@@ -88,7 +88,7 @@ SL__SIMD_CLONES int64_t sl__index_first_bad(const sl_tensor *index, int64_t b,
      * block holding a bad value is then searched. Unsigned compares catch
      * negative values too. An i32 bound above INT32_MAX leaves only the
      * negative values bad: those are >= 2^31 as uint32. */
-    enum { BLOCK = 1024 };
+    enum { BLOCK = SL__TH_INDEX_BLOCK };
     for (int64_t at = b; at < e; at += BLOCK) {
       int64_t stop = e - at < BLOCK ? e : at + BLOCK;
       int bad = 0;
@@ -148,7 +148,7 @@ sl_status sl__check_index_values(sl_ctx *ctx, const char *what,
   int64_t n = sl__numel(index);
   /* Large indices are checked in parallel chunks; the report names the
    * first bad position in row-major order whatever the split. */
-  int parts = n >= ((int64_t)1 << 16) ? sl__threads(ctx) : 1;
+  int parts = n >= SL__TH_PARALLEL_CHECK ? sl__threads(ctx) : 1;
   int64_t bad = INT64_MIN; /* -position of the first bad value, if any */
 #pragma omp parallel for num_threads(parts) schedule(static) if (parts > 1)    \
     reduction(max                                                              \

@@ -82,12 +82,10 @@ SL__HOT int64_t sl__index_typed(sl_dtype it, const sl_tensor *index,
 /* Fewest elements of work per thread: below it a team would cost more to
  * start than it saves. It also keeps small calls on one thread, where the
  * atomic and lock variants apply inputs in input order (as LibTorch does:
- * the first of two equal amax values stays). A stress build defines it as 1
- * (-DSL__CONFLICT_GRAIN=1) so that the fuzzer's small cases run on every
- * thread. */
-#ifndef SL__CONFLICT_GRAIN
-#define SL__CONFLICT_GRAIN 4096
-#endif
+ * the first of two equal amax values stays). The small-thresholds test
+ * build (thresholds.def) lowers it so that the fuzzer's small cases run on
+ * every thread. */
+#define SL__CONFLICT_GRAIN ((int64_t)SL__TH_CONFLICT_GRAIN)
 
 /* Threads worth starting for `work` elements, at most `threads`. */
 static inline int sl__conflict_team(int threads, int64_t work) {

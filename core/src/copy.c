@@ -21,7 +21,7 @@
  * threads, 8 MiB each (Zen5, a hand-written loop): memcpy 0.28 ms median
  * warm, 0.72-0.76 ms through 8 rotating buffers; rep movsb 0.18 ms and
  * 0.59-0.64 ms; alike at 1 MiB and below. */
-#define SL__MOVSB_MIN_BYTES ((size_t)1 << 16)
+#define SL__MOVSB_MIN_BYTES ((size_t)SL__TH_MOVSB)
 
 #ifndef SL__NO_MOVSB
 static int sl__erms(void) {

@@ -75,8 +75,8 @@ static const sl__gather_row sl__gather_rows[][2] =
  * (paired bench runs within noise), where out = x has just passed through
  * the caches row by row; not kept there.
  */
-#define SL__AHEAD_MIN_X_BYTES ((int64_t)2 << 20)
-#define SL__AHEAD_MIN_ROW_BYTES ((int64_t)4 << 10)
+#define SL__AHEAD_MIN_X_BYTES ((int64_t)SL__TH_AHEAD_X)
+#define SL__AHEAD_MIN_ROW_BYTES ((int64_t)SL__TH_AHEAD_ROW)
 #define SL__AHEAD_MAX_ROW_BYTES ((int64_t)256 << 10)
 static int64_t sl__gather_ahead(int64_t x_bytes, int64_t row, int64_t lookups) {
   const int ok = x_bytes > SL__AHEAD_MIN_X_BYTES &&

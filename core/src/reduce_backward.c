@@ -23,7 +23,7 @@ static int64_t sl__rb_scratch_per_position(sl_reduce r) {
 /* Lines walked side by side: SL__LINE_BATCH, fewer when their scratch
  * would outgrow SL__RB_SCRATCH doubles (half of a 1 MiB L2), as long lines
  * of prod need. */
-#define SL__RB_SCRATCH ((int64_t)1 << 16)
+#define SL__RB_SCRATCH ((int64_t)SL__TH_BACKWARD_SCRATCH)
 static int sl__rb_batch(int64_t scratch_per_line) {
   if (scratch_per_line <= 0) return SL__LINE_BATCH;
   int64_t k = SL__RB_SCRATCH / scratch_per_line;

@@ -209,7 +209,7 @@ void sl__scatter_walk_run(const sl__scatter_walk *s, const sl__slabs *sl) {
 
 /* Rows of out copied at a time ahead of the walk: about a core's L2 share
  * before the walk's other streams push them out. */
-#define SL__COPY_AHEAD_BYTES ((int64_t)256 << 10)
+#define SL__COPY_AHEAD_BYTES ((int64_t)SL__TH_COPY_AHEAD)
 
 int sl__scatter_walk_run_copying(const sl__scatter_walk *s, const sl__slabs *sl,
                                  sl_tensor *out, const sl_tensor *x,
@@ -293,7 +293,7 @@ static void sl__private_merge_chunk(void *user, int64_t begin, int64_t end) {
  * check streams the block in faster than the scattered walk would, so the
  * fused pass beats even an unchecked walk (10 vs 12.5 ms on the standard
  * scatter_reduce sum, a hand-written pair of loops). */
-#define SL__CHECK_BLOCK 8192
+#define SL__CHECK_BLOCK ((int64_t)SL__TH_CHECK_BLOCK)
 
 /* Walks index rows [a0, a1) of axis 0 a block at a time, checking each
  * block's values against [0, bound) before walking it. Returns the first bad
@@ -399,7 +399,7 @@ static int sl__scatter_reduce_private(const sl__scatter_walk *s, sl_call *c,
 
 /* A slice (the positions at one coordinate on dim) worth a walk of its
  * own: below this, the per-slice set-up outweighs the rows. */
-#define SL__TARGET_MIN_SLICE 1024
+#define SL__TARGET_MIN_SLICE ((int64_t)SL__TH_TARGET_SLICE)
 
 /* Whether the index moves along dim only (stride 0 or extent 1 on every
  * other axis), out having its rank: then all the positions at coordinate i

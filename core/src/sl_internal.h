@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sl/sl.h"
+#include "thresholds.h"
 
 #ifdef __cplusplus
 extern "C" {

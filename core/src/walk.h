@@ -202,10 +202,11 @@ static inline void sl__panel_at(int64_t b, int64_t e, int64_t count, int64_t k,
 
 /*
  * Threads worth starting for n elements of streaming work: below ~16k
- * elements per thread, starting a team costs more than it saves.
+ * elements per thread (SL__TH_TEAM, thresholds.def), starting a team costs
+ * more than it saves.
  */
 static inline int sl__team(int threads, int64_t n) {
-  int64_t most = n / 16384;
+  int64_t most = n / SL__TH_TEAM;
   if (most < 1) return 1;
   return most < threads ? (int)most : threads;
 }

@@ -254,7 +254,7 @@ static void test_coverage(void) {
     for (const char *p = cell; *p; ++p) bars += *p == '|';
     CHECK(bars == 9);
     empty += strstr(cell, "|empty|") != NULL;
-    large += strstr(cell, "|large|") != NULL;
+    large += strstr(cell, "|large|") != NULL || strstr(cell, "|past:") != NULL;
     unit += strstr(cell, "|unit|") != NULL;
     rank0 += strstr(cell, "|rank0|") != NULL;
     val += c.has_val;
@@ -377,6 +377,7 @@ static void check_max_elems(int64_t max, int n) {
   sl_fuzz_opts o;
   sl_fuzz_opts_init(&o);
   o.max_elems = max;
+  o.size_mix = 0; /* size-mix cases go past max_elems on purpose */
   int64_t biggest = 0;
   int over = 0;
   for (int i = 0; i < n; ++i) {
@@ -400,6 +401,83 @@ static void check_max_elems(int64_t max, int n) {
          (long long)biggest);
   CHECK_MSG(over == 0, "%d tensors over max_elems %lld", over, (long long)max);
   CHECK(biggest > max / 2);
+}
+
+/* The largest tensor of c, in elements. */
+static int64_t largest(const sl_case *c) {
+  const sl_case_spec *spec = sl_case_spec_of(c->op);
+  int64_t most = 0;
+  for (int s = 0; s < spec->n_shapes; ++s) {
+    const sl_case_shape *sh = &c->arg[spec->shape_slots[s]];
+    if (!sh->present) continue;
+    int64_t numel = 1;
+    for (int d = 0; d < sh->ndim; ++d) numel *= sh->shape[d];
+    if (numel > most) most = numel;
+  }
+  return most;
+}
+
+/* Size mix: one valid case in size_mix is sized past a threshold of the
+ * core's table, each threshold within reach is met (its case's largest
+ * tensor between the threshold and twice it), and the other cases are the
+ * ones a campaign without the mix draws. */
+static void test_size_mix(void) {
+  sl_fuzz_opts plain, mixed;
+  sl_fuzz_opts_init(&plain);
+  plain.size_mix = 0;
+  mixed = plain;
+  mixed.size_mix = 16;
+  int changed = 0, changed_past = 0, n = 4000;
+  char a[SL_CASE_LINE_MAX], b[SL_CASE_LINE_MAX];
+  for (int i = 0; i < n; ++i) {
+    sl_case c, d;
+    sl_fuzz_case(SEED, (uint64_t)i, &plain, &c);
+    sl_fuzz_case(SEED, (uint64_t)i, &mixed, &d);
+    print_line(&c, a);
+    print_line(&d, b);
+    if (strcmp(a, b) == 0) continue;
+    ++changed;
+    const int64_t most = largest(&d);
+    for (int k = 0; k < sl_threshold_count(); ++k) {
+      const int64_t need = sl_fuzz_threshold_elems(sl_threshold_at(k), d.dt);
+      if (most >= need && most <= 2 * need) {
+        ++changed_past;
+        break;
+      }
+    }
+  }
+  printf("size mix 1/16: %d of %d cases resized, %d of them past a "
+         "threshold\n",
+         changed, n, changed_past);
+  /* About n / 16 (invalid cases are never resized). */
+  CHECK(changed > n / 32 && changed < n / 8);
+  CHECK(changed_past == changed);
+
+  /* Every threshold within reach is met by some case. */
+  mixed.size_mix = 1;
+  int met[64] = {0}, reachable = 0, all_met = 1;
+  for (int i = 0; i < 3000; ++i) {
+    sl_case c;
+    if (sl_fuzz_case(SEED, (uint64_t)i, &mixed, &c)) continue;
+    const int64_t most = largest(&c);
+    for (int k = 0; k < sl_threshold_count() && k < 64; ++k) {
+      const int64_t need = sl_fuzz_threshold_elems(sl_threshold_at(k), c.dt);
+      if (most >= need && most <= 2 * need) met[k] = 1;
+    }
+  }
+  for (int k = 0; k < sl_threshold_count() && k < 64; ++k) {
+    const sl_threshold *t = sl_threshold_at(k);
+    /* Within reach for 8-byte elements at least. */
+    if (2 * sl_fuzz_threshold_elems(t, SL_F64) > SL_FUZZ_SIZE_MIX_MAX_ELEMS)
+      continue;
+    ++reachable;
+    if (!met[k]) {
+      all_met = 0;
+      fprintf(stderr, "size mix: no case sized for threshold %s\n", t->name);
+    }
+  }
+  CHECK(reachable >= 10);
+  CHECK(all_met);
 }
 
 /* Every valid case is accepted by the core's infer, every invalid one is
@@ -475,8 +553,20 @@ static void test_cell(void) {
                       "updates=40x5 dim=-1 reduce=mean self=1 seed=1",
                       &c, err, sizeof err) == 0);
   sl_fuzz_cell(&c, cell, sizeof cell);
-  CHECK_CONTAINS(cell,
-                 "index_reduce|i32|mean|self1|i64|c|large|rand|rand|valid");
+  /* 1,200 elements of i32: past the largest threshold they reach. */
+  const sl_threshold *reached = NULL;
+  for (int k = 0; k < sl_threshold_count(); ++k) {
+    const sl_threshold *t = sl_threshold_at(k);
+    if (sl_fuzz_threshold_elems(t, SL_I32) <= 1200 &&
+        (!reached || sl_fuzz_threshold_elems(t, SL_I32) >
+                         sl_fuzz_threshold_elems(reached, SL_I32)))
+      reached = t;
+  }
+  char want[160];
+  snprintf(want, sizeof want,
+           "index_reduce|i32|mean|self1|i64|c|past:%s|rand|rand|valid",
+           reached ? reached->name : "?");
+  CHECK_CONTAINS(cell, want);
   CHECK(sl_case_parse("index_reduce dt=i32 it=i64 x=4x3 index=5 updates=4x6 "
                       "dim=1 reduce=mean seed=1",
                       &c, err, sizeof err) == 0);
@@ -732,6 +822,7 @@ int main(void) {
   test_masks();
   check_max_elems(4096, 20000);
   check_max_elems(256, 5000);
+  test_size_mix();
   test_infer();
   test_cell();
   test_shrink_candidates();

@@ -331,6 +331,35 @@ typedef struct sl_variant {
   unsigned flags;
 } sl_variant;
 
+/*
+ * The sizes at which the CPU kernels change code path (a parallel team, a
+ * wide-row loop, a copy by rep movsb...), one row per threshold of
+ * core/src/thresholds.def. The fuzzer sizes a share of its cases past each;
+ * a build configured with -DSL_SMALL_THRESHOLDS=ON (tests only: timings of
+ * such a build mean nothing) uses the small values, so that small cases take
+ * the big-case paths.
+ */
+typedef enum sl_threshold_unit {
+  SL_TH_ELEMENTS,   /* elements of the case's largest tensor */
+  SL_TH_PER_THREAD, /* elements per thread of a team of two or more */
+  SL_TH_BYTES       /* bytes of the case's largest tensor */
+} sl_threshold_unit;
+
+typedef struct sl_threshold {
+  const char *name; /* "team_min_elements" */
+  long long value;  /* in this build */
+  long long normal; /* in a normal build */
+  long long small;  /* in a -DSL_SMALL_THRESHOLDS=ON build */
+  sl_threshold_unit unit;
+  const char *path; /* what happens at or past it */
+} sl_threshold;
+
+int sl_threshold_count(void);
+/* Row i, or NULL when i is out of [0, sl_threshold_count()). */
+const sl_threshold *sl_threshold_at(int i);
+/* 1 in a build configured with -DSL_SMALL_THRESHOLDS=ON. */
+int sl_thresholds_small(void);
+
 size_t sl_variant_count(void);
 const sl_variant *sl_variant_at(size_t i);
 const sl_variant *sl_variant_find(sl_op op, const char *name);

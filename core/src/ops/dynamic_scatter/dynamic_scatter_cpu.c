@@ -113,7 +113,7 @@ static void sl__dyn_merge(const sl__dyn *w, const int32_t *src, int32_t *dst,
   while (j < hi) dst[k++] = src[j++];
 }
 
-enum { SL__DYN_RUN = 32 };
+enum { SL__DYN_RUN = SL__TH_DYN_RUN };
 
 /* Sorts w->order[0,nv) (which holds 0..nv-1); the result lands in w->order
  * or w->tmp and w->sorted points to it. Every pass is a worksharing loop

@@ -119,7 +119,7 @@ SL__ND_ANY_BAD(int64_t, uint64_t, SL__CLAMP_U64)
  * scalar walk alone checked 65536 2-D tuples in 31 us. */
 static int64_t sl__nd_first_bad(const sl_tensor *index, const int64_t *bound,
                                 int M, int64_t b, int64_t e, int *col) {
-  enum { BLOCK = 1024 }; /* positions */
+  enum { BLOCK = SL__TH_INDEX_BLOCK }; /* positions */
   if (M == 0 || !sl_tensor_is_contiguous(index) ||
       (index->dtype != SL_I32 && index->dtype != SL_I64))
     return sl__nd_first_bad_walk(index, bound, M, b, e, col);

@@ -1,0 +1,27 @@
+/* The size-threshold table (thresholds.def), exported through sl.h so that
+ * the fuzzer sizes cases from it instead of restating it. */
+#include "thresholds.h"
+#include "sl/sl.h"
+
+static const sl_threshold sl__thresholds[] = {
+#define SL_THRESHOLD(id, name, normal, small, unit, path)                      \
+  {name, SL__TH_##id, normal, small, unit, path},
+#include "thresholds.def"
+#undef SL_THRESHOLD
+};
+
+int sl_threshold_count(void) {
+  return (int)(sizeof sl__thresholds / sizeof sl__thresholds[0]);
+}
+
+const sl_threshold *sl_threshold_at(int i) {
+  return i >= 0 && i < sl_threshold_count() ? &sl__thresholds[i] : NULL;
+}
+
+int sl_thresholds_small(void) {
+#ifdef SL_SMALL_THRESHOLDS
+  return 1;
+#else
+  return 0;
+#endif
+}
