@@ -43,7 +43,9 @@ static const char *const sl__run_help =
     "  --force          --save into a folder that holds files already\n"
     "                   (not needed for the --load folder itself)\n"
     "  --load DIR       take inputs from DIR/<arg>.npy where present (and the\n"
-    "                   case from DIR/case.txt when none is given)\n"
+    "                   case from DIR/case.txt when none is given), laid out\n"
+    "                   as the case line says (x=4x3:t: the strides of the\n"
+    "                   saved run); repro lines are `run --load DIR`\n"
     "  --threads N      threads for parallel variants (default: all cores)\n"
     "  --max-case-bytes SIZE  most memory a case's tensors may take (inputs\n"
     "                   and two copies of the outputs; 512M, 6G): a bigger\n"
@@ -236,6 +238,7 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
     }
   }
   if (batch && sl__read_batch(batch, &lines)) goto out;
+  if (o.load_dir) sl_repro_load(o.load_dir, lines.n > 0);
   if (lines.n == 0 && o.load_dir && sl__read_case_file(o.load_dir, &lines))
     goto out;
   if (lines.n == 0) {

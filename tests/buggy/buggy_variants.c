@@ -11,6 +11,8 @@
  *   scatter_reduce cpu.bad_identity  amax without include_self starts from 0
  *                                    instead of -inf
  *   gather cpu.off_by_one            the last dim's last column is skipped
+ *   gather cpu.ignores_strides       reads x as if it were contiguous (right
+ *                                    only on contiguous x: a stride bug)
  *   gather cpu.crash                 writes through a null pointer (SIGSEGV)
  *   gather cpu.hang                  never returns
  */
@@ -95,6 +97,18 @@ static sl_status sl_buggy_off_by_one(sl_ctx *ctx, sl_call *c) {
   return sl_gather_cpu_serial(ctx, &shorter);
 }
 
+static sl_status sl_buggy_ignores_strides(sl_ctx *ctx, sl_call *c) {
+  sl_call row_major = *c;
+  sl_tensor *x = &row_major.arg[0];
+  /* A broadcast x (a zero stride) holds fewer elements than row-major
+   * reading would walk: left alone, so that the bug reads wrong values,
+   * never outside the buffer. */
+  for (int d = 0; d < x->ndim; ++d)
+    if (x->strides[d] == 0) return sl_gather_cpu_serial(ctx, c);
+  sl_contiguous_strides(x->ndim, x->shape, x->strides);
+  return sl_gather_cpu_serial(ctx, &row_major);
+}
+
 static sl_status sl_buggy_crash(sl_ctx *ctx, sl_call *c) {
   (void)ctx;
   (void)c;
@@ -121,6 +135,7 @@ static sl_provider_variant sl__rows[] = {
     SL__BUGGY(SL_OP_SCATTER_REDUCE, "cpu.lost_update", sl_buggy_lost_update),
     SL__BUGGY(SL_OP_SCATTER_REDUCE, "cpu.bad_identity", sl_buggy_bad_identity),
     SL__BUGGY(SL_OP_GATHER, "cpu.off_by_one", sl_buggy_off_by_one),
+    SL__BUGGY(SL_OP_GATHER, "cpu.ignores_strides", sl_buggy_ignores_strides),
     SL__BUGGY(SL_OP_GATHER, "cpu.crash", sl_buggy_crash),
     SL__BUGGY(SL_OP_GATHER, "cpu.hang", sl_buggy_hang),
 };
