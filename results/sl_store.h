@@ -277,7 +277,8 @@ typedef struct sl_result_view {
   int has_diffs; /* 0: diff1..3 are NaN; 1: at least one was stored (a
                     stored NULL, e.g. from a NaN, reads as NaN) */
   double diff1, diff2, diff3;
-  double seconds; /* < 0 when NULL */
+  double seconds;      /* < 0 when NULL */
+  int64_t shrunk_from; /* the case this one was shrunk from; 0: none */
 } sl_result_view;
 
 /* The results of run_id (0: of every run), ordered by run, case id, variant.

@@ -160,6 +160,7 @@ int sl_store_each_result(sl_store *s, int64_t run_id,
     v.diff2 = sl__real(st, 9, NAN);
     v.diff3 = sl__real(st, 10, NAN);
     v.seconds = sl__real(st, 11, -1);
+    v.shrunk_from = sqlite3_column_int64(st, 12); /* NULL reads as 0 */
     stop = fn(user, &v);
   }
   return sl__walk_end(s, st, rc, stop, op);
