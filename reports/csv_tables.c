@@ -12,7 +12,8 @@
 
 /* Each list as first released, later columns after it in the order they
  * came: results' shrunk_from (issue 29); runs' copy_gbs_end (schema v4),
- * core_rtt_ns and core_rtt_ns_end (v5), reference (v6). */
+ * core_rtt_ns and core_rtt_ns_end (v5), reference (v6), config (issue 29:
+ * a fuzz run's options, any run's --tolerance). */
 static const char *const sl__results[] = {
     "run_id", "case_id", "op",   "variant",   "verdict", "diff1",       "diff2",
     "diff3",  "seconds", "seed", "case_line", "message", "shrunk_from", NULL};
@@ -35,7 +36,8 @@ static const char *const sl__runs[] = {"run_id",      "kind",
                                        "cases",       "results",
                                        "failed",      "copy_gbs_end",
                                        "core_rtt_ns", "core_rtt_ns_end",
-                                       "reference",   NULL};
+                                       "reference",   "config",
+                                       NULL};
 
 static const sl_csv_table sl__tables[] = {
     {"results",

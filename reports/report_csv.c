@@ -216,6 +216,8 @@ static int sl__runs_row(void *user, const sl_run_view *r) {
   sl__csv_real(out, r->core_rtt_ns_end > 0 ? r->core_rtt_ns_end : NAN);
   fputc(',', out);
   sl__csv_text(out, r->reference);
+  fputc(',', out);
+  sl__csv_text(out, r->config);
   fputc('\n', out);
   return ferror(out) ? 1 : 0;
 }

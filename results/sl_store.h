@@ -251,6 +251,9 @@ typedef struct sl_run_view {
   int64_t nresults;      /* verdicts, from the tallies */
   int64_t nfailed;  /* verdicts failed, reject_mismatch, crashed or timeout */
   const char *keep; /* "all" or "failures" (runs.keep) */
+  /* runs.config, never NULL: a fuzz run's options for --resume, and any
+   * run's --tolerance overrides ("--tolerance f16=0.001"); "" when none */
+  const char *config;
 } sl_run_view;
 
 typedef struct sl_tally_view {

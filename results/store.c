@@ -95,7 +95,7 @@ static const char *const sl__sql[SL__STMT_COUNT] = {
         " (SELECT coalesce(sum(count), 0) FROM tallies t WHERE t.run_id = "
         "r.id),"
         " (SELECT coalesce(sum(count), 0) FROM tallies t WHERE t.run_id = r.id"
-        "  AND t.verdict IN " SL__FAILED "), r.keep"
+        "  AND t.verdict IN " SL__FAILED "), r.keep, r.config"
         " FROM runs r ORDER BY r.id",
     [SL__STMT_TALLY_ADD] =
         "INSERT INTO tallies (run_id, op, dtype, variant, verdict, count)"

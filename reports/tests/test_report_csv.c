@@ -386,12 +386,12 @@ static void test_runs_csv(sl_store *s) {
   if (!buf) return;
   parsed p;
   CHECK(parse_csv(buf, len, &p) == 0);
-  CHECK_MSG(p.nrows == 3 && p.ncols[0] == 23 && p.ncols[1] == 23 &&
-                p.ncols[2] == 23,
+  CHECK_MSG(p.nrows == 3 && p.ncols[0] == 24 && p.ncols[1] == 24 &&
+                p.ncols[2] == 24,
             "%d rows", p.nrows);
   /* In the order of first release (csv_tables.c): the columns added with
    * schemas 4 to 6 come after failed. */
-  const char *names[23] = {"run_id",      "kind",
+  const char *names[24] = {"run_id",      "kind",
                            "started_at",  "finished_at",
                            "status",      "git_commit",
                            "host",        "cpu_model",
@@ -402,11 +402,11 @@ static void test_runs_csv(sl_store *s) {
                            "cases",       "results",
                            "failed",      "copy_gbs_end",
                            "core_rtt_ns", "core_rtt_ns_end",
-                           "reference"};
-  for (int c = 0; c < 23 && p.ncols[0] == 23; ++c)
+                           "reference",   "config"};
+  for (int c = 0; c < 24 && p.ncols[0] == 24; ++c)
     CHECK_MSG(strcmp(p.field[0][c], names[c]) == 0, "column %d: %s", c,
               p.field[0][c]);
-  if (p.nrows == 3 && p.ncols[1] == 23 && p.ncols[2] == 23) {
+  if (p.nrows == 3 && p.ncols[1] == 24 && p.ncols[2] == 24) {
     char **r1 = p.field[1], **r2 = p.field[2];
     CHECK(strcmp(r1[0], "1") == 0 && strcmp(r1[1], "run") == 0);
     CHECK(strlen(r1[2]) == 24 && r1[2][10] == 'T' && r1[2][23] == 'Z');
@@ -424,6 +424,8 @@ static void test_runs_csv(sl_store *s) {
     CHECK(strcmp(r2[20], "87.5") == 0 && strcmp(r2[21], "") == 0);
     /* Run 1 recorded no reference (a store written before schema 6). */
     CHECK_MSG(strcmp(r1[22], "unknown") == 0, "%s", r1[22]);
+    /* No config stored: empty (a fuzz run's options, --tolerance). */
+    CHECK_MSG(strcmp(r1[23], "") == 0, "%s", r1[23]);
     CHECK_MSG(strcmp(r2[22], "LibTorch 2.11.0 (PyPI torch 2.11.0)") == 0, "%s",
               r2[22]);
   }
