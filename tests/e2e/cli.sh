@@ -90,11 +90,12 @@ check "bench into a store" run 0 bench --db "$tmp/probes.db" --threads 2 --budge
 check "round trip at both ends" has "core-to-core round trip at the end: "
 check "runs csv" run 0 report --db "$tmp/probes.db" --format csv --table runs
 # columns in the order of their first release: the later probes after failed
-check "probe columns" has ",copy_gbs,command_line,cases,results,failed,copy_gbs_end,core_rtt_ns,core_rtt_ns_end,reference"
+check "probe columns" has ",copy_gbs,command_line,cases,results,failed,copy_gbs_end,core_rtt_ns,core_rtt_ns_end,reference,config"
 # the first probe just before the command line, the other three after the
-# counts, before the reference (earlier fields may hold commas)
+# counts, before the reference and the config (earlier fields may hold
+# commas)
 check "all probes stored" grep -qE ',[0-9.]+,scatterlab bench --db ' "$tmp/out"
-check "all probes stored, at the end" grep -qE ',[0-9]+,[0-9]+,[0-9]+,[0-9.]+,[0-9.]+,[0-9.]+,[^,]*$' "$tmp/out"
+check "all probes stored, at the end" grep -qE ',[0-9]+,[0-9]+,[0-9]+,[0-9.]+,[0-9.]+,[0-9.]+,[^,]*,[^,]*$' "$tmp/out"
 check "jobs negative" run 2 fuzz --no-db --jobs -1
 check "jobs message" has '--jobs: expected an integer in [1, 256], got "-1"'
 check "max-elems huge" run 2 fuzz --no-db --max-elems 999999999999
