@@ -89,6 +89,13 @@ typedef struct sl_case_shape {
   int step; /* SL_LAYOUT_STEPPED: the step, >= 2 */
 } sl_case_shape;
 
+/* Whether s is laid out broadcast (:b). For files that also include
+ * sl/sl_provider.h, whose capability macro SL_LAYOUT_BROADCAST (1u << 1)
+ * hides this enum's constant of the same name from there on. */
+static inline int sl_case_shape_broadcast(const sl_case_shape *s) {
+  return s->layout == SL_LAYOUT_BROADCAST;
+}
+
 typedef struct sl_case {
   sl_op op;
   sl_dtype dt;

@@ -32,6 +32,7 @@
 #include "sl_store.h"
 #include "slref.h"
 #include "timing.h"
+#include "tolerance.h"
 #include "variant_call.h"
 
 #ifndef SL_SOURCE_DIR
@@ -75,6 +76,9 @@ static const char *const sl__bench_help =
     "                   all cores); OpenMP threads are bound to cores\n"
     "  --max-case-bytes SIZE  most memory a case's tensors may take (512M,\n"
     "                   6G; default: a quarter of physical memory)\n"
+    "  --tolerance DT=V[,DT=V...]  the correctness check's threshold on diff1\n"
+    "                   and diff2 for float dtype DT (as `run --help` says);\n"
+    "                   stored with the run\n"
     "  --budget SEC     timing budget per variant (default 1)\n"
     "  --min-reps N     at least N timed repetitions per variant (default 7;\n"
     "                   fewer keep suites of large cases short)\n"
@@ -547,6 +551,7 @@ int sl_cmd_bench(int argc, char **argv) {
   const char *db = SL_DEFAULT_DB, *suite = NULL;
   int no_db = 0, rc = SL_EXIT_USAGE, n = 0, json = 0;
   char **lines = NULL;
+  sl_tolerances tol = {0};
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -565,6 +570,8 @@ int sl_cmd_bench(int argc, char **argv) {
     } else if (sl_cli_is(a, "--max-case-bytes")) {
       if (sl_cli_bytes_option("bench", argc, argv, &i, &b.max_case_bytes))
         goto out;
+    } else if (sl_cli_is(a, "--tolerance")) {
+      if (sl_tolerance_option("bench", argc, argv, &i, &tol)) goto out;
     } else if (sl_cli_is(a, "--budget")) {
       if ((b.budget = sl_cli_positive_option("bench", argc, argv, &i, 3600)) <
           0)
@@ -657,6 +664,7 @@ int sl_cmd_bench(int argc, char **argv) {
     }
   }
   sl_interrupt_install();
+  sl_tolerances_install(&tol);
   const sl__probes none = {0, 0};
   const sl__probes start = b.cpu ? sl__probe(threads) : none;
   b.peak_gbs = start.gbs;
@@ -696,7 +704,10 @@ int sl_cmd_bench(int argc, char **argv) {
     ri.info.copy_gbs = b.cpu ? start.gbs : b.dev_gbs;
     ri.info.core_rtt_ns = start.rtt_ns;
     ri.info.device = b.cuda ? device : NULL;
-    if (sl_store_run_begin(b.st, &ri.info, &b.run_id)) {
+    char config[600];
+    sl_tolerances_config(&tol, config, sizeof config);
+    if (sl_store_run_begin(b.st, &ri.info, &b.run_id) ||
+        (config[0] && sl_store_set_run_config(b.st, b.run_id, config))) {
       fprintf(stderr, "scatterlab bench: %s\n", sl_store_errmsg(b.st));
       sl_store_close(b.st);
       free(cases);
@@ -767,6 +778,8 @@ int sl_cmd_bench(int argc, char **argv) {
       fprintf(jout, ", \"run_id\": %lld", (long long)b.run_id);
     else
       fputs(", \"run_id\": null", jout);
+    fputs(", ", jout);
+    sl_tolerances_json(jout);
     fprintf(jout, ", \"threads\": %d, \"copy_gbs\": ", threads);
     sl_json_num(jout, start.gbs > 0 ? start.gbs : NAN);
     fputs(", \"copy_gbs_end\": ", jout);

@@ -74,6 +74,10 @@ static const char *const sl__fuzz_help =
     "                    yours to set), GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS\n"
     "                    (0-based); stderr names the source\n"
     "  --timeout SEC     per-variant time limit (default 10)\n"
+    "  --tolerance DT=V[,DT=V...]  the tolerance oracle's threshold on diff1\n"
+    "                    and diff2 for float dtype DT (as `run --help`\n"
+    "                    says); stored in the run's config: --resume keeps\n"
+    "                    it and refuses a different one\n"
     "  --max-case-bytes SIZE  most memory a case's tensors may take (512M,\n"
     "                    6G; default: a quarter of physical memory); checked\n"
     "                    against --max-elems before the campaign starts\n"
@@ -275,7 +279,7 @@ static void sl__defaults(sl_fuzz_campaign *f) {
 static const char *const sl__schedule_options[] = {
     "--ops",          "--dtypes", "--variants", "--seed",     "--max-elems",
     "--jobs",         "--shard",  "--cases",    "--provider", "--reduces",
-    "--index-dtypes", "--keep",   "--size-mix"};
+    "--index-dtypes", "--keep",   "--size-mix", "--tolerance"};
 
 static int sl__is_schedule_option(const char *a) {
   for (size_t k = 0; k < sizeof sl__schedule_options / sizeof(char *); ++k)
@@ -377,6 +381,9 @@ static int sl__parse(sl_fuzz_campaign *f, int argc, char **argv,
     } else if (sl_cli_is(a, "--max-case-bytes")) {
       if (sl_cli_bytes_option("fuzz", argc, argv, &i, &f->max_case_bytes))
         return SL_EXIT_USAGE;
+    } else if (sl_cli_is(a, "--tolerance")) {
+      if (sl_tolerance_option("fuzz", argc, argv, &i, &f->tol))
+        return SL_EXIT_USAGE;
     } else if (sl_cli_is(a, "--corpus")) {
       if (!(f->corpus = sl_cli_value("fuzz", argc, argv, &i)))
         return SL_EXIT_USAGE;
@@ -464,6 +471,12 @@ static void sl__config(const sl_fuzz_campaign *f, char *buf, size_t len) {
     snprintf(buf + n, len - n, " --max-case-bytes %" PRIu64, f->max_case_bytes);
   }
   if (f->keep_all) strncat(buf, " --keep all", len - strlen(buf) - 1);
+  char tol[600];
+  sl_tolerances_config(&f->tol, tol, sizeof tol);
+  if (tol[0]) {
+    n = strlen(buf);
+    snprintf(buf + n, len - n, " %s", tol);
+  }
   if (f->variants) {
     n = strlen(buf);
     snprintf(buf + n, len - n, " --variants %s", f->variants);
@@ -550,7 +563,7 @@ static int sl__same_schedule(const sl_fuzz_campaign *f, const char *run_config,
                                 "--resume: %s%s%s differs from the run's "
                                 "own options (\"%.900s\"); a resumed run "
                                 "keeps the options that decide which cases "
-                                "run",
+                                "run and how they are judged",
                                 argv[first], has_eq ? "" : " ",
                                 has_eq ? "" : argv[i], run_config);
   }
@@ -991,6 +1004,7 @@ int sl_cmd_fuzz(int argc, char **argv) {
   FILE *jout = NULL, *jfail = NULL;
   char *jbuf = NULL;
   size_t jlen = 0;
+  sl_tolerances_install(&f.tol); /* before the corpus replay and the jobs */
   if (f.json && (jout = sl_json_begin("fuzz")) &&
       !(jfail = open_memstream(&jbuf, &jlen))) {
     fclose(jout);
@@ -1076,6 +1090,8 @@ int sl_cmd_fuzz(int argc, char **argv) {
   if (jout) {
     fclose(jfail);
     sl_json_head(jout, "fuzz", rc);
+    fputs(", ", jout);
+    sl_tolerances_json(jout);
     fputs(", \"db\": ", jout);
     sl_json_str(jout, f.db);
     if (st)

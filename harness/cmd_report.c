@@ -9,26 +9,15 @@
 #include "sl_report.h"
 #include "sl_store.h"
 
+/* The help, around the CSV tables' lines (sl_csv_tables_help: their
+ * headers come from the one list the writers use). */
 static const char *const sl__report_help =
     "usage: scatterlab report [--db PATH] [--format text|csv|html] [--run ID]\n"
-    "                         [--table KIND] [-o FILE]\n"
+    "                         [--table KIND] [--verdict V[,V...]] [-o FILE]\n"
     "\n"
     "text (default): the runs in the database, newest last.\n"
-    "csv: one table of run ID (default: every run), chosen by --table:\n"
-    "  results   (default) one row per stored (case, variant): run_id,\n"
-    "            case_id,op,variant,verdict,diff1,diff2,diff3,seconds,seed,\n"
-    "            case_line,message (a fuzz run keeps failing cases only,\n"
-    "            unless --keep all)\n"
-    "  tallies   every verdict counted, stored or not: run_id,op,dtype,\n"
-    "            variant,verdict,count\n"
-    "  timings   one row per timing, raw samples space-separated: run_id,\n"
-    "            case_id,timing_id,op,variant,threads,cold,reps,median_s,\n"
-    "            iqr_s,min_s,bytes,gbs,pct_peak,case_line,samples\n"
-    "  coverage  run_id,cell,cases,failures\n"
-    "  runs      run_id,kind,started_at,finished_at,status,git_commit,host,\n"
-    "            cpu_model,cores,threads,compiler,flags,version,device,\n"
-    "            copy_gbs,copy_gbs_end,core_rtt_ns,core_rtt_ns_end,\n"
-    "            command_line,cases,results,failed,reference\n"
+    "csv: one table of run ID (default: every run), chosen by --table:\n";
+static const char *const sl__report_help_rest =
     "html: one self-contained page (no script, no network): runs, verdicts\n"
     "  by op x dtype x variant, coverage, failures with minimal repro lines,\n"
     "  timings (GB/s, % of peak, speed-up over torch.cpu), the contention\n"
@@ -36,11 +25,15 @@ static const char *const sl__report_help =
     "options:\n"
     "  --db PATH          results database (default " SL_DEFAULT_DB ")\n"
     "  -o FILE            write to FILE instead of standard output\n"
+    "  --verdict V[,V...] csv --table results: the rows of these verdicts\n"
+    "                     only (passed failed both_rejected reject_mismatch\n"
+    "                     crashed timeout unsupported mistrusted)\n"
     "  --max-failures N   html: rows of the failures table (default 500)\n"
     "  --max-history N    html: history charts (default 60)\n"
     "  --min-segment N    html: runs per segment between change points\n"
     "                     (default 3)\n"
-    "The CSV format is described in reports/README.md.\n";
+    "The CSV format is described in reports/README.md; columns are only ever\n"
+    "appended.\n";
 
 typedef int (*sl__csv_fn)(sl_store *, int64_t, FILE *, char *, size_t);
 
@@ -60,13 +53,15 @@ static sl__csv_fn sl__csv_table(const char *name) {
 
 int sl_cmd_report(int argc, char **argv) {
   const char *db = SL_DEFAULT_DB, *format = "text", *outpath = NULL;
-  const char *table = "results", *v;
+  const char *table = "results", *v, *verdicts = NULL;
   sl_html_opts ho;
   sl_html_opts_init(&ho);
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       fputs(sl__report_help, stdout);
+      sl_csv_tables_help(stdout);
+      fputs(sl__report_help_rest, stdout);
       return SL_EXIT_OK;
     } else if (sl_cli_is(a, "--db")) {
       if (!(db = sl_cli_value("report", argc, argv, &i))) return SL_EXIT_USAGE;
@@ -84,9 +79,15 @@ int sl_cmd_report(int argc, char **argv) {
         return SL_EXIT_USAGE;
       if (!sl__csv_table(table))
         return sl_cli_usage_error("report",
-                                  "--table: expected results, timings, "
-                                  "coverage or runs, got \"%s\"",
+                                  "--table: expected results, tallies, "
+                                  "timings, coverage or runs, got \"%s\"",
                                   table);
+    } else if (sl_cli_is(a, "--verdict")) {
+      char verr[512];
+      if (!(verdicts = sl_cli_value("report", argc, argv, &i)))
+        return SL_EXIT_USAGE;
+      if (sl_report_verdicts_check(verdicts, verr, sizeof verr))
+        return sl_cli_usage_error("report", "%s", verr);
     } else if (sl_cli_is(a, "--run")) {
       if (!(v = sl_cli_value("report", argc, argv, &i))) return SL_EXIT_USAGE;
       long long run = sl_cli_int("report", "--run", v);
@@ -111,6 +112,11 @@ int sl_cmd_report(int argc, char **argv) {
       return sl_cli_usage_error("report", "%s: unknown argument", a);
     }
   }
+  if (verdicts && (strcmp(format, "csv") || strcmp(table, "results")))
+    return sl_cli_usage_error("report",
+                              "--verdict: expected --format csv --table "
+                              "results, got --format %s --table %s",
+                              format, table);
   if (sl_cli_parse_only) return SL_EXIT_OK;
   char err[1024];
   sl_store *st;
@@ -134,7 +140,10 @@ int sl_cmd_report(int argc, char **argv) {
   }
   FILE *out = sf.f;
   int rc;
-  if (strcmp(format, "csv") == 0)
+  if (verdicts)
+    rc = sl_report_csv_results_where(st, ho.run_id, verdicts, out, err,
+                                     sizeof err);
+  else if (strcmp(format, "csv") == 0)
     rc = sl__csv_table(table)(st, ho.run_id, out, err, sizeof err);
   else if (strcmp(format, "html") == 0)
     rc = sl_report_html(st, &ho, out, err, sizeof err);

@@ -12,6 +12,7 @@
 #include "sl_store.h"
 #include "store_verdicts.h"
 #include "text_lines.h"
+#include "tolerance.h"
 #include "worker.h"
 
 static const char *const sl__run_help =
@@ -43,7 +44,9 @@ static const char *const sl__run_help =
     "  --force          --save into a folder that holds files already\n"
     "                   (not needed for the --load folder itself)\n"
     "  --load DIR       take inputs from DIR/<arg>.npy where present (and the\n"
-    "                   case from DIR/case.txt when none is given)\n"
+    "                   case from DIR/case.txt when none is given), laid out\n"
+    "                   as the case line says (x=4x3:t: the strides of the\n"
+    "                   saved run); repro lines are `run --load DIR`\n"
     "  --threads N      threads for parallel variants (default: all cores)\n"
     "  --max-case-bytes SIZE  most memory a case's tensors may take (inputs\n"
     "                   and two copies of the outputs; 512M, 6G): a bigger\n"
@@ -57,6 +60,10 @@ static const char *const sl__run_help =
     "                   (docs/json.md), the text on stderr\n"
     "  --timeout SEC    per-variant time limit (default 60): a variant that\n"
     "                   takes longer gets `timeout`\n"
+    "  --tolerance DT=V[,DT=V...]  the tolerance oracle's threshold on diff1\n"
+    "                   and diff2 for float dtype DT (f16 bf16 f32 f64 c64\n"
+    "                   c128), V in [0, 1]; defaults 1e-2 (f16, bf16), 1e-5\n"
+    "                   (f32, c64), 1e-12 (f64, c128); stored with the run\n"
     "  --no-isolate     run kernels in this process instead of a forked\n"
     "                   worker (a crashing kernel then ends the run; for\n"
     "                   debuggers)\n"
@@ -182,6 +189,7 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
   int no_db = 0, quiet = 0, isolate = 1, json = 0;
   double timeout_s = 60;
   sl__lines lines = {0};
+  sl_tolerances tol = {0};
   int rc = SL_EXIT_USAGE;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
@@ -219,6 +227,8 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
     } else if (sl_cli_is(a, "--max-case-bytes")) {
       if (sl_cli_bytes_option("run", argc, argv, &i, &o.max_case_bytes))
         goto out;
+    } else if (sl_cli_is(a, "--tolerance")) {
+      if (sl_tolerance_option("run", argc, argv, &i, &tol)) goto out;
     } else if (strcmp(a, "--no-isolate") == 0) {
       isolate = 0;
     } else if (strcmp(a, "--no-db") == 0) {
@@ -236,6 +246,7 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
     }
   }
   if (batch && sl__read_batch(batch, &lines)) goto out;
+  if (o.load_dir) sl_repro_load(o.load_dir, lines.n > 0);
   if (lines.n == 0 && o.load_dir && sl__read_case_file(o.load_dir, &lines))
     goto out;
   if (lines.n == 0) {
@@ -271,6 +282,7 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
     goto out;
   }
   sl_interrupt_install();
+  sl_tolerances_install(&tol); /* before the worker is forked */
   sl_store *st = NULL;
   int64_t run_id = 0;
   if (!no_db) {
@@ -280,7 +292,10 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
     }
     sl_runinfo_buf ri;
     sl_runinfo_fill(&ri, kind, argc, argv, o.threads);
-    if (sl_store_run_begin(st, &ri.info, &run_id)) {
+    char config[600];
+    sl_tolerances_config(&tol, config, sizeof config);
+    if (sl_store_run_begin(st, &ri.info, &run_id) ||
+        (config[0] && sl_store_set_run_config(st, run_id, config))) {
       fprintf(stderr, "scatterlab run: %s\n", sl_store_errmsg(st));
       sl_store_close(st);
       free(cases);
@@ -390,6 +405,8 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
       fputs(", \"run_id\": null", jout);
     else
       fprintf(jout, ", \"run_id\": %lld", (long long)run_id);
+    fputs(", ", jout);
+    sl_tolerances_json(jout);
     fprintf(jout, ", \"cases\": %d, \"counts\": {", judged);
     for (int k = 0; k < SL_VERDICT_COUNT; ++k)
       fprintf(jout, "%s\"%s\": %d", k ? ", " : "",

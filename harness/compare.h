@@ -40,7 +40,8 @@ typedef struct sl_diff {
 sl_oracle sl_oracle_for(const sl_case *c, int slot);
 const char *sl_oracle_name(sl_oracle o);
 
-/* Threshold on diff1 and diff2 for dtype dt (one table, SPEC §5). */
+/* Threshold on diff1 and diff2 for dtype dt (one table, SPEC §5; a
+ * --tolerance override when one is installed: tolerance.h). */
 double sl_tolerance(sl_dtype dt);
 
 /*

@@ -26,6 +26,7 @@
 
 #include "casegen.h"
 #include "runner.h"
+#include "tolerance.h"
 
 typedef struct sl_fuzz_campaign {
   sl_fuzz_opts gen;
@@ -39,6 +40,7 @@ typedef struct sl_fuzz_campaign {
   int json;      /* --format json (the jobs print nothing but to the parent) */
   double timeout;
   uint64_t max_case_bytes; /* --max-case-bytes; 0: sl_case_bytes_cap() */
+  sl_tolerances tol;       /* --tolerance: they decide verdicts (config) */
   const char *corpus;      /* NULL: none */
   const char *db;          /* NULL: no store */
   int64_t run_id;

@@ -60,9 +60,30 @@ int sl_verdict_is_failure(sl_verdict v) {
          v == SL_VERDICT_CRASHED || v == SL_VERDICT_TIMEOUT;
 }
 
+/* sl_repro_load's bundle, quoted for the shell, and whether its case line
+ * is case.txt's (then the line is left out of the repro). */
+static char sl__repro_dir[4200];
+static int sl__repro_line_given;
+
+void sl_repro_load(const char *dir, int line_given) {
+  sl__repro_dir[0] = '\0';
+  if (dir && sl_shell_word(dir, sl__repro_dir, sizeof sl__repro_dir))
+    sl__repro_dir[0] = '\0';
+  sl__repro_line_given = line_given;
+}
+
 void sl_repro(const char *line, const char *variant, char *buf, size_t len) {
+  char cmd[SL_CASE_LINE_MAX + sizeof sl__repro_dir + 32];
+  /* Loaded data is not a function of the line: the repro names the
+   * bundle, and the line only when it was not case.txt's. */
+  if (sl__repro_dir[0])
+    snprintf(cmd, sizeof cmd, "scatterlab run --load %s%s%s%s", sl__repro_dir,
+             sl__repro_line_given ? " '" : "", sl__repro_line_given ? line : "",
+             sl__repro_line_given ? "'" : "");
+  else
+    snprintf(cmd, sizeof cmd, "scatterlab run '%s'", line);
   if (!variant) {
-    snprintf(buf, len, "scatterlab run '%s'", line);
+    snprintf(buf, len, "%s", cmd);
     return;
   }
   /* A provider's variant needs its library to run again. */
@@ -75,12 +96,12 @@ void sl_repro(const char *line, const char *variant, char *buf, size_t len) {
       char quoted[sizeof spec];
       snprintf(spec, sizeof spec, "%s=%s", pl->name, pl->path);
       if (sl_shell_word(spec, quoted, sizeof quoted)) quoted[0] = '\0';
-      snprintf(buf, len, "scatterlab run '%s' --variants %s --provider %s",
-               line, variant, quoted);
+      snprintf(buf, len, "%s --variants %s --provider %s", cmd, variant,
+               quoted);
       return;
     }
   }
-  snprintf(buf, len, "scatterlab run '%s' --variants %s", line, variant);
+  snprintf(buf, len, "%s --variants %s", cmd, variant);
 }
 
 static double sl__now(void) {
@@ -124,6 +145,46 @@ static void sl__adopt(sl_bundle *b, int slot, sl_tensor t) {
   b->call.arg[slot] = t;
 }
 
+/* Element offset of the row-major position i in t (any strides). */
+static int64_t sl__offset_of(const sl_tensor *t, int64_t i) {
+  int64_t off = 0;
+  for (int d = t->ndim - 1; d >= 0; --d) {
+    off += (i % t->shape[d]) * t->strides[d];
+    i /= t->shape[d];
+  }
+  return off;
+}
+
+/* Slot `slot` of b becomes a tensor of layout cs->layout (strides as the
+ * generator lays them out: sl_bundle_alloc) holding the values of the
+ * contiguous tensor t. A broadcast layout keeps one row for all of dim 0,
+ * so t's rows must be equal; else an error naming the file. */
+static int sl__relayout(sl_bundle *b, int slot, const sl_tensor *t,
+                        const sl_case_shape *cs, const char *path, char *err,
+                        size_t errlen) {
+  int64_t n = 1;
+  for (int d = 0; d < t->ndim; ++d) n *= t->shape[d];
+  size_t es = sl_dtype_size(t->dtype);
+  if (sl_case_shape_broadcast(cs) && n > 0) {
+    size_t row = (size_t)(n / t->shape[0]) * es;
+    for (int64_t r = 1; r < t->shape[0]; ++r)
+      if (memcmp((const char *)t->data + (size_t)r * row, t->data, row)) {
+        snprintf(err, errlen,
+                 "--load: %s: expected every row along dim 0 equal to row 0 "
+                 "(layout b: broadcast, in the case line), got row %lld "
+                 "different; drop the :b from the case line",
+                 path, (long long)r);
+        return -1;
+      }
+  }
+  if (sl_bundle_alloc(b, slot, t->dtype, cs, path, err, errlen)) return -1;
+  const sl_tensor *dst = &b->call.arg[slot];
+  for (int64_t i = 0; i < n; ++i)
+    memcpy((char *)dst->data + sl__offset_of(dst, i) * (int64_t)es,
+           (const char *)t->data + i * (int64_t)es, es);
+  return 0;
+}
+
 /* --load: every input slot of b whose <name>.npy exists in dir replaces the
  * generated tensor; c's shapes follow, so the printed line tells the truth.
  * A file that cannot be what it claims is an error, never skipped: a link
@@ -162,14 +223,23 @@ static int sl__load_inputs(const char *dir, sl_bundle *b, sl_case *c,
     sl_tensor t;
     int want = b->call.arg[s].data ? (int)b->call.arg[s].dtype : -1;
     if (sl_npy_load(path, want, &t, err, errlen)) return -1;
-    sl__adopt(b, s, t);
     sl_case_shape *cs = &c->arg[s];
     if (cs->present || b->call.arg[s].ndim) {
+      /* The layout stays the case line's (case.txt: x=4x3:t), applied to
+       * the loaded shape: the kernel gets the strides it got when the
+       * bundle was saved (a stride bug reproduces from its own bundle). A
+       * 0-dim tensor has no strides to lay out. */
       cs->present = 1;
-      cs->layout = SL_LAYOUT_CONTIGUOUS;
-      cs->step = 0;
       cs->ndim = t.ndim;
       memcpy(cs->shape, t.shape, sizeof cs->shape);
+      if (t.ndim == 0) cs->layout = SL_LAYOUT_CONTIGUOUS, cs->step = 0;
+    }
+    if (cs->present && cs->layout != SL_LAYOUT_CONTIGUOUS) {
+      int rc = sl__relayout(b, s, &t, cs, path, err, errlen);
+      free(t.data);
+      if (rc) return -1;
+    } else {
+      sl__adopt(b, s, t);
     }
   }
   return 0;
@@ -272,13 +342,48 @@ static int sl__same_dir(const char *a, const char *b) {
          x.st_dev == y.st_dev && x.st_ino == y.st_ino;
 }
 
+/*
+ * case.txt: the case line, whose NAME=SHAPE:LAYOUT words are what --load
+ * reapplies (the strides follow from shape and layout), then one comment
+ * line per input naming the strides its kernel got, for a reader who
+ * rebuilds the call elsewhere (torch.as_strided); --load reads the first
+ * line only. The line is parsed back first: a bundle whose case.txt
+ * `run --load` would refuse is never written.
+ */
+static int sl__save_case_txt(const char *dir, const char *line,
+                             const sl_call *call, char *err, size_t errlen) {
+  sl_case back;
+  char perr[512];
+  if (sl_case_parse(line, &back, perr, sizeof perr)) {
+    snprintf(err, errlen,
+             "--save %s: expected a case line that parses back, got \"%s\" "
+             "(%s)",
+             dir, line, perr);
+    return -1;
+  }
+  const sl_op_info *info = sl_op_get(call->op);
+  char path[4096], text[SL_CASE_LINE_MAX + SL_MAX_ARGS * 256];
+  int n = snprintf(text, sizeof text, "%s\n", line);
+  for (int s = 0; s < info->n_in && n < (int)sizeof text; ++s) {
+    const sl_tensor *t = &call->arg[s];
+    if (!t->data) continue;
+    n += snprintf(text + n, sizeof text - (size_t)n, "# %s.npy: strides (",
+                  info->arg_names[s]);
+    for (int d = 0; d < t->ndim && n < (int)sizeof text; ++d)
+      n += snprintf(text + n, sizeof text - (size_t)n, "%s%lld", d ? ", " : "",
+                    (long long)t->strides[d]);
+    if (n < (int)sizeof text)
+      n += snprintf(text + n, sizeof text - (size_t)n,
+                    ") in elements, from the layout in the line above\n");
+  }
+  snprintf(path, sizeof path, "%s/case.txt", dir);
+  return sl_safe_write_text(path, text, err, errlen);
+}
+
 static int sl__save_inputs(const char *dir, int force, const char *line,
                            const sl_call *call, char *err, size_t errlen) {
   if (sl_safe_dir(dir, force, "--save", err, errlen)) return -1;
-  char path[4096], text[SL_CASE_LINE_MAX + 2];
-  snprintf(path, sizeof path, "%s/case.txt", dir);
-  snprintf(text, sizeof text, "%s\n", line);
-  if (sl_safe_write_text(path, text, err, errlen)) return -1;
+  if (sl__save_case_txt(dir, line, call, err, errlen)) return -1;
   const sl_op_info *info = sl_op_get(call->op);
   for (int s = 0; s < info->n_in; ++s)
     if (call->arg[s].data && sl__save_tensor(dir, "", info->arg_names[s],

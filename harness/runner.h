@@ -120,7 +120,12 @@ int sl_prepare_case(const sl_case *c0, const char *load_dir,
                     uint64_t max_case_bytes, sl_case *c, struct sl_bundle *out,
                     char *err, size_t errlen);
 
-/* The repro command of one verdict. */
+/* The repro command of one verdict: `scatterlab run 'LINE' --variants V`,
+ * or after sl_repro_load `scatterlab run --load DIR ['LINE'] --variants V`. */
 void sl_repro(const char *line, const char *variant, char *buf, size_t len);
+/* From now on repro commands run the bundle in dir (NULL: the line again);
+ * line_given: the case line came from the command line, not dir/case.txt,
+ * so the repro carries it. */
+void sl_repro_load(const char *dir, int line_given);
 
 #endif

@@ -43,9 +43,7 @@ int sl_report_csv_timings(sl_store *s, int64_t run_id, FILE *out, char *err,
   if (!err) errlen = 0;
   if (sl__report_check(s, out, run_id, "sl_report_csv_timings", err, errlen))
     return -1;
-  fputs("run_id,case_id,timing_id,op,variant,threads,cold,reps,median_s,"
-        "iqr_s,min_s,bytes,gbs,pct_peak,case_line,samples\n",
-        out);
+  sl_csv_header(out, sl_csv_table_find("timings"));
   if (sl_store_each_timing(s, run_id, sl__timing_row, out) < 0) {
     snprintf(err, errlen, "%s", sl_store_errmsg(s));
     return -1;

@@ -57,11 +57,28 @@ int sl_report_runs(sl_store *s, int64_t run_id, FILE *out, char *err,
  * run); a run_id that does not exist is an error.
  */
 
+/* One CSV table's name, what a row is, and its columns in order (a NULL
+ * ends them): csv_tables.c spells every header once, for the writers and
+ * for `report --help`. */
+typedef struct sl_csv_table {
+  const char *name, *what;
+  const char *const *columns;
+} sl_csv_table;
+/* The i-th table (results, tallies, timings, coverage, runs), or NULL. */
+const sl_csv_table *sl_csv_table_at(size_t i);
+/* The table called name, or NULL. */
+const sl_csv_table *sl_csv_table_find(const char *name);
+/* Writes t's header line. */
+void sl_csv_header(FILE *out, const sl_csv_table *t);
+/* Writes, for `report --help`, a line per table: its name, what a row is
+ * and its header, wrapped at 76 columns. */
+void sl_csv_tables_help(FILE *out);
+
 /* The results (verdicts) as CSV, one row per (case, variant), ordered by
  * run, case id, variant:
  *
  *   run_id,case_id,op,variant,verdict,diff1,diff2,diff3,seconds,seed,
- *   case_line,message
+ *   case_line,message,shrunk_from
  *
  *   run_id     the run (runs.id)
  *   case_id    the case (cases.id)
@@ -75,9 +92,22 @@ int sl_report_runs(sl_store *s, int64_t run_id, FILE *out, char *err,
  *   seconds    wall time of the kernel call (empty: not measured)
  *   seed       the case's data seed, unsigned decimal
  *   case_line  the case descriptor (pass it to `scatterlab run` to repeat)
- *   message    why, for anything but a pass; may be empty */
+ *   message    why, for anything but a pass; may be empty
+ *   shrunk_from  for a minimal case found by shrinking, the case_id of the
+ *              failing case it was shrunk from; empty otherwise */
 int sl_report_csv_results(sl_store *s, int64_t run_id, FILE *out, char *err,
                           size_t errlen);
+/* As sl_report_csv_results, the rows whose verdict is one of `verdicts`
+ * only (comma-separated names, as sl_report_verdicts_check accepts; NULL:
+ * every row). */
+int sl_report_csv_results_where(sl_store *s, int64_t run_id,
+                                const char *verdicts, FILE *out, char *err,
+                                size_t errlen);
+/* 0 when `list` is comma-separated verdict names of the store (passed
+ * failed both_rejected reject_mismatch crashed timeout unsupported
+ * mistrusted); else -1 with err naming the name, the expected and the
+ * list. */
+int sl_report_verdicts_check(const char *list, char *err, size_t errlen);
 
 /* The timings as CSV, one row per (case, variant, threads, cold), ordered by
  * run, case id, variant, threads, cold, with the raw samples:
@@ -113,8 +143,8 @@ int sl_report_csv_coverage(sl_store *s, int64_t run_id, FILE *out, char *err,
 /* The runs as CSV, ordered by id:
  *
  *   run_id,kind,started_at,finished_at,status,git_commit,host,cpu_model,
- *   cores,threads,compiler,flags,version,device,copy_gbs,copy_gbs_end,
- *   core_rtt_ns,core_rtt_ns_end,command_line,cases,results,failed,reference
+ *   cores,threads,compiler,flags,version,device,copy_gbs,command_line,
+ *   cases,results,failed,copy_gbs_end,core_rtt_ns,core_rtt_ns_end,reference
  *
  *   started_at finished_at  ISO-8601 UTC (finished_at empty while running)
  *   cores threads copy_gbs  empty when unknown; device empty without a GPU
@@ -125,8 +155,10 @@ int sl_report_csv_coverage(sl_store *s, int64_t run_id, FILE *out, char *err,
  *   cases results failed    counts, as in sl_report_runs
  *   reference               "LibTorch 2.11.0 (PyPI torch 2.11.0)"; "unknown"
  *                           for runs stored before it was recorded
- *                           (appended last: columns are only ever added at
- *                           the end) */
+ * Columns are in the order of their first release (copy_gbs_end, the two
+ * round trips and reference came later, and are appended: schema v5 had
+ * put three of them before command_line, which broke readers by
+ * position). */
 int sl_report_csv_runs(sl_store *s, int64_t run_id, FILE *out, char *err,
                        size_t errlen);
 

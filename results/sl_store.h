@@ -251,6 +251,9 @@ typedef struct sl_run_view {
   int64_t nresults;      /* verdicts, from the tallies */
   int64_t nfailed;  /* verdicts failed, reject_mismatch, crashed or timeout */
   const char *keep; /* "all" or "failures" (runs.keep) */
+  /* runs.config, never NULL: a fuzz run's options for --resume, and any
+   * run's --tolerance overrides ("--tolerance f16=0.001"); "" when none */
+  const char *config;
 } sl_run_view;
 
 typedef struct sl_tally_view {
@@ -277,7 +280,8 @@ typedef struct sl_result_view {
   int has_diffs; /* 0: diff1..3 are NaN; 1: at least one was stored (a
                     stored NULL, e.g. from a NaN, reads as NaN) */
   double diff1, diff2, diff3;
-  double seconds; /* < 0 when NULL */
+  double seconds;      /* < 0 when NULL */
+  int64_t shrunk_from; /* the case this one was shrunk from; 0: none */
 } sl_result_view;
 
 /* The results of run_id (0: of every run), ordered by run, case id, variant.

@@ -95,7 +95,7 @@ static const char *const sl__sql[SL__STMT_COUNT] = {
         " (SELECT coalesce(sum(count), 0) FROM tallies t WHERE t.run_id = "
         "r.id),"
         " (SELECT coalesce(sum(count), 0) FROM tallies t WHERE t.run_id = r.id"
-        "  AND t.verdict IN " SL__FAILED "), r.keep"
+        "  AND t.verdict IN " SL__FAILED "), r.keep, r.config"
         " FROM runs r ORDER BY r.id",
     [SL__STMT_TALLY_ADD] =
         "INSERT INTO tallies (run_id, op, dtype, variant, verdict, count)"
@@ -113,13 +113,13 @@ static const char *const sl__sql[SL__STMT_COUNT] = {
         " WHERE run_id = ?1 ORDER BY op, dtype, variant, verdict",
     [SL__STMT_RESULTS_ALL] =
         "SELECT c.run_id, c.id, c.op, c.case_line, x.variant, x.verdict,"
-        " x.message, c.seed, x.diff1, x.diff2, x.diff3, x.seconds"
-        " FROM results x JOIN cases c ON c.id = x.case_id"
+        " x.message, c.seed, x.diff1, x.diff2, x.diff3, x.seconds,"
+        " c.shrunk_from FROM results x JOIN cases c ON c.id = x.case_id"
         " ORDER BY c.run_id, c.id, x.variant",
     [SL__STMT_RESULTS_RUN] =
         "SELECT c.run_id, c.id, c.op, c.case_line, x.variant, x.verdict,"
-        " x.message, c.seed, x.diff1, x.diff2, x.diff3, x.seconds"
-        " FROM cases c JOIN results x ON x.case_id = c.id"
+        " x.message, c.seed, x.diff1, x.diff2, x.diff3, x.seconds,"
+        " c.shrunk_from FROM cases c JOIN results x ON x.case_id = c.id"
         " WHERE c.run_id = ?1 ORDER BY c.id, x.variant",
     [SL__STMT_TIMINGS_ALL] =
         "SELECT c.run_id, c.id, t.id, c.op, c.case_line, t.variant, t.threads,"

@@ -107,6 +107,7 @@ int sl_store_each_run(sl_store *s, int (*fn)(void *user, const sl_run_view *r),
     v.nresults = sqlite3_column_int64(st, 22);
     v.nfailed = sqlite3_column_int64(st, 23);
     v.keep = sl__text(st, 24);
+    v.config = sl__text(st, 25);
     stop = fn(user, &v);
   }
   return sl__walk_end(s, st, rc, stop, op);
@@ -160,6 +161,7 @@ int sl_store_each_result(sl_store *s, int64_t run_id,
     v.diff2 = sl__real(st, 9, NAN);
     v.diff3 = sl__real(st, 10, NAN);
     v.seconds = sl__real(st, 11, -1);
+    v.shrunk_from = sqlite3_column_int64(st, 12); /* NULL reads as 0 */
     stop = fn(user, &v);
   }
   return sl__walk_end(s, st, rc, stop, op);

@@ -16,7 +16,7 @@
 #include "sl_store.h"
 #include "sl_test.h"
 
-#define NCOLS 12
+#define NCOLS 13
 #define MAXCOLS 24 /* the widest table read back: runs, 19 columns */
 
 /* What a row must read back as; NAN for a NULL (empty) number. */
@@ -110,6 +110,8 @@ static void check_row(parsed *p, int r, const expected_row *e) {
   CHECK_MSG(strcmp(f[10], e->case_line) == 0, "row %d case_line \"%s\"", r,
             f[10]);
   CHECK_MSG(strcmp(f[11], e->message) == 0, "row %d message \"%s\"", r, f[11]);
+  /* No case of this store was shrunk: shrunk_from is empty (NULL). */
+  CHECK_MSG(strcmp(f[12], "") == 0, "row %d shrunk_from \"%s\"", r, f[12]);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -189,7 +191,8 @@ static const expected_row want_rows[] = {
 #define NWANT ((int)(sizeof want_rows / sizeof want_rows[0]))
 
 static const char header[] = "run_id,case_id,op,variant,verdict,diff1,diff2,"
-                             "diff3,seconds,seed,case_line,message";
+                             "diff3,seconds,seed,case_line,message,"
+                             "shrunk_from";
 
 /* Runs the export into memory. */
 static int export(sl_store *s, int64_t run, char **buf, size_t *len, char *err,
@@ -212,24 +215,53 @@ static void test_csv(sl_store *s) {
         buf[strlen(header)] == '\n');
   CHECK_CONTAINS(buf, "\n1,1,gather,cpu.omp,failed,0.1,0.2,3,,1,"
                       "gather x=4x3 index=2x3 dim=0,"
-                      "\"out[1,2]=3, expected \"\"4\"\"\"\n");
-  CHECK_CONTAINS(buf, ",\"  leading and trailing blanks\t \"\n");
-  CHECK_CONTAINS(buf, ",\"\"\"\"\n"); /* a lone quote */
+                      "\"out[1,2]=3, expected \"\"4\"\"\",\n");
+  CHECK_CONTAINS(buf, ",\"  leading and trailing blanks\t \",\n");
+  CHECK_CONTAINS(buf, ",\"\"\"\",\n"); /* a lone quote */
 
   parsed p;
   CHECK(parse_csv(buf, len, &p) == 0);
   /* Header + one row per (case, variant). */
   CHECK_MSG(p.nrows == 1 + NWANT, "%d rows", p.nrows);
   CHECK(p.ncols[0] == NCOLS);
-  const char *names[NCOLS] = {"run_id",  "case_id", "op",        "variant",
-                              "verdict", "diff1",   "diff2",     "diff3",
-                              "seconds", "seed",    "case_line", "message"};
+  const char *names[NCOLS] = {"run_id",     "case_id", "op",        "variant",
+                              "verdict",    "diff1",   "diff2",     "diff3",
+                              "seconds",    "seed",    "case_line", "message",
+                              "shrunk_from"};
   for (int c = 0; c < NCOLS && c < p.ncols[0]; ++c)
     CHECK(strcmp(p.field[0][c], names[c]) == 0);
   for (int r = 0; r < NWANT && r + 1 < p.nrows; ++r)
     check_row(&p, r + 1, &want_rows[r]);
   free_parsed(&p);
   free(buf);
+
+  /* --verdict: the rows of those verdicts only; an unknown name is an
+   * error naming it and the names expected. */
+  buf = NULL;
+  FILE *vf = open_memstream(&buf, &len);
+  CHECK_MSG(sl_report_csv_results_where(s, 0, "crashed,mistrusted", vf, err,
+                                        sizeof err) == 0,
+            "%s", err);
+  fclose(vf);
+  CHECK(parse_csv(buf, len, &p) == 0);
+  int nwant = 0;
+  for (int r = 0; r < NWANT; ++r)
+    nwant += strcmp(want_rows[r].verdict, "crashed") == 0 ||
+             strcmp(want_rows[r].verdict, "mistrusted") == 0;
+  CHECK_MSG(nwant > 0 && p.nrows == 1 + nwant, "%d rows, want %d", p.nrows,
+            1 + nwant);
+  for (int r = 1; r < p.nrows; ++r)
+    CHECK_MSG(strcmp(p.field[r][4], "crashed") == 0 ||
+                  strcmp(p.field[r][4], "mistrusted") == 0,
+              "row %d verdict %s", r, p.field[r][4]);
+  free_parsed(&p);
+  free(buf);
+  CHECK(sl_report_csv_results_where(s, 0, "failed,crashd", stdout, err,
+                                    sizeof err) == -1);
+  CHECK_CONTAINS(err, "--verdict failed,crashd: expected verdict names");
+  CHECK_CONTAINS(err, "got \"crashd\"");
+  CHECK(sl_report_verdicts_check("failed,", err, sizeof err) == -1);
+  CHECK(sl_report_verdicts_check("timeout,passed", err, sizeof err) == 0);
 
   /* One run only. */
   buf = NULL;
@@ -354,21 +386,27 @@ static void test_runs_csv(sl_store *s) {
   if (!buf) return;
   parsed p;
   CHECK(parse_csv(buf, len, &p) == 0);
-  CHECK_MSG(p.nrows == 3 && p.ncols[0] == 23 && p.ncols[1] == 23 &&
-                p.ncols[2] == 23,
+  CHECK_MSG(p.nrows == 3 && p.ncols[0] == 24 && p.ncols[1] == 24 &&
+                p.ncols[2] == 24,
             "%d rows", p.nrows);
-  const char *names[23] = {"run_id",       "kind",        "started_at",
-                           "finished_at",  "status",      "git_commit",
-                           "host",         "cpu_model",   "cores",
-                           "threads",      "compiler",    "flags",
-                           "version",      "device",      "copy_gbs",
-                           "copy_gbs_end", "core_rtt_ns", "core_rtt_ns_end",
-                           "command_line", "cases",       "results",
-                           "failed",       "reference"};
-  for (int c = 0; c < 23 && p.ncols[0] == 23; ++c)
+  /* In the order of first release (csv_tables.c): the columns added with
+   * schemas 4 to 6 come after failed. */
+  const char *names[24] = {"run_id",      "kind",
+                           "started_at",  "finished_at",
+                           "status",      "git_commit",
+                           "host",        "cpu_model",
+                           "cores",       "threads",
+                           "compiler",    "flags",
+                           "version",     "device",
+                           "copy_gbs",    "command_line",
+                           "cases",       "results",
+                           "failed",      "copy_gbs_end",
+                           "core_rtt_ns", "core_rtt_ns_end",
+                           "reference",   "config"};
+  for (int c = 0; c < 24 && p.ncols[0] == 24; ++c)
     CHECK_MSG(strcmp(p.field[0][c], names[c]) == 0, "column %d: %s", c,
               p.field[0][c]);
-  if (p.nrows == 3 && p.ncols[1] == 23 && p.ncols[2] == 23) {
+  if (p.nrows == 3 && p.ncols[1] == 24 && p.ncols[2] == 24) {
     char **r1 = p.field[1], **r2 = p.field[2];
     CHECK(strcmp(r1[0], "1") == 0 && strcmp(r1[1], "run") == 0);
     CHECK(strlen(r1[2]) == 24 && r1[2][10] == 'T' && r1[2][23] == 'Z');
@@ -376,16 +414,18 @@ static void test_runs_csv(sl_store *s) {
     CHECK(strcmp(r1[5], "0123456789abcdef") == 0);
     CHECK(strcmp(r1[8], "") == 0 && strcmp(r1[9], "") == 0); /* unknown */
     CHECK(strcmp(r1[12], "0.1.0") == 0 && strcmp(r1[13], "") == 0);
-    CHECK(strcmp(r1[14], "") == 0 && strcmp(r1[15], "") == 0);
-    CHECK(strcmp(r1[16], "") == 0 && strcmp(r1[17], "") == 0);
-    CHECK(strcmp(r1[18], "scatterlab run --batch cases.txt") == 0);
-    CHECK(strcmp(r1[19], "2") == 0 && strcmp(r1[20], "5") == 0 &&
-          strcmp(r1[21], "2") == 0);
+    CHECK(strcmp(r1[14], "") == 0 && strcmp(r1[19], "") == 0);
+    CHECK(strcmp(r1[20], "") == 0 && strcmp(r1[21], "") == 0);
+    CHECK(strcmp(r1[15], "scatterlab run --batch cases.txt") == 0);
+    CHECK(strcmp(r1[16], "2") == 0 && strcmp(r1[17], "5") == 0 &&
+          strcmp(r1[18], "2") == 0);
     CHECK(strcmp(r2[1], "fuzz") == 0 && strcmp(r2[3], "") == 0 &&
           strcmp(r2[4], "running") == 0);
-    CHECK(strcmp(r2[16], "87.5") == 0 && strcmp(r2[17], "") == 0);
+    CHECK(strcmp(r2[20], "87.5") == 0 && strcmp(r2[21], "") == 0);
     /* Run 1 recorded no reference (a store written before schema 6). */
     CHECK_MSG(strcmp(r1[22], "unknown") == 0, "%s", r1[22]);
+    /* No config stored: empty (a fuzz run's options, --tolerance). */
+    CHECK_MSG(strcmp(r1[23], "") == 0, "%s", r1[23]);
     CHECK_MSG(strcmp(r2[22], "LibTorch 2.11.0 (PyPI torch 2.11.0)") == 0, "%s",
               r2[22]);
   }

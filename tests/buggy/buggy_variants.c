@@ -10,7 +10,12 @@
  *                                    racy read-modify-write)
  *   scatter_reduce cpu.bad_identity  amax without include_self starts from 0
  *                                    instead of -inf
+ *   scatter_reduce cpu.scaled        every float sum 1e-4 too large
+ *                                    relative (within the f16 tolerance,
+ *                                    beyond f32's: for --tolerance)
  *   gather cpu.off_by_one            the last dim's last column is skipped
+ *   gather cpu.ignores_strides       reads x as if it were contiguous (right
+ *                                    only on contiguous x: a stride bug)
  *   gather cpu.crash                 writes through a null pointer (SIGSEGV)
  *   gather cpu.hang                  never returns
  */
@@ -85,6 +90,33 @@ static sl_status sl_buggy_bad_identity(sl_ctx *ctx, sl_call *c) {
   return SL_STATUS_OK;
 }
 
+static void sl__scale(const sl_call *c, int64_t out_off, int64_t src_off,
+                      void *user) {
+  (void)src_off;
+  unsigned char *done = user;
+  const sl_tensor *out = &c->arg[3];
+  if (done[out_off]) return;
+  done[out_off] = 1;
+  double v = sl__load_f(out->dtype, sl__ptr(out, out_off));
+  sl__store_f(out->dtype, sl__ptr(out, out_off), v * (1 + 1e-4));
+}
+
+static sl_status sl_buggy_scaled(sl_ctx *ctx, sl_call *c) {
+  sl_status st = sl_scatter_reduce_cpu_serial(ctx, c);
+  /* Sums only: the tolerance oracle judges them (amax and amin exactly). */
+  if (st || c->p.reduce != SL_REDUCE_SUM ||
+      !sl_dtype_is_float(c->arg[3].dtype) ||
+      !sl_tensor_is_contiguous(&c->arg[3]))
+    return st;
+  int64_t n = sl__numel(&c->arg[3]);
+  unsigned char *done = calloc((size_t)(n > 0 ? n : 1), 1);
+  if (!done) return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY, "no memory");
+  /* Each targeted position once (a contiguous out: offset = position). */
+  sl__each_target(c, sl__scale, done);
+  free(done);
+  return SL_STATUS_OK;
+}
+
 static sl_status sl_buggy_off_by_one(sl_ctx *ctx, sl_call *c) {
   sl_call shorter = *c;
   sl_tensor *index = &shorter.arg[1], *out = &shorter.arg[2];
@@ -93,6 +125,18 @@ static sl_status sl_buggy_off_by_one(sl_ctx *ctx, sl_call *c) {
     --out->shape[out->ndim - 1];
   }
   return sl_gather_cpu_serial(ctx, &shorter);
+}
+
+static sl_status sl_buggy_ignores_strides(sl_ctx *ctx, sl_call *c) {
+  sl_call row_major = *c;
+  sl_tensor *x = &row_major.arg[0];
+  /* A broadcast x (a zero stride) holds fewer elements than row-major
+   * reading would walk: left alone, so that the bug reads wrong values,
+   * never outside the buffer. */
+  for (int d = 0; d < x->ndim; ++d)
+    if (x->strides[d] == 0) return sl_gather_cpu_serial(ctx, c);
+  sl_contiguous_strides(x->ndim, x->shape, x->strides);
+  return sl_gather_cpu_serial(ctx, &row_major);
 }
 
 static sl_status sl_buggy_crash(sl_ctx *ctx, sl_call *c) {
@@ -120,7 +164,9 @@ static sl_status sl_buggy_hang(sl_ctx *ctx, sl_call *c) {
 static sl_provider_variant sl__rows[] = {
     SL__BUGGY(SL_OP_SCATTER_REDUCE, "cpu.lost_update", sl_buggy_lost_update),
     SL__BUGGY(SL_OP_SCATTER_REDUCE, "cpu.bad_identity", sl_buggy_bad_identity),
+    SL__BUGGY(SL_OP_SCATTER_REDUCE, "cpu.scaled", sl_buggy_scaled),
     SL__BUGGY(SL_OP_GATHER, "cpu.off_by_one", sl_buggy_off_by_one),
+    SL__BUGGY(SL_OP_GATHER, "cpu.ignores_strides", sl_buggy_ignores_strides),
     SL__BUGGY(SL_OP_GATHER, "cpu.crash", sl_buggy_crash),
     SL__BUGGY(SL_OP_GATHER, "cpu.hang", sl_buggy_hang),
 };

@@ -89,9 +89,13 @@ check "an untimed variant says why" untimed_says_why
 check "bench into a store" run 0 bench --db "$tmp/probes.db" --threads 2 --budget 0.05 --min-reps 3 "$G"
 check "round trip at both ends" has "core-to-core round trip at the end: "
 check "runs csv" run 0 report --db "$tmp/probes.db" --format csv --table runs
-check "probe columns" has ",copy_gbs,copy_gbs_end,core_rtt_ns,core_rtt_ns_end,command_line,"
-# the four probes just before the command line (earlier fields may hold commas)
-check "all probes stored" grep -qE ',[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,scatterlab bench --db ' "$tmp/out"
+# columns in the order of their first release: the later probes after failed
+check "probe columns" has ",copy_gbs,command_line,cases,results,failed,copy_gbs_end,core_rtt_ns,core_rtt_ns_end,reference,config"
+# the first probe just before the command line, the other three after the
+# counts, before the reference and the config (earlier fields may hold
+# commas)
+check "all probes stored" grep -qE ',[0-9.]+,scatterlab bench --db ' "$tmp/out"
+check "all probes stored, at the end" grep -qE ',[0-9]+,[0-9]+,[0-9]+,[0-9.]+,[0-9.]+,[0-9.]+,[^,]*,[^,]*$' "$tmp/out"
 check "jobs negative" run 2 fuzz --no-db --jobs -1
 check "jobs message" has '--jobs: expected an integer in [1, 256], got "-1"'
 check "max-elems huge" run 2 fuzz --no-db --max-elems 999999999999
