@@ -1442,9 +1442,10 @@ static void sl__size_mix(const sl_fuzz_opts *o, uint64_t seed, uint64_t i,
   const int n = sl_threshold_count();
   const int first = (int)sl_rng_below(&r, (uint64_t)n);
   for (int j = 0; j < n; ++j) {
-    const int64_t need =
+    int64_t need =
         sl_fuzz_threshold_elems(sl_threshold_at((first + j) % n), dt);
     if (2 * need > SL_FUZZ_SIZE_MIX_MAX_ELEMS) continue;
+    if (need < SL_FUZZ_SIZE_MIX_MIN_ELEMS) need = SL_FUZZ_SIZE_MIX_MIN_ELEMS;
     /* The largest tensor in [need, 2 * need]: past the threshold, not so
      * far past it that the case costs more than it must. */
     g->sc = SL__SC_LARGE;

@@ -66,6 +66,11 @@ int64_t sl_fuzz_size_mix_default(void);
  * dt's size; per-thread counts for a team of two). */
 int64_t sl_fuzz_threshold_elems(const sl_threshold *t, sl_dtype dt);
 
+/* The least largest tensor of a size-mix case, in elements: below it the
+ * generators' large-case shapes do not apply (ordinary cases reach such
+ * thresholds anyway). */
+#define SL_FUZZ_SIZE_MIX_MIN_ELEMS ((int64_t)1024)
+
 /* The largest tensor of a size-mix case, in elements: a threshold beyond
  * it is not drawn. */
 #define SL_FUZZ_SIZE_MIX_MAX_ELEMS ((int64_t)1 << 21)

@@ -16,6 +16,14 @@
     for (const sl_variant *v = sl_variant_at(v##_i);                           \
          v && v->op == (which) && !(v->flags & SL_NEEDS_CUDA); v = NULL)
 
+/* Whether variant v may keep any writer's value where several write one
+ * element: a variant not flagged deterministic runs small calls on one
+ * thread, in input order, except in a -DSL_SMALL_THRESHOLDS=ON build, where
+ * every call takes the multi-threaded path (thresholds.def). */
+static inline int sl_test_any_writer(const sl_variant *v) {
+  return !(v->flags & SL_DETERMINISTIC) && sl_thresholds_small();
+}
+
 /* A descriptor whose shape product overflows, built by hand: sl_tensor_make
  * would compute its row-major strides, which overflow int64 themselves. */
 static inline sl_tensor huge_tensor(sl_dtype dt, int ndim, const int64_t *shape,

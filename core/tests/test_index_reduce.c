@@ -71,10 +71,14 @@ static void test_seed001(void) {
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
       CHECK(run_ir(&ctx, v->name, &tx, 0, &ti, &tu, cases[c].r, cases[c].self,
                    &to, sizeof out) == SL_STATUS_OK);
+      /* Row 1 takes u1 = 2 and u3 = 4: assign may keep either on a
+       * variant that is not deterministic (sl_test_any_writer). */
       for (int i = 0; i < 6; ++i)
-        CHECK_MSG(out[i] == cases[c].want[i / 2], "%s %s self=%d: [%d]=%g",
-                  v->name, sl_reduce_name(cases[c].r), cases[c].self, i,
-                  out[i]);
+        CHECK_MSG(out[i] == cases[c].want[i / 2] ||
+                      (cases[c].r == SL_REDUCE_ASSIGN && i / 2 == 1 &&
+                       sl_test_any_writer(v) && out[i] == 2),
+                  "%s %s self=%d: [%d]=%g", v->name, sl_reduce_name(cases[c].r),
+                  cases[c].self, i, out[i]);
     }
     ++ran;
   }

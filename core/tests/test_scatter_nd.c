@@ -91,8 +91,9 @@ static void test_duplicates(void) {
       sl_tensor to1 = sl_tensor_make(SL_I32, 1, (int64_t[]){5}, o1);
       CHECK(snd(&ctx, v->name, tx1, ti1, ts1, 0, NULL, SL_REDUCE_NONE, to1) ==
             SL_STATUS_OK);
-      CHECK(o1[0] == 1 && o1[1] == 30 && o1[2] == 3 && o1[3] == 40 &&
-            o1[4] == 5);
+      const int any = sl_test_any_writer(v);
+      CHECK(o1[0] == 1 && (o1[1] == 30 || (any && o1[1] == 10)) && o1[2] == 3 &&
+            (o1[3] == 40 || (any && o1[3] == 20)) && o1[4] == 5);
       CHECK(snd(&ctx, v->name, tx1, ti1, ts1, 0, NULL, SL_REDUCE_SUM, to1) ==
             SL_STATUS_OK);
       CHECK(o1[0] == 1 && o1[1] == 42 && o1[2] == 3 && o1[3] == 64 &&
@@ -103,8 +104,9 @@ static void test_duplicates(void) {
                 to2) == SL_STATUS_OK);
       /* row 0: col 0 gets 1 then 3, col 2 gets 2, col 1 gets 4;
        * row 1: col 2 gets 5, 6, 8, col 1 gets 7. */
-      CHECK(o2[0] == 3 && o2[1] == 4 && o2[2] == 2);
-      CHECK(o2[3] == 0 && o2[4] == 7 && o2[5] == 8);
+      CHECK((o2[0] == 3 || (any && o2[0] == 1)) && o2[1] == 4 && o2[2] == 2);
+      CHECK(o2[3] == 0 && o2[4] == 7 &&
+            (o2[5] == 8 || (any && (o2[5] == 5 || o2[5] == 6))));
       CHECK(snd(&ctx, v->name, tx2, ti2, ts2, 1, (int64_t[]){1}, SL_REDUCE_SUM,
                 to2) == SL_STATUS_OK);
       CHECK(o2[0] == 4 && o2[1] == 4 && o2[2] == 2);

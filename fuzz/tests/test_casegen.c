@@ -417,9 +417,15 @@ static int64_t largest(const sl_case *c) {
   return most;
 }
 
+/* A size-mix case for a threshold of `need` elements: at most twice this. */
+static int64_t window(int64_t need) {
+  return need > SL_FUZZ_SIZE_MIX_MIN_ELEMS ? need : SL_FUZZ_SIZE_MIX_MIN_ELEMS;
+}
+
 /* Size mix: one valid case in size_mix is sized past a threshold of the
  * core's table, each threshold within reach is met (its case's largest
- * tensor between the threshold and twice it), and the other cases are the
+ * tensor between the threshold and twice it, or twice
+ * SL_FUZZ_SIZE_MIX_MIN_ELEMS for smaller ones), and the other cases are the
  * ones a campaign without the mix draws. */
 static void test_size_mix(void) {
   sl_fuzz_opts plain, mixed;
@@ -440,7 +446,7 @@ static void test_size_mix(void) {
     const int64_t most = largest(&d);
     for (int k = 0; k < sl_threshold_count(); ++k) {
       const int64_t need = sl_fuzz_threshold_elems(sl_threshold_at(k), d.dt);
-      if (most >= need && most <= 2 * need) {
+      if (most >= need && most <= 2 * window(need)) {
         ++changed_past;
         break;
       }
@@ -462,7 +468,7 @@ static void test_size_mix(void) {
     const int64_t most = largest(&c);
     for (int k = 0; k < sl_threshold_count() && k < 64; ++k) {
       const int64_t need = sl_fuzz_threshold_elems(sl_threshold_at(k), c.dt);
-      if (most >= need && most <= 2 * need) met[k] = 1;
+      if (most >= need && most <= 2 * window(need)) met[k] = 1;
     }
   }
   for (int k = 0; k < sl_threshold_count() && k < 64; ++k) {

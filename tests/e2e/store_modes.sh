@@ -13,7 +13,9 @@ SRC=${2:-$(cd "$(dirname "$0")/../.." && pwd)}
 q() { sqlite3 "$1" "$2"; }
 # cpu.serial alone: a parallel variant may let another duplicate writer win
 # from run to run (SPEC §2), which can turn a pass into "mistrusted".
-C=(fuzz --cases 6000 --seed 11 --jobs 1 --no-corpus --variants cpu.serial --timeout 120)
+# --size-mix 0: the ratio below is about the stores, not the size mix, whose
+# share (1 in 8 in a small-thresholds build) adds coverage cells to both.
+C=(fuzz --cases 6000 --seed 11 --jobs 1 --no-corpus --size-mix 0 --variants cpu.serial --timeout 120)
 "$BIN" "${C[@]}" --db "$tmp/fail.db" >"$tmp/f.out" 2>&1
 rc1=$?
 "$BIN" "${C[@]}" --keep all --db "$tmp/all.db" >"$tmp/a.out" 2>&1
@@ -34,10 +36,13 @@ check "same tallies in both stores" [ "$t1" = "$t2" ]
 v=$(q "$tmp/all.db" 'SELECT count(*) FROM results')
 check "tallies sum to --keep all's results ($v)" [ "$(q "$tmp/all.db" 'SELECT sum(count) FROM tallies')" = "$v" ]
 check "the default kept no case (nothing failed)" [ "$(q "$tmp/fail.db" 'SELECT count(*) FROM cases')" = 0 ]
+# 6,000 cases: 0.45 MB against 1.85 MB (4.1x) before the size thresholds'
+# coverage labels (past:<threshold>) split the "large" cells, 4.0x after;
+# the default store is then mostly coverage cells, which both keep.
 s1=$(stat -c %s "$tmp/fail.db")
 s2=$(stat -c %s "$tmp/all.db")
 echo "store sizes: --keep failures $s1 bytes, --keep all $s2 bytes"
-check "the default store is under a quarter of --keep all's ($s1 vs $s2; coverage cells are most of it)" [ $((s1 * 4)) -lt "$s2" ]
+check "the default store is under a third of --keep all's ($s1 vs $s2; coverage cells are most of it)" [ $((s1 * 3)) -lt "$s2" ]
 summary() { # the HTML summary table
   "$BIN" report --db "$1" --format html -o "$tmp/r.html" >/dev/null 2>&1
   sed -n '/<table class="summary">/,/<\/table>/p' "$tmp/r.html"
