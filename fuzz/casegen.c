@@ -1064,6 +1064,16 @@ static int sl__break_dim(sl__gen *g, sl_case *fw) {
       for (int k = 0; k < M; ++k) fw->dims[k] = k;
       fw->ndims = M;
     }
+    if (M >= 2 && sl__pct(g, 50)) {
+      /* A repeated axis, at any two positions, written either way (d or
+       * d - K): the same axis named twice. */
+      const int a = (int)sl_rng_below(&g->r, (uint64_t)M);
+      const int b = (a + 1 + (int)sl_rng_below(&g->r, (uint64_t)M - 1)) % M;
+      int64_t d = 0;
+      if (!sl__norm_dim(fw->dims[a], K, &d)) return -1;
+      fw->dims[b] = sl__pct(g, 50) ? d : d - K;
+      return 0;
+    }
     fw->dims[sl_rng_below(&g->r, (uint64_t)M)] = sl__pct(g, 50) ? K : -K - 1;
     return 0;
   }

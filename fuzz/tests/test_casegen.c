@@ -403,6 +403,37 @@ static void check_max_elems(int64_t max, int n) {
   CHECK(biggest > max / 2);
 }
 
+/* Invalid dims of gather_nd / scatter_nd include an axis named twice, in
+ * any pair of positions and spelled either way (d or d - K), and the
+ * classifier calls it a dim error. */
+static void test_repeated_dims(void) {
+  sl_fuzz_opts o;
+  sl_fuzz_opts_init(&o);
+  o.ops = (1u << SL_OP_GATHER_ND) | (1u << SL_OP_SCATTER_ND);
+  o.invalid_pct = 100;
+  int repeated = 0, later = 0, spelled_neg = 0, misclassified = 0;
+  for (int i = 0; i < 6000; ++i) {
+    sl_case c;
+    sl_fuzz_case(SEED, (uint64_t)i, &o, &c);
+    const int K = c.arg[0].ndim;
+    for (int a = 0; a < c.ndims; ++a)
+      for (int b = a + 1; b < c.ndims; ++b) {
+        const int64_t da = c.dims[a] < 0 ? c.dims[a] + K : c.dims[a];
+        const int64_t db = c.dims[b] < 0 ? c.dims[b] + K : c.dims[b];
+        if (da != db || da < 0 || da >= K) continue;
+        ++repeated;
+        later += a > 0;
+        spelled_neg += c.dims[a] < 0 || c.dims[b] < 0;
+        misclassified += sl_fuzz_classify(&c) != SL_FUZZ_DIM;
+      }
+  }
+  printf("repeated dims: %d cases (%d not at position 0, %d spelled "
+         "negative)\n",
+         repeated, later, spelled_neg);
+  CHECK(repeated > 50 && later > 5 && spelled_neg > 10);
+  CHECK(misclassified == 0);
+}
+
 /* The largest tensor of c, in elements. */
 static int64_t largest(const sl_case *c) {
   const sl_case_spec *spec = sl_case_spec_of(c->op);
@@ -829,6 +860,7 @@ int main(void) {
   check_max_elems(4096, 20000);
   check_max_elems(256, 5000);
   test_size_mix();
+  test_repeated_dims();
   test_infer();
   test_cell();
   test_shrink_candidates();
