@@ -479,6 +479,9 @@ void sl_fuzz_cell(const sl_case *c, char *buf, size_t len) {
     snprintf(shape, sizeof shape, "rank%d", x->ndim);
   if (fw.op == SL_OP_DYNAMIC_SCATTER && c->voxels)
     snprintf(ip, sizeof ip, "voxels");
+  else if (sl__has_index(fw.op) && (c->ip == SL_IP_OOB || c->ip == SL_IP_NEG))
+    snprintf(ip, sizeof ip, "%s:%s", sl_index_pattern_name(c->ip),
+             sl_ip_bad_label(c->ip, c->ip_param));
   else if (sl__has_index(fw.op) || fw.op == SL_OP_DYNAMIC_SCATTER)
     snprintf(ip, sizeof ip, "%s", sl_index_pattern_name(c->ip));
   sl_fuzz_class k = sl_fuzz_classify(c);
@@ -1040,7 +1043,8 @@ static int sl__break_value(sl__gen *g, sl_case *fw, int neg) {
   }
   if (!sl__has_index(fw->op) || sl__numel(&fw->arg[1]) == 0) return -1;
   fw->ip = neg ? SL_IP_NEG : SL_IP_OOB;
-  fw->ip_param = 0;
+  fw->ip_param = (int)sl_rng_below(
+      &g->r, (uint64_t)(neg ? SL_IP_NEG_KINDS : SL_IP_OOB_KINDS));
   return 0;
 }
 

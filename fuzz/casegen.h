@@ -100,7 +100,8 @@ int sl_fuzz_case(uint64_t seed, uint64_t i, const sl_fuzz_opts *o, sl_case *c);
  *            can, sl_threshold_at, named as there), large (an input has
  *            >= 1024 elements), rank0 (x is a scalar), unit (x has an
  *            extent 1), else rank<N> (x's rank; feats for dynamic_scatter);
- *   ip       the index pattern (dup without its ratio), "-" for ops without
+ *   ip       the index pattern (dup without its ratio; oob and neg with
+ *            their bad value, e.g. oob:2^31), "-" for ops without
  *            an index (select_scatter, masked_scatter);
  *   dp       the data pattern;
  *   validity "valid" or "invalid-<class>" (sl_fuzz_class_name).

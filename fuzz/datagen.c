@@ -297,7 +297,7 @@ static void sl__fill_index_values(int64_t *v, int ndim, const int64_t *shape,
   }
   if (c->ip == SL_IP_OOB || c->ip == SL_IP_NEG) {
     int64_t at = (int64_t)sl_rng_below(r, (uint64_t)n);
-    v[at] = c->ip == SL_IP_OOB ? bound : -1;
+    v[at] = sl_ip_bad_value(c->ip, c->ip_param, bound, c->it);
   }
 }
 

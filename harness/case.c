@@ -234,6 +234,34 @@ static int sl__parse_dtype(const char *v, sl_dtype *out, const char *key,
   return 0;
 }
 
+#define SL__IP_VALUE(v, label) v,
+#define SL__IP_LABEL(v, label) label,
+static const int64_t sl__oob_values[] = {SL_IP_OOB_VALUES(SL__IP_VALUE)};
+static const int64_t sl__neg_values[] = {SL_IP_NEG_VALUES(SL__IP_VALUE)};
+static const char *const sl__oob_labels[] = {SL_IP_OOB_VALUES(SL__IP_LABEL)};
+static const char *const sl__neg_labels[] = {SL_IP_NEG_VALUES(SL__IP_LABEL)};
+#undef SL__IP_VALUE
+#undef SL__IP_LABEL
+
+/* A table value of 0 stands for the extent (oob) or minus it (neg). */
+int64_t sl_ip_bad_value(sl_index_pattern ip, int k, int64_t extent,
+                        sl_dtype it) {
+  if (ip == SL_IP_NEG) {
+    if (k < 0 || k >= SL_IP_NEG_KINDS) k = 0;
+    int64_t v = sl__neg_values[k] ? sl__neg_values[k] : -extent;
+    return it == SL_I32 && v < INT32_MIN ? INT32_MIN : v;
+  }
+  if (k < 0 || k >= SL_IP_OOB_KINDS) k = 0;
+  int64_t v = sl__oob_values[k] > extent ? sl__oob_values[k] : extent;
+  return it == SL_I32 && v > INT32_MAX ? INT32_MAX : v;
+}
+
+const char *sl_ip_bad_label(sl_index_pattern ip, int k) {
+  if (ip == SL_IP_NEG)
+    return sl__neg_labels[k >= 0 && k < SL_IP_NEG_KINDS ? k : 0];
+  return sl__oob_labels[k >= 0 && k < SL_IP_OOB_KINDS ? k : 0];
+}
+
 static int sl__parse_ip(const char *v, sl_case *c, char *err, size_t len) {
   for (int i = 0; i < SL_IP_COUNT; ++i)
     if (i != SL_IP_DUP && strcmp(v, sl__ip_names[i]) == 0) {
@@ -248,10 +276,22 @@ static int sl__parse_ip(const char *v, sl_case *c, char *err, size_t len) {
     c->ip_param = (int)p;
     return 0;
   }
+  /* oob<k>, neg<k>: the k-th bad value of sl_ip_bad_value (k >= 1). */
+  for (int neg = 0; neg < 2; ++neg) {
+    const char *name = neg ? "neg" : "oob";
+    const int kinds = neg ? SL_IP_NEG_KINDS : SL_IP_OOB_KINDS;
+    if (strncmp(v, name, 3) == 0 && isdigit((unsigned char)v[3]) &&
+        !sl__parse_i64(v + 3, &p) && p >= 1 && p < kinds) {
+      c->ip = neg ? SL_IP_NEG : SL_IP_OOB;
+      c->ip_param = (int)p;
+      return 0;
+    }
+  }
   return sl__fail(err, len,
                   "ip: expected rand, unique, sorted, zipf, one, "
-                  "dup<1..100>, oob or neg, got \"%s\"",
-                  v);
+                  "dup<1..100>, oob, oob<1..%d>, neg or neg<1..%d>, got "
+                  "\"%s\"",
+                  SL_IP_OOB_KINDS - 1, SL_IP_NEG_KINDS - 1, v);
 }
 
 static int sl__parse_word(sl_case *c, const sl_case_spec *spec, char *word,
@@ -529,6 +569,8 @@ int sl_case_print(const sl_case *c, char *buf, size_t len) {
     sl__put(&o, " voxels=%lld", (long long)c->voxels);
   if (c->ip == SL_IP_DUP)
     sl__put(&o, " ip=dup%d", c->ip_param);
+  else if ((c->ip == SL_IP_OOB || c->ip == SL_IP_NEG) && c->ip_param > 0)
+    sl__put(&o, " ip=%s%d", sl__ip_names[c->ip], c->ip_param);
   else if (c->ip != SL_IP_RAND)
     sl__put(&o, " ip=%s", sl__ip_names[c->ip]);
   if (c->dp != SL_DP_RAND) sl__put(&o, " dp=%s", sl__dp_names[c->dp]);

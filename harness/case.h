@@ -65,6 +65,37 @@ typedef enum sl_index_pattern {
       SL_IP_COUNT
 } sl_index_pattern;
 
+/*
+ * The bad value of ip=oob<k> / ip=neg<k> (k = 0 prints as plain oob / neg),
+ * the classes of index values that real kernels got wrong (32-bit offsets,
+ * sign handling): oob: the axis's extent, INT32_MAX, 2^31, 2^32,
+ * INT64_MAX; neg: -1, minus the extent, INT32_MIN, INT64_MIN. An i32 index
+ * takes the nearest value it holds. Label: the name in coverage cells.
+ */
+#define SL_IP_OOB_VALUES(X)                                                    \
+  X(0, "extent")                                                               \
+  X(INT32_MAX, "int32_max")                                                    \
+  X((int64_t)1 << 31, "2^31")                                                  \
+  X((int64_t)1 << 32, "2^32")                                                  \
+  X(INT64_MAX, "int64_max")
+#define SL_IP_NEG_VALUES(X)                                                    \
+  X(-1, "-1")                                                                  \
+  X(0, "-extent")                                                              \
+  X(INT32_MIN, "int32_min")                                                    \
+  X(INT64_MIN, "int64_min")
+#define SL__IP_COUNT_ONE(v, label) +1
+enum {
+  SL_IP_OOB_KINDS = 0 SL_IP_OOB_VALUES(SL__IP_COUNT_ONE),
+  SL_IP_NEG_KINDS = 0 SL_IP_NEG_VALUES(SL__IP_COUNT_ONE)
+};
+
+/* The bad index value of pattern ip (SL_IP_OOB or SL_IP_NEG) with param k,
+ * for an axis of `extent`, in an index of dtype it (SL_I32 clamps). */
+int64_t sl_ip_bad_value(sl_index_pattern ip, int k, int64_t extent,
+                        sl_dtype it);
+/* Its label ("2^31"), for coverage cells. */
+const char *sl_ip_bad_label(sl_index_pattern ip, int k);
+
 #define SL_DATA_PATTERN_MAP(X)                                                 \
   X(RAND, rand)                                                                \
   X(NAN, nan)                                                                  \

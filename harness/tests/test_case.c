@@ -297,7 +297,42 @@ static void test_batch_lines(void) {
   rmdir(dir);
 }
 
+/* ip=oob<k> / neg<k>: parsed, printed back, refused past the table, and
+ * the values real kernels got wrong (hand-written here), an i32 index
+ * clamped to what it holds. */
+static void test_bad_index_values(void) {
+  sl_case c;
+  char err[256], line[SL_CASE_LINE_MAX];
+  CHECK(sl_case_parse("gather dt=f32 x=4x3 index=2x3 dim=0 ip=oob3 seed=1", &c,
+                      err, sizeof err) == 0);
+  CHECK(c.ip == SL_IP_OOB && c.ip_param == 3);
+  CHECK(sl_case_print(&c, line, sizeof line) > 0);
+  CHECK_CONTAINS(line, " ip=oob3 ");
+  CHECK(sl_case_parse("gather dt=f32 x=4x3 index=2x3 dim=0 ip=neg seed=1", &c,
+                      err, sizeof err) == 0);
+  CHECK(c.ip == SL_IP_NEG && c.ip_param == 0);
+  CHECK(sl_case_print(&c, line, sizeof line) > 0);
+  CHECK_CONTAINS(line, " ip=neg ");
+  CHECK(sl_case_parse("gather dt=f32 x=4x3 index=2x3 dim=0 ip=oob9 seed=1", &c,
+                      err, sizeof err) != 0);
+  CHECK_CONTAINS(err, "oob<1..4>");
+  CHECK(sl_case_parse("gather dt=f32 x=4x3 index=2x3 dim=0 ip=neg0 seed=1", &c,
+                      err, sizeof err) != 0);
+  CHECK(sl_ip_bad_value(SL_IP_OOB, 0, 4, SL_I64) == 4);
+  CHECK(sl_ip_bad_value(SL_IP_OOB, 1, 4, SL_I64) == 2147483647);
+  CHECK(sl_ip_bad_value(SL_IP_OOB, 2, 4, SL_I64) == 2147483648);
+  CHECK(sl_ip_bad_value(SL_IP_OOB, 3, 4, SL_I64) == 4294967296);
+  CHECK(sl_ip_bad_value(SL_IP_OOB, 3, 4, SL_I32) == 2147483647);
+  CHECK(sl_ip_bad_value(SL_IP_OOB, 4, 4, SL_I64) == INT64_MAX);
+  CHECK(sl_ip_bad_value(SL_IP_NEG, 0, 4, SL_I64) == -1);
+  CHECK(sl_ip_bad_value(SL_IP_NEG, 1, 4, SL_I64) == -4);
+  CHECK(sl_ip_bad_value(SL_IP_NEG, 3, 4, SL_I64) == INT64_MIN);
+  CHECK(sl_ip_bad_value(SL_IP_NEG, 3, 4, SL_I32) == -2147483647 - 1);
+  CHECK(strcmp(sl_ip_bad_label(SL_IP_OOB, 2), "2^31") == 0);
+}
+
 int main(void) {
+  test_bad_index_values();
   test_round_trip();
   test_examples();
   test_errors();
