@@ -12,8 +12,12 @@
 static const char *const sl__report_help =
     "usage: scatterlab report [--db PATH] [--format text|csv|html] [--run ID]\n"
     "                         [--table KIND] [-o FILE]\n"
+    "       scatterlab report --failures [--db PATH] [--run ID] [-o FILE]\n"
     "\n"
     "text (default): the runs in the database, newest last.\n"
+    "--failures: the failure groups (README: Failure groups) of run ID\n"
+    "  (default: every run), first met first: signature, cases in the group\n"
+    "  (shrunk copies not counted), first and last seen, minimal repro.\n"
     "csv: one table of run ID (default: every run), chosen by --table:\n"
     "  results   (default) one row per stored (case, variant): run_id,\n"
     "            case_id,op,variant,verdict,diff1,diff2,diff3,seconds,seed,\n"
@@ -61,6 +65,7 @@ static sl__csv_fn sl__csv_table(const char *name) {
 int sl_cmd_report(int argc, char **argv) {
   const char *db = SL_DEFAULT_DB, *format = "text", *outpath = NULL;
   const char *table = "results", *v;
+  int failures = 0, format_given = 0;
   sl_html_opts ho;
   sl_html_opts_init(&ho);
   for (int i = 1; i < argc; ++i) {
@@ -73,6 +78,7 @@ int sl_cmd_report(int argc, char **argv) {
     } else if (sl_cli_is(a, "--format")) {
       if (!(format = sl_cli_value("report", argc, argv, &i)))
         return SL_EXIT_USAGE;
+      format_given = 1;
       if (strcmp(format, "text") && strcmp(format, "csv") &&
           strcmp(format, "html"))
         return sl_cli_usage_error("report",
@@ -104,6 +110,8 @@ int sl_cmd_report(int argc, char **argv) {
       if ((ho.min_segment = (int)sl_cli_int_option("report", argc, argv, &i, 1,
                                                    1000000)) < 0)
         return SL_EXIT_USAGE;
+    } else if (strcmp(a, "--failures") == 0) {
+      failures = 1;
     } else if (strcmp(a, "-o") == 0 || sl_cli_is(a, "--output")) {
       if (!(outpath = sl_cli_value("report", argc, argv, &i)))
         return SL_EXIT_USAGE;
@@ -111,6 +119,11 @@ int sl_cmd_report(int argc, char **argv) {
       return sl_cli_usage_error("report", "%s: unknown argument", a);
     }
   }
+  if (failures && format_given && strcmp(format, "text") != 0)
+    return sl_cli_usage_error("report",
+                              "--failures: expected --format text (a "
+                              "listing), got \"%s\"",
+                              format);
   if (sl_cli_parse_only) return SL_EXIT_OK;
   char err[1024];
   sl_store *st;
@@ -134,7 +147,9 @@ int sl_cmd_report(int argc, char **argv) {
   }
   FILE *out = sf.f;
   int rc;
-  if (strcmp(format, "csv") == 0)
+  if (failures)
+    rc = sl_report_failure_groups(st, ho.run_id, out, err, sizeof err);
+  else if (strcmp(format, "csv") == 0)
     rc = sl__csv_table(table)(st, ho.run_id, out, err, sizeof err);
   else if (strcmp(format, "html") == 0)
     rc = sl_report_html(st, &ho, out, err, sizeof err);

@@ -241,7 +241,7 @@ static void test_round_trip(const char *db) {
   if (!s) return;
   CHECK(strcmp(sl_store_path(s), db) == 0);
   CHECK(strcmp(sl_store_errmsg(s), "") == 0);
-  CHECK(sl_store_schema_version() == 8);
+  CHECK(sl_store_schema_version() == 9);
   CHECK(sl_store_last_run(s) == 0);
 
   sl_run_info ri = test_info("run");
@@ -403,7 +403,7 @@ static void test_round_trip(const char *db) {
   char mode[32];
   raw_text(db, "PRAGMA journal_mode", mode, sizeof mode);
   CHECK_MSG(strcmp(mode, "wal") == 0, "journal_mode %s", mode);
-  CHECK(raw_int(db, "PRAGMA user_version") == 8);
+  CHECK(raw_int(db, "PRAGMA user_version") == 9);
   CHECK(raw_int(db, "PRAGMA application_id") == 0x534C4142);
   char ok[64];
   raw_text(db, "PRAGMA integrity_check", ok, sizeof ok);
@@ -584,19 +584,19 @@ static void test_versions_and_foreign_files(const char *db) {
   path_in(p, sizeof p, "newer.db");
   CHECK(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0);
   sl_store_close(s);
-  CHECK(raw_exec(p, "PRAGMA user_version = 9") == SQLITE_OK);
+  CHECK(raw_exec(p, "PRAGMA user_version = 10") == SQLITE_OK);
   s = NULL;
   CHECK(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) != 0);
   CHECK(s == NULL);
   char want[400];
   snprintf(want, sizeof want,
-           "%s: schema version 9 is newer than this scatterlab (knows 8); "
+           "%s: schema version 10 is newer than this scatterlab (knows 9); "
            "upgrade scatterlab",
            p);
   CHECK_MSG(strcmp(err, want) == 0, "got \"%s\"", err);
   CHECK(sl_store_open(p, SL_STORE_READONLY, &s, err, sizeof err) != 0);
   CHECK_MSG(strcmp(err, want) == 0, "got \"%s\"", err);
-  CHECK(raw_int(p, "PRAGMA user_version") == 9); /* left alone */
+  CHECK(raw_int(p, "PRAGMA user_version") == 10); /* left alone */
 
   /* A text file. */
   path_in(p, sizeof p, "notes.txt");
@@ -638,7 +638,7 @@ static void test_versions_and_foreign_files(const char *db) {
   CHECK_MSG(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
             "%s", err);
   sl_store_close(s);
-  CHECK(raw_int(p, "PRAGMA user_version") == 8);
+  CHECK(raw_int(p, "PRAGMA user_version") == 9);
 
   /* The parent folder must be a folder. */
   char q[300];
@@ -988,7 +988,7 @@ static void test_upgrade_v8_tallies(void) {
   CHECK_MSG(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
             "%s", err);
   sl_store_close(s);
-  CHECK(raw_int(p, "PRAGMA user_version") == 8);
+  CHECK(raw_int(p, "PRAGMA user_version") == 9);
   CHECK(raw_int(p, "SELECT ncases FROM runs") == 2);
   CHECK(raw_int(p, "SELECT count(*) FROM tallies") == 3);
   CHECK(raw_int(p, "SELECT count FROM tallies WHERE dtype = 'f16' AND"
@@ -1020,12 +1020,12 @@ static void test_upgrade_from_v6(void) {
   /* Read-only first: refused, and the file left at version 6. */
   CHECK(sl_store_open(p, SL_STORE_READONLY, &s, err, sizeof err) != 0);
   CHECK_CONTAINS(err, "schema version 6 is older than this scatterlab "
-                      "(knows 8)");
+                      "(knows 9)");
   CHECK(raw_int(p, "PRAGMA user_version") == 6);
   CHECK_MSG(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
             "%s", err);
   if (!s) return;
-  CHECK(raw_int(p, "PRAGMA user_version") == 8);
+  CHECK(raw_int(p, "PRAGMA user_version") == 9);
   /* The table, empty; the old runs as they were, without providers. */
   CHECK(raw_int(p, "SELECT count(*) FROM run_providers") == 0);
   CHECK(raw_int(p, "SELECT strict FROM pragma_table_list WHERE name = "
@@ -1168,7 +1168,7 @@ static void test_concurrent_writers(void) {
   CHECK(raw_int(p, "SELECT count(*) FROM cases") == NPROC * NCASES);
   CHECK(raw_int(p, "SELECT count(*) FROM results") == NPROC * NCASES);
   CHECK(raw_int(p, "SELECT count(*) FROM run_providers") == NPROC * 2);
-  CHECK(raw_int(p, "PRAGMA user_version") == 8);
+  CHECK(raw_int(p, "PRAGMA user_version") == 9);
 }
 
 int main(void) {
