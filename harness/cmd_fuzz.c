@@ -97,13 +97,17 @@ static const char *const sl__fuzz_help =
     "  --no-db           record nothing\n"
     "  --format F        text (default) or json: one JSON document on stdout\n"
     "                    at the end (docs/json.md), the text on stderr\n"
-    "  --junit FILE      also write JUnit XML: one test case per failure group\n"
+    "  --junit FILE      also write JUnit XML: one test case per failure "
+    "group\n"
     "                    (with its repro line and minimal case), one for the\n"
     "                    cases that passed\n"
     "\n"
-    "Failures are grouped by signature (op, variant, verdict, the message with\n"
-    "numbers replaced, the minimal case's dtype and shape class): one FAIL block\n"
-    "and one corpus entry per group. Under GitHub Actions (GITHUB_ACTIONS=true)\n"
+    "Failures are grouped by signature (op, variant, verdict, the message "
+    "with\n"
+    "numbers replaced, the minimal case's dtype and shape class): one FAIL "
+    "block\n"
+    "and one corpus entry per group. Under GitHub Actions "
+    "(GITHUB_ACTIONS=true)\n"
     "each group is also an ::error annotation, and a table of the groups is\n"
     "appended to $GITHUB_STEP_SUMMARY.\n"
     "\n"
@@ -1054,8 +1058,8 @@ int sl_cmd_fuzz(int argc, char **argv) {
                                sizeof err))
     fprintf(stderr, "scatterlab fuzz: %s\n", err);
   int report_failed = 0;
-  if (f.junit && sl_failure_groups_junit(&g.groups, "fuzz", total, f.junit,
-                                         err, sizeof err)) {
+  if (f.junit && sl_failure_groups_junit(&g.groups, "fuzz", total, f.junit, err,
+                                         sizeof err)) {
     fprintf(stderr, "scatterlab fuzz: --junit: %s\n", err);
     report_failed = 1;
   }
@@ -1089,7 +1093,7 @@ int sl_cmd_fuzz(int argc, char **argv) {
   rc = sl_interrupt_exit_status((totfail || corpus_failures) ? SL_EXIT_FAIL
                                 : job_failed || json_failed || report_failed
                                     ? SL_EXIT_INCOMPLETE
-                                                            : SL_EXIT_OK);
+                                    : SL_EXIT_OK);
   if (jout) {
     fclose(jfail);
     sl_json_head(jout, "fuzz", rc);

@@ -389,8 +389,8 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
   if (sl_failure_groups_github(&groups, "run", judged, stdout, gerr,
                                sizeof gerr))
     fprintf(stderr, "scatterlab run: %s\n", gerr);
-  if (junit &&
-      sl_failure_groups_junit(&groups, "run", judged, junit, gerr, sizeof gerr)) {
+  if (junit && sl_failure_groups_junit(&groups, "run", judged, junit, gerr,
+                                       sizeof gerr)) {
     fprintf(stderr, "scatterlab run: --junit: %s\n", gerr);
     report_failed = 1;
   }
@@ -402,10 +402,10 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
     printf("results: %s (run %lld)\n", db, (long long)run_id);
   free(cases);
   /* A failure found is certain even when the store failed: it wins. */
-  rc = usage_failed   ? SL_EXIT_USAGE
-       : failed_cases ? SL_EXIT_FAIL
+  rc = usage_failed                    ? SL_EXIT_USAGE
+       : failed_cases                  ? SL_EXIT_FAIL
        : store_failed || report_failed ? SL_EXIT_INCOMPLETE
-                      : SL_EXIT_OK;
+                                       : SL_EXIT_OK;
   rc = sl_interrupt_exit_status(rc);
   if (jout) {
     fclose(jcases);
@@ -420,8 +420,8 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
     for (int k = 0; k < SL_VERDICT_COUNT; ++k)
       fprintf(jout, "%s\"%s\": %d", k ? ", " : "",
               sl_verdict_name((sl_verdict)k), counts[k]);
-    fprintf(jout, "}, \"failure_groups\": %d, \"results\": [%s\n]",
-            groups.n, jbuf ? jbuf : "");
+    fprintf(jout, "}, \"failure_groups\": %d, \"results\": [%s\n]", groups.n,
+            jbuf ? jbuf : "");
     fputs(", \"groups\": [", jout);
     sl_failure_groups_json(&groups, jout);
     fputs("\n]", jout);

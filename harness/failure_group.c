@@ -20,7 +20,8 @@ void sl_failure_message_class(const char *m, char *out, size_t len) {
       if (*q == '.' && sl__digit(q[1]))
         for (++q; sl__digit(*q);) ++q;
       if ((*q == 'e' || *q == 'E') &&
-          (sl__digit(q[1]) || ((q[1] == '-' || q[1] == '+') && sl__digit(q[2]))))
+          (sl__digit(q[1]) ||
+           ((q[1] == '-' || q[1] == '+') && sl__digit(q[2]))))
         for (q += 2; sl__digit(*q);) ++q;
       out[n++] = '#';
       p = q;
@@ -59,9 +60,8 @@ void sl_failure_signature(const sl_case *c, const char *variant,
    * corpus comment: a signature is one line of spaces. */
   for (char *p = msg; *p; ++p)
     if (*p == '\t' || *p == '\n' || *p == '\r') *p = ' ';
-  snprintf(out->text, sizeof out->text, "%s %s %s | %s | %s",
-           sl_op_name(c->op), variant ? variant : "?",
-           verdict ? verdict : "?", shape, msg);
+  snprintf(out->text, sizeof out->text, "%s %s %s | %s | %s", sl_op_name(c->op),
+           variant ? variant : "?", verdict ? verdict : "?", shape, msg);
   uint64_t h = 1469598103934665603ull; /* FNV-1a */
   for (const char *p = out->text; *p; ++p)
     h = (h ^ (unsigned char)*p) * 1099511628211ull;

@@ -16,10 +16,10 @@
 
 static char *sl__dup(const char *s) { return strdup(s ? s : ""); }
 
-int sl_failure_groups_add(sl_failure_groups *g, const char *id,
-                          const char *sig, const char *variant,
-                          const char *verdict, const char *minimal,
-                          const char *found_as, const char *message) {
+int sl_failure_groups_add(sl_failure_groups *g, const char *id, const char *sig,
+                          const char *variant, const char *verdict,
+                          const char *minimal, const char *found_as,
+                          const char *message) {
   ++g->cases;
   for (int i = 0; i < g->n; ++i)
     if (strcmp(g->v[i].id, id) == 0) {
@@ -37,8 +37,7 @@ int sl_failure_groups_add(sl_failure_groups *g, const char *id,
   memset(e, 0, sizeof *e);
   snprintf(e->id, sizeof e->id, "%s", id);
   char repro[1400];
-  sl_repro(minimal ? minimal : "", variant ? variant : "", repro,
-           sizeof repro);
+  sl_repro(minimal ? minimal : "", variant ? variant : "", repro, sizeof repro);
   e->sig = sl__dup(sig), e->variant = sl__dup(variant);
   e->verdict = sl__dup(verdict), e->minimal = sl__dup(minimal);
   e->found_as = sl__dup(found_as), e->message = sl__dup(message);
@@ -57,11 +56,11 @@ int sl_failure_groups_add_result(sl_failure_groups *g, const sl_case *c,
     const sl_variant_result *r = &res->v[i];
     if (!sl_verdict_is_failure(r->verdict)) continue;
     sl_failure_sig sig;
-    sl_failure_signature(c, r->variant, sl_verdict_name(r->verdict),
-                         r->message, &sig);
+    sl_failure_signature(c, r->variant, sl_verdict_name(r->verdict), r->message,
+                         &sig);
     if (sl_failure_groups_add(g, sig.id, sig.text, r->variant,
-                              sl_verdict_name(r->verdict), res->line,
-                              res->line, r->message))
+                              sl_verdict_name(r->verdict), res->line, res->line,
+                              r->message))
       return -1;
   }
   return 0;
@@ -111,13 +110,27 @@ static void sl__xml(FILE *out, const char *s) {
   for (; s && *s; ++s) {
     unsigned char ch = (unsigned char)*s;
     switch (ch) {
-    case '&': fputs("&amp;", out); break;
-    case '<': fputs("&lt;", out); break;
-    case '>': fputs("&gt;", out); break;
-    case '"': fputs("&quot;", out); break;
-    case '\'': fputs("&apos;", out); break;
-    case '\n': fputs("&#10;", out); break;
-    case '\t': fputs("&#9;", out); break;
+    case '&':
+      fputs("&amp;", out);
+      break;
+    case '<':
+      fputs("&lt;", out);
+      break;
+    case '>':
+      fputs("&gt;", out);
+      break;
+    case '"':
+      fputs("&quot;", out);
+      break;
+    case '\'':
+      fputs("&apos;", out);
+      break;
+    case '\n':
+      fputs("&#10;", out);
+      break;
+    case '\t':
+      fputs("&#9;", out);
+      break;
     default:
       if (ch >= 0x20) fputc(ch, out);
     }
@@ -170,12 +183,23 @@ int sl_failure_groups_junit(const sl_failure_groups *g, const char *cmd,
 static void sl__gh(FILE *out, const char *s, int property) {
   for (; s && *s; ++s) {
     switch (*s) {
-    case '%': fputs("%25", out); break;
-    case '\r': fputs("%0D", out); break;
-    case '\n': fputs("%0A", out); break;
-    case ':': fputs(property ? "%3A" : ":", out); break;
-    case ',': fputs(property ? "%2C" : ",", out); break;
-    default: fputc(*s, out);
+    case '%':
+      fputs("%25", out);
+      break;
+    case '\r':
+      fputs("%0D", out);
+      break;
+    case '\n':
+      fputs("%0A", out);
+      break;
+    case ':':
+      fputs(property ? "%3A" : ":", out);
+      break;
+    case ',':
+      fputs(property ? "%2C" : ",", out);
+      break;
+    default:
+      fputc(*s, out);
     }
   }
 }
@@ -204,8 +228,8 @@ int sl_failure_groups_github(const sl_failure_groups *g, const char *cmd,
   if (!path || !path[0]) return 0;
   /* Appended, as every step does; a symbolic link planted at the path is
    * refused rather than followed. */
-  int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
-                0666);
+  int fd =
+      open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
   FILE *f = fd >= 0 ? fdopen(fd, "a") : NULL;
   if (!f) {
     snprintf(err, errlen, "GITHUB_STEP_SUMMARY %s: %s", path, strerror(errno));

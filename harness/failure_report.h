@@ -26,10 +26,10 @@ typedef struct sl_failure_groups {
 
 /* Counts a failure into its group (a new one when id is new): the first
  * member's fields are kept. 0, or -1 without memory. */
-int sl_failure_groups_add(sl_failure_groups *g, const char *id,
-                          const char *sig, const char *variant,
-                          const char *verdict, const char *minimal,
-                          const char *found_as, const char *message);
+int sl_failure_groups_add(sl_failure_groups *g, const char *id, const char *sig,
+                          const char *variant, const char *verdict,
+                          const char *minimal, const char *found_as,
+                          const char *message);
 /* Counts every failing verdict of res (a case run as given, not shrunk:
  * its line is both the minimal case and the case found) into its group. */
 struct sl_case;

@@ -12,12 +12,11 @@
  *
  * Jobs report to the parent on a pipe, one line each:
  *   P <cases> <failures>                      every commit
- *   F <variant>\t<verdict>\t<minimal>\t<original>\t<group id>\t<group>\t<message>
- *                                             (the group: failure_group.h)
- *   C <cell>\t<cases>\t<failures>             at the end, without a store
- *                                             (with one, the parent reads
- *                                             the coverage from it)
- *   M <worker KiB warm> <worker KiB end> <job KiB warm> <job KiB end>
+ *   F <variant>\t<verdict>\t<minimal>\t<original>\t<group
+ * id>\t<group>\t<message> (the group: failure_group.h) C
+ * <cell>\t<cases>\t<failures>             at the end, without a store (with
+ * one, the parent reads the coverage from it) M <worker KiB warm> <worker KiB
+ * end> <job KiB warm> <job KiB end>
  */
 #ifndef SL_FUZZ_CAMPAIGN_H
 #define SL_FUZZ_CAMPAIGN_H

@@ -106,8 +106,8 @@ static void sl__corpus_add(sl_worker *w, double timeout, const char *dir,
   char tmp[1100], text[2 * SL_CASE_LINE_MAX + 1024], err[512];
   snprintf(tmp, sizeof tmp, "%s.new.%ld", path, (long)getpid());
   snprintf(text, sizeof text,
-           "# found by scatterlab fuzz: %s %s\n# group %s: %s\n%s\n",
-           variant, sl_verdict_name(verdict), sig->id, sig->text, line);
+           "# found by scatterlab fuzz: %s %s\n# group %s: %s\n%s\n", variant,
+           sl_verdict_name(verdict), sig->id, sig->text, line);
   if (sl_safe_write_text(tmp, text, err, sizeof err)) {
     fprintf(stderr, "scatterlab fuzz: corpus: %s\n", err);
     return;

@@ -39,9 +39,8 @@ int sl_store_verdicts(sl_store *st, int64_t run_id, sl_op op_code,
   return 0;
 }
 
-int sl_store_verdict_signatures(sl_store *st, int64_t case_id,
-                                const sl_case *c, const sl_variant_result *v,
-                                int n) {
+int sl_store_verdict_signatures(sl_store *st, int64_t case_id, const sl_case *c,
+                                const sl_variant_result *v, int n) {
   for (int i = 0; i < n && case_id; ++i) {
     if (!sl_verdict_is_failure(v[i].verdict)) continue;
     sl_failure_sig sig;

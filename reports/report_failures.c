@@ -62,16 +62,16 @@ static int sl__group(void *user, const sl_failure_group_view *g) {
           "\ngroup %" PRId64 ": %" PRId64 " case%s; first seen run %" PRId64
           " (%s), last seen run %" PRId64 " (%s)\n  %s\n  message: %s\n"
           "  minimal repro: ",
-          x->n, g->cases, g->cases == 1 ? "" : "s", g->first_run,
-          g->first_seen, g->last_run, g->last_seen, g->signature, g->message);
+          x->n, g->cases, g->cases == 1 ? "" : "s", g->first_run, g->first_seen,
+          g->last_run, g->last_seen, g->signature, g->message);
   sl_report_repro(x->out, x->s, g->first_run, g->minimal_line, g->variant,
                   sl__plain);
   fputc('\n', x->out);
   return ferror(x->out) ? 1 : 0;
 }
 
-int sl_report_failure_groups(sl_store *s, int64_t run_id, FILE *out,
-                             char *err, size_t errlen) {
+int sl_report_failure_groups(sl_store *s, int64_t run_id, FILE *out, char *err,
+                             size_t errlen) {
   sl__groups x = {out, s, 0, 0};
   if (sl_store_each_failure_group(s, run_id, sl__group, &x) < 0) {
     snprintf(err, errlen, "%s", sl_store_errmsg(s));

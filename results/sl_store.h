@@ -362,8 +362,8 @@ int sl_store_each_failure(sl_store *s, int64_t run_id,
  * another (a shrunk copy is no extra failure). */
 typedef struct sl_failure_group_view {
   const char *signature, *op, *variant, *verdict, *message; /* never NULL */
-  int64_t cases;                /* failing cases in the group */
-  int64_t first_run, last_run;  /* the runs of its first and last case */
+  int64_t cases;                      /* failing cases in the group */
+  int64_t first_run, last_run;        /* the runs of its first and last case */
   const char *first_seen, *last_seen; /* those runs' started_at */
   /* The first case's minimal case (as sl_failure_view.minimal_line). */
   const char *minimal_line;
