@@ -869,6 +869,7 @@ int sl_store_add_result(sl_store *s, int64_t case_id, const sl_result_row *r) {
       sl__tally_key(s, case_id, sqlite3_column_int64(k, 0),
                     (const char *)sqlite3_column_text(k, 1),
                     (const char *)sqlite3_column_text(k, 2));
+      s->tally_skip = 0; /* a case added earlier: counted as it always was */
       sl__store_done(k);
     }
     return sl_store_tally(s, s->tally_run, s->tally_op, s->tally_dtype,

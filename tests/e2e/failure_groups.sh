@@ -90,6 +90,10 @@ run 0 report --failures --db "$tmp/f.db"
 check "report --failures: $groups groups, $cases cases" has "^$groups failure groups?, $cases failing cases"
 check "report --failures: a minimal repro per group" test "$(grep -c "^  minimal repro: scatterlab run '.*' --variants buggy:cpu\..* --provider buggy=" "$tmp/out")" = "$groups"
 check "report --failures: first and last seen" has "first seen run 1 \(20[0-9-]*T.*\), last seen run 1"
+# Shards merge: the signatures travel with the results.
+"$BIN" merge "$tmp/f.db" -o "$tmp/m.db" >/dev/null 2>&1
+run 0 report --failures --db "$tmp/m.db"
+check "report --failures of a merged store: the same groups" has "^$groups failure groups?, $cases failing cases"
 run 0 report --format csv --table tallies --db "$tmp/f.db"
 tallied=$(awk -F, '$5 == "failed" { n += $6 } END { print n + 0 }' "$tmp/out")
 check "tallies: $tallied failed verdicts = $cases failing cases (no shrunk copies)" test "$tallied" = "$cases"
