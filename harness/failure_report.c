@@ -77,13 +77,14 @@ void sl_failure_groups_free(sl_failure_groups *g) {
 }
 
 void sl_failure_groups_print(const sl_failure_groups *g, FILE *out) {
+  /* "FAIL <verdict> <variant>" stays a line of its own: scripts match it. */
   for (int i = 0; i < g->n; ++i) {
     const sl_failure_group *e = &g->v[i];
     fprintf(out,
-            "FAIL %s %s (%" PRId64 " case%s, group %s)\n    %s\n"
-            "    minimal: %s\n    found as: %s\n    group: %s\n",
-            e->verdict, e->variant, e->count, e->count == 1 ? "" : "s", e->id,
-            e->message, e->repro, e->found_as, e->sig);
+            "FAIL %s %s\n    %s\n    minimal: %s\n    found as: %s\n"
+            "    group %s, %" PRId64 " case%s: %s\n",
+            e->verdict, e->variant, e->message, e->repro, e->found_as, e->id,
+            e->count, e->count == 1 ? "" : "s", e->sig);
   }
 }
 

@@ -1012,6 +1012,62 @@ static void test_upgrade_v8_tallies(void) {
   CHECK(raw_int(p, "SELECT count(*) FROM runs WHERE keep = 'failures'") == 1);
 }
 
+/* Schema 9: the failure groups by signature; a shrunk copy is counted
+ * neither as a case, nor in the tallies, nor in its group. */
+typedef struct groups_seen {
+  int n;
+  int64_t cases[4];
+  char minimal[4][64];
+} groups_seen;
+
+static int group_seen(void *user, const sl_failure_group_view *g) {
+  groups_seen *x = user;
+  if (x->n < 4) {
+    x->cases[x->n] = g->cases;
+    snprintf(x->minimal[x->n], sizeof x->minimal[0], "%s", g->minimal_line);
+  }
+  ++x->n;
+  return 0;
+}
+
+static void test_failure_groups(void) {
+  char p[300], err[512];
+  path_in(p, sizeof p, "groups.db");
+  sl_store *s = NULL;
+  CHECK_MSG(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
+            "%s", err);
+  if (!s) return;
+  sl_run_info ri = test_info("fuzz");
+  int64_t run, c1, m1, c2, c3;
+  sl_result_row bad = {"cpu.omp", "failed", "at 3", 0, 0, 0, 0, -1};
+  CHECK(sl_store_run_begin(s, &ri, &run) == 0);
+  CHECK(sl_store_add_case(s, run, "gather", "gather x=9 index=9", 1, 0, &c1) ==
+        0);
+  CHECK(sl_store_add_result(s, c1, &bad) == 0);
+  CHECK(sl_store_add_case(s, run, "gather", "gather x=2 index=2", 1, c1, &m1) ==
+        0);
+  CHECK(sl_store_add_result(s, m1, &bad) == 0);
+  CHECK(sl_store_add_case(s, run, "gather", "gather x=8 index=8", 2, 0, &c2) ==
+        0);
+  CHECK(sl_store_add_result(s, c2, &bad) == 0);
+  CHECK(sl_store_add_case(s, run, "gather", "gather x=7 index=7", 3, 0, &c3) ==
+        0);
+  CHECK(sl_store_add_result(s, c3, &bad) == 0);
+  CHECK(sl_store_set_signature(s, c1, "cpu.omp", "sig A") == 0 &&
+        sl_store_set_signature(s, m1, "cpu.omp", "sig A") == 0 &&
+        sl_store_set_signature(s, c2, "cpu.omp", "sig A") == 0 &&
+        sl_store_set_signature(s, c3, "cpu.omp", "sig B") == 0);
+  groups_seen g = {0};
+  CHECK(sl_store_each_failure_group(s, 0, group_seen, &g) == 0);
+  CHECK_MSG(g.n == 2, "%d groups", g.n);
+  CHECK(g.cases[0] == 2 && g.cases[1] == 1);
+  CHECK(strcmp(g.minimal[0], "gather x=2 index=2") == 0);
+  CHECK(strcmp(g.minimal[1], "gather x=7 index=7") == 0);
+  sl_store_close(s);
+  CHECK(raw_int(p, "SELECT ncases FROM runs") == 3);
+  CHECK(raw_int(p, "SELECT count FROM tallies WHERE verdict = 'failed'") == 3);
+}
+
 static void test_upgrade_from_v6(void) {
   char p[300], err[512];
   path_in(p, sizeof p, "v6.db");
@@ -1189,6 +1245,7 @@ int main(void) {
   test_providers();
   test_upgrade_v8_tallies();
   test_upgrade_from_v6();
+  test_failure_groups();
   test_merge_providers();
   test_concurrent_writers();
   char cmd[400];
