@@ -3,8 +3,9 @@
  *
  * Two failures belong to one group when they share the op, the variant, the
  * verdict, the class of the message (the message with every number
- * replaced by '#', so that "index 3 of 4" and "index 17 of 20" agree) and
- * the class of the shrunk case (its dtype, and per tensor the rank and
+ * replaced by '#', a list of numbers by one, so that "index 3 of 4" and
+ * "index 17 of 20" agree) and
+ * the class of the shrunk case (its dtype kind, and per tensor the rank and
  * whether each extent is 0, 1 or more). The signature is a pure function of
  * those fields: every job of a campaign, every process, computes the same
  * one, so the corpus names an entry by it (one entry per group) and the
