@@ -80,8 +80,9 @@ static void sl__shrink(const sl_fuzz_campaign *f, sl_worker *w,
  * `scatterlab run --save` in <dir>/<op>-<signature id>/, made by the worker
  * (never in this process: see sl_worker_save). A crash or hang gets no
  * bundle. The jobs are separate processes: the entry is created with
- * O_EXCL (link() of the complete file), so the first member of a group
- * found by any job keeps it and the later ones add nothing. */
+ * O_EXCL semantics (link() of the complete file fails when the name
+ * exists), so the first member of a group found by any job keeps it and
+ * the later ones add nothing. */
 static void sl__corpus_add(sl_worker *w, double timeout, const char *dir,
                            const sl_case *c, const char *line,
                            const char *variant, sl_verdict verdict,
@@ -99,7 +100,8 @@ static void sl__corpus_add(sl_worker *w, double timeout, const char *dir,
   mkdir(path, 0777);
   snprintf(path, sizeof path, "%s/%s-%s.txt", dir, sl_op_name(c->op), sig->id);
   struct stat sb;
-  if (lstat(path, &sb) == 0) return; /* the group has its entry */
+  if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+    return; /* the group has its entry */
   /* Written beside, complete, then linked into place: link() fails when
    * the name exists (another job was first), never follows a planted
    * symbolic link, and a reader never sees half an entry. */
@@ -112,8 +114,12 @@ static void sl__corpus_add(sl_worker *w, double timeout, const char *dir,
     fprintf(stderr, "scatterlab fuzz: corpus: %s\n", err);
     return;
   }
-  int taken = link(tmp, path) != 0;
-  unlink(tmp);
+  /* Something else at the name (a planted symbolic link) is no entry: it
+   * is replaced by rename(), never followed. */
+  int taken = lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)
+                  ? rename(tmp, path) != 0
+                  : link(tmp, path) != 0;
+  unlink(tmp);       /* after rename(): already gone */
   if (taken) return; /* EEXIST: another job's member was first */
   if (verdict != SL_VERDICT_FAILED && verdict != SL_VERDICT_REJECT_MISMATCH)
     return;
