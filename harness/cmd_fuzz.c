@@ -19,6 +19,7 @@
 
 #include "byte_size.h"
 #include "cli.h"
+#include "failure_report.h"
 #include "fuzz_campaign.h"
 #include "interrupt.h"
 #include "json_out.h"
@@ -104,6 +105,16 @@ static const char *const sl__fuzz_help =
     "  --no-db           record nothing\n"
     "  --format F        text (default) or json: one JSON document on stdout\n"
     "                    at the end (docs/json.md), the text on stderr\n"
+    "  --junit FILE      also write JUnit XML: one test case per failure\n"
+    "                    group (with its repro line and minimal case), one\n"
+    "                    for the cases that passed\n"
+    "\n"
+    "Failures are grouped by signature (op, variant, verdict, the\n"
+    "message with numbers replaced, the minimal case's dtype kind and\n"
+    "shape class): one FAIL block and one corpus entry per group. Under\n"
+    "GitHub Actions (GITHUB_ACTIONS=true) each group is also an ::error\n"
+    "annotation, and a table of the groups is appended to\n"
+    "$GITHUB_STEP_SUMMARY.\n"
     "\n"
     "SIGINT / SIGTERM finish the cases in hand, commit, print the summary and\n"
     "exit 130 / 143; a second signal stops at once.\n";
@@ -418,6 +429,9 @@ static int sl__parse(sl_fuzz_campaign *f, int argc, char **argv,
     } else if (sl_cli_is(a, "--format")) {
       if (sl_json_format_option("fuzz", argc, argv, &i, &f->json))
         return SL_EXIT_USAGE;
+    } else if (sl_cli_is(a, "--junit")) {
+      if (!(f->junit = sl_cli_value("fuzz", argc, argv, &i)))
+        return SL_EXIT_USAGE;
     } else {
       return sl_cli_usage_error("fuzz", "%s: unknown argument", a);
     }
@@ -634,6 +648,7 @@ typedef struct sl__gathered {
   long mem[4]; /* largest worker / job KiB after warm-up and at the end */
   int64_t ref_defects[SL_REF_DEFECTS_MAX]; /* cases per reference defect */
   double first_failure;
+  sl_failure_groups groups; /* the failures by signature (failure_report.h) */
 } sl__gathered;
 
 static void sl__take_line(sl__gathered *g, int j, char *line, double t) {
@@ -696,18 +711,20 @@ static void sl__print_coverage(const sl_fuzz_cells *cells) {
  * {"variant", "verdict", "minimal", "found_as", "message", "repro"}. */
 static void sl__print_failures(sl__gathered *g, FILE *json) {
   for (int i = 0; i < g->nfail; ++i) {
-    char *fields[5] = {0};
+    /* variant, verdict, minimal, found as, group id, group, message */
+    char *f7[7] = {0};
     char *p = g->failures[i];
-    for (int k = 0; k < 5 && p; ++k) {
-      fields[k] = p;
-      p = strchr(p, '\t');
+    for (int k = 0; k < 7 && p; ++k) {
+      f7[k] = p;
+      p = k < 6 ? strchr(p, '\t') : NULL;
       if (p) *p++ = '\0';
     }
+    if (sl_failure_groups_add(&g->groups, f7[4] ? f7[4] : "?", f7[5], f7[0],
+                              f7[1], f7[2], f7[3], f7[6]))
+      fprintf(stderr, "scatterlab fuzz: out of memory\n");
+    char *fields[5] = {f7[0], f7[1], f7[2], f7[3], f7[6]};
     char repro[1400];
     sl_repro(fields[2] ? fields[2] : "", fields[0], repro, sizeof repro);
-    printf("FAIL %s %s\n    %s\n    minimal: %s\n    found as: %s\n",
-           fields[1] ? fields[1] : "?", fields[0] ? fields[0] : "?",
-           fields[4] ? fields[4] : "", repro, fields[3] ? fields[3] : "");
     if (json) {
       static const char *const keys[5] = {"variant", "verdict", "minimal",
                                           "found_as", "message"};
@@ -1046,17 +1063,27 @@ int sl_cmd_fuzz(int argc, char **argv) {
   sl__print_memory(&g);
   for (int i = 0; i < SL_REF_DEFECTS_MAX; ++i)
     if (g.ref_defects[i]) sl_print_ref_defect(i, g.ref_defects[i], "");
-  printf("\n%" PRId64 " cases in %.1f s (%.0f cases/s), %" PRId64
-         " failing, %d corpus failures\n",
-         total, elapsed, elapsed > 0 ? total / elapsed : 0.0, totfail,
-         corpus_failures);
+  sl__print_failures(&g, jfail); /* groups them; printed below */
+  printf("\n%" PRId64 " cases in %.1f s (%.0f cases/s), %d failure group%s "
+         "(%" PRId64 " failing cases), %d corpus failures\n",
+         total, elapsed, elapsed > 0 ? total / elapsed : 0.0, g.groups.n,
+         g.groups.n == 1 ? "" : "s", totfail, corpus_failures);
   if (f.shard_n > 1)
     printf("shard %d/%d (counted from 1) from %s\n", f.shard_k + 1, f.shard_n,
            shard_from[0] ? shard_from : "the resumed run's config");
   if (g.first_failure >= 0)
     printf("first failure found after %.1f s (shrinking included)\n",
            g.first_failure);
-  sl__print_failures(&g, jfail);
+  sl_failure_groups_print(&g.groups, stdout);
+  if (sl_failure_groups_github(&g.groups, "fuzz", total, stdout, err,
+                               sizeof err))
+    fprintf(stderr, "scatterlab fuzz: %s\n", err);
+  int report_failed = 0;
+  if (f.junit && sl_failure_groups_junit(&g.groups, "fuzz", total, f.junit, err,
+                                         sizeof err)) {
+    fprintf(stderr, "scatterlab fuzz: --junit: %s\n", err);
+    report_failed = 1;
+  }
   const int ncells = g.cells.n;
   free(g.failures), sl_fuzz_cells_free(&g.cells), free(g.done), free(g.fails);
   munmap((void *)f.stop, sizeof(int));
@@ -1085,8 +1112,9 @@ int sl_cmd_fuzz(int argc, char **argv) {
   }
   /* A failure found is certain even when a job stopped early: it wins. */
   rc = sl_interrupt_exit_status((totfail || corpus_failures) ? SL_EXIT_FAIL
-                                : job_failed || json_failed ? SL_EXIT_INCOMPLETE
-                                                            : SL_EXIT_OK);
+                                : job_failed || json_failed || report_failed
+                                    ? SL_EXIT_INCOMPLETE
+                                    : SL_EXIT_OK);
   if (jout) {
     fclose(jfail);
     sl_json_head(jout, "fuzz", rc);
@@ -1109,13 +1137,17 @@ int sl_cmd_fuzz(int argc, char **argv) {
     fprintf(jout,
             "}, \"cases\": %" PRId64 ", \"failing\": %" PRId64
             ", \"corpus_replayed\": %d, \"corpus_failures\": %d, "
-            "\"cells\": %d, \"seconds\": ",
-            total, totfail, replayed, corpus_failures, ncells);
+            "\"cells\": %d, \"failure_groups\": %d, \"seconds\": ",
+            total, totfail, replayed, corpus_failures, ncells, g.groups.n);
     sl_json_num(jout, elapsed);
     fprintf(jout, ", \"failures\": [%s\n]", jbuf ? jbuf : "");
+    fputs(", \"groups\": [", jout);
+    sl_failure_groups_json(&g.groups, jout);
+    fputs("\n]", jout);
     sl_json_end(jout);
     fclose(jout);
   }
   free(jbuf);
+  sl_failure_groups_free(&g.groups);
   return rc;
 }

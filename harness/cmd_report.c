@@ -14,8 +14,12 @@
 static const char *const sl__report_help =
     "usage: scatterlab report [--db PATH] [--format text|csv|html] [--run ID]\n"
     "                         [--table KIND] [--verdict V[,V...]] [-o FILE]\n"
+    "       scatterlab report --failures [--db PATH] [--run ID] [-o FILE]\n"
     "\n"
     "text (default): the runs in the database, newest last.\n"
+    "--failures: the failure groups (README: Failure groups) of run ID\n"
+    "  (default: every run), first met first: signature, cases in the group\n"
+    "  (shrunk copies not counted), first and last seen, minimal repro.\n"
     "csv: one table of run ID (default: every run), chosen by --table:\n";
 static const char *const sl__report_help_rest =
     "html: one self-contained page (no script, no network): runs, verdicts\n"
@@ -54,6 +58,7 @@ static sl__csv_fn sl__csv_table(const char *name) {
 int sl_cmd_report(int argc, char **argv) {
   const char *db = SL_DEFAULT_DB, *format = "text", *outpath = NULL;
   const char *table = "results", *v, *verdicts = NULL;
+  int failures = 0, format_given = 0;
   sl_html_opts ho;
   sl_html_opts_init(&ho);
   for (int i = 1; i < argc; ++i) {
@@ -68,6 +73,7 @@ int sl_cmd_report(int argc, char **argv) {
     } else if (sl_cli_is(a, "--format")) {
       if (!(format = sl_cli_value("report", argc, argv, &i)))
         return SL_EXIT_USAGE;
+      format_given = 1;
       if (strcmp(format, "text") && strcmp(format, "csv") &&
           strcmp(format, "html"))
         return sl_cli_usage_error("report",
@@ -105,6 +111,8 @@ int sl_cmd_report(int argc, char **argv) {
       if ((ho.min_segment = (int)sl_cli_int_option("report", argc, argv, &i, 1,
                                                    1000000)) < 0)
         return SL_EXIT_USAGE;
+    } else if (strcmp(a, "--failures") == 0) {
+      failures = 1;
     } else if (strcmp(a, "-o") == 0 || sl_cli_is(a, "--output")) {
       if (!(outpath = sl_cli_value("report", argc, argv, &i)))
         return SL_EXIT_USAGE;
@@ -117,6 +125,11 @@ int sl_cmd_report(int argc, char **argv) {
                               "--verdict: expected --format csv --table "
                               "results, got --format %s --table %s",
                               format, table);
+  if (failures && format_given && strcmp(format, "text") != 0)
+    return sl_cli_usage_error("report",
+                              "--failures: expected --format text (a "
+                              "listing), got \"%s\"",
+                              format);
   if (sl_cli_parse_only) return SL_EXIT_OK;
   char err[1024];
   sl_store *st;
@@ -140,7 +153,9 @@ int sl_cmd_report(int argc, char **argv) {
   }
   FILE *out = sf.f;
   int rc;
-  if (verdicts)
+  if (failures)
+    rc = sl_report_failure_groups(st, ho.run_id, out, err, sizeof err);
+  else if (verdicts)
     rc = sl_report_csv_results_where(st, ho.run_id, verdicts, out, err,
                                      sizeof err);
   else if (strcmp(format, "csv") == 0)

@@ -1,10 +1,12 @@
 /* `scatterlab run`: run cases on every variant against LibTorch. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "case.h"
 #include "cli.h"
+#include "failure_report.h"
 #include "interrupt.h"
 #include "json_out.h"
 #include "runinfo.h"
@@ -58,6 +60,10 @@ static const char *const sl__run_help =
     "  --quiet          print only verdicts that are not passed\n"
     "  --format F       text (default) or json: one JSON document on stdout\n"
     "                   (docs/json.md), the text on stderr\n"
+    "  --junit FILE     also write JUnit XML: one test case per failure group\n"
+    "                   (README: Failure groups), one for what passed; under\n"
+    "                   GitHub Actions the groups are also ::error lines and\n"
+    "                   a table appended to $GITHUB_STEP_SUMMARY\n"
     "  --timeout SEC    per-variant time limit (default 60): a variant that\n"
     "                   takes longer gets `timeout`\n"
     "  --tolerance DT=V[,DT=V...]  the tolerance oracle's threshold on diff1\n"
@@ -175,7 +181,8 @@ static int sl__record(sl_store *st, int64_t run_id, const sl_case *c,
                       const sl_case_result *res) {
   int64_t case_id;
   return sl_store_verdicts(st, run_id, c->op, c->dt, res->line, c->seed, 0, 1,
-                           res->v, res->n, &case_id);
+                           res->v, res->n, &case_id) ||
+         sl_store_verdict_signatures(st, case_id, c, res->v, res->n);
 }
 
 int sl_cmd_run(int argc, char **argv) {
@@ -186,6 +193,8 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
                     sl_run_args_fn args_fn) {
   sl_run_opts o = {0};
   const char *db = SL_DEFAULT_DB, *batch = NULL, *kind = default_kind;
+  const char *junit = NULL;
+  sl_failure_groups groups = {0};
   int no_db = 0, quiet = 0, isolate = 1, json = 0;
   double timeout_s = 60;
   sl__lines lines = {0};
@@ -237,6 +246,8 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
       quiet = 1;
     } else if (sl_cli_is(a, "--format")) {
       if (sl_json_format_option("run", argc, argv, &i, &json)) goto out;
+    } else if (sl_cli_is(a, "--junit")) {
+      if (!(junit = sl_cli_value("run", argc, argv, &i))) goto out;
     } else if (a[0] == '-' && a[1] == '-') {
       sl_cli_usage_error("run", "%s: unknown option", a);
       goto out;
@@ -304,7 +315,7 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
     }
   }
   int counts[SL_VERDICT_COUNT] = {0}, failed_cases = 0, store_failed = 0;
-  int usage_failed = 0;
+  int usage_failed = 0, report_failed = 0;
   int judged = 0, recorded = 0; /* cases that ran, and that were committed */
   /* --format json: each case's verdicts are kept in memory as they come,
    * and written in one document at the end (it carries the exit status). */
@@ -346,6 +357,8 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
     }
     for (int k = 0; k < res->n; ++k) ++counts[res->v[k].verdict];
     failed_cases += res->failures > 0;
+    if (sl_failure_groups_add_result(&groups, &cases[i], res))
+      report_failed = 1; /* out of memory: the groups are incomplete */
     ++judged;
     if (st && !store_failed) {
       /* One short transaction per case (cheap in WAL mode): the write lock
@@ -383,6 +396,19 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
     if (counts[k]) printf(" %d %s", counts[k], sl_verdict_name((sl_verdict)k));
   if (judged < lines.n) printf(" (%d of the %d cases ran)", judged, lines.n);
   printf("\n");
+  if (groups.n)
+    printf("%d failure group%s (%" PRId64 " failing verdicts):\n", groups.n,
+           groups.n == 1 ? "" : "s", groups.cases);
+  sl_failure_groups_print(&groups, stdout);
+  char gerr[600];
+  if (sl_failure_groups_github(&groups, "run", judged, stdout, gerr,
+                               sizeof gerr))
+    fprintf(stderr, "scatterlab run: %s\n", gerr);
+  if (junit && sl_failure_groups_junit(&groups, "run", judged, junit, gerr,
+                                       sizeof gerr)) {
+    fprintf(stderr, "scatterlab run: --junit: %s\n", gerr);
+    report_failed = 1;
+  }
   if (!no_db && store_failed)
     printf("results: %s (run %lld, marked failed): only the first %d of "
            "the %d cases are recorded; the store failed (see above)\n",
@@ -391,10 +417,10 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
     printf("results: %s (run %lld)\n", db, (long long)run_id);
   free(cases);
   /* A failure found is certain even when the store failed: it wins. */
-  rc = usage_failed   ? SL_EXIT_USAGE
-       : failed_cases ? SL_EXIT_FAIL
-       : store_failed ? SL_EXIT_INCOMPLETE
-                      : SL_EXIT_OK;
+  rc = usage_failed                    ? SL_EXIT_USAGE
+       : failed_cases                  ? SL_EXIT_FAIL
+       : store_failed || report_failed ? SL_EXIT_INCOMPLETE
+                                       : SL_EXIT_OK;
   rc = sl_interrupt_exit_status(rc);
   if (jout) {
     fclose(jcases);
@@ -411,12 +437,17 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
     for (int k = 0; k < SL_VERDICT_COUNT; ++k)
       fprintf(jout, "%s\"%s\": %d", k ? ", " : "",
               sl_verdict_name((sl_verdict)k), counts[k]);
-    fprintf(jout, "}, \"results\": [%s\n]", jbuf ? jbuf : "");
+    fprintf(jout, "}, \"failure_groups\": %d, \"results\": [%s\n]", groups.n,
+            jbuf ? jbuf : "");
+    fputs(", \"groups\": [", jout);
+    sl_failure_groups_json(&groups, jout);
+    fputs("\n]", jout);
     sl_json_end(jout);
     fclose(jout);
   }
   free(jbuf);
 out:
+  sl_failure_groups_free(&groups);
   sl__lines_free(&lines);
   return rc;
 }

@@ -12,11 +12,11 @@
  *
  * Jobs report to the parent on a pipe, one line each:
  *   P <cases> <failures>                      every commit
- *   F <variant>\t<verdict>\t<minimal>\t<original>\t<message>
- *   C <cell>\t<cases>\t<failures>             at the end, without a store
- *                                             (with one, the parent reads
- *                                             the coverage from it)
- *   M <worker KiB warm> <worker KiB end> <job KiB warm> <job KiB end>
+ *   F <variant>\t<verdict>\t<minimal>\t<original>\t<group
+ * id>\t<group>\t<message> (the group: failure_group.h) C
+ * <cell>\t<cases>\t<failures>             at the end, without a store (with
+ * one, the parent reads the coverage from it) M <worker KiB warm> <worker KiB
+ * end> <job KiB warm> <job KiB end>
  */
 #ifndef SL_FUZZ_CAMPAIGN_H
 #define SL_FUZZ_CAMPAIGN_H
@@ -38,6 +38,7 @@ typedef struct sl_fuzz_campaign {
   int shard_set; /* --shard was given (else the environment may say) */
   int keep_all;  /* --keep all: every case and verdict, not only failures */
   int json;      /* --format json (the jobs print nothing but to the parent) */
+  const char *junit; /* --junit FILE, or NULL */
   double timeout;
   uint64_t max_case_bytes; /* --max-case-bytes; 0: sl_case_bytes_cap() */
   sl_tolerances tol;       /* --tolerance: they decide verdicts (config) */

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "failure_group.h"
 #include "fuzz_campaign.h"
 #include "interrupt.h"
 #include "runinfo.h"
@@ -73,19 +74,19 @@ static void sl__shrink(const sl_fuzz_campaign *f, sl_worker *w,
   }
 }
 
-/* Writes the minimal case into the corpus: <dir>/<op>-<hash>.txt holding the
- * line (with the variant and verdict as a comment), and for a wrong answer
- * the .npy bundle of `scatterlab run --save` in <dir>/<op>-<hash>/, made by
- * the worker (never in this process: see sl_worker_save). A crash or hang
- * gets no bundle. */
+/* Writes the minimal case into the corpus, once per failure group:
+ * <dir>/<op>-<signature id>.txt holding the line (with the variant, verdict
+ * and signature as comments), and for a wrong answer the .npy bundle of
+ * `scatterlab run --save` in <dir>/<op>-<signature id>/, made by the worker
+ * (never in this process: see sl_worker_save). A crash or hang gets no
+ * bundle. The jobs are separate processes: the entry is created with
+ * O_EXCL semantics (link() of the complete file fails when the name
+ * exists), so the first member of a group found by any job keeps it and
+ * the later ones add nothing. */
 static void sl__corpus_add(sl_worker *w, double timeout, const char *dir,
                            const sl_case *c, const char *line,
-                           const char *variant, sl_verdict verdict) {
-  uint64_t h = 1469598103934665603ull; /* FNV-1a of the line */
-  for (const char *p = line; *p; ++p)
-    h = (h ^ (unsigned char)*p) * 1099511628211ull;
-  char op[64];
-  sscanf(line, "%63s", op);
+                           const char *variant, sl_verdict verdict,
+                           const sl_failure_sig *sig) {
   char path[1024];
   /* The folder and any missing parents (an installed CLI's default,
    * results/corpus, may be the first thing written under results/). */
@@ -97,16 +98,29 @@ static void sl__corpus_add(sl_worker *w, double timeout, const char *dir,
       *p = '/';
     }
   mkdir(path, 0777);
-  snprintf(path, sizeof path, "%s/%s-%016" PRIx64 ".txt", dir, op, h);
-  /* Written beside and renamed: a planted symbolic link is replaced, never
-   * followed, and a reader never sees half an entry. */
-  char text[2 * SL_CASE_LINE_MAX], err[512];
-  snprintf(text, sizeof text, "# found by scatterlab fuzz: %s %s\n%s\n",
-           variant, sl_verdict_name(verdict), line);
-  if (sl_safe_write_text(path, text, err, sizeof err)) {
+  snprintf(path, sizeof path, "%s/%s-%s.txt", dir, sl_op_name(c->op), sig->id);
+  struct stat sb;
+  if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+    return; /* the group has its entry */
+  /* Written beside, complete, then linked into place: link() fails when
+   * the name exists (another job was first), never follows a planted
+   * symbolic link, and a reader never sees half an entry. */
+  char tmp[1100], text[2 * SL_CASE_LINE_MAX + 1024], err[512];
+  snprintf(tmp, sizeof tmp, "%s.new.%ld", path, (long)getpid());
+  snprintf(text, sizeof text,
+           "# found by scatterlab fuzz: %s %s\n# group %s: %s\n%s\n", variant,
+           sl_verdict_name(verdict), sig->id, sig->text, line);
+  if (sl_safe_write_text(tmp, text, err, sizeof err)) {
     fprintf(stderr, "scatterlab fuzz: corpus: %s\n", err);
     return;
   }
+  /* Something else at the name (a planted symbolic link) is no entry: it
+   * is replaced by rename(), never followed. */
+  int taken = lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)
+                  ? rename(tmp, path) != 0
+                  : link(tmp, path) != 0;
+  unlink(tmp);       /* after rename(): already gone */
+  if (taken) return; /* EEXIST: another job's member was first */
   if (verdict != SL_VERDICT_FAILED && verdict != SL_VERDICT_REJECT_MISMATCH)
     return;
   path[strlen(path) - 4] = '\0'; /* the bundle folder: the name without .txt */
@@ -127,6 +141,9 @@ typedef struct sl__pending {
                     */
   int n;
   sl_variant_result *v;
+  /* A failing case's group (failure_group.h) and the variant it is of;
+   * "" for a case that passed */
+  char sig[768], sig_variant[SL_VARIANT_NAME_LEN];
 } sl__pending;
 
 typedef struct sl__batch {
@@ -157,6 +174,7 @@ static int sl__batch_add(sl__batch *b, const sl_case *c,
   e->dt = c->dt;
   e->seed = c->seed;
   e->shrunk_from = shrunk_from;
+  e->sig[0] = e->sig_variant[0] = '\0';
   return b->n++;
 }
 
@@ -176,6 +194,8 @@ static int sl__batch_write(sl_store *st, int64_t run_id, int keep_all,
     int64_t from = e->shrunk_from >= 0 ? ids[e->shrunk_from] : 0;
     rc = sl_store_verdicts(st, run_id, e->op, e->dt, e->line, e->seed, from,
                            keep_all, e->v, e->n, &ids[i]);
+    if (!rc && e->sig[0] && ids[i])
+      rc = sl_store_set_signature(st, ids[i], e->sig_variant, e->sig);
   }
   free(ids);
   return rc;
@@ -199,13 +219,29 @@ static int sl__job_result(const sl_fuzz_campaign *f, sl_worker *w, sl__batch *b,
     sl__shrink(f, w, c, first.variant, first.verdict, &minimal, &mres);
   char line[SL_CASE_LINE_MAX];
   sl_case_print(&minimal, line, sizeof line);
-  if (f->db && f->shrink && sl__batch_add(b, &minimal, &mres, at) < 0)
-    return -1;
+  /* The group: of the minimal case, as the shrinker left its message. */
+  const sl_variant_result *mv = sl__find(&mres, first.variant);
+  sl_failure_sig sig;
+  sl_failure_signature(&minimal, first.variant, sl_verdict_name(first.verdict),
+                       mv ? mv->message : first.message, &sig);
+  if (f->db) {
+    snprintf(b->p[at].sig, sizeof b->p[at].sig, "%s", sig.text);
+    snprintf(b->p[at].sig_variant, sizeof b->p[at].sig_variant, "%s",
+             first.variant);
+  }
+  if (f->db && f->shrink) {
+    int m = sl__batch_add(b, &minimal, &mres, at);
+    if (m < 0) return -1;
+    snprintf(b->p[m].sig, sizeof b->p[m].sig, "%s", sig.text);
+    snprintf(b->p[m].sig_variant, sizeof b->p[m].sig_variant, "%s",
+             first.variant);
+  }
   if (f->corpus)
     sl__corpus_add(w, f->timeout, f->corpus, &minimal, line, first.variant,
-                   first.verdict);
-  fprintf(out, "F %s\t%s\t%s\t%s\t%s\n", first.variant,
-          sl_verdict_name(first.verdict), line, res->line, first.message);
+                   first.verdict, &sig);
+  fprintf(out, "F %s\t%s\t%s\t%s\t%s\t%s\t%s\n", first.variant,
+          sl_verdict_name(first.verdict), line, res->line, sig.id, sig.text,
+          first.message);
   fflush(out);
   return 0;
 }
@@ -318,7 +354,10 @@ int sl_fuzz_job(const sl_fuzz_campaign *f, int job, FILE *out) {
     if (sl_worker_run(w, &c, f->timeout, &res, err, sizeof err)) {
       /* A generated case the harness cannot even build is a bug of the
        * generator: report it like a failure. */
-      fprintf(out, "F harness\tfailed\t%s\t%s\t%s\n", res.line, res.line, err);
+      sl_failure_sig sig;
+      sl_failure_signature(&c, "harness", "failed", err, &sig);
+      fprintf(out, "F harness\tfailed\t%s\t%s\t%s\t%s\t%s\n", res.line,
+              res.line, sig.id, sig.text, err);
       ++s.failures;
       continue;
     }

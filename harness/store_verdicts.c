@@ -1,6 +1,8 @@
 /* A judged case into the store (store_verdicts.h). */
 #include "store_verdicts.h"
 
+#include "failure_group.h"
+
 /* Verdicts that make a case worth keeping in a "failures" run. */
 static int sl__failing(sl_verdict v) {
   return v == SL_VERDICT_FAILED || v == SL_VERDICT_REJECT_MISMATCH ||
@@ -33,6 +35,18 @@ int sl_store_verdicts(sl_store *st, int64_t run_id, sl_op op_code,
                          r->diff1,   r->diff2,
                          r->diff3,   r->seconds};
     if (sl_store_add_result(st, *case_id, &row)) return -1;
+  }
+  return 0;
+}
+
+int sl_store_verdict_signatures(sl_store *st, int64_t case_id, const sl_case *c,
+                                const sl_variant_result *v, int n) {
+  for (int i = 0; i < n && case_id; ++i) {
+    if (!sl_verdict_is_failure(v[i].verdict)) continue;
+    sl_failure_sig sig;
+    sl_failure_signature(c, v[i].variant, sl_verdict_name(v[i].verdict),
+                         v[i].message, &sig);
+    if (sl_store_set_signature(st, case_id, v[i].variant, sig.text)) return -1;
   }
   return 0;
 }

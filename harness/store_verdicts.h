@@ -25,4 +25,10 @@ int sl_store_verdicts(sl_store *st, int64_t run_id, sl_op op, sl_dtype dtype,
                       int keep_all, const sl_variant_result *v, int n,
                       int64_t *case_id);
 
+/* Records with each failing verdict of v on the kept case case_id (of
+ * case c, run as given) its failure group signature (failure_group.h), for
+ * `scatterlab report --failures`. 0, or -1 on a store error. */
+int sl_store_verdict_signatures(sl_store *st, int64_t case_id, const sl_case *c,
+                                const sl_variant_result *v, int n);
+
 #endif /* SL_STORE_VERDICTS_H */

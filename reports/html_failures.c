@@ -20,29 +20,6 @@ typedef struct sl__fail_html {
   sl_store *s;
 } sl__fail_html;
 
-/* A provider variant's repro loads its library: " --provider NAME=PATH"
- * from the run's providers, matched by the variant's prefix. */
-typedef struct sl__prefix {
-  const char *variant;
-  size_t len;
-  FILE *out;
-} sl__prefix;
-
-static int sl__provider_option(void *user, const sl_provider_record *p) {
-  sl__prefix *x = user;
-  if (p->builtin || strlen(p->name) != x->len ||
-      strncmp(p->name, x->variant, x->len) != 0)
-    return 0;
-  /* Quoted for the shell as the CLI's repro is: a path with a space or a
-   * quote pastes as one argument. */
-  char spec[2 * 4096 + 128], word[sizeof spec + 64];
-  snprintf(spec, sizeof spec, "%s=%s", p->name, p->path);
-  if (sl_shell_word(spec, word, sizeof word)) return 1;
-  fputs(" --provider ", x->out);
-  sl__html_text(x->out, word);
-  return 1;
-}
-
 static int sl__failure_row(void *user, const sl_failure_view *f) {
   sl__fail_html *h = user;
   FILE *out = h->out;
@@ -62,16 +39,9 @@ static int sl__failure_row(void *user, const sl_failure_view *f) {
   sl__html_text(out, f->op);
   fputs("</td><td><code>", out);
   sl__html_text(out, f->message);
-  /* The repro command of `scatterlab run` (harness/runner.c sl_repro). */
-  fputs("</code></td><td><code>scatterlab run '", out);
-  sl__html_text(out, f->minimal_line);
-  fputs("' --variants ", out);
-  sl__html_text(out, f->variant);
-  const char *colon = strchr(f->variant, ':');
-  if (colon) {
-    sl__prefix x = {f->variant, (size_t)(colon - f->variant), out};
-    sl_store_run_providers(h->s, f->run_id, sl__provider_option, &x);
-  }
+  fputs("</code></td><td><code>", out);
+  sl_report_repro(out, h->s, f->run_id, f->minimal_line, f->variant,
+                  sl__html_text);
   fputs("</code>", out);
   if (strcmp(f->minimal_line, f->case_line) != 0) {
     fputs("<br><span class=\"note\">shrunk from <code>", out);

@@ -44,6 +44,17 @@ void sl_md_text(FILE *out, const char *s, int in_code);
 int sl_report_runs(sl_store *s, int64_t run_id, FILE *out, char *err,
                    size_t errlen);
 
+/* `report --failures`: the failure groups of run_id (0: every run), each
+ * with its signature, count of cases (shrunk copies not counted), first and
+ * last seen, first message and minimal repro line; then the totals. */
+int sl_report_failure_groups(sl_store *s, int64_t run_id, FILE *out, char *err,
+                             size_t errlen);
+/* Writes the `scatterlab run` repro of `line` for `variant` of run run_id,
+ * with the --provider option that loads a provider variant's library, each
+ * piece through `text` (an escaper, for HTML). */
+void sl_report_repro(FILE *out, sl_store *s, int64_t run_id, const char *line,
+                     const char *variant, void (*text)(FILE *, const char *));
+
 /* ------------------------------------------------------------------------ */
 /* CSV                                                                       */
 /* ------------------------------------------------------------------------ */

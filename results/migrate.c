@@ -157,6 +157,18 @@ static const char sl__schema_v8_sql[] =
 #undef SL__DT_AT
 #undef SL__DT_REST
 
+/*
+ * Version 9: failure triage. Each failing verdict carries the signature of
+ * its failure group (harness/failure_group.h), so that `scatterlab report
+ * --failures` counts groups across runs and jobs; '' where none was
+ * computed (other verdicts, rows written before).
+ */
+static const char sl__schema_v9_sql[] =
+    "ALTER TABLE results ADD COLUMN signature TEXT NOT NULL DEFAULT '';"
+    "CREATE INDEX results_signature ON results (signature)"
+    " WHERE signature != '';"
+    "PRAGMA user_version = 9;";
+
 /* To change the schema, append a step (never edit a released one) and add a
  * test that opens a database of the previous version. */
 static const sl__migration sl__steps[] = {
@@ -168,6 +180,7 @@ static const sl__migration sl__steps[] = {
     {6, sl__schema_v6_sql, "the reference of each run"},
     {7, sl__schema_v7_sql, "the providers each run loaded"},
     {8, sl__schema_v8_sql, "store modes: kept cases and verdict tallies"},
+    {9, sl__schema_v9_sql, "failure group signatures"},
 };
 
 #define SL__NSTEPS ((int)(sizeof sl__steps / sizeof sl__steps[0]))

@@ -156,6 +156,11 @@ int sl_store_tally(sl_store *s, int64_t run_id, const char *op,
 /* Inserts a result; a second row for the same (case, variant) fails. */
 int sl_store_add_result(sl_store *s, int64_t case_id, const sl_result_row *r);
 
+/* Records the failure group signature (harness/failure_group.h) of the
+ * result of `variant` on case case_id (schema 9). */
+int sl_store_set_signature(sl_store *s, int64_t case_id, const char *variant,
+                           const char *signature);
+
 /* A timing summary and its raw samples. */
 typedef struct sl_timing_row {
   const char *variant;
@@ -355,6 +360,26 @@ typedef struct sl_failure_view {
 int sl_store_each_failure(sl_store *s, int64_t run_id,
                           int (*fn)(void *user, const sl_failure_view *f),
                           void *user);
+
+/* One failure group of the store: the failing results that share a
+ * signature, counted over the cases that were not themselves shrunk from
+ * another (a shrunk copy is no extra failure). */
+typedef struct sl_failure_group_view {
+  const char *signature, *op, *variant, *verdict, *message; /* never NULL */
+  int64_t cases;                      /* failing cases in the group */
+  int64_t first_run, last_run;        /* the runs of its first and last case */
+  const char *first_seen, *last_seen; /* those runs' started_at */
+  /* The first case's minimal case (as sl_failure_view.minimal_line). */
+  const char *minimal_line;
+} sl_failure_group_view;
+
+/* The failure groups of run_id (0: of every run) in the order first met.
+ * Results stored before schema 9, or without a signature, are not in any
+ * group. */
+int sl_store_each_failure_group(sl_store *s, int64_t run_id,
+                                int (*fn)(void *user,
+                                          const sl_failure_group_view *g),
+                                void *user);
 
 /* The id of the newest run that holds timings; 0 if none, -1 on error. */
 int64_t sl_store_last_timed_run(sl_store *s);

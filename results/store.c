@@ -796,7 +796,10 @@ int sl_store_add_case(sl_store *s, int64_t run_id, const char *op_name,
   const int64_t id = sqlite3_last_insert_rowid(s->db);
   if (case_id) *case_id = id;
   sl__tally_key(s, id, run_id, op_name, case_line);
-  return sl_store_count_case(s, run_id);
+  /* A shrunk case is a copy of a failure already counted: neither it nor
+   * its verdicts are counted again (runs.ncases, tallies). */
+  s->tally_skip = shrunk_from != 0;
+  return shrunk_from != 0 ? 0 : sl_store_count_case(s, run_id);
 }
 
 int sl_store_count_case(sl_store *s, int64_t run_id) {
@@ -853,6 +856,7 @@ int sl_store_add_result(sl_store *s, int64_t case_id, const sl_result_row *r) {
     sl__store_done(st);
     /* Every stored verdict is counted too (a run that keeps only some
      * cases counts the others with sl_store_tally). */
+    if (s->tally_case == case_id && s->tally_skip) return 0;
     if (s->tally_case != case_id) {
       sqlite3_stmt *k = sl__store_stmt(s, SL__STMT_CASE_KEY, op);
       if (!k) return -1;
@@ -865,6 +869,7 @@ int sl_store_add_result(sl_store *s, int64_t case_id, const sl_result_row *r) {
       sl__tally_key(s, case_id, sqlite3_column_int64(k, 0),
                     (const char *)sqlite3_column_text(k, 1),
                     (const char *)sqlite3_column_text(k, 2));
+      s->tally_skip = 0; /* a case added earlier: counted as it always was */
       sl__store_done(k);
     }
     return sl_store_tally(s, s->tally_run, s->tally_op, s->tally_dtype,
@@ -876,6 +881,28 @@ int sl_store_add_result(sl_store *s, int64_t case_id, const sl_result_row *r) {
                  sqlite3_errmsg(s->db));
   sl__store_done(st);
   return -1;
+}
+
+int sl_store_set_signature(sl_store *s, int64_t case_id, const char *variant,
+                           const char *signature) {
+  static const char op[] = "set_signature";
+  if (sl__store_check_handle(s)) return -1;
+  if (!variant || !signature)
+    return sl__store_fail(s, op, "%s is NULL",
+                          !variant ? "variant" : "signature");
+  if (sl__store_writable(s, op)) return -1;
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(s->db,
+                         "UPDATE results SET signature = ?3"
+                         " WHERE case_id = ?1 AND variant = ?2",
+                         -1, &st, NULL) != SQLITE_OK)
+    return sl__store_fail_db(s, op);
+  sqlite3_bind_int64(st, 1, case_id);
+  sl__store_bind_text(st, 2, variant);
+  sl__store_bind_text(st, 3, signature);
+  int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : sl__store_fail_db(s, op);
+  sqlite3_finalize(st);
+  return rc;
 }
 
 static int sl__add_timing_rows(sl_store *s, int64_t case_id,

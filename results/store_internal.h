@@ -77,6 +77,7 @@ struct sl_store {
   /* The case the last results were tallied for (its run, op and dtype), so
    * that a case's verdicts cost one lookup at most. */
   int64_t tally_case, tally_run;
+  int tally_skip; /* tally_case is a shrunk copy: its verdicts not counted */
   char tally_op[64], tally_dtype[16];
   double *samples; /* buffer behind sl_timing_view.samples */
   size_t samples_cap;

@@ -370,6 +370,55 @@ int sl_store_each_failure(sl_store *s, int64_t run_id,
   return ret;
 }
 
+int sl_store_each_failure_group(sl_store *s, int64_t run_id,
+                                int (*fn)(void *user,
+                                          const sl_failure_group_view *g),
+                                void *user) {
+  static const char op[] = "each_failure_group";
+  /* Only cases not shrunk from another are counted; the first case's
+   * newest shrunk child is the group's minimal case. */
+  static const char sql[] =
+      "WITH g AS (SELECT x.signature AS sig, count(*) AS n,"
+      "  min(c.id) AS first_id, max(c.id) AS last_id"
+      "  FROM cases c JOIN results x ON x.case_id = c.id"
+      "  WHERE x.signature != '' AND c.shrunk_from IS NULL"
+      "  AND (?1 = 0 OR c.run_id = ?1) GROUP BY x.signature)"
+      " SELECT g.sig, f.op, xf.variant, xf.verdict, xf.message, g.n,"
+      " f.run_id, l.run_id, rf.started_at, rl.started_at,"
+      " coalesce((SELECT m.case_line FROM cases m"
+      "  WHERE m.shrunk_from = f.id ORDER BY m.id DESC LIMIT 1), f.case_line)"
+      " FROM g JOIN cases f ON f.id = g.first_id"
+      " JOIN cases l ON l.id = g.last_id"
+      " JOIN runs rf ON rf.id = f.run_id JOIN runs rl ON rl.id = l.run_id"
+      " JOIN results xf ON xf.case_id = f.id AND xf.signature = g.sig"
+      " ORDER BY g.first_id";
+  if (!s || !s->db) return -1;
+  if (sl__walk_check(s, fn != NULL, run_id, op)) return -1;
+  sqlite3_stmt *st = sl__report_stmt(s, sql, op);
+  if (!st) return -1;
+  sqlite3_bind_int64(st, 1, run_id);
+  int rc = SQLITE_DONE, stop = 0;
+  while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    sl_failure_group_view v;
+    v.signature = sl__text(st, 0);
+    v.op = sl__text(st, 1);
+    v.variant = sl__text(st, 2);
+    v.verdict = sl__text(st, 3);
+    v.message = sl__text(st, 4);
+    v.cases = sqlite3_column_int64(st, 5);
+    v.first_run = sqlite3_column_int64(st, 6);
+    v.last_run = sqlite3_column_int64(st, 7);
+    v.first_seen = sl__text(st, 8);
+    v.last_seen = sl__text(st, 9);
+    v.minimal_line = sl__text(st, 10);
+    stop = fn(user, &v);
+  }
+  int ret = stop;
+  if (!stop && rc != SQLITE_DONE) ret = sl__store_fail_db(s, op);
+  sqlite3_finalize(st);
+  return ret;
+}
+
 int64_t sl_store_last_timed_run(sl_store *s) {
   static const char op[] = "last_timed_run";
   static const char sql[] = "SELECT coalesce(max(c.run_id), 0) FROM timings t"

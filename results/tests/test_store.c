@@ -241,7 +241,7 @@ static void test_round_trip(const char *db) {
   if (!s) return;
   CHECK(strcmp(sl_store_path(s), db) == 0);
   CHECK(strcmp(sl_store_errmsg(s), "") == 0);
-  CHECK(sl_store_schema_version() == 8);
+  CHECK(sl_store_schema_version() == 9);
   CHECK(sl_store_last_run(s) == 0);
 
   sl_run_info ri = test_info("run");
@@ -315,8 +315,11 @@ static void test_round_trip(const char *db) {
   CHECK_MSG(strlen(rs.started[0]) == 24 && rs.started[0][10] == 'T' &&
                 rs.started[0][23] == 'Z',
             "started_at \"%s\"", rs.started[0]);
-  CHECK(rs.ncases[0] == 2 && rs.nresults[0] == 3);
-  CHECK(rs.nfailed[0] == 2); /* failed + crashed */
+  /* Case 2 is a shrunk copy of case 1: neither it nor its verdicts are
+   * counted again (schema 9; before, a campaign's report counted every
+   * failure twice). */
+  CHECK(rs.ncases[0] == 1 && rs.nresults[0] == 2);
+  CHECK(rs.nfailed[0] == 1); /* case 1's failed; not the copy's crashed */
   CHECK(rs.ncases[1] == 0 && rs.nresults[1] == 0 && rs.nfailed[1] == 0);
   CHECK(rs.cores[0] == 8 && rs.cores[1] == 0 && rs.threads[0] == 4);
   CHECK(rs.copy_gbs[0] == 12.5 && rs.copy_gbs[1] == 3.0);
@@ -403,7 +406,7 @@ static void test_round_trip(const char *db) {
   char mode[32];
   raw_text(db, "PRAGMA journal_mode", mode, sizeof mode);
   CHECK_MSG(strcmp(mode, "wal") == 0, "journal_mode %s", mode);
-  CHECK(raw_int(db, "PRAGMA user_version") == 8);
+  CHECK(raw_int(db, "PRAGMA user_version") == 9);
   CHECK(raw_int(db, "PRAGMA application_id") == 0x534C4142);
   char ok[64];
   raw_text(db, "PRAGMA integrity_check", ok, sizeof ok);
@@ -584,19 +587,19 @@ static void test_versions_and_foreign_files(const char *db) {
   path_in(p, sizeof p, "newer.db");
   CHECK(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0);
   sl_store_close(s);
-  CHECK(raw_exec(p, "PRAGMA user_version = 9") == SQLITE_OK);
+  CHECK(raw_exec(p, "PRAGMA user_version = 10") == SQLITE_OK);
   s = NULL;
   CHECK(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) != 0);
   CHECK(s == NULL);
   char want[400];
   snprintf(want, sizeof want,
-           "%s: schema version 9 is newer than this scatterlab (knows 8); "
+           "%s: schema version 10 is newer than this scatterlab (knows 9); "
            "upgrade scatterlab",
            p);
   CHECK_MSG(strcmp(err, want) == 0, "got \"%s\"", err);
   CHECK(sl_store_open(p, SL_STORE_READONLY, &s, err, sizeof err) != 0);
   CHECK_MSG(strcmp(err, want) == 0, "got \"%s\"", err);
-  CHECK(raw_int(p, "PRAGMA user_version") == 9); /* left alone */
+  CHECK(raw_int(p, "PRAGMA user_version") == 10); /* left alone */
 
   /* A text file. */
   path_in(p, sizeof p, "notes.txt");
@@ -638,7 +641,7 @@ static void test_versions_and_foreign_files(const char *db) {
   CHECK_MSG(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
             "%s", err);
   sl_store_close(s);
-  CHECK(raw_int(p, "PRAGMA user_version") == 8);
+  CHECK(raw_int(p, "PRAGMA user_version") == 9);
 
   /* The parent folder must be a folder. */
   char q[300];
@@ -945,7 +948,9 @@ static void make_v6_store(const char *p) {
   CHECK(sl_store_add_case(s, id, "gather", "gather x=4 index=4", 3, 0, &id) ==
         0);
   sl_store_close(s);
-  CHECK(raw_exec(p, "DROP TABLE run_providers; DROP TABLE tallies;"
+  CHECK(raw_exec(p, "DROP INDEX results_signature;"
+                    " ALTER TABLE results DROP COLUMN signature;"
+                    " DROP TABLE run_providers; DROP TABLE tallies;"
                     " ALTER TABLE runs DROP COLUMN keep;"
                     " ALTER TABLE runs DROP COLUMN ncases;"
                     " PRAGMA user_version = 6") == SQLITE_OK);
@@ -982,13 +987,15 @@ static void test_upgrade_v8_tallies(void) {
   CHECK(raw_int(p, "SELECT count FROM tallies WHERE dtype = 'f16' AND"
                    " variant = 'cpu.omp' AND verdict = 'failed'") == 1);
   /* Back to version 7, then upgraded: the same counts from the results. */
-  CHECK(raw_exec(p, "DROP TABLE tallies; ALTER TABLE runs DROP COLUMN keep;"
+  CHECK(raw_exec(p, "DROP INDEX results_signature;"
+                    " ALTER TABLE results DROP COLUMN signature;"
+                    " DROP TABLE tallies; ALTER TABLE runs DROP COLUMN keep;"
                     " ALTER TABLE runs DROP COLUMN ncases;"
                     " PRAGMA user_version = 7") == SQLITE_OK);
   CHECK_MSG(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
             "%s", err);
   sl_store_close(s);
-  CHECK(raw_int(p, "PRAGMA user_version") == 8);
+  CHECK(raw_int(p, "PRAGMA user_version") == 9);
   CHECK(raw_int(p, "SELECT ncases FROM runs") == 2);
   CHECK(raw_int(p, "SELECT count(*) FROM tallies") == 3);
   CHECK(raw_int(p, "SELECT count FROM tallies WHERE dtype = 'f16' AND"
@@ -1012,6 +1019,62 @@ static void test_upgrade_v8_tallies(void) {
   CHECK(raw_int(p, "SELECT count(*) FROM runs WHERE keep = 'failures'") == 1);
 }
 
+/* Schema 9: the failure groups by signature; a shrunk copy is counted
+ * neither as a case, nor in the tallies, nor in its group. */
+typedef struct groups_seen {
+  int n;
+  int64_t cases[4];
+  char minimal[4][64];
+} groups_seen;
+
+static int group_seen(void *user, const sl_failure_group_view *g) {
+  groups_seen *x = user;
+  if (x->n < 4) {
+    x->cases[x->n] = g->cases;
+    snprintf(x->minimal[x->n], sizeof x->minimal[0], "%s", g->minimal_line);
+  }
+  ++x->n;
+  return 0;
+}
+
+static void test_failure_groups(void) {
+  char p[300], err[512];
+  path_in(p, sizeof p, "groups.db");
+  sl_store *s = NULL;
+  CHECK_MSG(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
+            "%s", err);
+  if (!s) return;
+  sl_run_info ri = test_info("fuzz");
+  int64_t run, c1, m1, c2, c3;
+  sl_result_row bad = {"cpu.omp", "failed", "at 3", 0, 0, 0, 0, -1};
+  CHECK(sl_store_run_begin(s, &ri, &run) == 0);
+  CHECK(sl_store_add_case(s, run, "gather", "gather x=9 index=9", 1, 0, &c1) ==
+        0);
+  CHECK(sl_store_add_result(s, c1, &bad) == 0);
+  CHECK(sl_store_add_case(s, run, "gather", "gather x=2 index=2", 1, c1, &m1) ==
+        0);
+  CHECK(sl_store_add_result(s, m1, &bad) == 0);
+  CHECK(sl_store_add_case(s, run, "gather", "gather x=8 index=8", 2, 0, &c2) ==
+        0);
+  CHECK(sl_store_add_result(s, c2, &bad) == 0);
+  CHECK(sl_store_add_case(s, run, "gather", "gather x=7 index=7", 3, 0, &c3) ==
+        0);
+  CHECK(sl_store_add_result(s, c3, &bad) == 0);
+  CHECK(sl_store_set_signature(s, c1, "cpu.omp", "sig A") == 0 &&
+        sl_store_set_signature(s, m1, "cpu.omp", "sig A") == 0 &&
+        sl_store_set_signature(s, c2, "cpu.omp", "sig A") == 0 &&
+        sl_store_set_signature(s, c3, "cpu.omp", "sig B") == 0);
+  groups_seen g = {0};
+  CHECK(sl_store_each_failure_group(s, 0, group_seen, &g) == 0);
+  CHECK_MSG(g.n == 2, "%d groups", g.n);
+  CHECK(g.cases[0] == 2 && g.cases[1] == 1);
+  CHECK(strcmp(g.minimal[0], "gather x=2 index=2") == 0);
+  CHECK(strcmp(g.minimal[1], "gather x=7 index=7") == 0);
+  sl_store_close(s);
+  CHECK(raw_int(p, "SELECT ncases FROM runs") == 3);
+  CHECK(raw_int(p, "SELECT count FROM tallies WHERE verdict = 'failed'") == 3);
+}
+
 static void test_upgrade_from_v6(void) {
   char p[300], err[512];
   path_in(p, sizeof p, "v6.db");
@@ -1020,12 +1083,12 @@ static void test_upgrade_from_v6(void) {
   /* Read-only first: refused, and the file left at version 6. */
   CHECK(sl_store_open(p, SL_STORE_READONLY, &s, err, sizeof err) != 0);
   CHECK_CONTAINS(err, "schema version 6 is older than this scatterlab "
-                      "(knows 8)");
+                      "(knows 9)");
   CHECK(raw_int(p, "PRAGMA user_version") == 6);
   CHECK_MSG(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
             "%s", err);
   if (!s) return;
-  CHECK(raw_int(p, "PRAGMA user_version") == 8);
+  CHECK(raw_int(p, "PRAGMA user_version") == 9);
   /* The table, empty; the old runs as they were, without providers. */
   CHECK(raw_int(p, "SELECT count(*) FROM run_providers") == 0);
   CHECK(raw_int(p, "SELECT strict FROM pragma_table_list WHERE name = "
@@ -1168,7 +1231,7 @@ static void test_concurrent_writers(void) {
   CHECK(raw_int(p, "SELECT count(*) FROM cases") == NPROC * NCASES);
   CHECK(raw_int(p, "SELECT count(*) FROM results") == NPROC * NCASES);
   CHECK(raw_int(p, "SELECT count(*) FROM run_providers") == NPROC * 2);
-  CHECK(raw_int(p, "PRAGMA user_version") == 8);
+  CHECK(raw_int(p, "PRAGMA user_version") == 9);
 }
 
 int main(void) {
@@ -1189,6 +1252,7 @@ int main(void) {
   test_providers();
   test_upgrade_v8_tallies();
   test_upgrade_from_v6();
+  test_failure_groups();
   test_merge_providers();
   test_concurrent_writers();
   char cmd[400];

@@ -1,0 +1,267 @@
+/* Failure groups and their outputs (failure_report.h). */
+#include "failure_report.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "failure_group.h"
+#include "json_out.h"
+#include "runner.h"
+#include "safe_file.h"
+#include "sl_report.h"
+
+static char *sl__dup(const char *s) { return strdup(s ? s : ""); }
+
+int sl_failure_groups_add(sl_failure_groups *g, const char *id, const char *sig,
+                          const char *variant, const char *verdict,
+                          const char *minimal, const char *found_as,
+                          const char *message) {
+  ++g->cases;
+  for (int i = 0; i < g->n; ++i)
+    if (strcmp(g->v[i].id, id) == 0) {
+      ++g->v[i].count;
+      return 0;
+    }
+  if (g->n == g->cap) {
+    int cap = g->cap ? 2 * g->cap : 16;
+    sl_failure_group *v = realloc(g->v, sizeof *v * (size_t)cap);
+    if (!v) return -1;
+    g->v = v;
+    g->cap = cap;
+  }
+  sl_failure_group *e = &g->v[g->n];
+  memset(e, 0, sizeof *e);
+  snprintf(e->id, sizeof e->id, "%s", id);
+  char repro[1400];
+  sl_repro(minimal ? minimal : "", variant ? variant : "", repro, sizeof repro);
+  e->sig = sl__dup(sig), e->variant = sl__dup(variant);
+  e->verdict = sl__dup(verdict), e->minimal = sl__dup(minimal);
+  e->found_as = sl__dup(found_as), e->message = sl__dup(message);
+  e->repro = sl__dup(repro);
+  e->count = 1;
+  if (!e->sig || !e->variant || !e->verdict || !e->minimal || !e->found_as ||
+      !e->message || !e->repro)
+    return -1;
+  ++g->n;
+  return 0;
+}
+
+int sl_failure_groups_add_result(sl_failure_groups *g, const sl_case *c,
+                                 const sl_case_result *res) {
+  for (int i = 0; i < res->n; ++i) {
+    const sl_variant_result *r = &res->v[i];
+    if (!sl_verdict_is_failure(r->verdict)) continue;
+    sl_failure_sig sig;
+    sl_failure_signature(c, r->variant, sl_verdict_name(r->verdict), r->message,
+                         &sig);
+    if (sl_failure_groups_add(g, sig.id, sig.text, r->variant,
+                              sl_verdict_name(r->verdict), res->line, res->line,
+                              r->message))
+      return -1;
+  }
+  return 0;
+}
+
+void sl_failure_groups_free(sl_failure_groups *g) {
+  for (int i = 0; i < g->n; ++i) {
+    sl_failure_group *e = &g->v[i];
+    free(e->sig), free(e->variant), free(e->verdict), free(e->minimal);
+    free(e->found_as), free(e->message), free(e->repro);
+  }
+  free(g->v);
+  memset(g, 0, sizeof *g);
+}
+
+void sl_failure_groups_print(const sl_failure_groups *g, FILE *out) {
+  /* "FAIL <verdict> <variant>" stays a line of its own: scripts match it. */
+  for (int i = 0; i < g->n; ++i) {
+    const sl_failure_group *e = &g->v[i];
+    fprintf(out,
+            "FAIL %s %s\n    %s\n    minimal: %s\n    found as: %s\n"
+            "    group %s, %" PRId64 " case%s: %s\n",
+            e->verdict, e->variant, e->message, e->repro, e->found_as, e->id,
+            e->count, e->count == 1 ? "" : "s", e->sig);
+  }
+}
+
+void sl_failure_groups_json(const sl_failure_groups *g, FILE *out) {
+  for (int i = 0; i < g->n; ++i) {
+    const sl_failure_group *e = &g->v[i];
+    const char *keys[] = {"signature", "signature_id", "variant", "verdict",
+                          "minimal",   "found_as",     "message", "repro"};
+    const char *vals[] = {e->sig,     e->id,       e->variant, e->verdict,
+                          e->minimal, e->found_as, e->message, e->repro};
+    fputs(i ? ",\n  {" : "\n  {", out);
+    fprintf(out, "\"cases\": %" PRId64, e->count);
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; ++k) {
+      fprintf(out, ", \"%s\": ", keys[k]);
+      sl_json_str(out, vals[k]);
+    }
+    fputc('}', out);
+  }
+}
+
+/* XML text or attribute value: the five markup characters escaped, and the
+ * control characters XML 1.0 cannot hold dropped (tab and newline kept). */
+static void sl__xml(FILE *out, const char *s) {
+  for (; s && *s; ++s) {
+    unsigned char ch = (unsigned char)*s;
+    switch (ch) {
+    case '&':
+      fputs("&amp;", out);
+      break;
+    case '<':
+      fputs("&lt;", out);
+      break;
+    case '>':
+      fputs("&gt;", out);
+      break;
+    case '"':
+      fputs("&quot;", out);
+      break;
+    case '\'':
+      fputs("&apos;", out);
+      break;
+    case '\n':
+      fputs("&#10;", out);
+      break;
+    case '\t':
+      fputs("&#9;", out);
+      break;
+    default:
+      if (ch >= 0x20) fputc(ch, out);
+    }
+  }
+}
+
+int sl_failure_groups_junit(const sl_failure_groups *g, const char *cmd,
+                            int64_t total, const char *path, char *err,
+                            size_t errlen) {
+  sl_safe_file sf;
+  if (sl_safe_open(&sf, path, err, errlen)) return -1;
+  FILE *o = sf.f;
+  fprintf(o,
+          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+          "<testsuites name=\"scatterlab %s\" tests=\"%d\" failures=\"%d\">\n"
+          "<testsuite name=\"scatterlab %s\" tests=\"%d\" failures=\"%d\" "
+          "errors=\"0\" skipped=\"0\">\n",
+          cmd, g->n + 1, g->n, cmd, g->n + 1, g->n);
+  /* The cases that passed are one test case: a CI shows a green line
+   * beside the groups, and a run without failures is not an empty suite. */
+  fprintf(o,
+          "  <testcase classname=\"scatterlab.%s\" name=\"%" PRId64
+          " cases judged, %" PRId64 " failing in %d group%s\"/>\n",
+          cmd, total, g->cases, g->n, g->n == 1 ? "" : "s");
+  for (int i = 0; i < g->n; ++i) {
+    const sl_failure_group *e = &g->v[i];
+    fprintf(o, "  <testcase classname=\"scatterlab.%s\" name=\"", cmd);
+    sl__xml(o, e->sig);
+    fputs("\">\n    <failure type=\"", o);
+    sl__xml(o, e->verdict);
+    fputs("\" message=\"", o);
+    sl__xml(o, e->message);
+    fputs("\">", o);
+    fprintf(o, "cases in group: %" PRId64 "\nrepro: ", e->count);
+    sl__xml(o, e->repro);
+    fputs("\nminimal case: ", o);
+    sl__xml(o, e->minimal);
+    fputs("\nfound as: ", o);
+    sl__xml(o, e->found_as);
+    fputs("\nmessage: ", o);
+    sl__xml(o, e->message);
+    fputs("</failure>\n  </testcase>\n", o);
+  }
+  fputs("</testsuite>\n</testsuites>\n", o);
+  return sl_safe_commit(&sf, err, errlen);
+}
+
+/* A workflow command's message: %, CR and LF escaped (GitHub's rules);
+ * properties also escape ':' and ','. */
+static void sl__gh(FILE *out, const char *s, int property) {
+  for (; s && *s; ++s) {
+    switch (*s) {
+    case '%':
+      fputs("%25", out);
+      break;
+    case '\r':
+      fputs("%0D", out);
+      break;
+    case '\n':
+      fputs("%0A", out);
+      break;
+    case ':':
+      fputs(property ? "%3A" : ":", out);
+      break;
+    case ',':
+      fputs(property ? "%2C" : ",", out);
+      break;
+    default:
+      fputc(*s, out);
+    }
+  }
+}
+
+int sl_failure_groups_github(const sl_failure_groups *g, const char *cmd,
+                             int64_t total, FILE *out, char *err,
+                             size_t errlen) {
+  const char *gha = getenv("GITHUB_ACTIONS");
+  if (!gha || strcmp(gha, "true") != 0) return 0;
+  for (int i = 0; i < g->n; ++i) {
+    const sl_failure_group *e = &g->v[i];
+    char title[2048];
+    snprintf(title, sizeof title, "scatterlab %s: %s %s (%" PRId64 " case%s)",
+             cmd, e->verdict, e->variant, e->count, e->count == 1 ? "" : "s");
+    fputs("::error title=", out);
+    sl__gh(out, title, 1);
+    fputs("::", out);
+    char msg[4096];
+    snprintf(msg, sizeof msg, "%s\nrepro: %s\ngroup: %s", e->message, e->repro,
+             e->sig);
+    sl__gh(out, msg, 0);
+    fputc('\n', out);
+  }
+  fflush(out);
+  const char *path = getenv("GITHUB_STEP_SUMMARY");
+  if (!path || !path[0]) return 0;
+  /* Appended, as every step does; a symbolic link planted at the path is
+   * refused rather than followed. */
+  int fd =
+      open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+  FILE *f = fd >= 0 ? fdopen(fd, "a") : NULL;
+  if (!f) {
+    snprintf(err, errlen, "GITHUB_STEP_SUMMARY %s: %s", path, strerror(errno));
+    if (fd >= 0) close(fd);
+    return -1;
+  }
+  fprintf(f,
+          "### scatterlab %s: %" PRId64 " cases, %" PRId64
+          " failing in %d failure group%s\n\n",
+          cmd, total, g->cases, g->n, g->n == 1 ? "" : "s");
+  if (g->n) {
+    fputs("| verdict | variant | cases | group | repro |\n"
+          "| --- | --- | ---: | --- | --- |\n",
+          f);
+    for (int i = 0; i < g->n; ++i) {
+      const sl_failure_group *e = &g->v[i];
+      fputs("| ", f);
+      sl_md_text(f, e->verdict, 0);
+      fputs(" | ", f);
+      sl_md_text(f, e->variant, 0);
+      fprintf(f, " | %" PRId64 " | ", e->count);
+      sl_md_text(f, e->sig, 0);
+      fputs(" | `", f);
+      sl_md_text(f, e->repro, 1);
+      fputs("` |\n", f);
+    }
+    fputc('\n', f);
+  }
+  if (fclose(f)) {
+    snprintf(err, errlen, "GITHUB_STEP_SUMMARY %s: %s", path, strerror(errno));
+    return -1;
+  }
+  return 0;
+}

@@ -1,0 +1,64 @@
+/*
+ * The failures of a fuzz campaign or a run, grouped by signature
+ * (failure_group.h), and what each output makes of the groups: the text
+ * summary, the JSON array, the JUnit XML file (--junit), and under GitHub
+ * Actions the ::error annotations and the step summary. One list, so that
+ * every output counts the same groups.
+ */
+#ifndef SL_FAILURE_REPORT_H
+#define SL_FAILURE_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct sl_failure_group {
+  char id[17];
+  char *sig, *variant, *verdict, *minimal, *found_as, *message, *repro;
+  int64_t count; /* failing cases in the group */
+} sl_failure_group;
+
+typedef struct sl_failure_groups {
+  sl_failure_group *v; /* in the order first met */
+  int n, cap;
+  int64_t cases; /* failing cases over all groups */
+} sl_failure_groups;
+
+/* Counts a failure into its group (a new one when id is new): the first
+ * member's fields are kept. 0, or -1 without memory. */
+int sl_failure_groups_add(sl_failure_groups *g, const char *id, const char *sig,
+                          const char *variant, const char *verdict,
+                          const char *minimal, const char *found_as,
+                          const char *message);
+/* Counts every failing verdict of res (a case run as given, not shrunk:
+ * its line is both the minimal case and the case found) into its group. */
+struct sl_case;
+struct sl_case_result;
+int sl_failure_groups_add_result(sl_failure_groups *g, const struct sl_case *c,
+                                 const struct sl_case_result *res);
+void sl_failure_groups_free(sl_failure_groups *g);
+
+/* One FAIL block per group on out. */
+void sl_failure_groups_print(const sl_failure_groups *g, FILE *out);
+
+/* The groups as the elements of a JSON array (no brackets): per group
+ * {"signature", "signature_id", "cases", "variant", "verdict", "minimal",
+ * "found_as", "message", "repro"}. */
+void sl_failure_groups_json(const sl_failure_groups *g, FILE *out);
+
+/* --junit FILE: one testsuite "scatterlab CMD" of one passing test case
+ * (the `total` cases judged) and one failing test case per group. Written
+ * safely (safe_file.h). 0, or -1 with err naming the file. */
+int sl_failure_groups_junit(const sl_failure_groups *g, const char *cmd,
+                            int64_t total, const char *path, char *err,
+                            size_t errlen);
+
+/* Under GitHub Actions (GITHUB_ACTIONS=true): one ::error line per group on
+ * out, and a markdown table of the groups appended to $GITHUB_STEP_SUMMARY
+ * (opened for append, never through a symbolic link). Does nothing
+ * elsewhere. 0, or -1 with err naming the summary file. */
+int sl_failure_groups_github(const sl_failure_groups *g, const char *cmd,
+                             int64_t total, FILE *out, char *err,
+                             size_t errlen);
+
+#endif

@@ -1,0 +1,86 @@
+/*
+ * `scatterlab report --failures`: the failure groups of the store (schema 9:
+ * results.signature, harness/failure_group.h), each with its count of
+ * cases, when it was first and last seen, and the minimal repro.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sl_report.h"
+#include "sl_store.h"
+
+typedef struct sl__prefix {
+  const char *variant;
+  size_t len;
+  FILE *out;
+  void (*text)(FILE *, const char *);
+} sl__prefix;
+
+static int sl__provider_option(void *user, const sl_provider_record *p) {
+  sl__prefix *x = user;
+  if (p->builtin || strlen(p->name) != x->len ||
+      strncmp(p->name, x->variant, x->len) != 0)
+    return 0;
+  /* Quoted for the shell as the CLI's repro is: a path with a space or a
+   * quote pastes as one argument. */
+  char spec[2 * 4096 + 128], word[sizeof spec + 64];
+  snprintf(spec, sizeof spec, "%s=%s", p->name, p->path);
+  if (sl_shell_word(spec, word, sizeof word)) return 1;
+  fputs(" --provider ", x->out);
+  x->text(x->out, word);
+  return 1;
+}
+
+void sl_report_repro(FILE *out, sl_store *s, int64_t run_id, const char *line,
+                     const char *variant, void (*text)(FILE *, const char *)) {
+  /* The repro command of `scatterlab run` (harness/runner.c sl_repro). */
+  fputs("scatterlab run '", out);
+  text(out, line);
+  fputs("' --variants ", out);
+  text(out, variant);
+  const char *colon = strchr(variant, ':');
+  if (colon) {
+    sl__prefix x = {variant, (size_t)(colon - variant), out, text};
+    sl_store_run_providers(s, run_id, sl__provider_option, &x);
+  }
+}
+
+static void sl__plain(FILE *out, const char *s) { fputs(s, out); }
+
+typedef struct sl__groups {
+  FILE *out;
+  sl_store *s;
+  int64_t n, cases;
+} sl__groups;
+
+static int sl__group(void *user, const sl_failure_group_view *g) {
+  sl__groups *x = user;
+  ++x->n;
+  x->cases += g->cases;
+  fprintf(x->out,
+          "\ngroup %" PRId64 ": %" PRId64 " case%s; first seen run %" PRId64
+          " (%s), last seen run %" PRId64 " (%s)\n  %s\n  message: %s\n"
+          "  minimal repro: ",
+          x->n, g->cases, g->cases == 1 ? "" : "s", g->first_run, g->first_seen,
+          g->last_run, g->last_seen, g->signature, g->message);
+  sl_report_repro(x->out, x->s, g->first_run, g->minimal_line, g->variant,
+                  sl__plain);
+  fputc('\n', x->out);
+  return ferror(x->out) ? 1 : 0;
+}
+
+int sl_report_failure_groups(sl_store *s, int64_t run_id, FILE *out, char *err,
+                             size_t errlen) {
+  sl__groups x = {out, s, 0, 0};
+  if (sl_store_each_failure_group(s, run_id, sl__group, &x) < 0) {
+    snprintf(err, errlen, "%s", sl_store_errmsg(s));
+    return -1;
+  }
+  fprintf(out,
+          "%s%" PRId64 " failure group%s, %" PRId64
+          " failing case%s (shrunk copies not counted)\n",
+          x.n ? "\n" : "", x.n, x.n == 1 ? "" : "s", x.cases,
+          x.cases == 1 ? "" : "s");
+  return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Failure triage (README: Failure groups): a campaign against two planted
+# bugs (tests/buggy) groups its failing cases by signature. One count of
+# groups is shared by the text summary, the FAIL blocks, --format json,
+# --junit, the corpus (one entry per group, across jobs), the store's
+# `report --failures` (shrunk copies not counted) and, under GitHub
+# Actions, the ::error lines and the step summary. Before the groups, the
+# campaign printed one FAIL block and one corpus entry per failing case.
+set -u
+BIN=$1
+SRC=${2:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$SRC/tests/check.sh"
+BUG=$(dirname "$BIN")/tests/libsl_buggy.so
+[ -f "$BUG" ] || { echo "FAIL: $BUG missing"; exit 1; }
+unset CI_NODE_INDEX JOB_COMPLETION_INDEX GTEST_SHARD_INDEX GITHUB_ACTIONS \
+  GITHUB_STEP_SUMMARY
+VARIANTS='buggy:cpu.off_by_one,buggy:cpu.lost_update'
+FUZZ=(fuzz --ops gather,scatter_reduce --provider "buggy=$BUG"
+  --variants "$VARIANTS" --cases 160 --seed 7 --jobs 2
+  --corpus "$tmp/corpus" --db "$tmp/f.db" --junit "$tmp/fuzz.xml")
+echo "# table: $tmp/sum.md" >"$tmp/sum.md"
+GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY="$tmp/sum.md" \
+  "$BIN" "${FUZZ[@]}" --format json >"$tmp/doc.json" 2>"$tmp/out"
+rc=$?
+check "fuzz: exit 1 (got $rc)" test "$rc" = 1
+# The summary line: "N cases in S s (...), G failure groups (C failing cases)"
+groups=$(sed -n 's/.*), \([0-9]*\) failure groups\? (\([0-9]*\) failing cases).*/\1/p' "$tmp/out")
+cases=$(sed -n 's/.*), \([0-9]*\) failure groups\? (\([0-9]*\) failing cases).*/\2/p' "$tmp/out")
+echo "  $groups groups of $cases failing cases"
+check "summary names the groups and the cases" test -n "$groups" -a -n "$cases"
+groups=${groups:-0} cases=${cases:-0}
+# The off-by-one is met in every dtype and rank: one group per dtype kind
+# and rank, not one per case (before: as many FAIL blocks as cases).
+check "groups: at least one, at most a third of the cases ($groups, $cases)" \
+  test "$groups" -ge 1 -a $((groups * 3)) -le "$cases"
+check "one FAIL block per group" test "$(grep -c '^FAIL ' "$tmp/out")" = "$groups"
+check "one corpus entry per group" test "$(ls "$tmp"/corpus/*.txt | wc -l)" = "$groups"
+check "no temporary corpus file left" test -z "$(ls "$tmp"/corpus | grep '\.new\.')"
+
+jtrue() {
+  python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if eval(sys.argv[2]) else 1)' "$tmp/doc.json" "$1" ||
+    { echo "  false: $1"; return 1; }
+}
+check "json: failure_groups, groups and failing agree with the text" \
+  jtrue "d['failure_groups'] == len(d['groups']) == $groups and d['failing'] == $cases == sum(g['cases'] for g in d['groups'])"
+check "json: each group has its signature and repro" \
+  jtrue "all(len(g['signature_id']) == 16 and g['repro'].startswith(\"scatterlab run '\") and g['verdict'] == 'failed' for g in d['groups'])"
+
+# JUnit: one failing test case per group, one passing.
+junit() {
+  python3 - "$tmp/fuzz.xml" "$groups" <<'PY'
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+g = int(sys.argv[2])
+suite = root.find("testsuite")
+cases = suite.findall("testcase")
+failed = [c for c in cases if c.find("failure") is not None]
+ok = (int(suite.get("tests")) == g + 1 == len(cases) and
+      int(suite.get("failures")) == g == len(failed) and
+      int(root.get("failures")) == g and
+      all("repro: scatterlab run '" in c.find("failure").text and
+          "minimal case: " in c.find("failure").text for c in failed))
+if not ok:
+    print(open(sys.argv[1]).read()[:3000])
+sys.exit(0 if ok else 1)
+PY
+}
+check "junit: tests = groups + 1, failures = groups, repro in each" junit
+
+# GitHub Actions: one ::error per group (one line each, escaped), and the
+# table appended after what the file held.
+check "github: one ::error line per group" test "$(grep -c '^::error title=scatterlab fuzz%3A failed buggy%3Acpu\.' "$tmp/out")" = "$groups"
+check "github: the message's newlines escaped" test "$(grep '^::error' "$tmp/out" | grep -c '%0Arepro: scatterlab run ')" = "$groups"
+check "github: the summary was appended to" test "$(head -1 "$tmp/sum.md")" = "# table: $tmp/sum.md"
+check "github: the summary names the groups" grep -q "failing in $groups failure groups" "$tmp/sum.md"
+check "github: one table row per group" test "$(grep -c "^| failed | buggy:cpu\." "$tmp/sum.md")" = "$groups"
+# A symbolic link at $GITHUB_STEP_SUMMARY is not followed.
+echo keep >"$tmp/target"
+ln -s "$tmp/target" "$tmp/link.md"
+GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY="$tmp/link.md" "$BIN" run \
+  'gather x=4x3 index=2x3 dim=0' --provider "buggy=$BUG" \
+  --variants buggy:cpu.off_by_one --no-db >"$tmp/out" 2>&1
+check "github: a symlinked summary is refused, its target untouched" \
+  test "$(cat "$tmp/target")" = keep
+check "github: ... and the refusal named" grep -q "GITHUB_STEP_SUMMARY $tmp/link.md" "$tmp/out"
+
+# The store: report --failures lists the same groups; the shrunk copies
+# count neither as cases nor as failing verdicts.
+run 0 report --failures --db "$tmp/f.db"
+check "report --failures: $groups groups, $cases cases" has "^$groups failure groups?, $cases failing cases"
+check "report --failures: a minimal repro per group" test "$(grep -c "^  minimal repro: scatterlab run '.*' --variants buggy:cpu\..* --provider buggy=" "$tmp/out")" = "$groups"
+check "report --failures: first and last seen" has "first seen run 1 \(20[0-9-]*T.*\), last seen run 1"
+# Shards merge: the signatures travel with the results.
+"$BIN" merge "$tmp/f.db" -o "$tmp/m.db" >/dev/null 2>&1
+run 0 report --failures --db "$tmp/m.db"
+check "report --failures of a merged store: the same groups" has "^$groups failure groups?, $cases failing cases"
+run 0 report --format csv --table tallies --db "$tmp/f.db"
+tallied=$(awk -F, '$5 == "failed" { n += $6 } END { print n + 0 }' "$tmp/out")
+check "tallies: $tallied failed verdicts = $cases failing cases (no shrunk copies)" test "$tallied" = "$cases"
+run 2 report --failures --format csv --db "$tmp/f.db"
+check "report --failures --format csv: usage error" has "--failures: expected --format text"
+
+# A second campaign into the same corpus adds no entry for a known group.
+before=$(ls "$tmp"/corpus/*.txt | wc -l)
+"$BIN" fuzz --ops gather --provider "buggy=$BUG" --variants buggy:cpu.off_by_one \
+  --cases 60 --seed 8 --corpus "$tmp/corpus" --no-db >"$tmp/out" 2>&1
+g2=$(sed -n 's/.*), \([0-9]*\) failure groups\? (.*/\1/p' "$tmp/out")
+after=$(ls "$tmp"/corpus/*.txt | wc -l)
+check "a known group adds no corpus entry ($before -> $after, $g2 groups)" \
+  test "$after" -le $((before + ${g2:-0})) -a "$after" -lt $((before + $(grep -c '^FAIL ' "$tmp/out") + 1))
+
+# run: the same outputs for the cases it is given.
+"$BIN" run 'gather x=4x3 index=2x3 dim=0' 'gather x=5x4 index=3x4 dim=0' \
+  --provider "buggy=$BUG" --variants buggy:cpu.off_by_one,cpu.serial \
+  --no-db --junit "$tmp/run.xml" >"$tmp/out" 2>&1
+check "run: exit 1 with the groups" grep -q "^1 failure group (2 failing verdicts)" "$tmp/out"
+groups=1
+cp "$tmp/run.xml" "$tmp/fuzz.xml"
+check "run --junit: 2 cases failing alike are one group" junit
+run 2 run 'gather x=4x3 index=2x3 dim=0' --junit
+check "run --junit without FILE: usage error" has "--junit"
+echo "$((checks - fails)) passed, $fails failed"
+[ "$fails" -eq 0 ]
