@@ -109,7 +109,7 @@ static void sl__child_event(void *user, sl_run_event ev, const char *name,
  * case of millions of elements (fuzz --size-mix) left the worker 30 MiB
  * larger for good, which the campaign's resident-size check reads as a
  * leak. */
-#define SL__TRIM_AFTER_BYTES ((uint64_t)16 << 20)
+#define SL__TRIM_AFTER_BYTES ((uint64_t)1 << 20)
 
 static void sl__trim_after(const sl_case *c) {
   sl_case fw;
