@@ -22,6 +22,7 @@ static int sl__matches(const sl__bench *b, const char *match) {
 static int sl__hist_add(sl__hist *h, const sl__bench *b) {
   if (h->n > 0 && h->run[h->n - 1] == b->run_id) {
     h->median[h->n - 1] = b->median_s;
+    h->iqr[h->n - 1] = b->iqr_s;
     return 0;
   }
   /* Capacity doubles at powers of two. */
@@ -31,10 +32,13 @@ static int sl__hist_add(sl__hist *h, const sl__bench *b) {
     if (r) h->run = r;
     double *m = realloc(h->median, sizeof *m * cap);
     if (m) h->median = m;
-    if (!r || !m) return -1;
+    double *q = realloc(h->iqr, sizeof *q * cap);
+    if (q) h->iqr = q;
+    if (!r || !m || !q) return -1;
   }
   h->run[h->n] = b->run_id;
   h->median[h->n] = b->median_s;
+  h->iqr[h->n] = b->iqr_s;
   ++h->n;
   return 0;
 }
@@ -119,6 +123,7 @@ void sl__hist_set_free(sl__hist_set *set) {
     free(set->v[i].variant);
     free(set->v[i].run);
     free(set->v[i].median);
+    free(set->v[i].iqr);
     free(set->v[i].cps);
   }
   free(set->v);

@@ -17,6 +17,7 @@ typedef struct sl__hist {
   int n;          /* runs that timed it */
   int64_t *run;   /* ascending */
   double *median; /* seconds, one per run */
+  double *iqr;    /* seconds, one per run (its timing's interquartile range) */
   int ncps;
   int *cps;          /* indices into run[] where a new level starts */
   double max_change; /* largest |relative change| between adjacent levels */

@@ -44,11 +44,15 @@ static const char sl__css[] =
     "td.bad,p.bad,span.bad{color:#b00000;font-weight:bold}\n"
     "td.good,p.good,span.good{color:#006000}\n"
     "td.warn{color:#8a5a00;font-weight:bold}\n"
+    "tr.win td{font-weight:bold;background:#eaf6ea}span.win{color:#006000}\n"
+    "td.noisy{background:#fff3cd}\n"
+    "details{margin:.5em 0}summary{cursor:pointer;font-weight:bold}\n"
     "code{font-family:ui-monospace,monospace;font-size:.95em;"
     "white-space:pre-wrap;word-break:break-all}\n"
     ".charts{display:flex;flex-wrap:wrap;gap:1em}\n"
     "figure{margin:.5em 0}figcaption{font-size:.85em;color:#444}\n"
-    "p.note{color:#555;font-size:.9em}\n";
+    "p.note{color:#555;font-size:.9em}\n"
+    "pre{font-size:.85em;background:#f7f7f7;padding:.5em;overflow-x:auto}\n";
 
 void sl__html_begin(FILE *out, const char *title) {
   fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta "

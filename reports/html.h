@@ -23,4 +23,9 @@ void sl__html_end(FILE *out);
  * "456 us" ("-" for NaN or negative values). */
 void sl__fmt_seconds(char *buf, size_t len, double s);
 
+/* A timing whose IQR exceeds this share of its median is flagged as noisy
+ * in the timing tables: its median may be off by more than the speed-ups
+ * it is compared with. */
+#define SL__HIGH_IQR 0.25
+
 #endif

@@ -9,7 +9,8 @@
  * average number of points per destination. The contention suite
  * (harness/batches/bench-contention.txt) sweeps M at fixed N for C = 1, 8,
  * 128. One figure per op/reduce/dtype/index pattern/threads, one panel per
- * row width C, one line per variant; both axes logarithmic.
+ * row width C, one line per variant; both axes logarithmic; each point's
+ * bar spans its timing's IQR.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,7 @@ typedef struct sl__cpoint {
   char fig[192];
   int64_t c;
   const char *variant;
-  double ppd, median;
+  double ppd, median, iqr;
 } sl__cpoint;
 
 /* Fills p from a timing when it is a contention point; 0 when not. */
@@ -46,6 +47,7 @@ static int sl__contention_point(const sl__bench *b, sl__cpoint *p) {
   p->variant = b->variant;
   p->ppd = (double)ix->shape[0] / (double)x->shape[0];
   p->median = b->median_s;
+  p->iqr = b->iqr_s;
   return 1;
 }
 
@@ -97,14 +99,19 @@ static int sl__variant_color(const sl__cpoint *p, int i, int j,
 
 /* One panel: the points [i, j) of one figure and one C. */
 static void sl__panel(FILE *out, const sl__cpoint *p, int i, int j,
-                      const double *xs, const double *ys, int fi, int fj) {
+                      const double *xs, const double *ys, const double *qs,
+                      int fi, int fj) {
   sl__svg_series series[32];
   int ns = 0;
   for (int k = i; k < j && ns < 32;) {
     int e = k;
     while (e < j && strcmp(p[e].variant, p[k].variant) == 0) ++e;
-    series[ns++] = (sl__svg_series){p[k].variant, xs + k, ys + k, e - k,
-                                    sl__variant_color(p, fi, fj, p[k].variant)};
+    series[ns++] = (sl__svg_series){p[k].variant,
+                                    xs + k,
+                                    ys + k,
+                                    e - k,
+                                    sl__variant_color(p, fi, fj, p[k].variant),
+                                    qs + k};
     k = e;
   }
   char title[64];
@@ -128,10 +135,12 @@ int sl__html_contention(const sl__bench_set *set, const int *idx, int n,
   sl__cpoint *p = malloc(sizeof *p * (size_t)(n ? n : 1));
   double *xs = malloc(sizeof *xs * (size_t)(n ? n : 1));
   double *ys = malloc(sizeof *ys * (size_t)(n ? n : 1));
-  if (!p || !xs || !ys) {
+  double *qs = malloc(sizeof *qs * (size_t)(n ? n : 1));
+  if (!p || !xs || !ys || !qs) {
     free(p);
     free(xs);
     free(ys);
+    free(qs);
     return -1;
   }
   int np = 0;
@@ -141,6 +150,7 @@ int sl__html_contention(const sl__bench_set *set, const int *idx, int n,
   for (int i = 0; i < np; ++i) {
     xs[i] = p[i].ppd;
     ys[i] = p[i].median;
+    qs[i] = p[i].iqr;
   }
   int figures = 0;
   for (int i = 0; i < np;) {
@@ -154,7 +164,7 @@ int sl__html_contention(const sl__bench_set *set, const int *idx, int n,
       for (int k = i; k < j;) {
         int e = k;
         while (e < j && p[e].c == p[k].c) ++e;
-        sl__panel(out, p, k, e, xs, ys, i, j);
+        sl__panel(out, p, k, e, xs, ys, qs, i, j);
         k = e;
       }
       fputs("</div>\n", out);
@@ -169,5 +179,6 @@ int sl__html_contention(const sl__bench_set *set, const int *idx, int n,
   free(p);
   free(xs);
   free(ys);
+  free(qs);
   return 0;
 }

@@ -12,6 +12,7 @@
 #include "history.h"
 #include "html.h"
 #include "html_sections.h"
+#include "report_common.h"
 #include "svg.h"
 
 static const sl__hist *sl__sorting;
@@ -24,11 +25,36 @@ static int sl__cmp_moved(const void *pa, const void *pb) {
   return (a > b) - (a < b);
 }
 
-static void sl__hist_chart(FILE *out, const sl__hist *h) {
+/* The caption's line for change point k (1..ncps): its signed size (the
+ * change of level, as in the change-point table) and where it happened,
+ * "+12.3% at run 6 (commit abc1234)". */
+static int sl__change_caption(FILE *out, sl_store *s, const sl__hist *h,
+                              int k) {
+  int a0, a1, b0, b1;
+  sl__hist_segment(h, k - 1, &a0, &a1);
+  sl__hist_segment(h, k, &b0, &b1);
+  double change = sl__hist_level(h, b0, b1) / sl__hist_level(h, a0, a1) - 1;
+  sl__hist_cause c;
+  if (sl__hist_cause_of(s, h, k, &c)) return -1;
+  char commit[SL__SHORT_COMMIT];
+  sl__short_commit(c.after_commit, commit);
+  fprintf(out, "<br><span class=\"%s\">%+.1f%%</span> at run %" PRId64,
+          change > 0 ? "bad" : "good", 100 * change, h->run[b0]);
+  if (c.after_commit[0]) {
+    fputs(" (commit <code>", out);
+    sl__html_text(out, commit);
+    fputs("</code>)", out);
+  }
+  return 0;
+}
+
+static int sl__hist_chart(FILE *out, sl_store *s, const sl__hist *h) {
+  int rc = -1;
   double *x = malloc(sizeof *x * (size_t)h->n);
   double *marks = malloc(sizeof *marks * (size_t)(h->ncps + 1));
   sl__svg_level *levels = malloc(sizeof *levels * (size_t)(h->ncps + 1));
   if (!x || !marks || !levels) goto done;
+  rc = 0;
   for (int i = 0; i < h->n; ++i) x[i] = (double)h->run[i];
   for (int k = 0; k <= h->ncps; ++k) {
     int from, to;
@@ -42,7 +68,7 @@ static void sl__hist_chart(FILE *out, const sl__hist *h) {
   char title[160];
   snprintf(title, sizeof title, "%s, %d thread%s, %s", h->variant, h->threads,
            h->threads == 1 ? "" : "s", h->cold ? "cold" : "warm");
-  sl__svg_series series = {NULL, x, h->median, h->n, 0};
+  sl__svg_series series = {NULL, x, h->median, h->n, 0, h->iqr};
   sl__svg_chart chart = {.title = title,
                          .xlabel = "run",
                          .ylabel = "median time",
@@ -58,13 +84,16 @@ static void sl__hist_chart(FILE *out, const sl__hist *h) {
   sl__svg_write(out, &chart, &series, 1);
   fputs("<figcaption><code>", out);
   sl__html_text(out, h->case_line);
-  fprintf(out,
-          "</code><br>%d runs, %d change point%s</figcaption>\n</figure>\n",
-          h->n, h->ncps, h->ncps == 1 ? "" : "s");
+  fprintf(out, "</code><br>%d runs, %d change point%s", h->n, h->ncps,
+          h->ncps == 1 ? "" : "s");
+  for (int k = 1; k <= h->ncps && !rc; ++k)
+    rc = sl__change_caption(out, s, h, k);
+  fputs("</figcaption>\n</figure>\n", out);
 done:
   free(x);
   free(marks);
   free(levels);
+  return rc;
 }
 
 /* The change's commits and machines (sl__hist_cause): the new commit and
@@ -153,12 +182,21 @@ int sl__html_history(sl_store *s, const sl_html_opts *o, FILE *out, char *err,
   } else {
     fprintf(out,
             "<p class=\"note\">Median time per run. Dashed lines: change "
-            "points (PELT on log times, segments of at least %d runs); flat "
-            "lines: the level of each segment.</p>\n<div class=\"charts\">\n",
+            "points (PELT on log times, segments of at least %d runs), "
+            "captioned with the change of level; flat lines: the level of "
+            "each segment; bars: each run's IQR.</p>\n<div class=\"charts\">\n",
             o->min_segment);
     int shown = n < o->max_history ? n : o->max_history;
-    for (int i = 0; i < shown; ++i) sl__hist_chart(out, &set.v[order[i]]);
+    int bad = 0;
+    for (int i = 0; i < shown && !bad; ++i)
+      bad = sl__hist_chart(out, s, &set.v[order[i]]);
     fputs("</div>\n", out);
+    if (bad) {
+      snprintf(err, errlen, "history: %s", sl_store_errmsg(s));
+      free(order);
+      sl__hist_set_free(&set);
+      return -1;
+    }
     if (shown < n)
       fprintf(out,
               "<p class=\"note\">%d of %d histories shown (those that moved "

@@ -15,10 +15,14 @@
 /* Runs: one row per run of the selection (html_summary.c). */
 int sl__html_runs(sl_store *s, const sl_html_opts *o, FILE *out, char *err,
                   size_t errlen);
-/* Summary: verdict counts by op x dtype x variant (html_summary.c), then
- * the coverage. */
+/* Summary: the verdicts counted, the op x dtype x variant rows with
+ * failures, the others counted (html_summary.c). */
 int sl__html_summary(sl_store *s, const sl_html_opts *o, FILE *out, char *err,
                      size_t errlen);
+/* Details, at the page's end: every op x dtype x variant row, collapsed,
+ * then the coverage (html_summary.c). */
+int sl__html_verdict_details(sl_store *s, const sl_html_opts *o, FILE *out,
+                             char *err, size_t errlen);
 /* Coverage: each op's fuzz cells by axis, and the cells that failed
  * (html_coverage.c). */
 int sl__html_coverage(sl_store *s, const sl_html_opts *o, FILE *out, char *err,
@@ -30,6 +34,10 @@ int sl__html_failures(sl_store *s, const sl_html_opts *o, FILE *out, char *err,
  * (html_timings.c). */
 void sl__html_timings(const sl__bench_set *set, const int *idx, int n,
                       FILE *out);
+/* The bench summary and crossover grid, as bench prints them, from the
+ * same timings (html_bench.c). 0, or -1 out of memory. */
+int sl__html_bench_summary(const sl__bench_set *set, const int *idx, int n,
+                           FILE *out);
 /* The contention chart from the same timings (html_contention.c). */
 int sl__html_contention(const sl__bench_set *set, const int *idx, int n,
                         FILE *out);

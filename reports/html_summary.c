@@ -1,7 +1,8 @@
 /*
  * The top of the HTML report: the runs and the verdicts counted by op x dtype
  * x variant, from the runs' tallies (every verdict, whether the run kept
- * its case or not; the coverage that follows is html_coverage.c's).
+ * its case or not). The summary shows the failing rows only; the whole
+ * table and the coverage (html_coverage.c's) close the page as details.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -193,6 +194,8 @@ static int sl__cmp_cell(const void *pa, const void *pb) {
   return c ? c : strcmp(a->variant, b->variant);
 }
 
+static int64_t sl__cell_failures(const sl__cell *c);
+
 static void sl__summary_table(FILE *out, sl__cell *cells, int n) {
   int other = 0;
   for (int i = 0; i < n; ++i) other |= cells[i].n[SL__NVERDICTS] != 0;
@@ -204,10 +207,7 @@ static void sl__summary_table(FILE *out, sl__cell *cells, int n) {
   fputs(other ? "<th>other</th></tr>\n" : "</tr>\n", out);
   for (int i = 0; i < n; ++i) {
     const sl__cell *c = &cells[i];
-    int64_t bad = 0;
-    for (int v = 0; v < SL__NVERDICTS; ++v)
-      if (sl__verdict_is_failure(v)) bad += c->n[v];
-    fputs(bad ? "<tr class=\"bad\">" : "<tr>", out);
+    fputs(sl__cell_failures(c) ? "<tr class=\"bad\">" : "<tr>", out);
     sl__td(out, NULL, c->op);
     sl__td(out, NULL, c->dt);
     sl__td(out, NULL, c->variant);
@@ -225,31 +225,115 @@ static void sl__summary_table(FILE *out, sl__cell *cells, int n) {
   fputs("</table>\n", out);
 }
 
+/* The tallies of the selection, one cell per op x dtype x variant, sorted.
+ * 0, or -1 with err (sm freed). */
+static int sl__summary_load(sl_store *s, const sl_html_opts *o, sl__summary *sm,
+                            char *err, size_t errlen) {
+  memset(sm, 0, sizeof *sm);
+  sm->run_id = o->run_id;
+  int rc = sl_store_each_tally(s, o->run_id, sl__summary_row, sm);
+  if (rc >= 0 && !sm->oom) rc = sl_store_each_run(s, sl__summary_run, sm);
+  if (rc < 0 || sm->oom) {
+    snprintf(err, errlen, "%s",
+             sm->oom ? "summary: out of memory" : sl_store_errmsg(s));
+    free(sm->cells);
+    sl__strmap_free(&sm->map);
+    return -1;
+  }
+  qsort(sm->cells, (size_t)sm->ncells, sizeof *sm->cells, sl__cmp_cell);
+  return 0;
+}
+
+static int64_t sl__cell_failures(const sl__cell *c) {
+  int64_t bad = 0;
+  for (int v = 0; v < SL__NVERDICTS; ++v)
+    if (sl__verdict_is_failure(v)) bad += c->n[v];
+  return bad;
+}
+
+/* Every verdict of the cell unsupported: a variant this machine cannot
+ * run (cuda.* without a GPU), nothing to read row by row. */
+static int sl__cell_all_unsupported(const sl__cell *c) {
+  return c->total > 0 && c->n[6] == c->total;
+}
+
+/* The verdicts counted over the whole selection: one row. */
+static void sl__totals_table(FILE *out, const sl__summary *sm) {
+  int64_t n[SL__NVERDICTS + 1] = {0};
+  for (int i = 0; i < sm->ncells; ++i)
+    for (int v = 0; v <= SL__NVERDICTS; ++v) n[v] += sm->cells[i].n[v];
+  fputs("<table class=\"verdict-totals\">\n<tr>", out);
+  for (int v = 0; v < SL__NVERDICTS; ++v)
+    fprintf(out, "<th>%s</th>", sl__verdicts[v]);
+  fputs(n[SL__NVERDICTS] ? "<th>other</th></tr>\n<tr>" : "</tr>\n<tr>", out);
+  for (int v = 0; v <= SL__NVERDICTS; ++v) {
+    if (v == SL__NVERDICTS && !n[v]) break;
+    const char *cls = !n[v]                       ? "n"
+                      : sl__verdict_is_failure(v) ? "n bad"
+                      : v == 0                    ? "n good"
+                                                  : "n";
+    fprintf(out, "<td class=\"%s\">%" PRId64 "</td>", cls, n[v]);
+  }
+  fputs("</tr>\n</table>\n", out);
+}
+
+/* The top of the page answers "did anything fail?": the verdicts counted,
+ * then only the op x dtype x variant rows with failures; the rows that
+ * all passed and those only unsupported are counted, and the whole table
+ * waits, collapsed, in the details at the end (sl__html_verdict_details). */
 int sl__html_summary(sl_store *s, const sl_html_opts *o, FILE *out, char *err,
                      size_t errlen) {
   sl__summary sm;
-  memset(&sm, 0, sizeof sm);
-  sm.run_id = o->run_id;
-  int rc = sl_store_each_tally(s, o->run_id, sl__summary_row, &sm);
-  if (rc >= 0 && !sm.oom) rc = sl_store_each_run(s, sl__summary_run, &sm);
-  if (rc < 0 || sm.oom) {
-    snprintf(err, errlen, "%s",
-             sm.oom ? "summary: out of memory" : sl_store_errmsg(s));
-    free(sm.cells);
-    sl__strmap_free(&sm.map);
-    return -1;
-  }
-  qsort(sm.cells, (size_t)sm.ncells, sizeof *sm.cells, sl__cmp_cell);
+  if (sl__summary_load(s, o, &sm, err, errlen)) return -1;
   fprintf(out,
           "<h2 id=\"summary\">Summary</h2>\n<p>%" PRId64 " cases, %" PRId64
           " verdicts, <span class=\"%s\">%" PRId64
           " failing</span> (failed, reject_mismatch, crashed or "
-          "timeout).</p>\n<h3>Verdicts by op, dtype and variant</h3>\n",
+          "timeout).</p>\n",
           sm.ncases, sm.nresults, sm.nfailures ? "bad" : "good", sm.nfailures);
-  if (sm.ncells)
-    sl__summary_table(out, sm.cells, sm.ncells);
-  else
+  if (!sm.ncells) {
     fputs("<p class=\"note\">No results recorded.</p>\n", out);
+  } else {
+    sl__totals_table(out, &sm);
+    int nbad = 0, nunsup = 0;
+    for (int i = 0; i < sm.ncells; ++i) {
+      if (sl__cell_failures(&sm.cells[i]))
+        sm.cells[nbad++] = sm.cells[i]; /* the failing rows, in order */
+      else
+        nunsup += sl__cell_all_unsupported(&sm.cells[i]);
+    }
+    const int nrest = sm.ncells - nbad - nunsup;
+    if (nbad) {
+      fputs("<h3>Verdicts of the rows with failures (op, dtype, "
+            "variant)</h3>\n",
+            out);
+      sl__summary_table(out, sm.cells, nbad);
+    }
+    fprintf(out,
+            "<p class=\"note\">%d op/dtype/variant row%s with failures; "
+            "%d without failures; %d with every verdict "
+            "<code>unsupported</code> (a variant this machine cannot run). "
+            "<a href=\"#verdicts\">Every row</a> is under Details.</p>\n",
+            nbad, nbad == 1 ? "" : "s", nrest, nunsup);
+  }
+  free(sm.cells);
+  sl__strmap_free(&sm.map);
+  return 0;
+}
+
+int sl__html_verdict_details(sl_store *s, const sl_html_opts *o, FILE *out,
+                             char *err, size_t errlen) {
+  sl__summary sm;
+  if (sl__summary_load(s, o, &sm, err, errlen)) return -1;
+  fputs("<h2 id=\"details\">Details</h2>\n", out);
+  if (sm.ncells) {
+    fprintf(out,
+            "<details id=\"verdicts\"><summary>Verdicts by op, dtype and "
+            "variant: all %d rows</summary>\n",
+            sm.ncells);
+    sl__summary_table(out, sm.cells, sm.ncells);
+    fputs("</details>\n", out);
+  }
   free(sm.cells);
   sl__strmap_free(&sm.map);
   return sl__html_coverage(s, o, out, err, errlen);

@@ -3,6 +3,9 @@
  * threads, warm or cold) LibTorch first, then every variant, with median,
  * spread, GB/s of the op's useful bytes, % of the copy bandwidth measured
  * in the same run (mlu-ops' efficiency), and the speed-up over LibTorch.
+ * The fastest variant of each case is marked (bench times only variants
+ * that passed its correctness prelude, so every row here passed), and a
+ * median with an IQR above SL__HIGH_IQR of it is flagged as noisy.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -16,14 +19,25 @@ static int sl__same_case(const sl__bench *a, const sl__bench *b) {
 }
 
 static void sl__timing_row(FILE *out, const sl__bench *b,
-                           const sl__bench *torch) {
+                           const sl__bench *torch, int winner) {
   char med[32];
   sl__fmt_seconds(med, sizeof med, b->median_s);
   int is_torch = strcmp(b->variant, SL__TORCH_VARIANT) == 0;
-  fputs("<tr><td>", out);
+  fputs(winner ? "<tr class=\"win\"><td>" : "<tr><td>", out);
   sl__html_text(out, b->variant);
+  if (winner) {
+    fputs(" <span class=\"win\">&#9733; fastest", out);
+    if (torch && !is_torch)
+      fprintf(out, ", %.2fx", torch->median_s / b->median_s);
+    fputs("</span>", out);
+  }
   fprintf(out, "</td><td class=\"n\">%s</td>", med);
-  if (b->median_s > 0)
+  if (b->median_s > 0 && b->iqr_s > SL__HIGH_IQR * b->median_s)
+    fprintf(out,
+            "<td class=\"n warn noisy\" title=\"IQR above %.0f%% of the "
+            "median: noisy\">%.1f%% &#9888;</td>",
+            100 * SL__HIGH_IQR, 100 * b->iqr_s / b->median_s);
+  else if (b->median_s > 0)
     fprintf(out, "<td class=\"n\">%.1f%%</td>", 100 * b->iqr_s / b->median_s);
   else
     fputs("<td class=\"n\">-</td>", out);
@@ -55,14 +69,18 @@ void sl__html_timings(const sl__bench_set *set, const int *idx, int n,
           out);
     return;
   }
-  fputs("<p class=\"note\">The newest measurement of each benchmark. GB/s: "
-        "useful bytes (each input read once, each output written once) per "
-        "median time; % of peak: of the copy bandwidth probed in the same "
-        "run; speed-up: LibTorch's median over the variant's.</p>\n"
-        "<table class=\"timings\">\n<tr><th>variant</th><th>median</th>"
-        "<th>IQR</th><th>GB/s</th><th>% of peak</th>"
-        "<th>speed-up vs torch.cpu</th><th>reps</th><th>run</th></tr>\n",
-        out);
+  fprintf(out,
+          "<p class=\"note\">The newest measurement of each benchmark. GB/s: "
+          "useful bytes (each input read once, each output written once) per "
+          "median time; %% of peak: of the copy bandwidth probed in the same "
+          "run; speed-up: LibTorch's median over the variant's; &#9733;: the "
+          "fastest variant of the case (every variant timed passed bench's "
+          "correctness check); &#9888;: an IQR above %.0f%% of the median, "
+          "a noisy timing.</p>\n"
+          "<table class=\"timings\">\n<tr><th>variant</th><th>median</th>"
+          "<th>IQR</th><th>GB/s</th><th>%% of peak</th>"
+          "<th>speed-up vs torch.cpu</th><th>reps</th><th>run</th></tr>\n",
+          100 * SL__HIGH_IQR);
   for (int i = 0; i < n;) {
     const sl__bench *first = &set->v[idx[i]];
     int j = i;
@@ -75,7 +93,14 @@ void sl__html_timings(const sl__bench_set *set, const int *idx, int n,
     fprintf(out, "</code> &mdash; %d thread%s, %s</th></tr>\n", first->threads,
             first->threads == 1 ? "" : "s",
             first->cold ? "cold caches" : "warm");
-    for (int k = i; k < j; ++k) sl__timing_row(out, &set->v[idx[k]], torch);
+    /* The winner: the lowest positive median; none for a case timed once. */
+    int win = -1;
+    for (int k = i; k < j && j - i > 1; ++k) {
+      double m = set->v[idx[k]].median_s;
+      if (m > 0 && (win < 0 || m < set->v[idx[win]].median_s)) win = k;
+    }
+    for (int k = i; k < j; ++k)
+      sl__timing_row(out, &set->v[idx[k]], torch, k == win);
     i = j;
   }
   fputs("</table>\n", out);

@@ -26,13 +26,14 @@ static void sl__contents(FILE *out, const char *path, int64_t run_id) {
     fprintf(out, "</code>, run %" PRId64 ".</p>\n", run_id);
   else
     fputs("</code>, every run.</p>\n", out);
-  fputs("<p><a href=\"#runs\">Runs</a> &middot; <a "
-        "href=\"#summary\">Summary</a> &middot; <a "
-        "href=\"#coverage\">Coverage</a> &middot; <a "
+  fputs("<p><a href=\"#summary\">Summary</a> &middot; <a "
         "href=\"#failures\">Failures</a> &middot; <a "
         "href=\"#timings\">Timings</a> &middot; <a "
         "href=\"#contention\">Contention</a> &middot; <a "
-        "href=\"#history\">History</a></p>\n",
+        "href=\"#history\">History</a> &middot; <a "
+        "href=\"#runs\">Runs</a> &middot; <a "
+        "href=\"#details\">Details</a> (<a href=\"#verdicts\">every "
+        "verdict</a>, <a href=\"#coverage\">coverage</a>)</p>\n",
         out);
 }
 
@@ -45,7 +46,8 @@ static int sl__timing_sections(sl_store *s, int64_t run_id, FILE *out,
   int *idx, n, rc = -1;
   if (sl__bench_newest(&set, &idx, &n) == 0) {
     sl__html_timings(&set, idx, n, out);
-    rc = sl__html_contention(&set, idx, n, out);
+    rc = sl__html_bench_summary(&set, idx, n, out);
+    if (!rc) rc = sl__html_contention(&set, idx, n, out);
     free(idx);
   }
   if (rc) snprintf(err, errlen, "timings: out of memory");
@@ -63,11 +65,14 @@ int sl_report_html(sl_store *s, const sl_html_opts *o, FILE *out, char *err,
     return -1;
   sl__html_begin(out, "scatterlab report");
   sl__contents(out, sl_store_path(s), o->run_id);
-  int rc = sl__html_runs(s, o, out, err, errlen);
-  if (!rc) rc = sl__html_summary(s, o, out, err, errlen);
+  /* What answers at a glance first (did anything fail, which, what won),
+   * the long tables last. */
+  int rc = sl__html_summary(s, o, out, err, errlen);
   if (!rc) rc = sl__html_failures(s, o, out, err, errlen);
   if (!rc) rc = sl__timing_sections(s, o->run_id, out, err, errlen);
   if (!rc) rc = sl__html_history(s, o, out, err, errlen);
+  if (!rc) rc = sl__html_runs(s, o, out, err, errlen);
+  if (!rc) rc = sl__html_verdict_details(s, o, out, err, errlen);
   if (rc) return -1;
   sl__html_end(out);
   return sl__report_finish(out, "HTML report", sl_store_path(s), err, errlen);

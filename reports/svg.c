@@ -165,6 +165,21 @@ static void sl__series(FILE *out, const sl__svg_chart *c, const sl__axis *ax,
               sl__map(ay, s->y[i], y0, y1));
   fputs("\"/>\n", out);
   char ys[32];
+  for (int i = 0; s->iqr && i < s->n; ++i) {
+    double lo = s->y[i] - s->iqr[i] / 2, hi = s->y[i] + s->iqr[i] / 2;
+    if (!(s->iqr[i] > 0) || !sl__usable(ax, s->x[i])) continue;
+    /* On a log axis the bar's low end may fall to or below zero: clamp it
+     * to the axis' bottom rather than drop the bar. */
+    double py0 = sl__usable(ay, lo) ? sl__map(ay, lo, y0, y1) : y0;
+    double py1 = sl__usable(ay, hi) ? sl__map(ay, hi, y0, y1) : y1;
+    if (py0 > y0) py0 = y0;
+    if (py1 < y1) py1 = y1;
+    double px = sl__map(ax, s->x[i], x0, x1);
+    fprintf(out,
+            "<path class=\"errbar\" stroke=\"%s\" stroke-width=\"1\" "
+            "d=\"M%.1f,%.1fV%.1fM%.1f,%.1fH%.1fM%.1f,%.1fH%.1f\"/>\n",
+            color, px, py0, py1, px - 3, py0, px + 3, px - 3, py1, px + 3);
+  }
   for (int i = 0; i < s->n; ++i) {
     if (!sl__usable(ax, s->x[i]) || !sl__usable(ay, s->y[i])) continue;
     /* A <title> is the browser's own tooltip: no script needed. */

@@ -15,6 +15,9 @@ typedef struct sl__svg_series {
   const double *x, *y;
   int n;     /* points, in x order; non-finite (or <= 0 on a log axis) skip */
   int color; /* palette index */
+  /* NULL, or per point the IQR (same unit as y): a vertical bar of that
+   * height centred on the point, so a noisy median reads as noisy. */
+  const double *iqr;
 } sl__svg_series;
 
 typedef struct sl__svg_level {

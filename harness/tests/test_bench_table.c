@@ -70,7 +70,27 @@ static void test_summary_and_crossover(void) {
   sl_bench_table_free(&t);
 }
 
+/* The seed suite's lone index_reduce case (4 updates into 3 rows) is no
+ * M x C sweep: one crossover line, not a 1 x 1 grid. */
+static void test_lone_case_is_no_grid(void) {
+  sl_bench_table t = {0};
+  const char *v[] = {"cpu.atomic", "cpu.lock"};
+  add_case(&t,
+           "index_reduce dt=f32 it=i64 x=3x2 index=4 updates=4x2 dim=0 "
+           "reduce=sum self=0 seed=1",
+           1.0, 10.0, v, (const double[]){2.0, 1.0}, 2);
+  char *out = print_tables(&t);
+  CHECK(out != NULL);
+  if (out) {
+    CHECK(strstr(out, "M \\ C") == NULL);
+    CHECK_CONTAINS(out, "-> lock by 2.00x");
+    free(out);
+  }
+  sl_bench_table_free(&t);
+}
+
 int main(void) {
   test_summary_and_crossover();
+  test_lone_case_is_no_grid();
   return sl_test_finish("test_bench_table");
 }

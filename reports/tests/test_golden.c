@@ -307,7 +307,9 @@ static void check_html(const char *html) {
                        "<td class=\"n\">5</td><td class=\"n\">1</td>");
   /* Run 8, x=64x1: torch.cpu 50 us over cpu.atomic 12 us is 4.17x; 1e5
    * bytes in 12 us is 8.33 GB/s, 83.3% of 10 GB/s. */
-  CHECK_CONTAINS(html, "<td>cpu.atomic</td><td class=\"n\">12.0 us</td>"
+  CHECK_CONTAINS(html, "<tr class=\"win\"><td>cpu.atomic <span "
+                       "class=\"win\">&#9733; fastest, 4.17x</span></td>"
+                       "<td class=\"n\">12.0 us</td>"
                        "<td class=\"n\">0.3%</td><td class=\"n\">8.33</td>"
                        "<td class=\"n\">83.3%</td>"
                        "<td class=\"n good\">4.17x</td>");
@@ -322,6 +324,23 @@ static void check_html(const char *html) {
                        "<td class=\"n bad\">+20.0%</td>");
   /* The summary: cpu.omp on gather f32 failed once. */
   CHECK_CONTAINS(html, "<td>gather</td><td>f32</td><td>cpu.omp</td>");
+  /* At a glance: the failing rows before the failures section; a row
+   * without failures (gather i32 cpu.serial) only in the details. */
+  const char *details = strstr(html, "<h2 id=\"details\">");
+  const char *ok_row = strstr(html, "<td>gather</td><td>i32</td>"
+                                    "<td>cpu.serial</td>");
+  CHECK(details && ok_row && ok_row > details);
+  CHECK(strstr(html, "<h2 id=\"summary\">") <
+        strstr(html, "<h2 id=\"failures\">"));
+  CHECK(strstr(html, "<h2 id=\"failures\">") <
+        strstr(html, "<h2 id=\"timings\">"));
+  /* IQR bars on the charts; the change point's size in its caption; the
+   * bench summary and the contention grid (M = 1, 64, 4096 by C = 1, 8). */
+  CHECK_CONTAINS(html, "<path class=\"errbar\"");
+  CHECK_CONTAINS(html, "+20.0%</span> at run 6");
+  CHECK_CONTAINS(html, "<h3 id=\"bench-summary\">");
+  CHECK_CONTAINS(html, "geometric mean");
+  CHECK_CONTAINS(html, "M \\ C");
 }
 
 int main(void) {

@@ -48,7 +48,8 @@ check "DOM contention panels" dom_has 'aria-label="row width C = 8"'
 check "DOM history chart" dom_has 'aria-label="cpu.omp, 2 threads, warm"'
 check "DOM escaped message" dom_has '&lt;b&gt;"quoted", comma&lt;/b&gt; &amp; more'
 check "DOM no script" bash -c "! grep -q '<script' '$tmp/dom.html'"
-check "DOM timing row" dom_has '<td>cpu.omp</td><td class="n">1.00 ms</td>'
+check "DOM timing row, marked the winner" dom_has '<tr class="win"><td>cpu.omp <span class="win">'
+check "DOM timing row's median" dom_has '</span></td><td class="n">1.00 ms</td>'
 
 chrome --screenshot="$tmp/shot.png" --window-size=1280,2400 >/dev/null
 check "screenshot written" test -s "$tmp/shot.png" || cat "$tmp/chrome.err"
