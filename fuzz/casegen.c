@@ -449,6 +449,7 @@ void sl_fuzz_cell(const sl_case *c, char *buf, size_t len) {
     snprintf(self, sizeof self, "self%d", c->include_self ? 1 : 0);
   int empty = 0, large = 0;
   int64_t most = 0; /* elements of the largest input */
+  const sl_threshold *past = NULL;
   for (int i = 0; i < spec->n_shapes; ++i) {
     const sl_case_shape *s = &c->arg[spec->shape_slots[i]];
     if (!s->present) continue;
@@ -466,9 +467,8 @@ void sl_fuzz_cell(const sl_case *c, char *buf, size_t len) {
   for (int d = 0; d < x->ndim; ++d) unit |= x->shape[d] == 1;
   if (empty)
     snprintf(shape, sizeof shape, "empty");
-  else if (large && sl__threshold_reached(most, c->dt))
-    snprintf(shape, sizeof shape, "past:%s",
-             sl__threshold_reached(most, c->dt)->name);
+  else if (large && (past = sl__threshold_reached(most, c->dt)))
+    snprintf(shape, sizeof shape, "past:%s", past->name);
   else if (large)
     snprintf(shape, sizeof shape, "large");
   else if (x->ndim == 0)
