@@ -136,66 +136,6 @@ static int sl__parse_list(const char *cmd, const char *opt, const char *v,
   return 0;
 }
 
-/* Replays every corpus file (one case line each); returns failures. */
-static int sl__replay_corpus(const sl_fuzz_campaign *f, int *replayed) {
-  DIR *d = f->corpus ? opendir(f->corpus) : NULL;
-  *replayed = 0;
-  if (!d) return 0;
-  char err[512];
-  sl_run_opts ro = {0};
-  ro.variants = f->variants;
-  sl_worker *w;
-  if (sl_worker_start(&w, &ro, err, sizeof err)) {
-    closedir(d);
-    return 0;
-  }
-  int failures = 0;
-  struct dirent *e;
-  static sl_case_result res;
-  while ((e = readdir(d)) && !sl_interrupted()) {
-    size_t n = strlen(e->d_name);
-    if (n < 5 || strcmp(e->d_name + n - 4, ".txt") != 0) continue;
-    char path[1024], *line;
-    snprintf(path, sizeof path, "%s/%s", f->corpus, e->d_name);
-    sl_text_reader fp;
-    if (sl_text_open(&fp, path, err, sizeof err)) continue;
-    int got;
-    while ((got = sl_text_next(&fp, &line, err, sizeof err)) != 0) {
-      if (got < 0) { /* a line too long or with a NUL byte */
-        printf("corpus %s\n", err);
-        ++failures;
-        break;
-      }
-      if (!line[0] || line[0] == '#') continue;
-      sl_case c;
-      if (sl_case_parse(line, &c, err, sizeof err)) {
-        printf("corpus %s: %s\n", path, err);
-        ++failures;
-        continue;
-      }
-      if (f->gen.ops && !(f->gen.ops & (1u << c.op)))
-        continue; /* an op this campaign does not fuzz */
-      ++*replayed;
-      int which;
-      if (sl_worker_run(w, &c, f->timeout, &res, err, sizeof err)) {
-        printf("corpus %s: %s\n", path, err);
-        ++failures;
-      } else if ((which = sl_fuzz_first_failure(&res)) >= 0) {
-        char repro[1400];
-        sl_repro(res.line, res.v[which].variant, repro, sizeof repro);
-        printf("corpus %s: %s %s\n    %s\n    repro: %s\n", e->d_name,
-               sl_verdict_name(res.v[which].verdict), res.v[which].variant,
-               res.v[which].message, repro);
-        ++failures;
-      }
-    }
-    sl_text_close(&fp);
-  }
-  closedir(d);
-  sl_worker_stop(w);
-  return failures;
-}
-
 /* A mask narrowed to what the selected variants take: the user's mask (0:
  * all) within their union; 0 again when that is everything. */
 static unsigned sl__narrow(unsigned user, unsigned caps, unsigned all) {
@@ -1028,12 +968,18 @@ int sl_cmd_fuzz(int argc, char **argv) {
     jout = NULL;
   }
   const int json_failed = f.json && !jout;
-  int replayed = 0, corpus_failures = 0;
+  sl__gathered g;
+  memset(&g, 0, sizeof g);
+  g.first_failure = -1;
+  /* The corpus first: its failures join the campaign's groups. */
+  sl_fuzz_corpus_tally corpus = {0, 0, 0, &g.groups};
+  int corpus_store_failed = 0;
   if (!f.resume) {
-    corpus_failures = sl__replay_corpus(&f, &replayed);
+    corpus_store_failed = sl_fuzz_replay_corpus(&f, st, &corpus) != 0;
     if (f.corpus)
-      printf("corpus: %d cases replayed from %s, %d failing\n", replayed,
-             f.corpus, corpus_failures);
+      printf("corpus: %d cases replayed from %s, %d failing%s\n",
+             corpus.replayed, f.corpus, corpus.failing,
+             corpus.errors ? ", some entries unusable (above)" : "");
   }
   /* One shared word: the parent's request to stop, seen by every job. */
   f.stop = mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE,
@@ -1045,9 +991,6 @@ int sl_cmd_fuzz(int argc, char **argv) {
     return SL_EXIT_INCOMPLETE;
   }
   *f.stop = 0;
-  sl__gathered g;
-  memset(&g, 0, sizeof g);
-  g.first_failure = -1;
   g.done = calloc((size_t)f.jobs, sizeof(int64_t));
   g.fails = calloc((size_t)f.jobs, sizeof(int64_t));
   double start = sl_now();
@@ -1064,10 +1007,17 @@ int sl_cmd_fuzz(int argc, char **argv) {
   for (int i = 0; i < SL_REF_DEFECTS_MAX; ++i)
     if (g.ref_defects[i]) sl_print_ref_defect(i, g.ref_defects[i], "");
   sl__print_failures(&g, jfail); /* groups them; printed below */
+  /* One count of failing cases: the jobs' and the corpus replay's, as
+   * the groups, JSON, JUnit and the store count them. */
+  const int64_t failing = totfail + corpus.failing;
   printf("\n%" PRId64 " cases in %.1f s (%.0f cases/s), %d failure group%s "
-         "(%" PRId64 " failing cases), %d corpus failures\n",
+         "(%" PRId64 " failing cases), %d of them replayed from the corpus",
          total, elapsed, elapsed > 0 ? total / elapsed : 0.0, g.groups.n,
-         g.groups.n == 1 ? "" : "s", totfail, corpus_failures);
+         g.groups.n == 1 ? "" : "s", failing, corpus.failing);
+  if (corpus.errors)
+    printf(", %d corpus entr%s unusable", corpus.errors,
+           corpus.errors == 1 ? "y" : "ies");
+  printf("\n");
   if (f.shard_n > 1)
     printf("shard %d/%d (counted from 1) from %s\n", f.shard_k + 1, f.shard_n,
            shard_from[0] ? shard_from : "the resumed run's config");
@@ -1111,8 +1061,9 @@ int sl_cmd_fuzz(int argc, char **argv) {
     printf("\n");
   }
   /* A failure found is certain even when a job stopped early: it wins. */
-  rc = sl_interrupt_exit_status((totfail || corpus_failures) ? SL_EXIT_FAIL
-                                : job_failed || json_failed || report_failed
+  rc = sl_interrupt_exit_status((failing || corpus.errors) ? SL_EXIT_FAIL
+                                : job_failed || json_failed || report_failed ||
+                                        corpus_store_failed
                                     ? SL_EXIT_INCOMPLETE
                                     : SL_EXIT_OK);
   if (jout) {
@@ -1137,8 +1088,10 @@ int sl_cmd_fuzz(int argc, char **argv) {
     fprintf(jout,
             "}, \"cases\": %" PRId64 ", \"failing\": %" PRId64
             ", \"corpus_replayed\": %d, \"corpus_failures\": %d, "
-            "\"cells\": %d, \"failure_groups\": %d, \"seconds\": ",
-            total, totfail, replayed, corpus_failures, ncells, g.groups.n);
+            "\"corpus_errors\": %d, \"cells\": %d, \"failure_groups\": %d, "
+            "\"seconds\": ",
+            total, failing, corpus.replayed, corpus.failing, corpus.errors,
+            ncells, g.groups.n);
     sl_json_num(jout, elapsed);
     fprintf(jout, ", \"failures\": [%s\n]", jbuf ? jbuf : "");
     fputs(", \"groups\": [", jout);

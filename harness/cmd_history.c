@@ -12,7 +12,9 @@
 
 static const char *const sl__history_help =
     "usage: scatterlab history [--db PATH] [--match TEXT] [--min-segment N]\n"
-    "                          [--all] [--format text|json] [-o FILE]\n"
+    "                          [--anchor VARIANT] [--all] [--format "
+    "text|json]\n"
+    "                          [-o FILE]\n"
     "\n"
     "For every benchmark (case line, variant, threads, warm or cold) timed\n"
     "in more than one run: its median per run, split into levels at the\n"
@@ -26,6 +28,10 @@ static const char *const sl__history_help =
     "  --match TEXT       only benchmarks whose case line or variant holds\n"
     "                     TEXT\n"
     "  --min-segment N    runs per segment at least (default 3)\n"
+    "  --anchor VARIANT   each median over VARIANT's median on the same case\n"
+    "                     in the same run (bench times torch.cpu in turns\n"
+    "                     with the variants): a machine slower in one run\n"
+    "                     cancels; the levels read as ratios to VARIANT\n"
     "  --all              also list benchmarks without change points\n"
     "  --format F         text (default) or json (docs/json.md)\n"
     "  -o FILE            write to FILE instead of standard output\n";
@@ -49,6 +55,13 @@ int sl_cmd_history(int argc, char **argv) {
       if ((o.min_segment = (int)sl_cli_int_option("history", argc, argv, &i, 1,
                                                   100000)) < 0)
         return SL_EXIT_USAGE;
+    } else if (sl_cli_is(a, "--anchor")) {
+      if (!(o.anchor = sl_cli_value("history", argc, argv, &i)))
+        return SL_EXIT_USAGE;
+      if (!*o.anchor)
+        return sl_cli_usage_error("history",
+                                  "--anchor: expected a variant name, got "
+                                  "\"\"");
     } else if (strcmp(a, "--all") == 0) {
       o.all = 1;
     } else if (sl_cli_is(a, "--format")) {
@@ -78,7 +91,8 @@ int sl_cmd_history(int argc, char **argv) {
     char *buf = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&buf, &len);
-    rc = !mem || sl_json_history(mem, st, &o, err, sizeof err) < 0;
+    int got = mem ? sl_json_history(mem, st, &o, err, sizeof err) : -1;
+    rc = got < 0 ? got : 0;
     if (!mem) snprintf(err, sizeof err, "out of memory");
     if (mem) fclose(mem);
     if (!rc) {
@@ -90,7 +104,8 @@ int sl_cmd_history(int argc, char **argv) {
     }
     free(buf);
   } else {
-    rc = sl_report_history(st, &o, sf.f, err, sizeof err) < 0;
+    int got = sl_report_history(st, &o, sf.f, err, sizeof err);
+    rc = got < 0 ? got : 0;
   }
   if (rc) {
     fprintf(stderr, "scatterlab history: %s\n", err);
@@ -100,5 +115,5 @@ int sl_cmd_history(int argc, char **argv) {
     rc = 1;
   }
   sl_store_close(st);
-  return rc ? SL_EXIT_INCOMPLETE : SL_EXIT_OK;
+  return rc == -2 ? SL_EXIT_USAGE : rc ? SL_EXIT_INCOMPLETE : SL_EXIT_OK;
 }

@@ -62,6 +62,21 @@ int sl_fuzz_job(const sl_fuzz_campaign *f, int job, FILE *out);
 /* The first variant of r with a failing verdict, or -1. */
 int sl_fuzz_first_failure(const sl_case_result *r);
 
+/* What the corpus replay met: cases replayed, failing (each counted into
+ * groups), and entries that could not be read, parsed or run. */
+struct sl_failure_groups;
+struct sl_store;
+typedef struct sl_fuzz_corpus_tally {
+  int replayed, failing, errors;
+  struct sl_failure_groups *groups; /* the campaign's groups: set by caller */
+} sl_fuzz_corpus_tally;
+
+/* Replays f->corpus (nothing when NULL or missing) before the campaign:
+ * failing cases are printed, counted into t->groups and, with st, recorded
+ * in run f->run_id with their signatures. 0, or -1 on a store error. */
+int sl_fuzz_replay_corpus(const sl_fuzz_campaign *f, struct sl_store *st,
+                          sl_fuzz_corpus_tally *t);
+
 /* Coverage cells: name -> cases, failures (names as sl_fuzz_cell writes). */
 typedef struct sl_fuzz_cell_count {
   char name[160];

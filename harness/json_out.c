@@ -144,7 +144,9 @@ static int sl__json_hist(FILE *out, sl_store *s, const sl__hist *h) {
 int sl_json_history(FILE *out, sl_store *s, const sl_hist_opts *o, char *err,
                     size_t errlen) {
   sl__hist_set set;
-  if (sl__hist_build(s, o->match, o->min_segment, &set, err, errlen)) return -1;
+  int built =
+      sl__hist_build(s, o->match, o->min_segment, o->anchor, &set, err, errlen);
+  if (built) return built;
   int changes = 0, multi = 0, n = 0;
   for (int i = 0; i < set.n; ++i) {
     changes += set.v[i].ncps;
@@ -152,6 +154,8 @@ int sl_json_history(FILE *out, sl_store *s, const sl_hist_opts *o, char *err,
   }
   fputs(", \"db\": ", out);
   sl_json_str(out, sl_store_path(s));
+  fputs(", \"anchor\": ", out);
+  sl_json_str(out, o->anchor);
   fprintf(out,
           ", \"min_segment\": %d, \"benchmarks\": %d, "
           "\"timed_in_several_runs\": %d, \"change_points\": %d, "

@@ -36,7 +36,8 @@ void sl_json_end(FILE *out);
 
 /* `history --format json`'s fields after the head: the benchmarks that
  * the text lists (o->all: also those without change points), each with its
- * series and the levels between its change points. 0, or -1 with err. */
+ * series and the levels between its change points. 0, or -1 with err; -2
+ * when o->anchor has no timing in the store. */
 struct sl_store;
 struct sl_hist_opts;
 int sl_json_history(FILE *out, struct sl_store *s, const struct sl_hist_opts *o,

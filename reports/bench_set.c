@@ -1,11 +1,13 @@
 /* Timings of the store in memory (see bench_set.h). */
 #include "bench_set.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report_common.h"
+#include "sl_stats.h"
 #include "strmap.h"
 
 typedef struct sl__load {
@@ -146,4 +148,46 @@ int sl__bench_newest(const sl__bench_set *set, int **idx, int *n) {
   }
   free(rank);
   return rc;
+}
+
+/* The median of b: of its raw samples when they are loaded, else the one
+ * stored with the timing. */
+static double sl__bench_median(const sl__bench *b) {
+  if (b->nsamples < 1) return b->median_s;
+  double q1, med, q3;
+  return sl_stats_quartiles(b->samples, b->nsamples, &q1, &med, &q3) ? NAN
+                                                                     : med;
+}
+
+int sl__bench_anchor(sl__bench_set *set, const int *idx, int n,
+                     const char *anchor) {
+  sl__strmap map = {0};
+  char key[4400];
+  int found = 0, rc = 0;
+  double *med = calloc((size_t)(n ? n : 1), sizeof *med);
+  if (!med) return -1;
+  for (int i = 0; i < n && !rc; ++i) {
+    sl__bench *b = &set->v[idx[i]];
+    if (strcmp(b->variant, anchor) != 0) continue;
+    b->anchor = 1;
+    ++found;
+    med[i] = sl__bench_median(b); /* NAN: no anchor for its case */
+    snprintf(key, sizeof key, "%s\t%d\t%d", b->case_line, b->threads, b->cold);
+    rc = sl__strmap_put(&map, key, i);
+  }
+  for (int i = 0; i < n && !rc; ++i) {
+    sl__bench *b = &set->v[idx[i]];
+    if (b->anchor) continue;
+    snprintf(key, sizeof key, "%s\t%d\t%d", b->case_line, b->threads, b->cold);
+    int a = sl__strmap_get(&map, key);
+    if (a < 0 || !(med[a] > 0)) {
+      b->anchor = -1;
+      continue;
+    }
+    for (int k = 0; k < b->nsamples; ++k) b->samples[k] /= med[a];
+    b->median_s /= med[a], b->iqr_s /= med[a], b->min_s /= med[a];
+  }
+  free(med);
+  sl__strmap_free(&map);
+  return rc ? -1 : found;
 }

@@ -45,6 +45,16 @@ void sl__bench_key(const sl__bench *b, char *buf, size_t len);
  * first. *idx is malloc'd. 0, or -1 out of memory. */
 int sl__bench_newest(const sl__bench_set *set, int **idx, int *n);
 
+/* --anchor (compare, history): divides every timing among idx[0..n), all
+ * of one run, by the median of the `anchor` variant's timing of the same
+ * case, threads and cold flag in that run (samples, median, IQR and
+ * minimum), so that a machine slower in one run than in another cancels.
+ * Marks the anchor's own timings (anchor = 1) and those whose case has no
+ * anchor timing (anchor = -1, left as they are). Returns the number of
+ * anchor timings, or -1 out of memory. */
+int sl__bench_anchor(sl__bench_set *set, const int *idx, int n,
+                     const char *anchor);
+
 /* The variant LibTorch's timings are stored under. */
 #define SL__TORCH_VARIANT "torch.cpu"
 

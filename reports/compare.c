@@ -137,45 +137,6 @@ static char *sl__side_name(const sl_cmp_side *s) {
   return strdup(buf);
 }
 
-/* compare --anchor: divides the samples of every benchmark of one side by
- * the median of the anchor variant's samples on the same case, threads and
- * cold flag in that side's run; marks the anchor's rows (1) and the rows
- * whose case has no anchor timing (-1). Returns the number of anchor rows,
- * or -1 when out of memory. */
-static int sl__anchor_side(sl__bench_set *set, const int *idx, int n,
-                           const char *anchor) {
-  sl__strmap map = {0};
-  char key[4400];
-  int found = 0, rc = 0;
-  double *med = calloc((size_t)(n ? n : 1), sizeof *med);
-  if (!med) return -1;
-  for (int i = 0; i < n && !rc; ++i) {
-    sl__bench *b = &set->v[idx[i]];
-    if (strcmp(b->variant, anchor) != 0 || b->nsamples < 1) continue;
-    b->anchor = 1;
-    ++found;
-    double q1, q3;
-    if (sl_stats_quartiles(b->samples, b->nsamples, &q1, &med[i], &q3))
-      med[i] = NAN; /* out of memory: no anchor for its case */
-    snprintf(key, sizeof key, "%s\t%d\t%d", b->case_line, b->threads, b->cold);
-    rc = sl__strmap_put(&map, key, i);
-  }
-  for (int i = 0; i < n && !rc; ++i) {
-    sl__bench *b = &set->v[idx[i]];
-    if (b->anchor) continue;
-    snprintf(key, sizeof key, "%s\t%d\t%d", b->case_line, b->threads, b->cold);
-    int a = sl__strmap_get(&map, key);
-    if (a < 0 || !(med[a] > 0)) {
-      b->anchor = -1;
-      continue;
-    }
-    for (int k = 0; k < b->nsamples; ++k) b->samples[k] /= med[a];
-  }
-  free(med);
-  sl__strmap_free(&map);
-  return rc ? -1 : found;
-}
-
 /* The newest timing of each benchmark of one side, with samples. */
 static int sl__load_side(const sl_cmp_side *side, sl__bench_set *set, int **idx,
                          int *n, char *err, size_t errlen) {
@@ -282,8 +243,8 @@ int sl_cmp_runs(const sl_cmp_side *base, const sl_cmp_side *cand,
       sl__load_side(cand, &cs, &ci, &cn, err, errlen))
     goto done;
   if (o->anchor) {
-    int fb = sl__anchor_side(&bs, bi, bn, o->anchor);
-    int fc = fb < 0 ? -1 : sl__anchor_side(&cs, ci, cn, o->anchor);
+    int fb = sl__bench_anchor(&bs, bi, bn, o->anchor);
+    int fc = fb < 0 ? -1 : sl__bench_anchor(&cs, ci, cn, o->anchor);
     if (fb < 0 || fc < 0) {
       snprintf(err, errlen, "sl_cmp_runs: out of memory");
       goto done;

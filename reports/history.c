@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bench_set.h"
+#include "html.h"
 #include "machines.h"
 #include "report_common.h"
 #include "sl_stats.h"
@@ -77,18 +78,52 @@ static int sl__find_changes(sl__hist *h, int min_seg) {
   return 0;
 }
 
+/* --anchor: each run's timings over the anchor's on the same case in that
+ * run (sl__bench_anchor); the set comes in run order. Returns the anchor's
+ * timings found, or -1 out of memory. */
+static int sl__anchor_runs(sl__bench_set *set, const char *anchor) {
+  int *idx = malloc(sizeof *idx * (size_t)(set->n ? set->n : 1));
+  if (!idx) return -1;
+  int found = 0;
+  for (int from = 0, to, k; found >= 0 && from < set->n; from = to) {
+    for (to = from; to < set->n && set->v[to].run_id == set->v[from].run_id;
+         ++to)
+      idx[to - from] = to;
+    k = sl__bench_anchor(set, idx, to - from, anchor);
+    found = k < 0 ? -1 : found + k;
+  }
+  free(idx);
+  return found;
+}
+
 int sl__hist_build(sl_store *s, const char *match, int min_seg,
-                   sl__hist_set *out, char *err, size_t errlen) {
+                   const char *anchor, sl__hist_set *out, char *err,
+                   size_t errlen) {
   memset(out, 0, sizeof *out);
+  out->anchor = anchor;
   sl__bench_set set = {0};
   if (sl__bench_load(s, 0, 0, &set, err, errlen)) return -1;
   sl__strmap map = {0};
   out->v = calloc((size_t)(set.n ? set.n : 1), sizeof *out->v);
   int rc = out->v ? 0 : -1;
+  if (!rc && anchor) {
+    int found = sl__anchor_runs(&set, anchor);
+    if (found == 0) { /* a misspelt name, most likely: not a silent no-op */
+      snprintf(err, errlen, "--anchor %s: no timing of %s in %s", anchor,
+               anchor, sl_store_path(s));
+      free(out->v);
+      memset(out, 0, sizeof *out);
+      sl__bench_set_free(&set);
+      return -2;
+    }
+    rc = found < 0 ? -1 : 0;
+  }
   char key[4400];
   for (int i = 0; !rc && i < set.n; ++i) {
     sl__bench *b = &set.v[i];
-    if (!sl__matches(b, match)) continue;
+    /* With an anchor: neither the anchor's own series nor a run of a
+     * benchmark whose case has no anchor timing in that run. */
+    if (!sl__matches(b, match) || b->anchor) continue;
     sl__bench_key(b, key, sizeof key);
     int at = sl__strmap_get(&map, key);
     if (at < 0) {
@@ -128,6 +163,14 @@ void sl__hist_set_free(sl__hist_set *set) {
   }
   free(set->v);
   memset(set, 0, sizeof *set);
+}
+
+void sl__hist_fmt_level(const sl__hist_set *set, double level, char *buf,
+                        size_t len) {
+  if (set->anchor)
+    snprintf(buf, len, "%.4gx %s", level, set->anchor);
+  else
+    sl__fmt_seconds(buf, len, level);
 }
 
 double sl__hist_level(const sl__hist *h, int from, int to) {

@@ -26,13 +26,25 @@ typedef struct sl__hist {
 typedef struct sl__hist_set {
   sl__hist *v;
   int n;
+  /* --anchor: the variant every median is a ratio to (the caller's
+   * string); NULL: medians in seconds */
+  const char *anchor;
 } sl__hist_set;
 
 /* Every benchmark of the store whose case line or variant contains match
  * (NULL: all), with its change points (segments of at least min_seg runs),
- * ordered by case line, variant, threads, cold. 0, or -1 with err. */
+ * ordered by case line, variant, threads, cold. With anchor (NULL: none)
+ * each median is the ratio to the anchor variant's median on the same case
+ * in the same run (sl__bench_anchor): the anchor's own series and the runs
+ * without an anchor timing are left out. 0, or -1 with err; -2 (and err)
+ * when the store holds no timing of the anchor at all. */
 int sl__hist_build(sl_store *s, const char *match, int min_seg,
-                   sl__hist_set *out, char *err, size_t errlen);
+                   const char *anchor, sl__hist_set *out, char *err,
+                   size_t errlen);
+
+/* A level as text: a time, or with an anchor "0.412x torch.cpu". */
+void sl__hist_fmt_level(const sl__hist_set *set, double level, char *buf,
+                        size_t len);
 void sl__hist_set_free(sl__hist_set *set);
 
 /* The level of runs [from, to) of h: the geometric mean of their medians

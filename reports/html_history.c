@@ -163,7 +163,8 @@ int sl__html_history(sl_store *s, const sl_html_opts *o, FILE *out, char *err,
                      size_t errlen) {
   fputs("<h2 id=\"history\">History</h2>\n", out);
   sl__hist_set set;
-  if (sl__hist_build(s, NULL, o->min_segment, &set, err, errlen)) return -1;
+  if (sl__hist_build(s, NULL, o->min_segment, NULL, &set, err, errlen))
+    return -1;
   int *order = malloc(sizeof *order * (size_t)(set.n ? set.n : 1));
   if (!order) {
     sl__hist_set_free(&set);

@@ -40,7 +40,8 @@ static int sl__cause_text(FILE *out, sl_store *s, const sl__hist *h, int k) {
   return 0;
 }
 
-static int sl__hist_text(FILE *out, sl_store *s, const sl__hist *h) {
+static int sl__hist_text(FILE *out, sl_store *s, const sl__hist_set *set,
+                         const sl__hist *h) {
   fprintf(out, "\n%s\n  %s, %d thread%s, %s: %d run%s\n", h->case_line,
           h->variant, h->threads, h->threads == 1 ? "" : "s",
           h->cold ? "cold" : "warm", h->n, h->n == 1 ? "" : "s");
@@ -50,7 +51,7 @@ static int sl__hist_text(FILE *out, sl_store *s, const sl__hist *h) {
     sl__hist_segment(h, k, &from, &to);
     double level = sl__hist_level(h, from, to);
     char t[32];
-    sl__fmt_seconds(t, sizeof t, level);
+    sl__hist_fmt_level(set, level, t, sizeof t);
     fprintf(out, "  runs %" PRId64 "-%" PRId64 " (%d): %s", h->run[from],
             h->run[to - 1], to - from, t);
     if (k > 0) {
@@ -77,7 +78,9 @@ int sl_report_history(sl_store *s, const sl_hist_opts *o, FILE *out, char *err,
   sl_hist_opts_init(&def);
   if (!o) o = &def;
   sl__hist_set set;
-  if (sl__hist_build(s, o->match, o->min_segment, &set, err, errlen)) return -1;
+  int built =
+      sl__hist_build(s, o->match, o->min_segment, o->anchor, &set, err, errlen);
+  if (built) return built;
   /* A benchmark timed once has no history to speak of. */
   int changes = 0, with = 0, multi = 0;
   for (int i = 0; i < set.n; ++i) {
@@ -91,10 +94,15 @@ int sl_report_history(sl_store *s, const sl_hist_opts *o, FILE *out, char *err,
           "median times, segments of at least %d runs)\n",
           multi, multi == 1 ? "" : "s", set.n, sl_store_path(s), with, changes,
           changes == 1 ? "" : "s", o->min_segment);
+  if (o->anchor)
+    fprintf(out,
+            "each median over %s's on the same case in the same run "
+            "(--anchor); runs without a %s timing of a case left out\n",
+            o->anchor, o->anchor);
   int bad = 0;
   for (int i = 0; i < set.n && !bad; ++i)
     if (set.v[i].ncps > 0 || (o->all && set.v[i].n > 1))
-      bad = sl__hist_text(out, s, &set.v[i]);
+      bad = sl__hist_text(out, s, &set, &set.v[i]);
   if (bad) {
     snprintf(err, errlen, "%s", sl_store_errmsg(s));
     sl__hist_set_free(&set);

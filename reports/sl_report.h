@@ -338,13 +338,17 @@ typedef struct sl_hist_opts {
                         this text (NULL: all) */
   int min_segment;   /* shortest segment between change points (default 3) */
   int all;           /* text: list benchmarks without change points too */
+  /* --anchor VARIANT: each median over VARIANT's median on the same case
+   * in the same run (NULL: seconds), as compare --anchor */
+  const char *anchor;
 } sl_hist_opts;
 
 void sl_hist_opts_init(sl_hist_opts *o);
 
 /* The median of every benchmark across runs, its change points and the
  * segments between them, as text. Returns the number of change points
- * found (>= 0), or -1 on error. */
+ * found (>= 0), -1 on error, -2 when o->anchor has no timing in the store
+ * (an input error; err names it). */
 int sl_report_history(sl_store *s, const sl_hist_opts *o, FILE *out, char *err,
                       size_t errlen);
 

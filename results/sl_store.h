@@ -351,6 +351,9 @@ typedef struct sl_failure_view {
   /* The minimal case: the line of the newest case shrunk from this one, or
    * case_line itself when the case was not shrunk. Never NULL. */
   const char *minimal_line;
+  /* Its failure group's signature (harness/failure_group.h); "" for a
+   * result stored before schema 9. */
+  const char *signature;
 } sl_failure_view;
 
 /* The failing results (verdict failed, reject_mismatch, crashed or timeout)
@@ -369,8 +372,9 @@ typedef struct sl_failure_group_view {
   int64_t cases;                      /* failing cases in the group */
   int64_t first_run, last_run;        /* the runs of its first and last case */
   const char *first_seen, *last_seen; /* those runs' started_at */
-  /* The first case's minimal case (as sl_failure_view.minimal_line). */
-  const char *minimal_line;
+  /* The first case's minimal case (as sl_failure_view.minimal_line), and
+   * that case as it was found (before shrinking). */
+  const char *minimal_line, *found_line;
 } sl_failure_group_view;
 
 /* The failure groups of run_id (0: of every run) in the order first met.

@@ -341,7 +341,8 @@ int sl_store_each_failure(sl_store *s, int64_t run_id,
   static const char sql[] =
       "SELECT c.run_id, c.id, c.op, c.case_line, x.variant, x.verdict,"
       " x.message, coalesce((SELECT m.case_line FROM cases m"
-      "  WHERE m.shrunk_from = c.id ORDER BY m.id DESC LIMIT 1), c.case_line)"
+      "  WHERE m.shrunk_from = c.id ORDER BY m.id DESC LIMIT 1), c.case_line),"
+      " x.signature"
       " FROM cases c JOIN results x ON x.case_id = c.id"
       " WHERE x.verdict IN ('failed', 'reject_mismatch', 'crashed', 'timeout')"
       " AND c.shrunk_from IS NULL AND (?1 = 0 OR c.run_id = ?1)"
@@ -362,6 +363,7 @@ int sl_store_each_failure(sl_store *s, int64_t run_id,
     v.verdict = sl__text(st, 5);
     v.message = sl__text(st, 6);
     v.minimal_line = sl__text(st, 7);
+    v.signature = sl__text(st, 8);
     stop = fn(user, &v);
   }
   int ret = stop;
@@ -386,7 +388,8 @@ int sl_store_each_failure_group(sl_store *s, int64_t run_id,
       " SELECT g.sig, f.op, xf.variant, xf.verdict, xf.message, g.n,"
       " f.run_id, l.run_id, rf.started_at, rl.started_at,"
       " coalesce((SELECT m.case_line FROM cases m"
-      "  WHERE m.shrunk_from = f.id ORDER BY m.id DESC LIMIT 1), f.case_line)"
+      "  WHERE m.shrunk_from = f.id ORDER BY m.id DESC LIMIT 1), f.case_line),"
+      " f.case_line"
       " FROM g JOIN cases f ON f.id = g.first_id"
       " JOIN cases l ON l.id = g.last_id"
       " JOIN runs rf ON rf.id = f.run_id JOIN runs rl ON rl.id = l.run_id"
@@ -411,6 +414,7 @@ int sl_store_each_failure_group(sl_store *s, int64_t run_id,
     v.first_seen = sl__text(st, 8);
     v.last_seen = sl__text(st, 9);
     v.minimal_line = sl__text(st, 10);
+    v.found_line = sl__text(st, 11);
     stop = fn(user, &v);
   }
   int ret = stop;

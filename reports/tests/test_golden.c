@@ -13,8 +13,9 @@
  * The store:
  *   run 1 (run)   case 1 gather f32: cpu.serial passed, cpu.omp failed with
  *                 a message full of HTML specials; case 2 scatter_reduce
- *                 f64: cpu.serial passed, cpu.atomic crashed; case 3, shrunk
- *                 from case 2: cpu.atomic crashed.
+ *                 f64: cpu.serial passed, cpu.atomic crashed (in a failure
+ *                 group; case 1's failure has none, as before schema 9);
+ *                 case 3, shrunk from case 2: cpu.atomic crashed.
  *   run 2 (fuzz)  case 4 gather i32: cpu.serial passed, cpu.omp
  *                 mistrusted; coverage: two gather cells (one added twice,
  *                 10 + 2 cases, one of 4), a failing scatter_reduce cell
@@ -56,6 +57,10 @@ static const char msg_html[] =
 static const char line_big[] =
     "scatter_reduce dt=f64 it=i64 x=8x4 index=6x4 src=6x4 dim=0 reduce=sum "
     "seed=2";
+/* A failure group signature as harness/failure_group.c writes it. */
+#define SIG_CRASH                                                              \
+  "scatter_reduce cpu.atomic crashed | f64 [N,N] [N,N] [N,N] | signal # "      \
+  "(SIGSEGV)"
 static const char line_min[] = "scatter_reduce dt=f64 it=i64 x=1x1 index=1x1 "
                                "src=1x1 dim=0 reduce=sum seed=2";
 
@@ -150,7 +155,8 @@ static int fill(sl_store *s) {
   bad = bad ||
         sl_store_add_case(s, run, "scatter_reduce", line_big, 2, 0, &c2) ||
         result(s, c2, "cpu.serial", "passed", "") ||
-        result(s, c2, "cpu.atomic", "crashed", "signal 11 (SIGSEGV)");
+        result(s, c2, "cpu.atomic", "crashed", "signal 11 (SIGSEGV)") ||
+        sl_store_set_signature(s, c2, "cpu.atomic", SIG_CRASH);
   bad = bad ||
         sl_store_add_case(s, run, "scatter_reduce", line_min, 2, c2, &c3) ||
         result(s, c3, "cpu.atomic", "crashed", "signal 11 (SIGSEGV)");
@@ -291,6 +297,20 @@ static void check_html(const char *html) {
   CHECK_CONTAINS(html, "<code>scatterlab run 'scatter_reduce dt=f64 it=i64 "
                        "x=1x1 index=1x1 src=1x1 dim=0 reduce=sum seed=2' "
                        "--variants cpu.atomic</code>");
+  /* Failures by group, counted as report --failures counts them: the
+   * crash's group (1 case: its shrunk copy is no extra failure), then
+   * case 1's failure, stored without a signature, under its own heading. */
+  CHECK_CONTAINS(html, "<span class=\"bad\">1 failure group, 1 failing "
+                       "case</span>");
+  CHECK_CONTAINS(html, "<tr title=\"scatter_reduce cpu.atomic crashed | f64 "
+                       "[N,N] [N,N] [N,N] | signal # (SIGSEGV)\"><td "
+                       "class=\"n\">1</td><td class=\"bad\">crashed</td>");
+  CHECK_CONTAINS(html, "<td class=\"n\">1</td></tr>"); /* seen in run 1 */
+  CHECK_CONTAINS(html, "shrunk from <code>scatter_reduce dt=f64 it=i64 x=8x4");
+  CHECK_CONTAINS(html, "<h3>Failures stored without a group (before schema "
+                       "9)</h3>");
+  CHECK(strstr(html, "<tr title=\"scatter_reduce") <
+        strstr(html, "Failures stored without a group"));
   /* Coverage by axis: gather's two cells, 12 + 4 cases, its dtype axis
    * i32 summed over the cell added twice (10 + 2); the failing cell's value
    * escaped and marked; the name without fields counted as an op of its

@@ -111,6 +111,31 @@ after=$(ls "$tmp"/corpus/*.txt | wc -l)
 check "a known group adds no corpus entry ($before -> $after, $g2 groups)" \
   test "$after" -le $((before + ${g2:-0})) -a "$after" -lt $((before + $(grep -c '^FAIL ' "$tmp/out") + 1))
 
+# The corpus replay is a campaign's first cases: its failures join the
+# groups (text, JSON, JUnit) and the store, not a separate tally. --cases 0
+# replays the corpus only.
+nent=$(ls "$tmp"/corpus/*.txt | wc -l)
+GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY="$tmp/sum2.md" \
+  "$BIN" fuzz --ops gather,scatter_reduce --provider "buggy=$BUG" \
+  --variants "$VARIANTS" --cases 0 --corpus "$tmp/corpus" --db "$tmp/r.db" \
+  --junit "$tmp/replay.xml" --format json >"$tmp/doc.json" 2>"$tmp/out"
+rc=$?
+check "replay: exit 1 (got $rc)" test "$rc" = 1
+check "replay: json counts the $nent entries as failing and grouped" \
+  jtrue "d['corpus_replayed'] == d['corpus_failures'] == d['failing'] == $nent and d['failure_groups'] == len(d['groups']) >= 1 and sum(g['cases'] for g in d['groups']) == $nent"
+rgroups=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["failure_groups"])' "$tmp/doc.json" 2>/dev/null)
+check "replay: one ::error line per group" test "$(grep -c '^::error title=scatterlab fuzz' "$tmp/out")" = "${rgroups:-x}"
+groups=${rgroups:-0}
+cp "$tmp/replay.xml" "$tmp/fuzz.xml"
+check "replay: junit has a failing test case per group" junit
+run 0 report --failures --db "$tmp/r.db"
+check "replay: the store's groups are the same ($groups groups, $nent cases)" \
+  has "^$groups failure groups?, $nent failing cases"
+"$BIN" fuzz --ops gather,scatter_reduce --provider "buggy=$BUG" \
+  --variants "$VARIANTS" --cases 0 --corpus "$tmp/corpus" --no-db >"$tmp/out" 2>&1
+check "replay: the text summary counts them" \
+  grep -q "), $groups failure groups\? ($nent failing cases), $nent of them replayed from the corpus" "$tmp/out"
+
 # run: the same outputs for the cases it is given.
 "$BIN" run 'gather x=4x3 index=2x3 dim=0' 'gather x=5x4 index=3x4 dim=0' \
   --provider "buggy=$BUG" --variants buggy:cpu.off_by_one,cpu.serial \
