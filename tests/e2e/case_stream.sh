@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The case stream is pinned (issue 31): the same seed prints the same case
+# lines for the twelve ops that existed before the op-spec redesign. A
+# change to the generator that moves a case must be deliberate: then update
+# the digest below and say why in the commit. The schedules that draw on
+# their own random streams (--size-mix, and those added after the pin) are
+# off, and the ops are named, so that a new schedule or a new op leaves
+# these lines alone. Digest taken on 081bad5, before the redesign.
+set -u
+BIN=$1
+SRC=${2:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$SRC/tests/check.sh"
+OPS=gather,gather_nd,scatter,scatter_reduce,scatter_nd,index_reduce
+OPS=$OPS,scatter_reduce_backward,index_reduce_backward,select_scatter
+OPS=$OPS,masked_scatter,dynamic_scatter,dynamic_scatter_backward
+PINNED=491eb88fca743ba0b4f957e22b77331f8ad954d707ca3769527fb0e781413e3f
+"$BIN" fuzz --print --cases 20000 --no-corpus --seed 1 --size-mix 0 \
+  --ops "$OPS" >"$tmp/lines" 2>"$tmp/err"
+rc=$?
+check "fuzz --print: exit 0 (got $rc)" test "$rc" = 0
+check "20000 lines" test "$(wc -l <"$tmp/lines")" = 20000
+got=$(sha256sum <"$tmp/lines" | cut -d' ' -f1)
+check "the case stream of seed 1 is the pinned one" test "$got" = "$PINNED"
+if [ "$got" != "$PINNED" ]; then
+  echo "  got $got; lines per op:"
+  awk '{ print $1 }' "$tmp/lines" | sort | uniq -c
+  head -3 "$tmp/lines"
+fi
+echo "$((checks - fails)) passed, $fails failed"
+[ "$fails" -eq 0 ]
