@@ -31,7 +31,7 @@ static const char *const sl__run_help =
     "  scatter dt=f32 it=i64 x=4x3 index=2x3 dim=0 val=2.5 seed=0\n"
     "  dynamic_scatter feats=17176x128 coors=17176x3 reduce=max voxels=13743\n"
     "Keys: dt it <input>=SHAPE[:t|:b|:s<k>] dim dims reduce self at val\n"
-    "voxels ip dp seed (see harness/case.h for the grammar).\n"
+    "voxels ip dp seed (see cases/case.h for the grammar).\n"
     "\n"
     "options:\n"
     "  --variants LIST  only these variants (comma-separated; `cpu` = cpu.*,\n"
