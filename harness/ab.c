@@ -92,30 +92,78 @@ static int sl__judge(sl_ab_result *r, int n, const sl_ab_opts *o, double *d) {
   return 0;
 }
 
+/* The speed-up over the reference arm of one arm's rounds: exp of minus
+ * the Hodges-Lehmann estimate of ln(arm / ref) over the rounds where the
+ * reference read a time; NAN without one. */
+static double sl__speedup(const double *arm, const double *ref, int n,
+                          const sl_ab_opts *o, double *d) {
+  int m = 0;
+  for (int i = 0; i < n; ++i)
+    if (ref[i] > 0) d[m++] = log(arm[i] / ref[i]);
+  double est, lo, hi;
+  if (m == 0 || sl_stats_hodges_lehmann_paired(d, m, o->level, &est, &lo, &hi))
+    return NAN;
+  return exp(-est);
+}
+
+/* The order of round i's turns: arms 0 (base), 1 (cand) and, with a
+ * reference, 2, shuffled. Two arms take one draw (as before the reference
+ * arm existed, so that a seed gives the same order it gave then). */
+static void sl__order(uint64_t *seed, int n, int order[3]) {
+  if (n == 2) {
+    const int cand_first = (int)(sl__next(seed) >> 63);
+    order[0] = cand_first, order[1] = !cand_first;
+    return;
+  }
+  for (int i = 0; i < n; ++i) order[i] = i;
+  for (int i = n - 1; i > 0; --i) { /* Fisher-Yates */
+    const int j = (int)(sl__next(seed) % (uint64_t)(i + 1));
+    const int t = order[i];
+    order[i] = order[j], order[j] = t;
+  }
+}
+
+/* Calls per turn for an arm of the given pace (seconds per call). */
+static int sl__calls_for(double pace, double turn_s) {
+  int k = pace > 0 && turn_s / pace < SL__AB_MAX_CALLS ? (int)(turn_s / pace)
+                                                       : SL__AB_MAX_CALLS;
+  return k < 1 ? 1 : k;
+}
+
 int sl_ab_time(sl_timed_fn base, void *base_user, sl_timed_fn cand,
                void *cand_user, const sl_ab_opts *o, sl_ab_result *r) {
+  return sl_ab_time_ref(base, base_user, cand, cand_user, NULL, NULL, o, r);
+}
+
+int sl_ab_time_ref(sl_timed_fn base, void *base_user, sl_timed_fn cand,
+                   void *cand_user, sl_timed_fn ref, void *ref_user,
+                   const sl_ab_opts *o, sl_ab_result *r) {
   memset(r, 0, sizeof *r);
   r->verdict = SL_AB_UNCLEAR;
   r->stopped = "rounds";
+  r->base_speedup = r->cand_speedup = NAN;
   if (!base || !cand || !o || !(o->budget_s > 0) || o->min_rounds < 1 ||
       o->max_rounds < o->min_rounds || o->max_rounds > SL_AB_MAX_ROUNDS ||
       !(o->turn_s > 0) || !(o->level > 0 && o->level < 1) ||
       !(o->threshold > 0))
     return -1;
+  r->has_ref = ref != NULL;
   double *scratch = malloc(sizeof *scratch * SL__AB_MAX_CALLS);
   double *d = malloc(sizeof *d * SL_AB_MAX_ROUNDS);
   int rc = scratch && d ? 0 : -1;
-  double last_b = 0, last_c = 0;
+  double last_b = 0, last_c = 0, last_r = 0;
   if (!rc) rc = sl__warm(base, base_user, o->warmup_s, &last_b);
   if (!rc) rc = sl__warm(cand, cand_user, o->warmup_s, &last_c);
+  if (!rc && ref) rc = sl__warm(ref, ref_user, o->warmup_s, &last_r);
   /* As many calls per turn as the slower arm fits in turn_s, the same for
-   * both, so that each arm's turn covers as much of the machine's time. */
-  const double pace = last_b > last_c ? last_b : last_c;
-  int k = pace > 0 && o->turn_s / pace < SL__AB_MAX_CALLS
-              ? (int)(o->turn_s / pace)
-              : SL__AB_MAX_CALLS;
-  if (k < 1) k = 1;
+   * both, so that each arm's turn covers as much of the machine's time.
+   * The reference, which is not judged, fits its own calls in turn_s. */
+  const int k = sl__calls_for(last_b > last_c ? last_b : last_c, o->turn_s);
+  const int k_ref = sl__calls_for(last_r, o->turn_s);
   r->calls_per_turn = k;
+  sl_timed_fn fns[3] = {base, cand, ref};
+  void *users[3] = {base_user, cand_user, ref_user};
+  const int narms = ref ? 3 : 2;
   uint64_t seed = o->seed;
   double spent = 0;
   int next_check = 0;
@@ -123,14 +171,15 @@ int sl_ab_time(sl_timed_fn base, void *base_user, sl_timed_fn cand,
   for (int attempt = 0; !rc && r->rounds < o->max_rounds &&
                         attempt < 2 * o->max_rounds && !sl_interrupted();
        ++attempt) {
-    const int i = r->rounds, cand_first = (int)(sl__next(&seed) >> 63);
-    const int rep = i * k;
-    if (cand_first)
-      rc = sl__turn(cand, cand_user, rep, k, scratch, &r->cand_s[i], &spent);
-    if (!rc)
-      rc = sl__turn(base, base_user, rep, k, scratch, &r->base_s[i], &spent);
-    if (!rc && !cand_first)
-      rc = sl__turn(cand, cand_user, rep, k, scratch, &r->cand_s[i], &spent);
+    const int i = r->rounds;
+    double *out[3] = {&r->base_s[i], &r->cand_s[i], &r->ref_s[i]};
+    int order[3];
+    sl__order(&seed, narms, order);
+    for (int t = 0; t < narms && !rc; ++t) {
+      const int a = order[t], calls = a == 2 ? k_ref : k;
+      rc =
+          sl__turn(fns[a], users[a], i * calls, calls, scratch, out[a], &spent);
+    }
     if (rc) break;
     /* A call too short for the clock reads 0: no ratio. Such a round is
      * dropped (it would be +-inf), and counts toward the budget only. */
@@ -161,6 +210,10 @@ int sl_ab_time(sl_timed_fn base, void *base_user, sl_timed_fn cand,
   }
   if (!rc && r->rounds > 0 && sl__judge(r, r->rounds, o, d)) rc = -1;
   if (!rc && r->rounds < o->min_rounds) r->verdict = SL_AB_UNCLEAR;
+  if (!rc && ref && r->rounds > 0) {
+    r->base_speedup = sl__speedup(r->base_s, r->ref_s, r->rounds, o, d);
+    r->cand_speedup = sl__speedup(r->cand_s, r->ref_s, r->rounds, o, d);
+  }
   free(scratch);
   free(d);
   return rc;

@@ -71,6 +71,13 @@ typedef struct sl_ab_result {
   double p;             /* two-sided, Wilcoxon signed-rank */
   sl_ab_verdict verdict;
   const char *stopped; /* "interval", "budget" or "rounds" */
+  /* With a reference arm (sl_ab_time_ref): its seconds per call round by
+   * round (0 where the clock read nothing), and each build's speed-up over
+   * it, exp of minus the Hodges-Lehmann estimate of ln(arm / ref) over the
+   * same rounds (NAN without a reference). */
+  int has_ref;
+  double ref_s[SL_AB_MAX_ROUNDS];
+  double base_speedup, cand_speedup;
 } sl_ab_result;
 
 void sl_ab_opts_init(sl_ab_opts *o);
@@ -90,5 +97,17 @@ sl_ab_verdict sl_ab_judge(double est, double lo, double hi,
  */
 int sl_ab_time(sl_timed_fn base, void *base_user, sl_timed_fn cand,
                void *cand_user, const sl_ab_opts *o, sl_ab_result *r);
+
+/*
+ * sl_ab_time with a third arm, ref (LibTorch, say), timed in the same
+ * rounds in a shuffled order of the three. It is not judged: it gives each
+ * build's speed-up over it from the same stretch of the machine's time.
+ * It makes its own number of calls per turn (about turn_s of them), so a
+ * slow reference does not thin the judged arms' turns. ref NULL is
+ * sl_ab_time.
+ */
+int sl_ab_time_ref(sl_timed_fn base, void *base_user, sl_timed_fn cand,
+                   void *cand_user, sl_timed_fn ref, void *ref_user,
+                   const sl_ab_opts *o, sl_ab_result *r);
 
 #endif

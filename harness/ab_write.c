@@ -56,8 +56,10 @@ static void sl__json(const sl_ab_set *s, FILE *out) {
   sl_json_num(out, s->level);
   fputs(", \"budget_s\": ", out);
   sl_json_num(out, s->budget_s);
-  fprintf(out, ", \"seed\": %llu, \"threads\": %d, \"exit_status\": %d",
-          s->seed, s->threads, s->exit_status);
+  fprintf(out,
+          ", \"seed\": %llu, \"threads\": %d, \"torch\": %s, "
+          "\"exit_status\": %d",
+          s->seed, s->threads, s->torch ? "true" : "false", s->exit_status);
   fputs(", \"counts\": {", out);
   for (int k = 0; k < SL_AB_VERDICT_COUNT; ++k)
     fprintf(out, "%s\"%s\": %d", k ? ", " : "",
@@ -91,8 +93,15 @@ static void sl__json(const sl_ab_set *s, FILE *out) {
     fputs(", \"p\": ", out);
     sl_json_num(out, r->p);
     fprintf(out,
-            ", \"rounds\": %d, \"calls_per_turn\": %d, \"stopped\": \"%s\"}",
+            ", \"rounds\": %d, \"calls_per_turn\": %d, \"stopped\": \"%s\"",
             r->rounds, r->calls_per_turn, r->stopped ? r->stopped : "");
+    fputs(", \"torch_s\": ", out);
+    sl_json_num(out, r->torch_s);
+    fputs(", \"base_speedup\": ", out);
+    sl_json_num(out, r->base_speedup);
+    fputs(", \"cand_speedup\": ", out);
+    sl_json_num(out, r->cand_speedup);
+    fputc('}', out);
   }
   fputs("\n]}\n", out);
 }
@@ -116,10 +125,15 @@ static void sl__markdown(const sl_ab_set *s, FILE *out) {
           "benchmark, seed %llu, %d threads. Paired rounds: each ratio is "
           "cand/base within one round, so the machine's drift cancels.\n\n",
           s->threshold * 100, s->level * 100, s->budget_s, s->seed, s->threads);
-  fputs("| verdict | variant | base ms | cand ms | cand/base | interval | p "
-        "| rounds | case |\n| --- | --- | ---: | ---: | ---: | --- | ---: | "
-        "---: | --- |\n",
-        out);
+  if (s->torch)
+    fputs("LibTorch (torch.cpu) was timed in the same rounds: `vs torch` is "
+          "each build's speed-up over it, base -> cand.\n\n",
+          out);
+  fprintf(out,
+          "| verdict | variant | base ms | cand ms | cand/base | interval | p "
+          "| rounds |%s case |\n| --- | --- | ---: | ---: | ---: | --- | "
+          "---: | ---: |%s --- |\n",
+          s->torch ? " vs torch |" : "", s->torch ? " ---: |" : "");
   for (int i = 0; i < s->n; ++i) {
     const sl_ab_row *r = &s->rows[i];
     if (r->kind == SL_AB_ROW_JUDGED) {
@@ -127,15 +141,18 @@ static void sl__markdown(const sl_ab_set *s, FILE *out) {
               sl_ab_verdict_name(r->verdict),
               r->verdict == SL_AB_SLOWER ? "**" : "");
       sl_md_text(out, r->variant, 0);
-      fprintf(out, " | %.4f | %.4f | %.3f | [%.3f, %.3f] | %.2g | %d | `",
+      fprintf(out, " | %.4f | %.4f | %.3f | [%.3f, %.3f] | %.2g | %d | ",
               r->base_s * 1e3, r->cand_s * 1e3, r->ratio, r->lo, r->hi, r->p,
               r->rounds);
+      if (s->torch)
+        fprintf(out, "%.2fx -> %.2fx | ", r->base_speedup, r->cand_speedup);
+      fputc('`', out);
     } else {
       fprintf(out, "| %s | ", sl__kind_names[r->kind]);
       sl_md_text(out, r->variant, 0);
       fputs(" | | | | ", out);
       sl_md_text(out, r->note, 0);
-      fputs(" | | | `", out);
+      fputs(s->torch ? " | | | | `" : " | | | `", out);
     }
     sl_md_text(out, r->case_line, 1);
     fputs("` |\n", out);
@@ -148,7 +165,8 @@ static void sl__markdown(const sl_ab_set *s, FILE *out) {
 static void sl__csv(const sl_ab_set *s, FILE *out) {
   fputs("kind,verdict,variant,case_line,base_s,cand_s,ratio,ratio_lo,"
         "ratio_hi,p_value,rounds,calls_per_turn,stopped,note,base,cand,"
-        "threshold,level,budget_s,seed,threads\n",
+        "threshold,level,budget_s,seed,threads,torch_s,base_speedup,"
+        "cand_speedup\n",
         out);
   for (int i = 0; i < s->n; ++i) {
     const sl_ab_row *r = &s->rows[i];
@@ -180,7 +198,13 @@ static void sl__csv(const sl_ab_set *s, FILE *out) {
       sl__csv_real(out, o[k]);
       fputc(',', out);
     }
-    fprintf(out, "%llu,%d\n", s->seed, s->threads);
+    fprintf(out, "%llu,%d", s->seed, s->threads);
+    const double t[] = {r->torch_s, r->base_speedup, r->cand_speedup};
+    for (size_t k = 0; k < sizeof t / sizeof t[0]; ++k) {
+      fputc(',', out);
+      if (judged && s->torch) sl__csv_real(out, t[k]);
+    }
+    fputc('\n', out);
   }
 }
 
@@ -204,9 +228,10 @@ static void sl__html(const sl_ab_set *s, FILE *out) {
           "cand/base within one round, so the machine's drift cancels.</p>\n"
           "<table class=\"compare\">\n<tr><th>verdict</th><th>variant</th>"
           "<th>base ms</th><th>cand ms</th><th>cand/base</th>"
-          "<th>interval</th><th>p</th><th>rounds</th><th>case</th>"
+          "<th>interval</th><th>p</th><th>rounds</th>%s<th>case</th>"
           "<th>note</th></tr>\n",
-          s->threshold * 100, s->level * 100, s->budget_s, s->seed, s->threads);
+          s->threshold * 100, s->level * 100, s->budget_s, s->seed, s->threads,
+          s->torch ? "<th>vs torch.cpu (base &rarr; cand)</th>" : "");
   for (int i = 0; i < s->n; ++i) {
     const sl_ab_row *r = &s->rows[i];
     const int judged = r->kind == SL_AB_ROW_JUDGED;
@@ -224,13 +249,17 @@ static void sl__html(const sl_ab_set *s, FILE *out) {
       fprintf(out,
               "</td><td class=\"n\">%.4f</td><td class=\"n\">%.4f</td>"
               "<td class=\"n\">%.3f</td><td>[%.3f, %.3f]</td>"
-              "<td class=\"n\">%.2g</td><td class=\"n\">%d</td><td><code>",
+              "<td class=\"n\">%.2g</td><td class=\"n\">%d</td>",
               r->base_s * 1e3, r->cand_s * 1e3, r->ratio, r->lo, r->hi, r->p,
               r->rounds);
     else
-      fputs("</td><td></td><td></td><td></td><td></td><td></td><td></td>"
-            "<td><code>",
-            out);
+      fputs("</td><td></td><td></td><td></td><td></td><td></td><td></td>", out);
+    if (s->torch && judged)
+      fprintf(out, "<td class=\"n\">%.2fx &rarr; %.2fx</td>", r->base_speedup,
+              r->cand_speedup);
+    else if (s->torch)
+      fputs("<td></td>", out);
+    fputs("<td><code>", out);
     sl__html_text(out, r->case_line);
     fputs("</code></td><td>", out);
     sl__html_text(out, judged ? "" : r->note);

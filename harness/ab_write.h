@@ -31,6 +31,9 @@ typedef struct sl_ab_row {
   int rounds, calls_per_turn;
   sl_ab_verdict verdict;
   const char *stopped;
+  /* --torch: LibTorch's median seconds per call over the same rounds, and
+   * each build's speed-up over it (sl_ab_result); NAN without --torch */
+  double torch_s, base_speedup, cand_speedup;
 } sl_ab_row;
 
 typedef struct sl_ab_set {
@@ -38,6 +41,7 @@ typedef struct sl_ab_set {
   double threshold, budget_s, level;
   unsigned long long seed;
   int threads;
+  int torch; /* --torch: LibTorch was the third arm of every round */
   sl_ab_row *rows;
   int n, cap;
   int counts[SL_AB_VERDICT_COUNT], missing, failed;

@@ -1,4 +1,5 @@
 /* `scatterlab ab`: two builds' kernels, one process, paired rounds (ab.h). */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "runinfo.h"
 #include "runner.h"
 #include "sl_store.h"
+#include "slref.h"
 #include "variant_call.h"
 
 static const char *const sl__ab_help =
@@ -57,6 +59,9 @@ static const char *const sl__ab_help =
     "  --db PATH        results database (default " SL_DEFAULT_DB ")\n"
     "  --no-db          record nothing\n"
     "\n"
+    "  --torch          time LibTorch (torch.cpu) as a third arm in every\n"
+    "                   round, not judged: each build's speed-up over it\n"
+    "                   from the same rounds (stored as torch.cpu timings)\n"
     "  --allow-missing  a base variant the candidate lacks is reported,\n"
     "                   not an incomplete comparison (exit 3)\n"
     "  --plant-slowdown PCT  test-only: every candidate call spins for PCT%%\n"
@@ -96,6 +101,21 @@ static int sl__arm_run(void *user, int rep, int k, double *samples) {
   return 0;
 }
 
+/* --torch: LibTorch on the same inputs, as bench times it (the shim times
+ * its k calls back to back). */
+typedef struct sl__torch_arm {
+  const sl_call *call;
+  int threads;
+  char msg[512];
+} sl__torch_arm;
+
+static int sl__torch_run(void *user, int rep, int k, double *samples) {
+  (void)rep;
+  sl__torch_arm *t = user;
+  return slref_time(t->call, t->threads, k, samples, t->msg, sizeof t->msg) ? 1
+                                                                            : 0;
+}
+
 static void sl__arm_free(sl__arm *a) {
   for (int s = 0; s < SL_MAX_ARGS; ++s) free(a->mem[s]);
   memset(a, 0, sizeof *a);
@@ -105,6 +125,7 @@ typedef struct sl__ab {
   sl_ab_opts o;
   const char *variants; /* filter on the names without prefix */
   int cand_given, threads, allow_missing;
+  int torch;    /* --torch: LibTorch as the third arm of every round */
   double plant; /* --plant-slowdown as a fraction */
   sl_store *st;
   int64_t run_id;
@@ -276,14 +297,20 @@ static void sl__pair(sl__ab *ab, const sl_bench_case *bc,
     ok = ok && sl_bench_alloc_outputs(&arms[k].call, arms[k].mem) == 0;
   }
   static sl_ab_result r;
+  sl__torch_arm torch = {&bc->in.call, ab->threads, ""};
   int rc =
-      ok ? sl_ab_time(sl__arm_run, &arms[0], sl__arm_run, &arms[1], &ab->o, &r)
+      ok ? sl_ab_time_ref(sl__arm_run, &arms[0], sl__arm_run, &arms[1],
+                          ab->torch ? sl__torch_run : NULL, &torch, &ab->o, &r)
          : -1;
   if (rc) {
     const char *m0 = sl_ctx_message(&arms[0].ctx);
-    const char *why = !ok      ? "out of memory"
-                      : rc > 0 ? (m0[0] ? m0 : sl_ctx_message(&arms[1].ctx))
-                               : "bad options or out of memory";
+    const char *m1 = sl_ctx_message(&arms[1].ctx);
+    const char *why = !ok            ? "out of memory"
+                      : rc <= 0      ? "bad options or out of memory"
+                      : m0[0]        ? m0
+                      : m1[0]        ? m1
+                      : torch.msg[0] ? torch.msg
+                                     : "a call failed";
     sl__note(ab, SL_AB_ROW_FAILED, plain, "not timed: %s", why);
   } else if (sl_interrupted()) {
     printf("  %-16s interrupted: not judged\n", plain);
@@ -299,13 +326,28 @@ static void sl__pair(sl__ab *ab, const sl_bench_case *bc,
     row.ratio = r.ratio, row.lo = r.lo, row.hi = r.hi, row.p = r.p;
     row.rounds = r.rounds, row.calls_per_turn = r.calls_per_turn;
     row.verdict = r.verdict, row.stopped = r.stopped;
+    row.torch_s = NAN;
+    row.base_speedup = r.base_speedup, row.cand_speedup = r.cand_speedup;
+    if (r.has_ref) sl_quartiles(r.ref_s, r.rounds, &q1, &row.torch_s, &q3);
     sl_ab_set_add(&ab->set, &row);
     ++ab->set.counts[r.verdict];
-    printf("  %-16s %10.4f %10.4f  %6.3f [%6.3f, %6.3f]  %8.2g %6d  %s\n",
+    printf("  %-16s %10.4f %10.4f  %6.3f [%6.3f, %6.3f]  %8.2g %6d  %-7s",
            plain, row.base_s * 1e3, row.cand_s * 1e3, r.ratio, r.lo, r.hi, r.p,
            r.rounds, sl_ab_verdict_name(r.verdict));
+    if (r.has_ref)
+      printf("  torch %.4f ms: %.2fx -> %.2fx", row.torch_s * 1e3,
+             r.base_speedup, r.cand_speedup);
+    putchar('\n');
     sl__store_arm(ab, bc->case_id, base->name, r.base_s, r.rounds, bc->bytes);
     sl__store_arm(ab, bc->case_id, cand->name, r.cand_s, r.rounds, bc->bytes);
+    /* The rounds where the clock read LibTorch's calls (all, in practice). */
+    if (r.has_ref) {
+      static double ts[SL_AB_MAX_ROUNDS];
+      int m = 0;
+      for (int i = 0; i < r.rounds; ++i)
+        if (r.ref_s[i] > 0) ts[m++] = r.ref_s[i];
+      sl__store_arm(ab, bc->case_id, "torch.cpu", ts, m, bc->bytes);
+    }
   }
   sl__arm_free(&arms[0]);
   sl__arm_free(&arms[1]);
@@ -415,6 +457,8 @@ int sl_cmd_ab(int argc, char **argv) {
       if (!(html_path = sl_cli_value("ab", argc, argv, &i))) goto out;
     } else if (strcmp(a, "--allow-missing") == 0) {
       ab.allow_missing = 1;
+    } else if (strcmp(a, "--torch") == 0) {
+      ab.torch = 1;
     } else if (sl_cli_is(a, "--plant-slowdown")) {
       if ((d = sl_cli_positive_option("ab", argc, argv, &i, 1000)) < 0)
         goto out;
@@ -490,6 +534,7 @@ int sl_cmd_ab(int argc, char **argv) {
   ab.set.budget_s = ab.o.budget_s;
   ab.set.seed = (unsigned long long)ab.o.seed;
   ab.set.threads = ab.threads;
+  ab.set.torch = ab.torch;
   sl_interrupt_install();
   printf("base %s\ncand %s\nthreads %d, threshold %.3g%%, budget %.3g s per "
          "benchmark, seed %llu\n",

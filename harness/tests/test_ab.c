@@ -41,9 +41,14 @@ typedef struct arm {
   int calls;
 } arm;
 
+/* The arms' turns in the order they came (warm-up calls not counted). */
+static const arm *turns[3 * SL_AB_MAX_ROUNDS + 16];
+static int nturns;
+
 static int arm_run(void *user, int rep, int k, double *samples) {
-  (void)rep;
   arm *a = user;
+  if (rep >= 0 && nturns < (int)(sizeof turns / sizeof turns[0]))
+    turns[nturns++] = a;
   for (int i = 0; i < k; ++i) {
     if (++a->calls == a->fail_at) return 7;
     samples[i] = a->cost * sim_slowness(a->m);
@@ -130,8 +135,62 @@ static void test_errors(void) {
   CHECK(r.rounds == 0 && r.verdict == SL_AB_UNCLEAR);
 }
 
+/* A third arm, LibTorch in scatterlab ab --torch: base 1 ms, cand 1.1 ms
+ * and the reference 2 ms on the drifting machine. The verdict on cand/base
+ * stays what it is without the reference; each build's speed-up over the
+ * reference comes from the same rounds (2.0x and 1.82x); every arm runs in
+ * every round, in shuffled order. */
+static void test_reference_arm(void) {
+  static sl_ab_result r;
+  int wrong = 0, off = 0, ref_at[3] = {0, 0, 0};
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    sim m = {seed * 2654435761u + 1, 0};
+    arm b = {&m, 1e-3, 0, 0}, c = {&m, 1.1e-3, 0, 0}, t = {&m, 2e-3, 0, 0};
+    sl_ab_opts o;
+    sl_ab_opts_init(&o);
+    o.seed = seed;
+    o.budget_s = 4;
+    o.warmup_s = 0;
+    nturns = 0;
+    CHECK(sl_ab_time_ref(arm_run, &b, arm_run, &c, arm_run, &t, &o, &r) == 0);
+    wrong += r.verdict != SL_AB_SLOWER;
+    off += !(fabs(r.base_speedup - 2.0) < 0.1 &&
+             fabs(r.cand_speedup - 2.0 / 1.1) < 0.1);
+    CHECK(r.has_ref && r.rounds >= 10);
+    /* Every round gave the reference a turn of its own calls. */
+    int timed = 0;
+    for (int i = 0; i < r.rounds; ++i) timed += r.ref_s[i] > 0;
+    CHECK_MSG(timed == r.rounds, "reference timed in %d of %d rounds", timed,
+              r.rounds);
+    /* Three turns a round (no round dropped here: no clock reads 0). */
+    CHECK_MSG(nturns == 3 * r.rounds, "%d turns in %d rounds", nturns,
+              r.rounds);
+    for (int i = 0; i + 2 < nturns; i += 3)
+      for (int at = 0; at < 3; ++at) ref_at[at] += turns[i + at] == &t;
+  }
+  /* The order of the three is shuffled: the reference took each place. */
+  CHECK_MSG(ref_at[0] > 0 && ref_at[1] > 0 && ref_at[2] > 0,
+            "reference first %d, second %d, third %d times", ref_at[0],
+            ref_at[1], ref_at[2]);
+  CHECK_MSG(wrong == 0, "cand 10%% slower misjudged in %d of 20", wrong);
+  CHECK_MSG(off == 0, "speed-ups off in %d of 20 (last %.3f, %.3f)", off,
+            r.base_speedup, r.cand_speedup);
+  /* Without a reference: no speed-up, no reference samples. */
+  sim m = {5, 0};
+  arm b = {&m, 1e-3, 0, 0}, c = {&m, 1e-3, 0, 0};
+  sl_ab_opts o;
+  sl_ab_opts_init(&o);
+  o.warmup_s = 0;
+  CHECK(sl_ab_time(arm_run, &b, arm_run, &c, &o, &r) == 0);
+  CHECK(!r.has_ref && isnan(r.base_speedup) && r.ref_s[0] == 0);
+  /* A failing reference stops the rounds with its code, as an arm does. */
+  arm bad = {&m, 2e-3, 5, 0};
+  CHECK(sl_ab_time_ref(arm_run, &b, arm_run, &c, arm_run, &bad, &o, &r) == 7);
+}
+
 int main(void) {
   test_judge();
+  test_reference_arm();
   test_drift_cancels();
   test_errors();
   return sl_test_finish("test_ab");

@@ -66,6 +66,36 @@ check "store: both arms timed" test "$(sqlite3 "$tmp/ab.db" \
 check "store: raw samples kept" test "$(sqlite3 "$tmp/ab.db" \
   "select count(*) >= 20 from samples")" = 1
 
+# --torch: LibTorch as a third arm of the same rounds. The verdict is still
+# on cand/base; each build's speed-up over LibTorch comes from the same
+# rounds, so the candidate's is about the base's over the ratio.
+ab "$DIR/libsltest_slow0.so" "$DIR/libsltest_slow100.so" --torch \
+  --db "$tmp/abt.db" --json "$tmp/abt.json"
+check "--torch: exit 1, the 2x still judged slower" status_is 1
+check "--torch: the speed-ups on the line" \
+  grep -qE '^  cpu\.gather .* slower +torch [0-9.]+ ms: [0-9.]+x -> [0-9.]+x$' "$tmp/out"
+torch_ok() {
+  python3 - "$tmp/abt.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["torch"] is True, d
+j = [r for r in d["rows"] if r["kind"] == "judged"][0]
+assert j["torch_s"] > 0 and j["base_speedup"] > 0 and j["cand_speedup"] > 0, j
+# speed-up = torch / arm, so cand_speedup * ratio ~ base_speedup
+k = j["cand_speedup"] * j["ratio"] / j["base_speedup"]
+assert 0.75 < k < 1.33, (k, j)
+PY
+}
+check "--torch: json has torch_s and both speed-ups, consistent" torch_ok
+check "--torch: the store holds LibTorch's per-round samples" test "$(sqlite3 "$tmp/abt.db" \
+  "select count(*) from timings where variant = 'torch.cpu' and reps >= 10")" = 1
+ab "$DIR/libsltest_slow0.so" "$DIR/libsltest_slow100.so" --no-db --json "$tmp/abn.json"
+check "without --torch: torch false, speed-ups null" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+j = [r for r in d["rows"] if r["kind"] == "judged"][0]
+sys.exit(0 if d["torch"] is False and j["base_speedup"] is None and j["torch_s"] is None else 1)' "$tmp/abn.json"
+
 ab "$DIR/libsltest_slow100.so" "$DIR/libsltest_slow0.so" --no-db
 check "2x faster: exit 0" status_is 0
 check "2x faster: judged faster" verdict_in faster
