@@ -43,6 +43,8 @@ full=0
 
 stamp=$HOME_DIR/SCATTERLAB_TORCH
 if [ -f "$stamp" ] && [ "$full" -eq 0 -o -d "$HOME_DIR/full/torch" ]; then
+  # An install made before the chmod below was 0700: open it to every user.
+  [ -w "$HOME_DIR" ] && chmod go+rx "$HOME_DIR"
   echo "$HOME_DIR"
   exit 0
 fi
@@ -104,6 +106,9 @@ EOF
   echo "wheel=$(basename "$wheel")"
   echo "sha256=$(sha256sum "$wheel" | cut -d' ' -f1)"
 } >"$tmp/SCATTERLAB_TORCH"
+# mktemp -d made the folder 0700: every user must load the libraries (the
+# tests run scatterlab as nobody, a CI may build as another user).
+chmod 755 "$tmp"
 rm -rf "$HOME_DIR"
 mv "$tmp" "$HOME_DIR"
 trap - EXIT
