@@ -5,6 +5,12 @@
 #include <stdio.h>
 #include <string.h>
 
+/* `fails` is a flag: 0 or 1. */
+#define SL_VERDICT(e, name, fails, description)                                \
+  _Static_assert((fails) == 0 || (fails) == 1, #name ": fails is 0 or 1");
+#include "verdicts.def"
+#undef SL_VERDICT
+
 typedef struct sl__verdict_row {
   const char *name, *description;
   int fails;
