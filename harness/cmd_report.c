@@ -8,6 +8,7 @@
 #include "safe_file.h"
 #include "sl_report.h"
 #include "sl_store.h"
+#include "sl_verdict.h"
 
 /* The help, around the CSV tables' lines (sl_csv_tables_help: their
  * headers come from the one list the writers use). */
@@ -29,15 +30,31 @@ static const char *const sl__report_help_rest =
     "options:\n"
     "  --db PATH          results database (default " SL_DEFAULT_DB ")\n"
     "  -o FILE            write to FILE instead of standard output\n"
-    "  --verdict V[,V...] csv --table results: the rows of these verdicts\n"
-    "                     only (passed failed both_rejected reject_mismatch\n"
-    "                     crashed timeout unsupported mistrusted)\n"
+    "  --verdict V[,V...] csv --table results: the rows of these verdicts\n";
+/* Here sl__verdicts_help lists the verdicts (results/verdicts.def). */
+static const char *const sl__report_help_end =
     "  --max-failures N   html: rows of the failures table (default 500)\n"
     "  --max-history N    html: history charts (default 60)\n"
     "  --min-segment N    html: runs per segment between change points\n"
     "                     (default 3)\n"
     "The CSV format is described in reports/README.md; columns are only ever\n"
     "appended.\n";
+
+/* "                     only (passed failed ...)", the table's names
+ * wrapped at 78 columns under the options' descriptions. */
+static void sl__verdicts_help(FILE *out) {
+  int col = fprintf(out, "                     only (");
+  for (int v = 0; v < SL_VERDICT_COUNT; ++v) {
+    const char *name = sl_verdict_name((sl_verdict)v);
+    const int w = (int)strlen(name) + (v + 1 == SL_VERDICT_COUNT);
+    if (v && col + 1 + w > 78)
+      col = fprintf(out, "\n%21s", "") - 1;
+    else if (v)
+      col += fprintf(out, " ");
+    col += fprintf(out, "%s", name);
+  }
+  fputs(")\n", out);
+}
 
 typedef int (*sl__csv_fn)(sl_store *, int64_t, FILE *, char *, size_t);
 
@@ -67,6 +84,8 @@ int sl_cmd_report(int argc, char **argv) {
       fputs(sl__report_help, stdout);
       sl_csv_tables_help(stdout);
       fputs(sl__report_help_rest, stdout);
+      sl__verdicts_help(stdout);
+      fputs(sl__report_help_end, stdout);
       return SL_EXIT_OK;
     } else if (sl_cli_is(a, "--db")) {
       if (!(db = sl_cli_value("report", argc, argv, &i))) return SL_EXIT_USAGE;

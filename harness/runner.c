@@ -22,16 +22,6 @@
 #include "variant_call.h"
 #include "writers.h"
 
-static const char *const sl__verdict_names[] = {
-#define SL__VERDICT_NAME(e, name) #name,
-    SL_VERDICT_MAP(SL__VERDICT_NAME)
-#undef SL__VERDICT_NAME
-};
-
-const char *sl_verdict_name(sl_verdict v) {
-  return (unsigned)v < SL_VERDICT_COUNT ? sl__verdict_names[v] : "?";
-}
-
 int sl_ref_defect_index(const char *name) {
   for (int i = 0; i < slref_defect_count() && i < SL_REF_DEFECTS_MAX; ++i)
     if (strcmp(slref_defect_at(i)->name, name) == 0) return i;
@@ -53,11 +43,6 @@ void sl_print_untimed(const sl_variant_result *r) {
   const int line = (int)strcspn(r->message, "\n");
   printf("  %-12s not timed: %s%s%.*s\n", r->variant,
          sl_verdict_name(r->verdict), line ? ": " : "", line, r->message);
-}
-
-int sl_verdict_is_failure(sl_verdict v) {
-  return v == SL_VERDICT_FAILED || v == SL_VERDICT_REJECT_MISMATCH ||
-         v == SL_VERDICT_CRASHED || v == SL_VERDICT_TIMEOUT;
 }
 
 /* sl_repro_load's bundle, quoted for the shell, and whether its case line

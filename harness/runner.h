@@ -11,30 +11,13 @@
 #include "case.h"
 #include "providers.h"
 #include "sl/sl.h"
+#include "sl_verdict.h"
 
 #define SL_MAX_VERDICTS 32
 
-/* Verdicts (DESIGN.md vocabulary), also the CHECK list of the store. */
-#define SL_VERDICT_MAP(X)                                                      \
-  X(PASSED, passed)                                                            \
-  X(FAILED, failed)                                                            \
-  X(BOTH_REJECTED, both_rejected)                                              \
-  X(REJECT_MISMATCH, reject_mismatch)                                          \
-  X(CRASHED, crashed)                                                          \
-  X(TIMEOUT, timeout)                                                          \
-  X(UNSUPPORTED, unsupported)                                                  \
-  X(MISTRUSTED, mistrusted)
-
-typedef enum sl_verdict {
-#define SL__VERDICT_ENUM(e, name) SL_VERDICT_##e,
-  SL_VERDICT_MAP(SL__VERDICT_ENUM)
-#undef SL__VERDICT_ENUM
-      SL_VERDICT_COUNT
-} sl_verdict;
-
-const char *sl_verdict_name(sl_verdict v);
-/* Whether a verdict counts as a failure of the run (exit status 1). */
-int sl_verdict_is_failure(sl_verdict v);
+/* The verdicts (sl_verdict, sl_verdict_name, sl_verdict_is_failure) are
+ * the table of results/verdicts.def, shared with the store and the
+ * reports. */
 
 typedef struct sl_variant_result {
   char variant[SL_VARIANT_NAME_LEN]; /* "cpu.serial", "mylib:cpu.min" */

@@ -3,19 +3,13 @@
 
 #include "failure_group.h"
 
-/* Verdicts that make a case worth keeping in a "failures" run. */
-static int sl__failing(sl_verdict v) {
-  return v == SL_VERDICT_FAILED || v == SL_VERDICT_REJECT_MISMATCH ||
-         v == SL_VERDICT_CRASHED || v == SL_VERDICT_TIMEOUT;
-}
-
 int sl_store_verdicts(sl_store *st, int64_t run_id, sl_op op_code,
                       sl_dtype dtype, const char *line, uint64_t seed,
                       int64_t shrunk_from, int keep_all,
                       const sl_variant_result *v, int n, int64_t *case_id) {
   const char *op = sl_op_name(op_code), *dt = sl_dtype_name(dtype);
   int keep = keep_all || shrunk_from > 0;
-  for (int i = 0; i < n; ++i) keep |= sl__failing(v[i].verdict);
+  for (int i = 0; i < n; ++i) keep |= sl_verdict_is_failure(v[i].verdict);
   *case_id = 0;
   if (!keep) { /* counted only */
     if (sl_store_count_case(st, run_id)) return -1;

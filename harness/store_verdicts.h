@@ -17,7 +17,7 @@
  * verdicts v: the case
  * and every verdict are counted (runs.ncases, tallies); the case row and
  * its results rows are stored when keep_all, when a verdict is failing
- * (failed, reject_mismatch, crashed, timeout) or when it is a shrunk case.
+ * (sl_verdict_is_failure) or when it is a shrunk case.
  * *case_id gets the case row, 0 when it was not kept. 0, or -1 on a store
  * error (sl_store_errmsg). */
 int sl_store_verdicts(sl_store *st, int64_t run_id, sl_op op, sl_dtype dtype,

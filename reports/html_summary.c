@@ -11,6 +11,7 @@
 #include "html.h"
 #include "html_sections.h"
 #include "report_common.h"
+#include "sl_verdict.h"
 #include "strmap.h"
 
 /* ------------------------------------------------------------------------ */
@@ -126,14 +127,26 @@ int sl__html_runs(sl_store *s, const sl_html_opts *o, FILE *out, char *err,
 /* Verdicts by op x dtype x variant                                          */
 /* ------------------------------------------------------------------------ */
 
-/* The verdicts of the schema (results.verdict CHECK), in table order; a
- * verdict from a newer store counts as "other". */
-static const char *const sl__verdicts[] = {
-    "passed",  "both_rejected", "failed",      "reject_mismatch",
-    "crashed", "timeout",       "unsupported", "mistrusted"};
-#define SL__NVERDICTS ((int)(sizeof sl__verdicts / sizeof sl__verdicts[0]))
+/* The verdicts of results/verdicts.def, in its order; a verdict this
+ * build does not know (a store from a newer scatterlab) counts as
+ * "other", in the last slot. */
+#define SL__NVERDICTS ((int)SL_VERDICT_COUNT)
 
-static int sl__verdict_is_failure(int v) { return v >= 2 && v <= 5; }
+/* The class of a count's cell: failing verdicts red, passes green. */
+static const char *sl__count_class(int v, int64_t n) {
+  if (!n || v >= SL__NVERDICTS) return "n";
+  if (sl_verdict_is_failure((sl_verdict)v)) return "n bad";
+  return v == SL_VERDICT_PASSED ? "n good" : "n";
+}
+
+/* A header cell per verdict, its description as the title. */
+static void sl__verdict_headers(FILE *out) {
+  for (int v = 0; v < SL__NVERDICTS; ++v) {
+    fputs("<th title=\"", out);
+    sl__html_text(out, sl_verdict_description((sl_verdict)v));
+    fprintf(out, "\">%s</th>", sl_verdict_name((sl_verdict)v));
+  }
+}
 
 typedef struct sl__cell {
   char op[40], dt[16], variant[40];
@@ -171,12 +184,12 @@ static int sl__summary_row(void *user, const sl_tally_view *t) {
   sl__summary *sm = user;
   sl__cell *c = sl__cell_of(sm, t->op, t->dtype, t->variant);
   if (!c) return sm->oom = 1;
-  int v = 0;
-  while (v < SL__NVERDICTS && strcmp(sl__verdicts[v], t->verdict) != 0) ++v;
+  int v = sl_verdict_from_name(t->verdict);
+  if (v < 0) v = SL__NVERDICTS;
   c->n[v] += t->count;
   c->total += t->count;
   sm->nresults += t->count;
-  if (v < SL__NVERDICTS && sl__verdict_is_failure(v)) sm->nfailures += t->count;
+  if (sl_verdict_is_failure((sl_verdict)v)) sm->nfailures += t->count;
   return 0;
 }
 
@@ -202,8 +215,7 @@ static void sl__summary_table(FILE *out, sl__cell *cells, int n) {
   fputs("<table class=\"summary\">\n<tr><th>op</th><th>dtype</th>"
         "<th>variant</th><th>cases</th>",
         out);
-  for (int v = 0; v < SL__NVERDICTS; ++v)
-    fprintf(out, "<th>%s</th>", sl__verdicts[v]);
+  sl__verdict_headers(out);
   fputs(other ? "<th>other</th></tr>\n" : "</tr>\n", out);
   for (int i = 0; i < n; ++i) {
     const sl__cell *c = &cells[i];
@@ -214,11 +226,8 @@ static void sl__summary_table(FILE *out, sl__cell *cells, int n) {
     fprintf(out, "<td class=\"n\">%" PRId64 "</td>", c->total);
     for (int v = 0; v <= SL__NVERDICTS; ++v) {
       if (v == SL__NVERDICTS && !other) break;
-      const char *cls = !c->n[v]                    ? "n"
-                        : sl__verdict_is_failure(v) ? "n bad"
-                        : v == 0                    ? "n good"
-                                                    : "n";
-      fprintf(out, "<td class=\"%s\">%" PRId64 "</td>", cls, c->n[v]);
+      fprintf(out, "<td class=\"%s\">%" PRId64 "</td>",
+              sl__count_class(v, c->n[v]), c->n[v]);
     }
     fputs("</tr>\n", out);
   }
@@ -247,14 +256,14 @@ static int sl__summary_load(sl_store *s, const sl_html_opts *o, sl__summary *sm,
 static int64_t sl__cell_failures(const sl__cell *c) {
   int64_t bad = 0;
   for (int v = 0; v < SL__NVERDICTS; ++v)
-    if (sl__verdict_is_failure(v)) bad += c->n[v];
+    if (sl_verdict_is_failure((sl_verdict)v)) bad += c->n[v];
   return bad;
 }
 
 /* Every verdict of the cell unsupported: a variant this machine cannot
  * run (cuda.* without a GPU), nothing to read row by row. */
 static int sl__cell_all_unsupported(const sl__cell *c) {
-  return c->total > 0 && c->n[6] == c->total;
+  return c->total > 0 && c->n[SL_VERDICT_UNSUPPORTED] == c->total;
 }
 
 /* The verdicts counted over the whole selection: one row. */
@@ -263,18 +272,28 @@ static void sl__totals_table(FILE *out, const sl__summary *sm) {
   for (int i = 0; i < sm->ncells; ++i)
     for (int v = 0; v <= SL__NVERDICTS; ++v) n[v] += sm->cells[i].n[v];
   fputs("<table class=\"verdict-totals\">\n<tr>", out);
-  for (int v = 0; v < SL__NVERDICTS; ++v)
-    fprintf(out, "<th>%s</th>", sl__verdicts[v]);
+  sl__verdict_headers(out);
   fputs(n[SL__NVERDICTS] ? "<th>other</th></tr>\n<tr>" : "</tr>\n<tr>", out);
   for (int v = 0; v <= SL__NVERDICTS; ++v) {
     if (v == SL__NVERDICTS && !n[v]) break;
-    const char *cls = !n[v]                       ? "n"
-                      : sl__verdict_is_failure(v) ? "n bad"
-                      : v == 0                    ? "n good"
-                                                  : "n";
-    fprintf(out, "<td class=\"%s\">%" PRId64 "</td>", cls, n[v]);
+    fprintf(out, "<td class=\"%s\">%" PRId64 "</td>", sl__count_class(v, n[v]),
+            n[v]);
   }
   fputs("</tr>\n</table>\n", out);
+}
+
+/* The failing verdicts' names: "failed, reject_mismatch, crashed or
+ * timeout". */
+static void sl__failing_names(FILE *out) {
+  int nfail = 0, at = 0;
+  for (int v = 0; v < SL__NVERDICTS; ++v)
+    nfail += sl_verdict_is_failure((sl_verdict)v);
+  for (int v = 0; v < SL__NVERDICTS; ++v) {
+    if (!sl_verdict_is_failure((sl_verdict)v)) continue;
+    fputs(!at ? "" : at == nfail - 1 ? " or " : ", ", out);
+    fputs(sl_verdict_name((sl_verdict)v), out);
+    ++at;
+  }
 }
 
 /* The top of the page answers "did anything fail?": the verdicts counted,
@@ -287,10 +306,10 @@ int sl__html_summary(sl_store *s, const sl_html_opts *o, FILE *out, char *err,
   if (sl__summary_load(s, o, &sm, err, errlen)) return -1;
   fprintf(out,
           "<h2 id=\"summary\">Summary</h2>\n<p>%" PRId64 " cases, %" PRId64
-          " verdicts, <span class=\"%s\">%" PRId64
-          " failing</span> (failed, reject_mismatch, crashed or "
-          "timeout).</p>\n",
+          " verdicts, <span class=\"%s\">%" PRId64 " failing</span> (",
           sm.ncases, sm.nresults, sm.nfailures ? "bad" : "good", sm.nfailures);
+  sl__failing_names(out);
+  fputs(").</p>\n", out);
   if (!sm.ncells) {
     fputs("<p class=\"note\">No results recorded.</p>\n", out);
   } else {

@@ -11,35 +11,34 @@
 #include "csv_fields.h"
 #include "report_common.h"
 #include "sl_report.h"
+#include "sl_verdict.h"
 
 /* ------------------------------------------------------------------------ */
 /* Results                                                                   */
 /* ------------------------------------------------------------------------ */
 
-/* The verdict names of the store's CHECK (schema.sql): reports/ sits
- * below the harness and does not see its sl_verdict table. */
-static const char *const sl__verdicts[] = {
-    "passed",  "failed",  "both_rejected", "reject_mismatch",
-    "crashed", "timeout", "unsupported",   "mistrusted"};
-#define SL__NVERDICTS ((int)(sizeof sl__verdicts / sizeof sl__verdicts[0]))
-
-/* The verdicts of a --verdict list as a bit mask; -1 with err on a name
- * that is none of them. */
+/* The verdicts of a --verdict list as a bit mask (bit v: sl_verdict v,
+ * results/verdicts.def); -1 with err on a name that is none of them. */
 static int sl__verdict_mask(const char *list, unsigned *mask, char *err,
                             size_t errlen) {
+  _Static_assert(SL_VERDICT_COUNT <= 32, "a verdict per bit of an unsigned");
   *mask = 0;
   for (const char *p = list;;) {
     size_t k = strcspn(p, ",");
+    char name[64] = "";
     int found = -1;
-    for (int v = 0; v < SL__NVERDICTS; ++v)
-      if (strlen(sl__verdicts[v]) == k && strncmp(p, sl__verdicts[v], k) == 0)
-        found = v;
+    if (k < sizeof name) {
+      memcpy(name, p, k);
+      name[k] = '\0';
+      found = sl_verdict_from_name(name);
+    }
     if (found < 0) {
+      char names[512];
+      sl_verdict_names_joined(", ", names, sizeof names);
       snprintf(err, errlen,
                "--verdict %s: expected verdict names separated by commas "
-               "(passed, failed, both_rejected, reject_mismatch, crashed, "
-               "timeout, unsupported, mistrusted), got \"%.*s\"",
-               list, (int)k, p);
+               "(%s), got \"%.*s\"",
+               list, names, (int)k, p);
       return -1;
     }
     *mask |= 1u << found;
@@ -56,15 +55,14 @@ int sl_report_verdicts_check(const char *list, char *err, size_t errlen) {
 
 typedef struct sl__results_csv {
   FILE *out;
-  unsigned mask; /* verdicts written, by their index in sl__verdicts */
+  unsigned mask; /* verdicts written, bit v for sl_verdict v */
 } sl__results_csv;
 
 static int sl__results_row(void *user, const sl_result_view *r) {
   const sl__results_csv *c = user;
   FILE *out = c->out;
-  for (int v = 0; v < SL__NVERDICTS; ++v)
-    if (strcmp(r->verdict, sl__verdicts[v]) == 0 && !(c->mask & (1u << v)))
-      return 0;
+  const int v = sl_verdict_from_name(r->verdict);
+  if (v >= 0 && !(c->mask & (1u << v))) return 0;
   fprintf(out, "%" PRId64 ",%" PRId64 ",", r->run_id, r->case_id);
   sl__csv_text(out, r->op);
   fputc(',', out);

@@ -39,8 +39,9 @@ void sl_md_text(FILE *out, const char *s, int in_code);
  *   id  kind   started (UTC)        status      cases  results  failed
  *   commit      command
  *
- * "failed" counts results whose verdict is failed, reject_mismatch, crashed
- * or timeout. An empty store prints a line that says so. */
+ * "failed" counts results whose verdict fails (sl_verdict_is_failure:
+ * failed, reject_mismatch, crashed, timeout). An empty store prints a line
+ * that says so. */
 int sl_report_runs(sl_store *s, int64_t run_id, FILE *out, char *err,
                    size_t errlen);
 
@@ -95,8 +96,8 @@ void sl_csv_tables_help(FILE *out);
  *   case_id    the case (cases.id)
  *   op         operator name, e.g. scatter_reduce
  *   variant    device.strategy, e.g. cpu.atomic
- *   verdict    passed failed both_rejected reject_mismatch crashed timeout
- *              unsupported mistrusted
+ *   verdict    a name of results/verdicts.def: passed failed both_rejected
+ *              reject_mismatch crashed timeout unsupported mistrusted
  *   diff1      sum|a-b| / sum|b|        (empty: not compared)
  *   diff2      sqrt(sum(a-b)^2 / sum b^2) (empty: not compared)
  *   diff3      max|a-b|                 (empty: not compared)
@@ -114,10 +115,8 @@ int sl_report_csv_results(sl_store *s, int64_t run_id, FILE *out, char *err,
 int sl_report_csv_results_where(sl_store *s, int64_t run_id,
                                 const char *verdicts, FILE *out, char *err,
                                 size_t errlen);
-/* 0 when `list` is comma-separated verdict names of the store (passed
- * failed both_rejected reject_mismatch crashed timeout unsupported
- * mistrusted); else -1 with err naming the name, the expected and the
- * list. */
+/* 0 when `list` is comma-separated verdict names (results/verdicts.def);
+ * else -1 with err naming the name, the expected names and the list. */
 int sl_report_verdicts_check(const char *list, char *err, size_t errlen);
 
 /* The timings as CSV, one row per (case, variant, threads, cold), ordered by

@@ -50,7 +50,8 @@ CREATE TABLE cases (
               REFERENCES cases (id) ON DELETE SET NULL
 ) STRICT;
 
--- The verdict of one variant on one case.
+-- The verdict of one variant on one case. The CHECK lists the names of
+-- results/verdicts.def; results.test_verdicts fails until the two agree.
 CREATE TABLE results (
   id       INTEGER PRIMARY KEY,  -- row number
   case_id  INTEGER NOT NULL      -- the case

@@ -136,9 +136,9 @@ int sl_store_add_case(sl_store *s, int64_t run_id, const char *op,
                       const char *case_line, uint64_t seed, int64_t shrunk_from,
                       int64_t *case_id);
 
-/* One variant's verdict on a case. verdict is one of 'passed' 'failed'
- * 'both_rejected' 'reject_mismatch' 'crashed' 'timeout' 'unsupported'
- * 'mistrusted'; message NULL is stored as ''. */
+/* One variant's verdict on a case. verdict is a name of results/verdicts.def
+ * (sl_verdict_name: 'passed', 'failed', ...); message NULL is stored as
+ * ''. */
 typedef struct sl_result_row {
   const char *variant, *verdict, *message;
   int has_diffs; /* 0: diff1..3 are stored as NULL */
@@ -254,8 +254,8 @@ typedef struct sl_run_view {
                             recorded */
   int64_t ncases;        /* cases judged (kept or not) */
   int64_t nresults;      /* verdicts, from the tallies */
-  int64_t nfailed;  /* verdicts failed, reject_mismatch, crashed or timeout */
-  const char *keep; /* "all" or "failures" (runs.keep) */
+  int64_t nfailed;       /* failing verdicts (sl_verdict_is_failure) */
+  const char *keep;      /* "all" or "failures" (runs.keep) */
   /* runs.config, never NULL: a fuzz run's options for --resume, and any
    * run's --tolerance overrides ("--tolerance f16=0.001"); "" when none */
   const char *config;
@@ -356,8 +356,8 @@ typedef struct sl_failure_view {
   const char *signature;
 } sl_failure_view;
 
-/* The failing results (verdict failed, reject_mismatch, crashed or timeout)
- * of run_id (0: of every run) whose case was not itself shrunk from another,
+/* The failing results (a verdict sl_verdict_is_failure, verdicts.def) of
+ * run_id (0: of every run) whose case was not itself shrunk from another,
  * ordered by run, case id, variant. A shrunk case reaches the report through
  * minimal_line of the case it came from. */
 int sl_store_each_failure(sl_store *s, int64_t run_id,

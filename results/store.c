@@ -3,7 +3,9 @@
  *
  * Every statement is a constant in sl__sql below, prepared once per handle
  * (on first use) and reused with bound parameters: no SQL text is ever built
- * from data. Errors are recorded on the handle as "path: operation: reason".
+ * from data (the failing verdicts' list, SL__FAILING_VERDICTS, is written
+ * from results/verdicts.def by sl__store_prepare, store_prepare.c). Errors
+ * are recorded on the handle as "path: operation: reason".
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -24,8 +26,6 @@
   "coalesce(reference, '" SL_REFERENCE_UNKNOWN "')"
 /* How long a writer waits for another process's transaction to end. */
 #define SL__BUSY_MS 10000
-/* The verdicts counted as failures (harness: sl_verdict_is_failure). */
-#define SL__FAILED "('failed', 'reject_mismatch', 'crashed', 'timeout')"
 
 static const char *const sl__sql[SL__STMT_COUNT] = {
     [SL__STMT_BEGIN] = "BEGIN IMMEDIATE",
@@ -95,7 +95,7 @@ static const char *const sl__sql[SL__STMT_COUNT] = {
         " (SELECT coalesce(sum(count), 0) FROM tallies t WHERE t.run_id = "
         "r.id),"
         " (SELECT coalesce(sum(count), 0) FROM tallies t WHERE t.run_id = r.id"
-        "  AND t.verdict IN " SL__FAILED "), r.keep, r.config"
+        "  AND t.verdict IN " SL__FAILING_VERDICTS "), r.keep, r.config"
         " FROM runs r ORDER BY r.id",
     [SL__STMT_TALLY_ADD] =
         "INSERT INTO tallies (run_id, op, dtype, variant, verdict, count)"
@@ -172,11 +172,8 @@ int sl__store_fail_db(sl_store *s, const char *op) {
 sqlite3_stmt *sl__store_stmt(sl_store *s, sl__stmt_id id, const char *op) {
   if (s->stmt[id]) return s->stmt[id];
   /* PERSISTENT: the statement lives as long as the handle. */
-  if (sqlite3_prepare_v3(s->db, sl__sql[id], -1, SQLITE_PREPARE_PERSISTENT,
-                         &s->stmt[id], NULL) != SQLITE_OK) {
-    sl__store_fail_db(s, op);
-    s->stmt[id] = NULL;
-  }
+  s->stmt[id] =
+      sl__store_prepare(s, sl__sql[id], SQLITE_PREPARE_PERSISTENT, op);
   return s->stmt[id];
 }
 

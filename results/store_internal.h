@@ -99,6 +99,15 @@ int sl__store_fail_db(sl_store *s, const char *op);
 /* The statement `id`, prepared on first use; NULL (message on s) on failure.
  * `op` names the public operation for that message. */
 sqlite3_stmt *sl__store_stmt(sl_store *s, sl__stmt_id id, const char *op);
+/* Where a statement's text wants the SQL list of the failing verdicts
+ * ("x.verdict IN " SL__FAILING_VERDICTS): sl__store_prepare writes
+ * sl_verdict_sql_list's list there, so that the list comes from
+ * verdicts.def and no statement restates it. */
+#define SL__FAILING_VERDICTS "@failing_verdicts@"
+/* Prepares sql (SL__FAILING_VERDICTS written out) with prepare_v3's flags;
+ * NULL (message on s, naming op) on failure. */
+sqlite3_stmt *sl__store_prepare(sl_store *s, const char *sql, unsigned flags,
+                                const char *op);
 /* Runs a statement that returns no rows (bindings made), then resets it. */
 int sl__store_step_done(sl_store *s, sqlite3_stmt *st, const char *op);
 /* 0 when s is a usable handle. */

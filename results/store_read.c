@@ -320,18 +320,6 @@ int sl_store_check(sl_store *s) {
 /* need no slot in the handle's statement table.                             */
 /* ------------------------------------------------------------------------ */
 
-/* Prepares a statement of this section; NULL (message on s) on failure. */
-static sqlite3_stmt *sl__report_stmt(sl_store *s, const char *sql,
-                                     const char *op) {
-  sqlite3_stmt *st = NULL;
-  if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
-    sl__store_fail_db(s, op);
-    sqlite3_finalize(st);
-    return NULL;
-  }
-  return st;
-}
-
 int sl_store_each_failure(sl_store *s, int64_t run_id,
                           int (*fn)(void *user, const sl_failure_view *f),
                           void *user) {
@@ -344,12 +332,12 @@ int sl_store_each_failure(sl_store *s, int64_t run_id,
       "  WHERE m.shrunk_from = c.id ORDER BY m.id DESC LIMIT 1), c.case_line),"
       " x.signature"
       " FROM cases c JOIN results x ON x.case_id = c.id"
-      " WHERE x.verdict IN ('failed', 'reject_mismatch', 'crashed', 'timeout')"
+      " WHERE x.verdict IN " SL__FAILING_VERDICTS
       " AND c.shrunk_from IS NULL AND (?1 = 0 OR c.run_id = ?1)"
       " ORDER BY c.run_id, c.id, x.variant";
   if (!s || !s->db) return -1;
   if (sl__walk_check(s, fn != NULL, run_id, op)) return -1;
-  sqlite3_stmt *st = sl__report_stmt(s, sql, op);
+  sqlite3_stmt *st = sl__store_prepare(s, sql, 0, op);
   if (!st) return -1;
   sqlite3_bind_int64(st, 1, run_id);
   int rc = SQLITE_DONE, stop = 0;
@@ -397,7 +385,7 @@ int sl_store_each_failure_group(sl_store *s, int64_t run_id,
       " ORDER BY g.first_id";
   if (!s || !s->db) return -1;
   if (sl__walk_check(s, fn != NULL, run_id, op)) return -1;
-  sqlite3_stmt *st = sl__report_stmt(s, sql, op);
+  sqlite3_stmt *st = sl__store_prepare(s, sql, 0, op);
   if (!st) return -1;
   sqlite3_bind_int64(st, 1, run_id);
   int rc = SQLITE_DONE, stop = 0;
@@ -428,7 +416,7 @@ int64_t sl_store_last_timed_run(sl_store *s) {
   static const char sql[] = "SELECT coalesce(max(c.run_id), 0) FROM timings t"
                             " JOIN cases c ON c.id = t.case_id";
   if (!s || !s->db) return -1;
-  sqlite3_stmt *st = sl__report_stmt(s, sql, op);
+  sqlite3_stmt *st = sl__store_prepare(s, sql, 0, op);
   if (!st) return -1;
   int64_t v = -1;
   if (sqlite3_step(st) == SQLITE_ROW)
