@@ -10,7 +10,7 @@ DB ?= results/scatterlab.db
 CMAKE_FLAGS ?=
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
-.PHONY: all deps configure build test check-sanitize check-gpu-shim demo clean
+.PHONY: all deps configure build test check-sanitize check-gpu-shim coverage demo clean
 
 all: build
 
@@ -43,6 +43,13 @@ check-sanitize:
 	  -DSL_REFERENCE=$(REFERENCE) -DSL_SANITIZE=ON -DSL_LIBFUZZER=ON -DSL_WITH_CUDA=OFF $(CMAKE_FLAGS)
 	cmake --build $(SAN_BUILD) -j $(JOBS)
 	cd $(SAN_BUILD) && $(SAN_ENV) ctest --output-on-failure -j $(JOBS)
+
+# Coverage of core/src by the default 60-second fuzz campaign, per file and
+# in total, lines and branches; HTML in build-coverage/coverage/html/.
+COVERAGE_SECONDS ?= 60
+coverage:
+	@scripts/setup-deps.sh coverage $(REFERENCE)
+	JOBS=$(JOBS) scripts/coverage.sh $(COVERAGE_SECONDS)
 
 # scatterlab built as scripts/gpu-run.sh builds it on the GPU machine,
 # against PyPI torch 2.11.0's CUDA 13.0 build and its TorchConfig.cmake:

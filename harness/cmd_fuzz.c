@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "failure_report.h"
 #include "fuzz_campaign.h"
+#include "child_exit.h"
 #include "interrupt.h"
 #include "json_out.h"
 #include "providers.h"
@@ -753,7 +754,7 @@ static int sl__run_jobs(sl_fuzz_campaign *f, sl__gathered *g) {
       sl_die_with_parent(parent); /* no job outlives a killed campaign */
       close(fd[0]);
       FILE *out = fdopen(fd[1], "w");
-      _exit(sl_fuzz_job(f, j, out));
+      sl_child_exit(sl_fuzz_job(f, j, out));
     }
     close(fd[1]);
     if (pids[j] < 0) {

@@ -206,6 +206,8 @@ static void sl__truncate(size_t keep_prov) {
   sl__n_var = keep_var;
 }
 
+void sl_providers_unload(void) { sl__truncate(0); }
+
 /* Grows the arrays; variant names are re-pointed after a move. */
 static int sl__reserve(size_t n_var) {
   sl_provider_loaded *p = realloc(sl__prov, (sl__n_prov + 1) * sizeof *p);

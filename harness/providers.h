@@ -54,6 +54,12 @@ typedef struct sl_provider_loaded {
 int sl_providers_load(const char *const *specs, int n, char *err,
                       size_t errlen);
 
+/* Closes every loaded provider (their libraries' destructors run); the
+ * variant table is then empty. For a child's exit in a coverage build
+ * (child_exit.h), where a library's gcov counts are written by its own
+ * destructor, which _exit skips. */
+void sl_providers_unload(void);
+
 size_t sl_provider_count(void);
 const sl_provider_loaded *sl_provider_at(size_t i);
 

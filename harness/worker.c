@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "child_exit.h"
 #include "datagen.h"
 #include "run_lock.h"
 
@@ -148,7 +149,7 @@ static void sl__child_loop(int in, int out, sl_shared *sh, sl_run_opts o) {
     }
     if (sl__write_all(out, &tag, 1)) break;
   }
-  _exit(0);
+  sl_child_exit(0);
 }
 
 static int sl__spawn(sl_worker *w, char *err, size_t errlen) {
