@@ -10,7 +10,7 @@ DB ?= results/scatterlab.db
 CMAKE_FLAGS ?=
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
-.PHONY: all deps configure build test check-sanitize check-gpu-shim coverage demo clean
+.PHONY: all deps configure build test check-sanitize check-tsan check-gpu-shim coverage demo clean
 
 all: build
 
@@ -50,6 +50,20 @@ COVERAGE_SECONDS ?= 60
 coverage:
 	@scripts/setup-deps.sh coverage $(REFERENCE)
 	JOBS=$(JOBS) scripts/coverage.sh $(COVERAGE_SECONDS)
+
+# Races: the CLI built with ThreadSanitizer (clang, -DSL_TSAN=ON) and the
+# small size thresholds (small cases then run on every thread), then a
+# $(TSAN_SECONDS)-second fuzz campaign over the parallel CPU variants with
+# OMP_NUM_THREADS=4 and LLVM's Archer (OpenMP's synchronization made visible
+# to TSan): any TSan report fails it (scripts/check-tsan.sh).
+TSAN_BUILD ?= $(if $(filter debian,$(REFERENCE)),build-tsan-debian,build-tsan)
+TSAN_SECONDS ?= 90
+check-tsan:
+	@scripts/setup-deps.sh tsan $(REFERENCE)
+	CC=clang CXX=clang++ cmake -S . -B $(TSAN_BUILD) $(GENERATOR) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DSL_REFERENCE=$(REFERENCE) -DSL_TSAN=ON -DSL_SMALL_THRESHOLDS=ON -DSL_WITH_CUDA=OFF $(CMAKE_FLAGS)
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target scatterlab
+	scripts/check-tsan.sh $(TSAN_BUILD) $(TSAN_SECONDS)
 
 # scatterlab built as scripts/gpu-run.sh builds it on the GPU machine,
 # against PyPI torch 2.11.0's CUDA 13.0 build and its TorchConfig.cmake:

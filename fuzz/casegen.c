@@ -8,6 +8,7 @@
 
 #include "datagen.h"
 #include "rng.h"
+#include "stress.h"
 
 /* An input with at least this many elements makes a case "large". */
 #define SL__LARGE_NUMEL 1024
@@ -465,7 +466,9 @@ void sl_fuzz_cell(const sl_case *c, char *buf, size_t len) {
   const sl_case_shape *x = &fw.arg[0];
   int unit = 0;
   for (int d = 0; d < x->ndim; ++d) unit |= x->shape[d] == 1;
-  if (empty)
+  if (sl_fuzz_stress_shape(c))
+    snprintf(shape, sizeof shape, "stress:contention");
+  else if (empty)
     snprintf(shape, sizeof shape, "empty");
   else if (large && (past = sl__threshold_reached(most, c->dt)))
     snprintf(shape, sizeof shape, "past:%s", past->name);
@@ -511,6 +514,7 @@ void sl_fuzz_opts_init(sl_fuzz_opts *o) {
   o->invalid_pct = 10;
   o->max_rank = 0;
   o->size_mix = sl_fuzz_size_mix_default();
+  o->stress = sl_fuzz_stress_default();
 }
 
 int64_t sl_fuzz_size_mix_default(void) {
@@ -1574,6 +1578,7 @@ int sl_fuzz_case(uint64_t seed, uint64_t i, const sl_fuzz_opts *o, sl_case *c) {
   }
   /* Drawn last, so that every other case keeps the stream it had. */
   if (fwop == SL_OP_DYNAMIC_SCATTER && !broken) sl__pick_voxels(&g, &fw);
+  if (!invalid) sl_fuzz_stress(o, seed, i, &fw); /* a stream of its own */
   sl_fuzz_from_forward(&fw, op, c);
   return broken;
 }

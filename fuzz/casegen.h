@@ -55,6 +55,10 @@ typedef struct sl_fuzz_opts {
                        core's size thresholds (sl_threshold_at), whatever
                        max_elems says; 0 = never. Default
                        sl_fuzz_size_mix_default(). */
+  int64_t stress;   /* one valid case in stress of a reducing op is a
+                       contention case (stress.h: few targets, many
+                       updates); 0 = never. Default sl_fuzz_stress_default().
+                     */
 } sl_fuzz_opts;
 
 /* The default share of size-mix cases: one in 4096 in a normal build (such
@@ -95,7 +99,9 @@ int sl_fuzz_case(uint64_t seed, uint64_t i, const sl_fuzz_opts *o, sl_case *c);
  *   it       the index dtype, "-" for ops without an index dtype key;
  *   layout   c, t, s or b: the layout of the first non-contiguous input of
  *            the line, c when all are contiguous;
- *   shape    empty (an input has no element), past:<threshold> (the
+ *   shape    stress:contention (at most SL_FUZZ_STRESS_MAX_DESTS targets
+ *            and sl_fuzz_stress_updates() updates or more: stress.h),
+ *            empty (an input has no element), past:<threshold> (the
  *            largest input reaches the core's largest size threshold it
  *            can, sl_threshold_at, named as there), large (an input has
  *            >= 1024 elements), rank0 (x is a scalar), unit (x has an

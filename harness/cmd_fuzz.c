@@ -64,6 +64,14 @@ static const char *const sl__fuzz_help =
     "                    kernels' size thresholds (`scatterlab list\n"
     "                    --thresholds`), beyond --max-elems (default 4096;\n"
     "                    8 in a -DSL_SMALL_THRESHOLDS=ON build; 0: never)\n"
+    "  --stress N        one valid case in N of the reducing ops (scatter,\n"
+    "                    scatter_reduce, scatter_nd, index_reduce,\n"
+    "                    dynamic_scatter and their backward ops) is a\n"
+    "                    contention case: 1-4 targets, enough updates for\n"
+    "                    a slab on each of 4 threads (the kernels'\n"
+    "                    per-thread thresholds), beyond --max-elems; cells\n"
+    "                    read stress:contention (default 8192; 8 in a\n"
+    "                    -DSL_SMALL_THRESHOLDS=ON build; 0: never)\n"
     "  --jobs J          parallel jobs (default 1); they share the cores:\n"
     "                    each job's parallel variants get cores/J threads\n"
     "                    (--jobs 1 fuzzes them on every core)\n"
@@ -229,9 +237,9 @@ static void sl__defaults(sl_fuzz_campaign *f) {
 /* Options that decide which cases a job runs, and what the run keeps of
  * them: they cannot change when a run is resumed. */
 static const char *const sl__schedule_options[] = {
-    "--ops",          "--dtypes", "--variants", "--seed",     "--max-elems",
-    "--jobs",         "--shard",  "--cases",    "--provider", "--reduces",
-    "--index-dtypes", "--keep",   "--size-mix", "--tolerance"};
+    "--ops",          "--dtypes", "--variants", "--seed",      "--max-elems",
+    "--jobs",         "--shard",  "--cases",    "--provider",  "--reduces",
+    "--index-dtypes", "--keep",   "--size-mix", "--tolerance", "--stress"};
 
 static int sl__is_schedule_option(const char *a) {
   for (size_t k = 0; k < sizeof sl__schedule_options / sizeof(char *); ++k)
@@ -239,11 +247,12 @@ static int sl__is_schedule_option(const char *a) {
   return 0;
 }
 
-/* The config format a run stores (sl__config). Version 3 adds --size-mix
+/* The config format a run stores (sl__config). Version 4 adds --stress
+ * (earlier runs had no contention cases: 0); version 3 adds --size-mix
  * (earlier runs had no size mix: 0); version 2 stores --shard 1-based, as
  * the command line takes it; version 1 (runs stored before the word
  * "--config-version" existed) stored it 0-based. */
-enum { SL__CONFIG_VERSION = 3 };
+enum { SL__CONFIG_VERSION = 4 };
 
 /* Parses argv[1..] into f. config_version is NULL for a command line, else
  * the words are a stored config (sl__config) and it receives the config's
@@ -302,6 +311,10 @@ static int sl__parse(sl_fuzz_campaign *f, int argc, char **argv,
     } else if (sl_cli_is(a, "--size-mix")) {
       if ((f->gen.size_mix = sl_cli_int_option("fuzz", argc, argv, &i, 0,
                                                INT64_C(1) << 30)) < 0)
+        return SL_EXIT_USAGE;
+    } else if (sl_cli_is(a, "--stress")) {
+      if ((f->gen.stress = sl_cli_int_option("fuzz", argc, argv, &i, 0,
+                                             INT64_C(1) << 30)) < 0)
         return SL_EXIT_USAGE;
     } else if (sl_cli_is(a, "--jobs")) {
       if ((f->jobs = (int)sl_cli_int_option("fuzz", argc, argv, &i, 1, 256)) <
@@ -412,9 +425,10 @@ static void sl__config_list(char *buf, size_t len, const char *opt,
 static void sl__config(const sl_fuzz_campaign *f, char *buf, size_t len) {
   snprintf(buf, len,
            "--config-version %d --seed %" PRIu64 " --max-elems %" PRId64
-           " --size-mix %" PRId64 " --jobs %d --shard %d/%d --timeout %.17g",
+           " --size-mix %" PRId64 " --stress %" PRId64
+           " --jobs %d --shard %d/%d --timeout %.17g",
            SL__CONFIG_VERSION, f->seed, f->gen.max_elems, f->gen.size_mix,
-           f->jobs, f->shard_k + 1, f->shard_n, f->timeout);
+           f->gen.stress, f->jobs, f->shard_k + 1, f->shard_n, f->timeout);
   size_t n = strlen(buf);
   if (f->cases >= 0)
     snprintf(buf + n, len - n, " --cases %" PRId64, f->cases);
@@ -561,6 +575,7 @@ static int sl__load_resume(sl_fuzz_campaign *f, sl_store *st, int argc,
   sl_fuzz_campaign saved = *f;
   sl__defaults(f);
   f->gen.size_mix = 0; /* a config before version 3 had no size mix */
+  f->gen.stress = 0;   /* nor one before version 4 contention cases */
   if (sl_cli_providers("fuzz", nw, w)) return SL_EXIT_USAGE;
   int version = 1;
   int rc = sl__parse(f, nw, w, &version);

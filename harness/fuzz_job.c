@@ -18,7 +18,6 @@
 #include "safe_file.h"
 #include "shrink.h"
 #include "sl_store.h"
-#include "slref.h"
 #include "store_verdicts.h"
 #include "timing.h"
 #include "worker.h"
@@ -318,8 +317,8 @@ int sl_fuzz_job(const sl_fuzz_campaign *f, int job, FILE *out) {
   ro.variants = f->variants;
   ro.threads = sl_fuzz_job_threads(f);
   ro.max_case_bytes = f->max_case_bytes;
-  /* The reference runs in this process: its team gets the job's share too. */
-  slref_set_threads(ro.threads);
+  /* The reference runs in the worker, which gives its team the job's
+   * share of the threads too (worker.c): this process starts none. */
   sl_worker *w;
   if (sl_worker_start(&w, &ro, err, sizeof err)) {
     fprintf(stderr, "scatterlab fuzz: job %d: %s\n", job, err);

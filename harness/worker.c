@@ -25,6 +25,7 @@
 #include "child_exit.h"
 #include "datagen.h"
 #include "run_lock.h"
+#include "slref.h"
 
 /* End-of-case bytes on the pipe. */
 enum { SL_MSG_DONE = 'D', SL_MSG_ERROR = 'E' };
@@ -180,6 +181,12 @@ static int sl__spawn(sl_worker *w, char *err, size_t errlen) {
      * into a false `crashed` verdict. */
     signal(SIGINT, SIG_IGN);
     signal(SIGTERM, SIG_IGN);
+    /* The reference runs here: its team gets the worker's threads. Set in
+     * the worker, not before the fork: LibTorch starts its thread pool
+     * when told its thread count, and a process forked from one with
+     * threads is one ThreadSanitizer cannot watch (it ignores everything
+     * in such a child), so the parent stays single-threaded. */
+    if (w->opts.threads > 0) slref_set_threads(w->opts.threads);
     sl__child_loop(req[0], msg[1], w->sh, w->opts);
   }
   close(req[0]);

@@ -5,6 +5,9 @@
 #   sanitize  adds clang and its sanitizer and libFuzzer runtimes
 #             (make check-sanitize)
 #   coverage  adds gcovr (make coverage)
+#   tsan      adds clang, its ThreadSanitizer runtime and LLVM's OpenMP
+#             runtime with its Archer tool, libarcher.so in libomp-14-dev
+#             (make check-tsan)
 #   debian    the reference is Debian's libtorch-dev 1.13.1
 #             (SL_REFERENCE=debian) instead of PyPI's torch wheel
 #             (scripts/setup-torch.sh, the default)
@@ -16,9 +19,10 @@ for arg in "$@"; do
   case $arg in
     sanitize) pkgs+=(clang libclang-rt-14-dev) ;;
     coverage) pkgs+=(gcovr) ;;
+    tsan) pkgs+=(clang libclang-rt-14-dev libomp-14-dev libomp5-14) ;;
     debian) reference=debian; pkgs+=(libtorch-dev) ;;
     pypi) ;;
-    *) echo "setup-deps: unknown argument '$arg' (expected sanitize, coverage, debian or pypi)" >&2; exit 2 ;;
+    *) echo "setup-deps: unknown argument '$arg' (expected sanitize, coverage, tsan, debian or pypi)" >&2; exit 2 ;;
   esac
 done
 [ "$reference" = pypi ] && pkgs+=(python3 python3-pip)

@@ -14,6 +14,7 @@
 #include "datagen.h"
 #include "shrink.h"
 #include "sl_test.h"
+#include "stress.h"
 
 #define SEED UINT64_C(20240611)
 
@@ -378,6 +379,7 @@ static void check_max_elems(int64_t max, int n) {
   sl_fuzz_opts_init(&o);
   o.max_elems = max;
   o.size_mix = 0; /* size-mix cases go past max_elems on purpose */
+  o.stress = 0;   /* and so do contention cases */
   int64_t biggest = 0;
   int over = 0;
   for (int i = 0; i < n; ++i) {
@@ -515,6 +517,79 @@ static void test_size_mix(void) {
   }
   CHECK(reachable >= 10);
   CHECK(all_met);
+}
+
+/* Contention stress: one valid case in `stress` of a reducing op gets at
+ * most SL_FUZZ_STRESS_MAX_DESTS targets and at least the core's largest
+ * per-thread threshold times SL_FUZZ_STRESS_THREADS updates, its cell reads
+ * stress:contention, the core accepts it, every stress op gets such cases,
+ * and every other case is the one a campaign without the schedule draws. */
+static void test_stress(void) {
+  const int64_t need = sl_fuzz_stress_updates();
+  int64_t per_thread = 0;
+  for (int k = 0; k < sl_threshold_count(); ++k)
+    if (sl_threshold_at(k)->unit == SL_TH_PER_THREAD &&
+        sl_threshold_at(k)->value > per_thread)
+      per_thread = sl_threshold_at(k)->value;
+  CHECK(per_thread > 0 && need == per_thread * SL_FUZZ_STRESS_THREADS);
+  sl_fuzz_opts plain, stressed;
+  sl_fuzz_opts_init(&plain);
+  plain.stress = 0;
+  stressed = plain;
+  stressed.stress = 16;
+  int changed = 0, contention = 0, off_cells = 0, bad = 0, n = 4000;
+  char a[SL_CASE_LINE_MAX], b[SL_CASE_LINE_MAX], cell[256];
+  for (int i = 0; i < n; ++i) {
+    sl_case c, d;
+    sl_fuzz_case(SEED, (uint64_t)i, &plain, &c);
+    sl_fuzz_case(SEED, (uint64_t)i, &stressed, &d);
+    off_cells += sl_fuzz_stress_shape(&c);
+    print_line(&c, a);
+    print_line(&d, b);
+    if (strcmp(a, b) == 0) continue;
+    ++changed;
+    sl_fuzz_cell(&d, cell, sizeof cell);
+    const int ok = sl_fuzz_stress_op(d.op) && sl_fuzz_stress_shape(&d) &&
+                   strstr(cell, "|stress:contention|") &&
+                   sl_fuzz_classify(&d) == SL_FUZZ_VALID;
+    contention += ok;
+    if (!ok && bad++ < 5)
+      fprintf(stderr, "stress: not a contention case: %s\n  %s\n", b, cell);
+  }
+  printf("stress 1/16: %d of %d cases rewritten, %d contention cases (%lld "
+         "updates or more, %d targets or fewer); %d contention cells with "
+         "the schedule off\n",
+         changed, n, contention, (long long)need, SL_FUZZ_STRESS_MAX_DESTS,
+         off_cells);
+  /* About n / 16 of the valid cases of the 8 stress ops of 12. */
+  CHECK(changed > n / 64 && changed < n / 8);
+  CHECK(contention == changed);
+  /* Off, none: ordinary cases are far smaller (normal thresholds; in the
+   * small-thresholds build a small case may meet the shape by chance). */
+  if (!sl_thresholds_small()) CHECK(off_cells == 0);
+
+  /* One in one: every stress op gets contention cases, which the core
+   * accepts. */
+  stressed.stress = 1;
+  int met[SL_OP_COUNT] = {0}, rejected = 0, checked = 0;
+  for (int i = 0; i < 1500; ++i) {
+    sl_case c;
+    if (sl_fuzz_case(SEED, (uint64_t)i, &stressed, &c)) continue;
+    if (!sl_fuzz_stress_op(c.op)) continue;
+    CHECK(sl_fuzz_stress_shape(&c));
+    met[c.op] = 1;
+    if (checked++ % 8) continue; /* sl_infer on one in 8: they are large */
+    char msg[SL_MSG_LEN];
+    int st = infer_case(&c, msg, sizeof msg);
+    if (st != 0 && st != SL_STATUS_UNKNOWN_OP && rejected++ < 5) {
+      print_line(&c, a);
+      fprintf(stderr, "stress case rejected by sl_infer: %s\n  %s\n", msg, a);
+    }
+  }
+  CHECK(rejected == 0);
+  for (int op = 0; op < SL_OP_COUNT; ++op)
+    if (sl_fuzz_stress_op((sl_op)op))
+      CHECK_MSG(met[op], "no contention case of %s", sl_op_name((sl_op)op));
 }
 
 /* Every valid case is accepted by the core's infer, every invalid one is
@@ -860,6 +935,7 @@ int main(void) {
   check_max_elems(4096, 20000);
   check_max_elems(256, 5000);
   test_size_mix();
+  test_stress();
   test_repeated_dims();
   test_infer();
   test_cell();

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The kernels' size thresholds (core/src/thresholds.def) and the fuzzer's
-# size mix: `list --thresholds` prints the core's table with this build's
-# values; `fuzz --size-mix` is validated, stored in the run's config (a
-# resume with another value is refused) and, at one case in one, sizes the
-# campaign's valid cases past the thresholds (coverage cells past:<name>).
+# The kernels' size thresholds (core/src/thresholds.def), the fuzzer's
+# size mix and its contention stress (both sized from them): `list
+# --thresholds` prints the core's table with this build's values; `fuzz
+# --size-mix` is validated, stored in the run's config (a resume with
+# another value is refused) and, at one case in one, sizes the campaign's
+# valid cases past the thresholds (coverage cells past:<name>); `fuzz
+# --stress` likewise (cells stress:contention).
 # In a build configured with -DSL_SMALL_THRESHOLDS=ON (CI's sanitizer
 # build), a campaign over the parallel CPU variants then runs their
 # big-case paths on small cases and must find nothing.
@@ -41,6 +43,24 @@ check "cells past at least 5 thresholds (got $npast)" test "$npast" -ge 5
 check "resume with another --size-mix refused" \
   run 2 fuzz --resume 1 --size-mix 7 --db "$DB"
 check "refusal names the option" has -- '--size-mix 7 differs'
+
+# Contention stress (fuzz/stress.c): validated, stored, and at one case
+# in one every valid case of a reducing op reads stress:contention.
+check "--stress -1 refused" run 2 fuzz --stress -1 --cases 1 --no-db
+check "refusal names it" has -- '--stress'
+DB=$tmp/stress.db
+check "stress campaign" run 0 fuzz --cases 24 --stress 1 --size-mix 0 \
+  --ops scatter_reduce,index_reduce --variants cpu.serial,cpu.atomic \
+  --no-corpus --db "$DB"
+check "no failure (stress)" has ' 0 failure groups \(0 failing cases\)'
+check "config has --stress 1" \
+  sh -c "sqlite3 '$DB' 'select config from runs' | grep -q -- '--stress 1 '"
+"$BIN" report --db "$DB" --format csv --table coverage >"$tmp/scells.csv" 2>&1
+nstress=$(grep -c '|stress:contention|' "$tmp/scells.csv")
+check "contention cells (got $nstress)" test "$nstress" -ge 10
+check "resume with another --stress refused" \
+  run 2 fuzz --resume 1 --stress 7 --db "$DB"
+check "refusal names --stress" has -- '--stress 7 differs'
 
 if [ $small = 1 ]; then
   # The parallel variants on every thread over small cases, many of them
