@@ -336,11 +336,13 @@ sl_status sl__check_grad_dtype(sl_ctx *ctx, const sl_tensor *x);
 
 /* index_reduce's contract (ops/index_reduce/index_reduce.c): validates x,
  * index, updates, the dim and the reduce against `allowed`; writes the
- * normalized dim. Shared with index_reduce_backward. */
+ * normalized dim; the index values only with mode SL__INFER_ALL. Shared with
+ * index_reduce_backward. */
 sl_status sl__index_reduce_check(sl_ctx *ctx, const sl_tensor *x,
                                  const sl_tensor *index,
                                  const sl_tensor *updates, sl_reduce reduce,
-                                 unsigned allowed, int64_t *dim);
+                                 unsigned allowed, sl__infer_mode mode,
+                                 int64_t *dim);
 
 #ifdef __cplusplus
 }

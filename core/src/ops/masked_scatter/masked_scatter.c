@@ -17,7 +17,9 @@
 
 #include "ops/masked_scatter/masked_scatter.h"
 
-sl_status sl__masked_scatter_infer(sl_ctx *ctx, sl_call *c) {
+sl_status sl__masked_scatter_infer(sl_ctx *ctx, sl_call *c,
+                                   sl__infer_mode mode) {
+  (void)mode; /* no index values to check */
   const sl_tensor *x = &c->arg[0], *mask = &c->arg[1], *source = &c->arg[2];
   char a[160], b[160];
   if (mask->dtype != SL_BOOL)
