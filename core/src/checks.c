@@ -1,4 +1,5 @@
-/* Validation helpers shared by the ops' infer functions (SPEC §4). */
+/* Validation helpers shared by the ops' infer functions: each failure
+ * names the argument, what was expected and what was found (sl.h). */
 #include <stdio.h>
 
 #include "sl_internal.h"

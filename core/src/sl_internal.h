@@ -91,7 +91,8 @@ static inline void sl__copy_elem(void *dst, const void *src, size_t size) {
 /*
  * Scalar values of any non-complex dtype, for the reductions. Integer dtypes
  * travel as int64 (exact), floating dtypes as double; f16/bf16 reductions
- * accumulate in f32 precision (SPEC §3) by rounding through float on store.
+ * accumulate in f32 precision (reduce.h's sl__acc_dtype) by rounding through
+ * float on store.
  */
 double sl__load_f_any(sl_dtype dt, const void *p);
 void sl__store_f_any(sl_dtype dt, void *p, double v);
@@ -201,7 +202,8 @@ sl_status sl__index_out_of_range(sl_ctx *ctx, const char *what,
                                  const sl_tensor *x);
 /* Reduce valid for the op's group; `allowed` is a bitmask of 1u << reduce. */
 sl_status sl__check_reduce(sl_ctx *ctx, sl_reduce r, unsigned allowed);
-/* dtype allowed for the op's data: movement or reduction group (SPEC §3). */
+/* dtype allowed for the op's data: movement (any dtype) or reduction group
+ * (i32, i64, f16, bf16, f32, f64). */
 sl_status sl__check_data_dtype(sl_ctx *ctx, const char *what, sl_dtype dt,
                                int reduction_group);
 /* scatter's scalar (p->value or p->ivalue) representable in dt, by

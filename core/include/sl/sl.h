@@ -32,7 +32,7 @@ extern "C" {
 #define SL_MSG_LEN 512
 
 /* ------------------------------------------------------------------------ */
-/* Data types (SPEC §3). X(ENUM, name, size in bytes)                        */
+/* Data types. X(ENUM, name, size in bytes)                                  */
 /* ------------------------------------------------------------------------ */
 #define SL_DTYPE_MAP(X)                                                        \
   X(BOOL, bool, 1)                                                             \
@@ -217,7 +217,7 @@ int sl_reduce_from_name(const char *name); /* sl_reduce or -1 */
 
 /*
  * Argument slots of each op, in order: inputs first, then outputs. The names
- * are SPEC's and are used in case lines, .npy bundles and messages.
+ * are used in case lines, .npy bundles and messages.
  *
  *   gather                   x index                      | out
  *   gather_nd                x index                      | out
@@ -276,16 +276,17 @@ typedef struct sl_call {
 void sl_call_init(sl_call *call, sl_op op);
 
 /*
- * Validates the call's inputs (SPEC §4) and fills in the shape and dtype of
- * every output slot (data pointers are left as they are). For dynamic_scatter
- * the outputs get capacity N rows. Nothing is written. Checks that need the
- * data (index values in range, the mask's true count against the source's
- * length, coors rows) read CPU inputs here; for CUDA inputs they are made on
- * the device by the variant, before it writes anything or, in the one-pass
- * data-movement kernels (gather, gather_nd, scatter), in the pass itself: an
- * out-of-range index is then never followed, nothing outside the outputs is
- * written, the call fails with the same message, and the outputs' contents
- * are unspecified.
+ * Validates the call's inputs (the op's contract in
+ * core/src/ops/<op>/<op>.c; a failure names the argument) and fills in the
+ * shape and dtype of every output slot (data pointers are left as they are).
+ * For dynamic_scatter the outputs get capacity N rows. Nothing is written.
+ * Checks that need the data (index values in range, the mask's true count
+ * against the source's length, coors rows) read CPU inputs here; for CUDA
+ * inputs they are made on the device by the variant, before it writes anything
+ * or, in the one-pass data-movement kernels (gather, gather_nd, scatter), in
+ * the pass itself: an out-of-range index is then never followed, nothing
+ * outside the outputs is written, the call fails with the same message, and the
+ * outputs' contents are unspecified.
  */
 sl_status sl_infer(sl_ctx *ctx, sl_call *call);
 

@@ -11,7 +11,7 @@
  * after broadcasting (the ones beyond are ignored); out has x's shape and
  * dtype. Every element of out is written once, so there are no duplicates.
  * LibTorch 1.13 also takes a u8 mask (deprecated) and grows x to a larger
- * mask's shape; the contract rejects both (SPEC §4).
+ * mask's shape; the contract rejects both (BAD_MASK, SHAPE_MISMATCH).
  */
 #include <stdio.h>
 

@@ -9,7 +9,7 @@
  * index.shape[:-1] exactly (no broadcast) and x's dtype; out has x's shape
  * and dtype. reduce none takes every dtype of the data-movement group; sum
  * takes the reduction group (i32, i64, f16, bf16, f32, f64): f16/bf16
- * accumulate in f32 and are rounded once per element (SPEC §3; LibTorch's
+ * accumulate in f32 and are rounded once per element (sl__acc_dtype; LibTorch's
  * own f16 loop rounds after every addition), and integers wrap modulo
  * 2^bits.
  *
