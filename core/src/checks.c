@@ -1,4 +1,5 @@
-/* Validation helpers shared by the ops' infer functions (SPEC §4). */
+/* Validation helpers shared by the ops' infer functions: each failure
+ * names the argument, what was expected and what was found (sl.h). */
 #include <stdio.h>
 
 #include "sl_internal.h"
@@ -124,20 +125,11 @@ SL__SIMD_CLONES int64_t sl__index_first_bad(const sl_tensor *index, int64_t b,
   return -1;
 }
 
-/* Set by sl_run, for the length of its sl_infer, when the variant checks
- * the index values in its own pass (SL_CHECKS_INDEX_VALUES). Thread-local:
- * calls on other threads are unaffected. The ops' infer functions share one
- * signature, and this is the one check that changes. */
-static _Thread_local int sl__index_check_deferred;
-
-void sl__defer_index_check(int defer) { sl__index_check_deferred = defer; }
-
-int sl__index_check_is_deferred(void) { return sl__index_check_deferred; }
-
-sl_status sl__check_index_range(sl_ctx *ctx, const char *what,
-                                const sl_tensor *index, int64_t bound,
-                                int64_t dim, const sl_tensor *x) {
-  if (index->device != SL_DEVICE_CPU || sl__index_check_deferred)
+sl_status sl__check_index_range(sl_ctx *ctx, sl__infer_mode mode,
+                                const char *what, const sl_tensor *index,
+                                int64_t bound, int64_t dim,
+                                const sl_tensor *x) {
+  if (index->device != SL_DEVICE_CPU || mode == SL__INFER_SHAPES)
     return SL_STATUS_OK;
   return sl__check_index_values(ctx, what, index, bound, dim, x);
 }

@@ -1,11 +1,11 @@
 /*
- * Conflict machinery of the parallel-over-inputs variants (SPEC §6): the
+ * Conflict machinery of the parallel-over-inputs variants (variants.def): the
  * pieces that cpu.atomic, cpu.lock and cpu.sorted of every reducing op
  * share, so that no op carries its own copy.
  *
  * - Atomic combines (cpu.atomic): *dst = *dst ⊕ v as one indivisible step,
  *   for the accumulation dtypes f32, f64, i32, i64. Integer sum is a
- *   fetch-add on the unsigned type (wraps, as SPEC §2 asks); everything else
+ *   fetch-add on the unsigned type (wraps: reduce_ops.h); everything else
  *   is a compare-and-swap loop around reduce.h's combine, so NaN and -0.0
  *   behave exactly as in the serial loop. A combine that leaves the value
  *   unchanged (most amax/amin steps) does not write at all.
@@ -17,7 +17,7 @@
  *   applies its inputs in input order, which is the serial order for every
  *   destination: deterministic, and bitwise the serial answer.
  * - Accumulators (all three): the state a destination needs besides out
- *   itself: f32 accumulators for f16/bf16 (SPEC §3) and contribution counts
+ *   itself: f32 accumulators for f16/bf16 (reduce.h) and contribution counts
  *   for mean, with one preparation step (x or the identity), one combine
  *   step (atomic or plain) and one final pass (divide, round).
  */
@@ -414,7 +414,7 @@ static inline void sl__recs_put(const sl__recs *r, int t, uint32_t key,
  * Destination e (a dense number in [0, E) that the op gives each element of
  * out) of a reduction with dtype dt. out holds x (the op copied it) and is
  * the accumulator of f32, f64, i32 and i64; f16 and bf16 accumulate in
- * wide[e] (SPEC §3). count[e] counts the contributions of a mean, and for
+ * wide[e] (sl__acc_dtype). count[e] counts the contributions of a mean, and for
  * f16/bf16 without mean it only marks e as targeted (1).
  */
 typedef struct sl__acc {

@@ -46,7 +46,7 @@ void sl__clines_free(sl__clines *p);
  * evenly spaced (a row of index_reduce is then a strided vector). */
 void sl__clines_seal(sl__clines *p);
 
-/* The three strategies (SPEC §6). Each expects out to hold x already. */
+/* The three strategies (conflict.h). Each expects out to hold x already. */
 sl_status sl__clines_atomic(sl_ctx *ctx, const sl__clines *p, int threads);
 sl_status sl__clines_lock(sl_ctx *ctx, const sl__clines *p, int threads);
 sl_status sl__clines_sorted(sl_ctx *ctx, const sl__clines *p, int threads);

@@ -9,7 +9,8 @@
 
 #include "sl_internal.h"
 
-static sl_status (*const sl__infer_fns[SL_OP_COUNT])(sl_ctx *, sl_call *) = {
+static sl_status (*const sl__infer_fns[SL_OP_COUNT])(sl_ctx *, sl_call *,
+                                                     sl__infer_mode) = {
 #define SL__INFER_ROW(e, name) sl__##name##_infer,
     SL_OP_MAP(SL__INFER_ROW)
 #undef SL__INFER_ROW
@@ -40,7 +41,7 @@ int sl__threads(const sl_ctx *ctx) {
 #endif
 }
 
-sl_status sl_infer(sl_ctx *ctx, sl_call *call) {
+sl_status sl__infer_call(sl_ctx *ctx, sl_call *call, sl__infer_mode mode) {
   if (!call)
     return sl_ctx_fail(ctx, SL_STATUS_NULL_POINTER,
                        "call: expected an sl_call, got NULL");
@@ -54,14 +55,15 @@ sl_status sl_infer(sl_ctx *ctx, sl_call *call) {
     sl_status st = sl__check_input(ctx, call, s);
     if (st) return st;
   }
-  return sl__infer_fns[call->op](ctx, call);
+  return sl__infer_fns[call->op](ctx, call, mode);
+}
+
+sl_status sl_infer(sl_ctx *ctx, sl_call *call) {
+  return sl__infer_call(ctx, call, SL__INFER_ALL);
 }
 
 sl_status sl_infer_shapes(sl_ctx *ctx, sl_call *call) {
-  sl__defer_index_check(1);
-  sl_status st = sl_infer(ctx, call);
-  sl__defer_index_check(0);
-  return st;
+  return sl__infer_call(ctx, call, SL__INFER_SHAPES);
 }
 
 /* Byte range [lo, hi) that a strided tensor can touch; empty when lo == hi. */
@@ -132,9 +134,10 @@ sl_status sl_run_variant(sl_ctx *ctx, const sl_variant *v, sl_call *call) {
                        "variant %s of %s: unavailable (%s)", variant,
                        sl_op_name(call->op), why);
   sl_call want = *call;
-  sl_status st = (v->flags & SL_CHECKS_INDEX_VALUES)
-                     ? sl_infer_shapes(ctx, &want)
-                     : sl_infer(ctx, &want);
+  /* A variant that checks the index values itself is spared the pass. */
+  sl_status st = sl__infer_call(
+      ctx, &want,
+      (v->flags & SL_CHECKS_INDEX_VALUES) ? SL__INFER_SHAPES : SL__INFER_ALL);
   if (st) return st;
   const sl_op_info *info = sl_op_get(call->op);
   sl_device dev = sl_variant_device(v);

@@ -154,7 +154,7 @@ int64_t sl__load_i(sl_dtype dt, const void *p) {
 }
 
 /* Narrowing goes through the unsigned type so that wrap-around is defined
- * (SPEC §2: integer overflow wraps modulo 2^bits). */
+ * (integer overflow wraps modulo 2^bits, as in reduce_ops.h). */
 void sl__store_i(sl_dtype dt, void *p, int64_t v) {
   uint64_t u = (uint64_t)v;
   switch (dt) {

@@ -8,7 +8,7 @@
 #endif
 
 /*
- * One line of an f16/bf16 reduction, accumulated in f32 (SPEC §3): the
+ * One line of an f16/bf16 reduction, accumulated in f32 (sl__acc_dtype): the
  * targeted positions start from x (or the identity) in `acc`, every step
  * rounds to f32, the mean divides by an f32 count, and each targeted
  * position is rounded to the half type once at the end.

@@ -4,17 +4,17 @@
  * and sorted variants to come): identities, the combine step, mean
  * finalization, the LibTorch-style element counts, and the line kernels.
  *
- * Numerics (SPEC §2 and §3, checked against LibTorch 1.13):
+ * Numerics (checked against LibTorch 1.13):
  * - Floating dtypes combine in double and round to the accumulation dtype
  *   after every step: f32 and f64 accumulate in themselves, f16 and bf16
- *   in f32 (SPEC §3), rounded to the half type once, when stored. One
- *   + - * / in double rounded to f32 is exactly f32's own operation (double
- *   has more than 2p+2 bits), so every step matches LibTorch's f32 loop.
+ *   in f32 (sl__acc_dtype below), rounded to the half type once, when
+ *   stored. One + - * / in double rounded to f32 is exactly f32's own
+ *   operation (double has more than 2p+2 bits), so every step matches
+ *   LibTorch's f32 loop.
  * - Integer sum and prod run in uint64 and wrap when stored (the low bits of
  *   a sum or product depend only on the low bits of the operands).
- * - amax/amin propagate NaN from either side; on equal values (including
- *   -0.0 versus 0.0) the accumulator is kept, as std::max/std::min do in
- *   LibTorch's scatter kernels.
+ * - The combine step and the identities (NaN and -0.0 included) are
+ *   reduce_ops.h's, which the CUDA kernels share.
  * - Integer mean is floor division; float mean divides by the count.
  * - Counts (mean, and the tie counts of the amax/amin backward) are kept in
  *   the accumulation dtype as LibTorch does (ones_like(x).scatter_add(...)),
@@ -26,6 +26,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "reduce_ops.h"
 #include "sl_internal.h"
 
 #ifdef __cplusplus
@@ -52,79 +53,28 @@ static inline int sl__reduce_is_int(sl_dtype dt) {
 /* Values                                                                    */
 /* ------------------------------------------------------------------------ */
 
-/* a ⊕ b for floating dtypes. ASSIGN (and anything else) takes b. */
+/* a ⊕ b, the identities and the integer mean's floor division are
+ * reduce_ops.h's (shared with the CUDA kernels): floating dtypes combine
+ * in double, integer dtypes in int64. */
 static inline double sl__reduce_f(sl_reduce r, double a, double b) {
-  switch (r) {
-  case SL_REDUCE_SUM:
-  case SL_REDUCE_MEAN:
-    return a + b;
-  case SL_REDUCE_PROD:
-    return a * b;
-  /* A NaN src wins; a NaN accumulator fails both comparisons and stays. */
-  case SL_REDUCE_AMAX:
-  case SL_REDUCE_MAX:
-    return b != b ? b : (a < b ? b : a);
-  case SL_REDUCE_AMIN:
-    return b != b ? b : (b < a ? b : a);
-  default:
-    return b;
-  }
+  return sl__combine_f64(r, a, b);
 }
 
-/* a ⊕ b for integer dtypes; sum and prod wrap modulo 2^64 (and modulo
- * 2^bits once stored), which C only defines for unsigned arithmetic. */
 static inline int64_t sl__reduce_i(sl_reduce r, int64_t a, int64_t b) {
-  switch (r) {
-  case SL_REDUCE_SUM:
-  case SL_REDUCE_MEAN:
-    return (int64_t)((uint64_t)a + (uint64_t)b);
-  case SL_REDUCE_PROD:
-    return (int64_t)((uint64_t)a * (uint64_t)b);
-  case SL_REDUCE_AMAX:
-  case SL_REDUCE_MAX:
-    return a < b ? b : a;
-  case SL_REDUCE_AMIN:
-    return b < a ? b : a;
-  default:
-    return b;
-  }
+  return sl__combine_i64(r, a, b);
 }
 
 /* The identity a targeted position takes when include_self is false. */
 static inline double sl__reduce_identity_f(sl_reduce r) {
-  switch (r) {
-  case SL_REDUCE_PROD:
-    return 1.0;
-  case SL_REDUCE_AMAX:
-  case SL_REDUCE_MAX:
-    return -INFINITY;
-  case SL_REDUCE_AMIN:
-    return INFINITY;
-  default:
-    return 0.0;
-  }
+  return sl__identity_f64(r);
 }
 
 static inline int64_t sl__reduce_identity_i(sl_dtype dt, sl_reduce r) {
-  switch (r) {
-  case SL_REDUCE_PROD:
-    return 1;
-  case SL_REDUCE_AMAX:
-  case SL_REDUCE_MAX:
-    return dt == SL_I32 ? INT32_MIN : INT64_MIN;
-  case SL_REDUCE_AMIN:
-    return dt == SL_I32 ? INT32_MAX : INT64_MAX;
-  default:
-    return 0;
-  }
+  return dt == SL_I32 ? sl__identity_i32(r) : sl__identity_i64(r);
 }
 
-/* Floor division for b > 0: (-1 + -2) / 2 = -2, as LibTorch's integer
- * mean (div(..., "floor")). */
 static inline int64_t sl__floor_div(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if (a % b != 0 && (a < 0) != (b < 0)) --q;
-  return q;
+  return sl__floor_div_i64(a, b);
 }
 
 /* v as the floating dtype dt stores it (f64: v itself). */
@@ -141,7 +91,8 @@ static inline double sl__round_to(sl_dtype dt, double v) {
   }
 }
 
-/* The dtype a reduction of dt accumulates in: f32 for f16/bf16 (SPEC §3). */
+/* The dtype a reduction of dt accumulates in: f32 for f16/bf16
+ * (LibTorch's opmath type). */
 static inline sl_dtype sl__acc_dtype(sl_dtype dt) {
   return dt == SL_F16 || dt == SL_BF16 ? SL_F32 : dt;
 }
@@ -336,11 +287,13 @@ sl_status sl__check_grad_dtype(sl_ctx *ctx, const sl_tensor *x);
 
 /* index_reduce's contract (ops/index_reduce/index_reduce.c): validates x,
  * index, updates, the dim and the reduce against `allowed`; writes the
- * normalized dim. Shared with index_reduce_backward. */
+ * normalized dim; the index values only with mode SL__INFER_ALL. Shared with
+ * index_reduce_backward. */
 sl_status sl__index_reduce_check(sl_ctx *ctx, const sl_tensor *x,
                                  const sl_tensor *index,
                                  const sl_tensor *updates, sl_reduce reduce,
-                                 unsigned allowed, int64_t *dim);
+                                 unsigned allowed, sl__infer_mode mode,
+                                 int64_t *dim);
 
 #ifdef __cplusplus
 }

@@ -92,7 +92,7 @@ sl__rb_lines_as(sl_dtype dt, const sl__rbline *b, int k, const sl__rbptr *p,
      * zeros are masked; Z: zeros of src per position; R: the forward
      * result in the accumulation dtype. For f16/bf16 R replaces the given
      * `result`, which is rounded to the half type: the gradient is computed
-     * from the f32 product, as the f32 forward has it (SPEC §3). */
+     * from the f32 product, as the f32 forward has it (sl__acc_dtype). */
     double *A = scratch, *B = scratch + nk, *Z = scratch + 2 * nk;
     double *R = scratch + 3 * nk;
     EACH_POSITION(j) {

@@ -1,6 +1,6 @@
 /*
- * scatter's scalar: which values each dtype takes (SPEC §4's spirit: refuse
- * what x's dtype cannot hold), one table for the core's check and for the
+ * scatter's scalar: which values each dtype takes (refuse what x's dtype
+ * cannot hold, as LibTorch does), one table for the core's check and for the
  * fuzzer's boundary values.
  *
  * The rule is LibTorch's (c10::checked_convert, which at::scatter applies

@@ -91,7 +91,8 @@ static inline void sl__copy_elem(void *dst, const void *src, size_t size) {
 /*
  * Scalar values of any non-complex dtype, for the reductions. Integer dtypes
  * travel as int64 (exact), floating dtypes as double; f16/bf16 reductions
- * accumulate in f32 precision (SPEC §3) by rounding through float on store.
+ * accumulate in f32 precision (reduce.h's sl__acc_dtype) by rounding through
+ * float on store.
  */
 double sl__load_f_any(sl_dtype dt, const void *p);
 void sl__store_f_any(sl_dtype dt, void *p, double v);
@@ -127,6 +128,23 @@ void sl__store_i(sl_dtype dt, void *p, int64_t v);
 /* out := x elementwise (same shape, any strides), using `threads` threads. */
 void sl__copy_strided(sl_tensor *out, const sl_tensor *x, int threads);
 
+/*
+ * What an infer checks. The index values are the one check that a variant
+ * may take over (SL_CHECKS_INDEX_VALUES: it checks them in its own pass,
+ * with the same messages), so the caller says which it wants; every other
+ * check (shapes, dtypes, parameters, the mask's count, coors rows) is made
+ * in both modes.
+ */
+typedef enum sl__infer_mode {
+  SL__INFER_ALL,   /* every check: sl_infer, and sl_run for other variants */
+  SL__INFER_SHAPES /* the index values left out: sl_infer_shapes, and sl_run
+                      for an SL_CHECKS_INDEX_VALUES variant */
+} sl__infer_mode;
+
+/* The one body of sl_infer and sl_infer_shapes (dispatch.c): validates the
+ * call's inputs and fills in its outputs, checking what `mode` says. */
+sl_status sl__infer_call(sl_ctx *ctx, sl_call *call, sl__infer_mode mode);
+
 /* Checks shared by the ops' infer functions. Each names `what` in messages. */
 sl_status sl__check_input(sl_ctx *ctx, const sl_call *c, int slot);
 sl_status sl__check_index_dtype(sl_ctx *ctx, const char *what,
@@ -154,18 +172,15 @@ sl_status sl__normalize_dim(sl_ctx *ctx, const char *what, int64_t dim,
  * x's axis dim. On failure the message names the position, value and
  * bound, and the axis ("dim 1 of x [4,40]": built only then, as a call
  * that passes costs under a microsecond). gather_nd's per-column bounds
- * live in ops/gather_nd. Does nothing while sl_run infers for a variant
- * that checks the values itself (sl__defer_index_check; the nd ops' own
- * check asks sl__index_check_is_deferred); sl__check_index_values always
- * checks. */
-sl_status sl__check_index_range(sl_ctx *ctx, const char *what,
-                                const sl_tensor *index, int64_t bound,
-                                int64_t dim, const sl_tensor *x);
+ * live in ops/gather_nd. Does nothing with mode SL__INFER_SHAPES, nor for
+ * an index on the device (the CUDA variant checks it there);
+ * sl__check_index_values always checks. */
+sl_status sl__check_index_range(sl_ctx *ctx, sl__infer_mode mode,
+                                const char *what, const sl_tensor *index,
+                                int64_t bound, int64_t dim, const sl_tensor *x);
 sl_status sl__check_index_values(sl_ctx *ctx, const char *what,
                                  const sl_tensor *index, int64_t bound,
                                  int64_t dim, const sl_tensor *x);
-void sl__defer_index_check(int defer);
-int sl__index_check_is_deferred(void);
 /* Index scans: x86-64's baseline (SSE2) has no 64-bit compare, so a
  * function marked so gets AVX2 and AVX-512 clones too (AVX-512 has
  * unsigned 64-bit compares and max), the best one the CPU has picked at
@@ -187,7 +202,8 @@ sl_status sl__index_out_of_range(sl_ctx *ctx, const char *what,
                                  const sl_tensor *x);
 /* Reduce valid for the op's group; `allowed` is a bitmask of 1u << reduce. */
 sl_status sl__check_reduce(sl_ctx *ctx, sl_reduce r, unsigned allowed);
-/* dtype allowed for the op's data: movement or reduction group (SPEC §3). */
+/* dtype allowed for the op's data: movement (any dtype) or reduction group
+ * (i32, i64, f16, bf16, f32, f64). */
 sl_status sl__check_data_dtype(sl_ctx *ctx, const char *what, sl_dtype dt,
                                int reduction_group);
 /* scatter's scalar (p->value or p->ivalue) representable in dt, by
@@ -202,17 +218,18 @@ void sl__set_out(sl_tensor *out, sl_dtype dt, int ndim, const int64_t *shape);
  * values are left to sl__scatter_like_index, the last check. */
 sl_status sl__scatter_like_infer(sl_ctx *ctx, sl_call *c, int has_src);
 /* scatter-like index values in [0, x.size(dim)) (after the infer above):
- * sl__check_index_range's check (`now`: sl__check_index_values'), or with
- * bad >= 0 the failure naming row-major position `bad`. */
-sl_status sl__scatter_like_index(sl_ctx *ctx, const sl_call *c, int now,
-                                 int64_t bad);
+ * sl__check_index_range's check with `mode` (a kernel that checks the
+ * values itself passes SL__INFER_ALL), or with bad >= 0 the failure naming
+ * row-major position `bad`. */
+sl_status sl__scatter_like_index(sl_ctx *ctx, const sl_call *c,
+                                 sl__infer_mode mode, int64_t bad);
 
 /* Threads for an OpenMP region: ctx->threads, or all when 0. */
 int sl__threads(const sl_ctx *ctx);
 
 /* Per-op validation + output shape inference (ops/<op>/<op>.c). */
 #define SL__INFER_DECL(e, name)                                                \
-  sl_status sl__##name##_infer(sl_ctx *, sl_call *);
+  sl_status sl__##name##_infer(sl_ctx *, sl_call *, sl__infer_mode);
 SL_OP_MAP(SL__INFER_DECL)
 #undef SL__INFER_DECL
 

@@ -181,7 +181,7 @@ static void test_integers(void) {
   }
 }
 
-/* f16/bf16 accumulate in f32 (SPEC §3): 8192 ones per destination sum to
+/* f16/bf16 accumulate in f32 (sl__acc_dtype): 8192 ones per destination sum to
  * 8192 (a half-precision accumulator would stop at 2048 for f16, 256 for
  * bf16); the mean of 4096 ones and 4096 threes is 2. */
 static void test_half_accumulation(void) {

@@ -3,7 +3,7 @@
  * hand-computed example (an invalid row, duplicate and unsorted coors, sum,
  * mean and max), all rows invalid, no invalid row, N = 0, max backward with
  * ties and a channel that matches no point, mean dividing by the count,
- * transposed (strided) inputs and outputs, one test per SPEC §4 class that
+ * transposed (strided) inputs and outputs, one test per bad-input status that
  * applies, and a medium random case where cpu.omp must equal cpu.serial
  * bitwise and both must equal a naive recomputation.
  */
@@ -281,7 +281,7 @@ static void test_backward_example(void) {
   CHECK(ran == 5); /* serial, omp, atomic, lock, sorted */
 }
 
-/* SPEC §4 for the forward: each class that applies, status and message. */
+/* Bad input for the forward: each class that applies, status and message. */
 static void test_forward_bad_input(void) {
   sl_ctx ctx;
   sl_ctx_init(&ctx);
@@ -372,7 +372,7 @@ static void test_forward_bad_input(void) {
 #undef FWD
 }
 
-/* SPEC §4 for the backward. */
+/* Bad input for the backward. */
 static void test_backward_bad_input(void) {
   sl_ctx ctx;
   sl_ctx_init(&ctx);

@@ -1,7 +1,7 @@
 /*
  * gather_nd on every CPU variant: seed 000's identity with gather, several
  * indexed axes and their order, strides, empty inputs, dtypes, and one test
- * per SPEC §4 class that applies, each asserting the status and that the
+ * per bad-input status that applies, each asserting the status and that the
  * message names the argument.
  */
 #include <stdint.h>
@@ -215,7 +215,7 @@ static void test_dtypes(void) {
   }
 }
 
-/* SPEC §4: one check per class that applies to gather_nd. */
+/* Bad input: one check per class that applies to gather_nd. */
 static void test_bad_input(void) {
   sl_ctx ctx;
   sl_ctx_init(&ctx);

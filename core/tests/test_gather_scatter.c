@@ -1,7 +1,8 @@
 /*
  * gather and scatter on every CPU variant: seed 000's example, strides,
- * duplicates, scalar value, empty inputs, and one test per SPEC §4 class that
- * applies, each asserting the status and that the message names the argument.
+ * duplicates, scalar value, empty inputs, and one test per bad-input status
+ * that applies, each asserting the status and that the message names the
+ * argument.
  */
 #include <stdint.h>
 
@@ -407,7 +408,7 @@ static void test_empty(void) {
   CHECK(sl_gather(&ctx, v->name, &tx, 1, &ti, &go) == SL_STATUS_OK);
 }
 
-/* SPEC §4: one check per class that applies to gather and scatter. */
+/* Bad input: one check per class that applies to gather and scatter. */
 static void test_bad_input(void) {
   sl_ctx ctx;
   sl_ctx_init(&ctx);

@@ -3,7 +3,7 @@
  * CPU variant of the table: seed 001's example, every reduce with and
  * without x, the 0-D index, NaN, -0.0, integer floor mean and wrap-around,
  * f16/bf16, strides, assign on movement dtypes, empty index, and one test
- * per SPEC §4 class that applies. Expected values are computed by hand.
+ * per bad-input status that applies. Expected values are computed by hand.
  */
 #include <complex.h>
 #include <math.h>
@@ -260,7 +260,7 @@ static void test_integers(void) {
   }
 }
 
-/* f16 and bf16 accumulate in f32 and round once (SPEC §3); the mean's
+/* f16 and bf16 accumulate in f32 and round once (sl__acc_dtype); the mean's
  * count is an f32 count, exact where a bf16 count would stop at 256. */
 static void test_halves(void) {
   sl_ctx ctx;
@@ -300,7 +300,8 @@ static void test_halves(void) {
                  sizeof ho) == SL_STATUS_OK);
     CHECK(sl_f16_to_f32(ho[0]) == 3 && sl_f16_to_f32(ho[3]) == 6 &&
           sl_f16_to_f32(ho[5]) == 1);
-    /* 2048 + 1 + 1 accumulated in f32 (SPEC §3) is 2050, which f16 holds */
+    /* 2048 + 1 + 1 accumulated in f32 (sl__acc_dtype) is 2050, which f16
+     * holds */
     CHECK(run_ir(&ctx, v->name, &tbig, 0, &tbi, &tbu, SL_REDUCE_SUM, 1, &tbo,
                  sizeof bo) == SL_STATUS_OK);
     CHECK(sl_f16_to_f32(bo[0]) == 2050);
@@ -480,7 +481,7 @@ static void test_empty(void) {
   }
 }
 
-/* SPEC §4: one check per class that applies; nothing is written. */
+/* Bad input: one check per class that applies; nothing is written. */
 static void test_bad_input(void) {
   sl_ctx ctx;
   sl_ctx_init(&ctx);

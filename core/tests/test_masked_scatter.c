@@ -1,8 +1,8 @@
 /*
  * masked_scatter on every CPU variant: seed 003's example (LibTorch's
  * documented one), broadcast masks, the prefix-sum chunks of cpu.omp on a
- * longer input, strides, empty inputs, dtypes, and one test per SPEC §4
- * class that applies, each asserting the status and that the message names
+ * longer input, strides, empty inputs, dtypes, and one test per bad-input
+ * status that applies, each asserting the status and that the message names
  * the argument.
  */
 #include <stdint.h>
@@ -248,7 +248,7 @@ static void test_dtypes(void) {
   }
 }
 
-/* SPEC §4: one check per class that applies to masked_scatter. */
+/* Bad input: one check per class that applies to masked_scatter. */
 static void test_bad_input(void) {
   sl_ctx ctx;
   sl_ctx_init(&ctx);

@@ -5,7 +5,7 @@
  * y.backward(g)): the single-zero rule of prod, amax/amin ties shared
  * evenly (x counted even when left out, as 1.13 does), mean counts, NaN and
  * inf as the literal formulas give them, assign's duplicates, the 0-D
- * index, bf16 rounding, strides, and the SPEC §4 classes.
+ * index, bf16 rounding, strides, and the bad-input statuses.
  */
 #include <math.h>
 #include <stdint.h>
@@ -527,7 +527,7 @@ static void test_omp_matches_serial(void) {
   }
 }
 
-/* SPEC §4 for both backward ops; nothing is written. */
+/* Bad input for both backward ops; nothing is written. */
 static void test_bad_input(void) {
   sl_ctx ctx;
   sl_ctx_init(&ctx);

@@ -3,7 +3,7 @@
  * duplicates with none and sum (both cpu.omp strategies: parallel over
  * groups and over destination ranges), f16/bf16 sums accumulated in f32,
  * integer wrap-around, strides, empty inputs, dtypes, and one test per
- * SPEC §4 class that applies, each asserting the status and that the
+ * bad-input status that applies, each asserting the status and that the
  * message names the argument.
  */
 #include <stdint.h>
@@ -115,7 +115,7 @@ static void test_duplicates(void) {
   }
 }
 
-/* f16/bf16 sums accumulate in f32 and round once (SPEC §3); integer sums
+/* f16/bf16 sums accumulate in f32 and round once (sl__acc_dtype); integer sums
  * wrap modulo 2^bits. */
 static void test_sum_numerics(void) {
   sl_ctx ctx;
@@ -272,7 +272,7 @@ static void test_dtypes(void) {
   }
 }
 
-/* SPEC §4: one check per class that applies to scatter_nd. */
+/* Bad input: one check per class that applies to scatter_nd. */
 static void test_bad_input(void) {
   sl_ctx ctx;
   sl_ctx_init(&ctx);

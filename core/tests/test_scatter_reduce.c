@@ -2,7 +2,7 @@
  * scatter_reduce on every CPU variant of the table: the five reduces with
  * and without x, NaN, -0.0, integer floor mean and wrap-around, f16/bf16
  * rounding as LibTorch 1.13 rounds (checked there), strides, empty index,
- * and one test per SPEC §4 class that applies, each asserting the status and
+ * and one test per bad-input status that applies, each asserting the status and
  * that the message names the argument. Expected values are computed by
  * hand (the comments show how).
  */
@@ -240,7 +240,7 @@ static void test_rounding_and_halves(void) {
   sl_tensor tfi = sl_tensor_make(SL_I64, 1, (int64_t[]){3}, fi);
   sl_tensor tfs = sl_tensor_make(SL_F32, 1, (int64_t[]){3}, fs);
   sl_tensor tfo = sl_tensor_make(SL_F32, 1, (int64_t[]){1}, fo);
-  /* f16 accumulates in f32 (SPEC §3): 2048 + 1 + 1 = 2050 exactly, which
+  /* f16 accumulates in f32 (sl__acc_dtype): 2048 + 1 + 1 = 2050 exactly, which
    * f16 holds (spacing 2 in [2048,4096)). Rounding after every step, as
    * LibTorch's f16 loop does, would tie to even twice and give 2048. */
   uint16_t hx[2] = {sl_f32_to_f16(2048), sl_f32_to_f16(0.5f)};
@@ -599,7 +599,7 @@ static void test_empty(void) {
   }
 }
 
-/* SPEC §4: one check per class that applies; nothing is written. */
+/* Bad input: one check per class that applies; nothing is written. */
 static void test_bad_input(void) {
   sl_ctx ctx;
   sl_ctx_init(&ctx);
@@ -666,8 +666,9 @@ static void test_bad_input(void) {
   sl_tensor nidx = sl_tensor_make(SL_I64, 2, (int64_t[]){2, 3}, neg);
   CHECK(SR(&x, 0, &nidx, &src, R, &o) == SL_STATUS_INDEX_OUT_OF_RANGE);
   CHECK_CONTAINS(ctx.msg, "index[0,1]=-1 out of range");
-  /* unsupported dtype: bool (LibTorch would sum bools; SPEC's reduction
-   * group does not), u8, c64; src of another dtype; out of another dtype */
+  /* unsupported dtype: bool (LibTorch would sum bools; the reduction
+   * group, sl__check_data_dtype's, does not), u8, c64; src of another
+   * dtype; out of another dtype */
   uint8_t bx[12] = {0}, bs[6] = {1};
   sl_tensor tb = sl_tensor_make(SL_BOOL, 2, (int64_t[]){4, 3}, bx);
   sl_tensor tbs = sl_tensor_make(SL_BOOL, 2, (int64_t[]){2, 3}, bs);

@@ -1,7 +1,7 @@
 /*
  * select_scatter on every CPU variant: seed 002's example, negative index
  * and dim, a rank-3 x, strides, empty inputs, dtypes, and one test per
- * SPEC §4 class that applies, each asserting the status and that the
+ * bad-input status that applies, each asserting the status and that the
  * message names the argument.
  */
 #include <stdint.h>
@@ -156,7 +156,7 @@ static void test_dtypes(void) {
   }
 }
 
-/* SPEC §4: one check per class that applies to select_scatter. */
+/* Bad input: one check per class that applies to select_scatter. */
 static void test_bad_input(void) {
   sl_ctx ctx;
   sl_ctx_init(&ctx);

@@ -32,7 +32,7 @@ extern "C" {
 #define SL_MSG_LEN 512
 
 /* ------------------------------------------------------------------------ */
-/* Data types (SPEC §3). X(ENUM, name, size in bytes)                        */
+/* Data types. X(ENUM, name, size in bytes)                                  */
 /* ------------------------------------------------------------------------ */
 #define SL_DTYPE_MAP(X)                                                        \
   X(BOOL, bool, 1)                                                             \
@@ -217,7 +217,7 @@ int sl_reduce_from_name(const char *name); /* sl_reduce or -1 */
 
 /*
  * Argument slots of each op, in order: inputs first, then outputs. The names
- * are SPEC's and are used in case lines, .npy bundles and messages.
+ * are used in case lines, .npy bundles and messages.
  *
  *   gather                   x index                      | out
  *   gather_nd                x index                      | out
@@ -276,16 +276,17 @@ typedef struct sl_call {
 void sl_call_init(sl_call *call, sl_op op);
 
 /*
- * Validates the call's inputs (SPEC §4) and fills in the shape and dtype of
- * every output slot (data pointers are left as they are). For dynamic_scatter
- * the outputs get capacity N rows. Nothing is written. Checks that need the
- * data (index values in range, the mask's true count against the source's
- * length, coors rows) read CPU inputs here; for CUDA inputs they are made on
- * the device by the variant, before it writes anything or, in the one-pass
- * data-movement kernels (gather, gather_nd, scatter), in the pass itself: an
- * out-of-range index is then never followed, nothing outside the outputs is
- * written, the call fails with the same message, and the outputs' contents
- * are unspecified.
+ * Validates the call's inputs (the op's contract in
+ * core/src/ops/<op>/<op>.c; a failure names the argument) and fills in the
+ * shape and dtype of every output slot (data pointers are left as they are).
+ * For dynamic_scatter the outputs get capacity N rows. Nothing is written.
+ * Checks that need the data (index values in range, the mask's true count
+ * against the source's length, coors rows) read CPU inputs here; for CUDA
+ * inputs they are made on the device by the variant, before it writes anything
+ * or, in the one-pass data-movement kernels (gather, gather_nd, scatter), in
+ * the pass itself: an out-of-range index is then never followed, nothing
+ * outside the outputs is written, the call fails with the same message, and the
+ * outputs' contents are unspecified.
  */
 sl_status sl_infer(sl_ctx *ctx, sl_call *call);
 
@@ -438,18 +439,82 @@ void sl_elem_set_i(sl_dtype dt, void *p, int64_t v);
 /* ------------------------------------------------------------------------ */
 /* Typed entry points: one per op, each a thin wrapper over sl_run.          */
 /* ------------------------------------------------------------------------ */
+/*
+ * Each takes (ctx, variant) and then the arguments in the order its comment
+ * lists: the op's tensors in slot order (the table above), the parameters
+ * it reads among them, the outputs last (after the |). It fills an sl_call
+ * with them and returns sl_run's status: the checks, messages and results
+ * are sl_run's. A NULL tensor fails with NULL_POINTER naming its slot
+ * ("index: expected a tensor, got NULL").
+ */
+/* x dim index | out */
 sl_status sl_gather(sl_ctx *ctx, const char *variant, const sl_tensor *x,
                     int64_t dim, const sl_tensor *index, sl_tensor *out);
+/* x index (ndims, dims: the indexed axes, ndims in [0, SL_MAX_DIMS], 0 for
+ * the leading ones) | out */
+sl_status sl_gather_nd(sl_ctx *ctx, const char *variant, const sl_tensor *x,
+                       const sl_tensor *index, int ndims, const int64_t *dims,
+                       sl_tensor *out);
+/* x dim index src | out */
 sl_status sl_scatter(sl_ctx *ctx, const char *variant, const sl_tensor *x,
                      int64_t dim, const sl_tensor *index, const sl_tensor *src,
                      sl_tensor *out);
+/* scatter's value form: x dim index value | out (no src) */
 sl_status sl_scatter_value(sl_ctx *ctx, const char *variant, const sl_tensor *x,
                            int64_t dim, const sl_tensor *index, double value,
                            sl_tensor *out);
+/* x dim index src reduce include_self | out */
 sl_status sl_scatter_reduce(sl_ctx *ctx, const char *variant,
                             const sl_tensor *x, int64_t dim,
                             const sl_tensor *index, const sl_tensor *src,
                             sl_reduce reduce, int include_self, sl_tensor *out);
+/* grad_out x dim index src result reduce include_self | grad_x grad_src */
+sl_status sl_scatter_reduce_backward(
+    sl_ctx *ctx, const char *variant, const sl_tensor *grad_out,
+    const sl_tensor *x, int64_t dim, const sl_tensor *index,
+    const sl_tensor *src, const sl_tensor *result, sl_reduce reduce,
+    int include_self, sl_tensor *grad_x, sl_tensor *grad_src);
+/* x index src (ndims, dims as gather_nd's) reduce (none or sum) | out */
+sl_status sl_scatter_nd(sl_ctx *ctx, const char *variant, const sl_tensor *x,
+                        const sl_tensor *index, const sl_tensor *src, int ndims,
+                        const int64_t *dims, sl_reduce reduce, sl_tensor *out);
+/* x dim index updates reduce include_self | out */
+sl_status sl_index_reduce(sl_ctx *ctx, const char *variant, const sl_tensor *x,
+                          int64_t dim, const sl_tensor *index,
+                          const sl_tensor *updates, sl_reduce reduce,
+                          int include_self, sl_tensor *out);
+/* grad_out x dim index updates result reduce include_self
+ * | grad_x grad_updates */
+sl_status sl_index_reduce_backward(
+    sl_ctx *ctx, const char *variant, const sl_tensor *grad_out,
+    const sl_tensor *x, int64_t dim, const sl_tensor *index,
+    const sl_tensor *updates, const sl_tensor *result, sl_reduce reduce,
+    int include_self, sl_tensor *grad_x, sl_tensor *grad_updates);
+/* x value dim index (the integer position along dim) | out */
+sl_status sl_select_scatter(sl_ctx *ctx, const char *variant,
+                            const sl_tensor *x, const sl_tensor *value,
+                            int64_t dim, int64_t index, sl_tensor *out);
+/* x mask source | out */
+sl_status sl_masked_scatter(sl_ctx *ctx, const char *variant,
+                            const sl_tensor *x, const sl_tensor *mask,
+                            const sl_tensor *source, sl_tensor *out);
+/* feats coors reduce | voxel_feats voxel_coors point2voxel_map
+ * voxel_points_count, and *voxels (when not NULL) the number of voxels M:
+ * the rows [0, M) of the voxel outputs that were written (0 on failure). */
+sl_status sl_dynamic_scatter(sl_ctx *ctx, const char *variant,
+                             const sl_tensor *feats, const sl_tensor *coors,
+                             sl_reduce reduce, sl_tensor *voxel_feats,
+                             sl_tensor *voxel_coors, sl_tensor *point2voxel_map,
+                             sl_tensor *voxel_points_count, int64_t *voxels);
+/* grad_voxel_feats feats voxel_feats point2voxel_map voxel_points_count
+ * reduce | grad_feats */
+sl_status sl_dynamic_scatter_backward(sl_ctx *ctx, const char *variant,
+                                      const sl_tensor *grad_voxel_feats,
+                                      const sl_tensor *feats,
+                                      const sl_tensor *voxel_feats,
+                                      const sl_tensor *point2voxel_map,
+                                      const sl_tensor *voxel_points_count,
+                                      sl_reduce reduce, sl_tensor *grad_feats);
 
 #ifdef __cplusplus
 }

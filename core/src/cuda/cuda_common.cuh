@@ -2,7 +2,7 @@
  * Shared device helpers of the cuda.* variants (internal to core/, prefix
  * sl__): CUDA error checking that records a message on the ctx, a
  * stream-ordered workspace, strided iteration with fast integer division,
- * the reduction arithmetic of reduce.h on the device, atomics, and the
+ * the reduction arithmetic (reduce_ops.h's) by type, atomics, and the
  * device-side index check.
  *
  * Every kernel receives plain structs by value (shapes, strides, dividers),
@@ -18,6 +18,7 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "reduce_ops.h"
 #include "sl_internal.h"
 
 /* ------------------------------------------------------------------------ */
@@ -241,9 +242,9 @@ int64_t sl__it_span(const sl__it &it, int t);
 
 /* 16-byte elements (complex128) move as one 16-byte word, never as two
  * 8-byte halves: two threads writing the same element (duplicate targets,
- * where SPEC §2 lets any writer win) would otherwise leave the real part of
- * one and the imaginary part of the other, a value nobody wrote (seen on
- * the H200). sl_run_variant checks the 16-byte alignment, as PyTorch's
+ * where the ops' contracts let any writer win) would otherwise leave the real
+ * part of one and the imaginary part of the other, a value nobody wrote (seen
+ * on the H200). sl_run_variant checks the 16-byte alignment, as PyTorch's
  * c10::complex<double> has it. */
 struct __align__(16) sl__e16 {
   uint64_t a, b;
@@ -266,7 +267,8 @@ __device__ __forceinline__ void sl__st_racy<sl__e16>(sl__e16 *p, sl__e16 v) {
 #endif
 }
 
-/* Accumulation type of a reduction (SPEC §3): f32 for f16 and bf16. */
+/* Accumulation type of a reduction (reduce.h's sl__acc_dtype): f32 for
+ * f16 and bf16. */
 template <class T> struct sl__acc_of { typedef T type; };
 template <> struct sl__acc_of<__half> { typedef float type; };
 template <> struct sl__acc_of<__nv_bfloat16> { typedef float type; };
@@ -309,8 +311,8 @@ __device__ __forceinline__ int64_t sl__ld_index(const void *base, int is64,
   return is64 ? ((const int64_t *)base)[off] : ((const int32_t *)base)[off];
 }
 
-/* The dtypes that reduce (SPEC §3's reduction group) and the floating
- * ones among their accumulation types. */
+/* The dtypes that reduce (sl__check_data_dtype's reduction group) and the
+ * floating ones among their accumulation types. */
 template <class T> struct sl__reducible { static const bool value = false; };
 template <> struct sl__reducible<int32_t> { static const bool value = true; };
 template <> struct sl__reducible<int64_t> { static const bool value = true; };
@@ -325,7 +327,7 @@ template <> struct sl__is_float<float> { static const bool value = true; };
 template <> struct sl__is_float<double> { static const bool value = true; };
 
 /* ------------------------------------------------------------------------ */
-/* Reduction arithmetic (reduce.h's, on the device)                          */
+/* Reduction arithmetic (reduce_ops.h's, by type)                            */
 /* ------------------------------------------------------------------------ */
 
 /* Data-movement element types only assign (the last value wins). */
@@ -335,36 +337,15 @@ template <class A> struct sl__arith {
   static __device__ __forceinline__ A mean(A s, uint64_t) { return s; }
 };
 
+/* The combines and identities are reduce_ops.h's, which the CPU kernels
+ * share; sl__arith only picks them by type and adds the mean. */
 template <> struct sl__arith<float> {
   static __device__ __forceinline__ float combine(sl_reduce r, float a,
                                                   float b) {
-    switch (r) {
-    case SL_REDUCE_SUM:
-    case SL_REDUCE_MEAN:
-      return a + b;
-    case SL_REDUCE_PROD:
-      return a * b;
-    case SL_REDUCE_AMAX:
-    case SL_REDUCE_MAX:
-      return isnan(b) ? b : (a < b ? b : a);
-    case SL_REDUCE_AMIN:
-      return isnan(b) ? b : (b < a ? b : a);
-    default:
-      return b;
-    }
+    return sl__combine_f32(r, a, b);
   }
   static __device__ __forceinline__ float identity(sl_reduce r) {
-    switch (r) {
-    case SL_REDUCE_PROD:
-      return 1.0f;
-    case SL_REDUCE_AMAX:
-    case SL_REDUCE_MAX:
-      return -INFINITY;
-    case SL_REDUCE_AMIN:
-      return INFINITY;
-    default:
-      return 0.0f;
-    }
+    return sl__identity_f32(r);
   }
   /* A float count is exact up to 2^24 and then stops growing, as the
    * LibTorch count tensor of the accumulation dtype does. */
@@ -377,80 +358,41 @@ template <> struct sl__arith<float> {
 template <> struct sl__arith<double> {
   static __device__ __forceinline__ double combine(sl_reduce r, double a,
                                                    double b) {
-    switch (r) {
-    case SL_REDUCE_SUM:
-    case SL_REDUCE_MEAN:
-      return a + b;
-    case SL_REDUCE_PROD:
-      return a * b;
-    case SL_REDUCE_AMAX:
-    case SL_REDUCE_MAX:
-      return isnan(b) ? b : (a < b ? b : a);
-    case SL_REDUCE_AMIN:
-      return isnan(b) ? b : (b < a ? b : a);
-    default:
-      return b;
-    }
+    return sl__combine_f64(r, a, b);
   }
   static __device__ __forceinline__ double identity(sl_reduce r) {
-    switch (r) {
-    case SL_REDUCE_PROD:
-      return 1.0;
-    case SL_REDUCE_AMAX:
-    case SL_REDUCE_MAX:
-      return -INFINITY;
-    case SL_REDUCE_AMIN:
-      return INFINITY;
-    default:
-      return 0.0;
-    }
+    return sl__identity_f64(r);
   }
   static __device__ __forceinline__ double mean(double s, uint64_t count) {
     return s / (double)count;
   }
 };
 
-/* Integers: sum and prod wrap (computed unsigned), mean is floor division. */
-template <class I, class U> struct sl__arith_int {
-  static __device__ __forceinline__ I combine(sl_reduce r, I a, I b) {
-    switch (r) {
-    case SL_REDUCE_SUM:
-    case SL_REDUCE_MEAN:
-      return (I)((U)a + (U)b);
-    case SL_REDUCE_PROD:
-      return (I)((U)a * (U)b);
-    case SL_REDUCE_AMAX:
-    case SL_REDUCE_MAX:
-      return a < b ? b : a;
-    case SL_REDUCE_AMIN:
-      return b < a ? b : a;
-    default:
-      return b;
-    }
+/* Integers: sum and prod wrap, mean is floor division. */
+template <> struct sl__arith<int32_t> {
+  static __device__ __forceinline__ int32_t combine(sl_reduce r, int32_t a,
+                                                    int32_t b) {
+    return sl__combine_i32(r, a, b);
   }
-  static __device__ __forceinline__ I identity(sl_reduce r) {
-    const I lo = (I)((U)1 << (sizeof(I) * 8 - 1)), hi = (I)(~(U)lo);
-    switch (r) {
-    case SL_REDUCE_PROD:
-      return 1;
-    case SL_REDUCE_AMAX:
-    case SL_REDUCE_MAX:
-      return lo;
-    case SL_REDUCE_AMIN:
-      return hi;
-    default:
-      return 0;
-    }
+  static __device__ __forceinline__ int32_t identity(sl_reduce r) {
+    return sl__identity_i32(r);
   }
-  static __device__ __forceinline__ I mean(I s, uint64_t count) {
-    I c = (I)count;
-    I q = s / c;
-    if (s % c != 0 && (s < 0) != (c < 0)) --q;
-    return q;
+  static __device__ __forceinline__ int32_t mean(int32_t s, uint64_t count) {
+    return sl__floor_div_i32(s, (int32_t)count);
   }
 };
-template <> struct sl__arith<int32_t> : sl__arith_int<int32_t, uint32_t> {};
-template <> struct sl__arith<int64_t> : sl__arith_int<int64_t, uint64_t> {};
+template <> struct sl__arith<int64_t> {
+  static __device__ __forceinline__ int64_t combine(sl_reduce r, int64_t a,
+                                                    int64_t b) {
+    return sl__combine_i64(r, a, b);
+  }
+  static __device__ __forceinline__ int64_t identity(sl_reduce r) {
+    return sl__identity_i64(r);
+  }
+  static __device__ __forceinline__ int64_t mean(int64_t s, uint64_t count) {
+    return sl__floor_div_i64(s, (int64_t)count);
+  }
+};
 
 /* ------------------------------------------------------------------------ */
 /* Atomics                                                                   */

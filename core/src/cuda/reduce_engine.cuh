@@ -13,7 +13,7 @@
  *   bool row(r, &dest, &sbase, &obase)   device; false: the row is skipped
  *   int64_t scol(j), ocol(j), obase_of(dest)   device
  *
- * Strategies (SPEC §6):
+ * Strategies (the cuda.* rows of variants.def):
  *   atomic  one thread per value; native atomicAdd for sums, native integer
  *           max/min, compare-and-swap loops for float max/min and every prod.
  *   warp    as atomic, but the lanes of a warp that hit the same element

@@ -25,7 +25,9 @@
 #include "reduce.h"
 #include "sl_internal.h"
 
-sl_status sl__dynamic_scatter_infer(sl_ctx *ctx, sl_call *c) {
+sl_status sl__dynamic_scatter_infer(sl_ctx *ctx, sl_call *c,
+                                    sl__infer_mode mode) {
+  (void)mode; /* no index values to check */
   const sl_tensor *feats = &c->arg[0], *coors = &c->arg[1];
   char a[160], b[160];
   sl_status st = sl__check_feats_like(ctx, "feats", "[N,C]", feats);

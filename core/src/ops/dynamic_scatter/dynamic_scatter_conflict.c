@@ -1,5 +1,5 @@
 /*
- * dynamic_scatter parallel over its points (SPEC §6), after the shared
+ * dynamic_scatter parallel over its points (conflict.h), after the shared
  * voxelization (dynamic_scatter_voxels.h) has found the voxels and the map:
  *   cpu.atomic  mmcv's CUDA scheme: every point combines its row of
  *               features into its voxel's row, one atomic add (sum, mean)
@@ -14,13 +14,14 @@
  * The rows start from +0.0 (sum, mean: LibTorch's zeros + index_add) or
  * -inf (max; feats carry no NaN or inf, seed 004). Sums and means of
  * cpu.atomic and cpu.lock depend on the order of arrival (tolerance); max
- * is exact (equal values may leave -0.0 for 0.0, which SPEC §2 counts
- * equal).
+ * is exact (equal values may leave -0.0 for 0.0, which reduce_ops.h
+ * counts equal).
  */
 #include <math.h>
 
 #include "conflict.h"
 #include "dynamic_scatter_voxels.h"
+#include "reduce_ops.h"
 
 /* Combines point n's row into its voxel's row; under the voxel's lock when
  * lk is given, else atomically. */
@@ -68,7 +69,7 @@ static sl_status sl__dsc_run(sl_ctx *ctx, sl_call *c, int use_locks) {
       sl__store_f(
           feats->dtype,
           sl__ptr(vfeats, v * vfeats->strides[0] + ch * vfeats->strides[1]),
-          r == SL_REDUCE_MAX ? -INFINITY : 0.0);
+          sl__identity_f64(r));
   }
   team = sl__conflict_team(threads, N * (C + 1));
 #pragma omp parallel for num_threads(team) schedule(static) if (team > 1)

@@ -77,7 +77,9 @@ static sl_status sl__dsb_check_values(sl_ctx *ctx, const sl_tensor *grad,
   return SL_STATUS_OK;
 }
 
-sl_status sl__dynamic_scatter_backward_infer(sl_ctx *ctx, sl_call *c) {
+sl_status sl__dynamic_scatter_backward_infer(sl_ctx *ctx, sl_call *c,
+                                             sl__infer_mode mode) {
+  (void)mode; /* no index values to check */
   const sl_tensor *grad = &c->arg[0], *feats = &c->arg[1];
   const sl_tensor *vfeats = &c->arg[2], *map = &c->arg[3], *count = &c->arg[4];
   char a[160], b[160];

@@ -1,5 +1,5 @@
 /*
- * dynamic_scatter_backward parallel over its points (SPEC §6). Only max has
+ * dynamic_scatter_backward parallel over its points (conflict.h). Only max has
  * conflicts: pass 1 finds, per voxel v and channel ch, the smallest point n
  * with map[n] = v and feats[n,ch] == voxel_feats[v,ch]. The minima are laid
  * out voxel-major ([M][C], mmcv's reduce_from) so that a point's channels
@@ -13,7 +13,8 @@
  *               bucket scanned in point order by one thread: the first
  *               match of a slot is its minimum.
  * The minimum of a set does not depend on the order of arrival, so all
- * three give the serial answer exactly (SPEC: diff3 = 0). Pass 2 (and sum
+ * three give the serial answer exactly (the contract in
+ * dynamic_scatter_backward.c: exact). Pass 2 (and sum
  * and mean, which have no pass 1) is the common one (sl__dsb_run).
  */
 #include "conflict.h"

@@ -9,7 +9,7 @@
 
 #include "sl_internal.h"
 
-sl_status sl__gather_infer(sl_ctx *ctx, sl_call *c) {
+sl_status sl__gather_infer(sl_ctx *ctx, sl_call *c, sl__infer_mode mode) {
   const sl_tensor *x = &c->arg[0], *index = &c->arg[1];
   int64_t dim;
   sl_status st = sl__normalize_dim(ctx, "dim", c->p.dim, x->ndim, &dim);
@@ -22,5 +22,5 @@ sl_status sl__gather_infer(sl_ctx *ctx, sl_call *c) {
   st = sl__check_index_like_x(ctx, index, x, dim);
   if (st) return st;
   int64_t bound = x->ndim ? x->shape[dim] : 1;
-  return sl__check_index_range(ctx, "index", index, bound, dim, x);
+  return sl__check_index_range(ctx, mode, "index", index, bound, dim, x);
 }

@@ -15,8 +15,8 @@
  */
 #include "ops/gather_nd/nd_index.h"
 
-sl_status sl__gather_nd_infer(sl_ctx *ctx, sl_call *c) {
-  sl_status st = sl__nd_index_infer(ctx, c);
+sl_status sl__gather_nd_infer(sl_ctx *ctx, sl_call *c, sl__infer_mode mode) {
+  sl_status st = sl__nd_index_infer(ctx, c, mode);
   if (st) return st;
   const sl_tensor *x = &c->arg[0], *index = &c->arg[1];
   sl__set_out(&c->arg[2], x->dtype, index->ndim - 1, index->shape);

@@ -173,7 +173,7 @@ static sl_status sl__nd_check_values(sl_ctx *ctx, const sl_tensor *x,
                      sl_shape_str(x->ndim, x->shape, a, sizeof a));
 }
 
-sl_status sl__nd_index_infer(sl_ctx *ctx, sl_call *c) {
+sl_status sl__nd_index_infer(sl_ctx *ctx, sl_call *c, sl__infer_mode mode) {
   const sl_tensor *x = &c->arg[0], *index = &c->arg[1];
   char a[160], b[160];
   sl_status st = sl__check_index_dtype(ctx, "index", index);
@@ -210,7 +210,7 @@ sl_status sl__nd_index_infer(sl_ctx *ctx, sl_call *c) {
             "dim %d is not indexed), got %s",
             (long long)x->shape[d], d, sl_shape_str(K, x->shape, a, sizeof a),
             d, sl_shape_str(index->ndim, index->shape, b, sizeof b));
-    if (!sl__index_check_is_deferred()) {
+    if (mode == SL__INFER_ALL) {
       st = sl__nd_check_values(ctx, x, index, dims);
       if (st) return st;
     }

@@ -16,11 +16,11 @@
 /*
  * Validates index (dtype, rank K+1, last extent M <= K), the dims of c->p
  * (count M or 0 for the default 0..M-1, each in [-K,K), no axis twice), the
- * extents of the non-indexed axes and, for a CPU index, every index value
- * against x.shape[dims[k]]. On success writes the normalized dims back:
+ * extents of the non-indexed axes and, with mode SL__INFER_ALL, every index
+ * value against x.shape[dims[k]]. On success writes the normalized dims back:
  * c->p.ndims = M and c->p.dims[0..M) in [0,K).
  */
-sl_status sl__nd_index_infer(sl_ctx *ctx, sl_call *c);
+sl_status sl__nd_index_infer(sl_ctx *ctx, sl_call *c, sl__infer_mode mode);
 
 /*
  * The check of every index value against x.shape[dims[k]] that

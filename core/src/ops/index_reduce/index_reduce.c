@@ -29,7 +29,8 @@
 sl_status sl__index_reduce_check(sl_ctx *ctx, const sl_tensor *x,
                                  const sl_tensor *index,
                                  const sl_tensor *updates, sl_reduce reduce,
-                                 unsigned allowed, int64_t *dim) {
+                                 unsigned allowed, sl__infer_mode mode,
+                                 int64_t *dim) {
   char a[160], b[160];
   sl_status st = sl__check_index_dtype(ctx, "index", index);
   if (st) return st;
@@ -79,7 +80,7 @@ sl_status sl__index_reduce_check(sl_ctx *ctx, const sl_tensor *x,
                          "updates: expected shape %s (%s), got %s",
                          sl_shape_str(wr, want, w, sizeof w), why, b);
     }
-  st = sl__check_index_range(ctx, "index", index, xs[d], d, x);
+  st = sl__check_index_range(ctx, mode, "index", index, xs[d], d, x);
   if (st) return st;
   st = sl__check_reduce(ctx, reduce, allowed);
   if (st) return st;
@@ -87,11 +88,12 @@ sl_status sl__index_reduce_check(sl_ctx *ctx, const sl_tensor *x,
   return SL_STATUS_OK;
 }
 
-sl_status sl__index_reduce_infer(sl_ctx *ctx, sl_call *c) {
+sl_status sl__index_reduce_infer(sl_ctx *ctx, sl_call *c, sl__infer_mode mode) {
   const sl_tensor *x = &c->arg[0];
   int64_t dim = c->p.dim;
-  sl_status st = sl__index_reduce_check(ctx, x, &c->arg[1], &c->arg[2],
-                                        c->p.reduce, SL__REDUCES_INDEX, &dim);
+  sl_status st =
+      sl__index_reduce_check(ctx, x, &c->arg[1], &c->arg[2], c->p.reduce,
+                             SL__REDUCES_INDEX, mode, &dim);
   if (st) return st;
   /* assign moves data of any dtype; the others compute. */
   st =

@@ -1,5 +1,5 @@
 /*
- * index_reduce parallel over its inputs (SPEC §6): cpu.atomic, cpu.lock and
+ * index_reduce parallel over its inputs (conflict.h): cpu.atomic, cpu.lock and
  * cpu.sorted. Update i moves a whole row (the slice updates[.., i, ..])
  * into the row out[.., index[i], ..]; the conflict engine
  * (conflict_lines.h) gives the rows to the threads:

@@ -7,7 +7,7 @@
  * cuda.sorted sorts the m index values only, then reduces whole slices.
  *
  * assign (any dtype) moves bytes: atomic, lock and warp let any writer win
- * (SPEC §2; the harness's any-valid oracle), sorted lets the last one in
+ * (index_reduce.c; the harness's any-valid oracle), sorted lets the last one in
  * index order win, as the CPU does. The index is checked on the device
  * before x is copied to out.
  */

@@ -20,11 +20,12 @@
  */
 #include "reduce.h"
 
-sl_status sl__index_reduce_backward_infer(sl_ctx *ctx, sl_call *c) {
+sl_status sl__index_reduce_backward_infer(sl_ctx *ctx, sl_call *c,
+                                          sl__infer_mode mode) {
   const sl_tensor *x = &c->arg[1], *updates = &c->arg[3];
   int64_t dim = c->p.dim;
-  sl_status st = sl__index_reduce_check(ctx, x, &c->arg[2], updates,
-                                        c->p.reduce, SL__REDUCES_INDEX, &dim);
+  sl_status st = sl__index_reduce_check(
+      ctx, x, &c->arg[2], updates, c->p.reduce, SL__REDUCES_INDEX, mode, &dim);
   if (st) return st;
   st = sl__check_grad_dtype(ctx, x);
   if (st) return st;

@@ -11,13 +11,15 @@
  * after broadcasting (the ones beyond are ignored); out has x's shape and
  * dtype. Every element of out is written once, so there are no duplicates.
  * LibTorch 1.13 also takes a u8 mask (deprecated) and grows x to a larger
- * mask's shape; the contract rejects both (SPEC §4).
+ * mask's shape; the contract rejects both (BAD_MASK, SHAPE_MISMATCH).
  */
 #include <stdio.h>
 
 #include "ops/masked_scatter/masked_scatter.h"
 
-sl_status sl__masked_scatter_infer(sl_ctx *ctx, sl_call *c) {
+sl_status sl__masked_scatter_infer(sl_ctx *ctx, sl_call *c,
+                                   sl__infer_mode mode) {
+  (void)mode; /* no index values to check */
   const sl_tensor *x = &c->arg[0], *mask = &c->arg[1], *source = &c->arg[2];
   char a[160], b[160];
   if (mask->dtype != SL_BOOL)

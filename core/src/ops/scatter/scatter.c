@@ -42,18 +42,17 @@ sl_status sl__scatter_like_infer(sl_ctx *ctx, sl_call *c, int has_src) {
   return st;
 }
 
-sl_status sl__scatter_like_index(sl_ctx *ctx, const sl_call *c, int now,
-                                 int64_t bad) {
+sl_status sl__scatter_like_index(sl_ctx *ctx, const sl_call *c,
+                                 sl__infer_mode mode, int64_t bad) {
   const sl_tensor *x = &c->arg[0], *index = &c->arg[1];
   if (sl__numel(index) == 0) return SL_STATUS_OK;
   const int64_t bound = x->ndim ? x->shape[c->p.dim] : 1, dim = c->p.dim;
   if (bad >= 0)
     return sl__index_out_of_range(ctx, "index", index, bad, bound, dim, x);
-  if (now) return sl__check_index_values(ctx, "index", index, bound, dim, x);
-  return sl__check_index_range(ctx, "index", index, bound, dim, x);
+  return sl__check_index_range(ctx, mode, "index", index, bound, dim, x);
 }
 
-sl_status sl__scatter_infer(sl_ctx *ctx, sl_call *c) {
+sl_status sl__scatter_infer(sl_ctx *ctx, sl_call *c, sl__infer_mode mode) {
   sl_status st = sl__scatter_like_infer(ctx, c, !c->p.has_value);
   if (st) return st;
   /* LibTorch converts the scalar only when there is something to scatter:
@@ -62,5 +61,5 @@ sl_status sl__scatter_infer(sl_ctx *ctx, sl_call *c) {
     st = sl__check_scalar(ctx, "value", c->arg[0].dtype, &c->p);
     if (st) return st;
   }
-  return sl__scatter_like_index(ctx, c, 0, -1);
+  return sl__scatter_like_index(ctx, c, mode, -1);
 }

@@ -13,8 +13,8 @@
  * column halves, where each thread streams half of every row and the
  * prefetcher pulls the other half too). Writers of one element may then
  * race; each store is a relaxed atomic one, so the element ends up holding
- * one of the written values, which SPEC section 2 allows a parallel
- * variant. A scalar value is written the same from every position, so
+ * one of the written values, which the contract (scatter.c) allows a
+ * parallel variant. A scalar value is written the same from every position, so
  * cpu.omp takes that split too and stays bitwise deterministic.
  *
  * The contiguous rows of a src into a large out (avx512_rows.h) start with

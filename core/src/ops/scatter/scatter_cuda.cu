@@ -2,7 +2,7 @@
  * scatter on the GPU (cuda.plain): out = x (a device copy), then one thread
  * per element of index writes src's element (or the scalar) to the element
  * of out that it names. Duplicate targets get one of the written values,
- * whichever thread wrote last (SPEC §2: any writer may win; sl__st_racy
+ * whichever thread wrote last (scatter.c: any writer may win; sl__st_racy
  * keeps a c128 write whole); the harness judges that with its any-valid
  * oracle. The index check is made in the
  * writing pass, as in gather_cuda.cu (out is unspecified after a failure).

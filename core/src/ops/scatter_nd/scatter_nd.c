@@ -9,7 +9,7 @@
  * index.shape[:-1] exactly (no broadcast) and x's dtype; out has x's shape
  * and dtype. reduce none takes every dtype of the data-movement group; sum
  * takes the reduction group (i32, i64, f16, bf16, f32, f64): f16/bf16
- * accumulate in f32 and are rounded once per element (SPEC §3; LibTorch's
+ * accumulate in f32 and are rounded once per element (sl__acc_dtype; LibTorch's
  * own f16 loop rounds after every addition), and integers wrap modulo
  * 2^bits.
  *
@@ -23,7 +23,7 @@
 #include "ops/gather_nd/nd_index.h"
 #include "reduce.h"
 
-sl_status sl__scatter_nd_infer(sl_ctx *ctx, sl_call *c) {
+sl_status sl__scatter_nd_infer(sl_ctx *ctx, sl_call *c, sl__infer_mode mode) {
   const sl_tensor *x = &c->arg[0], *index = &c->arg[1], *src = &c->arg[2];
   char a[160], b[160], e[160];
   sl_status st = sl__check_reduce(ctx, c->p.reduce, SL__REDUCES_ND);
@@ -38,7 +38,7 @@ sl_status sl__scatter_nd_infer(sl_ctx *ctx, sl_call *c) {
     return sl_ctx_fail(ctx, SL_STATUS_UNSUPPORTED_DTYPE,
                        "src: expected dtype %s (the dtype of x), got %s",
                        sl_dtype_name(x->dtype), sl_dtype_name(src->dtype));
-  st = sl__nd_index_infer(ctx, c);
+  st = sl__nd_index_infer(ctx, c, mode);
   if (st) return st;
   /* index.shape[:-1]: the positions, which src must match exactly. */
   int rank = index->ndim - 1;

@@ -1,10 +1,10 @@
 /*
- * scatter_nd parallel over its positions (SPEC §6): cpu.atomic, cpu.lock
+ * scatter_nd parallel over its positions (conflict.h): cpu.atomic, cpu.lock
  * and cpu.sorted. Position p of index.shape[:-1] (row-major) writes one
  * element of out, destination e = that element's row-major position.
  *
  *   cpu.atomic  sum: an atomic add per position (f16/bf16 into an f32
- *               accumulator, rounded once at the end, SPEC §3);
+ *               accumulator, rounded once at the end, sl__acc_dtype);
  *               none: every element keeps the largest position aimed at it
  *               (an atomic max), then that position is copied: the last
  *               writer wins, as in the serial loop.

@@ -12,9 +12,9 @@
  * only the targets in its range; the order per element is the same again.
  * Both ways give bitwise the serial answer, duplicates and sums included.
  *
- * f16/bf16 sums accumulate in f32 (SPEC §3): a float accumulator per element
- * of out starts at x's value on the element's first contribution, takes the
- * contributions in order, and is rounded to the half type once at the end.
+ * f16/bf16 sums accumulate in f32 (sl__acc_dtype): a float accumulator per
+ * element of out starts at x's value on the element's first contribution, takes
+ * the contributions in order, and is rounded to the half type once at the end.
  * (Rounding after every step would be LibTorch's own f16 loop, under which
  * 4096 ones sum to 2048.)
  */

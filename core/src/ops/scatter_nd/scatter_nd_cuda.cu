@@ -5,7 +5,7 @@
  * destinations are out's row-major positions.
  *
  * reduce none is an assignment of any dtype: atomic, lock and warp store
- * plainly and any writer may win a duplicate target (SPEC §2), sorted lets
+ * plainly and any writer may win a duplicate target (scatter_nd.c), sorted lets
  * the last position in row-major order win, as cpu.serial does. reduce sum:
  * the strategies; f16/bf16 accumulate in f32 and round once, as the CPU
  * variants do. The index values are checked on the device (each column

@@ -21,12 +21,13 @@
  */
 #include "reduce.h"
 
-sl_status sl__scatter_reduce_infer(sl_ctx *ctx, sl_call *c) {
+sl_status sl__scatter_reduce_infer(sl_ctx *ctx, sl_call *c,
+                                   sl__infer_mode mode) {
   sl_status st = sl__scatter_like_infer(ctx, c, 1);
   if (st) return st;
   st = sl__check_reduce(ctx, c->p.reduce, SL__REDUCES_SCATTER);
   if (st) return st;
   st = sl__check_data_dtype(ctx, "x", c->arg[0].dtype, 1);
   if (st) return st;
-  return sl__scatter_like_index(ctx, c, 0, -1);
+  return sl__scatter_like_index(ctx, c, mode, -1);
 }

@@ -1,5 +1,5 @@
 /*
- * scatter_reduce parallel over its inputs (SPEC §6): cpu.atomic, cpu.lock
+ * scatter_reduce parallel over its inputs (conflict.h): cpu.atomic, cpu.lock
  * and cpu.sorted. Each index line along dim feeds the out line with the same
  * coordinates off dim; the conflict engine (conflict_lines.h) splits the
  * contributions of every line among the threads, with a destination being
@@ -7,9 +7,9 @@
  *
  * Results: integer results and amax/amin values are the serial ones
  * (atomic and lock may keep the other of two equal values, -0.0 versus 0.0,
- * when they run on several threads; SPEC §2 counts them equal). Float sums,
- * products and means of cpu.atomic and cpu.lock depend on the order in which
- * threads arrive; cpu.sorted applies every destination's inputs in index
+ * when they run on several threads; reduce_ops.h counts them equal). Float
+ * sums, products and means of cpu.atomic and cpu.lock depend on the order in
+ * which threads arrive; cpu.sorted applies every destination's inputs in index
  * order and is bitwise the serial answer.
  */
 #include <stdlib.h>

@@ -76,8 +76,9 @@ sl_status sl_scatter_reduce_cpu_omp(sl_ctx *ctx, sl_call *c) {
   const int threads = sl__threads(ctx);
   int64_t bad;
   if (sl__scatter_reduce_rows_unchecked(c, threads, &bad))
-    return bad < 0 ? SL_STATUS_OK : sl__scatter_like_index(ctx, c, 1, bad);
-  sl_status st = sl__scatter_like_index(ctx, c, 1, -1);
+    return bad < 0 ? SL_STATUS_OK
+                   : sl__scatter_like_index(ctx, c, SL__INFER_ALL, bad);
+  sl_status st = sl__scatter_like_index(ctx, c, SL__INFER_ALL, -1);
   if (st) return st;
   return sl__sr_run(ctx, c, threads);
 }

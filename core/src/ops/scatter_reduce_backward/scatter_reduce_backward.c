@@ -18,7 +18,8 @@
  */
 #include "reduce.h"
 
-sl_status sl__scatter_reduce_backward_infer(sl_ctx *ctx, sl_call *c) {
+sl_status sl__scatter_reduce_backward_infer(sl_ctx *ctx, sl_call *c,
+                                            sl__infer_mode mode) {
   const sl_tensor *x = &c->arg[1], *index = &c->arg[2], *src = &c->arg[3];
   char a[160], b[160];
   /* scatter's rules on a forward call x index src | out. */
@@ -47,7 +48,7 @@ sl_status sl__scatter_reduce_backward_infer(sl_ctx *ctx, sl_call *c) {
   if (st) return st;
   st = sl__check_like_x(ctx, "result", &c->arg[4], x);
   if (st) return st;
-  st = sl__scatter_like_index(ctx, &f, 0, -1);
+  st = sl__scatter_like_index(ctx, &f, mode, -1);
   if (st) return st;
   c->p.dim = f.p.dim;
   sl__set_out(&c->arg[5], x->dtype, x->ndim, x->shape);

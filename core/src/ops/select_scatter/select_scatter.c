@@ -15,7 +15,9 @@
 
 #include "sl_internal.h"
 
-sl_status sl__select_scatter_infer(sl_ctx *ctx, sl_call *c) {
+sl_status sl__select_scatter_infer(sl_ctx *ctx, sl_call *c,
+                                   sl__infer_mode mode) {
+  (void)mode; /* no index values to check */
   const sl_tensor *x = &c->arg[0], *value = &c->arg[1];
   char a[160], b[160], e[160];
   if (x->ndim == 0)
