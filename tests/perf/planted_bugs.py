@@ -69,21 +69,21 @@ BUGS = [
      "scatter_nd's split-by-target path leaves each range's last element uncopied"),
 ]
 
-SHAPE = re.compile(r"\b(x|index|src|value|mask|grad|out|points|coors|feats|"
-                   r"voxel_feats|reduce_count|coors_map|result|grad_voxel)="
-                   r"([0-9x]+|scalar)")
+# NAME=SHAPE[:LAYOUT] words of a case line (cases/case.h); the keys whose
+# value is a plain number are not tensors.
+SHAPE = re.compile(r"\b([a-z_]+)=([0-9]+(?:x[0-9]+)*|scalar)(?::[a-z0-9]+)?(?=\s|$)")
+NOT_TENSORS = {"dim", "dims", "at", "seed", "voxels", "val", "self"}
 
 
 def elements(line):
     """Input elements of a case line: the sum over its tensors' extents."""
     total = 0
-    for _, shape in SHAPE.findall(line):
-        if shape == "scalar":
-            total += 1
+    for name, shape in SHAPE.findall(line):
+        if name in NOT_TENSORS:
             continue
         n = 1
-        for e in shape.split("x"):
-            n *= int(e) if e else 1
+        for e in ([] if shape == "scalar" else shape.split("x")):
+            n *= int(e)
         total += n
     return total
 
