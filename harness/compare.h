@@ -3,9 +3,16 @@
  *
  *   exact      values equal (NaN matches NaN, -0.0 matches 0.0); bitwise for
  *              pure data movement
- *   tolerance  diff1 and diff2 within the dtype's threshold (float
- *              sum/prod/mean and the backward ops, where summation order
- *              may differ)
+ *   tolerance  float sum/prod/mean and the backward ops, where summation
+ *              order may differ. For scatter_reduce, scatter_nd and
+ *              index_reduce, judged per position from the call's inputs
+ *              (writers.h): exact where at most one value is written (no
+ *              order exists), else |got - want| within a bound derived from
+ *              the contributions (sum: 2 gamma_n sum|terms|, mean: the same
+ *              over the count with two more roundings, prod: 2 gamma_n
+ *              |want|; compare.c). Elsewhere (dynamic_scatter, the backward
+ *              ops), and for a dtype with a --tolerance override, diff1 and
+ *              diff2 within the dtype's threshold (sl_tolerance).
  *              (a position where some accumulation order overflows and
  *              another does not is not judged: it proves nothing)
  *   any_valid  assignment with duplicate targets: where the output differs
@@ -41,7 +48,8 @@ sl_oracle sl_oracle_for(const sl_case *c, int slot);
 const char *sl_oracle_name(sl_oracle o);
 
 /* Threshold on diff1 and diff2 for dtype dt (one table, SPEC §5; a
- * --tolerance override when one is installed: tolerance.h). */
+ * --tolerance override when one is installed: tolerance.h). Used where no
+ * per-position bound is derived, or where an override is installed. */
 double sl_tolerance(sl_dtype dt);
 
 /*

@@ -134,6 +134,19 @@ int sl_writes_has(const sl_writes *w, int64_t target, const void *value,
   return 0;
 }
 
+/* Index of the first write at target (or where it would be). */
+static int64_t sl__first_write(const sl_writes *w, int64_t target) {
+  int64_t lo = 0, hi = w->n;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (w->w[mid].target < target)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 /* Largest finite value and smallest normal of the type reductions of dt
  * accumulate in (f16/bf16 accumulate in f32, SPEC §3). */
 static void sl__accumulator_range(sl_dtype dt, double *max, double *min) {
@@ -154,14 +167,7 @@ int sl_writes_order_dependent(const sl_writes *w, const sl_call *c,
   if (!prod && c->p.reduce != SL_REDUCE_SUM && c->p.reduce != SL_REDUCE_MEAN &&
       c->op != SL_OP_SCATTER_ND)
     return 0;
-  int64_t lo = 0, hi = w->n;
-  while (lo < hi) {
-    int64_t mid = lo + (hi - lo) / 2;
-    if (w->w[mid].target < target)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  int64_t lo = sl__first_write(w, target);
   double max, min;
   sl__accumulator_range(x->dtype, &max, &min);
   /* Sum: every partial sum is bounded by the sum of magnitudes; when that
@@ -198,4 +204,23 @@ int sl_writes_order_dependent(const sl_writes *w, const sl_call *c,
   }
   if (prod) return log_up > log2l(max) || log_down < log2l(min);
   return abs_sum > max;
+}
+
+void sl_writes_contributions(const sl_writes *w, const sl_call *c,
+                             int64_t target, sl_contrib *out) {
+  const sl_tensor *x = &c->arg[0];
+  int64_t lo = sl__first_write(w, target), hi = lo;
+  long double abs_sum = 0;
+  while (hi < w->n && w->w[hi].target == target) {
+    abs_sum += fabsl((long double)sl_elem_get_f(x->dtype, w->w[hi].src));
+    ++hi;
+  }
+  out->n = out->writes = hi - lo;
+  if (sl__self_takes_part(c)) {
+    int64_t idx[SL_MAX_DIMS];
+    sl__unravel(target, x->ndim, x->shape, idx);
+    abs_sum += fabsl((long double)sl_elem_get_f(x->dtype, sl__at(x, idx)));
+    ++out->n;
+  }
+  out->abs_sum = (double)abs_sum;
 }

@@ -43,4 +43,19 @@ int sl_writes_has(const sl_writes *w, int64_t target, const void *value,
 int sl_writes_order_dependent(const sl_writes *w, const sl_call *call,
                               int64_t target);
 
+/* The contributions to a reducing op's output at `target`: n terms, the
+ * written values and x's own element where it takes part (include_self, or
+ * scatter_nd), `writes` of them written. With at most one written value
+ * the result is one rounding of a fixed expression (x untouched, the
+ * value, x op value, their mean: a sum of two f16, bf16 or f32 values
+ * rounded once more from a wider accumulator is still correctly rounded,
+ * as the wider type has at least 2p + 2 bits), so no order can change it;
+ * abs_sum (sum of |term|) bounds what reordering can do otherwise. */
+typedef struct sl_contrib {
+  int64_t n, writes;
+  double abs_sum;
+} sl_contrib;
+void sl_writes_contributions(const sl_writes *w, const sl_call *call,
+                             int64_t target, sl_contrib *out);
+
 #endif

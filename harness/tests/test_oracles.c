@@ -10,6 +10,7 @@
 
 #include "compare.h"
 #include "sl_test.h"
+#include "tolerance.h"
 
 /* Compares two 1-D tensors of n elements with oracle o; returns the
  * mismatch count. */
@@ -105,9 +106,132 @@ static void test_identical_buffers(void) {
   }
 }
 
+/* A 1-D scatter_reduce call: x (m elements of dt) reduced with src (n
+ * elements) at index, dim 0. */
+static sl_call reduce_call(sl_dtype dt, sl_reduce r, int include_self, int m,
+                           void *x, int n, int64_t *index, void *src) {
+  sl_call c;
+  sl_call_init(&c, SL_OP_SCATTER_REDUCE);
+  const int64_t xs[1] = {m}, is[1] = {n};
+  c.arg[0] = sl_tensor_make(dt, 1, xs, x);
+  c.arg[1] = sl_tensor_make(SL_I64, 1, is, index);
+  c.arg[2] = sl_tensor_make(dt, 1, is, src);
+  c.p.dim = 0;
+  c.p.reduce = r;
+  c.p.include_self = include_self;
+  return c;
+}
+
+/* Judges got against want (m elements) as the output of call c. */
+static int64_t judged(const sl_call *c, int m, const void *got,
+                      const void *want, sl_diff *d) {
+  const int64_t shape[1] = {m};
+  sl_dtype dt = c->arg[0].dtype;
+  sl_tensor g = sl_tensor_make(dt, 1, shape, (void *)got);
+  sl_tensor w = sl_tensor_make(dt, 1, shape, (void *)want);
+  sl_compare(&g, &w, SL_ORACLE_TOLERANCE, c, d);
+  return d->mismatches;
+}
+
+/* Where at most one value is written, no accumulation order exists: the
+ * output is one rounding of x op value (or x itself), and a one-ulp error
+ * there is a wrong answer. (The per-dtype table passed all four: their
+ * diff1 is about 1e-4.) Hand-computed: f16 3 + 3*2^-10 lies halfway
+ * between 0x4201 and 0x4202 and rounds to the even 0x4202; bf16 3 +
+ * 3*2^-8 = 3.01171875 rounds up to 3.015625 (0x4041); the bf16 mean of 1
+ * and 0.5 is 0.75 (0x3F40). */
+static void test_single_contribution_exact(void) {
+  int64_t index[2] = {0, 2};
+  uint16_t x[4] = {0x4200, 0x3C00, 0x4200, 0x4400};
+  uint16_t src[2] = {0x3C00, 0x1A00}; /* 1, 3*2^-10 */
+  /* include_self: 3 + 1 = 4, x[1] and x[3] untouched, 3 + 3*2^-10 */
+  sl_call c = reduce_call(SL_F16, SL_REDUCE_SUM, 1, 4, x, 2, index, src);
+  const uint16_t want[4] = {0x4400, 0x3C00, 0x4202, 0x4400};
+  uint16_t got[4] = {0x4400, 0x3C00, 0x4201, 0x4400}; /* toward zero */
+  sl_diff d;
+  CHECK_MSG(judged(&c, 4, got, want, &d) == 1 && d.first_bad == 2 &&
+                strstr(d.msg, "exact: one value written"),
+            "f16 sum: %s", d.msg);
+  got[2] = 0x4202;
+  got[1] = 0x3C01; /* an untouched element off by one ulp */
+  CHECK_MSG(judged(&c, 4, got, want, &d) == 1 && d.first_bad == 1 &&
+                strstr(d.msg, "x untouched"),
+            "f16 untouched: %s", d.msg);
+
+  uint16_t bx[1] = {0x4040}, bsrc[1] = {0x3C40}; /* 3, 3*2^-8 */
+  int64_t bindex[1] = {0};
+  sl_call b = reduce_call(SL_BF16, SL_REDUCE_SUM, 1, 1, bx, 1, bindex, bsrc);
+  const uint16_t bwant[1] = {0x4041};
+  const uint16_t bgot[1] = {0x4040};
+  CHECK_MSG(judged(&b, 1, bgot, bwant, &d) == 1, "bf16 sum: %s", d.msg);
+
+  uint16_t mx[1] = {0x3F80}, msrc[1] = {0x3F00}; /* 1, 0.5 */
+  sl_call mc = reduce_call(SL_BF16, SL_REDUCE_MEAN, 1, 1, mx, 1, bindex, msrc);
+  const uint16_t mwant[1] = {0x3F40};
+  const uint16_t mgot[1] = {0x3F3F};
+  CHECK_MSG(judged(&mc, 1, mgot, mwant, &d) == 1, "bf16 mean: %s", d.msg);
+}
+
+/* 200 f16 terms summed into one position, once in f32 and rounded once
+ * (the definition) and once in f16, rounding at every step and in reverse
+ * order (a kernel that accumulates in the half type): they differ, and the
+ * sum bound 2 gamma_200 sum|t| + 2^-24 explains it. */
+static void test_reordered_half_sum_passes(void) {
+  enum { N = 200 };
+  uint16_t x[1] = {0}, src[N];
+  int64_t index[N];
+  double exact = 0;
+  for (int k = 0; k < N; ++k) {
+    index[k] = 0;
+    sl_elem_set_f(SL_F16, &src[k], 0.1 + 0.013 * k);
+    exact += sl_elem_get_f(SL_F16, &src[k]);
+  }
+  uint16_t want[1], got[1] = {0};
+  sl_elem_set_f(SL_F16, want, (float)exact);
+  for (int k = N - 1; k >= 0; --k)
+    sl_elem_set_f(SL_F16, got,
+                  sl_elem_get_f(SL_F16, got) + sl_elem_get_f(SL_F16, &src[k]));
+  CHECK_MSG(got[0] != want[0], "the orders agree (0x%04x): no test", got[0]);
+  sl_call c = reduce_call(SL_F16, SL_REDUCE_SUM, 0, 1, x, N, index, src);
+  sl_diff d;
+  CHECK_MSG(judged(&c, 1, got, want, &d) == 0, "%s", d.msg);
+}
+
+/* Four f16 ones into one position (include_self off): n = 4, sum|t| = 4,
+ * bound 2 * gamma_4 * 4 + 2^-24 = 8/511 + 2^-24 = 0.0156556 (gamma_4 =
+ * 4u/(1-4u) with u = 2^-11). The f16 step above 4 is 2^-8: 4 steps
+ * (0.015625) pass, 5 (0.0195) fail, though diff1 = 0.0049 is within the
+ * table's 1e-2. An override installed for f16 restores the table. */
+static void test_sum_bound_edge(void) {
+  uint16_t x[1] = {0}, src[4] = {0x3C00, 0x3C00, 0x3C00, 0x3C00};
+  int64_t index[4] = {0, 0, 0, 0};
+  sl_call c = reduce_call(SL_F16, SL_REDUCE_SUM, 0, 1, x, 4, index, src);
+  const uint16_t want[1] = {0x4400};
+  uint16_t got[1] = {0x4404};
+  sl_diff d;
+  CHECK_MSG(judged(&c, 1, got, want, &d) == 0, "4 ulps: %s", d.msg);
+  got[0] = 0x4405;
+  CHECK_MSG(judged(&c, 1, got, want, &d) == 1 && strstr(d.msg, "sum bound") &&
+                strstr(d.msg, "n=4"),
+            "5 ulps: %s", d.msg);
+  sl_tolerances t = {0};
+  CHECK(sl_tolerances_parse(&t, "test", "f16=1e-2") == 0);
+  sl_tolerances_install(&t);
+  CHECK_MSG(judged(&c, 1, got, want, &d) == 0, "override: %s", d.msg);
+  got[0] = 0x4500; /* 5: diff1 0.25 */
+  CHECK_MSG(judged(&c, 1, got, want, &d) == 1 &&
+                strstr(d.msg, "--tolerance override"),
+            "override: %s", d.msg);
+  sl_tolerances none = {0};
+  sl_tolerances_install(&none);
+}
+
 int main(void) {
   test_nan_bits();
   test_identical_buffers();
   test_tolerance_extreme();
+  test_single_contribution_exact();
+  test_reordered_half_sum_passes();
+  test_sum_bound_edge();
   return sl_test_finish("test_oracles");
 }
