@@ -13,37 +13,10 @@
 #include "sl_report.h"
 #include "sl_store.h"
 #include "sl_test.h"
+#include "sl_test_store.h"
 #include "sl_verdict.h"
 
 static char tmpdir[256];
-
-/* A store with one case per verdict, its one result by variant
- * "v.<verdict>". NULL on failure (checked). */
-static sl_store *store_of_every_verdict(const char *db) {
-  char err[512];
-  sl_store *s = NULL;
-  CHECK_MSG(sl_store_open(db, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
-            "%s", err);
-  if (!s) return NULL;
-  sl_run_info ri;
-  memset(&ri, 0, sizeof ri);
-  ri.kind = "fuzz";
-  ri.command_line = "test_verdicts_report";
-  int64_t run = 0;
-  CHECK(sl_store_run_begin(s, &ri, &run) == 0);
-  for (int v = 0; v < SL_VERDICT_COUNT; ++v) {
-    char line[64], variant[64];
-    int64_t c = 0;
-    snprintf(line, sizeof line, "gather x=%d index=1 dim=0", v + 1);
-    snprintf(variant, sizeof variant, "v.%s", sl_verdict_name((sl_verdict)v));
-    CHECK(sl_store_add_case(s, run, "gather", line, (uint64_t)v, 0, &c) == 0);
-    sl_result_row r = {
-        variant, sl_verdict_name((sl_verdict)v), "why", 0, 0, 0, 0, -1};
-    CHECK_MSG(sl_store_add_result(s, c, &r) == 0, "%s", sl_store_errmsg(s));
-  }
-  CHECK(sl_store_run_finish(s, run, "finished") == 0);
-  return s;
-}
 
 static int nfailing(void) {
   int n = 0;
@@ -145,7 +118,7 @@ int main(void) {
   }
   char db[300];
   snprintf(db, sizeof db, "%s/v.db", tmpdir);
-  sl_store *s = store_of_every_verdict(db);
+  sl_store *s = sl_test_store_every_verdict(db, "test_verdicts_report", NULL);
   if (s) {
     test_html_summary(s);
     test_csv_verdicts(s);

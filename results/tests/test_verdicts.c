@@ -14,6 +14,7 @@
 #include "raw_sql.h"
 #include "sl_store.h"
 #include "sl_test.h"
+#include "sl_test_store.h"
 #include "sl_verdict.h"
 
 static char tmpdir[256];
@@ -199,29 +200,11 @@ static int on_run(void *user, const sl_run_view *r) {
 static void test_store_failures(void) {
   char db[300], err[512];
   snprintf(db, sizeof db, "%s/failures.db", tmpdir);
-  sl_store *s = NULL;
-  CHECK_MSG(sl_store_open(db, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
-            "%s", err);
-  if (!s) return;
-  sl_run_info ri;
-  memset(&ri, 0, sizeof ri);
-  ri.kind = "fuzz";
-  ri.command_line = "test_verdicts";
-  int64_t run = 0;
-  CHECK(sl_store_run_begin(s, &ri, &run) == 0);
   /* One case per verdict, one result each: the store holds every verdict
    * of the table once. */
-  for (int v = 0; v < SL_VERDICT_COUNT; ++v) {
-    char line[64], variant[64];
-    int64_t c = 0;
-    snprintf(line, sizeof line, "gather x=%d index=1", v + 1);
-    snprintf(variant, sizeof variant, "v.%s", sl_verdict_name((sl_verdict)v));
-    CHECK(sl_store_add_case(s, run, "gather", line, (uint64_t)v, 0, &c) == 0);
-    sl_result_row r = {
-        variant, sl_verdict_name((sl_verdict)v), "why", 0, 0, 0, 0, -1};
-    CHECK_MSG(sl_store_add_result(s, c, &r) == 0, "%s", sl_store_errmsg(s));
-  }
-  CHECK(sl_store_run_finish(s, run, "finished") == 0);
+  int64_t run = 0;
+  sl_store *s = sl_test_store_every_verdict(db, "test_verdicts", &run);
+  if (!s) return;
 
   seen sn;
   memset(&sn, 0, sizeof sn);
