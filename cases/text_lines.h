@@ -3,9 +3,10 @@
  * suite, a corpus entry, a saved case.txt. A line may be as long as
  * SL_TEXT_LINE_MAX bytes (newline excluded); a longer one, a NUL byte,
  * more than SL_TEXT_LINES_MAX lines or more than SL_TEXT_BYTES_MAX bytes in
- * all is an error naming the file and the line, never a line cut in two (a comment padded past a fixed buffer once
- * ran its tail as a second case) or a line cut short at the NUL (a case
- * after `dim=0\0` ran with the seed's default).
+ * all is an error naming the file and the line, never a line cut in two (a
+ * comment padded past a fixed buffer once ran its tail as a second case) or a
+ * line cut short at the NUL (a case after `dim=0\0` ran with the seed's
+ * default).
  */
 #ifndef SL_TEXT_LINES_H
 #define SL_TEXT_LINES_H

@@ -18,10 +18,10 @@
 #include <unistd.h>
 
 #include "byte_size.h"
+#include "child_exit.h"
 #include "cli.h"
 #include "failure_report.h"
 #include "fuzz_campaign.h"
-#include "child_exit.h"
 #include "interrupt.h"
 #include "json_out.h"
 #include "providers.h"
