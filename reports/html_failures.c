@@ -20,7 +20,8 @@
 typedef struct sl__fail_html {
   FILE *out;
   int max;
-  int64_t n, cases; /* groups (or ungrouped failures) met, failing cases */
+  int64_t n;     /* groups (or ungrouped failures) met */
+  int64_t cases; /* failing cases over the groups: the counting pass only */
   sl_store *s;
 } sl__fail_html;
 
@@ -64,7 +65,6 @@ static int sl__group_count(void *user, const sl_failure_group_view *g) {
 static int sl__group_row(void *user, const sl_failure_group_view *g) {
   sl__fail_html *h = user;
   FILE *out = h->out;
-  h->cases += g->cases;
   /* The table starts with the first group: no failures, no table. */
   if (h->n == 0)
     fputs("<table class=\"failures\">\n<tr><th>cases</th><th>verdict</th>"
@@ -96,7 +96,6 @@ static int sl__ungrouped_row(void *user, const sl_failure_view *f) {
           "<th>variant</th><th>op</th><th>message</th>"
           "<th>minimal repro</th></tr>\n",
           out);
-  ++h->cases;
   if (h->n++ >= h->max) return 0;
   fprintf(out, "<tr><td class=\"n\">%" PRId64 "</td>", f->run_id);
   sl__what_cells(out, f->verdict, f->variant, f->op, f->message);
