@@ -20,6 +20,21 @@ const char *sl_ab_verdict_name(sl_ab_verdict v) {
   return v >= 0 && v < SL_AB_VERDICT_COUNT ? names[v] : "?";
 }
 
+const char *sl_ab_metric_name(sl_ab_metric m) {
+  static const char *const names[] = {
+#define SL__AB_METRIC_NAME(e, name) #name,
+      SL_AB_METRIC_MAP(SL__AB_METRIC_NAME)
+#undef SL__AB_METRIC_NAME
+  };
+  return m >= 0 && m < SL_AB_METRIC_COUNT ? names[m] : "?";
+}
+
+int sl_ab_metric_parse(const char *s) {
+  for (int m = 0; s && m < SL_AB_METRIC_COUNT; ++m)
+    if (strcmp(s, sl_ab_metric_name((sl_ab_metric)m)) == 0) return m;
+  return -1;
+}
+
 void sl_ab_opts_init(sl_ab_opts *o) {
   memset(o, 0, sizeof *o);
   o->budget_s = 2.0;
@@ -57,10 +72,12 @@ static uint64_t sl__next(uint64_t *s) {
   return x * 0x2545F4914F6CDD1Dull;
 }
 
-/* Runs k calls of an arm; *per_call gets their mean, *spent their sum. */
+/* Runs k calls of an arm (counted when o has a counter, into *counts);
+ * *per_call gets their mean, *spent their sum. */
 static int sl__turn(sl_timed_fn fn, void *user, int rep, int k, double *scratch,
+                    const sl_ab_opts *o, sl_call_counts *counts,
                     double *per_call, double *spent) {
-  int rc = fn(user, rep, k, scratch);
+  int rc = sl_counted_turn(o->counter, fn, user, rep, k, scratch, counts);
   if (rc) return rc;
   double sum = 0;
   for (int i = 0; i < k; ++i) sum += scratch[i];
@@ -79,9 +96,19 @@ static int sl__warm(sl_timed_fn fn, void *user, double warmup_s, double *last) {
   return rc;
 }
 
-/* Estimate, interval and p of the first n rounds. */
+/* Round i's metric of an arm: seconds or instructions per call (<= 0:
+ * nothing read). */
+static double sl__metric(const sl_ab_result *r, int cand, int i,
+                         sl_ab_metric m) {
+  if (m == SL_AB_METRIC_INSTRUCTIONS)
+    return cand ? r->cand_n[i].instructions : r->base_n[i].instructions;
+  return cand ? r->cand_s[i] : r->base_s[i];
+}
+
+/* Estimate, interval and p of the first n rounds, on o's metric. */
 static int sl__judge(sl_ab_result *r, int n, const sl_ab_opts *o, double *d) {
-  for (int i = 0; i < n; ++i) d[i] = log(r->cand_s[i] / r->base_s[i]);
+  for (int i = 0; i < n; ++i)
+    d[i] = log(sl__metric(r, 1, i, o->metric) / sl__metric(r, 0, i, o->metric));
   double est, lo, hi;
   if (sl_stats_hodges_lehmann_paired(d, n, o->level, &est, &lo, &hi)) return -1;
   r->ratio = exp(est);
@@ -92,18 +119,28 @@ static int sl__judge(sl_ab_result *r, int n, const sl_ab_opts *o, double *d) {
   return 0;
 }
 
-/* The speed-up over the reference arm of one arm's rounds: exp of minus
- * the Hodges-Lehmann estimate of ln(arm / ref) over the rounds where the
- * reference read a time; NAN without one. */
-static double sl__speedup(const double *arm, const double *ref, int n,
-                          const sl_ab_opts *o, double *d) {
+/* num/den of rounds [0, n): exp of the Hodges-Lehmann estimate of
+ * ln(num[i] / den[i]) over the rounds where both read (> 0), a stride of
+ * `step` doubles apart (so that a field of sl_call_counts can be read);
+ * NAN where none did. */
+static double sl__hl_ratio(const double *num, const double *den, int n,
+                           int step, const sl_ab_opts *o, double *d) {
   int m = 0;
-  for (int i = 0; i < n; ++i)
-    if (ref[i] > 0) d[m++] = log(arm[i] / ref[i]);
+  for (int i = 0; i < n; ++i) {
+    const double a = num[(size_t)i * step], b = den[(size_t)i * step];
+    if (a > 0 && b > 0) d[m++] = log(a / b);
+  }
   double est, lo, hi;
   if (m == 0 || sl_stats_hodges_lehmann_paired(d, m, o->level, &est, &lo, &hi))
     return NAN;
-  return exp(-est);
+  return exp(est);
+}
+
+/* The speed-up over the reference arm of one arm's rounds: ref / arm, from
+ * the rounds where the reference read a time; NAN without one. */
+static double sl__speedup(const double *arm, const double *ref, int n,
+                          const sl_ab_opts *o, double *d) {
+  return 1 / sl__hl_ratio(arm, ref, n, 1, o, d);
 }
 
 /* The order of round i's turns: arms 0 (base), 1 (cand) and, with a
@@ -145,9 +182,11 @@ int sl_ab_time_ref(sl_timed_fn base, void *base_user, sl_timed_fn cand,
   if (!base || !cand || !o || !(o->budget_s > 0) || o->min_rounds < 1 ||
       o->max_rounds < o->min_rounds || o->max_rounds > SL_AB_MAX_ROUNDS ||
       !(o->turn_s > 0) || !(o->level > 0 && o->level < 1) ||
-      !(o->threshold > 0))
+      !(o->threshold > 0) || o->metric < 0 || o->metric >= SL_AB_METRIC_COUNT ||
+      (o->metric == SL_AB_METRIC_INSTRUCTIONS && !o->counter))
     return -1;
   r->has_ref = ref != NULL;
+  r->instr_ratio = NAN;
   double *scratch = malloc(sizeof *scratch * SL__AB_MAX_CALLS);
   double *d = malloc(sizeof *d * SL_AB_MAX_ROUNDS);
   int rc = scratch && d ? 0 : -1;
@@ -173,17 +212,24 @@ int sl_ab_time_ref(sl_timed_fn base, void *base_user, sl_timed_fn cand,
        ++attempt) {
     const int i = r->rounds;
     double *out[3] = {&r->base_s[i], &r->cand_s[i], &r->ref_s[i]};
+    /* The reference is not counted: its counts are no one's. */
+    sl_call_counts ref_n, *counts[3] = {&r->base_n[i], &r->cand_n[i], &ref_n};
     int order[3];
     sl__order(&seed, narms, order);
     for (int t = 0; t < narms && !rc; ++t) {
       const int a = order[t], calls = a == 2 ? k_ref : k;
-      rc =
-          sl__turn(fns[a], users[a], i * calls, calls, scratch, out[a], &spent);
+      sl_ab_opts oa = *o;
+      if (a == 2) oa.counter = NULL;
+      *counts[a] = (sl_call_counts){-1, -1, -1};
+      rc = sl__turn(fns[a], users[a], i * calls, calls, scratch, &oa, counts[a],
+                    out[a], &spent);
     }
     if (rc) break;
-    /* A call too short for the clock reads 0: no ratio. Such a round is
-     * dropped (it would be +-inf), and counts toward the budget only. */
-    if (!(r->base_s[i] > 0 && r->cand_s[i] > 0)) {
+    /* A call too short for the clock reads 0 (or a counter read nothing):
+     * no ratio. Such a round is dropped (it would be +-inf), and counts
+     * toward the budget only. */
+    if (!(sl__metric(r, 0, i, o->metric) > 0 &&
+          sl__metric(r, 1, i, o->metric) > 0)) {
       if (spent >= o->budget_s) break;
       continue;
     }
@@ -210,6 +256,10 @@ int sl_ab_time_ref(sl_timed_fn base, void *base_user, sl_timed_fn cand,
   }
   if (!rc && r->rounds > 0 && sl__judge(r, r->rounds, o, d)) rc = -1;
   if (!rc && r->rounds < o->min_rounds) r->verdict = SL_AB_UNCLEAR;
+  if (!rc && o->counter && r->rounds > 0)
+    r->instr_ratio = sl__hl_ratio(
+        &r->cand_n[0].instructions, &r->base_n[0].instructions, r->rounds,
+        (int)(sizeof(sl_call_counts) / sizeof(double)), o, d);
   if (!rc && ref && r->rounds > 0) {
     r->base_speedup = sl__speedup(r->base_s, r->ref_s, r->rounds, o, d);
     r->cand_speedup = sl__speedup(r->cand_s, r->ref_s, r->rounds, o, d);

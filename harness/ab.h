@@ -27,6 +27,25 @@
 
 #define SL_AB_MAX_ROUNDS 1000
 
+/* What a benchmark is judged on: the seconds per call, or the retired
+ * instructions per call (hardware counters, timing.h's sl_turn_counter),
+ * which do not move with the neighbours as time does, but miss what
+ * makes the same instructions slower (cache misses, stalls). */
+#define SL_AB_METRIC_MAP(X)                                                    \
+  X(TIME, time)                                                                \
+  X(INSTRUCTIONS, instructions)
+
+typedef enum sl_ab_metric {
+#define SL__AB_METRIC_ENUM(e, name) SL_AB_METRIC_##e,
+  SL_AB_METRIC_MAP(SL__AB_METRIC_ENUM)
+#undef SL__AB_METRIC_ENUM
+      SL_AB_METRIC_COUNT
+} sl_ab_metric;
+
+const char *sl_ab_metric_name(sl_ab_metric m);
+/* The metric named s; -1 for none. */
+int sl_ab_metric_parse(const char *s);
+
 typedef struct sl_ab_opts {
   double budget_s;   /* timed work of both arms per benchmark (default 2) */
   int min_rounds;    /* never judge on fewer (default 10) */
@@ -38,6 +57,10 @@ typedef struct sl_ab_opts {
   double threshold;  /* the relative change that counts (default 0.05) */
   double level;      /* of the interval (default 0.95) */
   uint64_t seed;     /* of the order of the arms in each round */
+  const sl_turn_counter *counter; /* counts around each judged turn; NULL:
+                                     none */
+  sl_ab_metric metric; /* judged on (default time; instructions needs a
+                          counter that reads them) */
 } sl_ab_opts;
 
 /* What a benchmark's interval says, against the threshold t (on the log
@@ -67,8 +90,15 @@ typedef struct sl_ab_result {
   int calls_per_turn;              /* the same for both arms */
   double base_s[SL_AB_MAX_ROUNDS]; /* seconds per call, round by round */
   double cand_s[SL_AB_MAX_ROUNDS];
-  double ratio, lo, hi; /* cand/base: exp of the estimate and interval */
-  double p;             /* two-sided, Wilcoxon signed-rank */
+  /* With a counter: each arm's counts per call, round by round (-1 where
+   * a counter read nothing), and cand/base of the instructions, exp of the
+   * Hodges-Lehmann estimate over the rounds where both read (NAN where
+   * none did). */
+  sl_call_counts base_n[SL_AB_MAX_ROUNDS], cand_n[SL_AB_MAX_ROUNDS];
+  double instr_ratio;
+  /* cand/base of the metric judged: exp of the estimate and interval */
+  double ratio, lo, hi;
+  double p; /* two-sided, Wilcoxon signed-rank */
   sl_ab_verdict verdict;
   const char *stopped; /* "interval", "budget" or "rounds" */
   /* With a reference arm (sl_ab_time_ref): its seconds per call round by
@@ -88,7 +118,9 @@ sl_ab_verdict sl_ab_judge(double est, double lo, double hi,
 
 /*
  * Times base and cand (sl_timed_fn: k calls back to back, each sample the
- * seconds of one call) in paired rounds under o and judges them. Both arms
+ * seconds of one call) in paired rounds under o and judges them, on the
+ * seconds or (o->metric) the instructions per call; a round whose metric
+ * did not read in both arms is dropped. Both arms
  * make the same number of calls per turn, set from the slower arm's pace in
  * the warm-up. Returns 0, or the first non-zero value an arm returned; -1
  * when o is out of range or memory runs out. A signal (interrupt.h) ends

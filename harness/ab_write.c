@@ -58,8 +58,11 @@ static void sl__json(const sl_ab_set *s, FILE *out) {
   sl_json_num(out, s->budget_s);
   fprintf(out,
           ", \"seed\": %llu, \"threads\": %d, \"torch\": %s, "
-          "\"exit_status\": %d",
-          s->seed, s->threads, s->torch ? "true" : "false", s->exit_status);
+          "\"metric\": \"%s\", \"exit_status\": %d",
+          s->seed, s->threads, s->torch ? "true" : "false",
+          sl_ab_metric_name(s->metric), s->exit_status);
+  fputs(", \"counters\": ", out);
+  sl_json_str(out, s->counters);
   fputs(", \"counts\": {", out);
   for (int k = 0; k < SL_AB_VERDICT_COUNT; ++k)
     fprintf(out, "%s\"%s\": %d", k ? ", " : "",
@@ -101,6 +104,12 @@ static void sl__json(const sl_ab_set *s, FILE *out) {
     sl_json_num(out, r->base_speedup);
     fputs(", \"cand_speedup\": ", out);
     sl_json_num(out, r->cand_speedup);
+    fputs(", \"base_instructions\": ", out);
+    sl_json_num(out, r->base_instr);
+    fputs(", \"cand_instructions\": ", out);
+    sl_json_num(out, r->cand_instr);
+    fputs(", \"instructions_ratio\": ", out);
+    sl_json_num(out, r->instr_ratio);
     fputc('}', out);
   }
   fputs("\n]}\n", out);
@@ -123,17 +132,22 @@ static void sl__markdown(const sl_ab_set *s, FILE *out) {
   fprintf(out,
           "`; threshold %.3g%%, %.0f%% intervals, budget %.3g s per "
           "benchmark, seed %llu, %d threads. Paired rounds: each ratio is "
-          "cand/base within one round, so the machine's drift cancels.\n\n",
-          s->threshold * 100, s->level * 100, s->budget_s, s->seed, s->threads);
+          "cand/base within one round, so the machine's drift cancels. "
+          "Judged on %s per call; hardware counters: ",
+          s->threshold * 100, s->level * 100, s->budget_s, s->seed, s->threads,
+          sl_ab_metric_name(s->metric));
+  sl_md_text(out, s->counters, 0);
+  fputs(".\n\n", out);
   if (s->torch)
     fputs("LibTorch (torch.cpu) was timed in the same rounds: `vs torch` is "
           "each build's speed-up over it, base -> cand.\n\n",
           out);
   fprintf(out,
           "| verdict | variant | base ms | cand ms | cand/base | interval | p "
-          "| rounds |%s case |\n| --- | --- | ---: | ---: | ---: | --- | "
-          "---: | ---: |%s --- |\n",
-          s->torch ? " vs torch |" : "", s->torch ? " ---: |" : "");
+          "| rounds |%s%s case |\n| --- | --- | ---: | ---: | ---: | --- | "
+          "---: | ---: |%s%s --- |\n",
+          s->torch ? " vs torch |" : "", s->counted ? " instr cand/base |" : "",
+          s->torch ? " ---: |" : "", s->counted ? " ---: |" : "");
   for (int i = 0; i < s->n; ++i) {
     const sl_ab_row *r = &s->rows[i];
     if (r->kind == SL_AB_ROW_JUDGED) {
@@ -146,13 +160,17 @@ static void sl__markdown(const sl_ab_set *s, FILE *out) {
               r->rounds);
       if (s->torch)
         fprintf(out, "%.2fx -> %.2fx | ", r->base_speedup, r->cand_speedup);
+      if (s->counted) fprintf(out, "%.4f | ", r->instr_ratio);
       fputc('`', out);
     } else {
       fprintf(out, "| %s | ", sl__kind_names[r->kind]);
       sl_md_text(out, r->variant, 0);
       fputs(" | | | | ", out);
       sl_md_text(out, r->note, 0);
-      fputs(s->torch ? " | | | | `" : " | | | `", out);
+      fputs(" | | | ", out);
+      if (s->torch) fputs("| ", out);
+      if (s->counted) fputs("| ", out);
+      fputc('`', out);
     }
     sl_md_text(out, r->case_line, 1);
     fputs("` |\n", out);
@@ -166,7 +184,8 @@ static void sl__csv(const sl_ab_set *s, FILE *out) {
   fputs("kind,verdict,variant,case_line,base_s,cand_s,ratio,ratio_lo,"
         "ratio_hi,p_value,rounds,calls_per_turn,stopped,note,base,cand,"
         "threshold,level,budget_s,seed,threads,torch_s,base_speedup,"
-        "cand_speedup\n",
+        "cand_speedup,metric,base_instructions,cand_instructions,"
+        "instructions_ratio\n",
         out);
   for (int i = 0; i < s->n; ++i) {
     const sl_ab_row *r = &s->rows[i];
@@ -204,6 +223,12 @@ static void sl__csv(const sl_ab_set *s, FILE *out) {
       fputc(',', out);
       if (judged && s->torch) sl__csv_real(out, t[k]);
     }
+    fprintf(out, ",%s", sl_ab_metric_name(s->metric));
+    const double c[] = {r->base_instr, r->cand_instr, r->instr_ratio};
+    for (size_t k = 0; k < sizeof c / sizeof c[0]; ++k) {
+      fputc(',', out);
+      if (judged && c[k] == c[k]) sl__csv_real(out, c[k]); /* NaN: empty */
+    }
     fputc('\n', out);
   }
 }
@@ -225,13 +250,19 @@ static void sl__html(const sl_ab_set *s, FILE *out) {
   fprintf(out,
           "</code>; threshold %.3g%%, %.0f%% intervals, budget %.3g s per "
           "benchmark, seed %llu, %d threads. Paired rounds: each ratio is "
-          "cand/base within one round, so the machine's drift cancels.</p>\n"
+          "cand/base within one round, so the machine's drift cancels. "
+          "Judged on %s per call; hardware counters: ",
+          s->threshold * 100, s->level * 100, s->budget_s, s->seed, s->threads,
+          sl_ab_metric_name(s->metric));
+  sl__html_text(out, s->counters);
+  fprintf(out,
+          ".</p>\n"
           "<table class=\"compare\">\n<tr><th>verdict</th><th>variant</th>"
           "<th>base ms</th><th>cand ms</th><th>cand/base</th>"
-          "<th>interval</th><th>p</th><th>rounds</th>%s<th>case</th>"
+          "<th>interval</th><th>p</th><th>rounds</th>%s%s<th>case</th>"
           "<th>note</th></tr>\n",
-          s->threshold * 100, s->level * 100, s->budget_s, s->seed, s->threads,
-          s->torch ? "<th>vs torch.cpu (base &rarr; cand)</th>" : "");
+          s->torch ? "<th>vs torch.cpu (base &rarr; cand)</th>" : "",
+          s->counted ? "<th>instr cand/base</th>" : "");
   for (int i = 0; i < s->n; ++i) {
     const sl_ab_row *r = &s->rows[i];
     const int judged = r->kind == SL_AB_ROW_JUDGED;
@@ -258,6 +289,10 @@ static void sl__html(const sl_ab_set *s, FILE *out) {
       fprintf(out, "<td class=\"n\">%.2fx &rarr; %.2fx</td>", r->base_speedup,
               r->cand_speedup);
     else if (s->torch)
+      fputs("<td></td>", out);
+    if (s->counted && judged)
+      fprintf(out, "<td class=\"n\">%.4f</td>", r->instr_ratio);
+    else if (s->counted)
       fputs("<td></td>", out);
     fputs("<td><code>", out);
     sl__html_text(out, r->case_line);

@@ -34,6 +34,10 @@ typedef struct sl_ab_row {
   /* --torch: LibTorch's median seconds per call over the same rounds, and
    * each build's speed-up over it (sl_ab_result); NAN without --torch */
   double torch_s, base_speedup, cand_speedup;
+  /* With counters: each build's median instructions per call over the
+   * rounds, and cand/base of them (sl_ab_result's instr_ratio); NAN
+   * without. ratio, lo and hi are of the metric judged (the set's). */
+  double base_instr, cand_instr, instr_ratio;
 } sl_ab_row;
 
 typedef struct sl_ab_set {
@@ -41,7 +45,10 @@ typedef struct sl_ab_set {
   double threshold, budget_s, level;
   unsigned long long seed;
   int threads;
-  int torch; /* --torch: LibTorch was the third arm of every round */
+  int torch;           /* --torch: LibTorch was the third arm of every round */
+  sl_ab_metric metric; /* what the verdicts judged */
+  int counted;         /* the rounds read hardware counters */
+  char counters[512];  /* what they counted, or why none (run_counters.h) */
   sl_ab_row *rows;
   int n, cap;
   int counts[SL_AB_VERDICT_COUNT], missing, failed;

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "interrupt.h"
 #include "providers.h"
+#include "run_counters.h"
 #include "runinfo.h"
 #include "runner.h"
 #include "sl_store.h"
@@ -64,6 +65,15 @@ static const char *const sl__ab_help =
     "                   from the same rounds (stored as torch.cpu timings)\n"
     "  --allow-missing  a base variant the candidate lacks is reported,\n"
     "                   not an incomplete comparison (exit 3)\n"
+    "  --metric M       judge on time (default) or instructions: retired\n"
+    "                   instructions per call, from the hardware counters,\n"
+    "                   which do not move with the neighbours (nor see a\n"
+    "                   change that only waits longer on memory); exit 3\n"
+    "                   where the machine has no instructions counter\n"
+    "  --no-counters    do not read the hardware counters (by default\n"
+    "                   instructions, cycles and cache misses per call are\n"
+    "                   read beside the time where the machine has them;\n"
+    "                   one line says which, or why there are none)\n"
     "  --plant-slowdown PCT  test-only: every candidate call spins for PCT%%\n"
     "                   of its own time, to measure what the gate detects\n"
     "\n"
@@ -129,7 +139,8 @@ typedef struct sl__ab {
   double plant; /* --plant-slowdown as a fraction */
   sl_store *st;
   int64_t run_id;
-  sl_ab_set set;         /* every outcome, for the summary and the files */
+  sl_ab_set set; /* every outcome, for the summary and the files */
+  sl_run_counters counters;
   const char *case_line; /* of the case in hand */
 } sl__ab;
 
@@ -229,8 +240,25 @@ static const sl_variant_result *sl__verdict_of(const sl_case_result *res,
   return NULL;
 }
 
+/* The median over rounds [0, n) of one count per call (a field of
+ * sl_call_counts, `step` doubles apart), -1 where no round read it. */
+static double sl__median_count(const double *first, int n, int step) {
+  static double v[SL_AB_MAX_ROUNDS];
+  int m = 0;
+  for (int i = 0; i < n; ++i)
+    if (first[(size_t)i * step] >= 0) v[m++] = first[(size_t)i * step];
+  double q1, med = -1, q3;
+  if (m > 0) sl_quartiles(v, m, &q1, &med, &q3);
+  return med;
+}
+
+#define SL__COUNT_STEP ((int)(sizeof(sl_call_counts) / sizeof(double)))
+
+/* Stores an arm's per-round samples as a timing row, with its counts'
+ * medians when counts (its rounds' counts) is not NULL. */
 static void sl__store_arm(sl__ab *ab, int64_t case_id, const char *name,
-                          const double *samples, int n, int64_t bytes) {
+                          const double *samples, int n, int64_t bytes,
+                          const sl_call_counts *counts) {
   if (!ab->st || n == 0) return;
   sl_timing t;
   memcpy(t.samples, samples, sizeof *samples * (size_t)n);
@@ -243,8 +271,16 @@ static void sl__store_arm(sl__ab *ab, int64_t case_id, const char *name,
   double gbs = t.median_s > 0 ? (double)bytes / t.median_s / 1e9 : 0;
   sl_timing_row row = {name,    ab->threads, n,  0,     t.median_s, q3 - q1,
                        t.min_s, gbs,         -1, bytes, t.samples,  n};
+  sl_timing_counts med = {-1, -1, -1};
+  if (counts) {
+    med.instructions =
+        sl__median_count(&counts[0].instructions, n, SL__COUNT_STEP);
+    med.cycles = sl__median_count(&counts[0].cycles, n, SL__COUNT_STEP);
+    med.cache_misses =
+        sl__median_count(&counts[0].cache_misses, n, SL__COUNT_STEP);
+  }
   int64_t id;
-  if (sl_store_add_timing(ab->st, case_id, &row, &id))
+  if (sl_store_add_timing_counted(ab->st, case_id, &row, &med, &id))
     fprintf(stderr, "scatterlab ab: store: %s\n", sl_store_errmsg(ab->st));
 }
 
@@ -336,6 +372,17 @@ static void sl__pair(sl__ab *ab, const sl_bench_case *bc,
     row.torch_s = NAN;
     row.base_speedup = r.base_speedup, row.cand_speedup = r.cand_speedup;
     if (r.has_ref) sl_quartiles(r.ref_s, r.rounds, &q1, &row.torch_s, &q3);
+    const int counted = ab->o.counter != NULL;
+    row.base_instr = row.cand_instr = row.instr_ratio = NAN;
+    if (counted) {
+      const double b = sl__median_count(&r.base_n[0].instructions, r.rounds,
+                                        SL__COUNT_STEP),
+                   c = sl__median_count(&r.cand_n[0].instructions, r.rounds,
+                                        SL__COUNT_STEP);
+      row.base_instr = b >= 0 ? b : NAN;
+      row.cand_instr = c >= 0 ? c : NAN;
+      row.instr_ratio = r.instr_ratio;
+    }
     sl_ab_set_add(&ab->set, &row);
     ++ab->set.counts[r.verdict];
     printf("  %-16s %10.4f %10.4f  %6.3f [%6.3f, %6.3f]  %8.2g %6d  %-7s",
@@ -344,16 +391,22 @@ static void sl__pair(sl__ab *ab, const sl_bench_case *bc,
     if (r.has_ref)
       printf("  torch %.4f ms: %.2fx -> %.2fx", row.torch_s * 1e3,
              r.base_speedup, r.cand_speedup);
+    if (counted && ab->o.metric != SL_AB_METRIC_INSTRUCTIONS)
+      printf("  instr %.4f", r.instr_ratio);
+    else if (counted)
+      printf("  time %.4f", exp(log(row.cand_s / row.base_s)));
     putchar('\n');
-    sl__store_arm(ab, bc->case_id, base->name, r.base_s, r.rounds, bc->bytes);
-    sl__store_arm(ab, bc->case_id, cand->name, r.cand_s, r.rounds, bc->bytes);
+    sl__store_arm(ab, bc->case_id, base->name, r.base_s, r.rounds, bc->bytes,
+                  counted ? r.base_n : NULL);
+    sl__store_arm(ab, bc->case_id, cand->name, r.cand_s, r.rounds, bc->bytes,
+                  counted ? r.cand_n : NULL);
     /* The rounds where the clock read LibTorch's calls (all, in practice). */
     if (r.has_ref) {
       static double ts[SL_AB_MAX_ROUNDS];
       int m = 0;
       for (int i = 0; i < r.rounds; ++i)
         if (r.ref_s[i] > 0) ts[m++] = r.ref_s[i];
-      sl__store_arm(ab, bc->case_id, "torch.cpu", ts, m, bc->bytes);
+      sl__store_arm(ab, bc->case_id, "torch.cpu", ts, m, bc->bytes, NULL);
     }
   }
   sl__arm_free(&arms[0]);
@@ -405,7 +458,7 @@ int sl_cmd_ab(int argc, char **argv) {
   const char *db = SL_DEFAULT_DB, *suite = NULL, *base = NULL, *cand = NULL,
              *base_ref = NULL, *json_path = NULL, *md_path = NULL,
              *csv_path = NULL, *html_path = NULL;
-  int store_failed = 0;
+  int store_failed = 0, no_counters = 0;
   int no_db = 0, rc = SL_EXIT_USAGE, n = 0;
   long long v;
   double d;
@@ -466,6 +519,18 @@ int sl_cmd_ab(int argc, char **argv) {
       ab.allow_missing = 1;
     } else if (strcmp(a, "--torch") == 0) {
       ab.torch = 1;
+    } else if (strcmp(a, "--no-counters") == 0) {
+      no_counters = 1;
+    } else if (sl_cli_is(a, "--metric")) {
+      const char *m = sl_cli_value("ab", argc, argv, &i);
+      if (!m) goto out;
+      const int metric = sl_ab_metric_parse(m);
+      if (metric < 0) {
+        sl_cli_usage_error("ab", "--metric %s: expected time or instructions",
+                           m);
+        goto out;
+      }
+      ab.o.metric = (sl_ab_metric)metric;
     } else if (sl_cli_is(a, "--plant-slowdown")) {
       if ((d = sl_cli_positive_option("ab", argc, argv, &i, 1000)) < 0)
         goto out;
@@ -484,6 +549,11 @@ int sl_cmd_ab(int argc, char **argv) {
                        "expected one of --base LIB|DIR and --base-ref "
                        "GITREF (the build to compare against), got %s",
                        base ? "both" : "neither");
+    goto out;
+  }
+  if (ab.o.metric == SL_AB_METRIC_INSTRUCTIONS && no_counters) {
+    sl_cli_usage_error("ab", "--metric instructions: expected the hardware "
+                             "counters, found --no-counters");
     goto out;
   }
   if (ab.o.min_rounds > ab.o.max_rounds) {
@@ -533,6 +603,22 @@ int sl_cmd_ab(int argc, char **argv) {
     rc = SL_EXIT_INCOMPLETE;
     goto out;
   }
+  /* Before any kernel or LibTorch call starts a thread pool: threads that
+   * exist when the counters open are not counted (perf_counters.h). */
+  sl_run_counters_open(&ab.counters, no_counters);
+  printf("counters: %s\n", ab.counters.line);
+  if (ab.o.metric == SL_AB_METRIC_INSTRUCTIONS && !ab.counters.instructions) {
+    fprintf(stderr,
+            "scatterlab ab: --metric instructions: expected an instructions "
+            "counter, found %s; judge on time (the default) here\n",
+            ab.counters.line);
+    rc = SL_EXIT_INCOMPLETE;
+    goto out;
+  }
+  ab.o.counter = sl_run_counters_turn(&ab.counters);
+  ab.set.metric = ab.o.metric;
+  ab.set.counted = ab.o.counter != NULL;
+  snprintf(ab.set.counters, sizeof ab.set.counters, "%s", ab.counters.line);
   ab.threads = ab.threads > 0 ? ab.threads : sl_default_threads();
   snprintf(ab.set.base, sizeof ab.set.base, "%s", bpath);
   snprintf(ab.set.cand, sizeof ab.set.cand, "%s", cand ? cpath : "");
@@ -544,9 +630,10 @@ int sl_cmd_ab(int argc, char **argv) {
   ab.set.torch = ab.torch;
   sl_interrupt_install();
   printf("base %s\ncand %s\nthreads %d, threshold %.3g%%, budget %.3g s per "
-         "benchmark, seed %llu\n",
+         "benchmark, seed %llu, judged on %s\n",
          bpath, cand ? cpath : "(this scatterlab's kernels)", ab.threads,
-         ab.o.threshold * 100, ab.o.budget_s, (unsigned long long)ab.o.seed);
+         ab.o.threshold * 100, ab.o.budget_s, (unsigned long long)ab.o.seed,
+         sl_ab_metric_name(ab.o.metric));
   if (!no_db) {
     if ((rc = sl_cli_open_store("ab", db, 0, &ab.st))) goto out;
     sl_runinfo_buf ri;
@@ -603,6 +690,7 @@ int sl_cmd_ab(int argc, char **argv) {
     }
   }
 out:
+  sl_run_counters_close(&ab.counters);
   sl_ab_set_free(&ab.set);
   free(cases);
   for (int i = 0; i < n; ++i) free(lines[i]);

@@ -26,6 +26,7 @@
 #include "interrupt.h"
 #include "json_out.h"
 #include "providers.h"
+#include "run_counters.h"
 #include "runinfo.h"
 #include "runner.h"
 #include "sl_report.h"
@@ -92,6 +93,10 @@ static const char *const sl__bench_help =
     "                   rows then have no speed-up\n"
     "  --db PATH        results database (default " SL_DEFAULT_DB ")\n"
     "  --no-db          record nothing\n"
+    "  --no-counters    do not read the hardware counters (instructions,\n"
+    "                   cycles, cache misses per call, beside each CPU\n"
+    "                   timing where the machine has them; one line says\n"
+    "                   which, or why there are none)\n"
     "  --format F       text (default) or json: one JSON document on stdout\n"
     "                   at the end (docs/json.md), the text on stderr\n"
     "\n"
@@ -192,6 +197,7 @@ typedef struct sl__bench_ctx {
    * (NULL without it) */
   FILE *jcases, *jtimings;
   int jn, jtn;
+  sl_run_counters counters; /* read around every CPU turn */
 } sl__bench_ctx;
 
 /* One row of a case's table, CPU or CUDA: torch_median > 0 adds the
@@ -204,14 +210,23 @@ static void sl__print_row(const char *variant, const sl_timing *t,
   char vs[32] = "-";
   if (torch_median > 0 && med > 0)
     snprintf(vs, sizeof vs, "%.2fx", torch_median / med);
-  printf("  %-12s %11.4f ms %6.1f%% %9.2f %7.1f%% %9s %5d\n", variant,
-         med * 1e3, med > 0 ? 100.0 * t->iqr_s / med : 0.0, gbs,
+  printf("  %-12s %11.4f ms %6.1f%% %9.2f %7.1f%% %9s %5d", variant, med * 1e3,
+         med > 0 ? 100.0 * t->iqr_s / med : 0.0, gbs,
          peak > 0 ? 100.0 * gbs / peak : 0.0, vs, t->reps);
+  if (t->counts.instructions >= 0)
+    printf(" %12.4g %6.2f", t->counts.instructions,
+           t->counts.cycles > 0 ? t->counts.instructions / t->counts.cycles
+                                : NAN);
+  putchar('\n');
 }
 
-static void sl__print_header(void) {
-  printf("  %-12s %14s %7s %9s %8s %9s %5s\n", "variant", "median", "IQR",
-         "GB/s", "%peak", "vs torch", "reps");
+/* counted: the CPU rows carry counts (instructions per call and per
+ * cycle). */
+static void sl__print_header(int counted) {
+  printf("  %-12s %14s %7s %9s %8s %9s %5s", "variant", "median", "IQR", "GB/s",
+         "%peak", "vs torch", "reps");
+  if (counted) printf(" %12s %6s", "instr/call", "IPC");
+  putchar('\n');
 }
 
 /* Stores one timing: threads 0 (NULL) for a device row, % of peak against
@@ -235,6 +250,14 @@ static int sl__store_timing(sl__bench_ctx *b, int64_t case_id,
     sl_json_num(b->jtimings, gbs);
     fputs(", \"pct_peak\": ", b->jtimings);
     sl_json_num(b->jtimings, peak > 0 ? 100.0 * gbs / peak : NAN);
+    const double c[3] = {t->counts.instructions, t->counts.cycles,
+                         t->counts.cache_misses};
+    static const char *const names[3] = {"instructions", "cycles",
+                                         "cache_misses"};
+    for (int k = 0; k < 3; ++k) {
+      fprintf(b->jtimings, ", \"%s\": ", names[k]);
+      sl_json_num(b->jtimings, c[k] >= 0 ? c[k] : NAN);
+    }
     fputc('}', b->jtimings);
   }
   if (!b->st) return 0;
@@ -243,8 +266,10 @@ static int sl__store_timing(sl__bench_ctx *b, int64_t case_id,
       b->cold,  t->median_s, t->iqr_s,
       t->min_s, gbs,         peak > 0 ? 100.0 * gbs / peak : -1,
       bytes,    t->samples,  t->reps};
+  const sl_timing_counts counts = {t->counts.instructions, t->counts.cycles,
+                                   t->counts.cache_misses};
   int64_t id;
-  if (sl_store_add_timing(b->st, case_id, &row, &id)) {
+  if (sl_store_add_timing_counted(b->st, case_id, &row, &counts, &id)) {
     fprintf(stderr, "scatterlab bench: store: %s\n", sl_store_errmsg(b->st));
     return -1;
   }
@@ -293,7 +318,7 @@ static int sl__time_cuda(sl__bench_ctx *b, const sl_case_result *res,
   o.min_reps = b->min_reps;
   int failed = 0;
   double torch_s = 0;
-  if (!*header) sl__print_header();
+  if (!*header) sl__print_header(0);
   *header = 1;
   if (!b->no_torch) {
     sl_ctx ctx;
@@ -441,13 +466,14 @@ static int sl__time_contenders(sl__bench_ctx *b, const sl_case_result *res,
     sl_timing_opts_init(&o);
     o.budget_s = b->budget;
     o.min_reps = b->min_reps;
+    o.counter = sl_run_counters_turn(&b->counters);
     sl_time_rounds(n, fns, users, &o, t, rc);
     if (sl_interrupted()) {
       printf("  interrupted: timings stopped short, not recorded\n");
       goto done;
     }
     double torch_median = b->cpu && rc[0] == 0 ? t[0].median_s : 0;
-    sl__print_header();
+    sl__print_header(o.counter != NULL);
     header = 1;
     for (int i = 0; i < n; ++i) {
       const char *name = tm[i].variant ? tm[i].variant : "torch.cpu";
@@ -549,7 +575,7 @@ int sl_cmd_bench(int argc, char **argv) {
   b.budget = 1.0;
   b.min_reps = 7;
   const char *db = SL_DEFAULT_DB, *suite = NULL;
-  int no_db = 0, rc = SL_EXIT_USAGE, n = 0, json = 0;
+  int no_db = 0, rc = SL_EXIT_USAGE, n = 0, json = 0, no_counters = 0;
   char **lines = NULL;
   sl_tolerances tol = {0};
   for (int i = 1; i < argc; ++i) {
@@ -588,6 +614,8 @@ int sl_cmd_bench(int argc, char **argv) {
       if (!(db = sl_cli_value("bench", argc, argv, &i))) goto out;
     } else if (strcmp(a, "--no-db") == 0) {
       no_db = 1;
+    } else if (strcmp(a, "--no-counters") == 0) {
+      no_counters = 1;
     } else if (sl_cli_is(a, "--format")) {
       if (sl_json_format_option("bench", argc, argv, &i, &json)) goto out;
     } else if (a[0] == '-' && a[1] == '-') {
@@ -665,6 +693,13 @@ int sl_cmd_bench(int argc, char **argv) {
   }
   sl_interrupt_install();
   sl_tolerances_install(&tol);
+  /* Before the probes: they start the OpenMP threads, which counters
+   * opened later would not count. Counts are a CPU matter: a run of cuda.*
+   * variants only reads none. */
+  if (b.cpu) {
+    sl_run_counters_open(&b.counters, no_counters);
+    printf("counters: %s\n", b.counters.line);
+  }
   const sl__probes none = {0, 0};
   const sl__probes start = b.cpu ? sl__probe(threads) : none;
   b.peak_gbs = start.gbs;
@@ -786,6 +821,8 @@ int sl_cmd_bench(int argc, char **argv) {
     sl_json_num(jout, end.gbs > 0 ? end.gbs : NAN);
     fputs(", \"core_rtt_ns\": ", jout);
     sl_json_num(jout, start.rtt_ns > 0 ? start.rtt_ns : NAN);
+    fputs(", \"counters\": ", jout);
+    sl_json_str(jout, b.cpu ? b.counters.line : NULL);
     fprintf(jout,
             ", \"cases\": %d, \"timed\": %d, \"failing\": %d, "
             "\"results\": [%s\n]",
@@ -795,6 +832,7 @@ int sl_cmd_bench(int argc, char **argv) {
   }
   free(jbuf);
 out:
+  sl_run_counters_close(&b.counters);
   for (int i = 0; i < n; ++i) free(lines[i]);
   free(lines);
   return rc;

@@ -345,7 +345,7 @@ static sl_status sl__run_torch(sl_ctx *ctx, const void *what, sl_call *run) {
 static int sl__device_time(sl_ctx *ctx, sl__dev_run_fn fn, const void *what,
                            const sl_call *call, int cold,
                            const sl_timing_opts *o, sl_timing *t) {
-  memset(t, 0, sizeof *t);
+  sl_timing_clear(t);
   sl_call dc = *call;
   sl_status st = sl_infer(ctx, &dc);
   if (!st) st = sl__inputs_to_device(ctx, call, &dc);

@@ -293,6 +293,10 @@ int sl_counters_stop(sl_counters *c, sl_counter_values *v) {
   return rc;
 }
 
+int sl_counters_counts_instructions(const sl_counters *c) {
+  return c && c->fd[SL__INSTRUCTIONS] >= 0;
+}
+
 void sl_counters_close(sl_counters *c) {
   if (!c) return;
   for (int i = 0; i < SL__NCOUNTERS; ++i)
@@ -325,6 +329,11 @@ int sl_counters_stop(sl_counters *c, sl_counter_values *v) {
     v->scaled = 0;
   }
   return -1;
+}
+
+int sl_counters_counts_instructions(const sl_counters *c) {
+  (void)c;
+  return 0;
 }
 
 void sl_counters_close(sl_counters *c) { (void)c; }

@@ -68,6 +68,10 @@ int sl_counters_start(sl_counters *c);
  */
 int sl_counters_stop(sl_counters *c, sl_counter_values *v);
 
+/* 1 when c's instructions counter opened (what `ab --metric instructions`
+ * judges on), else 0 (NULL included). */
+int sl_counters_counts_instructions(const sl_counters *c);
+
 /* Closes the counters and frees c; NULL does nothing. */
 void sl_counters_close(sl_counters *c);
 

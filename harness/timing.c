@@ -19,6 +19,42 @@ void sl_timing_opts_init(sl_timing_opts *o) {
   o->max_reps = 500;
   o->target_rel = 0.02;
   o->warmup_s = 0.05;
+  o->counter = NULL;
+}
+
+void sl_timing_clear(sl_timing *t) {
+  memset(t, 0, sizeof *t);
+  t->counts.instructions = t->counts.cycles = t->counts.cache_misses = -1;
+}
+
+static int sl__ctr_start(void *user) { return sl_counters_start(user); }
+static int sl__ctr_stop(void *user, sl_counter_values *v) {
+  return sl_counters_stop(user, v);
+}
+
+sl_turn_counter sl_turn_counter_of(sl_counters *c) {
+  sl_turn_counter t = {sl__ctr_start, sl__ctr_stop, c};
+  return t;
+}
+
+void sl_call_counts_of(const sl_counter_values *v, int k, sl_call_counts *out) {
+  const int64_t in[3] = {v ? v->instructions : -1, v ? v->cycles : -1,
+                         v ? v->cache_misses : -1};
+  double per[3];
+  for (int i = 0; i < 3; ++i)
+    per[i] = k >= 1 && in[i] >= 0 ? (double)in[i] / k : -1;
+  out->instructions = per[0], out->cycles = per[1], out->cache_misses = per[2];
+}
+
+int sl_counted_turn(const sl_turn_counter *counter, sl_timed_fn fn, void *user,
+                    int rep, int k, double *samples, sl_call_counts *counts) {
+  if (!counter) return fn(user, rep, k, samples);
+  const int started = counter->start(counter->user) == 0;
+  const int rc = fn(user, rep, k, samples);
+  sl_counter_values v;
+  const int read = started && counter->stop(counter->user, &v) == 0;
+  sl_call_counts_of(read ? &v : NULL, k, counts);
+  return rc;
 }
 
 static int sl__cmp_double(const void *a, const void *b) {
@@ -61,6 +97,25 @@ static int sl__settled(const sl_timing *t, double spent,
   return med > 0 && (q3 - q1) / med < o->target_rel;
 }
 
+/* The median over turns[0..n) of each count that was read (>= 0); -1 for
+ * a count no turn read. */
+static void sl__median_counts(const sl_call_counts *turns, int n,
+                              double *scratch, sl_call_counts *out) {
+  double *fields[3] = {&out->instructions, &out->cycles, &out->cache_misses};
+  for (int f = 0; f < 3; ++f) {
+    int m = 0;
+    for (int i = 0; i < n; ++i) {
+      const double x = f == 0   ? turns[i].instructions
+                       : f == 1 ? turns[i].cycles
+                                : turns[i].cache_misses;
+      if (x >= 0) scratch[m++] = x;
+    }
+    double q1, q3;
+    *fields[f] = -1;
+    if (m > 0) sl_quartiles(scratch, m, &q1, fields[f], &q3);
+  }
+}
+
 static void sl__summarize(sl_timing *t) {
   if (t->reps == 0) return;
   double q1, q3;
@@ -77,15 +132,21 @@ void sl_time_rounds(int n, const sl_timed_fn *fns, void *const *users,
       o->max_reps < SL_TIMING_MAX_SAMPLES ? o->max_reps : SL_TIMING_MAX_SAMPLES;
   size_t m = (size_t)(n > 0 ? n : 1);
   double *spent = calloc(m, sizeof *spent), *last = calloc(m, sizeof *last);
-  int *done = calloc(m, sizeof *done);
-  if (!spent || !last || !done) { /* no memory for the bookkeeping */
+  int *done = calloc(m, sizeof *done), *nturns = calloc(m, sizeof *nturns);
+  /* Each function's turns' counts (a turn has at least one call, so at
+   * most max_reps turns), with a counter only. */
+  const size_t per = (size_t)(max_reps > 0 ? max_reps : 1);
+  sl_call_counts *counts = o->counter ? calloc(m * per, sizeof *counts) : NULL;
+  double *scratch = o->counter ? calloc(per, sizeof *scratch) : NULL;
+  if (!spent || !last || !done || !nturns ||
+      (o->counter && (!counts || !scratch))) { /* no memory for the books */
     for (int i = 0; i < n; ++i) rc[i] = -1;
     goto out;
   }
   /* Warm-up, each in turn: at least one call, then until warmup_s has
    * passed (caches, page faults of fresh outputs, thread pools). */
   for (int i = 0; i < n; ++i) {
-    memset(&t[i], 0, sizeof t[i]);
+    sl_timing_clear(&t[i]);
     if (sl_interrupted()) { /* no sample: the caller drops them all */
       rc[i] = 0;
       done[i] = 1;
@@ -109,7 +170,9 @@ void sl_time_rounds(int n, const sl_timed_fn *fns, void *const *users,
       if (k < 1) k = 1;
       if (k > max_reps - t[i].reps) k = max_reps - t[i].reps;
       double *s = t[i].samples + t[i].reps;
-      if ((rc[i] = fns[i](users[i], t[i].reps, k, s))) {
+      sl_call_counts *c = counts ? &counts[(size_t)i * per + nturns[i]++] : 0;
+      if ((rc[i] = sl_counted_turn(o->counter, fns[i], users[i], t[i].reps, k,
+                                   s, c))) {
         done[i] = 1;
         continue;
       }
@@ -120,11 +183,19 @@ void sl_time_rounds(int n, const sl_timed_fn *fns, void *const *users,
       left += !done[i];
     }
   }
-  for (int i = 0; i < n; ++i) sl__summarize(&t[i]);
+  for (int i = 0; i < n; ++i) {
+    sl__summarize(&t[i]);
+    if (counts)
+      sl__median_counts(counts + (size_t)i * per, nturns[i], scratch,
+                        &t[i].counts);
+  }
 out:
   free(spent);
   free(last);
   free(done);
+  free(nturns);
+  free(counts);
+  free(scratch);
 }
 
 int sl_time(sl_timed_fn fn, void *user, const sl_timing_opts *o, sl_timing *t) {

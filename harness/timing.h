@@ -8,7 +8,32 @@
 
 #include <stddef.h>
 
+#include "perf_counters.h"
+
 #define SL_TIMING_MAX_SAMPLES 2000
+
+/*
+ * Hardware counts around each timed turn (the k calls of one sl_timed_fn
+ * call): start before the turn, stop after it, writing the turn's counts
+ * (-1 for a counter it could not read). The real one wraps perf_counters.h
+ * (sl_turn_counter_of); tests give counts of their own.
+ */
+typedef struct sl_turn_counter {
+  int (*start)(void *user);
+  int (*stop)(void *user, sl_counter_values *v);
+  void *user;
+} sl_turn_counter;
+
+/* The counter that reads c (perf_counters.h) around each turn. */
+sl_turn_counter sl_turn_counter_of(sl_counters *c);
+
+/* The counts of one turn of k calls, per call: each counter's count / k,
+ * -1 where it read nothing (or k < 1). */
+typedef struct sl_call_counts {
+  double instructions, cycles, cache_misses;
+} sl_call_counts;
+
+void sl_call_counts_of(const sl_counter_values *v, int k, sl_call_counts *out);
 
 typedef struct sl_timing_opts {
   double budget_s;   /* stop after this much timed work (default 1.0) */
@@ -16,15 +41,23 @@ typedef struct sl_timing_opts {
   int max_reps;      /* at most (<= SL_TIMING_MAX_SAMPLES; default 500) */
   double target_rel; /* stop once IQR/median is below this (default 0.02) */
   double warmup_s;   /* warm-up time before sampling (default 0.05) */
+  const sl_turn_counter *counter; /* hardware counts per turn; NULL: none */
 } sl_timing_opts;
 
 typedef struct sl_timing {
   int reps;
   double median_s, iqr_s, min_s;
+  /* Per call, the median over the timed turns of each turn's count over
+   * its calls (a turn is counted whole, not call by call); -1 without a
+   * counter or where no turn read one. */
+  sl_call_counts counts;
   double samples[SL_TIMING_MAX_SAMPLES];
 } sl_timing;
 
 void sl_timing_opts_init(sl_timing_opts *o);
+
+/* An empty timing: no samples, no counts (-1). */
+void sl_timing_clear(sl_timing *t);
 
 /*
  * k timed repetitions, back to back: samples[i] gets the seconds of
@@ -33,6 +66,14 @@ void sl_timing_opts_init(sl_timing_opts *o);
  * get rep = -1; a caller can rotate buffers on rep (--cold).
  */
 typedef int (*sl_timed_fn)(void *user, int rep, int k, double *samples);
+
+/* Starts counter (when not NULL) and runs the turn fn(user, rep, k,
+ * samples); with a counter, *counts gets the turn's counts per call (all
+ * -1 when the counter could not start or stop: a count that cannot be
+ * read is missing, never a reason to drop the timing). Returns fn's
+ * value. */
+int sl_counted_turn(const sl_turn_counter *counter, sl_timed_fn fn, void *user,
+                    int rep, int k, double *samples, sl_call_counts *counts);
 
 /* Times fn. Returns 0, or the first non-zero value fn returned. */
 int sl_time(sl_timed_fn fn, void *user, const sl_timing_opts *o, sl_timing *t);

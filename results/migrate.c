@@ -169,6 +169,18 @@ static const char sl__schema_v9_sql[] =
     " WHERE signature != '';"
     "PRAGMA user_version = 9;";
 
+/*
+ * Version 10: hardware counts beside each timing (`bench`, `ab`): retired
+ * instructions, CPU cycles and cache misses per call, user space, the
+ * median over the timed turns; NULL where the machine had no counters
+ * (a VM without a PMU, perf_event_paranoid) or the row is not a CPU one.
+ */
+static const char sl__schema_v10_sql[] =
+    "ALTER TABLE timings ADD COLUMN instructions REAL;"
+    "ALTER TABLE timings ADD COLUMN cycles REAL;"
+    "ALTER TABLE timings ADD COLUMN cache_misses REAL;"
+    "PRAGMA user_version = 10;";
+
 /* To change the schema, append a step (never edit a released one) and add a
  * test that opens a database of the previous version. */
 static const sl__migration sl__steps[] = {
@@ -181,6 +193,7 @@ static const sl__migration sl__steps[] = {
     {7, sl__schema_v7_sql, "the providers each run loaded"},
     {8, sl__schema_v8_sql, "store modes: kept cases and verdict tallies"},
     {9, sl__schema_v9_sql, "failure group signatures"},
+    {10, sl__schema_v10_sql, "hardware counts beside timings"},
 };
 
 #define SL__NSTEPS ((int)(sizeof sl__steps / sizeof sl__steps[0]))

@@ -176,6 +176,19 @@ typedef struct sl_timing_row {
 int sl_store_add_timing(sl_store *s, int64_t case_id, const sl_timing_row *t,
                         int64_t *timing_id);
 
+/* Hardware counts per call beside a timing (harness/timing.h); each < 0:
+ * NULL (that counter read nothing). */
+typedef struct sl_timing_counts {
+  double instructions, cycles, cache_misses;
+} sl_timing_counts;
+
+/* sl_store_add_timing with the timing's hardware counts (NULL: none, as
+ * sl_store_add_timing stores). */
+int sl_store_add_timing_counted(sl_store *s, int64_t case_id,
+                                const sl_timing_row *t,
+                                const sl_timing_counts *counts,
+                                int64_t *timing_id);
+
 /* Adds cases and failures to the coverage count of one generator cell of a
  * fuzz run (parallel jobs of one run add to the same row). */
 int sl_store_add_coverage(sl_store *s, int64_t run_id, const char *cell,

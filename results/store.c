@@ -76,8 +76,9 @@ static const char *const sl__sql[SL__STMT_COUNT] = {
         " message, seconds) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     [SL__STMT_TIMING_INSERT] =
         "INSERT INTO timings (case_id, variant, threads, reps, median_s, iqr_s,"
-        " min_s, bytes, gbs, pct_peak, cold)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        " min_s, bytes, gbs, pct_peak, cold, instructions, cycles,"
+        " cache_misses)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
     [SL__STMT_SAMPLE_INSERT] =
         "INSERT INTO samples (timing_id, rep, seconds) VALUES (?1, ?2, ?3)",
     [SL__STMT_COVERAGE_ADD] =
@@ -903,7 +904,9 @@ int sl_store_set_signature(sl_store *s, int64_t case_id, const char *variant,
 }
 
 static int sl__add_timing_rows(sl_store *s, int64_t case_id,
-                               const sl_timing_row *t, int64_t *timing_id) {
+                               const sl_timing_row *t,
+                               const sl_timing_counts *counts,
+                               int64_t *timing_id) {
   static const char op[] = "add_timing";
   sqlite3_stmt *st = sl__store_stmt(s, SL__STMT_TIMING_INSERT, op);
   sqlite3_stmt *sp = sl__store_stmt(s, SL__STMT_SAMPLE_INSERT, op);
@@ -919,6 +922,10 @@ static int sl__add_timing_rows(sl_store *s, int64_t case_id,
   sqlite3_bind_double(st, 9, t->gbs);
   sl__bind_real_or_null(st, 10, t->pct_peak >= 0, t->pct_peak);
   sqlite3_bind_int(st, 11, t->cold);
+  const sl_timing_counts none = {-1, -1, -1}, *c = counts ? counts : &none;
+  sl__bind_real_or_null(st, 12, c->instructions >= 0, c->instructions);
+  sl__bind_real_or_null(st, 13, c->cycles >= 0, c->cycles);
+  sl__bind_real_or_null(st, 14, c->cache_misses >= 0, c->cache_misses);
   if (sqlite3_step(st) != SQLITE_DONE) {
     sl__store_fail(s, op, "case %lld, variant %s, %d threads, cold %d: %s",
                    (long long)case_id, t->variant, t->threads, t->cold,
@@ -940,6 +947,13 @@ static int sl__add_timing_rows(sl_store *s, int64_t case_id,
 
 int sl_store_add_timing(sl_store *s, int64_t case_id, const sl_timing_row *t,
                         int64_t *timing_id) {
+  return sl_store_add_timing_counted(s, case_id, t, NULL, timing_id);
+}
+
+int sl_store_add_timing_counted(sl_store *s, int64_t case_id,
+                                const sl_timing_row *t,
+                                const sl_timing_counts *counts,
+                                int64_t *timing_id) {
   static const char op[] = "add_timing";
   if (sl__store_check_handle(s)) return -1;
   if (!t || !t->variant)
@@ -951,7 +965,7 @@ int sl_store_add_timing(sl_store *s, int64_t case_id, const sl_timing_row *t,
   /* A savepoint makes the summary and its samples one unit, inside or
    * outside the caller's transaction. */
   if (sl__run(s, SL__STMT_SAVEPOINT, op)) return -1;
-  if (sl__add_timing_rows(s, case_id, t, timing_id) == 0)
+  if (sl__add_timing_rows(s, case_id, t, counts, timing_id) == 0)
     return sl__run(s, SL__STMT_RELEASE, op);
   /* Keep the message of the failure, not of the cleanup. */
   char keep[sizeof s->err];

@@ -188,8 +188,147 @@ static void test_reference_arm(void) {
   CHECK(sl_ab_time_ref(arm_run, &b, arm_run, &c, arm_run, &bad, &o, &r) == 7);
 }
 
+/* Hardware counts on the simulated machine: each arm adds its
+ * instructions per call to a process-wide total, as a real PMU counts the
+ * process; the counter reads the total's growth over a turn. Cycles and
+ * cache misses read nothing (-1), as on a PMU without them. */
+typedef struct fake_counter {
+  double total, at_start;
+  int starts, stops;
+  int fail_every; /* every n-th stop fails (0: never) */
+} fake_counter;
+
+static fake_counter fc;
+
+static int fc_start(void *user) {
+  fake_counter *f = user;
+  f->at_start = f->total;
+  ++f->starts;
+  return 0;
+}
+
+static int fc_stop(void *user, sl_counter_values *v) {
+  fake_counter *f = user;
+  ++f->stops;
+  if (f->fail_every && f->stops % f->fail_every == 0) return -1;
+  v->instructions = (int64_t)(f->total - f->at_start);
+  v->cycles = v->cache_misses = -1;
+  v->scaled = 0;
+  return 0;
+}
+
+typedef struct carm {
+  arm a;
+  double instr; /* instructions per call */
+} carm;
+
+static int carm_run(void *user, int rep, int k, double *samples) {
+  carm *c = user;
+  int rc = arm_run(&c->a, rep, k, samples);
+  fc.total += c->instr * k;
+  return rc;
+}
+
+/* base and cand with their seconds and instructions per call, judged on
+ * metric; fail_every as in fake_counter. */
+static sl_ab_verdict run_counted(double cand_cost, double cand_instr,
+                                 sl_ab_metric metric, int fail_every,
+                                 uint64_t seed, sl_ab_result *r) {
+  sim m = {seed * 2654435761u + 1, 0};
+  carm b = {{&m, 1e-3, 0, 0}, 1e6}, c = {{&m, cand_cost, 0, 0}, cand_instr};
+  memset(&fc, 0, sizeof fc);
+  fc.fail_every = fail_every;
+  const sl_turn_counter counter = {fc_start, fc_stop, &fc};
+  sl_ab_opts o;
+  sl_ab_opts_init(&o);
+  o.seed = seed;
+  o.budget_s = 4;
+  o.warmup_s = 0;
+  o.counter = &counter;
+  o.metric = metric;
+  CHECK(sl_ab_time(carm_run, &b, carm_run, &c, &o, r) == 0);
+  return r->verdict;
+}
+
+/* --metric instructions: a candidate that runs the same instructions more
+ * slowly (it waits on memory) is slower in time and the same in
+ * instructions; one that runs 10% more instructions in the same time is
+ * the reverse. The counts are exact here, so the instructions' interval
+ * is a point and the rounds stop at min_rounds. */
+static void test_instructions_metric(void) {
+  static sl_ab_result r;
+  int wrong = 0;
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    wrong += run_counted(1.1e-3, 1e6, SL_AB_METRIC_TIME, 0, seed, &r) !=
+             SL_AB_SLOWER;
+    CHECK_MSG(fabs(r.instr_ratio - 1) < 1e-9, "instructions ratio %.6f",
+              r.instr_ratio);
+    wrong += run_counted(1.1e-3, 1e6, SL_AB_METRIC_INSTRUCTIONS, 0, seed, &r) !=
+             SL_AB_SAME;
+    CHECK(r.ratio == 1 && r.lo == 1 && r.hi == 1);
+    CHECK(r.rounds == 10 && strcmp(r.stopped, "interval") == 0);
+    wrong += run_counted(1e-3, 1.1e6, SL_AB_METRIC_INSTRUCTIONS, 0, seed, &r) !=
+             SL_AB_SLOWER;
+    CHECK_MSG(fabs(r.ratio - 1.1) < 1e-9, "instructions ratio %.6f", r.ratio);
+    wrong += run_counted(1e-3, 1.1e6, SL_AB_METRIC_TIME, 0, seed, &r) ==
+             SL_AB_SLOWER;
+  }
+  CHECK_MSG(wrong == 0, "%d of 40 judgements wrong", wrong);
+  /* Per call, round by round: the turn's count over its calls. */
+  run_counted(1e-3, 2.5e6, SL_AB_METRIC_TIME, 0, 3, &r);
+  int bad = 0;
+  for (int i = 0; i < r.rounds; ++i)
+    bad += r.base_n[i].instructions != 1e6 ||
+           r.cand_n[i].instructions != 2.5e6 || r.base_n[i].cycles != -1 ||
+           r.cand_n[i].cache_misses != -1;
+  CHECK_MSG(bad == 0, "%d of %d rounds' counts wrong", bad, r.rounds);
+  CHECK(fc.starts == fc.stops && fc.starts == 2 * r.rounds);
+  /* A counter that fails every third read: judged on instructions, only
+   * rounds where both arms read count; on time, none is dropped. */
+  run_counted(1e-3, 1.1e6, SL_AB_METRIC_INSTRUCTIONS, 3, 1, &r);
+  bad = 0;
+  for (int i = 0; i < r.rounds; ++i)
+    bad += !(r.base_n[i].instructions > 0 && r.cand_n[i].instructions > 0);
+  CHECK_MSG(bad == 0 && r.rounds >= 10 && fc.stops > 2 * r.rounds,
+            "%d of %d rounds unread, %d reads", bad, r.rounds, fc.stops);
+  CHECK(r.verdict == SL_AB_SLOWER);
+  run_counted(1e-3, 1e6, SL_AB_METRIC_TIME, 3, 1, &r);
+  int unread = 0;
+  for (int i = 0; i < r.rounds; ++i)
+    unread += r.base_n[i].instructions < 0 || r.cand_n[i].instructions < 0;
+  CHECK_MSG(unread > 0 && fc.stops == 2 * r.rounds,
+            "%d unread rounds kept of %d, %d reads", unread, r.rounds,
+            fc.stops);
+  /* Judged on instructions without a counter: the options are wrong. */
+  sim m = {1, 0};
+  arm b = {&m, 1e-3, 0, 0}, c = {&m, 1e-3, 0, 0};
+  sl_ab_opts o;
+  sl_ab_opts_init(&o);
+  o.metric = SL_AB_METRIC_INSTRUCTIONS;
+  CHECK(sl_ab_time(arm_run, &b, arm_run, &c, &o, &r) == -1);
+  /* Without a counter nothing is counted. */
+  o.metric = SL_AB_METRIC_TIME;
+  o.warmup_s = 0;
+  CHECK(sl_ab_time(arm_run, &b, arm_run, &c, &o, &r) == 0);
+  CHECK(isnan(r.instr_ratio));
+  /* The reference arm (LibTorch) is not counted: two reads a round. */
+  memset(&fc, 0, sizeof fc);
+  const sl_turn_counter counter = {fc_start, fc_stop, &fc};
+  o.counter = &counter;
+  arm t = {&m, 2e-3, 0, 0};
+  CHECK(sl_ab_time_ref(arm_run, &b, arm_run, &c, arm_run, &t, &o, &r) == 0);
+  CHECK_MSG(fc.starts == 2 * r.rounds, "%d reads in %d rounds", fc.starts,
+            r.rounds);
+  CHECK(sl_ab_metric_parse("instructions") == SL_AB_METRIC_INSTRUCTIONS);
+  CHECK(sl_ab_metric_parse("time") == SL_AB_METRIC_TIME);
+  CHECK(sl_ab_metric_parse("cycles") == -1 && sl_ab_metric_parse(NULL) == -1);
+  CHECK(strcmp(sl_ab_metric_name(SL_AB_METRIC_INSTRUCTIONS), "instructions") ==
+        0);
+}
+
 int main(void) {
   test_judge();
+  test_instructions_metric();
   test_reference_arm();
   test_drift_cancels();
   test_errors();

@@ -107,8 +107,69 @@ static void test_single(void) {
   CHECK_MSG(t.reps == 40, "max_reps caps the samples: %d", t.reps);
 }
 
+/* Counts around each turn: a fake PMU whose total grows by 1000
+ * instructions and 500 cycles a call (fake_run's calls, counted in f). */
+typedef struct counting {
+  const fake *f;
+  int calls_at_start, fail;
+} counting;
+
+static int cnt_start(void *user) {
+  counting *c = user;
+  c->calls_at_start = c->f->calls;
+  return c->fail ? -1 : 0;
+}
+
+static int cnt_stop(void *user, sl_counter_values *v) {
+  counting *c = user;
+  const int calls = c->f->calls - c->calls_at_start;
+  v->instructions = 1000 * (int64_t)calls;
+  v->cycles = 500 * (int64_t)calls;
+  v->cache_misses = -1;
+  v->scaled = 0;
+  return 0;
+}
+
+static void test_counts(void) {
+  int log[4096], nlog = 0;
+  fake f = {0, 1e-4, -1, 0, 0, log, &nlog};
+  counting c = {&f, 0, 0};
+  const sl_turn_counter counter = {cnt_start, cnt_stop, &c};
+  sl_timing_opts o;
+  sl_timing_opts_init(&o);
+  o.min_reps = 12;
+  o.budget_s = 0.004; /* turns of 10 calls */
+  o.warmup_s = 0;
+  o.counter = &counter;
+  static sl_timing t;
+  CHECK(sl_time(fake_run, &f, &o, &t) == 0);
+  CHECK_MSG(t.counts.instructions == 1000 && t.counts.cycles == 500,
+            "per call: %g instructions, %g cycles", t.counts.instructions,
+            t.counts.cycles);
+  CHECK(t.counts.cache_misses == -1);
+  /* A counter that cannot start reads nothing; the timing stands. */
+  c.fail = 1;
+  CHECK(sl_time(fake_run, &f, &o, &t) == 0);
+  CHECK(t.reps >= 12 && t.counts.instructions == -1 && t.counts.cycles == -1);
+  /* Without a counter: no counts. */
+  o.counter = NULL;
+  CHECK(sl_time(fake_run, &f, &o, &t) == 0);
+  CHECK(t.counts.instructions == -1);
+  /* Per call: a turn's counts over its calls. */
+  sl_counter_values v = {3000, -1, 7, 0};
+  sl_call_counts pc;
+  sl_call_counts_of(&v, 3, &pc);
+  CHECK(pc.instructions == 1000 && pc.cycles == -1 &&
+        fabs(pc.cache_misses - 7.0 / 3) < 1e-12);
+  sl_call_counts_of(&v, 0, &pc);
+  CHECK(pc.instructions == -1);
+  sl_call_counts_of(NULL, 3, &pc);
+  CHECK(pc.instructions == -1 && pc.cache_misses == -1);
+}
+
 int main(void) {
   test_quartiles();
+  test_counts();
   test_rounds();
   test_single();
   return sl_test_finish("test_timing");

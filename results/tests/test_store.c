@@ -241,7 +241,7 @@ static void test_round_trip(const char *db) {
   if (!s) return;
   CHECK(strcmp(sl_store_path(s), db) == 0);
   CHECK(strcmp(sl_store_errmsg(s), "") == 0);
-  CHECK(sl_store_schema_version() == 9);
+  CHECK(sl_store_schema_version() == 10);
   CHECK(sl_store_last_run(s) == 0);
 
   sl_run_info ri = test_info("run");
@@ -278,6 +278,15 @@ static void test_round_trip(const char *db) {
             sl_store_errmsg(s));
   CHECK(sl_store_add_timing(s, c1, &t2, &tid2) == 0);
   CHECK(tid1 > 0 && tid2 > tid1);
+  /* With hardware counts (schema 10): a count that read nothing is NULL, a
+   * zero is a zero. */
+  const sl_timing_counts counts = {1234.5, -1, 0};
+  int64_t tid3 = 0;
+  sl_timing_row t3 = t2;
+  t3.variant = "cpu.omp";
+  CHECK_MSG(sl_store_add_timing_counted(s, c2, &t3, &counts, &tid3) == 0, "%s",
+            sl_store_errmsg(s));
+  CHECK(tid3 > tid2);
   /* Coverage adds up across calls (parallel fuzz jobs). */
   CHECK(sl_store_add_coverage(s, run, "gather/f32/dup", 10, 1) == 0);
   CHECK(sl_store_add_coverage(s, run, "gather/f32/dup", 5, 2) == 0);
@@ -382,7 +391,7 @@ static void test_round_trip(const char *db) {
   timings_seen ts;
   memset(&ts, 0, sizeof ts);
   CHECK(sl_store_each_timing(s, run, collect_timing, &ts) == 0);
-  CHECK(ts.n == 2);
+  CHECK(ts.n == 3); /* t1, t2 and the counted one, last */
   CHECK(ts.cold[0] == 0 && ts.cold[1] == 1);
   CHECK(ts.threads[0] == 4 && ts.reps[0] == 5 && ts.bytes[0] == 4096);
   CHECK(ts.median[0] == 3e-3 && ts.iqr[0] == 2e-3 && ts.min[0] == 1e-3);
@@ -406,7 +415,11 @@ static void test_round_trip(const char *db) {
   char mode[32];
   raw_text(db, "PRAGMA journal_mode", mode, sizeof mode);
   CHECK_MSG(strcmp(mode, "wal") == 0, "journal_mode %s", mode);
-  CHECK(raw_int(db, "PRAGMA user_version") == 9);
+  CHECK(raw_int(db, "PRAGMA user_version") == 10);
+  CHECK(raw_int(db, "SELECT count(*) FROM timings WHERE instructions = 1234.5"
+                    " AND cycles IS NULL AND cache_misses = 0") == 1);
+  CHECK(raw_int(db, "SELECT count(*) FROM timings WHERE instructions IS NULL"
+                    " AND cycles IS NULL AND cache_misses IS NULL") == 2);
   CHECK(raw_int(db, "PRAGMA application_id") == 0x534C4142);
   char ok[64];
   raw_text(db, "PRAGMA integrity_check", ok, sizeof ok);
@@ -587,19 +600,19 @@ static void test_versions_and_foreign_files(const char *db) {
   path_in(p, sizeof p, "newer.db");
   CHECK(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0);
   sl_store_close(s);
-  CHECK(raw_exec(p, "PRAGMA user_version = 10") == SQLITE_OK);
+  CHECK(raw_exec(p, "PRAGMA user_version = 11") == SQLITE_OK);
   s = NULL;
   CHECK(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) != 0);
   CHECK(s == NULL);
   char want[400];
   snprintf(want, sizeof want,
-           "%s: schema version 10 is newer than this scatterlab (knows 9); "
+           "%s: schema version 11 is newer than this scatterlab (knows 10); "
            "upgrade scatterlab",
            p);
   CHECK_MSG(strcmp(err, want) == 0, "got \"%s\"", err);
   CHECK(sl_store_open(p, SL_STORE_READONLY, &s, err, sizeof err) != 0);
   CHECK_MSG(strcmp(err, want) == 0, "got \"%s\"", err);
-  CHECK(raw_int(p, "PRAGMA user_version") == 10); /* left alone */
+  CHECK(raw_int(p, "PRAGMA user_version") == 11); /* left alone */
 
   /* A text file. */
   path_in(p, sizeof p, "notes.txt");
@@ -641,7 +654,7 @@ static void test_versions_and_foreign_files(const char *db) {
   CHECK_MSG(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
             "%s", err);
   sl_store_close(s);
-  CHECK(raw_int(p, "PRAGMA user_version") == 9);
+  CHECK(raw_int(p, "PRAGMA user_version") == 10);
 
   /* The parent folder must be a folder. */
   char q[300];
@@ -948,7 +961,10 @@ static void make_v6_store(const char *p) {
   CHECK(sl_store_add_case(s, id, "gather", "gather x=4 index=4", 3, 0, &id) ==
         0);
   sl_store_close(s);
-  CHECK(raw_exec(p, "DROP INDEX results_signature;"
+  CHECK(raw_exec(p, " ALTER TABLE timings DROP COLUMN instructions;"
+                    " ALTER TABLE timings DROP COLUMN cycles;"
+                    " ALTER TABLE timings DROP COLUMN cache_misses;"
+                    " DROP INDEX results_signature;"
                     " ALTER TABLE results DROP COLUMN signature;"
                     " DROP TABLE run_providers; DROP TABLE tallies;"
                     " ALTER TABLE runs DROP COLUMN keep;"
@@ -987,7 +1003,10 @@ static void test_upgrade_v8_tallies(void) {
   CHECK(raw_int(p, "SELECT count FROM tallies WHERE dtype = 'f16' AND"
                    " variant = 'cpu.omp' AND verdict = 'failed'") == 1);
   /* Back to version 7, then upgraded: the same counts from the results. */
-  CHECK(raw_exec(p, "DROP INDEX results_signature;"
+  CHECK(raw_exec(p, " ALTER TABLE timings DROP COLUMN instructions;"
+                    " ALTER TABLE timings DROP COLUMN cycles;"
+                    " ALTER TABLE timings DROP COLUMN cache_misses;"
+                    " DROP INDEX results_signature;"
                     " ALTER TABLE results DROP COLUMN signature;"
                     " DROP TABLE tallies; ALTER TABLE runs DROP COLUMN keep;"
                     " ALTER TABLE runs DROP COLUMN ncases;"
@@ -995,7 +1014,7 @@ static void test_upgrade_v8_tallies(void) {
   CHECK_MSG(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
             "%s", err);
   sl_store_close(s);
-  CHECK(raw_int(p, "PRAGMA user_version") == 9);
+  CHECK(raw_int(p, "PRAGMA user_version") == 10);
   CHECK(raw_int(p, "SELECT ncases FROM runs") == 2);
   CHECK(raw_int(p, "SELECT count(*) FROM tallies") == 3);
   CHECK(raw_int(p, "SELECT count FROM tallies WHERE dtype = 'f16' AND"
@@ -1083,12 +1102,12 @@ static void test_upgrade_from_v6(void) {
   /* Read-only first: refused, and the file left at version 6. */
   CHECK(sl_store_open(p, SL_STORE_READONLY, &s, err, sizeof err) != 0);
   CHECK_CONTAINS(err, "schema version 6 is older than this scatterlab "
-                      "(knows 9)");
+                      "(knows 10)");
   CHECK(raw_int(p, "PRAGMA user_version") == 6);
   CHECK_MSG(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
             "%s", err);
   if (!s) return;
-  CHECK(raw_int(p, "PRAGMA user_version") == 9);
+  CHECK(raw_int(p, "PRAGMA user_version") == 10);
   /* The table, empty; the old runs as they were, without providers. */
   CHECK(raw_int(p, "SELECT count(*) FROM run_providers") == 0);
   CHECK(raw_int(p, "SELECT strict FROM pragma_table_list WHERE name = "
@@ -1231,7 +1250,7 @@ static void test_concurrent_writers(void) {
   CHECK(raw_int(p, "SELECT count(*) FROM cases") == NPROC * NCASES);
   CHECK(raw_int(p, "SELECT count(*) FROM results") == NPROC * NCASES);
   CHECK(raw_int(p, "SELECT count(*) FROM run_providers") == NPROC * 2);
-  CHECK(raw_int(p, "PRAGMA user_version") == 9);
+  CHECK(raw_int(p, "PRAGMA user_version") == 10);
 }
 
 int main(void) {

@@ -6,31 +6,38 @@
 #             (--base the build's own kernels library): how many benchmarks
 #             were judged slower or faster, out of how many judgements;
 #   planted   RUNS runs each with --plant-slowdown 10, 5 and 2 (the
-#             candidate's calls spin for that share of their time): how
-#             many judgements said slower;
+#             candidate's calls spin for that share of their time) over
+#             one variant's benchmarks (PLANTED, default cpu.serial: all
+#             16 cases of the standard suite): in how many runs the gate
+#             failed (some benchmark judged slower), and how many of the
+#             judgements said slower;
 #   compare   the same A/A by the old method: RUNS pairs of `bench` runs of
 #             the suite, judged by cross-run `compare`: how many benchmarks
 #             it called slower or faster;
 #   wall time one ab run against one bench run of the suite.
 #
-# usage: gate_power.sh SCATTERLAB SUITE|FILE [RUNS [BUDGET [VARIANTS]]]
-#   defaults: RUNS 20, BUDGET 2 (ab, per benchmark), VARIANTS cpu.*
+# usage: gate_power.sh SCATTERLAB SUITE|FILE [RUNS [BUDGET [VARIANTS [PLANTED]]]]
+#   defaults: RUNS 20, BUDGET 2 (ab, per benchmark), VARIANTS cpu.*,
+#   PLANTED cpu.serial. PHASES (environment) picks the parts, default
+#   "aa planted compare", so that the hours it takes can be split.
 #   bench runs use --budget 0.3 --min-reps 5, as in issue 26's measurement.
 set -u
 BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 SUITE=$2 RUNS=${3:-20} BUDGET=${4:-2} VARIANTS=${5:-cpu.*}
+PLANTED=${6:-cpu.serial} PHASES=${PHASES:-aa planted compare}
+has() { case " $PHASES " in *" $1 "*) return 0 ;; esac; return 1; }
 LIB=$(dirname "$BIN")/libscatterlab_kernels.so.1
 [ -f "$LIB" ] || { echo "gate_power: no $LIB beside $BIN" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp "$LIB" "$tmp/base.so" # a second file: loaded as a second library
 
-ab() { # ab SEED [options]: counts "same faster slower unclear" of one run
+ab() { # ab SEED VARIANTS [options]: "same faster slower unclear" of a run
   "$BIN" ab --base "$tmp/base.so" --suite "$SUITE" --no-db --seed "$1" \
-    --budget "$BUDGET" --variants "$VARIANTS" "${@:2}" >"$tmp/ab.out" 2>&1
+    --budget "$BUDGET" --variants "$2" "${@:3}" >"$tmp/ab.out" 2>&1
   sed -n 's/^\([0-9]*\) benchmarks judged: \([0-9]*\) same \([0-9]*\) faster \([0-9]*\) slower \([0-9]*\) unclear.*/\2 \3 \4 \5/p' "$tmp/ab.out"
 }
-tally() { # tally LABEL [options]: RUNS ab runs, summed
+tally() { # tally LABEL VARIANTS [options]: RUNS ab runs, summed
   local s=0 f=0 w=0 u=0 hits=0 line
   for ((i = 1; i <= RUNS; ++i)); do
     line=$(ab "$i" "${@:2}")
@@ -44,14 +51,20 @@ tally() { # tally LABEL [options]: RUNS ab runs, summed
   echo "$1: $n judgements over $RUNS runs: same $s, faster $f, slower $w, unclear $u; runs with any slower: $hits/$RUNS"
 }
 
-echo "== A/A (ab, budget $BUDGET s per benchmark)"
-t0=$(date +%s.%N)
-tally "A/A"
-t1=$(date +%s.%N)
-for pct in 10 5 2; do
-  echo "== planted $pct%"
-  tally "planted $pct%" --plant-slowdown "$pct"
-done
+t0=0 t1=0
+if has aa; then
+  echo "== A/A (ab, budget $BUDGET s per benchmark, variants $VARIANTS)"
+  t0=$(date +%s.%N)
+  tally "A/A" "$VARIANTS"
+  t1=$(date +%s.%N)
+fi
+if has planted; then
+  for pct in 10 5 2; do
+    echo "== planted $pct% in $PLANTED"
+    tally "planted $pct%" "$PLANTED" --plant-slowdown "$pct"
+  done
+fi
+has compare || exit 0
 
 echo "== A/A by cross-run compare (bench --budget 0.3 --min-reps 5, twice)"
 slower=0 faster=0 total=0
@@ -77,6 +90,7 @@ PY
   echo "  compare run $i: $n benchmarks, slower $w, faster $f"
 done
 echo "compare A/A: $total judgements over $RUNS pairs of runs: slower $slower, faster $faster"
+has aa || exit 0
 ab_s=$(echo "($t1 - $t0) / $RUNS" | bc -l)
 one_bench=$(echo "$bench_s / $RUNS" | bc -l)
 printf "wall time: one ab run %.1f s, one bench run %.1f s (ratio %.2f)\n" \
