@@ -19,12 +19,15 @@
 # usage: gate_power.sh SCATTERLAB SUITE|FILE [RUNS [BUDGET [VARIANTS [PLANTED]]]]
 #   defaults: RUNS 20, BUDGET 2 (ab, per benchmark), VARIANTS cpu.*,
 #   PLANTED cpu.serial. PHASES (environment) picks the parts, default
-#   "aa planted compare", so that the hours it takes can be split.
+#   "aa planted compare", so that the hours it takes can be split;
+#   COMPARE_RUNS the pairs of bench runs (default RUNS); LOGDIR, when set,
+#   keeps every ab run's output there (LABEL-RUN.txt).
 #   bench runs use --budget 0.3 --min-reps 5, as in issue 26's measurement.
 set -u
 BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 SUITE=$2 RUNS=${3:-20} BUDGET=${4:-2} VARIANTS=${5:-cpu.*}
 PLANTED=${6:-cpu.serial} PHASES=${PHASES:-aa planted compare}
+COMPARE_RUNS=${COMPARE_RUNS:-$RUNS} LOGDIR=${LOGDIR:-}
 has() { case " $PHASES " in *" $1 "*) return 0 ;; esac; return 1; }
 LIB=$(dirname "$BIN")/libscatterlab_kernels.so.1
 [ -f "$LIB" ] || { echo "gate_power: no $LIB beside $BIN" >&2; exit 2; }
@@ -41,6 +44,7 @@ tally() { # tally LABEL VARIANTS [options]: RUNS ab runs, summed
   local s=0 f=0 w=0 u=0 hits=0 line
   for ((i = 1; i <= RUNS; ++i)); do
     line=$(ab "$i" "${@:2}")
+    [ -z "$LOGDIR" ] || cp "$tmp/ab.out" "$LOGDIR/${1//[^A-Za-z0-9]/_}-$i.txt"
     [ -n "$line" ] || { echo "$1 run $i: no summary"; tail -5 "$tmp/ab.out"; continue; }
     read -r a b c d <<<"$line"
     s=$((s + a)) f=$((f + b)) w=$((w + c)) u=$((u + d))
@@ -69,7 +73,7 @@ has compare || exit 0
 echo "== A/A by cross-run compare (bench --budget 0.3 --min-reps 5, twice)"
 slower=0 faster=0 total=0
 bench_s=0
-for ((i = 1; i <= RUNS; ++i)); do
+for ((i = 1; i <= COMPARE_RUNS; ++i)); do
   rm -f "$tmp/a.db" "$tmp/b.db"
   b0=$(date +%s.%N)
   "$BIN" bench --suite "$SUITE" --db "$tmp/a.db" --budget 0.3 --min-reps 5 \
@@ -79,6 +83,7 @@ for ((i = 1; i <= RUNS; ++i)); do
     --variants "$VARIANTS" >/dev/null 2>&1
   bench_s=$(echo "$bench_s + $b1 - $b0" | bc)
   "$BIN" compare "$tmp/a.db" "$tmp/b.db" --format csv -o "$tmp/c.csv" >/dev/null 2>&1
+  [ -z "$LOGDIR" ] || cp "$tmp/c.csv" "$LOGDIR/compare-$i.csv"
   read -r w f n < <(python3 - "$tmp/c.csv" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
@@ -89,9 +94,9 @@ PY
   slower=$((slower + w)) faster=$((faster + f)) total=$((total + n))
   echo "  compare run $i: $n benchmarks, slower $w, faster $f"
 done
-echo "compare A/A: $total judgements over $RUNS pairs of runs: slower $slower, faster $faster"
+echo "compare A/A: $total judgements over $COMPARE_RUNS pairs of runs: slower $slower, faster $faster"
 has aa || exit 0
 ab_s=$(echo "($t1 - $t0) / $RUNS" | bc -l)
-one_bench=$(echo "$bench_s / $RUNS" | bc -l)
+one_bench=$(echo "$bench_s / $COMPARE_RUNS" | bc -l)
 printf "wall time: one ab run %.1f s, one bench run %.1f s (ratio %.2f)\n" \
   "$ab_s" "$one_bench" "$(echo "$ab_s / $one_bench" | bc -l)"
