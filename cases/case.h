@@ -7,12 +7,13 @@
  * Keys, printed in this order (parse -> print is the identity on them):
  *   dt=DTYPE        data dtype (x, src, updates, value, source, feats)
  *   it=DTYPE        index dtype (ops with an index tensor)
- *   NAME=SHAPE[:L]  shape of each generated input, named as in SPEC (x=4x3,
- *                   index=2x3, src=..., updates=..., value=..., mask=...,
- *                   source=..., feats=NxC, coors=NxD); SHAPE is `4x3`, `0x5`
- *                   or `scalar`; L is the memory layout: t (transposed:
- *                   column-major), s<k> (the last dim stepped by k), b
- *                   (broadcast: dim 0 has stride 0); contiguous when absent
+ *   NAME=SHAPE[:L]  shape of each generated input, named as in docs/spec.md
+ *                   (x=4x3, index=2x3, src=..., updates=..., value=...,
+ *                   mask=..., source=..., feats=NxC, coors=NxD); SHAPE is
+ *                   `4x3`, `0x5` or `scalar`; L is the memory layout: t
+ *                   (transposed: column-major), s<k> (the last dim stepped
+ *                   by k), b (broadcast: dim 0 has stride 0); contiguous
+ *                   when absent
  *   dim=N dims=A,B reduce=NAME self=0|1 at=N val=NUMBER   op parameters
  *                   (val= for an integer dt= must be an integer literal)
  *   voxels=V        dynamic ops: coors holds exactly V distinct voxels, every

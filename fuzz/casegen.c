@@ -17,7 +17,7 @@
 #define SL__BIT(x) (1u << (x))
 
 /* ------------------------------------------------------------------------ */
-/* What each op takes (SPEC §3, narrowed to what LibTorch 1.13 accepts)      */
+/* What each op takes (docs/spec.md §3)                                     */
 /* ------------------------------------------------------------------------ */
 
 static const unsigned sl__all_dtypes = SL__BIT(SL_DTYPE_COUNT) - 1;
@@ -913,7 +913,8 @@ static void sl__pick_voxels(sl__gen *g, sl_case *fw) {
 
 static void sl__pick_dp(sl__gen *g, sl_case *c, sl_op fwop) {
   c->dp = SL_DP_RAND;
-  if (fwop == SL_OP_DYNAMIC_SCATTER) return; /* feats: no NaN/inf (SPEC §2) */
+  /* dynamic_scatter's feats: no NaN or inf (docs/spec.md §2) */
+  if (fwop == SL_OP_DYNAMIC_SCATTER) return;
   if (c->dt == SL_BOOL) {
     if (sl__pct(g, 15)) c->dp = SL_DP_ZERO;
   } else if (sl_dtype_is_int(c->dt)) {
@@ -1026,7 +1027,7 @@ static void sl__gen_shapes(sl__gen *g, sl_case *fw) {
 }
 
 /* ------------------------------------------------------------------------ */
-/* Breaking a valid case (SPEC §4), one class at a time                      */
+/* Breaking a valid case (docs/spec.md §4), one class at a time             */
 /* ------------------------------------------------------------------------ */
 
 /*
@@ -1396,10 +1397,11 @@ static int sl__break(sl__gen *g, sl_case *fw, sl_op op, sl_fuzz_class k) {
 /* The campaign                                                              */
 /* ------------------------------------------------------------------------ */
 
-/* The invalid classes that op can be given with certainty (SPEC §4 minus
- * the classes a case line cannot express: null pointers, size_t overflow).
- * Data-movement ops take every dtype, so they have no dtype class; scatter_nd
- * neither, as LibTorch's index_put accumulates bool and complex too. */
+/* The invalid classes that op can be given with certainty (docs/spec.md §4
+ * minus the classes a case line cannot express: null pointers, size_t
+ * overflow). Data-movement ops take every dtype, so they have no dtype class;
+ * scatter_nd neither, as LibTorch's index_put accumulates bool and complex too.
+ */
 static int sl__class_applies(sl_op op, sl_fuzz_class k) {
   const sl_op fwop = sl__forward_op(op);
   switch (k) {

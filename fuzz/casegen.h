@@ -8,8 +8,8 @@
  * (rank 0..8 where the op allows it, size-0 dims, size-1 dims, large
  * extents) x index pattern x data pattern. About invalid_pct percent of the
  * cases are invalid on purpose: a valid case broken in exactly one way
- * (one class of SPEC §4), and only in ways that both the core and LibTorch
- * 1.13 certainly reject, so the both-rejected oracle can judge them.
+ * (one class of docs/spec.md §4), and only in ways that both the core and
+ * LibTorch 1.13 certainly reject, so the both-rejected oracle can judge them.
  *
  * The shape rules that valid cases follow (and that sl_fuzz_classify checks)
  * are the intersection of the core's contracts and LibTorch 1.13's checks:
@@ -114,7 +114,8 @@ int sl_fuzz_case(uint64_t seed, uint64_t i, const sl_fuzz_opts *o, sl_case *c);
  */
 void sl_fuzz_cell(const sl_case *c, char *buf, size_t len);
 
-/* The SPEC §4 class of a case as far as its line tells (without the data). */
+/* The docs/spec.md §4 class of a case as far as its line tells (without the
+ * data). */
 typedef enum sl_fuzz_class {
   SL_FUZZ_VALID = 0,
   SL_FUZZ_OOB,    /* index value out of range (ip=oob, at, an empty axis) */

@@ -1,4 +1,4 @@
-/* Oracles and accuracy metrics (SPEC §5). */
+/* Oracles and accuracy metrics (docs/spec.md §5). */
 #include "compare.h"
 
 #include <math.h>
@@ -114,9 +114,9 @@ static double sl__gamma(int64_t n, double u) {
  * by the count); a product is within gamma_n relative (its under- and
  * overflows are order_dependent, not judged here). Where n u nears 1
  * (f16 sums of 2048 terms, bf16 of 256) that bound says nothing, and the
- * accumulator of SPEC §3 (f32 for the half types) gives u instead, plus the
- * output's rounding. Each side's final rounding into the subnormals adds
- * up to half the smallest subnormal. `how` names the bound used.
+ * accumulator of docs/spec.md §3 (f32 for the half types) gives u instead, plus
+ * the output's rounding. Each side's final rounding into the subnormals adds up
+ * to half the smallest subnormal. `how` names the bound used.
  */
 static double sl__order_bound(sl_dtype dt, sl_reduce r, sl_contrib k,
                               double want, const char **how) {
@@ -161,8 +161,8 @@ static int sl__same_value(sl_dtype dt, const void *a, const void *b) {
   return x == y || (isnan(x) && isnan(y));
 }
 
-/* Bitwise equality as SPEC §5 defines it for the exact oracles: the same
- * bytes, except that a NaN matches any NaN (sign and payload are not
+/* Bitwise equality as docs/spec.md §5 defines it for the exact oracles: the
+ * same bytes, except that a NaN matches any NaN (sign and payload are not
  * values). The exception is needed because references do not preserve NaN
  * bits: LibTorch 2.11's CPU gather turns a bf16 0x7FC0 into 0xFFFF
  * (docs/reference-differences.md). */

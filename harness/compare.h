@@ -35,7 +35,7 @@ typedef enum sl_oracle {
 } sl_oracle;
 
 typedef struct sl_diff {
-  double diff1, diff2, diff3; /* SPEC §5, in f64 */
+  double diff1, diff2, diff3; /* docs/spec.md §5, in f64 */
   int64_t mismatches;         /* elements judged wrong */
   int64_t first_bad;          /* row-major position of the first, or -1 */
   int64_t order_dependent;    /* positions whose value depends on the
@@ -47,7 +47,7 @@ typedef struct sl_diff {
 sl_oracle sl_oracle_for(const sl_case *c, int slot);
 const char *sl_oracle_name(sl_oracle o);
 
-/* Threshold on diff1 and diff2 for dtype dt (one table, SPEC §5; a
+/* Threshold on diff1 and diff2 for dtype dt (one table, docs/spec.md §5; a
  * --tolerance override when one is installed: tolerance.h). Used where no
  * per-position bound is derived, or where an override is installed. */
 double sl_tolerance(sl_dtype dt);

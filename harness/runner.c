@@ -34,7 +34,7 @@ void sl_print_ref_defect(int row, int64_t cases, const char *indent) {
   char n[48] = "";
   if (cases >= 0) snprintf(n, sizeof n, " on %lld cases", (long long)cases);
   printf("%sreference: %s defect %s met%s: %s%s%s; expected answers computed "
-         "by the op's definition instead (f32 accumulation, SPEC §3)\n",
+         "by the op's definition instead (f32 accumulation, docs/spec.md §3)\n",
          indent, slref_version(), d->name, n, d->what,
          d->upstream[0] ? ", " : "", d->upstream);
 }

@@ -148,7 +148,7 @@ static int64_t sl__first_write(const sl_writes *w, int64_t target) {
 }
 
 /* Largest finite value and smallest normal of the type reductions of dt
- * accumulate in (f16/bf16 accumulate in f32, SPEC §3). */
+ * accumulate in (f16/bf16 accumulate in f32, docs/spec.md §3). */
 static void sl__accumulator_range(sl_dtype dt, double *max, double *min) {
   int wide = dt == SL_F64 || dt == SL_C128;
   *max = wide ? DBL_MAX : FLT_MAX;

@@ -4,11 +4,11 @@
  *
  * LibTorch has no such op, so nothing in LibTorch checks the contract: the
  * shapes and dtypes are checked here, and rejected with the shim's own
- * messages, so that an invalid case is refused by both sides (SPEC §4).
+ * messages, so that an invalid case is refused by both sides (docs/spec.md §4).
  */
 #include "ref_internal.h"
 
-/* feats-like tensors: 2-D f32 or f64 (SPEC §3). */
+/* feats-like tensors: 2-D f32 or f64 (docs/spec.md §3). */
 static void slref_check_feats(const at::Tensor &t, const char *op,
                               const char *name) {
   if (t.dim() != 2)

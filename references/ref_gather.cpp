@@ -1,5 +1,5 @@
 /*
- * References of the dim-wise and N-d gathers and scatters (SPEC §1):
+ * References of the dim-wise and N-d gathers and scatters (docs/spec.md §1):
  * gather, gather_nd, scatter, scatter_reduce (+ backward), scatter_nd.
  */
 #include "ref_internal.h"

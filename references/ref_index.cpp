@@ -1,6 +1,6 @@
 /*
- * References of the axis-wise ops (SPEC §1): index_reduce (Paddle's scatter
- * of seed 001) and its backward, select_scatter, masked_scatter.
+ * References of the axis-wise ops (docs/spec.md §1): index_reduce (Paddle's
+ * scatter of seed 001) and its backward, select_scatter, masked_scatter.
  */
 #include "ref_internal.h"
 
@@ -17,8 +17,8 @@ static at::Tensor slref_index_reduce_forward(const at::Tensor &x,
                                              at::Tensor updates,
                                              const sl_params &p) {
   if (x.dim() == 0) {
-    /* A 0-D x is one element along the axis (rank 0 counts as 1, SPEC §2).
-     * LibTorch 1.13 reduces into it so; 2.11 refuses the shapes ("source
+    /* A 0-D x is one element along the axis (rank 0 counts as 1, docs/spec.md
+     * §2). LibTorch 1.13 reduces into it so; 2.11 refuses the shapes ("source
      * tensor shape must match self tensor shape"), so the reference reduces
      * into a [1] view and returns the 0-D result. */
     (void)c10::maybe_wrap_dim(p.dim, 0); /* dim is 0 or -1, as LibTorch says */
@@ -69,7 +69,7 @@ slref_tensors slref_select_scatter(const sl_call &call) {
 /*
  * LibTorch 1.13's masked_scatter takes a uint8 mask (deprecated) and even a
  * float one, and broadcasts x up to a larger mask's shape; the contract
- * wants a bool mask that broadcasts to x (SPEC §4 "mask not bool or not
+ * wants a bool mask that broadcasts to x (docs/spec.md §4 "mask not bool or not
  * broadcastable"), so both are checked here.
  */
 slref_tensors slref_masked_scatter(const sl_call &call) {

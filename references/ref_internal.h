@@ -41,8 +41,8 @@ std::string slref_fmt(const char *fmt, ...)
 
 /* Wraps input slot `slot` of call without copying (read-only by contract). */
 at::Tensor slref_arg(const sl_call &call, int slot);
-/* As slref_arg for an index: int32 is widened to int64 (SPEC §2); every other
- * dtype passes unchanged so that LibTorch answers for it. */
+/* As slref_arg for an index: int32 is widened to int64 (docs/spec.md §2); every
+ * other dtype passes unchanged so that LibTorch answers for it. */
 at::Tensor slref_index_arg(const sl_call &call, int slot);
 /* "[4,3]" for a shape or a tensor's shape, for messages. */
 std::string slref_shape(at::IntArrayRef sizes);

@@ -187,7 +187,7 @@ static at::Tensor slref_wrap(const sl_tensor &t, const char *name) {
 
 /* Set by slref_run while it computes a call that an active LibTorch defect
  * touches (slref_defects.def): f16/bf16 inputs are widened to f32 exactly,
- * and the outputs rounded back once (SPEC §3 accumulates in f32). */
+ * and the outputs rounded back once (docs/spec.md §3 accumulates in f32). */
 static thread_local bool slref_upcast_halves = false;
 /* What slref_last_defect reports. */
 static thread_local const slref_defect *slref_defect_met = nullptr;
@@ -207,8 +207,8 @@ at::Tensor slref_arg(const sl_call &call, int slot) {
 at::Tensor slref_index_arg(const sl_call &call, int slot) {
   at::Tensor t = slref_arg(call, slot);
   /* LibTorch 1.13 takes only int64 indices in gather/scatter/index_*; int32
-   * is our extension (SPEC §2), so widen it. Other dtypes pass unchanged for
-   * LibTorch to judge. */
+   * is our extension (docs/spec.md §2), so widen it. Other dtypes pass
+   * unchanged for LibTorch to judge. */
   return t.scalar_type() == at::kInt ? t.to(at::kLong) : t;
 }
 
@@ -355,7 +355,7 @@ static slref_op_fn slref_checked_lookup(const sl_call *call) {
 }
 
 /*
- * SPEC §3 limits the reductions (scatter_reduce, scatter_nd sum,
+ * docs/spec.md §3 limits the reductions (scatter_reduce, scatter_nd sum,
  * index_reduce other than assign, and the backward ops) to i32, i64, f16,
  * bf16, f32 and f64, where LibTorch also takes bool, the small integers and
  * complex: the reference states the spec's answer for those. The data
@@ -383,7 +383,7 @@ static void slref_check_spec_dtypes(const sl_call &c, int xslot) {
   if (reduction && dt != SL_I32 && dt != SL_I64 && dt != SL_F16 &&
       dt != SL_BF16 && dt != SL_F32 && dt != SL_F64)
     throw slref_reject(slref_fmt("x: expected one of i32, i64, f16, bf16, "
-                                 "f32, f64 for %s (SPEC §3), got %s",
+                                 "f32, f64 for %s (docs/spec.md §3), got %s",
                                  sl_op_name(c.op), sl_dtype_name(dt)));
   const sl_op_info *info = sl_op_get(c.op);
   for (int s = 0; s < info->n_in; ++s) {

@@ -10,7 +10,7 @@
  * the shim reports LibTorch's own message. Only where a reference is built
  * from several LibTorch ops (gather_nd, scatter_nd, dynamic_scatter and its
  * backward) does the shim check the inputs itself, because LibTorch would
- * otherwise accept what the op's contract (SPEC §4) rejects.
+ * otherwise accept what the op's contract (docs/spec.md §4) rejects.
  */
 #ifndef SLREF_H
 #define SLREF_H

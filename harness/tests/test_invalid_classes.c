@@ -1,7 +1,7 @@
 /*
  * Bad input on every op's public entry point: for each op, one generated
- * case of every SPEC §4 class the generator makes for it (out-of-range and
- * negative index values, dim, rank, shape, index dtype, data dtype, reduce,
+ * case of every docs/spec.md §4 class the generator makes for it (out-of-range
+ * and negative index values, dim, rank, shape, index dtype, data dtype, reduce,
  * mask, short source) goes through sl_run (via the harness, beside LibTorch).
  * Every variant must refuse it (verdict both_rejected, LibTorch refusing
  * too) with a message that says what was expected. The same classes reach

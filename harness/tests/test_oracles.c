@@ -1,5 +1,5 @@
 /*
- * The exact oracles' notion of "the same bits" (SPEC §5: bitwise, NaN
+ * The exact oracles' notion of "the same bits" (docs/spec.md §5: bitwise, NaN
  * positions matching): equal bytes, or NaN against any NaN, whatever its
  * sign and payload. References do not keep NaN bits (LibTorch 2.11's bf16
  * gather writes 0xFFFF for 0x7FC0), but every other difference in the bits,

@@ -1,7 +1,7 @@
 /*
  * Tests of the LibTorch reference shim against hand-computed answers (the
- * examples of seeds 000, 001 and 004 and small cases worked out from SPEC's
- * definitions), plus the rejections the harness relies on.
+ * examples of seeds 000, 001 and 004 and small cases worked out from the
+ * definitions of docs/spec.md), plus the rejections the harness relies on.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -100,7 +100,7 @@ static void test_version(void) {
  * that changes it fails here and docs/reference-differences.md gets
  * updated: LibTorch 2.11's CPU gather of a bf16 NaN (0x7FC0) into a 2-D (or
  * higher) output writes 0xFFFF; 1.13 copies the bits. The oracle lets any NaN
- * match any NaN (SPEC §5).
+ * match any NaN (docs/spec.md §5).
  */
 static void test_bf16_nan_gather(void) {
   sl_tensor outs[SL_MAX_ARGS];

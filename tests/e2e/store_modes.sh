@@ -12,7 +12,7 @@ SRC=${2:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$SRC/tests/check.sh"
 q() { sqlite3 "$1" "$2"; }
 # cpu.serial alone: a parallel variant may let another duplicate writer win
-# from run to run (SPEC §2), which can turn a pass into "mistrusted".
+# from run to run (docs/spec.md §2), which can turn a pass into "mistrusted".
 # --size-mix 0: the ratio below is about the stores, not the size mix, whose
 # share (1 in 8 in a small-thresholds build) adds coverage cells to both.
 C=(fuzz --cases 6000 --seed 11 --jobs 1 --no-corpus --size-mix 0 --variants cpu.serial --timeout 120)

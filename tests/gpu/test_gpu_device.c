@@ -233,7 +233,7 @@ static void test_int_wrap(void) {
 }
 
 /* 4096 ones summed into one f16 element: 4096 when accumulated in f32
- * (SPEC §3); an f16 accumulator would stop at 2048. */
+ * (docs/spec.md §3); an f16 accumulator would stop at 2048. */
 static void test_half_sum(void) {
   enum { M = 4096 };
   static uint16_t ones[M];
