@@ -114,6 +114,13 @@ int sl_fuzz_case(uint64_t seed, uint64_t i, const sl_fuzz_opts *o, sl_case *c);
  */
 void sl_fuzz_cell(const sl_case *c, char *buf, size_t len);
 
+/* The largest size threshold of the kernels (core/src/thresholds.def)
+ * that c's largest input reaches, or NULL (also below 1024 elements, a
+ * "large" case of the cells); *largest (when not NULL) gets
+ * that input's elements. Why a shrunk case may stay large: a smaller one
+ * takes another code path, where the bug is not. */
+const sl_threshold *sl_fuzz_case_past(const sl_case *c, int64_t *largest);
+
 /* The docs/spec.md §4 class of a case as far as its line tells (without the
  * data). */
 typedef enum sl_fuzz_class {

@@ -192,6 +192,7 @@ int sl_cmd_run(int argc, char **argv) {
 int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
                     sl_run_args_fn args_fn) {
   sl_run_opts o = {0};
+  o.rerun_every = 1; /* every passing variant runs twice (rerun.h) */
   const char *db = SL_DEFAULT_DB, *batch = NULL, *kind = default_kind;
   const char *junit = NULL;
   sl_failure_groups groups = {0};

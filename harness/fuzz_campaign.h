@@ -28,6 +28,16 @@
 #include "runner.h"
 #include "tolerance.h"
 
+/* A campaign reruns the passing variants of one case in this many
+ * (those whose seed is a multiple of it) with another thread count
+ * (rerun.h): a variant flagged deterministic that gives other bits fails.
+ * One in 32 keeps the cost near 3% of the variants' time. */
+#define SL_FUZZ_RERUN_EVERY 32
+
+/* A minimal case of at most this many elements per input is small enough;
+ * a larger one gets a note naming the size threshold it stays past. */
+#define SL_FUZZ_SMALL_REPRO 8
+
 typedef struct sl_fuzz_campaign {
   sl_fuzz_opts gen;
   const char *variants; /* NULL: all */

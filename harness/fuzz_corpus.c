@@ -103,6 +103,7 @@ int sl_fuzz_replay_corpus(const sl_fuzz_campaign *f, sl_store *st,
   char err[512];
   sl_run_opts ro = {0};
   ro.variants = f->variants;
+  ro.rerun_every = 1; /* a corpus entry may be a determinism failure */
   sl_worker *w;
   if (sl_worker_start(&w, &ro, err, sizeof err)) {
     printf("corpus: %s\n", err);

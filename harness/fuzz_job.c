@@ -238,9 +238,23 @@ static int sl__job_result(const sl_fuzz_campaign *f, sl_worker *w, sl__batch *b,
   if (f->corpus)
     sl__corpus_add(w, f->timeout, f->corpus, &minimal, line, first.variant,
                    first.verdict, &sig);
+  /* A minimal case still larger than a few elements: say which size
+   * threshold it stays past, the likely reason (docs: shrinking). */
+  char message[sizeof first.message + 200];
+  int64_t largest = 0;
+  const sl_threshold *past =
+      f->shrink ? sl_fuzz_case_past(&minimal, &largest) : NULL;
+  if (past && largest > SL_FUZZ_SMALL_REPRO)
+    snprintf(message, sizeof message,
+             "%s; the minimal case keeps %lld elements, past %s (%lld: %s), "
+             "where smaller cases take another path",
+             first.message, (long long)largest, past->name,
+             (long long)past->value, past->path);
+  else
+    snprintf(message, sizeof message, "%s", first.message);
   fprintf(out, "F %s\t%s\t%s\t%s\t%s\t%s\t%s\n", first.variant,
           sl_verdict_name(first.verdict), line, res->line, sig.id, sig.text,
-          first.message);
+          message);
   fflush(out);
   return 0;
 }
@@ -317,6 +331,8 @@ int sl_fuzz_job(const sl_fuzz_campaign *f, int job, FILE *out) {
   ro.variants = f->variants;
   ro.threads = sl_fuzz_job_threads(f);
   ro.max_case_bytes = f->max_case_bytes;
+  ro.rerun_every = SL_FUZZ_RERUN_EVERY;
+  ro.rerun_threads = 1; /* a second thread would spin against the jobs */
   /* The reference runs in the worker, which gives its team the job's
    * share of the threads too (worker.c): this process starts none. */
   sl_worker *w;

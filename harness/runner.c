@@ -9,12 +9,14 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "adjoint.h"
 #include "byte_size.h"
 #include "compare.h"
 #include "datagen.h"
 #include "device.h"
 #include "npy.h"
 #include "providers.h"
+#include "rerun.h"
 #include "runinfo.h"
 #include "safe_file.h"
 #include "sl_report.h"
@@ -377,13 +379,6 @@ static int sl__save_inputs(const char *dir, int force, const char *line,
   return 0;
 }
 
-/* Output tensors as produced: dynamic_scatter's first out_rows rows. */
-static void sl__narrow(sl_call *call) {
-  if (call->op != SL_OP_DYNAMIC_SCATTER) return;
-  for (int s = 2; s < 6; ++s)
-    if (s != 4) call->arg[s].shape[0] = call->out_rows;
-}
-
 static int sl__all_zero(const sl_tensor *t) {
   int64_t n = 1;
   for (int d = 0; d < t->ndim; ++d) n *= t->shape[d];
@@ -441,7 +436,7 @@ static void sl__judge(const sl_case *c, sl_call *vc, const sl_tensor *ref,
   const sl_op_info *info = sl_op_get(vc->op);
   r->verdict = SL_VERDICT_PASSED;
   r->has_diffs = 1;
-  sl__narrow(vc);
+  sl_outputs_as_produced(vc);
   for (int s = 0; s < info->n_out; ++s) {
     int slot = info->n_in + s;
     sl_diff d;
@@ -462,6 +457,54 @@ static void sl__judge(const sl_case *c, sl_call *vc, const sl_tensor *ref,
       r->verdict = SL_VERDICT_MISTRUSTED;
       snprintf(r->message, sizeof r->message, "%s", why);
     }
+  }
+}
+
+/* Checks without LibTorch, on a passing variant's output: the adjoint
+ * identity of the adding scatters (adjoint.h), and second runs (rerun.h):
+ * the updates in reverse order must not move an order-free result, and
+ * another thread count must give a variant flagged deterministic the same
+ * bits (for the others a difference is noted with the verdict). */
+static void sl__rerun(const sl_variant *v, const sl_call *inferred,
+                      unsigned copies, int threads, int rerun_threads,
+                      const sl_call *first, uint64_t seed,
+                      sl_variant_result *r) {
+  double spread;
+  char msg[400];
+  int applied;
+  /* The adding scatters against the gather by the same index (adjoint.h):
+   * no reference involved. */
+  if (sl_adjoint_agrees(inferred, first, seed, &applied, msg, sizeof msg) ==
+      0) {
+    r->verdict = SL_VERDICT_FAILED;
+    snprintf(r->message, sizeof r->message, "%s", msg);
+    return;
+  }
+  /* Order-free results (amax, amin, integers) must not move when the same
+   * updates come in another order: a failure for any variant. */
+  if (sl_permuted_agrees(v, inferred, copies, threads, first, &applied, msg,
+                         sizeof msg) == 0) {
+    r->verdict = SL_VERDICT_FAILED;
+    snprintf(r->message, sizeof r->message, "%s", msg);
+    return;
+  }
+  const int agrees =
+      sl_rerun_agrees(v, inferred, copies, threads, rerun_threads, first,
+                      &spread, msg, sizeof msg);
+  if (agrees == 1) return;
+  if (agrees == 0 && (v->flags & SL_DETERMINISTIC)) {
+    r->verdict = SL_VERDICT_FAILED;
+    snprintf(r->message, sizeof r->message,
+             "not deterministic, though flagged so: %s", msg);
+    return;
+  }
+  size_t k = strlen(r->message);
+  snprintf(r->message + k, sizeof r->message - k, "%s%s%s", k ? "; " : "",
+           agrees == 0 ? "rerun: " : "rerun not made: ", msg);
+  if (agrees == 0) {
+    k = strlen(r->message);
+    snprintf(r->message + k, sizeof r->message - k, "; spread max |a-b| %.3g",
+             spread);
   }
 }
 
@@ -556,6 +599,11 @@ static void sl__run_variant(const sl_case *c, const sl_run_opts *o,
              "kernel accepted, LibTorch rejected: %.400s", ref_msg);
   } else {
     sl__judge(c, &vc.call, ref, r);
+    if ((r->verdict == SL_VERDICT_PASSED ||
+         r->verdict == SL_VERDICT_MISTRUSTED) &&
+        sl_rerun_selected(o->rerun_every, c->seed))
+      sl__rerun(v, &inferred, copies, ctx.threads, o->rerun_threads, &vc.call,
+                c->seed, r);
     if (o->save_dir && line) {
       char err[256], prefix[SL_VARIANT_NAME_LEN + 2];
       snprintf(prefix, sizeof prefix, "%s.", v->name);

@@ -73,6 +73,15 @@ typedef struct sl_run_opts {
    * and two copies of its outputs, LibTorch's and a variant's), refused
    * before they are allocated; 0: sl_case_bytes_cap() */
   uint64_t max_case_bytes;
+  /* Determinism, measured (rerun.h): a variant that passed is run again
+   * with another thread count on cases whose seed is a multiple of this
+   * (1: every case; 0: none) */
+  int rerun_every;
+  /* the second run's threads: 0 for another count than the first's (1
+   * after a parallel run, 2 after a serial one); a campaign whose jobs
+   * share the cores asks for 1, since a second thread would spin against
+   * the other jobs (fuzz_campaign.h) */
+  int rerun_threads;
   void (*on_event)(void *user, sl_run_event ev, const char *name,
                    const sl_variant_result *r);
   void *user;

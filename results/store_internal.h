@@ -158,4 +158,17 @@ const char *sl__run_status_seen(const char *status, const char *owner,
 /* schema.sql, embedded by results/CMakeLists.txt (generated schema_sql.c). */
 extern const char sl__schema_v1_sql[];
 
+/* How long a writer waits for another process's transaction to end. */
+#define SL__BUSY_MS 10000
+
+/* store.c, for store_open.c and store_write.c */
+/* Runs one of the argument-less statements (BEGIN, COMMIT, ...). */
+int sl__store_run(sl_store *s, sl__stmt_id id, const char *op);
+/* Binds v, or NULL when v is NULL. */
+int sl__store_bind_text_or_null(sqlite3_stmt *st, int i, const char *v);
+/* NaN has no SQL value: SQLite stores it as NULL, which is what we mean. */
+int sl__store_bind_real_or_null(sqlite3_stmt *st, int i, int present, double v);
+/* The message of a NULL handle. */
+extern const char sl__store_null_msg[];
+
 #endif

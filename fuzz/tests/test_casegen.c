@@ -925,7 +925,31 @@ static void test_voxels(void) {
   CHECK(halved && dropped);
 }
 
+/* The threshold a shrunk case stays past (the note of a large repro). */
+static void test_case_past(void) {
+  sl_case c;
+  char err[256];
+  int64_t largest = -1;
+  CHECK(sl_case_parse("gather dt=f32 x=4 index=4 dim=0 seed=1", &c, err,
+                      sizeof err) == 0);
+  CHECK(sl_fuzz_case_past(&c, &largest) == NULL && largest == 4);
+  CHECK(sl_case_parse("gather dt=f32 x=40000 index=30000 dim=0 seed=1", &c, err,
+                      sizeof err) == 0);
+  const sl_threshold *t = sl_fuzz_case_past(&c, &largest);
+  CHECK(t != NULL && largest == 40000);
+  /* The largest one reached: none other lies between it and 40000. */
+  const int64_t at = t ? sl_fuzz_threshold_elems(t, SL_F32) : -1;
+  CHECK(at > 0 && at <= 40000);
+  for (int k = 0; k < sl_threshold_count(); ++k) {
+    const int64_t e = sl_fuzz_threshold_elems(sl_threshold_at(k), SL_F32);
+    CHECK_MSG(!(e > at && e <= 40000), "%s (%lld) lies between",
+              sl_threshold_at(k)->name, (long long)e);
+  }
+  CHECK(sl_fuzz_case_past(NULL, NULL) == NULL);
+}
+
 int main(void) {
+  test_case_past();
   test_capability_masks();
   test_voxels();
   test_determinism_and_round_trip();

@@ -13,6 +13,10 @@
  *   scatter_reduce cpu.scaled        every float sum 1e-4 too large
  *                                    relative (within the f16 tolerance,
  *                                    beyond f32's: for --tolerance)
+ *   scatter_reduce cpu.thread_order  flagged deterministic, but with more
+ *                                    than one thread it combines the
+ *                                    contributions in reverse order (right
+ *                                    within the tolerance, other bits)
  *   gather cpu.off_by_one            the last dim's last column is skipped
  *   gather cpu.ignores_strides       reads x as if it were contiguous (right
  *                                    only on contiguous x: a stride bug)
@@ -21,6 +25,7 @@
  */
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "sl/sl_provider.h"
@@ -139,6 +144,43 @@ static sl_status sl_buggy_ignores_strides(sl_ctx *ctx, sl_call *c) {
   return sl_gather_cpu_serial(ctx, &row_major);
 }
 
+/* With more than one thread, the serial kernel on index and src copied
+ * with `dim` reversed (src cut to index's shape): the same pairs of target
+ * and value, combined in the other order, as a reduction split among
+ * threads would combine them. */
+static sl_status sl_buggy_thread_order(sl_ctx *ctx, sl_call *c) {
+  if (ctx->threads <= 1 || c->arg[1].ndim == 0)
+    return sl_scatter_reduce_cpu_serial(ctx, c);
+  const int dim = (int)c->p.dim;
+  const sl_tensor *index = &c->arg[1], *src = &c->arg[2];
+  const int64_t n = sl__numel(index);
+  const size_t is = sl_dtype_size(index->dtype), ss = sl_dtype_size(src->dtype);
+  unsigned char *ri = malloc((size_t)n * is + 1),
+                *rs = malloc((size_t)n * ss + 1);
+  if (!ri || !rs) {
+    free(ri);
+    free(rs);
+    return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY, "no memory");
+  }
+  int64_t idx[SL_MAX_DIMS];
+  for (int64_t i = 0; i < n; ++i) {
+    sl__unravel(i, index->ndim, index->shape, idx);
+    idx[dim] = index->shape[dim] - 1 - idx[dim];
+    memcpy(ri + (size_t)i * is, sl__ptr(index, sl__offset(index, idx)), is);
+    memcpy(rs + (size_t)i * ss, sl__ptr(src, sl__offset(src, idx)), ss);
+  }
+  sl_call r = *c;
+  r.arg[1].data = ri;
+  sl_contiguous_strides(index->ndim, index->shape, r.arg[1].strides);
+  r.arg[2].data = rs;
+  for (int d = 0; d < index->ndim; ++d) r.arg[2].shape[d] = index->shape[d];
+  sl_contiguous_strides(index->ndim, index->shape, r.arg[2].strides);
+  sl_status st = sl_scatter_reduce_cpu_serial(ctx, &r);
+  free(ri);
+  free(rs);
+  return st;
+}
+
 static sl_status sl_buggy_crash(sl_ctx *ctx, sl_call *c) {
   (void)ctx;
   (void)c;
@@ -154,17 +196,20 @@ static sl_status sl_buggy_hang(sl_ctx *ctx, sl_call *c) {
 }
 
 /* Every case of the op's contract, as scatterlab's own variants. */
-#define SL__BUGGY(op, name, fn)                                                \
+#define SL__BUGGY_FLAGS(op, name, fn, flags)                                   \
   {                                                                            \
-    op, name, SL_DEVICE_CPU, fn, 0, {                                          \
+    op, name, SL_DEVICE_CPU, fn, flags, {                                      \
       SL_DTYPES_ALL, SL_INDEX_DTYPES_ALL, 0, 0, SL_MAX_DIMS, SL_LAYOUTS_ALL    \
     }                                                                          \
   }
+#define SL__BUGGY(op, name, fn) SL__BUGGY_FLAGS(op, name, fn, 0)
 
 static sl_provider_variant sl__rows[] = {
     SL__BUGGY(SL_OP_SCATTER_REDUCE, "cpu.lost_update", sl_buggy_lost_update),
     SL__BUGGY(SL_OP_SCATTER_REDUCE, "cpu.bad_identity", sl_buggy_bad_identity),
     SL__BUGGY(SL_OP_SCATTER_REDUCE, "cpu.scaled", sl_buggy_scaled),
+    SL__BUGGY_FLAGS(SL_OP_SCATTER_REDUCE, "cpu.thread_order",
+                    sl_buggy_thread_order, SL_DETERMINISTIC),
     SL__BUGGY(SL_OP_GATHER, "cpu.off_by_one", sl_buggy_off_by_one),
     SL__BUGGY(SL_OP_GATHER, "cpu.ignores_strides", sl_buggy_ignores_strides),
     SL__BUGGY(SL_OP_GATHER, "cpu.crash", sl_buggy_crash),

@@ -47,9 +47,14 @@ copy bandwidth at the end: N GB/s (N at the start)
 EOF
 check "bench cpu.serial" run 0 bench --variants cpu.serial --no-db --threads 2 \
   --budget 0.05 --min-reps 3 "$G"
+# The hardware counters: one line, and two more columns where the machine
+# has them (instr/call, IPC; none on a VM without a PMU).
 check "cpu header, column for column" \
-  has '^  variant              median     IQR      GB/s    %peak  vs torch  reps$'
+  has '^  variant              median     IQR      GB/s    %peak  vs torch  reps(   instr/call    IPC)?$'
+check "the counters line" has '^counters: (instructions|per call|none: .+)'
 sed -E '/^core-to-core round trip/d; /moved/d; /small-thresholds test build/d;
+        /^counters: /d; s/ +instr\/call +IPC$//;
+        s/^(  (torch\.cpu|cpu\.serial) .*) +[0-9.e+]+ +([0-9.]+|nan)$/\1/;
         s/OMP_PROC_BIND=[^)]*/OMP_PROC_BIND=B/;
         s/[0-9][0-9.]*/N/g; s/ +/ /g' "$tmp/out" >"$tmp/got"
 check "cpu output in the form of before" diff -u "$tmp/want" "$tmp/got"

@@ -1,0 +1,377 @@
+/* Breaking a valid case in exactly one way (casegen_internal.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "casegen_internal.h"
+#include "datagen.h"
+#include "stress.h"
+
+/* ------------------------------------------------------------------------ */
+/* Breaking a valid case (docs/spec.md §4), one class at a time             */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Each breaker takes a valid, non-empty forward view and breaks it in one
+ * way that the core and LibTorch 1.13 (with the reference shim's own
+ * checks) both reject; it returns 0, or -1 when the class does not apply to
+ * this case (the caller then tries the next class). `op` is the real op
+ * (backward ops break through their forward inputs).
+ */
+
+static int sl__break_value(sl__gen *g, sl_case *fw, int neg) {
+  if (fw->op == SL_OP_SELECT_SCATTER) {
+    int64_t d, e;
+    if (!sl__norm_dim(fw->dim, fw->arg[0].ndim, &d)) return -1;
+    e = fw->arg[0].shape[d];
+    fw->at = sl__pct(g, 50) ? e : -e - 1;
+    return 0;
+  }
+  if (!sl__has_index(fw->op) || sl__shape_numel(&fw->arg[1]) == 0) return -1;
+  fw->ip = neg ? SL_IP_NEG : SL_IP_OOB;
+  fw->ip_param = (int)sl_rng_below(
+      &g->r, (uint64_t)(neg ? SL_IP_NEG_KINDS : SL_IP_OOB_KINDS));
+  return 0;
+}
+
+static int sl__break_dim(sl__gen *g, sl_case *fw) {
+  int n;
+  switch (fw->op) {
+  case SL_OP_GATHER:
+  case SL_OP_SCATTER:
+  case SL_OP_SCATTER_REDUCE:
+  case SL_OP_INDEX_REDUCE:
+  case SL_OP_SELECT_SCATTER:
+    n = fw->arg[0].ndim ? fw->arg[0].ndim : 1;
+    fw->dim =
+        sl__pct(g, 50) ? n + sl__range(g, 0, 1) : -n - 1 - sl__range(g, 0, 1);
+    return 0;
+  case SL_OP_GATHER_ND:
+  case SL_OP_SCATTER_ND: {
+    const int K = fw->arg[0].ndim;
+    const int M = (int)fw->arg[1].shape[K];
+    if (fw->ndims == 0) {
+      for (int k = 0; k < M; ++k) fw->dims[k] = k;
+      fw->ndims = M;
+    }
+    if (M >= 2 && sl__pct(g, 50)) {
+      /* A repeated axis, at any two positions, written either way (d or
+       * d - K): the same axis named twice. */
+      const int a = (int)sl_rng_below(&g->r, (uint64_t)M);
+      const int b = (a + 1 + (int)sl_rng_below(&g->r, (uint64_t)M - 1)) % M;
+      int64_t d = 0;
+      if (!sl__norm_dim(fw->dims[a], K, &d)) return -1;
+      fw->dims[b] = sl__pct(g, 50) ? d : d - K;
+      return 0;
+    }
+    fw->dims[sl_rng_below(&g->r, (uint64_t)M)] = sl__pct(g, 50) ? K : -K - 1;
+    return 0;
+  }
+  default:
+    return -1;
+  }
+}
+
+static int sl__break_rank(sl__gen *g, sl_case *fw, sl_op op) {
+  sl_case_shape *x = &fw->arg[0], *a1 = &fw->arg[1];
+  switch (fw->op) {
+  case SL_OP_GATHER:
+  case SL_OP_SCATTER:
+  case SL_OP_SCATTER_REDUCE: {
+    /* index gets one axis more (an extent 1) or, from rank 2 up, one less;
+     * rank 0 and rank 1 count as the same rank. */
+    int xr = x->ndim ? x->ndim : 1;
+    if (xr >= 2 && (xr == SL_MAX_DIMS || sl__pct(g, 50))) {
+      a1->ndim = xr;
+      sl__drop(a1, xr - 1);
+      return 0;
+    }
+    if (xr + 1 > SL_MAX_DIMS) return -1;
+    if (a1->ndim == 0) {
+      a1->ndim = 1;
+      a1->shape[0] = 1;
+    }
+    a1->shape[a1->ndim++] = 1;
+    return a1->ndim == xr + 1 ? 0 : -1;
+  }
+  case SL_OP_GATHER_ND:
+  case SL_OP_SCATTER_ND: {
+    const int K = x->ndim;
+    if (K + 2 <= SL_MAX_DIMS) {
+      /* [B..., 1, M] */
+      a1->shape[K + 1] = a1->shape[K];
+      a1->shape[K] = 1;
+      a1->ndim = K + 2;
+    } else {
+      sl__drop(a1, 0);
+    }
+    return 0;
+  }
+  case SL_OP_INDEX_REDUCE: {
+    /* A 2-D index [L,1]: never a vector. */
+    int64_t L = a1->ndim ? a1->shape[0] : 1;
+    a1->ndim = 2;
+    a1->shape[0] = L;
+    a1->shape[1] = 1;
+    return 0;
+  }
+  case SL_OP_SELECT_SCATTER:
+    /* value with x's full rank (the selected axis kept, extent 1) */
+    *a1 = *x;
+    {
+      int64_t d = 0;
+      if (!sl__norm_dim(fw->dim, x->ndim, &d)) return -1;
+      a1->shape[d] = 1;
+    }
+    a1->layout = SL_LAYOUT_CONTIGUOUS;
+    a1->step = 0;
+    return 0;
+  case SL_OP_MASKED_SCATTER:
+    return -1; /* the mask's rank is the "mask" class */
+  case SL_OP_DYNAMIC_SCATTER:
+    /* feats [N,C,1]; for the forward alone also coors [N] */
+    if (op == SL_OP_DYNAMIC_SCATTER && sl__pct(g, 50)) {
+      a1->ndim = 1;
+      a1->layout = SL_LAYOUT_CONTIGUOUS;
+      return 0;
+    }
+    x->shape[2] = 1;
+    x->ndim = 3;
+    return 0;
+  default:
+    return -1;
+  }
+}
+
+static int sl__break_shape(sl__gen *g, sl_case *fw) {
+  sl_case_shape *x = &fw->arg[0], *a1 = &fw->arg[1], *a2 = &fw->arg[2];
+  switch (fw->op) {
+  case SL_OP_GATHER:
+  case SL_OP_SCATTER:
+  case SL_OP_SCATTER_REDUCE: {
+    int64_t d = 0;
+    const int xr = x->ndim ? x->ndim : 1;
+    if (!sl__norm_dim(fw->dim, xr, &d)) return -1;
+    int has_src = fw->op != SL_OP_GATHER && !fw->has_val;
+    if (has_src && a2->ndim >= 1 && (x->ndim < 2 || sl__pct(g, 50))) {
+      /* src smaller than index in one axis */
+      int k = (int)sl_rng_below(&g->r, (uint64_t)a1->ndim);
+      a2->shape[k] = a1->shape[k] - 1;
+      return 0;
+    }
+    if (x->ndim < 2) return -1;
+    /* index longer than x on an axis other than dim (and src follows) */
+    int k =
+        (int)((d + 1 + (int64_t)sl_rng_below(&g->r, (uint64_t)xr - 1)) % xr);
+    a1->shape[k] = x->shape[k] + 1;
+    if (has_src && a2->shape[k] < a1->shape[k]) a2->shape[k] = a1->shape[k];
+    if (sl__shape_numel(a1) > g->max ||
+        (has_src && sl__shape_numel(a2) > g->max))
+      return -1;
+    return 0;
+  }
+  case SL_OP_GATHER_ND:
+  case SL_OP_SCATTER_ND: {
+    const int K = x->ndim;
+    const int M = (int)a1->shape[K];
+    int indexed[SL_MAX_DIMS] = {0};
+    for (int k = 0; k < M; ++k) {
+      int64_t d = k;
+      if (fw->ndims) sl__norm_dim(fw->dims[k], K, &d);
+      indexed[d] = 1;
+    }
+    if (fw->op == SL_OP_SCATTER_ND && sl__pct(g, 50)) {
+      /* src not index.shape[:-1] */
+      int k = (int)sl_rng_below(&g->r, (uint64_t)K);
+      a2->shape[k] += 1;
+      return sl__shape_numel(a2) > g->max ? -1 : 0;
+    }
+    if (M < K) {
+      /* a non-indexed axis of index longer than x's */
+      int k = (int)sl_rng_below(&g->r, (uint64_t)K);
+      while (indexed[k]) k = (k + 1) % K;
+      a1->shape[k] = x->shape[k] + 1;
+      if (fw->op == SL_OP_SCATTER_ND) a2->shape[k] = a1->shape[k];
+    } else {
+      /* M = K + 1 columns for a rank-K x */
+      a1->shape[K] = K + 1;
+      fw->ndims = 0;
+    }
+    if (sl__shape_numel(a1) > g->max || sl__shape_numel(a2) > g->max) return -1;
+    return 0;
+  }
+  case SL_OP_INDEX_REDUCE: {
+    int64_t a = 0;
+    if (!sl__norm_dim(fw->dim, x->ndim, &a)) return -1;
+    if (a1->ndim == 0) {
+      /* from a 0-D index to [1] with updates of 2 along the axis */
+      a1->ndim = 1;
+      a1->shape[0] = 1;
+      *a2 = *x;
+      a2->layout = SL_LAYOUT_CONTIGUOUS;
+      a2->shape[a] = 2;
+    } else {
+      a2->shape[a] = a1->shape[0] + 1;
+    }
+    return sl__shape_numel(a2) > g->max ? -1 : 0;
+  }
+  case SL_OP_SELECT_SCATTER:
+    if (a1->ndim < 1) return -1;
+    a1->shape[sl_rng_below(&g->r, (uint64_t)a1->ndim)] += 1;
+    return sl__shape_numel(a1) > g->max ? -1 : 0;
+  case SL_OP_DYNAMIC_SCATTER:
+    a1->shape[0] += 1; /* coors rows != feats rows */
+    return sl__shape_numel(a1) > g->max ? -1 : 0;
+  default:
+    return -1;
+  }
+}
+
+static int sl__break_itype(sl__gen *g, sl_case *fw) {
+  if (!sl__has_index(fw->op)) return -1;
+  fw->it = sl__pct(g, 50) ? SL_F32 : SL_F64;
+  return 0;
+}
+
+static int sl__break_dtype(sl__gen *g, sl_case *fw, sl_op op) {
+  switch (op) {
+  case SL_OP_SCATTER_REDUCE:
+  case SL_OP_SCATTER_REDUCE_BACKWARD:
+  case SL_OP_INDEX_REDUCE:
+  case SL_OP_INDEX_REDUCE_BACKWARD:
+    /* LibTorch 1.13 takes u8/i8/i16 and even bool or complex for most
+     * reduces; it refuses mean on bool and amax/amin on complex. */
+    if (sl__pct(g, 50)) {
+      fw->dt = SL_BOOL;
+      fw->reduce = SL_REDUCE_MEAN;
+    } else {
+      fw->dt = sl__pct(g, 50) ? SL_C64 : SL_C128;
+      fw->reduce = sl__pct(g, 50) ? SL_REDUCE_AMAX : SL_REDUCE_AMIN;
+    }
+    break;
+  case SL_OP_DYNAMIC_SCATTER:
+  case SL_OP_DYNAMIC_SCATTER_BACKWARD: {
+    static const sl_dtype bad[] = {SL_I32, SL_I64,  SL_F16, SL_BF16,
+                                   SL_U8,  SL_BOOL, SL_C64};
+    fw->dt = bad[sl_rng_below(&g->r, 7)];
+    break;
+  }
+  default:
+    return -1;
+  }
+  fw->dp = SL_DP_RAND;
+  return 0;
+}
+
+static int sl__break_reduce(sl__gen *g, sl_case *fw, sl_op op) {
+  static const sl_reduce sr[] = {SL_REDUCE_NONE, SL_REDUCE_ASSIGN,
+                                 SL_REDUCE_MAX};
+  static const sl_reduce nd[] = {SL_REDUCE_ASSIGN, SL_REDUCE_PROD,
+                                 SL_REDUCE_MEAN, SL_REDUCE_AMAX, SL_REDUCE_MAX};
+  static const sl_reduce ir[] = {SL_REDUCE_NONE, SL_REDUCE_MAX};
+  static const sl_reduce dy[] = {SL_REDUCE_NONE, SL_REDUCE_ASSIGN,
+                                 SL_REDUCE_PROD, SL_REDUCE_AMAX,
+                                 SL_REDUCE_AMIN};
+  switch (op) {
+  case SL_OP_SCATTER_REDUCE:
+  case SL_OP_SCATTER_REDUCE_BACKWARD:
+    fw->reduce = sr[sl_rng_below(&g->r, 3)];
+    return 0;
+  case SL_OP_SCATTER_ND:
+    fw->reduce = nd[sl_rng_below(&g->r, 5)];
+    return 0;
+  case SL_OP_INDEX_REDUCE:
+  case SL_OP_INDEX_REDUCE_BACKWARD:
+    fw->reduce = ir[sl_rng_below(&g->r, 2)];
+    return 0;
+  case SL_OP_DYNAMIC_SCATTER:
+  case SL_OP_DYNAMIC_SCATTER_BACKWARD:
+    fw->reduce = dy[sl_rng_below(&g->r, 5)];
+    return 0;
+  default:
+    return -1;
+  }
+}
+
+/* masked_scatter: a mask that does not broadcast to x. */
+static int sl__break_mask(sl__gen *g, sl_case *fw) {
+  if (fw->op != SL_OP_MASKED_SCATTER) return -1;
+  sl_case_shape *x = &fw->arg[0], *mask = &fw->arg[1];
+  const int R = x->ndim;
+  if (R == 0 || (R < SL_MAX_DIMS && sl__pct(g, 30))) {
+    /* more axes than x (a leading 2, so not even numpy broadcasts it) */
+    sl_case_shape m = *x;
+    m.shape[0] = 2;
+    for (int d = 0; d < R; ++d) m.shape[d + 1] = x->shape[d];
+    m.ndim = R + 1;
+    m.layout = SL_LAYOUT_CONTIGUOUS;
+    m.step = 0;
+    *mask = m;
+    return sl__shape_numel(mask) > g->max ? -1 : 0;
+  }
+  /* x's shape with one extent e -> e + 1 (neither e nor 1, as e >= 1) */
+  int k = (int)sl_rng_below(&g->r, (uint64_t)R);
+  *mask = *x;
+  mask->layout = SL_LAYOUT_CONTIGUOUS;
+  mask->step = 0;
+  mask->shape[k] += 1;
+  return sl__shape_numel(mask) > g->max ? -1 : 0;
+}
+
+/* masked_scatter: an empty source for a mask with a true element. The mask
+ * comes from the case's seed, so the seed moves on until the mask that
+ * datagen makes has a true element. */
+static int sl__break_short(sl__gen *g, sl_case *fw) {
+  (void)g;
+  if (fw->op != SL_OP_MASKED_SCATTER) return -1;
+  sl_case_shape *x = &fw->arg[0], *mask = &fw->arg[1], *src = &fw->arg[2];
+  if (sl__shape_numel(x) == 0) return -1;
+  *mask = *x;
+  mask->layout = SL_LAYOUT_CONTIGUOUS;
+  mask->step = 0;
+  int64_t zero = 0;
+  sl__shape_set(src, 1, &zero);
+  for (int tries = 0; tries < 64; ++tries, ++fw->seed)
+    if (sl__mask_true_count(fw) > 0) return 0;
+  return -1;
+}
+
+/* scatter: a value one past what x's dtype holds; a case with src takes
+ * the value form instead. */
+int sl__break_scalar(sl__gen *g, sl_case *fw) {
+  if (fw->op != SL_OP_SCATTER || sl__shape_numel(&fw->arg[1]) == 0) return -1;
+  fw->has_val = 1;
+  memset(&fw->arg[2], 0, sizeof fw->arg[2]);
+  return sl__edge_val(g, fw, 1);
+}
+
+int sl__break(sl__gen *g, sl_case *fw, sl_op op, sl_fuzz_class k) {
+  switch (k) {
+  case SL_FUZZ_OOB:
+    return sl__break_value(g, fw, 0);
+  case SL_FUZZ_NEG:
+    return fw->op == SL_OP_SELECT_SCATTER ? -1 : sl__break_value(g, fw, 1);
+  case SL_FUZZ_DIM:
+    return sl__break_dim(g, fw);
+  case SL_FUZZ_RANK:
+    return sl__break_rank(g, fw, op);
+  case SL_FUZZ_SHAPE:
+    if (op == SL_OP_DYNAMIC_SCATTER_BACKWARD) return -1;
+    return sl__break_shape(g, fw);
+  case SL_FUZZ_ITYPE:
+    return sl__break_itype(g, fw);
+  case SL_FUZZ_DTYPE:
+    return sl__break_dtype(g, fw, op);
+  case SL_FUZZ_REDUCE:
+    return sl__break_reduce(g, fw, op);
+  case SL_FUZZ_MASK:
+    return sl__break_mask(g, fw);
+  case SL_FUZZ_SHORT:
+    return sl__break_short(g, fw);
+  case SL_FUZZ_SCALAR:
+    return sl__break_scalar(g, fw);
+  default:
+    return -1;
+  }
+}

@@ -1,0 +1,176 @@
+/* What each op takes, shape helpers and the forward view of a case
+ * (casegen_internal.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "casegen_internal.h"
+#include "datagen.h"
+#include "stress.h"
+
+/* ------------------------------------------------------------------------ */
+/* What each op takes (docs/spec.md §3)                                     */
+/* ------------------------------------------------------------------------ */
+
+const unsigned sl__all_dtypes = SL__BIT(SL_DTYPE_COUNT) - 1;
+static const unsigned sl__reduction_dtypes =
+    SL__BIT(SL_I32) | SL__BIT(SL_I64) | SL__BIT(SL_F16) | SL__BIT(SL_BF16) |
+    SL__BIT(SL_F32) | SL__BIT(SL_F64);
+/* Autograd needs floating point: the backward ops take float dtypes only. */
+static const unsigned sl__float_dtypes =
+    SL__BIT(SL_F16) | SL__BIT(SL_BF16) | SL__BIT(SL_F32) | SL__BIT(SL_F64);
+static const unsigned sl__dynamic_dtypes = SL__BIT(SL_F32) | SL__BIT(SL_F64);
+
+static const unsigned sl__sr_reduces =
+    SL__BIT(SL_REDUCE_SUM) | SL__BIT(SL_REDUCE_PROD) | SL__BIT(SL_REDUCE_MEAN) |
+    SL__BIT(SL_REDUCE_AMAX) | SL__BIT(SL_REDUCE_AMIN);
+static const unsigned sl__dyn_reduces =
+    SL__BIT(SL_REDUCE_SUM) | SL__BIT(SL_REDUCE_MEAN) | SL__BIT(SL_REDUCE_MAX);
+
+/* Data dtypes of any valid case of op. */
+static unsigned sl__op_dtypes(sl_op op) {
+  switch (op) {
+  case SL_OP_SCATTER_REDUCE:
+    return sl__reduction_dtypes;
+  case SL_OP_SCATTER_REDUCE_BACKWARD:
+  case SL_OP_INDEX_REDUCE_BACKWARD:
+    return sl__float_dtypes;
+  case SL_OP_DYNAMIC_SCATTER:
+  case SL_OP_DYNAMIC_SCATTER_BACKWARD:
+    return sl__dynamic_dtypes;
+  default:
+    return sl__all_dtypes;
+  }
+}
+
+/* Reduces that op takes with data dtype dt. */
+unsigned sl__op_reduces(sl_op op, sl_dtype dt) {
+  int red = (sl__reduction_dtypes & SL__BIT(dt)) != 0;
+  switch (op) {
+  case SL_OP_SCATTER_REDUCE:
+  case SL_OP_SCATTER_REDUCE_BACKWARD:
+    return red ? sl__sr_reduces : 0;
+  case SL_OP_SCATTER_ND:
+    return SL__BIT(SL_REDUCE_NONE) | (red ? SL__BIT(SL_REDUCE_SUM) : 0);
+  case SL_OP_INDEX_REDUCE:
+  case SL_OP_INDEX_REDUCE_BACKWARD:
+    return SL__BIT(SL_REDUCE_ASSIGN) | (red ? sl__sr_reduces : 0);
+  case SL_OP_DYNAMIC_SCATTER:
+  case SL_OP_DYNAMIC_SCATTER_BACKWARD:
+    return sl__dyn_reduces;
+  default:
+    return SL__BIT(SL_REDUCE_NONE);
+  }
+}
+
+/* The dtypes of op within dmask (0: all) that leave it a reduce in rmask
+ * (0: all; ignored by an op without a reduce). */
+unsigned sl__usable_dtypes(sl_op op, unsigned dmask, unsigned rmask) {
+  unsigned d = sl__op_dtypes(op) & (dmask ? dmask : sl__all_dtypes), out = 0;
+  if (!rmask || !sl_op_get(op)->reduces) return d;
+  for (int dt = 0; dt < SL_DTYPE_COUNT; ++dt)
+    if ((d & SL__BIT(dt)) && (sl__op_reduces(op, (sl_dtype)dt) & rmask))
+      out |= SL__BIT(dt);
+  return out;
+}
+
+/* Every reduce that op knows, with some dtype. */
+unsigned sl__op_reduce_union(sl_op op) {
+  unsigned u = 0;
+  for (int dt = 0; dt < SL_DTYPE_COUNT; ++dt)
+    if (sl__op_dtypes(op) & SL__BIT(dt)) u |= sl__op_reduces(op, (sl_dtype)dt);
+  return u;
+}
+
+int sl_fuzz_dtype_ok(sl_op op, sl_dtype dt, sl_reduce r) {
+  if ((unsigned)op >= SL_OP_COUNT || (unsigned)dt >= SL_DTYPE_COUNT ||
+      (unsigned)r >= SL_REDUCE_COUNT)
+    return 0;
+  return (sl__op_dtypes(op) & SL__BIT(dt)) &&
+         (sl__op_reduces(op, dt) & SL__BIT(r));
+}
+
+/* Ops whose (forward) case line has an index tensor. */
+int sl__has_index(sl_op fwop) {
+  return fwop == SL_OP_GATHER || fwop == SL_OP_GATHER_ND ||
+         fwop == SL_OP_SCATTER || fwop == SL_OP_SCATTER_REDUCE ||
+         fwop == SL_OP_SCATTER_ND || fwop == SL_OP_INDEX_REDUCE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Shape helpers                                                             */
+/* ------------------------------------------------------------------------ */
+
+/* Product of extents, saturating at INT64_MAX. */
+int64_t sl__prod(int nd, const int64_t *e) {
+  int64_t n = 1;
+  for (int d = 0; d < nd; ++d) {
+    if (e[d] == 0) return 0;
+  }
+  for (int d = 0; d < nd; ++d) {
+    if (n > INT64_MAX / e[d]) return INT64_MAX;
+    n *= e[d];
+  }
+  return n;
+}
+
+int64_t sl__shape_numel(const sl_case_shape *s) {
+  return sl__prod(s->ndim, s->shape);
+}
+
+void sl__shape_set(sl_case_shape *s, int nd, const int64_t *e) {
+  memset(s, 0, sizeof *s);
+  s->present = 1;
+  s->ndim = nd;
+  for (int d = 0; d < nd; ++d) s->shape[d] = e[d];
+}
+
+/*
+ * Halves the extent with the most room above its floor (lo[d], or 1) until
+ * the product is at most max. Returns 0 when it fits, -1 when the floors
+ * themselves are too large.
+ */
+int sl__fit(int64_t *e, int nd, const int64_t *lo, int64_t max) {
+  while (sl__prod(nd, e) > max) {
+    int best = -1;
+    for (int d = 0; d < nd; ++d) {
+      int64_t floor = lo ? (lo[d] > 1 ? lo[d] : 1) : 1;
+      if (e[d] > floor && (best < 0 || e[d] - floor > e[best])) best = d;
+    }
+    if (best < 0) return -1;
+    int64_t floor = lo ? (lo[best] > 1 ? lo[best] : 1) : 1;
+    e[best] = e[best] / 2 > floor ? e[best] / 2 : floor;
+  }
+  return 0;
+}
+
+/* Removes axis k of s (a no-op when s has no such axis). */
+void sl__drop(sl_case_shape *s, int k) {
+  if (!s->present || k < 0 || k >= s->ndim) return;
+  for (int d = k; d + 1 < s->ndim; ++d) s->shape[d] = s->shape[d + 1];
+  s->shape[--s->ndim] = 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Forward view                                                              */
+/* ------------------------------------------------------------------------ */
+
+void sl_fuzz_from_forward(const sl_case *fw, sl_op op, sl_case *c) {
+  *c = *fw;
+  c->op = op;
+  memset(c->arg, 0, sizeof c->arg);
+  switch (op) {
+  case SL_OP_SCATTER_REDUCE_BACKWARD:
+  case SL_OP_INDEX_REDUCE_BACKWARD:
+    for (int i = 0; i < 3; ++i) c->arg[i + 1] = fw->arg[i];
+    break;
+  case SL_OP_DYNAMIC_SCATTER_BACKWARD:
+    c->arg[1] = fw->arg[0]; /* feats */
+    c->arg[0] = fw->arg[1]; /* coors, kept in slot 0 by the parser */
+    break;
+  default:
+    for (int i = 0; i < SL_MAX_ARGS; ++i) c->arg[i] = fw->arg[i];
+    break;
+  }
+}

@@ -1,0 +1,120 @@
+/*
+ * Internals shared by the files of the case generator (casegen.h is the
+ * public face): capabilities.c (what each op takes, shape helpers, the
+ * forward view), classify.c (the static classifier), cells.c (coverage
+ * cells), generate.c (valid cases), break.c (breaking a valid case one
+ * class at a time) and casegen.c (the campaign: case i of a seed).
+ */
+#ifndef SL_CASEGEN_INTERNAL_H
+#define SL_CASEGEN_INTERNAL_H
+
+#include <stdint.h>
+
+#include "casegen.h"
+#include "rng.h"
+
+/* An input with at least this many elements makes a case "large". */
+#define SL__LARGE_NUMEL 1024
+#define SL__MIN_MAX_ELEMS 64
+
+#define SL__BIT(x) (1u << (x))
+
+typedef enum {
+  SL__SC_NORMAL,
+  SL__SC_UNIT,
+  SL__SC_EMPTY,
+  SL__SC_LARGE
+} sl__shape_class;
+
+typedef struct sl__gen {
+  sl_rng r;
+  sl_op op;        /* the op of the case (a backward op, maybe) */
+  int64_t max;     /* largest tensor, in elements */
+  int64_t min;     /* SL__SC_LARGE: the least of the main tensor, 0 for the
+                      class's own floor (the size mix sets it) */
+  int sc;          /* sl__shape_class */
+  int empty_index; /* SL__SC_EMPTY: the index, not x, gets the zero extent */
+  int max_rank;    /* sl_fuzz_opts.max_rank, 1..SL_MAX_DIMS */
+} sl__gen;
+
+/* capabilities.c */
+/* Reduces that op takes with data dtype dt. */
+unsigned sl__op_reduces(sl_op op, sl_dtype dt);
+
+/* The dtypes of op within dmask (0: all) that leave it a reduce in rmask
+ * (0: all; ignored by an op without a reduce). */
+unsigned sl__usable_dtypes(sl_op op, unsigned dmask, unsigned rmask);
+
+/* Every reduce that op knows, with some dtype. */
+unsigned sl__op_reduce_union(sl_op op);
+
+/* Ops whose (forward) case line has an index tensor. */
+int sl__has_index(sl_op fwop);
+
+/* Product of extents, saturating at INT64_MAX. */
+int64_t sl__prod(int nd, const int64_t *e);
+
+int64_t sl__shape_numel(const sl_case_shape *s);
+
+void sl__shape_set(sl_case_shape *s, int nd, const int64_t *e);
+
+/*
+ * Halves the extent with the most room above its floor (lo[d], or 1) until
+ * the product is at most max. Returns 0 when it fits, -1 when the floors
+ * themselves are too large.
+ */
+int sl__fit(int64_t *e, int nd, const int64_t *lo, int64_t max);
+
+/* Removes axis k of s (a no-op when s has no such axis). */
+void sl__drop(sl_case_shape *s, int k);
+
+extern const unsigned sl__all_dtypes;
+
+/* classify.c */
+/* Whether dim lies in [-n, n); *out gets it normalized. */
+int sl__norm_dim(int64_t dim, int n, int64_t *out);
+
+/*
+ * How many true elements the mask that datagen makes for case fw has after
+ * broadcasting to x: each element of a broadcast mask stands for
+ * numel(x) / numel(mask) positions. -1 when it cannot be built.
+ */
+int64_t sl__mask_true_count(const sl_case *fw);
+
+/* generate.c */
+/* Uniform in [lo, hi]; lo when hi <= lo. */
+int64_t sl__range(sl__gen *g, int64_t lo, int64_t hi);
+
+int sl__pct(sl__gen *g, int p);
+
+void sl__pick_layout(sl__gen *g, sl_case_shape *s);
+
+void sl__pick_ip(sl__gen *g, sl_case *c, sl_op fwop);
+
+/* dynamic_scatter with ip=rand: a third of the cases ask for an exact
+ * number of voxels (voxels=V, 1 <= V <= N) instead of the small grid. */
+void sl__pick_voxels(sl__gen *g, sl_case *fw);
+
+void sl__pick_dp(sl__gen *g, sl_case *c, sl_op fwop);
+
+/* An end of the scalars that c's dtype takes (sl_scalar_range_of: the
+ * lowest or highest integer, -max or max), or with `past` one past it (the
+ * integer or the double beyond). -1 when there is none: bool takes any
+ * value, and nothing lies past i64's, f64's or c128's ends but inf, which
+ * they take. */
+int sl__edge_val(sl__gen *g, sl_case *c, int past);
+
+sl_op sl__forward_op(sl_op op);
+
+/* Fills the forward view fw (op fwop) of a valid case with dtype, reduce
+ * and the other parameters already in place. */
+void sl__gen_shapes(sl__gen *g, sl_case *fw);
+
+/* break.c */
+/* scatter: a value one past what x's dtype holds; a case with src takes
+ * the value form instead. */
+int sl__break_scalar(sl__gen *g, sl_case *fw);
+
+int sl__break(sl__gen *g, sl_case *fw, sl_op op, sl_fuzz_class k);
+
+#endif

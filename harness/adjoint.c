@@ -1,0 +1,194 @@
+/* The adjoint identity of the adding scatters (see adjoint.h). */
+#include "adjoint.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tolerance.h"
+
+static int64_t sl__numel(const sl_tensor *t) {
+  int64_t n = 1;
+  for (int k = 0; k < t->ndim; ++k) n *= t->shape[k];
+  return n;
+}
+
+/* Element offset of row-major position i of `shape` (t's own, or a smaller
+ * one laid over t, as scatter_reduce's index over src). */
+static int64_t sl__offset(const sl_tensor *t, const int64_t *shape, int64_t i) {
+  int64_t off = 0;
+  for (int k = t->ndim - 1; k >= 0; --k) {
+    off += (i % shape[k]) * t->strides[k];
+    i /= shape[k];
+  }
+  return off;
+}
+
+static double sl__get(const sl_tensor *t, const int64_t *shape, int64_t i) {
+  return sl_elem_get_f(t->dtype, (const char *)t->data +
+                                     sl__offset(t, shape, i) *
+                                         (int64_t)sl_dtype_size(t->dtype));
+}
+
+/* Unit roundoff of the output dtype, and of what the kernels accumulate in
+ * (f32 for the half types, docs/spec.md §3); *tiny: the most a rounding
+ * into the output's subnormals can move a value (half its smallest
+ * subnormal), which no relative bound covers. */
+static void sl__units(sl_dtype dt, double *u_out, double *u_acc, double *tiny) {
+  *u_acc = dt == SL_F64 ? ldexp(1, -53) : ldexp(1, -24);
+  *u_out = dt == SL_F16 ? ldexp(1, -11) : dt == SL_BF16 ? ldexp(1, -8) : *u_acc;
+  *tiny = dt == SL_F16    ? ldexp(1, -25)
+          : dt == SL_BF16 ? ldexp(1, -134)
+          : dt == SL_F32  ? ldexp(1, -150)
+                          : ldexp(1, -1075);
+}
+
+static double sl__gamma(double n, double u) { return n * u / (1 - n * u); }
+
+/* y: x's shape, f64, values in [-1, 1) drawn from seed. */
+static double *sl__draw_y(int64_t n, uint64_t seed) {
+  double *y = malloc(sizeof *y * (size_t)(n > 0 ? n : 1));
+  uint64_t s = seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
+  for (int64_t i = 0; y && i < n; ++i) {
+    s ^= s >> 12, s ^= s << 25, s ^= s >> 27;
+    y[i] =
+        (double)((s * 0x2545F4914F6CDD1Dull) >> 11) / 4503599627370496.0 - 1.0;
+  }
+  return y;
+}
+
+/* G(y) into *g (the gather's output, f64, shaped as the updates read):
+ * the core's cpu.serial gather or gather_nd on y by the call's index; for
+ * index_reduce, a gather by the index spread along the axis over the
+ * updates' shape. Returns 0, or -1 with msg. */
+static int sl__gather_y(const sl_call *c, const sl_tensor *y, sl_tensor *g,
+                        void **mem, char *msg, size_t len) {
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  ctx.threads = 1;
+  sl_call gc;
+  const sl_tensor *index = &c->arg[1];
+  int64_t *spread = NULL;
+  if (c->op == SL_OP_SCATTER_ND) {
+    sl_call_init(&gc, SL_OP_GATHER_ND);
+    gc.p.ndims = c->p.ndims;
+    memcpy(gc.p.dims, c->p.dims, sizeof gc.p.dims);
+    gc.arg[1] = *index;
+  } else {
+    sl_call_init(&gc, SL_OP_GATHER);
+    gc.p.dim = c->p.dim;
+    gc.arg[1] = *index;
+    if (c->op == SL_OP_INDEX_REDUCE) {
+      const sl_tensor *u = &c->arg[2];
+      const int64_t n = sl__numel(u);
+      const int axis = (int)(c->p.dim < 0 ? c->p.dim + u->ndim : c->p.dim);
+      spread = malloc(sizeof *spread * (size_t)(n > 0 ? n : 1));
+      if (!spread) {
+        snprintf(msg, len, "no memory for the spread index");
+        return -1;
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t rest = i, at = 0;
+        for (int k = u->ndim - 1; k >= 0; --k) {
+          if (k == axis) at = rest % u->shape[k];
+          rest /= u->shape[k];
+        }
+        spread[i] = (int64_t)sl__get(index, index->shape, at);
+      }
+      gc.arg[1] = sl_tensor_make(SL_I64, u->ndim, u->shape, spread);
+    }
+  }
+  gc.arg[0] = *y;
+  sl_status st = sl_infer(&ctx, &gc);
+  const int64_t n = st ? 0 : sl__numel(&gc.arg[2]);
+  *mem = st ? NULL : malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+  if (!st && !*mem)
+    st = sl_ctx_fail(&ctx, SL_STATUS_OUT_OF_MEMORY, "no memory for G(y)");
+  if (!st) {
+    gc.arg[2].data = *mem;
+    st = sl_run(&ctx, "cpu.serial", &gc);
+  }
+  free(spread);
+  if (st) {
+    snprintf(msg, len, "the gather of y failed: %s", sl_ctx_message(&ctx));
+    free(*mem);
+    *mem = NULL;
+    return -1;
+  }
+  *g = gc.arg[2];
+  return 0;
+}
+
+int sl_adjoint_agrees(const sl_call *c, const sl_call *first, uint64_t seed,
+                      int *applied, char *msg, size_t len) {
+  msg[0] = '\0';
+  *applied = 0;
+  const sl_tensor *x = &c->arg[0], *index = &c->arg[1], *src = &c->arg[2],
+                  *out = &first->arg[3];
+  const int adds =
+      (c->op == SL_OP_SCATTER_REDUCE || c->op == SL_OP_INDEX_REDUCE)
+          ? c->p.reduce == SL_REDUCE_SUM && c->p.include_self
+          : c->op == SL_OP_SCATTER_ND && c->p.reduce == SL_REDUCE_SUM;
+  if (!adds || !sl_dtype_is_float(x->dtype) ||
+      (c->op == SL_OP_INDEX_REDUCE && index->ndim == 0))
+    return 1;
+  double u_out, u_acc, tiny;
+  sl__units(x->dtype, &u_out, &u_acc, &tiny);
+  const int64_t nx = sl__numel(x), np = sl__numel(index);
+  const double terms = (double)np + 1;
+  if (terms * u_acc > 0.1) return 1; /* the bound would say nothing */
+  double *y = sl__draw_y(nx, seed);
+  if (!y) {
+    snprintf(msg, len, "no memory for y");
+    return -1;
+  }
+  const sl_tensor yt = sl_tensor_make(SL_F64, x->ndim, x->shape, y);
+  sl_tensor g;
+  void *gmem;
+  if (sl__gather_y(c, &yt, &g, &gmem, msg, len)) {
+    free(y);
+    return -1;
+  }
+  /* Left: <out - x, y>; right: <src, G(y)>, src read over G's shape. */
+  double left = 0, right = 0, abs_x = 0, abs_src = 0, abs_out = 0, abs_y = 0;
+  int finite = 1;
+  for (int64_t i = 0; i < nx && finite; ++i) {
+    const double o = sl__get(out, out->shape, i), v = sl__get(x, x->shape, i);
+    finite = isfinite(o) && isfinite(v);
+    left += (o - v) * y[i];
+    abs_x += fabs(v * y[i]);
+    abs_out += fabs(o * y[i]);
+    abs_y += fabs(y[i]);
+  }
+  const int64_t ng = sl__numel(&g);
+  for (int64_t i = 0; i < ng && finite; ++i) {
+    const double s = sl__get(src, g.shape, i), gy = ((const double *)g.data)[i];
+    finite = isfinite(s);
+    right += s * gy;
+    abs_src += fabs(s * gy);
+  }
+  free(y);
+  free(gmem);
+  if (!finite) return 1; /* NaN and inf carry no inner product */
+  /* The two sums' own f64 roundings, over nx + ng terms. */
+  const double sums = sl__gamma((double)(nx + ng + 2), ldexp(1, -53));
+  double bound = (sl__gamma(terms, u_acc) + u_out) * (abs_x + abs_src) +
+                 sums * (abs_x + abs_src + abs_out) + tiny * abs_y;
+  /* Values near the f64 range (dp=ext) can overflow the sums: no
+   * judgement then either. */
+  if (!isfinite(left) || !isfinite(right) || !isfinite(bound)) return 1;
+  /* --tolerance for this dtype loosens (or tightens) every judgement of
+   * it, this one too: a relative tolerance of the terms' size. */
+  const double chosen = sl_tolerance_override(x->dtype);
+  if (chosen >= 0) bound = chosen * (abs_x + abs_src) + tiny * abs_y;
+  *applied = 1;
+  if (fabs(left - right) <= bound) return 1;
+  snprintf(msg, len,
+           "adjoint identity broken: <out - x, y> = %.9g but <src, G(y)> = "
+           "%.9g with G the cpu.serial gather by the same index (|diff| "
+           "%.3g above the rounding bound %.3g): an update sent to the "
+           "wrong place, dropped or added twice",
+           left, right, fabs(left - right), bound);
+  return 0;
+}

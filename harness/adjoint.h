@@ -1,0 +1,43 @@
+/*
+ * The adjoint identity, an oracle that does not lean on LibTorch: a
+ * scatter-add S is the transpose of the gather G by the same index, so for
+ * any y of x's shape
+ *
+ *     < out - x, y >  =  < S(src), y >  =  < src, G(y) >
+ *
+ * where out = x + S(src) (scatter_reduce sum with include_self, index_reduce
+ * sum with include_self, scatter_nd sum). The right side is computed with
+ * the core's cpu.serial gather (gather_nd for scatter_nd; for index_reduce
+ * a gather by the index spread along its axis): another kernel than the
+ * one judged, and no reference. A variant that sends an update to the
+ * wrong place, drops one or adds one twice breaks it, whatever LibTorch
+ * says. Floats are judged within the bound the roundings explain:
+ *
+ *   (gamma_N(u_acc) + u_out) * (<|x|, |y|> + <|src|, G(|y|)>)
+ *
+ * plus the f64 roundings of the two sums (N: one more than the updates, a
+ * bound on the terms any position adds; u_acc the accumulator's unit
+ * roundoff, f32 for the half types; u_out the output's). A --tolerance
+ * override for the dtype replaces the first factor (tolerance.h).
+ */
+#ifndef SL_ADJOINT_H
+#define SL_ADJOINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sl/sl.h"
+
+/*
+ * Checks the identity on the first run's outputs (first, as produced) of
+ * the call inferred, with y drawn from seed. Returns 1 when it holds or
+ * does not apply (*applied 0: another op or reduce, include_self off, a
+ * non-finite value, too many updates for the bound to mean anything); 0
+ * when it is broken, msg giving both sides, their difference and the
+ * bound; -1 when it could not be computed (no memory, the gather failed:
+ * msg says why).
+ */
+int sl_adjoint_agrees(const sl_call *inferred, const sl_call *first,
+                      uint64_t seed, int *applied, char *msg, size_t len);
+
+#endif

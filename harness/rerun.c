@@ -1,0 +1,215 @@
+/* A second run of a variant, compared bit for bit (see rerun.h). */
+#include "rerun.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "device.h"
+#include "variant_call.h"
+
+void sl_outputs_as_produced(sl_call *call) {
+  if (call->op != SL_OP_DYNAMIC_SCATTER) return;
+  for (int s = 2; s < 6; ++s)
+    if (s != 4) call->arg[s].shape[0] = call->out_rows;
+}
+
+int sl_rerun_threads(int threads) { return threads > 1 ? 1 : 2; }
+
+int sl_rerun_selected(int every, unsigned long long seed) {
+  return every > 0 && seed % (unsigned long long)every == 0;
+}
+
+/* Runs v on call (inputs as given, outputs fresh) with `threads` threads
+ * into *vc, as produced. Returns the kernel's status; *fault as
+ * sl_device_run_variant's. vc is prepared whatever the status (free it). */
+static sl_status sl__run_again(const sl_variant *v, const sl_call *call,
+                               unsigned copies, int threads,
+                               sl_variant_call *vc, sl_ctx *ctx, int *fault) {
+  char note[256];
+  *fault = 0;
+  if (sl_variant_call_prepare(vc, call, copies, note, sizeof note)) {
+    memset(vc, 0, sizeof *vc);
+    return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
+                       "no memory for a second run's outputs");
+  }
+  ctx->threads = threads;
+  sl_status st = sl_variant_device(v) == SL_DEVICE_CUDA
+                     ? sl_device_run_variant(ctx, v, &vc->call, fault)
+                     : sl_run_variant(ctx, v, &vc->call);
+  if (st == SL_STATUS_OK && !*fault) sl_outputs_as_produced(&vc->call);
+  return st;
+}
+
+int sl_rerun_agrees(const sl_variant *v, const sl_call *inferred,
+                    unsigned copies, int first_threads, int threads,
+                    const sl_call *first, double *spread, char *msg,
+                    size_t len) {
+  if (threads <= 0) threads = sl_rerun_threads(first_threads);
+  *spread = 0;
+  msg[0] = '\0';
+  sl_variant_call vc;
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  int fault;
+  sl_status st = sl__run_again(v, inferred, copies, threads, &vc, &ctx, &fault);
+  int rc = 1;
+  if (st != SL_STATUS_OK || fault) {
+    /* The first run passed: refusing the same inputs now is itself a
+     * difference between the runs, unless the machine ran short. */
+    const int environment =
+        !fault && (st == SL_STATUS_OUT_OF_MEMORY || st == SL_STATUS_NO_DEVICE ||
+                   st == SL_STATUS_DEVICE_ERROR);
+    snprintf(msg, len,
+             "the second run (%d thread%s) %s, where the first (%d) "
+             "passed: %s: %.200s",
+             threads, threads == 1 ? "" : "s",
+             fault ? "broke a device check" : "refused the inputs",
+             first_threads, sl_status_name(st), sl_ctx_message(&ctx));
+    rc = environment ? -1 : 0;
+    if (!environment) *spread = INFINITY;
+  } else {
+    const sl_op_info *info = sl_op_get(inferred->op);
+    for (int s = info->n_in; s < info->n_in + info->n_out; ++s) {
+      sl_diff d;
+      if (sl_compare(&vc.call.arg[s], &first->arg[s], SL_ORACLE_BITWISE, NULL,
+                     &d))
+        continue;
+      if (d.diff3 > *spread || d.diff3 != d.diff3) *spread = d.diff3;
+      if (rc == 1)
+        snprintf(msg, len,
+                 "%s differs between runs with %d and %d threads (%lld "
+                 "elements; %s)",
+                 info->arg_names[s], first_threads, threads,
+                 (long long)d.mismatches, d.msg);
+      rc = 0;
+    }
+  }
+  sl_variant_call_free(&vc);
+  return rc;
+}
+
+/* Whether call's result cannot depend on the order of its updates (see
+ * rerun.h), and the axes to reverse: of index (*imask) and of the updates
+ * tensor in slot *uslot (*umask); *cut: the updates are read over index's
+ * shape (scatter_reduce's src may be larger). */
+static int sl__order_free(const sl_call *c, unsigned *imask, int *uslot,
+                          unsigned *umask, int *cut) {
+  const sl_tensor *index = &c->arg[1];
+  const sl_reduce r = c->p.reduce;
+  const int extreme = r == SL_REDUCE_AMAX || r == SL_REDUCE_AMIN;
+  const int integer = !sl_dtype_is_float(c->arg[0].dtype) &&
+                      !sl_dtype_is_complex(c->arg[0].dtype);
+  *cut = 0;
+  switch (c->op) {
+  case SL_OP_SCATTER_REDUCE: {
+    if (!(extreme || integer) || index->ndim == 0) return 0;
+    const int64_t d = c->p.dim < 0 ? c->p.dim + index->ndim : c->p.dim;
+    *imask = *umask = 1u << d;
+    *uslot = 2, *cut = 1;
+    return 1;
+  }
+  case SL_OP_INDEX_REDUCE: {
+    if (r == SL_REDUCE_ASSIGN || !(extreme || integer) || index->ndim == 0)
+      return 0;
+    const sl_tensor *u = &c->arg[2];
+    const int64_t a = c->p.dim < 0 ? c->p.dim + u->ndim : c->p.dim;
+    *imask = 1u, *umask = 1u << a;
+    *uslot = 2;
+    return 1;
+  }
+  case SL_OP_SCATTER_ND: {
+    if (r != SL_REDUCE_SUM || !integer || index->ndim < 2) return 0;
+    /* A position's coordinates on the axes that dims does not name are
+     * its target's there: only the named axes (of index's leading ones,
+     * which src shares) may be reversed. */
+    const int K = index->ndim - 1;
+    const int64_t M = index->shape[K];
+    unsigned mask = 0;
+    for (int64_t k = 0; k < M && k < K; ++k) {
+      int64_t a = c->p.ndims ? c->p.dims[k] : k;
+      if (a < 0) a += K;
+      if (a >= 0 && a < K) mask |= 1u << a;
+    }
+    *imask = *umask = mask;
+    *uslot = 2;
+    return mask != 0;
+  }
+  default:
+    return 0;
+  }
+}
+
+/* A contiguous copy of t over `shape` (t's own, or a smaller one) with the
+ * axes of `mask` reversed; NULL without memory (n elements at *mem). */
+static int sl__reversed(const sl_tensor *t, const int64_t *shape, unsigned mask,
+                        sl_tensor *out, void **mem) {
+  int64_t n = 1, idx[SL_MAX_DIMS];
+  for (int k = 0; k < t->ndim; ++k) n *= shape[k];
+  const size_t es = sl_dtype_size(t->dtype);
+  unsigned char *buf = malloc((size_t)n * es + 1);
+  if (!buf) return -1;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t rest = i, off = 0;
+    for (int k = t->ndim - 1; k >= 0; --k) {
+      idx[k] = rest % shape[k];
+      rest /= shape[k];
+      const int64_t at = (mask >> k & 1u) ? shape[k] - 1 - idx[k] : idx[k];
+      off += at * t->strides[k];
+    }
+    memcpy(buf + (size_t)i * es, (const char *)t->data + off * (int64_t)es, es);
+  }
+  *out = sl_tensor_make(t->dtype, t->ndim, shape, buf);
+  *mem = buf;
+  return 0;
+}
+
+int sl_permuted_agrees(const sl_variant *v, const sl_call *inferred,
+                       unsigned copies, int threads, const sl_call *first,
+                       int *applied, char *msg, size_t len) {
+  unsigned imask = 0, umask = 0;
+  int uslot = 0, cut = 0;
+  msg[0] = '\0';
+  *applied = sl__order_free(inferred, &imask, &uslot, &umask, &cut);
+  if (!*applied) return 1;
+  sl_call perm = *inferred;
+  void *mem[2] = {NULL, NULL};
+  const sl_tensor *index = &inferred->arg[1], *u = &inferred->arg[uslot];
+  if (sl__reversed(index, index->shape, imask, &perm.arg[1], &mem[0]) ||
+      sl__reversed(u, cut ? index->shape : u->shape, umask, &perm.arg[uslot],
+                   &mem[1])) {
+    free(mem[0]);
+    snprintf(msg, len, "no memory for the permuted updates");
+    return -1;
+  }
+  sl_variant_call vc;
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  int fault, rc = 1;
+  sl_status st = sl__run_again(v, &perm, copies, threads, &vc, &ctx, &fault);
+  if (st != SL_STATUS_OK || fault) {
+    snprintf(msg, len, "the same updates in reverse order were %s: %s: %.200s",
+             fault ? "run into a device check" : "refused", sl_status_name(st),
+             sl_ctx_message(&ctx));
+    rc = st == SL_STATUS_OUT_OF_MEMORY ? -1 : 0;
+  } else {
+    const sl_op_info *info = sl_op_get(inferred->op);
+    for (int s = info->n_in; s < info->n_in + info->n_out && rc == 1; ++s) {
+      sl_diff d;
+      if (sl_compare(&vc.call.arg[s], &first->arg[s], SL_ORACLE_EXACT, NULL,
+                     &d))
+        continue;
+      snprintf(msg, len,
+               "not invariant under a permutation of the updates: with "
+               "them in reverse order %s differs (%lld elements; %s)",
+               info->arg_names[s], (long long)d.mismatches, d.msg);
+      rc = 0;
+    }
+  }
+  sl_variant_call_free(&vc);
+  free(mem[0]);
+  free(mem[1]);
+  return rc;
+}
