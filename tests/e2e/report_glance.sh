@@ -44,7 +44,10 @@ units = {'s': 1, 'ms': 1e-3, 'us': 1e-6, 'ns': 1e-9}
 rows = re.findall(r'<tr( class="win")?><td>([^<]*)(?:<span[^>]*>[^<]*</span>)?</td><td class="n">([0-9.]+) (\w+)</td>', t)
 meds = [(float(v) * units[u], bool(w)) for w, _, v, u in rows]
 assert len(meds) >= 2, rows
-assert min(meds)[1], meds
+# Medians print with three digits: a row may show the winner's value too
+# (2.62 us twice once); the winner must hold the smallest shown.
+least = min(v for v, _ in meds)
+assert any(w and v == least for v, w in meds), meds
 PY
 
 echo "$((checks - fails)) passed, $fails failed"
