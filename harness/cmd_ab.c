@@ -394,7 +394,7 @@ static void sl__pair(sl__ab *ab, const sl_bench_case *bc,
     if (counted && ab->o.metric != SL_AB_METRIC_INSTRUCTIONS)
       printf("  instr %.4f", r.instr_ratio);
     else if (counted)
-      printf("  time %.4f", exp(log(row.cand_s / row.base_s)));
+      printf("  time %.4f", row.cand_s / row.base_s);
     putchar('\n');
     sl__store_arm(ab, bc->case_id, base->name, r.base_s, r.rounds, bc->bytes,
                   counted ? r.base_n : NULL);
