@@ -265,7 +265,7 @@ static void sl__rows_elementwise(sl__reduce_row_fn row, char *out,
 }
 
 /* The combine of the private copies: [begin, end) of out gets copy 1, 2,
- * ... in thread order. */
+ * ... in part order. */
 typedef struct sl__private_merge {
   sl__reduce_row_fn row;
   char *out;
@@ -284,9 +284,51 @@ static void sl__private_merge_chunk(void *user, int64_t begin, int64_t end) {
 }
 
 /* Worth privatizing: many contributions per element of a contiguous out
- * small enough to copy per thread. */
+ * small enough to copy per part. */
 #define SL__PRIVATE_MIN_RATIO 4
 #define SL__PRIVATE_MAX_BYTES ((int64_t)64 << 20)
+/* A float sum or product is cut into at most this many parts, and one
+ * more part per 32 contributions per element of out: filling and merging
+ * a copy costs two passes over out, so the copies add at most a sixteenth
+ * of the walk (half at the 4:1 minimum, where there are two parts).
+ * Measured with `scatterlab ab` against one part per thread on 2 threads:
+ * at 8 contributions per part the standard scatter_reduce sum (64 per
+ * element) read 1.086 [1.077, 1.097] slower; at 32 its two parts are the
+ * two threads' of before. */
+#define SL__PRIVATE_MAX_PARTS 16
+#define SL__PRIVATE_RATIO_PER_PART 32
+
+/*
+ * How many parts the privatized reduction cuts index axis 0 into, 0 when
+ * the call does not qualify. For a float sum or product (reassoc) a
+ * function of the call alone, never of the thread count, so that the
+ * terms, re-associated part by part, give the same bits on any number of
+ * threads, and cpu.omp's SL_DETERMINISTIC holds across thread counts (a
+ * campaign once read other bits with 4 threads than with 1, when there was
+ * one part per thread). For the reduces where grouping cannot change a bit
+ * (amax, amin, integers): one part per thread of the team.
+ */
+static int sl__private_parts(int64_t rows, int64_t positions, int64_t numel,
+                             size_t es, int own, int reassoc, int threads) {
+  if (positions < SL__PRIVATE_MIN_RATIO * numel) return 0;
+  int64_t parts = reassoc ? positions / (SL__PRIVATE_RATIO_PER_PART * numel)
+                          : sl__team(threads, positions);
+  if (reassoc && parts < 2) parts = 2;
+  if (reassoc && parts > SL__PRIVATE_MAX_PARTS) parts = SL__PRIVATE_MAX_PARTS;
+  if (parts > rows) parts = rows;
+  if (parts > positions / SL__TH_TEAM) parts = positions / SL__TH_TEAM;
+  /* parts - 1 + own copies of out within the memory cap */
+  const int64_t most = SL__PRIVATE_MAX_BYTES / (int64_t)es / numel + 1 - own;
+  if (parts > most) parts = most;
+  return parts < 2 ? 0 : (int)parts;
+}
+
+/* Whether the reduce's result depends on the grouping of its terms: a
+ * float sum or product (f32, f64: the row path's float types). */
+static int sl__reduce_reassociates(sl_dtype dt, sl_reduce r) {
+  return (dt == SL_F32 || dt == SL_F64) &&
+         (r == SL_REDUCE_SUM || r == SL_REDUCE_PROD);
+}
 
 /* Index positions checked per block by the fused check: 64 KiB of int64,
  * still in L1/L2 when the walk reads them right after. The vectorized
@@ -314,37 +356,39 @@ static int64_t sl__walk_slab_checked(const sl__scatter_walk *s,
 }
 
 /*
- * Privatized reduction: thread t reduces its slab of index axis 0 (a
- * contiguous stretch of the row-major order) into its own copy of out,
- * thread 0 into out itself and the others into buffers of the reduce's
- * neutral element, then the copies are combined into out in thread order.
+ * Privatized reduction: index axis 0 is cut into parts (sl__private_parts),
+ * contiguous stretches of the row-major order; part 0 is reduced into out
+ * itself and the others into buffers of the reduce's neutral element, by a
+ * team of threads, then the copies are combined into out in part order.
  * Every element thus takes its contributions in row-major order, grouped by
- * thread: exact for amax, amin and the integer reduces, re-associated (a
- * deterministic sum of partial sums) for float sum and prod. For calls with
- * many contributions per output element, where slabs that never share an
- * element are few or none (a 1-D index cannot be split at all). Returns 0,
- * having done nothing, when the call does not qualify.
+ * part: exact for amax, amin and the integer reduces, re-associated (a
+ * deterministic sum of partial sums, the same on any number of threads)
+ * for float sum and prod, which therefore take this plan on one thread
+ * too. For calls with many contributions per output element, where slabs
+ * that never share an element are few or none (a 1-D index cannot be split
+ * at all). Returns 0, having done nothing, when the call does not qualify.
  *
- * With bad != NULL the index values are unchecked: thread 0 gets a copy
- * too, each block is checked before it is walked (sl__walk_slab_checked),
- * and out (x copied, then the copies combined) is written only when every
- * value passed; *bad is the first bad position or -1.
+ * With bad != NULL the index values are unchecked: part 0 gets a copy too,
+ * each block is checked before it is walked (sl__walk_slab_checked), and
+ * out (x copied, then the copies combined) is written only when every value
+ * passed; *bad is the first bad position or -1.
  */
 static int sl__scatter_reduce_private(const sl__scatter_walk *s, sl_call *c,
                                       int threads, int64_t *bad) {
   const sl_tensor *x = &c->arg[0], *index = &c->arg[1], *out = &c->arg[3];
   const sl_reduce r = c->p.reduce;
   const int64_t numel = sl__numel(out), positions = sl__numel(index);
-  if (threads < 2 || r == SL_REDUCE_NONE || r == SL_REDUCE_ASSIGN ||
-      index->ndim == 0 || numel == 0 || !sl_tensor_is_contiguous(out) ||
-      positions < SL__PRIVATE_MIN_RATIO * numel)
+  if (r == SL_REDUCE_NONE || r == SL_REDUCE_ASSIGN || index->ndim == 0 ||
+      numel == 0 || !sl_tensor_is_contiguous(out) ||
+      (threads < 2 && !sl__reduce_reassociates(out->dtype, r)))
     return 0;
-  int team = sl__team(threads, positions);
-  if (team > index->shape[0]) team = (int)index->shape[0];
-  const int own = bad != NULL; /* thread 0 works in a copy as well */
-  const int ncopies = team - 1 + own;
-  if (team < 2 || ncopies * numel > SL__PRIVATE_MAX_BYTES / (int64_t)s->es)
-    return 0;
+  const int own = bad != NULL; /* part 0 works in a copy as well */
+  const int parts =
+      sl__private_parts(index->shape[0], positions, numel, s->es, own,
+                        sl__reduce_reassociates(out->dtype, r), threads);
+  if (!parts) return 0;
+  const int team = threads < parts ? threads : parts;
+  const int ncopies = parts - 1 + own;
   const size_t bytes = (size_t)numel * s->es;
   char *copies = malloc((size_t)ncopies * bytes);
   if (!copies) return 0; /* the slabs do without */
@@ -364,19 +408,19 @@ static int sl__scatter_reduce_private(const sl__scatter_walk *s, sl_call *c,
 #pragma omp parallel for num_threads(team) schedule(static)                    \
     reduction(min                                                              \
               : first_bad)
-  for (int t = 0; t < team; ++t) {
+  for (int p = 0; p < parts; ++p) {
     sl__scatter_walk mine = *s;
-    if (t > 0 || own) {
-      mine.out = copies + (size_t)(t - 1 + own) * bytes;
+    if (p > 0 || own) {
+      mine.out = copies + (size_t)(p - 1 + own) * bytes;
       sl__rows_elementwise(fill, mine.out, (const char *)neutral, numel, 0);
     }
     int64_t a0, a1;
-    sl__chunk(index->shape[0], team, t, &a0, &a1);
+    sl__chunk(index->shape[0], parts, p, &a0, &a1);
     if (!own) {
       sl__scatter_walk_slab(&mine, 0, a0, a1);
       continue;
     }
-    /* Slabs run in row-major order: each thread's first is the earliest. */
+    /* Parts run in row-major order: the earliest bad part holds the first. */
     const int64_t at = sl__walk_slab_checked(&mine, index, bound, a0, a1);
     if (at >= 0 && at < first_bad) first_bad = at;
   }
@@ -508,10 +552,27 @@ static int sl__slabs_stream(const sl__slabs *sl, int ndim) {
   return sl->team >= 2 && sl->axis >= 0 && sl->axis < ndim - 1;
 }
 
+/* Whether the call goes by streamed slabs (sl__slabs_stream) rather than
+ * the private copies. Slabs keep each element's terms in row-major order,
+ * the copies group them by part, so for a float sum or product the choice
+ * must not depend on the thread count, nor on where out lies: it is the
+ * choice two threads would make for an out at address 0. */
+static int sl__rows_stream(const sl__slabs *sl, const sl_call *c,
+                           unsigned fixed) {
+  const sl_tensor *index = &c->arg[1];
+  if (!sl__reduce_reassociates(c->arg[3].dtype, c->p.reduce))
+    return sl__slabs_stream(sl, index->ndim);
+  sl_tensor nowhere = c->arg[3];
+  nowhere.data = NULL;
+  sl__slabs two;
+  sl__slabs_plan(&two, index->ndim, index->shape, &nowhere, fixed, 2);
+  return sl__slabs_stream(&two, index->ndim);
+}
+
 /* The index walked in row-major order a block of rows at a time, split among
  * threads in slabs that never share an output element (sl__slabs_plan), so
  * each element still combines its contributions in row-major order. */
-int sl__scatter_reduce_rows(sl_call *c, int threads) {
+int sl__scatter_reduce_rows(sl_call *c, int threads, int parted) {
   const sl_tensor *index = &c->arg[1], *out = &c->arg[3];
   sl__reduce_row_fn row =
       sl__reduce_row_for(out->dtype, c->p.reduce, index->dtype);
@@ -536,8 +597,8 @@ int sl__scatter_reduce_rows(sl_call *c, int threads) {
       sl__scatter_walk_run(&first, &sl);
   }
   s.row = row;
-  if (sl__slabs_stream(&sl, index->ndim) ||
-      (!sl__scatter_reduce_private(&s, c, threads, NULL) &&
+  if (sl__rows_stream(&sl, c, fixed) ||
+      ((!parted || !sl__scatter_reduce_private(&s, c, threads, NULL)) &&
        !sl__scatter_reduce_by_target(&s, c, threads)))
     sl__scatter_walk_run(&s, &sl);
   return 1;
@@ -554,7 +615,7 @@ int sl__scatter_reduce_rows_unchecked(sl_call *c, int threads, int64_t *bad) {
       sl__scatter_walk_init(&s, c, index->ndim, 1, &c->p.dim, 0, ost, &od);
   sl__slabs sl;
   sl__slabs_plan(&sl, index->ndim, index->shape, out, fixed, threads);
-  if (sl__slabs_stream(&sl, index->ndim)) return 0;
+  if (sl__rows_stream(&sl, c, fixed)) return 0;
   s.row = row;
   return sl__scatter_reduce_private(&s, c, threads, bad);
 }

@@ -110,9 +110,12 @@ void sl__scatter_walk_slab(const sl__scatter_walk *s, int axis, int64_t a0,
  * index positions in row-major order, on `threads` threads.
  * include_self=false first writes the identity to every targeted element,
  * as LibTorch does. Handles f32 f64 i32 i64 with sum, prod, amax, amin and
- * assign; returns 0, having done nothing, for any other call.
+ * assign; returns 0, having done nothing, for any other call. `parted`
+ * (cpu.omp) lets a float sum or product group its terms in parts (private
+ * copies, the same parts on any thread count); 0 (cpu.serial) keeps every
+ * element's terms in row-major order, one after the other.
  */
-int sl__scatter_reduce_rows(sl_call *c, int threads);
+int sl__scatter_reduce_rows(sl_call *c, int threads, int parted);
 
 /*
  * The same with the index values not yet checked, for the plan that can

@@ -313,8 +313,9 @@ sl_status sl_run(sl_ctx *ctx, const char *variant, sl_call *call);
 /* Variant table (core/src/variants.def)                                     */
 /* ------------------------------------------------------------------------ */
 enum sl_variant_flags {
-  SL_DETERMINISTIC = 1u << 0, /* same inputs -> bitwise same outputs */
-  SL_NEEDS_CUDA = 1u << 1,    /* runs on the GPU, tensors on SL_DEVICE_CUDA */
+  /* same inputs -> bitwise same outputs, whatever ctx.threads */
+  SL_DETERMINISTIC = 1u << 0,
+  SL_NEEDS_CUDA = 1u << 1, /* runs on the GPU, tensors on SL_DEVICE_CUDA */
   /* 1u << 2 was SL_TEST_ONLY, for a test-only registration hook that
    * providers replace (tests/buggy is one). */
   /* Checks the index values itself, in its own pass and with sl_infer's

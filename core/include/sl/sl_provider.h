@@ -141,7 +141,8 @@ typedef struct sl_provider_variant {
   sl_device device;
   sl_kernel_fn fn;
   /* sl/sl.h's flags: SL_DETERMINISTIC (bitwise the same output for the same
-   * input: a claim `list` shows, not yet one the harness tests),
+   * input, on any number of threads: `list` shows it, and the harness
+   * reruns passing cases to hold the kernel to it),
    * SL_CHECKS_INDEX_VALUES (checks
    * the index values itself, in its own pass, with sl/sl.h's messages,
    * refusing a bad value before writing anything: the harness then skips

@@ -64,7 +64,7 @@ static void sl__ir_lines(const sl_call *c, const sl__ir_views *v, int64_t begin,
  * Runs it on scatter_reduce's typed path; returns 0 when that path does not
  * take the call (mean, half dtypes).
  */
-static int sl__ir_rows(sl_call *c, int threads) {
+static int sl__ir_rows(sl_call *c, int threads, int parted) {
   const sl_tensor *index = &c->arg[1];
   int k = c->arg[0].ndim ? c->arg[0].ndim : 1, dim = (int)c->p.dim;
   sl_call s = *c;
@@ -77,7 +77,7 @@ static int sl__ir_rows(sl_call *c, int threads) {
   iv->data = index->data;
   for (int d = 0; d < k; ++d) iv->strides[d] = 0;
   iv->strides[dim] = index->ndim ? index->strides[0] : 0;
-  return sl__scatter_reduce_rows(&s, threads);
+  return sl__scatter_reduce_rows(&s, threads, parted);
 }
 
 /* A call and its views: what a batch of lines needs. */
@@ -93,8 +93,8 @@ static void sl__ir_batch(const void *user, int64_t begin, int64_t end,
   sl__ir_lines(j->c, &j->v, begin, end, scratch);
 }
 
-static sl_status sl__ir_run(sl_ctx *ctx, sl_call *c, int threads) {
-  if (sl__ir_rows(c, threads)) return SL_STATUS_OK;
+static sl_status sl__ir_run(sl_ctx *ctx, sl_call *c, int threads, int parted) {
+  if (sl__ir_rows(c, threads, parted)) return SL_STATUS_OK;
   sl__ir_job j = {.c = c};
   sl__ir_make_views(c, &j.v);
   return sl__reduce_line_batches(ctx, "index_reduce", c, j.v.lines,
@@ -103,9 +103,9 @@ static sl_status sl__ir_run(sl_ctx *ctx, sl_call *c, int threads) {
 }
 
 sl_status sl_index_reduce_cpu_serial(sl_ctx *ctx, sl_call *c) {
-  return sl__ir_run(ctx, c, 1);
+  return sl__ir_run(ctx, c, 1, 0);
 }
 
 sl_status sl_index_reduce_cpu_omp(sl_ctx *ctx, sl_call *c) {
-  return sl__ir_run(ctx, c, sl__threads(ctx));
+  return sl__ir_run(ctx, c, sl__threads(ctx), 1);
 }

@@ -2,8 +2,9 @@
  * scatter_reduce on the CPU: serial, and OpenMP without write conflicts.
  * f32/f64/i32/i64 with sum, prod, amax, amin take the typed row path
  * (sl__scatter_reduce_rows): threads own slabs of out, or, when the
- * contributions outnumber out 4:1, private copies of it merged in thread
- * order. The rest (mean, f16, bf16) go by whole index lines.
+ * contributions outnumber out 4:1, private copies of it merged in part
+ * order (the parts fixed by the call, so cpu.omp gives the same bits on
+ * any number of threads). The rest (mean, f16, bf16) go by whole index lines.
  */
 #include "reduce.h"
 #include "reduce_rows.h"
@@ -55,9 +56,9 @@ static void sl__sr_lines(const void *call, int64_t begin, int64_t end,
 }
 
 /* Copies x to out, then reduces every index line on `threads` threads
- * (one thread for cpu.serial). */
-static sl_status sl__sr_run(sl_ctx *ctx, sl_call *c, int threads) {
-  if (sl__scatter_reduce_rows(c, threads)) return SL_STATUS_OK;
+ * (one thread and no parts for cpu.serial: sl__scatter_reduce_rows). */
+static sl_status sl__sr_run(sl_ctx *ctx, sl_call *c, int threads, int parted) {
+  if (sl__scatter_reduce_rows(c, threads, parted)) return SL_STATUS_OK;
   const sl_tensor *out = &c->arg[3];
   return sl__reduce_line_batches(ctx, "scatter_reduce", c, sl__sr_line_count(c),
                                  out->ndim ? out->shape[c->p.dim] : 1, threads,
@@ -65,7 +66,7 @@ static sl_status sl__sr_run(sl_ctx *ctx, sl_call *c, int threads) {
 }
 
 sl_status sl_scatter_reduce_cpu_serial(sl_ctx *ctx, sl_call *c) {
-  return sl__sr_run(ctx, c, 1);
+  return sl__sr_run(ctx, c, 1, 0);
 }
 
 /* Checks the index itself (SL_CHECKS_INDEX_VALUES): the private-copies plan
@@ -80,5 +81,5 @@ sl_status sl_scatter_reduce_cpu_omp(sl_ctx *ctx, sl_call *c) {
                    : sl__scatter_like_index(ctx, c, SL__INFER_ALL, bad);
   sl_status st = sl__scatter_like_index(ctx, c, SL__INFER_ALL, -1);
   if (st) return st;
-  return sl__sr_run(ctx, c, threads);
+  return sl__sr_run(ctx, c, threads, 1);
 }
