@@ -332,11 +332,11 @@ int sl_fuzz_job(const sl_fuzz_campaign *f, int job, FILE *out) {
   ro.threads = sl_fuzz_job_threads(f);
   ro.max_case_bytes = f->max_case_bytes;
   ro.rerun_every = SL_FUZZ_RERUN_EVERY;
-  /* The job's own count: another would oversubscribe the cores (a second
-   * thread spun against the other job: half the cases) or, with more,
-   * meet cpu.omp's thread-count-dependent combines (open: issue 27's
-   * note); across counts `run` checks. */
-  ro.rerun_threads = ro.threads;
+  /* A parallel job reruns on one thread (thread-count invariance, which
+   * SL_DETERMINISTIC promises); a one-thread job on its one thread
+   * (run-to-run only): a second thread would oversubscribe the cores (it
+   * spun against the other job: half the cases). */
+  ro.rerun_threads = ro.threads > 1 ? 1 : ro.threads;
   /* The reference runs in the worker, which gives its team the job's
    * share of the threads too (worker.c): this process starts none. */
   sl_worker *w;

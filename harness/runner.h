@@ -78,8 +78,8 @@ typedef struct sl_run_opts {
    * (1: every case; 0: none) */
   int rerun_every;
   /* the second run's threads: 0 for another count than the first's (1
-   * after a parallel run, 2 after a serial one); a campaign asks for its
-   * jobs' own count (run-to-run determinism only) */
+   * after a parallel run, 2 after a serial one); a campaign asks for 1
+   * (its one-thread jobs then check run-to-run determinism only) */
   int rerun_threads;
   void (*on_event)(void *user, sl_run_event ev, const char *name,
                    const sl_variant_result *r);

@@ -41,11 +41,17 @@ check small 8
 check campaign gather buggy:cpu.off_by_one
 check small 8
 # Flagged deterministic, yet the bits change with the thread count
-# (rerun.h): right against LibTorch, caught by `run`, whose second run
-# takes another thread count (a campaign's reruns keep the job's count, and
-# see run-to-run differences only) (the case: a minimal one
-# the campaign found; dp=ext, as sums of the default data are exact in any
-# order).
+# (rerun.h): right against LibTorch, caught by a campaign's parallel job,
+# whose reruns take one thread (a one-thread job's keep its count: run to
+# run only, so this needs two cores), and by `run`, whose second run takes
+# another thread count (the case: a minimal one the campaign found;
+# dp=ext, as sums of the default data are exact in any order).
+if [ "$(nproc)" -ge 2 ]; then
+  check campaign scatter_reduce buggy:cpu.thread_order --jobs 1
+  check grep -q "not deterministic, though flagged so: out differs between runs with [0-9]* and 1 threads" "$tmp/out"
+else
+  echo "SKIP: a campaign's thread-count rerun needs two cores (nproc: $(nproc))"
+fi
 "$BIN" run --no-db --threads 2 --variants cpu.serial,buggy:cpu.thread_order \
   'scatter_reduce dt=f32 x=1x1x1 index=1x1x13 src=1x1x13 dim=2 reduce=sum dp=ext seed=680001504' >"$tmp/out" 2>&1
 check test $? -eq 1
