@@ -120,10 +120,10 @@ static int sl__gather_y(const sl_call *c, const sl_tensor *y, sl_tensor *g,
   return 0;
 }
 
-int sl_adjoint_agrees(const sl_call *c, const sl_call *first, uint64_t seed,
-                      int *applied, char *msg, size_t len) {
-  msg[0] = '\0';
-  *applied = 0;
+/* The adding scatters: <out - x, y> = <src, G(y)>. */
+static int sl__scatter_agrees(const sl_call *c, const sl_call *first,
+                              uint64_t seed, int *applied, char *msg,
+                              size_t len) {
   const sl_tensor *x = &c->arg[0], *index = &c->arg[1], *src = &c->arg[2],
                   *out = &first->arg[3];
   const int adds =
@@ -191,4 +191,129 @@ int sl_adjoint_agrees(const sl_call *c, const sl_call *first, uint64_t seed,
            "wrong place, dropped or added twice",
            left, right, fabs(left - right), bound);
   return 0;
+}
+
+/* The core's cpu.serial forward of a scatter_reduce or index_reduce
+ * backward call (grad_out x index src|updates result): its result, f64
+ * data in *mem. Returns 0, or -1 with msg. */
+static int sl__forward(const sl_call *c, sl_tensor *result, void **mem,
+                       char *msg, size_t len) {
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  ctx.threads = 1;
+  sl_call fc;
+  sl_call_init(&fc, c->op == SL_OP_SCATTER_REDUCE_BACKWARD
+                        ? SL_OP_SCATTER_REDUCE
+                        : SL_OP_INDEX_REDUCE);
+  fc.p = c->p;
+  for (int s = 0; s < 3; ++s) fc.arg[s] = c->arg[s + 1];
+  sl_status st = sl_infer(&ctx, &fc);
+  const int64_t n = st ? 0 : sl__numel(&fc.arg[3]);
+  *mem = st ? NULL
+            : malloc(sl_dtype_size(fc.arg[3].dtype) * (size_t)(n > 0 ? n : 1));
+  if (!st && !*mem)
+    st = sl_ctx_fail(&ctx, SL_STATUS_OUT_OF_MEMORY, "no memory for F(v)");
+  if (!st) {
+    fc.arg[3].data = *mem;
+    st = sl_run(&ctx, "cpu.serial", &fc);
+  }
+  if (st) {
+    snprintf(msg, len, "the cpu.serial forward failed: %s",
+             sl_ctx_message(&ctx));
+    free(*mem);
+    *mem = NULL;
+    return -1;
+  }
+  *result = fc.arg[3];
+  return 0;
+}
+
+/* sum_i t_i * u_i over t's shape (t and u of one shape), and the sum of
+ * |t_i * u_i| into *abs; 0 when a term is not finite. */
+static int sl__dot(const sl_tensor *t, const sl_tensor *u, double *dot,
+                   double *abs) {
+  const int64_t n = sl__numel(t);
+  for (int64_t i = 0; i < n; ++i) {
+    const double a = sl__get(t, t->shape, i), b = sl__get(u, t->shape, i);
+    if (!isfinite(a) || !isfinite(b)) return 0;
+    *dot += a * b;
+    *abs += fabs(a * b);
+  }
+  return 1;
+}
+
+/*
+ * The backward ops against their forward (Euler's identity, adjoint.h):
+ * <F(v), g> = <v, B(g)> for the reduces whose forward F is positively
+ * homogeneous of degree 1 in its inputs v (sum, mean, amax, amin; max for
+ * dynamic_scatter). F is the core's cpu.serial forward for scatter_reduce
+ * and index_reduce; dynamic_scatter_backward's call carries no coordinates
+ * to run its forward on, so its voxel_feats input stands for F(feats).
+ */
+static int sl__backward_agrees(const sl_call *c, const sl_call *first,
+                               int *applied, char *msg, size_t len) {
+  const int dyn = c->op == SL_OP_DYNAMIC_SCATTER_BACKWARD;
+  const sl_reduce r = c->p.reduce;
+  /* amax and amin without self: LibTorch's rule (which the ops follow,
+   * docs/spec.md) counts an x equal to the result among the ties that
+   * share the gradient, then gives x none: the shares sum to less than 1. */
+  const int homogeneous =
+      r == SL_REDUCE_SUM || r == SL_REDUCE_MEAN ||
+      ((r == SL_REDUCE_AMAX || r == SL_REDUCE_AMIN) && c->p.include_self) ||
+      (dyn && r == SL_REDUCE_MAX);
+  /* grad_out (grad_voxel_feats), one input per gradient, F(v) */
+  const sl_tensor *g = &c->arg[0];
+  if (!homogeneous || !sl_dtype_is_float(g->dtype)) return 1;
+  double u_out, u_acc, tiny;
+  sl__units(g->dtype, &u_out, &u_acc, &tiny);
+  /* Terms per element: the contributions any one element can meet. */
+  const double terms = (double)(dyn ? (c->arg[1].ndim ? c->arg[1].shape[0] : 1)
+                                    : sl__numel(&c->arg[2])) +
+                       1;
+  if (terms * u_acc > 0.1) return 1; /* the bound would say nothing */
+  sl_tensor f = c->arg[2];
+  void *fmem = NULL;
+  if (!dyn && sl__forward(c, &f, &fmem, msg, len)) return -1;
+  double left = 0, abs_left = 0, right = 0, abs_right = 0;
+  int finite = sl__dot(&f, g, &left, &abs_left);
+  /* x (feats) and its gradient; src (updates) and its gradient */
+  finite = finite && sl__dot(&c->arg[1], &first->arg[5], &right, &abs_right);
+  if (!dyn)
+    finite = finite && sl__dot(&c->arg[3], &first->arg[6], &right, &abs_right);
+  free(fmem);
+  if (!finite) return 1; /* NaN and inf carry no inner product */
+  double abs_g = 0;
+  const int64_t ng = sl__numel(g);
+  for (int64_t i = 0; i < ng; ++i) abs_g += fabs(sl__get(g, g->shape, i));
+  /* F(v)'s roundings (a sum's, a mean's division) and the gradients'
+   * (a mean's or a tie's share), relative to the terms' size, and the two
+   * f64 sums' own. */
+  const double sums = sl__gamma((double)(ng + 2 * terms + 2), ldexp(1, -53));
+  double bound =
+      (sl__gamma(terms, u_acc) + 3 * u_out) * (abs_left + abs_right) +
+      sums * (abs_left + abs_right) + tiny * abs_g;
+  if (!isfinite(left) || !isfinite(right) || !isfinite(bound)) return 1;
+  const double chosen = sl_tolerance_override(g->dtype);
+  if (chosen >= 0) bound = chosen * (abs_left + abs_right) + tiny * abs_g;
+  *applied = 1;
+  if (fabs(left - right) <= bound) return 1;
+  snprintf(msg, len,
+           "adjoint identity broken: <F(v), grad_out> = %.9g but <v, "
+           "gradients> = %.9g with F the %s forward (|diff| %.3g above the "
+           "rounding bound %.3g): a gradient sent to the wrong input, "
+           "dropped, or not the forward's",
+           left, right, dyn ? "given voxel_feats as the" : "cpu.serial",
+           fabs(left - right), bound);
+  return 0;
+}
+
+int sl_adjoint_agrees(const sl_call *c, const sl_call *first, uint64_t seed,
+                      int *applied, char *msg, size_t len) {
+  msg[0] = '\0';
+  *applied = 0;
+  if (c->op == SL_OP_SCATTER_REDUCE_BACKWARD ||
+      c->op == SL_OP_INDEX_REDUCE_BACKWARD ||
+      c->op == SL_OP_DYNAMIC_SCATTER_BACKWARD)
+    return sl__backward_agrees(c, first, applied, msg, len);
+  return sl__scatter_agrees(c, first, seed, applied, msg, len);
 }

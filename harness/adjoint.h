@@ -19,6 +19,17 @@
  * bound on the terms any position adds; u_acc the accumulator's unit
  * roundoff, f32 for the half types; u_out the output's). A --tolerance
  * override for the dtype replaces the first factor (tolerance.h).
+ *
+ * The backward ops are held to their forward the same way: for a forward F
+ * positively homogeneous of degree 1 in its inputs v (sum, mean; amax and
+ * amin with include_self; dynamic_scatter's max), Euler's identity gives
+ *
+ *     < F(v), grad_out >  =  sum over v of < v, grad_v >
+ *
+ * with F the core's cpu.serial scatter_reduce or index_reduce, and for
+ * dynamic_scatter_backward its voxel_feats input (the call carries no
+ * coordinates to run the forward on). A gradient sent to the wrong input,
+ * dropped, or of another reduce than the forward's breaks it.
  */
 #ifndef SL_ADJOINT_H
 #define SL_ADJOINT_H

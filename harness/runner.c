@@ -472,8 +472,8 @@ static void sl__rerun(const sl_variant *v, const sl_call *inferred,
   double spread;
   char msg[400];
   int applied;
-  /* The adding scatters against the gather by the same index (adjoint.h):
-   * no reference involved. */
+  /* The adding scatters against the gather by the same index, the backward
+   * ops against their forward (adjoint.h): no reference involved. */
   if (sl_adjoint_agrees(inferred, first, seed, &applied, msg, sizeof msg) ==
       0) {
     r->verdict = SL_VERDICT_FAILED;
