@@ -510,9 +510,8 @@ int sl_gen_inputs(const sl_case *c, sl_bundle *b, char *err, size_t errlen) {
       if (!rc) rc = sl__gen_coors(c, &b->call.arg[slot], err, errlen);
     } else {
       rc = sl_bundle_alloc(b, slot, dt, s, name, err, errlen);
-      /* dynamic_scatter's feats carry no NaN or inf (docs/spec.md §2). */
-      sl_data_pattern dp = strcmp(name, "feats") == 0 ? SL_DP_RAND : c->dp;
-      if (!rc) sl_gen_fill_data(&b->call.arg[slot], dp, c->seed, (uint64_t)slot);
+      if (!rc)
+        sl_gen_fill_data(&b->call.arg[slot], c->dp, c->seed, (uint64_t)slot);
     }
     if (rc) {
       sl_bundle_free(b);

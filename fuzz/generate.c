@@ -402,8 +402,7 @@ void sl__pick_voxels(sl__gen *g, sl_case *fw) {
 
 void sl__pick_dp(sl__gen *g, sl_case *c, sl_op fwop) {
   c->dp = SL_DP_RAND;
-  /* dynamic_scatter's feats: no NaN or inf (docs/spec.md §2) */
-  if (fwop == SL_OP_DYNAMIC_SCATTER) return;
+  (void)fwop; /* dynamic_scatter's feats too: NaN, inf, -0.0 (spec §2) */
   if (c->dt == SL_BOOL) {
     if (sl__pct(g, 15)) c->dp = SL_DP_ZERO;
   } else if (sl_dtype_is_int(c->dt)) {

@@ -7,6 +7,7 @@
  * applies, and a medium random case where cpu.omp must equal cpu.serial
  * bitwise and both must equal a naive recomputation.
  */
+#include <math.h>
 #include <stdint.h>
 
 #include "core_test.h"
@@ -663,7 +664,68 @@ static void test_random(void) {
   random_case(RMAX, 12);
 }
 
+/* NaN, inf and -0.0 in feats (docs/spec.md §2): one voxel of three points
+ * (channels: a NaN after a number, a NaN first, +0.0 then -0.0, -0.0 then
+ * +0.0, -inf and a number). max propagates the NaN wherever it comes and
+ * keeps the first of two equal zeros; sum starts from +0.0. Backward max:
+ * where the maximum is NaN no point equals it, and no point gets that
+ * channel's gradient. */
+static void test_special_values(void) {
+  const float nan = NAN, inf = INFINITY;
+  const float f[15] = {1,    nan, 0.0f, -0.0f, -inf,  nan,  2,   -0.0f,
+                       0.0f, 3,   5,    1,     -0.0f, 0.0f, -inf};
+  const int32_t coors[3] = {4, 4, 4};
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  ctx.threads = 2;
+  FOR_EACH_VARIANT(SL_OP_DYNAMIC_SCATTER, v) {
+    float vf[15];
+    int32_t vc[3], map[3], count[3];
+    sl_call c = fwd_call(SL_REDUCE_MAX,
+                         sl_tensor_make(SL_F32, 2, SHAPE(3, 5), (void *)f),
+                         sl_tensor_make(SL_I32, 2, SHAPE(3, 1), (void *)coors),
+                         vf, vc, map, count);
+    CHECK_MSG(sl_run(&ctx, v->name, &c) == SL_STATUS_OK, "%s", ctx.msg);
+    CHECK_MSG(isnan(vf[0]) && isnan(vf[1]), "%s: max %g %g, want NaN NaN",
+              v->name, vf[0], vf[1]);
+    CHECK_MSG(vf[2] == 0 && !signbit(vf[2]) && vf[3] == 0 && signbit(vf[3]),
+              "%s: max of +0,-0 / -0,+0: %g %g, want the first each", v->name,
+              vf[2], vf[3]);
+    CHECK_MSG(vf[4] == 3, "%s: max of -inf, 3, -inf: %g", v->name, vf[4]);
+    c = fwd_call(SL_REDUCE_SUM,
+                 sl_tensor_make(SL_F32, 2, SHAPE(3, 5), (void *)f),
+                 sl_tensor_make(SL_I32, 2, SHAPE(3, 1), (void *)coors), vf, vc,
+                 map, count);
+    CHECK_MSG(sl_run(&ctx, v->name, &c) == SL_STATUS_OK, "%s", ctx.msg);
+    CHECK_MSG(isnan(vf[0]) && isnan(vf[1]) && vf[4] == -inf, "%s: sum",
+              v->name);
+    CHECK_MSG(vf[2] == 0 && !signbit(vf[2]), "%s: a sum of zeros is +0.0",
+              v->name);
+  }
+  /* Backward max on the forward's maxima: the NaN channels lose their
+   * gradient; the others go to the first point equal to the maximum. */
+  const float vmax[5] = {nan, nan, 0.0f, -0.0f, 3};
+  const float g[5] = {10, 20, 30, 40, 50};
+  const int32_t map[3] = {0, 0, 0}, count[1] = {3};
+  const float want[15] = {0, 0, 30, 40, 0, 0, 0, 0, 0, 50, 0, 0, 0, 0, 0};
+  FOR_EACH_VARIANT(SL_OP_DYNAMIC_SCATTER_BACKWARD, v) {
+    float out[15];
+    for (int i = 0; i < 15; ++i) out[i] = -99;
+    sl_call c = bwd_call(
+        SL_REDUCE_MAX, sl_tensor_make(SL_F32, 2, SHAPE(1, 5), (void *)g),
+        sl_tensor_make(SL_F32, 2, SHAPE(3, 5), (void *)f),
+        sl_tensor_make(SL_F32, 2, SHAPE(1, 5), (void *)vmax),
+        sl_tensor_make(SL_I32, 1, SHAPE(3), (void *)map),
+        sl_tensor_make(SL_I32, 1, SHAPE(1), (void *)count), out);
+    CHECK_MSG(sl_run(&ctx, v->name, &c) == SL_STATUS_OK, "%s", ctx.msg);
+    int wrong = 0;
+    for (int i = 0; i < 15; ++i) wrong += out[i] != want[i];
+    CHECK_MSG(wrong == 0, "%s: %d of 15 gradients wrong", v->name, wrong);
+  }
+}
+
 int main(void) {
+  test_special_values();
   test_forward_example();
   test_forward_strides();
   test_forward_edges();

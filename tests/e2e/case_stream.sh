@@ -5,7 +5,11 @@
 # the digest below and say why in the commit. The schedules that draw on
 # their own random streams (--size-mix, --stress, and any added later) are
 # off, and the ops are named, so that a new schedule or a new op leaves
-# these lines alone. Digest taken on 081bad5, before the redesign.
+# these lines alone. Digest taken on 081bad5, before the redesign;
+# re-pinned when dynamic_scatter's feats took the data patterns (NaN, inf,
+# -0.0, issue 27): 1,962 of the 20,000 lines changed, all of them
+# dynamic_scatter's and its backward's (checked by diff against the old
+# stream).
 set -u
 BIN=$1
 SRC=${2:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -13,7 +17,7 @@ SRC=${2:-$(cd "$(dirname "$0")/../.." && pwd)}
 OPS=gather,gather_nd,scatter,scatter_reduce,scatter_nd,index_reduce
 OPS=$OPS,scatter_reduce_backward,index_reduce_backward,select_scatter
 OPS=$OPS,masked_scatter,dynamic_scatter,dynamic_scatter_backward
-PINNED=491eb88fca743ba0b4f957e22b77331f8ad954d707ca3769527fb0e781413e3f
+PINNED=718c059772587cab65a8949998b50682243d04ac85eb7dd338f897ebee800a9d
 "$BIN" fuzz --print --cases 20000 --no-corpus --seed 1 --size-mix 0 --stress 0 \
   --ops "$OPS" >"$tmp/lines" 2>"$tmp/err"
 rc=$?

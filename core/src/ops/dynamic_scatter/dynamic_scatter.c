@@ -16,9 +16,9 @@
  *
  * Duplicate coordinates are the point of the op: they make one voxel.
  * Points are reduced in increasing point index within a voxel, so float sums
- * are the same on every CPU variant. feats carry no NaN or inf (seed 004);
- * the result for them is not defined. The map and the counts are i32, so N
- * is limited to INT32_MAX rows.
+ * are the same on every CPU variant. NaN, inf and -0.0 in feats follow
+ * reduce_ops.h's rules (a max propagates NaN; docs/spec.md §2). The map
+ * and the counts are i32, so N is limited to INT32_MAX rows.
  */
 #include <stdio.h>
 

@@ -12,7 +12,7 @@
  *               listed under the strategy's name so that the atomic / lock /
  *               sorted comparison covers this op too.
  * The rows start from +0.0 (sum, mean: LibTorch's zeros + index_add) or
- * -inf (max; feats carry no NaN or inf, seed 004). Sums and means of
+ * -inf (max, which propagates a NaN: reduce_ops.h). Sums and means of
  * cpu.atomic and cpu.lock depend on the order of arrival (tolerance); max
  * is exact (equal values may leave -0.0 for 0.0, which reduce_ops.h
  * counts equal).

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 
 #include "dynamic_scatter_voxels.h"
+#include "reduce_ops.h"
 
 /* Chunk t of `parts` equal chunks of [0,n). */
 static inline int64_t sl__dyn_chunk(int64_t n, int parts, int t) {
@@ -195,12 +196,15 @@ static void sl__dyn_reduce_voxel(const sl__dyn *w, int64_t v) {
         /* A sum starts from +0.0 (as LibTorch's zeros + index_add does), so
          * that a voxel whose points are all -0.0 sums to +0.0. */
         sl__dyn_setf(vfeats, off, c->p.reduce == SL_REDUCE_MAX ? x : 0.0 + x);
-      else if (c->p.reduce == SL_REDUCE_MAX) {
-        /* Strictly greater: among equal values the first point's stays,
-         * as LibTorch's amax (std::max keeps its first argument) does. */
-        if (x > sl__dyn_getf(vfeats, off)) sl__dyn_setf(vfeats, off, x);
-      } else
-        sl__dyn_setf(vfeats, off, sl__dyn_getf(vfeats, off) + x);
+      else
+        /* reduce_ops.h's combine, as cpu.atomic and cpu.lock take it: a
+         * max keeps the first of equal values (std::max) and propagates a
+         * NaN (a `x > max` test dropped one that came after a number). */
+        sl__dyn_setf(vfeats, off,
+                     sl__combine_f64(c->p.reduce == SL_REDUCE_MAX
+                                         ? SL_REDUCE_MAX
+                                         : SL_REDUCE_SUM,
+                                     sl__dyn_getf(vfeats, off), x));
     }
   }
   if (c->p.reduce == SL_REDUCE_MEAN)
