@@ -289,7 +289,7 @@ static int sl__parse_ip(const char *v, sl_case *c, char *err, size_t len) {
   }
   return sl__fail(err, len,
                   "ip: expected rand, unique, sorted, zipf, one, "
-                  "dup<1..100>, oob, oob<1..%d>, neg or neg<1..%d>, got "
+                  "dup<1..100>, oob, oob<1..%d>, neg, neg<1..%d> or high, got "
                   "\"%s\"",
                   SL_IP_OOB_KINDS - 1, SL_IP_NEG_KINDS - 1, v);
 }

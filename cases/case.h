@@ -21,7 +21,9 @@
  *                   13743 voxels); absent, the index pattern shapes coors
  *   ip=PATTERN      index values: rand unique sorted zipf one dup<P> (P% of
  *                   positions repeat a few targets) oob (one value out of
- *                   range: an invalid case) neg (one negative value)
+ *                   range: an invalid case) neg (one negative value) high
+ *                   (values from the top sixteenth of the range: the
+ *                   offsets past 2^31 of a --huge case)
  *   dp=PATTERN      data values: rand nan inf negzero ext (integer extremes)
  *                   zero
  *   seed=N          the seed of every generated value
@@ -57,7 +59,8 @@ typedef enum sl_layout {
   X(ONE, one)                                                                  \
   X(DUP, dup)                                                                  \
   X(OOB, oob)                                                                  \
-  X(NEG, neg)
+  X(NEG, neg)                                                                  \
+  X(HIGH, high)
 
 typedef enum sl_index_pattern {
 #define SL__IP_ENUM(e, name) SL_IP_##e,

@@ -141,6 +141,16 @@ static void *sl__elem(const sl_tensor *t, int64_t i) {
   return (char *)t->data + off * (int64_t)sl_dtype_size(t->dtype);
 }
 
+/* Whether t's strides are the row-major ones of its shape. */
+static int sl__row_major(const sl_tensor *t) {
+  int64_t want = 1;
+  for (int d = t->ndim - 1; d >= 0; --d) {
+    if (t->shape[d] != 1 && t->strides[d] != want) return 0;
+    want *= t->shape[d];
+  }
+  return 1;
+}
+
 static int64_t sl__numel_t(const sl_tensor *t) {
   int64_t n = 1;
   for (int d = 0; d < t->ndim; ++d) n *= t->shape[d];
@@ -189,10 +199,14 @@ void sl_gen_fill_data(sl_tensor *t, sl_data_pattern dp, uint64_t seed,
   int64_t n = sl__gen_count(t);
   sl_dtype dt = t->dtype;
   int is_float = sl_dtype_is_float(dt) || sl_dtype_is_complex(dt);
+  const size_t es = sl_dtype_size(dt);
+  /* Row-major tensors step by the element size: no unravelling per
+   * element, which took most of the time of a --huge case's 2^31. */
+  const int flat = sl__row_major(t);
   for (int64_t i = 0; i < n; ++i) {
-    void *p = sl__elem(t, i);
+    void *p = flat ? (char *)t->data + (size_t)i * es : sl__elem(t, i);
     if (dp == SL_DP_ZERO) {
-      memset(p, 0, sl_dtype_size(dt));
+      memset(p, 0, es);
       continue;
     }
     /* About one element in five takes the pattern's special value. */
@@ -206,7 +220,7 @@ void sl_gen_fill_data(sl_tensor *t, sl_data_pattern dp, uint64_t seed,
       if (special) v = sl__special(dt, dp, &r);
       sl_elem_set_f(dt, p, v);
       if (sl_dtype_is_complex(dt)) {
-        size_t half = sl_dtype_size(dt) / 2;
+        size_t half = es / 2;
         double im = ((double)sl_rng_below(&r, 65) - 32.0) / 8.0;
         if (dt == SL_C64) {
           float f = (float)im;
@@ -254,6 +268,9 @@ static void sl__fill_index_values(int64_t *v, int ndim, const int64_t *shape,
       if (v[i] < 0) v[i] = 0;
       break;
     }
+    case SL_IP_HIGH: /* the top sixteenth: [b - ceil(b/16), b) */
+      v[i] = b - 1 - (int64_t)sl_rng_below(r, (uint64_t)((b + 15) / 16));
+      break;
     default: v[i] = (int64_t)sl_rng_below(r, (uint64_t)b); break;
     }
   }

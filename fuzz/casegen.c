@@ -6,6 +6,7 @@
 
 #include "casegen_internal.h"
 #include "datagen.h"
+#include "huge.h"
 #include "stress.h"
 
 /* ------------------------------------------------------------------------ */
@@ -195,7 +196,8 @@ int sl_fuzz_case(uint64_t seed, uint64_t i, const sl_fuzz_opts *o, sl_case *c) {
   }
   /* Drawn last, so that every other case keeps the stream it had. */
   if (fwop == SL_OP_DYNAMIC_SCATTER && !broken) sl__pick_voxels(&g, &fw);
-  if (!invalid) sl_fuzz_stress(o, seed, i, &fw); /* a stream of its own */
+  if (!invalid) sl_fuzz_stress(o, seed, i, &fw);   /* a stream of its own */
+  if (!invalid) sl_fuzz_huge(o, seed, i, op, &fw); /* and so has this one */
   sl_fuzz_from_forward(&fw, op, c);
   return broken;
 }

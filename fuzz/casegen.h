@@ -48,17 +48,20 @@ typedef struct sl_fuzz_opts {
   int64_t max_elems;     /* largest tensor, in elements (default 4096; at least
                             64 is used) */
   int invalid_pct;       /* percent of cases invalid on purpose (default 10) */
-  int max_rank;     /* highest rank drawn for an op's main tensor (x, or the
-                       index of the nd ops); 0 = SL_MAX_DIMS. Tensors derived
-                       from it may have one more. */
-  int64_t size_mix; /* one valid case in size_mix is sized past one of the
-                       core's size thresholds (sl_threshold_at), whatever
-                       max_elems says; 0 = never. Default
-                       sl_fuzz_size_mix_default(). */
-  int64_t stress;   /* one valid case in stress of a reducing op is a
-                       contention case (stress.h: few targets, many
-                       updates); 0 = never. Default sl_fuzz_stress_default().
-                     */
+  int max_rank;        /* highest rank drawn for an op's main tensor (x, or the
+                          index of the nd ops); 0 = SL_MAX_DIMS. Tensors derived
+                          from it may have one more. */
+  int64_t size_mix;    /* one valid case in size_mix is sized past one of the
+                          core's size thresholds (sl_threshold_at), whatever
+                          max_elems says; 0 = never. Default
+                          sl_fuzz_size_mix_default(). */
+  int64_t stress;      /* one valid case in stress of a reducing op is a
+                          contention case (stress.h: few targets, many
+                          updates); 0 = never. Default sl_fuzz_stress_default().
+                        */
+  uint64_t huge_bytes; /* `fuzz --huge`: every valid case that can be is a
+                          huge-offset case (huge.h) within this many bytes
+                          (inputs and twice the outputs); 0 = never */
 } sl_fuzz_opts;
 
 /* The default share of size-mix cases: one in 4096 in a normal build (such
@@ -99,13 +102,15 @@ int sl_fuzz_case(uint64_t seed, uint64_t i, const sl_fuzz_opts *o, sl_case *c);
  *   it       the index dtype, "-" for ops without an index dtype key;
  *   layout   c, t, s or b: the layout of the first non-contiguous input of
  *            the line, c when all are contiguous;
- *   shape    stress:contention (at most SL_FUZZ_STRESS_MAX_DESTS targets
- *            and sl_fuzz_stress_updates() updates or more: stress.h),
- *            empty (an input has no element), past:<threshold> (the
- *            largest input reaches the core's largest size threshold it
- *            can, sl_threshold_at, named as there), large (an input has
- *            >= 1024 elements), rank0 (x is a scalar), unit (x has an
- *            extent 1), else rank<N> (x's rank; feats for dynamic_scatter);
+ *   shape    huge:2^31 or huge:2^32 (x has more elements than that:
+ *            huge.h), stress:contention (at most
+ *            SL_FUZZ_STRESS_MAX_DESTS targets and sl_fuzz_stress_updates()
+ *            updates or more: stress.h), empty (an input has no element),
+ *            past:<threshold> (the largest input reaches the core's
+ *            largest size threshold it can, sl_threshold_at, named as
+ *            there), large (an input has >= 1024 elements), rank0 (x is a
+ *            scalar), unit (x has an extent 1), else rank<N> (x's rank;
+ *            feats for dynamic_scatter);
  *   ip       the index pattern (dup without its ratio; oob and neg with
  *            their bad value, e.g. oob:2^31), "-" for ops without
  *            an index (select_scatter, masked_scatter);

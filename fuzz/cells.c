@@ -6,6 +6,7 @@
 
 #include "casegen_internal.h"
 #include "datagen.h"
+#include "huge.h"
 #include "stress.h"
 
 /* ------------------------------------------------------------------------ */
@@ -78,7 +79,10 @@ void sl_fuzz_cell(const sl_case *c, char *buf, size_t len) {
   const sl_case_shape *x = &fw.arg[0];
   int unit = 0;
   for (int d = 0; d < x->ndim; ++d) unit |= x->shape[d] == 1;
-  if (sl_fuzz_stress_shape(c))
+  const int huge = sl_fuzz_huge_shape(c);
+  if (huge)
+    snprintf(shape, sizeof shape, "huge:2^%d", huge);
+  else if (sl_fuzz_stress_shape(c))
     snprintf(shape, sizeof shape, "stress:contention");
   else if (empty)
     snprintf(shape, sizeof shape, "empty");

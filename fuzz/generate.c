@@ -24,6 +24,7 @@ void sl_fuzz_opts_init(sl_fuzz_opts *o) {
   o->max_rank = 0;
   o->size_mix = sl_fuzz_size_mix_default();
   o->stress = sl_fuzz_stress_default();
+  o->huge_bytes = 0;
 }
 
 int64_t sl_fuzz_size_mix_default(void) {

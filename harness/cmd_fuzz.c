@@ -54,7 +54,7 @@ int sl_cmd_fuzz(int argc, char **argv) {
     fprintf(stderr, "scatterlab fuzz: shard %d/%d (counted from 1) from %s\n",
             f.shard_k + 1, f.shard_n, shard_from);
   if (sl_cli_parse_only) return SL_EXIT_OK;
-  if ((rc = sl__check_case_cap(&f))) return rc;
+  if ((rc = sl__settle_case_cap(&f))) return rc;
   if (f.variants && sl__restrict_ops(&f))
     return sl_cli_usage_error("fuzz",
                               "--variants %s: expected a filter that "

@@ -47,6 +47,7 @@ typedef struct sl_fuzz_campaign {
   int jobs, shard_k, shard_n, shrink, print;
   int shard_set; /* --shard was given (else the environment may say) */
   int keep_all;  /* --keep all: every case and verdict, not only failures */
+  int huge;      /* --huge: gen.huge_bytes is the case cap (huge.h) */
   int json;      /* --format json (the jobs print nothing but to the parent) */
   const char *junit; /* --junit FILE, or NULL */
   double timeout;

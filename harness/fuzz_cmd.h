@@ -46,8 +46,9 @@ void sl__config(const sl_fuzz_campaign *f, char *buf, size_t len);
 
 /* A campaign whose largest case could pass --max-case-bytes is refused
  * before it starts: a generated case refused mid-campaign would read as a
- * harness failure. Returns 0 or SL_EXIT_USAGE. */
-int sl__check_case_cap(const sl_fuzz_campaign *f);
+ * harness failure. With --huge, the cap is handed to the schedule, which
+ * sizes its cases within it. Returns 0 or SL_EXIT_USAGE. */
+int sl__settle_case_cap(sl_fuzz_campaign *f);
 
 /* --resume: reads the run's config into f, then lets the command line
  * change what does not decide the schedule. */

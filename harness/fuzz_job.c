@@ -12,6 +12,7 @@
 
 #include "failure_group.h"
 #include "fuzz_campaign.h"
+#include "huge.h"
 #include "interrupt.h"
 #include "runinfo.h"
 #include "runner.h"
@@ -214,7 +215,10 @@ static int sl__job_result(const sl_fuzz_campaign *f, sl_worker *w, sl__batch *b,
   sl_case minimal = *c;
   static sl_case_result mres;
   mres = *res;
-  if (f->shrink && first.verdict != SL_VERDICT_TIMEOUT)
+  /* A huge case is kept as found: every candidate would take seconds to
+   * generate, and a smaller one leaves the offsets past 2^31 it is about. */
+  const int huge = sl_fuzz_huge_shape(c);
+  if (f->shrink && first.verdict != SL_VERDICT_TIMEOUT && !huge)
     sl__shrink(f, w, c, first.variant, first.verdict, &minimal, &mres);
   char line[SL_CASE_LINE_MAX];
   sl_case_print(&minimal, line, sizeof line);
@@ -244,7 +248,11 @@ static int sl__job_result(const sl_fuzz_campaign *f, sl_worker *w, sl__batch *b,
   int64_t largest = 0;
   const sl_threshold *past =
       f->shrink ? sl_fuzz_case_past(&minimal, &largest) : NULL;
-  if (past && largest > SL_FUZZ_SMALL_REPRO)
+  if (huge)
+    snprintf(message, sizeof message,
+             "%s; a huge case (x past 2^%d elements), not shrunk",
+             first.message, huge);
+  else if (past && largest > SL_FUZZ_SMALL_REPRO)
     snprintf(message, sizeof message,
              "%s; the minimal case keeps %lld elements, past %s (%lld: %s), "
              "where smaller cases take another path",

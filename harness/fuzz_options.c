@@ -70,6 +70,16 @@ static const char *const sl__fuzz_help =
     "                    per-thread thresholds), beyond --max-elems; cells\n"
     "                    read stress:contention (default 8192; 8 in a\n"
     "                    -DSL_SMALL_THRESHOLDS=ON build; 0: never)\n"
+    "  --huge            huge-offset cases: every valid case of gather,\n"
+    "                    gather_nd, scatter, scatter_reduce, scatter_nd,\n"
+    "                    index_reduce and select_scatter in a 1- or 2-byte\n"
+    "                    dtype gets an x of more than 2^31 elements (2^32\n"
+    "                    in one case of ten, where it fits) and index\n"
+    "                    values past 2^31 (ip=high), within\n"
+    "                    --max-case-bytes (scatters need about 3 x 2.25\n"
+    "                    GiB: raise it); cells read huge:2^31 or huge:2^32.\n"
+    "                    Seconds a case: pass --dtypes u8,i8,bool,i16,f16,\n"
+    "                    bf16 to make every case one\n"
     "  --jobs J          parallel jobs (default 1); they share the cores:\n"
     "                    each job's parallel variants get cores/J threads\n"
     "                    (--jobs 1 fuzzes them on every core)\n"
@@ -235,9 +245,10 @@ void sl__defaults(sl_fuzz_campaign *f) {
 /* Options that decide which cases a job runs, and what the run keeps of
  * them: they cannot change when a run is resumed. */
 static const char *const sl__schedule_options[] = {
-    "--ops",          "--dtypes", "--variants", "--seed",      "--max-elems",
-    "--jobs",         "--shard",  "--cases",    "--provider",  "--reduces",
-    "--index-dtypes", "--keep",   "--size-mix", "--tolerance", "--stress"};
+    "--ops",       "--dtypes",    "--variants",     "--seed",
+    "--max-elems", "--jobs",      "--shard",        "--cases",
+    "--provider",  "--reduces",   "--index-dtypes", "--keep",
+    "--size-mix",  "--tolerance", "--stress",       "--huge"};
 
 static int sl__is_schedule_option(const char *a) {
   for (size_t k = 0; k < sizeof sl__schedule_options / sizeof(char *); ++k)
@@ -361,6 +372,8 @@ int sl__parse(sl_fuzz_campaign *f, int argc, char **argv, int *config_version) {
       f->corpus = NULL;
     } else if (strcmp(a, "--no-shrink") == 0) {
       f->shrink = 0;
+    } else if (strcmp(a, "--huge") == 0) {
+      f->huge = 1;
     } else if (strcmp(a, "--print") == 0) {
       f->print = 1;
     } else if (sl_cli_is(a, "--resume")) {
@@ -432,6 +445,7 @@ void sl__config(const sl_fuzz_campaign *f, char *buf, size_t len) {
   else
     snprintf(buf + n, len - n, " --seconds %.17g", f->seconds);
   if (!f->shrink) strncat(buf, " --no-shrink", len - strlen(buf) - 1);
+  if (f->huge) strncat(buf, " --huge", len - strlen(buf) - 1);
   if (f->max_case_bytes) {
     n = strlen(buf);
     snprintf(buf + n, len - n, " --max-case-bytes %" PRIu64, f->max_case_bytes);
@@ -469,8 +483,9 @@ void sl__config(const sl_fuzz_campaign *f, char *buf, size_t len) {
 /* A campaign whose largest case could pass --max-case-bytes is refused
  * before it starts: a generated case refused mid-campaign would read as a
  * harness failure. Returns 0 or SL_EXIT_USAGE. */
-int sl__check_case_cap(const sl_fuzz_campaign *f) {
+int sl__settle_case_cap(sl_fuzz_campaign *f) {
   uint64_t cap = sl_case_bytes_cap(f->max_case_bytes);
+  f->gen.huge_bytes = f->huge ? cap : 0;
   uint64_t worst = (uint64_t)f->gen.max_elems * SL__CASE_BYTES_PER_ELEM;
   if (worst <= cap) return 0;
   char a[32], b[32];
@@ -511,7 +526,9 @@ static int sl__same_schedule(const sl_fuzz_campaign *f, const char *run_config,
   sl__config(f, before, sizeof before);
   for (int i = 1; i < argc; ++i) {
     if (!sl__is_schedule_option(argv[i])) continue;
-    int first = i, has_eq = strchr(argv[i], '=') != NULL;
+    /* --huge alone takes no value */
+    int first = i,
+        has_eq = strchr(argv[i], '=') != NULL || strcmp(argv[i], "--huge") == 0;
     if (!has_eq && i + 1 < argc) ++i; /* the option's value */
     int same;
     if (sl_cli_is(argv[first], "--provider")) {
@@ -583,7 +600,7 @@ int sl__load_resume(sl_fuzz_campaign *f, sl_store *st, int argc, char **argv,
   rc = sl__parse(f, argc, argv, NULL);
   f->resume = resume;
   f->db = saved.db;
-  return rc ? rc : sl__check_case_cap(f);
+  return rc ? rc : sl__settle_case_cap(f);
 }
 
 /* CI conventions that hand each job of a matrix its shard, in the order

@@ -268,14 +268,18 @@ static int sl__cl_empty(const sl__clines *p) {
   return p->L == 0 || p->m == 0 || p->n == 0;
 }
 
-/*
- * Assignment (index_reduce's assign) the atomic way: every row t keeps the
- * largest contribution number aimed at it (an atomic max, the mirror of
- * seed 004's atomicMin of the point index), then each row copies its
- * winner's elements. The last writer wins, as in the serial loop.
- */
-static sl_status sl__cl_assign_atomic(sl_ctx *ctx, const sl__clines *p,
-                                      int threads) {
+/* Copies contribution i's row into its target row t. */
+static void sl__cl_copy_row(const sl__clines *p, int64_t t, int64_t i) {
+  for (int64_t l = 0; l < p->L; ++l)
+    memcpy(sl__cl_dst(p, l, t), sl__cl_src(p, l, i), (size_t)p->es);
+}
+
+/* Winners per target row, one int64 each: for targets that are not few
+ * beside the rows (n <= SL__CL_DENSE_RATIO * m). */
+#define SL__CL_DENSE_RATIO 4
+
+static sl_status sl__cl_assign_dense(sl_ctx *ctx, const sl__clines *p,
+                                     int threads) {
   int64_t *winner = malloc((size_t)p->n * sizeof *winner);
   if (!winner)
     return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
@@ -291,13 +295,77 @@ static sl_status sl__cl_assign_atomic(sl_ctx *ctx, const sl__clines *p,
     sl__atomic_max_i64(&winner[sl__cl_target(p, 0, i)], i);
   team = sl__conflict_team(threads, p->n * p->L);
 #pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
-  for (int64_t t = 0; t < p->n; ++t) {
-    if (winner[t] < 0) continue;
-    for (int64_t l = 0; l < p->L; ++l)
-      memcpy(sl__cl_dst(p, l, t), sl__cl_src(p, l, winner[t]), (size_t)p->es);
-  }
+  for (int64_t t = 0; t < p->n; ++t)
+    if (winner[t] >= 0) sl__cl_copy_row(p, t, winner[t]);
   free(winner);
   return SL_STATUS_OK;
+}
+
+/* The slot of target t in an open-addressing table of `mask + 1` (a power
+ * of two) keys, -1 marking a free slot: claimed with a compare-and-swap
+ * when absent. */
+static int64_t sl__cl_slot(int64_t *key, int64_t mask, int64_t t) {
+  uint64_t h = (uint64_t)t * 0x9E3779B97F4A7C15ull;
+  for (int64_t s = (int64_t)(h >> 32) & mask;; s = (s + 1) & mask) {
+    int64_t k = __atomic_load_n(&key[s], __ATOMIC_ACQUIRE);
+    if (k == -1) {
+      int64_t free_slot = -1;
+      if (__atomic_compare_exchange_n(&key[s], &free_slot, t, 0,
+                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return s;
+      k = free_slot; /* claimed meanwhile: by t, or by another target */
+    }
+    if (k == t) return s;
+  }
+}
+
+/* Few targets among many rows (a --huge case's 21 updates into 2.4e9 rows
+ * asked 19 GB of row winners and met the OOM killer): the winners in a
+ * table of the targets, at most twice the contributions' slots. */
+static sl_status sl__cl_assign_sparse(sl_ctx *ctx, const sl__clines *p,
+                                      int threads) {
+  int64_t size = 2;
+  while (size < 2 * p->m) size *= 2;
+  int64_t *key = malloc((size_t)size * sizeof *key);
+  int64_t *winner = malloc((size_t)size * sizeof *winner);
+  if (!key || !winner) {
+    free(key);
+    free(winner);
+    return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
+                       "%s: expected memory for a table of %lld targets, got "
+                       "an allocation failure",
+                       p->what, (long long)size);
+  }
+  for (int64_t s = 0; s < size; ++s) key[s] = winner[s] = -1;
+  int team = sl__conflict_team(threads, p->m);
+#pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
+  for (int64_t i = 0; i < p->m; ++i)
+    sl__atomic_max_i64(
+        &winner[sl__cl_slot(key, size - 1, sl__cl_target(p, 0, i))], i);
+  team = sl__conflict_team(threads, p->m * p->L);
+#pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
+  for (int64_t i = 0; i < p->m; ++i) {
+    const int64_t t = sl__cl_target(p, 0, i);
+    if (winner[sl__cl_slot(key, size - 1, t)] == i) sl__cl_copy_row(p, t, i);
+  }
+  free(key);
+  free(winner);
+  return SL_STATUS_OK;
+}
+
+/*
+ * Assignment (index_reduce's assign) the atomic way: every row t keeps the
+ * largest contribution number aimed at it (an atomic max, the mirror of
+ * seed 004's atomicMin of the point index), then each row copies its
+ * winner's elements. The last writer wins, as in the serial loop. The
+ * winners live per row, or, where the targets are few beside the rows, in
+ * a table of the targets (memory by the contributions, not by x).
+ */
+static sl_status sl__cl_assign_atomic(sl_ctx *ctx, const sl__clines *p,
+                                      int threads) {
+  return p->n <= SL__CL_DENSE_RATIO * p->m
+             ? sl__cl_assign_dense(ctx, p, threads)
+             : sl__cl_assign_sparse(ctx, p, threads);
 }
 
 sl_status sl__clines_atomic(sl_ctx *ctx, const sl__clines *p, int threads) {

@@ -378,6 +378,33 @@ static void test_assign_dtypes(void) {
   }
 }
 
+/* assign with few targets among many rows (cpu.atomic keeps its winners in
+ * a table of the targets there, not one per row): 13 updates, some to the
+ * same row, into 1000 rows of 2; the last writer of each row wins. */
+static void test_assign_sparse(void) {
+  enum { N = 1000, M = 13, C = 2 };
+  static int16_t x[N * C], u[M * C], out[N * C], want[N * C];
+  static const int64_t idx[M] = {999, 3,   500, 3, 999, 0, 3,
+                                 998, 500, 77,  0, 3,   1};
+  for (int i = 0; i < N * C; ++i) x[i] = want[i] = (int16_t)(i % 97);
+  for (int i = 0; i < M * C; ++i) u[i] = (int16_t)(1000 + i);
+  for (int i = 0; i < M; ++i)
+    for (int c = 0; c < C; ++c) want[idx[i] * C + c] = u[i * C + c];
+  sl_tensor tx = sl_tensor_make(SL_I16, 2, (int64_t[]){N, C}, x);
+  sl_tensor ti = sl_tensor_make(SL_I64, 1, (int64_t[]){M}, (void *)idx);
+  sl_tensor tu = sl_tensor_make(SL_I16, 2, (int64_t[]){M, C}, u);
+  sl_tensor to = sl_tensor_make(SL_I16, 2, (int64_t[]){N, C}, out);
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  FOR_EACH_VARIANT(SL_OP_INDEX_REDUCE, v) {
+    CHECK(run_ir(&ctx, v->name, &tx, 0, &ti, &tu, SL_REDUCE_ASSIGN, 1, &to,
+                 sizeof out) == SL_STATUS_OK);
+    int wrong = 0;
+    for (int i = 0; i < N * C; ++i) wrong += out[i] != want[i];
+    CHECK_MSG(wrong == 0, "%s: %d of %d elements wrong", v->name, wrong, N * C);
+  }
+}
+
 /* index_reduce along axis 1 of an f64 [A,N,C] x with an index of M values
  * in [0, targets) against a naive loop written here, for every reduce;
  * cpu.omp runs 3 threads. */
@@ -589,6 +616,7 @@ static void test_bad_input(void) {
 }
 
 int main(void) {
+  test_assign_sparse();
   test_seed001();
   test_axis1_3d();
   test_0d_index();

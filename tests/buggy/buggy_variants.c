@@ -20,6 +20,10 @@
  *   gather cpu.off_by_one            the last dim's last column is skipped
  *   gather cpu.ignores_strides       reads x as if it were contiguous (right
  *                                    only on contiguous x: a stride bug)
+ *   gather cpu.offset32              element offsets in 32 bits (an int,
+ *                                    as TensorFlow #127164): right below
+ *                                    2^31 elements, past it wraps negative
+ *                                    (found by `fuzz --huge` only)
  *   gather cpu.crash                 writes through a null pointer (SIGSEGV)
  *   gather cpu.hang                  never returns
  */
@@ -132,6 +136,27 @@ static sl_status sl_buggy_off_by_one(sl_ctx *ctx, sl_call *c) {
   return sl_gather_cpu_serial(ctx, &shorter);
 }
 
+/* gather with x's element offset held in an int32_t: the wrap a kernel
+ * with `int` offsets makes, computed without undefined behaviour. */
+static sl_status sl_buggy_offset32(sl_ctx *ctx, sl_call *c) {
+  (void)ctx;
+  const sl_tensor *x = &c->arg[0], *index = &c->arg[1], *out = &c->arg[2];
+  const size_t es = sl_dtype_size(x->dtype);
+  const int dim = (int)c->p.dim;
+  int64_t idx[SL_MAX_DIMS], n = sl__numel(index);
+  for (int64_t i = 0; i < n; ++i) {
+    sl__unravel(i, index->ndim, index->shape, idx);
+    int64_t v = sl__load_index(index, sl__offset(index, idx));
+    int64_t off = 0;
+    for (int d = 0; d < x->ndim; ++d)
+      off += (d == dim ? v : idx[d]) * x->strides[d];
+    const int32_t off32 = (int32_t)(uint32_t)(uint64_t)off;
+    memcpy((char *)out->data + sl__offset(out, idx) * (int64_t)es,
+           (const char *)x->data + (int64_t)off32 * (int64_t)es, es);
+  }
+  return SL_STATUS_OK;
+}
+
 static sl_status sl_buggy_ignores_strides(sl_ctx *ctx, sl_call *c) {
   sl_call row_major = *c;
   sl_tensor *x = &row_major.arg[0];
@@ -212,6 +237,7 @@ static sl_provider_variant sl__rows[] = {
                     sl_buggy_thread_order, SL_DETERMINISTIC),
     SL__BUGGY(SL_OP_GATHER, "cpu.off_by_one", sl_buggy_off_by_one),
     SL__BUGGY(SL_OP_GATHER, "cpu.ignores_strides", sl_buggy_ignores_strides),
+    SL__BUGGY(SL_OP_GATHER, "cpu.offset32", sl_buggy_offset32),
     SL__BUGGY(SL_OP_GATHER, "cpu.crash", sl_buggy_crash),
     SL__BUGGY(SL_OP_GATHER, "cpu.hang", sl_buggy_hang),
 };

@@ -94,5 +94,28 @@ check test "$(grep -c '^passed  *cpu.serial' "$tmp/out")" -eq 2
 check test $(($(date +%s) - start)) -lt 10
 cat "$tmp/out" | head -8
 
+# --huge: a gather whose element offsets are 32-bit passes every ordinary
+# case (a default campaign's 10 s above never sees it) and fails the first
+# huge case, whose x holds 2.4e9 one-byte elements; cpu.serial passes it.
+# Not under a sanitizer (its shadow of 2.4 GB), nor without 8 GiB free.
+avail_kib=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo 2>/dev/null)
+if [ -n "${SL_SANITIZED:-}" ]; then
+  echo "SKIP: the --huge case under a sanitizer"
+elif [ "${avail_kib:-0}" -lt $((8 * 1024 * 1024)) ]; then
+  echo "SKIP: the --huge case needs 8 GiB free, MemAvailable ${avail_kib:-?} KiB"
+else
+  unseen() { ! campaign "$@"; }
+  check unseen gather buggy:cpu.offset32
+  line=$("$BIN" fuzz --huge --print --cases 1 --ops gather --dtypes u8,i8 --seed 6)
+  check grep -q "ip=high" <<<"$line"
+  x=$(grep -oE ' x=[0-9x]+' <<<"$line" | cut -d= -f2 | tr x '*')
+  check test "$(echo "$x > 2^31" | bc)" = 1
+  "$BIN" run --no-db --timeout 60 --variants cpu.serial,buggy:cpu.offset32 "$line" >"$tmp/out" 2>&1
+  check test $? -eq 1
+  check grep -qE "^(failed|crashed)  *buggy:cpu.offset32" "$tmp/out"
+  check grep -q "^passed  *cpu.serial" "$tmp/out"
+  head -6 "$tmp/out"
+fi
+
 echo "$((checks - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]
