@@ -120,6 +120,20 @@ static int sl__gather_y(const sl_call *c, const sl_tensor *y, sl_tensor *g,
   return 0;
 }
 
+/* Whether the two sides agree within bound: 1 when they do or no
+ * judgement can be made (values near the f64 range, dp=ext, overflow the
+ * sums), *applied then 0; else 0, *applied 1. --tolerance for dt loosens
+ * (or tightens) every judgement of it, this one too: the bound becomes that
+ * share of `size`, the terms' size, plus `at_least`. */
+static int sl__holds(double left, double right, double bound, sl_dtype dt,
+                     double size, double at_least, int *applied) {
+  if (!isfinite(left) || !isfinite(right) || !isfinite(bound)) return 1;
+  const double chosen = sl_tolerance_override(dt);
+  if (chosen >= 0) bound = chosen * size + at_least;
+  *applied = 1;
+  return fabs(left - right) <= bound;
+}
+
 /* The adding scatters: <out - x, y> = <src, G(y)>. */
 static int sl__scatter_agrees(const sl_call *c, const sl_call *first,
                               uint64_t seed, int *applied, char *msg,
@@ -175,15 +189,9 @@ static int sl__scatter_agrees(const sl_call *c, const sl_call *first,
   const double sums = sl__gamma((double)(nx + ng + 2), ldexp(1, -53));
   double bound = (sl__gamma(terms, u_acc) + u_out) * (abs_x + abs_src) +
                  sums * (abs_x + abs_src + abs_out) + tiny * abs_y;
-  /* Values near the f64 range (dp=ext) can overflow the sums: no
-   * judgement then either. */
-  if (!isfinite(left) || !isfinite(right) || !isfinite(bound)) return 1;
-  /* --tolerance for this dtype loosens (or tightens) every judgement of
-   * it, this one too: a relative tolerance of the terms' size. */
-  const double chosen = sl_tolerance_override(x->dtype);
-  if (chosen >= 0) bound = chosen * (abs_x + abs_src) + tiny * abs_y;
-  *applied = 1;
-  if (fabs(left - right) <= bound) return 1;
+  if (sl__holds(left, right, bound, x->dtype, abs_x + abs_src, tiny * abs_y,
+                applied))
+    return 1;
   snprintf(msg, len,
            "adjoint identity broken: <out - x, y> = %.9g but <src, G(y)> = "
            "%.9g with G the cpu.serial gather by the same index (|diff| "
@@ -292,11 +300,9 @@ static int sl__backward_agrees(const sl_call *c, const sl_call *first,
   double bound =
       (sl__gamma(terms, u_acc) + 3 * u_out) * (abs_left + abs_right) +
       sums * (abs_left + abs_right) + tiny * abs_g;
-  if (!isfinite(left) || !isfinite(right) || !isfinite(bound)) return 1;
-  const double chosen = sl_tolerance_override(g->dtype);
-  if (chosen >= 0) bound = chosen * (abs_left + abs_right) + tiny * abs_g;
-  *applied = 1;
-  if (fabs(left - right) <= bound) return 1;
+  if (sl__holds(left, right, bound, g->dtype, abs_left + abs_right,
+                tiny * abs_g, applied))
+    return 1;
   snprintf(msg, len,
            "adjoint identity broken: <F(v), grad_out> = %.9g but <v, "
            "gradients> = %.9g with F the %s forward (|diff| %.3g above the "

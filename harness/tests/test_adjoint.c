@@ -41,23 +41,29 @@ static void fill(void) {
   for (int i = 0; i < 24; ++i) sl_elem_set_f(SL_F16, &srch[i], src[i]);
 }
 
-/* The identity on c's first run out, then with out[at] moved by delta. */
-static void check(const char *what, sl_call *c, void *outv, sl_dtype dt, int at,
-                  double delta) {
+/* The identity on c's outputs as they are, then with element `at` of slot
+ * `slot` (an output: out, or a gradient) moved by delta. */
+static void check_slot(const char *what, sl_call *c, int slot, int at,
+                       double delta) {
   int applied = -1;
   char msg[512];
   CHECK_MSG(sl_adjoint_agrees(c, c, 7, &applied, msg, sizeof msg) == 1 &&
                 applied == 1,
             "%s: %s (applied %d)", what, msg, applied);
-  const sl_op_info *info = sl_op_get(c->op);
-  char *p = (char *)outv + (size_t)at * sl_dtype_size(dt);
-  const double keep = sl_elem_get_f(dt, p);
-  sl_elem_set_f(dt, p, keep + delta);
+  const sl_tensor *t = &c->arg[slot];
+  char *p = (char *)t->data + (size_t)at * sl_dtype_size(t->dtype);
+  const double keep = sl_elem_get_f(t->dtype, p);
+  sl_elem_set_f(t->dtype, p, keep + delta);
   CHECK_MSG(sl_adjoint_agrees(c, c, 7, &applied, msg, sizeof msg) == 0,
-            "%s: an update of %g more at %d went unseen", what, delta, at);
+            "%s: %g more at %s[%d] went unseen", what, delta,
+            sl_op_get(c->op)->arg_names[slot], at);
   CHECK_CONTAINS(msg, "adjoint identity broken");
-  sl_elem_set_f(dt, p, keep);
-  (void)info;
+  sl_elem_set_f(t->dtype, p, keep);
+}
+
+/* The same on a forward call's out (run_serial's). */
+static void check(const char *what, sl_call *c, int at, double delta) {
+  check_slot(what, c, sl_op_get(c->op)->n_in, at, delta);
 }
 
 static void test_scatter_reduce(void) {
@@ -75,7 +81,7 @@ static void test_scatter_reduce(void) {
     c.p.reduce = SL_REDUCE_SUM;
     c.p.include_self = 1;
     CHECK(run_serial(&c, out, sizeof out) == 0);
-    check(sl_dtype_name(dts[k]), &c, out, dts[k], 5, 0.25);
+    check(sl_dtype_name(dts[k]), &c, 5, 0.25);
     /* A one-ulp error of the half type must not trip it. */
     if (dts[k] == SL_F16) {
       int applied;
@@ -132,7 +138,7 @@ static void test_index_reduce(void) {
   c.p.reduce = SL_REDUCE_SUM;
   c.p.include_self = 1;
   CHECK(run_serial(&c, out, sizeof out) == 0);
-  check("index_reduce", &c, out, SL_F32, 7, -0.5);
+  check("index_reduce", &c, 7, -0.5);
   /* Along axis 1: index of 4 over x's 4 columns, updates 3x4. */
   static int64_t index1[4] = {3, 3, 0, 1};
   const int64_t is1[1] = {4}, us1[2] = {3, 4};
@@ -140,7 +146,7 @@ static void test_index_reduce(void) {
   c.arg[2] = sl_tensor_make(SL_F32, 2, us1, src);
   c.p.dim = 1;
   CHECK(run_serial(&c, out, sizeof out) == 0);
-  check("index_reduce axis 1", &c, out, SL_F32, 3, 1.0);
+  check("index_reduce axis 1", &c, 3, 1.0);
 }
 
 static void test_scatter_nd(void) {
@@ -155,27 +161,7 @@ static void test_scatter_nd(void) {
   c.arg[2] = sl_tensor_make(SL_F32, 2, ss, src);
   c.p.reduce = SL_REDUCE_SUM;
   CHECK(run_serial(&c, out, sizeof out) == 0);
-  check("scatter_nd", &c, out, SL_F32, 1, 0.125);
-}
-
-/* The identity on a backward call's gradients (slot `slot`, element at),
- * then with that gradient moved by delta. */
-static void check_backward(const char *what, sl_call *c, int slot, int at,
-                           double delta) {
-  int applied = -1;
-  char msg[512];
-  CHECK_MSG(sl_adjoint_agrees(c, c, 7, &applied, msg, sizeof msg) == 1 &&
-                applied == 1,
-            "%s: %s (applied %d)", what, msg, applied);
-  const sl_tensor *t = &c->arg[slot];
-  char *p = (char *)t->data + (size_t)at * sl_dtype_size(t->dtype);
-  const double keep = sl_elem_get_f(t->dtype, p);
-  sl_elem_set_f(t->dtype, p, keep + delta);
-  CHECK_MSG(sl_adjoint_agrees(c, c, 7, &applied, msg, sizeof msg) == 0,
-            "%s: a gradient of %g more at %s[%d] went unseen", what, delta,
-            sl_op_get(c->op)->arg_names[slot], at);
-  CHECK_CONTAINS(msg, "adjoint identity broken");
-  sl_elem_set_f(t->dtype, p, keep);
+  check("scatter_nd", &c, 1, 0.125);
 }
 
 /* scatter_reduce_backward (x 3x4, index and src 6x4 along dim 0) and
@@ -227,8 +213,8 @@ static void test_reduce_backward(void) {
                 applied == 0);
           continue;
         }
-        check_backward(what, &c, 6, 5, 0.5);
-        if (self) check_backward(what, &c, 5, 7, -0.5);
+        check_slot(what, &c, 6, 5, 0.5);
+        if (self) check_slot(what, &c, 5, 7, -0.5);
       }
 }
 
@@ -275,7 +261,7 @@ static void test_dynamic_backward(void) {
     c.arg[3] = sl_tensor_make(SL_I32, 1, n, map);
     c.arg[4] = sl_tensor_make(SL_I32, 1, m, count);
     c.arg[5] = sl_tensor_make(SL_F32, 2, pc, gf);
-    check_backward(sl_reduce_name(rs[k]), &c, 5, 2, 0.5);
+    check_slot(sl_reduce_name(rs[k]), &c, 5, 2, 0.5);
   }
 }
 
