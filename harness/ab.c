@@ -257,9 +257,9 @@ int sl_ab_time_ref(sl_timed_fn base, void *base_user, sl_timed_fn cand,
   if (!rc && r->rounds > 0 && sl__judge(r, r->rounds, o, d)) rc = -1;
   if (!rc && r->rounds < o->min_rounds) r->verdict = SL_AB_UNCLEAR;
   if (!rc && o->counter && r->rounds > 0)
-    r->instr_ratio = sl__hl_ratio(
-        &r->cand_n[0].instructions, &r->base_n[0].instructions, r->rounds,
-        (int)(sizeof(sl_call_counts) / sizeof(double)), o, d);
+    r->instr_ratio =
+        sl__hl_ratio(&r->cand_n[0].instructions, &r->base_n[0].instructions,
+                     r->rounds, SL_CALL_COUNTS_STEP, o, d);
   if (!rc && ref && r->rounds > 0) {
     r->base_speedup = sl__speedup(r->base_s, r->ref_s, r->rounds, o, d);
     r->cand_speedup = sl__speedup(r->cand_s, r->ref_s, r->rounds, o, d);

@@ -252,8 +252,6 @@ static double sl__median_count(const double *first, int n, int step) {
   return med;
 }
 
-#define SL__COUNT_STEP ((int)(sizeof(sl_call_counts) / sizeof(double)))
-
 /* Stores an arm's per-round samples as a timing row, with its counts'
  * medians when counts (its rounds' counts) is not NULL. */
 static void sl__store_arm(sl__ab *ab, int64_t case_id, const char *name,
@@ -274,10 +272,10 @@ static void sl__store_arm(sl__ab *ab, int64_t case_id, const char *name,
   sl_timing_counts med = {-1, -1, -1};
   if (counts) {
     med.instructions =
-        sl__median_count(&counts[0].instructions, n, SL__COUNT_STEP);
-    med.cycles = sl__median_count(&counts[0].cycles, n, SL__COUNT_STEP);
+        sl__median_count(&counts[0].instructions, n, SL_CALL_COUNTS_STEP);
+    med.cycles = sl__median_count(&counts[0].cycles, n, SL_CALL_COUNTS_STEP);
     med.cache_misses =
-        sl__median_count(&counts[0].cache_misses, n, SL__COUNT_STEP);
+        sl__median_count(&counts[0].cache_misses, n, SL_CALL_COUNTS_STEP);
   }
   int64_t id;
   if (sl_store_add_timing_counted(ab->st, case_id, &row, &med, &id))
@@ -376,9 +374,9 @@ static void sl__pair(sl__ab *ab, const sl_bench_case *bc,
     row.base_instr = row.cand_instr = row.instr_ratio = NAN;
     if (counted) {
       const double b = sl__median_count(&r.base_n[0].instructions, r.rounds,
-                                        SL__COUNT_STEP),
+                                        SL_CALL_COUNTS_STEP),
                    c = sl__median_count(&r.cand_n[0].instructions, r.rounds,
-                                        SL__COUNT_STEP);
+                                        SL_CALL_COUNTS_STEP);
       row.base_instr = b >= 0 ? b : NAN;
       row.cand_instr = c >= 0 ? c : NAN;
       row.instr_ratio = r.instr_ratio;

@@ -33,6 +33,10 @@ typedef struct sl_call_counts {
   double instructions, cycles, cache_misses;
 } sl_call_counts;
 
+/* Doubles from one sl_call_counts to the next in an array: the stride at
+ * which one field (&a[0].cycles, say) is read across the array. */
+#define SL_CALL_COUNTS_STEP ((int)(sizeof(sl_call_counts) / sizeof(double)))
+
 void sl_call_counts_of(const sl_counter_values *v, int k, sl_call_counts *out);
 
 typedef struct sl_timing_opts {
