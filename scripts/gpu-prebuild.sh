@@ -3,11 +3,11 @@
 # GPU machine, so that the short device time is not spent compiling CUDA:
 # the configuration of check-gpu-shim.sh (PyPI torch 2.11.0+cu130 through
 # its TorchConfig.cmake, the cuda.* kernels for sm_90), every target, then
-# .prebuilt/build.tar.gz (git-ignored; carried by the device tool, 64 MiB
+# .prebuilt/build.tar.xz (git-ignored; carried by the device tool, 64 MiB
 # at most with the tree) of what runs there: executables, shared libraries
 # and CTest's files, without debug sections, less the CPU-only unit tests
-# and fuzz targets (each holds the 28 MB of sm_90 code of the static core;
-# CI runs them). .prebuilt/PATHS names the paths compiled into them (source
+# and fuzz targets (each holds the 40 MB of sm_90 code of the static core;
+# CI runs them). xz, not gzip: the five that go are 110 MiB gzipped. .prebuilt/PATHS names the paths compiled into them (source
 # tree, build tree, LibTorch's folder), which gpu-run.sh makes hold there
 # with symbolic links.
 #
@@ -34,8 +34,8 @@ while IFS= read -r -d '' f; do
   rel=${f#"$BUILD"/}
   case $rel in
     CMakeFiles/* | */CMakeFiles/* | Testing/* | fuzz/targets/*) continue ;;
-    core/test_cuda_iter) ;;
-    core/test_*) continue ;;
+    core/test_cuda_iter | tests/gpu/*) ;;
+    test_* | */test_*) continue ;;
   esac
   if [[ $rel == *CTestTestfile.cmake ]] ||
      head -c 4 "$f" | grep -q 'ELF'; then
@@ -50,7 +50,11 @@ done < <(find "$BUILD" \( -type f -o -type l \) -print0)
 # Shared-library links (libscatterlab_kernels.so -> .so.1) too.
 while IFS= read -r -d '' l; do
   rel=${l#"$BUILD"/}
-  case $rel in fuzz/targets/* | core/test_*) continue ;; esac
+  case $rel in
+    fuzz/targets/*) continue ;;
+    core/test_cuda_iter | tests/gpu/*) ;;
+    test_* | */test_*) continue ;;
+  esac
   [ -e "$STAGE/$rel" ] || { mkdir -p "$STAGE/$(dirname "$rel")"; cp -P "$l" "$STAGE/$rel"; }
 done < <(find "$BUILD" -type l -print0)
 {
@@ -59,7 +63,7 @@ done < <(find "$BUILD" -type l -print0)
   echo "build=$BUILD"
   echo "torch=$home/full"
 } >"$PRE/PATHS"
-tar -czf "$PRE/build.tar.gz" -C "$STAGE" .
+tar -cf - -C "$STAGE" . | xz -T0 -6 >"$PRE/build.tar.xz"
 size=$(du -sm "$PRE" | cut -f1)
 echo "gpu-prebuild: $n files, $(du -sm "$STAGE" | cut -f1) MiB, packed to $size MiB in $PRE (the device tool carries 64 MiB with the tree)"
 [ "$size" -lt 48 ] || { echo "gpu-prebuild: too large to carry" >&2; exit 1; }

@@ -165,7 +165,7 @@ use_prebuilt() {
     echo "== machine"; nvidia-smi || true; nvcc --version || true
     python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)' || true
   } >"$plog" 2>&1
-  if [ ! -f "$pre/build.tar.gz" ] || [ ! -f "$pre/PATHS" ]; then
+  if [ ! -f "$pre/build.tar.xz" ] || [ ! -f "$pre/PATHS" ]; then
     log "gpu-run: prebuilt: nothing carried in $pre"
     return 1
   fi
@@ -183,7 +183,7 @@ use_prebuilt() {
     mkdir -p "$(dirname "$src")" && ln -sfn "$ROOT" "$src" || return 1
   fi
   rm -rf "${ROOT:?}/$rel" && mkdir -p "$ROOT/$rel" &&
-    tar -xzf "$pre/build.tar.gz" -C "$ROOT/$rel" || return 1
+    tar -xJf "$pre/build.tar.xz" -C "$ROOT/$rel" || return 1
   site=$(python3 -c 'import os, torch; print(os.path.dirname(os.path.dirname(torch.__file__)))') || {
     log "gpu-run: prebuilt: python3 cannot import torch"; return 1; }
   if [ "$full" != "$site" ]; then

@@ -30,6 +30,21 @@ int sl__cuda_sms(void) {
   return sms[dev];
 }
 
+int sl__cuda_coop(void) {
+  static int coop[64]; /* 0 unknown, 1 yes, 2 no */
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return 0;
+  if (!coop[dev]) {
+    int v = 0;
+    coop[dev] = cudaDeviceGetAttribute(&v, cudaDevAttrCooperativeLaunch, dev) ==
+                            cudaSuccess &&
+                        v
+                    ? 1
+                    : 2;
+  }
+  return coop[dev] == 1;
+}
+
 sl_status sl__cuda_begin(sl_ctx *ctx, cudaStream_t *stream) {
   static int pool_ready[64];
   sl__cuda_used = 1;
@@ -118,29 +133,43 @@ void sl__cuda_pos_str(const sl_tensor *t, int64_t linear, char *buf,
                           (long long)idx[d]);
 }
 
+sl_status sl__cuda_read_slots(sl_ctx *ctx, cudaStream_t s,
+                              const unsigned long long *bad, int n,
+                              int64_t *pos) {
+  unsigned long long first[4] = {~0ull, ~0ull, ~0ull, ~0ull};
+  if (n < 1 || n > 4)
+    return sl_ctx_fail(ctx, SL_STATUS_INTERNAL,
+                       "index check: expected 1 to 4 slots, got %d", n);
+  SL__CUDA_TRY(ctx,
+               cudaMemcpyAsync(first, bad, (size_t)n * sizeof first[0],
+                               cudaMemcpyDeviceToHost, s),
+               "index check: cudaMemcpyAsync");
+  SL__CUDA_TRY(ctx, cudaStreamSynchronize(s), "index check: synchronize");
+  for (int k = 0; k < n; ++k)
+    pos[k] = first[k] == ~0ull ? -1 : (int64_t)first[k];
+  return SL_STATUS_OK;
+}
+
+sl_status sl__cuda_value_at(sl_ctx *ctx, const sl_tensor *t, int64_t pos,
+                            int64_t *value) {
+  int64_t off = sl__offset_linear(t, pos);
+  size_t es = sl_dtype_size(t->dtype);
+  unsigned char buf[8] = {0};
+  SL__CUDA_TRY(ctx,
+               cudaMemcpy(buf, (const char *)t->data + off * (int64_t)es, es,
+                          cudaMemcpyDeviceToHost),
+               "index check: cudaMemcpy");
+  *value = sl__load_i(t->dtype, buf);
+  return SL_STATUS_OK;
+}
+
 sl_status sl__cuda_read_bad(sl_ctx *ctx, cudaStream_t s,
                             const unsigned long long *bad,
                             const sl_tensor *index, int64_t *pos,
                             int64_t *value) {
-  unsigned long long first = ~0ull;
-  SL__CUDA_TRY(
-      ctx,
-      cudaMemcpyAsync(&first, bad, sizeof first, cudaMemcpyDeviceToHost, s),
-      "index check: cudaMemcpyAsync");
-  SL__CUDA_TRY(ctx, cudaStreamSynchronize(s), "index check: synchronize");
-  *pos = -1;
   *value = 0;
-  if (first == ~0ull) return SL_STATUS_OK;
-  *pos = (int64_t)first;
-  int64_t off = sl__offset_linear(index, *pos);
-  size_t es = sl_dtype_size(index->dtype);
-  unsigned char buf[8] = {0};
-  SL__CUDA_TRY(ctx,
-               cudaMemcpy(buf, (const char *)index->data + off * (int64_t)es,
-                          es, cudaMemcpyDeviceToHost),
-               "index check: cudaMemcpy");
-  *value = sl__load_i(index->dtype, buf);
-  return SL_STATUS_OK;
+  SL__TRY(sl__cuda_read_slots(ctx, s, bad, 1, pos));
+  return *pos < 0 ? SL_STATUS_OK : sl__cuda_value_at(ctx, index, *pos, value);
 }
 
 /* Every element of t: value outside [lo, his[c]) records its position. */
@@ -163,11 +192,10 @@ __global__ void sl__find_bad_k(sl__it it, const void *data, int is64,
   }
 }
 
-sl_status sl__cuda_find_bad(sl_ctx *ctx, cudaStream_t s, sl__ws &ws,
-                            const sl_tensor *t, int64_t lo, const int64_t *his,
-                            int col_dim, int64_t *pos, int64_t *value) {
-  *pos = -1;
-  *value = 0;
+sl_status sl__cuda_find_bad_launch(sl_ctx *ctx, cudaStream_t s,
+                                   const sl_tensor *t, int64_t lo,
+                                   const int64_t *his, int col_dim,
+                                   unsigned long long *bad) {
   int64_t n = sl__numel(t);
   if (n == 0) return SL_STATUS_OK;
   sl__bounds8 h;
@@ -185,13 +213,36 @@ sl_status sl__cuda_find_bad(sl_ctx *ctx, cudaStream_t s, sl__ws &ws,
   }
   const int64_t *st[1] = {t->strides};
   sl__it it = sl__it_make(t->ndim, t->shape, 1, st, -1);
-  unsigned long long *bad;
-  SL__TRY(ws.get_set(&bad, 1, 0xff, "index check: workspace"));
   sl__find_bad_k<<<sl__blocks(n, SL__THREADS), SL__THREADS, 0, s>>>(
       it, t->data, t->dtype == SL_I64, lo, sl__divmod_make(cext, n), cext, h,
       bad);
   SL__CUDA_LAUNCHED(ctx, "index check kernel");
+  return SL_STATUS_OK;
+}
+
+sl_status sl__cuda_find_bad(sl_ctx *ctx, cudaStream_t s, sl__ws &ws,
+                            const sl_tensor *t, int64_t lo, const int64_t *his,
+                            int col_dim, int64_t *pos, int64_t *value) {
+  *pos = -1;
+  *value = 0;
+  if (sl__numel(t) == 0) return SL_STATUS_OK;
+  unsigned long long *bad;
+  SL__TRY(ws.get_set(&bad, 1, 0xff, "index check: workspace"));
+  SL__TRY(sl__cuda_find_bad_launch(ctx, s, t, lo, his, col_dim, bad));
   return sl__cuda_read_bad(ctx, s, bad, t, pos, value);
+}
+
+/* The failure of an index value out of [0, bound), or OK when pos < 0. */
+static sl_status sl__cuda_index_verdict(sl_ctx *ctx, const char *what,
+                                        const sl_tensor *index, int64_t pos,
+                                        int64_t v, int64_t bound,
+                                        const char *ctxdesc) {
+  if (pos < 0) return SL_STATUS_OK;
+  char p[160];
+  sl__cuda_pos_str(index, pos, p, sizeof p);
+  return sl_ctx_fail(ctx, SL_STATUS_INDEX_OUT_OF_RANGE,
+                     "%s[%s]=%lld out of range [0,%lld) for %s", what, p,
+                     (long long)v, (long long)bound, ctxdesc);
 }
 
 sl_status sl__cuda_check_index(sl_ctx *ctx, cudaStream_t s, sl__ws &ws,
@@ -199,12 +250,20 @@ sl_status sl__cuda_check_index(sl_ctx *ctx, cudaStream_t s, sl__ws &ws,
                                int64_t bound, const char *ctxdesc) {
   int64_t pos, v;
   SL__TRY(sl__cuda_find_bad(ctx, s, ws, index, 0, &bound, -1, &pos, &v));
-  if (pos < 0) return SL_STATUS_OK;
-  char p[160];
-  sl__cuda_pos_str(index, pos, p, sizeof p);
-  return sl_ctx_fail(ctx, SL_STATUS_INDEX_OUT_OF_RANGE,
-                     "%s[%s]=%lld out of range [0,%lld) for %s", what, p,
-                     (long long)v, (long long)bound, ctxdesc);
+  return sl__cuda_index_verdict(ctx, what, index, pos, v, bound, ctxdesc);
+}
+
+sl_status sl__guard_open(sl__ws &ws, int64_t hi, sl__guard *g) {
+  g->hi = hi;
+  return ws.get_set(&g->bad, 1, 0xff, "index check: workspace");
+}
+
+sl_status sl__guard_close(sl_ctx *ctx, cudaStream_t s, const sl__guard &g,
+                          const char *what, const sl_tensor *index,
+                          const char *ctxdesc) {
+  int64_t pos, v;
+  SL__TRY(sl__cuda_read_bad(ctx, s, g.bad, index, &pos, &v));
+  return sl__cuda_index_verdict(ctx, what, index, pos, v, g.hi, ctxdesc);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -58,6 +58,10 @@ extern volatile int sl__cuda_used;
 /* Multiprocessors of the current device (for grid sizes). */
 int sl__cuda_sms(void);
 
+/* Whether the current device launches cooperative kernels (grid-wide
+ * barriers); asked once per device. */
+int sl__cuda_coop(void);
+
 /* ------------------------------------------------------------------------ */
 /* Workspace: stream-ordered allocations freed when the owner goes out of   */
 /* scope (after the kernels queued before the free, by stream order).        */
@@ -651,9 +655,20 @@ __device__ __forceinline__ void sl__unlock(int *lk) {
 void sl__cuda_pos_str(const sl_tensor *t, int64_t linear, char *buf,
                       size_t len);
 
-/* The first bad position reported by a kernel through `bad` (UINT64_MAX when
- * none; kernels atomicMin their linear position into it) and the index
- * element there: waits for the stream. *pos = -1 when none. */
+/* The first bad positions reported by kernels through n (at most 4)
+ * consecutive slots (UINT64_MAX when none; kernels atomicMin their linear
+ * position into one), read in one copy: waits for the stream. pos[k] = -1
+ * when slot k holds none. */
+sl_status sl__cuda_read_slots(sl_ctx *ctx, cudaStream_t s,
+                              const unsigned long long *bad, int n,
+                              int64_t *pos);
+
+/* The integer element at row-major position pos of t (on the device). */
+sl_status sl__cuda_value_at(sl_ctx *ctx, const sl_tensor *t, int64_t pos,
+                            int64_t *value);
+
+/* One slot (sl__cuda_read_slots) and the index element at its position.
+ * *pos = -1 when none. */
 sl_status sl__cuda_read_bad(sl_ctx *ctx, cudaStream_t s,
                             const unsigned long long *bad,
                             const sl_tensor *index, int64_t *pos,
@@ -669,11 +684,45 @@ sl_status sl__cuda_find_bad(sl_ctx *ctx, cudaStream_t s, sl__ws &ws,
                             const sl_tensor *t, int64_t lo, const int64_t *his,
                             int col_dim, int64_t *pos, int64_t *value);
 
+/* The same pass, launched only: the first bad position lands in the slot
+ * *bad (set to UINT64_MAX by the caller), read by sl__cuda_read_slots after
+ * the call's other kernels (no wait here). */
+sl_status sl__cuda_find_bad_launch(sl_ctx *ctx, cudaStream_t s,
+                                   const sl_tensor *t, int64_t lo,
+                                   const int64_t *his, int col_dim,
+                                   unsigned long long *bad);
+
 /* The check of sl__check_index_range on the device: every element of index
  * in [0, bound), failing with the same message. */
 sl_status sl__cuda_check_index(sl_ctx *ctx, cudaStream_t s, sl__ws &ws,
                                const char *what, const sl_tensor *index,
                                int64_t bound, const char *ctxdesc);
+
+/*
+ * The same check made by the kernels that read the index, for the reducing
+ * ops: a value outside [0, hi) makes its row skipped and its row-major
+ * position recorded (the smallest wins), and the call reads the verdict
+ * once, after its last kernel (sl__guard_close). A separate checking pass
+ * would read the index once more and, worse, wait for the device in the
+ * middle of the call: on the GPU that wait cost more than the reduction
+ * itself on 2^20 updates. out is unspecified after a failure, as on the CPU.
+ */
+struct sl__guard {
+  unsigned long long *bad;
+  int64_t hi;
+  __device__ __forceinline__ bool ok(int64_t v, int64_t pos) const {
+    if (v >= 0 && v < hi) return true;
+    atomicMin(bad, (unsigned long long)pos);
+    return false;
+  }
+};
+
+sl_status sl__guard_open(sl__ws &ws, int64_t hi, sl__guard *g);
+
+/* After the kernels: sl__cuda_check_index's failure when a value was out. */
+sl_status sl__guard_close(sl_ctx *ctx, cudaStream_t s, const sl__guard &g,
+                          const char *what, const sl_tensor *index,
+                          const char *ctxdesc);
 
 /* out := x elementwise (same shape, any strides), on the device. */
 sl_status sl__cuda_copy_strided(sl_ctx *ctx, cudaStream_t s,

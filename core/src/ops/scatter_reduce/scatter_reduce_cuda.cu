@@ -4,8 +4,9 @@
  * index is a contribution of one value (W = 1) to the element of out it
  * names; destinations are out's row-major positions.
  *
- * Order: the index is checked on the device (one pass, one read-back), then
- * x is copied to out, then the strategy reduces. Float sum, prod and mean
+ * Order: x is copied to out, then the strategy reduces, checking the index
+ * values as it reads them (sl__guard: the verdict is read back once, at the
+ * end; out is unspecified after a failure). Float sum, prod and mean
  * combine in another order than the CPU's (except cuda.sorted for
  * destinations of at most 32 contributions): the harness judges them with
  * the tolerance oracle; amax, amin and integers are exact.
@@ -23,11 +24,13 @@ struct sl__sr_addr {
   const void *index;
   int is64;
   int64_t os_dim, rm_dim;
+  sl__guard g; /* r is the element's row-major position in index */
   __device__ bool row(int64_t r, int64_t *dest, int64_t *sb,
                       int64_t *ob) const {
     int64_t off[4];
     sl__it_at<4>(it, r, off);
     const int64_t v = sl__ld_index(index, is64, off[0]);
+    if (!g.ok(v, r)) return false;
     *dest = off[3] + v * rm_dim;
     *sb = off[1];
     *ob = off[2] + v * os_dim;
@@ -50,14 +53,14 @@ static sl_status sl__sr_cuda(sl_ctx *ctx, sl_call *c, sl__strategy how) {
   SL__TRY(sl__cuda_begin(ctx, &s));
   sl__ws ws(ctx, s);
   const int64_t bound = x->ndim ? x->shape[dim] : 1;
-  if (sl__numel(index) > 0) {
-    char a[160], desc[200];
-    snprintf(desc, sizeof desc, "dim %d of x %s", dim,
-             sl_shape_str(x->ndim, x->shape, a, sizeof a));
-    SL__TRY(sl__cuda_check_index(ctx, s, ws, "index", index, bound, desc));
-  }
+  if (sl__numel(index) == 0) return sl__cuda_copy_strided(ctx, s, out, x);
+  char xs[160], desc[200];
+  snprintf(desc, sizeof desc, "dim %d of x %s", dim,
+           sl_shape_str(x->ndim, x->shape, xs, sizeof xs));
+  /* An empty out runs no reducing kernel to check the values. */
+  if (sl__numel(out) == 0)
+    return sl__cuda_check_index(ctx, s, ws, "index", index, bound, desc);
   SL__TRY(sl__cuda_copy_strided(ctx, s, out, x));
-  if (sl__numel(index) == 0 || sl__numel(out) == 0) return SL_STATUS_OK;
   /* Rank 0 counts as rank 1 of extent 1 (infer checked the ranks). */
   int64_t rm[SL_MAX_DIMS], sst[SL_MAX_DIMS], ost[SL_MAX_DIMS], rst[SL_MAX_DIMS];
   sl_contiguous_strides(out->ndim, out->shape, rm);
@@ -79,8 +82,10 @@ static sl_status sl__sr_cuda(sl_ctx *ctx, sl_call *c, sl__strategy how) {
   a.is64 = index->dtype == SL_I64;
   a.os_dim = out->ndim ? out->strides[dim] : 0;
   a.rm_dim = out->ndim ? rm[dim] : 0;
-  return sl__reduce_dtype(ctx, s, ws, how, a, out->dtype, src->data, out->data,
-                          c->p.reduce, c->p.include_self);
+  SL__TRY(sl__guard_open(ws, bound, &a.g));
+  SL__TRY(sl__reduce_dtype(ctx, s, ws, how, a, out->dtype, src->data, out->data,
+                           c->p.reduce, c->p.include_self));
+  return sl__guard_close(ctx, s, a.g, "index", index, desc);
 }
 
 sl_status sl_scatter_reduce_cuda_atomic(sl_ctx *ctx, sl_call *c) {
