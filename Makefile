@@ -10,7 +10,7 @@ DB ?= results/scatterlab.db
 CMAKE_FLAGS ?=
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
-.PHONY: all deps configure build test check-sanitize check-tsan check-gpu-shim coverage demo clean
+.PHONY: all deps configure build test check-sanitize check-tsan check-gpu-shim check-build-types coverage demo clean
 
 all: build
 
@@ -71,6 +71,13 @@ check-tsan:
 check-gpu-shim:
 	@scripts/setup-deps.sh
 	scripts/check-gpu-shim.sh
+
+# Every target built at -O0, -O1, -O3 and -Os (the CMake build types Debug,
+# Release, MinSizeRel; -O1 as build type None) with gcc, and Release with
+# clang, all under -Werror. CI runs it.
+check-build-types:
+	@scripts/setup-deps.sh sanitize $(REFERENCE)
+	JOBS=$(JOBS) scripts/check-build-types.sh $(REFERENCE)
 
 # The main job: a short campaign — the seed examples, 20 s of fuzzing over
 # every op and variant, the seed benchmark suite beside LibTorch — recorded

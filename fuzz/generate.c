@@ -141,9 +141,9 @@ static int64_t sl__pick_dim(sl__gen *g, int n, int64_t *norm) {
 
 /* gather, scatter, scatter_reduce: x, index (and src). */
 static void sl__gen_dimwise(sl__gen *g, sl_case *c, int with_src) {
-  /* I zeroed: at -O1 gcc cannot see that a scalar x without a 1-D index
-   * passes iR = 0 (I unread), and -Werror stopped the build there. */
-  int64_t X[SL_MAX_DIMS], I[SL_MAX_DIMS] = {0}, S[SL_MAX_DIMS];
+  /* X and I zeroed: at -O1 (I) and -O3 (X) gcc cannot see that rank-0
+   * shapes leave them unread, and -Werror stopped the build there. */
+  int64_t X[SL_MAX_DIMS] = {0}, I[SL_MAX_DIMS] = {0}, S[SL_MAX_DIMS];
   const int R = sl__pick_rank(g, 0, SL_MAX_DIMS);
   sl__gen_x(g, R, X);
   const int Rn = R ? R : 1;
