@@ -42,44 +42,6 @@ const char *sl_oracle_name(sl_oracle o) {
   return "?";
 }
 
-static int sl__arith_reduce(sl_reduce r) {
-  return r == SL_REDUCE_SUM || r == SL_REDUCE_PROD || r == SL_REDUCE_MEAN;
-}
-
-sl_oracle sl_oracle_for(const sl_case *c, int slot) {
-  int fl = sl_dtype_is_float(c->dt);
-  switch (c->op) {
-  case SL_OP_GATHER:
-  case SL_OP_GATHER_ND:
-  case SL_OP_SELECT_SCATTER:
-  case SL_OP_MASKED_SCATTER:
-    return SL_ORACLE_BITWISE;
-  case SL_OP_SCATTER:
-    return SL_ORACLE_ANY_VALID;
-  case SL_OP_SCATTER_ND:
-    if (c->reduce == SL_REDUCE_NONE) return SL_ORACLE_ANY_VALID;
-    return fl ? SL_ORACLE_TOLERANCE : SL_ORACLE_EXACT;
-  case SL_OP_INDEX_REDUCE:
-    if (c->reduce == SL_REDUCE_ASSIGN) return SL_ORACLE_ANY_VALID;
-    return fl && sl__arith_reduce(c->reduce) ? SL_ORACLE_TOLERANCE
-                                             : SL_ORACLE_EXACT;
-  case SL_OP_SCATTER_REDUCE:
-    return fl && sl__arith_reduce(c->reduce) ? SL_ORACLE_TOLERANCE
-                                             : SL_ORACLE_EXACT;
-  case SL_OP_SCATTER_REDUCE_BACKWARD:
-  case SL_OP_INDEX_REDUCE_BACKWARD:
-    return fl ? SL_ORACLE_TOLERANCE : SL_ORACLE_EXACT;
-  case SL_OP_DYNAMIC_SCATTER:
-    /* voxel_feats (slot 2) of sum/mean may differ in summation order. */
-    return slot == 2 && c->reduce != SL_REDUCE_MAX ? SL_ORACLE_TOLERANCE
-                                                   : SL_ORACLE_EXACT;
-  case SL_OP_DYNAMIC_SCATTER_BACKWARD:
-    return c->reduce == SL_REDUCE_MEAN ? SL_ORACLE_TOLERANCE : SL_ORACLE_EXACT;
-  default:
-    return SL_ORACLE_EXACT;
-  }
-}
-
 /* Unit roundoff and smallest subnormal of a real float dtype. */
 static void sl__roundoff(sl_dtype dt, double *u, double *tiny) {
   switch (dt) {
