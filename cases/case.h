@@ -172,6 +172,10 @@ typedef struct sl_case_spec {
   int shape_slots[4]; /* slots whose shapes the line gives */
   int optional_slot;  /* a slot that may be absent (scatter's src), or -1 */
   sl_reduce default_reduce;
+  /* The op whose inputs the line's shapes are: op itself, or the forward
+   * op of a backward one (its input i is this op's slot shape_slots[i]; the
+   * other slots are derived from the forward's result). */
+  sl_op forward;
 } sl_case_spec;
 
 const sl_case_spec *sl_case_spec_of(sl_op op);

@@ -97,23 +97,23 @@ int sl_bundle_alloc(sl_bundle *b, int slot, sl_dtype dt, const sl_case_shape *s,
 
 int sl_case_forward(const sl_case *c, sl_case *fw) {
   *fw = *c;
-  switch (c->op) {
-  case SL_OP_SCATTER_REDUCE_BACKWARD:
-  case SL_OP_INDEX_REDUCE_BACKWARD:
-    fw->op = c->op == SL_OP_SCATTER_REDUCE_BACKWARD ? SL_OP_SCATTER_REDUCE
-                                                    : SL_OP_INDEX_REDUCE;
-    memset(fw->arg, 0, sizeof fw->arg);
-    for (int i = 0; i < 3; ++i) fw->arg[i] = c->arg[i + 1];
-    return 1;
-  case SL_OP_DYNAMIC_SCATTER_BACKWARD:
-    fw->op = SL_OP_DYNAMIC_SCATTER;
-    memset(fw->arg, 0, sizeof fw->arg);
-    fw->arg[0] = c->arg[1]; /* feats */
-    fw->arg[1] = c->arg[0]; /* coors (kept in slot 0 by the parser) */
-    return 1;
-  default:
-    return 0;
-  }
+  const sl_case_spec *spec = sl_case_spec_of(c->op);
+  if (!spec || spec->forward == c->op) return 0;
+  fw->op = spec->forward;
+  memset(fw->arg, 0, sizeof fw->arg);
+  for (int i = 0; i < spec->n_shapes; ++i)
+    fw->arg[i] = c->arg[spec->shape_slots[i]];
+  return 1;
+}
+
+void sl_case_from_forward(const sl_case *fw, sl_op op, sl_case *c) {
+  *c = *fw;
+  c->op = op;
+  const sl_case_spec *spec = sl_case_spec_of(op);
+  if (!spec || spec->forward == op) return;
+  memset(c->arg, 0, sizeof c->arg);
+  for (int i = 0; i < spec->n_shapes; ++i)
+    c->arg[spec->shape_slots[i]] = fw->arg[i];
 }
 
 void sl_case_params(const sl_case *c, sl_params *p) {

@@ -39,9 +39,14 @@ int sl_bundle_alloc(sl_bundle *b, int slot, sl_dtype dt, const sl_case_shape *s,
                     const char *name, char *err, size_t errlen);
 
 /* For a backward op, the forward case whose inputs it is built from
- * (scatter_reduce_backward -> scatter_reduce, ...); for a forward op, a copy.
- * Returns 1 when c is a backward op. */
+ * (scatter_reduce_backward -> scatter_reduce, ...: the case spec's forward
+ * and shape_slots); for a forward op, a copy. Returns 1 when c is a backward
+ * op. */
 int sl_case_forward(const sl_case *c, sl_case *fw);
+
+/* The inverse: the case of op (fw's op, or a backward op whose forward it
+ * is) whose forward view is fw. */
+void sl_case_from_forward(const sl_case *fw, sl_op op, sl_case *c);
 
 /* Copies the case's parameters into call->p. */
 void sl_case_params(const sl_case *c, sl_params *p);

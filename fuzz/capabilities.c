@@ -151,26 +151,3 @@ void sl__drop(sl_case_shape *s, int k) {
   for (int d = k; d + 1 < s->ndim; ++d) s->shape[d] = s->shape[d + 1];
   s->shape[--s->ndim] = 0;
 }
-
-/* ------------------------------------------------------------------------ */
-/* Forward view                                                              */
-/* ------------------------------------------------------------------------ */
-
-void sl_fuzz_from_forward(const sl_case *fw, sl_op op, sl_case *c) {
-  *c = *fw;
-  c->op = op;
-  memset(c->arg, 0, sizeof c->arg);
-  switch (op) {
-  case SL_OP_SCATTER_REDUCE_BACKWARD:
-  case SL_OP_INDEX_REDUCE_BACKWARD:
-    for (int i = 0; i < 3; ++i) c->arg[i + 1] = fw->arg[i];
-    break;
-  case SL_OP_DYNAMIC_SCATTER_BACKWARD:
-    c->arg[1] = fw->arg[0]; /* feats */
-    c->arg[0] = fw->arg[1]; /* coors, kept in slot 0 by the parser */
-    break;
-  default:
-    for (int i = 0; i < SL_MAX_ARGS; ++i) c->arg[i] = fw->arg[i];
-    break;
-  }
-}

@@ -19,7 +19,7 @@
  * scatter_nd neither, as LibTorch's index_put accumulates bool and complex too.
  */
 static int sl__class_applies(sl_op op, sl_fuzz_class k) {
-  const sl_op fwop = sl__forward_op(op);
+  const sl_op fwop = sl_case_spec_of(op)->forward;
   switch (k) {
   case SL_FUZZ_OOB:
     return sl__has_index(fwop) || fwop == SL_OP_SELECT_SCATTER;
@@ -125,7 +125,7 @@ int sl_fuzz_case(uint64_t seed, uint64_t i, const sl_fuzz_opts *o, sl_case *c) {
 
   const sl_op op = (sl_op)sl__nth_bit(
       usable, (int)sl_rng_below(&g.r, (uint64_t)sl__popcount(usable)));
-  const sl_op fwop = sl__forward_op(op);
+  const sl_op fwop = sl_case_spec_of(op)->forward;
   g.op = op;
   const int invalid = (int)sl_rng_below(&g.r, 100) < invalid_pct;
 
@@ -185,7 +185,7 @@ int sl_fuzz_case(uint64_t seed, uint64_t i, const sl_fuzz_opts *o, sl_case *c) {
       sl_fuzz_class k = cand[(first + j) % n];
       if (sl__break(&g, &t, op, k) == 0) {
         sl_case full;
-        sl_fuzz_from_forward(&t, op, &full);
+        sl_case_from_forward(&t, op, &full);
         /* Keep only a break that the classifier sees as that class. */
         if (sl_fuzz_classify(&full) == k) {
           fw = t;
@@ -198,6 +198,6 @@ int sl_fuzz_case(uint64_t seed, uint64_t i, const sl_fuzz_opts *o, sl_case *c) {
   if (fwop == SL_OP_DYNAMIC_SCATTER && !broken) sl__pick_voxels(&g, &fw);
   if (!invalid) sl_fuzz_stress(o, seed, i, &fw);   /* a stream of its own */
   if (!invalid) sl_fuzz_huge(o, seed, i, op, &fw); /* and so has this one */
-  sl_fuzz_from_forward(&fw, op, c);
+  sl_case_from_forward(&fw, op, c);
   return broken;
 }

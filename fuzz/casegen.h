@@ -158,11 +158,4 @@ sl_fuzz_class sl_fuzz_classify(const sl_case *c);
 /* Whether op takes data dtype dt with reduce r as a valid case. */
 int sl_fuzz_dtype_ok(sl_op op, sl_dtype dt, sl_reduce r);
 
-/*
- * The inverse of sl_case_forward: the case of op (a backward op or the
- * forward op itself) whose forward view is fw. *c gets fw's parameters and
- * the shapes moved to op's slots.
- */
-void sl_fuzz_from_forward(const sl_case *fw, sl_op op, sl_case *c);
-
 #endif

@@ -104,8 +104,6 @@ void sl__pick_dp(sl__gen *g, sl_case *c, sl_op fwop);
  * they take. */
 int sl__edge_val(sl__gen *g, sl_case *c, int past);
 
-sl_op sl__forward_op(sl_op op);
-
 /* Fills the forward view fw (op fwop) of a valid case with dtype, reduce
  * and the other parameters already in place. */
 void sl__gen_shapes(sl__gen *g, sl_case *fw);

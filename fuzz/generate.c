@@ -465,19 +465,6 @@ static void sl__pick_val(sl__gen *g, sl_case *c) {
   c->val = (double)c->ival;
 }
 
-sl_op sl__forward_op(sl_op op) {
-  switch (op) {
-  case SL_OP_SCATTER_REDUCE_BACKWARD:
-    return SL_OP_SCATTER_REDUCE;
-  case SL_OP_INDEX_REDUCE_BACKWARD:
-    return SL_OP_INDEX_REDUCE;
-  case SL_OP_DYNAMIC_SCATTER_BACKWARD:
-    return SL_OP_DYNAMIC_SCATTER;
-  default:
-    return op;
-  }
-}
-
 /* Fills the forward view fw (op fwop) of a valid case with dtype, reduce
  * and the other parameters already in place. */
 void sl__gen_shapes(sl__gen *g, sl_case *fw) {

@@ -263,7 +263,7 @@ static void sl__offer(sl__shrinker *s, sl_case *fw) {
     fw->voxels = fw->arg[1].shape[0];
   if (fw->voxels && sl_case_check_voxels(fw, NULL, 0)) fw->voxels = 0;
   sl_case full;
-  sl_fuzz_from_forward(fw, s->orig->op, &full);
+  sl_case_from_forward(fw, s->orig->op, &full);
   if (sl_fuzz_classify(&full) != s->cls) return;
   if (s->orig->op == SL_OP_SCATTER_REDUCE_BACKWARD && s->cls == SL_FUZZ_SHAPE) {
     /* fw is the forward (scatter_reduce) view. A src larger than index

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "case.h"
 #include "tolerance.h"
 
 static int64_t sl__numel(const sl_tensor *t) {
@@ -210,9 +211,7 @@ static int sl__forward(const sl_call *c, sl_tensor *result, void **mem,
   sl_ctx_init(&ctx);
   ctx.threads = 1;
   sl_call fc;
-  sl_call_init(&fc, c->op == SL_OP_SCATTER_REDUCE_BACKWARD
-                        ? SL_OP_SCATTER_REDUCE
-                        : SL_OP_INDEX_REDUCE);
+  sl_call_init(&fc, sl_case_spec_of(c->op)->forward);
   fc.p = c->p;
   for (int s = 0; s < 3; ++s) fc.arg[s] = c->arg[s + 1];
   sl_status st = sl_infer(&ctx, &fc);
