@@ -234,64 +234,40 @@ static int sl__break_itype(sl__gen *g, sl_case *fw) {
   return 0;
 }
 
+/* scatter_reduce, index_reduce and their backward: LibTorch 1.13 takes
+ * u8/i8/i16 and even bool or complex for most reduces; it refuses mean on
+ * bool and amax/amin on complex. */
+int sl__break_dtype_reducing(sl__gen *g, sl_case *fw) {
+  if (sl__pct(g, 50)) {
+    fw->dt = SL_BOOL;
+    fw->reduce = SL_REDUCE_MEAN;
+  } else {
+    fw->dt = sl__pct(g, 50) ? SL_C64 : SL_C128;
+    fw->reduce = sl__pct(g, 50) ? SL_REDUCE_AMAX : SL_REDUCE_AMIN;
+  }
+  return 0;
+}
+
+/* The dynamic ops take f32 and f64 only. */
+int sl__break_dtype_dynamic(sl__gen *g, sl_case *fw) {
+  static const sl_dtype bad[] = {SL_I32, SL_I64,  SL_F16, SL_BF16,
+                                 SL_U8,  SL_BOOL, SL_C64};
+  fw->dt = bad[sl_rng_below(&g->r, 7)];
+  return 0;
+}
+
 static int sl__break_dtype(sl__gen *g, sl_case *fw, sl_op op) {
-  switch (op) {
-  case SL_OP_SCATTER_REDUCE:
-  case SL_OP_SCATTER_REDUCE_BACKWARD:
-  case SL_OP_INDEX_REDUCE:
-  case SL_OP_INDEX_REDUCE_BACKWARD:
-    /* LibTorch 1.13 takes u8/i8/i16 and even bool or complex for most
-     * reduces; it refuses mean on bool and amax/amin on complex. */
-    if (sl__pct(g, 50)) {
-      fw->dt = SL_BOOL;
-      fw->reduce = SL_REDUCE_MEAN;
-    } else {
-      fw->dt = sl__pct(g, 50) ? SL_C64 : SL_C128;
-      fw->reduce = sl__pct(g, 50) ? SL_REDUCE_AMAX : SL_REDUCE_AMIN;
-    }
-    break;
-  case SL_OP_DYNAMIC_SCATTER:
-  case SL_OP_DYNAMIC_SCATTER_BACKWARD: {
-    static const sl_dtype bad[] = {SL_I32, SL_I64,  SL_F16, SL_BF16,
-                                   SL_U8,  SL_BOOL, SL_C64};
-    fw->dt = bad[sl_rng_below(&g->r, 7)];
-    break;
-  }
-  default:
-    return -1;
-  }
+  const sl__fuzz_op *f = sl__fuzz_op_of(op);
+  if (!f || !f->break_dtype || f->break_dtype(g, fw)) return -1;
   fw->dp = SL_DP_RAND;
   return 0;
 }
 
 static int sl__break_reduce(sl__gen *g, sl_case *fw, sl_op op) {
-  static const sl_reduce sr[] = {SL_REDUCE_NONE, SL_REDUCE_ASSIGN,
-                                 SL_REDUCE_MAX};
-  static const sl_reduce nd[] = {SL_REDUCE_ASSIGN, SL_REDUCE_PROD,
-                                 SL_REDUCE_MEAN, SL_REDUCE_AMAX, SL_REDUCE_MAX};
-  static const sl_reduce ir[] = {SL_REDUCE_NONE, SL_REDUCE_MAX};
-  static const sl_reduce dy[] = {SL_REDUCE_NONE, SL_REDUCE_ASSIGN,
-                                 SL_REDUCE_PROD, SL_REDUCE_AMAX,
-                                 SL_REDUCE_AMIN};
-  switch (op) {
-  case SL_OP_SCATTER_REDUCE:
-  case SL_OP_SCATTER_REDUCE_BACKWARD:
-    fw->reduce = sr[sl_rng_below(&g->r, 3)];
-    return 0;
-  case SL_OP_SCATTER_ND:
-    fw->reduce = nd[sl_rng_below(&g->r, 5)];
-    return 0;
-  case SL_OP_INDEX_REDUCE:
-  case SL_OP_INDEX_REDUCE_BACKWARD:
-    fw->reduce = ir[sl_rng_below(&g->r, 2)];
-    return 0;
-  case SL_OP_DYNAMIC_SCATTER:
-  case SL_OP_DYNAMIC_SCATTER_BACKWARD:
-    fw->reduce = dy[sl_rng_below(&g->r, 5)];
-    return 0;
-  default:
-    return -1;
-  }
+  const sl__fuzz_op *f = sl__fuzz_op_of(op);
+  if (!f || f->n_bad_reduces == 0) return -1;
+  fw->reduce = f->bad_reduces[sl_rng_below(&g->r, (uint64_t)f->n_bad_reduces)];
+  return 0;
 }
 
 /* masked_scatter: a mask that does not broadcast to x. */

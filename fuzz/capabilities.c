@@ -13,55 +13,18 @@
 /* What each op takes (docs/spec.md §3)                                     */
 /* ------------------------------------------------------------------------ */
 
-const unsigned sl__all_dtypes = SL__BIT(SL_DTYPE_COUNT) - 1;
-static const unsigned sl__reduction_dtypes =
-    SL__BIT(SL_I32) | SL__BIT(SL_I64) | SL__BIT(SL_F16) | SL__BIT(SL_BF16) |
-    SL__BIT(SL_F32) | SL__BIT(SL_F64);
-/* Autograd needs floating point: the backward ops take float dtypes only. */
-static const unsigned sl__float_dtypes =
-    SL__BIT(SL_F16) | SL__BIT(SL_BF16) | SL__BIT(SL_F32) | SL__BIT(SL_F64);
-static const unsigned sl__dynamic_dtypes = SL__BIT(SL_F32) | SL__BIT(SL_F64);
-
-static const unsigned sl__sr_reduces =
-    SL__BIT(SL_REDUCE_SUM) | SL__BIT(SL_REDUCE_PROD) | SL__BIT(SL_REDUCE_MEAN) |
-    SL__BIT(SL_REDUCE_AMAX) | SL__BIT(SL_REDUCE_AMIN);
-static const unsigned sl__dyn_reduces =
-    SL__BIT(SL_REDUCE_SUM) | SL__BIT(SL_REDUCE_MEAN) | SL__BIT(SL_REDUCE_MAX);
+const unsigned sl__all_dtypes = SL__ALL_DTYPES;
 
 /* Data dtypes of any valid case of op. */
 static unsigned sl__op_dtypes(sl_op op) {
-  switch (op) {
-  case SL_OP_SCATTER_REDUCE:
-    return sl__reduction_dtypes;
-  case SL_OP_SCATTER_REDUCE_BACKWARD:
-  case SL_OP_INDEX_REDUCE_BACKWARD:
-    return sl__float_dtypes;
-  case SL_OP_DYNAMIC_SCATTER:
-  case SL_OP_DYNAMIC_SCATTER_BACKWARD:
-    return sl__dynamic_dtypes;
-  default:
-    return sl__all_dtypes;
-  }
+  const sl__fuzz_op *f = sl__fuzz_op_of(op);
+  return f ? f->dtypes : 0;
 }
 
 /* Reduces that op takes with data dtype dt. */
 unsigned sl__op_reduces(sl_op op, sl_dtype dt) {
-  int red = (sl__reduction_dtypes & SL__BIT(dt)) != 0;
-  switch (op) {
-  case SL_OP_SCATTER_REDUCE:
-  case SL_OP_SCATTER_REDUCE_BACKWARD:
-    return red ? sl__sr_reduces : 0;
-  case SL_OP_SCATTER_ND:
-    return SL__BIT(SL_REDUCE_NONE) | (red ? SL__BIT(SL_REDUCE_SUM) : 0);
-  case SL_OP_INDEX_REDUCE:
-  case SL_OP_INDEX_REDUCE_BACKWARD:
-    return SL__BIT(SL_REDUCE_ASSIGN) | (red ? sl__sr_reduces : 0);
-  case SL_OP_DYNAMIC_SCATTER:
-  case SL_OP_DYNAMIC_SCATTER_BACKWARD:
-    return sl__dyn_reduces;
-  default:
-    return SL__BIT(SL_REDUCE_NONE);
-  }
+  const sl__fuzz_op *f = sl__fuzz_op_of(op);
+  return f ? f->reduces(dt) : 0;
 }
 
 /* The dtypes of op within dmask (0: all) that leave it a reduce in rmask

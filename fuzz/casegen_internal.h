@@ -18,6 +18,7 @@
 #define SL__MIN_MAX_ELEMS 64
 
 #define SL__BIT(x) (1u << (x))
+#define SL__ALL_DTYPES (SL__BIT(SL_DTYPE_COUNT) - 1)
 
 typedef enum {
   SL__SC_NORMAL,
@@ -105,8 +106,19 @@ void sl__pick_dp(sl__gen *g, sl_case *c, sl_op fwop);
 int sl__edge_val(sl__gen *g, sl_case *c, int past);
 
 /* Fills the forward view fw (op fwop) of a valid case with dtype, reduce
- * and the other parameters already in place. */
+ * and the other parameters already in place (the op's sl__fuzz_op.gen). */
 void sl__gen_shapes(sl__gen *g, sl_case *fw);
+
+/* The forward ops' shape generators. */
+void sl__gen_gather(sl__gen *g, sl_case *fw);
+void sl__gen_gather_nd(sl__gen *g, sl_case *fw);
+void sl__gen_scatter(sl__gen *g, sl_case *fw);
+void sl__gen_scatter_reduce(sl__gen *g, sl_case *fw);
+void sl__gen_scatter_nd(sl__gen *g, sl_case *fw);
+void sl__gen_index_reduce(sl__gen *g, sl_case *c);
+void sl__gen_select(sl__gen *g, sl_case *c);
+void sl__gen_masked(sl__gen *g, sl_case *c);
+void sl__gen_dynamic(sl__gen *g, sl_case *c);
 
 /* break.c */
 /* scatter: a value one past what x's dtype holds; a case with src takes
@@ -114,5 +126,29 @@ void sl__gen_shapes(sl__gen *g, sl_case *fw);
 int sl__break_scalar(sl__gen *g, sl_case *fw);
 
 int sl__break(sl__gen *g, sl_case *fw, sl_op op, sl_fuzz_class k);
+
+/* A dtype the op refuses (with the reduce that makes it wrong), drawn into
+ * fw: the reducing ops', the dynamic ops'. 0. */
+int sl__break_dtype_reducing(sl__gen *g, sl_case *fw);
+int sl__break_dtype_dynamic(sl__gen *g, sl_case *fw);
+
+/* op_table.c: what the generator knows of each op, one row per op of the
+ * core's list (SL_OP_MAP), so that an op without its row does not compile:
+ * the only place in fuzz/ that tells ops apart by name. */
+typedef struct sl__fuzz_op {
+  /* The shapes and the op's own parameters of a valid case's forward view
+   * (sl__gen_shapes); NULL for a backward op, drawn through its forward. */
+  void (*gen)(sl__gen *g, sl_case *fw);
+  unsigned dtypes;                  /* data dtypes of a valid case */
+  unsigned (*reduces)(sl_dtype dt); /* the reduces it takes with dt */
+  /* A dtype it refuses (sl__break_dtype_*), or NULL: it takes them all. */
+  int (*break_dtype)(sl__gen *g, sl_case *fw);
+  const sl_reduce *bad_reduces; /* reduces it refuses, drawn uniformly */
+  int n_bad_reduces;
+  int huge;   /* has huge-offset cases (huge.h) */
+  int stress; /* has contention-stress cases (stress.h) */
+} sl__fuzz_op;
+
+const sl__fuzz_op *sl__fuzz_op_of(sl_op op);
 
 #endif

@@ -230,7 +230,7 @@ static void sl__gen_index_reduce_0d(sl__gen *g, sl_case *c) {
 }
 
 /* index_reduce: x [K], index [L] or scalar, updates. */
-static void sl__gen_index_reduce(sl__gen *g, sl_case *c) {
+void sl__gen_index_reduce(sl__gen *g, sl_case *c) {
   int64_t X[SL_MAX_DIMS], U[SL_MAX_DIMS], L;
   if (g->sc != SL__SC_LARGE && sl__pct(g, 5)) {
     sl__gen_index_reduce_0d(g, c);
@@ -264,7 +264,7 @@ static void sl__gen_index_reduce(sl__gen *g, sl_case *c) {
 }
 
 /* select_scatter: x [K], value = x without dim, at. */
-static void sl__gen_select(sl__gen *g, sl_case *c) {
+void sl__gen_select(sl__gen *g, sl_case *c) {
   int64_t X[SL_MAX_DIMS], V[SL_MAX_DIMS];
   const int K = sl__pick_rank(g, 1, SL_MAX_DIMS);
   sl__gen_x(g, K, X);
@@ -285,7 +285,7 @@ static void sl__gen_select(sl__gen *g, sl_case *c) {
 }
 
 /* masked_scatter: x, a mask that broadcasts to x, a long enough source. */
-static void sl__gen_masked(sl__gen *g, sl_case *c) {
+void sl__gen_masked(sl__gen *g, sl_case *c) {
   int64_t X[SL_MAX_DIMS] = {0}, Mk[SL_MAX_DIMS], S[SL_MAX_DIMS];
   const int R = sl__pick_rank(g, 0, SL_MAX_DIMS);
   sl__gen_x(g, R, X);
@@ -317,7 +317,7 @@ static void sl__gen_masked(sl__gen *g, sl_case *c) {
 }
 
 /* dynamic_scatter: feats [N,C], coors [N,D]. */
-static void sl__gen_dynamic(sl__gen *g, sl_case *c) {
+void sl__gen_dynamic(sl__gen *g, sl_case *c) {
   int64_t N, C, D = sl__range(g, 1, 4);
   if (g->sc == SL__SC_LARGE) {
     int64_t t = sl__range(g, g->min > 0 ? g->min : SL__LARGE_NUMEL, g->max);
@@ -465,43 +465,28 @@ static void sl__pick_val(sl__gen *g, sl_case *c) {
   c->val = (double)c->ival;
 }
 
-/* Fills the forward view fw (op fwop) of a valid case with dtype, reduce
- * and the other parameters already in place. */
-void sl__gen_shapes(sl__gen *g, sl_case *fw) {
-  switch (fw->op) {
-  case SL_OP_GATHER:
+/* The ops' shape generators (sl__fuzz_op.gen). */
+void sl__gen_gather(sl__gen *g, sl_case *fw) { sl__gen_dimwise(g, fw, 0); }
+
+/* scatter: a scalar value instead of src in a fifth of the cases. */
+void sl__gen_scatter(sl__gen *g, sl_case *fw) {
+  if (sl__pct(g, 20)) {
+    sl__pick_val(g, fw);
     sl__gen_dimwise(g, fw, 0);
-    break;
-  case SL_OP_SCATTER:
-    if (sl__pct(g, 20)) {
-      sl__pick_val(g, fw);
-      sl__gen_dimwise(g, fw, 0);
-    } else {
-      sl__gen_dimwise(g, fw, 1);
-    }
-    break;
-  case SL_OP_SCATTER_REDUCE:
+  } else {
     sl__gen_dimwise(g, fw, 1);
-    break;
-  case SL_OP_GATHER_ND:
-    sl__gen_nd(g, fw, 0);
-    break;
-  case SL_OP_SCATTER_ND:
-    sl__gen_nd(g, fw, 1);
-    break;
-  case SL_OP_INDEX_REDUCE:
-    sl__gen_index_reduce(g, fw);
-    break;
-  case SL_OP_SELECT_SCATTER:
-    sl__gen_select(g, fw);
-    break;
-  case SL_OP_MASKED_SCATTER:
-    sl__gen_masked(g, fw);
-    break;
-  case SL_OP_DYNAMIC_SCATTER:
-    sl__gen_dynamic(g, fw);
-    break;
-  default:
-    break;
   }
+}
+
+void sl__gen_scatter_reduce(sl__gen *g, sl_case *fw) {
+  sl__gen_dimwise(g, fw, 1);
+}
+
+void sl__gen_gather_nd(sl__gen *g, sl_case *fw) { sl__gen_nd(g, fw, 0); }
+
+void sl__gen_scatter_nd(sl__gen *g, sl_case *fw) { sl__gen_nd(g, fw, 1); }
+
+void sl__gen_shapes(sl__gen *g, sl_case *fw) {
+  const sl__fuzz_op *f = sl__fuzz_op_of(fw->op);
+  if (f && f->gen) f->gen(g, fw);
 }

@@ -4,22 +4,13 @@
 #include <string.h>
 
 #include "casegen.h"
+#include "casegen_internal.h"
 #include "datagen.h"
 #include "rng.h"
 
 int sl_fuzz_huge_op(sl_op op) {
-  switch (op) {
-  case SL_OP_GATHER:
-  case SL_OP_GATHER_ND:
-  case SL_OP_SCATTER:
-  case SL_OP_SCATTER_REDUCE:
-  case SL_OP_SCATTER_ND:
-  case SL_OP_INDEX_REDUCE:
-  case SL_OP_SELECT_SCATTER:
-    return 1;
-  default:
-    return 0;
-  }
+  const sl__fuzz_op *f = sl__fuzz_op_of(op);
+  return f && f->huge;
 }
 
 static void sl__shape(sl_case_shape *s, int ndim, int64_t a, int64_t b) {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "casegen.h"
+#include "casegen_internal.h"
 #include "datagen.h"
 #include "rng.h"
 
@@ -21,19 +22,8 @@ int64_t sl_fuzz_stress_updates(void) {
 }
 
 int sl_fuzz_stress_op(sl_op op) {
-  switch (op) {
-  case SL_OP_SCATTER:
-  case SL_OP_SCATTER_REDUCE:
-  case SL_OP_SCATTER_REDUCE_BACKWARD:
-  case SL_OP_SCATTER_ND:
-  case SL_OP_INDEX_REDUCE:
-  case SL_OP_INDEX_REDUCE_BACKWARD:
-  case SL_OP_DYNAMIC_SCATTER:
-  case SL_OP_DYNAMIC_SCATTER_BACKWARD:
-    return 1;
-  default:
-    return 0;
-  }
+  const sl__fuzz_op *f = sl__fuzz_op_of(op);
+  return f && f->stress;
 }
 
 static void sl__shape1(sl_case_shape *s, int64_t a) {
