@@ -132,6 +132,25 @@ int sl__break(sl__gen *g, sl_case *fw, sl_op op, sl_fuzz_class k);
 int sl__break_dtype_reducing(sl__gen *g, sl_case *fw);
 int sl__break_dtype_dynamic(sl__gen *g, sl_case *fw);
 
+/* The breakers of the dim, rank and shape classes by family of forward op
+ * (sl__fuzz_op.break_dim, break_rank, break_shape): dimwise (gather,
+ * scatter, scatter_reduce; index_reduce and select_scatter for dim), nd
+ * (gather_nd, scatter_nd) and the ops of their own. 0, or -1 when the class
+ * does not apply to this case. `op` is the real op (a backward op breaks
+ * through its forward view). */
+int sl__break_dim_dimwise(sl__gen *g, sl_case *fw);
+int sl__break_dim_nd(sl__gen *g, sl_case *fw);
+int sl__break_rank_dimwise(sl__gen *g, sl_case *fw, sl_op op);
+int sl__break_rank_nd(sl__gen *g, sl_case *fw, sl_op op);
+int sl__break_rank_index_reduce(sl__gen *g, sl_case *fw, sl_op op);
+int sl__break_rank_select(sl__gen *g, sl_case *fw, sl_op op);
+int sl__break_rank_dynamic(sl__gen *g, sl_case *fw, sl_op op);
+int sl__break_shape_dimwise(sl__gen *g, sl_case *fw);
+int sl__break_shape_nd(sl__gen *g, sl_case *fw);
+int sl__break_shape_index_reduce(sl__gen *g, sl_case *fw);
+int sl__break_shape_select(sl__gen *g, sl_case *fw);
+int sl__break_shape_dynamic(sl__gen *g, sl_case *fw);
+
 /* op_table.c: what the generator knows of each op, one row per op of the
  * core's list (SL_OP_MAP), so that an op without its row does not compile:
  * the only place in fuzz/ that tells ops apart by name. */
@@ -145,6 +164,12 @@ typedef struct sl__fuzz_op {
   int (*break_dtype)(sl__gen *g, sl_case *fw);
   const sl_reduce *bad_reduces; /* reduces it refuses, drawn uniformly */
   int n_bad_reduces;
+  /* A forward op's breakers of the dim, rank and shape classes (NULL: the
+   * class does not apply to it; NULL for a backward op, which breaks
+   * through its forward). */
+  int (*break_dim)(sl__gen *g, sl_case *fw);
+  int (*break_rank)(sl__gen *g, sl_case *fw, sl_op op);
+  int (*break_shape)(sl__gen *g, sl_case *fw);
   int huge;   /* has huge-offset cases (huge.h) */
   int stress; /* has contention-stress cases (stress.h) */
 } sl__fuzz_op;

@@ -59,71 +59,109 @@ static const sl_reduce sl__bad_ir[] = {SL_REDUCE_NONE, SL_REDUCE_MAX};
 static const sl_reduce sl__bad_dy[] = {SL_REDUCE_NONE, SL_REDUCE_ASSIGN,
                                        SL_REDUCE_PROD, SL_REDUCE_AMAX,
                                        SL_REDUCE_AMIN};
-#define SL__BAD(a) a, (int)(sizeof a / sizeof a[0])
+#define SL__COUNT(a) (int)(sizeof a / sizeof a[0])
 
-/* gen, dtypes, reduces, break_dtype, bad_reduces, n, huge, stress */
 static const sl__fuzz_op sl__fuzz_gather = {
-    sl__gen_gather, SL__ALL_DTYPES, sl__no_reduce, NULL, NULL, 0, 1, 0};
-static const sl__fuzz_op sl__fuzz_gather_nd = {
-    sl__gen_gather_nd, SL__ALL_DTYPES, sl__no_reduce, NULL, NULL, 0, 1, 0};
+    .gen = sl__gen_gather,
+    .dtypes = SL__ALL_DTYPES,
+    .reduces = sl__no_reduce,
+    .break_dim = sl__break_dim_dimwise,
+    .break_rank = sl__break_rank_dimwise,
+    .break_shape = sl__break_shape_dimwise,
+    .huge = 1};
+static const sl__fuzz_op sl__fuzz_gather_nd = {.gen = sl__gen_gather_nd,
+                                               .dtypes = SL__ALL_DTYPES,
+                                               .reduces = sl__no_reduce,
+                                               .break_dim = sl__break_dim_nd,
+                                               .break_rank = sl__break_rank_nd,
+                                               .break_shape =
+                                                   sl__break_shape_nd,
+                                               .huge = 1};
 static const sl__fuzz_op sl__fuzz_scatter = {
-    sl__gen_scatter, SL__ALL_DTYPES, sl__no_reduce, NULL, NULL, 0, 1, 1};
-static const sl__fuzz_op sl__fuzz_scatter_reduce = {sl__gen_scatter_reduce,
-                                                    sl__reduction_dtypes,
-                                                    sl__scatter_reduce_reduces,
-                                                    sl__break_dtype_reducing,
-                                                    SL__BAD(sl__bad_sr),
-                                                    1,
-                                                    1};
+    .gen = sl__gen_scatter,
+    .dtypes = SL__ALL_DTYPES,
+    .reduces = sl__no_reduce,
+    .break_dim = sl__break_dim_dimwise,
+    .break_rank = sl__break_rank_dimwise,
+    .break_shape = sl__break_shape_dimwise,
+    .huge = 1,
+    .stress = 1};
+static const sl__fuzz_op sl__fuzz_scatter_reduce = {
+    .gen = sl__gen_scatter_reduce,
+    .dtypes = sl__reduction_dtypes,
+    .reduces = sl__scatter_reduce_reduces,
+    .break_dtype = sl__break_dtype_reducing,
+    .bad_reduces = sl__bad_sr,
+    .n_bad_reduces = SL__COUNT(sl__bad_sr),
+    .break_dim = sl__break_dim_dimwise,
+    .break_rank = sl__break_rank_dimwise,
+    .break_shape = sl__break_shape_dimwise,
+    .huge = 1,
+    .stress = 1};
 static const sl__fuzz_op sl__fuzz_scatter_reduce_backward = {
-    NULL,
-    sl__float_dtypes,
-    sl__scatter_reduce_reduces,
-    sl__break_dtype_reducing,
-    SL__BAD(sl__bad_sr),
-    0,
-    1};
-static const sl__fuzz_op sl__fuzz_scatter_nd = {sl__gen_scatter_nd,
-                                                SL__ALL_DTYPES,
-                                                sl__scatter_nd_reduces,
-                                                NULL,
-                                                SL__BAD(sl__bad_nd),
-                                                1,
-                                                1};
-static const sl__fuzz_op sl__fuzz_index_reduce = {sl__gen_index_reduce,
-                                                  SL__ALL_DTYPES,
-                                                  sl__index_reduce_reduces,
-                                                  sl__break_dtype_reducing,
-                                                  SL__BAD(sl__bad_ir),
-                                                  1,
-                                                  1};
+    .dtypes = sl__float_dtypes,
+    .reduces = sl__scatter_reduce_reduces,
+    .break_dtype = sl__break_dtype_reducing,
+    .bad_reduces = sl__bad_sr,
+    .n_bad_reduces = SL__COUNT(sl__bad_sr),
+    .stress = 1};
+static const sl__fuzz_op sl__fuzz_scatter_nd = {
+    .gen = sl__gen_scatter_nd,
+    .dtypes = SL__ALL_DTYPES,
+    .reduces = sl__scatter_nd_reduces,
+    .bad_reduces = sl__bad_nd,
+    .n_bad_reduces = SL__COUNT(sl__bad_nd),
+    .break_dim = sl__break_dim_nd,
+    .break_rank = sl__break_rank_nd,
+    .break_shape = sl__break_shape_nd,
+    .huge = 1,
+    .stress = 1};
+static const sl__fuzz_op sl__fuzz_index_reduce = {
+    .gen = sl__gen_index_reduce,
+    .dtypes = SL__ALL_DTYPES,
+    .reduces = sl__index_reduce_reduces,
+    .break_dtype = sl__break_dtype_reducing,
+    .bad_reduces = sl__bad_ir,
+    .n_bad_reduces = SL__COUNT(sl__bad_ir),
+    .break_dim = sl__break_dim_dimwise,
+    .break_rank = sl__break_rank_index_reduce,
+    .break_shape = sl__break_shape_index_reduce,
+    .huge = 1,
+    .stress = 1};
 static const sl__fuzz_op sl__fuzz_index_reduce_backward = {
-    NULL,
-    sl__float_dtypes,
-    sl__index_reduce_reduces,
-    sl__break_dtype_reducing,
-    SL__BAD(sl__bad_ir),
-    0,
-    1};
+    .dtypes = sl__float_dtypes,
+    .reduces = sl__index_reduce_reduces,
+    .break_dtype = sl__break_dtype_reducing,
+    .bad_reduces = sl__bad_ir,
+    .n_bad_reduces = SL__COUNT(sl__bad_ir),
+    .stress = 1};
 static const sl__fuzz_op sl__fuzz_select_scatter = {
-    sl__gen_select, SL__ALL_DTYPES, sl__no_reduce, NULL, NULL, 0, 1, 0};
+    .gen = sl__gen_select,
+    .dtypes = SL__ALL_DTYPES,
+    .reduces = sl__no_reduce,
+    .break_dim = sl__break_dim_dimwise,
+    .break_rank = sl__break_rank_select,
+    .break_shape = sl__break_shape_select,
+    .huge = 1};
 static const sl__fuzz_op sl__fuzz_masked_scatter = {
-    sl__gen_masked, SL__ALL_DTYPES, sl__no_reduce, NULL, NULL, 0, 0, 0};
-static const sl__fuzz_op sl__fuzz_dynamic_scatter = {sl__gen_dynamic,
-                                                     sl__dynamic_dtypes,
-                                                     sl__dynamic_reduces,
-                                                     sl__break_dtype_dynamic,
-                                                     SL__BAD(sl__bad_dy),
-                                                     0,
-                                                     1};
+    .gen = sl__gen_masked, .dtypes = SL__ALL_DTYPES, .reduces = sl__no_reduce};
+static const sl__fuzz_op sl__fuzz_dynamic_scatter = {
+    .gen = sl__gen_dynamic,
+    .dtypes = sl__dynamic_dtypes,
+    .reduces = sl__dynamic_reduces,
+    .break_dtype = sl__break_dtype_dynamic,
+    .bad_reduces = sl__bad_dy,
+    .n_bad_reduces = SL__COUNT(sl__bad_dy),
+    .break_rank = sl__break_rank_dynamic,
+    .break_shape = sl__break_shape_dynamic,
+    .stress = 1};
 static const sl__fuzz_op sl__fuzz_dynamic_scatter_backward = {
-    NULL,
-    sl__dynamic_dtypes,
-    sl__dynamic_reduces,
-    sl__break_dtype_dynamic,
-    SL__BAD(sl__bad_dy),
-    0,
-    1};
+    .dtypes = sl__dynamic_dtypes,
+    .reduces = sl__dynamic_reduces,
+    .break_dtype = sl__break_dtype_dynamic,
+    .bad_reduces = sl__bad_dy,
+    .n_bad_reduces = SL__COUNT(sl__bad_dy),
+    .stress = 1};
 
 static const sl__fuzz_op *const sl__fuzz_ops[SL_OP_COUNT] = {
 #define SL__FUZZ_ROW(e, name) [SL_OP_##e] = &sl__fuzz_##name,
