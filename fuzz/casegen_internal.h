@@ -151,6 +151,20 @@ int sl__break_shape_index_reduce(sl__gen *g, sl_case *fw);
 int sl__break_shape_select(sl__gen *g, sl_case *fw);
 int sl__break_shape_dynamic(sl__gen *g, sl_case *fw);
 
+/* shrink.c: the shrinker's repairs and axis droppers by family of forward
+ * op (see sl__fuzz_op.repair and drop_axis). */
+void sl__repair_dimwise(sl_case *fw, sl_op op);
+void sl__repair_nd(sl_case *fw, sl_op op);
+void sl__repair_index_reduce(sl_case *fw, sl_op op);
+void sl__repair_select(sl_case *fw, sl_op op);
+void sl__repair_masked(sl_case *fw, sl_op op);
+void sl__repair_dynamic(sl_case *fw, sl_op op);
+int sl__drop_axis_dimwise(sl_case *fw, int k);
+int sl__drop_axis_nd(sl_case *fw, int k);
+int sl__drop_axis_index_reduce(sl_case *fw, int k);
+int sl__drop_axis_select(sl_case *fw, int k);
+int sl__drop_axis_masked(sl_case *fw, int k);
+
 /* op_table.c: what the generator knows of each op, one row per op of the
  * core's list (SL_OP_MAP), so that an op without its row does not compile:
  * the only place in fuzz/ that tells ops apart by name. */
@@ -170,6 +184,12 @@ typedef struct sl__fuzz_op {
   int (*break_dim)(sl__gen *g, sl_case *fw);
   int (*break_rank)(sl__gen *g, sl_case *fw, sl_op op);
   int (*break_shape)(sl__gen *g, sl_case *fw);
+  /* The shrinker's hooks for a forward op (shrink.c): restore a valid
+   * case's rules after an extent got smaller (op: the real op), and drop
+   * axis k of x with the matching axes (-1: not allowed here). NULL: no
+   * repair / no axis dropped. */
+  void (*repair)(sl_case *fw, sl_op op);
+  int (*drop_axis)(sl_case *fw, int k);
   int huge;   /* has huge-offset cases (huge.h) */
   int stress; /* has contention-stress cases (stress.h) */
 } sl__fuzz_op;

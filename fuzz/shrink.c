@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "casegen.h"
+#include "casegen_internal.h"
 #include "datagen.h"
 
 /* Elements of a shape, saturating instead of overflowing. */
@@ -41,15 +42,9 @@ int64_t sl_case_size(const sl_case *c) {
 /* Shape surgery on the forward view                                         */
 /* ------------------------------------------------------------------------ */
 
-static int sl__norm_dim(int64_t dim, int n, int64_t *out) {
-  if (dim < -n || dim >= n) return 0;
-  *out = dim < 0 ? dim + n : dim;
-  return 1;
-}
-
 /* Removes axis k of s (no-op when s has no such axis). A scalar is
  * contiguous. */
-static void sl__drop(sl_case_shape *s, int k) {
+static void sl__shrink_drop(sl_case_shape *s, int k) {
   if (!s->present || k < 0 || k >= s->ndim) return;
   for (int d = k; d + 1 < s->ndim; ++d) s->shape[d] = s->shape[d + 1];
   s->shape[--s->ndim] = 0;
@@ -88,155 +83,177 @@ static int sl__nd_indexed(const sl_case *fw, int *indexed) {
 }
 
 /*
- * Restores the rules of a valid case after x (or src, index, ...) got
- * smaller: index extents are clamped to what x and src allow, derived
- * shapes (updates, value, scatter_nd's src, coors' rows) follow x and index.
- * Only ever makes extents smaller.
+ * The repairs by family of forward op (sl__fuzz_op.repair): each restores
+ * the rules of a valid case after x (or src, index, ...) got smaller: index
+ * extents are clamped to what x and src allow, derived shapes (updates, value,
+ * scatter_nd's src, coors' rows) follow x and index. Only ever makes extents
+ * smaller.
  */
-static void sl__repair(sl_case *fw, sl_op op) {
+void sl__repair_dimwise(sl_case *fw, sl_op op) {
+  sl_case_shape *x = &fw->arg[0], *a1 = &fw->arg[1], *a2 = &fw->arg[2];
+  int64_t d = 0;
+  const int xr = x->ndim ? x->ndim : 1;
+  if (!sl__norm_dim(fw->dim, xr, &d)) return;
+  if ((a1->ndim ? a1->ndim : 1) != xr) return;
+  int has_src = fw->op != SL_OP_GATHER && !fw->has_val && a2->present &&
+                (a2->ndim ? a2->ndim : 1) == xr;
+  for (int k = 0; k < a1->ndim; ++k) {
+    if (has_src)
+      a1->shape[k] = sl__min64(a1->shape[k], a2->ndim ? a2->shape[k] : 1);
+    if (k != d && x->ndim) a1->shape[k] = sl__min64(a1->shape[k], x->shape[k]);
+  }
+  if (x->ndim && x->shape[d] == 0 && a1->ndim) a1->shape[d] = 0;
+  /* the backward's src is index's shape exactly */
+  if (op == SL_OP_SCATTER_REDUCE_BACKWARD && a2->present)
+    sl__reshape(a2, a1->ndim, a1->shape);
+}
+
+void sl__repair_nd(sl_case *fw, sl_op op) {
+  (void)op;
+  sl_case_shape *x = &fw->arg[0], *a1 = &fw->arg[1], *a2 = &fw->arg[2];
+  int indexed[SL_MAX_DIMS];
+  const int K = x->ndim;
+  if (sl__nd_indexed(fw, indexed) < 0) return;
+  for (int k = 0; k < K; ++k) {
+    if (!indexed[k])
+      a1->shape[k] = sl__min64(a1->shape[k], x->shape[k]);
+    else if (x->shape[k] == 0)
+      a1->shape[k] = 0;
+  }
+  if (fw->op == SL_OP_SCATTER_ND) sl__reshape(a2, K, a1->shape);
+}
+
+void sl__repair_index_reduce(sl_case *fw, sl_op op) {
   sl_case_shape *x = &fw->arg[0], *a1 = &fw->arg[1], *a2 = &fw->arg[2];
   int64_t d = 0, e[SL_MAX_DIMS];
-  switch (fw->op) {
-  case SL_OP_GATHER:
-  case SL_OP_SCATTER:
-  case SL_OP_SCATTER_REDUCE: {
-    const int xr = x->ndim ? x->ndim : 1;
-    if (!sl__norm_dim(fw->dim, xr, &d)) return;
-    if ((a1->ndim ? a1->ndim : 1) != xr) return;
-    int has_src = fw->op != SL_OP_GATHER && !fw->has_val && a2->present &&
-                  (a2->ndim ? a2->ndim : 1) == xr;
-    for (int k = 0; k < a1->ndim; ++k) {
-      if (has_src)
-        a1->shape[k] = sl__min64(a1->shape[k], a2->ndim ? a2->shape[k] : 1);
-      if (k != d && x->ndim)
-        a1->shape[k] = sl__min64(a1->shape[k], x->shape[k]);
-    }
-    if (x->ndim && x->shape[d] == 0 && a1->ndim) a1->shape[d] = 0;
-    /* the backward's src is index's shape exactly */
-    if (op == SL_OP_SCATTER_REDUCE_BACKWARD && a2->present)
-      sl__reshape(a2, a1->ndim, a1->shape);
-    return;
+  (void)op;
+  const int K = x->ndim;
+  if (K == 0 || !sl__norm_dim(fw->dim, K, &d) || a1->ndim > 1) return;
+  if (a1->ndim == 0 && x->shape[d] == 0) {
+    /* a scalar index needs a slice; an empty axis takes no index */
+    int64_t zero = 0;
+    sl__reshape(a1, 1, &zero);
   }
-  case SL_OP_GATHER_ND:
-  case SL_OP_SCATTER_ND: {
-    int indexed[SL_MAX_DIMS];
-    const int K = x->ndim;
-    if (sl__nd_indexed(fw, indexed) < 0) return;
-    for (int k = 0; k < K; ++k) {
-      if (!indexed[k])
-        a1->shape[k] = sl__min64(a1->shape[k], x->shape[k]);
-      else if (x->shape[k] == 0)
-        a1->shape[k] = 0;
-    }
-    if (fw->op == SL_OP_SCATTER_ND) sl__reshape(a2, K, a1->shape);
-    return;
-  }
-  case SL_OP_INDEX_REDUCE: {
-    const int K = x->ndim;
-    if (K == 0 || !sl__norm_dim(fw->dim, K, &d) || a1->ndim > 1) return;
-    if (a1->ndim == 0 && x->shape[d] == 0) {
-      /* a scalar index needs a slice; an empty axis takes no index */
-      int64_t zero = 0;
-      sl__reshape(a1, 1, &zero);
-    }
-    if (a1->ndim == 1) {
-      if (x->shape[d] == 0) a1->shape[0] = 0;
-      for (int k = 0; k < K; ++k) e[k] = k == d ? a1->shape[0] : x->shape[k];
-      sl__reshape(a2, K, e);
-    } else {
-      int u = 0;
-      for (int k = 0; k < K; ++k)
-        if (k != d) e[u++] = x->shape[k];
-      sl__reshape(a2, K - 1, e);
-    }
-    return;
-  }
-  case SL_OP_SELECT_SCATTER: {
-    const int K = x->ndim;
-    if (K == 0 || !sl__norm_dim(fw->dim, K, &d)) return;
+  if (a1->ndim == 1) {
+    if (x->shape[d] == 0) a1->shape[0] = 0;
+    for (int k = 0; k < K; ++k) e[k] = k == d ? a1->shape[0] : x->shape[k];
+    sl__reshape(a2, K, e);
+  } else {
     int u = 0;
     for (int k = 0; k < K; ++k)
       if (k != d) e[u++] = x->shape[k];
-    sl__reshape(a1, K - 1, e);
-    const int64_t n = x->shape[d];
-    if (n > 0 && fw->at >= n) fw->at = n - 1;
-    if (n > 0 && fw->at < -n) fw->at = -n;
-    return;
-  }
-  case SL_OP_MASKED_SCATTER: {
-    const int R = x->ndim;
-    if (a1->ndim > R) return;
-    for (int j = 0; j < a1->ndim; ++j)
-      if (a1->shape[j] != 1) a1->shape[j] = x->shape[R - a1->ndim + j];
-    return;
-  }
-  case SL_OP_DYNAMIC_SCATTER:
-    if (x->ndim == 2 && a1->ndim == 2) a1->shape[0] = x->shape[0];
-    return;
-  default:
-    return;
+    sl__reshape(a2, K - 1, e);
   }
 }
 
-/* Drops axis k of x and the matching axes of the other inputs. Returns -1
- * when the op's rules do not allow it for this case. */
-static int sl__drop_axis(sl_case *fw, int k) {
+void sl__repair_select(sl_case *fw, sl_op op) {
+  sl_case_shape *x = &fw->arg[0], *a1 = &fw->arg[1];
+  int64_t d = 0, e[SL_MAX_DIMS];
+  (void)op;
+  const int K = x->ndim;
+  if (K == 0 || !sl__norm_dim(fw->dim, K, &d)) return;
+  int u = 0;
+  for (int k = 0; k < K; ++k)
+    if (k != d) e[u++] = x->shape[k];
+  sl__reshape(a1, K - 1, e);
+  const int64_t n = x->shape[d];
+  if (n > 0 && fw->at >= n) fw->at = n - 1;
+  if (n > 0 && fw->at < -n) fw->at = -n;
+}
+
+void sl__repair_masked(sl_case *fw, sl_op op) {
+  sl_case_shape *x = &fw->arg[0], *a1 = &fw->arg[1];
+  const int R = x->ndim;
+  (void)op;
+  if (a1->ndim > R) return;
+  for (int j = 0; j < a1->ndim; ++j)
+    if (a1->shape[j] != 1) a1->shape[j] = x->shape[R - a1->ndim + j];
+}
+
+void sl__repair_dynamic(sl_case *fw, sl_op op) {
+  sl_case_shape *x = &fw->arg[0], *a1 = &fw->arg[1];
+  (void)op;
+  if (x->ndim == 2 && a1->ndim == 2) a1->shape[0] = x->shape[0];
+}
+
+static void sl__repair(sl_case *fw, sl_op op) {
+  const sl__fuzz_op *f = sl__fuzz_op_of(fw->op);
+  if (f && f->repair) f->repair(fw, op);
+}
+
+/* The axis droppers by family of forward op (sl__fuzz_op.drop_axis): each
+ * drops axis k (< x's rank) of x and the matching axes of the other inputs,
+ * or returns -1 when the op's rules do not allow it for this case. */
+int sl__drop_axis_dimwise(sl_case *fw, int k) {
   sl_case_shape *x = &fw->arg[0], *a1 = &fw->arg[1], *a2 = &fw->arg[2];
   const int R = x->ndim;
-  int64_t d;
-  if (k >= R) return -1;
-  switch (fw->op) {
-  case SL_OP_GATHER:
-  case SL_OP_SCATTER:
-  case SL_OP_SCATTER_REDUCE:
-    if (sl__norm_dim(fw->dim, R ? R : 1, &d))
-      fw->dim = k < d ? d - 1 : k == d ? 0 : d;
-    sl__drop(x, k);
-    sl__drop(a1, k);
-    if (a2->present) sl__drop(a2, k);
-    return 0;
-  case SL_OP_GATHER_ND:
-  case SL_OP_SCATTER_ND: {
-    int indexed[SL_MAX_DIMS];
-    const int M = sl__nd_indexed(fw, indexed);
-    if (R < 2 || M < 0 || (indexed[k] && M == 1)) return -1;
-    if (fw->ndims) {
-      int j = 0;
-      for (int i = 0; i < fw->ndims; ++i) {
-        int64_t v = 0;
-        sl__norm_dim(fw->dims[i], R, &v);
-        if (v == k) continue;
-        fw->dims[j++] = v > k ? v - 1 : v;
-      }
-      fw->ndims = j;
+  int64_t d = 0;
+  if (sl__norm_dim(fw->dim, R ? R : 1, &d))
+    fw->dim = k < d ? d - 1 : k == d ? 0 : d;
+  sl__shrink_drop(x, k);
+  sl__shrink_drop(a1, k);
+  if (a2->present) sl__shrink_drop(a2, k);
+  return 0;
+}
+
+int sl__drop_axis_nd(sl_case *fw, int k) {
+  sl_case_shape *x = &fw->arg[0], *a1 = &fw->arg[1], *a2 = &fw->arg[2];
+  const int R = x->ndim;
+  int indexed[SL_MAX_DIMS];
+  const int M = sl__nd_indexed(fw, indexed);
+  if (R < 2 || M < 0 || (indexed[k] && M == 1)) return -1;
+  if (fw->ndims) {
+    int j = 0;
+    for (int i = 0; i < fw->ndims; ++i) {
+      int64_t v = 0;
+      sl__norm_dim(fw->dims[i], R, &v);
+      if (v == k) continue;
+      fw->dims[j++] = v > k ? v - 1 : v;
     }
-    if (indexed[k]) a1->shape[R] -= 1;
-    sl__drop(x, k);
-    sl__drop(a1, k);
-    if (fw->op == SL_OP_SCATTER_ND) sl__drop(a2, k);
-    return 0;
+    fw->ndims = j;
   }
-  case SL_OP_INDEX_REDUCE:
-    if (R < 2 || !sl__norm_dim(fw->dim, R, &d) || k == d) return -1;
-    sl__drop(x, k);
-    sl__drop(a2, a1->ndim == 0 && k > d ? k - 1 : k);
-    fw->dim = k < d ? d - 1 : d;
-    return 0;
-  case SL_OP_SELECT_SCATTER:
-    if (R < 2 || !sl__norm_dim(fw->dim, R, &d) || k == d) return -1;
-    sl__drop(x, k);
-    sl__drop(a1, k > d ? k - 1 : k);
-    fw->dim = k < d ? d - 1 : d;
-    return 0;
-  case SL_OP_MASKED_SCATTER: {
-    const int j = k - (R - a1->ndim);
-    sl__drop(x, k);
-    if (j >= 0) sl__drop(a1, j);
-    return 0;
-  }
-  default:
-    return -1;
-  }
+  if (indexed[k]) a1->shape[R] -= 1;
+  sl__shrink_drop(x, k);
+  sl__shrink_drop(a1, k);
+  if (fw->op == SL_OP_SCATTER_ND) sl__shrink_drop(a2, k);
+  return 0;
+}
+
+int sl__drop_axis_index_reduce(sl_case *fw, int k) {
+  sl_case_shape *x = &fw->arg[0], *a1 = &fw->arg[1], *a2 = &fw->arg[2];
+  const int R = x->ndim;
+  int64_t d = 0;
+  if (R < 2 || !sl__norm_dim(fw->dim, R, &d) || k == d) return -1;
+  sl__shrink_drop(x, k);
+  sl__shrink_drop(a2, a1->ndim == 0 && k > d ? k - 1 : k);
+  fw->dim = k < d ? d - 1 : d;
+  return 0;
+}
+
+int sl__drop_axis_select(sl_case *fw, int k) {
+  sl_case_shape *x = &fw->arg[0], *a1 = &fw->arg[1];
+  const int R = x->ndim;
+  int64_t d = 0;
+  if (R < 2 || !sl__norm_dim(fw->dim, R, &d) || k == d) return -1;
+  sl__shrink_drop(x, k);
+  sl__shrink_drop(a1, k > d ? k - 1 : k);
+  fw->dim = k < d ? d - 1 : d;
+  return 0;
+}
+
+int sl__drop_axis_masked(sl_case *fw, int k) {
+  sl_case_shape *x = &fw->arg[0], *a1 = &fw->arg[1];
+  const int R = x->ndim;
+  const int j = k - (R - a1->ndim);
+  sl__shrink_drop(x, k);
+  if (j >= 0) sl__shrink_drop(a1, j);
+  return 0;
+}
+
+static int sl__drop_axis(sl_case *fw, int k) {
+  if (k >= fw->arg[0].ndim) return -1;
+  const sl__fuzz_op *f = sl__fuzz_op_of(fw->op);
+  return f && f->drop_axis ? f->drop_axis(fw, k) : -1;
 }
 
 /* ------------------------------------------------------------------------ */
