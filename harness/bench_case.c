@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_table.h"
 #include "slref.h"
 #include "store_verdicts.h"
 
@@ -14,23 +15,10 @@ int64_t sl_tensor_bytes(const sl_tensor *t) {
   return n * (int64_t)sl_dtype_size(t->dtype);
 }
 
-/* Whether the op reads input `slot` at all: the backward of a linear
- * reduce (sum, mean, assign) needs only the gradient and the index (the
- * map and counts), not x, src or the forward result. */
+/* Whether the op reads input `slot` at all (sl_harness_op.reads_input). */
 static int sl__reads_input(const sl_call *c, int slot) {
-  const sl_reduce r = c->p.reduce;
-  const int linear =
-      r == SL_REDUCE_SUM || r == SL_REDUCE_MEAN || r == SL_REDUCE_ASSIGN;
-  switch (c->op) {
-  case SL_OP_SCATTER_REDUCE_BACKWARD:
-  case SL_OP_INDEX_REDUCE_BACKWARD:
-    return !linear || slot == 0 || slot == 2; /* grad_out, index */
-  case SL_OP_DYNAMIC_SCATTER_BACKWARD: /* grad, map (+ counts for mean) */
-    return r == SL_REDUCE_MAX || slot == 0 || slot == 3 ||
-           (slot == 4 && r == SL_REDUCE_MEAN);
-  default:
-    return 1;
-  }
+  const sl_harness_op *h = sl_harness_op_of(c->op);
+  return !h || !h->reads_input || h->reads_input(c, slot);
 }
 
 /* The true positions of masked_scatter's mask broadcast to x's shape: the

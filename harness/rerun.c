@@ -8,6 +8,7 @@
 
 #include "compare.h"
 #include "device.h"
+#include "op_table.h"
 #include "variant_call.h"
 
 void sl_outputs_as_produced(sl_call *call) {
@@ -91,57 +92,6 @@ int sl_rerun_agrees(const sl_variant *v, const sl_call *inferred,
   return rc;
 }
 
-/* Whether call's result cannot depend on the order of its updates (see
- * rerun.h), and the axes to reverse: of index (*imask) and of the updates
- * tensor in slot *uslot (*umask); *cut: the updates are read over index's
- * shape (scatter_reduce's src may be larger). */
-static int sl__order_free(const sl_call *c, unsigned *imask, int *uslot,
-                          unsigned *umask, int *cut) {
-  const sl_tensor *index = &c->arg[1];
-  const sl_reduce r = c->p.reduce;
-  const int extreme = r == SL_REDUCE_AMAX || r == SL_REDUCE_AMIN;
-  const int integer = !sl_dtype_is_float(c->arg[0].dtype) &&
-                      !sl_dtype_is_complex(c->arg[0].dtype);
-  *cut = 0;
-  switch (c->op) {
-  case SL_OP_SCATTER_REDUCE: {
-    if (!(extreme || integer) || index->ndim == 0) return 0;
-    const int64_t d = c->p.dim < 0 ? c->p.dim + index->ndim : c->p.dim;
-    *imask = *umask = 1u << d;
-    *uslot = 2, *cut = 1;
-    return 1;
-  }
-  case SL_OP_INDEX_REDUCE: {
-    if (r == SL_REDUCE_ASSIGN || !(extreme || integer) || index->ndim == 0)
-      return 0;
-    const sl_tensor *u = &c->arg[2];
-    const int64_t a = c->p.dim < 0 ? c->p.dim + u->ndim : c->p.dim;
-    *imask = 1u, *umask = 1u << a;
-    *uslot = 2;
-    return 1;
-  }
-  case SL_OP_SCATTER_ND: {
-    if (r != SL_REDUCE_SUM || !integer || index->ndim < 2) return 0;
-    /* A position's coordinates on the axes that dims does not name are
-     * its target's there: only the named axes (of index's leading ones,
-     * which src shares) may be reversed. */
-    const int K = index->ndim - 1;
-    const int64_t M = index->shape[K];
-    unsigned mask = 0;
-    for (int64_t k = 0; k < M && k < K; ++k) {
-      int64_t a = c->p.ndims ? c->p.dims[k] : k;
-      if (a < 0) a += K;
-      if (a >= 0 && a < K) mask |= 1u << a;
-    }
-    *imask = *umask = mask;
-    *uslot = 2;
-    return mask != 0;
-  }
-  default:
-    return 0;
-  }
-}
-
 /* A contiguous copy of t over `shape` (t's own, or a smaller one) with the
  * axes of `mask` reversed; NULL without memory (n elements at *mem). */
 static int sl__reversed(const sl_tensor *t, const int64_t *shape, unsigned mask,
@@ -169,17 +119,17 @@ static int sl__reversed(const sl_tensor *t, const int64_t *shape, unsigned mask,
 int sl_permuted_agrees(const sl_variant *v, const sl_call *inferred,
                        unsigned copies, int threads, const sl_call *first,
                        int *applied, char *msg, size_t len) {
-  unsigned imask = 0, umask = 0;
-  int uslot = 0, cut = 0;
+  sl_reversal rv = {0, 0, 0, 0};
   msg[0] = '\0';
-  *applied = sl__order_free(inferred, &imask, &uslot, &umask, &cut);
+  const sl_harness_op *h = sl_harness_op_of(inferred->op);
+  *applied = h && h->reversal && h->reversal(inferred, &rv);
   if (!*applied) return 1;
   sl_call perm = *inferred;
   void *mem[2] = {NULL, NULL};
-  const sl_tensor *index = &inferred->arg[1], *u = &inferred->arg[uslot];
-  if (sl__reversed(index, index->shape, imask, &perm.arg[1], &mem[0]) ||
-      sl__reversed(u, cut ? index->shape : u->shape, umask, &perm.arg[uslot],
-                   &mem[1])) {
+  const sl_tensor *index = &inferred->arg[1], *u = &inferred->arg[rv.uslot];
+  if (sl__reversed(index, index->shape, rv.imask, &perm.arg[1], &mem[0]) ||
+      sl__reversed(u, rv.cut ? index->shape : u->shape, rv.umask,
+                   &perm.arg[rv.uslot], &mem[1])) {
     free(mem[0]);
     snprintf(msg, len, "no memory for the permuted updates");
     return -1;

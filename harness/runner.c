@@ -15,6 +15,7 @@
 #include "datagen.h"
 #include "device.h"
 #include "npy.h"
+#include "op_table.h"
 #include "providers.h"
 #include "rerun.h"
 #include "runinfo.h"
@@ -404,31 +405,22 @@ static const char *sl__mistrust(const sl_case *c, const sl_call *call,
       if (!collide) return "a duplicate-heavy case whose indices never collide";
     }
   }
-  switch (call->op) {
-  case SL_OP_SCATTER:
-  case SL_OP_SCATTER_REDUCE:
-  case SL_OP_SCATTER_ND:
-  case SL_OP_INDEX_REDUCE:
-  case SL_OP_SELECT_SCATTER:
-  case SL_OP_MASKED_SCATTER: {
-    /* Judged on the variant's own output, which passed the oracle: then a
-     * kernel that wrote nothing would have passed too. LibTorch's output
-     * would do for most cases, but where duplicate indices leave the
-     * winner open (scatter_nd on bool) it changes with LibTorch's threads,
-     * and the same case read passed in one run and mistrusted in the next
-     * (store_modes.sh, 1 run in 6). */
-    const sl_tensor *x = &call->arg[0];
-    sl_diff d;
-    int64_t n = 1;
-    for (int k = 0; k < x->ndim; ++k) n *= x->shape[k];
-    if (n > 0 &&
-        sl_compare(&call->arg[info->n_in], x, SL_ORACLE_BITWISE, NULL, &d))
-      return "the output equals x: the writes changed nothing";
-    return NULL;
-  }
-  default:
-    return NULL;
-  }
+  /* Judged on the variant's own output, which passed the oracle: then a
+   * kernel that wrote nothing would have passed too. LibTorch's output
+   * would do for most cases, but where duplicate indices leave the winner
+   * open (scatter_nd on bool) it changes with LibTorch's threads, and the
+   * same case read passed in one run and mistrusted in the next
+   * (store_modes.sh, 1 run in 6). */
+  const sl_harness_op *h = sl_harness_op_of(call->op);
+  if (!h || !h->writes_into_x) return NULL;
+  const sl_tensor *x = &call->arg[0];
+  sl_diff d;
+  int64_t n = 1;
+  for (int k = 0; k < x->ndim; ++k) n *= x->shape[k];
+  if (n > 0 &&
+      sl_compare(&call->arg[info->n_in], x, SL_ORACLE_BITWISE, NULL, &d))
+    return "the output equals x: the writes changed nothing";
+  return NULL;
 }
 
 static void sl__judge(const sl_case *c, sl_call *vc, const sl_tensor *ref,

@@ -1,0 +1,212 @@
+/*
+ * What the harness knows of each op (sl_harness_op, op_table.h): one row per
+ * op, in a table built from the core's list of ops (SL_OP_MAP), so that an
+ * op added there without its row here does not compile (a switch with a
+ * default once gave a forgotten op the exact oracle without a word). The
+ * only place in harness/ that tells ops apart by name.
+ *
+ * Oracles (docs/spec.md §5):
+ * bitwise   the op moves bytes (copies): the reference's bits;
+ * any_valid duplicate targets may keep any writer's value;
+ * exact     the value is determined (integers, amax/amin, one writer);
+ * tolerance the summation order may change the rounding of float sums,
+ *           products and means (a bound derived from the contributions).
+ */
+#include "op_table.h"
+
+/* A reduction whose float result depends on the order of its inputs. */
+static int sl__arith(sl_reduce r) {
+  return r == SL_REDUCE_SUM || r == SL_REDUCE_PROD || r == SL_REDUCE_MEAN;
+}
+
+static sl_oracle sl__order_sensitive(const sl_case *c) {
+  return sl_dtype_is_float(c->dt) && sl__arith(c->reduce) ? SL_ORACLE_TOLERANCE
+                                                          : SL_ORACLE_EXACT;
+}
+
+static sl_oracle sl__oracle_gather(const sl_case *c, int slot) {
+  (void)c, (void)slot;
+  return SL_ORACLE_BITWISE;
+}
+
+static sl_oracle sl__oracle_gather_nd(const sl_case *c, int slot) {
+  (void)c, (void)slot;
+  return SL_ORACLE_BITWISE;
+}
+
+static sl_oracle sl__oracle_select_scatter(const sl_case *c, int slot) {
+  (void)c, (void)slot;
+  return SL_ORACLE_BITWISE;
+}
+
+static sl_oracle sl__oracle_masked_scatter(const sl_case *c, int slot) {
+  (void)c, (void)slot;
+  return SL_ORACLE_BITWISE;
+}
+
+static sl_oracle sl__oracle_scatter(const sl_case *c, int slot) {
+  (void)c, (void)slot;
+  return SL_ORACLE_ANY_VALID;
+}
+
+static sl_oracle sl__oracle_scatter_nd(const sl_case *c, int slot) {
+  (void)slot;
+  if (c->reduce == SL_REDUCE_NONE) return SL_ORACLE_ANY_VALID;
+  return sl_dtype_is_float(c->dt) ? SL_ORACLE_TOLERANCE : SL_ORACLE_EXACT;
+}
+
+static sl_oracle sl__oracle_scatter_reduce(const sl_case *c, int slot) {
+  (void)slot;
+  return sl__order_sensitive(c);
+}
+
+static sl_oracle sl__oracle_index_reduce(const sl_case *c, int slot) {
+  (void)slot;
+  if (c->reduce == SL_REDUCE_ASSIGN) return SL_ORACLE_ANY_VALID;
+  return sl__order_sensitive(c);
+}
+
+/* The backward ops' gradients of float inputs are sums and products. */
+static sl_oracle sl__oracle_scatter_reduce_backward(const sl_case *c,
+                                                    int slot) {
+  (void)slot;
+  return sl_dtype_is_float(c->dt) ? SL_ORACLE_TOLERANCE : SL_ORACLE_EXACT;
+}
+
+static sl_oracle sl__oracle_index_reduce_backward(const sl_case *c, int slot) {
+  return sl__oracle_scatter_reduce_backward(c, slot);
+}
+
+/* voxel_feats (slot 2) of sum/mean may differ in summation order. */
+static sl_oracle sl__oracle_dynamic_scatter(const sl_case *c, int slot) {
+  return slot == 2 && c->reduce != SL_REDUCE_MAX ? SL_ORACLE_TOLERANCE
+                                                 : SL_ORACLE_EXACT;
+}
+
+static sl_oracle sl__oracle_dynamic_scatter_backward(const sl_case *c,
+                                                     int slot) {
+  (void)slot;
+  return c->reduce == SL_REDUCE_MEAN ? SL_ORACLE_TOLERANCE : SL_ORACLE_EXACT;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Inputs read: the backward of a linear reduce (sum, mean, assign) needs    */
+/* only the gradient and the index (the map and counts), not x, src or the   */
+/* forward result.                                                           */
+/* ------------------------------------------------------------------------ */
+
+static int sl__linear(sl_reduce r) {
+  return r == SL_REDUCE_SUM || r == SL_REDUCE_MEAN || r == SL_REDUCE_ASSIGN;
+}
+
+/* grad_out x index src|updates result */
+static int sl__reads_reduce_backward(const sl_call *c, int slot) {
+  return !sl__linear(c->p.reduce) || slot == 0 || slot == 2;
+}
+
+/* grad feats voxel_feats map counts: grad, map (+ counts for mean) */
+static int sl__reads_dynamic_backward(const sl_call *c, int slot) {
+  const sl_reduce r = c->p.reduce;
+  return r == SL_REDUCE_MAX || slot == 0 || slot == 3 ||
+         (slot == 4 && r == SL_REDUCE_MEAN);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Order-free results (rerun.h): the axes whose reversal cannot change the   */
+/* result.                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* amax/amin, or integers: no rounding, so no order. */
+static int sl__orderless(const sl_call *c) {
+  const sl_reduce r = c->p.reduce;
+  return r == SL_REDUCE_AMAX || r == SL_REDUCE_AMIN ||
+         (!sl_dtype_is_float(c->arg[0].dtype) &&
+          !sl_dtype_is_complex(c->arg[0].dtype));
+}
+
+static int sl__reversal_scatter_reduce(const sl_call *c, sl_reversal *v) {
+  const sl_tensor *index = &c->arg[1];
+  if (!sl__orderless(c) || index->ndim == 0) return 0;
+  const int64_t d = c->p.dim < 0 ? c->p.dim + index->ndim : c->p.dim;
+  v->imask = v->umask = 1u << d;
+  v->uslot = 2, v->cut = 1;
+  return 1;
+}
+
+static int sl__reversal_index_reduce(const sl_call *c, sl_reversal *v) {
+  const sl_tensor *index = &c->arg[1], *u = &c->arg[2];
+  if (c->p.reduce == SL_REDUCE_ASSIGN || !sl__orderless(c) || index->ndim == 0)
+    return 0;
+  const int64_t a = c->p.dim < 0 ? c->p.dim + u->ndim : c->p.dim;
+  v->imask = 1u, v->umask = 1u << a;
+  v->uslot = 2;
+  return 1;
+}
+
+/* A position's coordinates on the axes that dims does not name are its
+ * target's there: only the named axes (of index's leading ones, which src
+ * shares) may be reversed. */
+static int sl__reversal_scatter_nd(const sl_call *c, sl_reversal *v) {
+  const sl_tensor *index = &c->arg[1];
+  const int integer = !sl_dtype_is_float(c->arg[0].dtype) &&
+                      !sl_dtype_is_complex(c->arg[0].dtype);
+  if (c->p.reduce != SL_REDUCE_SUM || !integer || index->ndim < 2) return 0;
+  const int K = index->ndim - 1;
+  const int64_t M = index->shape[K];
+  unsigned mask = 0;
+  for (int64_t k = 0; k < M && k < K; ++k) {
+    int64_t a = c->p.ndims ? c->p.dims[k] : k;
+    if (a < 0) a += K;
+    if (a >= 0 && a < K) mask |= 1u << a;
+  }
+  v->imask = v->umask = mask;
+  v->uslot = 2;
+  return mask != 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The table                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* oracle, reads_input, reversal, writes_into_x */
+static const sl_harness_op sl__harness_gather = {sl__oracle_gather, NULL, NULL,
+                                                 0};
+static const sl_harness_op sl__harness_gather_nd = {sl__oracle_gather_nd, NULL,
+                                                    NULL, 0};
+static const sl_harness_op sl__harness_scatter = {sl__oracle_scatter, NULL,
+                                                  NULL, 1};
+static const sl_harness_op sl__harness_scatter_reduce = {
+    sl__oracle_scatter_reduce, NULL, sl__reversal_scatter_reduce, 1};
+static const sl_harness_op sl__harness_scatter_reduce_backward = {
+    sl__oracle_scatter_reduce_backward, sl__reads_reduce_backward, NULL, 0};
+static const sl_harness_op sl__harness_scatter_nd = {
+    sl__oracle_scatter_nd, NULL, sl__reversal_scatter_nd, 1};
+static const sl_harness_op sl__harness_index_reduce = {
+    sl__oracle_index_reduce, NULL, sl__reversal_index_reduce, 1};
+static const sl_harness_op sl__harness_index_reduce_backward = {
+    sl__oracle_index_reduce_backward, sl__reads_reduce_backward, NULL, 0};
+static const sl_harness_op sl__harness_select_scatter = {
+    sl__oracle_select_scatter, NULL, NULL, 1};
+static const sl_harness_op sl__harness_masked_scatter = {
+    sl__oracle_masked_scatter, NULL, NULL, 1};
+static const sl_harness_op sl__harness_dynamic_scatter = {
+    sl__oracle_dynamic_scatter, NULL, NULL, 0};
+static const sl_harness_op sl__harness_dynamic_scatter_backward = {
+    sl__oracle_dynamic_scatter_backward, sl__reads_dynamic_backward, NULL, 0};
+
+static const sl_harness_op *const sl__harness_ops[SL_OP_COUNT] = {
+#define SL__HARNESS_ROW(e, name) [SL_OP_##e] = &sl__harness_##name,
+    SL_OP_MAP(SL__HARNESS_ROW)
+#undef SL__HARNESS_ROW
+};
+
+const sl_harness_op *sl_harness_op_of(sl_op op) {
+  return (unsigned)op < SL_OP_COUNT ? sl__harness_ops[op] : NULL;
+}
+
+sl_oracle sl_oracle_for(const sl_case *c, int slot) {
+  /* Every op has a row; an op value outside the list is a case the parser
+   * would have refused. */
+  const sl_harness_op *h = sl_harness_op_of(c->op);
+  return h ? h->oracle(c, slot) : SL_ORACLE_EXACT;
+}

@@ -1,0 +1,39 @@
+/*
+ * What the harness knows of each op (harness/op_table.c): the oracle of
+ * each output, the inputs the op reads, the axes whose order cannot change
+ * its result, and whether its output starts as x. One row per op of the
+ * core's list; the harness tells ops apart through it only.
+ */
+#ifndef SL_HARNESS_OP_TABLE_H
+#define SL_HARNESS_OP_TABLE_H
+
+#include "case.h"
+#include "compare.h"
+#include "sl/sl.h"
+
+/* Axes to reverse to check that a result is order-free (rerun.h): of index
+ * (imask) and of the updates tensor in slot uslot (umask); cut: the
+ * updates are read over index's shape (scatter_reduce's src may be
+ * larger). */
+typedef struct sl_reversal {
+  unsigned imask, umask;
+  int uslot, cut;
+} sl_reversal;
+
+typedef struct sl_harness_op {
+  /* The oracle of output slot `slot` (docs/spec.md §5). */
+  sl_oracle (*oracle)(const sl_case *c, int slot);
+  /* Whether the op reads input `slot` (a benchmark's useful bytes); NULL:
+   * every input. */
+  int (*reads_input)(const sl_call *c, int slot);
+  /* Whether the call's result cannot depend on the order of its updates,
+   * and *v the axes to reverse to show it; NULL: it may. */
+  int (*reversal)(const sl_call *c, sl_reversal *v);
+  /* The output starts as x and the op's writes change it: an output equal
+   * to x proves little (runner.c's mistrust). */
+  int writes_into_x;
+} sl_harness_op;
+
+const sl_harness_op *sl_harness_op_of(sl_op op);
+
+#endif /* SL_HARNESS_OP_TABLE_H */
