@@ -279,36 +279,55 @@ slref_tensors slref_autograd(const at::Tensor &grad_out, const at::Tensor &x,
 
 using slref_op_fn = slref_tensors (*)(const sl_call &);
 
-static slref_op_fn slref_lookup(sl_op op) {
-  switch (op) {
-  case SL_OP_GATHER:
-    return slref_gather;
-  case SL_OP_GATHER_ND:
-    return slref_gather_nd;
-  case SL_OP_SCATTER:
-    return slref_scatter;
-  case SL_OP_SCATTER_REDUCE:
-    return slref_scatter_reduce;
-  case SL_OP_SCATTER_REDUCE_BACKWARD:
-    return slref_scatter_reduce_backward;
-  case SL_OP_SCATTER_ND:
-    return slref_scatter_nd;
-  case SL_OP_INDEX_REDUCE:
-    return slref_index_reduce;
-  case SL_OP_INDEX_REDUCE_BACKWARD:
-    return slref_index_reduce_backward;
-  case SL_OP_SELECT_SCATTER:
-    return slref_select_scatter;
-  case SL_OP_MASKED_SCATTER:
-    return slref_masked_scatter;
-  case SL_OP_DYNAMIC_SCATTER:
-    return slref_dynamic_scatter;
-  case SL_OP_DYNAMIC_SCATTER_BACKWARD:
-    return slref_dynamic_scatter_backward;
-  case SL_OP_COUNT:
-    break;
-  }
-  return nullptr;
+/* Whether a call reduces (docs/spec.md §3: then only i32, i64, f16, bf16,
+ * f32 and f64; see slref_check_spec_dtypes). */
+using slref_reduces_fn = bool (*)(const sl_call &);
+
+static bool slref_reduces_always(const sl_call &) { return true; }
+
+static bool slref_reduces_nd(const sl_call &c) {
+  return c.p.reduce == SL_REDUCE_SUM;
+}
+
+static bool slref_reduces_index(const sl_call &c) {
+  return c.p.reduce != SL_REDUCE_ASSIGN;
+}
+
+/* What the reference knows of each op: the function that runs it
+ * (slref_<op>, in ref_*.cpp) and whether a call reduces (nullptr: never).
+ * One row per op of the core's list, in its order, so that an op added
+ * there without its reference does not compile. */
+struct slref_op_row {
+  slref_op_fn run;
+  slref_reduces_fn reduces;
+};
+
+static const slref_reduces_fn slref_reduces_gather = nullptr;
+static const slref_reduces_fn slref_reduces_gather_nd = nullptr;
+static const slref_reduces_fn slref_reduces_scatter = nullptr;
+static const slref_reduces_fn slref_reduces_scatter_reduce =
+    slref_reduces_always;
+static const slref_reduces_fn slref_reduces_scatter_reduce_backward =
+    slref_reduces_always;
+static const slref_reduces_fn slref_reduces_scatter_nd = slref_reduces_nd;
+static const slref_reduces_fn slref_reduces_index_reduce = slref_reduces_index;
+static const slref_reduces_fn slref_reduces_index_reduce_backward =
+    slref_reduces_always;
+static const slref_reduces_fn slref_reduces_select_scatter = nullptr;
+static const slref_reduces_fn slref_reduces_masked_scatter = nullptr;
+static const slref_reduces_fn slref_reduces_dynamic_scatter = nullptr;
+static const slref_reduces_fn slref_reduces_dynamic_scatter_backward = nullptr;
+
+static const slref_op_row slref_ops[] = {
+#define SLREF_ROW(e, name) {slref_##name, slref_reduces_##name},
+    SL_OP_MAP(SLREF_ROW)
+#undef SLREF_ROW
+};
+static_assert(sizeof slref_ops / sizeof slref_ops[0] == SL_OP_COUNT,
+              "one reference row per op");
+
+static const slref_op_row *slref_row(sl_op op) {
+  return (unsigned)op < SL_OP_COUNT ? &slref_ops[op] : nullptr;
 }
 
 /*
@@ -349,7 +368,8 @@ static int slref_guarded(Body body, char *err, size_t errlen) {
 /* The op's function, or throws slref_internal for an unknown op. */
 static slref_op_fn slref_checked_lookup(const sl_call *call) {
   if (!call) throw slref_internal("call is NULL");
-  slref_op_fn fn = slref_lookup(call->op);
+  const slref_op_row *row = slref_row(call->op);
+  slref_op_fn fn = row ? row->run : nullptr;
   if (!fn) throw slref_internal(slref_fmt("unknown op %d", (int)call->op));
   return fn;
 }
@@ -363,22 +383,9 @@ static slref_op_fn slref_checked_lookup(const sl_call *call) {
  * would otherwise hide a f16/bf16 mix from LibTorch's own check.
  */
 static void slref_check_spec_dtypes(const sl_call &c, int xslot) {
-  bool reduction = false;
-  switch (c.op) {
-  case SL_OP_SCATTER_REDUCE:
-  case SL_OP_SCATTER_REDUCE_BACKWARD:
-  case SL_OP_INDEX_REDUCE_BACKWARD:
-    reduction = true;
-    break;
-  case SL_OP_SCATTER_ND:
-    reduction = c.p.reduce == SL_REDUCE_SUM;
-    break;
-  case SL_OP_INDEX_REDUCE:
-    reduction = c.p.reduce != SL_REDUCE_ASSIGN;
-    break;
-  default:
-    return;
-  }
+  const slref_op_row *row = slref_row(c.op);
+  if (!row || !row->reduces) return;
+  const bool reduction = row->reduces(c);
   sl_dtype dt = c.arg[xslot].dtype;
   if (reduction && dt != SL_I32 && dt != SL_I64 && dt != SL_F16 &&
       dt != SL_BF16 && dt != SL_F32 && dt != SL_F64)
