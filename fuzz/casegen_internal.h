@@ -165,6 +165,16 @@ int sl__drop_axis_index_reduce(sl_case *fw, int k);
 int sl__drop_axis_select(sl_case *fw, int k);
 int sl__drop_axis_masked(sl_case *fw, int k);
 
+/* huge.c: the huge-offset case's extents, and the ops' shapes for it. */
+typedef struct sl__huge_dims {
+  int64_t rows, cols; /* x */
+  int64_t m, k;       /* index rows and columns */
+} sl__huge_dims;
+void sl__huge_dimwise(sl_case *fw, const sl__huge_dims *h, sl_rng *r);
+void sl__huge_nd(sl_case *fw, const sl__huge_dims *h, sl_rng *r);
+void sl__huge_index_reduce(sl_case *fw, const sl__huge_dims *h, sl_rng *r);
+void sl__huge_select(sl_case *fw, const sl__huge_dims *h, sl_rng *r);
+
 /* op_table.c: what the generator knows of each op, one row per op of the
  * core's list (SL_OP_MAP), so that an op without its row does not compile:
  * the only place in fuzz/ that tells ops apart by name. */
@@ -190,7 +200,9 @@ typedef struct sl__fuzz_op {
    * repair / no axis dropped. */
   void (*repair)(sl_case *fw, sl_op op);
   int (*drop_axis)(sl_case *fw, int k);
-  int huge;   /* has huge-offset cases (huge.h) */
+  /* The shapes of a huge-offset case (huge.h) past x's [rows, cols];
+   * NULL: the op has none. */
+  void (*huge)(sl_case *fw, const struct sl__huge_dims *h, sl_rng *r);
   int stress; /* has contention-stress cases (stress.h) */
 } sl__fuzz_op;
 
