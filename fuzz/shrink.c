@@ -42,13 +42,11 @@ int64_t sl_case_size(const sl_case *c) {
 /* Shape surgery on the forward view                                         */
 /* ------------------------------------------------------------------------ */
 
-/* Removes axis k of s (no-op when s has no such axis). A scalar is
- * contiguous. */
+/* sl__drop, and a shape that became a scalar is contiguous. */
 static void sl__shrink_drop(sl_case_shape *s, int k) {
-  if (!s->present || k < 0 || k >= s->ndim) return;
-  for (int d = k; d + 1 < s->ndim; ++d) s->shape[d] = s->shape[d + 1];
-  s->shape[--s->ndim] = 0;
-  if (s->ndim == 0) {
+  const int before = s->ndim;
+  sl__drop(s, k);
+  if (s->ndim < before && s->ndim == 0) {
     s->layout = SL_LAYOUT_CONTIGUOUS;
     s->step = 0;
   }

@@ -192,10 +192,12 @@ __global__ void sl__find_bad_k(sl__it it, const void *data, int is64,
   }
 }
 
-sl_status sl__cuda_find_bad_launch(sl_ctx *ctx, cudaStream_t s,
-                                   const sl_tensor *t, int64_t lo,
-                                   const int64_t *his, int col_dim,
-                                   unsigned long long *bad) {
+/* The pass of sl__cuda_find_bad, launched only: the first bad position
+ * lands in the slot *bad (set to UINT64_MAX by the caller). */
+static sl_status sl__cuda_find_bad_launch(sl_ctx *ctx, cudaStream_t s,
+                                          const sl_tensor *t, int64_t lo,
+                                          const int64_t *his, int col_dim,
+                                          unsigned long long *bad) {
   int64_t n = sl__numel(t);
   if (n == 0) return SL_STATUS_OK;
   sl__bounds8 h;

@@ -684,14 +684,6 @@ sl_status sl__cuda_find_bad(sl_ctx *ctx, cudaStream_t s, sl__ws &ws,
                             const sl_tensor *t, int64_t lo, const int64_t *his,
                             int col_dim, int64_t *pos, int64_t *value);
 
-/* The same pass, launched only: the first bad position lands in the slot
- * *bad (set to UINT64_MAX by the caller), read by sl__cuda_read_slots after
- * the call's other kernels (no wait here). */
-sl_status sl__cuda_find_bad_launch(sl_ctx *ctx, cudaStream_t s,
-                                   const sl_tensor *t, int64_t lo,
-                                   const int64_t *his, int col_dim,
-                                   unsigned long long *bad);
-
 /* The check of sl__check_index_range on the device: every element of index
  * in [0, bound), failing with the same message. */
 sl_status sl__cuda_check_index(sl_ctx *ctx, cudaStream_t s, sl__ws &ws,
