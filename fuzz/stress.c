@@ -9,7 +9,7 @@
 #include "rng.h"
 
 int64_t sl_fuzz_stress_default(void) {
-  return sl_thresholds_small() ? 8 : 8192;
+  return sl_thresholds_small() ? 8 : 512;
 }
 
 int64_t sl_fuzz_stress_updates(void) {

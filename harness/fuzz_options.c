@@ -68,7 +68,7 @@ static const char *const sl__fuzz_help =
     "                    contention case: 1-4 targets, enough updates for\n"
     "                    a slab on each of 4 threads (the kernels'\n"
     "                    per-thread thresholds), beyond --max-elems; cells\n"
-    "                    read stress:contention (default 8192; 8 in a\n"
+    "                    read stress:contention (default 512; 8 in a\n"
     "                    -DSL_SMALL_THRESHOLDS=ON build; 0: never)\n"
     "  --huge            huge-offset cases: every valid case of gather,\n"
     "                    gather_nd, scatter, scatter_reduce, scatter_nd,\n"
