@@ -171,6 +171,17 @@ static double sl__special(sl_dtype dt, sl_data_pattern dp, sl_rng *r) {
   case SL_DP_NAN: return NAN;
   case SL_DP_INF: return sl_rng_below(r, 2) ? INFINITY : -INFINITY;
   case SL_DP_NEGZERO: return sl_rng_below(r, 2) ? -0.0 : 0.0;
+  case SL_DP_TIE: {
+    /* +-2^(p-3) for a dtype of p significant bits, where the spacing of
+     * its values is 1/4: added to an odd multiple of 1/8 (half of the
+     * other values) it gives a sum exactly halfway between two values of
+     * the dtype, so its rounding (ties to even) is looked at. */
+    const int p = dt == SL_F16    ? 11
+                  : dt == SL_BF16 ? 8
+                  : dt == SL_F64 || dt == SL_C128 ? 53
+                                                  : 24;
+    return sl_rng_below(r, 2) ? ldexp(1, p - 3) : -ldexp(1, p - 3);
+  }
   case SL_DP_EXT:
     if (dt == SL_F16) return sl_rng_below(r, 2) ? 65504.0 : -65504.0;
     if (dt == SL_BF16 || dt == SL_F32 || dt == SL_C64)

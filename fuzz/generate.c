@@ -419,6 +419,13 @@ void sl__pick_dp(sl__gen *g, sl_case *c, sl_op fwop) {
   }
 }
 
+void sl__pick_tie(uint64_t seed, uint64_t i, sl_case *c) {
+  if (c->dp != SL_DP_RAND || !sl_dtype_is_float(c->dt)) return;
+  sl_rng r;
+  sl_rng_seed(&r, seed ^ 0x746965ull /* "tie" */, i);
+  if (sl_rng_below(&r, 5) == 0) c->dp = SL_DP_TIE;
+}
+
 /* An end of the scalars that c's dtype takes (sl_scalar_range_of: the
  * lowest or highest integer, -max or max), or with `past` one past it (the
  * integer or the double beyond). -1 when there is none: bool takes any

@@ -206,20 +206,46 @@ int sl_writes_order_dependent(const sl_writes *w, const sl_call *c,
   return abs_sum > max;
 }
 
+/* The largest power of two that divides v (finite, not 0): its lowest set
+ * bit. */
+static double sl__grain_of(double v) {
+  int e;
+  const double m = frexp(fabs(v), &e);    /* v = m 2^e, m in [0.5, 1) */
+  uint64_t bits = (uint64_t)ldexp(m, 53); /* exact: 53 bits */
+  int tz = 0;
+  while (!(bits & 1u)) {
+    bits >>= 1;
+    ++tz;
+  }
+  return ldexp(1, e - 53 + tz);
+}
+
+/* One term into the sums of sl_writes_contributions. */
+static void sl__add_term(sl_contrib *k, long double *abs_sum, double v) {
+  *abs_sum += fabsl((long double)v);
+  if (!isfinite(v))
+    k->grain = 0;
+  else if (v != 0 && k->grain > 0) {
+    const double g = sl__grain_of(v);
+    if (g < k->grain) k->grain = g;
+  }
+}
+
 void sl_writes_contributions(const sl_writes *w, const sl_call *c,
                              int64_t target, sl_contrib *out) {
   const sl_tensor *x = &c->arg[0];
   int64_t lo = sl__first_write(w, target), hi = lo;
   long double abs_sum = 0;
+  out->grain = INFINITY;
   while (hi < w->n && w->w[hi].target == target) {
-    abs_sum += fabsl((long double)sl_elem_get_f(x->dtype, w->w[hi].src));
+    sl__add_term(out, &abs_sum, sl_elem_get_f(x->dtype, w->w[hi].src));
     ++hi;
   }
   out->n = out->writes = hi - lo;
   if (sl__self_takes_part(c)) {
     int64_t idx[SL_MAX_DIMS];
     sl__unravel(target, x->ndim, x->shape, idx);
-    abs_sum += fabsl((long double)sl_elem_get_f(x->dtype, sl__at(x, idx)));
+    sl__add_term(out, &abs_sum, sl_elem_get_f(x->dtype, sl__at(x, idx)));
     ++out->n;
   }
   out->abs_sum = (double)abs_sum;

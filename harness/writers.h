@@ -50,10 +50,13 @@ int sl_writes_order_dependent(const sl_writes *w, const sl_call *call,
  * value, x op value, their mean: a sum of two f16, bf16 or f32 values
  * rounded once more from a wider accumulator is still correctly rounded,
  * as the wider type has at least 2p + 2 bits), so no order can change it;
- * abs_sum (sum of |term|) bounds what reordering can do otherwise. */
+ * abs_sum (sum of |term|) bounds what reordering can do otherwise. grain
+ * is the largest power of two of which every term is a multiple (0 when a
+ * term is not finite; every term 0: inf): a sum whose abs_sum is below
+ * 2^p grains is exact in a p-bit accumulator, in any order. */
 typedef struct sl_contrib {
   int64_t n, writes;
-  double abs_sum;
+  double abs_sum, grain;
 } sl_contrib;
 void sl_writes_contributions(const sl_writes *w, const sl_call *call,
                              int64_t target, sl_contrib *out);
