@@ -101,7 +101,7 @@ void sl__pick_dp(sl__gen *g, sl_case *c, sl_op fwop);
 /* A float case with random data takes dp=tie one time in five (halfway
  * sums: the rounding of results, docs/spec.md). Drawn on a stream of its
  * own (seed ^ "tie", case i), so no other choice of the case moves. */
-void sl__pick_tie(uint64_t seed, uint64_t i, sl_case *c);
+void sl__pick_tie(uint64_t seed, uint64_t i, sl_case *c, sl_op fwop);
 
 /* An end of the scalars that c's dtype takes (sl_scalar_range_of: the
  * lowest or highest integer, -max or max), or with `past` one past it (the
