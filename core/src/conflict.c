@@ -138,37 +138,73 @@ void sl__recs_close(sl__recs *r) {
   memset(r, 0, sizeof *r);
 }
 
+sl_status sl__slots_open(sl_ctx *ctx, const char *what, sl__slots *t,
+                         int64_t n) {
+  int64_t size = 2;
+  while (size < 2 * n) size *= 2;
+  t->mask = size - 1;
+  t->key = malloc((size_t)size * sizeof *t->key);
+  if (!t->key)
+    return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
+                       "%s: expected memory for a table of %lld targets, got "
+                       "an allocation failure",
+                       what, (long long)size);
+  memset(t->key, 0xff, (size_t)size * sizeof *t->key); /* every key -1 */
+  return SL_STATUS_OK;
+}
+
+void sl__slots_close(sl__slots *t) {
+  free(t->key);
+  t->key = NULL;
+  t->mask = 0;
+}
+
 sl_status sl__acc_open(sl_ctx *ctx, const char *what, sl__acc *a, sl_dtype dt,
-                       sl_reduce r, int self, int64_t E) {
+                       sl_reduce r, int self, int64_t E, int64_t inputs) {
   a->dt = dt;
   a->r = r;
   a->self = self;
   a->E = E;
   a->wide = NULL;
   a->count = NULL;
+  a->slots.key = NULL;
+  a->slots.mask = 0;
   if (r == SL_REDUCE_ASSIGN || E == 0) return SL_STATUS_OK;
   const int wide = sl__acc_dtype(dt) != dt;
   const int counted = wide || r == SL_REDUCE_MEAN;
-  if (wide) a->wide = malloc((size_t)E * sizeof *a->wide);
+  if (!counted) return SL_STATUS_OK;
+  int64_t n = E;
+  if (sl__sparse(E, inputs)) {
+    sl_status st = sl__slots_open(ctx, what, &a->slots, inputs);
+    if (st) return st;
+    n = a->slots.mask + 1;
+  }
+  if (wide) a->wide = malloc((size_t)n * sizeof *a->wide);
   /* calloc: fresh zero pages, cheap until touched. */
-  if (counted) a->count = calloc((size_t)E, sizeof *a->count);
-  if ((!wide || a->wide) && (!counted || a->count)) return SL_STATUS_OK;
+  a->count = calloc((size_t)n, sizeof *a->count);
+  if ((!wide || a->wide) && a->count) return SL_STATUS_OK;
   sl__acc_close(a);
   return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
                      "%s: expected memory for %lld accumulators, got an "
                      "allocation failure",
-                     what, (long long)E);
+                     what, (long long)n);
 }
 
 void sl__acc_close(sl__acc *a) {
   free(a->wide);
   free(a->count);
+  sl__slots_close(&a->slots);
   a->wide = NULL;
   a->count = NULL;
 }
 
+int64_t sl__acc_sparse_slot(const sl__acc *a, int64_t e) {
+  return sl__slot(&a->slots, e);
+}
+
 void sl__acc_prepare(const sl__acc *a, int64_t e, void *dst) {
   if (a->wide) {
+    if (a->slots.key) e = sl__slot(&a->slots, e);
     float v = a->self ? (float)sl__load_f(a->dt, dst)
                       : (float)sl__reduce_identity_f(a->r);
     uint32_t bits;
@@ -190,23 +226,42 @@ static double sl__count_value(sl_dtype dt, int64_t k) {
   return k > (1 << 24) ? 16777216.0 : (double)k;
 }
 
+/* Destination dst's final step, its k contributions accumulated (in
+ * *wide for f16/bf16). */
+static inline void sl__acc_finish_one(const sl__acc *a, char *dst, int64_t k,
+                                      const float *wide) {
+  const int mean = a->r == SL_REDUCE_MEAN;
+  double c = mean ? sl__count_value(a->dt, k + (a->self ? 1 : 0)) : 1.0;
+  if (wide) {
+    /* As the serial line kernel: divide in f32, round to the half type. */
+    double v = c > 1.0 ? (double)*wide / c : (double)*wide;
+    sl__store_f(a->dt, dst, sl__round_to(SL_F32, v));
+  } else if (c > 1.0) {
+    sl__reduce_mean_finish(a->dt, dst, c);
+  }
+}
+
 void sl__acc_finish(const sl__acc *a, int threads, sl__acc_where_fn where,
                     const void *user) {
   if (!a->count) return;
+  /* Untargeted destinations (count 0, or no slot) keep x. */
+  if (a->slots.key) {
+    const int64_t size = a->slots.mask + 1;
+    const int team = sl__conflict_team(threads, size);
+#pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
+    for (int64_t s = 0; s < size; ++s) {
+      const int64_t e = a->slots.key[s];
+      if (e < 0 || a->count[s] == 0) continue;
+      sl__acc_finish_one(a, where(user, e), a->count[s],
+                         a->wide ? a->wide + s : NULL);
+    }
+    return;
+  }
   const int team = sl__conflict_team(threads, a->E);
-  const int mean = a->r == SL_REDUCE_MEAN;
 #pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
   for (int64_t e = 0; e < a->E; ++e) {
-    int64_t k = a->count[e];
-    if (k == 0) continue; /* untargeted: out keeps x */
-    char *dst = where(user, e);
-    double c = mean ? sl__count_value(a->dt, k + (a->self ? 1 : 0)) : 1.0;
-    if (a->wide) {
-      /* As the serial line kernel: divide in f32, round to the half type. */
-      double v = c > 1.0 ? (double)a->wide[e] / c : (double)a->wide[e];
-      sl__store_f(a->dt, dst, sl__round_to(SL_F32, v));
-    } else if (c > 1.0) {
-      sl__reduce_mean_finish(a->dt, dst, c);
-    }
+    if (a->count[e] == 0) continue;
+    sl__acc_finish_one(a, where(user, e), a->count[e],
+                       a->wide ? a->wide + e : NULL);
   }
 }

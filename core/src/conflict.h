@@ -407,6 +407,52 @@ static inline void sl__recs_put(const sl__recs *r, int t, uint32_t key,
 }
 
 /* ------------------------------------------------------------------------ */
+/* Tables of targets                                                         */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Where the targets are few beside the destinations, per-destination state
+ * (assignment winners, accumulators) lives in an open-addressing table of
+ * the targets, sized by the inputs, instead of one entry per destination:
+ * a --huge case's 21 updates into 2.4e9 elements asked tens of GB of the
+ * dense arrays and met the OOM killer. Sparse means more than
+ * SL__SPARSE_RATIO destinations per input.
+ */
+#define SL__SPARSE_RATIO 4
+
+static inline int sl__sparse(int64_t destinations, int64_t inputs) {
+  return destinations > SL__SPARSE_RATIO * inputs;
+}
+
+typedef struct sl__slots {
+  int64_t *key; /* [mask + 1], -1 marking a free slot; NULL: no table */
+  int64_t mask; /* slots - 1, slots a power of two */
+} sl__slots;
+
+/* A table for up to n distinct keys (>= 0): at least 2n slots, so a probe
+ * meets a free slot within a few steps. */
+sl_status sl__slots_open(sl_ctx *ctx, const char *what, sl__slots *t,
+                         int64_t n);
+void sl__slots_close(sl__slots *t);
+
+/* The slot of key k, claimed with a compare-and-swap when absent: threads
+ * may look keys up and insert them concurrently. */
+SL__HOT int64_t sl__slot(const sl__slots *t, int64_t k) {
+  const uint64_t h = (uint64_t)k * 0x9E3779B97F4A7C15ull;
+  for (int64_t s = (int64_t)(h >> 32) & t->mask;; s = (s + 1) & t->mask) {
+    int64_t at = __atomic_load_n(&t->key[s], __ATOMIC_ACQUIRE);
+    if (at == -1) {
+      int64_t free_slot = -1;
+      if (__atomic_compare_exchange_n(&t->key[s], &free_slot, k, 0,
+                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return s;
+      at = free_slot; /* claimed meanwhile: by k, or by another key */
+    }
+    if (at == k) return s;
+  }
+}
+
+/* ------------------------------------------------------------------------ */
 /* Accumulators                                                              */
 /* ------------------------------------------------------------------------ */
 
@@ -416,19 +462,30 @@ static inline void sl__recs_put(const sl__recs *r, int t, uint32_t key,
  * the accumulator of f32, f64, i32 and i64; f16 and bf16 accumulate in
  * wide[e] (sl__acc_dtype). count[e] counts the contributions of a mean, and for
  * f16/bf16 without mean it only marks e as targeted (1).
+ *
+ * Sparse (sl__sparse: E more than 4 times the inputs), wide and count are
+ * indexed by e's slot in a table of the targets (slots.key) instead of by
+ * e: memory and the final pass go by the inputs, not by out.
  */
 typedef struct sl__acc {
   sl_dtype dt;
   sl_reduce r; /* SUM PROD MEAN AMAX AMIN MAX, or ASSIGN (plain steps only) */
   int self;    /* include_self */
   int64_t E;
-  float *wide;    /* [E] or NULL */
-  int64_t *count; /* [E] or NULL */
+  float *wide;     /* [E] (dense), [slots] (sparse), or NULL */
+  int64_t *count;  /* [E] (dense), [slots] (sparse), or NULL */
+  sl__slots slots; /* sparse: the targets; key NULL when dense */
 } sl__acc;
 
+/* Accumulators for E destinations that at most `inputs` contributions (of
+ * one element each) reach. */
 sl_status sl__acc_open(sl_ctx *ctx, const char *what, sl__acc *a, sl_dtype dt,
-                       sl_reduce r, int self, int64_t E);
+                       sl_reduce r, int self, int64_t E, int64_t inputs);
 void sl__acc_close(sl__acc *a);
+
+/* Where destination e's wide and count are: e itself when dense. Out of line:
+ * the dense path keeps one test of a pointer per element. */
+int64_t sl__acc_sparse_slot(const sl__acc *a, int64_t e);
 
 /* Whether every targeted destination must be prepared (sl__acc_prepare)
  * before its first combine: x left out, or an f32 accumulator to load. */
@@ -444,6 +501,7 @@ void sl__acc_prepare(const sl__acc *a, int64_t e, void *dst);
 /* Combines the element `src` (dtype dt) into destination e atomically. */
 SL__HOT void sl__acc_atomic(const sl__acc *a, int64_t e, void *dst,
                             const void *src) {
+  if (__builtin_expect(a->slots.key != NULL, 0)) e = sl__acc_sparse_slot(a, e);
   if (a->wide)
     sl__atomic_f32(a->wide + e, a->r, (float)sl__load_f(a->dt, src));
   else
@@ -455,6 +513,7 @@ SL__HOT void sl__acc_atomic(const sl__acc *a, int64_t e, void *dst,
 /* The same, by a thread that owns e (a lock or a bucket). */
 SL__HOT void sl__acc_plain(const sl__acc *a, int64_t e, void *dst,
                            const void *src) {
+  if (__builtin_expect(a->slots.key != NULL, 0)) e = sl__acc_sparse_slot(a, e);
   if (a->wide)
     a->wide[e] = (float)sl__reduce_f(a->r, a->wide[e], sl__load_f(a->dt, src));
   else
@@ -467,7 +526,8 @@ typedef char *(*sl__acc_where_fn)(const void *user, int64_t e);
 
 /* The final pass over every targeted destination: a mean divides by its
  * count (x counting as one when included), f16/bf16 round their f32
- * accumulator once. Nothing to do (and nothing called) otherwise. */
+ * accumulator once. Nothing to do (and nothing called) otherwise. Dense, it
+ * reads every count; sparse, only the table's slots. */
 void sl__acc_finish(const sl__acc *a, int threads, sl__acc_where_fn where,
                     const void *user);
 

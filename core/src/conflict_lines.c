@@ -86,6 +86,13 @@ static char *sl__cl_where(const void *user, int64_t e) {
   return sl__cl_dst(p, e / p->n, e % p->n);
 }
 
+/* The accumulators of the L * n destinations, which the L * m contributions
+ * reach (a row contribution reaches L of them). */
+static sl_status sl__cl_acc_open(sl_ctx *ctx, const sl__clines *p, sl__acc *a) {
+  return sl__acc_open(ctx, p->what, a, p->dt, p->reduce, p->self, p->L * p->n,
+                      p->L * p->m);
+}
+
 typedef enum { SL__CL_PREPARE, SL__CL_ATOMIC, SL__CL_PLAIN } sl__cl_mode;
 
 SL__HOT void sl__cl_elem(const sl__clines *p, const sl__acc *a,
@@ -275,9 +282,7 @@ static void sl__cl_copy_row(const sl__clines *p, int64_t t, int64_t i) {
 }
 
 /* Winners per target row, one int64 each: for targets that are not few
- * beside the rows (n <= SL__CL_DENSE_RATIO * m). */
-#define SL__CL_DENSE_RATIO 4
-
+ * beside the rows (not sl__sparse(n, m)). */
 static sl_status sl__cl_assign_dense(sl_ctx *ctx, const sl__clines *p,
                                      int threads) {
   int64_t *winner = malloc((size_t)p->n * sizeof *winner);
@@ -301,54 +306,35 @@ static sl_status sl__cl_assign_dense(sl_ctx *ctx, const sl__clines *p,
   return SL_STATUS_OK;
 }
 
-/* The slot of target t in an open-addressing table of `mask + 1` (a power
- * of two) keys, -1 marking a free slot: claimed with a compare-and-swap
- * when absent. */
-static int64_t sl__cl_slot(int64_t *key, int64_t mask, int64_t t) {
-  uint64_t h = (uint64_t)t * 0x9E3779B97F4A7C15ull;
-  for (int64_t s = (int64_t)(h >> 32) & mask;; s = (s + 1) & mask) {
-    int64_t k = __atomic_load_n(&key[s], __ATOMIC_ACQUIRE);
-    if (k == -1) {
-      int64_t free_slot = -1;
-      if (__atomic_compare_exchange_n(&key[s], &free_slot, t, 0,
-                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-        return s;
-      k = free_slot; /* claimed meanwhile: by t, or by another target */
-    }
-    if (k == t) return s;
-  }
-}
-
 /* Few targets among many rows (a --huge case's 21 updates into 2.4e9 rows
  * asked 19 GB of row winners and met the OOM killer): the winners in a
  * table of the targets, at most twice the contributions' slots. */
 static sl_status sl__cl_assign_sparse(sl_ctx *ctx, const sl__clines *p,
                                       int threads) {
-  int64_t size = 2;
-  while (size < 2 * p->m) size *= 2;
-  int64_t *key = malloc((size_t)size * sizeof *key);
+  sl__slots tab;
+  sl_status st = sl__slots_open(ctx, p->what, &tab, p->m);
+  if (st) return st;
+  const int64_t size = tab.mask + 1;
   int64_t *winner = malloc((size_t)size * sizeof *winner);
-  if (!key || !winner) {
-    free(key);
-    free(winner);
+  if (!winner) {
+    sl__slots_close(&tab);
     return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
-                       "%s: expected memory for a table of %lld targets, got "
-                       "an allocation failure",
+                       "%s: expected memory for %lld row winners, got an "
+                       "allocation failure",
                        p->what, (long long)size);
   }
-  for (int64_t s = 0; s < size; ++s) key[s] = winner[s] = -1;
+  for (int64_t s = 0; s < size; ++s) winner[s] = -1;
   int team = sl__conflict_team(threads, p->m);
 #pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
   for (int64_t i = 0; i < p->m; ++i)
-    sl__atomic_max_i64(
-        &winner[sl__cl_slot(key, size - 1, sl__cl_target(p, 0, i))], i);
+    sl__atomic_max_i64(&winner[sl__slot(&tab, sl__cl_target(p, 0, i))], i);
   team = sl__conflict_team(threads, p->m * p->L);
 #pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
   for (int64_t i = 0; i < p->m; ++i) {
     const int64_t t = sl__cl_target(p, 0, i);
-    if (winner[sl__cl_slot(key, size - 1, t)] == i) sl__cl_copy_row(p, t, i);
+    if (winner[sl__slot(&tab, t)] == i) sl__cl_copy_row(p, t, i);
   }
-  free(key);
+  sl__slots_close(&tab);
   free(winner);
   return SL_STATUS_OK;
 }
@@ -363,9 +349,8 @@ static sl_status sl__cl_assign_sparse(sl_ctx *ctx, const sl__clines *p,
  */
 static sl_status sl__cl_assign_atomic(sl_ctx *ctx, const sl__clines *p,
                                       int threads) {
-  return p->n <= SL__CL_DENSE_RATIO * p->m
-             ? sl__cl_assign_dense(ctx, p, threads)
-             : sl__cl_assign_sparse(ctx, p, threads);
+  return sl__sparse(p->n, p->m) ? sl__cl_assign_sparse(ctx, p, threads)
+                                : sl__cl_assign_dense(ctx, p, threads);
 }
 
 sl_status sl__clines_atomic(sl_ctx *ctx, const sl__clines *p, int threads) {
@@ -375,8 +360,7 @@ sl_status sl__clines_atomic(sl_ctx *ctx, const sl__clines *p, int threads) {
     threads = 1; /* no op assigns per element; keep it correct anyway */
   }
   sl__acc a;
-  sl_status st =
-      sl__acc_open(ctx, p->what, &a, p->dt, p->reduce, p->self, p->L * p->n);
+  sl_status st = sl__cl_acc_open(ctx, p, &a);
   if (st) return st;
   if (threads == 1) {
     st = sl__cl_serial(ctx, p, &a);
@@ -393,8 +377,7 @@ sl_status sl__clines_atomic(sl_ctx *ctx, const sl__clines *p, int threads) {
 sl_status sl__clines_lock(sl_ctx *ctx, const sl__clines *p, int threads) {
   if (sl__cl_empty(p)) return SL_STATUS_OK;
   sl__acc a;
-  sl_status st =
-      sl__acc_open(ctx, p->what, &a, p->dt, p->reduce, p->self, p->L * p->n);
+  sl_status st = sl__cl_acc_open(ctx, p, &a);
   if (st) return st;
   sl__locks lk;
   st = sl__locks_open(ctx, p->what, &lk, p->rows ? p->n : p->L * p->n);
@@ -487,8 +470,7 @@ sl_status sl__clines_sorted(sl_ctx *ctx, const sl__clines *p, int threads) {
   if (sl__cl_empty(p)) return SL_STATUS_OK;
   const int64_t K = p->rows ? p->n : p->L * p->n;
   sl__acc a;
-  sl_status st =
-      sl__acc_open(ctx, p->what, &a, p->dt, p->reduce, p->self, p->L * p->n);
+  sl_status st = sl__cl_acc_open(ctx, p, &a);
   if (st) return st;
   if (!sl__recs_fit(p->rows ? p->m : p->L * p->m, K)) {
     /* Too many inputs to number: input order on one thread is the same

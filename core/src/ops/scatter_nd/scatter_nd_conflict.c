@@ -182,11 +182,12 @@ static sl_status sl__ndc_assign_atomic(sl_ctx *ctx, const sl__ndc *q,
   return SL_STATUS_OK;
 }
 
-/* The accumulator of a call: none moves data (a plain copy per step). */
+/* The accumulator of a call: none moves data (a plain copy per step). Each
+ * position reaches one element of out. */
 static sl_status sl__ndc_acc(sl_ctx *ctx, const sl_call *c, sl__acc *a) {
   sl_reduce r = c->p.reduce == SL_REDUCE_SUM ? SL_REDUCE_SUM : SL_REDUCE_ASSIGN;
   return sl__acc_open(ctx, "scatter_nd", a, c->arg[3].dtype, r, 1,
-                      sl__numel(&c->arg[3]));
+                      sl__numel(&c->arg[3]), sl__nd_positions(&c->arg[1]));
 }
 
 sl_status sl_scatter_nd_cpu_atomic(sl_ctx *ctx, sl_call *c) {
