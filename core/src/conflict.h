@@ -510,15 +510,24 @@ SL__HOT void sl__acc_atomic(const sl__acc *a, int64_t e, void *dst,
     __atomic_fetch_add(a->count + e, 1, __ATOMIC_RELAXED);
 }
 
-/* The same, by a thread that owns e (a lock or a bucket). */
+/* The same, by a thread that owns e (a lock or a bucket), at `at`: e itself
+ * (dense) or e's slot (sparse). A loop that knows the accumulators are
+ * dense calls it directly and keeps the table's test out of its body
+ * (cpu.sorted's buckets: 5% on an f16 sum with the test per element). */
+SL__HOT void sl__acc_plain_at(const sl__acc *a, int64_t at, void *dst,
+                              const void *src) {
+  if (a->wide)
+    a->wide[at] =
+        (float)sl__reduce_f(a->r, a->wide[at], sl__load_f(a->dt, src));
+  else
+    sl__plain_elem(a->dt, a->r, dst, src);
+  if (a->r == SL_REDUCE_MEAN) ++a->count[at];
+}
+
 SL__HOT void sl__acc_plain(const sl__acc *a, int64_t e, void *dst,
                            const void *src) {
   if (__builtin_expect(a->slots.key != NULL, 0)) e = sl__acc_sparse_slot(a, e);
-  if (a->wide)
-    a->wide[e] = (float)sl__reduce_f(a->r, a->wide[e], sl__load_f(a->dt, src));
-  else
-    sl__plain_elem(a->dt, a->r, dst, src);
-  if (a->r == SL_REDUCE_MEAN) ++a->count[e];
+  sl__acc_plain_at(a, e, dst, src);
 }
 
 /* Where destination e lives in out (for the final pass). */

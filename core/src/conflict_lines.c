@@ -443,6 +443,7 @@ static void sl__cl_bucket(const sl__clines *p, const sl__acc *a,
     SL__WITH_DTYPE(p->dt, sl__cl_bucket_direct, p, r, b, mode);
     return;
   }
+  const int dense = a->slots.key == NULL;
   for (int64_t k = r->start[b]; k < r->start[b + 1]; ++k) {
     const unsigned char *val = sl__recs_val(r, k);
     if (p->rows) {
@@ -461,6 +462,8 @@ static void sl__cl_bucket(const sl__clines *p, const sl__acc *a,
     char *dst = sl__cl_where(p, e);
     if (mode == SL__CL_PREPARE)
       sl__acc_prepare(a, e, dst);
+    else if (dense)
+      sl__acc_plain_at(a, e, dst, val);
     else
       sl__acc_plain(a, e, dst, val);
   }

@@ -131,17 +131,20 @@ static void targets(int64_t *idx, int64_t n, int64_t limit) {
   for (int64_t i = 0; i < n; ++i) idx[i] = pool[next() % POOL];
 }
 
+/* A dtype and reduce to run, and their name in messages. */
+typedef struct {
+  sl_dtype dt;
+  sl_reduce r;
+  const char *name;
+} red_case;
+
 /* scatter_reduce, 1-D (one line) and 2-D along either dim (the
  * destination numbers t*L + l and l*n + t). */
 static void test_scatter_reduce(void) {
-  static const struct {
-    sl_dtype dt;
-    sl_reduce r;
-    const char *name;
-  } cases[] = {{SL_F16, SL_REDUCE_SUM, "f16 sum"},
-               {SL_BF16, SL_REDUCE_MEAN, "bf16 mean"},
-               {SL_F32, SL_REDUCE_MEAN, "f32 mean"},
-               {SL_F16, SL_REDUCE_AMAX, "f16 amax"}};
+  static const red_case cases[] = {{SL_F16, SL_REDUCE_SUM, "f16 sum"},
+                                   {SL_BF16, SL_REDUCE_MEAN, "bf16 mean"},
+                                   {SL_F32, SL_REDUCE_MEAN, "f32 mean"},
+                                   {SL_F16, SL_REDUCE_AMAX, "f16 amax"}};
   static const struct {
     int ndim;
     int64_t xs[2], is[2], dim;
@@ -182,14 +185,10 @@ done:
 /* index_reduce: rows of 4 along dim 0 and columns along dim 1; 4096 rows
  * (or columns) of 4 elements: 16384 contributions into 2^20 elements. */
 static void test_index_reduce(void) {
-  static const struct {
-    sl_dtype dt;
-    sl_reduce r;
-    const char *name;
-  } cases[] = {{SL_F16, SL_REDUCE_AMAX, "f16 amax"},
-               {SL_F16, SL_REDUCE_MEAN, "f16 mean"},
-               {SL_BF16, SL_REDUCE_SUM, "bf16 sum"},
-               {SL_F32, SL_REDUCE_MEAN, "f32 mean"}};
+  static const red_case cases[] = {{SL_F16, SL_REDUCE_AMAX, "f16 amax"},
+                                   {SL_F16, SL_REDUCE_MEAN, "f16 mean"},
+                                   {SL_BF16, SL_REDUCE_SUM, "bf16 sum"},
+                                   {SL_F32, SL_REDUCE_MEAN, "f32 mean"}};
   enum { W = 4, M = CONTRIB / W };
   void *x = malloc((size_t)E_ALL * 4), *out = malloc((size_t)E_ALL * 4);
   void *upd = malloc(CONTRIB * 4);
