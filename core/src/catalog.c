@@ -65,6 +65,20 @@ static const sl_op_info sl__ops[SL_OP_COUNT] = {
       "voxel_points_count", "grad_feats"},
      SL__REDUCES_DYNAMIC,
      0},
+    {SL_OP_SEGMENT_REDUCE,
+     "segment_reduce",
+     2,
+     1,
+     {"data", "lengths", "out"},
+     SL__REDUCES_SEGMENT,
+     0},
+    {SL_OP_SEGMENT_REDUCE_BACKWARD,
+     "segment_reduce_backward",
+     4,
+     1,
+     {"grad_out", "data", "lengths", "result", "grad_data"},
+     SL__REDUCES_SEGMENT,
+     0},
 };
 
 static const char *const sl__reduce_names[] = {

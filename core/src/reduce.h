@@ -43,6 +43,8 @@ extern "C" {
 #define SL__REDUCES_ND (SL__REDUCE_BIT(NONE) | SL__REDUCE_BIT(SUM))
 #define SL__REDUCES_DYNAMIC                                                    \
   (SL__REDUCE_BIT(SUM) | SL__REDUCE_BIT(MEAN) | SL__REDUCE_BIT(MAX))
+/* segment_reduce: PyTorch's five (its max and min are amax and amin). */
+#define SL__REDUCES_SEGMENT SL__REDUCES_SCATTER
 
 /* Integer dtypes of the reduction group travel as int64. */
 static inline int sl__reduce_is_int(sl_dtype dt) {

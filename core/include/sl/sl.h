@@ -183,7 +183,9 @@ char *sl_shape_str(int ndim, const int64_t *shape, char *buf, size_t len);
   X(SELECT_SCATTER, select_scatter)                                            \
   X(MASKED_SCATTER, masked_scatter)                                            \
   X(DYNAMIC_SCATTER, dynamic_scatter)                                          \
-  X(DYNAMIC_SCATTER_BACKWARD, dynamic_scatter_backward)
+  X(DYNAMIC_SCATTER_BACKWARD, dynamic_scatter_backward)                        \
+  X(SEGMENT_REDUCE, segment_reduce)                                            \
+  X(SEGMENT_REDUCE_BACKWARD, segment_reduce_backward)
 
 typedef enum sl_op {
 #define SL__OP_ENUM(e, name) SL_OP_##e,
@@ -233,6 +235,8 @@ int sl_reduce_from_name(const char *name); /* sl_reduce or -1 */
  *                                          point2voxel_map voxel_points_count
  *   dynamic_scatter_backward grad_voxel_feats feats voxel_feats
  *                            point2voxel_map voxel_points_count | grad_feats
+ *   segment_reduce           data lengths                 | out
+ *   segment_reduce_backward  grad_out data lengths result | grad_data
  *
  * (*) scatter with a scalar value (sl_params.has_value) leaves src unused.
  */
@@ -261,6 +265,10 @@ typedef struct sl_params {
   int has_value;  /* scatter: use value instead of src */
   double value;   /* scatter's scalar for float/complex/bool x */
   int64_t ivalue; /* scatter's scalar for integer x (exact)   */
+  /* segment_reduce: has_value/value are PyTorch's `initial` (the start of
+   * every segment's reduction); offsets = 1: the lengths slot holds
+   * offsets (S + 1 per row, from 0 to the axis's extent), not lengths. */
+  int offsets;
 } sl_params;
 
 /* One operator call: the tensors in the op's slot order and the parameters. */
@@ -516,6 +524,20 @@ sl_status sl_dynamic_scatter_backward(sl_ctx *ctx, const char *variant,
                                       const sl_tensor *point2voxel_map,
                                       const sl_tensor *voxel_points_count,
                                       sl_reduce reduce, sl_tensor *grad_feats);
+/* data dim(axis) lengths offsets(0: lengths holds lengths, 1: offsets)
+ * reduce has_initial initial | out */
+sl_status sl_segment_reduce(sl_ctx *ctx, const char *variant,
+                            const sl_tensor *data, int64_t dim,
+                            const sl_tensor *lengths, int offsets,
+                            sl_reduce reduce, int has_initial, double initial,
+                            sl_tensor *out);
+/* grad_out data dim lengths offsets result reduce has_initial initial
+ * | grad_data */
+sl_status sl_segment_reduce_backward(
+    sl_ctx *ctx, const char *variant, const sl_tensor *grad_out,
+    const sl_tensor *data, int64_t dim, const sl_tensor *lengths, int offsets,
+    const sl_tensor *result, sl_reduce reduce, int has_initial, double initial,
+    sl_tensor *grad_data);
 
 #ifdef __cplusplus
 }
