@@ -97,6 +97,20 @@ static const sl_case_spec sl__specs[SL_OP_COUNT] = {
      -1,
      SL_REDUCE_SUM,
      SL_OP_DYNAMIC_SCATTER},
+    {SL_OP_SEGMENT_REDUCE,
+     SL_KEY_IT | SL_KEY_DIM | SL_KEY_REDUCE | SL_KEY_VAL | SL_KEY_FORM,
+     2,
+     {0, 1},
+     -1,
+     SL_REDUCE_SUM,
+     SL_OP_SEGMENT_REDUCE},
+    {SL_OP_SEGMENT_REDUCE_BACKWARD,
+     SL_KEY_IT | SL_KEY_DIM | SL_KEY_REDUCE | SL_KEY_VAL | SL_KEY_FORM,
+     2,
+     {1, 2},
+     -1,
+     SL_REDUCE_SUM,
+     SL_OP_SEGMENT_REDUCE},
 };
 
 /*
@@ -342,7 +356,8 @@ static int sl__parse_word(sl_case *c, const sl_case_spec *spec, char *word,
   } keyed[] = {{"it", SL_KEY_IT},     {"dim", SL_KEY_DIM},
                {"dims", SL_KEY_DIMS}, {"reduce", SL_KEY_REDUCE},
                {"self", SL_KEY_SELF}, {"at", SL_KEY_AT},
-               {"val", SL_KEY_VAL},   {"voxels", SL_KEY_VOXELS}};
+               {"val", SL_KEY_VAL},   {"voxels", SL_KEY_VOXELS},
+               {"form", SL_KEY_FORM}};
   for (size_t i = 0; i < sizeof keyed / sizeof keyed[0]; ++i)
     if (strcmp(k, keyed[i].key) == 0 && !(spec->keys & keyed[i].bit))
       return sl__fail(err, len, "%s: not a parameter of %s", k,
@@ -402,6 +417,12 @@ static int sl__parse_word(sl_case *c, const sl_case_spec *spec, char *word,
       return sl__fail(err, len,
                       "voxels: expected a positive integer, got \"%s\"", v);
     c->voxels = n;
+  } else if (strcmp(k, "form") == 0) {
+    bit = 1u << 20;
+    if (strcmp(v, "lengths") && strcmp(v, "offsets"))
+      return sl__fail(err, len, "form: expected lengths or offsets, got \"%s\"",
+                      v);
+    c->offsets = v[0] == 'o';
   } else if (strcmp(k, "ip") == 0) {
     bit = 1u << 16;
     rc = sl__parse_ip(v, c, err, len);
@@ -498,16 +519,14 @@ int sl_case_parse(const char *line, sl_case *c, char *err, size_t errlen) {
                     "case: expected an op name, got an "
                     "empty line");
   int op = sl_op_from_name(word);
-  if (op < 0)
-    return sl__fail(err, errlen,
-                    "op: expected one of gather, gather_nd, "
-                    "scatter, scatter_reduce, "
-                    "scatter_reduce_backward, scatter_nd, "
-                    "index_reduce, index_reduce_backward, "
-                    "select_scatter, masked_scatter, "
-                    "dynamic_scatter, dynamic_scatter_backward; "
-                    "got \"%s\"",
-                    word);
+  if (op < 0) {
+    char names[512] = "";
+    for (int i = 0; i < SL_OP_COUNT; ++i)
+      snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+               i ? ", " : "", sl_op_name((sl_op)i));
+    return sl__fail(err, errlen, "op: got \"%s\", expected one of %s", word,
+                    names);
+  }
   sl_case_init(c, (sl_op)op);
   const sl_case_spec *spec = &sl__specs[op];
   unsigned seen = 0;
@@ -594,6 +613,7 @@ int sl_case_print(const sl_case *c, char *buf, size_t len) {
   }
   if ((spec->keys & SL_KEY_VOXELS) && c->voxels)
     sl__put(&o, " voxels=%lld", (long long)c->voxels);
+  if ((spec->keys & SL_KEY_FORM) && c->offsets) sl__put(&o, " form=offsets");
   if (c->ip == SL_IP_DUP)
     sl__put(&o, " ip=dup%d", c->ip_param);
   else if ((c->ip == SL_IP_OOB || c->ip == SL_IP_NEG) && c->ip_param > 0)

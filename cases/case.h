@@ -16,6 +16,8 @@
  *                   when absent
  *   dim=N dims=A,B reduce=NAME self=0|1 at=N val=NUMBER   op parameters
  *                   (val= for an integer dt= must be an integer literal)
+ *   form=offsets    segment ops: the lengths tensor holds offsets (S + 1 per
+ *                   row) rather than lengths; val= is their `initial`
  *   voxels=V        dynamic ops: coors holds exactly V distinct voxels, every
  *                   row valid and every voxel hit (seed 004: 17176 points,
  *                   13743 voxels); absent, the index pattern shapes coors
@@ -150,6 +152,7 @@ typedef struct sl_case {
   sl_index_pattern ip;
   int ip_param;   /* dup<P>: P in 1..100 */
   int64_t voxels; /* voxels=V (dynamic ops): 1..coors rows; 0: not given */
+  int offsets;    /* form=offsets (segment ops): lengths holds offsets */
   sl_data_pattern dp;
   uint64_t seed;
 } sl_case;
@@ -163,7 +166,8 @@ enum sl_case_keys {
   SL_KEY_SELF = 1u << 4,
   SL_KEY_AT = 1u << 5,
   SL_KEY_VAL = 1u << 6,
-  SL_KEY_VOXELS = 1u << 7
+  SL_KEY_VOXELS = 1u << 7,
+  SL_KEY_FORM = 1u << 8
 };
 
 typedef struct sl_case_spec {

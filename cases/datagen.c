@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "rng.h"
+#include "segments.h"
 
 void sl_bundle_init(sl_bundle *b, sl_op op) {
   memset(b, 0, sizeof *b);
@@ -126,6 +127,7 @@ void sl_case_params(const sl_case *c, sl_params *p) {
   p->index = c->at;
   p->has_value = c->has_val;
   p->value = c->val;
+  p->offsets = c->offsets;
   p->ivalue = c->val_is_int ? c->ival
               : (c->val > -9.2e18 && c->val < 9.2e18) ? (int64_t)c->val
                                                       : 0;
@@ -397,6 +399,30 @@ static int sl__gen_index(const sl_case *c, sl_bundle *b, int slot,
   return 0;
 }
 
+/* A segment case's lengths (segments.h): rows of m values cutting an axis
+ * of data (slot 0) of extent n, the axis that lengths' rank names. */
+static int sl__gen_lengths(const sl_case *c, sl_bundle *b, int slot,
+                           const sl_case_shape *data, char *err,
+                           size_t errlen) {
+  const sl_case_shape *ls = &c->arg[slot];
+  if (sl_bundle_alloc(b, slot, c->it, ls, "lengths", err, errlen)) return -1;
+  sl_tensor *t = &b->call.arg[slot];
+  const int64_t m = ls->ndim ? ls->shape[ls->ndim - 1] : 1;
+  const int64_t gen_n = sl__gen_count(t), rows = m ? gen_n / m : 0;
+  const int a = ls->ndim - 1;
+  const int64_t n = a >= 0 && a < data->ndim ? data->shape[a] : 0;
+  int64_t *v = calloc((size_t)(gen_n > 0 ? gen_n : 1), sizeof *v);
+  if (!v) {
+    snprintf(err, errlen, "lengths: out of memory for %lld values",
+             (long long)gen_n);
+    return -1;
+  }
+  sl_segment_values(c, rows, m, n, v);
+  sl__store_index(t, v);
+  free(v);
+  return 0;
+}
+
 static uint64_t sl__gcd(uint64_t a, uint64_t b) {
   while (b) {
     uint64_t t = a % b;
@@ -488,7 +514,8 @@ static int sl__gen_coors(const sl_case *c, sl_tensor *t, char *err,
 /* The dtype of a generated input, by its slot name: the mask is bool,
  * coors int32, the index the case's it=, every other input the case's dt=. */
 static sl_dtype sl__input_dtype(const sl_case *c, const char *name) {
-  if (strcmp(name, "index") == 0) return c->it;
+  if (strcmp(name, "index") == 0 || strcmp(name, "lengths") == 0)
+    return c->it;
   if (strcmp(name, "mask") == 0) return SL_BOOL;
   if (strcmp(name, "coors") == 0) return SL_I32;
   return c->dt;
@@ -510,7 +537,7 @@ int sl_case_input_bytes(const sl_case *c, uint64_t *bytes, char *err,
     *bytes += n; /* at most SL_MAX_ARGS times 8 GiB: no overflow */
     /* The index is drawn into an int64 scratch array of as many elements
      * first (sl__gen_index), so its peak is that much more. */
-    if (strcmp(name, "index") == 0)
+    if (strcmp(name, "index") == 0 || strcmp(name, "lengths") == 0)
       *bytes += n / sl_dtype_size(c->it) * sizeof(int64_t);
   }
   return 0;
@@ -530,6 +557,8 @@ int sl_gen_inputs(const sl_case *c, sl_bundle *b, char *err, size_t errlen) {
     sl_dtype dt = sl__input_dtype(c, name);
     if (strcmp(name, "index") == 0) {
       rc = sl__gen_index(c, b, slot, &c->arg[0], err, errlen);
+    } else if (strcmp(name, "lengths") == 0) {
+      rc = sl__gen_lengths(c, b, slot, &c->arg[0], err, errlen);
     } else if (strcmp(name, "mask") == 0) {
       rc = sl_bundle_alloc(b, slot, dt, s, name, err, errlen);
       if (!rc) sl_gen_fill_data(&b->call.arg[slot], SL_DP_RAND, c->seed, 3000);

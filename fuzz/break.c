@@ -28,6 +28,16 @@ static int sl__break_value(sl__gen *g, sl_case *fw, int neg) {
     fw->at = sl__pct(g, 50) ? e : -e - 1;
     return 0;
   }
+  if (sl__fuzz_op_of(fw->op)->lengths) {
+    /* lengths (cases/segments.h): a row that sums past the axis, or a
+     * negative length; offsets need two entries for the latter */
+    const sl_case_shape *len = &fw->arg[1];
+    const int64_t m = len->ndim ? len->shape[len->ndim - 1] : 0;
+    if (sl__shape_numel(len) == 0 || (neg && fw->offsets && m < 2)) return -1;
+    fw->ip = neg ? SL_IP_NEG : SL_IP_OOB;
+    fw->ip_param = 0;
+    return 0;
+  }
   if (!sl__has_index(fw->op) || sl__shape_numel(&fw->arg[1]) == 0) return -1;
   fw->ip = neg ? SL_IP_NEG : SL_IP_OOB;
   fw->ip_param = (int)sl_rng_below(
@@ -236,7 +246,7 @@ static int sl__break_shape(sl__gen *g, sl_case *fw) {
 }
 
 static int sl__break_itype(sl__gen *g, sl_case *fw) {
-  if (!sl__has_index(fw->op)) return -1;
+  if (!sl__takes_values(fw->op)) return -1;
   fw->it = sl__pct(g, 50) ? SL_F32 : SL_F64;
   return 0;
 }

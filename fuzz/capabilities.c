@@ -61,6 +61,11 @@ int sl__has_index(sl_op fwop) {
          fwop == SL_OP_SCATTER_ND || fwop == SL_OP_INDEX_REDUCE;
 }
 
+int sl__takes_values(sl_op fwop) {
+  const sl__fuzz_op *f = sl__fuzz_op_of(fwop);
+  return sl__has_index(fwop) || (f && f->lengths);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Shape helpers                                                             */
 /* ------------------------------------------------------------------------ */

@@ -22,19 +22,18 @@ static int sl__class_applies(sl_op op, sl_fuzz_class k) {
   const sl_op fwop = sl_case_spec_of(op)->forward;
   switch (k) {
   case SL_FUZZ_OOB:
-    return sl__has_index(fwop) || fwop == SL_OP_SELECT_SCATTER;
+    return sl__takes_values(fwop) || fwop == SL_OP_SELECT_SCATTER;
   case SL_FUZZ_NEG:
   case SL_FUZZ_ITYPE:
-    return sl__has_index(fwop);
+    return sl__takes_values(fwop);
   case SL_FUZZ_DIM:
-    return sl__has_index(fwop) || fwop == SL_OP_SELECT_SCATTER;
+    return sl__takes_values(fwop) || fwop == SL_OP_SELECT_SCATTER;
   case SL_FUZZ_RANK:
     return fwop != SL_OP_MASKED_SCATTER;
   case SL_FUZZ_SHAPE:
     return fwop != SL_OP_MASKED_SCATTER && op != SL_OP_DYNAMIC_SCATTER_BACKWARD;
   case SL_FUZZ_DTYPE:
-    return fwop == SL_OP_SCATTER_REDUCE || fwop == SL_OP_INDEX_REDUCE ||
-           fwop == SL_OP_DYNAMIC_SCATTER;
+    return sl__fuzz_op_of(op)->break_dtype != NULL;
   case SL_FUZZ_REDUCE:
     return (sl_case_spec_of(op)->keys & SL_KEY_REDUCE) != 0;
   case SL_FUZZ_MASK:

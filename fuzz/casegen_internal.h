@@ -52,6 +52,11 @@ unsigned sl__op_reduce_union(sl_op op);
 /* Ops whose (forward) case line has an index tensor. */
 int sl__has_index(sl_op fwop);
 
+/* Ops whose (forward) case has index values of some kind (an index, or
+ * the lengths of the segment ops): the value classes (oob, neg) and the
+ * index dtype class apply. */
+int sl__takes_values(sl_op fwop);
+
 /* Product of extents, saturating at INT64_MAX. */
 int64_t sl__prod(int nd, const int64_t *e);
 
@@ -114,6 +119,13 @@ int sl__edge_val(sl__gen *g, sl_case *c, int past);
  * and the other parameters already in place (the op's sl__fuzz_op.gen). */
 void sl__gen_shapes(sl__gen *g, sl_case *fw);
 
+/* Shape helpers of the generators (generate.c): a rank in [rmin, rmax]
+ * under the case's class, x's extents for rank R, and an axis in [0, n)
+ * (written negative a third of the time; *norm gets it normalized). */
+int sl__pick_rank(sl__gen *g, int rmin, int rmax);
+void sl__gen_x(sl__gen *g, int R, int64_t *e);
+int64_t sl__pick_dim(sl__gen *g, int n, int64_t *norm);
+
 /* The forward ops' shape generators. */
 void sl__gen_gather(sl__gen *g, sl_case *fw);
 void sl__gen_gather_nd(sl__gen *g, sl_case *fw);
@@ -124,6 +136,7 @@ void sl__gen_index_reduce(sl__gen *g, sl_case *c);
 void sl__gen_select(sl__gen *g, sl_case *c);
 void sl__gen_masked(sl__gen *g, sl_case *c);
 void sl__gen_dynamic(sl__gen *g, sl_case *c);
+void sl__gen_segment(sl__gen *g, sl_case *c);
 
 /* break.c */
 /* scatter: a value one past what x's dtype holds; a case with src takes
@@ -155,6 +168,25 @@ int sl__break_shape_nd(sl__gen *g, sl_case *fw);
 int sl__break_shape_index_reduce(sl__gen *g, sl_case *fw);
 int sl__break_shape_select(sl__gen *g, sl_case *fw);
 int sl__break_shape_dynamic(sl__gen *g, sl_case *fw);
+
+/* segment.c: the segment ops' breakers, classifier, repair and axis
+ * dropper. */
+int sl__break_dim_segment(sl__gen *g, sl_case *fw);
+int sl__break_rank_segment(sl__gen *g, sl_case *fw, sl_op op);
+int sl__break_shape_segment(sl__gen *g, sl_case *fw);
+int sl__break_dtype_segment(sl__gen *g, sl_case *fw);
+sl_fuzz_class sl__classify_segment(const sl_case *fw, sl_op op);
+void sl__repair_segment(sl_case *fw, sl_op op);
+int sl__drop_axis_segment(sl_case *fw, int k);
+
+/* classify.c: the static classifiers by family of forward op
+ * (sl__fuzz_op.classify): the class of forward view fw of a case of op. */
+sl_fuzz_class sl__classify_dimwise(const sl_case *fw, sl_op op);
+sl_fuzz_class sl__classify_nd(const sl_case *fw, sl_op op);
+sl_fuzz_class sl__classify_index_reduce(const sl_case *fw, sl_op op);
+sl_fuzz_class sl__classify_select(const sl_case *fw, sl_op op);
+sl_fuzz_class sl__classify_masked(const sl_case *fw, sl_op op);
+sl_fuzz_class sl__classify_dynamic(const sl_case *fw, sl_op op);
 
 /* shrink.c: the shrinker's repairs and axis droppers by family of forward
  * op (see sl__fuzz_op.repair and drop_axis). */
@@ -209,6 +241,11 @@ typedef struct sl__fuzz_op {
    * NULL: the op has none. */
   void (*huge)(sl_case *fw, const struct sl__huge_dims *h, sl_rng *r);
   int stress; /* has contention-stress cases (stress.h) */
+  /* A forward op's static classifier (docs/spec.md §4 class of its
+   * forward view); NULL for a backward op, classified through its
+   * forward. */
+  sl_fuzz_class (*classify)(const sl_case *fw, sl_op op);
+  int lengths; /* a forward op whose case has a lengths tensor (segments) */
 } sl__fuzz_op;
 
 const sl__fuzz_op *sl__fuzz_op_of(sl_op op);

@@ -42,7 +42,7 @@ static sl_fuzz_class sl__value_class(const sl_case *c, int empty_target) {
   return SL_FUZZ_VALID;
 }
 
-static sl_fuzz_class sl__classify_dimwise(const sl_case *c, sl_op op) {
+sl_fuzz_class sl__classify_dimwise(const sl_case *c, sl_op op) {
   const sl_case_shape *x = &c->arg[0], *index = &c->arg[1], *src = &c->arg[2];
   int has_src =
       !(c->op == SL_OP_SCATTER && c->has_val) && c->op != SL_OP_GATHER;
@@ -74,7 +74,8 @@ static sl_fuzz_class sl__classify_dimwise(const sl_case *c, sl_op op) {
   return sl__value_class(c, sl__ext(x, (int)d) == 0);
 }
 
-static sl_fuzz_class sl__classify_nd(const sl_case *c) {
+sl_fuzz_class sl__classify_nd(const sl_case *c, sl_op op) {
+  (void)op;
   const sl_case_shape *x = &c->arg[0], *index = &c->arg[1], *src = &c->arg[2];
   int scatter = c->op == SL_OP_SCATTER_ND;
   if (!x->present || !index->present || (scatter && !src->present))
@@ -105,7 +106,8 @@ static sl_fuzz_class sl__classify_nd(const sl_case *c) {
   return sl__value_class(c, empty_target);
 }
 
-static sl_fuzz_class sl__classify_index_reduce(const sl_case *c) {
+sl_fuzz_class sl__classify_index_reduce(const sl_case *c, sl_op op) {
+  (void)op;
   const sl_case_shape *x = &c->arg[0], *index = &c->arg[1], *up = &c->arg[2];
   if (!x->present || !index->present || !up->present) return SL_FUZZ_SHAPE;
   const int K = x->ndim;
@@ -138,7 +140,8 @@ static sl_fuzz_class sl__classify_index_reduce(const sl_case *c) {
   return sl__value_class(c, x->shape[a] == 0);
 }
 
-static sl_fuzz_class sl__classify_select(const sl_case *c) {
+sl_fuzz_class sl__classify_select(const sl_case *c, sl_op op) {
+  (void)op;
   const sl_case_shape *x = &c->arg[0], *value = &c->arg[1];
   if (!x->present || !value->present) return SL_FUZZ_SHAPE;
   const int K = x->ndim;
@@ -181,7 +184,8 @@ int64_t sl__mask_true_count(const sl_case *fw) {
   return trues * (nx / nm);
 }
 
-static sl_fuzz_class sl__classify_masked(const sl_case *c) {
+sl_fuzz_class sl__classify_masked(const sl_case *c, sl_op op) {
+  (void)op;
   const sl_case_shape *x = &c->arg[0], *mask = &c->arg[1], *src = &c->arg[2];
   if (!x->present || !mask->present || !src->present) return SL_FUZZ_SHAPE;
   if (mask->ndim > x->ndim) return SL_FUZZ_MASK;
@@ -196,7 +200,8 @@ static sl_fuzz_class sl__classify_masked(const sl_case *c) {
                                                        : SL_FUZZ_VALID;
 }
 
-static sl_fuzz_class sl__classify_dynamic(const sl_case *c) {
+sl_fuzz_class sl__classify_dynamic(const sl_case *c, sl_op op) {
+  (void)op;
   const sl_case_shape *feats = &c->arg[0], *coors = &c->arg[1];
   if (!feats->present || !coors->present) return SL_FUZZ_SHAPE;
   if (feats->ndim != 2 || coors->ndim != 2) return SL_FUZZ_RANK;
@@ -217,23 +222,6 @@ sl_fuzz_class sl_fuzz_classify(const sl_case *c) {
     return SL_FUZZ_ITYPE;
   sl_case fw;
   sl_case_forward(c, &fw);
-  switch (fw.op) {
-  case SL_OP_GATHER:
-  case SL_OP_SCATTER:
-  case SL_OP_SCATTER_REDUCE:
-    return sl__classify_dimwise(&fw, c->op);
-  case SL_OP_GATHER_ND:
-  case SL_OP_SCATTER_ND:
-    return sl__classify_nd(&fw);
-  case SL_OP_INDEX_REDUCE:
-    return sl__classify_index_reduce(&fw);
-  case SL_OP_SELECT_SCATTER:
-    return sl__classify_select(&fw);
-  case SL_OP_MASKED_SCATTER:
-    return sl__classify_masked(&fw);
-  case SL_OP_DYNAMIC_SCATTER:
-    return sl__classify_dynamic(&fw);
-  default:
-    return SL_FUZZ_SHAPE;
-  }
+  const sl__fuzz_op *f = sl__fuzz_op_of(fw.op);
+  return f && f->classify ? f->classify(&fw, c->op) : SL_FUZZ_SHAPE;
 }

@@ -74,7 +74,7 @@ static int64_t sl__iroot(int64_t t, int n) {
 }
 
 /* x's extents for rank R under the case's shape class. */
-static void sl__gen_x(sl__gen *g, int R, int64_t *e) {
+void sl__gen_x(sl__gen *g, int R, int64_t *e) {
   if (R == 0) return;
   if (g->sc == SL__SC_LARGE) {
     int64_t lo =
@@ -119,7 +119,7 @@ static int64_t sl__free(sl__gen *g, int64_t e) {
   return sl__range(g, 1, e + 2);
 }
 
-static int sl__pick_rank(sl__gen *g, int rmin, int rmax) {
+int sl__pick_rank(sl__gen *g, int rmin, int rmax) {
   if (rmax > g->max_rank) rmax = g->max_rank;
   if (rmin > rmax) rmin = rmax;
   if (g->sc == SL__SC_LARGE)
@@ -134,7 +134,7 @@ static int sl__pick_rank(sl__gen *g, int rmin, int rmax) {
 }
 
 /* dim in [0, n), written negative about a third of the time. */
-static int64_t sl__pick_dim(sl__gen *g, int n, int64_t *norm) {
+int64_t sl__pick_dim(sl__gen *g, int n, int64_t *norm) {
   *norm = (int64_t)sl_rng_below(&g->r, (uint64_t)n);
   return sl__pct(g, 30) ? *norm - n : *norm;
 }
@@ -372,6 +372,12 @@ void sl__pick_ip(sl__gen *g, sl_case *c, sl_op fwop) {
             : u < 60 ? SL_IP_ONE
             : u < 80 ? SL_IP_UNIQUE
                      : SL_IP_NEG;
+    return;
+  }
+  if (sl__fuzz_op_of(fwop)->lengths) {
+    /* segments' cuts (cases/segments.h): random, one segment for all,
+     * even lengths */
+    c->ip = u < 50 ? SL_IP_RAND : u < 75 ? SL_IP_ONE : SL_IP_UNIQUE;
     return;
   }
   if (!sl__has_index(fwop) || u < 30) return;

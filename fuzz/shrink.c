@@ -35,6 +35,8 @@ int64_t sl_case_size(const sl_case *c) {
   if (spec->keys & SL_KEY_DIMS) size += c->ndims > 0;
   if (spec->keys & SL_KEY_DIM) size += c->dim < 0;
   if (spec->keys & SL_KEY_AT) size += c->at < 0;
+  /* the segment ops: offsets and an initial value are the rarer forms */
+  if (spec->keys & SL_KEY_FORM) size += c->offsets + (c->has_val != 0);
   return size;
 }
 
@@ -373,6 +375,23 @@ int sl_shrink_candidates(const sl_case *c, sl_case *out, int max) {
     t = fw;
     t.voxels = 0;
     sl__offer(&s, &t);
+  }
+  if (spec->keys & SL_KEY_FORM) {
+    /* lengths instead of offsets (one entry fewer per row), no initial */
+    sl_case_shape *len = &fw.arg[1];
+    if (fw.offsets && len->ndim > 0 && len->shape[len->ndim - 1] > 0) {
+      t = fw;
+      t.offsets = 0;
+      t.arg[1].shape[len->ndim - 1] -= 1;
+      sl__offer(&s, &t);
+    }
+    if (fw.has_val) {
+      t = fw;
+      t.has_val = 0;
+      t.val = 0;
+      t.val_is_int = 0;
+      sl__offer(&s, &t);
+    }
   }
   int64_t d;
   if (fw.dim < 0 &&

@@ -89,6 +89,21 @@ static sl_oracle sl__oracle_dynamic_scatter_backward(const sl_case *c,
   return c->reduce == SL_REDUCE_MEAN ? SL_ORACLE_TOLERANCE : SL_ORACLE_EXACT;
 }
 
+/* segment_reduce: amax/amin pick a value; sums, means and products round
+ * in the order of their terms. */
+static sl_oracle sl__oracle_segment_reduce(const sl_case *c, int slot) {
+  (void)slot;
+  return sl__order_sensitive(c);
+}
+
+/* Its backward: sum copies the gradient, mean and amax/amin divide it once
+ * (by the length, by the ties' count); prod multiplies the other terms. */
+static sl_oracle sl__oracle_segment_reduce_backward(const sl_case *c,
+                                                    int slot) {
+  (void)slot;
+  return c->reduce == SL_REDUCE_PROD ? SL_ORACLE_TOLERANCE : SL_ORACLE_EXACT;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Inputs read: the backward of a linear reduce (sum, mean, assign) needs    */
 /* only the gradient and the index (the map and counts), not x, src or the   */
@@ -109,6 +124,14 @@ static int sl__reads_dynamic_backward(const sl_call *c, int slot) {
   const sl_reduce r = c->p.reduce;
   return r == SL_REDUCE_MAX || slot == 0 || slot == 3 ||
          (slot == 4 && r == SL_REDUCE_MEAN);
+}
+
+/* grad_out data lengths result: sum and mean need the gradient and the
+ * lengths only. */
+static int sl__reads_segment_backward(const sl_call *c, int slot) {
+  const sl_reduce r = c->p.reduce;
+  return (r != SL_REDUCE_SUM && r != SL_REDUCE_MEAN) || slot == 0 ||
+         slot == 2;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -193,6 +216,11 @@ static const sl_harness_op sl__harness_dynamic_scatter = {
     sl__oracle_dynamic_scatter, NULL, NULL, 0};
 static const sl_harness_op sl__harness_dynamic_scatter_backward = {
     sl__oracle_dynamic_scatter_backward, sl__reads_dynamic_backward, NULL, 0};
+
+static const sl_harness_op sl__harness_segment_reduce = {
+    sl__oracle_segment_reduce, NULL, NULL, 0};
+static const sl_harness_op sl__harness_segment_reduce_backward = {
+    sl__oracle_segment_reduce_backward, sl__reads_segment_backward, NULL, 0};
 
 static const sl_harness_op *const sl__harness_ops[SL_OP_COUNT] = {
 #define SL__HARNESS_ROW(e, name) [SL_OP_##e] = &sl__harness_##name,

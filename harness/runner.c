@@ -288,18 +288,22 @@ static int sl__derive_backward(const sl_case *c, sl_bundle *fwd, sl_bundle *b,
     }
     if (sl__alloc_like(b, 0, c->dt, 2, mc, err, errlen)) return -1;
   } else {
-    /* grad_out x index src|updates result */
-    for (int s = 0; s < 3; ++s) {
+    /* grad_out, the forward's inputs, its result: scatter_reduce's and
+     * index_reduce's (grad_out x index src|updates result), segment_reduce's
+     * (grad_out data lengths result) */
+    const int n_fw = sl_op_get(sl_case_spec_of(c->op)->forward)->n_in;
+    for (int s = 0; s < n_fw; ++s) {
       b->call.arg[s + 1] = fwd->call.arg[s];
       b->mem[s + 1] = fwd->mem[s];
       fwd->mem[s] = NULL;
     }
     const sl_tensor *x = &b->call.arg[1];
     if (rc == 0)
-      sl__adopt(b, 4, outs[0]);
-    else if (sl__alloc_like(b, 4, x->dtype, x->ndim, x->shape, err, errlen))
+      sl__adopt(b, n_fw + 1, outs[0]);
+    else if (sl__alloc_like(b, n_fw + 1, x->dtype, x->ndim, x->shape, err,
+                            errlen))
       return -1;
-    const sl_tensor *res = &b->call.arg[4];
+    const sl_tensor *res = &b->call.arg[n_fw + 1];
     if (sl__alloc_like(b, 0, c->dt, res->ndim, res->shape, err, errlen))
       return -1;
   }
@@ -688,7 +692,8 @@ int sl_prepare_case(const sl_case *c0, const char *load_dir,
       c->arg[1] = fw.arg[0];
       c->arg[0] = fw.arg[1];
     } else if (backward) {
-      for (int i = 0; i < 3; ++i) c->arg[i + 1] = fw.arg[i];
+      const sl_case_spec *bs = sl_case_spec_of(c->op);
+      for (int i = 0; i < bs->n_shapes; ++i) c->arg[bs->shape_slots[i]] = fw.arg[i];
     } else {
       *c = fw;
     }

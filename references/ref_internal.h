@@ -74,6 +74,10 @@ slref_tensors slref_masked_scatter(const sl_call &call);
 slref_tensors slref_dynamic_scatter(const sl_call &call);
 slref_tensors slref_dynamic_scatter_backward(const sl_call &call);
 
+/* ref_segment.cpp: PyTorch's segment_reduce and its backward. */
+slref_tensors slref_segment_reduce(const sl_call &call);
+slref_tensors slref_segment_reduce_backward(const sl_call &call);
+
 /*
  * Gradients of y = forward(x_leaf, src_leaf) with respect to both leaves for
  * the upstream gradient grad_out, by LibTorch autograd. A leaf that receives

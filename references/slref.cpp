@@ -1,7 +1,7 @@
 /*
  * The LibTorch shim's entry points: descriptor <-> tensor conversion, error
  * capture and the dispatch from sl_op to the per-op reference functions
- * (ref_gather.cpp, ref_index.cpp, ref_dynamic.cpp).
+ * (ref_gather.cpp, ref_index.cpp, ref_dynamic.cpp, ref_segment.cpp).
  */
 #include <torch/cuda.h>
 #include <torch/version.h>
@@ -317,6 +317,10 @@ static const slref_reduces_fn slref_reduces_select_scatter = nullptr;
 static const slref_reduces_fn slref_reduces_masked_scatter = nullptr;
 static const slref_reduces_fn slref_reduces_dynamic_scatter = nullptr;
 static const slref_reduces_fn slref_reduces_dynamic_scatter_backward = nullptr;
+static const slref_reduces_fn slref_reduces_segment_reduce =
+    slref_reduces_always;
+static const slref_reduces_fn slref_reduces_segment_reduce_backward =
+    slref_reduces_always;
 
 static const slref_op_row slref_ops[] = {
 #define SLREF_ROW(e, name) {slref_##name, slref_reduces_##name},
@@ -447,10 +451,7 @@ extern "C" int slref_run(const sl_call *call, sl_tensor *outs, char *err,
         slref_op_fn fn = slref_checked_lookup(call);
         if (!outs) throw slref_internal("outs is NULL");
         /* The data dtype: x's (slot 1 in the backward ops, after grad_out). */
-        int xslot = call->op == SL_OP_SCATTER_REDUCE_BACKWARD ||
-                            call->op == SL_OP_INDEX_REDUCE_BACKWARD
-                        ? 1
-                        : 0;
+        int xslot = strcmp(info->arg_names[0], "grad_out") == 0 ? 1 : 0;
         sl_dtype dt = call->arg[xslot].dtype;
         slref_check_spec_dtypes(*call, xslot);
         const slref_defect *defect = slref_defect_for(*call);

@@ -27,7 +27,12 @@ static bool slref_is_index_accumulate(const sl_call &c) {
 
 static bool slref_is_backward(const sl_call &c) {
   return c.op == SL_OP_SCATTER_REDUCE_BACKWARD ||
-         c.op == SL_OP_INDEX_REDUCE_BACKWARD;
+         c.op == SL_OP_INDEX_REDUCE_BACKWARD ||
+         c.op == SL_OP_SEGMENT_REDUCE_BACKWARD;
+}
+
+static bool slref_is_segment_arith(const sl_call &c) {
+  return c.op == SL_OP_SEGMENT_REDUCE && slref_is_arith(c.p.reduce);
 }
 
 /* 1 when the linked LibTorch is older than major.minor; a row with 0.0 is

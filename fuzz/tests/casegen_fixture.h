@@ -128,15 +128,21 @@ static inline int infer_case(const sl_case *c, char *msg, size_t msglen) {
     free(map);
     free(counts);
   } else {
-    /* grad_out x index src|updates result */
-    for (int s = 0; s < 3; ++s) {
+    /* grad_out, the forward's inputs, result (of the forward's output
+     * shape: x's for scatter_reduce and index_reduce) */
+    const int n_fw = sl_op_get(fw.op)->n_in;
+    sl_call fwd = f.call;
+    sl_ctx fctx;
+    sl_ctx_init(&fctx);
+    const int fw_ok = sl_infer(&fctx, &fwd) == SL_STATUS_OK;
+    for (int s = 0; s < n_fw; ++s) {
       b.call.arg[s + 1] = f.call.arg[s];
       b.mem[s + 1] = f.mem[s];
       f.mem[s] = NULL;
     }
-    const sl_tensor *x = &b.call.arg[1];
-    alloc_zero(&b, 4, x->dtype, x->ndim, x->shape);
-    alloc_zero(&b, 0, c->dt, x->ndim, x->shape);
+    const sl_tensor *out = fw_ok ? &fwd.arg[n_fw] : &b.call.arg[1];
+    alloc_zero(&b, n_fw + 1, out->dtype, out->ndim, out->shape);
+    alloc_zero(&b, 0, c->dt, out->ndim, out->shape);
   }
   sl_bundle_free(&f);
   call = b.call;

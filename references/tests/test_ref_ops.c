@@ -577,6 +577,110 @@ static void test_dynamic_scatter_backward(void) {
   free_outs(outs, 1);
 }
 
+/* PyTorch's segment_reduce on the example of docs/spec.md (answers of
+ * LibTorch 2.11, worked out by hand too), its offsets form, and the
+ * rejections the shim adds (offsets that do not start at 0). */
+static void test_segment_reduce(void) {
+  sl_tensor outs[SL_MAX_ARGS];
+  char err[256];
+  const double nan = 0.0 / 0.0, inf = 1.0 / 0.0;
+  float data[8] = {1, 5, 5, -2, 0, 3, nan, 2};
+  int64_t lengths[4] = {2, 0, 3, 3}, offsets[5] = {0, 2, 2, 5, 8};
+  const int64_t s8[1] = {8}, s4[1] = {4}, s5[1] = {5};
+  sl_call c;
+  sl_call_init(&c, SL_OP_SEGMENT_REDUCE);
+  c.arg[0] = mk(SL_F32, 1, s8, data);
+  c.arg[1] = mk(SL_I64, 1, s4, lengths);
+  const struct {
+    sl_reduce r;
+    int has_initial;
+    double want[4];
+  } cases[] = {
+      {SL_REDUCE_SUM, 0, {6, 0, 3, nan}},
+      {SL_REDUCE_MEAN, 0, {3, nan, 1, nan}},
+      {SL_REDUCE_AMAX, 0, {5, -inf, 5, nan}},
+      {SL_REDUCE_AMIN, 0, {1, inf, -2, nan}},
+      {SL_REDUCE_PROD, 0, {5, 1, -0.0, nan}},
+      {SL_REDUCE_SUM, 1, {13, 7, 10, nan}},
+      {SL_REDUCE_MEAN, 1, {6.5, 7, 10.0f / 3.0f, nan}},
+      {SL_REDUCE_AMAX, 1, {7, 7, 7, nan}},
+      {SL_REDUCE_PROD, 1, {35, 7, -0.0, nan}},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
+    for (int form = 0; form < 2; ++form) {
+      c.p.reduce = cases[i].r;
+      c.p.has_value = cases[i].has_initial;
+      c.p.value = 7;
+      c.p.offsets = form;
+      c.arg[1] = form ? mk(SL_I64, 1, s5, offsets) : mk(SL_I64, 1, s4, lengths);
+      CHECK_MSG(run(&c, outs, err, sizeof err) == 0, "%s", err);
+      CHECK_MSG(same_f(&outs[0], 1, s4, cases[i].want),
+                "reduce %s initial %d "
+                "form %d",
+                sl_reduce_name(cases[i].r), cases[i].has_initial, form);
+      free_outs(outs, 1);
+    }
+  /* Offsets must start at 0: LibTorch alone takes [1,3,3,6,9] over 8 and
+   * reads past the data. */
+  int64_t late[5] = {1, 3, 3, 6, 9};
+  c.p.reduce = SL_REDUCE_SUM;
+  c.p.has_value = 0;
+  c.p.offsets = 1;
+  c.arg[1] = mk(SL_I64, 1, s5, late);
+  CHECK(run(&c, outs, err, sizeof err) == 1);
+  CHECK_CONTAINS(err, "offsets: expected every row to start at 0, got 1");
+  /* Lengths that do not sum to the axis, a negative length, max/none. */
+  int64_t long_row[4] = {2, 0, 3, 4}, negative[4] = {2, -1, 4, 3};
+  c.p.offsets = 0;
+  c.arg[1] = mk(SL_I64, 1, s4, long_row);
+  CHECK(run(&c, outs, err, sizeof err) == 1);
+  c.arg[1] = mk(SL_I64, 1, s4, negative);
+  CHECK(run(&c, outs, err, sizeof err) == 1);
+  c.arg[1] = mk(SL_I64, 1, s4, lengths);
+  c.p.reduce = SL_REDUCE_MAX;
+  CHECK(run(&c, outs, err, sizeof err) == 1);
+  CHECK_CONTAINS(err, "reduce: expected sum, prod, mean, amax or amin");
+}
+
+/* Its backward: amax/amin share a tie's gradient evenly, negative or not
+ * (LibTorch's own backward gives -3 to each of the three 5s below). */
+static void test_segment_reduce_backward(void) {
+  sl_tensor outs[SL_MAX_ARGS];
+  char err[256];
+  float data[9] = {5, 5, 5, 1, 0, 0, 2, 0, 3}, grad[4] = {-3, 2, 4, -1};
+  float max[4] = {5, 1, 0, 3}, min[4] = {5, 1, 0, 0}, prod[4] = {125, 1, 0, 0};
+  int64_t lengths[4] = {3, 1, 2, 3};
+  const int64_t s9[1] = {9}, s4[1] = {4};
+  sl_call c;
+  sl_call_init(&c, SL_OP_SEGMENT_REDUCE_BACKWARD);
+  c.arg[0] = mk(SL_F32, 1, s4, grad);
+  c.arg[1] = mk(SL_F32, 1, s9, data);
+  c.arg[2] = mk(SL_I64, 1, s4, lengths);
+  const struct {
+    sl_reduce r;
+    float *result;
+    double want[9];
+  } cases[] = {
+      {SL_REDUCE_AMAX, max, {-1, -1, -1, 2, 2, 2, 0, 0, -1}},
+      {SL_REDUCE_AMIN, min, {-1, -1, -1, 2, 2, 2, 0, -1, 0}},
+      {SL_REDUCE_PROD, prod, {-75, -75, -75, 2, 0, 0, -0.0, -6, -0.0}},
+      {SL_REDUCE_SUM, max, {-3, -3, -3, 2, 4, 4, -1, -1, -1}},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    c.p.reduce = cases[i].r;
+    c.arg[3] = mk(SL_F32, 1, s4, cases[i].result);
+    CHECK_MSG(run(&c, outs, err, sizeof err) == 0, "%s", err);
+    CHECK_MSG(same_f(&outs[0], 1, s9, cases[i].want), "reduce %s",
+              sl_reduce_name(cases[i].r));
+    free_outs(outs, 1);
+  }
+  /* A gradient of another shape than the output's. */
+  c.arg[0] = mk(SL_F32, 1, s9, data);
+  c.p.reduce = SL_REDUCE_SUM;
+  CHECK(run(&c, outs, err, sizeof err) == 1);
+  CHECK_CONTAINS(err, "grad_out: expected shape [4]");
+}
+
 int main(void) {
   test_gather();
   test_scatter();
@@ -587,5 +691,7 @@ int main(void) {
   test_select_masked();
   test_dynamic_scatter();
   test_dynamic_scatter_backward();
+  test_segment_reduce();
+  test_segment_reduce_backward();
   return sl_test_finish("test_ref_ops");
 }

@@ -1,0 +1,179 @@
+/*
+ * References of the segment ops (docs/spec.md §1): PyTorch's segment_reduce
+ * and its backward.
+ */
+#include "ref_internal.h"
+
+/* PyTorch's name of each reduce the op takes. */
+static const char *slref_segment_reduce_name(sl_reduce r) {
+  static const struct {
+    sl_reduce r;
+    const char *name;
+  } names[] = {{SL_REDUCE_SUM, "sum"},
+               {SL_REDUCE_MEAN, "mean"},
+               {SL_REDUCE_PROD, "prod"},
+               {SL_REDUCE_AMAX, "max"},
+               {SL_REDUCE_AMIN, "min"}};
+  for (const auto &n : names)
+    if (n.r == r) return n.name;
+  throw slref_reject(slref_fmt("reduce: expected sum, prod, mean, amax or "
+                               "amin, got %s",
+                               sl_reduce_name(r)));
+}
+
+/*
+ * LibTorch checks that offsets never decrease and that each row's last
+ * minus first entry is the axis's extent, but not that a row starts at 0:
+ * offsets [1, 3, 3, 6, 9] over 8 elements are taken, and segment 3 reads
+ * past the data (LibTorch 2.11 returned NaN there). The contract wants 0.
+ */
+static void slref_check_offsets(const at::Tensor &offsets) {
+  if (offsets.dim() < 1 || offsets.size(-1) < 1 || offsets.numel() == 0) return;
+  at::Tensor first = offsets.select(-1, 0);
+  if (first.ne(0).any().item<bool>())
+    throw slref_reject(slref_fmt(
+        "offsets: expected every row to start at 0, got %lld",
+        (long long)first.masked_select(first.ne(0))[0].item<int64_t>()));
+}
+
+/*
+ * LibTorch refuses a lengths tensor without elements (it takes min() of its
+ * values: "Expected reduction dim to be specified for input.numel() == 0");
+ * the contract takes it: no rows, or rows of no segments over an empty
+ * axis, and an output without elements either way. The answer is then
+ * that empty output, once the rules that need no values hold (LibTorch's
+ * own checks run on a one-row stand-in).
+ */
+static at::Tensor slref_segment_empty(const at::Tensor &data,
+                                      const at::Tensor &lengths,
+                                      const sl_params &p) {
+  std::vector<int64_t> one(lengths.sizes().begin(), lengths.sizes().end());
+  if (one.empty() || data.dim() < (int64_t)one.size())
+    throw slref_reject(
+        slref_fmt("lengths: expected rank 1..%lld (data's), got %s",
+                  (long long)data.dim(), slref_shape(lengths).c_str()));
+  const int64_t a = c10::maybe_wrap_dim(p.dim, data.dim());
+  if (a != (int64_t)one.size() - 1)
+    throw slref_reject(slref_fmt("lengths: expected its last axis to be the "
+                                 "axis %lld, got rank %zu",
+                                 (long long)p.dim, one.size()));
+  for (int64_t d = 0; d < a; ++d)
+    if (one[d] != data.size(d))
+      throw slref_reject(slref_fmt(
+          "lengths: expected shape %s up to the axis (data's), got %s",
+          slref_shape(data.sizes().slice(0, a)).c_str(),
+          slref_shape(lengths).c_str()));
+  const int64_t S = one[a] - (p.offsets ? 1 : 0);
+  if (S < 0)
+    throw slref_reject("offsets: expected at least one entry per row, got 0");
+  const int64_t rows = c10::multiply_integers(one.begin(), one.begin() + a);
+  if (S == 0 && data.size(a) > 0 && rows > 0)
+    throw slref_reject(slref_fmt("lengths: expected rows summing to %lld, "
+                                 "got rows of no segments",
+                                 (long long)data.size(a)));
+  /* dtypes and the reduce's name, as LibTorch checks them */
+  at::Tensor probe_data = at::zeros({1}, data.options());
+  at::Tensor probe = at::ones({1}, lengths.options());
+  (void)at::segment_reduce(probe_data, slref_segment_reduce_name(p.reduce),
+                           probe, {}, {}, 0, false, {});
+  std::vector<int64_t> out(data.sizes().begin(), data.sizes().end());
+  out[a] = S;
+  return at::empty(out, data.options());
+}
+
+/*
+ * A row-major copy of t. LibTorch 2.11's segment_reduce misreads a tensor
+ * whose size-1 axes carry other strides than the row-major ones (such a
+ * tensor counts as contiguous, so its contiguous() is itself): data of
+ * [4,1] with strides [1,4] summed to 0, 0, 1.5e-33, 1.8e+31 instead of
+ * 0..3, and lengths so laid out crashed it (a segfault). The copy keeps
+ * autograd's graph (copy_ is differentiable).
+ */
+static at::Tensor slref_row_major(const at::Tensor &t) {
+  return at::empty(t.sizes(), t.options()).copy_(t);
+}
+
+static at::Tensor slref_segment_forward(const at::Tensor &data_in,
+                                        const at::Tensor &lengths_in,
+                                        const sl_params &p) {
+  const char *name = slref_segment_reduce_name(p.reduce);
+  const at::Tensor data = slref_row_major(data_in);
+  const at::Tensor lengths = slref_row_major(lengths_in);
+  if (lengths.numel() == 0) return slref_segment_empty(data, lengths, p);
+  c10::optional<at::Scalar> initial;
+  if (p.has_value) initial = at::Scalar(p.value);
+  c10::optional<at::Tensor> by_lengths, by_offsets;
+  if (p.offsets) {
+    slref_check_offsets(lengths);
+    by_offsets = lengths;
+  } else {
+    by_lengths = lengths;
+  }
+  return at::segment_reduce(data, name, by_lengths, {}, by_offsets, p.dim,
+                            /*unsafe=*/false, initial);
+}
+
+slref_tensors slref_segment_reduce(const sl_call &call) {
+  at::Tensor data = slref_arg(call, 0), lengths = slref_index_arg(call, 1);
+  return {slref_segment_forward(data, lengths, call.p)};
+}
+
+/*
+ * amax/amin's gradient by the definition, in LibTorch's tensor ops: the
+ * positions equal to their segment's result share its gradient evenly.
+ * LibTorch's own backward divides a tie's gradient only when it is
+ * positive (a negative one reaches every tied position whole:
+ * docs/reference-differences.md), so it is not the reference here.
+ */
+static at::Tensor slref_segment_tie_grad(const at::Tensor &grad,
+                                         const at::Tensor &data,
+                                         const at::Tensor &lengths,
+                                         const at::Tensor &result,
+                                         const sl_params &p) {
+  const int64_t a = c10::maybe_wrap_dim(p.dim, data.dim());
+  at::Tensor ends = p.offsets ? lengths.narrow(-1, 1, lengths.size(-1) - 1)
+                              : lengths.cumsum(-1);
+  std::vector<int64_t> rows(data.sizes().begin(), data.sizes().begin() + a);
+  rows.push_back(data.size(a));
+  /* each position's segment: the first end past it */
+  at::Tensor pos = at::arange(data.size(a), ends.options()).expand(rows);
+  at::Tensor seg = at::searchsorted(ends.contiguous(), pos.contiguous(),
+                                    /*out_int32=*/false, /*right=*/true);
+  std::vector<int64_t> view = rows;
+  for (int64_t k = a + 1; k < data.dim(); ++k) view.push_back(1);
+  at::Tensor at_seg = seg.view(view).expand(data.sizes());
+  at::Tensor tie = data.eq(result.gather(a, at_seg));
+  at::Tensor count = at::zeros_like(result).scatter_add(
+      a, at_seg, tie.to(result.scalar_type()));
+  return at::where(tie, grad.gather(a, at_seg) / count.gather(a, at_seg),
+                   at::zeros_like(data));
+}
+
+slref_tensors slref_segment_reduce_backward(const sl_call &call) {
+  /* grad_out data lengths result */
+  at::Tensor grad = slref_arg(call, 0), data = slref_arg(call, 1);
+  at::Tensor lengths = slref_index_arg(call, 2), result = slref_arg(call, 3);
+  const sl_params &p = call.p;
+  /* the forward checks data, lengths and the parameters */
+  at::Tensor out = slref_segment_forward(data, lengths, p);
+  if (!grad.sizes().equals(out.sizes()))
+    throw slref_reject(slref_fmt("grad_out: expected shape %s (the forward's "
+                                 "output), got %s",
+                                 slref_shape(out).c_str(),
+                                 slref_shape(grad).c_str()));
+  if (!result.sizes().equals(out.sizes()))
+    throw slref_reject(slref_fmt("result: expected shape %s (the forward's "
+                                 "output), got %s",
+                                 slref_shape(out).c_str(),
+                                 slref_shape(result).c_str()));
+  if (lengths.numel() == 0) return {at::zeros_like(data)}; /* no segment */
+  if (p.reduce == SL_REDUCE_AMAX || p.reduce == SL_REDUCE_AMIN)
+    return {slref_segment_tie_grad(grad, data, lengths, result, p)};
+  torch::AutoGradMode grad_mode(true);
+  at::Tensor leaf = data.detach().requires_grad_(true);
+  at::Tensor y = slref_segment_forward(leaf, lengths, p);
+  std::vector<at::Tensor> g =
+      torch::autograd::grad({y}, {leaf}, {grad}, /*retain_graph=*/false,
+                            /*create_graph=*/false, /*allow_unused=*/true);
+  return {g[0].defined() ? g[0] : at::zeros_like(data)};
+}
