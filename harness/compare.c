@@ -91,7 +91,7 @@ static double sl__order_bound(sl_dtype dt, sl_reduce r, sl_contrib k,
     per_side = g / (1 - g) * fabs(want);
     *how = "product bound gamma_n|want|";
   } else if (r == SL_REDUCE_MEAN) {
-    per_side = g * k.abs_sum / (double)k.n;
+    per_side = g * k.abs_sum / (double)k.count;
     *how = "mean bound gamma_(n+2)*sum|terms|/n";
   } else {
     per_side = g * k.abs_sum;
@@ -199,7 +199,7 @@ int sl_compare(const sl_tensor *got, const sl_tensor *want, sl_oracle o,
       o == SL_ORACLE_TOLERANCE && call && sl_dtype_is_float(dt) &&
       sl_tolerance_override(dt) < 0 &&
       (call->op == SL_OP_SCATTER_REDUCE || call->op == SL_OP_SCATTER_ND ||
-       call->op == SL_OP_INDEX_REDUCE);
+       call->op == SL_OP_INDEX_REDUCE || call->op == SL_OP_SEGMENT_REDUCE);
   sl_reduce red = call && call->op == SL_OP_SCATTER_ND ? SL_REDUCE_SUM
                   : call                               ? call->p.reduce
                                                        : SL_REDUCE_NONE;

@@ -40,6 +40,56 @@ static int sl__cmp_write(const void *a, const void *b) {
   return (x->target > y->target) - (x->target < y->target);
 }
 
+/*
+ * segment_reduce: data[q, i, r] goes to out[q, s, r] where s is the
+ * segment of position i along the axis in row q of lengths (or offsets).
+ * The call passed sl_infer, so the lengths are valid; the initial value,
+ * when given, is every position's own term.
+ */
+static int sl__segment_writes(const sl_call *c, sl_writes *out) {
+  const sl_tensor *data = &c->arg[0], *len = &c->arg[1];
+  const int K = data->ndim, a = len->ndim - 1;
+  if (K < 1 || a < 0 || a >= K) return -1;
+  const int64_t n = sl__count(K, data->shape), rows = sl__count(a, data->shape);
+  if (len->shape[a] - (c->p.offsets ? 1 : 0) < (n > 0 ? 1 : 0)) return -1;
+  const int64_t along = data->shape[a];
+  const int64_t inner = sl__count(K - a - 1, data->shape + a + 1);
+  const int64_t S = len->shape[a] - (c->p.offsets ? 1 : 0);
+  out->w = malloc(sizeof(sl_write) * (size_t)(n > 0 ? n : 1));
+  if (!out->w) return -1;
+  if (c->p.has_value) {
+    sl_elem_set_f(data->dtype, out->scalar, c->p.value);
+    out->self_is_scalar = 1;
+  }
+  int64_t oshape[SL_MAX_DIMS], idx[SL_MAX_DIMS], li[SL_MAX_DIMS];
+  for (int d = 0; d < K; ++d) oshape[d] = d == a ? S : data->shape[d];
+  int64_t m = 0;
+  for (int64_t q = 0; q < rows; ++q) {
+    sl__unravel(q, a, data->shape, idx);
+    for (int d = 0; d < a; ++d) li[d] = idx[d];
+    /* positions along the axis in order, the segment moving forward */
+    int64_t s = -1, end = 0;
+    for (int64_t i = 0; i < along; ++i) {
+      while (i >= end && s + 1 < S) {
+        ++s;
+        li[a] = c->p.offsets ? s + 1 : s;
+        end =
+            c->p.offsets ? sl__index_at(len, li) : end + sl__index_at(len, li);
+      }
+      for (int64_t r = 0; r < inner; ++r) {
+        sl__unravel(r, K - a - 1, data->shape + a + 1, idx + a + 1);
+        idx[a] = i;
+        out->w[m].src = sl__at(data, idx);
+        idx[a] = s;
+        out->w[m++].target = sl__ravel(K, oshape, idx);
+      }
+    }
+  }
+  out->n = m;
+  qsort(out->w, (size_t)m, sizeof(sl_write), sl__cmp_write);
+  return 0;
+}
+
 int sl_writes_build(const sl_call *c, sl_writes *out) {
   memset(out, 0, sizeof *out);
   const sl_tensor *x = &c->arg[0], *index = &c->arg[1], *src = &c->arg[2];
@@ -60,6 +110,8 @@ int sl_writes_build(const sl_call *c, sl_writes *out) {
     cap = index->ndim ? sl__count(index->ndim - 1, index->shape) : 0;
   } else if (c->op == SL_OP_INDEX_REDUCE) {
     cap = sl__count(src->ndim, src->shape);
+  } else if (c->op == SL_OP_SEGMENT_REDUCE) {
+    return sl__segment_writes(c, out);
   } else {
     return -1;
   }
@@ -156,7 +208,18 @@ static void sl__accumulator_range(sl_dtype dt, double *max, double *min) {
 }
 
 static int sl__self_takes_part(const sl_call *c) {
+  if (c->op == SL_OP_SEGMENT_REDUCE) return c->p.has_value;
   return c->op == SL_OP_SCATTER_ND || c->p.include_self;
+}
+
+/* A target's own term: x's element there, or segment_reduce's initial. */
+static const void *sl__self_term(const sl_writes *w, const sl_call *c,
+                                 int64_t target) {
+  if (w->self_is_scalar) return w->scalar;
+  const sl_tensor *x = &c->arg[0];
+  int64_t idx[SL_MAX_DIMS];
+  sl__unravel(target, x->ndim, x->shape, idx);
+  return sl__at(x, idx);
 }
 
 int sl_writes_order_dependent(const sl_writes *w, const sl_call *c,
@@ -174,12 +237,8 @@ int sl_writes_order_dependent(const sl_writes *w, const sl_call *c,
    * stays finite no order overflows. Prod: partial products lie between the
    * products of the factors below and above 1 in magnitude. */
   long double abs_sum = 0, log_up = 0, log_down = 0;
-  int64_t idx[SL_MAX_DIMS];
-  const void *self = NULL;
-  if (sl__self_takes_part(c) && x->ndim >= 0) {
-    sl__unravel(target, x->ndim, x->shape, idx);
-    self = sl__at(x, idx);
-  }
+  const void *self =
+      sl__self_takes_part(c) ? sl__self_term(w, c, target) : NULL;
   for (int64_t i = lo - (self ? 1 : 0); i < w->n; ++i) {
     const void *v;
     if (i < lo)
@@ -243,10 +302,11 @@ void sl_writes_contributions(const sl_writes *w, const sl_call *c,
   }
   out->n = out->writes = hi - lo;
   if (sl__self_takes_part(c)) {
-    int64_t idx[SL_MAX_DIMS];
-    sl__unravel(target, x->ndim, x->shape, idx);
-    sl__add_term(out, &abs_sum, sl_elem_get_f(x->dtype, sl__at(x, idx)));
+    sl__add_term(out, &abs_sum,
+                 sl_elem_get_f(x->dtype, sl__self_term(w, c, target)));
     ++out->n;
   }
+  /* segment_reduce's mean divides by the segment's length alone */
+  out->count = w->self_is_scalar ? out->writes : out->n;
   out->abs_sum = (double)abs_sum;
 }

@@ -19,12 +19,17 @@ typedef struct sl_write {
 typedef struct sl_writes {
   sl_write *w;
   int64_t n;
-  unsigned char scalar[16]; /* scatter's value, encoded in x's dtype */
+  /* scatter's value, or segment_reduce's initial, encoded in the data's
+   * dtype */
+  unsigned char scalar[16];
+  /* segment_reduce: every output position starts from the initial value
+   * (scalar) when one is given, instead of x's own element */
+  int self_is_scalar;
 } sl_writes;
 
-/* Builds the writes of scatter, scatter_reduce, scatter_nd or index_reduce
- * (for the reducing forms: where each source element goes). Returns 0, or
- * -1 for another op or no memory. */
+/* Builds the writes of scatter, scatter_reduce, scatter_nd, index_reduce
+ * or segment_reduce (for the reducing forms: where each source element
+ * goes). Returns 0, or -1 for another op or no memory. */
 int sl_writes_build(const sl_call *call, sl_writes *out);
 void sl_writes_free(sl_writes *w);
 /* Whether two writes share a target (the case has contention). */
@@ -56,6 +61,8 @@ int sl_writes_order_dependent(const sl_writes *w, const sl_call *call,
  * 2^p grains is exact in a p-bit accumulator, in any order. */
 typedef struct sl_contrib {
   int64_t n, writes;
+  int64_t count; /* a mean's divisor: n, or writes where the initial value
+                    of segment_reduce is summed in but not counted */
   double abs_sum, grain;
 } sl_contrib;
 void sl_writes_contributions(const sl_writes *w, const sl_call *call,
