@@ -409,6 +409,64 @@ static void test_backward_initial(void) {
   }
 }
 
+/* Backward with columns after the axis and a strided grad_data: data =
+ * arange(12) as 6x2, axis 0, lengths [2,4], grad [[1,2],[3,4]]. sum: rows
+ * 0-1 get [1,2], rows 2-5 [3,4]; amax (result [[2,3],[10,11]]): rows 1
+ * and 5 only. grad_data is written every other element. Then f16 mean:
+ * g = 1 over 3 positions gives 1/3 rounded to f32, then once to f16. */
+static void test_backward_columns(void) {
+  float d[12], g[4] = {1, 2, 3, 4}, res[4] = {2, 3, 10, 11}, buf[24];
+  for (int i = 0; i < 12; ++i) d[i] = (float)i;
+  int64_t len[2] = {2, 4};
+  sl_tensor td = sl_tensor_make(SL_F32, 2, (int64_t[]){6, 2}, d);
+  sl_tensor tg = sl_tensor_make(SL_F32, 2, (int64_t[]){2, 2}, g);
+  sl_tensor tr = sl_tensor_make(SL_F32, 2, (int64_t[]){2, 2}, res);
+  sl_tensor tl = sl_tensor_make(SL_I64, 1, (int64_t[]){2}, len);
+  sl_tensor to = sl_tensor_make(SL_F32, 2, (int64_t[]){6, 2}, buf);
+  to.strides[0] = 4;
+  to.strides[1] = 2;
+  const float wsum[12] = {1, 2, 1, 2, 3, 4, 3, 4, 3, 4, 3, 4};
+  const float wmax[12] = {0, 0, 1, 2, 0, 0, 0, 0, 0, 0, 3, 4};
+  FOR_EACH_VARIANT(SL_OP_SEGMENT_REDUCE_BACKWARD, v) {
+    for (int m = 0; m < 2; ++m) {
+      sl_ctx ctx;
+      sl_ctx_init(&ctx);
+      for (int i = 0; i < 24; ++i) buf[i] = -7;
+      sl_status st = run_bwd(&ctx, v->name, &tg, &td, 0, &tl, 0, &tr,
+                             m ? SL_REDUCE_AMAX : SL_REDUCE_SUM, 0, 0, &to, 0);
+      CHECK_MSG(st == SL_STATUS_OK, "%s: %s", v->name, ctx.msg);
+      for (int i = 0; i < 12; ++i) {
+        float got = buf[(i / 2) * 4 + (i % 2) * 2];
+        CHECK_MSG(got == (m ? wmax : wsum)[i], "%s m=%d grad[%d]=%g", v->name,
+                  m, i, got);
+      }
+      for (int i = 1; i < 24; i += 2)
+        CHECK_MSG(buf[i] == -7, "%s: gap %d written", v->name, i);
+    }
+  }
+  uint16_t hd[3], hg[1], hr[1], hout[3];
+  for (int i = 0; i < 3; ++i) hd[i] = sl_f32_to_f16((float)i);
+  hg[0] = sl_f32_to_f16(1.0f);
+  hr[0] = sl_f32_to_f16(1.0f);
+  int64_t hl[1] = {3};
+  sl_tensor thd = sl_tensor_make(SL_F16, 1, (int64_t[]){3}, hd);
+  sl_tensor thg = sl_tensor_make(SL_F16, 1, (int64_t[]){1}, hg);
+  sl_tensor thr = sl_tensor_make(SL_F16, 1, (int64_t[]){1}, hr);
+  sl_tensor thl = sl_tensor_make(SL_I64, 1, (int64_t[]){1}, hl);
+  sl_tensor tho = sl_tensor_make(SL_F16, 1, (int64_t[]){3}, hout);
+  const uint16_t third = sl_f32_to_f16(1.0f / 3.0f);
+  FOR_EACH_VARIANT(SL_OP_SEGMENT_REDUCE_BACKWARD, v) {
+    sl_ctx ctx;
+    sl_ctx_init(&ctx);
+    sl_status st = run_bwd(&ctx, v->name, &thg, &thd, 0, &thl, 0, &thr,
+                           SL_REDUCE_MEAN, 0, 0, &tho, sizeof hout);
+    CHECK_MSG(st == SL_STATUS_OK, "%s: %s", v->name, ctx.msg);
+    for (int i = 0; i < 3; ++i)
+      CHECK_MSG(hout[i] == third, "%s f16 mean grad[%d]=%#x want %#x", v->name,
+                i, hout[i], third);
+  }
+}
+
 /* Expects status `want` and `needle` in the message, for every variant. */
 static void expect_fail(const char *what, sl_status want, const char *needle,
                         const sl_tensor *d, int64_t dim, const sl_tensor *len,
@@ -561,6 +619,7 @@ int main(void) {
   test_large();
   test_backward();
   test_backward_initial();
+  test_backward_columns();
   test_bad_inputs();
   test_typed();
   return sl_test_finish("test_segment_reduce");
