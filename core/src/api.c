@@ -203,3 +203,39 @@ sl_status sl_dynamic_scatter_backward(sl_ctx *ctx, const char *variant,
                            point2voxel_map, voxel_points_count, grad_feats},
                        -1);
 }
+
+sl_status sl_segment_reduce(sl_ctx *ctx, const char *variant,
+                            const sl_tensor *data, int64_t dim,
+                            const sl_tensor *lengths, int offsets,
+                            sl_reduce reduce, int has_initial, double initial,
+                            sl_tensor *out) {
+  sl_call c;
+  sl_call_init(&c, SL_OP_SEGMENT_REDUCE);
+  c.p.dim = dim;
+  c.p.offsets = offsets;
+  c.p.reduce = reduce;
+  c.p.has_value = has_initial;
+  c.p.value = initial;
+  return sl__run_slots(ctx, variant, &c,
+                       (const sl_tensor *const[]){data, lengths, out}, -1);
+}
+
+sl_status sl_segment_reduce_backward(sl_ctx *ctx, const char *variant,
+                                     const sl_tensor *grad_out,
+                                     const sl_tensor *data, int64_t dim,
+                                     const sl_tensor *lengths, int offsets,
+                                     const sl_tensor *result, sl_reduce reduce,
+                                     int has_initial, double initial,
+                                     sl_tensor *grad_data) {
+  sl_call c;
+  sl_call_init(&c, SL_OP_SEGMENT_REDUCE_BACKWARD);
+  c.p.dim = dim;
+  c.p.offsets = offsets;
+  c.p.reduce = reduce;
+  c.p.has_value = has_initial;
+  c.p.value = initial;
+  return sl__run_slots(
+      ctx, variant, &c,
+      (const sl_tensor *const[]){grad_out, data, lengths, result, grad_data},
+      -1);
+}

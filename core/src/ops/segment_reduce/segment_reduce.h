@@ -1,0 +1,84 @@
+/*
+ * What the two segment_reduce ops share (their infer, the CPU kernels and
+ * the CUDA variant): the geometry of a call, the check of the lengths'
+ * values (which also turns them into offsets) and the strided columns.
+ *
+ * A call is seen as data [Q, N, R]: Q rows (the axes before the axis,
+ * flattened), N positions along the axis, R columns (the axes after it,
+ * flattened); out is [Q, S, R]. Row q of lengths cuts the N positions into
+ * S segments; offs[q * (S + 1) + s] is where segment s starts.
+ */
+#ifndef SL_SEGMENT_REDUCE_H
+#define SL_SEGMENT_REDUCE_H
+
+#include "sl_internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sl__seg_geom {
+  int axis, k;        /* normalized axis, data's rank (>= 1) */
+  int64_t Q, S, N, R; /* rows, segments, positions, columns */
+  int64_t lead[SL_MAX_DIMS], inner[SL_MAX_DIMS]; /* shapes before/after */
+  int nlead, ninner;
+} sl__seg_geom;
+
+/* The geometry of data and lengths (validated shapes; axis normalized). */
+void sl__seg_geom_of(const sl_tensor *data, const sl_tensor *lengths, int axis,
+                     int is_offsets, sl__seg_geom *g);
+
+/*
+ * Checks the values of lengths (a CPU tensor; `is_offsets`: it holds
+ * offsets): every length >= 0 and each row summing to N; offsets starting
+ * at 0, never decreasing, ending at N. The failure (INDEX_OUT_OF_RANGE)
+ * names the row or position and the values. With offs != NULL, writes the
+ * Q * (S + 1) offsets there.
+ */
+sl_status sl__seg_offsets(sl_ctx *ctx, const sl_tensor *lengths, int is_offsets,
+                          const sl__seg_geom *g, int64_t *offs);
+
+/* The same offsets in freshly allocated memory (*offs, to free()), for a
+ * kernel: validated, so a failure can only be OUT_OF_MEMORY. */
+sl_status sl__seg_offsets_alloc(sl_ctx *ctx, const sl_call *c, int lengths_slot,
+                                const sl__seg_geom *g, int64_t **offs);
+
+/* Columns per block: a task of the CPU kernels reduces one segment over at
+ * most this many columns, whose offsets it computes once. */
+#define SL__SEG_BLOCK 256
+
+/* Offset of row q's first element (position 0 along the axis) in t. */
+static inline int64_t sl__seg_row_off(const sl__seg_geom *g, const sl_tensor *t,
+                                      int64_t q) {
+  int64_t off = 0;
+  for (int d = g->nlead - 1; d >= 0; --d) {
+    int64_t e = g->lead[d];
+    off += (q % e) * t->strides[d];
+    q /= e;
+  }
+  return off;
+}
+
+/* Offsets in t of columns [r0, r0 + w) (w <= SL__SEG_BLOCK), an odometer
+ * over the inner axes: one division per axis for r0, then adds. */
+static inline void sl__seg_cols(const sl__seg_geom *g, const sl_tensor *t,
+                                int64_t r0, int64_t w, int64_t *off) {
+  const int64_t *st = t->strides + g->axis + 1;
+  int64_t idx[SL_MAX_DIMS], o = 0;
+  sl__unravel(r0, g->ninner, g->inner, idx);
+  for (int d = 0; d < g->ninner; ++d) o += idx[d] * st[d];
+  for (int64_t j = 0; j < w; ++j) {
+    off[j] = o;
+    for (int d = g->ninner - 1; d >= 0; --d) {
+      o += st[d];
+      if (++idx[d] < g->inner[d]) break;
+      o -= idx[d] * st[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SL_SEGMENT_REDUCE_H */

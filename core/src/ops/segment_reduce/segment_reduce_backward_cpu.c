@@ -1,0 +1,178 @@
+/*
+ * segment_reduce_backward on the CPU: cpu.serial, and cpu.omp over the
+ * same tasks (a segment over a block of columns). A segment's positions
+ * belong to it alone, so every element of grad_data has one writer and the
+ * segments cover every position (each row of lengths sums to the extent).
+ *
+ * Per segment (docs/spec.md §1), g its gradient, in the accumulation dtype
+ * (f32 for f16, bf16, f32; f64 for f64), rounded to data's dtype once:
+ *   sum   g at each position;
+ *   mean  g / length;
+ *   prod  g * (start * prefix) * suffix: the product of the segment's other
+ *         values and the start (initial, else 1), from prefix and suffix
+ *         products, so that zeros need no special case (a single zero gets
+ *         the product of the rest, two zeros give zero) and no value is
+ *         divided by;
+ *   amax, amin  g / c at the c positions equal to the result (a NaN equals
+ *         nothing, so a NaN result gives no gradient; nor does a result
+ *         that initial decided, unless a value ties it), 0 elsewhere.
+ */
+#include <stdlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "reduce.h"
+#include "segment_reduce.h"
+#include "walk.h"
+
+/* Slots. */
+enum { G_ = 0, D_, L_, RES_, GD_ };
+
+typedef struct sl__segb_job {
+  const sl_call *c;
+  sl__seg_geom g;
+  const int64_t *offs;
+  int64_t blocks;
+  double start; /* prod's: initial as data's dtype holds it, else 1 */
+} sl__segb_job;
+
+/* Task t: segment (q, s) over column block b; `suf` holds N doubles (prod's
+ * suffix products). dt is a constant in each instance. */
+static inline __attribute__((always_inline)) void
+sl__segb_task_as(sl_dtype dt, const sl__segb_job *j, int64_t t, double *suf) {
+  const sl_call *c = j->c;
+  const sl__seg_geom *g = &j->g;
+  const sl_tensor *a = c->arg;
+  const sl_reduce r = c->p.reduce;
+  const sl_dtype at = sl__acc_dtype(dt);
+  const int64_t es = (int64_t)sl_dtype_size(dt);
+  const int64_t blk = t % j->blocks, qs = t / j->blocks;
+  const int64_t q = qs / g->S, s = qs % g->S;
+  const int64_t r0 = blk * SL__SEG_BLOCK;
+  const int64_t w = g->R - r0 < SL__SEG_BLOCK ? g->R - r0 : SL__SEG_BLOCK;
+  const int64_t b = j->offs[q * (g->S + 1) + s];
+  const int64_t e = j->offs[q * (g->S + 1) + s + 1];
+  if (e == b) return; /* no position to give a gradient */
+  int64_t goff[SL__SEG_BLOCK], doff[SL__SEG_BLOCK], roff[SL__SEG_BLOCK],
+      gdoff[SL__SEG_BLOCK];
+  sl__seg_cols(g, &a[G_], r0, w, goff);
+  sl__seg_cols(g, &a[D_], r0, w, doff);
+  sl__seg_cols(g, &a[RES_], r0, w, roff);
+  sl__seg_cols(g, &a[GD_], r0, w, gdoff);
+  const int axis = g->axis;
+  const char *gb =
+      sl__ptr(&a[G_], sl__seg_row_off(g, &a[G_], q) + s * a[G_].strides[axis]);
+  const char *rb = sl__ptr(&a[RES_], sl__seg_row_off(g, &a[RES_], q) +
+                                         s * a[RES_].strides[axis]);
+  const char *db = sl__ptr(&a[D_], sl__seg_row_off(g, &a[D_], q));
+  char *gdb = sl__ptr(&a[GD_], sl__seg_row_off(g, &a[GD_], q));
+  const int64_t dstep = a[D_].strides[axis] * es;
+  const int64_t gdstep = a[GD_].strides[axis] * es;
+#define DAT(i, k) sl__load_f(dt, db + (i)*dstep + doff[k] * es)
+#define GD(i, k) (gdb + (i)*gdstep + gdoff[k] * es)
+#define RD(v) sl__round_to(at, (v))
+  for (int64_t k = 0; k < w; ++k) {
+    const double gv = sl__load_f(dt, gb + goff[k] * es);
+    switch (r) {
+    case SL_REDUCE_SUM:
+      for (int64_t i = b; i < e; ++i) sl__store_f(dt, GD(i, k), gv);
+      break;
+    case SL_REDUCE_MEAN: {
+      const double v = RD(gv / RD((double)(e - b)));
+      for (int64_t i = b; i < e; ++i) sl__store_f(dt, GD(i, k), v);
+      break;
+    }
+    case SL_REDUCE_PROD: {
+      /* suf[i - b]: the product of the values after i. */
+      suf[e - 1 - b] = 1.0;
+      for (int64_t i = e - 1; i > b; --i)
+        suf[i - 1 - b] = RD(DAT(i, k) * suf[i - b]);
+      double pre = j->start;
+      for (int64_t i = b; i < e; ++i) {
+        sl__store_f(dt, GD(i, k), RD(gv * RD(pre * suf[i - b])));
+        pre = RD(pre * DAT(i, k));
+      }
+      break;
+    }
+    default: { /* amax, amin */
+      const double res = sl__load_f(dt, rb + roff[k] * es);
+      int64_t ties = 0;
+      for (int64_t i = b; i < e; ++i) ties += DAT(i, k) == res;
+      const double v = ties ? RD(gv / RD((double)ties)) : 0.0;
+      for (int64_t i = b; i < e; ++i)
+        sl__store_f(dt, GD(i, k), DAT(i, k) == res ? v : 0.0);
+      break;
+    }
+    }
+  }
+#undef DAT
+#undef GD
+#undef RD
+}
+
+static void sl__segb_task(const sl__segb_job *j, int64_t t, double *suf) {
+  switch (j->c->arg[D_].dtype) {
+  case SL_F32:
+    sl__segb_task_as(SL_F32, j, t, suf);
+    break;
+  case SL_F64:
+    sl__segb_task_as(SL_F64, j, t, suf);
+    break;
+  case SL_F16:
+    sl__segb_task_as(SL_F16, j, t, suf);
+    break;
+  default:
+    sl__segb_task_as(SL_BF16, j, t, suf);
+    break;
+  }
+}
+
+static sl_status sl__segb_run(sl_ctx *ctx, sl_call *c, int threads) {
+  sl__segb_job j = {.c = c};
+  sl__seg_geom_of(&c->arg[D_], &c->arg[L_], (int)c->p.dim, c->p.offsets, &j.g);
+  if (sl__numel(&c->arg[GD_]) == 0) return SL_STATUS_OK;
+  int64_t *offs;
+  sl_status st = sl__seg_offsets_alloc(ctx, c, L_, &j.g, &offs);
+  if (st) return st;
+  j.offs = offs;
+  j.blocks = (j.g.R + SL__SEG_BLOCK - 1) / SL__SEG_BLOCK;
+  j.start = c->p.has_value ? sl__round_to(c->arg[D_].dtype, c->p.value) : 1.0;
+  const int64_t tasks = j.g.Q * j.g.S * j.blocks;
+  const int team = sl__team(threads, j.g.Q * (j.g.N + j.g.S) * j.g.R);
+  /* prod's suffix products: N doubles per thread. */
+  const int64_t per = c->p.reduce == SL_REDUCE_PROD ? j.g.N : 0;
+  double *scratch = NULL;
+  if (per) {
+    scratch = malloc((size_t)team * (size_t)per * sizeof(double));
+    if (!scratch) {
+      free(offs);
+      return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
+                         "segment_reduce_backward: no memory for %lld "
+                         "doubles of scratch",
+                         (long long)(team * per));
+    }
+  }
+#pragma omp parallel num_threads(team) if (team > 1)
+  {
+#ifdef _OPENMP
+    double *mine =
+        scratch ? scratch + (int64_t)omp_get_thread_num() * per : NULL;
+#else
+    double *mine = scratch;
+#endif
+#pragma omp for schedule(dynamic, 4)
+    for (int64_t t = 0; t < tasks; ++t) sl__segb_task(&j, t, mine);
+  }
+  free(scratch);
+  free(offs);
+  return SL_STATUS_OK;
+}
+
+sl_status sl_segment_reduce_backward_cpu_serial(sl_ctx *ctx, sl_call *c) {
+  return sl__segb_run(ctx, c, 1);
+}
+
+sl_status sl_segment_reduce_backward_cpu_omp(sl_ctx *ctx, sl_call *c) {
+  return sl__segb_run(ctx, c, sl__threads(ctx));
+}
