@@ -82,6 +82,31 @@ static at::Tensor slref_segment_empty(const at::Tensor &data,
 }
 
 /*
+ * LibTorch skips its checks of the values when data has no elements (an
+ * empty axis after the segments' one): offsets [0, 0] for an axis of 2
+ * were taken. The contract checks them whatever the data holds.
+ */
+static void slref_check_empty_data(const at::Tensor &data,
+                                   const at::Tensor &lengths,
+                                   const sl_params &p) {
+  if (data.numel() != 0 || lengths.numel() == 0 || lengths.dim() < 1 ||
+      lengths.dim() > data.dim() ||
+      !at::isIntegralType(lengths.scalar_type(), /*includeBool=*/false))
+    return;
+  const int64_t n = data.size(lengths.dim() - 1);
+  at::Tensor len = p.offsets ? lengths.diff(1, -1) : lengths;
+  if (len.lt(0).any().item<bool>())
+    throw slref_reject(p.offsets ? "offsets: expected values that never "
+                                   "decrease"
+                                 : "lengths: expected values >= 0");
+  at::Tensor ends = p.offsets ? lengths.select(-1, -1) : len.sum(-1);
+  if (ends.ne(n).any().item<bool>())
+    throw slref_reject(slref_fmt("lengths: expected every row to cover the "
+                                 "axis's %lld elements",
+                                 (long long)n));
+}
+
+/*
  * A row-major copy of t. LibTorch 2.11's segment_reduce misreads a tensor
  * whose size-1 axes carry other strides than the row-major ones (such a
  * tensor counts as contiguous, so its contiguous() is itself): data of
@@ -100,6 +125,7 @@ static at::Tensor slref_segment_forward(const at::Tensor &data_in,
   const at::Tensor data = slref_row_major(data_in);
   const at::Tensor lengths = slref_row_major(lengths_in);
   if (lengths.numel() == 0) return slref_segment_empty(data, lengths, p);
+  slref_check_empty_data(data, lengths, p);
   c10::optional<at::Scalar> initial;
   if (p.has_value) initial = at::Scalar(p.value);
   c10::optional<at::Tensor> by_lengths, by_offsets;
@@ -125,28 +151,64 @@ slref_tensors slref_segment_reduce(const sl_call &call) {
  * positive (a negative one reaches every tied position whole:
  * docs/reference-differences.md), so it is not the reference here.
  */
+/* The segment of every position of data (of data's shape): along the axis,
+ * the first segment whose end lies past the position. */
+static at::Tensor slref_segment_ids(const at::Tensor &data,
+                                    const at::Tensor &lengths, int64_t a,
+                                    const sl_params &p) {
+  at::Tensor ends = p.offsets ? lengths.narrow(-1, 1, lengths.size(-1) - 1)
+                              : lengths.cumsum(-1);
+  std::vector<int64_t> rows(data.sizes().begin(), data.sizes().begin() + a);
+  rows.push_back(data.size(a));
+  at::Tensor pos = at::arange(data.size(a), ends.options()).expand(rows);
+  at::Tensor seg = at::searchsorted(ends.contiguous(), pos.contiguous(),
+                                    /*out_int32=*/false, /*right=*/true);
+  std::vector<int64_t> view = rows;
+  for (int64_t k = a + 1; k < data.dim(); ++k) view.push_back(1);
+  return seg.view(view).expand(data.sizes());
+}
+
 static at::Tensor slref_segment_tie_grad(const at::Tensor &grad,
                                          const at::Tensor &data,
                                          const at::Tensor &lengths,
                                          const at::Tensor &result,
                                          const sl_params &p) {
   const int64_t a = c10::maybe_wrap_dim(p.dim, data.dim());
-  at::Tensor ends = p.offsets ? lengths.narrow(-1, 1, lengths.size(-1) - 1)
-                              : lengths.cumsum(-1);
-  std::vector<int64_t> rows(data.sizes().begin(), data.sizes().begin() + a);
-  rows.push_back(data.size(a));
-  /* each position's segment: the first end past it */
-  at::Tensor pos = at::arange(data.size(a), ends.options()).expand(rows);
-  at::Tensor seg = at::searchsorted(ends.contiguous(), pos.contiguous(),
-                                    /*out_int32=*/false, /*right=*/true);
-  std::vector<int64_t> view = rows;
-  for (int64_t k = a + 1; k < data.dim(); ++k) view.push_back(1);
-  at::Tensor at_seg = seg.view(view).expand(data.sizes());
+  at::Tensor at_seg = slref_segment_ids(data, lengths, a, p);
   at::Tensor tie = data.eq(result.gather(a, at_seg));
   at::Tensor count = at::zeros_like(result).scatter_add(
       a, at_seg, tie.to(result.scalar_type()));
   return at::where(tie, grad.gather(a, at_seg) / count.gather(a, at_seg),
                    at::zeros_like(data));
+}
+
+/*
+ * prod's gradient: LibTorch's own backward takes the product of the others
+ * explicitly, one position at a time, wherever a value is 0 or NaN: a
+ * segment of 655,448 values with -0.0 among them took longer than the
+ * harness's 10 s (quadratic). The same product as a scatter_reduce over the
+ * segments (data's positions to their segment, include_self with initial
+ * or 1 as the start) has a linear backward in LibTorch with the rule of
+ * docs/spec.md §1: grad * result / x where x is not 0, the product of the
+ * rest for a single 0, nothing for two.
+ */
+static at::Tensor slref_segment_prod_grad(const at::Tensor &grad,
+                                          const at::Tensor &data,
+                                          const at::Tensor &lengths,
+                                          const at::Tensor &result,
+                                          const sl_params &p) {
+  const int64_t a = c10::maybe_wrap_dim(p.dim, data.dim());
+  at::Tensor at_seg = slref_segment_ids(data, lengths, a, p);
+  at::Tensor start = at::full(result.sizes(), p.has_value ? p.value : 1.0,
+                              result.options());
+  torch::AutoGradMode grad_mode(true);
+  at::Tensor leaf = data.detach().requires_grad_(true);
+  at::Tensor y = start.scatter_reduce(a, at_seg, leaf, "prod",
+                                      /*include_self=*/true);
+  std::vector<at::Tensor> g =
+      torch::autograd::grad({y}, {leaf}, {grad}, /*retain_graph=*/false,
+                            /*create_graph=*/false, /*allow_unused=*/true);
+  return g[0].defined() ? g[0] : at::zeros_like(data);
 }
 
 slref_tensors slref_segment_reduce_backward(const sl_call &call) {
@@ -169,6 +231,9 @@ slref_tensors slref_segment_reduce_backward(const sl_call &call) {
   if (lengths.numel() == 0) return {at::zeros_like(data)}; /* no segment */
   if (p.reduce == SL_REDUCE_AMAX || p.reduce == SL_REDUCE_AMIN)
     return {slref_segment_tie_grad(grad, data, lengths, result, p)};
+  if (p.reduce == SL_REDUCE_PROD)
+    return {slref_segment_prod_grad(grad, slref_row_major(data),
+                                    slref_row_major(lengths), result, p)};
   torch::AutoGradMode grad_mode(true);
   at::Tensor leaf = data.detach().requires_grad_(true);
   at::Tensor y = slref_segment_forward(leaf, lengths, p);
