@@ -467,6 +467,71 @@ static void test_backward_columns(void) {
   }
 }
 
+/* Several rows and column blocks (R = 300 > 256 columns per task): data
+ * [3, 20, 300] with row q's lengths [q, 0, 20 - 2q, q], axis 1; integer
+ * values, so every sum is exact. Forward sum, then the backward of sum
+ * (g copied) and mean (g / length), against plain loops. */
+enum { MQ = 3, MN = 20, MR = 300, MS = 4 };
+static void test_blocks(void) {
+  static float d[MQ * MN * MR], out[MQ * MS * MR], g[MQ * MS * MR];
+  static float gd[MQ * MN * MR];
+  int64_t len[MQ * MS];
+  for (int q = 0; q < MQ; ++q) {
+    len[q * MS + 0] = q, len[q * MS + 1] = 0;
+    len[q * MS + 2] = MN - 2 * q, len[q * MS + 3] = q;
+  }
+  for (int i = 0; i < MQ * MN * MR; ++i) d[i] = (float)(i % 17 - 8);
+  for (int i = 0; i < MQ * MS * MR; ++i) g[i] = (float)(i % 5 + 1);
+  sl_tensor td = sl_tensor_make(SL_F32, 3, (int64_t[]){MQ, MN, MR}, d);
+  sl_tensor tl = sl_tensor_make(SL_I64, 2, (int64_t[]){MQ, MS}, len);
+  sl_tensor to = sl_tensor_make(SL_F32, 3, (int64_t[]){MQ, MS, MR}, out);
+  sl_tensor tg = sl_tensor_make(SL_F32, 3, (int64_t[]){MQ, MS, MR}, g);
+  sl_tensor tgd = sl_tensor_make(SL_F32, 3, (int64_t[]){MQ, MN, MR}, gd);
+  /* seg[q][i]: the segment of position i in row q. */
+  int seg[MQ][MN];
+  for (int q = 0; q < MQ; ++q)
+    for (int s = 0, i = 0; s < MS; ++s)
+      for (int64_t k = 0; k < len[q * MS + s]; ++k) seg[q][i++] = s;
+  FOR_EACH_VARIANT(SL_OP_SEGMENT_REDUCE, v) {
+    sl_ctx ctx;
+    sl_ctx_init(&ctx);
+    sl_status st = run_fwd(&ctx, v->name, &td, 1, &tl, 0, SL_REDUCE_SUM, 0, 0,
+                           &to, sizeof out);
+    CHECK_MSG(st == SL_STATUS_OK, "%s: %s", v->name, ctx.msg);
+    int bad = 0;
+    for (int q = 0; q < MQ; ++q)
+      for (int s = 0; s < MS; ++s)
+        for (int r = 0; r < MR; ++r) {
+          float want = 0;
+          for (int i = 0; i < MN; ++i)
+            if (seg[q][i] == s) want += d[(q * MN + i) * MR + r];
+          bad += out[(q * MS + s) * MR + r] != want;
+        }
+    CHECK_MSG(bad == 0, "%s: %d wrong sums", v->name, bad);
+  }
+  FOR_EACH_VARIANT(SL_OP_SEGMENT_REDUCE_BACKWARD, v) {
+    for (int m = 0; m < 2; ++m) {
+      sl_ctx ctx;
+      sl_ctx_init(&ctx);
+      sl_status st =
+          run_bwd(&ctx, v->name, &tg, &td, 1, &tl, 0, &tg,
+                  m ? SL_REDUCE_MEAN : SL_REDUCE_SUM, 0, 0, &tgd, sizeof gd);
+      CHECK_MSG(st == SL_STATUS_OK, "%s: %s", v->name, ctx.msg);
+      int bad = 0;
+      for (int q = 0; q < MQ; ++q)
+        for (int i = 0; i < MN; ++i)
+          for (int r = 0; r < MR; ++r) {
+            const int s = seg[q][i];
+            float want = g[(q * MS + s) * MR + r];
+            if (m) want /= (float)len[q * MS + s];
+            bad += gd[(q * MN + i) * MR + r] != want;
+          }
+      CHECK_MSG(bad == 0, "%s %s: %d wrong gradients", v->name,
+                m ? "mean" : "sum", bad);
+    }
+  }
+}
+
 /* Expects status `want` and `needle` in the message, for every variant. */
 static void expect_fail(const char *what, sl_status want, const char *needle,
                         const sl_tensor *d, int64_t dim, const sl_tensor *len,
@@ -620,6 +685,7 @@ int main(void) {
   test_backward();
   test_backward_initial();
   test_backward_columns();
+  test_blocks();
   test_bad_inputs();
   test_typed();
   return sl_test_finish("test_segment_reduce");

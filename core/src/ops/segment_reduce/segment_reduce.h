@@ -46,6 +46,9 @@ sl_status sl__seg_offsets_alloc(sl_ctx *ctx, const sl_call *c, int lengths_slot,
 /* Columns per block: a task of the CPU kernels reduces one segment over at
  * most this many columns, whose offsets it computes once. */
 #define SL__SEG_BLOCK 256
+/* Tasks per run: the unit that threads take (a run walks its tasks in
+ * order, so that offsets are recomputed only where they change). */
+#define SL__SEG_RUN 64
 
 /* Offset of row q's first element (position 0 along the axis) in t. */
 static inline int64_t sl__seg_row_off(const sl__seg_geom *g, const sl_tensor *t,

@@ -37,93 +37,111 @@ typedef struct sl__segb_job {
   double start; /* prod's: initial as data's dtype holds it, else 1 */
 } sl__segb_job;
 
-/* Task t: segment (q, s) over column block b; `suf` holds N doubles (prod's
- * suffix products). dt is a constant in each instance. */
+/* Tasks [t0, t1) in order (as the forward's: t = (q * S + s) * blocks +
+ * blk, column offsets computed when the block changes, row offsets when q
+ * does); `suf` holds N doubles (prod's suffix products). dt is a constant
+ * in each instance. */
 static inline __attribute__((always_inline)) void
-sl__segb_task_as(sl_dtype dt, const sl__segb_job *j, int64_t t, double *suf) {
+sl__segb_tasks_as(sl_dtype dt, const sl__segb_job *j, int64_t t0, int64_t t1,
+                  double *suf) {
   const sl_call *c = j->c;
   const sl__seg_geom *g = &j->g;
   const sl_tensor *a = c->arg;
   const sl_reduce r = c->p.reduce;
   const sl_dtype at = sl__acc_dtype(dt);
-  const int64_t es = (int64_t)sl_dtype_size(dt);
-  const int64_t blk = t % j->blocks, qs = t / j->blocks;
-  const int64_t q = qs / g->S, s = qs % g->S;
-  const int64_t r0 = blk * SL__SEG_BLOCK;
-  const int64_t w = g->R - r0 < SL__SEG_BLOCK ? g->R - r0 : SL__SEG_BLOCK;
-  const int64_t b = j->offs[q * (g->S + 1) + s];
-  const int64_t e = j->offs[q * (g->S + 1) + s + 1];
-  if (e == b) return; /* no position to give a gradient */
-  int64_t goff[SL__SEG_BLOCK], doff[SL__SEG_BLOCK], roff[SL__SEG_BLOCK],
-      gdoff[SL__SEG_BLOCK];
-  sl__seg_cols(g, &a[G_], r0, w, goff);
-  sl__seg_cols(g, &a[D_], r0, w, doff);
-  sl__seg_cols(g, &a[RES_], r0, w, roff);
-  sl__seg_cols(g, &a[GD_], r0, w, gdoff);
+  const int64_t es = (int64_t)sl_dtype_size(dt), S = g->S;
   const int axis = g->axis;
-  const char *gb =
-      sl__ptr(&a[G_], sl__seg_row_off(g, &a[G_], q) + s * a[G_].strides[axis]);
-  const char *rb = sl__ptr(&a[RES_], sl__seg_row_off(g, &a[RES_], q) +
-                                         s * a[RES_].strides[axis]);
-  const char *db = sl__ptr(&a[D_], sl__seg_row_off(g, &a[D_], q));
-  char *gdb = sl__ptr(&a[GD_], sl__seg_row_off(g, &a[GD_], q));
   const int64_t dstep = a[D_].strides[axis] * es;
   const int64_t gdstep = a[GD_].strides[axis] * es;
+  const int64_t gstep = a[G_].strides[axis] * es;
+  const int64_t rstep = a[RES_].strides[axis] * es;
+  int64_t blk = t0 % j->blocks, q = t0 / j->blocks / S, s = t0 / j->blocks % S;
+  int64_t have_blk = -1, have_q = -1, w = 0;
+  int64_t goff[SL__SEG_BLOCK], doff[SL__SEG_BLOCK], roff[SL__SEG_BLOCK],
+      gdoff[SL__SEG_BLOCK];
+  const char *grow = NULL, *rrow = NULL, *db = NULL;
+  char *gdb = NULL;
+  for (int64_t t = t0; t < t1; ++t) {
+    if (blk != have_blk) {
+      const int64_t r0 = blk * SL__SEG_BLOCK;
+      w = g->R - r0 < SL__SEG_BLOCK ? g->R - r0 : SL__SEG_BLOCK;
+      sl__seg_cols(g, &a[G_], r0, w, goff);
+      sl__seg_cols(g, &a[D_], r0, w, doff);
+      sl__seg_cols(g, &a[RES_], r0, w, roff);
+      sl__seg_cols(g, &a[GD_], r0, w, gdoff);
+      have_blk = blk;
+    }
+    if (q != have_q) {
+      grow = sl__ptr(&a[G_], sl__seg_row_off(g, &a[G_], q));
+      rrow = sl__ptr(&a[RES_], sl__seg_row_off(g, &a[RES_], q));
+      db = sl__ptr(&a[D_], sl__seg_row_off(g, &a[D_], q));
+      gdb = sl__ptr(&a[GD_], sl__seg_row_off(g, &a[GD_], q));
+      have_q = q;
+    }
+    const int64_t b = j->offs[q * (S + 1) + s];
+    const int64_t e = j->offs[q * (S + 1) + s + 1];
+    const char *gb = grow + s * gstep, *rb = rrow + s * rstep;
 #define DAT(i, k) sl__load_f(dt, db + (i)*dstep + doff[k] * es)
 #define GD(i, k) (gdb + (i)*gdstep + gdoff[k] * es)
 #define RD(v) sl__round_to(at, (v))
-  for (int64_t k = 0; k < w; ++k) {
-    const double gv = sl__load_f(dt, gb + goff[k] * es);
-    switch (r) {
-    case SL_REDUCE_SUM:
-      for (int64_t i = b; i < e; ++i) sl__store_f(dt, GD(i, k), gv);
-      break;
-    case SL_REDUCE_MEAN: {
-      const double v = RD(gv / RD((double)(e - b)));
-      for (int64_t i = b; i < e; ++i) sl__store_f(dt, GD(i, k), v);
-      break;
-    }
-    case SL_REDUCE_PROD: {
-      /* suf[i - b]: the product of the values after i. */
-      suf[e - 1 - b] = 1.0;
-      for (int64_t i = e - 1; i > b; --i)
-        suf[i - 1 - b] = RD(DAT(i, k) * suf[i - b]);
-      double pre = j->start;
-      for (int64_t i = b; i < e; ++i) {
-        sl__store_f(dt, GD(i, k), RD(gv * RD(pre * suf[i - b])));
-        pre = RD(pre * DAT(i, k));
+    for (int64_t k = 0; k < w && e > b; ++k) {
+      const double gv = sl__load_f(dt, gb + goff[k] * es);
+      switch (r) {
+      case SL_REDUCE_SUM:
+        for (int64_t i = b; i < e; ++i) sl__store_f(dt, GD(i, k), gv);
+        break;
+      case SL_REDUCE_MEAN: {
+        const double v = RD(gv / RD((double)(e - b)));
+        for (int64_t i = b; i < e; ++i) sl__store_f(dt, GD(i, k), v);
+        break;
       }
-      break;
+      case SL_REDUCE_PROD: {
+        /* suf[i - b]: the product of the values after i. */
+        suf[e - 1 - b] = 1.0;
+        for (int64_t i = e - 1; i > b; --i)
+          suf[i - 1 - b] = RD(DAT(i, k) * suf[i - b]);
+        double pre = j->start;
+        for (int64_t i = b; i < e; ++i) {
+          sl__store_f(dt, GD(i, k), RD(gv * RD(pre * suf[i - b])));
+          pre = RD(pre * DAT(i, k));
+        }
+        break;
+      }
+      default: { /* amax, amin */
+        const double res = sl__load_f(dt, rb + roff[k] * es);
+        int64_t ties = 0;
+        for (int64_t i = b; i < e; ++i) ties += DAT(i, k) == res;
+        const double v = ties ? RD(gv / RD((double)ties)) : 0.0;
+        for (int64_t i = b; i < e; ++i)
+          sl__store_f(dt, GD(i, k), DAT(i, k) == res ? v : 0.0);
+        break;
+      }
+      }
     }
-    default: { /* amax, amin */
-      const double res = sl__load_f(dt, rb + roff[k] * es);
-      int64_t ties = 0;
-      for (int64_t i = b; i < e; ++i) ties += DAT(i, k) == res;
-      const double v = ties ? RD(gv / RD((double)ties)) : 0.0;
-      for (int64_t i = b; i < e; ++i)
-        sl__store_f(dt, GD(i, k), DAT(i, k) == res ? v : 0.0);
-      break;
-    }
-    }
-  }
 #undef DAT
 #undef GD
 #undef RD
+    if (++blk == j->blocks) {
+      blk = 0;
+      if (++s == S) s = 0, ++q;
+    }
+  }
 }
 
-static void sl__segb_task(const sl__segb_job *j, int64_t t, double *suf) {
+static void sl__segb_tasks(const sl__segb_job *j, int64_t t0, int64_t t1,
+                           double *suf) {
   switch (j->c->arg[D_].dtype) {
   case SL_F32:
-    sl__segb_task_as(SL_F32, j, t, suf);
+    sl__segb_tasks_as(SL_F32, j, t0, t1, suf);
     break;
   case SL_F64:
-    sl__segb_task_as(SL_F64, j, t, suf);
+    sl__segb_tasks_as(SL_F64, j, t0, t1, suf);
     break;
   case SL_F16:
-    sl__segb_task_as(SL_F16, j, t, suf);
+    sl__segb_tasks_as(SL_F16, j, t0, t1, suf);
     break;
   default:
-    sl__segb_task_as(SL_BF16, j, t, suf);
+    sl__segb_tasks_as(SL_BF16, j, t0, t1, suf);
     break;
   }
 }
@@ -161,8 +179,12 @@ static sl_status sl__segb_run(sl_ctx *ctx, sl_call *c, int threads) {
 #else
     double *mine = scratch;
 #endif
-#pragma omp for schedule(dynamic, 4)
-    for (int64_t t = 0; t < tasks; ++t) sl__segb_task(&j, t, mine);
+    const int64_t runs = (tasks + SL__SEG_RUN - 1) / SL__SEG_RUN;
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t u = 0; u < runs; ++u)
+      sl__segb_tasks(
+          &j, u * SL__SEG_RUN,
+          (u + 1) * SL__SEG_RUN < tasks ? (u + 1) * SL__SEG_RUN : tasks, mine);
   }
   free(scratch);
   free(offs);

@@ -13,6 +13,9 @@
  * and f32, f64 for f64); f16/bf16 round to their own dtype once, on store.
  */
 #include <stdlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "conflict.h"
 #include "segment_reduce.h"
@@ -47,58 +50,100 @@ typedef struct sl__seg_job {
   double start;
 } sl__seg_job;
 
-/* Task t: segment (q, s) over column block b. dt is a constant in each
- * instance, so the loads and rounding fold for f32 and f64. */
+/* Tasks [t0, t1): task t is segment (q, s) over column block blk (t =
+ * (q * S + s) * blocks + blk), taken in order so that the column offsets
+ * are computed when the block changes and the row offsets when q does
+ * (one task at a time spent its 100 ns on those divisions, for segments of
+ * 16 along the last axis). dt and r are constants in each instance, so
+ * the loads, the rounding and the combine fold. */
 static inline __attribute__((always_inline)) void
-sl__seg_task_as(sl_dtype dt, const sl__seg_job *j, int64_t t) {
+sl__seg_tasks_as(sl_dtype dt, sl_reduce r, const sl__seg_job *j, int64_t t0,
+                 int64_t t1) {
   const sl_call *c = j->c;
   const sl__seg_geom *g = &j->g;
   const sl_tensor *data = &c->arg[D_], *out = &c->arg[O_];
-  const sl_reduce r = c->p.reduce;
   const sl_dtype at = sl__acc_dtype(dt);
-  const int64_t es = (int64_t)sl_dtype_size(dt);
-  const int64_t blk = t % j->blocks, qs = t / j->blocks;
-  const int64_t q = qs / g->S, s = qs % g->S;
-  const int64_t r0 = blk * SL__SEG_BLOCK;
-  const int64_t w = g->R - r0 < SL__SEG_BLOCK ? g->R - r0 : SL__SEG_BLOCK;
+  const int64_t es = (int64_t)sl_dtype_size(dt), S = g->S;
+  const int64_t dstep = data->strides[g->axis] * es;
+  const int64_t ostep = out->strides[g->axis] * es;
+  int64_t blk = t0 % j->blocks, q = t0 / j->blocks / S, s = t0 / j->blocks % S;
+  int64_t have_blk = -1, have_q = -1, w = 0;
   int64_t doff[SL__SEG_BLOCK], ooff[SL__SEG_BLOCK];
   double acc[SL__SEG_BLOCK];
-  sl__seg_cols(g, data, r0, w, doff);
-  sl__seg_cols(g, out, r0, w, ooff);
-  const int64_t b = j->offs[q * (g->S + 1) + s];
-  const int64_t e = j->offs[q * (g->S + 1) + s + 1];
-  const int64_t dstep = data->strides[g->axis];
-  const char *dbase = sl__ptr(data, sl__seg_row_off(g, data, q));
-  char *obase =
-      sl__ptr(out, sl__seg_row_off(g, out, q) + s * out->strides[g->axis]);
-  for (int64_t k = 0; k < w; ++k) acc[k] = j->start;
-  for (int64_t i = b; i < e; ++i) {
-    const char *row = dbase + i * dstep * es;
+  const char *drow = NULL;
+  char *orow = NULL;
+  for (int64_t t = t0; t < t1; ++t) {
+    if (blk != have_blk) {
+      const int64_t r0 = blk * SL__SEG_BLOCK;
+      w = g->R - r0 < SL__SEG_BLOCK ? g->R - r0 : SL__SEG_BLOCK;
+      sl__seg_cols(g, data, r0, w, doff);
+      sl__seg_cols(g, out, r0, w, ooff);
+      have_blk = blk;
+    }
+    if (q != have_q) {
+      drow = sl__ptr(data, sl__seg_row_off(g, data, q));
+      orow = sl__ptr(out, sl__seg_row_off(g, out, q));
+      have_q = q;
+    }
+    const int64_t b = j->offs[q * (S + 1) + s];
+    const int64_t e = j->offs[q * (S + 1) + s + 1];
+    for (int64_t k = 0; k < w; ++k) acc[k] = j->start;
+    for (int64_t i = b; i < e; ++i) {
+      const char *row = drow + i * dstep;
+      for (int64_t k = 0; k < w; ++k)
+        acc[k] = sl__round_to(
+            at, sl__reduce_f(r, acc[k], sl__load_f(dt, row + doff[k] * es)));
+    }
+    char *obase = orow + s * ostep;
     for (int64_t k = 0; k < w; ++k)
-      acc[k] = sl__round_to(
-          at, sl__reduce_f(r, acc[k], sl__load_f(dt, row + doff[k] * es)));
+      sl__store_f(dt, obase + ooff[k] * es,
+                  sl__seg_final(dt, r, acc[k], e - b, c->p.has_value));
+    if (++blk == j->blocks) {
+      blk = 0;
+      if (++s == S) s = 0, ++q;
+    }
   }
-  for (int64_t k = 0; k < w; ++k)
-    sl__store_f(dt, obase + ooff[k] * es,
-                sl__seg_final(dt, r, acc[k], e - b, c->p.has_value));
 }
 
-static void sl__seg_task(const sl__seg_job *j, int64_t t) {
+/* sl__seg_tasks_as for the call's reduce, a constant. */
+#define SL__SEG_TASK_R(DT, j, t0, t1)                                          \
+  do {                                                                         \
+    switch ((j)->c->p.reduce) {                                                \
+    case SL_REDUCE_SUM:                                                        \
+      sl__seg_tasks_as(DT, SL_REDUCE_SUM, j, t0, t1);                          \
+      break;                                                                   \
+    case SL_REDUCE_MEAN:                                                       \
+      sl__seg_tasks_as(DT, SL_REDUCE_MEAN, j, t0, t1);                         \
+      break;                                                                   \
+    case SL_REDUCE_PROD:                                                       \
+      sl__seg_tasks_as(DT, SL_REDUCE_PROD, j, t0, t1);                         \
+      break;                                                                   \
+    case SL_REDUCE_AMAX:                                                       \
+      sl__seg_tasks_as(DT, SL_REDUCE_AMAX, j, t0, t1);                         \
+      break;                                                                   \
+    default:                                                                   \
+      sl__seg_tasks_as(DT, SL_REDUCE_AMIN, j, t0, t1);                         \
+      break;                                                                   \
+    }                                                                          \
+  } while (0)
+
+static void sl__seg_tasks(const sl__seg_job *j, int64_t t0, int64_t t1) {
   switch (j->c->arg[D_].dtype) {
   case SL_F32:
-    sl__seg_task_as(SL_F32, j, t);
+    SL__SEG_TASK_R(SL_F32, j, t0, t1);
     break;
   case SL_F64:
-    sl__seg_task_as(SL_F64, j, t);
+    SL__SEG_TASK_R(SL_F64, j, t0, t1);
     break;
   case SL_F16:
-    sl__seg_task_as(SL_F16, j, t);
+    SL__SEG_TASK_R(SL_F16, j, t0, t1);
     break;
   default:
-    sl__seg_task_as(SL_BF16, j, t);
+    SL__SEG_TASK_R(SL_BF16, j, t0, t1);
     break;
   }
 }
+#undef SL__SEG_TASK_R
 
 static sl_status sl__seg_run(sl_ctx *ctx, sl_call *c, int threads) {
   sl__seg_job j = {.c = c};
@@ -113,9 +158,14 @@ static sl_status sl__seg_run(sl_ctx *ctx, sl_call *c, int threads) {
   const int64_t tasks = j.g.Q * j.g.S * j.blocks;
   /* Work: every data element once, every output element once. */
   const int team = sl__team(threads, j.g.Q * (j.g.N + j.g.S) * j.g.R);
-  /* Segments differ in length: tasks are handed out as threads free up. */
-#pragma omp parallel for num_threads(team) schedule(dynamic, 4) if (team > 1)
-  for (int64_t t = 0; t < tasks; ++t) sl__seg_task(&j, t);
+  /* Segments differ in length: runs of tasks are handed out as threads
+   * free up. */
+  const int64_t runs = (tasks + SL__SEG_RUN - 1) / SL__SEG_RUN;
+#pragma omp parallel for num_threads(team) schedule(dynamic, 1) if (team > 1)
+  for (int64_t u = 0; u < runs; ++u)
+    sl__seg_tasks(&j, u * SL__SEG_RUN,
+                  (u + 1) * SL__SEG_RUN < tasks ? (u + 1) * SL__SEG_RUN
+                                                : tasks);
   free(offs);
   return SL_STATUS_OK;
 }
@@ -156,13 +206,103 @@ static int64_t sl__seg_find(const int64_t *o, int64_t S, int64_t i) {
 typedef struct sl__seg_atomic {
   sl__seg_job j;
   float *wide;
+  int64_t es;
 } sl__seg_atomic;
 
-static char *sl__seg_out_at(const sl__seg_job *j, int64_t q, int64_t s,
-                            int64_t ooff) {
+/* Segment qs = q * S + s's element 0 of out (column offsets add to it). */
+static char *sl__seg_out_row(const sl__seg_job *j, int64_t qs) {
   const sl_tensor *out = &j->c->arg[O_];
-  return sl__ptr(out, sl__seg_row_off(&j->g, out, q) +
-                          s * out->strides[j->g.axis] + ooff);
+  return sl__ptr(out, sl__seg_row_off(&j->g, out, qs / j->g.S) +
+                          qs % j->g.S * out->strides[j->g.axis]);
+}
+
+/* The first pass (the start value everywhere) or the last (means, the
+ * half types' rounding) over the segments [b, e). */
+static void sl__seg_atomic_pass(const sl__seg_atomic *a, int last, int64_t b,
+                                int64_t e) {
+  const sl__seg_job *j = &a->j;
+  const sl_call *c = j->c;
+  const sl_dtype dt = c->arg[D_].dtype;
+  const int64_t R = j->g.R, S = j->g.S;
+  int64_t off[SL__SEG_BLOCK];
+  for (int64_t r0 = 0; r0 < R; r0 += SL__SEG_BLOCK) {
+    const int64_t w = R - r0 < SL__SEG_BLOCK ? R - r0 : SL__SEG_BLOCK;
+    sl__seg_cols(&j->g, &c->arg[O_], r0, w, off);
+    for (int64_t qs = b; qs < e; ++qs) {
+      char *o = sl__seg_out_row(j, qs);
+      float *wide = a->wide ? a->wide + qs * R + r0 : NULL;
+      if (!last) {
+        for (int64_t k = 0; k < w; ++k) {
+          if (wide)
+            wide[k] = (float)j->start;
+          else
+            sl__store_f(dt, o + off[k] * a->es, j->start);
+        }
+        continue;
+      }
+      const int64_t *ob = j->offs + qs / S * (S + 1) + qs % S;
+      const int64_t len = ob[1] - ob[0];
+      for (int64_t k = 0; k < w; ++k) {
+        char *p = o + off[k] * a->es;
+        const double v = wide ? wide[k] : sl__load_f(dt, p);
+        sl__store_f(dt, p,
+                    sl__seg_final(dt, c->p.reduce, v, len, c->p.has_value));
+      }
+    }
+  }
+}
+
+/* The data rows [b, e) of the flattened (q, i), combined atomically. The
+ * row's segment is found once per q (binary search) and then followed. */
+static void sl__seg_atomic_rows(const sl__seg_atomic *a, int64_t b, int64_t e) {
+  const sl__seg_job *j = &a->j;
+  const sl__seg_geom *g = &j->g;
+  const sl_call *c = j->c;
+  const sl_tensor *data = &c->arg[D_], *out = &c->arg[O_];
+  const sl_dtype dt = data->dtype;
+  const sl_reduce r = c->p.reduce;
+  const int64_t es = a->es, S = g->S, R = g->R, N = g->N;
+  if (b >= e) return; /* N = 0 among others: no row */
+  const int64_t dstep = data->strides[g->axis] * es;
+  const int64_t ostep = out->strides[g->axis] * es;
+  int64_t doff[SL__SEG_BLOCK], ooff[SL__SEG_BLOCK];
+  const int one_block = R <= SL__SEG_BLOCK;
+  if (one_block) {
+    sl__seg_cols(g, data, 0, R, doff);
+    sl__seg_cols(g, out, 0, R, ooff);
+  }
+  int64_t q = b / N, i = b % N, s = 0, have_q = -1;
+  const int64_t *o = NULL;
+  const char *drow = NULL;
+  char *orow = NULL;
+  for (int64_t qi = b; qi < e; ++qi) {
+    if (q != have_q) {
+      o = j->offs + q * (S + 1);
+      s = sl__seg_find(o, S, i);
+      drow = sl__ptr(data, sl__seg_row_off(g, data, q));
+      orow = sl__ptr(out, sl__seg_row_off(g, out, q));
+      have_q = q;
+    }
+    while (i >= o[s + 1]) ++s; /* i < o[S] = N: s stays below S */
+    const char *row = drow + i * dstep;
+    for (int64_t r0 = 0; r0 < R; r0 += SL__SEG_BLOCK) {
+      const int64_t w = R - r0 < SL__SEG_BLOCK ? R - r0 : SL__SEG_BLOCK;
+      if (!one_block) {
+        sl__seg_cols(g, data, r0, w, doff);
+        sl__seg_cols(g, out, r0, w, ooff);
+      }
+      if (a->wide) {
+        float *acc = a->wide + (q * S + s) * R + r0;
+        for (int64_t k = 0; k < w; ++k)
+          sl__atomic_f32(acc + k, r, (float)sl__load_f(dt, row + doff[k] * es));
+        continue;
+      }
+      char *obase = orow + s * ostep;
+      for (int64_t k = 0; k < w; ++k)
+        sl__atomic_elem(dt, r, obase + ooff[k] * es, row + doff[k] * es);
+    }
+    if (++i == N) i = 0, ++q;
+  }
 }
 
 sl_status sl_segment_reduce_cpu_atomic(sl_ctx *ctx, sl_call *c) {
@@ -172,10 +312,8 @@ sl_status sl_segment_reduce_cpu_atomic(sl_ctx *ctx, sl_call *c) {
   sl__seg_geom_of(&c->arg[D_], &c->arg[L_], (int)c->p.dim, c->p.offsets,
                   &a.j.g);
   if (sl__numel(&c->arg[O_]) == 0) return SL_STATUS_OK;
-  const sl_tensor *data = &c->arg[D_];
-  const sl_dtype dt = data->dtype;
-  const sl_reduce r = c->p.reduce;
-  const int64_t es = (int64_t)sl_dtype_size(dt);
+  const sl_dtype dt = c->arg[D_].dtype;
+  a.es = (int64_t)sl_dtype_size(dt);
   const int64_t E = g->Q * g->S * g->R;
   int64_t *offs;
   sl_status st = sl__seg_offsets_alloc(ctx, c, L_, g, &offs);
@@ -193,68 +331,28 @@ sl_status sl_segment_reduce_cpu_atomic(sl_ctx *ctx, sl_call *c) {
                          (long long)E);
     }
   }
-  const int threads = sl__threads(ctx);
   const int64_t rows = g->Q * g->N; /* (q, i) pairs, R columns each */
-  const int team = sl__conflict_team(threads, rows * g->R);
-  const int64_t S = g->S, R = g->R;
+  const int64_t segs = g->Q * g->S;
+  const int team = sl__conflict_team(sl__threads(ctx), rows * g->R);
+  const int finish = a.wide || c->p.reduce == SL_REDUCE_MEAN;
 #pragma omp parallel num_threads(team) if (team > 1)
   {
-    int64_t off[SL__SEG_BLOCK];
-    /* Every accumulator starts at the segment's start value. */
-#pragma omp for schedule(static)
-    for (int64_t qs = 0; qs < g->Q * S; ++qs)
-      for (int64_t r0 = 0; r0 < R; r0 += SL__SEG_BLOCK) {
-        const int64_t w = R - r0 < SL__SEG_BLOCK ? R - r0 : SL__SEG_BLOCK;
-        if (a.wide) {
-          for (int64_t k = 0; k < w; ++k)
-            a.wide[qs * R + r0 + k] = (float)j->start;
-          continue;
-        }
-        sl__seg_cols(g, &c->arg[O_], r0, w, off);
-        for (int64_t k = 0; k < w; ++k)
-          sl__store_f(dt, sl__seg_out_at(j, qs / S, qs % S, off[k]), j->start);
-      }
-      /* The implicit barrier: every start is stored before any combine. */
-#pragma omp for schedule(static)
-    for (int64_t qi = 0; qi < rows; ++qi) {
-      const int64_t q = qi / g->N, i = qi % g->N;
-      const int64_t s = sl__seg_find(offs + q * (S + 1), S, i);
-      const char *row = sl__ptr(data, sl__seg_row_off(g, data, q) +
-                                          i * data->strides[g->axis]);
-      for (int64_t r0 = 0; r0 < R; r0 += SL__SEG_BLOCK) {
-        const int64_t w = R - r0 < SL__SEG_BLOCK ? R - r0 : SL__SEG_BLOCK;
-        sl__seg_cols(g, data, r0, w, off);
-        if (a.wide) {
-          float *acc = a.wide + (q * S + s) * R + r0;
-          for (int64_t k = 0; k < w; ++k)
-            sl__atomic_f32(acc + k, r,
-                           (float)sl__load_f(dt, row + off[k] * es));
-          continue;
-        }
-        int64_t ooff[SL__SEG_BLOCK];
-        sl__seg_cols(g, &c->arg[O_], r0, w, ooff);
-        for (int64_t k = 0; k < w; ++k)
-          sl__atomic_elem(dt, r, sl__seg_out_at(j, q, s, ooff[k]),
-                          row + off[k] * es);
-      }
-    }
-    /* The final pass: means and the half types' single rounding. */
-    if (a.wide || r == SL_REDUCE_MEAN) {
-#pragma omp for schedule(static)
-      for (int64_t qs = 0; qs < g->Q * S; ++qs) {
-        const int64_t q = qs / S, s = qs % S;
-        const int64_t len = offs[q * (S + 1) + s + 1] - offs[q * (S + 1) + s];
-        for (int64_t r0 = 0; r0 < R; r0 += SL__SEG_BLOCK) {
-          const int64_t w = R - r0 < SL__SEG_BLOCK ? R - r0 : SL__SEG_BLOCK;
-          sl__seg_cols(g, &c->arg[O_], r0, w, off);
-          for (int64_t k = 0; k < w; ++k) {
-            char *o = sl__seg_out_at(j, q, s, off[k]);
-            const double v =
-                a.wide ? a.wide[qs * R + r0 + k] : sl__load_f(dt, o);
-            sl__store_f(dt, o, sl__seg_final(dt, r, v, len, c->p.has_value));
-          }
-        }
-      }
+    int me = 0, nth = 1;
+#ifdef _OPENMP
+    me = omp_get_thread_num();
+    nth = omp_get_num_threads();
+#endif
+    int64_t b, e;
+    sl__chunk(segs, nth, me, &b, &e);
+    sl__seg_atomic_pass(&a, 0, b, e);
+    /* Every start is stored before any combine. */
+#pragma omp barrier
+    sl__chunk(rows, nth, me, &b, &e);
+    sl__seg_atomic_rows(&a, b, e);
+#pragma omp barrier
+    if (finish) {
+      sl__chunk(segs, nth, me, &b, &e);
+      sl__seg_atomic_pass(&a, 1, b, e);
     }
   }
   free(a.wide);
