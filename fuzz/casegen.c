@@ -169,6 +169,7 @@ int sl_fuzz_case(uint64_t seed, uint64_t i, const sl_fuzz_opts *o, sl_case *c) {
   for (int s = 0; s < fspec->n_shapes; ++s)
     if (fw.arg[fspec->shape_slots[s]].present)
       sl__pick_layout(&g, &fw.arg[fspec->shape_slots[s]]);
+  if (sl__fuzz_op_of(fwop)->lengths) sl__segment_layouts(&fw);
   sl__pick_ip(&g, &fw, fwop);
   sl__pick_dp(&g, &fw, fwop);
   sl__pick_tie(seed, i, &fw, fwop); /* a stream of its own */

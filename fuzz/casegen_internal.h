@@ -137,6 +137,8 @@ void sl__gen_select(sl__gen *g, sl_case *c);
 void sl__gen_masked(sl__gen *g, sl_case *c);
 void sl__gen_dynamic(sl__gen *g, sl_case *c);
 void sl__gen_segment(sl__gen *g, sl_case *c);
+/* segment.c: a 1-D lengths is never broadcast (after sl__pick_layout). */
+void sl__segment_layouts(sl_case *fw);
 
 /* break.c */
 /* scatter: a value one past what x's dtype holds; a case with src takes

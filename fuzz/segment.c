@@ -49,6 +49,15 @@ void sl__gen_segment(sl__gen *g, sl_case *c) {
   }
 }
 
+/* lengths' rows may share one memory row (broadcast: the rows before the
+ * axis alias row 0, each a valid cut), its entries may not: a 1-D lengths
+ * so laid out holds one value for every segment. */
+void sl__segment_layouts(sl_case *fw) {
+  sl_case_shape *len = &fw->arg[1];
+  if (len->ndim == 1 && len->layout == SL_LAYOUT_BROADCAST)
+    len->layout = SL_LAYOUT_CONTIGUOUS;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Breakers                                                                  */
 /* ------------------------------------------------------------------------ */
@@ -148,6 +157,7 @@ void sl__repair_segment(sl_case *fw, sl_op op) {
   for (int d = 0; d < a; ++d) len->shape[d] = data->shape[d];
   if (data->shape[a] > 0 && len->shape[a] < 1 + fw->offsets)
     len->shape[a] = 1 + fw->offsets;
+  sl__segment_layouts(fw);
 }
 
 /* An axis before the segments' one goes from both, one after it from data
@@ -161,5 +171,6 @@ int sl__drop_axis_segment(sl_case *fw, int k) {
   sl__drop(data, k);
   if (k < a) sl__drop(len, k);
   fw->dim = k < a ? a - 1 : a;
+  sl__segment_layouts(fw);
   return 0;
 }

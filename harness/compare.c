@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "op_table.h"
 #include "tolerance.h"
 #include "writers.h"
 
@@ -195,14 +196,11 @@ int sl_compare(const sl_tensor *got, const sl_tensor *want, sl_oracle o,
    * with at most one contribution, within the order bound above with
    * more. Elsewhere (dynamic_scatter, the backward ops, complex, an
    * override) the per-dtype table judges diff1 and diff2. */
-  int derived =
-      o == SL_ORACLE_TOLERANCE && call && sl_dtype_is_float(dt) &&
-      sl_tolerance_override(dt) < 0 &&
-      (call->op == SL_OP_SCATTER_REDUCE || call->op == SL_OP_SCATTER_ND ||
-       call->op == SL_OP_INDEX_REDUCE || call->op == SL_OP_SEGMENT_REDUCE);
-  sl_reduce red = call && call->op == SL_OP_SCATTER_ND ? SL_REDUCE_SUM
-                  : call                               ? call->p.reduce
-                                                       : SL_REDUCE_NONE;
+  int derived = o == SL_ORACLE_TOLERANCE && call && sl_dtype_is_float(dt) &&
+                sl_tolerance_override(dt) < 0 && sl_harness_op_of(call->op) &&
+                sl_harness_op_of(call->op)->writes != NULL;
+  /* (scatter_nd is judged by tolerance only with reduce=sum) */
+  sl_reduce red = call ? call->p.reduce : SL_REDUCE_NONE;
   const char *why = "";
   char bound_msg[96] = "";
   /* For tolerance, the writes are needed only once an element differs. */

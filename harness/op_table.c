@@ -14,6 +14,10 @@
  */
 #include "op_table.h"
 
+#include <string.h>
+
+#include "writers.h"
+
 /* A reduction whose float result depends on the order of its inputs. */
 static int sl__arith(sl_reduce r) {
   return r == SL_REDUCE_SUM || r == SL_REDUCE_PROD || r == SL_REDUCE_MEAN;
@@ -130,8 +134,7 @@ static int sl__reads_dynamic_backward(const sl_call *c, int slot) {
  * lengths only. */
 static int sl__reads_segment_backward(const sl_call *c, int slot) {
   const sl_reduce r = c->p.reduce;
-  return (r != SL_REDUCE_SUM && r != SL_REDUCE_MEAN) || slot == 0 ||
-         slot == 2;
+  return (r != SL_REDUCE_SUM && r != SL_REDUCE_MEAN) || slot == 0 || slot == 2;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -191,36 +194,41 @@ static int sl__reversal_scatter_nd(const sl_call *c, sl_reversal *v) {
 /* The table                                                                 */
 /* ------------------------------------------------------------------------ */
 
-/* oracle, reads_input, reversal, writes_into_x */
+/* oracle, reads_input, reversal, writes_into_x, writes */
 static const sl_harness_op sl__harness_gather = {sl__oracle_gather, NULL, NULL,
-                                                 0};
+                                                 0, NULL};
 static const sl_harness_op sl__harness_gather_nd = {sl__oracle_gather_nd, NULL,
-                                                    NULL, 0};
+                                                    NULL, 0, NULL};
 static const sl_harness_op sl__harness_scatter = {sl__oracle_scatter, NULL,
-                                                  NULL, 1};
+                                                  NULL, 1, sl_writes_scatter};
 static const sl_harness_op sl__harness_scatter_reduce = {
-    sl__oracle_scatter_reduce, NULL, sl__reversal_scatter_reduce, 1};
+    sl__oracle_scatter_reduce, NULL, sl__reversal_scatter_reduce, 1,
+    sl_writes_scatter};
 static const sl_harness_op sl__harness_scatter_reduce_backward = {
-    sl__oracle_scatter_reduce_backward, sl__reads_reduce_backward, NULL, 0};
+    sl__oracle_scatter_reduce_backward, sl__reads_reduce_backward, NULL, 0,
+    NULL};
 static const sl_harness_op sl__harness_scatter_nd = {
-    sl__oracle_scatter_nd, NULL, sl__reversal_scatter_nd, 1};
+    sl__oracle_scatter_nd, NULL, sl__reversal_scatter_nd, 1, sl_writes_nd};
 static const sl_harness_op sl__harness_index_reduce = {
-    sl__oracle_index_reduce, NULL, sl__reversal_index_reduce, 1};
+    sl__oracle_index_reduce, NULL, sl__reversal_index_reduce, 1,
+    sl_writes_index};
 static const sl_harness_op sl__harness_index_reduce_backward = {
-    sl__oracle_index_reduce_backward, sl__reads_reduce_backward, NULL, 0};
+    sl__oracle_index_reduce_backward, sl__reads_reduce_backward, NULL, 0, NULL};
 static const sl_harness_op sl__harness_select_scatter = {
-    sl__oracle_select_scatter, NULL, NULL, 1};
+    sl__oracle_select_scatter, NULL, NULL, 1, NULL};
 static const sl_harness_op sl__harness_masked_scatter = {
-    sl__oracle_masked_scatter, NULL, NULL, 1};
+    sl__oracle_masked_scatter, NULL, NULL, 1, NULL};
 static const sl_harness_op sl__harness_dynamic_scatter = {
-    sl__oracle_dynamic_scatter, NULL, NULL, 0};
+    sl__oracle_dynamic_scatter, NULL, NULL, 0, NULL};
 static const sl_harness_op sl__harness_dynamic_scatter_backward = {
-    sl__oracle_dynamic_scatter_backward, sl__reads_dynamic_backward, NULL, 0};
+    sl__oracle_dynamic_scatter_backward, sl__reads_dynamic_backward, NULL, 0,
+    NULL};
 
 static const sl_harness_op sl__harness_segment_reduce = {
-    sl__oracle_segment_reduce, NULL, NULL, 0};
+    sl__oracle_segment_reduce, NULL, NULL, 0, sl_writes_segment};
 static const sl_harness_op sl__harness_segment_reduce_backward = {
-    sl__oracle_segment_reduce_backward, sl__reads_segment_backward, NULL, 0};
+    sl__oracle_segment_reduce_backward, sl__reads_segment_backward, NULL, 0,
+    NULL};
 
 static const sl_harness_op *const sl__harness_ops[SL_OP_COUNT] = {
 #define SL__HARNESS_ROW(e, name) [SL_OP_##e] = &sl__harness_##name,
@@ -230,6 +238,12 @@ static const sl_harness_op *const sl__harness_ops[SL_OP_COUNT] = {
 
 const sl_harness_op *sl_harness_op_of(sl_op op) {
   return (unsigned)op < SL_OP_COUNT ? sl__harness_ops[op] : NULL;
+}
+
+int sl_writes_build(const sl_call *call, sl_writes *out) {
+  memset(out, 0, sizeof *out);
+  const sl_harness_op *h = call ? sl_harness_op_of(call->op) : NULL;
+  return h && h->writes ? h->writes(call, out) : -1;
 }
 
 sl_oracle sl_oracle_for(const sl_case *c, int slot) {

@@ -20,6 +20,8 @@ typedef struct sl_reversal {
   int uslot, cut;
 } sl_reversal;
 
+struct sl_writes; /* writers.h */
+
 typedef struct sl_harness_op {
   /* The oracle of output slot `slot` (docs/spec.md §5). */
   sl_oracle (*oracle)(const sl_case *c, int slot);
@@ -32,6 +34,10 @@ typedef struct sl_harness_op {
   /* The output starts as x and the op's writes change it: an output equal
    * to x proves little (runner.c's mistrust). */
   int writes_into_x;
+  /* Where each element the op writes or reduces goes (writers.h): the
+   * any-valid oracle's writers, the tolerance's terms per position; NULL:
+   * not known (the per-dtype tolerance table judges). */
+  int (*writes)(const sl_call *c, struct sl_writes *out);
 } sl_harness_op;
 
 const sl_harness_op *sl_harness_op_of(sl_op op);

@@ -40,13 +40,105 @@ static int sl__cmp_write(const void *a, const void *b) {
   return (x->target > y->target) - (x->target < y->target);
 }
 
+/* Room for cap writes. */
+static int sl__writes_alloc(sl_writes *out, int64_t cap) {
+  memset(out, 0, sizeof *out);
+  out->w = malloc(sizeof(sl_write) * (size_t)(cap > 0 ? cap : 1));
+  return out->w ? 0 : -1;
+}
+
+static int sl__writes_done(sl_writes *out, int64_t n) {
+  out->n = n;
+  qsort(out->w, (size_t)n, sizeof(sl_write), sl__cmp_write);
+  return 0;
+}
+
+static int64_t sl__axis(const sl_call *c) {
+  const int nd = c->arg[0].ndim ? c->arg[0].ndim : 1;
+  return c->p.dim < 0 ? c->p.dim + nd : c->p.dim;
+}
+
+/* scatter and scatter_reduce: src[p] (or the value) -> x[p with p_dim :=
+ * index[p]] over index's positions. */
+int sl_writes_scatter(const sl_call *c, sl_writes *out) {
+  const sl_tensor *x = &c->arg[0], *index = &c->arg[1], *src = &c->arg[2];
+  const int64_t cap = sl__count(index->ndim, index->shape), dim = sl__axis(c);
+  if (sl__writes_alloc(out, cap)) return -1;
+  out->self = c->p.include_self ? SL_SELF_X : SL_SELF_NONE;
+  if (c->p.has_value) {
+    if (sl_dtype_is_int(x->dtype))
+      sl_elem_set_i(x->dtype, out->scalar, c->p.ivalue);
+    else
+      sl_elem_set_f(x->dtype, out->scalar, c->p.value);
+  }
+  int64_t idx[SL_MAX_DIMS], t[SL_MAX_DIMS];
+  for (int64_t i = 0; i < cap; ++i) {
+    sl__unravel(i, index->ndim, index->shape, idx);
+    for (int d = 0; d < x->ndim; ++d) t[d] = idx[d];
+    if (x->ndim) t[dim] = sl__index_at(index, idx);
+    out->w[i].src =
+        c->p.has_value ? (const void *)out->scalar : sl__at(src, idx);
+    out->w[i].target = sl__ravel(x->ndim, x->shape, t);
+  }
+  return sl__writes_done(out, cap);
+}
+
+/* scatter_nd: src[q] -> x at the tuple index[q, :] names on dims. */
+int sl_writes_nd(const sl_call *c, sl_writes *out) {
+  const sl_tensor *x = &c->arg[0], *index = &c->arg[1], *src = &c->arg[2];
+  const int64_t cap =
+      index->ndim ? sl__count(index->ndim - 1, index->shape) : 0;
+  if (sl__writes_alloc(out, cap)) return -1;
+  out->self = SL_SELF_X;
+  int64_t idx[SL_MAX_DIMS + 1], t[SL_MAX_DIMS];
+  const int rows_nd = index->ndim - 1;
+  for (int64_t i = 0; i < cap; ++i) {
+    const int64_t m = index->shape[rows_nd];
+    sl__unravel(i, rows_nd, index->shape, idx);
+    for (int d = 0; d < x->ndim; ++d) t[d] = d < rows_nd ? idx[d] : 0;
+    for (int64_t k = 0; k < m; ++k) {
+      idx[rows_nd] = k;
+      int64_t axis = c->p.ndims > k ? c->p.dims[k] : k;
+      if (axis < 0) axis += x->ndim;
+      t[axis] = sl__index_at(index, idx);
+    }
+    out->w[i].src = sl__at(src, idx);
+    out->w[i].target = sl__ravel(x->ndim, x->shape, t);
+  }
+  return sl__writes_done(out, cap);
+}
+
+/* index_reduce: updates[.., j, ..] -> x[.., index[j], ..] (a 0-D index:
+ * updates is the one slice). */
+int sl_writes_index(const sl_call *c, sl_writes *out) {
+  const sl_tensor *x = &c->arg[0], *index = &c->arg[1], *src = &c->arg[2];
+  const int64_t cap = sl__count(src->ndim, src->shape), dim = sl__axis(c);
+  if (sl__writes_alloc(out, cap)) return -1;
+  out->self = c->p.include_self ? SL_SELF_X : SL_SELF_NONE;
+  int64_t idx[SL_MAX_DIMS], t[SL_MAX_DIMS];
+  for (int64_t i = 0; i < cap; ++i) {
+    sl__unravel(i, src->ndim, src->shape, idx);
+    for (int d = 0; d < x->ndim; ++d) t[d] = idx[d];
+    int64_t j = src->ndim == x->ndim && x->ndim ? idx[dim] : 0;
+    int64_t jj[1] = {j};
+    int64_t target = sl_elem_get_i(index->dtype, index->ndim ? sl__at(index, jj)
+                                                             : index->data);
+    if (src->ndim < x->ndim) /* 0-D index: updates is the slice */
+      for (int d = x->ndim - 1; d > dim; --d) t[d] = idx[d - 1];
+    if (x->ndim) t[dim] = target;
+    out->w[i].src = sl__at(src, idx);
+    out->w[i].target = sl__ravel(x->ndim, x->shape, t);
+  }
+  return sl__writes_done(out, cap);
+}
+
 /*
  * segment_reduce: data[q, i, r] goes to out[q, s, r] where s is the
  * segment of position i along the axis in row q of lengths (or offsets).
  * The call passed sl_infer, so the lengths are valid; the initial value,
  * when given, is every position's own term.
  */
-static int sl__segment_writes(const sl_call *c, sl_writes *out) {
+int sl_writes_segment(const sl_call *c, sl_writes *out) {
   const sl_tensor *data = &c->arg[0], *len = &c->arg[1];
   const int K = data->ndim, a = len->ndim - 1;
   if (K < 1 || a < 0 || a >= K) return -1;
@@ -55,11 +147,10 @@ static int sl__segment_writes(const sl_call *c, sl_writes *out) {
   const int64_t along = data->shape[a];
   const int64_t inner = sl__count(K - a - 1, data->shape + a + 1);
   const int64_t S = len->shape[a] - (c->p.offsets ? 1 : 0);
-  out->w = malloc(sizeof(sl_write) * (size_t)(n > 0 ? n : 1));
-  if (!out->w) return -1;
+  if (sl__writes_alloc(out, n)) return -1;
   if (c->p.has_value) {
     sl_elem_set_f(data->dtype, out->scalar, c->p.value);
-    out->self_is_scalar = 1;
+    out->self = SL_SELF_SCALAR;
   }
   int64_t oshape[SL_MAX_DIMS], idx[SL_MAX_DIMS], li[SL_MAX_DIMS];
   for (int d = 0; d < K; ++d) oshape[d] = d == a ? S : data->shape[d];
@@ -85,78 +176,7 @@ static int sl__segment_writes(const sl_call *c, sl_writes *out) {
       }
     }
   }
-  out->n = m;
-  qsort(out->w, (size_t)m, sizeof(sl_write), sl__cmp_write);
-  return 0;
-}
-
-int sl_writes_build(const sl_call *c, sl_writes *out) {
-  memset(out, 0, sizeof *out);
-  const sl_tensor *x = &c->arg[0], *index = &c->arg[1], *src = &c->arg[2];
-  int64_t idx[SL_MAX_DIMS + 1], t[SL_MAX_DIMS];
-  int64_t n = 0, cap;
-  /* scatter_reduce writes where scatter does; the target maps of the
-   * reducing forms of scatter_nd and index_reduce are the same too. */
-  int scatter_like = c->op == SL_OP_SCATTER || c->op == SL_OP_SCATTER_REDUCE;
-  if (scatter_like) {
-    cap = sl__count(index->ndim, index->shape);
-    if (c->p.has_value) {
-      if (sl_dtype_is_int(x->dtype))
-        sl_elem_set_i(x->dtype, out->scalar, c->p.ivalue);
-      else
-        sl_elem_set_f(x->dtype, out->scalar, c->p.value);
-    }
-  } else if (c->op == SL_OP_SCATTER_ND) {
-    cap = index->ndim ? sl__count(index->ndim - 1, index->shape) : 0;
-  } else if (c->op == SL_OP_INDEX_REDUCE) {
-    cap = sl__count(src->ndim, src->shape);
-  } else if (c->op == SL_OP_SEGMENT_REDUCE) {
-    return sl__segment_writes(c, out);
-  } else {
-    return -1;
-  }
-  out->w = malloc(sizeof(sl_write) * (size_t)(cap > 0 ? cap : 1));
-  if (!out->w) return -1;
-  int64_t dim = c->p.dim < 0 ? c->p.dim + (x->ndim ? x->ndim : 1) : c->p.dim;
-  for (int64_t i = 0; i < cap; ++i) {
-    if (scatter_like) {
-      sl__unravel(i, index->ndim, index->shape, idx);
-      for (int d = 0; d < x->ndim; ++d) t[d] = idx[d];
-      if (x->ndim) t[dim] = sl__index_at(index, idx);
-      out->w[n].src =
-          c->p.has_value ? (const void *)out->scalar : sl__at(src, idx);
-    } else if (c->op == SL_OP_SCATTER_ND) {
-      int rows_nd = index->ndim - 1;
-      int64_t m = index->shape[rows_nd];
-      sl__unravel(i, rows_nd, index->shape, idx);
-      for (int d = 0; d < x->ndim; ++d) t[d] = d < rows_nd ? idx[d] : 0;
-      for (int64_t k = 0; k < m; ++k) {
-        idx[rows_nd] = k;
-        int64_t axis = c->p.ndims > k ? c->p.dims[k] : k;
-        if (axis < 0) axis += x->ndim;
-        t[axis] = sl__index_at(index, idx);
-      }
-      out->w[n].src = sl__at(src, idx);
-    } else { /* index_reduce assign: updates[.., j, ..] -> x[.., index[j], ..]
-              */
-      sl__unravel(i, src->ndim, src->shape, idx);
-      for (int d = 0; d < x->ndim; ++d) t[d] = idx[d];
-      int64_t j = src->ndim == x->ndim && x->ndim ? idx[dim] : 0;
-      int64_t jj[1] = {j};
-      int64_t target = sl_elem_get_i(
-          index->dtype, index->ndim ? sl__at(index, jj) : index->data);
-      if (src->ndim < x->ndim) { /* 0-D index: updates is the slice */
-        for (int d = x->ndim - 1; d > dim; --d) t[d] = idx[d - 1];
-      }
-      if (x->ndim) t[dim] = target;
-      out->w[n].src = sl__at(src, idx);
-    }
-    out->w[n].target = sl__ravel(x->ndim, x->shape, t);
-    ++n;
-  }
-  out->n = n;
-  qsort(out->w, (size_t)n, sizeof(sl_write), sl__cmp_write);
-  return 0;
+  return sl__writes_done(out, m);
 }
 
 void sl_writes_free(sl_writes *w) {
@@ -207,15 +227,10 @@ static void sl__accumulator_range(sl_dtype dt, double *max, double *min) {
   *min = wide ? DBL_MIN : FLT_MIN;
 }
 
-static int sl__self_takes_part(const sl_call *c) {
-  if (c->op == SL_OP_SEGMENT_REDUCE) return c->p.has_value;
-  return c->op == SL_OP_SCATTER_ND || c->p.include_self;
-}
-
 /* A target's own term: x's element there, or segment_reduce's initial. */
 static const void *sl__self_term(const sl_writes *w, const sl_call *c,
                                  int64_t target) {
-  if (w->self_is_scalar) return w->scalar;
+  if (w->self == SL_SELF_SCALAR) return w->scalar;
   const sl_tensor *x = &c->arg[0];
   int64_t idx[SL_MAX_DIMS];
   sl__unravel(target, x->ndim, x->shape, idx);
@@ -227,8 +242,8 @@ int sl_writes_order_dependent(const sl_writes *w, const sl_call *c,
   const sl_tensor *x = &c->arg[0];
   if (!sl_dtype_is_float(x->dtype)) return 0;
   int prod = c->p.reduce == SL_REDUCE_PROD;
-  if (!prod && c->p.reduce != SL_REDUCE_SUM && c->p.reduce != SL_REDUCE_MEAN &&
-      c->op != SL_OP_SCATTER_ND)
+  /* (scatter_nd is judged by tolerance only with reduce=sum) */
+  if (!prod && c->p.reduce != SL_REDUCE_SUM && c->p.reduce != SL_REDUCE_MEAN)
     return 0;
   int64_t lo = sl__first_write(w, target);
   double max, min;
@@ -238,7 +253,7 @@ int sl_writes_order_dependent(const sl_writes *w, const sl_call *c,
    * products of the factors below and above 1 in magnitude. */
   long double abs_sum = 0, log_up = 0, log_down = 0;
   const void *self =
-      sl__self_takes_part(c) ? sl__self_term(w, c, target) : NULL;
+      w->self != SL_SELF_NONE ? sl__self_term(w, c, target) : NULL;
   for (int64_t i = lo - (self ? 1 : 0); i < w->n; ++i) {
     const void *v;
     if (i < lo)
@@ -301,12 +316,12 @@ void sl_writes_contributions(const sl_writes *w, const sl_call *c,
     ++hi;
   }
   out->n = out->writes = hi - lo;
-  if (sl__self_takes_part(c)) {
+  if (w->self != SL_SELF_NONE) {
     sl__add_term(out, &abs_sum,
                  sl_elem_get_f(x->dtype, sl__self_term(w, c, target)));
     ++out->n;
   }
   /* segment_reduce's mean divides by the segment's length alone */
-  out->count = w->self_is_scalar ? out->writes : out->n;
+  out->count = w->self == SL_SELF_SCALAR ? out->writes : out->n;
   out->abs_sum = (double)abs_sum;
 }

@@ -16,21 +16,30 @@ typedef struct sl_write {
   const void *src; /* the element written there */
 } sl_write;
 
+/* A target's own term in a reduction: none (include_self off), x's
+ * element there (include_self, scatter_nd's sum), or the scalar
+ * (segment_reduce's initial). */
+typedef enum { SL_SELF_NONE, SL_SELF_X, SL_SELF_SCALAR } sl_self_term;
+
 typedef struct sl_writes {
   sl_write *w;
   int64_t n;
   /* scatter's value, or segment_reduce's initial, encoded in the data's
    * dtype */
   unsigned char scalar[16];
-  /* segment_reduce: every output position starts from the initial value
-   * (scalar) when one is given, instead of x's own element */
-  int self_is_scalar;
+  sl_self_term self;
 } sl_writes;
 
-/* Builds the writes of scatter, scatter_reduce, scatter_nd, index_reduce
- * or segment_reduce (for the reducing forms: where each source element
- * goes). Returns 0, or -1 for another op or no memory. */
+/* Builds the writes of call (for the reducing forms: where each source
+ * element goes) through its op's row (harness/op_table.c). Returns 0, or
+ * -1 for an op without writes or no memory. */
 int sl_writes_build(const sl_call *call, sl_writes *out);
+/* The builders of the ops' rows: scatter and scatter_reduce, scatter_nd,
+ * index_reduce, segment_reduce. Same returns. */
+int sl_writes_scatter(const sl_call *call, sl_writes *out);
+int sl_writes_nd(const sl_call *call, sl_writes *out);
+int sl_writes_index(const sl_call *call, sl_writes *out);
+int sl_writes_segment(const sl_call *call, sl_writes *out);
 void sl_writes_free(sl_writes *w);
 /* Whether two writes share a target (the case has contention). */
 int sl_writes_collide(const sl_writes *w);

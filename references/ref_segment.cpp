@@ -22,18 +22,44 @@ static const char *slref_segment_reduce_name(sl_reduce r) {
 }
 
 /*
- * LibTorch checks that offsets never decrease and that each row's last
- * minus first entry is the axis's extent, but not that a row starts at 0:
- * offsets [1, 3, 3, 6, 9] over 8 elements are taken, and segment 3 reads
- * past the data (LibTorch 2.11 returned NaN there). The contract wants 0.
+ * What LibTorch does not check and the contract wants (each found by the
+ * fuzzer as a case LibTorch took and the kernels refused):
+ * - lengths' extents before the axis must be data's: LibTorch took lengths
+ *   [2,1,1] for data [1,1,1,1,1] along axis 2 (reading rows that data
+ *   does not have);
+ * - offsets must start at 0 and end at the axis's extent: LibTorch checks
+ *   only that they never decrease, so [1,3,3,6,9] over 8 elements read past
+ *   the data (NaN came back) and an end past the extent crashed its
+ *   backward (abort).
  */
-static void slref_check_offsets(const at::Tensor &offsets) {
-  if (offsets.dim() < 1 || offsets.size(-1) < 1 || offsets.numel() == 0) return;
-  at::Tensor first = offsets.select(-1, 0);
+static void slref_check_segments(const at::Tensor &data,
+                                 const at::Tensor &lengths,
+                                 const sl_params &p) {
+  const int64_t L = lengths.dim(), K = data.dim();
+  if (L < 1 || K < L || p.dim < -K || p.dim >= K) return; /* LibTorch's */
+  const int64_t a = p.dim < 0 ? p.dim + K : p.dim;
+  if (a != L - 1) return; /* LibTorch's */
+  for (int64_t d = 0; d < a; ++d)
+    if (lengths.size(d) != data.size(d))
+      throw slref_reject(slref_fmt(
+          "lengths: expected extents %s before the axis (data's), got %s",
+          slref_shape(data.sizes().slice(0, a)).c_str(),
+          slref_shape(lengths).c_str()));
+  if (!p.offsets || lengths.size(-1) < 1 || lengths.numel() == 0 ||
+      !at::isIntegralType(lengths.scalar_type(), /*includeBool=*/false))
+    return;
+  at::Tensor first = lengths.select(-1, 0), last = lengths.select(-1, -1);
   if (first.ne(0).any().item<bool>())
     throw slref_reject(slref_fmt(
         "offsets: expected every row to start at 0, got %lld",
         (long long)first.masked_select(first.ne(0))[0].item<int64_t>()));
+  const int64_t n = data.size(a);
+  if (last.ne(n).any().item<bool>())
+    throw slref_reject(slref_fmt(
+        "offsets: expected every row to end at the axis's extent %lld, got "
+        "%lld",
+        (long long)n,
+        (long long)last.masked_select(last.ne(n))[0].item<int64_t>()));
 }
 
 /*
@@ -124,13 +150,13 @@ static at::Tensor slref_segment_forward(const at::Tensor &data_in,
   const char *name = slref_segment_reduce_name(p.reduce);
   const at::Tensor data = slref_row_major(data_in);
   const at::Tensor lengths = slref_row_major(lengths_in);
+  slref_check_segments(data, lengths, p);
   if (lengths.numel() == 0) return slref_segment_empty(data, lengths, p);
   slref_check_empty_data(data, lengths, p);
   c10::optional<at::Scalar> initial;
   if (p.has_value) initial = at::Scalar(p.value);
   c10::optional<at::Tensor> by_lengths, by_offsets;
   if (p.offsets) {
-    slref_check_offsets(lengths);
     by_offsets = lengths;
   } else {
     by_lengths = lengths;
@@ -199,8 +225,8 @@ static at::Tensor slref_segment_prod_grad(const at::Tensor &grad,
                                           const sl_params &p) {
   const int64_t a = c10::maybe_wrap_dim(p.dim, data.dim());
   at::Tensor at_seg = slref_segment_ids(data, lengths, a, p);
-  at::Tensor start = at::full(result.sizes(), p.has_value ? p.value : 1.0,
-                              result.options());
+  at::Tensor start =
+      at::full(result.sizes(), p.has_value ? p.value : 1.0, result.options());
   torch::AutoGradMode grad_mode(true);
   at::Tensor leaf = data.detach().requires_grad_(true);
   at::Tensor y = start.scatter_reduce(a, at_seg, leaf, "prod",

@@ -406,6 +406,21 @@ static void test_backward_initial(void) {
     CHECK_MSG(st == SL_STATUS_OK, "%s: %s", v->name, ctx.msg);
     for (int i = 0; i < 5; ++i)
       CHECK_MSG(same(out[i], 0.0), "%s amax grad[%d]=%g", v->name, i, out[i]);
+    /* prod follows scatter_reduce's rule, g * P / x: with inf among the
+     * values P is inf, so inf's own gradient is inf / inf = NaN and 2's is
+     * inf (the product of the others would give 2 and inf); a NaN value
+     * makes every gradient NaN. */
+    d[0] = INFINITY, d[1] = 2, d[2] = 1, d[3] = NAN, d[4] = 4;
+    res[0] = INFINITY, res[1] = NAN;
+    g[0] = 1, g[1] = 1;
+    st = run_bwd(&ctx, v->name, &tg, &td, 0, &tl, 0, &tr, SL_REDUCE_PROD, 0, 0,
+                 &to, sizeof out);
+    CHECK_MSG(st == SL_STATUS_OK, "%s: %s", v->name, ctx.msg);
+    const double wi[5] = {NAN, INFINITY, INFINITY, NAN, NAN};
+    for (int i = 0; i < 5; ++i)
+      CHECK_MSG(same(out[i], wi[i]), "%s prod inf/NaN grad[%d]=%g", v->name, i,
+                out[i]);
+    d[0] = d[1] = d[2] = 5, d[3] = 1, d[4] = 4, g[0] = -3;
   }
 }
 

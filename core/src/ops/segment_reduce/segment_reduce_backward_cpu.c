@@ -8,19 +8,17 @@
  * (f32 for f16, bf16, f32; f64 for f64), rounded to data's dtype once:
  *   sum   g at each position;
  *   mean  g / length;
- *   prod  g * (start * prefix) * suffix: the product of the segment's other
- *         values and the start (initial, else 1), from prefix and suffix
- *         products, so that zeros need no special case (a single zero gets
- *         the product of the rest, two zeros give zero) and no value is
- *         divided by;
+ *   prod  scatter_reduce's rule (LibTorch's, and core/src/reduce_backward.c's):
+ *         g * P / x where x is not 0, P the segment's product with the start
+ *         (initial, else 1) in position order; a single zero gets g times
+ *         the product of the rest and the start; with two zeros or more P
+ *         is 0 and so is every gradient. (NaN and inf follow the division:
+ *         a NaN among the values makes every gradient NaN.)
  *   amax, amin  g / c at the c positions equal to the result (a NaN equals
  *         nothing, so a NaN result gives no gradient; nor does a result
  *         that initial decided, unless a value ties it), 0 elsewhere.
  */
 #include <stdlib.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "reduce.h"
 #include "segment_reduce.h"
@@ -39,11 +37,9 @@ typedef struct sl__segb_job {
 
 /* Tasks [t0, t1) in order (as the forward's: t = (q * S + s) * blocks +
  * blk, column offsets computed when the block changes, row offsets when q
- * does); `suf` holds N doubles (prod's suffix products). dt is a constant
- * in each instance. */
+ * does). dt is a constant in each instance. */
 static inline __attribute__((always_inline)) void
-sl__segb_tasks_as(sl_dtype dt, const sl__segb_job *j, int64_t t0, int64_t t1,
-                  double *suf) {
+sl__segb_tasks_as(sl_dtype dt, const sl__segb_job *j, int64_t t0, int64_t t1) {
   const sl_call *c = j->c;
   const sl__seg_geom *g = &j->g;
   const sl_tensor *a = c->arg;
@@ -96,14 +92,24 @@ sl__segb_tasks_as(sl_dtype dt, const sl__segb_job *j, int64_t t0, int64_t t1,
         break;
       }
       case SL_REDUCE_PROD: {
-        /* suf[i - b]: the product of the values after i. */
-        suf[e - 1 - b] = 1.0;
-        for (int64_t i = e - 1; i > b; --i)
-          suf[i - 1 - b] = RD(DAT(i, k) * suf[i - b]);
-        double pre = j->start;
+        /* P: the product; rest: the product of the values that are not 0
+         * (for a single zero's gradient) */
+        double P = j->start, rest = j->start;
+        int64_t zeros = 0;
         for (int64_t i = b; i < e; ++i) {
-          sl__store_f(dt, GD(i, k), RD(gv * RD(pre * suf[i - b])));
-          pre = RD(pre * DAT(i, k));
+          const double x = DAT(i, k);
+          P = RD(P * x);
+          if (x == 0.0)
+            ++zeros;
+          else
+            rest = RD(rest * x);
+        }
+        const double gp = RD(gv * P), gr = RD(gv * rest);
+        for (int64_t i = b; i < e; ++i) {
+          const double x = DAT(i, k);
+          sl__store_f(dt, GD(i, k),
+                      x == 0.0 && zeros == 1 ? gr
+                                             : RD(gp / (x == 0.0 ? 1.0 : x)));
         }
         break;
       }
@@ -128,20 +134,19 @@ sl__segb_tasks_as(sl_dtype dt, const sl__segb_job *j, int64_t t0, int64_t t1,
   }
 }
 
-static void sl__segb_tasks(const sl__segb_job *j, int64_t t0, int64_t t1,
-                           double *suf) {
+static void sl__segb_tasks(const sl__segb_job *j, int64_t t0, int64_t t1) {
   switch (j->c->arg[D_].dtype) {
   case SL_F32:
-    sl__segb_tasks_as(SL_F32, j, t0, t1, suf);
+    sl__segb_tasks_as(SL_F32, j, t0, t1);
     break;
   case SL_F64:
-    sl__segb_tasks_as(SL_F64, j, t0, t1, suf);
+    sl__segb_tasks_as(SL_F64, j, t0, t1);
     break;
   case SL_F16:
-    sl__segb_tasks_as(SL_F16, j, t0, t1, suf);
+    sl__segb_tasks_as(SL_F16, j, t0, t1);
     break;
   default:
-    sl__segb_tasks_as(SL_BF16, j, t0, t1, suf);
+    sl__segb_tasks_as(SL_BF16, j, t0, t1);
     break;
   }
 }
@@ -158,35 +163,15 @@ static sl_status sl__segb_run(sl_ctx *ctx, sl_call *c, int threads) {
   j.start = c->p.has_value ? sl__round_to(c->arg[D_].dtype, c->p.value) : 1.0;
   const int64_t tasks = j.g.Q * j.g.S * j.blocks;
   const int team = sl__team(threads, j.g.Q * (j.g.N + j.g.S) * j.g.R);
-  /* prod's suffix products: N doubles per thread. */
-  const int64_t per = c->p.reduce == SL_REDUCE_PROD ? j.g.N : 0;
-  double *scratch = NULL;
-  if (per) {
-    scratch = malloc((size_t)team * (size_t)per * sizeof(double));
-    if (!scratch) {
-      free(offs);
-      return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
-                         "segment_reduce_backward: no memory for %lld "
-                         "doubles of scratch",
-                         (long long)(team * per));
-    }
-  }
 #pragma omp parallel num_threads(team) if (team > 1)
   {
-#ifdef _OPENMP
-    double *mine =
-        scratch ? scratch + (int64_t)omp_get_thread_num() * per : NULL;
-#else
-    double *mine = scratch;
-#endif
     const int64_t runs = (tasks + SL__SEG_RUN - 1) / SL__SEG_RUN;
 #pragma omp for schedule(dynamic, 1)
     for (int64_t u = 0; u < runs; ++u)
-      sl__segb_tasks(
-          &j, u * SL__SEG_RUN,
-          (u + 1) * SL__SEG_RUN < tasks ? (u + 1) * SL__SEG_RUN : tasks, mine);
+      sl__segb_tasks(&j, u * SL__SEG_RUN,
+                     (u + 1) * SL__SEG_RUN < tasks ? (u + 1) * SL__SEG_RUN
+                                                   : tasks);
   }
-  free(scratch);
   free(offs);
   return SL_STATUS_OK;
 }

@@ -10,8 +10,9 @@
  * go back to the device before any kernel writes: a bad length fails the
  * call with nothing written. The copy costs O(Q * S), the size of lengths.
  *
- * The backward's prod keeps its suffix products in a workspace of data's
- * numel in the accumulation type (a thread has no room for a segment).
+ * The backward's prod is scatter_reduce's rule, as on the CPU
+ * (segment_reduce_backward_cpu.c): g * P / x, a single zero's gradient
+ * from the product of the rest.
  */
 #include <vector>
 
@@ -49,19 +50,17 @@ __global__ void sl__seg_fwd_k(sl__it it, const T *data, T *out,
 }
 
 /* it walks out's shape: tensor 0 grad_out, 1 result, 2 the offsets' index,
- * 3 data at position 0 of the axis; git: 0 grad_data there, 1 the element
- * of the [Q, N, R] workspace suf. */
+ * 3 data at position 0 of the axis; git: grad_data there. */
 template <class T>
-__global__ void
-sl__seg_bwd_k(sl__it it, sl__it git, const T *g, const T *res, const T *data,
-              T *gd, const int64_t *offs, int64_t dstep, int64_t gdstep,
-              sl_reduce r, typename sl__acc_of<T>::type start,
-              typename sl__acc_of<T>::type *suf, int64_t sstep) {
+__global__ void sl__seg_bwd_k(sl__it it, sl__it git, const T *g, const T *res,
+                              const T *data, T *gd, const int64_t *offs,
+                              int64_t dstep, int64_t gdstep, sl_reduce r,
+                              typename sl__acc_of<T>::type start) {
   typedef typename sl__acc_of<T>::type A;
   SL__GRID_STRIDE(e, it.numel) {
-    int64_t off[4], go[2];
+    int64_t off[4], go[1];
     sl__it_at<4>(it, e, off);
-    sl__it_at<2>(git, e, go);
+    sl__it_at<1>(git, e, go);
     const int64_t b = offs[off[2]], en = offs[off[2] + 1];
     if (en == b) continue;
     const A gv = sl__to_acc<A, T>(g[off[0]]);
@@ -77,16 +76,21 @@ sl__seg_bwd_k(sl__it it, sl__it git, const T *g, const T *res, const T *data,
       break;
     }
     case SL_REDUCE_PROD: {
-      /* sx[i]: the product of the values after i, as the CPU has it. */
-      A *sx = suf + go[1];
-      sx[(en - 1) * sstep] = (A)1;
-      for (int64_t i = en - 1; i > b; --i)
-        sx[(i - 1) * sstep] = DAT(i) * sx[i * sstep];
-      A pre = start;
+      A P = start, rest = start;
+      int64_t zeros = 0;
       for (int64_t i = b; i < en; ++i) {
-        const A excl = pre * sx[i * sstep];
-        GD(i) = sl__from_acc<T, A>(gv * excl);
-        pre = pre * DAT(i);
+        const A x = DAT(i);
+        P = P * x;
+        if (x == (A)0)
+          ++zeros;
+        else
+          rest = rest * x;
+      }
+      const A gp = gv * P, gr = gv * rest;
+      for (int64_t i = b; i < en; ++i) {
+        const A x = DAT(i);
+        GD(i) = sl__from_acc<T, A>(
+            x == (A)0 && zeros == 1 ? gr : gp / (x == (A)0 ? (A)1 : x));
       }
       break;
     }
@@ -144,24 +148,16 @@ sl_status sl__seg_cuda_offsets(sl_ctx *ctx, cudaStream_t s, sl__ws &ws,
   return SL_STATUS_OK;
 }
 
-/* Strides over out's shape of the offsets [Q, S + 1] (axis 1, inner 0)
- * and of a contiguous [Q, N, R] (axis 0): the two index "tensors". */
-void sl__seg_index_strides(const sl__seg_geom *g, int64_t *ost, int64_t *cst) {
-  int64_t lo = g->S + 1, lc = g->N * g->R;
+/* Strides over out's shape of the offsets [Q, S + 1] (axis 1, inner 0):
+ * an index "tensor". */
+void sl__seg_index_strides(const sl__seg_geom *g, int64_t *ost) {
+  int64_t lo = g->S + 1;
   for (int d = g->axis - 1; d >= 0; --d) {
     ost[d] = lo;
-    cst[d] = lc;
     lo *= g->lead[d];
-    lc *= g->lead[d];
   }
   ost[g->axis] = 1;
-  cst[g->axis] = 0;
-  int64_t ic = 1;
-  for (int d = g->k - 1; d > g->axis; --d) {
-    ost[d] = 0;
-    cst[d] = ic;
-    ic *= g->inner[d - g->axis - 1];
-  }
+  for (int d = g->k - 1; d > g->axis; --d) ost[d] = 0;
 }
 
 /* A tensor's strides with the axis's set to 0 (position 0 of a segment's
@@ -175,9 +171,9 @@ sl_status sl__seg_fwd_as(sl_ctx *ctx, cudaStream_t s, const sl_call *c,
                          const sl__seg_geom *g, const int64_t *offs) {
   typedef typename sl__acc_of<T>::type A;
   const sl_tensor *data = &c->arg[0], *out = &c->arg[2];
-  int64_t dst[SL_MAX_DIMS], ost[SL_MAX_DIMS], cst[SL_MAX_DIMS];
+  int64_t dst[SL_MAX_DIMS], ost[SL_MAX_DIMS];
   sl__seg_base_strides(data, g->axis, dst);
-  sl__seg_index_strides(g, ost, cst);
+  sl__seg_index_strides(g, ost);
   const int64_t *st[3] = {out->strides, dst, ost};
   const sl__it it = sl__it_make(out->ndim, out->shape, 3, st, -1);
   const double start = c->p.has_value ? sl__round_to(data->dtype, c->p.value)
@@ -190,31 +186,25 @@ sl_status sl__seg_fwd_as(sl_ctx *ctx, cudaStream_t s, const sl_call *c,
 }
 
 template <class T>
-sl_status sl__seg_bwd_as(sl_ctx *ctx, cudaStream_t s, sl__ws &ws,
-                         const sl_call *c, const sl__seg_geom *g,
-                         const int64_t *offs) {
+sl_status sl__seg_bwd_as(sl_ctx *ctx, cudaStream_t s, const sl_call *c,
+                         const sl__seg_geom *g, const int64_t *offs) {
   typedef typename sl__acc_of<T>::type A;
   const sl_tensor *a = c->arg;
   const sl_tensor *gt = &a[0], *data = &a[1], *res = &a[3], *gd = &a[4];
-  int64_t dst[SL_MAX_DIMS], gdst[SL_MAX_DIMS], ost[SL_MAX_DIMS],
-      cst[SL_MAX_DIMS];
+  int64_t dst[SL_MAX_DIMS], gdst[SL_MAX_DIMS], ost[SL_MAX_DIMS];
   sl__seg_base_strides(data, g->axis, dst);
   sl__seg_base_strides(gd, g->axis, gdst);
-  sl__seg_index_strides(g, ost, cst);
+  sl__seg_index_strides(g, ost);
   const int64_t *st[4] = {gt->strides, res->strides, ost, dst};
   const sl__it it = sl__it_make(gt->ndim, gt->shape, 4, st, -1);
-  const int64_t *gst[2] = {gdst, cst};
-  const sl__it git = sl__it_make(gt->ndim, gt->shape, 2, gst, -1);
-  A *suf = nullptr;
-  if (c->p.reduce == SL_REDUCE_PROD)
-    SL__TRY(ws.get(&suf, (size_t)sl__numel(data),
-                   "segment_reduce_backward: suffix products"));
+  const int64_t *gst[1] = {gdst};
+  const sl__it git = sl__it_make(gt->ndim, gt->shape, 1, gst, -1);
   const double start =
       c->p.has_value ? sl__round_to(data->dtype, c->p.value) : 1.0;
   sl__seg_bwd_k<T><<<sl__blocks(it.numel, SL__THREADS), SL__THREADS, 0, s>>>(
       it, git, (const T *)gt->data, (const T *)res->data, (const T *)data->data,
       (T *)gd->data, offs, data->strides[g->axis], gd->strides[g->axis],
-      c->p.reduce, (A)start, suf, g->R);
+      c->p.reduce, (A)start);
   SL__CUDA_LAUNCHED(ctx, "segment_reduce_backward kernel");
   return SL_STATUS_OK;
 }
@@ -254,12 +244,12 @@ sl_status sl_segment_reduce_backward_cuda_plain(sl_ctx *ctx, sl_call *c) {
   if (sl__numel(&c->arg[4]) == 0) return SL_STATUS_OK;
   switch (c->arg[1].dtype) {
   case SL_F16:
-    return sl__seg_bwd_as<__half>(ctx, s, ws, c, &g, offs);
+    return sl__seg_bwd_as<__half>(ctx, s, c, &g, offs);
   case SL_BF16:
-    return sl__seg_bwd_as<__nv_bfloat16>(ctx, s, ws, c, &g, offs);
+    return sl__seg_bwd_as<__nv_bfloat16>(ctx, s, c, &g, offs);
   case SL_F32:
-    return sl__seg_bwd_as<float>(ctx, s, ws, c, &g, offs);
+    return sl__seg_bwd_as<float>(ctx, s, c, &g, offs);
   default:
-    return sl__seg_bwd_as<double>(ctx, s, ws, c, &g, offs);
+    return sl__seg_bwd_as<double>(ctx, s, c, &g, offs);
   }
 }
