@@ -255,11 +255,14 @@ static int sl__dot(const sl_tensor *t, const sl_tensor *u, double *dot,
  * homogeneous of degree 1 in its inputs v (sum, mean, amax, amin; max for
  * dynamic_scatter). F is the core's cpu.serial forward for scatter_reduce
  * and index_reduce; dynamic_scatter_backward's call carries no coordinates
- * to run its forward on, so its voxel_feats input stands for F(feats).
+ * to run its forward on, so its voxel_feats input stands for F(feats);
+ * segment_reduce_backward's result input stands for F(data) (an initial
+ * value makes F not homogeneous: those calls are not judged here).
  */
 static int sl__backward_agrees(const sl_call *c, const sl_call *first,
                                int *applied, char *msg, size_t len) {
   const int dyn = c->op == SL_OP_DYNAMIC_SCATTER_BACKWARD;
+  const int seg = c->op == SL_OP_SEGMENT_REDUCE_BACKWARD;
   const sl_reduce r = c->p.reduce;
   /* amax and amin without self: LibTorch's rule (which the ops follow,
    * docs/spec.md) counts an x equal to the result among the ties that
@@ -270,22 +273,25 @@ static int sl__backward_agrees(const sl_call *c, const sl_call *first,
       (dyn && r == SL_REDUCE_MAX);
   /* grad_out (grad_voxel_feats), one input per gradient, F(v) */
   const sl_tensor *g = &c->arg[0];
-  if (!homogeneous || !sl_dtype_is_float(g->dtype)) return 1;
+  if (!homogeneous || !sl_dtype_is_float(g->dtype) || (seg && c->p.has_value))
+    return 1;
   double u_out, u_acc, tiny;
   sl__units(g->dtype, &u_out, &u_acc, &tiny);
   /* Terms per element: the contributions any one element can meet. */
   const double terms = (double)(dyn ? (c->arg[1].ndim ? c->arg[1].shape[0] : 1)
-                                    : sl__numel(&c->arg[2])) +
+                                : seg ? sl__numel(&c->arg[1])
+                                      : sl__numel(&c->arg[2])) +
                        1;
   if (terms * u_acc > 0.1) return 1; /* the bound would say nothing */
-  sl_tensor f = c->arg[2];
+  sl_tensor f = c->arg[seg ? 3 : 2];
   void *fmem = NULL;
-  if (!dyn && sl__forward(c, &f, &fmem, msg, len)) return -1;
+  if (!dyn && !seg && sl__forward(c, &f, &fmem, msg, len)) return -1;
   double left = 0, abs_left = 0, right = 0, abs_right = 0;
   int finite = sl__dot(&f, g, &left, &abs_left);
-  /* x (feats) and its gradient; src (updates) and its gradient */
-  finite = finite && sl__dot(&c->arg[1], &first->arg[5], &right, &abs_right);
-  if (!dyn)
+  /* x (feats, data) and its gradient; src (updates) and its gradient */
+  finite = finite &&
+           sl__dot(&c->arg[1], &first->arg[seg ? 4 : 5], &right, &abs_right);
+  if (!dyn && !seg)
     finite = finite && sl__dot(&c->arg[3], &first->arg[6], &right, &abs_right);
   free(fmem);
   if (!finite) return 1; /* NaN and inf carry no inner product */
@@ -307,7 +313,10 @@ static int sl__backward_agrees(const sl_call *c, const sl_call *first,
            "gradients> = %.9g with F the %s forward (|diff| %.3g above the "
            "rounding bound %.3g): a gradient sent to the wrong input, "
            "dropped, or not the forward's",
-           left, right, dyn ? "given voxel_feats as the" : "cpu.serial",
+           left, right,
+           dyn   ? "given voxel_feats as the"
+           : seg ? "given result as the"
+                 : "cpu.serial",
            fabs(left - right), bound);
   return 0;
 }
@@ -318,7 +327,8 @@ int sl_adjoint_agrees(const sl_call *c, const sl_call *first, uint64_t seed,
   *applied = 0;
   if (c->op == SL_OP_SCATTER_REDUCE_BACKWARD ||
       c->op == SL_OP_INDEX_REDUCE_BACKWARD ||
-      c->op == SL_OP_DYNAMIC_SCATTER_BACKWARD)
+      c->op == SL_OP_DYNAMIC_SCATTER_BACKWARD ||
+      c->op == SL_OP_SEGMENT_REDUCE_BACKWARD)
     return sl__backward_agrees(c, first, applied, msg, len);
   return sl__scatter_agrees(c, first, seed, applied, msg, len);
 }
