@@ -2,6 +2,8 @@
  * References of the segment ops (docs/spec.md §1): PyTorch's segment_reduce
  * and its backward.
  */
+#include <cmath>
+
 #include "ref_internal.h"
 
 /* PyTorch's name of each reduce the op takes. */
@@ -63,16 +65,19 @@ static void slref_check_segments(const at::Tensor &data,
 }
 
 /*
- * LibTorch refuses a lengths tensor without elements (it takes min() of its
- * values: "Expected reduction dim to be specified for input.numel() == 0");
- * the contract takes it: no rows, or rows of no segments over an empty
- * axis, and an output without elements either way. The answer is then
- * that empty output, once the rules that need no values hold (LibTorch's
- * own checks run on a one-row stand-in).
+ * The answer where no element of data takes part, by the definition (every
+ * segment empty, or no segment, or no column): LibTorch refuses a lengths
+ * tensor without elements (it takes min() of its values: "Expected
+ * reduction dim to be specified for input.numel() == 0"), and 1.13 any
+ * data without elements ("Expected data.numel() > 0"); the contract takes
+ * both. The rules that need no data values are checked first (LibTorch's
+ * dtype and reduce checks run on a one-element stand-in), then every
+ * output is the start of its empty segment: initial, or sum's 0, prod's
+ * 1, amax's -inf, amin's +inf, mean's NaN.
  */
-static at::Tensor slref_segment_empty(const at::Tensor &data,
-                                      const at::Tensor &lengths,
-                                      const sl_params &p) {
+static at::Tensor slref_segment_no_data(const at::Tensor &data,
+                                        const at::Tensor &lengths,
+                                        const sl_params &p) {
   std::vector<int64_t> one(lengths.sizes().begin(), lengths.sizes().end());
   if (one.empty() || data.dim() < (int64_t)one.size())
     throw slref_reject(
@@ -104,7 +109,18 @@ static at::Tensor slref_segment_empty(const at::Tensor &data,
                            probe, {}, {}, 0, false, {});
   std::vector<int64_t> out(data.sizes().begin(), data.sizes().end());
   out[a] = S;
-  return at::empty(out, data.options());
+  static const struct {
+    sl_reduce r;
+    double start;
+  } starts[] = {{SL_REDUCE_SUM, 0.0},
+                {SL_REDUCE_PROD, 1.0},
+                {SL_REDUCE_AMAX, -INFINITY},
+                {SL_REDUCE_AMIN, INFINITY},
+                {SL_REDUCE_MEAN, NAN}};
+  double start = p.value;
+  for (const auto &st : starts)
+    if (!p.has_value && st.r == p.reduce) start = st.start;
+  return at::full(out, start, data.options());
 }
 
 /*
@@ -151,8 +167,9 @@ static at::Tensor slref_segment_forward(const at::Tensor &data_in,
   const at::Tensor data = slref_row_major(data_in);
   const at::Tensor lengths = slref_row_major(lengths_in);
   slref_check_segments(data, lengths, p);
-  if (lengths.numel() == 0) return slref_segment_empty(data, lengths, p);
   slref_check_empty_data(data, lengths, p);
+  if (lengths.numel() == 0 || data.numel() == 0)
+    return slref_segment_no_data(data, lengths, p);
   c10::optional<at::Scalar> initial;
   if (p.has_value) initial = at::Scalar(p.value);
   c10::optional<at::Tensor> by_lengths, by_offsets;
@@ -254,7 +271,8 @@ slref_tensors slref_segment_reduce_backward(const sl_call &call) {
                                  "output), got %s",
                                  slref_shape(out).c_str(),
                                  slref_shape(result).c_str()));
-  if (lengths.numel() == 0) return {at::zeros_like(data)}; /* no segment */
+  if (lengths.numel() == 0 || data.numel() == 0)
+    return {at::zeros_like(data)}; /* no element takes part */
   if (p.reduce == SL_REDUCE_AMAX || p.reduce == SL_REDUCE_AMIN)
     return {slref_segment_tie_grad(grad, data, lengths, result, p)};
   if (p.reduce == SL_REDUCE_PROD)

@@ -640,6 +640,41 @@ static void test_segment_reduce(void) {
   c.p.reduce = SL_REDUCE_MAX;
   CHECK(run(&c, outs, err, sizeof err) == 1);
   CHECK_CONTAINS(err, "reduce: expected sum, prod, mean, amax or amin");
+  /* No data element takes part (an empty axis cut into 2 empty segments;
+   * LibTorch 1.13 refuses such data, 2.x an empty lengths): every output
+   * is its segment's start. */
+  const int64_t s03[2] = {0, 3}, s2[1] = {2}, s23[2] = {2, 3};
+  int64_t zeros[2] = {0, 0};
+  c.arg[0] = mk(SL_F32, 2, s03, NULL);
+  c.arg[1] = mk(SL_I64, 1, s2, zeros);
+  const struct {
+    sl_reduce r;
+    double start;
+  } starts[] = {{SL_REDUCE_SUM, 0},
+                {SL_REDUCE_PROD, 1},
+                {SL_REDUCE_AMAX, -inf},
+                {SL_REDUCE_AMIN, inf},
+                {SL_REDUCE_MEAN, nan}};
+  for (size_t i = 0; i < sizeof starts / sizeof starts[0]; ++i) {
+    c.p.reduce = starts[i].r;
+    double want[6];
+    for (int k = 0; k < 6; ++k) want[k] = starts[i].start;
+    CHECK_MSG(run(&c, outs, err, sizeof err) == 0, "%s", err);
+    CHECK_MSG(same_f(&outs[0], 2, s23, want), "empty axis, reduce %s",
+              sl_reduce_name(starts[i].r));
+    free_outs(outs, 1);
+  }
+  /* ... and with an initial value, that value; lengths that do not cover
+   * the (empty) axis are still refused. */
+  c.p.has_value = 1;
+  c.p.value = 2.5;
+  const double w25[6] = {2.5, 2.5, 2.5, 2.5, 2.5, 2.5};
+  CHECK(run(&c, outs, err, sizeof err) == 0);
+  CHECK(same_f(&outs[0], 2, s23, w25));
+  free_outs(outs, 1);
+  zeros[1] = 1;
+  CHECK(run(&c, outs, err, sizeof err) == 1);
+  CHECK_CONTAINS(err, "lengths: expected every row to cover");
 }
 
 /* Its backward: amax/amin share a tie's gradient evenly, negative or not
