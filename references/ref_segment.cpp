@@ -194,11 +194,13 @@ slref_tensors slref_segment_reduce(const sl_call &call) {
  * positive (a negative one reaches every tied position whole:
  * docs/reference-differences.md), so it is not the reference here.
  */
-/* The segment of every position of data (of data's shape): along the axis,
- * the first segment whose end lies past the position. */
+/* The segment of every position of data (of data's shape): along the axis
+ * a (p's, normalized into *axis), the first segment whose end lies past
+ * the position. */
 static at::Tensor slref_segment_ids(const at::Tensor &data,
-                                    const at::Tensor &lengths, int64_t a,
-                                    const sl_params &p) {
+                                    const at::Tensor &lengths,
+                                    const sl_params &p, int64_t *axis) {
+  const int64_t a = *axis = c10::maybe_wrap_dim(p.dim, data.dim());
   at::Tensor ends = p.offsets ? lengths.narrow(-1, 1, lengths.size(-1) - 1)
                               : lengths.cumsum(-1);
   std::vector<int64_t> rows(data.sizes().begin(), data.sizes().begin() + a);
@@ -216,8 +218,8 @@ static at::Tensor slref_segment_tie_grad(const at::Tensor &grad,
                                          const at::Tensor &lengths,
                                          const at::Tensor &result,
                                          const sl_params &p) {
-  const int64_t a = c10::maybe_wrap_dim(p.dim, data.dim());
-  at::Tensor at_seg = slref_segment_ids(data, lengths, a, p);
+  int64_t a;
+  at::Tensor at_seg = slref_segment_ids(data, lengths, p, &a);
   at::Tensor tie = data.eq(result.gather(a, at_seg));
   at::Tensor count = at::zeros_like(result).scatter_add(
       a, at_seg, tie.to(result.scalar_type()));
@@ -240,8 +242,8 @@ static at::Tensor slref_segment_prod_grad(const at::Tensor &grad,
                                           const at::Tensor &lengths,
                                           const at::Tensor &result,
                                           const sl_params &p) {
-  const int64_t a = c10::maybe_wrap_dim(p.dim, data.dim());
-  at::Tensor at_seg = slref_segment_ids(data, lengths, a, p);
+  int64_t a;
+  at::Tensor at_seg = slref_segment_ids(data, lengths, p, &a);
   at::Tensor start =
       at::full(result.sizes(), p.has_value ? p.value : 1.0, result.options());
   torch::AutoGradMode grad_mode(true);

@@ -215,16 +215,25 @@ static void sl__seg_out_shape(const sl_tensor *data, const sl_tensor *lengths,
   shape[axis] = lengths->shape[axis] - (is_offsets ? 1 : 0);
 }
 
-sl_status sl__segment_reduce_infer(sl_ctx *ctx, sl_call *c,
-                                   sl__infer_mode mode) {
-  const sl_tensor *data = &c->arg[0], *lengths = &c->arg[1];
+/* The forward's checks on data (slot ds) and lengths (ds + 1) of c, and
+ * the shape of its output; c's axis normalized. */
+static sl_status sl__seg_check_call(sl_ctx *ctx, sl_call *c, int ds,
+                                    sl__infer_mode mode, int64_t *shape) {
+  const sl_tensor *data = &c->arg[ds], *lengths = &c->arg[ds + 1];
   int64_t axis;
   sl_status st = sl__seg_check(ctx, data, lengths, &c->p, mode, &axis);
   if (st) return st;
-  int64_t shape[SL_MAX_DIMS];
   sl__seg_out_shape(data, lengths, (int)axis, c->p.offsets != 0, shape);
   c->p.dim = axis;
-  sl__set_out(&c->arg[2], data->dtype, data->ndim, shape);
+  return SL_STATUS_OK;
+}
+
+sl_status sl__segment_reduce_infer(sl_ctx *ctx, sl_call *c,
+                                   sl__infer_mode mode) {
+  int64_t shape[SL_MAX_DIMS];
+  sl_status st = sl__seg_check_call(ctx, c, 0, mode, shape);
+  if (st) return st;
+  sl__set_out(&c->arg[2], c->arg[0].dtype, c->arg[0].ndim, shape);
   return SL_STATUS_OK;
 }
 
@@ -250,17 +259,14 @@ static sl_status sl__seg_like_out(sl_ctx *ctx, const char *what,
 
 sl_status sl__segment_reduce_backward_infer(sl_ctx *ctx, sl_call *c,
                                             sl__infer_mode mode) {
-  const sl_tensor *data = &c->arg[1], *lengths = &c->arg[2];
-  int64_t axis;
-  sl_status st = sl__seg_check(ctx, data, lengths, &c->p, mode, &axis);
-  if (st) return st;
+  const sl_tensor *data = &c->arg[1];
   int64_t shape[SL_MAX_DIMS];
-  sl__seg_out_shape(data, lengths, (int)axis, c->p.offsets != 0, shape);
+  sl_status st = sl__seg_check_call(ctx, c, 1, mode, shape);
+  if (st) return st;
   st = sl__seg_like_out(ctx, "grad_out", &c->arg[0], data, shape);
   if (st) return st;
   st = sl__seg_like_out(ctx, "result", &c->arg[3], data, shape);
   if (st) return st;
-  c->p.dim = axis;
   sl__set_out(&c->arg[4], data->dtype, data->ndim, data->shape);
   return SL_STATUS_OK;
 }
