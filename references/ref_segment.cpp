@@ -154,10 +154,17 @@ static void slref_check_empty_data(const at::Tensor &data,
  * tensor counts as contiguous, so its contiguous() is itself): data of
  * [4,1] with strides [1,4] summed to 0, 0, 1.5e-33, 1.8e+31 instead of
  * 0..3, and lengths so laid out crashed it (a segfault). The copy keeps
- * autograd's graph (copy_ is differentiable).
+ * autograd's graph (copy_ is differentiable); a tensor already laid out
+ * so is passed as it is (torch.cpu's timings hold no copy then).
  */
 static at::Tensor slref_row_major(const at::Tensor &t) {
-  return at::empty(t.sizes(), t.options()).copy_(t);
+  int64_t want = 1;
+  bool row_major = true;
+  for (int64_t d = t.dim() - 1; d >= 0 && row_major; --d) {
+    row_major = t.stride(d) == want;
+    want *= t.size(d);
+  }
+  return row_major ? t : at::empty(t.sizes(), t.options()).copy_(t);
 }
 
 static at::Tensor slref_segment_forward(const at::Tensor &data_in,
