@@ -56,27 +56,18 @@ const char *slref_dtype_name(const at::Tensor &t);
  * f16/bf16 computation meets, or NULL. */
 const slref_defect *slref_defect_for(const sl_call &call);
 
-/* ref_gather.cpp: gather, gather_nd, scatter, scatter_reduce, scatter_nd. */
-slref_tensors slref_gather(const sl_call &call);
-slref_tensors slref_gather_nd(const sl_call &call);
-slref_tensors slref_scatter(const sl_call &call);
-slref_tensors slref_scatter_reduce(const sl_call &call);
-slref_tensors slref_scatter_reduce_backward(const sl_call &call);
-slref_tensors slref_scatter_nd(const sl_call &call);
+/* The ops' references, one file per op (its backward with it):
+ * ref_<op>.cpp, reached through slref.cpp's table of ops. */
+#define SLREF__DECLARE(e, name) slref_tensors slref_##name(const sl_call &call);
+SL_OP_MAP(SLREF__DECLARE)
+#undef SLREF__DECLARE
 
-/* ref_index.cpp: index_reduce (+ backward), select_scatter, masked_scatter. */
-slref_tensors slref_index_reduce(const sl_call &call);
-slref_tensors slref_index_reduce_backward(const sl_call &call);
-slref_tensors slref_select_scatter(const sl_call &call);
-slref_tensors slref_masked_scatter(const sl_call &call);
-
-/* ref_dynamic.cpp: mmcv's dynamic_scatter and its backward. */
-slref_tensors slref_dynamic_scatter(const sl_call &call);
-slref_tensors slref_dynamic_scatter_backward(const sl_call &call);
-
-/* ref_segment.cpp: PyTorch's segment_reduce and its backward. */
-slref_tensors slref_segment_reduce(const sl_call &call);
-slref_tensors slref_segment_reduce_backward(const sl_call &call);
+/* ref_gather_nd.cpp: the advanced-index tuple (t_0..t_{K-1}) that
+ * expresses gather_nd as x.index(t) and scatter_nd as x.index_put(t, src),
+ * after the contract's checks of index and dims. */
+c10::List<c10::optional<at::Tensor>> slref_nd_index(const sl_call &call,
+                                                    const at::Tensor &x,
+                                                    const at::Tensor &index);
 
 /*
  * Gradients of y = forward(x_leaf, src_leaf) with respect to both leaves for

@@ -1,7 +1,7 @@
 /*
  * The LibTorch shim's entry points: descriptor <-> tensor conversion, error
  * capture and the dispatch from sl_op to the per-op reference functions
- * (ref_gather.cpp, ref_index.cpp, ref_dynamic.cpp, ref_segment.cpp).
+ * (ref_<op>.cpp, one file per op and its backward).
  */
 #include <torch/cuda.h>
 #include <torch/version.h>

@@ -1,6 +1,6 @@
 /*
- * References of the axis-wise ops (docs/spec.md §1): index_reduce (Paddle's
- * scatter of seed 001) and its backward, select_scatter, masked_scatter.
+ * The references of index_reduce (Paddle's scatter of seed 001) and its
+ * backward (docs/spec.md §1).
  */
 #include "ref_internal.h"
 
@@ -59,34 +59,4 @@ slref_tensors slref_index_reduce_backward(const sl_call &call) {
                         [&](const at::Tensor &xl, const at::Tensor &ul) {
                           return slref_index_reduce_forward(xl, index, ul, p);
                         });
-}
-
-slref_tensors slref_select_scatter(const sl_call &call) {
-  at::Tensor x = slref_arg(call, 0), value = slref_arg(call, 1);
-  return {at::select_scatter(x, value, call.p.dim, call.p.index)};
-}
-
-/*
- * LibTorch 1.13's masked_scatter takes a uint8 mask (deprecated) and even a
- * float one, and broadcasts x up to a larger mask's shape; the contract
- * wants a bool mask that broadcasts to x (docs/spec.md §4 "mask not bool or not
- * broadcastable"), so both are checked here.
- */
-slref_tensors slref_masked_scatter(const sl_call &call) {
-  at::Tensor x = slref_arg(call, 0), mask = slref_arg(call, 1);
-  at::Tensor source = slref_arg(call, 2);
-  if (mask.scalar_type() != at::kBool)
-    throw slref_reject(slref_fmt("masked_scatter: mask must be bool, got %s",
-                                 slref_dtype_name(mask)));
-  bool fits = mask.dim() <= x.dim();
-  for (int64_t k = 1; fits && k <= mask.dim(); ++k) {
-    int64_t m = mask.size(-k), n = x.size(-k);
-    fits = m == n || m == 1;
-  }
-  if (!fits)
-    throw slref_reject(slref_fmt("masked_scatter: mask %s is not "
-                                 "broadcastable to x %s",
-                                 slref_shape(mask).c_str(),
-                                 slref_shape(x).c_str()));
-  return {x.masked_scatter(mask, source)};
 }
