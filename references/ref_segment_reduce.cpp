@@ -285,8 +285,7 @@ slref_tensors slref_segment_reduce_backward(const sl_call &call) {
   if (p.reduce == SL_REDUCE_AMAX || p.reduce == SL_REDUCE_AMIN)
     return {slref_segment_tie_grad(grad, data, lengths, result, p)};
   if (p.reduce == SL_REDUCE_PROD)
-    return {slref_segment_prod_grad(grad, slref_row_major(data),
-                                    slref_row_major(lengths), result, p)};
+    return {slref_segment_prod_grad(grad, data, lengths, result, p)};
   torch::AutoGradMode grad_mode(true);
   at::Tensor leaf = data.detach().requires_grad_(true);
   at::Tensor y = slref_segment_forward(leaf, lengths, p);
