@@ -19,107 +19,154 @@ static const sl_case_spec sl__specs[SL_OP_COUNT] = {
      {0, 1},
      -1,
      SL_REDUCE_NONE,
-     SL_OP_GATHER},
+     SL_OP_GATHER,
+     SL_ARG1_INDEX},
     {SL_OP_GATHER_ND,
      SL_KEY_IT | SL_KEY_DIMS,
      2,
      {0, 1},
      -1,
      SL_REDUCE_NONE,
-     SL_OP_GATHER_ND},
+     SL_OP_GATHER_ND,
+     SL_ARG1_INDEX_TUPLE},
     {SL_OP_SCATTER,
      SL_KEY_IT | SL_KEY_DIM | SL_KEY_VAL,
      3,
      {0, 1, 2},
      2,
      SL_REDUCE_NONE,
-     SL_OP_SCATTER},
+     SL_OP_SCATTER,
+     SL_ARG1_INDEX},
     {SL_OP_SCATTER_REDUCE,
      SL_KEY_IT | SL_KEY_DIM | SL_KEY_REDUCE | SL_KEY_SELF,
      3,
      {0, 1, 2},
      -1,
      SL_REDUCE_SUM,
-     SL_OP_SCATTER_REDUCE},
+     SL_OP_SCATTER_REDUCE,
+     SL_ARG1_INDEX},
     {SL_OP_SCATTER_REDUCE_BACKWARD,
      SL_KEY_IT | SL_KEY_DIM | SL_KEY_REDUCE | SL_KEY_SELF,
      3,
      {1, 2, 3},
      -1,
      SL_REDUCE_SUM,
-     SL_OP_SCATTER_REDUCE},
+     SL_OP_SCATTER_REDUCE,
+     SL_ARG1_INDEX},
     {SL_OP_SCATTER_ND,
      SL_KEY_IT | SL_KEY_DIMS | SL_KEY_REDUCE,
      3,
      {0, 1, 2},
      -1,
      SL_REDUCE_NONE,
-     SL_OP_SCATTER_ND},
+     SL_OP_SCATTER_ND,
+     SL_ARG1_INDEX_TUPLE},
     {SL_OP_INDEX_REDUCE,
      SL_KEY_IT | SL_KEY_DIM | SL_KEY_REDUCE | SL_KEY_SELF,
      3,
      {0, 1, 2},
      -1,
      SL_REDUCE_SUM,
-     SL_OP_INDEX_REDUCE},
+     SL_OP_INDEX_REDUCE,
+     SL_ARG1_INDEX_VECTOR},
     {SL_OP_INDEX_REDUCE_BACKWARD,
      SL_KEY_IT | SL_KEY_DIM | SL_KEY_REDUCE | SL_KEY_SELF,
      3,
      {1, 2, 3},
      -1,
      SL_REDUCE_SUM,
-     SL_OP_INDEX_REDUCE},
+     SL_OP_INDEX_REDUCE,
+     SL_ARG1_INDEX_VECTOR},
     {SL_OP_SELECT_SCATTER,
      SL_KEY_DIM | SL_KEY_AT,
      2,
      {0, 1},
      -1,
      SL_REDUCE_NONE,
-     SL_OP_SELECT_SCATTER},
+     SL_OP_SELECT_SCATTER,
+     SL_ARG1_SLICE},
     {SL_OP_MASKED_SCATTER,
      0,
      3,
      {0, 1, 2},
      -1,
      SL_REDUCE_NONE,
-     SL_OP_MASKED_SCATTER},
+     SL_OP_MASKED_SCATTER,
+     SL_ARG1_MASK},
     {SL_OP_DYNAMIC_SCATTER,
      SL_KEY_REDUCE | SL_KEY_VOXELS,
      2,
      {0, 1},
      -1,
      SL_REDUCE_SUM,
-     SL_OP_DYNAMIC_SCATTER},
+     SL_OP_DYNAMIC_SCATTER,
+     SL_ARG1_COORS},
     {SL_OP_DYNAMIC_SCATTER_BACKWARD,
      SL_KEY_REDUCE | SL_KEY_VOXELS,
      2,
      {1, 0},
      -1,
      SL_REDUCE_SUM,
-     SL_OP_DYNAMIC_SCATTER},
+     SL_OP_DYNAMIC_SCATTER,
+     SL_ARG1_COORS},
     {SL_OP_SEGMENT_REDUCE,
      SL_KEY_IT | SL_KEY_DIM | SL_KEY_REDUCE | SL_KEY_VAL | SL_KEY_FORM,
      2,
      {0, 1},
      -1,
      SL_REDUCE_SUM,
-     SL_OP_SEGMENT_REDUCE},
+     SL_OP_SEGMENT_REDUCE,
+     SL_ARG1_LENGTHS},
     {SL_OP_SEGMENT_REDUCE_BACKWARD,
      SL_KEY_IT | SL_KEY_DIM | SL_KEY_REDUCE | SL_KEY_VAL | SL_KEY_FORM,
      2,
      {1, 2},
      -1,
      SL_REDUCE_SUM,
-     SL_OP_SEGMENT_REDUCE},
+     SL_OP_SEGMENT_REDUCE,
+     SL_ARG1_LENGTHS},
 };
 
+int sl_case_has_index(sl_op op) {
+  const sl_case_spec *s = sl_case_spec_of(op);
+  return s && (s->arg1 == SL_ARG1_INDEX || s->arg1 == SL_ARG1_INDEX_VECTOR ||
+               s->arg1 == SL_ARG1_INDEX_TUPLE);
+}
+
+int sl_case_reduces_along_dim(sl_op op) {
+  const sl_case_spec *s = sl_case_spec_of(op);
+  return s && s->forward == op && (s->keys & SL_KEY_REDUCE) &&
+         (s->arg1 == SL_ARG1_INDEX || s->arg1 == SL_ARG1_INDEX_VECTOR);
+}
+
+int sl_case_takes_values(sl_op op) {
+  const sl_case_spec *s = sl_case_spec_of(op);
+  return sl_case_has_index(op) || (s && s->arg1 == SL_ARG1_LENGTHS);
+}
+
+int sl_case_is_backward(sl_op op) {
+  const sl_case_spec *s = sl_case_spec_of(op);
+  return s && s->forward != op;
+}
+
+int sl_case_has_src(const sl_case *fw) {
+  const sl_case_spec *s = sl_case_spec_of(fw->op);
+  return s && sl_op_get(fw->op)->n_in > 2 &&
+         !(s->optional_slot == 2 && fw->has_val);
+}
+
 /*
- * dynamic_scatter_backward's line gives the forward's inputs (feats, coors):
- * slot 1 is feats, and coors has no slot of its own in the backward, so the
- * parser keeps it in slot 0 (grad_voxel_feats), which is derived anyway.
+ * A line gives the forward's inputs, so the shape kept in slot
+ * shape_slots[i] is named after the forward's input i. For most backward ops
+ * that is the slot's own name; dynamic_scatter_backward's coors has no slot
+ * of its own, and the parser keeps it in slot 0 (grad_voxel_feats, derived
+ * anyway).
  */
 static const char *sl__shape_name(sl_op op, int slot) {
-  if (op == SL_OP_DYNAMIC_SCATTER_BACKWARD && slot == 0) return "coors";
+  const sl_case_spec *spec = sl_case_spec_of(op);
+  for (int i = 0; i < spec->n_shapes; ++i)
+    if (spec->shape_slots[i] == slot)
+      return sl_op_get(spec->forward)->arg_names[i];
   return sl_op_get(op)->arg_names[slot];
 }
 

@@ -170,6 +170,23 @@ enum sl_case_keys {
   SL_KEY_FORM = 1u << 8
 };
 
+/* What a forward op's second input (slot 1) holds. The layers above pick
+ * their generic rules by it (index breakers and cells, the value classes,
+ * shrink steps) instead of by the op's name. */
+#define SL_CASE_ARG1_MAP(X)                                                    \
+  X(INDEX)        /* positions along dim, shaped as src (gather, scatter) */   \
+  X(INDEX_VECTOR) /* one position along dim per slice (index_reduce) */        \
+  X(INDEX_TUPLE)  /* coordinate tuples along dims (gather_nd, scatter_nd) */   \
+  X(LENGTHS)      /* segment lengths or offsets (segment_reduce) */            \
+  X(SLICE)        /* the slice written at `at` (select_scatter) */             \
+  X(MASK)         /* a mask broadcast to x (masked_scatter) */                 \
+  X(COORS)        /* voxel coordinates of the points (dynamic_scatter) */
+typedef enum sl_case_arg1 {
+#define SL__ARG1_ENUM(e) SL_ARG1_##e,
+  SL_CASE_ARG1_MAP(SL__ARG1_ENUM)
+#undef SL__ARG1_ENUM
+} sl_case_arg1;
+
 typedef struct sl_case_spec {
   sl_op op;
   unsigned keys;
@@ -181,7 +198,23 @@ typedef struct sl_case_spec {
    * op of a backward one (its input i is this op's slot shape_slots[i]; the
    * other slots are derived from the forward's result). */
   sl_op forward;
+  sl_case_arg1 arg1; /* what the forward's slot 1 holds */
 } sl_case_spec;
+
+/* The forward's slot 1 holds index values that can be out of range:
+ * positions or coordinate tuples. */
+int sl_case_has_index(sl_op op);
+/* The forward's slot 1 holds integer values that a bad case can put out of
+ * range (index positions, tuples or segment lengths). */
+int sl_case_takes_values(sl_op op);
+/* op is a backward op (its line gives its forward's inputs). */
+int sl_case_is_backward(sl_op op);
+/* A forward op that reduces its updates into x along dim through an index
+ * (scatter_reduce, index_reduce): the contention grids' ops. */
+int sl_case_reduces_along_dim(sl_op op);
+/* A forward view's slot 2 holds a source tensor: the op reads one and the
+ * case does not give a scalar in its place (scatter's val=). */
+int sl_case_has_src(const sl_case *fw);
 
 const sl_case_spec *sl_case_spec_of(sl_op op);
 

@@ -372,7 +372,8 @@ static int sl__gen_index(const sl_case *c, sl_bundle *b, int slot,
   for (int d = 0; d < is->ndim; ++d) gshape[d] = is->shape[d];
   if (is->layout == SL_LAYOUT_BROADCAST && is->ndim > 0 && gen_n < n)
     gshape[0] = 1;
-  if (c->op == SL_OP_GATHER_ND || c->op == SL_OP_SCATTER_ND) {
+  const sl_case_arg1 arg1 = sl_case_spec_of(c->op)->arg1;
+  if (arg1 == SL_ARG1_INDEX_TUPLE) {
     /* index [..., M]: column k addresses x's axis dims[k]. */
     int64_t m = is->ndim ? is->shape[is->ndim - 1] : 0;
     int64_t rows = m ? gen_n / m : 0;
@@ -388,7 +389,8 @@ static int sl__gen_index(const sl_case *c, sl_bundle *b, int slot,
     }
     free(col);
   } else {
-    int axis = c->op == SL_OP_INDEX_REDUCE ? 0 : (int)c->dim;
+    /* a vector index (index_reduce) lists positions along its one axis */
+    int axis = arg1 == SL_ARG1_INDEX_VECTOR ? 0 : (int)c->dim;
     if (axis < 0) axis += is->ndim;
     int64_t bound = sl__dim_extent(x, c->dim);
     sl__fill_index_values(v, is->ndim, gshape, is->ndim ? axis : -1, bound, c,
@@ -576,4 +578,21 @@ int sl_gen_inputs(const sl_case *c, sl_bundle *b, char *err, size_t errlen) {
     }
   }
   return 0;
+}
+
+void sl_bundle_adopt(sl_bundle *b, int slot, sl_tensor t) {
+  free(b->mem[slot]);
+  b->mem[slot] = t.data;
+  b->call.arg[slot] = t;
+}
+
+int sl_bundle_zeros(sl_bundle *b, int slot, sl_dtype dt, int ndim,
+                    const int64_t *shape, char *err, size_t errlen) {
+  sl_case_shape s;
+  memset(&s, 0, sizeof s);
+  s.present = 1;
+  s.ndim = ndim;
+  for (int d = 0; d < ndim; ++d) s.shape[d] = shape[d];
+  return sl_bundle_alloc(b, slot, dt, &s,
+                         sl_op_get(b->call.op)->arg_names[slot], err, errlen);
 }

@@ -38,6 +38,15 @@ void sl_bundle_free(sl_bundle *b);
 int sl_bundle_alloc(sl_bundle *b, int slot, sl_dtype dt, const sl_case_shape *s,
                     const char *name, char *err, size_t errlen);
 
+/* Hands tensor t (and the memory behind it, malloc'd) to slot of b, freeing
+ * what the slot held. */
+void sl_bundle_adopt(sl_bundle *b, int slot, sl_tensor t);
+
+/* Allocates slot `slot` zero-filled, contiguous, with dtype dt and shape
+ * (ndim extents). 0, or -1 with a message as sl_bundle_alloc's. */
+int sl_bundle_zeros(sl_bundle *b, int slot, sl_dtype dt, int ndim,
+                    const int64_t *shape, char *err, size_t errlen);
+
 /* For a backward op, the forward case whose inputs it is built from
  * (scatter_reduce_backward -> scatter_reduce, ...: the case spec's forward
  * and shape_slots); for a forward op, a copy. Returns 1 when c is a backward

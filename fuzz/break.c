@@ -20,15 +20,19 @@
  * (backward ops break through their forward inputs).
  */
 
+/* A value out of range (neg: a negative one) in what the op's slot 1 holds
+ * (cases/case.h sl_case_arg1), or select_scatter's `at` past the axis. */
 static int sl__break_value(sl__gen *g, sl_case *fw, int neg) {
-  if (fw->op == SL_OP_SELECT_SCATTER) {
+  const sl_case_arg1 arg1 = sl_case_spec_of(fw->op)->arg1;
+  if (arg1 == SL_ARG1_SLICE) {
+    if (neg) return -1; /* a negative at counts from the end */
     int64_t d, e;
     if (!sl__norm_dim(fw->dim, fw->arg[0].ndim, &d)) return -1;
     e = fw->arg[0].shape[d];
     fw->at = sl__pct(g, 50) ? e : -e - 1;
     return 0;
   }
-  if (sl__fuzz_op_of(fw->op)->lengths) {
+  if (arg1 == SL_ARG1_LENGTHS) {
     /* lengths (cases/segments.h): a row that sums past the axis, or a
      * negative length; offsets need two entries for the latter */
     const sl_case_shape *len = &fw->arg[1];
@@ -38,7 +42,8 @@ static int sl__break_value(sl__gen *g, sl_case *fw, int neg) {
     fw->ip_param = 0;
     return 0;
   }
-  if (!sl__has_index(fw->op) || sl__shape_numel(&fw->arg[1]) == 0) return -1;
+  if (!sl_case_has_index(fw->op) || sl__shape_numel(&fw->arg[1]) == 0)
+    return -1;
   fw->ip = neg ? SL_IP_NEG : SL_IP_OOB;
   fw->ip_param = (int)sl_rng_below(
       &g->r, (uint64_t)(neg ? SL_IP_NEG_KINDS : SL_IP_OOB_KINDS));
@@ -142,7 +147,7 @@ int sl__break_rank_select(sl__gen *g, sl_case *fw, sl_op op) {
 int sl__break_rank_dynamic(sl__gen *g, sl_case *fw, sl_op op) {
   sl_case_shape *x = &fw->arg[0], *a1 = &fw->arg[1];
   /* feats [N,C,1]; for the forward alone also coors [N] */
-  if (op == SL_OP_DYNAMIC_SCATTER && sl__pct(g, 50)) {
+  if (!sl_case_is_backward(op) && sl__pct(g, 50)) {
     a1->ndim = 1;
     a1->layout = SL_LAYOUT_CONTIGUOUS;
     return 0;
@@ -162,7 +167,7 @@ int sl__break_shape_dimwise(sl__gen *g, sl_case *fw) {
   int64_t d = 0;
   const int xr = x->ndim ? x->ndim : 1;
   if (!sl__norm_dim(fw->dim, xr, &d)) return -1;
-  int has_src = fw->op != SL_OP_GATHER && !fw->has_val;
+  int has_src = sl_case_has_src(fw);
   if (has_src && a2->ndim >= 1 && (x->ndim < 2 || sl__pct(g, 50))) {
     /* src smaller than index in one axis */
     int k = (int)sl_rng_below(&g->r, (uint64_t)a1->ndim);
@@ -189,7 +194,7 @@ int sl__break_shape_nd(sl__gen *g, sl_case *fw) {
     if (fw->ndims) sl__norm_dim(fw->dims[k], K, &d);
     indexed[d] = 1;
   }
-  if (fw->op == SL_OP_SCATTER_ND && sl__pct(g, 50)) {
+  if (sl_case_has_src(fw) && sl__pct(g, 50)) {
     /* src not index.shape[:-1] */
     int k = (int)sl_rng_below(&g->r, (uint64_t)K);
     a2->shape[k] += 1;
@@ -200,7 +205,7 @@ int sl__break_shape_nd(sl__gen *g, sl_case *fw) {
     int k = (int)sl_rng_below(&g->r, (uint64_t)K);
     while (indexed[k]) k = (k + 1) % K;
     a1->shape[k] = x->shape[k] + 1;
-    if (fw->op == SL_OP_SCATTER_ND) a2->shape[k] = a1->shape[k];
+    if (sl_case_has_src(fw)) a2->shape[k] = a1->shape[k];
   } else {
     /* M = K + 1 columns for a rank-K x */
     a1->shape[K] = K + 1;
@@ -246,7 +251,7 @@ static int sl__break_shape(sl__gen *g, sl_case *fw) {
 }
 
 static int sl__break_itype(sl__gen *g, sl_case *fw) {
-  if (!sl__takes_values(fw->op)) return -1;
+  if (!sl_case_takes_values(fw->op)) return -1;
   fw->it = sl__pct(g, 50) ? SL_F32 : SL_F64;
   return 0;
 }
@@ -287,9 +292,9 @@ static int sl__break_reduce(sl__gen *g, sl_case *fw, sl_op op) {
   return 0;
 }
 
-/* masked_scatter: a mask that does not broadcast to x. */
+/* masked_scatter (the ops with the mask class): a mask that does not
+ * broadcast to x. */
 static int sl__break_mask(sl__gen *g, sl_case *fw) {
-  if (fw->op != SL_OP_MASKED_SCATTER) return -1;
   sl_case_shape *x = &fw->arg[0], *mask = &fw->arg[1];
   const int R = x->ndim;
   if (R == 0 || (R < SL_MAX_DIMS && sl__pct(g, 30))) {
@@ -317,7 +322,6 @@ static int sl__break_mask(sl__gen *g, sl_case *fw) {
  * datagen makes has a true element. */
 static int sl__break_short(sl__gen *g, sl_case *fw) {
   (void)g;
-  if (fw->op != SL_OP_MASKED_SCATTER) return -1;
   sl_case_shape *x = &fw->arg[0], *mask = &fw->arg[1], *src = &fw->arg[2];
   if (sl__shape_numel(x) == 0) return -1;
   *mask = *x;
@@ -330,10 +334,10 @@ static int sl__break_short(sl__gen *g, sl_case *fw) {
   return -1;
 }
 
-/* scatter: a value one past what x's dtype holds; a case with src takes
- * the value form instead. */
+/* scatter (the ops with the scalar class): a value one past what x's dtype
+ * holds; a case with src takes the value form instead. */
 int sl__break_scalar(sl__gen *g, sl_case *fw) {
-  if (fw->op != SL_OP_SCATTER || sl__shape_numel(&fw->arg[1]) == 0) return -1;
+  if (sl__shape_numel(&fw->arg[1]) == 0) return -1;
   fw->has_val = 1;
   memset(&fw->arg[2], 0, sizeof fw->arg[2]);
   return sl__edge_val(g, fw, 1);
@@ -344,13 +348,12 @@ int sl__break(sl__gen *g, sl_case *fw, sl_op op, sl_fuzz_class k) {
   case SL_FUZZ_OOB:
     return sl__break_value(g, fw, 0);
   case SL_FUZZ_NEG:
-    return fw->op == SL_OP_SELECT_SCATTER ? -1 : sl__break_value(g, fw, 1);
+    return sl__break_value(g, fw, 1);
   case SL_FUZZ_DIM:
     return sl__break_dim(g, fw);
   case SL_FUZZ_RANK:
     return sl__break_rank(g, fw, op);
   case SL_FUZZ_SHAPE:
-    if (op == SL_OP_DYNAMIC_SCATTER_BACKWARD) return -1;
     return sl__break_shape(g, fw);
   case SL_FUZZ_ITYPE:
     return sl__break_itype(g, fw);

@@ -54,18 +54,6 @@ int sl_fuzz_dtype_ok(sl_op op, sl_dtype dt, sl_reduce r) {
          (sl__op_reduces(op, dt) & SL__BIT(r));
 }
 
-/* Ops whose (forward) case line has an index tensor. */
-int sl__has_index(sl_op fwop) {
-  return fwop == SL_OP_GATHER || fwop == SL_OP_GATHER_ND ||
-         fwop == SL_OP_SCATTER || fwop == SL_OP_SCATTER_REDUCE ||
-         fwop == SL_OP_SCATTER_ND || fwop == SL_OP_INDEX_REDUCE;
-}
-
-int sl__takes_values(sl_op fwop) {
-  const sl__fuzz_op *f = sl__fuzz_op_of(fwop);
-  return sl__has_index(fwop) || (f && f->lengths);
-}
-
 /* ------------------------------------------------------------------------ */
 /* Shape helpers                                                             */
 /* ------------------------------------------------------------------------ */

@@ -13,37 +13,15 @@
 /* The campaign                                                              */
 /* ------------------------------------------------------------------------ */
 
-/* The invalid classes that op can be given with certainty (docs/spec.md §4
- * minus the classes a case line cannot express: null pointers, size_t
- * overflow). Data-movement ops take every dtype, so they have no dtype class;
- * scatter_nd neither, as LibTorch's index_put accumulates bool and complex too.
- */
+/* The invalid classes that op can be given with certainty: its row's
+ * classes (sl__fuzz_op.classes), the dtype class where it refuses a dtype and
+ * the reduce class where it takes a reduce. */
 static int sl__class_applies(sl_op op, sl_fuzz_class k) {
-  const sl_op fwop = sl_case_spec_of(op)->forward;
-  switch (k) {
-  case SL_FUZZ_OOB:
-    return sl__takes_values(fwop) || fwop == SL_OP_SELECT_SCATTER;
-  case SL_FUZZ_NEG:
-  case SL_FUZZ_ITYPE:
-    return sl__takes_values(fwop);
-  case SL_FUZZ_DIM:
-    return sl__takes_values(fwop) || fwop == SL_OP_SELECT_SCATTER;
-  case SL_FUZZ_RANK:
-    return fwop != SL_OP_MASKED_SCATTER;
-  case SL_FUZZ_SHAPE:
-    return fwop != SL_OP_MASKED_SCATTER && op != SL_OP_DYNAMIC_SCATTER_BACKWARD;
-  case SL_FUZZ_DTYPE:
-    return sl__fuzz_op_of(op)->break_dtype != NULL;
-  case SL_FUZZ_REDUCE:
+  const sl__fuzz_op *f = sl__fuzz_op_of(op);
+  if (k == SL_FUZZ_DTYPE) return f->break_dtype != NULL;
+  if (k == SL_FUZZ_REDUCE)
     return (sl_case_spec_of(op)->keys & SL_KEY_REDUCE) != 0;
-  case SL_FUZZ_MASK:
-  case SL_FUZZ_SHORT:
-    return fwop == SL_OP_MASKED_SCATTER;
-  case SL_FUZZ_SCALAR:
-    return fwop == SL_OP_SCATTER;
-  default:
-    return 0;
-  }
+  return (unsigned)k < 32 && ((f->classes >> k) & 1u);
 }
 
 static int sl__popcount(unsigned v) {
@@ -162,14 +140,14 @@ int sl_fuzz_case(uint64_t seed, uint64_t i, const sl_fuzz_opts *o, sl_case *c) {
   if (invalid && g.sc == SL__SC_EMPTY) g.sc = SL__SC_NORMAL;
   if (g.sc == SL__SC_LARGE && g.max < SL__LARGE_NUMEL) g.sc = SL__SC_NORMAL;
   if (!invalid) sl__size_mix(o, seed, i, fw.dt, &g);
-  g.empty_index = sl__has_index(fwop) && sl__pct(&g, 40);
+  g.empty_index = sl_case_has_index(fwop) && sl__pct(&g, 40);
 
   sl__gen_shapes(&g, &fw);
   const sl_case_spec *fspec = sl_case_spec_of(fwop);
   for (int s = 0; s < fspec->n_shapes; ++s)
     if (fw.arg[fspec->shape_slots[s]].present)
       sl__pick_layout(&g, &fw.arg[fspec->shape_slots[s]]);
-  if (sl__fuzz_op_of(fwop)->lengths) sl__segment_layouts(&fw);
+  if (sl_case_spec_of(fwop)->arg1 == SL_ARG1_LENGTHS) sl__segment_layouts(&fw);
   sl__pick_ip(&g, &fw, fwop);
   sl__pick_dp(&g, &fw, fwop);
   sl__pick_tie(seed, i, &fw, fwop); /* a stream of its own */
@@ -196,7 +174,8 @@ int sl_fuzz_case(uint64_t seed, uint64_t i, const sl_fuzz_opts *o, sl_case *c) {
     }
   }
   /* Drawn last, so that every other case keeps the stream it had. */
-  if (fwop == SL_OP_DYNAMIC_SCATTER && !broken) sl__pick_voxels(&g, &fw);
+  if ((sl_case_spec_of(fwop)->keys & SL_KEY_VOXELS) && !broken)
+    sl__pick_voxels(&g, &fw);
   if (!invalid) sl_fuzz_stress(o, seed, i, &fw);   /* a stream of its own */
   if (!invalid) sl_fuzz_huge(o, seed, i, op, &fw); /* and so has this one */
   sl_case_from_forward(&fw, op, c);

@@ -49,14 +49,6 @@ unsigned sl__usable_dtypes(sl_op op, unsigned dmask, unsigned rmask);
 /* Every reduce that op knows, with some dtype. */
 unsigned sl__op_reduce_union(sl_op op);
 
-/* Ops whose (forward) case line has an index tensor. */
-int sl__has_index(sl_op fwop);
-
-/* Ops whose (forward) case has index values of some kind (an index, or
- * the lengths of the segment ops): the value classes (oob, neg) and the
- * index dtype class apply. */
-int sl__takes_values(sl_op fwop);
-
 /* Product of extents, saturating at INT64_MAX. */
 int64_t sl__prod(int nd, const int64_t *e);
 
@@ -243,11 +235,21 @@ typedef struct sl__fuzz_op {
    * NULL: the op has none. */
   void (*huge)(sl_case *fw, const struct sl__huge_dims *h, sl_rng *r);
   int stress; /* has contention-stress cases (stress.h) */
+  /* Its output is the size of the index, not of x (the gathers): what a
+   * huge case's outputs cost. */
+  int out_like_index;
+  /* Its sums round in the order the points arrive, which its per-dtype
+   * oracle cannot tell from a wrong answer: no extremes and no f32/f64
+   * ties in its data (sl__pick_dp, sl__pick_tie). */
+  int sums_by_arrival;
+  /* The invalid classes that apply to it, bit 1u << k (docs/spec.md §4
+   * minus what a case line cannot express); the dtype and reduce classes
+   * follow from break_dtype and the reduce key. */
+  unsigned classes;
   /* A forward op's static classifier (docs/spec.md §4 class of its
    * forward view); NULL for a backward op, classified through its
    * forward. */
   sl_fuzz_class (*classify)(const sl_case *fw, sl_op op);
-  int lengths; /* a forward op whose case has a lengths tensor (segments) */
 } sl__fuzz_op;
 
 const sl__fuzz_op *sl__fuzz_op_of(sl_op op);

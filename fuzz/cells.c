@@ -96,12 +96,14 @@ void sl_fuzz_cell(const sl_case *c, char *buf, size_t len) {
     snprintf(shape, sizeof shape, "unit");
   else
     snprintf(shape, sizeof shape, "rank%d", x->ndim);
-  if (fw.op == SL_OP_DYNAMIC_SCATTER && c->voxels)
+  const sl_case_arg1 arg1 = sl_case_spec_of(fw.op)->arg1;
+  if (arg1 == SL_ARG1_COORS && c->voxels)
     snprintf(ip, sizeof ip, "voxels");
-  else if (sl__has_index(fw.op) && (c->ip == SL_IP_OOB || c->ip == SL_IP_NEG))
+  else if (sl_case_has_index(fw.op) &&
+           (c->ip == SL_IP_OOB || c->ip == SL_IP_NEG))
     snprintf(ip, sizeof ip, "%s:%s", sl_index_pattern_name(c->ip),
              sl_ip_bad_label(c->ip, c->ip_param));
-  else if (sl__has_index(fw.op) || fw.op == SL_OP_DYNAMIC_SCATTER)
+  else if (sl_case_has_index(fw.op) || arg1 == SL_ARG1_COORS)
     snprintf(ip, sizeof ip, "%s", sl_index_pattern_name(c->ip));
   sl_fuzz_class k = sl_fuzz_classify(c);
   char validity[32];

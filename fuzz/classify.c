@@ -44,8 +44,7 @@ static sl_fuzz_class sl__value_class(const sl_case *c, int empty_target) {
 
 sl_fuzz_class sl__classify_dimwise(const sl_case *c, sl_op op) {
   const sl_case_shape *x = &c->arg[0], *index = &c->arg[1], *src = &c->arg[2];
-  int has_src =
-      !(c->op == SL_OP_SCATTER && c->has_val) && c->op != SL_OP_GATHER;
+  const int has_src = sl_case_has_src(c);
   if (!x->present || !index->present || (has_src && !src->present))
     return SL_FUZZ_SHAPE;
   int xr = x->ndim ? x->ndim : 1;
@@ -60,14 +59,15 @@ sl_fuzz_class sl__classify_dimwise(const sl_case *c, sl_op op) {
     if (has_src && sl__ext(index, k) > sl__ext(src, k)) return SL_FUZZ_SHAPE;
     if (k != d && sl__ext(index, k) > sl__ext(x, k)) return SL_FUZZ_SHAPE;
   }
-  if (op == SL_OP_SCATTER_REDUCE_BACKWARD) {
+  if (sl_case_is_backward(op)) {
+    /* the backward's src is index's shape exactly */
     if (src->ndim != index->ndim) return SL_FUZZ_SHAPE;
     for (int k = 0; k < src->ndim; ++k)
       if (src->shape[k] != index->shape[k]) return SL_FUZZ_SHAPE;
   }
   if (ni == 0) return SL_FUZZ_VALID;
-  if (c->op == SL_OP_SCATTER && c->has_val) {
-    sl_params p; /* the scalar as the harness hands it over */
+  if (c->has_val) { /* scatter's val= in place of src */
+    sl_params p;    /* the scalar as the harness hands it over */
     sl_case_params(c, &p);
     if (!sl_scalar_fits(c->dt, p.value, p.ivalue)) return SL_FUZZ_SCALAR;
   }
@@ -77,7 +77,7 @@ sl_fuzz_class sl__classify_dimwise(const sl_case *c, sl_op op) {
 sl_fuzz_class sl__classify_nd(const sl_case *c, sl_op op) {
   (void)op;
   const sl_case_shape *x = &c->arg[0], *index = &c->arg[1], *src = &c->arg[2];
-  int scatter = c->op == SL_OP_SCATTER_ND;
+  const int scatter = sl_case_has_src(c);
   if (!x->present || !index->present || (scatter && !src->present))
     return SL_FUZZ_SHAPE;
   const int K = x->ndim;

@@ -169,7 +169,7 @@ static void sl__gen_dimwise(sl__gen *g, sl_case *c, int with_src) {
   if (!with_src) return;
   /* src may be larger than index, except for the backward: LibTorch has no
    * gradient for the part of src that index does not cover. */
-  const int larger = g->op != SL_OP_SCATTER_REDUCE_BACKWARD;
+  const int larger = !sl_case_is_backward(g->op);
   for (int k = 0; k < iR; ++k) {
     int64_t hi = sl__max64(I[k], k < R ? X[k] : I[k]);
     S[k] = !larger || sl__pct(g, 50) ? I[k] : sl__range(g, I[k], hi + 1);
@@ -365,7 +365,8 @@ void sl__pick_ip(sl__gen *g, sl_case *c, sl_op fwop) {
   int u = (int)sl_rng_below(&g->r, 100);
   c->ip = SL_IP_RAND;
   c->ip_param = 0;
-  if (fwop == SL_OP_DYNAMIC_SCATTER) {
+  const sl_case_arg1 arg1 = sl_case_spec_of(fwop)->arg1;
+  if (arg1 == SL_ARG1_COORS) {
     /* datagen's coors patterns: one voxel, spread voxels, half the rows
      * dropped (negative entries are valid here: the point is skipped). */
     c->ip = u < 40   ? SL_IP_RAND
@@ -374,13 +375,13 @@ void sl__pick_ip(sl__gen *g, sl_case *c, sl_op fwop) {
                      : SL_IP_NEG;
     return;
   }
-  if (sl__fuzz_op_of(fwop)->lengths) {
+  if (arg1 == SL_ARG1_LENGTHS) {
     /* segments' cuts (cases/segments.h): random, one segment for all,
      * even lengths */
     c->ip = u < 50 ? SL_IP_RAND : u < 75 ? SL_IP_ONE : SL_IP_UNIQUE;
     return;
   }
-  if (!sl__has_index(fwop) || u < 30) return;
+  if (!sl_case_has_index(fwop) || u < 30) return;
   if (u < 42)
     c->ip = SL_IP_UNIQUE;
   else if (u < 54)
@@ -421,7 +422,8 @@ void sl__pick_dp(sl__gen *g, sl_case *c, sl_op fwop) {
      * not the extremes: their sums overflow in some orders of arrival and
      * not in others, which the op's per-dtype oracle cannot tell from a
      * wrong answer (cpu.atomic and cpu.lock failed so on 4 threads). */
-    if (fwop == SL_OP_DYNAMIC_SCATTER && c->dp == SL_DP_EXT) c->dp = SL_DP_INF;
+    if (sl__fuzz_op_of(fwop)->sums_by_arrival && c->dp == SL_DP_EXT)
+      c->dp = SL_DP_INF;
   }
 }
 
@@ -432,7 +434,8 @@ void sl__pick_tie(uint64_t seed, uint64_t i, sl_case *c, sl_op fwop) {
    * the order the points arrive (cpu.atomic on 4 threads: diff1 0.0097 on
    * a mean), which the op's per-dtype oracle cannot tell from a wrong
    * answer. f16/bf16 sums of them are exact in the f32 accumulator. */
-  if (fwop == SL_OP_DYNAMIC_SCATTER && (c->dt == SL_F32 || c->dt == SL_F64))
+  if (sl__fuzz_op_of(fwop)->sums_by_arrival &&
+      (c->dt == SL_F32 || c->dt == SL_F64))
     return;
   sl_rng r;
   sl_rng_seed(&r, seed ^ 0x746965ull /* "tie" */, i);

@@ -56,12 +56,6 @@ void sl__huge_select(sl_case *fw, const sl__huge_dims *h, sl_rng *r) {
   fw->at = h->rows - 1 - (int64_t)sl_rng_below(r, (uint64_t)h->rows / 16);
 }
 
-/* Whether the op's output is as large as x (every op here but the two
- * gathers, whose output is the index's size). */
-static int sl__out_is_x(sl_op op) {
-  return op != SL_OP_GATHER && op != SL_OP_GATHER_ND;
-}
-
 int sl_fuzz_huge(const sl_fuzz_opts *o, uint64_t seed, uint64_t i, sl_op op,
                  sl_case *fw) {
   if (!o || !o->huge_bytes || op != fw->op || !sl_fuzz_huge_op(op)) return 0;
@@ -86,7 +80,8 @@ int sl_fuzz_huge(const sl_fuzz_opts *o, uint64_t seed, uint64_t i, sl_op op,
      * updates are small beside x (at most 32 x 65537 elements) */
     const uint64_t small = (uint64_t)m * (uint64_t)cols * 8;
     const uint64_t need =
-        x_bytes + small + 2 * (sl__out_is_x(fw->op) ? x_bytes : small);
+        x_bytes + small +
+        2 * (sl__fuzz_op_of(fw->op)->out_like_index ? small : x_bytes);
     if (need > o->huge_bytes || x_bytes > SL_GEN_MAX_BYTES) continue;
     sl__shape(&fw->arg[0], 2, rows, cols);
     fw->dim = 0;

@@ -59,6 +59,13 @@ static const sl_reduce sl__bad_ir[] = {SL_REDUCE_NONE, SL_REDUCE_MAX};
 static const sl_reduce sl__bad_dy[] = {SL_REDUCE_NONE, SL_REDUCE_ASSIGN,
                                        SL_REDUCE_PROD, SL_REDUCE_AMAX,
                                        SL_REDUCE_AMIN};
+/* Invalid classes (sl__fuzz_op.classes). The value classes (oob, neg) and
+ * the index dtype class apply to an op whose slot 1 holds values (index
+ * positions, tuples, lengths), and so do the dim, rank and shape ones. */
+#define SL__CL(k) (1u << SL_FUZZ_##k)
+#define SL__INDEX_CLASSES                                                      \
+  (SL__CL(OOB) | SL__CL(NEG) | SL__CL(ITYPE) | SL__CL(DIM) | SL__CL(RANK) |    \
+   SL__CL(SHAPE))
 #define SL__COUNT(a) (int)(sizeof a / sizeof a[0])
 
 static const sl__fuzz_op sl__fuzz_gather = {
@@ -71,7 +78,9 @@ static const sl__fuzz_op sl__fuzz_gather = {
     .huge = sl__huge_dimwise,
     .repair = sl__repair_dimwise,
     .drop_axis = sl__drop_axis_dimwise,
-    .classify = sl__classify_dimwise};
+    .classify = sl__classify_dimwise,
+    .out_like_index = 1,
+    .classes = SL__INDEX_CLASSES};
 static const sl__fuzz_op sl__fuzz_gather_nd = {.gen = sl__gen_gather_nd,
                                                .dtypes = SL__ALL_DTYPES,
                                                .reduces = sl__no_reduce,
@@ -82,7 +91,9 @@ static const sl__fuzz_op sl__fuzz_gather_nd = {.gen = sl__gen_gather_nd,
                                                .huge = sl__huge_nd,
                                                .repair = sl__repair_nd,
                                                .drop_axis = sl__drop_axis_nd,
-                                               .classify = sl__classify_nd};
+                                               .classify = sl__classify_nd,
+                                               .out_like_index = 1,
+                                               .classes = SL__INDEX_CLASSES};
 static const sl__fuzz_op sl__fuzz_scatter = {
     .gen = sl__gen_scatter,
     .dtypes = SL__ALL_DTYPES,
@@ -94,7 +105,8 @@ static const sl__fuzz_op sl__fuzz_scatter = {
     .stress = 1,
     .repair = sl__repair_dimwise,
     .drop_axis = sl__drop_axis_dimwise,
-    .classify = sl__classify_dimwise};
+    .classify = sl__classify_dimwise,
+    .classes = SL__INDEX_CLASSES | SL__CL(SCALAR)};
 static const sl__fuzz_op sl__fuzz_scatter_reduce = {
     .gen = sl__gen_scatter_reduce,
     .dtypes = sl__reduction_dtypes,
@@ -109,14 +121,16 @@ static const sl__fuzz_op sl__fuzz_scatter_reduce = {
     .stress = 1,
     .repair = sl__repair_dimwise,
     .drop_axis = sl__drop_axis_dimwise,
-    .classify = sl__classify_dimwise};
+    .classify = sl__classify_dimwise,
+    .classes = SL__INDEX_CLASSES};
 static const sl__fuzz_op sl__fuzz_scatter_reduce_backward = {
     .dtypes = sl__float_dtypes,
     .reduces = sl__scatter_reduce_reduces,
     .break_dtype = sl__break_dtype_reducing,
     .bad_reduces = sl__bad_sr,
     .n_bad_reduces = SL__COUNT(sl__bad_sr),
-    .stress = 1};
+    .stress = 1,
+    .classes = SL__INDEX_CLASSES};
 static const sl__fuzz_op sl__fuzz_scatter_nd = {
     .gen = sl__gen_scatter_nd,
     .dtypes = SL__ALL_DTYPES,
@@ -130,7 +144,8 @@ static const sl__fuzz_op sl__fuzz_scatter_nd = {
     .stress = 1,
     .repair = sl__repair_nd,
     .drop_axis = sl__drop_axis_nd,
-    .classify = sl__classify_nd};
+    .classify = sl__classify_nd,
+    .classes = SL__INDEX_CLASSES};
 static const sl__fuzz_op sl__fuzz_index_reduce = {
     .gen = sl__gen_index_reduce,
     .dtypes = SL__ALL_DTYPES,
@@ -145,14 +160,16 @@ static const sl__fuzz_op sl__fuzz_index_reduce = {
     .stress = 1,
     .repair = sl__repair_index_reduce,
     .drop_axis = sl__drop_axis_index_reduce,
-    .classify = sl__classify_index_reduce};
+    .classify = sl__classify_index_reduce,
+    .classes = SL__INDEX_CLASSES};
 static const sl__fuzz_op sl__fuzz_index_reduce_backward = {
     .dtypes = sl__float_dtypes,
     .reduces = sl__index_reduce_reduces,
     .break_dtype = sl__break_dtype_reducing,
     .bad_reduces = sl__bad_ir,
     .n_bad_reduces = SL__COUNT(sl__bad_ir),
-    .stress = 1};
+    .stress = 1,
+    .classes = SL__INDEX_CLASSES};
 static const sl__fuzz_op sl__fuzz_select_scatter = {
     .gen = sl__gen_select,
     .dtypes = SL__ALL_DTYPES,
@@ -163,14 +180,16 @@ static const sl__fuzz_op sl__fuzz_select_scatter = {
     .huge = sl__huge_select,
     .repair = sl__repair_select,
     .drop_axis = sl__drop_axis_select,
-    .classify = sl__classify_select};
+    .classify = sl__classify_select,
+    .classes = SL__CL(OOB) | SL__CL(DIM) | SL__CL(RANK) | SL__CL(SHAPE)};
 static const sl__fuzz_op sl__fuzz_masked_scatter = {
     .gen = sl__gen_masked,
     .dtypes = SL__ALL_DTYPES,
     .reduces = sl__no_reduce,
     .repair = sl__repair_masked,
     .drop_axis = sl__drop_axis_masked,
-    .classify = sl__classify_masked};
+    .classify = sl__classify_masked,
+    .classes = SL__CL(MASK) | SL__CL(SHORT)};
 static const sl__fuzz_op sl__fuzz_dynamic_scatter = {
     .gen = sl__gen_dynamic,
     .dtypes = sl__dynamic_dtypes,
@@ -182,14 +201,17 @@ static const sl__fuzz_op sl__fuzz_dynamic_scatter = {
     .break_shape = sl__break_shape_dynamic,
     .stress = 1,
     .repair = sl__repair_dynamic,
-    .classify = sl__classify_dynamic};
+    .classify = sl__classify_dynamic,
+    .sums_by_arrival = 1,
+    .classes = SL__CL(RANK) | SL__CL(SHAPE)};
 static const sl__fuzz_op sl__fuzz_dynamic_scatter_backward = {
     .dtypes = sl__dynamic_dtypes,
     .reduces = sl__dynamic_reduces,
     .break_dtype = sl__break_dtype_dynamic,
     .bad_reduces = sl__bad_dy,
     .n_bad_reduces = SL__COUNT(sl__bad_dy),
-    .stress = 1};
+    .stress = 1,
+    .classes = SL__CL(RANK)};
 
 static const sl__fuzz_op sl__fuzz_segment_reduce = {
     .gen = sl__gen_segment,
@@ -204,13 +226,14 @@ static const sl__fuzz_op sl__fuzz_segment_reduce = {
     .repair = sl__repair_segment,
     .drop_axis = sl__drop_axis_segment,
     .classify = sl__classify_segment,
-    .lengths = 1};
+    .classes = SL__INDEX_CLASSES};
 static const sl__fuzz_op sl__fuzz_segment_reduce_backward = {
     .dtypes = sl__float_dtypes,
     .reduces = sl__scatter_reduce_reduces,
     .break_dtype = sl__break_dtype_segment,
     .bad_reduces = sl__bad_sr,
-    .n_bad_reduces = SL__COUNT(sl__bad_sr)};
+    .n_bad_reduces = SL__COUNT(sl__bad_sr),
+    .classes = SL__INDEX_CLASSES};
 
 static const sl__fuzz_op *const sl__fuzz_ops[SL_OP_COUNT] = {
 #define SL__FUZZ_ROW(e, name) [SL_OP_##e] = &sl__fuzz_##name,

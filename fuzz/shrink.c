@@ -95,8 +95,8 @@ void sl__repair_dimwise(sl_case *fw, sl_op op) {
   const int xr = x->ndim ? x->ndim : 1;
   if (!sl__norm_dim(fw->dim, xr, &d)) return;
   if ((a1->ndim ? a1->ndim : 1) != xr) return;
-  int has_src = fw->op != SL_OP_GATHER && !fw->has_val && a2->present &&
-                (a2->ndim ? a2->ndim : 1) == xr;
+  int has_src =
+      sl_case_has_src(fw) && a2->present && (a2->ndim ? a2->ndim : 1) == xr;
   for (int k = 0; k < a1->ndim; ++k) {
     if (has_src)
       a1->shape[k] = sl__min64(a1->shape[k], a2->ndim ? a2->shape[k] : 1);
@@ -104,7 +104,7 @@ void sl__repair_dimwise(sl_case *fw, sl_op op) {
   }
   if (x->ndim && x->shape[d] == 0 && a1->ndim) a1->shape[d] = 0;
   /* the backward's src is index's shape exactly */
-  if (op == SL_OP_SCATTER_REDUCE_BACKWARD && a2->present)
+  if (sl_case_is_backward(op) && a2->present)
     sl__reshape(a2, a1->ndim, a1->shape);
 }
 
@@ -120,7 +120,7 @@ void sl__repair_nd(sl_case *fw, sl_op op) {
     else if (x->shape[k] == 0)
       a1->shape[k] = 0;
   }
-  if (fw->op == SL_OP_SCATTER_ND) sl__reshape(a2, K, a1->shape);
+  if (sl_case_has_src(fw)) sl__reshape(a2, K, a1->shape);
 }
 
 void sl__repair_index_reduce(sl_case *fw, sl_op op) {
@@ -215,7 +215,7 @@ int sl__drop_axis_nd(sl_case *fw, int k) {
   if (indexed[k]) a1->shape[R] -= 1;
   sl__shrink_drop(x, k);
   sl__shrink_drop(a1, k);
-  if (fw->op == SL_OP_SCATTER_ND) sl__shrink_drop(a2, k);
+  if (sl_case_has_src(fw)) sl__shrink_drop(a2, k);
   return 0;
 }
 
@@ -282,11 +282,12 @@ static void sl__offer(sl__shrinker *s, sl_case *fw) {
   sl_case full;
   sl_case_from_forward(fw, s->orig->op, &full);
   if (sl_fuzz_classify(&full) != s->cls) return;
-  if (s->orig->op == SL_OP_SCATTER_REDUCE_BACKWARD && s->cls == SL_FUZZ_SHAPE) {
-    /* fw is the forward (scatter_reduce) view. A src larger than index
-     * that keeps the forward's rules is refused by the core but taken by
-     * LibTorch's autograd for prod/amax/amin: not a certain rejection, so
-     * not a candidate. */
+  if (sl_case_is_backward(s->orig->op) && s->cls == SL_FUZZ_SHAPE) {
+    /* fw is the forward view. A shape that breaks only the backward's own
+     * rule (scatter_reduce_backward: a src larger than index) is refused
+     * by the core but taken by LibTorch's autograd for prod/amax/amin: not
+     * a certain rejection, so not a candidate. (The other backward ops'
+     * shape classes are their forward's.) */
     if (sl_fuzz_classify(fw) == SL_FUZZ_VALID) return;
   }
   if (sl_case_size(&full) >= s->size0) return;
@@ -329,7 +330,8 @@ int sl_shrink_candidates(const sl_case *c, sl_case *out, int max) {
       }
     }
   /* 4. one index column fewer */
-  if (fw.op == SL_OP_GATHER_ND || fw.op == SL_OP_SCATTER_ND) {
+  const sl_case_arg1 arg1 = spec->arg1;
+  if (arg1 == SL_ARG1_INDEX_TUPLE) {
     const int K = fw.arg[0].ndim;
     if (fw.arg[1].ndim == K + 1 && fw.arg[1].shape[K] >= 2) {
       t = fw;
@@ -339,7 +341,7 @@ int sl_shrink_candidates(const sl_case *c, sl_case *out, int max) {
     }
   }
   /* 5. masked_scatter: a source of exactly numel(x) elements */
-  if (fw.op == SL_OP_MASKED_SCATTER) {
+  if (arg1 == SL_ARG1_MASK) {
     int64_t n = sl__numel(&fw.arg[0]);
     t = fw;
     memset(&t.arg[2], 0, sizeof t.arg[2]);
@@ -400,7 +402,7 @@ int sl_shrink_candidates(const sl_case *c, sl_case *out, int max) {
     t.dim = d;
     sl__offer(&s, &t);
   }
-  if (fw.op == SL_OP_SELECT_SCATTER && fw.at < 0 &&
+  if (arg1 == SL_ARG1_SLICE && fw.at < 0 &&
       sl__norm_dim(fw.dim, fw.arg[0].ndim, &d) &&
       fw.at >= -fw.arg[0].shape[d]) {
     t = fw;

@@ -8,9 +8,7 @@
 #include "datagen.h"
 #include "rng.h"
 
-int64_t sl_fuzz_stress_default(void) {
-  return sl_thresholds_small() ? 8 : 512;
-}
+int64_t sl_fuzz_stress_default(void) { return sl_thresholds_small() ? 8 : 512; }
 
 int64_t sl_fuzz_stress_updates(void) {
   int64_t most = 1;
@@ -50,7 +48,8 @@ int sl_fuzz_stress(const sl_fuzz_opts *o, uint64_t seed, uint64_t i,
    * cases: no more than it must); targets 1..SL_FUZZ_STRESS_MAX_DESTS. */
   const int64_t n = need + (int64_t)sl_rng_below(&r, (uint64_t)need / 4 + 1);
   const int64_t dests = 1 + (int64_t)sl_rng_below(&r, SL_FUZZ_STRESS_MAX_DESTS);
-  if (fw->op == SL_OP_DYNAMIC_SCATTER) {
+  const sl_case_arg1 arg1 = sl_case_spec_of(fw->op)->arg1;
+  if (arg1 == SL_ARG1_COORS) {
     /* voxels x channels targets; n updates over the channels. */
     const int64_t ch = 1 + (int64_t)sl_rng_below(&r, (uint64_t)dests);
     const int64_t cols = 1 + (int64_t)sl_rng_below(&r, 4);
@@ -64,7 +63,7 @@ int sl_fuzz_stress(const sl_fuzz_opts *o, uint64_t seed, uint64_t i,
   }
   /* x [dests], index [n] along dim 0 (scatter_nd: [n, 1]), src [n]. */
   sl__shape1(&fw->arg[0], dests);
-  if (fw->op == SL_OP_SCATTER_ND) {
+  if (arg1 == SL_ARG1_INDEX_TUPLE) {
     sl__shape2(&fw->arg[1], n, 1);
     fw->ndims = 0;
     memset(fw->dims, 0, sizeof fw->dims);
@@ -95,7 +94,8 @@ int sl_fuzz_stress_shape(const sl_case *c) {
   if (!c || !sl_fuzz_stress_op(c->op)) return 0;
   sl_case_forward(c, &fw);
   int64_t dests, updates;
-  if (fw.op == SL_OP_DYNAMIC_SCATTER) {
+  const sl_case_arg1 arg1 = sl_case_spec_of(fw.op)->arg1;
+  if (arg1 == SL_ARG1_COORS) {
     const sl_case_shape *feats = &fw.arg[0];
     if (feats->ndim != 2 || !fw.voxels) return 0;
     dests = fw.voxels * feats->shape[1];
@@ -103,7 +103,7 @@ int sl_fuzz_stress_shape(const sl_case *c) {
   } else {
     dests = sl__numel(&fw.arg[0]);
     updates = sl__numel(&fw.arg[1]);
-    if (fw.op == SL_OP_SCATTER_ND && fw.arg[1].ndim > 0)
+    if (arg1 == SL_ARG1_INDEX_TUPLE && fw.arg[1].ndim > 0)
       updates /= fw.arg[1].shape[fw.arg[1].ndim - 1];
   }
   return dests >= 1 && dests <= SL_FUZZ_STRESS_MAX_DESTS &&

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "case.h"
+#include "op_table.h"
 #include "tolerance.h"
 
 static int64_t sl__numel(const sl_tensor *t) {
@@ -71,7 +72,8 @@ static int sl__gather_y(const sl_call *c, const sl_tensor *y, sl_tensor *g,
   sl_call gc;
   const sl_tensor *index = &c->arg[1];
   int64_t *spread = NULL;
-  if (c->op == SL_OP_SCATTER_ND) {
+  const sl_case_arg1 arg1 = sl_case_spec_of(c->op)->arg1;
+  if (arg1 == SL_ARG1_INDEX_TUPLE) {
     sl_call_init(&gc, SL_OP_GATHER_ND);
     gc.p.ndims = c->p.ndims;
     memcpy(gc.p.dims, c->p.dims, sizeof gc.p.dims);
@@ -80,7 +82,7 @@ static int sl__gather_y(const sl_call *c, const sl_tensor *y, sl_tensor *g,
     sl_call_init(&gc, SL_OP_GATHER);
     gc.p.dim = c->p.dim;
     gc.arg[1] = *index;
-    if (c->op == SL_OP_INDEX_REDUCE) {
+    if (arg1 == SL_ARG1_INDEX_VECTOR) {
       const sl_tensor *u = &c->arg[2];
       const int64_t n = sl__numel(u);
       const int axis = (int)(c->p.dim < 0 ? c->p.dim + u->ndim : c->p.dim);
@@ -135,18 +137,17 @@ static int sl__holds(double left, double right, double bound, sl_dtype dt,
   return fabs(left - right) <= bound;
 }
 
-/* The adding scatters: <out - x, y> = <src, G(y)>. */
-static int sl__scatter_agrees(const sl_call *c, const sl_call *first,
-                              uint64_t seed, int *applied, char *msg,
-                              size_t len) {
+/* The adding scatters: <out - x, y> = <src, G(y)>, for a sum that starts
+ * from x (include_self where the op has it). */
+int sl_adjoint_scatter(const sl_call *c, const sl_call *first, uint64_t seed,
+                       int *applied, char *msg, size_t len) {
   const sl_tensor *x = &c->arg[0], *index = &c->arg[1], *src = &c->arg[2],
                   *out = &first->arg[3];
-  const int adds =
-      (c->op == SL_OP_SCATTER_REDUCE || c->op == SL_OP_INDEX_REDUCE)
-          ? c->p.reduce == SL_REDUCE_SUM && c->p.include_self
-          : c->op == SL_OP_SCATTER_ND && c->p.reduce == SL_REDUCE_SUM;
+  const sl_case_spec *spec = sl_case_spec_of(c->op);
+  const int adds = c->p.reduce == SL_REDUCE_SUM &&
+                   (!(spec->keys & SL_KEY_SELF) || c->p.include_self);
   if (!adds || !sl_dtype_is_float(x->dtype) ||
-      (c->op == SL_OP_INDEX_REDUCE && index->ndim == 0))
+      (spec->arg1 == SL_ARG1_INDEX_VECTOR && index->ndim == 0))
     return 1;
   double u_out, u_acc, tiny;
   sl__units(x->dtype, &u_out, &u_acc, &tiny);
@@ -260,9 +261,9 @@ static int sl__dot(const sl_tensor *t, const sl_tensor *u, double *dot,
  * value makes F not homogeneous: those calls are not judged here).
  */
 static int sl__backward_agrees(const sl_call *c, const sl_call *first,
-                               int *applied, char *msg, size_t len) {
-  const int dyn = c->op == SL_OP_DYNAMIC_SCATTER_BACKWARD;
-  const int seg = c->op == SL_OP_SEGMENT_REDUCE_BACKWARD;
+                               int given_f, double terms, int *applied,
+                               char *msg, size_t len) {
+  const sl_op_info *info = sl_op_get(c->op);
   const sl_reduce r = c->p.reduce;
   /* amax and amin without self: LibTorch's rule (which the ops follow,
    * docs/spec.md) counts an x equal to the result among the ties that
@@ -270,29 +271,24 @@ static int sl__backward_agrees(const sl_call *c, const sl_call *first,
   const int homogeneous =
       r == SL_REDUCE_SUM || r == SL_REDUCE_MEAN ||
       ((r == SL_REDUCE_AMAX || r == SL_REDUCE_AMIN) && c->p.include_self) ||
-      (dyn && r == SL_REDUCE_MAX);
+      r == SL_REDUCE_MAX; /* dynamic_scatter's */
   /* grad_out (grad_voxel_feats), one input per gradient, F(v) */
   const sl_tensor *g = &c->arg[0];
-  if (!homogeneous || !sl_dtype_is_float(g->dtype) || (seg && c->p.has_value))
-    return 1;
+  if (!homogeneous || !sl_dtype_is_float(g->dtype) || c->p.has_value) return 1;
   double u_out, u_acc, tiny;
   sl__units(g->dtype, &u_out, &u_acc, &tiny);
-  /* Terms per element: the contributions any one element can meet. */
-  const double terms = (double)(dyn ? (c->arg[1].ndim ? c->arg[1].shape[0] : 1)
-                                : seg ? sl__numel(&c->arg[1])
-                                      : sl__numel(&c->arg[2])) +
-                       1;
   if (terms * u_acc > 0.1) return 1; /* the bound would say nothing */
-  sl_tensor f = c->arg[seg ? 3 : 2];
+  sl_tensor f = c->arg[given_f > 0 ? given_f : 2];
   void *fmem = NULL;
-  if (!dyn && !seg && sl__forward(c, &f, &fmem, msg, len)) return -1;
+  if (given_f <= 0 && sl__forward(c, &f, &fmem, msg, len)) return -1;
   double left = 0, abs_left = 0, right = 0, abs_right = 0;
   int finite = sl__dot(&f, g, &left, &abs_left);
   /* x (feats, data) and its gradient; src (updates) and its gradient */
   finite = finite &&
-           sl__dot(&c->arg[1], &first->arg[seg ? 4 : 5], &right, &abs_right);
-  if (!dyn && !seg)
-    finite = finite && sl__dot(&c->arg[3], &first->arg[6], &right, &abs_right);
+           sl__dot(&c->arg[1], &first->arg[info->n_in], &right, &abs_right);
+  if (info->n_out > 1)
+    finite = finite && sl__dot(&c->arg[3], &first->arg[info->n_in + 1], &right,
+                               &abs_right);
   free(fmem);
   if (!finite) return 1; /* NaN and inf carry no inner product */
   double abs_g = 0;
@@ -308,27 +304,57 @@ static int sl__backward_agrees(const sl_call *c, const sl_call *first,
   if (sl__holds(left, right, bound, g->dtype, abs_left + abs_right,
                 tiny * abs_g, applied))
     return 1;
+  char f_name[64] = "cpu.serial";
+  if (given_f > 0)
+    snprintf(f_name, sizeof f_name, "given %s as the",
+             info->arg_names[given_f]);
   snprintf(msg, len,
            "adjoint identity broken: <F(v), grad_out> = %.9g but <v, "
            "gradients> = %.9g with F the %s forward (|diff| %.3g above the "
            "rounding bound %.3g): a gradient sent to the wrong input, "
            "dropped, or not the forward's",
-           left, right,
-           dyn   ? "given voxel_feats as the"
-           : seg ? "given result as the"
-                 : "cpu.serial",
-           fabs(left - right), bound);
+           left, right, f_name, fabs(left - right), bound);
   return 0;
+}
+
+/* Terms per element below: the contributions any one element can meet. */
+
+/* scatter_reduce's and index_reduce's: F is the core's cpu.serial forward;
+ * an element meets at most every index entry. */
+int sl_adjoint_backward(const sl_call *c, const sl_call *first, uint64_t seed,
+                        int *applied, char *msg, size_t len) {
+  (void)seed;
+  return sl__backward_agrees(c, first, 0, (double)sl__numel(&c->arg[2]) + 1,
+                             applied, msg, len);
+}
+
+/* dynamic_scatter_backward's call carries no coordinates to run its forward
+ * on: its voxel_feats input stands for F(feats); a voxel meets at most every
+ * point. */
+int sl_adjoint_dynamic_backward(const sl_call *c, const sl_call *first,
+                                uint64_t seed, int *applied, char *msg,
+                                size_t len) {
+  (void)seed;
+  const double points = c->arg[1].ndim ? (double)c->arg[1].shape[0] : 1;
+  return sl__backward_agrees(c, first, 2, points + 1, applied, msg, len);
+}
+
+/* segment_reduce_backward's result input stands for F(data) (an initial
+ * value makes F not homogeneous: those calls are not judged); a segment
+ * meets at most every element of data. */
+int sl_adjoint_segment_backward(const sl_call *c, const sl_call *first,
+                                uint64_t seed, int *applied, char *msg,
+                                size_t len) {
+  (void)seed;
+  return sl__backward_agrees(c, first, 3, (double)sl__numel(&c->arg[1]) + 1,
+                             applied, msg, len);
 }
 
 int sl_adjoint_agrees(const sl_call *c, const sl_call *first, uint64_t seed,
                       int *applied, char *msg, size_t len) {
   msg[0] = '\0';
   *applied = 0;
-  if (c->op == SL_OP_SCATTER_REDUCE_BACKWARD ||
-      c->op == SL_OP_INDEX_REDUCE_BACKWARD ||
-      c->op == SL_OP_DYNAMIC_SCATTER_BACKWARD ||
-      c->op == SL_OP_SEGMENT_REDUCE_BACKWARD)
-    return sl__backward_agrees(c, first, applied, msg, len);
-  return sl__scatter_agrees(c, first, seed, applied, msg, len);
+  const sl_harness_op *h = sl_harness_op_of(c->op);
+  if (!h || !h->adjoint) return 1;
+  return h->adjoint(c, first, seed, applied, msg, len);
 }

@@ -51,4 +51,20 @@
 int sl_adjoint_agrees(const sl_call *inferred, const sl_call *first,
                       uint64_t seed, int *applied, char *msg, size_t len);
 
+/* The op's own checks (sl_harness_op.adjoint), each with
+ * sl_adjoint_agrees's contract: the adding scatters (scatter_reduce,
+ * index_reduce, scatter_nd), the backward ops whose forward the core runs
+ * (scatter_reduce's, index_reduce's), dynamic_scatter_backward and
+ * segment_reduce_backward. */
+int sl_adjoint_scatter(const sl_call *c, const sl_call *first, uint64_t seed,
+                       int *applied, char *msg, size_t len);
+int sl_adjoint_backward(const sl_call *c, const sl_call *first, uint64_t seed,
+                        int *applied, char *msg, size_t len);
+int sl_adjoint_dynamic_backward(const sl_call *c, const sl_call *first,
+                                uint64_t seed, int *applied, char *msg,
+                                size_t len);
+int sl_adjoint_segment_backward(const sl_call *c, const sl_call *first,
+                                uint64_t seed, int *applied, char *msg,
+                                size_t len);
+
 #endif

@@ -21,40 +21,14 @@ static int sl__reads_input(const sl_call *c, int slot) {
   return !h || !h->reads_input || h->reads_input(c, slot);
 }
 
-/* The true positions of masked_scatter's mask broadcast to x's shape: the
- * source elements the op reads. -1 when the mask is not a 1-byte tensor
- * aligned to x's trailing axes (then all of source counts). */
-static int64_t sl__mask_true_count(const sl_tensor *x, const sl_tensor *mask) {
-  const int nd = x->ndim, lead = x->ndim - mask->ndim;
-  if (lead < 0 || sl_dtype_size(mask->dtype) != 1 || !mask->data) return -1;
-  int64_t st[SL_MAX_DIMS], idx[SL_MAX_DIMS] = {0}, n = 1, off = 0, count = 0;
-  for (int d = 0; d < nd; ++d) {
-    const int m = d - lead;
-    st[d] = m >= 0 && mask->shape[m] != 1 ? mask->strides[m] : 0;
-    n *= x->shape[d];
-  }
-  const unsigned char *bits = mask->data;
-  for (int64_t i = 0; i < n; ++i) {
-    count += bits[off] != 0;
-    for (int d = nd - 1; d >= 0; --d) { /* odometer: next position */
-      off += st[d];
-      if (++idx[d] < x->shape[d]) break;
-      off -= idx[d] * st[d];
-      idx[d] = 0;
-    }
-  }
-  return count;
-}
-
 int64_t sl_useful_bytes(const sl_call *call, const sl_tensor *ref) {
   const sl_op_info *info = sl_op_get(call->op);
   int64_t b = 0;
   for (int s = 0; s < info->n_in; ++s) {
     const sl_tensor *t = &call->arg[s];
     if (!t->data || !sl__reads_input(call, s)) continue;
-    int64_t taken = call->op == SL_OP_MASKED_SCATTER && s == 2
-                        ? sl__mask_true_count(&call->arg[0], &call->arg[1])
-                        : -1;
+    const sl_harness_op *h = sl_harness_op_of(call->op);
+    int64_t taken = h && h->read_elems ? h->read_elems(call, s) : -1;
     b += taken >= 0 ? taken * (int64_t)sl_dtype_size(t->dtype)
                     : sl_tensor_bytes(t);
   }

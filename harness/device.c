@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_table.h"
 #include "slref.h"
 
 /* ------------------------------------------------------------------------ */
@@ -189,12 +190,13 @@ static sl_status sl__guards_check(sl_ctx *ctx, const sl_call *host,
 }
 
 /* Rows of output slot s that the kernel must write (dynamic_scatter leaves
- * the voxel outputs' rows [out_rows, N) alone). */
+ * the voxel outputs' rows [out_rows, N) alone: sl_harness_op's
+ * out_rows_slots). */
 static int64_t sl__must_write(const sl_call *dc, int s) {
   const sl_tensor *t = &dc->arg[s];
   int64_t n = sl__numel_of(t);
-  if (dc->op == SL_OP_DYNAMIC_SCATTER && s != 4 && t->ndim >= 1 &&
-      t->shape[0] > 0)
+  const sl_harness_op *h = sl_harness_op_of(dc->op);
+  if (h && ((h->out_rows_slots >> s) & 1u) && t->ndim >= 1 && t->shape[0] > 0)
     n = n / t->shape[0] * dc->out_rows;
   return n;
 }

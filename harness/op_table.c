@@ -16,6 +16,7 @@
 
 #include <string.h>
 
+#include "adjoint.h"
 #include "writers.h"
 
 /* A reduction whose float result depends on the order of its inputs. */
@@ -190,45 +191,95 @@ static int sl__reversal_scatter_nd(const sl_call *c, sl_reversal *v) {
   return mask != 0;
 }
 
+/* The true positions of masked_scatter's mask broadcast to x's shape: the
+ * source elements the op reads. -1 when the mask is not a 1-byte tensor
+ * aligned to x's trailing axes (then all of source counts). */
+static int64_t sl__mask_true_count(const sl_tensor *x, const sl_tensor *mask) {
+  const int nd = x->ndim, lead = x->ndim - mask->ndim;
+  if (lead < 0 || sl_dtype_size(mask->dtype) != 1 || !mask->data) return -1;
+  int64_t st[SL_MAX_DIMS], idx[SL_MAX_DIMS] = {0}, n = 1, off = 0, count = 0;
+  for (int d = 0; d < nd; ++d) {
+    const int m = d - lead;
+    st[d] = m >= 0 && mask->shape[m] != 1 ? mask->strides[m] : 0;
+    n *= x->shape[d];
+  }
+  const unsigned char *bits = mask->data;
+  for (int64_t i = 0; i < n; ++i) {
+    count += bits[off] != 0;
+    for (int d = nd - 1; d >= 0; --d) { /* odometer: next position */
+      off += st[d];
+      if (++idx[d] < x->shape[d]) break;
+      off -= idx[d] * st[d];
+      idx[d] = 0;
+    }
+  }
+  return count;
+}
+
+static int64_t sl__read_elems_masked(const sl_call *c, int slot) {
+  return slot == 2 ? sl__mask_true_count(&c->arg[0], &c->arg[1]) : -1;
+}
+
 /* ------------------------------------------------------------------------ */
 /* The table                                                                 */
 /* ------------------------------------------------------------------------ */
 
-/* oracle, reads_input, reversal, writes_into_x, writes */
-static const sl_harness_op sl__harness_gather = {sl__oracle_gather, NULL, NULL,
-                                                 0, NULL};
-static const sl_harness_op sl__harness_gather_nd = {sl__oracle_gather_nd, NULL,
-                                                    NULL, 0, NULL};
-static const sl_harness_op sl__harness_scatter = {sl__oracle_scatter, NULL,
-                                                  NULL, 1, sl_writes_scatter};
+static const sl_harness_op sl__harness_gather = {.oracle = sl__oracle_gather};
+static const sl_harness_op sl__harness_gather_nd = {.oracle =
+                                                        sl__oracle_gather_nd};
+static const sl_harness_op sl__harness_scatter = {.oracle = sl__oracle_scatter,
+                                                  .writes_into_x = 1,
+                                                  .writes = sl_writes_scatter};
 static const sl_harness_op sl__harness_scatter_reduce = {
-    sl__oracle_scatter_reduce, NULL, sl__reversal_scatter_reduce, 1,
-    sl_writes_scatter};
+    .oracle = sl__oracle_scatter_reduce,
+    .reversal = sl__reversal_scatter_reduce,
+    .writes_into_x = 1,
+    .writes = sl_writes_scatter,
+    .adjoint = sl_adjoint_scatter};
 static const sl_harness_op sl__harness_scatter_reduce_backward = {
-    sl__oracle_scatter_reduce_backward, sl__reads_reduce_backward, NULL, 0,
-    NULL};
+    .oracle = sl__oracle_scatter_reduce_backward,
+    .reads_input = sl__reads_reduce_backward,
+    .backward_inputs = sl_backward_inputs_autograd,
+    .adjoint = sl_adjoint_backward};
 static const sl_harness_op sl__harness_scatter_nd = {
-    sl__oracle_scatter_nd, NULL, sl__reversal_scatter_nd, 1, sl_writes_nd};
+    .oracle = sl__oracle_scatter_nd,
+    .reversal = sl__reversal_scatter_nd,
+    .writes_into_x = 1,
+    .writes = sl_writes_nd,
+    .adjoint = sl_adjoint_scatter};
 static const sl_harness_op sl__harness_index_reduce = {
-    sl__oracle_index_reduce, NULL, sl__reversal_index_reduce, 1,
-    sl_writes_index};
+    .oracle = sl__oracle_index_reduce,
+    .reversal = sl__reversal_index_reduce,
+    .writes_into_x = 1,
+    .writes = sl_writes_index,
+    .adjoint = sl_adjoint_scatter};
 static const sl_harness_op sl__harness_index_reduce_backward = {
-    sl__oracle_index_reduce_backward, sl__reads_reduce_backward, NULL, 0, NULL};
+    .oracle = sl__oracle_index_reduce_backward,
+    .reads_input = sl__reads_reduce_backward,
+    .backward_inputs = sl_backward_inputs_autograd,
+    .adjoint = sl_adjoint_backward};
 static const sl_harness_op sl__harness_select_scatter = {
-    sl__oracle_select_scatter, NULL, NULL, 1, NULL};
+    .oracle = sl__oracle_select_scatter, .writes_into_x = 1};
 static const sl_harness_op sl__harness_masked_scatter = {
-    sl__oracle_masked_scatter, NULL, NULL, 1, NULL};
+    .oracle = sl__oracle_masked_scatter,
+    .writes_into_x = 1,
+    .read_elems = sl__read_elems_masked};
+/* voxel_feats, voxel_coors and voxel_points_count have out_rows rows */
 static const sl_harness_op sl__harness_dynamic_scatter = {
-    sl__oracle_dynamic_scatter, NULL, NULL, 0, NULL};
+    .oracle = sl__oracle_dynamic_scatter,
+    .out_rows_slots = 1u << 2 | 1u << 3 | 1u << 5};
 static const sl_harness_op sl__harness_dynamic_scatter_backward = {
-    sl__oracle_dynamic_scatter_backward, sl__reads_dynamic_backward, NULL, 0,
-    NULL};
-
+    .oracle = sl__oracle_dynamic_scatter_backward,
+    .reads_input = sl__reads_dynamic_backward,
+    .backward_inputs = sl_backward_inputs_voxels,
+    .adjoint = sl_adjoint_dynamic_backward};
 static const sl_harness_op sl__harness_segment_reduce = {
-    sl__oracle_segment_reduce, NULL, NULL, 0, sl_writes_segment};
+    .oracle = sl__oracle_segment_reduce, .writes = sl_writes_segment};
 static const sl_harness_op sl__harness_segment_reduce_backward = {
-    sl__oracle_segment_reduce_backward, sl__reads_segment_backward, NULL, 0,
-    NULL};
+    .oracle = sl__oracle_segment_reduce_backward,
+    .reads_input = sl__reads_segment_backward,
+    .backward_inputs = sl_backward_inputs_autograd,
+    .adjoint = sl_adjoint_segment_backward};
 
 static const sl_harness_op *const sl__harness_ops[SL_OP_COUNT] = {
 #define SL__HARNESS_ROW(e, name) [SL_OP_##e] = &sl__harness_##name,

@@ -9,6 +9,7 @@
 
 #include "case.h"
 #include "compare.h"
+#include "datagen.h"
 #include "sl/sl.h"
 
 /* Axes to reverse to check that a result is order-free (rerun.h): of index
@@ -38,7 +39,30 @@ typedef struct sl_harness_op {
    * any-valid oracle's writers, the tolerance's terms per position; NULL:
    * not known (the per-dtype tolerance table judges). */
   int (*writes)(const sl_call *c, struct sl_writes *out);
+  /* Elements of input `slot` that the op reads when not all of them
+   * (masked_scatter's source: the mask's true positions), else -1; NULL:
+   * all of every input it reads. */
+  int64_t (*read_elems)(const sl_call *c, int slot);
+  /* Outputs (bit 1u << slot) whose rows past call->out_rows the kernel
+   * leaves alone (dynamic_scatter's voxel outputs). */
+  unsigned out_rows_slots;
+  /* A backward op's inputs from its forward's run (backward_inputs.c);
+   * NULL for a forward op. */
+  int (*backward_inputs)(const sl_case *c, sl_bundle *fwd, sl_tensor *outs,
+                         sl_bundle *b, char *err, size_t errlen);
+  /* The adjoint identity for the op's calls (adjoint.h); NULL: none. */
+  int (*adjoint)(const sl_call *c, const sl_call *first, uint64_t seed,
+                 int *applied, char *msg, size_t len);
 } sl_harness_op;
+
+/* backward_inputs.c: autograd's inputs (grad_out, the forward's inputs,
+ * its result), and dynamic_scatter_backward's. outs: LibTorch's forward
+ * outputs, or NULL when it refused the forward. */
+int sl_backward_inputs_autograd(const sl_case *c, sl_bundle *fwd,
+                                sl_tensor *outs, sl_bundle *b, char *err,
+                                size_t errlen);
+int sl_backward_inputs_voxels(const sl_case *c, sl_bundle *fwd, sl_tensor *outs,
+                              sl_bundle *b, char *err, size_t errlen);
 
 const sl_harness_op *sl_harness_op_of(sl_op op);
 

@@ -12,9 +12,10 @@
 #include "variant_call.h"
 
 void sl_outputs_as_produced(sl_call *call) {
-  if (call->op != SL_OP_DYNAMIC_SCATTER) return;
-  for (int s = 2; s < 6; ++s)
-    if (s != 4) call->arg[s].shape[0] = call->out_rows;
+  const sl_harness_op *h = sl_harness_op_of(call->op);
+  const unsigned rows = h ? h->out_rows_slots : 0;
+  for (int s = 0; s < SL_MAX_ARGS; ++s)
+    if ((rows >> s) & 1u) call->arg[s].shape[0] = call->out_rows;
 }
 
 int sl_rerun_threads(int threads) { return threads > 1 ? 1 : 2; }

@@ -127,12 +127,6 @@ int sl_variant_selected(const char *filter, const char *name) {
 }
 
 /* Hands ownership of tensor memory to slot `slot` of b. */
-static void sl__adopt(sl_bundle *b, int slot, sl_tensor t) {
-  free(b->mem[slot]);
-  b->mem[slot] = t.data;
-  b->call.arg[slot] = t;
-}
-
 /* Element offset of the row-major position i in t (any strides). */
 static int64_t sl__offset_of(const sl_tensor *t, int64_t i) {
   int64_t off = 0;
@@ -227,30 +221,19 @@ static int sl__load_inputs(const char *dir, sl_bundle *b, sl_case *c,
       free(t.data);
       if (rc) return -1;
     } else {
-      sl__adopt(b, s, t);
+      sl_bundle_adopt(b, s, t);
     }
   }
   return 0;
 }
 
-/* A tensor of dtype dt and shape, zero-filled, owned by slot of b. */
-static int sl__alloc_like(sl_bundle *b, int slot, sl_dtype dt, int ndim,
-                          const int64_t *shape, char *err, size_t errlen) {
-  sl_case_shape s;
-  memset(&s, 0, sizeof s);
-  s.present = 1;
-  s.ndim = ndim;
-  for (int d = 0; d < ndim; ++d) s.shape[d] = shape[d];
-  return sl_bundle_alloc(b, slot, dt, &s,
-                         sl_op_get(b->call.op)->arg_names[slot], err, errlen);
-}
-
 /*
  * Builds the inputs of a backward op from its forward case: the forward's
- * inputs, LibTorch's forward outputs, and a random upstream gradient. When
- * LibTorch rejects the forward (an invalid case), the derived inputs are
- * zero tensors of the shapes they would have, so that the backward call is
- * still made and both sides get to reject it.
+ * inputs, LibTorch's forward outputs (the op's backward_inputs hook puts
+ * them in their slots), and a random upstream gradient. When LibTorch
+ * rejects the forward (an invalid case), the derived inputs are zero
+ * tensors of the shapes they would have, so that the backward call is still
+ * made and both sides get to reject it.
  */
 static int sl__derive_backward(const sl_case *c, sl_bundle *fwd, sl_bundle *b,
                                char *err, size_t errlen) {
@@ -264,49 +247,9 @@ static int sl__derive_backward(const sl_case *c, sl_bundle *fwd, sl_bundle *b,
   }
   sl_bundle_init(b, c->op);
   sl_case_params(c, &b->call.p);
-  if (c->op == SL_OP_DYNAMIC_SCATTER_BACKWARD) {
-    /* grad_voxel_feats feats voxel_feats point2voxel_map voxel_points_count */
-    const sl_tensor *feats = &fwd->call.arg[0];
-    int64_t n = feats->ndim == 2 ? feats->shape[0] : 0;
-    int64_t ch = feats->ndim == 2 ? feats->shape[1] : 0;
-    b->call.arg[1] = fwd->call.arg[0];
-    b->mem[1] = fwd->mem[0];
-    fwd->mem[0] = NULL;
-    int64_t m = rc == 0 ? outs[0].shape[0] : 0;
-    int64_t mc[2] = {m, ch}, nn[1] = {n}, mm[1] = {m};
-    if (rc == 0) {
-      sl__adopt(b, 2, outs[0]);
-      free(outs[1].data); /* voxel_coors: not an input of the backward */
-      sl__adopt(b, 3, outs[2]);
-      sl__adopt(b, 4, outs[3]);
-    } else if (sl__alloc_like(b, 2, c->dt, 2, mc, err, errlen) ||
-               sl__alloc_like(b, 3, SL_I32, 1, nn, err, errlen) ||
-               sl__alloc_like(b, 4, SL_I32, 1, mm, err, errlen)) {
-      return -1;
-    } else {
-      for (int64_t i = 0; i < n; ++i) ((int32_t *)b->mem[3])[i] = -1;
-    }
-    if (sl__alloc_like(b, 0, c->dt, 2, mc, err, errlen)) return -1;
-  } else {
-    /* grad_out, the forward's inputs, its result: scatter_reduce's and
-     * index_reduce's (grad_out x index src|updates result), segment_reduce's
-     * (grad_out data lengths result) */
-    const int n_fw = sl_op_get(sl_case_spec_of(c->op)->forward)->n_in;
-    for (int s = 0; s < n_fw; ++s) {
-      b->call.arg[s + 1] = fwd->call.arg[s];
-      b->mem[s + 1] = fwd->mem[s];
-      fwd->mem[s] = NULL;
-    }
-    const sl_tensor *x = &b->call.arg[1];
-    if (rc == 0)
-      sl__adopt(b, n_fw + 1, outs[0]);
-    else if (sl__alloc_like(b, n_fw + 1, x->dtype, x->ndim, x->shape, err,
-                            errlen))
-      return -1;
-    const sl_tensor *res = &b->call.arg[n_fw + 1];
-    if (sl__alloc_like(b, 0, c->dt, res->ndim, res->shape, err, errlen))
-      return -1;
-  }
+  const sl_harness_op *h = sl_harness_op_of(c->op);
+  if (h->backward_inputs(c, fwd, rc == 0 ? outs : NULL, b, err, errlen))
+    return -1;
   sl_gen_fill_data(&b->call.arg[0], SL_DP_RAND, c->seed, 77);
   return 0;
 }
@@ -688,12 +631,10 @@ int sl_prepare_case(const sl_case *c0, const char *load_dir,
                         errlen))
       goto done;
     /* Carry loaded forward shapes back into the case. */
-    if (c->op == SL_OP_DYNAMIC_SCATTER_BACKWARD) {
-      c->arg[1] = fw.arg[0];
-      c->arg[0] = fw.arg[1];
-    } else if (backward) {
+    if (backward) {
       const sl_case_spec *bs = sl_case_spec_of(c->op);
-      for (int i = 0; i < bs->n_shapes; ++i) c->arg[bs->shape_slots[i]] = fw.arg[i];
+      for (int i = 0; i < bs->n_shapes; ++i)
+        c->arg[bs->shape_slots[i]] = fw.arg[i];
     } else {
       *c = fw;
     }

@@ -7,33 +7,14 @@
 
 #include "ref_internal.h"
 
-static bool slref_is_arith(sl_reduce r) {
-  return r == SL_REDUCE_SUM || r == SL_REDUCE_PROD || r == SL_REDUCE_MEAN;
-}
-
-static bool slref_is_scatter_sum_prod(const sl_call &c) {
-  return c.op == SL_OP_SCATTER_REDUCE &&
-         (c.p.reduce == SL_REDUCE_SUM || c.p.reduce == SL_REDUCE_PROD);
-}
-
-static bool slref_is_scatter_mean(const sl_call &c) {
-  return c.op == SL_OP_SCATTER_REDUCE && c.p.reduce == SL_REDUCE_MEAN;
-}
-
-static bool slref_is_index_accumulate(const sl_call &c) {
-  return (c.op == SL_OP_INDEX_REDUCE || c.op == SL_OP_SCATTER_ND) &&
-         slref_is_arith(c.p.reduce);
-}
-
-static bool slref_is_backward(const sl_call &c) {
-  return c.op == SL_OP_SCATTER_REDUCE_BACKWARD ||
-         c.op == SL_OP_INDEX_REDUCE_BACKWARD ||
-         c.op == SL_OP_SEGMENT_REDUCE_BACKWARD;
-}
-
-static bool slref_is_segment_arith(const sl_call &c) {
-  return c.op == SL_OP_SEGMENT_REDUCE && slref_is_arith(c.p.reduce);
-}
+/* A row's ops and reduces, as masks (slref_defects.def). */
+#define SLREF_OP(e) (1ull << SL_OP_##e)
+#define SLREF_REDUCE(e) (1u << SL_REDUCE_##e)
+#define SLREF_ARITH                                                            \
+  (SLREF_REDUCE(SUM) | SLREF_REDUCE(PROD) | SLREF_REDUCE(MEAN))
+#define SLREF_ANY_REDUCE (~0u)
+static_assert(SL_OP_COUNT <= 64 && SL_REDUCE_COUNT <= 32,
+              "a defect row's masks hold every op and reduce");
 
 /* 1 when the linked LibTorch is older than major.minor; a row with 0.0 is
  * not fixed in any version measured. */
@@ -45,14 +26,16 @@ static constexpr int slref_before(int major, int minor) {
 namespace {
 struct slref_defect_row {
   slref_defect pub;
-  bool (*applies)(const sl_call &);
+  unsigned long long ops;
+  unsigned reduces;
 };
 
 const slref_defect_row slref_defect_rows[] = {
-#define SLREF_DEFECT(id, name, applies, fmaj, fmin, upstream, what)            \
+#define SLREF_DEFECT(id, name, ops, reduces, fmaj, fmin, upstream, what)       \
   {{name, what, upstream, (fmaj || fmin) ? #fmaj "." #fmin : "",               \
     slref_before(fmaj, fmin)},                                                 \
-   applies},
+   ops,                                                                        \
+   reduces},
 #include "slref_defects.def"
 #undef SLREF_DEFECT
 };
@@ -60,11 +43,21 @@ constexpr int slref_n_defects =
     (int)(sizeof slref_defect_rows / sizeof slref_defect_rows[0]);
 } // namespace
 
+/* Rows select calls whose floating inputs are all f16 or all bf16 (x,
+ * src, a backward op's grad_out and result: a valid call's share one
+ * dtype; a call that mixes them is LibTorch's to refuse). */
 const slref_defect *slref_defect_for(const sl_call &c) {
-  sl_dtype dt = c.arg[slref_is_backward(c) ? 1 : 0].dtype;
+  if ((unsigned)c.op >= SL_OP_COUNT || (unsigned)c.p.reduce >= SL_REDUCE_COUNT)
+    return nullptr;
+  const sl_dtype dt = c.arg[0].dtype;
   if (dt != SL_F16 && dt != SL_BF16) return nullptr;
+  for (int i = 1; i < sl_op_get(c.op)->n_in; ++i)
+    if (sl_dtype_is_float(c.arg[i].dtype) && c.arg[i].dtype != dt)
+      return nullptr;
   for (const slref_defect_row &r : slref_defect_rows)
-    if (r.pub.active && r.applies(c)) return &r.pub;
+    if (r.pub.active && ((r.ops >> c.op) & 1u) &&
+        ((r.reduces >> c.p.reduce) & 1u))
+      return &r.pub;
   return nullptr;
 }
 

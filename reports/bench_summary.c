@@ -175,14 +175,14 @@ static int sl__winner(const sl_bench_row *r, const char **name,
  * index_reduce case (from x and index along dim). 0 for other ops. */
 static int sl__grid_coords(const sl_case *c, int64_t *M, int64_t *C,
                            int64_t *N) {
-  if (c->op != SL_OP_SCATTER_REDUCE && c->op != SL_OP_INDEX_REDUCE) return 0;
+  if (!sl_case_reduces_along_dim(c->op)) return 0;
   const sl_case_shape *x = &c->arg[0], *index = &c->arg[1];
   if (x->ndim == 0) return 0;
   int64_t d = c->dim < 0 ? c->dim + x->ndim : c->dim;
   if (d < 0 || d >= x->ndim || x->shape[d] == 0) return 0;
   *M = x->shape[d];
   *C = sl_case_numel(x) / *M;
-  if (c->op == SL_OP_INDEX_REDUCE)
+  if (sl_case_spec_of(c->op)->arg1 == SL_ARG1_INDEX_VECTOR)
     *N = index->ndim ? index->shape[0] : 1;
   else
     *N = d < index->ndim ? index->shape[d] : 1;

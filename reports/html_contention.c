@@ -32,7 +32,7 @@ static int sl__contention_point(const sl__bench *b, sl__cpoint *p) {
   sl_case c;
   char err[8];
   if (sl_case_parse(b->case_line, &c, err, sizeof err)) return 0;
-  if (c.op != SL_OP_INDEX_REDUCE && c.op != SL_OP_SCATTER_REDUCE) return 0;
+  if (!sl_case_reduces_along_dim(c.op)) return 0;
   const sl_case_shape *x = &c.arg[sl_op_arg(c.op, "x")];
   const sl_case_shape *ix = &c.arg[sl_op_arg(c.op, "index")];
   if (!x->present || !ix->present || x->ndim != 2 || ix->ndim < 1 ||

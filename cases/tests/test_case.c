@@ -331,7 +331,66 @@ static void test_bad_index_values(void) {
   CHECK(strcmp(sl_ip_bad_label(SL_IP_OOB, 2), "2^31") == 0);
 }
 
+/* What each forward op's slot 1 holds, against the core's name for it, so
+ * that a row naming the wrong role fails; a backward op's row has its
+ * forward's role. */
+static void test_arg1_roles(void) {
+  static const char *const names[] = {
+#define SL__ARG1_NAME(e) #e,
+      SL_CASE_ARG1_MAP(SL__ARG1_NAME)
+#undef SL__ARG1_NAME
+  };
+  static const struct {
+    sl_case_arg1 role;
+    const char *slot1;
+  } expect[] = {{SL_ARG1_INDEX, "index"},       {SL_ARG1_INDEX_VECTOR, "index"},
+                {SL_ARG1_INDEX_TUPLE, "index"}, {SL_ARG1_LENGTHS, "lengths"},
+                {SL_ARG1_SLICE, "value"},       {SL_ARG1_MASK, "mask"},
+                {SL_ARG1_COORS, "coors"}};
+  int vectors = 0, tuples = 0, backward = 0;
+  for (int op = 0; op < SL_OP_COUNT; ++op) {
+    const sl_case_spec *s = sl_case_spec_of((sl_op)op);
+    const sl_case_spec *f = sl_case_spec_of(s->forward);
+    CHECK_MSG(s->arg1 == f->arg1, "%s: role %s, its forward's %s",
+              sl_op_name((sl_op)op), names[s->arg1], names[f->arg1]);
+    if (sl_case_is_backward((sl_op)op)) {
+      ++backward;
+      continue;
+    }
+    const char *slot1 = sl_op_get((sl_op)op)->arg_names[1];
+    for (size_t k = 0; k < sizeof expect / sizeof expect[0]; ++k)
+      if (expect[k].role == s->arg1)
+        CHECK_MSG(strcmp(slot1, expect[k].slot1) == 0, "%s: role %s, slot 1 %s",
+                  sl_op_name((sl_op)op), names[s->arg1], slot1);
+    /* a tuple index comes with dims, a vector index is index_reduce's */
+    CHECK_MSG((s->arg1 == SL_ARG1_INDEX_TUPLE) == !!(s->keys & SL_KEY_DIMS),
+              "%s", sl_op_name((sl_op)op));
+    vectors += s->arg1 == SL_ARG1_INDEX_VECTOR;
+    tuples += s->arg1 == SL_ARG1_INDEX_TUPLE;
+  }
+  CHECK(vectors == 1 && tuples == 2 && backward == 4);
+  CHECK(sl_case_spec_of(SL_OP_INDEX_REDUCE)->arg1 == SL_ARG1_INDEX_VECTOR);
+  CHECK(sl_case_reduces_along_dim(SL_OP_SCATTER_REDUCE) &&
+        sl_case_reduces_along_dim(SL_OP_INDEX_REDUCE) &&
+        !sl_case_reduces_along_dim(SL_OP_SCATTER_ND) &&
+        !sl_case_reduces_along_dim(SL_OP_SCATTER) &&
+        !sl_case_reduces_along_dim(SL_OP_SCATTER_REDUCE_BACKWARD));
+  /* the source slot: scatter's only without val=, never gather's */
+  sl_case c;
+  sl_case_init(&c, SL_OP_SCATTER);
+  CHECK(sl_case_has_src(&c));
+  c.has_val = 1;
+  CHECK(!sl_case_has_src(&c));
+  sl_case_init(&c, SL_OP_GATHER);
+  CHECK(!sl_case_has_src(&c));
+  sl_case_init(&c, SL_OP_SEGMENT_REDUCE);
+  c.has_val = 1;
+  CHECK(!sl_case_has_src(&c) && sl_case_takes_values(SL_OP_SEGMENT_REDUCE) &&
+        !sl_case_has_index(SL_OP_SEGMENT_REDUCE));
+}
+
 int main(void) {
+  test_arg1_roles();
   test_bad_index_values();
   test_round_trip();
   test_examples();

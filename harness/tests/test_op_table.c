@@ -135,8 +135,45 @@ static void test_oracles(void) {
   CHECK(sl_oracle_for(&c, 5) == SL_ORACLE_EXACT);
 }
 
+/* Every backward op, and only those, builds its inputs from its forward's
+ * run; the adjoint identity covers the adding scatters and every backward
+ * op; only dynamic_scatter's voxel outputs are cut to out_rows; only
+ * masked_scatter reads part of an input. */
+static void test_hooks(void) {
+  const sl_op adjoint[] = {SL_OP_SCATTER_REDUCE, SL_OP_SCATTER_ND,
+                           SL_OP_INDEX_REDUCE};
+  for (int op = 0; op < SL_OP_COUNT; ++op) {
+    const sl_harness_op *h = sl_harness_op_of((sl_op)op);
+    const char *name = sl_op_get((sl_op)op)->name;
+    const int backward = sl_case_is_backward((sl_op)op);
+    CHECK_MSG((h->backward_inputs != NULL) == backward, "%s", name);
+    int want = backward;
+    for (size_t k = 0; k < sizeof adjoint / sizeof adjoint[0]; ++k)
+      want |= adjoint[k] == (sl_op)op;
+    CHECK_MSG((h->adjoint != NULL) == want, "%s", name);
+    CHECK_MSG(h->out_rows_slots == (op == SL_OP_DYNAMIC_SCATTER ? 0x2cu : 0u),
+              "%s", name);
+    CHECK_MSG((h->read_elems != NULL) == (op == SL_OP_MASKED_SCATTER), "%s",
+              name);
+  }
+  /* masked_scatter reads as many source elements as the mask has true
+   * positions over x; x and the mask are read whole */
+  uint8_t mask[6] = {1, 0, 1, 1, 0, 0};
+  float x[6] = {0}, src[6] = {0};
+  const int64_t shape[2] = {2, 3};
+  sl_call c;
+  sl_call_init(&c, SL_OP_MASKED_SCATTER);
+  c.arg[0] = sl_tensor_make(SL_F32, 2, shape, x);
+  c.arg[1] = sl_tensor_make(SL_BOOL, 2, shape, mask);
+  c.arg[2] = sl_tensor_make(SL_F32, 2, shape, src);
+  const sl_harness_op *h = sl_harness_op_of(SL_OP_MASKED_SCATTER);
+  CHECK(h->read_elems(&c, 2) == 3);
+  CHECK(h->read_elems(&c, 0) == -1 && h->read_elems(&c, 1) == -1);
+}
+
 int main(void) {
   test_rows();
+  test_hooks();
   test_writes_into_x();
   test_reads_input();
   test_reversal();
