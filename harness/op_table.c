@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "adjoint.h"
-#include "writers.h"
+#include "writes.h"
 
 /* A reduction whose float result depends on the order of its inputs. */
 static int sl__arith(sl_reduce r) {

@@ -8,7 +8,7 @@
 #define SL_HARNESS_OP_TABLE_H
 
 #include "case.h"
-#include "compare.h"
+#include "oracles.h"
 #include "datagen.h"
 #include "sl/sl.h"
 
@@ -21,7 +21,7 @@ typedef struct sl_reversal {
   int uslot, cut;
 } sl_reversal;
 
-struct sl_writes; /* writers.h */
+struct sl_writes; /* writes.h */
 
 typedef struct sl_harness_op {
   /* The oracle of output slot `slot` (docs/spec.md §5). */
@@ -35,7 +35,7 @@ typedef struct sl_harness_op {
   /* The output starts as x and the op's writes change it: an output equal
    * to x proves little (runner.c's mistrust). */
   int writes_into_x;
-  /* Where each element the op writes or reduces goes (writers.h): the
+  /* Where each element the op writes or reduces goes (writes.h): the
    * any-valid oracle's writers, the tolerance's terms per position; NULL:
    * not known (the per-dtype tolerance table judges). */
   int (*writes)(const sl_call *c, struct sl_writes *out);

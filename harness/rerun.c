@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
+#include "oracles.h"
 #include "device.h"
 #include "op_table.h"
 #include "variant_call.h"

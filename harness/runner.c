@@ -11,7 +11,7 @@
 
 #include "adjoint.h"
 #include "byte_size.h"
-#include "compare.h"
+#include "oracles.h"
 #include "datagen.h"
 #include "device.h"
 #include "npy.h"
@@ -23,7 +23,7 @@
 #include "sl_report.h"
 #include "slref.h"
 #include "variant_call.h"
-#include "writers.h"
+#include "writes.h"
 
 int sl_ref_defect_index(const char *name) {
   for (int i = 0; i < slref_defect_count() && i < SL_REF_DEFECTS_MAX; ++i)

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "compare.h"
+#include "oracles.h"
 
 /* Set before any worker or job is forked, read by the oracle in each. */
 static sl_tolerances sl__installed;

@@ -1,6 +1,6 @@
 /*
  * --tolerance: per-dtype overrides of the tolerance oracle's threshold
- * (compare.h: a float output passes when diff1 and diff2, the relative L1
+ * (oracles.h: a float output passes when diff1 and diff2, the relative L1
  * and L2 distances of docs/spec.md §5, are both within its dtype's threshold).
  * An override for a dtype also replaces the per-position judgement
  * (exact where one value is written, a derived bound elsewhere) that

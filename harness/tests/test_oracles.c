@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "compare.h"
+#include "oracles.h"
 #include "sl_test.h"
 #include "tolerance.h"
 

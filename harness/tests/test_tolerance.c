@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "compare.h"
+#include "oracles.h"
 #include "sl_test.h"
 #include "tolerance.h"
 

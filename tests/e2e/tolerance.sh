@@ -5,7 +5,7 @@
 # CSV's config column; --format json's "tolerances"), and part of a fuzz
 # run's schedule: --resume keeps them and refuses different ones. The buggy
 # provider's scatter_reduce cpu.scaled is 1e-4 off relative: wrong by
-# default (judged per position: exact where one value is written, compare.h),
+# default (judged per position: exact where one value is written, oracles.h),
 # within --tolerance f32=1e-3 (an override restores the diff1/diff2 table).
 set -u
 BIN=$1

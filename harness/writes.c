@@ -1,5 +1,5 @@
 /* Writes of the assignment ops, for the any-valid-answer oracle. */
-#include "writers.h"
+#include "writes.h"
 
 #include <float.h>
 #include <math.h>

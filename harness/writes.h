@@ -4,8 +4,8 @@
  * any of the values written to a position that has several writers.
  * Computed from the op's definition, independently of every kernel.
  */
-#ifndef SL_WRITERS_H
-#define SL_WRITERS_H
+#ifndef SL_WRITES_H
+#define SL_WRITES_H
 
 #include <stdint.h>
 

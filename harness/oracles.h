@@ -6,11 +6,11 @@
  *   tolerance  float sum/prod/mean and the backward ops, where summation
  *              order may differ. For scatter_reduce, scatter_nd and
  *              index_reduce, judged per position from the call's inputs
- *              (writers.h): exact where at most one value is written (no
+ *              (writes.h): exact where at most one value is written (no
  *              order exists), else |got - want| within a bound derived from
  *              the contributions (sum: 2 gamma_n sum|terms|, mean: the same
  *              over the count with two more roundings, prod: 2 gamma_n
- *              |want|; compare.c). Elsewhere (dynamic_scatter, the backward
+ *              |want|; oracles.c). Elsewhere (dynamic_scatter, the backward
  *              ops), and for a dtype with a --tolerance override, diff1 and
  *              diff2 within the dtype's threshold (sl_tolerance).
  *              (a position where some accumulation order overflows and
@@ -19,8 +19,8 @@
  *              from the reference it must hold one of the values written to
  *              that position
  */
-#ifndef SL_COMPARE_H
-#define SL_COMPARE_H
+#ifndef SL_ORACLES_H
+#define SL_ORACLES_H
 
 #include <stdint.h>
 

@@ -1,5 +1,5 @@
 /* Oracles and accuracy metrics (docs/spec.md §5). */
-#include "compare.h"
+#include "oracles.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 
 #include "op_table.h"
 #include "tolerance.h"
-#include "writers.h"
+#include "writes.h"
 
 /* The one tolerance table: threshold on diff1 and diff2 by dtype, unless
  * --tolerance installed another for dt (tolerance.h). */
@@ -192,7 +192,7 @@ int sl_compare(const sl_tensor *got, const sl_tensor *want, sl_oracle o,
   int have_writes =
       o == SL_ORACLE_ANY_VALID && call && sl_writes_build(call, &writes) == 0;
   /* Tolerance per position where the contributions are known (the ops
-   * writers.h maps, real floats, no --tolerance override for dt): exact
+   * writes.h maps, real floats, no --tolerance override for dt): exact
    * with at most one contribution, within the order bound above with
    * more. Elsewhere (dynamic_scatter, the backward ops, complex, an
    * override) the per-dtype table judges diff1 and diff2. */
