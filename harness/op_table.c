@@ -224,59 +224,46 @@ static int64_t sl__read_elems_masked(const sl_call *c, int slot) {
 /* The table                                                                 */
 /* ------------------------------------------------------------------------ */
 
-static const sl_harness_op sl__harness_gather = {.oracle = sl__oracle_gather};
-static const sl_harness_op sl__harness_gather_nd = {.oracle =
-                                                        sl__oracle_gather_nd};
-static const sl_harness_op sl__harness_scatter = {.oracle = sl__oracle_scatter,
-                                                  .writes_into_x = 1,
+static const sl_harness_op sl__harness_gather = {0};
+static const sl_harness_op sl__harness_gather_nd = {0};
+static const sl_harness_op sl__harness_scatter = {.writes_into_x = 1,
                                                   .writes = sl_writes_scatter};
 static const sl_harness_op sl__harness_scatter_reduce = {
-    .oracle = sl__oracle_scatter_reduce,
     .reversal = sl__reversal_scatter_reduce,
     .writes_into_x = 1,
     .writes = sl_writes_scatter,
     .adjoint = sl_adjoint_scatter};
 static const sl_harness_op sl__harness_scatter_reduce_backward = {
-    .oracle = sl__oracle_scatter_reduce_backward,
     .reads_input = sl__reads_reduce_backward,
     .backward_inputs = sl_backward_inputs_autograd,
     .adjoint = sl_adjoint_backward};
 static const sl_harness_op sl__harness_scatter_nd = {
-    .oracle = sl__oracle_scatter_nd,
     .reversal = sl__reversal_scatter_nd,
     .writes_into_x = 1,
     .writes = sl_writes_nd,
     .adjoint = sl_adjoint_scatter};
 static const sl_harness_op sl__harness_index_reduce = {
-    .oracle = sl__oracle_index_reduce,
     .reversal = sl__reversal_index_reduce,
     .writes_into_x = 1,
     .writes = sl_writes_index,
     .adjoint = sl_adjoint_scatter};
 static const sl_harness_op sl__harness_index_reduce_backward = {
-    .oracle = sl__oracle_index_reduce_backward,
     .reads_input = sl__reads_reduce_backward,
     .backward_inputs = sl_backward_inputs_autograd,
     .adjoint = sl_adjoint_backward};
-static const sl_harness_op sl__harness_select_scatter = {
-    .oracle = sl__oracle_select_scatter, .writes_into_x = 1};
+static const sl_harness_op sl__harness_select_scatter = {.writes_into_x = 1};
 static const sl_harness_op sl__harness_masked_scatter = {
-    .oracle = sl__oracle_masked_scatter,
-    .writes_into_x = 1,
-    .read_elems = sl__read_elems_masked};
+    .writes_into_x = 1, .read_elems = sl__read_elems_masked};
 /* voxel_feats, voxel_coors and voxel_points_count have out_rows rows */
 static const sl_harness_op sl__harness_dynamic_scatter = {
-    .oracle = sl__oracle_dynamic_scatter,
     .out_rows_slots = 1u << 2 | 1u << 3 | 1u << 5};
 static const sl_harness_op sl__harness_dynamic_scatter_backward = {
-    .oracle = sl__oracle_dynamic_scatter_backward,
     .reads_input = sl__reads_dynamic_backward,
     .backward_inputs = sl_backward_inputs_voxels,
     .adjoint = sl_adjoint_dynamic_backward};
-static const sl_harness_op sl__harness_segment_reduce = {
-    .oracle = sl__oracle_segment_reduce, .writes = sl_writes_segment};
+static const sl_harness_op sl__harness_segment_reduce = {.writes =
+                                                             sl_writes_segment};
 static const sl_harness_op sl__harness_segment_reduce_backward = {
-    .oracle = sl__oracle_segment_reduce_backward,
     .reads_input = sl__reads_segment_backward,
     .backward_inputs = sl_backward_inputs_autograd,
     .adjoint = sl_adjoint_segment_backward};
@@ -297,9 +284,15 @@ int sl_writes_build(const sl_call *call, sl_writes *out) {
   return h && h->writes ? h->writes(call, out) : -1;
 }
 
+static sl_oracle (*const sl__oracles[SL_OP_COUNT])(const sl_case *, int) = {
+#define SL__ORACLE_ROW(e, name) [SL_OP_##e] = sl__oracle_##name,
+    SL_OP_MAP(SL__ORACLE_ROW)
+#undef SL__ORACLE_ROW
+};
+
 sl_oracle sl_oracle_for(const sl_case *c, int slot) {
-  /* Every op has a row; an op value outside the list is a case the parser
-   * would have refused. */
-  const sl_harness_op *h = sl_harness_op_of(c->op);
-  return h ? h->oracle(c, slot) : SL_ORACLE_EXACT;
+  /* An op value outside the list is a case the parser would have
+   * refused. */
+  return (unsigned)c->op < SL_OP_COUNT ? sl__oracles[c->op](c, slot)
+                                       : SL_ORACLE_EXACT;
 }

@@ -1,15 +1,17 @@
 /*
- * What the harness knows of each op (harness/op_table.c): the oracle of
- * each output, the inputs the op reads, the axes whose order cannot change
- * its result, and whether its output starts as x. One row per op of the
- * core's list; the harness tells ops apart through it only.
+ * What the harness knows of each op (harness/op_table.c): the inputs the op
+ * reads, the axes whose order cannot change its result, whether its output
+ * starts as x, the writes each position gets, how a backward op's inputs
+ * come from its forward, and its adjoint identity; beside the rows, the
+ * oracle of each output (sl_oracle_for). One row per op of the core's list;
+ * the harness tells ops apart through it only.
  */
 #ifndef SL_HARNESS_OP_TABLE_H
 #define SL_HARNESS_OP_TABLE_H
 
 #include "case.h"
-#include "oracles.h"
 #include "datagen.h"
+#include "oracles.h"
 #include "sl/sl.h"
 
 /* Axes to reverse to check that a result is order-free (rerun.h): of index
@@ -24,8 +26,6 @@ typedef struct sl_reversal {
 struct sl_writes; /* writes.h */
 
 typedef struct sl_harness_op {
-  /* The oracle of output slot `slot` (docs/spec.md §5). */
-  sl_oracle (*oracle)(const sl_case *c, int slot);
   /* Whether the op reads input `slot` (a benchmark's useful bytes); NULL:
    * every input. */
   int (*reads_input)(const sl_call *c, int slot);

@@ -43,7 +43,9 @@ typedef struct sl_diff {
   char msg[256];              /* what was wrong, for the verdict message */
 } sl_diff;
 
-/* The oracle for output slot `slot` of case c. */
+/* The oracle for output slot `slot` of case c: its op's function
+ * sl__oracle_<op> (op_table.c), listed from the core's op list, so that an
+ * op without an oracle does not build. */
 sl_oracle sl_oracle_for(const sl_case *c, int slot);
 const char *sl_oracle_name(sl_oracle o);
 
