@@ -16,15 +16,11 @@
 const unsigned sl__all_dtypes = SL__ALL_DTYPES;
 
 /* Data dtypes of any valid case of op. */
-static unsigned sl__op_dtypes(sl_op op) {
-  const sl__fuzz_op *f = sl__fuzz_op_of(op);
-  return f ? f->dtypes : 0;
-}
+static unsigned sl__op_dtypes(sl_op op) { return sl__fuzz_dtypes(op); }
 
 /* Reduces that op takes with data dtype dt. */
 unsigned sl__op_reduces(sl_op op, sl_dtype dt) {
-  const sl__fuzz_op *f = sl__fuzz_op_of(op);
-  return f ? f->reduces(dt) : 0;
+  return sl__fuzz_reduces(op, dt);
 }
 
 /* The dtypes of op within dmask (0: all) that leave it a reduce in rmask

@@ -213,8 +213,6 @@ typedef struct sl__fuzz_op {
   /* The shapes and the op's own parameters of a valid case's forward view
    * (sl__gen_shapes); NULL for a backward op, drawn through its forward. */
   void (*gen)(sl__gen *g, sl_case *fw);
-  unsigned dtypes;                  /* data dtypes of a valid case */
-  unsigned (*reduces)(sl_dtype dt); /* the reduces it takes with dt */
   /* A dtype it refuses (sl__break_dtype_*), or NULL: it takes them all. */
   int (*break_dtype)(sl__gen *g, sl_case *fw);
   const sl_reduce *bad_reduces; /* reduces it refuses, drawn uniformly */
@@ -253,5 +251,9 @@ typedef struct sl__fuzz_op {
 } sl__fuzz_op;
 
 const sl__fuzz_op *sl__fuzz_op_of(sl_op op);
+/* The data dtypes of a valid case of op, and the reduces it takes with dt:
+ * the core's catalogue (sl_op_dtypes), not restated here. */
+unsigned sl__fuzz_dtypes(sl_op op);
+unsigned sl__fuzz_reduces(sl_op op, sl_dtype dt);
 
 #endif

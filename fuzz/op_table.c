@@ -1,55 +1,35 @@
 /*
  * What the case generator knows of each op (sl__fuzz_op, casegen_internal.h):
- * its shape generator, dtypes, reduces, the dtypes and reduces it refuses,
- * and the schedules it takes part in. One row per op; the table is built
- * from the core's op list, so an op added there without its row here does
- * not compile.
+ * its shape generator, the dtypes and reduces it refuses, and the schedules
+ * it takes part in. One row per op; the table is built from the core's op
+ * list, so an op added there without its row here does not compile. The
+ * dtypes and reduces of a valid case are the core's catalogue
+ * (sl_op_dtypes), read by sl__fuzz_dtypes and sl__fuzz_reduces below.
  */
 #include "casegen_internal.h"
 
-/* Data dtypes. */
-static const unsigned sl__reduction_dtypes =
-    SL__BIT(SL_I32) | SL__BIT(SL_I64) | SL__BIT(SL_F16) | SL__BIT(SL_BF16) |
-    SL__BIT(SL_F32) | SL__BIT(SL_F64);
-/* Autograd needs floating point: the backward ops take float dtypes only. */
-static const unsigned sl__float_dtypes =
-    SL__BIT(SL_F16) | SL__BIT(SL_BF16) | SL__BIT(SL_F32) | SL__BIT(SL_F64);
-static const unsigned sl__dynamic_dtypes = SL__BIT(SL_F32) | SL__BIT(SL_F64);
-
-/* Reduces by data dtype. */
-static const unsigned sl__sr_reduces =
-    SL__BIT(SL_REDUCE_SUM) | SL__BIT(SL_REDUCE_PROD) | SL__BIT(SL_REDUCE_MEAN) |
-    SL__BIT(SL_REDUCE_AMAX) | SL__BIT(SL_REDUCE_AMIN);
-
-static int sl__reducible(sl_dtype dt) {
-  return (sl__reduction_dtypes & SL__BIT(dt)) != 0;
+/* The data dtypes of any valid case of op: those it takes with some
+ * reduce. */
+unsigned sl__fuzz_dtypes(sl_op op) {
+  unsigned d = 0;
+  for (int r = 0; r < SL_REDUCE_COUNT; ++r) d |= sl_op_dtypes(op, (sl_reduce)r);
+  return d;
 }
 
-static unsigned sl__no_reduce(sl_dtype dt) {
-  (void)dt;
-  return SL__BIT(SL_REDUCE_NONE);
+/* The reduces op takes with data dtype dt (SL_REDUCE_NONE for an op without
+ * reduces). */
+unsigned sl__fuzz_reduces(sl_op op, sl_dtype dt) {
+  unsigned rs = 0;
+  for (int r = 0; r < SL_REDUCE_COUNT; ++r)
+    if ((unsigned)dt < SL_DTYPE_COUNT &&
+        (sl_op_dtypes(op, (sl_reduce)r) & SL__BIT(dt)))
+      rs |= SL__BIT(r);
+  return rs;
 }
 
-static unsigned sl__scatter_reduce_reduces(sl_dtype dt) {
-  return sl__reducible(dt) ? sl__sr_reduces : 0;
-}
-
-static unsigned sl__scatter_nd_reduces(sl_dtype dt) {
-  return SL__BIT(SL_REDUCE_NONE) |
-         (sl__reducible(dt) ? SL__BIT(SL_REDUCE_SUM) : 0);
-}
-
-static unsigned sl__index_reduce_reduces(sl_dtype dt) {
-  return SL__BIT(SL_REDUCE_ASSIGN) | (sl__reducible(dt) ? sl__sr_reduces : 0);
-}
-
-static unsigned sl__dynamic_reduces(sl_dtype dt) {
-  (void)dt;
-  return SL__BIT(SL_REDUCE_SUM) | SL__BIT(SL_REDUCE_MEAN) |
-         SL__BIT(SL_REDUCE_MAX);
-}
-
-/* Reduces each op refuses. */
+/* Reduces each op refuses, in the order the breaker draws them (pinned by
+ * e2e.case_stream): the complement of the catalogue's reduces in
+ * SL_REDUCE_MAP order, but for scatter_nd's, which leaves out amin. */
 static const sl_reduce sl__bad_sr[] = {SL_REDUCE_NONE, SL_REDUCE_ASSIGN,
                                        SL_REDUCE_MAX};
 static const sl_reduce sl__bad_nd[] = {SL_REDUCE_ASSIGN, SL_REDUCE_PROD,
@@ -70,8 +50,6 @@ static const sl_reduce sl__bad_dy[] = {SL_REDUCE_NONE, SL_REDUCE_ASSIGN,
 
 static const sl__fuzz_op sl__fuzz_gather = {
     .gen = sl__gen_gather,
-    .dtypes = SL__ALL_DTYPES,
-    .reduces = sl__no_reduce,
     .break_dim = sl__break_dim_dimwise,
     .break_rank = sl__break_rank_dimwise,
     .break_shape = sl__break_shape_dimwise,
@@ -82,8 +60,6 @@ static const sl__fuzz_op sl__fuzz_gather = {
     .out_like_index = 1,
     .classes = SL__INDEX_CLASSES};
 static const sl__fuzz_op sl__fuzz_gather_nd = {.gen = sl__gen_gather_nd,
-                                               .dtypes = SL__ALL_DTYPES,
-                                               .reduces = sl__no_reduce,
                                                .break_dim = sl__break_dim_nd,
                                                .break_rank = sl__break_rank_nd,
                                                .break_shape =
@@ -96,8 +72,6 @@ static const sl__fuzz_op sl__fuzz_gather_nd = {.gen = sl__gen_gather_nd,
                                                .classes = SL__INDEX_CLASSES};
 static const sl__fuzz_op sl__fuzz_scatter = {
     .gen = sl__gen_scatter,
-    .dtypes = SL__ALL_DTYPES,
-    .reduces = sl__no_reduce,
     .break_dim = sl__break_dim_dimwise,
     .break_rank = sl__break_rank_dimwise,
     .break_shape = sl__break_shape_dimwise,
@@ -109,8 +83,6 @@ static const sl__fuzz_op sl__fuzz_scatter = {
     .classes = SL__INDEX_CLASSES | SL__CL(SCALAR)};
 static const sl__fuzz_op sl__fuzz_scatter_reduce = {
     .gen = sl__gen_scatter_reduce,
-    .dtypes = sl__reduction_dtypes,
-    .reduces = sl__scatter_reduce_reduces,
     .break_dtype = sl__break_dtype_reducing,
     .bad_reduces = sl__bad_sr,
     .n_bad_reduces = SL__COUNT(sl__bad_sr),
@@ -124,8 +96,6 @@ static const sl__fuzz_op sl__fuzz_scatter_reduce = {
     .classify = sl__classify_dimwise,
     .classes = SL__INDEX_CLASSES};
 static const sl__fuzz_op sl__fuzz_scatter_reduce_backward = {
-    .dtypes = sl__float_dtypes,
-    .reduces = sl__scatter_reduce_reduces,
     .break_dtype = sl__break_dtype_reducing,
     .bad_reduces = sl__bad_sr,
     .n_bad_reduces = SL__COUNT(sl__bad_sr),
@@ -133,8 +103,6 @@ static const sl__fuzz_op sl__fuzz_scatter_reduce_backward = {
     .classes = SL__INDEX_CLASSES};
 static const sl__fuzz_op sl__fuzz_scatter_nd = {
     .gen = sl__gen_scatter_nd,
-    .dtypes = SL__ALL_DTYPES,
-    .reduces = sl__scatter_nd_reduces,
     .bad_reduces = sl__bad_nd,
     .n_bad_reduces = SL__COUNT(sl__bad_nd),
     .break_dim = sl__break_dim_nd,
@@ -148,8 +116,6 @@ static const sl__fuzz_op sl__fuzz_scatter_nd = {
     .classes = SL__INDEX_CLASSES};
 static const sl__fuzz_op sl__fuzz_index_reduce = {
     .gen = sl__gen_index_reduce,
-    .dtypes = SL__ALL_DTYPES,
-    .reduces = sl__index_reduce_reduces,
     .break_dtype = sl__break_dtype_reducing,
     .bad_reduces = sl__bad_ir,
     .n_bad_reduces = SL__COUNT(sl__bad_ir),
@@ -163,8 +129,6 @@ static const sl__fuzz_op sl__fuzz_index_reduce = {
     .classify = sl__classify_index_reduce,
     .classes = SL__INDEX_CLASSES};
 static const sl__fuzz_op sl__fuzz_index_reduce_backward = {
-    .dtypes = sl__float_dtypes,
-    .reduces = sl__index_reduce_reduces,
     .break_dtype = sl__break_dtype_reducing,
     .bad_reduces = sl__bad_ir,
     .n_bad_reduces = SL__COUNT(sl__bad_ir),
@@ -172,8 +136,6 @@ static const sl__fuzz_op sl__fuzz_index_reduce_backward = {
     .classes = SL__INDEX_CLASSES};
 static const sl__fuzz_op sl__fuzz_select_scatter = {
     .gen = sl__gen_select,
-    .dtypes = SL__ALL_DTYPES,
-    .reduces = sl__no_reduce,
     .break_dim = sl__break_dim_dimwise,
     .break_rank = sl__break_rank_select,
     .break_shape = sl__break_shape_select,
@@ -184,16 +146,12 @@ static const sl__fuzz_op sl__fuzz_select_scatter = {
     .classes = SL__CL(OOB) | SL__CL(DIM) | SL__CL(RANK) | SL__CL(SHAPE)};
 static const sl__fuzz_op sl__fuzz_masked_scatter = {
     .gen = sl__gen_masked,
-    .dtypes = SL__ALL_DTYPES,
-    .reduces = sl__no_reduce,
     .repair = sl__repair_masked,
     .drop_axis = sl__drop_axis_masked,
     .classify = sl__classify_masked,
     .classes = SL__CL(MASK) | SL__CL(SHORT)};
 static const sl__fuzz_op sl__fuzz_dynamic_scatter = {
     .gen = sl__gen_dynamic,
-    .dtypes = sl__dynamic_dtypes,
-    .reduces = sl__dynamic_reduces,
     .break_dtype = sl__break_dtype_dynamic,
     .bad_reduces = sl__bad_dy,
     .n_bad_reduces = SL__COUNT(sl__bad_dy),
@@ -205,8 +163,6 @@ static const sl__fuzz_op sl__fuzz_dynamic_scatter = {
     .sums_by_arrival = 1,
     .classes = SL__CL(RANK) | SL__CL(SHAPE)};
 static const sl__fuzz_op sl__fuzz_dynamic_scatter_backward = {
-    .dtypes = sl__dynamic_dtypes,
-    .reduces = sl__dynamic_reduces,
     .break_dtype = sl__break_dtype_dynamic,
     .bad_reduces = sl__bad_dy,
     .n_bad_reduces = SL__COUNT(sl__bad_dy),
@@ -215,8 +171,6 @@ static const sl__fuzz_op sl__fuzz_dynamic_scatter_backward = {
 
 static const sl__fuzz_op sl__fuzz_segment_reduce = {
     .gen = sl__gen_segment,
-    .dtypes = sl__float_dtypes,
-    .reduces = sl__scatter_reduce_reduces,
     .break_dtype = sl__break_dtype_segment,
     .bad_reduces = sl__bad_sr,
     .n_bad_reduces = SL__COUNT(sl__bad_sr),
@@ -228,8 +182,6 @@ static const sl__fuzz_op sl__fuzz_segment_reduce = {
     .classify = sl__classify_segment,
     .classes = SL__INDEX_CLASSES};
 static const sl__fuzz_op sl__fuzz_segment_reduce_backward = {
-    .dtypes = sl__float_dtypes,
-    .reduces = sl__scatter_reduce_reduces,
     .break_dtype = sl__break_dtype_segment,
     .bad_reduces = sl__bad_sr,
     .n_bad_reduces = SL__COUNT(sl__bad_sr),

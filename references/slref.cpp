@@ -279,51 +279,16 @@ slref_tensors slref_autograd(const at::Tensor &grad_out, const at::Tensor &x,
 
 using slref_op_fn = slref_tensors (*)(const sl_call &);
 
-/* Whether a call reduces (docs/spec.md §3: then only i32, i64, f16, bf16,
- * f32 and f64; see slref_check_spec_dtypes). */
-using slref_reduces_fn = bool (*)(const sl_call &);
-
-static bool slref_reduces_always(const sl_call &) { return true; }
-
-static bool slref_reduces_nd(const sl_call &c) {
-  return c.p.reduce == SL_REDUCE_SUM;
-}
-
-static bool slref_reduces_index(const sl_call &c) {
-  return c.p.reduce != SL_REDUCE_ASSIGN;
-}
-
 /* What the reference knows of each op: the function that runs it
- * (slref_<op>, in ref_*.cpp) and whether a call reduces (nullptr: never).
- * One row per op of the core's list, in its order, so that an op added
- * there without its reference does not compile. */
+ * (slref_<op>, in ref_*.cpp). One row per op of the core's list, in its
+ * order, so that an op added there without its reference does not
+ * compile. */
 struct slref_op_row {
   slref_op_fn run;
-  slref_reduces_fn reduces;
 };
 
-static const slref_reduces_fn slref_reduces_gather = nullptr;
-static const slref_reduces_fn slref_reduces_gather_nd = nullptr;
-static const slref_reduces_fn slref_reduces_scatter = nullptr;
-static const slref_reduces_fn slref_reduces_scatter_reduce =
-    slref_reduces_always;
-static const slref_reduces_fn slref_reduces_scatter_reduce_backward =
-    slref_reduces_always;
-static const slref_reduces_fn slref_reduces_scatter_nd = slref_reduces_nd;
-static const slref_reduces_fn slref_reduces_index_reduce = slref_reduces_index;
-static const slref_reduces_fn slref_reduces_index_reduce_backward =
-    slref_reduces_always;
-static const slref_reduces_fn slref_reduces_select_scatter = nullptr;
-static const slref_reduces_fn slref_reduces_masked_scatter = nullptr;
-static const slref_reduces_fn slref_reduces_dynamic_scatter = nullptr;
-static const slref_reduces_fn slref_reduces_dynamic_scatter_backward = nullptr;
-static const slref_reduces_fn slref_reduces_segment_reduce =
-    slref_reduces_always;
-static const slref_reduces_fn slref_reduces_segment_reduce_backward =
-    slref_reduces_always;
-
 static const slref_op_row slref_ops[] = {
-#define SLREF_ROW(e, name) {slref_##name, slref_reduces_##name},
+#define SLREF_ROW(e, name) {slref_##name},
     SL_OP_MAP(SLREF_ROW)
 #undef SLREF_ROW
 };
@@ -380,23 +345,32 @@ static slref_op_fn slref_checked_lookup(const sl_call *call) {
 
 /*
  * docs/spec.md §3 limits the reductions (scatter_reduce, scatter_nd sum,
- * index_reduce other than assign, and the backward ops) to i32, i64, f16,
- * bf16, f32 and f64, where LibTorch also takes bool, the small integers and
- * complex: the reference states the spec's answer for those. The data
- * inputs must share x's dtype, checked here because the f32 widening below
- * would otherwise hide a f16/bf16 mix from LibTorch's own check.
+ * index_reduce other than assign) to i32, i64, f16, bf16, f32 and f64, and
+ * the backward ops, segment_reduce and dynamic_scatter further, where
+ * LibTorch (or mmcv) takes more or refuses with its own words: the
+ * reference states the spec's answer for those, as the core's catalogue
+ * has it (sl_op_dtypes; a reduce the op does not take is left to the op's
+ * own refusal). The data inputs must share x's dtype, checked here because
+ * the f32 widening below would otherwise hide a f16/bf16 mix from
+ * LibTorch's own check.
  */
 static void slref_check_spec_dtypes(const sl_call &c, int xslot) {
-  const slref_op_row *row = slref_row(c.op);
-  if (!row || !row->reduces) return;
-  const bool reduction = row->reduces(c);
-  sl_dtype dt = c.arg[xslot].dtype;
-  if (reduction && dt != SL_I32 && dt != SL_I64 && dt != SL_F16 &&
-      dt != SL_BF16 && dt != SL_F32 && dt != SL_F64)
-    throw slref_reject(slref_fmt("x: expected one of i32, i64, f16, bf16, "
-                                 "f32, f64 for %s (docs/spec.md §3), got %s",
-                                 sl_op_name(c.op), sl_dtype_name(dt)));
   const sl_op_info *info = sl_op_get(c.op);
+  if (!info) return;
+  sl_dtype dt = c.arg[xslot].dtype;
+  unsigned set = sl_op_dtypes(c.op, c.p.reduce);
+  if (set && ((unsigned)dt >= SL_DTYPE_COUNT || !(set & (1u << dt)))) {
+    std::string list;
+    for (int i = 0; i < SL_DTYPE_COUNT; ++i)
+      if (set & (1u << i))
+        list +=
+            std::string(list.empty() ? "" : ", ") + sl_dtype_name((sl_dtype)i);
+    throw slref_reject(slref_fmt("%s: expected one of %s for %s %s "
+                                 "(docs/spec.md §3), got %s",
+                                 info->arg_names[xslot], list.c_str(),
+                                 sl_op_name(c.op), sl_reduce_name(c.p.reduce),
+                                 sl_dtype_name(dt)));
+  }
   for (int s = 0; s < info->n_in; ++s) {
     const char *name = info->arg_names[s];
     bool data = strcmp(name, "src") == 0 || strcmp(name, "updates") == 0 ||
@@ -450,8 +424,9 @@ extern "C" int slref_run(const sl_call *call, sl_tensor *outs, char *err,
       [&] {
         slref_op_fn fn = slref_checked_lookup(call);
         if (!outs) throw slref_internal("outs is NULL");
-        /* The data dtype: x's (slot 1 in the backward ops, after grad_out). */
-        int xslot = strcmp(info->arg_names[0], "grad_out") == 0 ? 1 : 0;
+        /* The data dtype: the catalogue's data argument (x, data, feats;
+         * slot 1 in the backward ops that take grad_out first). */
+        int xslot = info->data_arg;
         sl_dtype dt = call->arg[xslot].dtype;
         slref_check_spec_dtypes(*call, xslot);
         const slref_defect *defect = slref_defect_for(*call);

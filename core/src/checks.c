@@ -52,18 +52,14 @@ sl_status sl__check_index_like_x(sl_ctx *ctx, const sl_tensor *index,
   return st;
 }
 
-sl_status sl__check_feats_like(sl_ctx *ctx, const char *what,
+sl_status sl__check_feats_like(sl_ctx *ctx, const sl_call *c, const char *what,
                                const char *layout, const sl_tensor *t) {
   char a[160];
   if (t->ndim != 2)
     return sl_ctx_fail(ctx, SL_STATUS_RANK_MISMATCH,
                        "%s: expected rank 2 %s, got rank %d %s", what, layout,
                        t->ndim, sl_shape_str(t->ndim, t->shape, a, sizeof a));
-  if (t->dtype != SL_F32 && t->dtype != SL_F64)
-    return sl_ctx_fail(ctx, SL_STATUS_UNSUPPORTED_DTYPE,
-                       "%s: expected dtype f32 or f64, got %s", what,
-                       sl_dtype_name(t->dtype));
-  return SL_STATUS_OK;
+  return sl__check_op_dtype(ctx, c->op, c->p.reduce, what, t->dtype);
 }
 
 sl_status sl__normalize_dim(sl_ctx *ctx, const char *what, int64_t dim,
@@ -192,17 +188,26 @@ sl_status sl__check_reduce(sl_ctx *ctx, sl_reduce r, unsigned allowed) {
                      "reduce: expected one of {%s}, got code %d", list, (int)r);
 }
 
-sl_status sl__check_data_dtype(sl_ctx *ctx, const char *what, sl_dtype dt,
-                               int reduction_group) {
-  int ok = reduction_group ? (dt == SL_I32 || dt == SL_I64 || dt == SL_F16 ||
-                              dt == SL_BF16 || dt == SL_F32 || dt == SL_F64)
-                           : (unsigned)dt < SL_DTYPE_COUNT;
-  if (ok) return SL_STATUS_OK;
+sl_status sl__check_op_dtype(sl_ctx *ctx, sl_op op, sl_reduce r,
+                             const char *what, sl_dtype dt) {
+  const sl_op_info *info = sl_op_get(op);
+  unsigned set = sl__op_dtype_set(info, r);
+  if ((unsigned)dt < SL_DTYPE_COUNT && (set & (1u << dt))) return SL_STATUS_OK;
+  char list[160], note[160] = "", kind[64] = "";
+  size_t k = 0;
+  list[0] = '\0';
+  for (int i = 0; i < SL_DTYPE_COUNT && k < sizeof list; ++i)
+    if (set & (1u << i))
+      k += (size_t)snprintf(list + k, sizeof list - k, k ? ", %s" : "%s",
+                            sl_dtype_name((sl_dtype)i));
+  if (info->dtypes_note)
+    snprintf(note, sizeof note, " (%s)", info->dtypes_note);
+  /* Name the reduce where the set depends on it (scatter_nd, index_reduce). */
+  if (info->data_dtypes[0] != info->data_dtypes[1])
+    snprintf(kind, sizeof kind, " for reduce %s", sl_reduce_name(r));
   return sl_ctx_fail(ctx, SL_STATUS_UNSUPPORTED_DTYPE,
-                     "%s: expected %s, got %s", what,
-                     reduction_group ? "one of i32, i64, f16, bf16, f32, f64"
-                                     : "a known dtype",
-                     sl_dtype_name(dt));
+                     "%s: expected one of %s%s%s, got %s", what, list, note,
+                     kind, sl_dtype_name(dt));
 }
 
 void sl__set_out(sl_tensor *out, sl_dtype dt, int ndim, const int64_t *shape) {

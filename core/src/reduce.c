@@ -157,11 +157,3 @@ sl_status sl__check_like_x(sl_ctx *ctx, const char *what, const sl_tensor *t,
                        sl_shape_str(t->ndim, t->shape, b, sizeof b));
   return SL_STATUS_OK;
 }
-
-sl_status sl__check_grad_dtype(sl_ctx *ctx, const sl_tensor *x) {
-  if (sl_dtype_is_float(x->dtype)) return SL_STATUS_OK;
-  return sl_ctx_fail(ctx, SL_STATUS_UNSUPPORTED_DTYPE,
-                     "x: expected one of f16, bf16, f32, f64 (gradients need "
-                     "a floating dtype), got %s",
-                     sl_dtype_name(x->dtype));
-}

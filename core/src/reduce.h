@@ -283,10 +283,6 @@ void sl__axis_view(const sl_tensor *t, int k, int axis, sl_tensor *view);
 sl_status sl__check_like_x(sl_ctx *ctx, const char *what, const sl_tensor *t,
                            const sl_tensor *x);
 
-/* x's dtype is floating (the backward ops; LibTorch only differentiates
- * floating tensors). */
-sl_status sl__check_grad_dtype(sl_ctx *ctx, const sl_tensor *x);
-
 /* index_reduce's contract (ops/index_reduce/index_reduce.c): validates x,
  * index, updates, the dim and the reduce against `allowed`; writes the
  * normalized dim; the index values only with mode SL__INFER_ALL. Shared with

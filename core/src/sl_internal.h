@@ -153,8 +153,8 @@ sl_status sl__check_index_dtype(sl_ctx *ctx, const char *what,
 sl_status sl__check_rank_of_x(sl_ctx *ctx, const char *what, const sl_tensor *t,
                               const sl_tensor *x);
 /* The dynamic ops' feats-like tensors: rank 2 ([rows,C], as `layout`
- * says) and f32 or f64. */
-sl_status sl__check_feats_like(sl_ctx *ctx, const char *what,
+ * says), then c's data dtypes (sl__check_op_dtype). */
+sl_status sl__check_feats_like(sl_ctx *ctx, const sl_call *c, const char *what,
                                const char *layout, const sl_tensor *t);
 /* index.size(k) <= t.size(k), t being called `name` in the message. */
 sl_status sl__check_index_fits(sl_ctx *ctx, const sl_tensor *index,
@@ -202,10 +202,15 @@ sl_status sl__index_out_of_range(sl_ctx *ctx, const char *what,
                                  const sl_tensor *x);
 /* Reduce valid for the op's group; `allowed` is a bitmask of 1u << reduce. */
 sl_status sl__check_reduce(sl_ctx *ctx, sl_reduce r, unsigned allowed);
-/* dtype allowed for the op's data: movement (any dtype) or reduction group
- * (i32, i64, f16, bf16, f32, f64). */
-sl_status sl__check_data_dtype(sl_ctx *ctx, const char *what, sl_dtype dt,
-                               int reduction_group);
+/* The data dtypes of op's row for reduce r's kind (sl_op_info.data_dtypes),
+ * whether or not op takes r: an op that checks its data before its reduce
+ * has one set for both kinds, so the order of its checks stays free. */
+unsigned sl__op_dtype_set(const sl_op_info *info, sl_reduce r);
+/* dt (of the argument `what`) is in op's data dtypes for reduce r's kind
+ * (the catalogue's row, sl_op_dtypes); the message names the argument, the
+ * set, the row's note, the reduce where the set depends on it, and dt. */
+sl_status sl__check_op_dtype(sl_ctx *ctx, sl_op op, sl_reduce r,
+                             const char *what, sl_dtype dt);
 /* scatter's scalar (p->value or p->ivalue) representable in dt, by
  * sl_scalar_range_of's rule; `what` names it in the message. */
 sl_status sl__check_scalar(sl_ctx *ctx, const char *what, sl_dtype dt,

@@ -588,8 +588,8 @@ static void test_bad_input(void) {
   sl_tensor tbu = sl_tensor_make(SL_BOOL, 2, (int64_t[]){4, 2}, bu);
   sl_tensor tbo = sl_tensor_make(SL_BOOL, 2, (int64_t[]){3, 2}, out);
   CHECK(IR(&tbx, 0, &ti, &tbu, S, &tbo) == SL_STATUS_UNSUPPORTED_DTYPE);
-  CHECK_CONTAINS(ctx.msg,
-                 "x: expected one of i32, i64, f16, bf16, f32, f64, got bool");
+  CHECK_CONTAINS(ctx.msg, "x: expected one of i32, i64, f16, bf16, f32, f64 "
+                          "for reduce sum, got bool");
   sl_tensor du = sl_tensor_make(SL_F64, 2, (int64_t[]){4, 2}, NULL);
   du.data = u;
   CHECK(IR(&tx, 0, &ti, &du, S, &to) == SL_STATUS_UNSUPPORTED_DTYPE);

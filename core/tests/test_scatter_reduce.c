@@ -666,8 +666,8 @@ static void test_bad_input(void) {
   sl_tensor nidx = sl_tensor_make(SL_I64, 2, (int64_t[]){2, 3}, neg);
   CHECK(SR(&x, 0, &nidx, &src, R, &o) == SL_STATUS_INDEX_OUT_OF_RANGE);
   CHECK_CONTAINS(ctx.msg, "index[0,1]=-1 out of range");
-  /* unsupported dtype: bool (LibTorch would sum bools; the reduction
-   * group, sl__check_data_dtype's, does not), u8, c64; src of another
+  /* unsupported dtype: bool (LibTorch would sum bools; the catalogue's
+   * set for scatter_reduce, sl_op_dtypes, does not), u8, c64; src of another
    * dtype; out of another dtype */
   uint8_t bx[12] = {0}, bs[6] = {1};
   sl_tensor tb = sl_tensor_make(SL_BOOL, 2, (int64_t[]){4, 3}, bx);

@@ -248,9 +248,29 @@ typedef struct sl_op_info {
   const char *arg_names[SL_MAX_ARGS];
   unsigned reduces;       /* the reduces it accepts, bit 1u << r; 0: none */
   int takes_include_self; /* reads sl_params.include_self */
+  /* The data dtypes it takes: the one statement of docs/spec.md §3, which
+   * sl_infer checks through (its message names data_arg, the set and the
+   * dtype found) and the fuzz generator draws from (sl_op_dtypes).
+   * data_arg is the slot whose dtype is checked against the set; the op's
+   * other data tensors must share that dtype. The set depends on the
+   * reduce's kind only: data_dtypes[0] for the reduces that move data
+   * (none, assign; an op without reduces asks with none), data_dtypes[1]
+   * for those that compute (sum, prod, mean, amax, amin, max). Bit
+   * 1u << dtype. dtypes_note says why the set is narrower than the reduce
+   * needs (NULL: nothing to say). */
+  int data_arg;
+  unsigned data_dtypes[2];
+  const char *dtypes_note;
 } sl_op_info;
 
 const sl_op_info *sl_op_get(sl_op op); /* NULL if out of range */
+/*
+ * The data dtypes (bit 1u << dtype) that op takes with reduce r: 0 when op
+ * does not take r (an op without reduces, sl_op_info.reduces == 0, takes
+ * SL_REDUCE_NONE only) or op or r is out of range. sl_infer refuses any
+ * other dtype of slot data_arg with SL_STATUS_UNSUPPORTED_DTYPE.
+ */
+unsigned sl_op_dtypes(sl_op op, sl_reduce r);
 /* Slot of a named argument of op, or -1. */
 int sl_op_arg(sl_op op, const char *arg_name);
 

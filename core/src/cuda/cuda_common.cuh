@@ -315,7 +315,7 @@ __device__ __forceinline__ int64_t sl__ld_index(const void *base, int is64,
   return is64 ? ((const int64_t *)base)[off] : ((const int32_t *)base)[off];
 }
 
-/* The dtypes that reduce (sl__check_data_dtype's reduction group) and the
+/* The dtypes that reduce (the catalogue's computing set, catalog.c) and the
  * floating ones among their accumulation types. */
 template <class T> struct sl__reducible { static const bool value = false; };
 template <> struct sl__reducible<int32_t> { static const bool value = true; };

@@ -30,7 +30,7 @@ sl_status sl__dynamic_scatter_infer(sl_ctx *ctx, sl_call *c,
   (void)mode; /* no index values to check */
   const sl_tensor *feats = &c->arg[0], *coors = &c->arg[1];
   char a[160], b[160];
-  sl_status st = sl__check_feats_like(ctx, "feats", "[N,C]", feats);
+  sl_status st = sl__check_feats_like(ctx, c, "feats", "[N,C]", feats);
   if (st) return st;
   if (coors->ndim != 2)
     return sl_ctx_fail(ctx, SL_STATUS_RANK_MISMATCH,

@@ -83,9 +83,10 @@ sl_status sl__dynamic_scatter_backward_infer(sl_ctx *ctx, sl_call *c,
   const sl_tensor *grad = &c->arg[0], *feats = &c->arg[1];
   const sl_tensor *vfeats = &c->arg[2], *map = &c->arg[3], *count = &c->arg[4];
   char a[160], b[160];
-  sl_status st = sl__check_feats_like(ctx, "grad_voxel_feats", "[M,C]", grad);
-  if (!st) st = sl__check_feats_like(ctx, "feats", "[N,C]", feats);
-  if (!st) st = sl__check_feats_like(ctx, "voxel_feats", "[M,C]", vfeats);
+  sl_status st =
+      sl__check_feats_like(ctx, c, "grad_voxel_feats", "[M,C]", grad);
+  if (!st) st = sl__check_feats_like(ctx, c, "feats", "[N,C]", feats);
+  if (!st) st = sl__check_feats_like(ctx, c, "voxel_feats", "[M,C]", vfeats);
   if (st) return st;
   const int64_t M = grad->shape[0], C = grad->shape[1], N = feats->shape[0];
   if (feats->dtype != grad->dtype || vfeats->dtype != grad->dtype) {

@@ -96,8 +96,7 @@ sl_status sl__index_reduce_infer(sl_ctx *ctx, sl_call *c, sl__infer_mode mode) {
                              SL__REDUCES_INDEX, mode, &dim);
   if (st) return st;
   /* assign moves data of any dtype; the others compute. */
-  st =
-      sl__check_data_dtype(ctx, "x", x->dtype, c->p.reduce != SL_REDUCE_ASSIGN);
+  st = sl__check_op_dtype(ctx, c->op, c->p.reduce, "x", x->dtype);
   if (st) return st;
   c->p.dim = dim;
   sl__set_out(&c->arg[3], x->dtype, x->ndim, x->shape);

@@ -27,7 +27,7 @@ sl_status sl__index_reduce_backward_infer(sl_ctx *ctx, sl_call *c,
   sl_status st = sl__index_reduce_check(
       ctx, x, &c->arg[2], updates, c->p.reduce, SL__REDUCES_INDEX, mode, &dim);
   if (st) return st;
-  st = sl__check_grad_dtype(ctx, x);
+  st = sl__check_op_dtype(ctx, c->op, c->p.reduce, "x", x->dtype);
   if (st) return st;
   st = sl__check_like_x(ctx, "grad_out", &c->arg[0], x);
   if (st) return st;

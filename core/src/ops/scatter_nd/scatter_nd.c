@@ -28,12 +28,9 @@ sl_status sl__scatter_nd_infer(sl_ctx *ctx, sl_call *c, sl__infer_mode mode) {
   char a[160], b[160], e[160];
   sl_status st = sl__check_reduce(ctx, c->p.reduce, SL__REDUCES_ND);
   if (st) return st;
-  if (c->p.reduce == SL_REDUCE_SUM &&
-      sl__check_data_dtype(ctx, "x", x->dtype, 1) != SL_STATUS_OK)
-    return sl_ctx_fail(ctx, SL_STATUS_UNSUPPORTED_DTYPE,
-                       "x: expected one of i32, i64, f16, bf16, f32, f64 for "
-                       "reduce sum, got %s",
-                       sl_dtype_name(x->dtype));
+  /* none moves data of any dtype; sum computes. */
+  st = sl__check_op_dtype(ctx, c->op, c->p.reduce, "x", x->dtype);
+  if (st) return st;
   if (src->dtype != x->dtype)
     return sl_ctx_fail(ctx, SL_STATUS_UNSUPPORTED_DTYPE,
                        "src: expected dtype %s (the dtype of x), got %s",

@@ -27,7 +27,7 @@ sl_status sl__scatter_reduce_infer(sl_ctx *ctx, sl_call *c,
   if (st) return st;
   st = sl__check_reduce(ctx, c->p.reduce, SL__REDUCES_SCATTER);
   if (st) return st;
-  st = sl__check_data_dtype(ctx, "x", c->arg[0].dtype, 1);
+  st = sl__check_op_dtype(ctx, c->op, c->p.reduce, "x", c->arg[0].dtype);
   if (st) return st;
   return sl__scatter_like_index(ctx, c, mode, -1);
 }

@@ -33,7 +33,7 @@ sl_status sl__scatter_reduce_backward_infer(sl_ctx *ctx, sl_call *c,
   if (st) return st;
   st = sl__check_reduce(ctx, c->p.reduce, SL__REDUCES_SCATTER);
   if (st) return st;
-  st = sl__check_grad_dtype(ctx, x);
+  st = sl__check_op_dtype(ctx, c->op, c->p.reduce, "x", x->dtype);
   if (st) return st;
   int same = src->ndim == index->ndim;
   for (int d = 0; same && d < src->ndim; ++d)

@@ -148,9 +148,9 @@ sl_status sl__seg_offsets_alloc(sl_ctx *ctx, const sl_call *c, int lengths_slot,
   return st;
 }
 
-/* data, lengths, axis, reduce and initial of a forward call (slots 0, 1);
- * writes the normalized axis. */
-static sl_status sl__seg_check(sl_ctx *ctx, const sl_tensor *data,
+/* data, lengths, axis, reduce and initial of a forward call (slots 0, 1)
+ * of op; writes the normalized axis. */
+static sl_status sl__seg_check(sl_ctx *ctx, sl_op op, const sl_tensor *data,
                                const sl_tensor *lengths, const sl_params *p,
                                sl__infer_mode mode, int64_t *axis) {
   char a[160], b[160], w[160];
@@ -159,12 +159,9 @@ static sl_status sl__seg_check(sl_ctx *ctx, const sl_tensor *data,
                        "data: expected rank >= 1 (segments run along an "
                        "axis), got rank 0 %s",
                        sl_shape_str(data->ndim, data->shape, a, sizeof a));
-  if (!sl_dtype_is_float(data->dtype))
-    return sl_ctx_fail(ctx, SL_STATUS_UNSUPPORTED_DTYPE,
-                       "data: expected one of f16, bf16, f32, f64 (PyTorch's "
-                       "segment_reduce takes no integers), got %s",
-                       sl_dtype_name(data->dtype));
-  sl_status st = sl__check_index_dtype(ctx, "lengths", lengths);
+  sl_status st = sl__check_op_dtype(ctx, op, p->reduce, "data", data->dtype);
+  if (st) return st;
+  st = sl__check_index_dtype(ctx, "lengths", lengths);
   if (st) return st;
   int64_t d;
   st = sl__normalize_dim(ctx, "dim", p->dim, data->ndim, &d);
@@ -221,7 +218,7 @@ static sl_status sl__seg_check_call(sl_ctx *ctx, sl_call *c, int ds,
                                     sl__infer_mode mode, int64_t *shape) {
   const sl_tensor *data = &c->arg[ds], *lengths = &c->arg[ds + 1];
   int64_t axis;
-  sl_status st = sl__seg_check(ctx, data, lengths, &c->p, mode, &axis);
+  sl_status st = sl__seg_check(ctx, c->op, data, lengths, &c->p, mode, &axis);
   if (st) return st;
   sl__seg_out_shape(data, lengths, (int)axis, c->p.offsets != 0, shape);
   c->p.dim = axis;
