@@ -7,15 +7,30 @@
 # docs/benchmarks.md), never a test.
 #
 # usage: fuzz_throughput.sh SCATTERLAB_A SCATTERLAB_B [ROUNDS [SECONDS]]
+#   FUZZ_ARGS: more options for both campaigns, e.g. FUZZ_ARGS="--ops
+#   gather,scatter" to compare builds over the ops both have; FUZZ_ARGS_B:
+#   for B's only (an option A's build predates, such as --stress 8192 to
+#   give B the schedule A had).
 set -u
 a=$1 b=$2 rounds=${3:-5} secs=${4:-10}
-rate() { # rate BIN: cases/s of one campaign
-  "$1" fuzz --seconds "$secs" --jobs 2 --max-elems 1024 --no-db --no-corpus \
-    2>&1 | sed -n 's/.*(\([0-9]*\) cases\/s).*/\1/p' | tail -1
+read -r -a extra <<< "${FUZZ_ARGS:-}"
+read -r -a extra_b <<< "${FUZZ_ARGS_B:-}"
+rate() { # rate BIN [OPTION...]: cases/s of one campaign
+  local bin=$1
+  shift
+  "$bin" fuzz --seconds "$secs" --jobs 2 --max-elems 1024 --no-db \
+    --no-corpus "${extra[@]}" "$@" 2>&1 |
+    sed -n 's/.*(\([0-9]*\) cases\/s).*/\1/p' | tail -1
 }
 ra=() rb=()
 for ((i = 0; i < rounds; ++i)); do
-  if ((i % 2 == 0)); then x=$(rate "$a"); y=$(rate "$b"); else y=$(rate "$b"); x=$(rate "$a"); fi
+  if ((i % 2 == 0)); then
+    x=$(rate "$a")
+    y=$(rate "$b" "${extra_b[@]}")
+  else
+    y=$(rate "$b" "${extra_b[@]}")
+    x=$(rate "$a")
+  fi
   ra+=("$x") rb+=("$y")
   echo "round $((i + 1)): A $x cases/s, B $y cases/s"
 done
