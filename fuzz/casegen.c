@@ -149,8 +149,8 @@ int sl_fuzz_case(uint64_t seed, uint64_t i, const sl_fuzz_opts *o, sl_case *c) {
       sl__pick_layout(&g, &fw.arg[fspec->shape_slots[s]]);
   if (sl_case_spec_of(fwop)->arg1 == SL_ARG1_LENGTHS) sl__segment_layouts(&fw);
   sl__pick_ip(&g, &fw, fwop);
-  sl__pick_dp(&g, &fw, fwop);
-  sl__pick_tie(seed, i, &fw, fwop); /* a stream of its own */
+  sl__pick_dp(&g, &fw);
+  sl__pick_tie(seed, i, &fw); /* a stream of its own */
 
   int broken = 0;
   if (invalid) {

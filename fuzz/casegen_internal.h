@@ -93,12 +93,12 @@ void sl__pick_ip(sl__gen *g, sl_case *c, sl_op fwop);
  * number of voxels (voxels=V, 1 <= V <= N) instead of the small grid. */
 void sl__pick_voxels(sl__gen *g, sl_case *fw);
 
-void sl__pick_dp(sl__gen *g, sl_case *c, sl_op fwop);
+void sl__pick_dp(sl__gen *g, sl_case *c);
 
 /* A float case with random data takes dp=tie one time in five (halfway
  * sums: the rounding of results, docs/spec.md). Drawn on a stream of its
  * own (seed ^ "tie", case i), so no other choice of the case moves. */
-void sl__pick_tie(uint64_t seed, uint64_t i, sl_case *c, sl_op fwop);
+void sl__pick_tie(uint64_t seed, uint64_t i, sl_case *c);
 
 /* An end of the scalars that c's dtype takes (sl_scalar_range_of: the
  * lowest or highest integer, -max or max), or with `past` one past it (the
@@ -236,10 +236,6 @@ typedef struct sl__fuzz_op {
   /* Its output is the size of the index, not of x (the gathers): what a
    * huge case's outputs cost. */
   int out_like_index;
-  /* Its sums round in the order the points arrive, which its per-dtype
-   * oracle cannot tell from a wrong answer: no extremes and no f32/f64
-   * ties in its data (sl__pick_dp, sl__pick_tie). */
-  int sums_by_arrival;
   /* The invalid classes that apply to it, bit 1u << k (docs/spec.md §4
    * minus what a case line cannot express); the dtype and reduce classes
    * follow from break_dtype and the reduce key. */

@@ -408,7 +408,7 @@ void sl__pick_voxels(sl__gen *g, sl_case *fw) {
   if (sl_case_check_voxels(fw, NULL, 0)) fw->voxels = 0;
 }
 
-void sl__pick_dp(sl__gen *g, sl_case *c, sl_op fwop) {
+void sl__pick_dp(sl__gen *g, sl_case *c) {
   c->dp = SL_DP_RAND;
   if (c->dt == SL_BOOL) {
     if (sl__pct(g, 15)) c->dp = SL_DP_ZERO;
@@ -418,25 +418,11 @@ void sl__pick_dp(sl__gen *g, sl_case *c, sl_op fwop) {
     static const sl_data_pattern fl[] = {SL_DP_NAN, SL_DP_INF, SL_DP_NEGZERO,
                                          SL_DP_EXT, SL_DP_ZERO};
     c->dp = fl[sl_rng_below(&g->r, 5)];
-    /* dynamic_scatter's feats take NaN, inf and -0.0 (docs/spec.md §2) but
-     * not the extremes: their sums overflow in some orders of arrival and
-     * not in others, which the op's per-dtype oracle cannot tell from a
-     * wrong answer (cpu.atomic and cpu.lock failed so on 4 threads). */
-    if (sl__fuzz_op_of(fwop)->sums_by_arrival && c->dp == SL_DP_EXT)
-      c->dp = SL_DP_INF;
   }
 }
 
-void sl__pick_tie(uint64_t seed, uint64_t i, sl_case *c, sl_op fwop) {
+void sl__pick_tie(uint64_t seed, uint64_t i, sl_case *c) {
   if (c->dp != SL_DP_RAND || !sl_dtype_is_float(c->dt)) return;
-  /* Not dynamic_scatter's f32/f64 feats, for dp=ext's reason (sl__pick_dp):
-   * +-2^21 (2^50) with small values cancel in its voxel sums, rounded in
-   * the order the points arrive (cpu.atomic on 4 threads: diff1 0.0097 on
-   * a mean), which the op's per-dtype oracle cannot tell from a wrong
-   * answer. f16/bf16 sums of them are exact in the f32 accumulator. */
-  if (sl__fuzz_op_of(fwop)->sums_by_arrival &&
-      (c->dt == SL_F32 || c->dt == SL_F64))
-    return;
   sl_rng r;
   sl_rng_seed(&r, seed ^ 0x746965ull /* "tie" */, i);
   if (sl_rng_below(&r, 5) == 0) c->dp = SL_DP_TIE;

@@ -160,7 +160,6 @@ static const sl__fuzz_op sl__fuzz_dynamic_scatter = {
     .stress = 1,
     .repair = sl__repair_dynamic,
     .classify = sl__classify_dynamic,
-    .sums_by_arrival = 1,
     .classes = SL__CL(RANK) | SL__CL(SHAPE)};
 static const sl__fuzz_op sl__fuzz_dynamic_scatter_backward = {
     .break_dtype = sl__break_dtype_dynamic,

@@ -256,7 +256,7 @@ static const sl_harness_op sl__harness_masked_scatter = {
     .writes_into_x = 1, .read_elems = sl__read_elems_masked};
 /* voxel_feats, voxel_coors and voxel_points_count have out_rows rows */
 static const sl_harness_op sl__harness_dynamic_scatter = {
-    .out_rows_slots = 1u << 2 | 1u << 3 | 1u << 5};
+    .out_rows_slots = 1u << 2 | 1u << 3 | 1u << 5, .writes = sl_writes_dynamic};
 static const sl_harness_op sl__harness_dynamic_scatter_backward = {
     .reads_input = sl__reads_dynamic_backward,
     .backward_inputs = sl_backward_inputs_voxels,

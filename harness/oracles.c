@@ -194,8 +194,8 @@ int sl_compare(const sl_tensor *got, const sl_tensor *want, sl_oracle o,
   /* Tolerance per position where the contributions are known (the ops
    * writes.h maps, real floats, no --tolerance override for dt): exact
    * with at most one contribution, within the order bound above with
-   * more. Elsewhere (dynamic_scatter, the backward ops, complex, an
-   * override) the per-dtype table judges diff1 and diff2. */
+   * more. Elsewhere (the backward ops, complex, an override) the
+   * per-dtype table judges diff1 and diff2. */
   int derived = o == SL_ORACLE_TOLERANCE && call && sl_dtype_is_float(dt) &&
                 sl_tolerance_override(dt) < 0 && sl_harness_op_of(call->op) &&
                 sl_harness_op_of(call->op)->writes != NULL;

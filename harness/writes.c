@@ -179,6 +179,31 @@ int sl_writes_segment(const sl_call *c, sl_writes *out) {
   return sl__writes_done(out, m);
 }
 
+/* dynamic_scatter: feats [N,C] into voxel_feats [out_rows, C], point p's
+ * channel ch to voxel map[p]'s, by the point2voxel_map the call produced
+ * (slot 4; judged exactly against the reference's on its own, so a wrong
+ * map fails the case whatever these writes say). A point mapped to -1
+ * (coordinates with a negative entry) is dropped. */
+int sl_writes_dynamic(const sl_call *c, sl_writes *out) {
+  const sl_tensor *feats = &c->arg[0], *map = &c->arg[4];
+  if (feats->ndim != 2 || map->ndim != 1 || !map->data ||
+      map->shape[0] != feats->shape[0] || c->out_rows < 0)
+    return -1;
+  const int64_t N = feats->shape[0], C = feats->shape[1], M = c->out_rows;
+  if (sl__writes_alloc(out, N * C)) return -1;
+  int64_t m = 0, idx[2];
+  for (int64_t p = 0; p < N; ++p) {
+    const int64_t v = sl__index_at(map, &p);
+    if (v < 0 || v >= M) continue;
+    idx[0] = p;
+    for (idx[1] = 0; idx[1] < C; ++idx[1]) {
+      out->w[m].src = sl__at(feats, idx);
+      out->w[m++].target = v * C + idx[1];
+    }
+  }
+  return sl__writes_done(out, m);
+}
+
 void sl_writes_free(sl_writes *w) {
   free(w->w);
   w->w = NULL;

@@ -35,11 +35,12 @@ typedef struct sl_writes {
  * -1 for an op without writes or no memory. */
 int sl_writes_build(const sl_call *call, sl_writes *out);
 /* The builders of the ops' rows: scatter and scatter_reduce, scatter_nd,
- * index_reduce, segment_reduce. Same returns. */
+ * index_reduce, segment_reduce, dynamic_scatter. Same returns. */
 int sl_writes_scatter(const sl_call *call, sl_writes *out);
 int sl_writes_nd(const sl_call *call, sl_writes *out);
 int sl_writes_index(const sl_call *call, sl_writes *out);
 int sl_writes_segment(const sl_call *call, sl_writes *out);
+int sl_writes_dynamic(const sl_call *call, sl_writes *out);
 void sl_writes_free(sl_writes *w);
 /* Whether two writes share a target (the case has contention). */
 int sl_writes_collide(const sl_writes *w);

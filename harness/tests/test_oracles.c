@@ -256,7 +256,37 @@ static void test_sum_bound_edge(void) {
   sl_tolerances_install(&none);
 }
 
+/* dynamic_scatter's voxel sums are judged per voxel through the point map
+ * the call produced (writes.c): a voxel of one point is that point's value
+ * exactly, so a one-ulp error there fails (the per-dtype table took it:
+ * diff1 about 1e-7); a voxel of two points may round either way; points
+ * mapped to -1 are dropped. */
+static void test_dynamic_per_voxel(void) {
+  float feats[4] = {1.0f, 0.1f, 0.2f, 5.0f};
+  int32_t map[4] = {0, 0, -1, 1};
+  const int64_t fs[2] = {4, 1}, ms[1] = {4}, vs[2] = {2, 1};
+  float want[2] = {1.1f, 5.0f};
+  sl_call c;
+  sl_call_init(&c, SL_OP_DYNAMIC_SCATTER);
+  c.arg[0] = sl_tensor_make(SL_F32, 2, fs, feats);
+  c.arg[4] = sl_tensor_make(SL_I32, 1, ms, map);
+  c.p.reduce = SL_REDUCE_SUM;
+  c.out_rows = 2;
+  sl_tensor w = sl_tensor_make(SL_F32, 2, vs, want);
+  float got[2] = {1.1f, nextafterf(5.0f, 6.0f)};
+  sl_tensor g = sl_tensor_make(SL_F32, 2, vs, got);
+  sl_diff d;
+  CHECK_MSG(sl_compare(&g, &w, SL_ORACLE_TOLERANCE, &c, &d) == 0 &&
+                d.first_bad == 1 && strstr(d.msg, "exact: one value written"),
+            "one point: %s", d.msg);
+  got[1] = 5.0f;
+  got[0] = nextafterf(1.1f, 2.0f); /* 1 + 0.1 in the other order */
+  CHECK_MSG(sl_compare(&g, &w, SL_ORACLE_TOLERANCE, &c, &d) == 1,
+            "two points: %s", d.msg);
+}
+
 int main(void) {
+  test_dynamic_per_voxel();
   test_nan_bits();
   test_identical_buffers();
   test_tolerance_extreme();
