@@ -170,16 +170,29 @@ sl_status sl__index_out_of_range(sl_ctx *ctx, const char *what,
                      sl_shape_str(x->ndim, x->shape, xs, sizeof xs));
 }
 
+static const char *sl__reduce_name_at(int i) {
+  return sl_reduce_name((sl_reduce)i);
+}
+static const char *sl__dtype_name_at(int i) {
+  return sl_dtype_name((sl_dtype)i);
+}
+
+/* The names of mask's set bits below count, comma-separated, into list. */
+static void sl__name_list(char *list, size_t size, unsigned mask, int count,
+                          const char *(*name)(int)) {
+  size_t k = 0;
+  list[0] = '\0';
+  for (int i = 0; i < count && k < size; ++i)
+    if (mask & (1u << i))
+      k += (size_t)snprintf(list + k, size - k, k ? ", %s" : "%s", name(i));
+}
+
 sl_status sl__check_reduce(sl_ctx *ctx, sl_reduce r, unsigned allowed) {
   if ((unsigned)r < SL_REDUCE_COUNT && (allowed & (1u << r)))
     return SL_STATUS_OK;
   char list[160];
-  size_t k = 0;
-  list[0] = '\0';
-  for (int i = 0; i < SL_REDUCE_COUNT && k < sizeof list; ++i)
-    if (allowed & (1u << i))
-      k += (size_t)snprintf(list + k, sizeof list - k, k ? ", %s" : "%s",
-                            sl_reduce_name((sl_reduce)i));
+  sl__name_list(list, sizeof list, allowed, SL_REDUCE_COUNT,
+                sl__reduce_name_at);
   if ((unsigned)r < SL_REDUCE_COUNT)
     return sl_ctx_fail(ctx, SL_STATUS_UNKNOWN_REDUCE,
                        "reduce: expected one of {%s}, got %s", list,
@@ -194,12 +207,7 @@ sl_status sl__check_op_dtype(sl_ctx *ctx, sl_op op, sl_reduce r,
   unsigned set = sl__op_dtype_set(info, r);
   if ((unsigned)dt < SL_DTYPE_COUNT && (set & (1u << dt))) return SL_STATUS_OK;
   char list[160], note[160] = "", kind[64] = "";
-  size_t k = 0;
-  list[0] = '\0';
-  for (int i = 0; i < SL_DTYPE_COUNT && k < sizeof list; ++i)
-    if (set & (1u << i))
-      k += (size_t)snprintf(list + k, sizeof list - k, k ? ", %s" : "%s",
-                            sl_dtype_name((sl_dtype)i));
+  sl__name_list(list, sizeof list, set, SL_DTYPE_COUNT, sl__dtype_name_at);
   if (info->dtypes_note)
     snprintf(note, sizeof note, " (%s)", info->dtypes_note);
   /* Name the reduce where the set depends on it (scatter_nd, index_reduce). */
