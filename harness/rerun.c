@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "oracles.h"
 #include "device.h"
 #include "op_table.h"
+#include "oracles.h"
 #include "variant_call.h"
 
 void sl_outputs_as_produced(sl_call *call) {
@@ -16,6 +16,14 @@ void sl_outputs_as_produced(sl_call *call) {
   const unsigned rows = h ? h->out_rows_slots : 0;
   for (int s = 0; s < SL_MAX_ARGS; ++s)
     if ((rows >> s) & 1u) call->arg[s].shape[0] = call->out_rows;
+}
+
+int sl_first_output_differing(const sl_call *got, const sl_call *first,
+                              sl_oracle o, sl_diff *d) {
+  const sl_op_info *info = sl_op_get(got->op);
+  for (int s = info->n_in; s < info->n_in + info->n_out; ++s)
+    if (!sl_compare(&got->arg[s], &first->arg[s], o, NULL, d)) return s;
+  return -1;
 }
 
 int sl_rerun_threads(int threads) { return threads > 1 ? 1 : 2; }
@@ -146,16 +154,15 @@ int sl_permuted_agrees(const sl_variant *v, const sl_call *inferred,
              sl_ctx_message(&ctx));
     rc = st == SL_STATUS_OUT_OF_MEMORY ? -1 : 0;
   } else {
-    const sl_op_info *info = sl_op_get(inferred->op);
-    for (int s = info->n_in; s < info->n_in + info->n_out && rc == 1; ++s) {
-      sl_diff d;
-      if (sl_compare(&vc.call.arg[s], &first->arg[s], SL_ORACLE_EXACT, NULL,
-                     &d))
-        continue;
+    sl_diff d;
+    const int s =
+        sl_first_output_differing(&vc.call, first, SL_ORACLE_EXACT, &d);
+    if (s >= 0) {
       snprintf(msg, len,
                "not invariant under a permutation of the updates: with "
                "them in reverse order %s differs (%lld elements; %s)",
-               info->arg_names[s], (long long)d.mismatches, d.msg);
+               sl_op_get(inferred->op)->arg_names[s], (long long)d.mismatches,
+               d.msg);
       rc = 0;
     }
   }

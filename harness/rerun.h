@@ -11,12 +11,18 @@
 
 #include <stddef.h>
 
+#include "oracles.h"
 #include "providers.h"
 #include "sl/sl.h"
 
 /* The outputs as the kernel produced them: dynamic_scatter's first
  * out_rows rows (its outputs are allocated for every point). */
 void sl_outputs_as_produced(sl_call *call);
+
+/* The first output slot of got that oracle o does not pass against
+ * first's (*d its comparison), or -1 when every output passes. */
+int sl_first_output_differing(const sl_call *got, const sl_call *first,
+                              sl_oracle o, sl_diff *d);
 
 /* The thread count a rerun uses after a first run with `threads`: 1 after
  * a parallel run, 2 after a serial one. */

@@ -161,11 +161,10 @@ int sl_typed_agrees(const sl_call *inferred, unsigned copies,
     rc = 0;
   } else {
     sl_outputs_as_produced(&vc.call);
-    for (int s = info->n_in; rc == 1 && s < info->n_in + info->n_out; ++s) {
-      sl_diff d;
-      if (sl_compare(&vc.call.arg[s], &first->arg[s], SL_ORACLE_BITWISE, NULL,
-                     &d))
-        continue;
+    sl_diff d;
+    const int s =
+        sl_first_output_differing(&vc.call, first, SL_ORACLE_BITWISE, &d);
+    if (s >= 0) {
       snprintf(msg, len,
                "%s through the typed entry point %s differs from cpu.serial "
                "through sl_run_variant (%lld elements; %s)",
