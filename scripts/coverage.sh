@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make coverage: how much of core/src the default fuzz campaign reaches.
-# Builds scatterlab with gcov (-DSL_COVERAGE=ON: -Og --coverage, no CUDA)
+# Builds scatterlab with gcov (-DSL_COVERAGE=ON: -Og -fno-inline --coverage, no CUDA)
 # in build-coverage/, clears the counts, runs the default campaign for
 # SECONDS (default 60; the workers and jobs flush their counts before they
 # leave, harness/child_exit.h), then prints line and branch coverage of
@@ -38,12 +38,14 @@ echo "coverage: the default campaign for $SECONDS_RUN s (gcov build, -Og)"
   [ "$rc" -eq 1 ] || { tail -20 "$out/fuzz.log"; exit "$rc"; }
 }
 grep -E '^[0-9]+ cases in' "$out/fuzz.log" || true
-# core/src without the CUDA kernels (they do not run here).
+# core/src without the CUDA kernels (they do not run here). The counts of
+# $BUILD only: gcovr would otherwise also read any other build's under the
+# source tree.
 gcovr -r "$SRC" --object-directory "$BUILD" \
   --filter "$SRC/core/src/" --exclude '.*/cuda/.*' --exclude '.*\.cu$' \
   --exclude-unreachable-branches \
   --json-summary-pretty --json-summary "$out/summary.json" \
-  --html-details "$out/html/index.html" >/dev/null
+  --html-details "$out/html/index.html" "$BUILD" >/dev/null
 python3 - "$out/summary.json" <<'PY' | tee "$out/summary.txt"
 import json, sys
 d = json.load(open(sys.argv[1]))
