@@ -41,28 +41,67 @@ static int sl__nth_bit(unsigned v, int k) {
 
 /*
  * Size mix: one valid case in o->size_mix is sized past one of the core's
- * size thresholds (drawn uniformly among those within
- * SL_FUZZ_SIZE_MIX_MAX_ELEMS), so that every campaign takes the paths that
- * small cases never reach (a parallel team, the wide-row loops...). The
- * draw has a stream of its own: the other cases stay as they were.
+ * size thresholds, so that every campaign takes the paths that small cases
+ * never reach (a parallel team, the wide-row loops...). The threshold is
+ * drawn first, uniformly, and the case's op and dtype among those it
+ * decides and can reach within SL_FUZZ_SIZE_MIX_MAX_ELEMS (drawn after
+ * the op, gather's wide rows fell on another op 12 times in 14, and on a
+ * dtype too narrow to reach them half the time). The draws have a stream
+ * of their own: the other cases stay as they were.
  */
-static void sl__size_mix(const sl_fuzz_opts *o, uint64_t seed, uint64_t i,
-                         sl_dtype dt, sl__gen *g) {
-  if (o->size_mix <= 0) return;
+typedef struct sl__mix {
   sl_rng r;
-  sl_rng_seed(&r, seed ^ 0x73697a656d6978ull /* "sizemix" */, i);
-  if (sl_rng_below(&r, (uint64_t)o->size_mix) != 0) return;
+  int first; /* the threshold drawn, or -1: not a size-mix case */
+} sl__mix;
+
+static void sl__size_mix_draw(const sl_fuzz_opts *o, uint64_t seed, uint64_t i,
+                              sl__mix *m) {
+  m->first = -1;
+  if (o->size_mix <= 0) return;
+  sl_rng_seed(&m->r, seed ^ 0x73697a656d6978ull /* "sizemix" */, i);
+  if (sl_rng_below(&m->r, (uint64_t)o->size_mix) != 0) return;
+  m->first = (int)sl_rng_below(&m->r, (uint64_t)sl_threshold_count());
+}
+
+/* Whether threshold t can size a case of op in dtype dt. */
+static int sl__mix_fits(const sl_threshold *t, sl_op op, sl_dtype dt) {
+  return (!t->ops || ((t->ops >> op) & 1u)) &&
+         2 * sl_fuzz_threshold_elems(t, dt) <= SL_FUZZ_SIZE_MIX_MAX_ELEMS;
+}
+
+/* The ops of `usable` whose paths the drawn threshold decides (all of
+ * them when it names none, or none of these). */
+static unsigned sl__mix_ops(const sl__mix *m, unsigned usable) {
+  if (m->first < 0) return usable;
+  const unsigned ops = sl_threshold_at(m->first)->ops & usable;
+  return ops ? ops : usable;
+}
+
+/* The dtypes of `dts` in which the drawn threshold is within reach. */
+static unsigned sl__mix_dtypes(const sl__mix *m, sl_op op, unsigned dts) {
+  if (m->first < 0) return dts;
+  unsigned fit = 0;
+  for (int dt = 0; dt < 32; ++dt)
+    if (((dts >> dt) & 1u) &&
+        sl__mix_fits(sl_threshold_at(m->first), op, (sl_dtype)dt))
+      fit |= 1u << dt;
+  return fit ? fit : dts;
+}
+
+/* Sizes the case past the drawn threshold, or past the next one that fits
+ * its op and dtype. */
+static void sl__size_mix(sl__mix *m, sl_dtype dt, sl__gen *g) {
+  if (m->first < 0) return;
   const int n = sl_threshold_count();
-  const int first = (int)sl_rng_below(&r, (uint64_t)n);
   for (int j = 0; j < n; ++j) {
-    int64_t need =
-        sl_fuzz_threshold_elems(sl_threshold_at((first + j) % n), dt);
-    if (2 * need > SL_FUZZ_SIZE_MIX_MAX_ELEMS) continue;
+    const sl_threshold *t = sl_threshold_at((m->first + j) % n);
+    if (!sl__mix_fits(t, g->op, dt)) continue;
+    int64_t need = sl_fuzz_threshold_elems(t, dt);
     if (need < SL_FUZZ_SIZE_MIX_MIN_ELEMS) need = SL_FUZZ_SIZE_MIX_MIN_ELEMS;
     /* The largest tensor in [need, 2 * need]: past the threshold, not so
      * far past it that the case costs more than it must. */
     g->sc = SL__SC_LARGE;
-    g->min = need + (int64_t)sl_rng_below(&r, (uint64_t)need / 2 + 1);
+    g->min = need + (int64_t)sl_rng_below(&m->r, (uint64_t)need / 2 + 1);
     g->max = 2 * need;
     return;
   }
@@ -100,8 +139,16 @@ int sl_fuzz_case(uint64_t seed, uint64_t i, const sl_fuzz_opts *o, sl_case *c) {
     dmask = rmask = 0;
   }
 
+  sl__mix mix;
+  sl__size_mix_draw(o, seed, i, &mix);
+  /* An invalid case is never resized, so it keeps the op and dtype drawn
+   * without the mix: the draw after the op's decides it. */
+  sl_rng peek = g.r;
+  (void)sl_rng_next(&peek);
+  if ((int)sl_rng_below(&peek, 100) < invalid_pct) mix.first = -1;
+  const unsigned pick = sl__mix_ops(&mix, usable);
   const sl_op op = (sl_op)sl__nth_bit(
-      usable, (int)sl_rng_below(&g.r, (uint64_t)sl__popcount(usable)));
+      pick, (int)sl_rng_below(&g.r, (uint64_t)sl__popcount(pick)));
   const sl_op fwop = sl_case_spec_of(op)->forward;
   g.op = op;
   const int invalid = (int)sl_rng_below(&g.r, 100) < invalid_pct;
@@ -111,7 +158,7 @@ int sl_fuzz_case(uint64_t seed, uint64_t i, const sl_fuzz_opts *o, sl_case *c) {
   fw.seed = sl_rng_next(&g.r) >> 32;
 
   /* dtype, reduce, include_self, index dtype */
-  unsigned dts = sl__usable_dtypes(op, dmask, rmask);
+  unsigned dts = sl__mix_dtypes(&mix, op, sl__usable_dtypes(op, dmask, rmask));
   fw.dt = (sl_dtype)sl__nth_bit(
       dts, (int)sl_rng_below(&g.r, (uint64_t)sl__popcount(dts)));
   unsigned reds = sl__op_reduces(op, fw.dt);
@@ -139,7 +186,7 @@ int sl_fuzz_case(uint64_t seed, uint64_t i, const sl_fuzz_opts *o, sl_case *c) {
                   : SL__SC_LARGE;
   if (invalid && g.sc == SL__SC_EMPTY) g.sc = SL__SC_NORMAL;
   if (g.sc == SL__SC_LARGE && g.max < SL__LARGE_NUMEL) g.sc = SL__SC_NORMAL;
-  if (!invalid) sl__size_mix(o, seed, i, fw.dt, &g);
+  if (!invalid) sl__size_mix(&mix, fw.dt, &g);
   g.empty_index = sl_case_has_index(fwop) && sl__pct(&g, 40);
 
   sl__gen_shapes(&g, &fw);

@@ -34,11 +34,16 @@ static int sl__list_thresholds(void) {
   printf("size thresholds (%s build)\n",
          sl_thresholds_small() ? "small-thresholds test" : "normal");
   printf("  %-24s %10s %10s  %-20s %s\n", "name", "value", "normal", "unit",
-         "path taken at or past it");
+         "path taken at or past it (ops)");
   for (int k = 0; k < sl_threshold_count(); ++k) {
     const sl_threshold *t = sl_threshold_at(k);
-    printf("  %-24s %10lld %10lld  %-20s %s\n", t->name, t->value, t->normal,
-           unit[t->unit], t->path);
+    char ops[256] = "any op";
+    for (int op = 0, n = 0; t->ops && op < SL_OP_COUNT; ++op)
+      if ((t->ops >> op) & 1u)
+        n += snprintf(ops + n, sizeof ops - (size_t)n, "%s%s", n ? ", " : "",
+                      sl_op_name((sl_op)op));
+    printf("  %-24s %10lld %10lld  %-20s %s (%s)\n", t->name, t->value,
+           t->normal, unit[t->unit], t->path, ops);
   }
   return SL_EXIT_OK;
 }

@@ -3,9 +3,15 @@
 #include "thresholds.h"
 #include "sl/sl.h"
 
+/* thresholds.def's ops column: a mask of sl_op bits. */
+#define SL__TH_OP(op) (1u << SL_OP_##op)
+#define SL__TH_OPS1(a) SL__TH_OP(a)
+#define SL__TH_OPS2(a, b) (SL__TH_OP(a) | SL__TH_OP(b))
+#define SL__TH_OPS3(a, b, c) (SL__TH_OP(a) | SL__TH_OP(b) | SL__TH_OP(c))
+
 static const sl_threshold sl__thresholds[] = {
-#define SL_THRESHOLD(id, name, normal, small, unit, path)                      \
-  {name, SL__TH_##id, normal, small, unit, path},
+#define SL_THRESHOLD(id, name, normal, small, unit, path, ops)                 \
+  {name, SL__TH_##id, normal, small, unit, path, ops},
 #include "thresholds.def"
 #undef SL_THRESHOLD
 };

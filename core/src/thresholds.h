@@ -15,7 +15,7 @@
 #endif
 
 enum {
-#define SL_THRESHOLD(id, name, normal, small, unit, path)                      \
+#define SL_THRESHOLD(id, name, normal, small, unit, path, ops)                      \
   SL__TH_##id = SL__TH_PICK(normal, small),
 #include "thresholds.def"
 #undef SL_THRESHOLD

@@ -382,6 +382,7 @@ typedef struct sl_threshold {
   long long small;  /* in a -DSL_SMALL_THRESHOLDS=ON build */
   sl_threshold_unit unit;
   const char *path; /* what happens at or past it */
+  unsigned ops;     /* the ops whose paths it decides (bit sl_op); 0: any */
 } sl_threshold;
 
 int sl_threshold_count(void);
