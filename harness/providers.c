@@ -274,11 +274,11 @@ static int sl__load_one(const char *alias, const char *path, int builtin,
              "provider %s: ABI version: expected %u, got %u (rebuild it "
              "against this scatterlab's sl/sl_provider.h)",
              path, SL_PROVIDER_ABI_VERSION, t->abi_version);
-  } else if (t->size < sizeof(sl_provider)) {
+  } else if (t->size < SL_PROVIDER_MIN_SIZE) {
     sl__fail(err, len,
-             "provider %s: size: expected at least %zu (sizeof(sl_provider)), "
-             "got %u",
-             path, sizeof(sl_provider), t->size);
+             "provider %s: size: expected at least %zu (sizeof(sl_provider) "
+             "of ABI version 1), got %u",
+             path, (size_t)SL_PROVIDER_MIN_SIZE, t->size);
   } else if (!t->name || !sl__valid_word(t->name, SL_PROVIDER_NAME_MAX)) {
     sl__fail(err, len,
              "provider %s: name: expected 1..%d lower-case letters, digits or "
@@ -325,6 +325,10 @@ static int sl__load_one(const char *alias, const char *path, int builtin,
   snprintf(pl->version, sizeof pl->version, "%s", t->version ? t->version : "");
   pl->abi = t->abi_version;
   pl->builtin = builtin;
+  pl->alloc_faults =
+      t->size >= offsetof(sl_provider, alloc_faults) + sizeof t->alloc_faults
+          ? t->alloc_faults
+          : NULL;
   pl->first = sl__n_var;
   pl->n = t->n_variants;
   sl__handles[sl__n_prov] = h;

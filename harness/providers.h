@@ -41,6 +41,8 @@ typedef struct sl_provider_loaded {
   unsigned abi;
   char sha256[65]; /* of the library file, hex; "" until sl_provider_sha256 */
   int builtin;     /* scatterlab's own kernels: plain variant names */
+  /* Its allocation-fault hook (sl_provider.alloc_faults), or NULL. */
+  sl_alloc_counts (*alloc_faults)(int64_t fail_after);
   size_t first, n; /* its variants: sl_hvariant_at(first .. first+n-1) */
 } sl_provider_loaded;
 

@@ -32,12 +32,9 @@ int sl_rerun_selected(int every, unsigned long long seed) {
   return every > 0 && seed % (unsigned long long)every == 0;
 }
 
-/* Runs v on call (inputs as given, outputs fresh) with `threads` threads
- * into *vc, as produced. Returns the kernel's status; *fault as
- * sl_device_run_variant's. vc is prepared whatever the status (free it). */
-static sl_status sl__run_again(const sl_variant *v, const sl_call *call,
-                               unsigned copies, int threads,
-                               sl_variant_call *vc, sl_ctx *ctx, int *fault) {
+sl_status sl_run_again(const sl_variant *v, const sl_call *call,
+                       unsigned copies, int threads, sl_variant_call *vc,
+                       sl_ctx *ctx, int *fault) {
   char note[256];
   *fault = 0;
   if (sl_variant_call_prepare(vc, call, copies, note, sizeof note)) {
@@ -64,7 +61,7 @@ int sl_rerun_agrees(const sl_variant *v, const sl_call *inferred,
   sl_ctx ctx;
   sl_ctx_init(&ctx);
   int fault;
-  sl_status st = sl__run_again(v, inferred, copies, threads, &vc, &ctx, &fault);
+  sl_status st = sl_run_again(v, inferred, copies, threads, &vc, &ctx, &fault);
   int rc = 1;
   if (st != SL_STATUS_OK || fault) {
     /* The first run passed: refusing the same inputs now is itself a
@@ -147,7 +144,7 @@ int sl_permuted_agrees(const sl_variant *v, const sl_call *inferred,
   sl_ctx ctx;
   sl_ctx_init(&ctx);
   int fault, rc = 1;
-  sl_status st = sl__run_again(v, &perm, copies, threads, &vc, &ctx, &fault);
+  sl_status st = sl_run_again(v, &perm, copies, threads, &vc, &ctx, &fault);
   if (st != SL_STATUS_OK || fault) {
     snprintf(msg, len, "the same updates in reverse order were %s: %s: %.200s",
              fault ? "run into a device check" : "refused", sl_status_name(st),

@@ -14,6 +14,7 @@
 #include "oracles.h"
 #include "providers.h"
 #include "sl/sl.h"
+#include "variant_call.h"
 
 /* The outputs as the kernel produced them: dynamic_scatter's first
  * out_rows rows (its outputs are allocated for every point). */
@@ -23,6 +24,13 @@ void sl_outputs_as_produced(sl_call *call);
  * first's (*d its comparison), or -1 when every output passes. */
 int sl_first_output_differing(const sl_call *got, const sl_call *first,
                               sl_oracle o, sl_diff *d);
+
+/* Runs v on call (inputs as given, outputs fresh) with `threads` threads
+ * into *vc, as produced. Returns the kernel's status; *fault as
+ * sl_device_run_variant's. vc is prepared whatever the status (free it). */
+sl_status sl_run_again(const sl_variant *v, const sl_call *call,
+                       unsigned copies, int threads, sl_variant_call *vc,
+                       sl_ctx *ctx, int *fault);
 
 /* The thread count a rerun uses after a first run with `threads`: 1 after
  * a parallel run, 2 after a serial one. */

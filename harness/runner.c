@@ -10,7 +10,9 @@
 #include <time.h>
 
 #include "adjoint.h"
+#include "alloc_faults.h"
 #include "byte_size.h"
+#include "call_checks.h"
 #include "datagen.h"
 #include "device.h"
 #include "npy.h"
@@ -405,9 +407,9 @@ static void sl__judge(const sl_case *c, sl_call *vc, const sl_tensor *ref,
  * the updates in reverse order must not move an order-free result, and
  * another thread count must give a variant flagged deterministic the same
  * bits (for the others a difference is noted with the verdict). */
-static void sl__rerun(const sl_variant *v, const sl_call *inferred,
-                      unsigned copies, int threads, int rerun_threads,
-                      const sl_call *first, uint64_t seed,
+static void sl__rerun(const sl_variant *v, const sl_case *c,
+                      const sl_call *inferred, unsigned copies, int threads,
+                      int rerun_threads, const sl_call *first, uint64_t seed,
                       sl_variant_result *r) {
   double spread;
   char msg[400];
@@ -425,6 +427,24 @@ static void sl__rerun(const sl_variant *v, const sl_call *inferred,
   if (strcmp(v->name, "cpu.serial") == 0 &&
       sl_typed_agrees(inferred, copies, first, &applied, msg, sizeof msg) ==
           0) {
+    r->verdict = SL_VERDICT_FAILED;
+    snprintf(r->message, sizeof r->message, "%s", msg);
+    return;
+  }
+  /* The same call broken one way at a time must be refused, the
+   * argument named (call_checks.h): the validation in front of every
+   * variant, checked once per case. */
+  if (strcmp(v->name, "cpu.serial") == 0 &&
+      sl_call_checks_agree(v, inferred, copies, seed, &applied, msg,
+                           sizeof msg) == 0) {
+    r->verdict = SL_VERDICT_FAILED;
+    snprintf(r->message, sizeof r->message, "%s", msg);
+    return;
+  }
+  /* One of its allocations failing (alloc_faults.h): out_of_memory or a
+   * right answer, nothing leaked or written out of bounds. */
+  if (sl_alloc_faults_agree(v, c, inferred, copies, threads, first, seed,
+                            &applied, msg, sizeof msg) == 0) {
     r->verdict = SL_VERDICT_FAILED;
     snprintf(r->message, sizeof r->message, "%s", msg);
     return;
@@ -551,8 +571,8 @@ static void sl__run_variant(const sl_case *c, const sl_run_opts *o,
     if ((r->verdict == SL_VERDICT_PASSED ||
          r->verdict == SL_VERDICT_MISTRUSTED) &&
         sl_rerun_selected(o->rerun_every, c->seed))
-      sl__rerun(v, &inferred, copies, ctx.threads, o->rerun_threads, &vc.call,
-                c->seed, r);
+      sl__rerun(v, c, &inferred, copies, ctx.threads, o->rerun_threads,
+                &vc.call, c->seed, r);
     if (o->save_dir && line) {
       char err[256], prefix[SL_VARIANT_NAME_LEN + 2];
       snprintf(prefix, sizeof prefix, "%s.", v->name);

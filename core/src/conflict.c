@@ -6,7 +6,7 @@
 sl_status sl__locks_open(sl_ctx *ctx, const char *what, sl__locks *lk,
                          int64_t n) {
   lk->n = n;
-  lk->flag = calloc(n > 0 ? (size_t)n : 1, 1);
+  lk->flag = sl__calloc(n > 0 ? (size_t)n : 1, 1);
   if (lk->flag) return SL_STATUS_OK;
   return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
                      "%s: expected memory for %lld locks, got an allocation "
@@ -15,7 +15,7 @@ sl_status sl__locks_open(sl_ctx *ctx, const char *what, sl__locks *lk,
 }
 
 void sl__locks_close(sl__locks *lk) {
-  free(lk->flag);
+  sl__free(lk->flag);
   lk->flag = NULL;
 }
 
@@ -103,10 +103,10 @@ sl_status sl__recs_open(sl_ctx *ctx, const char *what, sl__recs *r, int64_t n,
   r->parts = sl__conflict_team(threads, n * per);
   while (K > 0 && ((K - 1) >> r->shift) >= SL__MAX_BUCKETS) ++r->shift;
   r->buckets = K > 0 ? ((K - 1) >> r->shift) + 1 : 1;
-  r->at = calloc((size_t)r->parts * (size_t)r->buckets, sizeof *r->at);
-  r->start = malloc((size_t)(r->buckets + 1) * sizeof *r->start);
+  r->at = sl__calloc((size_t)r->parts * (size_t)r->buckets, sizeof *r->at);
+  r->start = sl__malloc((size_t)(r->buckets + 1) * sizeof *r->start);
   const size_t records = n * per > 0 ? (size_t)(n * per) : 1;
-  r->rec = malloc(records * r->rs);
+  r->rec = sl__malloc(records * r->rs);
   if (r->at && r->start && r->rec) return SL_STATUS_OK;
   sl__recs_close(r);
   return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
@@ -132,9 +132,9 @@ void sl__recs_offsets(sl__recs *r) {
 }
 
 void sl__recs_close(sl__recs *r) {
-  free(r->at);
-  free(r->start);
-  free(r->rec);
+  sl__free(r->at);
+  sl__free(r->start);
+  sl__free(r->rec);
   memset(r, 0, sizeof *r);
 }
 
@@ -143,7 +143,7 @@ sl_status sl__slots_open(sl_ctx *ctx, const char *what, sl__slots *t,
   int64_t size = 2;
   while (size < 2 * n) size *= 2;
   t->mask = size - 1;
-  t->key = malloc((size_t)size * sizeof *t->key);
+  t->key = sl__malloc((size_t)size * sizeof *t->key);
   if (!t->key)
     return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
                        "%s: expected memory for a table of %lld targets, got "
@@ -154,7 +154,7 @@ sl_status sl__slots_open(sl_ctx *ctx, const char *what, sl__slots *t,
 }
 
 void sl__slots_close(sl__slots *t) {
-  free(t->key);
+  sl__free(t->key);
   t->key = NULL;
   t->mask = 0;
 }
@@ -179,9 +179,9 @@ sl_status sl__acc_open(sl_ctx *ctx, const char *what, sl__acc *a, sl_dtype dt,
     if (st) return st;
     n = a->slots.mask + 1;
   }
-  if (wide) a->wide = malloc((size_t)n * sizeof *a->wide);
+  if (wide) a->wide = sl__malloc((size_t)n * sizeof *a->wide);
   /* calloc: fresh zero pages, cheap until touched. */
-  a->count = calloc((size_t)n, sizeof *a->count);
+  a->count = sl__calloc((size_t)n, sizeof *a->count);
   if ((!wide || a->wide) && a->count) return SL_STATUS_OK;
   sl__acc_close(a);
   return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
@@ -191,8 +191,8 @@ sl_status sl__acc_open(sl_ctx *ctx, const char *what, sl__acc *a, sl_dtype dt,
 }
 
 void sl__acc_close(sl__acc *a) {
-  free(a->wide);
-  free(a->count);
+  sl__free(a->wide);
+  sl__free(a->count);
   sl__slots_close(&a->slots);
   a->wide = NULL;
   a->count = NULL;

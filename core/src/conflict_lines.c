@@ -14,9 +14,9 @@
 sl_status sl__clines_alloc(sl_ctx *ctx, sl__clines *p, int64_t L) {
   size_t k = L > 0 ? (size_t)L : 1;
   p->L = L;
-  p->oline = malloc(k * sizeof *p->oline);
-  p->sline = malloc(k * sizeof *p->sline);
-  p->iline = p->rows ? NULL : malloc(k * sizeof *p->iline);
+  p->oline = sl__malloc(k * sizeof *p->oline);
+  p->sline = sl__malloc(k * sizeof *p->sline);
+  p->iline = p->rows ? NULL : sl__malloc(k * sizeof *p->iline);
   if (p->oline && p->sline && (p->rows || p->iline)) return SL_STATUS_OK;
   sl__clines_free(p);
   return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
@@ -52,9 +52,9 @@ void sl__clines_seal(sl__clines *p) {
 }
 
 void sl__clines_free(sl__clines *p) {
-  free(p->oline);
-  free(p->sline);
-  free(p->iline);
+  sl__free(p->oline);
+  sl__free(p->sline);
+  sl__free(p->iline);
   p->oline = p->sline = p->iline = NULL;
 }
 
@@ -241,7 +241,7 @@ static sl_status sl__cl_prepare(sl_ctx *ctx, const sl__clines *p,
     sl__cl_pass(p, a, NULL, SL__CL_PREPARE, threads);
     return SL_STATUS_OK;
   }
-  unsigned char *hit = calloc((size_t)p->n, 1);
+  unsigned char *hit = sl__calloc((size_t)p->n, 1);
   if (!hit)
     return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
                        "%s: expected memory to mark %lld rows, got an "
@@ -258,7 +258,7 @@ static sl_status sl__cl_prepare(sl_ctx *ctx, const sl__clines *p,
     for (int64_t l = 0; l < p->L; ++l)
       sl__acc_prepare(a, sl__cl_e(p, l, t), sl__cl_dst(p, l, t));
   }
-  free(hit);
+  sl__free(hit);
   return SL_STATUS_OK;
 }
 
@@ -285,7 +285,7 @@ static void sl__cl_copy_row(const sl__clines *p, int64_t t, int64_t i) {
  * beside the rows (not sl__sparse(n, m)). */
 static sl_status sl__cl_assign_dense(sl_ctx *ctx, const sl__clines *p,
                                      int threads) {
-  int64_t *winner = malloc((size_t)p->n * sizeof *winner);
+  int64_t *winner = sl__malloc((size_t)p->n * sizeof *winner);
   if (!winner)
     return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
                        "%s: expected memory for %lld row winners, got an "
@@ -302,7 +302,7 @@ static sl_status sl__cl_assign_dense(sl_ctx *ctx, const sl__clines *p,
 #pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
   for (int64_t t = 0; t < p->n; ++t)
     if (winner[t] >= 0) sl__cl_copy_row(p, t, winner[t]);
-  free(winner);
+  sl__free(winner);
   return SL_STATUS_OK;
 }
 
@@ -315,7 +315,7 @@ static sl_status sl__cl_assign_sparse(sl_ctx *ctx, const sl__clines *p,
   sl_status st = sl__slots_open(ctx, p->what, &tab, p->m);
   if (st) return st;
   const int64_t size = tab.mask + 1;
-  int64_t *winner = malloc((size_t)size * sizeof *winner);
+  int64_t *winner = sl__malloc((size_t)size * sizeof *winner);
   if (!winner) {
     sl__slots_close(&tab);
     return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
@@ -335,7 +335,7 @@ static sl_status sl__cl_assign_sparse(sl_ctx *ctx, const sl__clines *p,
     if (winner[sl__slot(&tab, t)] == i) sl__cl_copy_row(p, t, i);
   }
   sl__slots_close(&tab);
-  free(winner);
+  sl__free(winner);
   return SL_STATUS_OK;
 }
 

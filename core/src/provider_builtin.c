@@ -8,6 +8,7 @@
  */
 #include <pthread.h>
 
+#include "alloc.h"
 #include "sl/sl_provider.h"
 #include "sl_internal.h"
 
@@ -34,7 +35,8 @@ static sl_provider sl__builtin = {SL_PROVIDER_ABI_VERSION,
                                   SL_VERSION_STRING,
                                   sizeof sl__builtin_rows /
                                       sizeof sl__builtin_rows[0],
-                                  sl__builtin_rows};
+                                  sl__builtin_rows,
+                                  sl__alloc_faults};
 
 /* The capabilities depend on the op's catalogue row, which is not a
  * constant expression: filled in once, at the first call. */

@@ -103,7 +103,7 @@ sl_status sl__reduce_line_batches(sl_ctx *ctx, const char *op, sl_call *c,
   int64_t per = sl__reduce_lines_scratch(out->dtype, c->p.reduce, n);
   double *scratch = NULL;
   if (lines && per) {
-    scratch = malloc((size_t)team * (size_t)per * sizeof(double));
+    scratch = sl__malloc((size_t)team * (size_t)per * sizeof(double));
     if (!scratch)
       return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
                          "%s: no memory for %lld doubles of scratch", op,
@@ -124,7 +124,7 @@ sl_status sl__reduce_line_batches(sl_ctx *ctx, const char *op, sl_call *c,
       fn(user, b * SL__LINE_BATCH, end < lines ? end : lines, mine);
     }
   }
-  free(scratch);
+  sl__free(scratch);
   return SL_STATUS_OK;
 }
 

@@ -225,7 +225,7 @@ sl_status sl__reduce_backward_run(sl_ctx *ctx, const char *op,
   const int64_t per_thread = per_line * batch;
   double *scratch = NULL;
   if (per_thread > 0) {
-    scratch = malloc((size_t)team * (size_t)per_thread * sizeof(double));
+    scratch = sl__malloc((size_t)team * (size_t)per_thread * sizeof(double));
     if (!scratch)
       return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
                          "%s: no memory for %lld doubles of scratch", op,
@@ -239,6 +239,6 @@ sl_status sl__reduce_backward_run(sl_ctx *ctx, const char *op,
     sl__rb_range(b, begin, end, batch, locate, user,
                  scratch ? scratch + t * per_thread : NULL);
   }
-  free(scratch);
+  sl__free(scratch);
   return SL_STATUS_OK;
 }

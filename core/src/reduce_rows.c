@@ -390,7 +390,7 @@ static int sl__scatter_reduce_private(const sl__scatter_walk *s, sl_call *c,
   const int team = threads < parts ? threads : parts;
   const int ncopies = parts - 1 + own;
   const size_t bytes = (size_t)numel * s->es;
-  char *copies = malloc((size_t)ncopies * bytes);
+  char *copies = sl__malloc((size_t)ncopies * bytes);
   if (!copies) return 0; /* the slabs do without */
   _Alignas(16) unsigned char neutral[16];
   sl__reduce_set_identity(out->dtype, r, neutral);
@@ -437,7 +437,7 @@ static int sl__scatter_reduce_private(const sl__scatter_walk *s, sl_call *c,
                            s->es};
     sl__for_chunks(threads, numel, sl__private_merge_chunk, &m);
   }
-  free(copies);
+  sl__free(copies);
   return 1;
 }
 
@@ -518,7 +518,7 @@ static int sl__fill_targets_once(const sl__scatter_walk *first,
    * has more targets than the index has positions. */
   if (m >= (int64_t)UINT32_MAX || targets > sl__numel(index)) return 0;
   const int team = sl__team(threads, sl__numel(index));
-  uint32_t *namers = calloc((size_t)team * (size_t)targets, sizeof *namers);
+  uint32_t *namers = sl__calloc((size_t)team * (size_t)targets, sizeof *namers);
   if (!namers) return 0;
   const int64_t step = index->strides[dim];
 #pragma omp parallel num_threads(team) if (team > 1)
@@ -538,7 +538,7 @@ static int sl__fill_targets_once(const sl__scatter_walk *first,
       if (i) sl__scatter_walk_slab(first, dim, i - 1, i);
     }
   }
-  free(namers);
+  sl__free(namers);
   return 1;
 }
 

@@ -83,6 +83,13 @@ static inline int64_t sl__load_index(const sl_tensor *t, int64_t off) {
   return ((const int64_t *)t->data)[off];
 }
 
+/* The kernels' scratch memory: malloc, calloc and free, counted, and
+ * failing on request (alloc.c, sl_provider.alloc_faults). Every allocation
+ * in core/src goes through them (layers.core_alloc checks it). */
+void *sl__malloc(size_t bytes);
+void *sl__calloc(size_t n, size_t size);
+void sl__free(void *p);
+
 /* Copies one element of `size` bytes. */
 static inline void sl__copy_elem(void *dst, const void *src, size_t size) {
   memcpy(dst, src, size);

@@ -24,6 +24,14 @@
  *                                    as TensorFlow #127164): right below
  *                                    2^31 elements, past it wraps negative
  *                                    (found by `fuzz --huge` only)
+ *   gather cpu.leaks_on_oom          right, but when its second scratch
+ *                                    allocation fails it returns
+ *                                    out_of_memory without freeing the
+ *                                    first (found by allocation faults,
+ *                                    alloc_faults.h: the provider serves
+ *                                    the core's counted allocator's hook)
+ *   gather cpu.oom_ignored           when its scratch allocation fails it
+ *                                    returns ok without writing out
  *   gather cpu.crash                 writes through a null pointer (SIGSEGV)
  *   gather cpu.hang                  never returns
  */
@@ -32,6 +40,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "sl/sl_provider.h"
 #include "sl_internal.h"
 
@@ -157,6 +166,26 @@ static sl_status sl_buggy_offset32(sl_ctx *ctx, sl_call *c) {
   return SL_STATUS_OK;
 }
 
+/* The core's gather, behind two scratch buffers of index positions. */
+static sl_status sl_buggy_leaks_on_oom(sl_ctx *ctx, sl_call *c) {
+  const size_t n = (size_t)sl__numel(&c->arg[1]) + 1;
+  int64_t *a = sl__malloc(n * sizeof *a);
+  if (!a) return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY, "no memory");
+  int64_t *b = sl__malloc(n * sizeof *b);
+  if (!b) /* the bug: a is not freed */
+    return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY, "no memory");
+  sl__free(b);
+  sl__free(a);
+  return sl_gather_cpu_serial(ctx, c);
+}
+
+static sl_status sl_buggy_oom_ignored(sl_ctx *ctx, sl_call *c) {
+  int64_t *a = sl__malloc((size_t)sl__numel(&c->arg[1]) * 8 + 8);
+  if (!a) return SL_STATUS_OK; /* the bug: out never written */
+  sl__free(a);
+  return sl_gather_cpu_serial(ctx, c);
+}
+
 static sl_status sl_buggy_ignores_strides(sl_ctx *ctx, sl_call *c) {
   sl_call row_major = *c;
   sl_tensor *x = &row_major.arg[0];
@@ -238,6 +267,8 @@ static sl_provider_variant sl__rows[] = {
     SL__BUGGY(SL_OP_GATHER, "cpu.off_by_one", sl_buggy_off_by_one),
     SL__BUGGY(SL_OP_GATHER, "cpu.ignores_strides", sl_buggy_ignores_strides),
     SL__BUGGY(SL_OP_GATHER, "cpu.offset32", sl_buggy_offset32),
+    SL__BUGGY(SL_OP_GATHER, "cpu.leaks_on_oom", sl_buggy_leaks_on_oom),
+    SL__BUGGY(SL_OP_GATHER, "cpu.oom_ignored", sl_buggy_oom_ignored),
     SL__BUGGY(SL_OP_GATHER, "cpu.crash", sl_buggy_crash),
     SL__BUGGY(SL_OP_GATHER, "cpu.hang", sl_buggy_hang),
 };
@@ -247,7 +278,8 @@ static const sl_provider sl__buggy = {SL_PROVIDER_ABI_VERSION,
                                       "buggy",
                                       "test",
                                       sizeof sl__rows / sizeof sl__rows[0],
-                                      sl__rows};
+                                      sl__rows,
+                                      sl__alloc_faults};
 
 SL_PROVIDER_ENTRY {
   /* scatter_reduce takes reduces and include_self: its rows declare the

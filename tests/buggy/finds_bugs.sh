@@ -75,6 +75,21 @@ bundles() {
 }
 check bundles
 
+# Allocation faults (harness/alloc_faults.h): `run` reruns every passing
+# variant with one of its scratch allocations failing (the seed picks
+# which: seed 2 fails the second of cpu.leaks_on_oom's two). A leak on the
+# error path, and an ok over an unwritten output, are failures; the core's
+# own variants pass the same check.
+"$BIN" run --no-db --variants cpu.serial,buggy:cpu.leaks_on_oom,buggy:cpu.oom_ignored \
+  'gather x=4x3 index=2x3 dim=0 seed=2' >"$tmp/out" 2>&1
+check test $? -eq 1
+check grep -q "^    with allocation 2 of 2 failing: returned out_of_memory and left 1 allocation unfreed (a leak on the error path)" "$tmp/out"
+check grep -q "^    with allocation 1 of 1 failing: returned ok with out wrong against the first run" "$tmp/out"
+check grep -q "^passed  *cpu.serial" "$tmp/out"
+"$BIN" run --no-db --variants cpu.serial,cpu.omp,cpu.atomic,cpu.lock,cpu.sorted \
+  'scatter_reduce dt=f16 x=40x3 index=300x3 src=300x3 dim=0 reduce=mean seed=4' >"$tmp/out" 2>&1
+check test $? -eq 0
+
 # A crash is a verdict; the variants after it still run.
 "$BIN" run --no-db --variants cpu.serial,buggy:cpu.crash,cpu.omp \
   'gather x=4x3 index=2x3 dim=0 seed=1' >"$tmp/out" 2>&1

@@ -76,6 +76,7 @@ static const sl_provider bc_provider = {
     "test fixture",
     sizeof bc_variants / sizeof bc_variants[0],
     bc_variants,
+    NULL,
 };
 
 SL_PROVIDER_ENTRY { return &bc_provider; }

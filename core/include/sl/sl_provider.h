@@ -64,6 +64,7 @@
 #define SL_SL_PROVIDER_H
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -151,6 +152,12 @@ typedef struct sl_provider_variant {
   sl_caps caps;
 } sl_provider_variant;
 
+/* What a provider's allocation counter saw (sl_provider.alloc_faults). */
+typedef struct sl_alloc_counts {
+  int64_t made; /* scratch allocations attempted since the previous call */
+  int64_t live; /* allocations not yet freed (0 between kernel calls) */
+} sl_alloc_counts;
+
 /* The table sl_provider_entry returns. */
 typedef struct sl_provider {
   uint32_t abi_version; /* SL_PROVIDER_ABI_VERSION */
@@ -161,7 +168,21 @@ typedef struct sl_provider {
   const char *version; /* free text for the reports ("1.4.0+g2c1f"), or NULL */
   size_t n_variants;   /* >= 1 */
   const sl_provider_variant *variants;
+  /* Fields below were added within version 1: the harness reads one only
+   * when `size` covers it, so a provider built before it still loads. */
+  /* Optional (NULL: none): allocation faults, so that a fuzz campaign tests
+   * the kernels' error paths (docs/providers.md). alloc_faults(k) returns
+   * the counts since its previous call and from now on fails every scratch
+   * allocation of the provider's kernels after the first k (k < 0: none
+   * fails; the counting goes on). A kernel whose allocation failed must
+   * return SL_STATUS_OUT_OF_MEMORY, or the right answer by a path that
+   * needs less, and free what it took. Called between kernel calls only. */
+  sl_alloc_counts (*alloc_faults)(int64_t fail_after);
 } sl_provider;
+
+/* The size a provider of version 1 fills in at least (before the fields
+ * added within the version). */
+#define SL_PROVIDER_MIN_SIZE (offsetof(sl_provider, variants) + sizeof(void *))
 
 typedef const sl_provider *(*sl_provider_entry_fn)(void);
 

@@ -207,6 +207,7 @@ static const sl_provider mlc_provider = {
     "1.0",
     sizeof mlc_variants / sizeof mlc_variants[0],
     mlc_variants,
+    nullptr, /* alloc_faults: its scratch is not counted */
 };
 
 /* SL_PROVIDER_ENTRY gives the entry point C linkage: the harness looks it

@@ -226,14 +226,14 @@ sl_status sl__dyn_voxelize(sl_ctx *ctx, sl_call *c, int threads, sl__dyn *w,
    * result; keep chunks of at least 1024 points so small calls stay cheap. */
   int parts = threads;
   if ((int64_t)parts > (N + 1023) / 1024) parts = (int)((N + 1023) / 1024);
-  w->keys = malloc((size_t)(N * w->D) * sizeof *w->keys);
-  w->point = malloc((size_t)N * sizeof *w->point);
-  w->order = malloc((size_t)N * sizeof *w->order);
-  w->tmp = malloc((size_t)N * sizeof *w->tmp);
-  w->starts = malloc((size_t)(N + 1) * sizeof *w->starts);
-  int64_t *base = malloc((size_t)(parts + 1) * sizeof *base);
+  w->keys = sl__malloc((size_t)(N * w->D) * sizeof *w->keys);
+  w->point = sl__malloc((size_t)N * sizeof *w->point);
+  w->order = sl__malloc((size_t)N * sizeof *w->order);
+  w->tmp = sl__malloc((size_t)N * sizeof *w->tmp);
+  w->starts = sl__malloc((size_t)(N + 1) * sizeof *w->starts);
+  int64_t *base = sl__malloc((size_t)(parts + 1) * sizeof *base);
   if (!w->keys || !w->point || !w->order || !w->tmp || !w->starts || !base) {
-    free(base);
+    sl__free(base);
     sl__dyn_free(w);
     return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
                        "dynamic_scatter: expected workspace for %lld points, "
@@ -249,16 +249,16 @@ sl_status sl__dyn_voxelize(sl_ctx *ctx, sl_call *c, int threads, sl__dyn *w,
                          sl__dyn_emit_start);
     w->starts[*M] = (int32_t)nv;
   }
-  free(base);
+  sl__free(base);
   return SL_STATUS_OK;
 }
 
 void sl__dyn_free(sl__dyn *w) {
-  free(w->starts);
-  free(w->tmp);
-  free(w->order);
-  free(w->point);
-  free(w->keys);
+  sl__free(w->starts);
+  sl__free(w->tmp);
+  sl__free(w->order);
+  sl__free(w->point);
+  sl__free(w->keys);
   memset(w, 0, sizeof *w);
 }
 

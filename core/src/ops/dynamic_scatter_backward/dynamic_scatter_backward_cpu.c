@@ -136,7 +136,7 @@ sl_status sl__dsb_run(sl_ctx *ctx, sl_call *c, int threads,
   if (c->p.reduce == SL_REDUCE_MAX && M > 0) {
     /* infer bounded M * C by the size of an element, not of an int64. */
     if ((uint64_t)M * (uint64_t)C <= SIZE_MAX / sizeof *first)
-      first = malloc((size_t)(M * C) * sizeof *first);
+      first = sl__malloc((size_t)(M * C) * sizeof *first);
     if (!first)
       return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
                          "dynamic_scatter_backward: expected workspace for "
@@ -144,7 +144,7 @@ sl_status sl__dsb_run(sl_ctx *ctx, sl_call *c, int threads,
                          (long long)M, (long long)C);
     sl_status st = find(ctx, c, threads, first);
     if (st) {
-      free(first);
+      sl__free(first);
       return st;
     }
   }
@@ -158,7 +158,7 @@ sl_status sl__dsb_run(sl_ctx *ctx, sl_call *c, int threads,
     sl__dsb_part p = {n0, n1, 0, M, n0, n1, first, NULL};
     sl__dsb_rows(c, &p);
   }
-  free(first);
+  sl__free(first);
   return SL_STATUS_OK;
 }
 
@@ -169,7 +169,7 @@ static sl_status sl__dsb_fused(sl_ctx *ctx, sl_call *c, int threads) {
   if (N == 0 || C == 0) return SL_STATUS_OK;
   unsigned char *taken = NULL;
   if (c->p.reduce == SL_REDUCE_MAX && M > 0) {
-    taken = calloc((size_t)M, (size_t)C);
+    taken = sl__calloc((size_t)M, (size_t)C);
     if (!taken)
       return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
                          "dynamic_scatter_backward: expected a map of %lld x "
@@ -185,7 +185,7 @@ static sl_status sl__dsb_fused(sl_ctx *ctx, sl_call *c, int threads) {
     sl__chunk(N, parts, t, &p.d0, &p.d1);
     sl__dsb_rows(c, &p);
   }
-  free(taken);
+  sl__free(taken);
   return SL_STATUS_OK;
 }
 

@@ -126,7 +126,7 @@ sl_status sl_masked_scatter_cpu_omp(sl_ctx *ctx, sl_call *c) {
   int64_t ms[SL_MAX_DIMS];
   sl__mask_strides(x, mask, ms);
   /* start[t] is the first source element of chunk t (exclusive scan). */
-  int64_t *start = malloc(((size_t)team + 1) * sizeof *start);
+  int64_t *start = sl__malloc(((size_t)team + 1) * sizeof *start);
   if (!start)
     return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
                        "masked_scatter: no memory for %d chunk counts", team);
@@ -148,6 +148,6 @@ sl_status sl_masked_scatter_cpu_omp(sl_ctx *ctx, sl_call *c) {
       if (b < e) sl__masked_scatter_range(c, ms, b, e, start[t]);
     }
   }
-  free(start);
+  sl__free(start);
   return SL_STATUS_OK;
 }

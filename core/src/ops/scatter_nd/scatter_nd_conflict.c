@@ -157,7 +157,7 @@ static sl_status sl__ndc_assign_atomic(sl_ctx *ctx, const sl__ndc *q,
                                        int threads) {
   const int64_t E = sl__numel(&q->c->arg[3]);
   const size_t es = sl_dtype_size(q->c->arg[3].dtype);
-  int64_t *winner = malloc((size_t)E * sizeof *winner);
+  int64_t *winner = sl__malloc((size_t)E * sizeof *winner);
   if (!winner)
     return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
                        "scatter_nd: expected memory for %lld winners, got an "
@@ -178,7 +178,7 @@ static sl_status sl__ndc_assign_atomic(sl_ctx *ctx, const sl__ndc *q,
     for (int64_t p = 0; p < q->P; ++p)
       if (winner[sl__ndc_resolve(q, p, &dst, &src)] == p) memcpy(dst, src, es);
   }
-  free(winner);
+  sl__free(winner);
   return SL_STATUS_OK;
 }
 

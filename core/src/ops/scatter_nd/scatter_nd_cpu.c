@@ -65,11 +65,11 @@ static sl_status sl__nd_plan_make(sl_ctx *ctx, const sl_call *c,
   pl->touched = NULL;
   if (pl->groups * pl->members == 0 || !sl__nd_half_sum(c)) return SL_STATUS_OK;
   size_t n = (size_t)sl__numel(out);
-  pl->acc = malloc(n * sizeof *pl->acc);
-  pl->touched = calloc(n, 1);
+  pl->acc = sl__malloc(n * sizeof *pl->acc);
+  pl->touched = sl__calloc(n, 1);
   if (pl->acc && pl->touched) return SL_STATUS_OK;
-  free(pl->acc);
-  free(pl->touched);
+  sl__free(pl->acc);
+  sl__free(pl->touched);
   return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
                      "scatter_nd: no memory for %zu f32 accumulators", n);
 }
@@ -142,8 +142,8 @@ static void sl__scatter_nd_flush(const sl_call *c, const sl__nd_plan *pl,
 }
 
 static void sl__nd_plan_free(sl__nd_plan *pl) {
-  free(pl->acc);
-  free(pl->touched);
+  sl__free(pl->acc);
+  sl__free(pl->touched);
 }
 
 /*

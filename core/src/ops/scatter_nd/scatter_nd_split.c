@@ -197,10 +197,10 @@ int sl__scatter_nd_split(sl_call *c, int threads) {
     s.od[k] = (uint64_t)out->strides[c->p.dims[k]];
     s.bound[k] = (uint64_t)x->shape[c->p.dims[k]];
   }
-  s.off = malloc((size_t)(s.T * s.P) * sizeof *s.off);
-  s.val = malloc((size_t)(s.T * s.P) * s.es);
-  s.count = malloc((size_t)(s.T * s.T) * sizeof *s.count);
-  s.bad = malloc((size_t)s.T * sizeof *s.bad);
+  s.off = sl__malloc((size_t)(s.T * s.P) * sizeof *s.off);
+  s.val = sl__malloc((size_t)(s.T * s.P) * s.es);
+  s.count = sl__malloc((size_t)(s.T * s.T) * sizeof *s.count);
+  s.bad = sl__malloc((size_t)s.T * sizeof *s.bad);
   int done = 0;
   if (s.off && s.val && s.count && s.bad) {
     /* Strided over the team that actually starts, which may be smaller. */
@@ -217,9 +217,9 @@ int sl__scatter_nd_split(sl_call *c, int threads) {
       done = bad ? -1 : 1;
     }
   } /* else 0: the serial walk needs no extra memory */
-  free(s.off);
-  free(s.val);
-  free(s.count);
-  free(s.bad);
+  sl__free(s.off);
+  sl__free(s.val);
+  sl__free(s.count);
+  sl__free(s.bad);
   return done;
 }

@@ -135,14 +135,14 @@ sl_status sl__seg_offsets(sl_ctx *ctx, const sl_tensor *lengths, int is_offsets,
 sl_status sl__seg_offsets_alloc(sl_ctx *ctx, const sl_call *c, int lengths_slot,
                                 const sl__seg_geom *g, int64_t **offs) {
   const size_t n = (size_t)(g->Q * (g->S + 1));
-  *offs = malloc((n ? n : 1) * sizeof(int64_t));
+  *offs = sl__malloc((n ? n : 1) * sizeof(int64_t));
   if (!*offs)
     return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
                        "%s: no memory for %zu offsets", sl_op_name(c->op), n);
   sl_status st =
       sl__seg_offsets(ctx, &c->arg[lengths_slot], c->p.offsets, g, *offs);
   if (st) {
-    free(*offs);
+    sl__free(*offs);
     *offs = NULL;
   }
   return st;

@@ -38,7 +38,7 @@ void sl__seg_geom_of(const sl_tensor *data, const sl_tensor *lengths, int axis,
 sl_status sl__seg_offsets(sl_ctx *ctx, const sl_tensor *lengths, int is_offsets,
                           const sl__seg_geom *g, int64_t *offs);
 
-/* The same offsets in freshly allocated memory (*offs, to free()), for a
+/* The same offsets in freshly allocated memory (*offs, to sl__free()), for a
  * kernel: validated, so a failure can only be OUT_OF_MEMORY. */
 sl_status sl__seg_offsets_alloc(sl_ctx *ctx, const sl_call *c, int lengths_slot,
                                 const sl__seg_geom *g, int64_t **offs);

@@ -172,7 +172,7 @@ static sl_status sl__segb_run(sl_ctx *ctx, sl_call *c, int threads) {
                      (u + 1) * SL__SEG_RUN < tasks ? (u + 1) * SL__SEG_RUN
                                                    : tasks);
   }
-  free(offs);
+  sl__free(offs);
   return SL_STATUS_OK;
 }
 

@@ -166,7 +166,7 @@ static sl_status sl__seg_run(sl_ctx *ctx, sl_call *c, int threads) {
     sl__seg_tasks(&j, u * SL__SEG_RUN,
                   (u + 1) * SL__SEG_RUN < tasks ? (u + 1) * SL__SEG_RUN
                                                 : tasks);
-  free(offs);
+  sl__free(offs);
   return SL_STATUS_OK;
 }
 
@@ -322,9 +322,9 @@ sl_status sl_segment_reduce_cpu_atomic(sl_ctx *ctx, sl_call *c) {
   j->blocks = (g->R + SL__SEG_BLOCK - 1) / SL__SEG_BLOCK;
   j->start = sl__seg_start(c);
   if (sl__acc_dtype(dt) != dt) {
-    a.wide = malloc((size_t)E * sizeof(float));
+    a.wide = sl__malloc((size_t)E * sizeof(float));
     if (!a.wide) {
-      free(offs);
+      sl__free(offs);
       return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
                          "segment_reduce: no memory for %lld f32 "
                          "accumulators",
@@ -355,7 +355,7 @@ sl_status sl_segment_reduce_cpu_atomic(sl_ctx *ctx, sl_call *c) {
       sl__seg_atomic_pass(&a, 1, b, e);
     }
   }
-  free(a.wide);
-  free(offs);
+  sl__free(a.wide);
+  sl__free(offs);
   return SL_STATUS_OK;
 }

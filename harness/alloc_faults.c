@@ -1,0 +1,103 @@
+/* A variant's error paths, by allocation faults (see alloc_faults.h). */
+#include "alloc_faults.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "oracles.h"
+#include "providers.h"
+#include "rerun.h"
+
+typedef sl_alloc_counts (*sl__faults_fn)(int64_t fail_after);
+
+/* The hook of the provider that serves v, or NULL. */
+static sl__faults_fn sl__hook_of(const sl_variant *v) {
+  const sl_hvariant *hv = sl_hvariant_find(v->op, v->name);
+  const sl_provider_loaded *p = hv ? sl_provider_at((size_t)hv->provider) : 0;
+  return p ? p->alloc_faults : NULL;
+}
+
+/* The first output the faulted run got wrong against the first run's,
+ * by c's oracles: -1 when every one passes. */
+static int sl__wrong_output(const sl_case *c, const sl_call *got,
+                            const sl_call *first, sl_diff *d) {
+  const sl_op_info *info = sl_op_get(got->op);
+  for (int s = info->n_in; s < info->n_in + info->n_out; ++s)
+    if (!sl_compare(&got->arg[s], &first->arg[s], sl_oracle_for(c, s), got, d))
+      return s;
+  return -1;
+}
+
+int sl_alloc_faults_agree(const sl_variant *v, const sl_case *c,
+                          const sl_call *inferred, unsigned copies, int threads,
+                          const sl_call *first, uint64_t seed, int *applied,
+                          char *msg, size_t len) {
+  *applied = 0;
+  msg[0] = '\0';
+  const sl__faults_fn hook = sl__hook_of(v);
+  if (!hook) return 1;
+  sl_variant_call vc;
+  sl_ctx ctx;
+  int fault;
+  /* Counting: how many allocations the call makes. */
+  hook(-1);
+  sl_ctx_init(&ctx);
+  sl_status st = sl_run_again(v, inferred, copies, threads, &vc, &ctx, &fault);
+  sl_variant_call_free(&vc);
+  const sl_alloc_counts counted = hook(-1);
+  if (st != SL_STATUS_OK || fault) {
+    snprintf(msg, len, "allocation faults: the counting run refused: %s",
+             sl_ctx_message(&ctx));
+    return -1;
+  }
+  if (counted.made <= 0) return 1;
+  *applied = 1;
+  /* The k-th and every later allocation fail: a machine out of memory. */
+  const int64_t k =
+      (int64_t)((seed * 0x9e3779b97f4a7c15ull) >> 33) % counted.made;
+  hook(k);
+  sl_ctx_init(&ctx);
+  st = sl_run_again(v, inferred, copies, threads, &vc, &ctx, &fault);
+  const sl_alloc_counts after = hook(-1);
+  char what[96], guard[256];
+  snprintf(what, sizeof what, "with allocation %lld of %lld failing",
+           (long long)k + 1, (long long)counted.made);
+  int rc = 1;
+  sl_diff d;
+  int s;
+  if (fault) {
+    snprintf(msg, len, "%s: broke a device check: %.200s", what,
+             sl_ctx_message(&ctx));
+    rc = 0;
+  } else if (!sl_variant_call_guards_ok(&vc, guard, sizeof guard)) {
+    snprintf(msg, len, "%s: %s", what, guard);
+    rc = 0;
+  } else if (after.live != counted.live) {
+    snprintf(msg, len,
+             "%s: returned %s and left %lld allocation%s unfreed (a leak on "
+             "the error path)",
+             what, sl_status_name(st), (long long)(after.live - counted.live),
+             after.live - counted.live == 1 ? "" : "s");
+    rc = 0;
+  } else if (st == SL_STATUS_OUT_OF_MEMORY) {
+    if (!sl_ctx_message(&ctx)[0]) {
+      snprintf(msg, len, "%s: returned out_of_memory without a message", what);
+      rc = 0;
+    }
+  } else if (st != SL_STATUS_OK) {
+    snprintf(msg, len,
+             "%s: returned %s (%.160s), expected out_of_memory or the "
+             "answer of a path that needs less",
+             what, sl_status_name(st), sl_ctx_message(&ctx));
+    rc = 0;
+  } else if ((s = sl__wrong_output(c, &vc.call, first, &d)) >= 0) {
+    snprintf(msg, len,
+             "%s: returned ok with %s wrong against the first run (%lld "
+             "elements; %.160s)",
+             what, sl_op_get(inferred->op)->arg_names[s],
+             (long long)d.mismatches, d.msg);
+    rc = 0;
+  }
+  sl_variant_call_free(&vc);
+  return rc;
+}
