@@ -32,11 +32,7 @@ extern "C" {
 
 /* The per-element helpers below sit in the innermost loops of every
  * variant: a call per element would cost more than the element's work. */
-#if defined(__GNUC__)
-#define SL__HOT static inline __attribute__((always_inline))
-#else
-#define SL__HOT static inline
-#endif
+#define SL__HOT SL__ALWAYS_INLINE
 
 /* fn(DT, ...) with DT the constant of dt, one of f32, f64, i32, i64 (any
  * other dtype counts as i64); SL__WITH_DTYPES adds IT, the index dtype's

@@ -41,9 +41,8 @@ static int sl__rb_batch(int64_t scratch_per_line) {
  * in the same order as on its own. dt is b->dt, a constant in the f32
  * and f64 instances (sl__load_f and friends fold to plain loads there).
  */
-static inline __attribute__((always_inline)) void
-sl__rb_lines_as(sl_dtype dt, const sl__rbline *b, int k, const sl__rbptr *p,
-                double *scratch) {
+SL__ALWAYS_INLINE void sl__rb_lines_as(sl_dtype dt, const sl__rbline *b, int k,
+                                       const sl__rbptr *p, double *scratch) {
   const int64_t es = (int64_t)sl_dtype_size(dt);
   const int64_t n = b->n, m = p[0].m, nk = n * k;
   /* assign overwrites x whatever include_self says (index_copy). */

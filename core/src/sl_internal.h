@@ -188,11 +188,24 @@ sl_status sl__check_index_range(sl_ctx *ctx, sl__infer_mode mode,
 sl_status sl__check_index_values(sl_ctx *ctx, const char *what,
                                  const sl_tensor *index, int64_t bound,
                                  int64_t dim, const sl_tensor *x);
+/* For the instances of a function that a constant argument specializes
+ * (a dtype, a reduce), and helpers of the innermost loops: inlined into
+ * every caller, except in a coverage build, where gcov would count each
+ * inlined copy's branches apart (CMakeLists.txt's -fno-inline). */
+#if defined(__GNUC__) && !defined(SL_COVERAGE)
+#define SL__ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define SL__ALWAYS_INLINE static inline
+#endif
+
 /* Index scans: x86-64's baseline (SSE2) has no 64-bit compare, so a
  * function marked so gets AVX2 and AVX-512 clones too (AVX-512 has
  * unsigned 64-bit compares and max), the best one the CPU has picked at
- * load time (GCC's target_clones; clang builds keep one version). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+ * load time (GCC's target_clones; clang builds keep one version, and so
+ * does a coverage build, where only the clone this CPU picks could ever
+ * count). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) &&         \
+    !defined(SL_COVERAGE)
 #define SL__SIMD_CLONES                                                        \
   __attribute__((target_clones("avx512f", "avx2", "default")))
 #else

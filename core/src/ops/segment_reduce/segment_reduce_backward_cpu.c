@@ -38,8 +38,8 @@ typedef struct sl__segb_job {
 /* Tasks [t0, t1) in order (as the forward's: t = (q * S + s) * blocks +
  * blk, column offsets computed when the block changes, row offsets when q
  * does). dt is a constant in each instance. */
-static inline __attribute__((always_inline)) void
-sl__segb_tasks_as(sl_dtype dt, const sl__segb_job *j, int64_t t0, int64_t t1) {
+SL__ALWAYS_INLINE void sl__segb_tasks_as(sl_dtype dt, const sl__segb_job *j,
+                                         int64_t t0, int64_t t1) {
   const sl_call *c = j->c;
   const sl__seg_geom *g = &j->g;
   const sl_tensor *a = c->arg;

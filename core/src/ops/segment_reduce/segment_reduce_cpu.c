@@ -56,9 +56,9 @@ typedef struct sl__seg_job {
  * (one task at a time spent its 100 ns on those divisions, for segments of
  * 16 along the last axis). dt and r are constants in each instance, so
  * the loads, the rounding and the combine fold. */
-static inline __attribute__((always_inline)) void
-sl__seg_tasks_as(sl_dtype dt, sl_reduce r, const sl__seg_job *j, int64_t t0,
-                 int64_t t1) {
+SL__ALWAYS_INLINE void sl__seg_tasks_as(sl_dtype dt, sl_reduce r,
+                                        const sl__seg_job *j, int64_t t0,
+                                        int64_t t1) {
   const sl_call *c = j->c;
   const sl__seg_geom *g = &j->g;
   const sl_tensor *data = &c->arg[D_], *out = &c->arg[O_];
