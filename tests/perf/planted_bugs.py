@@ -67,6 +67,14 @@ BUGS = [
      "if (hi > lo) memcpy(out + lo * es, x + lo * es, (size_t)((hi - lo) * es));",
      "if (hi > lo + 1) memcpy(out + lo * es, x + lo * es, (size_t)((hi - lo - 1) * es));",
      "scatter_nd's split-by-target path leaves each range's last element uncopied"),
+    ("oom_leak", "error path", "conflict.c",
+     "  if ((!wide || a->wide) && a->count) return SL_STATUS_OK;\n  sl__acc_close(a);\n",
+     "  if ((!wide || a->wide) && a->count) return SL_STATUS_OK;\n",
+     "the accumulators' allocation failing leaks the one that succeeded"),
+    ("overlap_unchecked", "skipped check", "dispatch.c",
+     "      if (lo < hi && olo < hi && lo < ohi)",
+     "      if (0 && lo < hi && olo < hi && lo < ohi)",
+     "sl_run_variant lets an output overlap an input"),
 ]
 
 # NAME=SHAPE[:LAYOUT] words of a case line (cases/case.h); the keys whose
