@@ -402,11 +402,22 @@ static void sl__judge(const sl_case *c, sl_call *vc, const sl_tensor *ref,
   }
 }
 
+/* 1 (and r failed with msg) when a check says 0: the variant broke it. */
+static int sl__broke(int agrees, const char *msg, sl_variant_result *r) {
+  if (agrees != 0) return 0;
+  r->verdict = SL_VERDICT_FAILED;
+  snprintf(r->message, sizeof r->message, "%s", msg);
+  return 1;
+}
+
 /* Checks without LibTorch, on a passing variant's output: the adjoint
- * identity of the adding scatters (adjoint.h), and second runs (rerun.h):
- * the updates in reverse order must not move an order-free result, and
- * another thread count must give a variant flagged deterministic the same
- * bits (for the others a difference is noted with the verdict). */
+ * identity of the adding scatters (adjoint.h), the typed entry points and
+ * the refusals of broken calls (for cpu.serial: typed_calls.h,
+ * call_checks.h), the error paths under allocation faults
+ * (alloc_faults.h), and second runs (rerun.h): the updates in reverse
+ * order must not move an order-free result, and another thread count must
+ * give a variant flagged deterministic the same bits (for the others a
+ * difference is noted with the verdict). */
 static void sl__rerun(const sl_variant *v, const sl_case *c,
                       const sl_call *inferred, unsigned copies, int threads,
                       int rerun_threads, const sl_call *first, uint64_t seed,
@@ -414,49 +425,36 @@ static void sl__rerun(const sl_variant *v, const sl_case *c,
   double spread;
   char msg[400];
   int applied;
+  const int serial = strcmp(v->name, "cpu.serial") == 0;
   /* The adding scatters against the gather by the same index, the backward
    * ops against their forward (adjoint.h): no reference involved. */
-  if (sl_adjoint_agrees(inferred, first, seed, &applied, msg, sizeof msg) ==
-      0) {
-    r->verdict = SL_VERDICT_FAILED;
-    snprintf(r->message, sizeof r->message, "%s", msg);
+  if (sl__broke(
+          sl_adjoint_agrees(inferred, first, seed, &applied, msg, sizeof msg),
+          msg, r))
     return;
-  }
   /* scatterlab's own cpu.serial again through the op's typed entry point
-   * (typed_calls.h): the same bits, or the typed API misplaces something. */
-  if (strcmp(v->name, "cpu.serial") == 0 &&
-      sl_typed_agrees(inferred, copies, first, &applied, msg, sizeof msg) ==
-          0) {
-    r->verdict = SL_VERDICT_FAILED;
-    snprintf(r->message, sizeof r->message, "%s", msg);
+   * (typed_calls.h): the same bits, or the typed API misplaces something.
+   * Its call broken one way at a time must be refused, the argument named
+   * (call_checks.h): the validation in front of every variant. */
+  if (serial && (sl__broke(sl_typed_agrees(inferred, copies, first, &applied,
+                                           msg, sizeof msg),
+                           msg, r) ||
+                 sl__broke(sl_call_checks_agree(v, inferred, copies, seed,
+                                                &applied, msg, sizeof msg),
+                           msg, r)))
     return;
-  }
-  /* The same call broken one way at a time must be refused, the
-   * argument named (call_checks.h): the validation in front of every
-   * variant, checked once per case. */
-  if (strcmp(v->name, "cpu.serial") == 0 &&
-      sl_call_checks_agree(v, inferred, copies, seed, &applied, msg,
-                           sizeof msg) == 0) {
-    r->verdict = SL_VERDICT_FAILED;
-    snprintf(r->message, sizeof r->message, "%s", msg);
-    return;
-  }
   /* One of its allocations failing (alloc_faults.h): out_of_memory or a
    * right answer, nothing leaked or written out of bounds. */
-  if (sl_alloc_faults_agree(v, c, inferred, copies, threads, first, seed,
-                            &applied, msg, sizeof msg) == 0) {
-    r->verdict = SL_VERDICT_FAILED;
-    snprintf(r->message, sizeof r->message, "%s", msg);
+  if (sl__broke(sl_alloc_faults_agree(v, c, inferred, copies, threads, first,
+                                      seed, &applied, msg, sizeof msg),
+                msg, r))
     return;
-  }
   /* Order-free results (amax, amin, integers) must not move when the same
    * updates come in another order: a failure for any variant. */
-  if (sl_permuted_agrees(v, inferred, copies, threads, first, &applied, msg,
-                         sizeof msg) == 0) {
-    r->verdict = SL_VERDICT_FAILED;
-    snprintf(r->message, sizeof r->message, "%s", msg);
+  if (sl__broke(sl_permuted_agrees(v, inferred, copies, threads, first,
+                                   &applied, msg, sizeof msg),
+                msg, r))
     return;
-  }
   const int agrees =
       sl_rerun_agrees(v, inferred, copies, threads, rerun_threads, first,
                       &spread, msg, sizeof msg);
