@@ -53,3 +53,12 @@ uint64_t sl_case_bytes_cap(uint64_t given) {
   }
   return fallback;
 }
+
+uint64_t sl_tensor_span_bytes(const sl_tensor *t) {
+  uint64_t span = 1;
+  for (int d = 0; d < t->ndim; ++d) {
+    if (t->shape[d] == 0) return 0;
+    span += (uint64_t)(t->shape[d] - 1) * (uint64_t)t->strides[d];
+  }
+  return span * sl_dtype_size(t->dtype);
+}

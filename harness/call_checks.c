@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "byte_size.h"
 #include "rng.h"
 #include "variant_call.h"
 
@@ -13,16 +14,6 @@
  * *scratch: memory the break points tensors at (freed by the caller). */
 typedef int (*sl__break_fn)(sl_call *c, sl_variant *w, int in, int out,
                             void **scratch);
-
-/* Bytes from a tensor's first element to past its last; 0 when empty. */
-static size_t sl__span(const sl_tensor *t) {
-  int64_t last = 0;
-  for (int d = 0; d < t->ndim; ++d) {
-    if (t->shape[d] == 0) return 0;
-    last += (t->shape[d] - 1) * t->strides[d];
-  }
-  return (size_t)(last + 1) * sl_dtype_size(t->dtype);
-}
 
 static int sl__no_variant(sl_call *c, sl_variant *w, int in, int out,
                           void **scratch) {
@@ -91,7 +82,7 @@ static int sl__in_stride(sl_call *c, sl_variant *w, int in, int out,
 static int sl__in_no_data(sl_call *c, sl_variant *w, int in, int out,
                           void **scratch) {
   (void)w, (void)out, (void)scratch;
-  if (!sl__span(&c->arg[in])) return 0;
+  if (!sl_tensor_span_bytes(&c->arg[in])) return 0;
   c->arg[in].data = NULL;
   return 1;
 }
@@ -131,7 +122,8 @@ static int sl__out_shape(sl_call *c, sl_variant *w, int in, int out,
 static int sl__out_overlap(sl_call *c, sl_variant *w, int in, int out,
                            void **scratch) {
   (void)w;
-  const size_t a = sl__span(&c->arg[in]), b = sl__span(&c->arg[out]);
+  const size_t a = sl_tensor_span_bytes(&c->arg[in]),
+               b = sl_tensor_span_bytes(&c->arg[out]);
   if (!a || !b) return 0;
   /* Both in memory of their own, the output over a copy of the input: a
    * kernel run by mistake would write nothing the case still needs. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "byte_size.h"
 #include "op_table.h"
 #include "slref.h"
 
@@ -17,17 +18,6 @@ static int64_t sl__numel_of(const sl_tensor *t) {
   int64_t n = 1;
   for (int d = 0; d < t->ndim; ++d) n *= t->shape[d];
   return n;
-}
-
-/* Bytes from a tensor's first element to one past its last (strides are
- * never negative, so the first element is the lowest address). */
-static size_t sl__extent(const sl_tensor *t) {
-  int64_t last = 0;
-  for (int d = 0; d < t->ndim; ++d) {
-    if (t->shape[d] == 0) return 0;
-    last += (t->shape[d] - 1) * t->strides[d];
-  }
-  return (size_t)(last + 1) * sl_dtype_size(t->dtype);
 }
 
 /* A fast 64-bit hash of bytes (four independent multiply-xorshift lanes
@@ -83,7 +73,7 @@ static sl_status sl__inputs_to_device(sl_ctx *ctx, const sl_call *host,
   for (int s = 0; s < info->n_in; ++s) {
     const sl_tensor *t = &host->arg[s];
     want[s].host = t->data;
-    want[s].bytes = t->data ? sl__extent(t) : 0;
+    want[s].bytes = t->data ? (size_t)sl_tensor_span_bytes(t) : 0;
     want[s].hash = want[s].bytes ? sl__hash(t->data, want[s].bytes) : 0;
     same = same && want[s].host == sl__cache.in[s].host &&
            want[s].bytes == sl__cache.in[s].bytes &&
@@ -132,7 +122,7 @@ static sl_status sl__outputs_alloc(sl_ctx *ctx, const sl_call *host,
   const sl_op_info *info = sl_op_get(host->op);
   memset(o, 0, sizeof *o);
   for (int s = info->n_in; s < info->n_in + info->n_out; ++s) {
-    o->bytes[s] = sl__extent(&host->arg[s]);
+    o->bytes[s] = (size_t)sl_tensor_span_bytes(&host->arg[s]);
     sl_status st =
         sl_device_alloc(ctx, o->bytes[s] + 2 * SL_DEVICE_GUARD, &o->buf[s]);
     if (st) {

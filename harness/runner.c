@@ -603,18 +603,6 @@ static int sl__too_big(uint64_t need, uint64_t cap, const char *what, char *err,
   return -1;
 }
 
-/* Bytes of memory behind t: from its first to its last element, whatever
- * its strides (a stepped layout spans more than its elements, a broadcast
- * one less). */
-static uint64_t sl__tensor_span(const sl_tensor *t) {
-  uint64_t span = 1;
-  for (int d = 0; d < t->ndim; ++d) {
-    if (t->shape[d] == 0) return 0;
-    span += (uint64_t)(t->shape[d] - 1) * (uint64_t)t->strides[d];
-  }
-  return span * sl_dtype_size(t->dtype);
-}
-
 /* The whole case against the cap once its inputs exist, before LibTorch or
  * any variant allocates outputs: the inputs plus two copies of the outputs
  * (LibTorch's, kept while each variant writes its own). The output shapes
@@ -623,7 +611,8 @@ static int sl__check_case_bytes(const sl_call *call, uint64_t cap, char *err,
                                 size_t errlen) {
   const sl_op_info *info = sl_op_get(call->op);
   uint64_t in = 0, out = 0;
-  for (int s = 0; s < info->n_in; ++s) in += sl__tensor_span(&call->arg[s]);
+  for (int s = 0; s < info->n_in; ++s)
+    in += sl_tensor_span_bytes(&call->arg[s]);
   sl_call shapes = *call;
   sl_ctx ctx;
   sl_ctx_init(&ctx);

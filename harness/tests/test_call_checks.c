@@ -9,10 +9,7 @@
 #include <string.h>
 
 #include "call_checks.h"
-#include "datagen.h"
-#include "rerun.h"
-#include "sl_test.h"
-#include "variant_call.h"
+#include "serial_run.h"
 
 static const char *const lines[] = {
     "gather dt=f32 x=5x4 index=3x4 dim=0 seed=1",
@@ -31,33 +28,6 @@ static const char *const lines[] = {
     "val=0.5 seed=11",
 };
 
-/* The case's call inferred, and cpu.serial's first answer in vc; v its
- * row. */
-static int first_run(const char *line, sl_bundle *b, sl_call *inferred,
-                     sl_variant_call *vc, const sl_variant **v) {
-  sl_case c;
-  char err[256];
-  if (sl_case_parse(line, &c, err, sizeof err) ||
-      sl_gen_inputs(&c, b, err, sizeof err)) {
-    CHECK_MSG(0, "%s: %s", line, err);
-    return -1;
-  }
-  *inferred = b->call;
-  sl_ctx ctx;
-  sl_ctx_init(&ctx);
-  ctx.threads = 1;
-  char note[64];
-  *v = sl_variant_find(c.op, "cpu.serial");
-  if (!*v || sl_infer(&ctx, inferred) ||
-      sl_variant_call_prepare(vc, inferred, 0, note, sizeof note) ||
-      sl_run_variant(&ctx, *v, &vc->call) != SL_STATUS_OK) {
-    CHECK_MSG(0, "%s: cpu.serial: %s", line, sl_ctx_message(&ctx));
-    return -1;
-  }
-  sl_outputs_as_produced(&vc->call);
-  return 0;
-}
-
 static void test_every_op(void) {
   for (size_t i = 0; i < sizeof lines / sizeof lines[0]; ++i) {
     for (uint64_t seed = 1; seed <= 4; ++seed) {
@@ -65,7 +35,7 @@ static void test_every_op(void) {
       sl_call inferred;
       sl_variant_call vc;
       const sl_variant *v;
-      if (first_run(lines[i], &b, &inferred, &vc, &v)) break;
+      if (sl_test_serial_run(lines[i], &b, &inferred, &vc, &v)) break;
       char msg[400];
       int applied = 0;
       const int rc = sl_call_checks_agree(v, &inferred, 0, seed, &applied, msg,
@@ -85,7 +55,7 @@ static void test_reports_a_wrong_refusal(void) {
   sl_call inferred;
   sl_variant_call vc;
   const sl_variant *v;
-  if (first_run(lines[4], &b, &inferred, &vc, &v)) return;
+  if (sl_test_serial_run(lines[4], &b, &inferred, &vc, &v)) return;
   /* index on the wrong device already: an output of another dtype is now
    * refused for the device, not the dtype */
   inferred.arg[1].device = SL_DEVICE_CUDA;

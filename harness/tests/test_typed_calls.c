@@ -9,11 +9,8 @@
  */
 #include <string.h>
 
-#include "datagen.h"
-#include "rerun.h"
-#include "sl_test.h"
+#include "serial_run.h"
 #include "typed_calls.h"
-#include "variant_call.h"
 
 static const char *const lines[] = {
     "gather dt=f32 x=5x4 index=3x4 dim=0 seed=1",
@@ -32,38 +29,13 @@ static const char *const lines[] = {
     "val=0.5 seed=11",
 };
 
-/* The case's call inferred, and cpu.serial's first answer in vc. */
-static int first_run(const char *line, sl_bundle *b, sl_call *inferred,
-                     sl_variant_call *vc) {
-  sl_case c;
-  char err[256];
-  if (sl_case_parse(line, &c, err, sizeof err) ||
-      sl_gen_inputs(&c, b, err, sizeof err)) {
-    CHECK_MSG(0, "%s: %s", line, err);
-    return -1;
-  }
-  *inferred = b->call;
-  sl_ctx ctx;
-  sl_ctx_init(&ctx);
-  ctx.threads = 1;
-  char note[64];
-  const sl_variant *v = sl_variant_find(c.op, "cpu.serial");
-  if (!v || sl_infer(&ctx, inferred) ||
-      sl_variant_call_prepare(vc, inferred, 0, note, sizeof note) ||
-      sl_run_variant(&ctx, v, &vc->call) != SL_STATUS_OK) {
-    CHECK_MSG(0, "%s: cpu.serial: %s", line, sl_ctx_message(&ctx));
-    return -1;
-  }
-  sl_outputs_as_produced(&vc->call);
-  return 0;
-}
-
 static void test_every_forward_op(void) {
   for (size_t i = 0; i < sizeof lines / sizeof lines[0]; ++i) {
     sl_bundle b;
     sl_call inferred;
     sl_variant_call vc;
-    if (first_run(lines[i], &b, &inferred, &vc)) continue;
+    const sl_variant *v;
+    if (sl_test_serial_run(lines[i], &b, &inferred, &vc, &v)) continue;
     char msg[400];
     int applied = 0;
     CHECK_MSG(sl_typed_agrees(&inferred, 0, &vc.call, &applied, msg,
