@@ -81,7 +81,7 @@ static unsigned sl__mix_ops(const sl__mix *m, unsigned usable) {
 static unsigned sl__mix_dtypes(const sl__mix *m, sl_op op, unsigned dts) {
   if (m->first < 0) return dts;
   unsigned fit = 0;
-  for (int dt = 0; dt < 32; ++dt)
+  for (int dt = 0; dt < SL_DTYPE_COUNT; ++dt)
     if (((dts >> dt) & 1u) &&
         sl__mix_fits(sl_threshold_at(m->first), op, (sl_dtype)dt))
       fit |= 1u << dt;

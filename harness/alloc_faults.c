@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "oracles.h"
 #include "providers.h"
 #include "rerun.h"
 
@@ -15,17 +14,6 @@ static sl__faults_fn sl__hook_of(const sl_variant *v) {
   const sl_hvariant *hv = sl_hvariant_find(v->op, v->name);
   const sl_provider_loaded *p = hv ? sl_provider_at((size_t)hv->provider) : 0;
   return p ? p->alloc_faults : NULL;
-}
-
-/* The first output the faulted run got wrong against the first run's,
- * by c's oracles: -1 when every one passes. */
-static int sl__wrong_output(const sl_case *c, const sl_call *got,
-                            const sl_call *first, sl_diff *d) {
-  const sl_op_info *info = sl_op_get(got->op);
-  for (int s = info->n_in; s < info->n_in + info->n_out; ++s)
-    if (!sl_compare(&got->arg[s], &first->arg[s], sl_oracle_for(c, s), got, d))
-      return s;
-  return -1;
 }
 
 int sl_alloc_faults_agree(const sl_variant *v, const sl_case *c,
@@ -90,7 +78,8 @@ int sl_alloc_faults_agree(const sl_variant *v, const sl_case *c,
              "answer of a path that needs less",
              what, sl_status_name(st), sl_ctx_message(&ctx));
     rc = 0;
-  } else if ((s = sl__wrong_output(c, &vc.call, first, &d)) >= 0) {
+  } else if ((s = sl_first_output_differing(&vc.call, first, c, SL_ORACLE_EXACT,
+                                            &d)) >= 0) {
     snprintf(msg, len,
              "%s: returned ok with %s wrong against the first run (%lld "
              "elements; %.160s)",

@@ -4,7 +4,7 @@
  * alloc_faults hook, sl/sl_provider.h), the way a machine out of memory
  * would make it fail. A failed malloc is where kernels leak, free twice,
  * write through NULL or return success over a half-made answer; without
- * this no campaign takes those paths (about 40 of the 275 lines of
+ * this no campaign takes those paths (about 40 of the 273 lines of
  * core/src that the default campaign left unrun were behind a failed
  * allocation).
  */

@@ -9,109 +9,95 @@
 #include "rng.h"
 #include "variant_call.h"
 
-/* What a break does to the call (and the variant row it runs with); 0
- * when it does not apply to this call. `in`/`out`: the slots drawn;
- * *scratch: memory the break points tensors at (freed by the caller). */
-typedef int (*sl__break_fn)(sl_call *c, sl_variant *w, int in, int out,
-                            void **scratch);
+/* The call a break works on: what sl_run_variant is handed (a break may
+ * set either pointer to NULL), the slots drawn, and memory a break points
+ * tensors at (freed after the run). */
+typedef struct sl__broken {
+  sl_call c, *call;
+  sl_variant w, *variant;
+  int in, out;
+  void *scratch;
+} sl__broken;
 
-static int sl__no_variant(sl_call *c, sl_variant *w, int in, int out,
-                          void **scratch) {
-  (void)c, (void)w, (void)in, (void)out, (void)scratch;
-  return 1; /* run with v = NULL (sl__run_broken) */
-}
-static int sl__other_op(sl_call *c, sl_variant *w, int in, int out,
-                        void **scratch) {
-  (void)in, (void)out, (void)scratch;
-  w->op = (sl_op)((c->op + 1) % SL_OP_COUNT);
+/* Breaks b one way; 0 when that way does not apply to this call. */
+typedef int (*sl__break_fn)(sl__broken *b);
+
+static int sl__no_call(sl__broken *b) {
+  b->call = NULL;
   return 1;
 }
-static int sl__unknown_op(sl_call *c, sl_variant *w, int in, int out,
-                          void **scratch) {
-  (void)in, (void)out, (void)scratch;
-  c->op = w->op = (sl_op)SL_OP_COUNT;
+static int sl__no_variant(sl__broken *b) {
+  b->variant = NULL;
   return 1;
 }
-static int sl__not_built(sl_call *c, sl_variant *w, int in, int out,
-                         void **scratch) {
-  (void)c, (void)in, (void)out, (void)scratch;
-  w->fn = NULL;
+static int sl__other_op(sl__broken *b) {
+  b->w.op = (sl_op)((b->c.op + 1) % SL_OP_COUNT);
   return 1;
 }
-static int sl__in_rank(sl_call *c, sl_variant *w, int in, int out,
-                       void **scratch) {
-  (void)w, (void)out, (void)scratch;
-  c->arg[in].ndim = SL_MAX_DIMS + 1;
+static int sl__unknown_op(sl__broken *b) {
+  b->c.op = b->w.op = (sl_op)SL_OP_COUNT;
   return 1;
 }
-static int sl__in_extent(sl_call *c, sl_variant *w, int in, int out,
-                         void **scratch) {
-  (void)w, (void)out, (void)scratch;
-  if (c->arg[in].ndim < 1) return 0;
-  c->arg[in].shape[c->arg[in].ndim - 1] = -1;
+static int sl__not_built(sl__broken *b) {
+  b->w.fn = NULL;
   return 1;
 }
-static int sl__in_overflow(sl_call *c, sl_variant *w, int in, int out,
-                           void **scratch) {
-  (void)w, (void)out, (void)scratch;
-  sl_tensor *t = &c->arg[in];
+static int sl__in_rank(sl__broken *b) {
+  b->c.arg[b->in].ndim = SL_MAX_DIMS + 1;
+  return 1;
+}
+static int sl__in_extent(sl__broken *b) {
+  sl_tensor *t = &b->c.arg[b->in];
+  if (t->ndim < 1) return 0;
+  t->shape[t->ndim - 1] = -1;
+  return 1;
+}
+static int sl__in_overflow(sl__broken *b) {
+  sl_tensor *t = &b->c.arg[b->in];
   t->ndim = 2;
   t->shape[0] = t->shape[1] = (int64_t)1 << 40;
   t->strides[0] = t->shape[1], t->strides[1] = 1;
   return 1;
 }
-static int sl__in_dtype(sl_call *c, sl_variant *w, int in, int out,
-                        void **scratch) {
-  (void)w, (void)out, (void)scratch;
-  c->arg[in].dtype = (sl_dtype)SL_DTYPE_COUNT;
+static int sl__in_dtype(sl__broken *b) {
+  b->c.arg[b->in].dtype = (sl_dtype)SL_DTYPE_COUNT;
   return 1;
 }
-static int sl__in_device(sl_call *c, sl_variant *w, int in, int out,
-                         void **scratch) {
-  (void)w, (void)out, (void)scratch;
-  c->arg[in].device = (sl_device)7;
+static int sl__in_device(sl__broken *b) {
+  b->c.arg[b->in].device = (sl_device)7;
   return 1;
 }
-static int sl__in_stride(sl_call *c, sl_variant *w, int in, int out,
-                         void **scratch) {
-  (void)w, (void)out, (void)scratch;
-  if (c->arg[in].ndim < 1) return 0;
-  c->arg[in].strides[0] = -1;
+static int sl__in_stride(sl__broken *b) {
+  if (b->c.arg[b->in].ndim < 1) return 0;
+  b->c.arg[b->in].strides[0] = -1;
   return 1;
 }
-static int sl__in_no_data(sl_call *c, sl_variant *w, int in, int out,
-                          void **scratch) {
-  (void)w, (void)out, (void)scratch;
-  if (!sl_tensor_span_bytes(&c->arg[in])) return 0;
-  c->arg[in].data = NULL;
+static int sl__in_no_data(sl__broken *b) {
+  if (!sl_tensor_span_bytes(&b->c.arg[b->in])) return 0;
+  b->c.arg[b->in].data = NULL;
   return 1;
 }
-static int sl__in_wrong_device(sl_call *c, sl_variant *w, int in, int out,
-                               void **scratch) {
-  (void)out, (void)scratch;
-  c->arg[in].device =
-      sl_variant_device(w) == SL_DEVICE_CPU ? SL_DEVICE_CUDA : SL_DEVICE_CPU;
+static int sl__in_wrong_device(sl__broken *b) {
+  b->c.arg[b->in].device = sl_variant_device(&b->w) == SL_DEVICE_CPU
+                               ? SL_DEVICE_CUDA
+                               : SL_DEVICE_CPU;
   return 1;
 }
-static int sl__out_dtype(sl_call *c, sl_variant *w, int in, int out,
-                         void **scratch) {
-  (void)w, (void)in, (void)scratch;
+static int sl__out_dtype(sl__broken *b) {
   /* the same element size, so that the descriptor stays within its buffer
    * if the refusal were missing */
-  const sl_dtype dt = c->arg[out].dtype;
+  sl_tensor *t = &b->c.arg[b->out];
   for (int k = 1; k < SL_DTYPE_COUNT; ++k) {
-    const sl_dtype o = (sl_dtype)((dt + k) % SL_DTYPE_COUNT);
-    if (sl_dtype_size(o) == sl_dtype_size(dt)) {
-      c->arg[out].dtype = o;
+    const sl_dtype o = (sl_dtype)((t->dtype + k) % SL_DTYPE_COUNT);
+    if (sl_dtype_size(o) == sl_dtype_size(t->dtype)) {
+      t->dtype = o;
       return 1;
     }
   }
   return 0;
 }
-static int sl__out_shape(sl_call *c, sl_variant *w, int in, int out,
-                         void **scratch) {
-  (void)w, (void)in, (void)scratch;
-  sl_tensor *t = &c->arg[out];
+static int sl__out_shape(sl__broken *b) {
+  sl_tensor *t = &b->c.arg[b->out];
   if (t->ndim >= SL_MAX_DIMS) return 0;
   /* one more axis of extent 1: the same elements, another shape */
   t->shape[t->ndim] = 1;
@@ -119,23 +105,22 @@ static int sl__out_shape(sl_call *c, sl_variant *w, int in, int out,
   ++t->ndim;
   return 1;
 }
-static int sl__out_overlap(sl_call *c, sl_variant *w, int in, int out,
-                           void **scratch) {
-  (void)w;
-  const size_t a = sl_tensor_span_bytes(&c->arg[in]),
-               b = sl_tensor_span_bytes(&c->arg[out]);
-  if (!a || !b) return 0;
-  /* Both in memory of their own, the output over a copy of the input: a
-   * kernel run by mistake would write nothing the case still needs. */
-  *scratch = calloc(a > b ? a : b, 1);
-  if (!*scratch) return 0;
-  /* the input's values, so that only the overlap is wrong */
-  memcpy(*scratch, c->arg[in].data, a);
-  c->arg[in].data = c->arg[out].data = *scratch;
+static int sl__out_overlap(sl__broken *b) {
+  sl_tensor *in = &b->c.arg[b->in], *out = &b->c.arg[b->out];
+  const size_t a = sl_tensor_span_bytes(in), n = sl_tensor_span_bytes(out);
+  if (!a || !n) return 0;
+  /* Both in memory of their own, the output over a copy of the input (its
+   * values, so that only the overlap is wrong): a kernel run by mistake
+   * would write nothing the case still needs. */
+  b->scratch = calloc(a > n ? a : n, 1);
+  if (!b->scratch) return 0;
+  memcpy(b->scratch, in->data, a);
+  in->data = out->data = b->scratch;
   return 1;
 }
 
-/* Slot classes a break names in its message. */
+/* What a break's message must name: the call, the variant, the op, or the
+ * input or output slot drawn. */
 enum {
   SL__NAMES_CALL,
   SL__NAMES_VARIANT,
@@ -146,7 +131,7 @@ enum {
 
 /* name, the break, the status it must get, what the message must name */
 #define SL__CALL_BREAKS(X)                                                     \
-  X("no call", NULL, NULL_POINTER, SL__NAMES_CALL)                             \
+  X("no call", sl__no_call, NULL_POINTER, SL__NAMES_CALL)                      \
   X("no variant", sl__no_variant, NULL_POINTER, SL__NAMES_VARIANT)             \
   X("a variant of another op", sl__other_op, UNKNOWN_VARIANT,                  \
     SL__NAMES_VARIANT)                                                         \
@@ -174,7 +159,7 @@ enum {
 
 typedef struct sl__call_break {
   const char *what;
-  sl__break_fn fn; /* NULL: the call itself is NULL */
+  sl__break_fn fn;
   sl_status want;
   int names;
 } sl__call_break;
@@ -203,34 +188,27 @@ static int sl__checks(const sl_variant *v, const sl_call *call, uint64_t seed,
   sl_rng_seed(&r, seed ^ 0x63616c6c73ull /* "calls" */, 0);
   const int in = sl__pick_input(call, &r);
   const int out = info->n_in + (int)sl_rng_below(&r, (uint64_t)info->n_out);
+  const char *const names[] = {"call", "variant", "op",
+                               in >= 0 ? info->arg_names[in] : "",
+                               info->arg_names[out]};
   for (size_t k = 0; k < sizeof sl__breaks / sizeof sl__breaks[0]; ++k) {
-    const sl__call_break *b = &sl__breaks[k];
-    if (b->names == SL__NAMES_IN && in < 0) continue;
-    sl_call c = *call;
-    sl_variant w = *v;
-    void *scratch = NULL;
-    if (b->fn && !b->fn(&c, &w, in, out, &scratch)) continue;
+    const sl__call_break *brk = &sl__breaks[k];
+    if (brk->names == SL__NAMES_IN && in < 0) continue;
+    sl__broken b = {.c = *call, .w = *v, .in = in, .out = out};
+    b.call = &b.c, b.variant = &b.w;
+    if (!brk->fn(&b)) continue;
     sl_ctx ctx;
     sl_ctx_init(&ctx);
-    const int no_variant = b->fn == sl__no_variant;
-    const sl_status st =
-        sl_run_variant(&ctx, no_variant ? NULL : &w, b->fn ? &c : NULL);
-    free(scratch);
+    const sl_status st = sl_run_variant(&ctx, b.variant, b.call);
+    free(b.scratch);
     ++*applied;
-    const char *name = b->names == SL__NAMES_CALL      ? "call"
-                       : b->names == SL__NAMES_VARIANT ? "variant"
-                       : b->names == SL__NAMES_OP      ? "op"
-                       : b->names == SL__NAMES_IN      ? info->arg_names[in]
-                                                       : info->arg_names[out];
-    const char *m = sl_ctx_message(&ctx);
-    if (st == b->want && strstr(m, name)) continue;
+    const char *name = names[brk->names], *m = sl_ctx_message(&ctx);
+    if (st == brk->want && strstr(m, name)) continue;
     snprintf(msg, len,
              "sl_run_variant given %s (%s): expected %s with a message "
              "naming %s, got %s: \"%.160s\"",
-             b->what,
-             b->names == SL__NAMES_IN || b->names == SL__NAMES_OUT ? name
-                                                                   : info->name,
-             sl_status_name(b->want), name, sl_status_name(st), m);
+             brk->what, brk->names >= SL__NAMES_IN ? name : info->name,
+             sl_status_name(brk->want), name, sl_status_name(st), m);
     return 0;
   }
   return 1;

@@ -19,10 +19,12 @@ void sl_outputs_as_produced(sl_call *call) {
 }
 
 int sl_first_output_differing(const sl_call *got, const sl_call *first,
-                              sl_oracle o, sl_diff *d) {
+                              const sl_case *c, sl_oracle o, sl_diff *d) {
   const sl_op_info *info = sl_op_get(got->op);
   for (int s = info->n_in; s < info->n_in + info->n_out; ++s)
-    if (!sl_compare(&got->arg[s], &first->arg[s], o, NULL, d)) return s;
+    if (!sl_compare(&got->arg[s], &first->arg[s], c ? sl_oracle_for(c, s) : o,
+                    c ? got : NULL, d))
+      return s;
   return -1;
 }
 
@@ -153,7 +155,7 @@ int sl_permuted_agrees(const sl_variant *v, const sl_call *inferred,
   } else {
     sl_diff d;
     const int s =
-        sl_first_output_differing(&vc.call, first, SL_ORACLE_EXACT, &d);
+        sl_first_output_differing(&vc.call, first, NULL, SL_ORACLE_EXACT, &d);
     if (s >= 0) {
       snprintf(msg, len,
                "not invariant under a permutation of the updates: with "

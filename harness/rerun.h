@@ -20,10 +20,12 @@
  * out_rows rows (its outputs are allocated for every point). */
 void sl_outputs_as_produced(sl_call *call);
 
-/* The first output slot of got that oracle o does not pass against
- * first's (*d its comparison), or -1 when every output passes. */
+/* The first output slot of got that its oracle does not pass against
+ * first's (*d its comparison), or -1 when every output passes. The oracle:
+ * c's of each output when c is given (a tolerance judged from got's
+ * inputs), else o. */
 int sl_first_output_differing(const sl_call *got, const sl_call *first,
-                              sl_oracle o, sl_diff *d);
+                              const sl_case *c, sl_oracle o, sl_diff *d);
 
 /* Runs v on call (inputs as given, outputs fresh) with `threads` threads
  * into *vc, as produced. Returns the kernel's status; *fault as

@@ -163,7 +163,7 @@ int sl_typed_agrees(const sl_call *inferred, unsigned copies,
     sl_outputs_as_produced(&vc.call);
     sl_diff d;
     const int s =
-        sl_first_output_differing(&vc.call, first, SL_ORACLE_BITWISE, &d);
+        sl_first_output_differing(&vc.call, first, NULL, SL_ORACLE_BITWISE, &d);
     if (s >= 0) {
       snprintf(msg, len,
                "%s through the typed entry point %s differs from cpu.serial "

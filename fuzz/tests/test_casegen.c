@@ -363,30 +363,41 @@ static void test_size_mix(void) {
   CHECK(changed > n / 32 && changed < n / 8);
   CHECK(changed_past == changed);
 
-  /* Every threshold within reach is met by some case of its ops. */
+  /* Every threshold within reach is met by cases of its ops: those that
+   * name ops get their share of the mix (one draw in n) there, not the
+   * share their ops would get by chance. */
   mixed.size_mix = 1;
-  int met[64] = {0}, reachable = 0, all_met = 1;
+  int met[64] = {0}, valid = 0, reachable = 0, all_met = 1;
+  const int n_th = sl_threshold_count();
   for (int i = 0; i < 3000; ++i) {
     sl_case c;
     if (sl_fuzz_case(SEED, (uint64_t)i, &mixed, &c)) continue;
+    ++valid;
     const int64_t most = largest(&c);
-    for (int k = 0; k < sl_threshold_count() && k < 64; ++k) {
+    for (int k = 0; k < n_th && k < 64; ++k) {
       const sl_threshold *t = sl_threshold_at(k);
       const int64_t need = sl_fuzz_threshold_elems(t, c.dt);
-      /* by a case of an op whose path it decides */
       const int its_op = !t->ops || ((t->ops >> c.op) & 1u);
-      if (its_op && most >= need && most <= 2 * window(need)) met[k] = 1;
+      if (its_op && most >= need && most <= 2 * window(need)) ++met[k];
     }
   }
-  for (int k = 0; k < sl_threshold_count() && k < 64; ++k) {
+  for (int k = 0; k < n_th && k < 64; ++k) {
     const sl_threshold *t = sl_threshold_at(k);
     /* Within reach for 8-byte elements at least. */
     if (2 * sl_fuzz_threshold_elems(t, SL_F64) > SL_FUZZ_SIZE_MIX_MAX_ELEMS)
       continue;
     ++reachable;
-    if (!met[k]) {
+    /* a third of its share; chance alone gives an op-specific threshold
+     * far less (measured, 3,000 cases: gather_wide_bytes met by 25 cases
+     * of its ops without the op and dtype draws, 197 with them;
+     * scatter_wide_bytes 8 and 198; 64 needed) */
+    const int least = t->ops ? valid / n_th / 3 : 1;
+    if (met[k] < least) {
       all_met = 0;
-      fprintf(stderr, "size mix: no case sized for threshold %s\n", t->name);
+      fprintf(stderr,
+              "size mix: %d cases sized for threshold %s (of its ops), "
+              "expected at least %d\n",
+              met[k], t->name, least);
     }
   }
   CHECK(reachable >= 10);
