@@ -478,11 +478,17 @@ static int sl__parse_word(sl_case *c, const sl_case_spec *spec, char *word,
     int found = -1;
     for (int i = 0; i < SL_DP_COUNT; ++i)
       if (strcmp(v, sl__dp_names[i]) == 0) found = i;
-    if (found < 0)
-      return sl__fail(err, len,
-                      "dp: expected rand, nan, inf, negzero, ext or "
-                      "zero, got \"%s\"",
-                      v);
+    if (found < 0) {
+      char names[128];
+      size_t at = 0;
+      for (int i = 0; i < SL_DP_COUNT && at < sizeof names; ++i)
+        at += (size_t)snprintf(names + at, sizeof names - at, "%s%s",
+                               i == 0                ? ""
+                               : i + 1 < SL_DP_COUNT ? ", "
+                                                     : " or ",
+                               sl__dp_names[i]);
+      return sl__fail(err, len, "dp: expected %s, got \"%s\"", names, v);
+    }
     c->dp = (sl_data_pattern)found;
   } else if (strcmp(k, "seed") == 0) {
     bit = 1u << 18;

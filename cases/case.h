@@ -109,7 +109,8 @@ const char *sl_ip_bad_label(sl_index_pattern ip, int k);
   X(NEGZERO, negzero)                                                          \
   X(EXT, ext)                                                                  \
   X(ZERO, zero)                                                                \
-  X(TIE, tie)
+  X(TIE, tie)                                                                  \
+  X(SUB, sub)
 
 typedef enum sl_data_pattern {
 #define SL__DP_ENUM(e, name) SL_DP_##e,

@@ -168,6 +168,14 @@ static int64_t sl__gen_count(const sl_tensor *t) {
   return n;
 }
 
+/* Significant bits of a float dtype (a complex one's parts). */
+static int sl__precision(sl_dtype dt) {
+  return dt == SL_F16                    ? 11
+         : dt == SL_BF16                 ? 8
+         : dt == SL_F64 || dt == SL_C128 ? 53
+                                         : 24;
+}
+
 static double sl__special(sl_dtype dt, sl_data_pattern dp, sl_rng *r) {
   switch (dp) {
   case SL_DP_NAN: return NAN;
@@ -178,11 +186,21 @@ static double sl__special(sl_dtype dt, sl_data_pattern dp, sl_rng *r) {
      * its values is 1/4: added to an odd multiple of 1/8 (half of the
      * other values) it gives a sum exactly halfway between two values of
      * the dtype, so its rounding (ties to even) is looked at. */
-    const int p = dt == SL_F16    ? 11
-                  : dt == SL_BF16 ? 8
-                  : dt == SL_F64 || dt == SL_C128 ? 53
-                                                  : 24;
+    const int p = sl__precision(dt);
     return sl_rng_below(r, 2) ? ldexp(1, p - 3) : -ldexp(1, p - 3);
+  }
+  case SL_DP_SUB: {
+    /* +-k times the dtype's smallest subnormal, k in [1, 2^(p-1)): a
+     * subnormal, which a kernel that flushes them to zero (FTZ/DAZ, fast
+     * math) or a conversion that mishandles them gets wrong. */
+    const int p = sl__precision(dt);
+    /* the smallest normal's exponent: -14, -126 or -1022 */
+    const int emin = dt == SL_F16                   ? -14
+                     : dt == SL_F64 || dt == SL_C128 ? -1022
+                                                    : -126;
+    const uint64_t k = 1 + sl_rng_below(r, ((uint64_t)1 << (p - 1)) - 1);
+    const double v = ldexp((double)k, emin - (p - 1));
+    return sl_rng_below(r, 2) ? v : -v;
   }
   case SL_DP_EXT:
     if (dt == SL_F16) return sl_rng_below(r, 2) ? 65504.0 : -65504.0;

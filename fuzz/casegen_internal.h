@@ -96,8 +96,10 @@ void sl__pick_voxels(sl__gen *g, sl_case *fw);
 void sl__pick_dp(sl__gen *g, sl_case *c);
 
 /* A float case with random data takes dp=tie one time in five (halfway
- * sums: the rounding of results, docs/spec.md). Drawn on a stream of its
- * own (seed ^ "tie", case i), so no other choice of the case moves. */
+ * sums: the rounding of results, docs/spec.md), and dp=sub one time in
+ * eight of the others (subnormals: flushed to zero, or converted wrong).
+ * Drawn on a stream of its own (seed ^ "tie", case i), so no other choice
+ * of the case moves. */
 void sl__pick_tie(uint64_t seed, uint64_t i, sl_case *c);
 
 /* An end of the scalars that c's dtype takes (sl_scalar_range_of: the

@@ -425,7 +425,10 @@ void sl__pick_tie(uint64_t seed, uint64_t i, sl_case *c) {
   if (c->dp != SL_DP_RAND || !sl_dtype_is_float(c->dt)) return;
   sl_rng r;
   sl_rng_seed(&r, seed ^ 0x746965ull /* "tie" */, i);
-  if (sl_rng_below(&r, 5) == 0) c->dp = SL_DP_TIE;
+  if (sl_rng_below(&r, 5) == 0)
+    c->dp = SL_DP_TIE;
+  else if (sl_rng_below(&r, 8) == 0)
+    c->dp = SL_DP_SUB;
 }
 
 /* An end of the scalars that c's dtype takes (sl_scalar_range_of: the

@@ -21,7 +21,12 @@
 #define SL__STEP_AMAX_I(T, U) *a = *a < b ? b : *a
 #define SL__STEP_AMIN_I(T, U) *a = b < *a ? b : *a
 
-#define SL__REDUCE_ROW(name, T, U, I, STEP)                                    \
+/* Whether the index decides one axis (m == 1). Loops of ND == 0 are only
+ * handed m == 1 (sl__reduce_row_for), so their test is the constant 1 and
+ * their loops over several axes are not compiled. */
+#define SL__ONE_AXIS(ND) (!(ND) || m == 1)
+
+#define SL__REDUCE_ROW(name, T, U, I, STEP, ND)                                \
   static void name(char *o, const char *ip, const char *sp,                    \
                    const sl__rows_block *blk) {                                \
     const int64_t n = blk->n, oc = blk->oc, ic = blk->ic, sc = blk->sc;        \
@@ -34,12 +39,13 @@
       const I *index =                                                         \
           (const I *)sl__at(ip, r * blk->ir * (int64_t)sizeof(I));             \
       const T *src = (const T *)sl__at(sp, r * blk->sr * (int64_t)sizeof(T));  \
-      if (m == 1 && unit) { /* contiguous rows: the common case */             \
+      if (SL__ONE_AXIS(ND) && unit) { /* contiguous rows: the common case */   \
         for (int64_t j = 0; j < n; ++j) {                                      \
           T *a = out + j + (int64_t)index[j] * d0, b = src[j];                 \
           STEP(T, U);                                                          \
         }                                                                      \
-      } else if (m == 1 && ic == 0) { /* one target row: index_reduce */       \
+      } else if (SL__ONE_AXIS(ND) && ic == 0) {                                \
+        /* one target row: index_reduce */                                     \
         T *row = out + (int64_t)index[0] * d0;                                 \
         if (oc == 1 && sc == 1)                                                \
           for (int64_t j = 0; j < n; ++j) {                                    \
@@ -51,13 +57,14 @@
             T *a = row + j * oc, b = src[j * sc];                              \
             STEP(T, U);                                                        \
           }                                                                    \
-      } else if (m == 1 && oc == 0 && ic == 1 && sc == 1) {                    \
+      } else if (SL__ONE_AXIS(ND) && oc == 0 && ic == 1 && sc == 1) {          \
         /* along the row's own axis: every target in one row of out */         \
         for (int64_t j = 0; j < n; ++j) {                                      \
           T *a = out + (int64_t)index[j] * d0, b = src[j];                     \
           STEP(T, U);                                                          \
         }                                                                      \
-      } else if (m == 1) { /* scatter_reduce, scatter_nd with one column */    \
+      } else if (SL__ONE_AXIS(ND)) {                                           \
+        /* scatter_reduce, scatter_nd with one column */                       \
         for (int64_t j = 0; j < n; ++j) {                                      \
           T *a = out + j * oc + (int64_t)index[j * ic] * d0, b = src[j * sc];  \
           STEP(T, U);                                                          \
@@ -83,21 +90,29 @@
   }
 
 /* Every (dtype, index dtype) pair for one step: [f32, f64, i32, i64][i32,
- * i64], named sl__rr_<step>_<dtype>_<index>. */
-#define SL__REDUCE_ROWS(step, FSTEP, ISTEP)                                    \
-  SL__REDUCE_ROW(sl__rr_##step##_f32_i32, float, uint32_t, int32_t, FSTEP)     \
-  SL__REDUCE_ROW(sl__rr_##step##_f32_i64, float, uint32_t, int64_t, FSTEP)     \
-  SL__REDUCE_ROW(sl__rr_##step##_f64_i32, double, uint64_t, int32_t, FSTEP)    \
-  SL__REDUCE_ROW(sl__rr_##step##_f64_i64, double, uint64_t, int64_t, FSTEP)    \
-  SL__REDUCE_ROW(sl__rr_##step##_i32_i32, int32_t, uint32_t, int32_t, ISTEP)   \
-  SL__REDUCE_ROW(sl__rr_##step##_i32_i64, int32_t, uint32_t, int64_t, ISTEP)   \
-  SL__REDUCE_ROW(sl__rr_##step##_i64_i32, int64_t, uint64_t, int32_t, ISTEP)   \
-  SL__REDUCE_ROW(sl__rr_##step##_i64_i64, int64_t, uint64_t, int64_t, ISTEP)
-SL__REDUCE_ROWS(assign, SL__STEP_ASSIGN, SL__STEP_ASSIGN)
-SL__REDUCE_ROWS(sum, SL__STEP_SUM_F, SL__STEP_SUM_I)
-SL__REDUCE_ROWS(prod, SL__STEP_PROD_F, SL__STEP_PROD_I)
-SL__REDUCE_ROWS(amax, SL__STEP_AMAX_F, SL__STEP_AMAX_I)
-SL__REDUCE_ROWS(amin, SL__STEP_AMIN_F, SL__STEP_AMIN_I)
+ * i64], named sl__rr_<step>_<dtype>_<index>. ND: whether the step has the
+ * loops over several decided axes (scatter_nd's, which writes or sums). */
+#define SL__REDUCE_ROWS(step, FSTEP, ISTEP, ND)                                \
+  SL__REDUCE_ROW(sl__rr_##step##_f32_i32, float, uint32_t, int32_t, FSTEP, ND) \
+  SL__REDUCE_ROW(sl__rr_##step##_f32_i64, float, uint32_t, int64_t, FSTEP, ND) \
+  SL__REDUCE_ROW(sl__rr_##step##_f64_i32, double, uint64_t, int32_t, FSTEP,    \
+                 ND)                                                           \
+  SL__REDUCE_ROW(sl__rr_##step##_f64_i64, double, uint64_t, int64_t, FSTEP,    \
+                 ND)                                                           \
+  SL__REDUCE_ROW(sl__rr_##step##_i32_i32, int32_t, uint32_t, int32_t, ISTEP,   \
+                 ND)                                                           \
+  SL__REDUCE_ROW(sl__rr_##step##_i32_i64, int32_t, uint32_t, int64_t, ISTEP,   \
+                 ND)                                                           \
+  SL__REDUCE_ROW(sl__rr_##step##_i64_i32, int64_t, uint64_t, int32_t, ISTEP,   \
+                 ND)                                                           \
+  SL__REDUCE_ROW(sl__rr_##step##_i64_i64, int64_t, uint64_t, int64_t, ISTEP, ND)
+/* The steps that have a loop over several axes, by row of sl__rows. */
+#define SL__ROWS_ND(s) ((s) <= 1)
+SL__REDUCE_ROWS(assign, SL__STEP_ASSIGN, SL__STEP_ASSIGN, 1)
+SL__REDUCE_ROWS(sum, SL__STEP_SUM_F, SL__STEP_SUM_I, 1)
+SL__REDUCE_ROWS(prod, SL__STEP_PROD_F, SL__STEP_PROD_I, 0)
+SL__REDUCE_ROWS(amax, SL__STEP_AMAX_F, SL__STEP_AMAX_I, 0)
+SL__REDUCE_ROWS(amin, SL__STEP_AMIN_F, SL__STEP_AMIN_I, 0)
 
 #define SL__ROW_TABLE(step)                                                    \
   {                                                                            \
@@ -111,7 +126,7 @@ static const sl__reduce_row_fn sl__rows[5][4][2] = {
     SL__ROW_TABLE(amax), SL__ROW_TABLE(amin)};
 
 sl__reduce_row_fn sl__reduce_row_for(sl_dtype dt, sl_reduce r,
-                                     sl_dtype index_dtype) {
+                                     sl_dtype index_dtype, int m) {
   int d = dt == SL_F32   ? 0
           : dt == SL_F64 ? 1
           : dt == SL_I32 ? 2
@@ -123,7 +138,8 @@ sl__reduce_row_fn sl__reduce_row_for(sl_dtype dt, sl_reduce r,
           : r == SL_REDUCE_AMAX                        ? 3
           : r == SL_REDUCE_AMIN                        ? 4
                                                        : -1;
-  if (d < 0 || s < 0 || (index_dtype != SL_I32 && index_dtype != SL_I64))
+  if (d < 0 || s < 0 || (index_dtype != SL_I32 && index_dtype != SL_I64) ||
+      m < 1 || (m > 1 && !SL__ROWS_ND(s)))
     return NULL;
   return sl__rows[s][d][index_dtype == SL_I64];
 }
@@ -402,7 +418,7 @@ static int sl__scatter_reduce_private(const sl__scatter_walk *s, sl_call *c,
     memcpy(neutral, &nz, sizeof nz);
   }
   sl__reduce_row_fn fill =
-      sl__reduce_row_for(out->dtype, SL_REDUCE_ASSIGN, SL_I64);
+      sl__reduce_row_for(out->dtype, SL_REDUCE_ASSIGN, SL_I64, 1);
   const int64_t bound = x->ndim ? x->shape[c->p.dim] : 1;
   int64_t first_bad = INT64_MAX;
 #pragma omp parallel for num_threads(team) schedule(static)                    \
@@ -429,7 +445,7 @@ static int sl__scatter_reduce_private(const sl__scatter_walk *s, sl_call *c,
     if (*bad < 0) sl__copy_strided(&c->arg[3], x, threads);
   }
   if (!own || *bad < 0) {
-    sl__private_merge m = {sl__reduce_row_for(out->dtype, r, SL_I64),
+    sl__private_merge m = {sl__reduce_row_for(out->dtype, r, SL_I64, 1),
                            s->out,
                            copies,
                            numel,
@@ -575,7 +591,7 @@ static int sl__rows_stream(const sl__slabs *sl, const sl_call *c,
 int sl__scatter_reduce_rows(sl_call *c, int threads, int parted) {
   const sl_tensor *index = &c->arg[1], *out = &c->arg[3];
   sl__reduce_row_fn row =
-      sl__reduce_row_for(out->dtype, c->p.reduce, index->dtype);
+      sl__reduce_row_for(out->dtype, c->p.reduce, index->dtype, 1);
   if (!row) return 0;
   sl__copy_strided(&c->arg[3], &c->arg[0], threads);
   int64_t ost[SL_MAX_DIMS], zero[SL_MAX_DIMS] = {0}, od;
@@ -590,7 +606,8 @@ int sl__scatter_reduce_rows(sl_call *c, int threads, int parted) {
     _Alignas(16) unsigned char identity[16];
     sl__reduce_set_identity(out->dtype, c->p.reduce, identity);
     sl__scatter_walk first = s;
-    first.row = sl__reduce_row_for(out->dtype, SL_REDUCE_ASSIGN, index->dtype);
+    first.row =
+        sl__reduce_row_for(out->dtype, SL_REDUCE_ASSIGN, index->dtype, 1);
     first.src = (const char *)identity;
     first.sst = zero;
     if (!sl__fill_targets_once(&first, c, threads))
@@ -607,7 +624,7 @@ int sl__scatter_reduce_rows(sl_call *c, int threads, int parted) {
 int sl__scatter_reduce_rows_unchecked(sl_call *c, int threads, int64_t *bad) {
   const sl_tensor *index = &c->arg[1], *out = &c->arg[3];
   sl__reduce_row_fn row =
-      sl__reduce_row_for(out->dtype, c->p.reduce, index->dtype);
+      sl__reduce_row_for(out->dtype, c->p.reduce, index->dtype, 1);
   if (!row || !c->p.include_self) return 0;
   int64_t ost[SL_MAX_DIMS], od;
   sl__scatter_walk s;

@@ -37,9 +37,12 @@ typedef void (*sl__reduce_row_fn)(char *out, const char *index, const char *src,
                                   const sl__rows_block *b);
 
 /* The row loop of dtype dt (f32 f64 i32 i64), reduce r (SUM PROD AMAX AMIN,
- * NONE or ASSIGN) and index dtype (i32 i64); NULL for any other. */
+ * NONE or ASSIGN) and index dtype (i32 i64) for an index that decides m
+ * axes; NULL for any other. PROD, AMAX and AMIN have loops for m == 1 only:
+ * the ops that reduce that way decide one axis (scatter_nd, which decides
+ * several, writes or sums), so loops over several would never run. */
 sl__reduce_row_fn sl__reduce_row_for(sl_dtype dt, sl_reduce r,
-                                     sl_dtype index_dtype);
+                                     sl_dtype index_dtype, int m);
 
 /*
  * One walk of a scatter-like call: the positions (a shape of rank ndim) in

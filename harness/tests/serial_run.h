@@ -8,6 +8,7 @@
 
 #include "datagen.h"
 #include "rerun.h"
+#include "runner.h"
 #include "sl_test.h"
 #include "variant_call.h"
 
@@ -16,10 +17,11 @@
 static inline int sl_test_serial_run(const char *line, sl_bundle *b,
                                      sl_call *inferred, sl_variant_call *vc,
                                      const sl_variant **v) {
-  sl_case c;
+  sl_case c0, c;
   char err[256];
-  if (sl_case_parse(line, &c, err, sizeof err) ||
-      sl_gen_inputs(&c, b, err, sizeof err)) {
+  /* a backward op's inputs from its forward's run, as a campaign's */
+  if (sl_case_parse(line, &c0, err, sizeof err) ||
+      sl_prepare_case(&c0, NULL, 0, &c, b, err, sizeof err)) {
     CHECK_MSG(0, "%s: %s", line, err);
     return -1;
   }

@@ -155,7 +155,7 @@ static void sl__nd_plan_free(sl__nd_plan *pl) {
 static int sl__nd_rows(sl_call *c, int threads) {
   const sl_tensor *index = &c->arg[1], *out = &c->arg[3];
   sl__reduce_row_fn row =
-      sl__reduce_row_for(out->dtype, c->p.reduce, index->dtype);
+      sl__reduce_row_for(out->dtype, c->p.reduce, index->dtype, c->p.ndims);
   if (!row) return 0;
   int K = index->ndim - 1;
   int64_t ost[SL_MAX_DIMS], od[SL_MAX_DIMS];

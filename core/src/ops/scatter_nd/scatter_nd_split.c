@@ -178,7 +178,7 @@ int sl__scatter_nd_split(sl_call *c, int threads) {
   /* the typed loop for i32 targets; none for f16, bf16 and the rest, so
    * es below is 4 or 8 */
   const sl__reduce_row_fn row =
-      sl__reduce_row_for(out->dtype, c->p.reduce, SL_I32);
+      sl__reduce_row_for(out->dtype, c->p.reduce, SL_I32, c->p.ndims);
   sl__nd_split s = {0};
   s.P = sl__nd_positions(index);
   s.T = sl__team(threads, s.P);
