@@ -16,6 +16,7 @@ typedef struct sl__broken {
   sl_call c, *call;
   sl_variant w, *variant;
   int in, out;
+  uint64_t pick; /* drawn, for a break that has several ways to choose */
   void *scratch;
 } sl__broken;
 
@@ -77,28 +78,37 @@ static int sl__in_no_data(sl__broken *b) {
   b->c.arg[b->in].data = NULL;
   return 1;
 }
-/* An input of another valid dtype of the same element size (so that the
- * descriptor stays within its buffer if the refusal were missing): an index
- * that is not integer, a mask that is not bool, data of a dtype other than
- * the op's data slot. The data slot itself is left alone: its dtype is the
- * one the others are checked against, so the refusal would name another
- * slot. */
+/* Whether slot `name` holds positions, which it takes as i32 or i64. */
+static int sl__holds_positions(const char *name) {
+  return strcmp(name, "index") == 0 || strcmp(name, "lengths") == 0;
+}
+
+/* An input of another valid dtype, of at most its element size (so that the
+ * descriptor stays within its buffer if the refusal were missing), drawn:
+ * an index that is not integer, a mask that is not bool, data of another
+ * dtype than the op's data slot, in its set (f64 data beside f32) or out of
+ * it. The data slot itself is left alone: its dtype is the one the others
+ * are checked against, so the refusal would name another slot. */
 static int sl__in_other_dtype(sl__broken *b) {
   const sl_op_info *info = sl_op_get(b->c.op);
+  const char *name = info->arg_names[b->in];
   sl_tensor *t = &b->c.arg[b->in];
   if (b->in == info->data_arg) return 0;
   /* An empty index takes any dtype: LibTorch checks nothing of one, nor
    * do gather and the scatters (docs/spec.md, "Empty tensors"). */
-  if (strcmp(info->arg_names[b->in], "index") == 0 && !sl_tensor_span_bytes(t))
-    return 0;
-  for (int k = 1; k < SL_DTYPE_COUNT; ++k) {
-    const sl_dtype o = (sl_dtype)((t->dtype + k) % SL_DTYPE_COUNT);
-    if (sl_dtype_size(o) == sl_dtype_size(t->dtype)) {
-      t->dtype = o;
-      return 1;
-    }
+  if (sl__holds_positions(name) && !sl_tensor_span_bytes(t)) return 0;
+  sl_dtype other[SL_DTYPE_COUNT];
+  int n = 0;
+  for (int k = 0; k < SL_DTYPE_COUNT; ++k) {
+    const sl_dtype o = (sl_dtype)k;
+    const int position = o == SL_I32 || o == SL_I64;
+    if (o != t->dtype && sl_dtype_size(o) <= sl_dtype_size(t->dtype) &&
+        !(position && sl__holds_positions(name)))
+      other[n++] = o;
   }
-  return 0;
+  if (!n) return 0;
+  t->dtype = other[b->pick % (uint64_t)n];
+  return 1;
 }
 static int sl__in_wrong_device(sl__broken *b) {
   b->c.arg[b->in].device = sl_variant_device(&b->w) == SL_DEVICE_CPU
@@ -248,7 +258,8 @@ static int sl__checks(const sl_variant *v, const sl_call *call, uint64_t seed,
   for (size_t k = 0; k < sizeof sl__breaks / sizeof sl__breaks[0]; ++k) {
     const sl__call_break *brk = &sl__breaks[k];
     if (brk->names == SL__NAMES_IN && in < 0) continue;
-    sl__broken b = {.c = *call, .w = *v, .in = in, .out = out};
+    sl__broken b = {
+        .c = *call, .w = *v, .in = in, .out = out, .pick = sl_rng_next(&r)};
     b.call = &b.c, b.variant = &b.w;
     if (!brk->fn(&b)) continue;
     sl_ctx ctx;

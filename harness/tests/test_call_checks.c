@@ -30,7 +30,7 @@ static const char *const lines[] = {
     "reduce=amax self=1 seed=12",
     "index_reduce_backward dt=f32 x=5x3 index=7 updates=7x3 dim=0 "
     "reduce=mean self=1 seed=13",
-    "dynamic_scatter_backward dt=f32 feats=30x4 coors=30x3 reduce=max seed=14",
+    "dynamic_scatter_backward dt=f64 feats=30x4 coors=30x3 reduce=max seed=14",
     "segment_reduce_backward dt=f64 data=12x3 lengths=5 dim=0 reduce=amin "
     "seed=15",
 };
@@ -49,9 +49,9 @@ static void test_every_op(void) {
       int applied = 0;
       const int rc = sl_call_checks_agree(v, &inferred, 0, seed, &applied, msg,
                                           sizeof msg);
-      /* 17 breaks; c128 has no other dtype of its size, x (the data slot)
-       * takes no other-dtype break, an output or input of rank 0 no extent
-       * or stride break */
+      /* 17 breaks; c128 has no other dtype of its size (an output's
+       * dtype break), x (the data slot) takes no other-dtype break, an
+       * output or input of rank 0 no extent or stride break */
       CHECK_MSG(rc == 1 && applied >= 12, "%s seed %llu: %d applied: %s",
                 lines[i], (unsigned long long)seed, applied, msg);
       sl_variant_call_free(&vc);
