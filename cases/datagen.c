@@ -203,8 +203,12 @@ static double sl__special(sl_dtype dt, sl_data_pattern dp, sl_rng *r) {
     return sl_rng_below(r, 2) ? v : -v;
   }
   case SL_DP_EXT:
+    /* near each dtype's largest finite value: f16's and bf16's exactly
+     * (3.4e38 would round to inf in bf16, whose largest is 255 * 2^120) */
     if (dt == SL_F16) return sl_rng_below(r, 2) ? 65504.0 : -65504.0;
-    if (dt == SL_BF16 || dt == SL_F32 || dt == SL_C64)
+    if (dt == SL_BF16)
+      return sl_rng_below(r, 2) ? ldexp(255, 120) : -ldexp(255, 120);
+    if (dt == SL_F32 || dt == SL_C64)
       return sl_rng_below(r, 2) ? 3.4e38 : -3.4e38;
     return sl_rng_below(r, 2) ? 1.7e308 : -1.7e308;
   default: return 0.0;
