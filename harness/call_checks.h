@@ -3,7 +3,8 @@
  * way at a time (a NULL call or variant, a variant of another op, an
  * unknown op, a tensor with a rank past SL_MAX_DIMS, a negative extent or
  * stride, an unknown dtype or device, no data, an input on the wrong
- * device, an output of the wrong dtype or shape or overlapping an input),
+ * device or of another valid dtype it does not take, an output of the
+ * wrong dtype or shape or overlapping an input),
  * must be refused by sl_run_variant with the status that names the fault
  * and a message naming the argument, before any kernel runs. This is the
  * validation that stands in front of every variant, scatterlab's and the
