@@ -23,7 +23,7 @@
 
 /* Whether the index decides one axis (m == 1). Loops of ND == 0 are only
  * handed m == 1 (sl__reduce_row_for), so their test is the constant 1 and
- * their loops over several axes are not compiled. */
+ * their loops over other counts of axes are not compiled. */
 #define SL__ONE_AXIS(ND) (!(ND) || m == 1)
 
 #define SL__REDUCE_ROW(name, T, U, I, STEP, ND)                                \
@@ -139,7 +139,7 @@ sl__reduce_row_fn sl__reduce_row_for(sl_dtype dt, sl_reduce r,
           : r == SL_REDUCE_AMIN                        ? 4
                                                        : -1;
   if (d < 0 || s < 0 || (index_dtype != SL_I32 && index_dtype != SL_I64) ||
-      m < 1 || (m > 1 && !SL__ROWS_ND(s)))
+      m < 0 || (m != 1 && !SL__ROWS_ND(s)))
     return NULL;
   return sl__rows[s][d][index_dtype == SL_I64];
 }

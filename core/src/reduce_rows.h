@@ -38,9 +38,10 @@ typedef void (*sl__reduce_row_fn)(char *out, const char *index, const char *src,
 
 /* The row loop of dtype dt (f32 f64 i32 i64), reduce r (SUM PROD AMAX AMIN,
  * NONE or ASSIGN) and index dtype (i32 i64) for an index that decides m
- * axes; NULL for any other. PROD, AMAX and AMIN have loops for m == 1 only:
- * the ops that reduce that way decide one axis (scatter_nd, which decides
- * several, writes or sums), so loops over several would never run. */
+ * axes (m >= 0: scatter_nd's tuples may be empty); NULL for any other.
+ * PROD, AMAX and AMIN have loops for m == 1 only: the ops that reduce that
+ * way decide one axis (scatter_nd, which decides any number, writes or
+ * sums), so loops for other counts would never run. */
 sl__reduce_row_fn sl__reduce_row_for(sl_dtype dt, sl_reduce r,
                                      sl_dtype index_dtype, int m);
 
