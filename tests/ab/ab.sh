@@ -47,8 +47,23 @@ ratio_between() { # ratio_between LO HI: the estimate cand/base
 }
 
 cp "$DIR/libsltest_slow0.so" "$tmp/copy_of_slow0.so"
+# An A/A judged changed is a false alarm of the gate. On a quiet machine
+# there were none in 1,160 judgements (docs/benchmarks.md), but in one CI
+# run, alone (RUN_SERIAL) right after the install test, one seed read
+# 0.838 [0.831, 0.845] over 14 rounds, and 24 runs of it afterwards lay in
+# [0.994, 1.006]: a disturbance of that run, not of the code. So a seed
+# judged changed runs once more, and fails when judged changed again; the
+# first judgement is shown either way.
+aa() { # aa SEED: one A/A run, status in $rc, verdict checked by the caller
+  ab "$DIR/libsltest_slow0.so" "$tmp/copy_of_slow0.so" --seed "$1" --no-db
+}
 for seed in 1 2 3; do
-  ab "$DIR/libsltest_slow0.so" "$tmp/copy_of_slow0.so" --seed $seed --no-db
+  aa $seed
+  if ! verdict_in same unclear >/dev/null; then
+    echo "A/A seed $seed judged changed once; running it again:"
+    show
+    aa $seed
+  fi
   check "A/A seed $seed: exit 0" status_is 0
   check "A/A seed $seed: not judged slower or faster" verdict_in same unclear
 done
