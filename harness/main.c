@@ -1,11 +1,11 @@
 /* scatterlab: differential testing and benchmarking of scatter/gather
- * kernels. The commands are in commands.c and cmd_*.c. */
+ * kernels. The commands are in commands/. */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "commands.h"
 
 int main(int argc, char **argv) {
   /* Benchmarks bind OpenMP threads to cores. The runtime reads its

@@ -27,7 +27,7 @@
 #include "sl/sl_provider.h"
 
 /* Longest full variant name ("<provider>:<device>.<strategy>") + NUL, as
- * harness/providers.h's SL_VARIANT_NAME_LEN (bench_table.c checks). */
+ * harness/engine/providers.h's SL_VARIANT_NAME_LEN (bench_table.c checks). */
 #define SL_BENCH_VARIANT_LEN                                                   \
   (SL_PROVIDER_NAME_MAX + 1 + SL_PROVIDER_VARIANT_NAME_MAX + 1)
 

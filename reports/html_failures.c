@@ -1,11 +1,11 @@
 /*
- * The failures of the HTML report, by failure group (harness/failure_group.h):
- * one row per group with its count of failing cases, its message, the
- * command that repeats it on the smallest case the shrinker reached, and
- * the runs it was first and last seen in. The same groups and the same
- * count as `scatterlab report --failures`, the fuzz summary, JSON and JUnit
- * (shrunk copies are no extra failure). A campaign with a systematic bug
- * may still make many groups; the table stops at max_failures rows and says
+ * The failures of the HTML report, by failure group
+ * (harness/engine/failure_group.h): one row per group with its count of failing
+ * cases, its message, the command that repeats it on the smallest case the
+ * shrinker reached, and the runs it was first and last seen in. The same groups
+ * and the same count as `scatterlab report --failures`, the fuzz summary, JSON
+ * and JUnit (shrunk copies are no extra failure). A campaign with a systematic
+ * bug may still make many groups; the table stops at max_failures rows and says
  * how many it left out. Failures stored before schema 9 carry no signature:
  * they follow, one row each, under their own heading.
  */

@@ -1,6 +1,6 @@
 /*
  * `scatterlab report --failures`: the failure groups of the store (schema 9:
- * results.signature, harness/failure_group.h), each with its count of
+ * results.signature, harness/engine/failure_group.h), each with its count of
  * cases, when it was first and last seen, and the minimal repro.
  */
 #include <inttypes.h>
@@ -34,7 +34,8 @@ static int sl__provider_option(void *user, const sl_provider_record *p) {
 
 void sl_report_repro(FILE *out, sl_store *s, int64_t run_id, const char *line,
                      const char *variant, void (*text)(FILE *, const char *)) {
-  /* The repro command of `scatterlab run` (harness/runner.c sl_repro). */
+  /* The repro command of `scatterlab run` (harness/engine/runner.c sl_repro).
+   */
   fputs("scatterlab run '", out);
   text(out, line);
   fputs("' --variants ", out);

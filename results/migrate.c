@@ -61,10 +61,11 @@ static const char sl__schema_v4_sql[] =
 
 /*
  * Version 5: the round trip of a cache line between the cores of threads 0
- * and 1, probed at a bench run's start and end (harness/core_latency.h). On
- * a shared VM the vCPUs move between cores that share a cache and cores
- * that do not (85-140 vs 360 ns), and multi-threaded timings move with them
- * while the copy probe stays; NULL where not probed.
+ * and 1, probed at a bench run's start and end
+ * (harness/bench/cpu_round_trip.h). On a shared VM the vCPUs move between cores
+ * that share a cache and cores that do not (85-140 vs 360 ns), and
+ * multi-threaded timings move with them while the copy probe stays; NULL where
+ * not probed.
  */
 static const char sl__schema_v5_sql[] =
     "ALTER TABLE runs ADD COLUMN core_rtt_ns REAL;"
@@ -159,7 +160,8 @@ static const char sl__schema_v8_sql[] =
 
 /*
  * Version 9: failure triage. Each failing verdict carries the signature of
- * its failure group (harness/failure_group.h), so that `scatterlab report
+ * its failure group (harness/engine/failure_group.h), so that `scatterlab
+ * report
  * --failures` counts groups across runs and jobs; '' where none was
  * computed (other verdicts, rows written before).
  */

@@ -70,7 +70,7 @@ const char *sl_store_path(const sl_store *s);
 
 /* A provider (kernel library, sl/sl_provider.h) a run loaded: the
  * run_providers table. name, path and sha256 are required; path is
- * absolute; sha256 is 64 lower-case hex digits (harness/sha256.h's
+ * absolute; sha256 is 64 lower-case hex digits (harness/base/sha256.h's
  * sl_sha256_file). */
 typedef struct sl_provider_record {
   const char *name, *path, *version, *sha256; /* version may be NULL */
@@ -156,7 +156,7 @@ int sl_store_tally(sl_store *s, int64_t run_id, const char *op,
 /* Inserts a result; a second row for the same (case, variant) fails. */
 int sl_store_add_result(sl_store *s, int64_t case_id, const sl_result_row *r);
 
-/* Records the failure group signature (harness/failure_group.h) of the
+/* Records the failure group signature (harness/engine/failure_group.h) of the
  * result of `variant` on case case_id (schema 9). */
 int sl_store_set_signature(sl_store *s, int64_t case_id, const char *variant,
                            const char *signature);
@@ -176,7 +176,7 @@ typedef struct sl_timing_row {
 int sl_store_add_timing(sl_store *s, int64_t case_id, const sl_timing_row *t,
                         int64_t *timing_id);
 
-/* Hardware counts per call beside a timing (harness/timing.h); each < 0:
+/* Hardware counts per call beside a timing (harness/base/timing.h); each < 0:
  * NULL (that counter read nothing). */
 typedef struct sl_timing_counts {
   double instructions, cycles, cache_misses;
@@ -364,7 +364,7 @@ typedef struct sl_failure_view {
   /* The minimal case: the line of the newest case shrunk from this one, or
    * case_line itself when the case was not shrunk. Never NULL. */
   const char *minimal_line;
-  /* Its failure group's signature (harness/failure_group.h); "" for a
+  /* Its failure group's signature (harness/engine/failure_group.h); "" for a
    * result stored before schema 9. */
   const char *signature;
 } sl_failure_view;

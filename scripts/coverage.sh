@@ -3,7 +3,7 @@
 # Builds scatterlab with gcov (-DSL_COVERAGE=ON: -Og -fno-inline --coverage, no CUDA)
 # in build-coverage/, clears the counts, runs the default campaign for
 # SECONDS (default 60; the workers and jobs flush their counts before they
-# leave, harness/child_exit.h), then prints line and branch coverage of
+# leave, harness/engine/child_exit.h), then prints line and branch coverage of
 # core/src per file and in total and writes an HTML page per file.
 #
 # usage: scripts/coverage.sh [SECONDS]     (env: BUILD, JOBS, FUZZ_ARGS)

@@ -2,7 +2,7 @@
 """The kernels allocate their scratch memory through the core's counted
 allocator (core/src/alloc.c: sl__malloc, sl__calloc, sl__free), so that a
 campaign's allocation faults reach every allocation and its leak check
-sees every free (harness/alloc_faults.h). Exit 1 naming each direct call
+sees every free (harness/engine/alloc_faults.h). Exit 1 naming each direct call
 of malloc, calloc, realloc or free in core/src outside alloc.c (the CUDA
 sources are exempt: their host memory is not the kernels' scratch).
 usage: core_alloc.py SRC

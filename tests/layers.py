@@ -10,9 +10,17 @@ first:
   references   the LibTorch reference
   results      the SQLite store
   reports      CSV, HTML, compare and history, read from the store
-  harness      the scatterlab command: runs, fuzz jobs, benches, providers
+  harness      the scatterlab command, itself in layers by role:
+    harness/base       command-line helpers, files, hashing, timing
+    harness/engine     one case through the reference and every variant
+    harness/output     JSON, failure reports, verdicts into the store
+    harness/bench      bench and ab     } side by side: neither
+    harness/campaign   fuzz campaigns   } includes the other
+    harness/commands   one file per command
+    harness            main.c
 
-fuzz and references share a rank and may not include each other. Tests
+fuzz and references share a rank and may not include each other, as do
+harness/bench and harness/campaign. Tests
 (any tests/ folder) and the libFuzzer targets (fuzz/targets) sit above
 everything. Exit 1 naming each include that points up or sideways; an
 include that resolves to two folders is an error too. usage: layers.py SRC
@@ -21,8 +29,11 @@ import os
 import re
 import sys
 
+HARNESS = [["base"], ["engine"], ["output"], ["bench", "campaign"],
+           ["commands"]]
 LAYERS = [["core"], ["cases"], ["fuzz", "references"], ["results"],
-          ["reports"], ["harness"]]
+          ["reports"]] + [[f"harness/{d}" for d in group]
+                          for group in HARNESS] + [["harness"]]
 RANK = {folder: r for r, group in enumerate(LAYERS) for folder in group}
 EXTS = (".c", ".h", ".cpp", ".hpp", ".cu", ".cuh", ".def")
 GENERATED = {"sl_git_commit.h", "sl_ab_build.h"}
@@ -34,12 +45,14 @@ def layer_of(rel):
     parts = rel.split(os.sep)
     if "tests" in parts or rel.startswith(os.path.join("fuzz", "targets")):
         return None
+    if len(parts) > 2 and os.path.join(*parts[:2]) in RANK:
+        return os.path.join(*parts[:2])
     return parts[0] if parts[0] in RANK else None
 
 
 def main(src):
     files = []
-    for top in RANK:
+    for top in (r for r in RANK if os.sep not in r):
         for root, _, names in os.walk(os.path.join(src, top)):
             files += [os.path.relpath(os.path.join(root, n), src)
                       for n in names if n.endswith(EXTS)]

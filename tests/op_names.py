@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """No layer above the core tells ops apart by name outside its op table
 (issue 31): an op's rules live in its rows (cases/case.c's specs,
-fuzz/op_table.c, harness/op_table.c, references/slref.cpp and the defect
+fuzz/op_table.c, harness/engine/op_facts.c, references/slref.cpp and the defect
 rows of references/slref_defects.def) and in the family hooks those rows
 name; the code elsewhere asks the rows (a slot's role, a hook, a flag).
 Exit 1 naming each comparison with an SL_OP_ constant, or `case SL_OP_`
@@ -13,7 +13,7 @@ import sys
 
 LAYERS = ["cases", "fuzz", "references", "results", "reports", "harness"]
 TABLES = {os.path.join("cases", "case.c"), os.path.join("fuzz", "op_table.c"),
-          os.path.join("harness", "op_table.c"),
+          os.path.join("harness", "engine", "op_facts.c"),
           os.path.join("references", "slref.cpp"),
           os.path.join("references", "slref_defects.def")}
 EXTS = (".c", ".h", ".cpp", ".hpp", ".def")

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "commands.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

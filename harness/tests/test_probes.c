@@ -5,7 +5,7 @@
 #include <math.h>
 
 #include "bandwidth.h"
-#include "core_latency.h"
+#include "cpu_round_trip.h"
 #include "sl_test.h"
 #include "timing.h"
 
@@ -16,9 +16,9 @@ static void test_copy_bandwidth(void) {
 
 static void test_round_trip(void) {
   /* No pair: nothing to measure. */
-  CHECK(sl_core_round_trip_ns(1) == 0);
-  CHECK(sl_core_round_trip_ns(0) == 0);
-  CHECK(sl_core_round_trip_ns(-3) == 0);
+  CHECK(sl_cpu_round_trip_ns(1) == 0);
+  CHECK(sl_cpu_round_trip_ns(0) == 0);
+  CHECK(sl_cpu_round_trip_ns(-3) == 0);
 #ifdef _OPENMP
   /* A pair, whether its threads share a core or not: a figure, in a time
    * bounded by the per-try cap (5 tries of 20 ms, and the hand-overs that
@@ -26,7 +26,7 @@ static void test_round_trip(void) {
   const int teams[] = {2, 8};
   for (int k = 0; k < 2; ++k) {
     const double t0 = sl_now();
-    const double ns = sl_core_round_trip_ns(teams[k]);
+    const double ns = sl_cpu_round_trip_ns(teams[k]);
     const double took = sl_now() - t0;
     CHECK_MSG(ns > 0 && isfinite(ns), "%d threads: %g ns", teams[k], ns);
     CHECK_MSG(took < 2.0, "%d threads: %g s", teams[k], took);

@@ -57,7 +57,7 @@ static const char msg_html[] =
 static const char line_big[] =
     "scatter_reduce dt=f64 it=i64 x=8x4 index=6x4 src=6x4 dim=0 reduce=sum "
     "seed=2";
-/* A failure group signature as harness/failure_group.c writes it. */
+/* A failure group signature as harness/engine/failure_group.c writes it. */
 #define SIG_CRASH                                                              \
   "scatter_reduce cpu.atomic crashed | f64 [N,N] [N,N] [N,N] | signal # "      \
   "(SIGSEGV)"

@@ -75,7 +75,7 @@ bundles() {
 }
 check bundles
 
-# Allocation faults (harness/alloc_faults.h): `run` reruns every passing
+# Allocation faults (harness/engine/alloc_faults.h): `run` reruns every passing
 # variant with one of its scratch allocations failing (the seed picks
 # which: seed 2 fails the second of cpu.leaks_on_oom's two). A leak on the
 # error path, and an ok over an unwritten output, are failures; the core's

@@ -14,7 +14,7 @@
 # time in five, on a stream of their own (issue 27): 846 lines changed,
 # each only by the added word dp=tie (dynamic_scatter's f32/f64 feats and
 # its backward's excepted); and again when those took dp=ext and dp=tie
-# too, their voxel sums judged per voxel (harness/writes.c): 655 lines
+# too, their voxel sums judged per voxel (harness/engine/writes.c): 655 lines
 # changed, all dynamic_scatter's (332) and its backward's (323), each only
 # in its dp= word; and again when float cases with random data not drawn
 # dp=tie began to take dp=sub (subnormals) one time in eight, on the same

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A CUDA provider's misbehaving kernels are `failed` verdicts: the harness's
-# device checks (harness/device.h) catch a write past the output (guard) and
+# device checks (harness/engine/device.h) catch a write past the output (guard) and
 # output elements never written (poison), and such a fault is a failure of
 # the variant, not a refusal to compare with LibTorch's answer
 # (reject_mismatch). Exits 77 (skipped) without a CUDA device.

@@ -1,0 +1,81 @@
+/* The scatterlab command line: exit statuses and shared option handling
+ * (the commands themselves: commands/commands.h). */
+#ifndef SL_CLI_H
+#define SL_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define SL_DEFAULT_DB "results/scatterlab.db"
+
+/* Exit statuses of every command (the table in README.md, "Exit
+ * statuses"): CI tells "the code is broken" (1) from "the job is broken"
+ * (2: its command line; 3: its machine or store). */
+enum {
+  SL_EXIT_OK = 0,
+  /* failures found: a failing verdict, a slower benchmark, a damaged store
+   * (check) */
+  SL_EXIT_FAIL = 1,
+  /* usage or input error: an option, a case line, an input file or store
+   * named on the command line that is missing or malformed */
+  SL_EXIT_USAGE = 2,
+  /* environment or store error, or an incomplete gate: the command could not
+   * do all of its work (a store that cannot be read or written, a job or
+   * worker that died, an output that cannot be written; compare, ab:
+   * nothing was compared, or a base benchmark has no candidate), so it
+   * cannot say that nothing failed */
+  SL_EXIT_INCOMPLETE = 3
+};
+
+struct sl_store;
+/* Opens store `path` for command `cmd` (readonly: 0 to write, 1 to read),
+ * printing "scatterlab <cmd>: <error>" when it cannot. Returns 0,
+ * SL_EXIT_USAGE when a store to read does not exist (a mistyped --db), or
+ * SL_EXIT_INCOMPLETE (damaged, unreadable, from a newer scatterlab, not
+ * writable). */
+int sl_cli_open_store(const char *cmd, const char *path, int readonly,
+                      struct sl_store **st);
+
+/* Timing commands in a -DSL_SMALL_THRESHOLDS=ON build: one line on stderr
+ * saying that the kernels take their big-case paths at every size there,
+ * so the timings mean nothing (nothing in other builds). */
+void sl_cli_warn_small_thresholds(const char *cmd);
+
+/* Prints "scatterlab <cmd>: <message>" and a hint to stderr; returns 2. */
+int sl_cli_usage_error(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Reads the value of option argv[*i] ("--db PATH" or "--db=PATH"); advances
+ * *i. Returns NULL (after printing a usage error) when it is missing. */
+const char *sl_cli_value(const char *cmd, int argc, char **argv, int *i);
+/* Whether argv[i] is option `name` (also as "name=value"). */
+int sl_cli_is(const char *arg, const char *name);
+/* Parses a non-negative integer option value; -1 with a usage message when
+ * it is not one. */
+long long sl_cli_int(const char *cmd, const char *opt, const char *v);
+/* Reads the value of integer option argv[*i] (as sl_cli_value) and parses
+ * it in [lo, hi], lo >= 0; -1 with a usage message naming the option, the
+ * range and the value when it is missing or not one. */
+long long sl_cli_int_option(const char *cmd, int argc, char **argv, int *i,
+                            long long lo, long long hi);
+/* Reads a size option ("6G", "512MiB", "1000000": byte_size.h) above 0
+ * into *bytes. Returns 0, or SL_EXIT_USAGE after a message naming the
+ * option, the expected form and the value. */
+int sl_cli_bytes_option(const char *cmd, int argc, char **argv, int *i,
+                        uint64_t *bytes);
+/* The same for a number in (0, hi] (seconds, budgets). */
+double sl_cli_positive_option(const char *cmd, int argc, char **argv, int *i,
+                              double hi);
+
+/* Whether argv[*i] is --provider (its value is taken by
+ * sl_providers_load_argv); advances *i past the value. */
+int sl_cli_skip_provider(int argc, char **argv, int *i);
+
+/* Set by the CLI fuzz target: every command checks its arguments, then
+ * returns before it does any work (no store, no kernels, no files). */
+extern int sl_cli_parse_only;
+
+#endif

@@ -1,0 +1,448 @@
+/*
+ * One job of a fuzz campaign (see campaign.h): its share of the cases
+ * on its own worker, failures shrunk and kept, results committed to the
+ * store with the job's cursor, progress reported to the parent.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "campaign.h"
+#include "failure_group.h"
+#include "huge.h"
+#include "interrupt.h"
+#include "runinfo.h"
+#include "runner.h"
+#include "safe_file.h"
+#include "shrink.h"
+#include "sl_store.h"
+#include "store_verdicts.h"
+#include "timing.h"
+#include "worker.h"
+
+int sl_fuzz_first_failure(const sl_case_result *r) {
+  for (int i = 0; i < r->n; ++i)
+    if (sl_verdict_is_failure(r->v[i].verdict)) return i;
+  return -1;
+}
+
+static int sl__is_failure(const sl_case_result *r, int *which) {
+  *which = sl_fuzz_first_failure(r);
+  return *which >= 0;
+}
+
+static const sl_variant_result *sl__find(const sl_case_result *r,
+                                         const char *variant) {
+  for (int i = 0; i < r->n; ++i)
+    if (strcmp(r->v[i].variant, variant) == 0) return &r->v[i];
+  return NULL;
+}
+
+/*
+ * Shrinks c while `variant` keeps the verdict `verdict`: tries the candidate
+ * smaller cases, most aggressive first, and restarts from the first that
+ * still fails, until none does (or the step budget is spent). *out gets the
+ * minimal case and res its result.
+ */
+static void sl__shrink(const sl_fuzz_campaign *f, sl_worker *w,
+                       const sl_case *c, const char *variant,
+                       sl_verdict verdict, sl_case *out, sl_case_result *res) {
+  *out = *c;
+  static sl_case cand[64];
+  int steps = 0;
+  double deadline = sl_now() + 30;
+  for (int progress = 1; progress && steps < 400 && sl_now() < deadline;) {
+    progress = 0;
+    int n = sl_shrink_candidates(out, cand, 64);
+    for (int i = 0; i < n && steps < 400; ++i, ++steps) {
+      static sl_case_result r;
+      char err[512];
+      if (sl_worker_run_variants(w, &cand[i], variant, f->timeout, &r, err,
+                                 sizeof err))
+        continue;
+      const sl_variant_result *v = sl__find(&r, variant);
+      if (v && v->verdict == verdict) {
+        *out = cand[i];
+        *res = r;
+        progress = 1;
+        break;
+      }
+    }
+  }
+}
+
+/* Writes the minimal case into the corpus, once per failure group:
+ * <dir>/<op>-<signature id>.txt holding the line (with the variant, verdict
+ * and signature as comments), and for a wrong answer the .npy bundle of
+ * `scatterlab run --save` in <dir>/<op>-<signature id>/, made by the worker
+ * (never in this process: see sl_worker_save). A crash or hang gets no
+ * bundle. The jobs are separate processes: the entry is created with
+ * O_EXCL semantics (link() of the complete file fails when the name
+ * exists), so the first member of a group found by any job keeps it and
+ * the later ones add nothing. */
+static void sl__corpus_add(sl_worker *w, double timeout, const char *dir,
+                           const sl_case *c, const char *line,
+                           const char *variant, sl_verdict verdict,
+                           const sl_failure_sig *sig) {
+  char path[1024];
+  /* The folder and any missing parents (an installed CLI's default,
+   * results/corpus, may be the first thing written under results/). */
+  snprintf(path, sizeof path, "%s", dir);
+  for (char *p = path + 1; *p; ++p)
+    if (*p == '/') {
+      *p = '\0';
+      mkdir(path, 0777);
+      *p = '/';
+    }
+  mkdir(path, 0777);
+  snprintf(path, sizeof path, "%s/%s-%s.txt", dir, sl_op_name(c->op), sig->id);
+  struct stat sb;
+  if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+    return; /* the group has its entry */
+  /* Written beside, complete, then linked into place: link() fails when
+   * the name exists (another job was first), never follows a planted
+   * symbolic link, and a reader never sees half an entry. */
+  char tmp[1100], text[2 * SL_CASE_LINE_MAX + 1024], err[512];
+  snprintf(tmp, sizeof tmp, "%s.new.%ld", path, (long)getpid());
+  snprintf(text, sizeof text,
+           "# found by scatterlab fuzz: %s %s\n# group %s: %s\n%s\n", variant,
+           sl_verdict_name(verdict), sig->id, sig->text, line);
+  if (sl_safe_write_text(tmp, text, err, sizeof err)) {
+    fprintf(stderr, "scatterlab fuzz: corpus: %s\n", err);
+    return;
+  }
+  /* Something else at the name (a planted symbolic link) is no entry: it
+   * is replaced by rename(), never followed. */
+  int taken = lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)
+                  ? rename(tmp, path) != 0
+                  : link(tmp, path) != 0;
+  unlink(tmp);       /* after rename(): already gone */
+  if (taken) return; /* EEXIST: another job's member was first */
+  if (verdict != SL_VERDICT_FAILED && verdict != SL_VERDICT_REJECT_MISMATCH)
+    return;
+  path[strlen(path) - 4] = '\0'; /* the bundle folder: the name without .txt */
+  sl_worker_save(w, c, variant, path, timeout, err, sizeof err);
+}
+
+/*
+ * The results of the cases since the last commit, kept in memory and written
+ * in one short transaction: a job that held the write lock while it ran
+ * cases would starve the other jobs of it.
+ */
+typedef struct sl__pending {
+  char *line;
+  sl_op op;
+  sl_dtype dt;
+  uint64_t seed;
+  int shrunk_from; /* index in the batch of the case it was shrunk from, or -1
+                    */
+  int n;
+  sl_variant_result *v;
+  /* A failing case's group (failure_group.h) and the variant it is of;
+   * "" for a case that passed */
+  char sig[768], sig_variant[SL_VARIANT_NAME_LEN];
+} sl__pending;
+
+typedef struct sl__batch {
+  sl__pending *p;
+  int n, cap;
+} sl__batch;
+
+/* Adds a case and its verdicts; returns its index, or -1 without memory. */
+static int sl__batch_add(sl__batch *b, const sl_case *c,
+                         const sl_case_result *res, int shrunk_from) {
+  if (b->n == b->cap) {
+    int cap = b->cap ? 2 * b->cap : 64;
+    sl__pending *p = realloc(b->p, sizeof *p * (size_t)cap);
+    if (!p) return -1;
+    b->p = p;
+    b->cap = cap;
+  }
+  sl__pending *e = &b->p[b->n];
+  e->line = strdup(res->line);
+  e->v = malloc(sizeof *e->v * (size_t)(res->n ? res->n : 1));
+  if (!e->line || !e->v) {
+    free(e->line), free(e->v);
+    return -1;
+  }
+  memcpy(e->v, res->v, sizeof *e->v * (size_t)res->n);
+  e->n = res->n;
+  e->op = c->op;
+  e->dt = c->dt;
+  e->seed = c->seed;
+  e->shrunk_from = shrunk_from;
+  e->sig[0] = e->sig_variant[0] = '\0';
+  return b->n++;
+}
+
+static void sl__batch_clear(sl__batch *b) {
+  for (int i = 0; i < b->n; ++i) free(b->p[i].line), free(b->p[i].v);
+  b->n = 0;
+}
+
+/* Writes the batch's cases and results (inside the caller's transaction). */
+static int sl__batch_write(sl_store *st, int64_t run_id, int keep_all,
+                           const sl__batch *b) {
+  int64_t *ids = malloc(sizeof *ids * (size_t)(b->n ? b->n : 1));
+  if (!ids) return -1;
+  int rc = 0;
+  for (int i = 0; i < b->n && !rc; ++i) {
+    const sl__pending *e = &b->p[i];
+    int64_t from = e->shrunk_from >= 0 ? ids[e->shrunk_from] : 0;
+    rc = sl_store_verdicts(st, run_id, e->op, e->dt, e->line, e->seed, from,
+                           keep_all, e->v, e->n, &ids[i]);
+    if (!rc && e->sig[0] && ids[i])
+      rc = sl_store_set_signature(st, ids[i], e->sig_variant, e->sig);
+  }
+  free(ids);
+  return rc;
+}
+
+/* Handles one case's result in a job: batch, failure shrinking, corpus.
+ * Returns -1 when out of memory. */
+static int sl__job_result(const sl_fuzz_campaign *f, sl_worker *w, sl__batch *b,
+                          const sl_case *c, sl_case_result *res, FILE *out,
+                          int64_t *failures) {
+  int which;
+  int at = f->db ? sl__batch_add(b, c, res, -1) : 0;
+  if (at < 0) return -1;
+  if (!sl__is_failure(res, &which)) return 0;
+  ++*failures;
+  sl_variant_result first = res->v[which];
+  sl_case minimal = *c;
+  static sl_case_result mres;
+  mres = *res;
+  /* A huge case is kept as found: every candidate would take seconds to
+   * generate, and a smaller one leaves the offsets past 2^31 it is about. */
+  const int huge = sl_fuzz_huge_shape(c);
+  if (f->shrink && first.verdict != SL_VERDICT_TIMEOUT && !huge)
+    sl__shrink(f, w, c, first.variant, first.verdict, &minimal, &mres);
+  char line[SL_CASE_LINE_MAX];
+  sl_case_print(&minimal, line, sizeof line);
+  /* The group: of the minimal case, as the shrinker left its message. */
+  const sl_variant_result *mv = sl__find(&mres, first.variant);
+  sl_failure_sig sig;
+  sl_failure_signature(&minimal, first.variant, sl_verdict_name(first.verdict),
+                       mv ? mv->message : first.message, &sig);
+  if (f->db) {
+    snprintf(b->p[at].sig, sizeof b->p[at].sig, "%s", sig.text);
+    snprintf(b->p[at].sig_variant, sizeof b->p[at].sig_variant, "%s",
+             first.variant);
+  }
+  if (f->db && f->shrink) {
+    int m = sl__batch_add(b, &minimal, &mres, at);
+    if (m < 0) return -1;
+    snprintf(b->p[m].sig, sizeof b->p[m].sig, "%s", sig.text);
+    snprintf(b->p[m].sig_variant, sizeof b->p[m].sig_variant, "%s",
+             first.variant);
+  }
+  if (f->corpus)
+    sl__corpus_add(w, f->timeout, f->corpus, &minimal, line, first.variant,
+                   first.verdict, &sig);
+  /* A minimal case still larger than a few elements: say which size
+   * threshold it stays past, the likely reason (docs: shrinking). */
+  char message[sizeof first.message + 200];
+  int64_t largest = 0;
+  const sl_threshold *past =
+      f->shrink ? sl_fuzz_case_past(&minimal, &largest) : NULL;
+  if (huge)
+    snprintf(message, sizeof message,
+             "%s; a huge case (x past 2^%d elements), not shrunk",
+             first.message, huge);
+  else if (past && largest > SL_FUZZ_SMALL_REPRO)
+    snprintf(message, sizeof message,
+             "%s; the minimal case keeps %lld elements, past %s (%lld: %s), "
+             "where smaller cases take another path",
+             first.message, (long long)largest, past->name,
+             (long long)past->value, past->path);
+  else
+    snprintf(message, sizeof message, "%s", first.message);
+  fprintf(out, "F %s\t%s\t%s\t%s\t%s\t%s\t%s\n", first.variant,
+          sl_verdict_name(first.verdict), line, res->line, sig.id, sig.text,
+          message);
+  fflush(out);
+  return 0;
+}
+
+/* Resident size of this process in KiB, or -1. */
+static long sl__self_rss_kib(void) {
+  FILE *f = fopen("/proc/self/statm", "r");
+  long size = 0, resident = -1;
+  if (f) {
+    if (fscanf(f, "%ld %ld", &size, &resident) != 2) resident = -1;
+    fclose(f);
+  }
+  return resident < 0 ? -1 : resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+/* The job's state between commits. */
+typedef struct sl__job_state {
+  sl_store *st;
+  sl__batch batch;
+  sl_fuzz_cells cells;
+  int64_t done, failures, next_k;
+  /* done and failures as of the last commit: after a store failure the
+   * summary must count what the store holds, not what ran */
+  int64_t done_committed, failures_committed;
+  int64_t ref_defects[SL_REF_DEFECTS_MAX]; /* cases per defect row met */
+} sl__job_state;
+
+/* Commits what the job did since the last commit, in one transaction: the
+ * batch, the coverage counted since, and the cursor. On failure nothing of it
+ * is written. */
+static int sl__commit(const sl_fuzz_campaign *f, int job, sl__job_state *s) {
+  if (!s->st) {
+    s->done_committed = s->done;
+    s->failures_committed = s->failures;
+    return 0;
+  }
+  int rc = sl_store_begin(s->st) ||
+           sl__batch_write(s->st, f->run_id, f->keep_all, &s->batch);
+  for (int i = 0; i < s->cells.n && !rc; ++i) {
+    sl_fuzz_cell_count *c = &s->cells.v[i];
+    rc =
+        sl_store_add_coverage(s->st, f->run_id, c->name, c->cases, c->failures);
+  }
+  rc = rc || sl_store_set_cursor(s->st, f->run_id, job, s->next_k) ||
+       sl_store_commit(s->st);
+  if (rc) {
+    char keep[1024]; /* the rollback must not hide the reason */
+    snprintf(keep, sizeof keep, "%s", sl_store_errmsg(s->st));
+    sl_store_rollback(s->st);
+    fprintf(stderr, "scatterlab fuzz: job %d: %s\n", job, keep);
+    return -1;
+  }
+  /* The store holds the counts now: a job's memory stays flat however many
+   * cells a long campaign meets. */
+  s->done_committed = s->done;
+  s->failures_committed = s->failures;
+  sl_fuzz_cells_clear(&s->cells);
+  sl__batch_clear(&s->batch);
+  return 0;
+}
+
+static int sl__stop_asked(const sl_fuzz_campaign *f) {
+  return sl_interrupted() || (f->stop && *f->stop);
+}
+
+int sl_fuzz_job_threads(const sl_fuzz_campaign *f) {
+  int t = sl_default_threads() / (f->jobs > 0 ? f->jobs : 1);
+  return t > 0 ? t : 1;
+}
+
+int sl_fuzz_job(const sl_fuzz_campaign *f, int job, FILE *out) {
+  char err[512];
+  sl_run_opts ro = {0};
+  ro.variants = f->variants;
+  ro.threads = sl_fuzz_job_threads(f);
+  ro.max_case_bytes = f->max_case_bytes;
+  ro.rerun_every = SL_FUZZ_RERUN_EVERY;
+  /* A parallel job reruns on one thread (thread-count invariance, which
+   * SL_DETERMINISTIC promises); a one-thread job on its one thread
+   * (run-to-run only): a second thread would oversubscribe the cores (it
+   * spun against the other job: half the cases). */
+  ro.rerun_threads = ro.threads > 1 ? 1 : ro.threads;
+  /* The reference runs in the worker, which gives its team the job's
+   * share of the threads too (worker.c): this process starts none. */
+  sl_worker *w;
+  if (sl_worker_start(&w, &ro, err, sizeof err)) {
+    fprintf(stderr, "scatterlab fuzz: job %d: %s\n", job, err);
+    return 1;
+  }
+  sl__job_state s = {0};
+  int failed = 0;
+  if (f->db) {
+    if (sl_store_open(f->db, SL_STORE_READWRITE, &s.st, err, sizeof err) ||
+        (f->resume && sl_store_get_cursor(s.st, f->run_id, job, &s.next_k))) {
+      fprintf(stderr, "scatterlab fuzz: job %d: %s\n", job,
+              s.st ? sl_store_errmsg(s.st) : err);
+      sl_store_close(s.st);
+      sl_worker_stop(w);
+      return 1;
+    }
+  }
+  double start = sl_now(), last = start;
+  long worker_warm = -1, job_warm = -1;
+  static sl_case_result res;
+  for (;;) {
+    uint64_t k = (uint64_t)s.next_k;
+    uint64_t i =
+        (k * (uint64_t)f->jobs + (uint64_t)job) * (uint64_t)f->shard_n +
+        (uint64_t)f->shard_k;
+    if (f->cases >= 0 && i >= (uint64_t)f->cases) break;
+    if (f->cases < 0 && sl_now() - start >= f->seconds) break;
+    if (sl__stop_asked(f)) break;
+    ++s.next_k; /* committed with this case's results */
+    sl_case c;
+    sl_fuzz_case(f->seed, i, &f->gen, &c);
+    if (sl_worker_run(w, &c, f->timeout, &res, err, sizeof err)) {
+      /* A generated case the harness cannot even build is a bug of the
+       * generator: report it like a failure. */
+      sl_failure_sig sig;
+      sl_failure_signature(&c, "harness", "failed", err, &sig);
+      fprintf(out, "F harness\tfailed\t%s\t%s\t%s\t%s\t%s\n", res.line,
+              res.line, sig.id, sig.text, err);
+      ++s.failures;
+      continue;
+    }
+    ++s.done;
+    int defect = res.ref_defect[0] ? sl_ref_defect_index(res.ref_defect) : -1;
+    if (defect >= 0) ++s.ref_defects[defect];
+    int which;
+    char cell[160];
+    sl_fuzz_cell(&c, cell, sizeof cell);
+    sl_fuzz_cell_count *cc = sl_fuzz_cells_get(&s.cells, cell);
+    if (cc) {
+      ++cc->cases;
+      cc->failures += sl__is_failure(&res, &which);
+    }
+    if (sl__job_result(f, w, &s.batch, &c, &res, out, &s.failures)) {
+      fprintf(stderr, "scatterlab fuzz: job %d: out of memory\n", job);
+      failed = 1;
+      break;
+    }
+    double now = sl_now();
+    if (worker_warm < 0 && s.done >= 1000 && now - start >= 2) {
+      worker_warm = sl_worker_rss_kib(w);
+      job_warm = sl__self_rss_kib();
+    }
+    if (now - last >= 0.5 || s.batch.n >= 512) {
+      /* Commit at least twice a second: an interruption loses little. */
+      if (sl__commit(f, job, &s)) {
+        failed = 1;
+        break;
+      }
+      fprintf(out, "P %" PRId64 " %" PRId64 "\n", s.done, s.failures);
+      fflush(out);
+      last = now;
+    }
+  }
+  if (!failed && sl__commit(f, job, &s)) failed = 1;
+  if (failed)
+    fprintf(stderr,
+            "scatterlab fuzz: job %d stopped early; what it committed before "
+            "is kept\n",
+            job);
+  sl_store_close(s.st);
+  sl__batch_clear(&s.batch);
+  free(s.batch.p);
+  /* What the store holds: after a failed commit, the cases and cells since
+   * the last good one were rolled back, and are not counted. */
+  fprintf(out, "P %" PRId64 " %" PRId64 "\n", s.done_committed,
+          s.failures_committed);
+  for (int i = 0; i < s.cells.n && !failed; ++i)
+    fprintf(out, "C %s\t%" PRId64 "\t%" PRId64 "\n", s.cells.v[i].name,
+            s.cells.v[i].cases, s.cells.v[i].failures);
+  for (int i = 0; i < SL_REF_DEFECTS_MAX; ++i)
+    if (s.ref_defects[i])
+      fprintf(out, "R %d %" PRId64 "\n", i, s.ref_defects[i]);
+  fprintf(out, "M %ld %ld %ld %ld\n", worker_warm, sl_worker_rss_kib(w),
+          job_warm, sl__self_rss_kib());
+  fflush(out);
+  sl_fuzz_cells_free(&s.cells);
+  sl_worker_stop(w);
+  return failed;
+}

@@ -1,0 +1,697 @@
+/* `scatterlab ab`: two builds' kernels, one process, paired rounds (ab.h). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ab.h"
+#include "ab_ref.h"
+#include "ab_write.h"
+#include "bench_case.h"
+#include "bench_table.h"
+#include "case.h"
+#include "commands.h"
+#include "interrupt.h"
+#include "providers.h"
+#include "run_counters.h"
+#include "runinfo.h"
+#include "runner.h"
+#include "sl_store.h"
+#include "slref.h"
+#include "variant_call.h"
+
+static const char *const sl__ab_help =
+    "usage: scatterlab ab (--base LIB|DIR | --base-ref GITREF)\n"
+    "                     [--cand LIB|DIR] [options]\n"
+    "                     (--suite NAME|FILE | 'CASE' ...)\n"
+    "\n"
+    "A/B of two builds' kernels in one process: for every case and every\n"
+    "variant both builds have, the same inputs, the two versions timed\n"
+    "alternately in rounds (random order each round, warm-up first), and a\n"
+    "verdict on the paired per-round ratios cand/base (Hodges-Lehmann\n"
+    "estimate and interval, Wilcoxon signed-rank p): drift of the machine\n"
+    "hits both arms of a round and cancels. Rounds stop once the interval\n"
+    "is narrow (about +-1%), or at the budget. Both versions must pass the\n"
+    "case against LibTorch first.\n"
+    "\n"
+    "  --base LIB|DIR   the base build: a kernels library, or a build\n"
+    "                   directory holding libscatterlab_kernels.so.1; its\n"
+    "                   variants are loaded as base:<name>\n"
+    "  --base-ref REV   the base built from git: a worktree of this\n"
+    "                   repository at REV, configured with this build's\n"
+    "                   options, only its kernels library built; cached in\n"
+    "                   SCATTERLAB_CACHE or ~/.cache/scatterlab (ab/<commit>)\n"
+    "  --cand LIB|DIR   the candidate (default: this scatterlab's own\n"
+    "                   kernels); loaded as cand:<name>\n"
+    "  --variants LIST  only these variants (names without the prefix;\n"
+    "                   globs as in run; default: every one both have)\n"
+    "  --threads N      threads for parallel variants (default: all cores)\n"
+    "  --budget SEC     timed work per benchmark, both arms (default 2)\n"
+    "  --min-rounds N   never judge on fewer rounds (default 10)\n"
+    "  --max-rounds N   at most (default 400)\n"
+    "  --threshold PCT  the change that counts (default 5)\n"
+    "  --seed N         order of the arms in the rounds (default 1)\n"
+    "  --json FILE      also write the results as JSON (docs/ab-json.md)\n"
+    "  --markdown FILE  also write them as markdown (a pull-request comment)\n"
+    "  --csv FILE       also as CSV, one row per pair (docs/ab-json.md)\n"
+    "  --html FILE      also as an HTML page\n"
+    "  --db PATH        results database (default " SL_DEFAULT_DB ")\n"
+    "  --no-db          record nothing\n"
+    "\n"
+    "  --torch          time LibTorch (torch.cpu) as a third arm in every\n"
+    "                   round, not judged: each build's speed-up over it\n"
+    "                   from the same rounds (stored as torch.cpu timings)\n"
+    "  --allow-missing  a base variant the candidate lacks is reported,\n"
+    "                   not an incomplete comparison (exit 3)\n"
+    "  --metric M       judge on time (default) or instructions: retired\n"
+    "                   instructions per call, from the hardware counters,\n"
+    "                   which do not move with the neighbours (nor see a\n"
+    "                   change that only waits longer on memory); exit 3\n"
+    "                   where the machine has no instructions counter\n"
+    "  --no-counters    do not read the hardware counters (by default\n"
+    "                   instructions, cycles and cache misses per call are\n"
+    "                   read beside the time where the machine has them;\n"
+    "                   one line says which, or why there are none)\n"
+    "  --plant-slowdown PCT  test-only: every candidate call spins for PCT%%\n"
+    "                   of its own time, to measure what the gate detects\n"
+    "\n"
+    "verdicts: slower (estimate above 1 + threshold, the whole interval\n"
+    "above 1 + half of it), faster (the mirror image), same (interval\n"
+    "within the threshold), unclear (neither: too noisy to tell; not a\n"
+    "failure). Exit 1 when any benchmark is slower or\n"
+    "a version fails a case; 2 on a usage error; 3 when nothing was compared\n"
+    "or a base variant has no candidate (unless --allow-missing).\n"
+    "The store gets a bench run with both arms' per-round samples.\n";
+
+/* One arm: a variant row and its call, with outputs of its own. */
+typedef struct sl__arm {
+  sl_ctx ctx;
+  const sl_hvariant *v;
+  sl_call call;
+  void *mem[SL_MAX_ARGS];
+  double plant; /* --plant-slowdown: extra busy time, a share of the call's */
+} sl__arm;
+
+static int sl__arm_run(void *user, int rep, int k, double *samples) {
+  (void)rep;
+  sl__arm *a = user;
+  for (int i = 0; i < k; ++i) {
+    sl_call c = a->call;
+    double t0 = sl_now();
+    if (sl_run_variant(&a->ctx, &a->v->v, &c) != SL_STATUS_OK) return 1;
+    if (a->plant > 0) { /* busy, as slower code keeps its core */
+      const double until = sl_now() + (sl_now() - t0) * a->plant;
+      while (sl_now() < until) {
+      }
+    }
+    samples[i] = sl_now() - t0;
+  }
+  return 0;
+}
+
+/* --torch: LibTorch on the same inputs, as bench times it (the shim times
+ * its k calls back to back). */
+typedef struct sl__torch_arm {
+  const sl_call *call;
+  int threads;
+  char msg[512];
+} sl__torch_arm;
+
+static int sl__torch_run(void *user, int rep, int k, double *samples) {
+  (void)rep;
+  sl__torch_arm *t = user;
+  return slref_time(t->call, t->threads, k, samples, t->msg, sizeof t->msg) ? 1
+                                                                            : 0;
+}
+
+static void sl__arm_free(sl__arm *a) {
+  for (int s = 0; s < SL_MAX_ARGS; ++s) free(a->mem[s]);
+  memset(a, 0, sizeof *a);
+}
+
+typedef struct sl__ab {
+  sl_ab_opts o;
+  const char *variants; /* filter on the names without prefix */
+  int cand_given, threads, allow_missing;
+  int torch;    /* --torch: LibTorch as the third arm of every round */
+  double plant; /* --plant-slowdown as a fraction */
+  sl_store *st;
+  int64_t run_id;
+  sl_ab_set set; /* every outcome, for the summary and the files */
+  sl_run_counters counters;
+  const char *case_line; /* of the case in hand */
+} sl__ab;
+
+/* An outcome other than a judgement: printed as "  VARIANT note" and kept
+ * (missing and failed ones also counted). */
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static void
+sl__note(sl__ab *ab, sl_ab_row_kind kind, const char *plain, const char *fmt,
+         ...) {
+  static sl_ab_row row;
+  memset(&row, 0, sizeof row);
+  row.kind = kind;
+  snprintf(row.case_line, sizeof row.case_line, "%s", ab->case_line);
+  snprintf(row.variant, sizeof row.variant, "%s", plain);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(row.note, sizeof row.note, fmt, ap);
+  va_end(ap);
+  printf("  %-16s %s\n", plain, row.note);
+  ab->set.missing += kind == SL_AB_ROW_MISSING;
+  ab->set.failed += kind == SL_AB_ROW_FAILED;
+  sl_ab_set_add(&ab->set, &row);
+}
+
+/* "DIR" -> "DIR/libscatterlab_kernels.so.1"; a file as it is. */
+static int sl__lib_path(const char *opt, const char *arg, char *out,
+                        size_t len) {
+  struct stat sb;
+  if (stat(arg, &sb) != 0) {
+    sl_cli_usage_error("ab",
+                       "%s %s: expected a kernels library or a build "
+                       "directory, found nothing there",
+                       opt, arg);
+    return -1;
+  }
+  if (S_ISDIR(sb.st_mode)) {
+    snprintf(out, len, "%s/libscatterlab_kernels.so.1", arg);
+    if (stat(out, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+      sl_cli_usage_error("ab",
+                         "%s %s: expected a build directory holding "
+                         "libscatterlab_kernels.so.1, found none",
+                         opt, arg);
+      return -1;
+    }
+  } else {
+    snprintf(out, len, "%s", arg);
+  }
+  return 0;
+}
+
+/* Name of the candidate's version of plain variant `plain`. */
+static void sl__cand_name(const sl__ab *ab, const char *plain, char *out,
+                          size_t len) {
+  snprintf(out, len, "%s%s", ab->cand_given ? "cand:" : "", plain);
+}
+
+/* The base variants of op whose candidate exists and passes the filter:
+ * their indices into the registry go to idx; returns how many. */
+static int sl__pairs_of(const sl__ab *ab, sl_op op, size_t *idx, int max) {
+  int n = 0;
+  for (size_t i = 0; i < sl_hvariant_count() && n < max; ++i) {
+    const sl_hvariant *v = sl_hvariant_at(i);
+    if (v->v.op != op || strncmp(v->name, "base:", 5) != 0) continue;
+    const char *plain = v->name + 5;
+    char cname[SL_VARIANT_NAME_LEN + 8];
+    sl__cand_name(ab, plain, cname, sizeof cname);
+    if (!sl_hvariant_find(op, cname)) continue;
+    if (ab->variants && !sl_variant_selected(ab->variants, plain)) continue;
+    idx[n++] = i;
+  }
+  return n;
+}
+
+/* Base variants of op (within the filter) that the candidate lacks: each
+ * gets a line; they make the comparison incomplete. */
+static void sl__report_missing(sl__ab *ab, sl_op op) {
+  for (size_t i = 0; i < sl_hvariant_count(); ++i) {
+    const sl_hvariant *v = sl_hvariant_at(i);
+    if (v->v.op != op || strncmp(v->name, "base:", 5) != 0) continue;
+    const char *plain = v->name + 5;
+    char cname[SL_VARIANT_NAME_LEN + 8];
+    sl__cand_name(ab, plain, cname, sizeof cname);
+    if (sl_hvariant_find(op, cname) ||
+        (ab->variants && !sl_variant_selected(ab->variants, plain)))
+      continue;
+    sl__note(ab, SL_AB_ROW_MISSING, plain, "missing: the candidate has no %s%s",
+             cname, ab->allow_missing ? " (--allow-missing)" : "");
+  }
+}
+
+static const sl_variant_result *sl__verdict_of(const sl_case_result *res,
+                                               const char *name) {
+  for (int i = 0; i < res->n; ++i)
+    if (strcmp(res->v[i].variant, name) == 0) return &res->v[i];
+  return NULL;
+}
+
+/* The median over rounds [0, n) of one count per call (a field of
+ * sl_call_counts, `step` doubles apart), -1 where no round read it. */
+static double sl__median_count(const double *first, int n, int step) {
+  static double v[SL_AB_MAX_ROUNDS];
+  int m = 0;
+  for (int i = 0; i < n; ++i)
+    if (first[(size_t)i * step] >= 0) v[m++] = first[(size_t)i * step];
+  double q1, med = -1, q3;
+  if (m > 0) sl_quartiles(v, m, &q1, &med, &q3);
+  return med;
+}
+
+/* Stores an arm's per-round samples as a timing row, with its counts'
+ * medians when counts (its rounds' counts) is not NULL. */
+static void sl__store_arm(sl__ab *ab, int64_t case_id, const char *name,
+                          const double *samples, int n, int64_t bytes,
+                          const sl_call_counts *counts) {
+  if (!ab->st || n == 0) return;
+  sl_timing t;
+  memcpy(t.samples, samples, sizeof *samples * (size_t)n);
+  t.reps = n;
+  double q1, q3;
+  sl_quartiles(samples, n, &q1, &t.median_s, &q3);
+  t.min_s = samples[0];
+  for (int i = 1; i < n; ++i)
+    if (samples[i] < t.min_s) t.min_s = samples[i];
+  double gbs = t.median_s > 0 ? (double)bytes / t.median_s / 1e9 : 0;
+  sl_timing_row row = {name,    ab->threads, n,  0,     t.median_s, q3 - q1,
+                       t.min_s, gbs,         -1, bytes, t.samples,  n};
+  sl_timing_counts med = {-1, -1, -1};
+  if (counts) {
+    med.instructions =
+        sl__median_count(&counts[0].instructions, n, SL_CALL_COUNTS_STEP);
+    med.cycles = sl__median_count(&counts[0].cycles, n, SL_CALL_COUNTS_STEP);
+    med.cache_misses =
+        sl__median_count(&counts[0].cache_misses, n, SL_CALL_COUNTS_STEP);
+  }
+  int64_t id;
+  if (sl_store_add_timing_counted(ab->st, case_id, &row, &med, &id))
+    fprintf(stderr, "scatterlab ab: store: %s\n", sl_store_errmsg(ab->st));
+}
+
+/* Times one pair on the case's inputs and prints its line. */
+static void sl__pair(sl__ab *ab, const sl_bench_case *bc,
+                     const sl_case_result *res, const sl_hvariant *base) {
+  const char *plain = base->name + 5;
+  char cname[SL_VARIANT_NAME_LEN + 8];
+  sl__cand_name(ab, plain, cname, sizeof cname);
+  const sl_hvariant *cand = sl_hvariant_find(bc->c.op, cname);
+  const sl_hvariant *arm_v[2] = {base, cand};
+  for (int k = 0; k < 2; ++k) {
+    const sl_variant_result *r = sl__verdict_of(res, arm_v[k]->name);
+    if (sl_variant_device(&arm_v[k]->v) != SL_DEVICE_CPU) {
+      sl__note(ab, SL_AB_ROW_UNTIMED, plain,
+               "not timed: ab times cpu variants only at this version");
+      return;
+    }
+    if (!r || (r->verdict != SL_VERDICT_PASSED &&
+               r->verdict != SL_VERDICT_MISTRUSTED)) {
+      sl__note(ab,
+               r && sl_verdict_is_failure(r->verdict) ? SL_AB_ROW_FAILED
+                                                      : SL_AB_ROW_UNTIMED,
+               plain, "not timed: %s %s%s%s", arm_v[k]->name,
+               r ? sl_verdict_name(r->verdict) : "did not run",
+               r && r->message[0] ? ": " : "", r ? r->message : "");
+      return;
+    }
+    unsigned lacks = 0;
+    const sl_op_info *info = sl_op_get(bc->c.op);
+    for (int s = 0; s < info->n_in; ++s)
+      lacks |= sl_input_layout(&bc->in.call.arg[s]) & ~arm_v[k]->caps.layouts;
+    if (lacks) {
+      sl__note(ab, SL_AB_ROW_UNTIMED, plain,
+               "not timed: %s takes %s inputs as contiguous copies",
+               arm_v[k]->name,
+               lacks & SL_LAYOUT_BROADCAST ? "broadcast" : "strided");
+      return;
+    }
+  }
+  static sl__arm arms[2];
+  int ok = 1;
+  for (int k = 0; k < 2; ++k) {
+    memset(&arms[k], 0, sizeof arms[k]);
+    sl_ctx_init(&arms[k].ctx);
+    arms[k].ctx.threads = ab->threads;
+    arms[k].v = arm_v[k];
+    arms[k].plant = k == 1 ? ab->plant : 0;
+  }
+  /* One set of outputs for both arms (owned by arm 0): the arms run one
+   * after the other, never at once, and every call writes its outputs
+   * whole. With outputs of its own each arm stored to other pages, placed
+   * otherwise (huge pages or not, cache sets), and an A/A run of one
+   * library against its copy read select_scatter 1.53x slower on a quiet
+   * machine (7 of 58 benchmarks slower, 2 faster). */
+  arms[0].call = bc->in.call;
+  ok = sl_bench_alloc_outputs(&arms[0].call, arms[0].mem) == 0;
+  arms[1].call = arms[0].call;
+  static sl_ab_result r;
+  sl__torch_arm torch = {&bc->in.call, ab->threads, ""};
+  int rc =
+      ok ? sl_ab_time_ref(sl__arm_run, &arms[0], sl__arm_run, &arms[1],
+                          ab->torch ? sl__torch_run : NULL, &torch, &ab->o, &r)
+         : -1;
+  if (rc) {
+    const char *m0 = sl_ctx_message(&arms[0].ctx);
+    const char *m1 = sl_ctx_message(&arms[1].ctx);
+    const char *why = !ok            ? "out of memory"
+                      : rc <= 0      ? "bad options or out of memory"
+                      : m0[0]        ? m0
+                      : m1[0]        ? m1
+                      : torch.msg[0] ? torch.msg
+                                     : "a call failed";
+    sl__note(ab, SL_AB_ROW_FAILED, plain, "not timed: %s", why);
+  } else if (sl_interrupted()) {
+    printf("  %-16s interrupted: not judged\n", plain);
+  } else {
+    static sl_ab_row row;
+    memset(&row, 0, sizeof row);
+    row.kind = SL_AB_ROW_JUDGED;
+    snprintf(row.case_line, sizeof row.case_line, "%s", ab->case_line);
+    snprintf(row.variant, sizeof row.variant, "%s", plain);
+    double q1, q3;
+    sl_quartiles(r.base_s, r.rounds, &q1, &row.base_s, &q3);
+    sl_quartiles(r.cand_s, r.rounds, &q1, &row.cand_s, &q3);
+    row.ratio = r.ratio, row.lo = r.lo, row.hi = r.hi, row.p = r.p;
+    row.rounds = r.rounds, row.calls_per_turn = r.calls_per_turn;
+    row.verdict = r.verdict, row.stopped = r.stopped;
+    row.torch_s = NAN;
+    row.base_speedup = r.base_speedup, row.cand_speedup = r.cand_speedup;
+    if (r.has_ref) sl_quartiles(r.ref_s, r.rounds, &q1, &row.torch_s, &q3);
+    const int counted = ab->o.counter != NULL;
+    row.base_instr = row.cand_instr = row.instr_ratio = NAN;
+    if (counted) {
+      const double b = sl__median_count(&r.base_n[0].instructions, r.rounds,
+                                        SL_CALL_COUNTS_STEP),
+                   c = sl__median_count(&r.cand_n[0].instructions, r.rounds,
+                                        SL_CALL_COUNTS_STEP);
+      row.base_instr = b >= 0 ? b : NAN;
+      row.cand_instr = c >= 0 ? c : NAN;
+      row.instr_ratio = r.instr_ratio;
+    }
+    sl_ab_set_add(&ab->set, &row);
+    ++ab->set.counts[r.verdict];
+    printf("  %-16s %10.4f %10.4f  %6.3f [%6.3f, %6.3f]  %8.2g %6d  %-7s",
+           plain, row.base_s * 1e3, row.cand_s * 1e3, r.ratio, r.lo, r.hi, r.p,
+           r.rounds, sl_ab_verdict_name(r.verdict));
+    if (r.has_ref)
+      printf("  torch %.4f ms: %.2fx -> %.2fx", row.torch_s * 1e3,
+             r.base_speedup, r.cand_speedup);
+    if (counted && ab->o.metric != SL_AB_METRIC_INSTRUCTIONS)
+      printf("  instr %.4f", r.instr_ratio);
+    else if (counted)
+      printf("  time %.4f", row.cand_s / row.base_s);
+    putchar('\n');
+    sl__store_arm(ab, bc->case_id, base->name, r.base_s, r.rounds, bc->bytes,
+                  counted ? r.base_n : NULL);
+    sl__store_arm(ab, bc->case_id, cand->name, r.cand_s, r.rounds, bc->bytes,
+                  counted ? r.cand_n : NULL);
+    /* The rounds where the clock read LibTorch's calls (all, in practice). */
+    if (r.has_ref) {
+      static double ts[SL_AB_MAX_ROUNDS];
+      int m = 0;
+      for (int i = 0; i < r.rounds; ++i)
+        if (r.ref_s[i] > 0) ts[m++] = r.ref_s[i];
+      sl__store_arm(ab, bc->case_id, "torch.cpu", ts, m, bc->bytes, NULL);
+    }
+  }
+  sl__arm_free(&arms[0]);
+  sl__arm_free(&arms[1]);
+}
+
+static void sl__ab_case(sl__ab *ab, const sl_case *c) {
+  static char line[SL_CASE_LINE_MAX];
+  sl_case_print(c, line, sizeof line);
+  ab->case_line = line;
+  size_t idx[64];
+  int n = sl__pairs_of(ab, c->op, idx, 64);
+  if (n == 0) return;
+  /* Correctness first: both versions of every pair against LibTorch. */
+  char list[4096] = "";
+  for (int i = 0; i < n; ++i) {
+    const char *bname = sl_hvariant_at(idx[i])->name;
+    char cname[SL_VARIANT_NAME_LEN + 8];
+    sl__cand_name(ab, bname + 5, cname, sizeof cname);
+    size_t used = strlen(list);
+    snprintf(list + used, sizeof list - used, "%s%s,%s", used ? "," : "", bname,
+             cname);
+  }
+  sl_run_opts ro = {0};
+  ro.variants = list;
+  ro.threads = ab->threads;
+  static sl_case_result res;
+  sl_bench_case bc;
+  char err[512];
+  if (sl_bench_case_open(&bc, c, &ro, ab->st, ab->run_id, &res, err,
+                         sizeof err)) {
+    fprintf(stderr, "scatterlab ab: %s\n", err);
+    sl__note(ab, SL_AB_ROW_FAILED, "-", "the case could not be built: %s", err);
+    return;
+  }
+  ab->case_line = res.line;
+  printf("  %-16s %10s %10s  %-24s %8s %6s  %s\n", "variant", "base ms",
+         "cand ms", "cand/base [interval]", "p", "rounds", "verdict");
+  for (int i = 0; i < n && !sl_interrupted(); ++i)
+    sl__pair(ab, &bc, &res, sl_hvariant_at(idx[i]));
+  sl__report_missing(ab, c->op);
+  sl_bench_case_close(&bc);
+}
+
+int sl_cmd_ab(int argc, char **argv) {
+  sl__ab ab;
+  memset(&ab, 0, sizeof ab);
+  sl_ab_opts_init(&ab.o);
+  const char *db = SL_DEFAULT_DB, *suite = NULL, *base = NULL, *cand = NULL,
+             *base_ref = NULL, *json_path = NULL, *md_path = NULL,
+             *csv_path = NULL, *html_path = NULL;
+  int store_failed = 0, no_counters = 0;
+  int no_db = 0, rc = SL_EXIT_USAGE, n = 0;
+  long long v;
+  double d;
+  char **lines = NULL;
+  sl_case *cases = NULL;
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      fputs(sl__ab_help, stdout);
+      rc = SL_EXIT_OK;
+      goto out;
+    } else if (sl_cli_is(a, "--base")) {
+      if (!(base = sl_cli_value("ab", argc, argv, &i))) goto out;
+    } else if (sl_cli_is(a, "--base-ref")) {
+      if (!(base_ref = sl_cli_value("ab", argc, argv, &i))) goto out;
+    } else if (sl_cli_is(a, "--cand")) {
+      if (!(cand = sl_cli_value("ab", argc, argv, &i))) goto out;
+    } else if (sl_cli_is(a, "--suite")) {
+      if (!(suite = sl_cli_value("ab", argc, argv, &i))) goto out;
+    } else if (sl_cli_is(a, "--variants")) {
+      if (!(ab.variants = sl_cli_value("ab", argc, argv, &i))) goto out;
+    } else if (sl_cli_is(a, "--threads")) {
+      if ((v = sl_cli_int_option("ab", argc, argv, &i, 0, 4096)) < 0) goto out;
+      ab.threads = (int)v;
+    } else if (sl_cli_is(a, "--budget")) {
+      if ((d = sl_cli_positive_option("ab", argc, argv, &i, 3600)) < 0)
+        goto out;
+      ab.o.budget_s = d;
+    } else if (sl_cli_is(a, "--min-rounds")) {
+      if ((v = sl_cli_int_option("ab", argc, argv, &i, 6, SL_AB_MAX_ROUNDS)) <
+          0)
+        goto out;
+      ab.o.min_rounds = (int)v;
+    } else if (sl_cli_is(a, "--max-rounds")) {
+      if ((v = sl_cli_int_option("ab", argc, argv, &i, 6, SL_AB_MAX_ROUNDS)) <
+          0)
+        goto out;
+      ab.o.max_rounds = (int)v;
+    } else if (sl_cli_is(a, "--threshold")) {
+      if ((d = sl_cli_positive_option("ab", argc, argv, &i, 1000)) < 0)
+        goto out;
+      ab.o.threshold = d / 100;
+    } else if (sl_cli_is(a, "--seed")) {
+      if ((v = sl_cli_int_option("ab", argc, argv, &i, 0, INT64_MAX)) < 0)
+        goto out;
+      ab.o.seed = (uint64_t)v;
+    } else if (sl_cli_is(a, "--db")) {
+      if (!(db = sl_cli_value("ab", argc, argv, &i))) goto out;
+    } else if (sl_cli_is(a, "--json")) {
+      if (!(json_path = sl_cli_value("ab", argc, argv, &i))) goto out;
+    } else if (sl_cli_is(a, "--markdown")) {
+      if (!(md_path = sl_cli_value("ab", argc, argv, &i))) goto out;
+    } else if (sl_cli_is(a, "--csv")) {
+      if (!(csv_path = sl_cli_value("ab", argc, argv, &i))) goto out;
+    } else if (sl_cli_is(a, "--html")) {
+      if (!(html_path = sl_cli_value("ab", argc, argv, &i))) goto out;
+    } else if (strcmp(a, "--allow-missing") == 0) {
+      ab.allow_missing = 1;
+    } else if (strcmp(a, "--torch") == 0) {
+      ab.torch = 1;
+    } else if (strcmp(a, "--no-counters") == 0) {
+      no_counters = 1;
+    } else if (sl_cli_is(a, "--metric")) {
+      const char *m = sl_cli_value("ab", argc, argv, &i);
+      if (!m) goto out;
+      const int metric = sl_ab_metric_parse(m);
+      if (metric < 0) {
+        sl_cli_usage_error("ab", "--metric %s: expected time or instructions",
+                           m);
+        goto out;
+      }
+      ab.o.metric = (sl_ab_metric)metric;
+    } else if (sl_cli_is(a, "--plant-slowdown")) {
+      if ((d = sl_cli_positive_option("ab", argc, argv, &i, 1000)) < 0)
+        goto out;
+      ab.plant = d / 100;
+    } else if (strcmp(a, "--no-db") == 0) {
+      no_db = 1;
+    } else if (a[0] == '-' && a[1] == '-') {
+      sl_cli_usage_error("ab", "%s: unknown option", a);
+      goto out;
+    } else if (sl_bench_lines_push(&lines, &n, a)) {
+      goto out;
+    }
+  }
+  if (!base == !base_ref) {
+    sl_cli_usage_error("ab",
+                       "expected one of --base LIB|DIR and --base-ref "
+                       "GITREF (the build to compare against), got %s",
+                       base ? "both" : "neither");
+    goto out;
+  }
+  if (ab.o.metric == SL_AB_METRIC_INSTRUCTIONS && no_counters) {
+    sl_cli_usage_error("ab", "--metric instructions: expected the hardware "
+                             "counters, found --no-counters");
+    goto out;
+  }
+  if (ab.o.min_rounds > ab.o.max_rounds) {
+    sl_cli_usage_error("ab",
+                       "--min-rounds %d: expected at most --max-rounds "
+                       "(%d)",
+                       ab.o.min_rounds, ab.o.max_rounds);
+    goto out;
+  }
+  if (!(cases = sl_bench_cases("ab", suite, &lines, &n))) goto out;
+  char bpath[4096 + 40], cpath[4096 + 40], bspec[4200], cspec[4200];
+  if ((base && sl__lib_path("--base", base, bpath, sizeof bpath)) ||
+      (cand && sl__lib_path("--cand", cand, cpath, sizeof cpath)))
+    goto out;
+  if (sl_cli_parse_only) {
+    rc = SL_EXIT_OK;
+    goto out;
+  }
+  sl_cli_warn_small_thresholds("ab");
+  if (base_ref) {
+    char err[8192];
+    if (sl_ab_build_ref(base_ref, bpath, sizeof bpath, err, sizeof err)) {
+      fprintf(stderr, "scatterlab ab: %s\n", err);
+      goto out;
+    }
+  }
+  snprintf(bspec, sizeof bspec, "base=%s", bpath);
+  snprintf(cspec, sizeof cspec, "cand=%s", cand ? cpath : "");
+  const char *specs[2] = {bspec, cspec};
+  char perr[1024];
+  if (sl_providers_load(specs, cand ? 2 : 1, perr, sizeof perr)) {
+    fprintf(stderr, "scatterlab ab: %s\n", perr);
+    goto out;
+  }
+  ab.cand_given = cand != NULL;
+  int pairable = 0;
+  for (int i = 0; i < n && !pairable; ++i) {
+    size_t idx[1];
+    pairable = sl__pairs_of(&ab, cases[i].op, idx, 1) > 0;
+  }
+  if (!pairable) {
+    fprintf(stderr,
+            "scatterlab ab: expected a variant of these cases' ops in both "
+            "builds%s%s, found none: nothing to compare\n",
+            ab.variants ? " matching --variants " : "",
+            ab.variants ? ab.variants : "");
+    rc = SL_EXIT_INCOMPLETE;
+    goto out;
+  }
+  /* Before any kernel or LibTorch call starts a thread pool: threads that
+   * exist when the counters open are not counted (perf_counters.h). */
+  sl_run_counters_open(&ab.counters, no_counters);
+  printf("counters: %s\n", ab.counters.line);
+  if (ab.o.metric == SL_AB_METRIC_INSTRUCTIONS && !ab.counters.instructions) {
+    fprintf(stderr,
+            "scatterlab ab: --metric instructions: expected an instructions "
+            "counter, found %s; judge on time (the default) here\n",
+            ab.counters.line);
+    rc = SL_EXIT_INCOMPLETE;
+    goto out;
+  }
+  ab.o.counter = sl_run_counters_turn(&ab.counters);
+  ab.set.metric = ab.o.metric;
+  ab.set.counted = ab.o.counter != NULL;
+  snprintf(ab.set.counters, sizeof ab.set.counters, "%s", ab.counters.line);
+  ab.threads = ab.threads > 0 ? ab.threads : sl_default_threads();
+  snprintf(ab.set.base, sizeof ab.set.base, "%s", bpath);
+  snprintf(ab.set.cand, sizeof ab.set.cand, "%s", cand ? cpath : "");
+  ab.set.threshold = ab.o.threshold;
+  ab.set.level = ab.o.level;
+  ab.set.budget_s = ab.o.budget_s;
+  ab.set.seed = (unsigned long long)ab.o.seed;
+  ab.set.threads = ab.threads;
+  ab.set.torch = ab.torch;
+  sl_interrupt_install();
+  printf("base %s\ncand %s\nthreads %d, threshold %.3g%%, budget %.3g s per "
+         "benchmark, seed %llu, judged on %s\n",
+         bpath, cand ? cpath : "(this scatterlab's kernels)", ab.threads,
+         ab.o.threshold * 100, ab.o.budget_s, (unsigned long long)ab.o.seed,
+         sl_ab_metric_name(ab.o.metric));
+  if (!no_db) {
+    if ((rc = sl_cli_open_store("ab", db, 0, &ab.st))) goto out;
+    sl_runinfo_buf ri;
+    sl_runinfo_fill(&ri, "bench", argc, argv, ab.threads);
+    if (sl_store_run_begin(ab.st, &ri.info, &ab.run_id)) {
+      fprintf(stderr, "scatterlab ab: %s\n", sl_store_errmsg(ab.st));
+      sl_store_close(ab.st);
+      rc = SL_EXIT_INCOMPLETE;
+      goto out;
+    }
+  }
+  for (int i = 0; i < n && !sl_interrupted(); ++i) {
+    if (ab.st) sl_store_begin(ab.st);
+    sl__ab_case(&ab, &cases[i]);
+    if (ab.st && (sl_interrupted() ? sl_store_rollback(ab.st)
+                                   : sl_store_commit(ab.st))) {
+      fprintf(stderr, "scatterlab ab: store: %s\n", sl_store_errmsg(ab.st));
+      store_failed = 1;
+    }
+  }
+  const sl_ab_set *set = &ab.set;
+  int pairs = 0;
+  for (int k = 0; k < SL_AB_VERDICT_COUNT; ++k) pairs += set->counts[k];
+  printf("\n%d benchmarks judged:", pairs);
+  for (int k = 0; k < SL_AB_VERDICT_COUNT; ++k)
+    printf(" %d %s", set->counts[k], sl_ab_verdict_name((sl_ab_verdict)k));
+  if (set->missing)
+    printf("; %d base variant%s missing from the candidate%s", set->missing,
+           set->missing == 1 ? "" : "s",
+           ab.allow_missing ? " (allowed)" : ": incomplete (exit 3)");
+  if (set->failed) printf("; %d failed", set->failed);
+  printf("\n");
+  const int bad = set->failed || set->counts[SL_AB_SLOWER] > 0;
+  const int incomplete =
+      store_failed || pairs == 0 || (set->missing > 0 && !ab.allow_missing);
+  if (ab.st) {
+    sl_store_run_finish(ab.st, ab.run_id,
+                        sl_interrupt_run_status(bad || store_failed));
+    sl_store_close(ab.st);
+    printf("results: %s (run %lld)\n", db, (long long)ab.run_id);
+  }
+  rc = sl_interrupt_exit_status(bad          ? SL_EXIT_FAIL
+                                : incomplete ? SL_EXIT_INCOMPLETE
+                                             : SL_EXIT_OK);
+  ab.set.exit_status = rc;
+  const char *files[4] = {json_path, md_path, csv_path, html_path};
+  const sl_ab_format fmts[4] = {SL_AB_JSON, SL_AB_MARKDOWN, SL_AB_CSV,
+                                SL_AB_HTML};
+  for (int k = 0; k < 4; ++k) {
+    char err[4400];
+    if (files[k] && sl_ab_write_file(set, fmts[k], files[k], err, sizeof err)) {
+      fprintf(stderr, "scatterlab ab: %s\n", err);
+      if (rc == SL_EXIT_OK) rc = SL_EXIT_INCOMPLETE;
+    }
+  }
+out:
+  sl_run_counters_close(&ab.counters);
+  sl_ab_set_free(&ab.set);
+  free(cases);
+  for (int i = 0; i < n; ++i) free(lines[i]);
+  free(lines);
+  return rc;
+}

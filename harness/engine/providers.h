@@ -1,0 +1,98 @@
+/*
+ * The variants this process can run: every kernel provider it has loaded
+ * (sl/sl_provider.h). First scatterlab's own kernels library
+ * (libscatterlab_kernels, found beside the executable, in the install's
+ * library directory, or in the build tree), whose variants keep their plain
+ * names; then each path of SCATTERLAB_PROVIDERS (':'-separated); then each
+ * --provider option in order, whose variants are named "<provider>:<name>".
+ * The runner, fuzz, bench and list reach every variant through here: one
+ * path for scatterlab's kernels and everyone else's.
+ */
+#ifndef SL_PROVIDERS_H
+#define SL_PROVIDERS_H
+
+#include <stddef.h>
+
+#include "case.h"
+#include "sl/sl.h"
+#include "sl/sl_provider.h"
+
+/* Longest full variant name ("<provider>:<device>.<strategy>") + NUL. */
+#define SL_VARIANT_NAME_LEN                                                    \
+  (SL_PROVIDER_NAME_MAX + 1 + SL_PROVIDER_VARIANT_NAME_MAX + 1)
+
+/* The environment variable of extra providers. */
+#define SL_PROVIDERS_ENV "SCATTERLAB_PROVIDERS"
+
+typedef struct sl_hvariant {
+  /* The row sl_run_variant takes: op, the full name, the provider's kernel,
+   * its flags (SL_NEEDS_CUDA set for a cuda variant). */
+  sl_variant v;
+  char name[SL_VARIANT_NAME_LEN];
+  sl_caps caps;
+  int provider; /* index for sl_provider_at */
+} sl_hvariant;
+
+typedef struct sl_provider_loaded {
+  char name[SL_PROVIDER_NAME_MAX + 1]; /* the prefix: its own or the alias */
+  char own_name[SL_PROVIDER_NAME_MAX + 1]; /* the name its table gives */
+  char path[4096];                         /* absolute */
+  char version[64];                        /* "" when it gives none */
+  unsigned abi;
+  char sha256[65]; /* of the library file, hex; "" until sl_provider_sha256 */
+  int builtin;     /* scatterlab's own kernels: plain variant names */
+  /* Its allocation-fault hook (sl_provider.alloc_faults), or NULL. */
+  sl_alloc_counts (*alloc_faults)(int64_t fail_after);
+  size_t first, n; /* its variants: sl_hvariant_at(first .. first+n-1) */
+} sl_provider_loaded;
+
+/*
+ * Loads scatterlab's kernels library (once per process), then the paths of
+ * SCATTERLAB_PROVIDERS, then specs[0..n) ("PATH" or "ALIAS=PATH"). All or
+ * nothing: on any error nothing of this call stays loaded, err names the
+ * file (or the option), what was expected and what was found, and -1 is
+ * returned (a usage error: exit 2).
+ */
+int sl_providers_load(const char *const *specs, int n, char *err,
+                      size_t errlen);
+
+/* Closes every loaded provider (their libraries' destructors run); the
+ * variant table is then empty. For a child's exit in a coverage build
+ * (child_exit.h), where a library's gcov counts are written by its own
+ * destructor, which _exit skips. */
+void sl_providers_unload(void);
+
+size_t sl_provider_count(void);
+const sl_provider_loaded *sl_provider_at(size_t i);
+
+/* The SHA-256 (hex) of provider i's library file, computed at the first
+ * call (when a run is recorded or listed, not at every load: scatterlab's
+ * own library with its CUDA code is about 90 MB, a third of a second to
+ * hash). NULL with err when the file cannot be read any more. */
+const char *sl_provider_sha256(size_t i, char *err, size_t errlen);
+
+size_t sl_hvariant_count(void);
+const sl_hvariant *sl_hvariant_at(size_t i);
+const sl_hvariant *sl_hvariant_find(sl_op op, const char *name);
+
+/*
+ * Whether case c (a valid call, already inferred into call) lies within v's
+ * capabilities. Returns 1, or 0 with the capability it lacks in why ("dtype
+ * f16 (the variant takes f32, f64)"). *copies gets the SL_LAYOUT_* bits of
+ * the inputs it does not take as they are: the runner hands it contiguous
+ * copies of those.
+ */
+int sl_hvariant_admits(const sl_hvariant *v, const sl_case *c,
+                       const sl_call *call, unsigned *copies, char *why,
+                       size_t len);
+
+/* "f32,f64" or "all" for a dtype mask; "amin,amax" for a reduce mask. */
+void sl_caps_dtypes_text(unsigned mask, unsigned all, char *buf, size_t len);
+void sl_caps_reduces_text(unsigned mask, char *buf, size_t len);
+
+/* Loads the providers of a command that runs variants: the built-in
+ * kernels, SCATTERLAB_PROVIDERS and every --provider of argv (cli.h's
+ * option rules). Returns 0, or SL_EXIT_USAGE after printing the error. */
+int sl_providers_load_argv(const char *cmd, int argc, char **argv);
+
+#endif
