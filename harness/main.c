@@ -7,15 +7,48 @@
 
 #include "commands.h"
 
-int main(int argc, char **argv) {
-  /* Benchmarks bind OpenMP threads to cores. The runtime reads its
-   * environment when it loads, so set it and start again. */
-  if (argc >= 2 && strcmp(argv[1], "bench") == 0 && !getenv("OMP_PROC_BIND")) {
-    setenv("OMP_PROC_BIND", "close", 1);
-    setenv("OMP_PLACES", "cores", 1);
-    execv("/proc/self/exe", argv);
-    /* If re-executing fails, run unbound; the output states the binding. */
+/* The OpenMP environment a command starts in, unless the user set it: the
+ * runtimes (ours and LibTorch's) read it once, when they load, so main sets
+ * it and starts the program again. unless: a variable whose presence means
+ * the user chose (GOMP_SPINCOUNT also sets how long threads spin). */
+typedef struct sl__start_env {
+  const char *cmd, *name, *value, *unless;
+} sl__start_env;
+
+static const sl__start_env sl__start_envs[] = {
+    /* Benchmarks bind the kernels' threads to cores, so that a team keeps
+     * its cores between rounds and both arms of a comparison alike. */
+    {"bench", "OMP_PLACES", "cores", "OMP_PROC_BIND"},
+    {"bench", "OMP_PROC_BIND", "close", NULL},
+    /* Commands that judge and do not time: a thread waiting at a barrier
+     * sleeps instead of spinning, so that a team whose core was taken by
+     * another process (a CI runner's other jobs) does not spin away whole
+     * scheduler slices. Timing commands keep the runtime's default, and
+     * say so. */
+    {"run", "OMP_WAIT_POLICY", "passive", "GOMP_SPINCOUNT"},
+    {"import", "OMP_WAIT_POLICY", "passive", "GOMP_SPINCOUNT"},
+    {"fuzz", "OMP_WAIT_POLICY", "passive", "GOMP_SPINCOUNT"},
+};
+
+/* Sets command cmd's start variables that are unset; whether any was. */
+static int sl__set_start_env(const char *cmd) {
+  int changed = 0;
+  for (size_t i = 0; i < sizeof sl__start_envs / sizeof sl__start_envs[0];
+       ++i) {
+    const sl__start_env *e = &sl__start_envs[i];
+    if (strcmp(cmd, e->cmd) != 0 || getenv(e->name)) continue;
+    if (e->unless && getenv(e->unless)) continue;
+    setenv(e->name, e->value, 1);
+    changed = 1;
   }
+  return changed;
+}
+
+int main(int argc, char **argv) {
+  /* Re-executing cannot loop: the second start finds every variable set.
+   * If it fails, the command runs in the environment it has (bench states
+   * its binding and wait policy). */
+  if (argc >= 2 && sl__set_start_env(argv[1])) execv("/proc/self/exe", argv);
   /* Past a file-size limit (ulimit -f) a write must fail with EFBIG, which
    * every writer reports naming its file, instead of SIGXFSZ killing the
    * process without a word and leaving its run marked `running`. Inherited
