@@ -12,119 +12,115 @@
 #include <string.h>
 
 /* Slot numbers as in core/src/catalog.c. */
-static const sl_case_spec sl__specs[SL_OP_COUNT] = {
-    {SL_OP_GATHER,
-     SL_KEY_IT | SL_KEY_DIM,
-     2,
-     {0, 1},
-     -1,
-     SL_REDUCE_NONE,
-     SL_OP_GATHER,
-     SL_ARG1_INDEX},
-    {SL_OP_GATHER_ND,
-     SL_KEY_IT | SL_KEY_DIMS,
-     2,
-     {0, 1},
-     -1,
-     SL_REDUCE_NONE,
-     SL_OP_GATHER_ND,
-     SL_ARG1_INDEX_TUPLE},
-    {SL_OP_SCATTER,
-     SL_KEY_IT | SL_KEY_DIM | SL_KEY_VAL,
-     3,
-     {0, 1, 2},
-     2,
-     SL_REDUCE_NONE,
-     SL_OP_SCATTER,
-     SL_ARG1_INDEX},
-    {SL_OP_SCATTER_REDUCE,
-     SL_KEY_IT | SL_KEY_DIM | SL_KEY_REDUCE | SL_KEY_SELF,
-     3,
-     {0, 1, 2},
-     -1,
-     SL_REDUCE_SUM,
-     SL_OP_SCATTER_REDUCE,
-     SL_ARG1_INDEX},
-    {SL_OP_SCATTER_REDUCE_BACKWARD,
-     SL_KEY_IT | SL_KEY_DIM | SL_KEY_REDUCE | SL_KEY_SELF,
-     3,
-     {1, 2, 3},
-     -1,
-     SL_REDUCE_SUM,
-     SL_OP_SCATTER_REDUCE,
-     SL_ARG1_INDEX},
-    {SL_OP_SCATTER_ND,
-     SL_KEY_IT | SL_KEY_DIMS | SL_KEY_REDUCE,
-     3,
-     {0, 1, 2},
-     -1,
-     SL_REDUCE_NONE,
-     SL_OP_SCATTER_ND,
-     SL_ARG1_INDEX_TUPLE},
-    {SL_OP_INDEX_REDUCE,
-     SL_KEY_IT | SL_KEY_DIM | SL_KEY_REDUCE | SL_KEY_SELF,
-     3,
-     {0, 1, 2},
-     -1,
-     SL_REDUCE_SUM,
-     SL_OP_INDEX_REDUCE,
-     SL_ARG1_INDEX_VECTOR},
-    {SL_OP_INDEX_REDUCE_BACKWARD,
-     SL_KEY_IT | SL_KEY_DIM | SL_KEY_REDUCE | SL_KEY_SELF,
-     3,
-     {1, 2, 3},
-     -1,
-     SL_REDUCE_SUM,
-     SL_OP_INDEX_REDUCE,
-     SL_ARG1_INDEX_VECTOR},
-    {SL_OP_SELECT_SCATTER,
-     SL_KEY_DIM | SL_KEY_AT,
-     2,
-     {0, 1},
-     -1,
-     SL_REDUCE_NONE,
-     SL_OP_SELECT_SCATTER,
-     SL_ARG1_SLICE},
-    {SL_OP_MASKED_SCATTER,
-     0,
-     3,
-     {0, 1, 2},
-     -1,
-     SL_REDUCE_NONE,
-     SL_OP_MASKED_SCATTER,
-     SL_ARG1_MASK},
-    {SL_OP_DYNAMIC_SCATTER,
-     SL_KEY_REDUCE | SL_KEY_VOXELS,
-     2,
-     {0, 1},
-     -1,
-     SL_REDUCE_SUM,
-     SL_OP_DYNAMIC_SCATTER,
-     SL_ARG1_COORS},
-    {SL_OP_DYNAMIC_SCATTER_BACKWARD,
-     SL_KEY_REDUCE | SL_KEY_VOXELS,
-     2,
-     {1, 0},
-     -1,
-     SL_REDUCE_SUM,
-     SL_OP_DYNAMIC_SCATTER,
-     SL_ARG1_COORS},
-    {SL_OP_SEGMENT_REDUCE,
-     SL_KEY_IT | SL_KEY_DIM | SL_KEY_REDUCE | SL_KEY_VAL | SL_KEY_FORM,
-     2,
-     {0, 1},
-     -1,
-     SL_REDUCE_SUM,
-     SL_OP_SEGMENT_REDUCE,
-     SL_ARG1_LENGTHS},
-    {SL_OP_SEGMENT_REDUCE_BACKWARD,
-     SL_KEY_IT | SL_KEY_DIM | SL_KEY_REDUCE | SL_KEY_VAL | SL_KEY_FORM,
-     2,
-     {1, 2},
-     -1,
-     SL_REDUCE_SUM,
-     SL_OP_SEGMENT_REDUCE,
-     SL_ARG1_LENGTHS},
+static const sl_case_spec sl__spec_gather = {
+    SL_OP_GATHER, SL_KEY_IT | SL_KEY_DIM, 2, {0, 1}, -1, SL_REDUCE_NONE,
+    SL_OP_GATHER, SL_ARG1_INDEX};
+static const sl_case_spec sl__spec_gather_nd = {
+    SL_OP_GATHER_ND, SL_KEY_IT | SL_KEY_DIMS, 2, {0, 1}, -1, SL_REDUCE_NONE,
+    SL_OP_GATHER_ND, SL_ARG1_INDEX_TUPLE};
+static const sl_case_spec sl__spec_scatter = {SL_OP_SCATTER,
+                                              SL_KEY_IT | SL_KEY_DIM |
+                                                  SL_KEY_VAL,
+                                              3,
+                                              {0, 1, 2},
+                                              2,
+                                              SL_REDUCE_NONE,
+                                              SL_OP_SCATTER,
+                                              SL_ARG1_INDEX};
+static const sl_case_spec sl__spec_scatter_reduce = {
+    SL_OP_SCATTER_REDUCE,
+    SL_KEY_IT | SL_KEY_DIM | SL_KEY_REDUCE | SL_KEY_SELF,
+    3,
+    {0, 1, 2},
+    -1,
+    SL_REDUCE_SUM,
+    SL_OP_SCATTER_REDUCE,
+    SL_ARG1_INDEX};
+static const sl_case_spec sl__spec_scatter_reduce_backward = {
+    SL_OP_SCATTER_REDUCE_BACKWARD,
+    SL_KEY_IT | SL_KEY_DIM | SL_KEY_REDUCE | SL_KEY_SELF,
+    3,
+    {1, 2, 3},
+    -1,
+    SL_REDUCE_SUM,
+    SL_OP_SCATTER_REDUCE,
+    SL_ARG1_INDEX};
+static const sl_case_spec sl__spec_scatter_nd = {SL_OP_SCATTER_ND,
+                                                 SL_KEY_IT | SL_KEY_DIMS |
+                                                     SL_KEY_REDUCE,
+                                                 3,
+                                                 {0, 1, 2},
+                                                 -1,
+                                                 SL_REDUCE_NONE,
+                                                 SL_OP_SCATTER_ND,
+                                                 SL_ARG1_INDEX_TUPLE};
+static const sl_case_spec sl__spec_index_reduce = {
+    SL_OP_INDEX_REDUCE,
+    SL_KEY_IT | SL_KEY_DIM | SL_KEY_REDUCE | SL_KEY_SELF,
+    3,
+    {0, 1, 2},
+    -1,
+    SL_REDUCE_SUM,
+    SL_OP_INDEX_REDUCE,
+    SL_ARG1_INDEX_VECTOR};
+static const sl_case_spec sl__spec_index_reduce_backward = {
+    SL_OP_INDEX_REDUCE_BACKWARD,
+    SL_KEY_IT | SL_KEY_DIM | SL_KEY_REDUCE | SL_KEY_SELF,
+    3,
+    {1, 2, 3},
+    -1,
+    SL_REDUCE_SUM,
+    SL_OP_INDEX_REDUCE,
+    SL_ARG1_INDEX_VECTOR};
+static const sl_case_spec sl__spec_select_scatter = {
+    SL_OP_SELECT_SCATTER, SL_KEY_DIM | SL_KEY_AT, 2, {0, 1}, -1, SL_REDUCE_NONE,
+    SL_OP_SELECT_SCATTER, SL_ARG1_SLICE};
+static const sl_case_spec sl__spec_masked_scatter = {
+    SL_OP_MASKED_SCATTER, 0,           3, {0, 1, 2}, -1, SL_REDUCE_NONE,
+    SL_OP_MASKED_SCATTER, SL_ARG1_MASK};
+static const sl_case_spec sl__spec_dynamic_scatter = {SL_OP_DYNAMIC_SCATTER,
+                                                      SL_KEY_REDUCE |
+                                                          SL_KEY_VOXELS,
+                                                      2,
+                                                      {0, 1},
+                                                      -1,
+                                                      SL_REDUCE_SUM,
+                                                      SL_OP_DYNAMIC_SCATTER,
+                                                      SL_ARG1_COORS};
+static const sl_case_spec sl__spec_dynamic_scatter_backward = {
+    SL_OP_DYNAMIC_SCATTER_BACKWARD,
+    SL_KEY_REDUCE | SL_KEY_VOXELS,
+    2,
+    {1, 0},
+    -1,
+    SL_REDUCE_SUM,
+    SL_OP_DYNAMIC_SCATTER,
+    SL_ARG1_COORS};
+static const sl_case_spec sl__spec_segment_reduce = {
+    SL_OP_SEGMENT_REDUCE,
+    SL_KEY_IT | SL_KEY_DIM | SL_KEY_REDUCE | SL_KEY_VAL | SL_KEY_FORM,
+    2,
+    {0, 1},
+    -1,
+    SL_REDUCE_SUM,
+    SL_OP_SEGMENT_REDUCE,
+    SL_ARG1_LENGTHS};
+static const sl_case_spec sl__spec_segment_reduce_backward = {
+    SL_OP_SEGMENT_REDUCE_BACKWARD,
+    SL_KEY_IT | SL_KEY_DIM | SL_KEY_REDUCE | SL_KEY_VAL | SL_KEY_FORM,
+    2,
+    {1, 2},
+    -1,
+    SL_REDUCE_SUM,
+    SL_OP_SEGMENT_REDUCE,
+    SL_ARG1_LENGTHS};
+
+/* One row per op of SL_OP_MAP, by name: an op without its row does not
+ * compile. */
+static const sl_case_spec *const sl__specs[SL_OP_COUNT] = {
+#define SL__ROW(e, name) [SL_OP_##e] = &sl__spec_##name,
+    SL_OP_MAP(SL__ROW)
+#undef SL__ROW
 };
 
 int sl_case_has_index(sl_op op) {
@@ -189,7 +185,7 @@ const char *sl_data_pattern_name(sl_data_pattern p) {
 }
 
 const sl_case_spec *sl_case_spec_of(sl_op op) {
-  return (unsigned)op < SL_OP_COUNT ? &sl__specs[op] : NULL;
+  return (unsigned)op < SL_OP_COUNT ? sl__specs[op] : NULL;
 }
 
 void sl_case_init(sl_case *c, sl_op op) {
@@ -198,7 +194,7 @@ void sl_case_init(sl_case *c, sl_op op) {
   c->dt = SL_F32;
   c->it = SL_I64;
   c->include_self = 1;
-  c->reduce = sl__specs[op].default_reduce;
+  c->reduce = sl__specs[op]->default_reduce;
   c->ip = SL_IP_RAND;
   c->dp = SL_DP_RAND;
 }
@@ -581,7 +577,7 @@ int sl_case_parse(const char *line, sl_case *c, char *err, size_t errlen) {
                     names);
   }
   sl_case_init(c, (sl_op)op);
-  const sl_case_spec *spec = &sl__specs[op];
+  const sl_case_spec *spec = sl__specs[op];
   unsigned seen = 0;
   while ((word = strtok_r(NULL, " \t\r\n", &save)))
     if (sl__parse_word(c, spec, word, &seen, err, errlen)) return -1;

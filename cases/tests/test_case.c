@@ -350,6 +350,8 @@ static void test_arg1_roles(void) {
   int vectors = 0, tuples = 0, backward = 0;
   for (int op = 0; op < SL_OP_COUNT; ++op) {
     const sl_case_spec *s = sl_case_spec_of((sl_op)op);
+    CHECK_MSG(s->op == (sl_op)op, "op %s: its row holds op %d",
+              sl_op_name((sl_op)op), (int)s->op);
     const sl_case_spec *f = sl_case_spec_of(s->forward);
     CHECK_MSG(s->arg1 == f->arg1, "%s: role %s, its forward's %s",
               sl_op_name((sl_op)op), names[s->arg1], names[f->arg1]);

@@ -218,6 +218,9 @@ static void test_query_edges(void) {
   CHECK(sl_op_dtypes(SL_OP_DYNAMIC_SCATTER, SL_REDUCE_AMAX) == 0);
   for (int op = 0; op < SL_OP_COUNT; ++op) {
     const sl_op_info *info = sl_op_get((sl_op)op);
+    /* Each op's row is its own: the row named after it carries its code. */
+    CHECK_MSG(info->op == (sl_op)op, "op %d: its row holds op %d (%s)", op,
+              (int)info->op, info->name);
     CHECK_MSG(info->data_arg >= 0 && info->data_arg < info->n_in,
               "%s: data_arg %d", info->name, info->data_arg);
   }
