@@ -21,21 +21,28 @@ done
 check "the campaign committed cases before the kill (${n:-0})" [ "${n:-0}" -gt 0 ]
 kill -9 "$pid"
 wait "$pid" 2>/dev/null
-sleep 1
-left=$(pgrep -f -- "--db $db" | wc -l)
+# The jobs and workers die of their parent-death signal: on a busy machine
+# that can take a moment, so wait for it (up to 20 s) rather than a guess.
+for _ in $(seq 200); do
+  left=$(pgrep -f -- "--db $db" | wc -l)
+  [ "$left" -eq 0 ] && break
+  sleep 0.1
+done
 check "no job or worker outlives the killed campaign ($left left)" [ "$left" -eq 0 ]
 pkill -9 -f -- "--db $db" 2>/dev/null # the old code's orphans, if any
 
 # A process of the run still alive (here: one holding the run's lock, as an
 # orphaned job would): --resume refuses.
-flock "$db.run1.lock" sleep 4 &
+# The holder says when it has the lock, and keeps it until it is told.
+flock "$db.run1.lock" sh -c 'touch "$0.held"; exec sleep 120' "$db" &
 holder=$!
-sleep 0.5
+for _ in $(seq 300); do [ -e "$db.held" ] && break; sleep 0.1; done
 "$BIN" fuzz --resume 1 --db "$db" >"$tmp/f2.out" 2>&1
 rc=$?
 check "--resume beside a live process of the run: exit 2 (got $rc)" [ $rc -eq 2 ]
 check "... says the run is still being written" grep -q "still being written" "$tmp/f2.out"
-wait "$holder"
+pkill -P "$holder" 2>/dev/null # its sleep: flock then lets go and exits
+wait "$holder" 2>/dev/null
 
 "$BIN" fuzz --resume 1 --db "$db" >"$tmp/f3.out" 2>&1
 rc=$?

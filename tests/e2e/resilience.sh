@@ -39,7 +39,7 @@ for sig in INT TERM; do
   db=$tmp/sig-$sig.db
   "$BIN" "${FUZZ[@]}" --cases 10000000 --db "$db" >"$tmp/sig.out" 2>&1 &
   pid=$!
-  sleep 3
+  until_db "$db" 'select count(*) from cases' # mid-campaign, however busy
   stop $sig $pid
   status=$(q "$db" 'select status from runs')
   n=$(q "$db" 'select count(*) from cases')
@@ -78,7 +78,7 @@ done
 db=$tmp/k9.db
 setsid "$BIN" "${FUZZ[@]}" --cases $N --db "$db" >"$tmp/k9.out" 2>&1 &
 pid=$!
-sleep 2
+until_db "$db" 'select count(*) from cases' # something committed
 kill -9 -- -$pid 2>/dev/null || kill -9 $pid
 wait $pid 2>/dev/null
 sleep 0.5
