@@ -10,7 +10,7 @@ DB ?= results/scatterlab.db
 CMAKE_FLAGS ?=
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
-.PHONY: all deps configure build test check-sanitize check-tsan check-gpu-shim check-build-types coverage demo clean
+.PHONY: all deps configure build test check-abi check-sanitize check-tsan check-gpu-shim check-build-types coverage demo clean
 
 all: build
 
@@ -29,6 +29,12 @@ build: configure
 # The whole test suite through CTest.
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The provider ABI's layout against the dump of its version (core/abi/),
+# with libabigail; unlike CTest's layers.abi, a missing abidiff fails here.
+check-abi: configure
+	cmake --build $(BUILD) --target sl_abi_probe
+	bash core/abi/check_abi.sh $(BUILD)/core/libsl_abi_probe.so
 
 # The test suite again under AddressSanitizer + UndefinedBehaviorSanitizer
 # (clang), with the libFuzzer targets of the parsers built and run for a

@@ -117,6 +117,11 @@ void sl_case_from_forward(const sl_case *fw, sl_op op, sl_case *c) {
     c->arg[spec->shape_slots[i]] = fw->arg[i];
 }
 
+void sl_case_call_params(const sl_case *c, sl_call *call) {
+  sl_case_params(c, &call->p);
+  call->segment.offsets = c->offsets;
+}
+
 void sl_case_params(const sl_case *c, sl_params *p) {
   memset(p, 0, sizeof *p);
   p->dim = c->dim;
@@ -127,7 +132,6 @@ void sl_case_params(const sl_case *c, sl_params *p) {
   p->index = c->at;
   p->has_value = c->has_val;
   p->value = c->val;
-  p->offsets = c->offsets;
   p->ivalue = c->val_is_int ? c->ival
               : (c->val > -9.2e18 && c->val < 9.2e18) ? (int64_t)c->val
                                                       : 0;
@@ -569,7 +573,7 @@ int sl_case_input_bytes(const sl_case *c, uint64_t *bytes, char *err,
 
 int sl_gen_inputs(const sl_case *c, sl_bundle *b, char *err, size_t errlen) {
   sl_bundle_init(b, c->op);
-  sl_case_params(c, &b->call.p);
+  sl_case_call_params(c, &b->call);
   const sl_case_spec *spec = sl_case_spec_of(c->op);
   const sl_op_info *info = sl_op_get(c->op);
   for (int i = 0; i < spec->n_shapes; ++i) {

@@ -57,8 +57,11 @@ int sl_case_forward(const sl_case *c, sl_case *fw);
  * is) whose forward view is fw. */
 void sl_case_from_forward(const sl_case *fw, sl_op op, sl_case *c);
 
-/* Copies the case's parameters into call->p. */
+/* Copies the case's shared parameters into p. */
 void sl_case_params(const sl_case *c, sl_params *p);
+/* Copies every parameter of the case into call: p and the op's own
+ * (call->segment). */
+void sl_case_call_params(const sl_case *c, sl_call *call);
 
 /* Generates every input of a forward case into b (b->call.op = c->op). */
 int sl_gen_inputs(const sl_case *c, sl_bundle *b, char *err, size_t errlen);

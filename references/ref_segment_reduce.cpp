@@ -35,8 +35,8 @@ static const char *slref_segment_reduce_name(sl_reduce r) {
  *   backward (abort).
  */
 static void slref_check_segments(const at::Tensor &data,
-                                 const at::Tensor &lengths,
-                                 const sl_params &p) {
+                                 const at::Tensor &lengths, const sl_call &c) {
+  const sl_params &p = c.p;
   const int64_t L = lengths.dim(), K = data.dim();
   if (L < 1 || K < L || p.dim < -K || p.dim >= K) return; /* LibTorch's */
   const int64_t a = p.dim < 0 ? p.dim + K : p.dim;
@@ -47,7 +47,7 @@ static void slref_check_segments(const at::Tensor &data,
           "lengths: expected extents %s before the axis (data's), got %s",
           slref_shape(data.sizes().slice(0, a)).c_str(),
           slref_shape(lengths).c_str()));
-  if (!p.offsets || lengths.size(-1) < 1 || lengths.numel() == 0 ||
+  if (!c.segment.offsets || lengths.size(-1) < 1 || lengths.numel() == 0 ||
       !at::isIntegralType(lengths.scalar_type(), /*includeBool=*/false))
     return;
   at::Tensor first = lengths.select(-1, 0), last = lengths.select(-1, -1);
@@ -77,7 +77,8 @@ static void slref_check_segments(const at::Tensor &data,
  */
 static at::Tensor slref_segment_no_data(const at::Tensor &data,
                                         const at::Tensor &lengths,
-                                        const sl_params &p) {
+                                        const sl_call &c) {
+  const sl_params &p = c.p;
   std::vector<int64_t> one(lengths.sizes().begin(), lengths.sizes().end());
   if (one.empty() || data.dim() < (int64_t)one.size())
     throw slref_reject(
@@ -94,7 +95,7 @@ static at::Tensor slref_segment_no_data(const at::Tensor &data,
           "lengths: expected shape %s up to the axis (data's), got %s",
           slref_shape(data.sizes().slice(0, a)).c_str(),
           slref_shape(lengths).c_str()));
-  const int64_t S = one[a] - (p.offsets ? 1 : 0);
+  const int64_t S = one[a] - (c.segment.offsets ? 1 : 0);
   if (S < 0)
     throw slref_reject("offsets: expected at least one entry per row, got 0");
   const int64_t rows = c10::multiply_integers(one.begin(), one.begin() + a);
@@ -130,18 +131,19 @@ static at::Tensor slref_segment_no_data(const at::Tensor &data,
  */
 static void slref_check_empty_data(const at::Tensor &data,
                                    const at::Tensor &lengths,
-                                   const sl_params &p) {
+                                   const sl_call &c) {
   if (data.numel() != 0 || lengths.numel() == 0 || lengths.dim() < 1 ||
       lengths.dim() > data.dim() ||
       !at::isIntegralType(lengths.scalar_type(), /*includeBool=*/false))
     return;
   const int64_t n = data.size(lengths.dim() - 1);
-  at::Tensor len = p.offsets ? lengths.diff(1, -1) : lengths;
+  at::Tensor len = c.segment.offsets ? lengths.diff(1, -1) : lengths;
   if (len.lt(0).any().item<bool>())
-    throw slref_reject(p.offsets ? "offsets: expected values that never "
-                                   "decrease"
-                                 : "lengths: expected values >= 0");
-  at::Tensor ends = p.offsets ? lengths.select(-1, -1) : len.sum(-1);
+    throw slref_reject(c.segment.offsets
+                           ? "offsets: expected values that never "
+                             "decrease"
+                           : "lengths: expected values >= 0");
+  at::Tensor ends = c.segment.offsets ? lengths.select(-1, -1) : len.sum(-1);
   if (ends.ne(n).any().item<bool>())
     throw slref_reject(slref_fmt("lengths: expected every row to cover the "
                                  "axis's %lld elements",
@@ -169,18 +171,19 @@ static at::Tensor slref_row_major(const at::Tensor &t) {
 
 static at::Tensor slref_segment_forward(const at::Tensor &data_in,
                                         const at::Tensor &lengths_in,
-                                        const sl_params &p) {
+                                        const sl_call &c) {
+  const sl_params &p = c.p;
   const char *name = slref_segment_reduce_name(p.reduce);
   const at::Tensor data = slref_row_major(data_in);
   const at::Tensor lengths = slref_row_major(lengths_in);
-  slref_check_segments(data, lengths, p);
-  slref_check_empty_data(data, lengths, p);
+  slref_check_segments(data, lengths, c);
+  slref_check_empty_data(data, lengths, c);
   if (lengths.numel() == 0 || data.numel() == 0)
-    return slref_segment_no_data(data, lengths, p);
+    return slref_segment_no_data(data, lengths, c);
   c10::optional<at::Scalar> initial;
   if (p.has_value) initial = at::Scalar(p.value);
   c10::optional<at::Tensor> by_lengths, by_offsets;
-  if (p.offsets) {
+  if (c.segment.offsets) {
     by_offsets = lengths;
   } else {
     by_lengths = lengths;
@@ -191,7 +194,7 @@ static at::Tensor slref_segment_forward(const at::Tensor &data_in,
 
 slref_tensors slref_segment_reduce(const sl_call &call) {
   at::Tensor data = slref_arg(call, 0), lengths = slref_index_arg(call, 1);
-  return {slref_segment_forward(data, lengths, call.p)};
+  return {slref_segment_forward(data, lengths, call)};
 }
 
 /*
@@ -205,11 +208,13 @@ slref_tensors slref_segment_reduce(const sl_call &call) {
  * a (p's, normalized into *axis), the first segment whose end lies past
  * the position. */
 static at::Tensor slref_segment_ids(const at::Tensor &data,
-                                    const at::Tensor &lengths,
-                                    const sl_params &p, int64_t *axis) {
+                                    const at::Tensor &lengths, const sl_call &c,
+                                    int64_t *axis) {
+  const sl_params &p = c.p;
   const int64_t a = *axis = c10::maybe_wrap_dim(p.dim, data.dim());
-  at::Tensor ends = p.offsets ? lengths.narrow(-1, 1, lengths.size(-1) - 1)
-                              : lengths.cumsum(-1);
+  at::Tensor ends = c.segment.offsets
+                        ? lengths.narrow(-1, 1, lengths.size(-1) - 1)
+                        : lengths.cumsum(-1);
   std::vector<int64_t> rows(data.sizes().begin(), data.sizes().begin() + a);
   rows.push_back(data.size(a));
   at::Tensor pos = at::arange(data.size(a), ends.options()).expand(rows);
@@ -224,9 +229,9 @@ static at::Tensor slref_segment_tie_grad(const at::Tensor &grad,
                                          const at::Tensor &data,
                                          const at::Tensor &lengths,
                                          const at::Tensor &result,
-                                         const sl_params &p) {
+                                         const sl_call &c) {
   int64_t a;
-  at::Tensor at_seg = slref_segment_ids(data, lengths, p, &a);
+  at::Tensor at_seg = slref_segment_ids(data, lengths, c, &a);
   at::Tensor tie = data.eq(result.gather(a, at_seg));
   at::Tensor count = at::zeros_like(result).scatter_add(
       a, at_seg, tie.to(result.scalar_type()));
@@ -248,9 +253,10 @@ static at::Tensor slref_segment_prod_grad(const at::Tensor &grad,
                                           const at::Tensor &data,
                                           const at::Tensor &lengths,
                                           const at::Tensor &result,
-                                          const sl_params &p) {
+                                          const sl_call &c) {
+  const sl_params &p = c.p;
   int64_t a;
-  at::Tensor at_seg = slref_segment_ids(data, lengths, p, &a);
+  at::Tensor at_seg = slref_segment_ids(data, lengths, c, &a);
   at::Tensor start =
       at::full(result.sizes(), p.has_value ? p.value : 1.0, result.options());
   torch::AutoGradMode grad_mode(true);
@@ -269,7 +275,7 @@ slref_tensors slref_segment_reduce_backward(const sl_call &call) {
   at::Tensor lengths = slref_index_arg(call, 2), result = slref_arg(call, 3);
   const sl_params &p = call.p;
   /* the forward checks data, lengths and the parameters */
-  at::Tensor out = slref_segment_forward(data, lengths, p);
+  at::Tensor out = slref_segment_forward(data, lengths, call);
   if (!grad.sizes().equals(out.sizes()))
     throw slref_reject(slref_fmt("grad_out: expected shape %s (the forward's "
                                  "output), got %s",
@@ -283,12 +289,12 @@ slref_tensors slref_segment_reduce_backward(const sl_call &call) {
   if (lengths.numel() == 0 || data.numel() == 0)
     return {at::zeros_like(data)}; /* no element takes part */
   if (p.reduce == SL_REDUCE_AMAX || p.reduce == SL_REDUCE_AMIN)
-    return {slref_segment_tie_grad(grad, data, lengths, result, p)};
+    return {slref_segment_tie_grad(grad, data, lengths, result, call)};
   if (p.reduce == SL_REDUCE_PROD)
-    return {slref_segment_prod_grad(grad, data, lengths, result, p)};
+    return {slref_segment_prod_grad(grad, data, lengths, result, call)};
   torch::AutoGradMode grad_mode(true);
   at::Tensor leaf = data.detach().requires_grad_(true);
-  at::Tensor y = slref_segment_forward(leaf, lengths, p);
+  at::Tensor y = slref_segment_forward(leaf, lengths, call);
   std::vector<at::Tensor> g =
       torch::autograd::grad({y}, {leaf}, {grad}, /*retain_graph=*/false,
                             /*create_graph=*/false, /*allow_unused=*/true);

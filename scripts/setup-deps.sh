@@ -13,7 +13,8 @@
 #             (scripts/setup-torch.sh, the default)
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build git pkg-config libsqlite3-dev
-      libcsv-dev sqlite3 chromium valgrind python3 python3-yaml)
+      libcsv-dev sqlite3 chromium valgrind python3 python3-yaml
+      abigail-tools)
 reference=pypi
 for arg in "$@"; do
   case $arg in

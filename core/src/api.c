@@ -212,7 +212,7 @@ sl_status sl_segment_reduce(sl_ctx *ctx, const char *variant,
   sl_call c;
   sl_call_init(&c, SL_OP_SEGMENT_REDUCE);
   c.p.dim = dim;
-  c.p.offsets = offsets;
+  c.segment.offsets = offsets;
   c.p.reduce = reduce;
   c.p.has_value = has_initial;
   c.p.value = initial;
@@ -230,7 +230,7 @@ sl_status sl_segment_reduce_backward(sl_ctx *ctx, const char *variant,
   sl_call c;
   sl_call_init(&c, SL_OP_SEGMENT_REDUCE_BACKWARD);
   c.p.dim = dim;
-  c.p.offsets = offsets;
+  c.segment.offsets = offsets;
   c.p.reduce = reduce;
   c.p.has_value = has_initial;
   c.p.value = initial;

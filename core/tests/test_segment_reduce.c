@@ -28,7 +28,7 @@ static sl_status run_fwd(sl_ctx *ctx, const char *variant, const sl_tensor *d,
   c.arg[1] = *len;
   c.arg[2] = *out;
   c.p.dim = dim;
-  c.p.offsets = offsets;
+  c.segment.offsets = offsets;
   c.p.reduce = r;
   c.p.has_value = has_init;
   c.p.value = init;
@@ -50,7 +50,7 @@ static sl_status run_bwd(sl_ctx *ctx, const char *variant, const sl_tensor *g,
   c.arg[3] = *res;
   c.arg[4] = *gd;
   c.p.dim = dim;
-  c.p.offsets = offsets;
+  c.segment.offsets = offsets;
   c.p.reduce = r;
   c.p.has_value = has_init;
   c.p.value = init;

@@ -103,7 +103,7 @@ static inline int infer_case(const sl_case *c, char *msg, size_t msglen) {
     return (int)st;
   }
   sl_bundle_init(&b, c->op);
-  sl_case_params(c, &b.call.p);
+  sl_case_call_params(c, &b.call);
   if (c->op == SL_OP_DYNAMIC_SCATTER_BACKWARD) {
     /* grad_voxel_feats feats voxel_feats point2voxel_map voxel_points_count */
     const sl_tensor *feats = &f.call.arg[0], *coors = &f.call.arg[1];

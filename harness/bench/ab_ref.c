@@ -158,7 +158,7 @@ int sl_ab_build_ref(const char *ref, char *lib, size_t len, char *err,
   snprintf(build, sizeof build, "%s/build", dir);
   snprintf(log, sizeof log, "%s/build.log", dir);
   snprintf(lk, sizeof lk, "%s/lock", dir);
-  snprintf(lib, len, "%s/libscatterlab_kernels.so.1", build);
+  snprintf(lib, len, "%s/" SL_KERNELS_SONAME, build);
   /* One builder per commit at a time; the others wait, then reuse. */
   int lock = open(lk, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (lock < 0 || flock(lock, LOCK_EX) != 0) {

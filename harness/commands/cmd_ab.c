@@ -37,7 +37,7 @@ static const char *const sl__ab_help =
     "case against LibTorch first.\n"
     "\n"
     "  --base LIB|DIR   the base build: a kernels library, or a build\n"
-    "                   directory holding libscatterlab_kernels.so.1; its\n"
+    "                   directory holding " SL_KERNELS_SONAME "; its\n"
     "                   variants are loaded as base:<name>\n"
     "  --base-ref REV   the base built from git: a worktree of this\n"
     "                   repository at REV, configured with this build's\n"
@@ -167,7 +167,7 @@ sl__note(sl__ab *ab, sl_ab_row_kind kind, const char *plain, const char *fmt,
   sl_ab_set_add(&ab->set, &row);
 }
 
-/* "DIR" -> "DIR/libscatterlab_kernels.so.1"; a file as it is. */
+/* "DIR" -> "DIR/libscatterlab_kernels.so.N"; a file as it is. */
 static int sl__lib_path(const char *opt, const char *arg, char *out,
                         size_t len) {
   struct stat sb;
@@ -179,11 +179,11 @@ static int sl__lib_path(const char *opt, const char *arg, char *out,
     return -1;
   }
   if (S_ISDIR(sb.st_mode)) {
-    snprintf(out, len, "%s/libscatterlab_kernels.so.1", arg);
+    snprintf(out, len, "%s/" SL_KERNELS_SONAME, arg);
     if (stat(out, &sb) != 0 || !S_ISREG(sb.st_mode)) {
       sl_cli_usage_error("ab",
                          "%s %s: expected a build directory holding "
-                         "libscatterlab_kernels.so.1, found none",
+                         SL_KERNELS_SONAME ", found none",
                          opt, arg);
       return -1;
     }

@@ -15,8 +15,8 @@
 #include "sha256.h"
 #include "variant_call.h"
 
-#ifndef SL_KERNELS_SONAME
-#define SL_KERNELS_SONAME "libscatterlab_kernels.so.1"
+#ifndef SL_KERNELS_SONAME /* harness/CMakeLists.txt: carries the ABI */
+#error "SL_KERNELS_SONAME: expected the kernels library's soname"
 #endif
 #ifndef SL_KERNELS_BUILD_DIR
 #define SL_KERNELS_BUILD_DIR ""
@@ -278,7 +278,7 @@ static int sl__load_one(const char *alias, const char *path, int builtin,
   } else if (t->size < SL_PROVIDER_MIN_SIZE) {
     sl__fail(err, len,
              "provider %s: size: expected at least %zu (sizeof(sl_provider) "
-             "of ABI version 1), got %u",
+             "up to variants), got %u",
              path, (size_t)SL_PROVIDER_MIN_SIZE, t->size);
   } else if (!t->name || !sl__valid_word(t->name, SL_PROVIDER_NAME_MAX)) {
     sl__fail(err, len,

@@ -249,7 +249,7 @@ static int sl__derive_backward(const sl_case *c, sl_bundle *fwd, sl_bundle *b,
     return -1;
   }
   sl_bundle_init(b, c->op);
-  sl_case_params(c, &b->call.p);
+  sl_case_call_params(c, &b->call);
   const sl_harness_op *h = sl_harness_op_of(c->op);
   if (h->backward_inputs(c, fwd, rc == 0 ? outs : NULL, b, err, errlen))
     return -1;

@@ -92,14 +92,14 @@ static sl_status sl__typed_dynamic_scatter_backward(sl_ctx *ctx, const char *v,
 static sl_status sl__typed_segment_reduce(sl_ctx *ctx, const char *v,
                                           sl_call *c) {
   return sl_segment_reduce(ctx, v, &c->arg[0], c->p.dim, &c->arg[1],
-                           c->p.offsets, c->p.reduce, c->p.has_value,
+                           c->segment.offsets, c->p.reduce, c->p.has_value,
                            c->p.value, &c->arg[2]);
 }
 
 static sl_status sl__typed_segment_reduce_backward(sl_ctx *ctx, const char *v,
                                                    sl_call *c) {
   return sl_segment_reduce_backward(
-      ctx, v, &c->arg[0], &c->arg[1], c->p.dim, &c->arg[2], c->p.offsets,
+      ctx, v, &c->arg[0], &c->arg[1], c->p.dim, &c->arg[2], c->segment.offsets,
       &c->arg[3], c->p.reduce, c->p.has_value, c->p.value, &c->arg[4]);
 }
 

@@ -143,10 +143,10 @@ int sl_writes_segment(const sl_call *c, sl_writes *out) {
   const int K = data->ndim, a = len->ndim - 1;
   if (K < 1 || a < 0 || a >= K) return -1;
   const int64_t n = sl__count(K, data->shape), rows = sl__count(a, data->shape);
-  if (len->shape[a] - (c->p.offsets ? 1 : 0) < (n > 0 ? 1 : 0)) return -1;
+  if (len->shape[a] - (c->segment.offsets ? 1 : 0) < (n > 0 ? 1 : 0)) return -1;
   const int64_t along = data->shape[a];
   const int64_t inner = sl__count(K - a - 1, data->shape + a + 1);
-  const int64_t S = len->shape[a] - (c->p.offsets ? 1 : 0);
+  const int64_t S = len->shape[a] - (c->segment.offsets ? 1 : 0);
   if (sl__writes_alloc(out, n)) return -1;
   if (c->p.has_value) {
     sl_elem_set_f(data->dtype, out->scalar, c->p.value);
@@ -163,9 +163,9 @@ int sl_writes_segment(const sl_call *c, sl_writes *out) {
     for (int64_t i = 0; i < along; ++i) {
       while (i >= end && s + 1 < S) {
         ++s;
-        li[a] = c->p.offsets ? s + 1 : s;
-        end =
-            c->p.offsets ? sl__index_at(len, li) : end + sl__index_at(len, li);
+        li[a] = c->segment.offsets ? s + 1 : s;
+        end = c->segment.offsets ? sl__index_at(len, li)
+                                 : end + sl__index_at(len, li);
       }
       for (int64_t r = 0; r < inner; ++r) {
         sl__unravel(r, K - a - 1, data->shape + a + 1, idx + a + 1);

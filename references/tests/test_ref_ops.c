@@ -614,7 +614,7 @@ static void test_segment_reduce(void) {
       c.p.reduce = cases[i].r;
       c.p.has_value = cases[i].has_initial;
       c.p.value = 7;
-      c.p.offsets = form;
+      c.segment.offsets = form;
       c.arg[1] = form ? mk(SL_I64, 1, s5, offsets) : mk(SL_I64, 1, s4, lengths);
       CHECK_MSG(run(&c, outs, err, sizeof err) == 0, "%s", err);
       CHECK_MSG(same_f(&outs[0], 1, s4, cases[i].want),
@@ -628,13 +628,13 @@ static void test_segment_reduce(void) {
   int64_t late[5] = {1, 3, 3, 6, 9};
   c.p.reduce = SL_REDUCE_SUM;
   c.p.has_value = 0;
-  c.p.offsets = 1;
+  c.segment.offsets = 1;
   c.arg[1] = mk(SL_I64, 1, s5, late);
   CHECK(run(&c, outs, err, sizeof err) == 1);
   CHECK_CONTAINS(err, "offsets: expected every row to start at 0, got 1");
   /* Lengths that do not sum to the axis, a negative length, max/none. */
   int64_t long_row[4] = {2, 0, 3, 4}, negative[4] = {2, -1, 4, 3};
-  c.p.offsets = 0;
+  c.segment.offsets = 0;
   c.arg[1] = mk(SL_I64, 1, s4, long_row);
   CHECK(run(&c, outs, err, sizeof err) == 1);
   c.arg[1] = mk(SL_I64, 1, s4, negative);

@@ -8,6 +8,9 @@
 #
 # usage: ab.sh SCATTERLAB FIXTURE_DIR
 set -u
+# The provider ABI version: the kernels library's soname carries it.
+abi=$(sed -n 's/^#define SL_PROVIDER_ABI_VERSION \([0-9]*\)u$/\1/p' \
+  "$(dirname "$0")/../../core/include/sl/sl_provider.h")
 BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 DIR=$(cd "$2" && pwd)
 . "$(dirname "$0")/../check.sh"
@@ -229,7 +232,7 @@ check "planted 100%: estimate near 2" ratio_between 1.4 3.5
 "$BIN" ab --base "$tmp" "$CASE" >"$tmp/out" 2>&1
 rc=$?
 check "build dir without the library: exit 2" status_is 2
-check "build dir without the library: named" grep -q "holding libscatterlab_kernels.so.1" "$tmp/out"
+check "build dir without the library: named" grep -q "holding libscatterlab_kernels.so.$abi" "$tmp/out"
 "$BIN" ab --cand "$DIR/libsltest_slow0.so" "$CASE" >"$tmp/out" 2>&1
 rc=$?
 check "no --base: exit 2" status_is 2
@@ -247,7 +250,7 @@ project(abfake C)
 add_library(scatterlab_kernels SHARED slow.c)
 target_include_directories(scatterlab_kernels PRIVATE $SRC_DIR/core/include)
 target_compile_definitions(scatterlab_kernels PRIVATE SLOW_PCT=0)
-set_target_properties(scatterlab_kernels PROPERTIES SOVERSION 1
+set_target_properties(scatterlab_kernels PROPERTIES SOVERSION $abi
   LIBRARY_OUTPUT_DIRECTORY \${CMAKE_BINARY_DIR})
 CMAKE
 git -C "$repo" init -q && git -C "$repo" add . &&
@@ -264,7 +267,7 @@ base_ref HEAD
 check "base-ref: exit 0 or 1" test "$rc" -le 1
 check "base-ref: built" grep -q "base: building the kernels of" "$tmp/out"
 check "base-ref: judged" verdict_in same unclear faster slower
-check "base-ref: in the cache" test -f "$(echo "$tmp"/cache/ab/*/build/libscatterlab_kernels.so.1)"
+check "base-ref: in the cache" test -f "$(echo "$tmp"/cache/ab/*/build/libscatterlab_kernels.so.$abi)"
 base_ref HEAD
 check "base-ref again: reused" grep -q "built before" "$tmp/out"
 base_ref no-such-ref

@@ -12,7 +12,7 @@ BIN=$1
 SRC=${2:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$SRC/tests/check.sh"
 BUG=$(dirname "$BIN")/tests/libsl_buggy.so
-KLIB=$(dirname "$BIN")/libscatterlab_kernels.so.1
+KLIB=$(readlink -f "$(dirname "$BIN")/libscatterlab_kernels.so") # the .so.N of this ABI
 [ -f "$BUG" ] || { echo "FAIL: $BUG missing"; exit 1; }
 G='gather x=4x3 index=2x3 dim=0'
 BADCASE='gather x=4x3'

@@ -21,6 +21,9 @@
 set -u
 BUILD=${1:?usage: install_test.sh BUILD_DIR SOURCE_DIR}
 SRC=${2:?usage: install_test.sh BUILD_DIR SOURCE_DIR}
+# The provider ABI version the installed headers must announce.
+ABI=$(sed -n 's/^#define SL_PROVIDER_ABI_VERSION \([0-9]*\)u$/\1/p' \
+  "$SRC/core/include/sl/sl_provider.h")
 FUZZ_SECONDS=${SL_INSTALL_TEST_SECONDS:-10}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -246,8 +249,8 @@ listed() {
   [ "$rc" = 0 ] || { echo "  exit $rc"; ok=1; }
   grep -qE "^  minlib: .*libminlib\.so$" "$tmp/list.out" ||
     { echo "  no provider line 'minlib: PATH'"; ok=1; }
-  grep -qE '^    ABI 1, version 1\.0, 3 variants, sha256 [0-9a-f]{64}$' "$tmp/list.out" ||
-    { echo "  no 'ABI 1, version 1.0, 3 variants, sha256 ...' line"; ok=1; }
+  grep -qE "^    ABI $ABI, version 1\.0, 3 variants, sha256 [0-9a-f]{64}$" "$tmp/list.out" ||
+    { echo "  no 'ABI $ABI, version 1.0, 3 variants, sha256 ...' line"; ok=1; }
   for v in atomic_min planted_min; do
     grep -qE "minlib:cpu\.$v +dtypes i32,i64,f32,f64; index all; reduces amin; include_self 0,1; max_rank 8; layouts strided,broadcast$" \
       "$tmp/list.out" || { echo "  no capabilities line of minlib:cpu.$v"; ok=1; }
@@ -269,7 +272,7 @@ if command -v pkg-config >/dev/null; then
     [ "$rc" = 0 ] || { echo "  pkg-config: $cflags"; return 1; }
     local dir=${cflags#-I}
     dir=${dir%% *}
-    [ -f "$dir/sl/sl_provider.h" ] && [ "$abi" = 1 ] && return
+    [ -f "$dir/sl/sl_provider.h" ] && [ "$abi" = "$ABI" ] && return
     echo "  --cflags '$cflags' (no sl/sl_provider.h there?), provider_abi '$abi'"
     return 1
   }

@@ -29,7 +29,7 @@ SUITE=$2 RUNS=${3:-20} BUDGET=${4:-2} VARIANTS=${5:-cpu.*}
 PLANTED=${6:-cpu.serial} PHASES=${PHASES:-aa planted compare}
 COMPARE_RUNS=${COMPARE_RUNS:-$RUNS} LOGDIR=${LOGDIR:-}
 has() { case " $PHASES " in *" $1 "*) return 0 ;; esac; return 1; }
-LIB=$(dirname "$BIN")/libscatterlab_kernels.so.1
+LIB=$(readlink -f "$(dirname "$BIN")/libscatterlab_kernels.so") # the .so.N of this ABI
 [ -f "$LIB" ] || { echo "gate_power: no $LIB beside $BIN" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

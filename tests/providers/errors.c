@@ -5,7 +5,7 @@
  * fault, no variant of it loaded):
  *
  *   SLTEST_NOENTRY  libsltest_noentry.so  exports no sl_provider_entry
- *   SLTEST_ABI2     libsltest_abi2.so     abi_version 2
+ *   SLTEST_ABI1     libsltest_abi1.so     abi_version 1 (a provider built for version 1)
  *   SLTEST_DUP      libsltest_dup.so      two gather variants "cpu.twice"
  *   SLTEST_BADCAPS  libsltest_badcaps.so  scatter_reduce with caps.reduces 0
  *   SLTEST_BADNAME  libsltest_badname.so  "gpu.x": no such device part
@@ -41,15 +41,15 @@ static sl_status sltest_never(sl_ctx *ctx, sl_call *c) {
 #define SLTEST_GATHER(name, device, fn)                                        \
   { SL_OP_GATHER, name, device, fn, SL_DETERMINISTIC, SLTEST_GATHER_CAPS }
 
-#if defined(SLTEST_ABI2)
-#define SLTEST_NAME "abi2"
-#define SLTEST_ABI 2u
+#if defined(SLTEST_ABI1)
+#define SLTEST_NAME "abi1"
+#define SLTEST_ABI 1u /* the first version: sl_call laid out otherwise */
 #else
 #define SLTEST_ABI SL_PROVIDER_ABI_VERSION
 #endif
 
 static const sl_provider_variant sltest_variants[] = {
-#if defined(SLTEST_ABI2)
+#if defined(SLTEST_ABI1)
     SLTEST_GATHER("cpu.fine", SL_DEVICE_CPU, sltest_never),
 #elif defined(SLTEST_DUP)
 #define SLTEST_NAME "dup"

@@ -61,7 +61,7 @@ no_broken_listed() { # nothing of a good provider given beside a bad one
   show
   return 1
 }
-for f in noentry abi2 dup badcaps badname mismatch upper nullfn; do
+for f in noentry abi1 dup badcaps badname mismatch upper nullfn; do
   [ -f "$DIR/libsltest_$f.so" ] || { echo "FAIL: fixture $DIR/libsltest_$f.so not built"; exit 1; }
 done
 
@@ -74,7 +74,7 @@ cases=(
   "missing|$tmp/none/libmissing.so|no such file"
   "text file|$tmp/notalib.so|cannot load"
   "noentry|$DIR/libsltest_noentry.so|sl_provider_entry"
-  "abi2|$DIR/libsltest_abi2.so|ABI version: expected 1, got 2"
+  "abi1|$DIR/libsltest_abi1.so|ABI version: expected 2, got 1"
   "dup|$DIR/libsltest_dup.so|duplicate variant|cpu.twice"
   "badcaps|$DIR/libsltest_badcaps.so|caps.reduces|cpu.noreduce"
   "badname|$DIR/libsltest_badname.so|name|gpu.x"

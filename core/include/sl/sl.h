@@ -286,12 +286,21 @@ typedef struct sl_params {
   double value;   /* scatter's scalar for float/complex/bool x */
   int64_t ivalue; /* scatter's scalar for integer x (exact)   */
   /* segment_reduce: has_value/value are PyTorch's `initial` (the start of
-   * every segment's reduction); offsets = 1: the lengths slot holds
-   * offsets (S + 1 per row, from 0 to the axis's extent), not lengths. */
-  int offsets;
+   * every segment's reduction). Its other parameter is sl_call.segment. */
 } sl_params;
 
-/* One operator call: the tensors in the op's slot order and the parameters. */
+/* The parameters only segment_reduce and its backward take. */
+typedef struct sl_segment_params {
+  /* 1: the lengths slot holds offsets (S + 1 per row, from 0 to the axis's
+   * extent), not lengths. */
+  int offsets;
+} sl_segment_params;
+
+/* One operator call: the tensors in the op's slot order and the parameters.
+ * sl_params holds what several ops share; a parameter of one op alone goes
+ * in a struct of that op's, appended at the end of sl_call, so that a new op
+ * moves no field an existing kernel reads (the provider ABI's rule,
+ * sl/sl_provider.h). */
 typedef struct sl_call {
   sl_op op;
   sl_tensor arg[SL_MAX_ARGS];
@@ -299,6 +308,7 @@ typedef struct sl_call {
   /* dynamic_scatter only: outputs are given with capacity N rows; the kernel
    * stores the number of voxels M here and writes rows [0, M). */
   int64_t out_rows;
+  sl_segment_params segment;
 } sl_call;
 
 void sl_call_init(sl_call *call, sl_op op);

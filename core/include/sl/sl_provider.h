@@ -1,5 +1,5 @@
 /*
- * scatterlab provider ABI, version 1: how a kernel library joins the harness.
+ * scatterlab provider ABI, version 2: how a kernel library joins the harness.
  *
  * A provider is a shared library that exports one C function,
  *
@@ -54,11 +54,21 @@
  * or of sl/sl.h that a kernel sees (sl_ctx, sl_tensor, sl_params, sl_call,
  * the meaning of an enum value) changes layout or meaning; the harness loads
  * only providers built for its version and names both numbers when they
- * differ. Within version 1 only additions are made: new ops, dtypes,
+ * differ. Within a version only additions are made: new ops, dtypes,
  * reduces, status codes and flag or capability bits are appended (a
- * provider that does not declare them never sees them), and fields are
- * added to the end of sl_provider, whose `size` member tells the harness
- * how much of it the provider filled in. See docs/providers.md.
+ * provider that does not declare them never sees them); fields are added
+ * to the end of sl_provider, whose `size` member tells the harness how much
+ * of it the provider filled in; a new op's own parameters go in a struct of
+ * their own appended to the end of sl_call (sl_params and sl_tensor keep
+ * their layout for the whole version). core/abi/ holds the dump of this
+ * layout that CI compares with libabigail's abidiff (CTest layers.abi), so
+ * that a change breaks the build until the version moves. See
+ * docs/providers.md.
+ *
+ * Version 2 (from version 1): segment_reduce's `offsets` flag moved from
+ * sl_params to sl_call.segment (in version 1's first form sl_params had no
+ * such field, and adding it moved sl_call.out_rows under built providers);
+ * sl_provider.alloc_faults, added within version 1, is part of the table.
  */
 #ifndef SL_SL_PROVIDER_H
 #define SL_SL_PROVIDER_H
@@ -74,7 +84,7 @@
 extern "C" {
 #endif
 
-#define SL_PROVIDER_ABI_VERSION 1u
+#define SL_PROVIDER_ABI_VERSION 2u
 /* The exported symbol's name, for dlsym. */
 #define SL_PROVIDER_ENTRY_NAME "sl_provider_entry"
 /* Longest provider name and longest variant name (without the provider
@@ -168,8 +178,9 @@ typedef struct sl_provider {
   const char *version; /* free text for the reports ("1.4.0+g2c1f"), or NULL */
   size_t n_variants;   /* >= 1 */
   const sl_provider_variant *variants;
-  /* Fields below were added within version 1: the harness reads one only
-   * when `size` covers it, so a provider built before it still loads. */
+  /* Fields below may be left out (`size` then ends before them): the
+   * harness reads one only when `size` covers it. Fields added within a
+   * version come after these. */
   /* Optional (NULL: none): allocation faults, so that a fuzz campaign tests
    * the kernels' error paths (docs/providers.md). alloc_faults(k) returns
    * the counts since its previous call and from now on fails every scratch
@@ -180,8 +191,7 @@ typedef struct sl_provider {
   sl_alloc_counts (*alloc_faults)(int64_t fail_after);
 } sl_provider;
 
-/* The size a provider of version 1 fills in at least (before the fields
- * added within the version). */
+/* The size a provider fills in at least (up to `variants`). */
 #define SL_PROVIDER_MIN_SIZE (offsetof(sl_provider, variants) + sizeof(void *))
 
 typedef const sl_provider *(*sl_provider_entry_fn)(void);

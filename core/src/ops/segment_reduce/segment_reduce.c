@@ -140,7 +140,7 @@ sl_status sl__seg_offsets_alloc(sl_ctx *ctx, const sl_call *c, int lengths_slot,
     return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
                        "%s: no memory for %zu offsets", sl_op_name(c->op), n);
   sl_status st =
-      sl__seg_offsets(ctx, &c->arg[lengths_slot], c->p.offsets, g, *offs);
+      sl__seg_offsets(ctx, &c->arg[lengths_slot], c->segment.offsets, g, *offs);
   if (st) {
     sl__free(*offs);
     *offs = NULL;
@@ -148,11 +148,13 @@ sl_status sl__seg_offsets_alloc(sl_ctx *ctx, const sl_call *c, int lengths_slot,
   return st;
 }
 
-/* data, lengths, axis, reduce and initial of a forward call (slots 0, 1)
- * of op; writes the normalized axis. */
-static sl_status sl__seg_check(sl_ctx *ctx, sl_op op, const sl_tensor *data,
-                               const sl_tensor *lengths, const sl_params *p,
+/* data, lengths, axis, reduce, initial and form of a forward call c (slots
+ * 0, 1 of c->op); writes the normalized axis. */
+static sl_status sl__seg_check(sl_ctx *ctx, const sl_call *c,
+                               const sl_tensor *data, const sl_tensor *lengths,
                                sl__infer_mode mode, int64_t *axis) {
+  const sl_op op = c->op;
+  const sl_params *p = &c->p;
   char a[160], b[160], w[160];
   if (data->ndim < 1)
     return sl_ctx_fail(ctx, SL_STATUS_RANK_MISMATCH,
@@ -173,7 +175,7 @@ static sl_status sl__seg_check(sl_ctx *ctx, sl_op op, const sl_tensor *data,
                        "axis), got rank %d %s",
                        (int)d + 1, (long long)d, lengths->ndim, b);
   sl_shape_str(data->ndim, data->shape, a, sizeof a);
-  const int off = p->offsets != 0;
+  const int off = c->segment.offsets != 0;
   int same = 1;
   for (int k = 0; k < d; ++k) same &= lengths->shape[k] == data->shape[k];
   if (!same || (off && lengths->shape[d] < 1)) {
@@ -218,9 +220,9 @@ static sl_status sl__seg_check_call(sl_ctx *ctx, sl_call *c, int ds,
                                     sl__infer_mode mode, int64_t *shape) {
   const sl_tensor *data = &c->arg[ds], *lengths = &c->arg[ds + 1];
   int64_t axis;
-  sl_status st = sl__seg_check(ctx, c->op, data, lengths, &c->p, mode, &axis);
+  sl_status st = sl__seg_check(ctx, c, data, lengths, mode, &axis);
   if (st) return st;
-  sl__seg_out_shape(data, lengths, (int)axis, c->p.offsets != 0, shape);
+  sl__seg_out_shape(data, lengths, (int)axis, c->segment.offsets != 0, shape);
   c->p.dim = axis;
   return SL_STATUS_OK;
 }

@@ -153,7 +153,8 @@ static void sl__segb_tasks(const sl__segb_job *j, int64_t t0, int64_t t1) {
 
 static sl_status sl__segb_run(sl_ctx *ctx, sl_call *c, int threads) {
   sl__segb_job j = {.c = c};
-  sl__seg_geom_of(&c->arg[D_], &c->arg[L_], (int)c->p.dim, c->p.offsets, &j.g);
+  sl__seg_geom_of(&c->arg[D_], &c->arg[L_], (int)c->p.dim, c->segment.offsets,
+                  &j.g);
   if (sl__numel(&c->arg[GD_]) == 0) return SL_STATUS_OK;
   int64_t *offs;
   sl_status st = sl__seg_offsets_alloc(ctx, c, L_, &j.g, &offs);

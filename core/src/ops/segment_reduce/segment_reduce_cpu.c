@@ -147,7 +147,8 @@ static void sl__seg_tasks(const sl__seg_job *j, int64_t t0, int64_t t1) {
 
 static sl_status sl__seg_run(sl_ctx *ctx, sl_call *c, int threads) {
   sl__seg_job j = {.c = c};
-  sl__seg_geom_of(&c->arg[D_], &c->arg[L_], (int)c->p.dim, c->p.offsets, &j.g);
+  sl__seg_geom_of(&c->arg[D_], &c->arg[L_], (int)c->p.dim, c->segment.offsets,
+                  &j.g);
   if (sl__numel(&c->arg[O_]) == 0) return SL_STATUS_OK;
   int64_t *offs;
   sl_status st = sl__seg_offsets_alloc(ctx, c, L_, &j.g, &offs);
@@ -309,7 +310,7 @@ sl_status sl_segment_reduce_cpu_atomic(sl_ctx *ctx, sl_call *c) {
   sl__seg_atomic a = {.j = {.c = c}, .wide = NULL};
   sl__seg_job *j = &a.j;
   const sl__seg_geom *g = &j->g;
-  sl__seg_geom_of(&c->arg[D_], &c->arg[L_], (int)c->p.dim, c->p.offsets,
+  sl__seg_geom_of(&c->arg[D_], &c->arg[L_], (int)c->p.dim, c->segment.offsets,
                   &a.j.g);
   if (sl__numel(&c->arg[O_]) == 0) return SL_STATUS_OK;
   const sl_dtype dt = c->arg[D_].dtype;

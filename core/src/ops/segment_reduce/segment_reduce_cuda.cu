@@ -136,7 +136,7 @@ sl_status sl__seg_cuda_offsets(sl_ctx *ctx, cudaStream_t s, sl__ws &ws,
   host.device = SL_DEVICE_CPU;
   const size_t no = (size_t)(g->Q * (g->S + 1));
   std::vector<int64_t> hoffs(no ? no : 1);
-  SL__TRY(sl__seg_offsets(ctx, &host, c->p.offsets, g, hoffs.data()));
+  SL__TRY(sl__seg_offsets(ctx, &host, c->segment.offsets, g, hoffs.data()));
   SL__TRY(ws.get(d_offs, no, "segment_reduce: offsets"));
   SL__CUDA_TRY(ctx,
                cudaMemcpyAsync(*d_offs, hoffs.data(), no * sizeof(int64_t),
@@ -213,7 +213,8 @@ sl_status sl__seg_bwd_as(sl_ctx *ctx, cudaStream_t s, const sl_call *c,
 
 sl_status sl_segment_reduce_cuda_plain(sl_ctx *ctx, sl_call *c) {
   sl__seg_geom g;
-  sl__seg_geom_of(&c->arg[0], &c->arg[1], (int)c->p.dim, c->p.offsets, &g);
+  sl__seg_geom_of(&c->arg[0], &c->arg[1], (int)c->p.dim, c->segment.offsets,
+                  &g);
   cudaStream_t s;
   SL__TRY(sl__cuda_begin(ctx, &s));
   sl__ws ws(ctx, s);
@@ -235,7 +236,8 @@ sl_status sl_segment_reduce_cuda_plain(sl_ctx *ctx, sl_call *c) {
 
 sl_status sl_segment_reduce_backward_cuda_plain(sl_ctx *ctx, sl_call *c) {
   sl__seg_geom g;
-  sl__seg_geom_of(&c->arg[1], &c->arg[2], (int)c->p.dim, c->p.offsets, &g);
+  sl__seg_geom_of(&c->arg[1], &c->arg[2], (int)c->p.dim, c->segment.offsets,
+                  &g);
   cudaStream_t s;
   SL__TRY(sl__cuda_begin(ctx, &s));
   sl__ws ws(ctx, s);
