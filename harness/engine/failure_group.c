@@ -2,7 +2,9 @@
 #include "failure_group.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int sl__digit(char ch) { return ch >= '0' && ch <= '9'; }
@@ -38,43 +40,85 @@ void sl_failure_message_class(const char *m, char *out, size_t len) {
   out[n] = '\0';
 }
 
-void sl_failure_shape_class(const sl_case *c, char *out, size_t len) {
-  size_t n = 0;
-  if (!len) return;
-  out[0] = '\0';
-  /* The dtype's kind, not the dtype: a bug met in f16, f32 and f64 alike
-   * is one bug (an off-by-one met in every dtype made 12 groups). */
-  n += (size_t)snprintf(out, len, "%s",
-                        sl_dtype_is_float(c->dt)     ? "float"
-                        : sl_dtype_is_int(c->dt)     ? "int"
-                        : sl_dtype_is_complex(c->dt) ? "complex"
-                                                     : "bool");
-  for (int a = 0; a < SL_MAX_ARGS && n + 1 < len; ++a) {
-    const sl_case_shape *s = &c->arg[a];
-    if (!s->present) continue;
-    n += (size_t)snprintf(out + n, len - n, " [");
-    for (int d = 0; d < s->ndim && n + 1 < len; ++d)
-      n += (size_t)snprintf(out + n, len - n, "%s%s", d ? "," : "",
-                            s->shape[d] == 0   ? "0"
-                            : s->shape[d] == 1 ? "1"
-                                               : "N");
-    if (n + 1 < len) n += (size_t)snprintf(out + n, len - n, "]");
+/* The output a message of the runner names first ("out: ..."), when it
+ * is one of the op's outputs: its length, else 0. */
+static size_t sl__output_prefix(sl_op op, const char *m, char *out,
+                                size_t len) {
+  const sl_op_info *info = sl_op_get(op);
+  for (int s = 0; info && s < info->n_out; ++s) {
+    const char *name = info->arg_names[info->n_in + s];
+    size_t n = strlen(name);
+    if (strncmp(m, name, n) == 0 && m[n] == ':' && m[n + 1] == ' ') {
+      snprintf(out, len, "%s", name);
+      return n + 2;
+    }
   }
+  snprintf(out, len, "-");
+  return 0;
+}
+
+/* The bytes every output starts as (variant_call.h: poisoned 0xA5), read
+ * as the case's dtype: an element that still reads so was never written. */
+static double sl__poison_value(sl_dtype dt) {
+  unsigned char bytes[16];
+  memset(bytes, 0xA5, sizeof bytes);
+  return sl_elem_get_f(dt, bytes);
+}
+
+/* What a value mismatch ("... mismatch at [i]: got G, expected E") says of
+ * the kernel: NULL when m is not one. */
+static const char *sl__mismatch_kind(sl_dtype dt, const char *m) {
+  const char *got = strstr(m, " mismatch at ");
+  got = got ? strstr(got, ": got ") : NULL;
+  const char *want = got ? strstr(got, ", expected ") : NULL;
+  if (!want) return NULL;
+  char *end;
+  double g = strtod(got + 6, &end), e = strtod(want + 11, NULL);
+  if (end == got + 6) return NULL;
+  if (isnan(e) && !isnan(g)) return "a NaN lost";
+  if (isnan(g) && !isnan(e)) return "a NaN made";
+  const double p = sl__poison_value(dt);
+  if (!isnan(p) && (g == p || fabs(g - p) <= 1e-6 * fabs(p)))
+    return "an element never written";
+  return "a value wrong";
+}
+
+/* The rest of a message that is no value mismatch: its class, up to the
+ * first note ("; ..." or " (...)"), which tells cases apart, not bugs. */
+static void sl__message_kind(const char *m, char *out, size_t len) {
+  char cls[512];
+  sl_failure_message_class(m, cls, sizeof cls);
+  size_t n = strcspn(cls, ";");
+  const char *paren = strstr(cls, " (");
+  if (paren && (size_t)(paren - cls) < n) n = (size_t)(paren - cls);
+  snprintf(out, len, "%.*s", (int)n, cls);
+  for (char *p = out; *p; ++p) /* one line of spaces */
+    if (*p == '\t' || *p == '\n' || *p == '\r') *p = ' ';
+}
+
+void sl_failure_kind(const sl_case *c, const char *message, char *output,
+                     size_t output_len, char *kind, size_t kind_len) {
+  const char *m = message ? message : "";
+  m += sl__output_prefix(c->op, m, output, output_len);
+  const char *k = sl__mismatch_kind(c->dt, m);
+  if (k)
+    snprintf(kind, kind_len, "%s", k);
+  else
+    sl__message_kind(m, kind, kind_len);
 }
 
 void sl_failure_signature(const sl_case *c, const char *variant,
                           const char *verdict, const char *message,
                           sl_failure_sig *out) {
-  char shape[256], msg[512];
-  sl_failure_shape_class(c, shape, sizeof shape);
-  sl_failure_message_class(message, msg, sizeof msg);
-  /* Tabs and newlines would break the lines the jobs send and the
-   * corpus comment: a signature is one line of spaces. */
-  for (char *p = msg; *p; ++p)
-    if (*p == '\t' || *p == '\n' || *p == '\r') *p = ' ';
-  /* Bounded so that the whole fits text: a longer message is cut. */
-  snprintf(out->text, sizeof out->text, "%.40s %.100s %.40s | %.200s | %.300s", sl_op_name(c->op),
-           variant ? variant : "?", verdict ? verdict : "?", shape, msg);
+  char output[64], kind[400];
+  sl_failure_kind(c, message, output, sizeof output, kind, sizeof kind);
+  const sl_op_info *info = sl_op_get(c->op);
+  const char *reduce = info && info->reduces ? sl_reduce_name(c->reduce) : "-";
+  /* Bounded so that the whole fits text: a longer kind is cut. */
+  snprintf(out->text, sizeof out->text,
+           "%.40s %.100s %.40s | %.16s %.60s | %.400s", sl_op_name(c->op),
+           variant ? variant : "?", verdict ? verdict : "?", reduce, output,
+           kind);
   uint64_t h = 1469598103934665603ull; /* FNV-1a */
   for (const char *p = out->text; *p; ++p)
     h = (h ^ (unsigned char)*p) * 1099511628211ull;

@@ -1,16 +1,21 @@
 /*
  * Failure triage: the signature that groups failures which are one bug.
  *
- * Two failures belong to one group when they share the op, the variant, the
- * verdict, the class of the message (the message with every number
- * replaced by '#', a list of numbers by one, so that "index 3 of 4" and
- * "index 17 of 20" agree) and
- * the class of the shrunk case (its dtype kind, and per tensor the rank and
- * whether each extent is 0, 1 or more). The signature is a pure function of
- * those fields: every job of a campaign, every process, computes the same
- * one, so the corpus names an entry by it (one entry per group) and the
- * store, the summary, JSON, JUnit and the GitHub annotations count groups
- * alike.
+ * A group is a defect as a kernel author tells one from another, not a
+ * class of cases: two failures belong to one group when they share the op,
+ * the variant, the verdict, the reduce (of the ops that take one), the
+ * output that went wrong first and the kind of wrongness: for a value
+ * mismatch, a NaN lost, a NaN made, an element never written (it still
+ * holds the poison the outputs start as) or a value wrong (an infinity
+ * lost to a dropped term is that too); for any other message, its class
+ * (numbers as '#') up to its first note ("; ..." or " (...)", which describe
+ * the case: its layout, how many elements). Shapes, ranks and dtypes are left
+ * out: a lost update met in f16 at rank 1 and in f64 at rank 5 is one bug (a
+ * 10-s campaign of one planted bug made 17 groups by shape class). The
+ * signature is a pure function of those fields: every job of a campaign,
+ * every process, computes the same one, so the corpus names an entry by
+ * it (one entry per group) and the store, the summary, JSON, JUnit and the
+ * GitHub annotations count groups alike.
  */
 #ifndef SL_FAILURE_GROUP_H
 #define SL_FAILURE_GROUP_H
@@ -21,8 +26,8 @@
 #include "case.h"
 
 typedef struct sl_failure_sig {
-  /* "op variant verdict | dtype shape-class | message-class": what a reader
-   * sees of the group */
+  /* "op variant verdict | reduce output | kind": what a reader sees of
+   * the group */
   char text[768];
   char id[17]; /* FNV-1a 64 of text, 16 hex digits: names the corpus entry */
 } sl_failure_sig;
@@ -31,9 +36,10 @@ typedef struct sl_failure_sig {
  * replaced by '#'; at most len - 1 bytes. */
 void sl_failure_message_class(const char *message, char *out, size_t len);
 
-/* The case's class: dtype, then per present tensor its rank and extents as
- * 0, 1 or N ("f32 [N,1] [N]"); at most len - 1 bytes. */
-void sl_failure_shape_class(const sl_case *c, char *out, size_t len);
+/* What a failure of case c with `message` says: the output it names
+ * first ("-" when none) and the kind of wrongness (see above). */
+void sl_failure_kind(const sl_case *c, const char *message, char *output,
+                     size_t output_len, char *kind, size_t kind_len);
 
 /* The signature of a failure of `variant` (verdict name `verdict`) on the
  * minimal case c with `message`. */
