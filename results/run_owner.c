@@ -22,7 +22,7 @@
 
 /* The first line of path into buf, without its newline; 0 on success. */
 static int sl__read_line(const char *path, char *buf, size_t n) {
-  FILE *f = fopen(path, "r");
+  FILE *f = fopen(path, "re");
   if (!f) return -1;
   int ok = fgets(buf, (int)n, f) != NULL;
   fclose(f);

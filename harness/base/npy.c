@@ -103,7 +103,7 @@ static const char *sl__npy_key(const char *h, const char *key) {
 int sl_npy_load(const char *path, int want, sl_tensor *t, char *err,
                 size_t errlen) {
   memset(t, 0, sizeof *t);
-  FILE *f = fopen(path, "rb");
+  FILE *f = fopen(path, "rbe");
   if (!f) {
     snprintf(err, errlen, "%s: cannot open file", path);
     return -1;

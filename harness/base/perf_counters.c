@@ -83,7 +83,7 @@ static const char *sl__errno_name(int e) {
 
 /* /proc/sys/kernel/perf_event_paranoid, or 0 when it cannot be read. */
 static int sl__paranoid(int *level) {
-  FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+  FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
   if (!f) return 0;
   int ok = fscanf(f, "%d", level) == 1;
   fclose(f);

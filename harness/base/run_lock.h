@@ -1,9 +1,10 @@
 /*
  * The lock of a fuzz run being written: DB.run<ID>.lock beside the store,
  * held with flock(LOCK_EX) by the campaign from before it forks its jobs.
- * The jobs and their workers inherit the open file (fork shares the open
- * file description, and with it the lock), so the lock is free only once
- * the last process of the campaign has ended, however each one ended. A
+ * The jobs inherit the open file (fork shares the open file description,
+ * and with it the lock), so the lock is free only once the last job has
+ * ended, however each one ended; their workers close it (no kernel may
+ * write to it: fd_hygiene.h) and die with their job. A
  * --resume takes the lock first and refuses while it is held: two sets of
  * jobs on one run would both take its cursors' cases.
  */

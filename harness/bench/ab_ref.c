@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fd_hygiene.h"
 #include "sl_ab_build.h"
 
 #ifndef SL_SOURCE_DIR
@@ -35,7 +36,7 @@ enum { SL__MAX_ARGV = 40 };
 static int sl__exec(char *const argv[], char *out, size_t len,
                     const char *log) {
   int fd[2] = {-1, -1};
-  if (out && pipe(fd) != 0) return -1;
+  if (out && sl_pipe_cloexec(fd) != 0) return -1;
   fflush(NULL);
   pid_t pid = fork();
   if (pid < 0) {

@@ -269,7 +269,7 @@ static int sl__job_result(const sl_fuzz_campaign *f, sl_worker *w, sl__batch *b,
 
 /* Resident size of this process in KiB, or -1. */
 static long sl__self_rss_kib(void) {
-  FILE *f = fopen("/proc/self/statm", "r");
+  FILE *f = fopen("/proc/self/statm", "re");
   long size = 0, resident = -1;
   if (f) {
     if (fscanf(f, "%ld %ld", &size, &resident) != 2) resident = -1;

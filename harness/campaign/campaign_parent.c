@@ -19,6 +19,7 @@
 #include "child_exit.h"
 #include "cli.h"
 #include "failure_report.h"
+#include "fd_hygiene.h"
 #include "interrupt.h"
 #include "json_out.h"
 #include "providers.h"
@@ -192,7 +193,7 @@ int sl__run_jobs(sl_fuzz_campaign *f, sl__gathered *g) {
   fflush(NULL);
   for (int j = 0; j < f->jobs; ++j) {
     int fd[2];
-    if (pipe(fd)) {
+    if (sl_pipe_cloexec(fd)) {
       fprintf(stderr, "scatterlab fuzz: cannot create a pipe: %s\n",
               strerror(errno));
       job_failed = 1;

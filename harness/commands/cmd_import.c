@@ -37,7 +37,7 @@ static int sl__import_file(const char *path,
                            int (*push)(void *lines, const char *line,
                                        const char *where),
                            void *lines) {
-  FILE *f = fopen(path, "r");
+  FILE *f = fopen(path, "re");
   if (!f) return sl_cli_usage_error("import", "%s: cannot open file", path);
   sl__import im = {path, push, lines};
   char err[1024];

@@ -25,7 +25,7 @@
 
 static void sl__cpu_model(char *buf, size_t len) {
   snprintf(buf, len, "unknown");
-  FILE *f = fopen("/proc/cpuinfo", "r");
+  FILE *f = fopen("/proc/cpuinfo", "re");
   if (!f) return;
   char line[512];
   while (fgets(line, sizeof line, f)) {

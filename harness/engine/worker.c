@@ -24,13 +24,18 @@
 
 #include "child_exit.h"
 #include "datagen.h"
+#include "fd_hygiene.h"
+#include "providers.h"
 #include "run_lock.h"
+#include "runinfo.h"
 #include "slref.h"
+#include "worker_guard.h"
 
 /* End-of-case bytes on the pipe. */
 enum { SL_MSG_DONE = 'D', SL_MSG_ERROR = 'E' };
 
 typedef struct sl_request {
+  unsigned seq; /* answered in sl_shared.answered */
   int skip;
   char variants[256];  /* filter for this case; empty = the worker's own */
   char save_dir[1024]; /* --save for this case; empty = the worker's own */
@@ -50,6 +55,17 @@ typedef struct sl_shared {
   char ref_message[512];
   char ref_defect[48];
   char err[512];
+  /* The answer to request `answered`: its end-of-case byte. The byte on the
+   * pipe only wakes the parent; what counts is here, so that bytes a
+   * kernel writes to the pipe are never taken for an answer. */
+  volatile unsigned answered;
+  volatile char tag;
+  /* `current` has returned and its verdict is in v (a death from here on
+   * is still its doing: it ran last). */
+  volatile int current_done;
+  /* The worker ended itself after `current` damaged it (worker_guard.h):
+   * its verdict says so, and the case goes on in a fresh worker. */
+  volatile int retired;
 } sl_shared;
 
 struct sl_worker {
@@ -59,6 +75,9 @@ struct sl_worker {
   sl_shared *sh;
   sl_run_opts opts;
   int restarts;
+  unsigned seq;              /* of the last request */
+  int reaped, reaped_status; /* waited for already (sl__how_stopped) */
+  int taken; /* verdicts of the shared page collected (sl__collect) */
 };
 
 static double sl__now(void) {
@@ -93,15 +112,68 @@ static int sl__read_all(int fd, void *buf, size_t n) {
   return 0;
 }
 
-/* The worker's side: progress goes to the shared page. */
+/* The worker's side: the shared page, and its guard (worker_guard.h). */
+typedef struct sl__child {
+  sl_shared *sh;
+  sl_worker_guard guard;
+  int on_device; /* the variant running is a cuda.* one */
+} sl__child;
+
+/* Whether a variant of this name runs on a device: the device's runtime
+ * starts threads of its own on its first call, which are not the
+ * kernel's. */
+static int sl__device_variant(const char *name) {
+  for (size_t i = 0; i < sl_hvariant_count(); ++i) {
+    const sl_hvariant *v = sl_hvariant_at(i);
+    if (strcmp(v->name, name) == 0)
+      return sl_variant_device(&v->v) != SL_DEVICE_CPU;
+  }
+  return 0;
+}
+
+/* Reports r to the parent, failed when its kernel left the worker damaged;
+ * then a damaged worker ends itself (the parent starts a fresh one for
+ * what is left of the case). */
+static void sl__child_done(sl__child *ch, const sl_variant_result *r) {
+  sl_shared *sh = ch->sh;
+  char why[256];
+  if (ch->on_device) sl_worker_guard_mark(&ch->guard);
+  const int damaged = sl_worker_guard_check(&ch->guard, why, sizeof why);
+  if (sh->n < SL_MAX_VERDICTS) {
+    sl_variant_result *out = &sh->v[sh->n];
+    *out = *r;
+    if (damaged) {
+      const size_t k = strlen(out->message);
+      if (!sl_verdict_is_failure(out->verdict)) {
+        out->verdict = SL_VERDICT_FAILED;
+        snprintf(out->message, sizeof out->message, "%s", why);
+      } else {
+        snprintf(out->message + k, sizeof out->message - k, "; %s", why);
+      }
+    }
+    ++sh->n;
+  }
+  sh->current_done = 1;
+  if (damaged) {
+    sh->retired = 1;
+    sl_child_exit(0);
+  }
+}
+
 static void sl__child_event(void *user, sl_run_event ev, const char *name,
                             const sl_variant_result *r) {
-  sl_shared *sh = user;
-  if (ev == SL_EVENT_VARIANT_START) {
-    snprintf(sh->current, sizeof sh->current, "%s", name);
-    sh->started = sl__now();
-  } else if (ev == SL_EVENT_VARIANT_DONE && sh->n < SL_MAX_VERDICTS) {
-    sh->v[sh->n++] = *r;
+  sl__child *ch = user;
+  /* A copy of the worker that a kernel's fork() returned into: not ours. */
+  if (sl_worker_guard_is_copy()) _exit(0);
+  if (ev == SL_EVENT_REFERENCE_DONE) {
+    sl_worker_guard_mark(&ch->guard);
+  } else if (ev == SL_EVENT_VARIANT_START) {
+    snprintf(ch->sh->current, sizeof ch->sh->current, "%s", name);
+    ch->sh->current_done = 0;
+    ch->on_device = sl__device_variant(name);
+    ch->sh->started = sl__now();
+  } else if (ev == SL_EVENT_VARIANT_DONE) {
+    sl__child_done(ch, r);
   }
 }
 
@@ -123,11 +195,12 @@ static void sl__trim_after(const sl_case *c) {
     malloc_trim(0);
 }
 
-static void sl__child_loop(int in, int out, sl_shared *sh, sl_run_opts o) {
+static void sl__child_loop(int in, int out, sl__child *ch, sl_run_opts o) {
+  sl_shared *sh = ch->sh;
   const char *base_variants = o.variants, *base_save = o.save_dir;
   const int base_force = o.save_force;
   o.on_event = sl__child_event;
-  o.user = sh;
+  o.user = ch;
   static sl_request req;
   static sl_case_result res;
   while (sl__read_all(in, &req, sizeof req) == 0) {
@@ -148,18 +221,56 @@ static void sl__child_loop(int in, int out, sl_shared *sh, sl_run_opts o) {
       memcpy(sh->ref_defect, res.ref_defect, sizeof sh->ref_defect);
       sl__trim_after(&c);
     }
+    sh->tag = tag;
+    sh->answered = req.seq;
     if (sl__write_all(out, &tag, 1)) break;
   }
   sl_child_exit(0);
 }
 
+/* The worker's first steps: nothing of the parent's but its two pipes, and
+ * the guard set up (worker_guard.h). */
+static void sl__child_main(sl_worker *w, pid_t parent, int in, int out) {
+  sl_die_with_parent(parent);
+  /* Not the store, its -wal and -shm, a run's lock nor another job's
+   * pipes: a kernel that writes to a descriptor it does not own must not
+   * reach any of them (fork without exec keeps them all). */
+  const int keep[2] = {in, out};
+  sl_close_fds_except(keep, 2);
+  /* The parent handles interruption (it finishes the case in hand, then
+   * stops the worker); a worker killed by the user's signal would turn
+   * into a false `crashed` verdict. */
+  signal(SIGINT, SIG_IGN);
+  signal(SIGTERM, SIG_IGN);
+  /* The reference runs here: its team gets the worker's threads. Set in
+   * the worker, not before the fork: LibTorch starts its thread pool
+   * when told its thread count, and a process forked from one with
+   * threads is one ThreadSanitizer cannot watch (it ignores everything
+   * in such a child), so the parent stays single-threaded. */
+  if (w->opts.threads > 0) slref_set_threads(w->opts.threads);
+  /* Fixed malloc thresholds: glibc otherwise raises its mmap threshold
+   * to the largest block freed (up to 32 MiB), after which the blocks of
+   * later cases come from the heap and stay there, so the resident size
+   * grows by the largest case met and reads as a leak (e2e.fuzz's check
+   * saw +8.5% under load). Blocks of 256 KiB and more are mapped and
+   * given back when freed; the heap's top is trimmed past 1 MiB. */
+  mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+  mallopt(M_TRIM_THRESHOLD, 1024 * 1024);
+  static sl__child ch;
+  ch.sh = w->sh;
+  /* The most threads a variant is asked for: the case's, or a rerun's 2. */
+  int threads = w->opts.threads > 0 ? w->opts.threads : sl_default_threads();
+  sl_worker_guard_init(&ch.guard, in, out, threads > 2 ? threads : 2);
+  sl__child_loop(in, out, &ch, w->opts);
+}
+
 static int sl__spawn(sl_worker *w, char *err, size_t errlen) {
   int req[2], msg[2];
-  if (pipe(req)) {
+  if (sl_pipe_cloexec(req)) {
     snprintf(err, errlen, "worker: cannot create pipes (%s)", strerror(errno));
     return -1;
   }
-  if (pipe(msg)) {
+  if (sl_pipe_cloexec(msg)) {
     snprintf(err, errlen, "worker: cannot create pipes (%s)", strerror(errno));
     close(req[0]), close(req[1]);
     return -1;
@@ -173,29 +284,9 @@ static int sl__spawn(sl_worker *w, char *err, size_t errlen) {
     return -1;
   }
   if (pid == 0) {
-    sl_die_with_parent(parent);
     close(req[1]);
     close(msg[0]);
-    /* The parent handles interruption (it finishes the case in hand, then
-     * stops the worker); a worker killed by the user's signal would turn
-     * into a false `crashed` verdict. */
-    signal(SIGINT, SIG_IGN);
-    signal(SIGTERM, SIG_IGN);
-    /* The reference runs here: its team gets the worker's threads. Set in
-     * the worker, not before the fork: LibTorch starts its thread pool
-     * when told its thread count, and a process forked from one with
-     * threads is one ThreadSanitizer cannot watch (it ignores everything
-     * in such a child), so the parent stays single-threaded. */
-    if (w->opts.threads > 0) slref_set_threads(w->opts.threads);
-    /* Fixed malloc thresholds: glibc otherwise raises its mmap threshold
-     * to the largest block freed (up to 32 MiB), after which the blocks of
-     * later cases come from the heap and stay there, so the resident size
-     * grows by the largest case met and reads as a leak (e2e.fuzz's check
-     * saw +8.5% under load). Blocks of 256 KiB and more are mapped and
-     * given back when freed; the heap's top is trimmed past 1 MiB. */
-    mallopt(M_MMAP_THRESHOLD, 256 * 1024);
-    mallopt(M_TRIM_THRESHOLD, 1024 * 1024);
-    sl__child_loop(req[0], msg[1], w->sh, w->opts);
+    sl__child_main(w, parent, req[0], msg[1]);
   }
   close(req[0]);
   close(msg[1]);
@@ -237,12 +328,13 @@ int sl_worker_start(sl_worker **out, const sl_run_opts *o, char *err,
 /* Ends the worker process (killed when `force`) and reaps it; returns its
  * wait status. */
 static int sl__reap(sl_worker *w, int force) {
-  int status = 0;
+  int status = w->reaped_status;
   if (w->pid <= 0) return 0;
   close(w->to_child);
-  if (force) kill(w->pid, SIGKILL);
-  while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR) {
+  if (!w->reaped && force) kill(w->pid, SIGKILL);
+  while (!w->reaped && waitpid(w->pid, &status, 0) < 0 && errno == EINTR) {
   }
+  w->reaped = 0;
   close(w->from_child);
   w->pid = -1;
   return status;
@@ -252,7 +344,7 @@ long sl_worker_rss_kib(const sl_worker *w) {
   if (!w || w->pid <= 0) return -1;
   char path[64];
   snprintf(path, sizeof path, "/proc/%d/statm", (int)w->pid);
-  FILE *f = fopen(path, "r");
+  FILE *f = fopen(path, "re");
   long size = 0, resident = -1;
   if (f) {
     if (fscanf(f, "%ld %ld", &size, &resident) != 2) resident = -1;
@@ -282,9 +374,10 @@ static void sl__describe_death(int status, char *buf, size_t len) {
 }
 
 /*
- * Waits for the end-of-case byte. Returns the tag, 0 when the running
- * variant (or the reference) passed its time limit, or -1 when the worker
- * died.
+ * Waits for the answer to the last request. Returns its tag, 0 when the
+ * running variant (or the reference) passed its time limit, or -1 when the
+ * worker died. Bytes on the pipe only wake the parent: the answer is the
+ * shared page's, so bytes that a kernel wrote there are read and dropped.
  */
 static int sl__await(sl_worker *w, double timeout_s) {
   for (;;) {
@@ -295,8 +388,11 @@ static int sl__await(sl_worker *w, double timeout_s) {
     int k = poll(&p, 1, ms);
     if (k < 0 && errno != EINTR) return -1;
     if (k <= 0) continue; /* re-check: a new variant restarts the clock */
-    char tag;
-    return sl__read_all(w->from_child, &tag, 1) ? -1 : tag;
+    char bytes[64];
+    ssize_t got = read(w->from_child, bytes, sizeof bytes);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return -1;
+    if (w->sh->answered == w->seq) return w->sh->tag;
   }
 }
 
@@ -305,13 +401,67 @@ int sl_worker_run(sl_worker *w, const sl_case *c, double timeout_s,
   return sl_worker_run_variants(w, c, NULL, timeout_s, res, err, errlen);
 }
 
-/* Appends the verdicts the worker reported for this attempt. */
+/* Appends the verdicts the worker reported for this attempt since the last
+ * call. */
 static void sl__collect(sl_worker *w, sl_case_result *res, int *done) {
-  for (int i = 0; i < w->sh->n && res->n < SL_MAX_VERDICTS; ++i) {
-    res->v[res->n++] = w->sh->v[i];
-    if (sl_verdict_is_failure(w->sh->v[i].verdict)) ++res->failures;
+  for (; w->taken < w->sh->n && res->n < SL_MAX_VERDICTS; ++w->taken) {
+    res->v[res->n++] = w->sh->v[w->taken];
+    if (sl_verdict_is_failure(w->sh->v[w->taken].verdict)) ++res->failures;
     ++*done;
   }
+}
+
+/* How a worker stopped answering. */
+typedef enum sl__stop { SL__HUNG, SL__DIED, SL__CUT } sl__stop;
+
+/* After its pipe closed: whether the worker ended within a bound (a death;
+ * its wait status in *status), or lives on with its end of the pipe closed
+ * (a kernel closed a descriptor it does not own). */
+static sl__stop sl__how_stopped(sl_worker *w, int *status) {
+  const double until = sl__now() + 0.5;
+  for (;;) {
+    const pid_t got = waitpid(w->pid, status, WNOHANG);
+    if (got == w->pid || (got < 0 && errno != EINTR)) {
+      w->reaped = 1, w->reaped_status = *status;
+      return SL__DIED;
+    }
+    if (sl__now() >= until) return SL__CUT;
+    const struct timespec ms = {0, 1000000};
+    nanosleep(&ms, NULL);
+  }
+}
+
+/* The verdict of a worker's death, hang or cut pipe while `current` ran,
+ * or, when `after` (it had returned), in place of its verdict: what it
+ * left behind (a thread, a heap it wrote over) stopped the worker. */
+static void sl__blame(sl_case_result *res, const char *current, int after,
+                      sl__stop how, int status, double timeout_s) {
+  sl_variant_result *r = NULL;
+  for (int i = res->n - 1; after && i >= 0 && !r; --i)
+    if (strcmp(res->v[i].variant, current) == 0) r = &res->v[i];
+  if (r && sl_verdict_is_failure(r->verdict)) --res->failures;
+  if (!r) r = &res->v[res->n < SL_MAX_VERDICTS ? res->n++ : res->n - 1];
+  memset(r, 0, sizeof *r);
+  snprintf(r->variant, sizeof r->variant, "%s", current);
+  char what[160];
+  if (how == SL__HUNG)
+    snprintf(what, sizeof what, "no answer within %.3g s; worker killed",
+             timeout_s);
+  else if (how == SL__CUT)
+    snprintf(what, sizeof what,
+             "closed the worker's pipe to the harness (a descriptor it does "
+             "not own); the worker was replaced");
+  else
+    sl__describe_death(status, what, sizeof what);
+  static const sl_verdict verdicts[] = {SL_VERDICT_TIMEOUT, SL_VERDICT_CRASHED,
+                                        SL_VERDICT_FAILED};
+  r->verdict = verdicts[how];
+  r->seconds = how == SL__HUNG ? timeout_s : -1;
+  snprintf(r->message, sizeof r->message, "%s%s", what,
+           after ? " after it had returned (what it left running stopped the "
+                   "worker)"
+                 : "");
+  ++res->failures;
 }
 
 static int sl__run_request(sl_worker *w, const sl_case *c, const char *variants,
@@ -333,7 +483,11 @@ static int sl__run_request(sl_worker *w, const sl_case *c, const char *variants,
   for (int attempt = 0; attempt <= SL_MAX_VERDICTS; ++attempt) {
     if (w->pid <= 0 && sl__spawn(w, err, errlen)) return -1;
     req.skip = done_variants;
+    req.seq = ++w->seq;
     w->sh->n = 0;
+    w->taken = 0;
+    w->sh->current_done = 0;
+    w->sh->retired = 0;
     snprintf(w->sh->current, sizeof w->sh->current, "reference");
     w->sh->started = sl__now();
     if (sl__write_all(w->to_child, &req, sizeof req)) {
@@ -353,31 +507,27 @@ static int sl__run_request(sl_worker *w, const sl_case *c, const char *variants,
       snprintf(err, errlen, "%s", w->sh->err);
       return -1;
     }
-    /* Crashed (-1) or hung (0): the variant in flight gets the verdict. */
+    /* Crashed (-1) or hung (0), or ended itself after a kernel damaged
+     * it: the verdicts go to the kernel that ran last. */
+    int status = 0;
+    const sl__stop how = tag == 0 ? SL__HUNG : sl__how_stopped(w, &status);
+    status = sl__reap(w, 1);
+    /* Read once it is dead: a worker whose pipe a kernel closed goes on to
+     * retire itself after that variant. */
+    sl__collect(w, res, &done_variants);
+    const int retired = w->sh->retired, after = w->sh->current_done;
     char current[SL_VARIANT_NAME_LEN];
     memcpy(current, w->sh->current, sizeof current);
     current[sizeof current - 1] = '\0';
-    int status = sl__reap(w, 1);
     ++w->restarts;
-    sl_variant_result *r =
-        &res->v[res->n < SL_MAX_VERDICTS ? res->n++ : res->n - 1];
-    memset(r, 0, sizeof *r);
-    snprintf(r->variant, sizeof r->variant, "%s", current);
-    if (tag == 0) {
-      r->verdict = SL_VERDICT_TIMEOUT;
-      r->seconds = timeout_s;
-      snprintf(r->message, sizeof r->message,
-               "no answer within %.3g s; worker killed", timeout_s);
-    } else {
-      r->verdict = SL_VERDICT_CRASHED;
-      r->seconds = -1;
-      sl__describe_death(status, r->message, sizeof r->message);
-    }
-    ++res->failures;
+    if (retired) continue; /* its verdict says why; resume after it */
+    sl__blame(res, current, after, how, status, timeout_s);
     /* A crash or hang before any variant ran is the reference's (or the
      * generator's): the case cannot go on. */
     if (strcmp(current, "reference") == 0) return 0;
-    ++done_variants; /* the crashed variant; resume after it */
+    /* The crashed variant; resume after it (once: a death after it
+     * returned was counted with its verdict). */
+    if (!after) ++done_variants;
   }
   return 0;
 }

@@ -2,6 +2,7 @@
 #include "json_out.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <string.h>
 #include <unistd.h>
@@ -50,7 +51,7 @@ int sl_json_format_option(const char *cmd, int argc, char **argv, int *i,
 
 FILE *sl_json_begin(const char *cmd) {
   fflush(stdout);
-  int fd = dup(STDOUT_FILENO);
+  int fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
   FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
   /* Everything else the command (and the processes it starts) prints to
    * stdout goes to stderr: stdout holds the document alone. */

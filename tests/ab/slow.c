@@ -25,11 +25,6 @@ static double sltest_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void sltest_copy(void *out, const void *x, sl_dtype dt, void *user) {
-  (void)user;
-  memcpy(out, x, sl_provider_dtype_size(dt));
-}
-
 static sl_status sltest_slow_gather(sl_ctx *ctx, sl_call *c) {
   (void)ctx;
   const double t0 = sltest_now();

@@ -31,11 +31,6 @@
 #include "sl/sl_provider.h"
 #include "sltest_gather.h"
 
-static void sltest_copy(void *out, const void *x, sl_dtype dt, void *user) {
-  (void)user;
-  memcpy(out, x, sl_provider_dtype_size(dt));
-}
-
 static sl_status sltest_ok(sl_ctx *ctx, sl_call *c) {
   (void)ctx;
   sltest_gather_each(c, sltest_copy, NULL);

@@ -23,6 +23,13 @@
 typedef void (*sltest_elem_fn)(void *out, const void *x, sl_dtype dt,
                                void *user);
 
+/* The element callback of a correct gather: a copy. */
+static inline void sltest_copy(void *out, const void *x, sl_dtype dt,
+                               void *user) {
+  (void)user;
+  memcpy(out, x, sl_provider_dtype_size(dt));
+}
+
 /* Extent and stride of dimension d of t, with the missing ones of a lower
  * rank read as extent 1, stride 0. */
 static inline int64_t sltest_extent(const sl_tensor *t, int d) {

@@ -1,0 +1,107 @@
+/* The worker's checks after each variant (worker_guard.h). */
+#include "worker_guard.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+/* Set by the fork handlers: in the worker when a kernel forked, in the copy
+ * that fork made. */
+static volatile sig_atomic_t sl__forked, sl__copy;
+
+static void sl__on_fork_parent(void) { sl__forked = 1; }
+
+static void sl__on_fork_child(void) {
+  sl__copy = 1;
+#ifdef __linux__
+  /* A copy that never comes back to the harness (it loops, or runs
+   * something else) ends with the worker, which is about to be replaced. */
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+}
+
+static long sl__count_threads(const sl_worker_guard *g) {
+  struct stat st;
+  if (g->fds[2] < 0 || fstat(g->fds[2], &st) != 0) return -1;
+  return (long)st.st_nlink;
+}
+
+void sl_worker_guard_init(sl_worker_guard *g, int in, int out, int threads) {
+  memset(g, 0, sizeof *g);
+  g->fds[0] = in;
+  g->fds[1] = out;
+  g->fds[2] = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  pthread_atfork(NULL, sl__on_fork_parent, sl__on_fork_child);
+  /* The pool every OpenMP kernel of the harness's runtime draws from, at
+   * the size the harness asks for: its threads exist before any call. */
+#ifdef _OPENMP
+  /* A body with an effect: an empty region is dropped by the compiler,
+   * and no thread starts. */
+  static volatile int started;
+  if (threads > 1) {
+#pragma omp parallel num_threads(threads)
+    started += omp_get_thread_num() == 0;
+  }
+  (void)started;
+#else
+  (void)threads;
+#endif
+  sl_worker_guard_mark(g);
+}
+
+void sl_worker_guard_mark(sl_worker_guard *g) {
+  g->threads = sl__count_threads(g);
+}
+
+int sl_worker_guard_is_copy(void) { return sl__copy != 0; }
+
+/* Which of the worker's descriptors is closed: its index, or -1. */
+static int sl__fd_lost(const sl_worker_guard *g) {
+  struct pollfd p[3];
+  int n = g->fds[2] >= 0 ? 3 : 2;
+  for (int i = 0; i < n; ++i) p[i] = (struct pollfd){g->fds[i], 0, 0};
+  if (poll(p, (nfds_t)n, 0) < 0) return errno == EINTR ? -1 : 0;
+  for (int i = 0; i < n; ++i)
+    if (p[i].revents & POLLNVAL) return i;
+  return -1;
+}
+
+int sl_worker_guard_check(sl_worker_guard *g, char *why, size_t len) {
+  static const char *const names[3] = {"its request pipe", "its answer pipe",
+                                       "/proc/self/task"};
+  if (sl__forked) {
+    snprintf(why, len, "forked a process (the worker it ran in was replaced)");
+    return 1;
+  }
+  const int lost = sl__fd_lost(g);
+  if (lost >= 0) {
+    snprintf(why, len,
+             "closed a descriptor of the worker it ran in (%s); the worker "
+             "was replaced",
+             names[lost]);
+    return 1;
+  }
+  const long before = g->threads, now = sl__count_threads(g);
+  if (before >= 0 && now > before) {
+    snprintf(why, len,
+             "left %ld thread%s running after it returned (%ld before the "
+             "call, %ld after; OpenMP's and LibTorch's pools not counted); "
+             "the worker was replaced",
+             now - before, now - before == 1 ? "" : "s", before, now);
+    return 1;
+  }
+  g->threads = now;
+  return 0;
+}
