@@ -50,199 +50,14 @@ static int sl__break_value(sl__gen *g, sl_case *fw, int neg) {
   return 0;
 }
 
-int sl__break_dim_dimwise(sl__gen *g, sl_case *fw) {
-  const int n = fw->arg[0].ndim ? fw->arg[0].ndim : 1;
-  fw->dim =
-      sl__pct(g, 50) ? n + sl__range(g, 0, 1) : -n - 1 - sl__range(g, 0, 1);
-  return 0;
-}
-
-int sl__break_dim_nd(sl__gen *g, sl_case *fw) {
-  const int K = fw->arg[0].ndim;
-  const int M = (int)fw->arg[1].shape[K];
-  if (fw->ndims == 0) {
-    for (int k = 0; k < M; ++k) fw->dims[k] = k;
-    fw->ndims = M;
-  }
-  if (M >= 2 && sl__pct(g, 50)) {
-    /* A repeated axis, at any two positions, written either way (d or
-     * d - K): the same axis named twice. */
-    const int a = (int)sl_rng_below(&g->r, (uint64_t)M);
-    const int b = (a + 1 + (int)sl_rng_below(&g->r, (uint64_t)M - 1)) % M;
-    int64_t d = 0;
-    if (!sl__norm_dim(fw->dims[a], K, &d)) return -1;
-    fw->dims[b] = sl__pct(g, 50) ? d : d - K;
-    return 0;
-  }
-  fw->dims[sl_rng_below(&g->r, (uint64_t)M)] = sl__pct(g, 50) ? K : -K - 1;
-  return 0;
-}
-
 static int sl__break_dim(sl__gen *g, sl_case *fw) {
   const sl__fuzz_op *f = sl__fuzz_op_of(fw->op);
   return f && f->break_dim ? f->break_dim(g, fw) : -1;
 }
 
-int sl__break_rank_dimwise(sl__gen *g, sl_case *fw, sl_op op) {
-  (void)op;
-  sl_case_shape *x = &fw->arg[0], *a1 = &fw->arg[1];
-  /* index gets one axis more (an extent 1) or, from rank 2 up, one less;
-   * rank 0 and rank 1 count as the same rank. */
-  int xr = x->ndim ? x->ndim : 1;
-  if (xr >= 2 && (xr == SL_MAX_DIMS || sl__pct(g, 50))) {
-    a1->ndim = xr;
-    sl__drop(a1, xr - 1);
-    return 0;
-  }
-  if (xr + 1 > SL_MAX_DIMS) return -1;
-  if (a1->ndim == 0) {
-    a1->ndim = 1;
-    a1->shape[0] = 1;
-  }
-  a1->shape[a1->ndim++] = 1;
-  return a1->ndim == xr + 1 ? 0 : -1;
-}
-
-int sl__break_rank_nd(sl__gen *g, sl_case *fw, sl_op op) {
-  (void)g, (void)op;
-  sl_case_shape *x = &fw->arg[0], *a1 = &fw->arg[1];
-  const int K = x->ndim;
-  if (K + 2 <= SL_MAX_DIMS) {
-    /* [B..., 1, M] */
-    a1->shape[K + 1] = a1->shape[K];
-    a1->shape[K] = 1;
-    a1->ndim = K + 2;
-  } else {
-    sl__drop(a1, 0);
-  }
-  return 0;
-}
-
-int sl__break_rank_index_reduce(sl__gen *g, sl_case *fw, sl_op op) {
-  (void)g, (void)op;
-  sl_case_shape *a1 = &fw->arg[1];
-  /* A 2-D index [L,1]: never a vector. */
-  int64_t L = a1->ndim ? a1->shape[0] : 1;
-  a1->ndim = 2;
-  a1->shape[0] = L;
-  a1->shape[1] = 1;
-  return 0;
-}
-
-int sl__break_rank_select(sl__gen *g, sl_case *fw, sl_op op) {
-  (void)g, (void)op;
-  sl_case_shape *x = &fw->arg[0], *a1 = &fw->arg[1];
-  /* value with x's full rank (the selected axis kept, extent 1) */
-  *a1 = *x;
-  {
-    int64_t d = 0;
-    if (!sl__norm_dim(fw->dim, x->ndim, &d)) return -1;
-    a1->shape[d] = 1;
-  }
-  a1->layout = SL_LAYOUT_CONTIGUOUS;
-  a1->step = 0;
-  return 0;
-}
-
-int sl__break_rank_dynamic(sl__gen *g, sl_case *fw, sl_op op) {
-  sl_case_shape *x = &fw->arg[0], *a1 = &fw->arg[1];
-  /* feats [N,C,1]; for the forward alone also coors [N] */
-  if (!sl_case_is_backward(op) && sl__pct(g, 50)) {
-    a1->ndim = 1;
-    a1->layout = SL_LAYOUT_CONTIGUOUS;
-    return 0;
-  }
-  x->shape[2] = 1;
-  x->ndim = 3;
-  return 0;
-}
-
 static int sl__break_rank(sl__gen *g, sl_case *fw, sl_op op) {
   const sl__fuzz_op *f = sl__fuzz_op_of(fw->op);
   return f && f->break_rank ? f->break_rank(g, fw, op) : -1;
-}
-
-int sl__break_shape_dimwise(sl__gen *g, sl_case *fw) {
-  sl_case_shape *x = &fw->arg[0], *a1 = &fw->arg[1], *a2 = &fw->arg[2];
-  int64_t d = 0;
-  const int xr = x->ndim ? x->ndim : 1;
-  if (!sl__norm_dim(fw->dim, xr, &d)) return -1;
-  int has_src = sl_case_has_src(fw);
-  if (has_src && a2->ndim >= 1 && (x->ndim < 2 || sl__pct(g, 50))) {
-    /* src smaller than index in one axis */
-    int k = (int)sl_rng_below(&g->r, (uint64_t)a1->ndim);
-    a2->shape[k] = a1->shape[k] - 1;
-    return 0;
-  }
-  if (x->ndim < 2) return -1;
-  /* index longer than x on an axis other than dim (and src follows) */
-  int k = (int)((d + 1 + (int64_t)sl_rng_below(&g->r, (uint64_t)xr - 1)) % xr);
-  a1->shape[k] = x->shape[k] + 1;
-  if (has_src && a2->shape[k] < a1->shape[k]) a2->shape[k] = a1->shape[k];
-  if (sl__shape_numel(a1) > g->max || (has_src && sl__shape_numel(a2) > g->max))
-    return -1;
-  return 0;
-}
-
-int sl__break_shape_nd(sl__gen *g, sl_case *fw) {
-  sl_case_shape *x = &fw->arg[0], *a1 = &fw->arg[1], *a2 = &fw->arg[2];
-  const int K = x->ndim;
-  const int M = (int)a1->shape[K];
-  int indexed[SL_MAX_DIMS] = {0};
-  for (int k = 0; k < M; ++k) {
-    int64_t d = k;
-    if (fw->ndims) sl__norm_dim(fw->dims[k], K, &d);
-    indexed[d] = 1;
-  }
-  if (sl_case_has_src(fw) && sl__pct(g, 50)) {
-    /* src not index.shape[:-1] */
-    int k = (int)sl_rng_below(&g->r, (uint64_t)K);
-    a2->shape[k] += 1;
-    return sl__shape_numel(a2) > g->max ? -1 : 0;
-  }
-  if (M < K) {
-    /* a non-indexed axis of index longer than x's */
-    int k = (int)sl_rng_below(&g->r, (uint64_t)K);
-    while (indexed[k]) k = (k + 1) % K;
-    a1->shape[k] = x->shape[k] + 1;
-    if (sl_case_has_src(fw)) a2->shape[k] = a1->shape[k];
-  } else {
-    /* M = K + 1 columns for a rank-K x */
-    a1->shape[K] = K + 1;
-    fw->ndims = 0;
-  }
-  if (sl__shape_numel(a1) > g->max || sl__shape_numel(a2) > g->max) return -1;
-  return 0;
-}
-
-int sl__break_shape_index_reduce(sl__gen *g, sl_case *fw) {
-  sl_case_shape *x = &fw->arg[0], *a1 = &fw->arg[1], *a2 = &fw->arg[2];
-  int64_t a = 0;
-  if (!sl__norm_dim(fw->dim, x->ndim, &a)) return -1;
-  if (a1->ndim == 0) {
-    /* from a 0-D index to [1] with updates of 2 along the axis */
-    a1->ndim = 1;
-    a1->shape[0] = 1;
-    *a2 = *x;
-    a2->layout = SL_LAYOUT_CONTIGUOUS;
-    a2->shape[a] = 2;
-  } else {
-    a2->shape[a] = a1->shape[0] + 1;
-  }
-  return sl__shape_numel(a2) > g->max ? -1 : 0;
-}
-
-int sl__break_shape_select(sl__gen *g, sl_case *fw) {
-  sl_case_shape *a1 = &fw->arg[1];
-  if (a1->ndim < 1) return -1;
-  a1->shape[sl_rng_below(&g->r, (uint64_t)a1->ndim)] += 1;
-  return sl__shape_numel(a1) > g->max ? -1 : 0;
-}
-
-int sl__break_shape_dynamic(sl__gen *g, sl_case *fw) {
-  sl_case_shape *a1 = &fw->arg[1];
-  a1->shape[0] += 1; /* coors rows != feats rows */
-  return sl__shape_numel(a1) > g->max ? -1 : 0;
 }
 
 static int sl__break_shape(sl__gen *g, sl_case *fw) {
@@ -267,14 +82,6 @@ int sl__break_dtype_reducing(sl__gen *g, sl_case *fw) {
     fw->dt = sl__pct(g, 50) ? SL_C64 : SL_C128;
     fw->reduce = sl__pct(g, 50) ? SL_REDUCE_AMAX : SL_REDUCE_AMIN;
   }
-  return 0;
-}
-
-/* The dynamic ops take f32 and f64 only. */
-int sl__break_dtype_dynamic(sl__gen *g, sl_case *fw) {
-  static const sl_dtype bad[] = {SL_I32, SL_I64,  SL_F16, SL_BF16,
-                                 SL_U8,  SL_BOOL, SL_C64};
-  fw->dt = bad[sl_rng_below(&g->r, 7)];
   return 0;
 }
 

@@ -18,6 +18,9 @@
 #define SL__MIN_MAX_ELEMS 64
 
 #define SL__BIT(x) (1u << (x))
+
+static inline int64_t sl__min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static inline int64_t sl__max64(int64_t a, int64_t b) { return a > b ? a : b; }
 #define SL__ALL_DTYPES (SL__BIT(SL_DTYPE_COUNT) - 1)
 
 typedef enum {
@@ -71,6 +74,11 @@ extern const unsigned sl__all_dtypes;
 /* classify.c */
 /* Whether dim lies in [-n, n); *out gets it normalized. */
 int sl__norm_dim(int64_t dim, int n, int64_t *out);
+/* classify.c: the extent of t in dim k as LibTorch sees it (a scalar has
+ * extent 1), and the index-value classes of c (empty_target: a non-empty
+ * index points into an empty axis). */
+int64_t sl__ext(const sl_case_shape *t, int k);
+sl_fuzz_class sl__value_class(const sl_case *c, int empty_target);
 
 /*
  * How many true elements the mask that datagen makes for case fw has after
@@ -116,6 +124,11 @@ void sl__gen_shapes(sl__gen *g, sl_case *fw);
 /* Shape helpers of the generators (generate.c): a rank in [rmin, rmax]
  * under the case's class, x's extents for rank R, and an axis in [0, n)
  * (written negative a third of the time; *norm gets it normalized). */
+/* Index extents: on an axis bounded by x's extent e (not the indexed
+ * one: 1..e, near e for large cases), and on one whose values point into
+ * e (any length 1..e+2); both 0 when x's axis is empty. */
+int64_t sl__bounded_extent(sl__gen *g, int64_t e);
+int64_t sl__free_extent(sl__gen *g, int64_t e);
 int sl__pick_rank(sl__gen *g, int rmin, int rmax);
 void sl__gen_x(sl__gen *g, int R, int64_t *e);
 int64_t sl__pick_dim(sl__gen *g, int n, int64_t *norm);
@@ -192,6 +205,10 @@ void sl__repair_index_reduce(sl_case *fw, sl_op op);
 void sl__repair_select(sl_case *fw, sl_op op);
 void sl__repair_masked(sl_case *fw, sl_op op);
 void sl__repair_dynamic(sl_case *fw, sl_op op);
+/* shrink.c's helpers of the families' hooks: sl__drop (a shape that
+ * became a scalar is contiguous), and new extents keeping the layout. */
+void sl__shrink_drop(sl_case_shape *s, int k);
+void sl__reshape(sl_case_shape *s, int nd, const int64_t *e);
 int sl__drop_axis_dimwise(sl_case *fw, int k);
 int sl__drop_axis_nd(sl_case *fw, int k);
 int sl__drop_axis_index_reduce(sl_case *fw, int k);
@@ -203,14 +220,18 @@ typedef struct sl__huge_dims {
   int64_t rows, cols; /* x */
   int64_t m, k;       /* index rows and columns */
 } sl__huge_dims;
+/* A 1-D (a) or 2-D (a x b) contiguous shape of the huge case. */
+void sl__huge_shape(sl_case_shape *s, int ndim, int64_t a, int64_t b);
 void sl__huge_dimwise(sl_case *fw, const sl__huge_dims *h, sl_rng *r);
 void sl__huge_nd(sl_case *fw, const sl__huge_dims *h, sl_rng *r);
 void sl__huge_index_reduce(sl_case *fw, const sl__huge_dims *h, sl_rng *r);
 void sl__huge_select(sl_case *fw, const sl__huge_dims *h, sl_rng *r);
 
-/* op_table.c: what the generator knows of each op, one row per op of the
- * core's list (SL_OP_MAP), so that an op without its row does not compile:
- * the only place in fuzz/ that tells ops apart by name. */
+/* What the generator knows of each op: one row per op of the core's list
+ * (SL_OP_MAP), sl__fuzz_<op>, defined in its family's file (families/)
+ * beside the hooks it names; op_table.c builds the table from the list, so
+ * that an op without its row does not compile. The rows and their hooks
+ * are the only place in fuzz/ that tells ops apart by name. */
 typedef struct sl__fuzz_op {
   /* The shapes and the op's own parameters of a valid case's forward view
    * (sl__gen_shapes); NULL for a backward op, drawn through its forward. */
@@ -248,7 +269,24 @@ typedef struct sl__fuzz_op {
   sl_fuzz_class (*classify)(const sl_case *fw, sl_op op);
 } sl__fuzz_op;
 
+#define SL__FUZZ_ROW_DECL(e, name) extern const sl__fuzz_op sl__fuzz_##name;
+SL_OP_MAP(SL__FUZZ_ROW_DECL)
+#undef SL__FUZZ_ROW_DECL
 const sl__fuzz_op *sl__fuzz_op_of(sl_op op);
+
+/* Invalid classes (sl__fuzz_op.classes). The value classes (oob, neg) and
+ * the index dtype class apply to an op whose slot 1 holds values (index
+ * positions, tuples, lengths), and so do the dim, rank and shape ones. */
+#define SL__CL(k) (1u << SL_FUZZ_##k)
+#define SL__INDEX_CLASSES                                                      \
+  (SL__CL(OOB) | SL__CL(NEG) | SL__CL(ITYPE) | SL__CL(DIM) | SL__CL(RANK) |    \
+   SL__CL(SHAPE))
+#define SL__COUNT(a) (int)(sizeof a / sizeof a[0])
+/* The reduces that scatter_reduce (and so segment_reduce, which takes the
+ * same ones) refuses, in the order the breaker draws them (pinned by
+ * e2e.case_stream): the complement of the catalogue's reduces in
+ * SL_REDUCE_MAP order. families/dimwise.c. */
+extern const sl_reduce sl__bad_sr[3];
 /* The data dtypes of a valid case of op, and the reduces it takes with dt:
  * the core's catalogue (sl_op_dtypes), not restated here. */
 unsigned sl__fuzz_dtypes(sl_op op);

@@ -39,8 +39,6 @@ int64_t sl__range(sl__gen *g, int64_t lo, int64_t hi) {
 
 int sl__pct(sl__gen *g, int p) { return (int)sl_rng_below(&g->r, 100) < p; }
 
-static int64_t sl__min64(int64_t a, int64_t b) { return a < b ? a : b; }
-static int64_t sl__max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
 /* Extents of "normal" shapes: small, so that most cases run in microseconds;
  * higher ranks get smaller extents. */
@@ -105,7 +103,7 @@ void sl__gen_x(sl__gen *g, int R, int64_t *e) {
 
 /* An index extent on an axis bounded by x's extent e (not the indexed
  * axis): 1..e, near e for large cases; 0 when x's axis is empty. */
-static int64_t sl__bounded(sl__gen *g, int64_t e) {
+int64_t sl__bounded_extent(sl__gen *g, int64_t e) {
   if (e == 0) return 0;
   if (g->sc == SL__SC_LARGE) return sl__range(g, (e + 1) / 2, e);
   return sl__range(g, 1, e);
@@ -113,7 +111,7 @@ static int64_t sl__bounded(sl__gen *g, int64_t e) {
 
 /* An index extent on an axis whose values point into x's extent e: any
  * length (1..e+2), but none when the axis is empty. */
-static int64_t sl__free(sl__gen *g, int64_t e) {
+int64_t sl__free_extent(sl__gen *g, int64_t e) {
   if (e == 0) return 0;
   if (g->sc == SL__SC_LARGE) return sl__range(g, (e + 1) / 2, e + 2);
   return sl__range(g, 1, e + 2);
@@ -137,213 +135,6 @@ int sl__pick_rank(sl__gen *g, int rmin, int rmax) {
 int64_t sl__pick_dim(sl__gen *g, int n, int64_t *norm) {
   *norm = (int64_t)sl_rng_below(&g->r, (uint64_t)n);
   return sl__pct(g, 30) ? *norm - n : *norm;
-}
-
-/* gather, scatter, scatter_reduce: x, index (and src). */
-static void sl__gen_dimwise(sl__gen *g, sl_case *c, int with_src) {
-  /* X and I zeroed: at -O1 (I) and -O3 (X) gcc cannot see that rank-0
-   * shapes leave them unread, and -Werror stopped the build there. */
-  int64_t X[SL_MAX_DIMS] = {0}, I[SL_MAX_DIMS] = {0}, S[SL_MAX_DIMS];
-  const int R = sl__pick_rank(g, 0, SL_MAX_DIMS);
-  sl__gen_x(g, R, X);
-  const int Rn = R ? R : 1;
-  int64_t d;
-  c->dim = sl__pick_dim(g, Rn, &d);
-  int iR = R;
-  if (R == 0) {
-    /* A scalar x takes a scalar index, or a 1-D one (rank 0 counts as 1);
-     * every value must be 0. */
-    if (g->sc == SL__SC_EMPTY || sl__pct(g, 20)) {
-      iR = 1;
-      I[0] = g->sc == SL__SC_EMPTY ? 0 : sl__range(g, 1, 2);
-    }
-  } else {
-    for (int k = 0; k < R; ++k)
-      I[k] = k == d ? sl__free(g, X[k]) : sl__bounded(g, X[k]);
-    if (g->sc == SL__SC_EMPTY && g->empty_index)
-      I[sl_rng_below(&g->r, (uint64_t)R)] = 0;
-    sl__fit(I, R, NULL, g->max);
-  }
-  sl__shape_set(&c->arg[0], R, X);
-  sl__shape_set(&c->arg[1], iR, I);
-  if (!with_src) return;
-  /* src may be larger than index, except for the backward: LibTorch has no
-   * gradient for the part of src that index does not cover. */
-  const int larger = !sl_case_is_backward(g->op);
-  for (int k = 0; k < iR; ++k) {
-    int64_t hi = sl__max64(I[k], k < R ? X[k] : I[k]);
-    S[k] = !larger || sl__pct(g, 50) ? I[k] : sl__range(g, I[k], hi + 1);
-  }
-  sl__fit(S, iR, I, g->max);
-  sl__shape_set(&c->arg[2], iR, S);
-}
-
-/* gather_nd, scatter_nd: x [K], index [B..., M], src [B...]. */
-static void sl__gen_nd(sl__gen *g, sl_case *c, int scatter) {
-  int64_t X[SL_MAX_DIMS], B[SL_MAX_DIMS + 1];
-  const int K = sl__pick_rank(g, 1, SL_MAX_DIMS - 1);
-  sl__gen_x(g, K, X);
-  const int M = (int)sl__range(g, 1, K);
-  int indexed[SL_MAX_DIMS] = {0};
-  if (sl__pct(g, 50)) {
-    c->ndims = 0; /* the leading M axes */
-    for (int k = 0; k < M; ++k) indexed[k] = 1;
-  } else {
-    int perm[SL_MAX_DIMS];
-    for (int d = 0; d < K; ++d) perm[d] = d;
-    for (int k = 0; k < M; ++k) {
-      int j = k + (int)sl_rng_below(&g->r, (uint64_t)(K - k));
-      int t = perm[k];
-      perm[k] = perm[j];
-      perm[j] = t;
-      indexed[perm[k]] = 1;
-      c->dims[k] = sl__pct(g, 25) ? perm[k] - K : perm[k];
-    }
-    c->ndims = M;
-  }
-  for (int d = 0; d < K; ++d)
-    B[d] = indexed[d] ? sl__free(g, X[d]) : sl__bounded(g, X[d]);
-  if (g->sc == SL__SC_EMPTY && g->empty_index)
-    B[sl_rng_below(&g->r, (uint64_t)K)] = 0;
-  sl__fit(B, K, NULL, g->max / M);
-  B[K] = M;
-  sl__shape_set(&c->arg[0], K, X);
-  sl__shape_set(&c->arg[1], K + 1, B);
-  if (scatter) sl__shape_set(&c->arg[2], K, B);
-}
-
-/* index_reduce of a 0-D x (one element along the axis, as rank 0 counts as
- * 1): index [L] with updates [L], or a 0-D index with a 0-D update. */
-static void sl__gen_index_reduce_0d(sl__gen *g, sl_case *c) {
-  int64_t a;
-  c->dim = sl__pick_dim(g, 1, &a);
-  sl__shape_set(&c->arg[0], 0, NULL);
-  if (g->sc != SL__SC_EMPTY && sl__pct(g, 20)) {
-    sl__shape_set(&c->arg[1], 0, NULL);
-    sl__shape_set(&c->arg[2], 0, NULL);
-    return;
-  }
-  int64_t L = g->sc == SL__SC_EMPTY ? 0 : sl__free(g, 1);
-  if (L > g->max) L = g->max;
-  sl__shape_set(&c->arg[1], 1, &L);
-  sl__shape_set(&c->arg[2], 1, &L);
-}
-
-/* index_reduce: x [K], index [L] or scalar, updates. */
-void sl__gen_index_reduce(sl__gen *g, sl_case *c) {
-  int64_t X[SL_MAX_DIMS], U[SL_MAX_DIMS], L;
-  if (g->sc != SL__SC_LARGE && sl__pct(g, 5)) {
-    sl__gen_index_reduce_0d(g, c);
-    return;
-  }
-  const int K = sl__pick_rank(g, 1, SL_MAX_DIMS);
-  sl__gen_x(g, K, X);
-  int64_t a;
-  c->dim = sl__pick_dim(g, K, &a);
-  int64_t slice = 1; /* elements of one slice across the axis (<= max) */
-  for (int d = 0; d < K; ++d)
-    if (d != a) slice *= X[d];
-  int empty_index = g->sc == SL__SC_EMPTY && g->empty_index;
-  if (X[a] >= 1 && !empty_index && sl__pct(g, 20)) {
-    /* A 0-D index: updates is the (K-1)-D slice. */
-    int u = 0;
-    for (int d = 0; d < K; ++d)
-      if (d != a) U[u++] = X[d];
-    sl__shape_set(&c->arg[0], K, X);
-    sl__shape_set(&c->arg[1], 0, NULL);
-    sl__shape_set(&c->arg[2], K - 1, U);
-    return;
-  }
-  L = empty_index ? 0 : sl__free(g, X[a]);
-  if (slice > 0 && L > g->max / slice) L = g->max / slice;
-  if (L > g->max) L = g->max;
-  for (int d = 0; d < K; ++d) U[d] = d == a ? L : X[d];
-  sl__shape_set(&c->arg[0], K, X);
-  sl__shape_set(&c->arg[1], 1, &L);
-  sl__shape_set(&c->arg[2], K, U);
-}
-
-/* select_scatter: x [K], value = x without dim, at. */
-void sl__gen_select(sl__gen *g, sl_case *c) {
-  int64_t X[SL_MAX_DIMS], V[SL_MAX_DIMS];
-  const int K = sl__pick_rank(g, 1, SL_MAX_DIMS);
-  sl__gen_x(g, K, X);
-  int64_t d;
-  c->dim = sl__pick_dim(g, K, &d);
-  if (X[d] == 0) {
-    /* at needs a slice to select: the empty axis moves elsewhere. */
-    X[d] = sl__range(g, 1, 3);
-    if (K >= 2)
-      X[(d + 1 + (int64_t)sl_rng_below(&g->r, (uint64_t)K - 1)) % K] = 0;
-  }
-  c->at = sl__range(g, -X[d], X[d] - 1);
-  int v = 0;
-  for (int k = 0; k < K; ++k)
-    if (k != d) V[v++] = X[k];
-  sl__shape_set(&c->arg[0], K, X);
-  sl__shape_set(&c->arg[1], K - 1, V);
-}
-
-/* masked_scatter: x, a mask that broadcasts to x, a long enough source. */
-void sl__gen_masked(sl__gen *g, sl_case *c) {
-  int64_t X[SL_MAX_DIMS] = {0}, Mk[SL_MAX_DIMS], S[SL_MAX_DIMS];
-  const int R = sl__pick_rank(g, 0, SL_MAX_DIMS);
-  sl__gen_x(g, R, X);
-  const int64_t n = sl__prod(R, X);
-  const int Rm = (R == 0 || sl__pct(g, 70)) ? R : (int)sl__range(g, 0, R);
-  for (int j = 0; j < Rm; ++j) {
-    int64_t e = X[R - Rm + j];
-    Mk[j] = sl__pct(g, 25) ? 1 : e;
-  }
-  sl__shape_set(&c->arg[0], R, X);
-  sl__shape_set(&c->arg[1], Rm, Mk);
-  int u = (int)sl_rng_below(&g->r, 10);
-  if (u >= 6 && u < 8 && R >= 1) {
-    sl__shape_set(&c->arg[2], R, X); /* x's own shape */
-    return;
-  }
-  if (u >= 8) {
-    int64_t b = sl__range(g, 1, 4), a = (n + b - 1) / b;
-    if (a * b <= g->max) {
-      S[0] = a;
-      S[1] = b;
-      sl__shape_set(&c->arg[2], 2, S);
-      return;
-    }
-  }
-  S[0] = sl__min64(n + sl__range(g, 0, 3), g->max);
-  if (S[0] < n) S[0] = n;
-  sl__shape_set(&c->arg[2], 1, S);
-}
-
-/* dynamic_scatter: feats [N,C], coors [N,D]. */
-void sl__gen_dynamic(sl__gen *g, sl_case *c) {
-  int64_t N, C, D = sl__range(g, 1, 4);
-  if (g->sc == SL__SC_LARGE) {
-    int64_t t = sl__range(g, g->min > 0 ? g->min : SL__LARGE_NUMEL, g->max);
-    C = sl__range(g, 1, 16);
-    N = t / C;
-  } else {
-    N = sl__range(g, 2, 64);
-    C = sl__range(g, 2, 8);
-    if (g->sc == SL__SC_UNIT) {
-      int w = (int)sl_rng_below(&g->r, 3);
-      if (w == 0) N = 1;
-      if (w == 1) C = 1;
-      if (w == 2) D = 1;
-    }
-    if (g->sc == SL__SC_EMPTY) {
-      if (sl__pct(g, 60))
-        N = 0;
-      else
-        C = 0;
-    }
-  }
-  int64_t wide = sl__max64(C, D);
-  if (N > g->max / wide) N = g->max / wide;
-  int64_t f[2] = {N, C}, k[2] = {N, D};
-  sl__shape_set(&c->arg[0], 2, f);
-  sl__shape_set(&c->arg[1], 2, k);
 }
 
 void sl__pick_layout(sl__gen *g, sl_case_shape *s) {
@@ -455,48 +246,6 @@ int sl__edge_val(sl__gen *g, sl_case *c, int past) {
   c->val = v;
   return 0;
 }
-
-/* scatter's scalar: exact in every dtype, or one time in five an end of
- * what the dtype holds, so that campaigns meet the edges of the core's
- * rule (sl__break_scalar goes one past them). */
-static void sl__pick_val(sl__gen *g, sl_case *c) {
-  c->has_val = 1;
-  if (sl__pct(g, 20) && sl__edge_val(g, c, 0) == 0) return;
-  if (c->dt == SL_BOOL || c->dt == SL_U8) {
-    c->val_is_int = 1;
-    c->ival = sl__range(g, 0, c->dt == SL_BOOL ? 1 : 16);
-  } else if (sl_dtype_is_int(c->dt) || sl__pct(g, 50)) {
-    c->val_is_int = 1;
-    c->ival = sl__range(g, -8, 8);
-  } else {
-    /* An odd number of quarters: never an integer, exact in f16. */
-    c->val_is_int = 0;
-    c->val = (double)(2 * sl__range(g, -16, 15) + 1) / 4.0;
-    return;
-  }
-  c->val = (double)c->ival;
-}
-
-/* The ops' shape generators (sl__fuzz_op.gen). */
-void sl__gen_gather(sl__gen *g, sl_case *fw) { sl__gen_dimwise(g, fw, 0); }
-
-/* scatter: a scalar value instead of src in a fifth of the cases. */
-void sl__gen_scatter(sl__gen *g, sl_case *fw) {
-  if (sl__pct(g, 20)) {
-    sl__pick_val(g, fw);
-    sl__gen_dimwise(g, fw, 0);
-  } else {
-    sl__gen_dimwise(g, fw, 1);
-  }
-}
-
-void sl__gen_scatter_reduce(sl__gen *g, sl_case *fw) {
-  sl__gen_dimwise(g, fw, 1);
-}
-
-void sl__gen_gather_nd(sl__gen *g, sl_case *fw) { sl__gen_nd(g, fw, 0); }
-
-void sl__gen_scatter_nd(sl__gen *g, sl_case *fw) { sl__gen_nd(g, fw, 1); }
 
 void sl__gen_shapes(sl__gen *g, sl_case *fw) {
   const sl__fuzz_op *f = sl__fuzz_op_of(fw->op);

@@ -8,7 +8,7 @@
 #include "datagen.h"
 #include "rng.h"
 
-static void sl__shape(sl_case_shape *s, int ndim, int64_t a, int64_t b) {
+void sl__huge_shape(sl_case_shape *s, int ndim, int64_t a, int64_t b) {
   memset(s, 0, sizeof *s);
   s->present = 1;
   s->ndim = ndim;
@@ -19,41 +19,6 @@ static void sl__shape(sl_case_shape *s, int ndim, int64_t a, int64_t b) {
 int sl_fuzz_huge_op(sl_op op) {
   const sl__fuzz_op *f = sl__fuzz_op_of(op);
   return f && f->huge;
-}
-
-/* The ops' huge shapes (sl__fuzz_op.huge), x already [rows, cols]. */
-
-/* gather, scatter, scatter_reduce: an [m, k] index (and src, unless
- * scatter's val= stands for it). */
-void sl__huge_dimwise(sl_case *fw, const sl__huge_dims *h, sl_rng *r) {
-  (void)r;
-  sl__shape(&fw->arg[1], 2, h->m, h->k);
-  if (fw->arg[2].present) sl__shape(&fw->arg[2], 2, h->m, h->k);
-}
-
-/* gather_nd, scatter_nd: m x 1 (row, column) tuples over both axes (the
- * index has x's rank plus one: docs/spec.md §1), and scatter_nd's src. */
-void sl__huge_nd(sl_case *fw, const sl__huge_dims *h, sl_rng *r) {
-  (void)r;
-  sl_case_shape *index = &fw->arg[1];
-  sl__shape(index, 3, h->m, 1);
-  index->shape[2] = 2;
-  fw->ndims = 0;
-  memset(fw->dims, 0, sizeof fw->dims);
-  if (fw->arg[2].present) sl__shape(&fw->arg[2], 2, h->m, 1);
-}
-
-void sl__huge_index_reduce(sl_case *fw, const sl__huge_dims *h, sl_rng *r) {
-  (void)r;
-  sl__shape(&fw->arg[1], 1, h->m, 0);
-  sl__shape(&fw->arg[2], 2, h->m, h->cols);
-}
-
-/* select_scatter: value is a row, at one of the last rows; no index. */
-void sl__huge_select(sl_case *fw, const sl__huge_dims *h, sl_rng *r) {
-  fw->ip = SL_IP_RAND;
-  sl__shape(&fw->arg[1], 1, h->cols, 0);
-  fw->at = h->rows - 1 - (int64_t)sl_rng_below(r, (uint64_t)h->rows / 16);
 }
 
 int sl_fuzz_huge(const sl_fuzz_opts *o, uint64_t seed, uint64_t i, sl_op op,
@@ -83,7 +48,7 @@ int sl_fuzz_huge(const sl_fuzz_opts *o, uint64_t seed, uint64_t i, sl_op op,
         x_bytes + small +
         2 * (sl__fuzz_op_of(fw->op)->out_like_index ? small : x_bytes);
     if (need > o->huge_bytes || x_bytes > SL_GEN_MAX_BYTES) continue;
-    sl__shape(&fw->arg[0], 2, rows, cols);
+    sl__huge_shape(&fw->arg[0], 2, rows, cols);
     fw->dim = 0;
     /* Row numbers past INT32_MAX need an i64 index (an i32 one would hold
      * them wrapped: an invalid case, refused by both sides). */

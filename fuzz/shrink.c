@@ -13,7 +13,6 @@ static int64_t sl__numel(const sl_case_shape *s) {
   return n < 0 ? INT64_MAX / 64 : n;
 }
 
-static int64_t sl__min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 int64_t sl_case_size(const sl_case *c) {
   const sl_case_spec *spec = c ? sl_case_spec_of(c->op) : NULL;
@@ -45,7 +44,7 @@ int64_t sl_case_size(const sl_case *c) {
 /* ------------------------------------------------------------------------ */
 
 /* sl__drop, and a shape that became a scalar is contiguous. */
-static void sl__shrink_drop(sl_case_shape *s, int k) {
+void sl__shrink_drop(sl_case_shape *s, int k) {
   const int before = s->ndim;
   sl__drop(s, k);
   if (s->ndim < before && s->ndim == 0) {
@@ -55,7 +54,7 @@ static void sl__shrink_drop(sl_case_shape *s, int k) {
 }
 
 /* Sets s's extents, keeping its layout. */
-static void sl__reshape(sl_case_shape *s, int nd, const int64_t *e) {
+void sl__reshape(sl_case_shape *s, int nd, const int64_t *e) {
   s->present = 1;
   s->ndim = nd;
   for (int d = 0; d < SL_MAX_DIMS; ++d) s->shape[d] = d < nd ? e[d] : 0;
@@ -65,189 +64,9 @@ static void sl__reshape(sl_case_shape *s, int nd, const int64_t *e) {
   }
 }
 
-/* gather_nd / scatter_nd: which axes of x the index's columns address.
- * Returns M, or -1 when the case does not say it consistently. */
-static int sl__nd_indexed(const sl_case *fw, int *indexed) {
-  const int K = fw->arg[0].ndim;
-  if (fw->arg[1].ndim != K + 1) return -1;
-  const int64_t M = fw->arg[1].shape[K];
-  if (M < 1 || M > K || (fw->ndims && fw->ndims != M)) return -1;
-  memset(indexed, 0, sizeof(int) * SL_MAX_DIMS);
-  for (int k = 0; k < M; ++k) {
-    int64_t d = k;
-    if (fw->ndims && !sl__norm_dim(fw->dims[k], K, &d)) return -1;
-    if (indexed[d]) return -1;
-    indexed[d] = 1;
-  }
-  return (int)M;
-}
-
-/*
- * The repairs by family of forward op (sl__fuzz_op.repair): each restores
- * the rules of a valid case after x (or src, index, ...) got smaller: index
- * extents are clamped to what x and src allow, derived shapes (updates, value,
- * scatter_nd's src, coors' rows) follow x and index. Only ever makes extents
- * smaller.
- */
-void sl__repair_dimwise(sl_case *fw, sl_op op) {
-  sl_case_shape *x = &fw->arg[0], *a1 = &fw->arg[1], *a2 = &fw->arg[2];
-  int64_t d = 0;
-  const int xr = x->ndim ? x->ndim : 1;
-  if (!sl__norm_dim(fw->dim, xr, &d)) return;
-  if ((a1->ndim ? a1->ndim : 1) != xr) return;
-  int has_src =
-      sl_case_has_src(fw) && a2->present && (a2->ndim ? a2->ndim : 1) == xr;
-  for (int k = 0; k < a1->ndim; ++k) {
-    if (has_src)
-      a1->shape[k] = sl__min64(a1->shape[k], a2->ndim ? a2->shape[k] : 1);
-    if (k != d && x->ndim) a1->shape[k] = sl__min64(a1->shape[k], x->shape[k]);
-  }
-  if (x->ndim && x->shape[d] == 0 && a1->ndim) a1->shape[d] = 0;
-  /* the backward's src is index's shape exactly */
-  if (sl_case_is_backward(op) && a2->present)
-    sl__reshape(a2, a1->ndim, a1->shape);
-}
-
-void sl__repair_nd(sl_case *fw, sl_op op) {
-  (void)op;
-  sl_case_shape *x = &fw->arg[0], *a1 = &fw->arg[1], *a2 = &fw->arg[2];
-  int indexed[SL_MAX_DIMS];
-  const int K = x->ndim;
-  if (sl__nd_indexed(fw, indexed) < 0) return;
-  for (int k = 0; k < K; ++k) {
-    if (!indexed[k])
-      a1->shape[k] = sl__min64(a1->shape[k], x->shape[k]);
-    else if (x->shape[k] == 0)
-      a1->shape[k] = 0;
-  }
-  if (sl_case_has_src(fw)) sl__reshape(a2, K, a1->shape);
-}
-
-void sl__repair_index_reduce(sl_case *fw, sl_op op) {
-  sl_case_shape *x = &fw->arg[0], *a1 = &fw->arg[1], *a2 = &fw->arg[2];
-  int64_t d = 0, e[SL_MAX_DIMS];
-  (void)op;
-  const int K = x->ndim;
-  if (K == 0 || !sl__norm_dim(fw->dim, K, &d) || a1->ndim > 1) return;
-  if (a1->ndim == 0 && x->shape[d] == 0) {
-    /* a scalar index needs a slice; an empty axis takes no index */
-    int64_t zero = 0;
-    sl__reshape(a1, 1, &zero);
-  }
-  if (a1->ndim == 1) {
-    if (x->shape[d] == 0) a1->shape[0] = 0;
-    for (int k = 0; k < K; ++k) e[k] = k == d ? a1->shape[0] : x->shape[k];
-    sl__reshape(a2, K, e);
-  } else {
-    int u = 0;
-    for (int k = 0; k < K; ++k)
-      if (k != d) e[u++] = x->shape[k];
-    sl__reshape(a2, K - 1, e);
-  }
-}
-
-void sl__repair_select(sl_case *fw, sl_op op) {
-  sl_case_shape *x = &fw->arg[0], *a1 = &fw->arg[1];
-  int64_t d = 0, e[SL_MAX_DIMS];
-  (void)op;
-  const int K = x->ndim;
-  if (K == 0 || !sl__norm_dim(fw->dim, K, &d)) return;
-  int u = 0;
-  for (int k = 0; k < K; ++k)
-    if (k != d) e[u++] = x->shape[k];
-  sl__reshape(a1, K - 1, e);
-  const int64_t n = x->shape[d];
-  if (n > 0 && fw->at >= n) fw->at = n - 1;
-  if (n > 0 && fw->at < -n) fw->at = -n;
-}
-
-void sl__repair_masked(sl_case *fw, sl_op op) {
-  sl_case_shape *x = &fw->arg[0], *a1 = &fw->arg[1];
-  const int R = x->ndim;
-  (void)op;
-  if (a1->ndim > R) return;
-  for (int j = 0; j < a1->ndim; ++j)
-    if (a1->shape[j] != 1) a1->shape[j] = x->shape[R - a1->ndim + j];
-}
-
-void sl__repair_dynamic(sl_case *fw, sl_op op) {
-  sl_case_shape *x = &fw->arg[0], *a1 = &fw->arg[1];
-  (void)op;
-  if (x->ndim == 2 && a1->ndim == 2) a1->shape[0] = x->shape[0];
-}
-
 static void sl__repair(sl_case *fw, sl_op op) {
   const sl__fuzz_op *f = sl__fuzz_op_of(fw->op);
   if (f && f->repair) f->repair(fw, op);
-}
-
-/* The axis droppers by family of forward op (sl__fuzz_op.drop_axis): each
- * drops axis k (< x's rank) of x and the matching axes of the other inputs,
- * or returns -1 when the op's rules do not allow it for this case. */
-int sl__drop_axis_dimwise(sl_case *fw, int k) {
-  sl_case_shape *x = &fw->arg[0], *a1 = &fw->arg[1], *a2 = &fw->arg[2];
-  const int R = x->ndim;
-  int64_t d = 0;
-  if (sl__norm_dim(fw->dim, R ? R : 1, &d))
-    fw->dim = k < d ? d - 1 : k == d ? 0 : d;
-  sl__shrink_drop(x, k);
-  sl__shrink_drop(a1, k);
-  if (a2->present) sl__shrink_drop(a2, k);
-  return 0;
-}
-
-int sl__drop_axis_nd(sl_case *fw, int k) {
-  sl_case_shape *x = &fw->arg[0], *a1 = &fw->arg[1], *a2 = &fw->arg[2];
-  const int R = x->ndim;
-  int indexed[SL_MAX_DIMS];
-  const int M = sl__nd_indexed(fw, indexed);
-  if (R < 2 || M < 0 || (indexed[k] && M == 1)) return -1;
-  if (fw->ndims) {
-    int j = 0;
-    for (int i = 0; i < fw->ndims; ++i) {
-      int64_t v = 0;
-      sl__norm_dim(fw->dims[i], R, &v);
-      if (v == k) continue;
-      fw->dims[j++] = v > k ? v - 1 : v;
-    }
-    fw->ndims = j;
-  }
-  if (indexed[k]) a1->shape[R] -= 1;
-  sl__shrink_drop(x, k);
-  sl__shrink_drop(a1, k);
-  if (sl_case_has_src(fw)) sl__shrink_drop(a2, k);
-  return 0;
-}
-
-int sl__drop_axis_index_reduce(sl_case *fw, int k) {
-  sl_case_shape *x = &fw->arg[0], *a1 = &fw->arg[1], *a2 = &fw->arg[2];
-  const int R = x->ndim;
-  int64_t d = 0;
-  if (R < 2 || !sl__norm_dim(fw->dim, R, &d) || k == d) return -1;
-  sl__shrink_drop(x, k);
-  sl__shrink_drop(a2, a1->ndim == 0 && k > d ? k - 1 : k);
-  fw->dim = k < d ? d - 1 : d;
-  return 0;
-}
-
-int sl__drop_axis_select(sl_case *fw, int k) {
-  sl_case_shape *x = &fw->arg[0], *a1 = &fw->arg[1];
-  const int R = x->ndim;
-  int64_t d = 0;
-  if (R < 2 || !sl__norm_dim(fw->dim, R, &d) || k == d) return -1;
-  sl__shrink_drop(x, k);
-  sl__shrink_drop(a1, k > d ? k - 1 : k);
-  fw->dim = k < d ? d - 1 : d;
-  return 0;
-}
-
-int sl__drop_axis_masked(sl_case *fw, int k) {
-  sl_case_shape *x = &fw->arg[0], *a1 = &fw->arg[1];
-  const int R = x->ndim;
-  const int j = k - (R - a1->ndim);
-  sl__shrink_drop(x, k);
-  if (j >= 0) sl__shrink_drop(a1, j);
-  return 0;
 }
 
 static int sl__drop_axis(sl_case *fw, int k) {

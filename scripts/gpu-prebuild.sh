@@ -33,7 +33,7 @@ n=0
 while IFS= read -r -d '' f; do
   rel=${f#"$BUILD"/}
   case $rel in
-    CMakeFiles/* | */CMakeFiles/* | Testing/* | fuzz/targets/*) continue ;;
+    CMakeFiles/* | */CMakeFiles/* | Testing/* | tests/parsers/*) continue ;;
     core/test_cuda_iter | tests/gpu/*) ;;
     test_* | */test_*) continue ;;
   esac
@@ -51,7 +51,7 @@ done < <(find "$BUILD" \( -type f -o -type l \) -print0)
 while IFS= read -r -d '' l; do
   rel=${l#"$BUILD"/}
   case $rel in
-    fuzz/targets/*) continue ;;
+    tests/parsers/*) continue ;;
     core/test_cuda_iter | tests/gpu/*) ;;
     test_* | */test_*) continue ;;
   esac

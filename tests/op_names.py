@@ -28,8 +28,7 @@ def main(src):
     for top in LAYERS:
         for root, _, names in os.walk(os.path.join(src, top)):
             rel_root = os.path.relpath(root, src)
-            if "tests" in rel_root.split(os.sep) or \
-                    rel_root.startswith(os.path.join("fuzz", "targets")):
+            if "tests" in rel_root.split(os.sep):
                 continue
             for n in sorted(names):
                 rel = os.path.join(rel_root, n)

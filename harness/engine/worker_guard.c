@@ -63,6 +63,10 @@ void sl_worker_guard_init(sl_worker_guard *g, int in, int out, int threads) {
 
 void sl_worker_guard_mark(sl_worker_guard *g) {
   g->threads = sl__count_threads(g);
+  /* What happened before the mark is no kernel's: a device runtime that
+   * spawns a helper process on its first call (the CUDA runtime without a
+   * device ran nvidia-modprobe: every cuda.* variant read as "forked"). */
+  sl__forked = 0;
 }
 
 int sl_worker_guard_is_copy(void) { return sl__copy != 0; }

@@ -32,8 +32,9 @@ typedef struct sl_worker_guard {
  * harness asks a kernel to use. */
 void sl_worker_guard_init(sl_worker_guard *g, int in, int out, int threads);
 
-/* Counts the threads now: the baseline for the next check (after trusted
- * code that may start a pool, such as LibTorch's reference). */
+/* Counts the threads now and forgets any fork: the baseline for the next
+ * check (after trusted code that may start a pool, such as LibTorch's
+ * reference, or a device runtime's first call). */
 void sl_worker_guard_mark(sl_worker_guard *g);
 
 /* Whether this process is a copy of the worker made by a kernel's fork():

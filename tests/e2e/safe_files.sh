@@ -113,10 +113,10 @@ fi
 # The .npy fuzz target's scratch files: a link planted at the name it used
 # to write (/tmp/sl_fuzz_npy_<pid>.npy, predictable: the pid of an exec'd
 # subshell is known before the target starts) is not written through.
-replay=$(dirname "$BIN")/fuzz/targets/replay_npy
+replay=$(dirname "$BIN")/tests/parsers/replay_npy
 if [ -x "$replay" ]; then
   reset_victim
-  (sleep 0.3; exec "$replay" "$SRC/fuzz/corpus/npy" >"$tmp/replay.out" 2>&1) &
+  (sleep 0.3; exec "$replay" "$SRC/tests/parsers/corpus/npy" >"$tmp/replay.out" 2>&1) &
   pid=$!
   ln -s "$victim" "/tmp/sl_fuzz_npy_$pid.npy"
   wait $pid
@@ -125,7 +125,7 @@ if [ -x "$replay" ]; then
   check "replay_npy over its corpus: exit 0 (got $rc)" [ $rc -eq 0 ]
   check "replay_npy: victim behind its old fixed name untouched" victim_intact
 else
-  echo "FAIL: $replay missing (fuzz/targets/CMakeLists.txt builds it)"
+  echo "FAIL: $replay missing (tests/parsers/CMakeLists.txt builds it)"
   fails=$((fails + 1))
 fi
 

@@ -174,3 +174,21 @@ int sl__drop_axis_segment(sl_case *fw, int k) {
   sl__segment_layouts(fw);
   return 0;
 }
+
+const sl__fuzz_op sl__fuzz_segment_reduce = {
+    .gen = sl__gen_segment,
+    .break_dtype = sl__break_dtype_segment,
+    .bad_reduces = sl__bad_sr,
+    .n_bad_reduces = SL__COUNT(sl__bad_sr),
+    .break_dim = sl__break_dim_segment,
+    .break_rank = sl__break_rank_segment,
+    .break_shape = sl__break_shape_segment,
+    .repair = sl__repair_segment,
+    .drop_axis = sl__drop_axis_segment,
+    .classify = sl__classify_segment,
+    .classes = SL__INDEX_CLASSES};
+const sl__fuzz_op sl__fuzz_segment_reduce_backward = {
+    .break_dtype = sl__break_dtype_segment,
+    .bad_reduces = sl__bad_sr,
+    .n_bad_reduces = SL__COUNT(sl__bad_sr),
+    .classes = SL__INDEX_CLASSES};
