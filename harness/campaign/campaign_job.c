@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "campaign.h"
+#include "clean_text.h"
 #include "failure_group.h"
 #include "huge.h"
 #include "interrupt.h"
@@ -260,6 +261,7 @@ static int sl__job_result(const sl_fuzz_campaign *f, sl_worker *w, sl__batch *b,
              (long long)past->value, past->path);
   else
     snprintf(message, sizeof message, "%s", first.message);
+  sl_text_one_line(message); /* a kernel's newline would forge a line */
   fprintf(out, "F %s\t%s\t%s\t%s\t%s\t%s\t%s\n", first.variant,
           sl_verdict_name(first.verdict), line, res->line, sig.id, sig.text,
           message);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clean_text.h"
 #include "commands.h"
 #include "safe_file.h"
 #include "sl_report.h"
@@ -173,7 +174,8 @@ int sl_cmd_report(int argc, char **argv) {
   FILE *out = sf.f;
   int rc;
   if (failures)
-    rc = sl_report_failure_groups(st, ho.run_id, out, err, sizeof err);
+    rc = sl_report_failure_groups(st, ho.run_id, out, sl_text_put, err,
+                                  sizeof err);
   else if (verdicts)
     rc = sl_report_csv_results_where(st, ho.run_id, verdicts, out, err,
                                      sizeof err);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "case.h"
+#include "clean_text.h"
 #include "commands.h"
 #include "failure_report.h"
 #include "interrupt.h"
@@ -166,8 +167,11 @@ static void sl__print_result(const sl_case_result *res, int quiet) {
     if (r->seconds >= 0) snprintf(t, sizeof t, "%.3f ms", r->seconds * 1e3);
     printf("%-15s %-12s %10s  %s\n", sl_verdict_name(r->verdict), r->variant, t,
            res->line);
-    if (r->verdict != SL_VERDICT_PASSED && r->message[0])
-      printf("    %s\n", r->message);
+    if (r->verdict != SL_VERDICT_PASSED && r->message[0]) {
+      fputs("    ", stdout);
+      sl_text_put(stdout, r->message); /* the kernel's words, neutralized */
+      fputc('\n', stdout);
+    }
     if (sl_verdict_is_failure(r->verdict)) {
       char repro[1400];
       sl_repro(res->line, r->variant, repro, sizeof repro);

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "clean_text.h"
+
 static int sl__digit(char ch) { return ch >= '0' && ch <= '9'; }
 
 void sl_failure_message_class(const char *m, char *out, size_t len) {
@@ -70,11 +72,14 @@ void sl_failure_signature(const sl_case *c, const char *variant,
   sl_failure_message_class(message, msg, sizeof msg);
   /* Tabs and newlines would break the lines the jobs send and the
    * corpus comment: a signature is one line of spaces. */
-  for (char *p = msg; *p; ++p)
-    if (*p == '\t' || *p == '\n' || *p == '\r') *p = ' ';
-  /* Bounded so that the whole fits text: a longer message is cut. */
-  snprintf(out->text, sizeof out->text, "%.40s %.100s %.40s | %.200s | %.300s", sl_op_name(c->op),
-           variant ? variant : "?", verdict ? verdict : "?", shape, msg);
+  sl_text_one_line(msg);
+  /* Bounded so that the whole fits text: a longer message is cut, at a
+   * character's boundary (a cut inside one is no UTF-8 for the writers). */
+  msg[300] = '\0';
+  sl_utf8_cut(msg);
+  snprintf(out->text, sizeof out->text, "%.40s %.100s %.40s | %.200s | %.300s",
+           sl_op_name(c->op), variant ? variant : "?", verdict ? verdict : "?",
+           shape, msg);
   uint64_t h = 1469598103934665603ull; /* FNV-1a */
   for (const char *p = out->text; *p; ++p)
     h = (h ^ (unsigned char)*p) * 1099511628211ull;

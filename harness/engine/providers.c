@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clean_text.h"
 #include "cli.h"
 #include "sha256.h"
 #include "variant_call.h"
@@ -70,6 +71,7 @@ static int sl__fail(char *err, size_t len, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(err, len, fmt, ap);
   va_end(ap);
+  sl_text_clean(err, len, err); /* a table's names are the provider's text */
   return -1;
 }
 
@@ -323,7 +325,8 @@ static int sl__load_one(const char *alias, const char *path, int builtin,
   snprintf(pl->name, sizeof pl->name, "%s", prefix);
   snprintf(pl->own_name, sizeof pl->own_name, "%s", t->name);
   snprintf(pl->path, sizeof pl->path, "%s", abs);
-  snprintf(pl->version, sizeof pl->version, "%s", t->version ? t->version : "");
+  /* Printed by list, stored with every run: the provider's own text. */
+  sl_text_clean(pl->version, sizeof pl->version, t->version ? t->version : "");
   pl->abi = t->abi_version;
   pl->builtin = builtin;
   pl->alloc_faults =
