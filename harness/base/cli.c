@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include "byte_size.h"
+#include "safe_file.h"
 #include "sl_store.h"
 
 #include <errno.h>
@@ -135,4 +136,12 @@ double sl_cli_positive_option(const char *cmd, int argc, char **argv, int *i,
     return -1;
   }
   return x;
+}
+
+int sl_cli_output_check(const char *cmd, const char *opt, const char *path,
+                        const char *store, int argc, char **argv) {
+  char err[8400];
+  if (!sl_safe_output_check(opt, path, store, argc, argv, err, sizeof err))
+    return 0;
+  return sl_cli_usage_error(cmd, "%s", err);
 }

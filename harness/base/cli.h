@@ -70,6 +70,14 @@ int sl_cli_bytes_option(const char *cmd, int argc, char **argv, int *i,
 double sl_cli_positive_option(const char *cmd, int argc, char **argv, int *i,
                               double hi);
 
+/* Output option `opt` of command `cmd` with value `path` (NULL or "-":
+ * standard output) checked before any work (safe_file.h,
+ * sl_safe_output_check: not the store, not an input named in argv, not a
+ * link, device or someone else's file). 0, or SL_EXIT_USAGE after a
+ * message. */
+int sl_cli_output_check(const char *cmd, const char *opt, const char *path,
+                        const char *store, int argc, char **argv);
+
 /* Whether argv[*i] is --provider (its value is taken by
  * sl_providers_load_argv); advances *i past the value. */
 int sl_cli_skip_provider(int argc, char **argv, int *i);

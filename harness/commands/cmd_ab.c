@@ -566,6 +566,13 @@ int sl_cmd_ab(int argc, char **argv) {
   if ((base && sl__lib_path("--base", base, bpath, sizeof bpath)) ||
       (cand && sl__lib_path("--cand", cand, cpath, sizeof cpath)))
     goto out;
+  /* Outputs that would replace the store, a library or a link: refused. */
+  const char *out_opt[4] = {"--json", "--markdown", "--csv", "--html"};
+  const char *out_path[4] = {json_path, md_path, csv_path, html_path};
+  for (int k = 0; k < 4; ++k)
+    if (sl_cli_output_check("ab", out_opt[k], out_path[k], no_db ? NULL : db,
+                            argc, argv))
+      goto out;
   if (sl_cli_parse_only) {
     rc = SL_EXIT_OK;
     goto out;

@@ -188,6 +188,8 @@ int sl_cmd_compare(int argc, char **argv) {
   sl_cmp_format fmt = SL_CMP_TEXT;
   int rc = sl__compare_args(argc, argv, &db, &outpath, &o, &fmt, sides);
   if (rc) return rc < 0 ? SL_EXIT_OK : rc;
+  if (sl_cli_output_check("compare", "-o", outpath, db, argc, argv))
+    return SL_EXIT_USAGE;
   if (sl_cli_parse_only) return SL_EXIT_OK;
   sl_store *shared = NULL, *own[2] = {NULL, NULL};
   sl_cmp_side side[2];

@@ -45,6 +45,8 @@ int sl_cmd_fuzz(int argc, char **argv) {
   sl__defaults(&f);
   int rc = sl__parse(&f, argc, argv, NULL);
   if (rc) return rc < 0 ? SL_EXIT_OK : rc;
+  if ((rc = sl_cli_output_check("fuzz", "--junit", f.junit, f.db, argc, argv)))
+    return rc;
   /* A resumed run keeps its stored shard; the environment of the job that
    * resumes it has no say. */
   char shard_from[256] = "";

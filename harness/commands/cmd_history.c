@@ -74,6 +74,8 @@ int sl_cmd_history(int argc, char **argv) {
       return sl_cli_usage_error("history", "%s: unknown argument", a);
     }
   }
+  if (sl_cli_output_check("history", "-o", outpath, db, argc, argv))
+    return SL_EXIT_USAGE;
   if (sl_cli_parse_only) return SL_EXIT_OK;
   char err[1024];
   sl_store *st;

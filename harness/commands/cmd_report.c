@@ -150,6 +150,8 @@ int sl_cmd_report(int argc, char **argv) {
                               "--failures: expected --format text (a "
                               "listing), got \"%s\"",
                               format);
+  if (sl_cli_output_check("report", "-o", outpath, db, argc, argv))
+    return SL_EXIT_USAGE;
   if (sl_cli_parse_only) return SL_EXIT_OK;
   char err[1024];
   sl_store *st;

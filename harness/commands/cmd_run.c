@@ -293,6 +293,11 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
       goto out;
     }
   }
+  if (sl_cli_output_check("run", "--junit", junit, no_db ? NULL : db, argc,
+                          argv)) {
+    free(cases);
+    goto out;
+  }
   if (sl_cli_parse_only) {
     free(cases);
     rc = SL_EXIT_OK;
