@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 void sl_cli_warn_small_thresholds(const char *cmd) {
   if (sl_thresholds_small())
@@ -108,6 +109,17 @@ long long sl_cli_int_option(const char *cmd, int argc, char **argv, int *i,
     return -1;
   }
   return n;
+}
+
+int sl_cli_max_threads(void) {
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  const long bound = 4 * (cpus > 0 ? cpus : 1);
+  return bound > 64 ? (int)(bound < 1 << 20 ? bound : 1 << 20) : 64;
+}
+
+long long sl_cli_threads_option(const char *cmd, int argc, char **argv,
+                                int *i) {
+  return sl_cli_int_option(cmd, argc, argv, i, 0, sl_cli_max_threads());
 }
 
 int sl_cli_bytes_option(const char *cmd, int argc, char **argv, int *i,

@@ -479,7 +479,7 @@ int sl_cmd_ab(int argc, char **argv) {
     } else if (sl_cli_is(a, "--variants")) {
       if (!(ab.variants = sl_cli_value("ab", argc, argv, &i))) goto out;
     } else if (sl_cli_is(a, "--threads")) {
-      if ((v = sl_cli_int_option("ab", argc, argv, &i, 0, 4096)) < 0) goto out;
+      if ((v = sl_cli_threads_option("ab", argc, argv, &i)) < 0) goto out;
       ab.threads = (int)v;
     } else if (sl_cli_is(a, "--budget")) {
       if ((d = sl_cli_positive_option("ab", argc, argv, &i, 3600)) < 0)

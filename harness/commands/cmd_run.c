@@ -233,8 +233,7 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
         goto out;
       }
     } else if (sl_cli_is(a, "--threads")) { /* 0: all cores */
-      if ((o.threads = (int)sl_cli_int_option("run", argc, argv, &i, 0, 4096)) <
-          0)
+      if ((o.threads = (int)sl_cli_threads_option("run", argc, argv, &i)) < 0)
         goto out;
     } else if (sl_cli_is(a, "--timeout")) {
       if ((timeout_s = sl_cli_positive_option("run", argc, argv, &i, 1e6)) < 0)
