@@ -13,6 +13,7 @@
 
 #include "clean_text.h"
 #include "cli.h"
+#include "elf_intact.h"
 #include "sha256.h"
 #include "variant_call.h"
 
@@ -251,6 +252,9 @@ static int sl__load_one(const char *alias, const char *path, int builtin,
                       "provider %s: already loaded (as \"%s\"); load it "
                       "again only under another name: --provider ALIAS=%s",
                       path, sl__prov[p].name, path);
+  char cut[256];
+  if (sl_elf_intact(abs, cut, sizeof cut))
+    return sl__fail(err, len, "provider %s: cannot load: %s", path, cut);
   dlerror();
   void *h = dlopen(abs, RTLD_NOW | RTLD_LOCAL);
   if (!h) {
