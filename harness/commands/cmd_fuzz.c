@@ -202,6 +202,8 @@ int sl_cmd_fuzz(int argc, char **argv) {
     report_failed = 1;
   }
   const int ncells = g.cells.n;
+  const int unmet = sl_interrupted() ? 0 : sl__print_unmet(&g);
+  sl_fuzz_cells_free(&g.met);
   free(g.failures), sl_fuzz_cells_free(&g.cells), free(g.done), free(g.fails);
   munmap((void *)f.stop, sizeof(int));
   int sig = sl_interrupted();
@@ -232,7 +234,8 @@ int sl_cmd_fuzz(int argc, char **argv) {
                                 : job_failed || json_failed || report_failed ||
                                         corpus_store_failed
                                     ? SL_EXIT_INCOMPLETE
-                                    : SL_EXIT_OK);
+                                : unmet ? SL_EXIT_USAGE
+                                        : SL_EXIT_OK);
   if (jout) {
     fclose(jfail);
     sl_json_head(jout, "fuzz", rc);

@@ -8,6 +8,9 @@
 # and no line that a CI runner reads as a command, except scatterlab's own
 # "::error title=scatterlab ..." annotations.
 #
+# The smaller items of the same issue that need a provider close it: a
+# variant that met no case it supports, and --resume after a rebuild.
+#
 # usage: hostile.sh SCATTERLAB FIXTURE_DIR
 set -u
 BIN=$1
@@ -96,6 +99,37 @@ check "list: no CI command" no_ci_commands "$tmp/list.out"
 check "list: the version is shown" has_text "$tmp/list.out" 'version 1.0'
 "$BIN" list --provider "$LIB" --format json >"$tmp/list.json" 2>/dev/null
 check "list --format json: valid UTF-8 JSON" json_ok "$tmp/list.json"
+
+# 5. Smaller items of issue 48. A campaign in which a selected variant met
+#    no case it supports (cpu.f16_only over f32 cases): said, exit 2 (it
+#    exited 0 without a word).
+"$BIN" fuzz --no-db --provider "$LIB" --variants hostile:cpu.f16_only,cpu.serial \
+  --dtypes f32 --ops gather --cases 40 --no-corpus >"$tmp/un.out" 2>"$tmp/un.err"
+rc=$?
+check "nothing supported: exit 2 (got $rc)" [ $rc -eq 2 ]
+check "nothing supported: names the variant and why" has_text "$tmp/un.err" \
+  "hostile:cpu.f16_only: expected cases it supports, got none"
+"$BIN" fuzz --no-db --provider "$LIB" --variants hostile:cpu.f16_only \
+  --ops gather --cases 40 --no-corpus >"$tmp/un.out" 2>&1
+rc=$?
+check "its own dtype chosen: exit 0 (got $rc)" [ $rc -eq 0 ]
+
+# --resume after the provider was rebuilt at the same path: refused, naming
+# the provider and both hashes (the resumed run kept the old sha256).
+cp "$2/libsltest_broken.so" "$tmp/rebuilt.so"
+"$BIN" fuzz --db "$tmp/r.db" --provider "$tmp/rebuilt.so" --variants broken:cpu.ok \
+  --ops gather --cases 20 --no-corpus >"$tmp/r1.out" 2>&1
+rc=$?
+check "resume: the first campaign exits 0 (got $rc)" [ $rc -eq 0 ]
+"$BIN" fuzz --resume 1 --db "$tmp/r.db" >"$tmp/r2.out" 2>&1
+rc=$?
+check "resume, library unchanged: exit 0 (got $rc)" [ $rc -eq 0 ]
+printf 'rebuilt' >>"$tmp/rebuilt.so" # other bytes at the same path
+"$BIN" fuzz --resume 1 --db "$tmp/r.db" >"$tmp/r3.out" 2>&1
+rc=$?
+check "resume, library rebuilt: exit 2 (got $rc)" [ $rc -eq 2 ]
+check "... names the provider and its path" has_text "$tmp/r3.out" \
+  "--resume: provider broken ($tmp/rebuilt.so): expected the library the run recorded"
 
 echo "$((checks - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]
