@@ -35,7 +35,8 @@ static const char *const sl__compare_help =
     "                     it in turns with the others), so that a machine\n"
     "                     slower in one run than in the other cancels out\n"
     "  --format F         text (default), markdown, csv or html\n"
-    "  -o FILE            write to FILE instead of standard output\n"
+    "  -o FILE            write to FILE (new, or a regular file of yours)\n"
+    "                     instead of standard output (- for it)\n"
     "exit status: 1 when a benchmark is slower, 0 otherwise, 2 usage error\n"
     "3 when no benchmark is in both runs (nothing compared)\n"
     "or unreadable input\n";

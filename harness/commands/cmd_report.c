@@ -30,7 +30,8 @@ static const char *const sl__report_help_rest =
     "  chart and each benchmark's history with its change points.\n"
     "options:\n"
     "  --db PATH          results database (default " SL_DEFAULT_DB ")\n"
-    "  -o FILE            write to FILE instead of standard output\n"
+    "  -o FILE            write to FILE (new, or a regular file of yours)\n"
+    "                     instead of standard output (- for it)\n"
     "  --verdict V[,V...] csv --table results: the rows of these verdicts\n";
 /* Here sl__verdicts_help lists the verdicts (results/verdicts.def). */
 static const char *const sl__report_help_end =
