@@ -47,11 +47,10 @@ void sl_report_repro(FILE *out, sl_store *s, int64_t run_id, const char *line,
   }
 }
 
-static void sl__plain(FILE *out, const char *s) { fputs(s, out); }
-
 typedef struct sl__groups {
   FILE *out;
   sl_store *s;
+  void (*text)(FILE *, const char *);
   int64_t n, cases;
 } sl__groups;
 
@@ -61,19 +60,23 @@ static int sl__group(void *user, const sl_failure_group_view *g) {
   x->cases += g->cases;
   fprintf(x->out,
           "\ngroup %" PRId64 ": %" PRId64 " case%s; first seen run %" PRId64
-          " (%s), last seen run %" PRId64 " (%s)\n  %s\n  message: %s\n"
-          "  minimal repro: ",
+          " (%s), last seen run %" PRId64 " (%s)\n  ",
           x->n, g->cases, g->cases == 1 ? "" : "s", g->first_run, g->first_seen,
-          g->last_run, g->last_seen, g->signature, g->message);
+          g->last_run, g->last_seen);
+  x->text(x->out, g->signature);
+  fputs("\n  message: ", x->out);
+  x->text(x->out, g->message);
+  fputs("\n  minimal repro: ", x->out);
   sl_report_repro(x->out, x->s, g->first_run, g->minimal_line, g->variant,
-                  sl__plain);
+                  x->text);
   fputc('\n', x->out);
   return ferror(x->out) ? 1 : 0;
 }
 
-int sl_report_failure_groups(sl_store *s, int64_t run_id, FILE *out, char *err,
+int sl_report_failure_groups(sl_store *s, int64_t run_id, FILE *out,
+                             void (*text)(FILE *, const char *), char *err,
                              size_t errlen) {
-  sl__groups x = {out, s, 0, 0};
+  sl__groups x = {out, s, text, 0, 0};
   if (sl_store_each_failure_group(s, run_id, sl__group, &x) < 0) {
     snprintf(err, errlen, "%s", sl_store_errmsg(s));
     return -1;

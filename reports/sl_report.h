@@ -47,8 +47,11 @@ int sl_report_runs(sl_store *s, int64_t run_id, FILE *out, char *err,
 
 /* `report --failures`: the failure groups of run_id (0: every run), each
  * with its signature, count of cases (shrunk copies not counted), first and
- * last seen, first message and minimal repro line; then the totals. */
-int sl_report_failure_groups(sl_store *s, int64_t run_id, FILE *out, char *err,
+ * last seen, first message and minimal repro line; then the totals. The
+ * texts that kernels wrote (signature, message, repro) go through `text`
+ * (the harness's neutralizer for CI logs, harness/base/clean_text.h). */
+int sl_report_failure_groups(sl_store *s, int64_t run_id, FILE *out,
+                             void (*text)(FILE *, const char *), char *err,
                              size_t errlen);
 /* Writes the `scatterlab run` repro of `line` for `variant` of run run_id,
  * with the --provider option that loads a provider variant's library, each

@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include "byte_size.h"
+#include "safe_file.h"
 #include "sl_store.h"
 
 #include <errno.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 void sl_cli_warn_small_thresholds(const char *cmd) {
   if (sl_thresholds_small())
@@ -109,6 +111,17 @@ long long sl_cli_int_option(const char *cmd, int argc, char **argv, int *i,
   return n;
 }
 
+int sl_cli_max_threads(void) {
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  const long bound = 4 * (cpus > 0 ? cpus : 1);
+  return bound > 64 ? (int)(bound < 1 << 20 ? bound : 1 << 20) : 64;
+}
+
+long long sl_cli_threads_option(const char *cmd, int argc, char **argv,
+                                int *i) {
+  return sl_cli_int_option(cmd, argc, argv, i, 0, sl_cli_max_threads());
+}
+
 int sl_cli_bytes_option(const char *cmd, int argc, char **argv, int *i,
                         uint64_t *bytes) {
   char opt[64];
@@ -135,4 +148,12 @@ double sl_cli_positive_option(const char *cmd, int argc, char **argv, int *i,
     return -1;
   }
   return x;
+}
+
+int sl_cli_output_check(const char *cmd, const char *opt, const char *path,
+                        const char *store, int argc, char **argv) {
+  char err[8400];
+  if (!sl_safe_output_check(opt, path, store, argc, argv, err, sizeof err))
+    return 0;
+  return sl_cli_usage_error(cmd, "%s", err);
 }

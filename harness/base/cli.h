@@ -61,6 +61,13 @@ long long sl_cli_int(const char *cmd, const char *opt, const char *v);
  * range and the value when it is missing or not one. */
 long long sl_cli_int_option(const char *cmd, int argc, char **argv, int *i,
                             long long lo, long long hi);
+/* --threads N of run, bench and ab: 0 (all cores) up to the machine's sane
+ * bound, sl_cli_max_threads(); -1 after a usage message naming the bound. */
+long long sl_cli_threads_option(const char *cmd, int argc, char **argv, int *i);
+/* Four threads per online CPU, at least 64: more only queue (4096 made
+ * LibTorch's pool start slower than a case's timeout, judged a timeout of
+ * the reference). */
+int sl_cli_max_threads(void);
 /* Reads a size option ("6G", "512MiB", "1000000": byte_size.h) above 0
  * into *bytes. Returns 0, or SL_EXIT_USAGE after a message naming the
  * option, the expected form and the value. */
@@ -69,6 +76,14 @@ int sl_cli_bytes_option(const char *cmd, int argc, char **argv, int *i,
 /* The same for a number in (0, hi] (seconds, budgets). */
 double sl_cli_positive_option(const char *cmd, int argc, char **argv, int *i,
                               double hi);
+
+/* Output option `opt` of command `cmd` with value `path` (NULL or "-":
+ * standard output) checked before any work (safe_file.h,
+ * sl_safe_output_check: not the store, not an input named in argv, not a
+ * link, device or someone else's file). 0, or SL_EXIT_USAGE after a
+ * message. */
+int sl_cli_output_check(const char *cmd, const char *opt, const char *path,
+                        const char *store, int argc, char **argv);
 
 /* Whether argv[*i] is --provider (its value is taken by
  * sl_providers_load_argv); advances *i past the value. */

@@ -4,10 +4,12 @@
  *
  * The base is checked out as a git worktree of the repository the command
  * runs in (else of the one this scatterlab was built from) under
- * <cache>/ab/<commit>/src, configured with this build's own options
- * (generator, build type, compilers, reference, CUDA: sl_ab_build.h) and
- * built for one target, scatterlab_kernels. Commands run without a shell:
- * the ref is only ever an argument of git.
+ * <cache>/ab/<commit>-<key>/src (ab_cache.h: the key is this build's
+ * options, the entry is checked before its library is loaded), configured
+ * with this build's own options (generator, build type, compilers, flags,
+ * reference, CUDA: sl_ab_build.h) and built for one target,
+ * scatterlab_kernels. Commands run without a shell: the ref is only ever an
+ * argument of git.
  */
 #include "ab_ref.h"
 
@@ -21,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ab_cache.h"
 #include "fd_hygiene.h"
 #include "sl_ab_build.h"
 
@@ -76,40 +79,6 @@ static int sl__exec(char *const argv[], char *out, size_t len,
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/* mkdir -p of a folder that must be ours: an existing path must be a real
- * directory, not a link to one (someone else's cache, or a planted link). */
-static int sl__mkdirs(const char *path, char *err, size_t errlen) {
-  char p[8192];
-  snprintf(p, sizeof p, "%s", path);
-  for (char *s = p + 1;; ++s) {
-    const int end = *s == '\0';
-    if (*s == '/' || end) {
-      *s = '\0';
-      struct stat sb;
-      if (mkdir(p, 0700) != 0 && errno != EEXIST) {
-        snprintf(err, errlen, "cannot create %s (%s)", p, strerror(errno));
-        return -1;
-      }
-      if (lstat(p, &sb) != 0 ||
-          (!S_ISDIR(sb.st_mode) && !S_ISLNK(sb.st_mode))) {
-        snprintf(err, errlen, "%s: expected a directory", p);
-        return -1;
-      }
-      /* Links above the cache (/home -> /usr/home) are the system's; the
-       * cache's own folders are checked below. */
-      if (end) break;
-      *s = '/';
-    }
-  }
-  struct stat sb;
-  if (lstat(path, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-    snprintf(err, errlen, "%s: expected a directory, found a link or other",
-             path);
-    return -1;
-  }
-  return 0;
-}
-
 /* The cache root: SCATTERLAB_CACHE, $XDG_CACHE_HOME/scatterlab or
  * ~/.cache/scatterlab. */
 static int sl__cache_root(char *out, size_t len, char *err, size_t errlen) {
@@ -151,15 +120,16 @@ int sl_ab_build_ref(const char *ref, char *lib, size_t len, char *err,
              ref, top);
     return -1;
   }
-  char root[4096], dir[4300], src[4400], build[4400], log[4400], lk[4400];
-  if (sl__cache_root(root, sizeof root, err, errlen)) return -1;
-  snprintf(dir, sizeof dir, "%s/ab/%s", root, sha);
-  if (sl__mkdirs(dir, err, errlen)) return -1;
+  char root[4096], dir[4400], src[4500], build[4500], log[4500], lk[4500];
+  char built[4600], why[8400];
+  if (sl__cache_root(root, sizeof root, err, errlen) ||
+      sl_ab_cache_entry(root, sha, dir, sizeof dir, err, errlen))
+    return -1;
   snprintf(src, sizeof src, "%s/src", dir);
   snprintf(build, sizeof build, "%s/build", dir);
   snprintf(log, sizeof log, "%s/build.log", dir);
   snprintf(lk, sizeof lk, "%s/lock", dir);
-  snprintf(lib, len, "%s/" SL_KERNELS_SONAME, build);
+  snprintf(built, sizeof built, "%s/" SL_KERNELS_SONAME, build);
   /* One builder per commit at a time; the others wait, then reuse. */
   int lock = open(lk, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (lock < 0 || flock(lock, LOCK_EX) != 0) {
@@ -169,13 +139,14 @@ int sl_ab_build_ref(const char *ref, char *lib, size_t len, char *err,
   }
   int rc = 0;
   struct stat sb;
-  if (stat(lib, &sb) == 0) {
-    fprintf(stderr, "base: %.12s, built before (%s)\n", sha, build);
+  if (sl_ab_cache_lookup(dir, lib, len, why, sizeof why) == 1) {
+    fprintf(stderr, "base: %.12s, built before (%s)\n", sha, dir);
     goto out;
   }
+  if (why[0]) fprintf(stderr, "base: %s; building it again\n", why);
   fprintf(stderr, "base: building the kernels of %.12s in %s (log: %s)\n", sha,
           dir, log);
-  if (stat(src, &sb) != 0) {
+  if (lstat(src, &sb) != 0) {
     char *add[] = {"git",      "-C",      top, "worktree", "add",
                    "--detach", "--force", src, sha,        NULL};
     if (sl__exec(add, NULL, 0, log) != 0) {
@@ -196,13 +167,15 @@ int sl_ab_build_ref(const char *ref, char *lib, size_t len, char *err,
   char *make[] = {"cmake", "--build", build, "--target", "scatterlab_kernels",
                   NULL};
   if (sl__exec(conf, NULL, 0, log) != 0 || sl__exec(make, NULL, 0, log) != 0 ||
-      stat(lib, &sb) != 0) {
+      lstat(built, &sb) != 0) {
     snprintf(err, errlen,
              "--base-ref %s: building the base's kernels library failed (see "
              "%s; a commit from before the kernels library has no target "
              "scatterlab_kernels)",
              ref, log);
     rc = -1;
+  } else {
+    rc = sl_ab_cache_store(dir, built, lib, len, err, errlen);
   }
 out:
   flock(lock, LOCK_UN);

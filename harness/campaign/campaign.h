@@ -17,6 +17,9 @@
  * <cell>\t<cases>\t<failures>             at the end, without a store (with
  * one, the parent reads the coverage from it) M <worker KiB warm> <worker KiB
  * end> <job KiB warm> <job KiB end>
+ *   V <variant>\t<refused>\t<judged>          at the end: the valid cases
+ * outside the variant's capabilities (unsupported), and those it was judged
+ * on
  */
 #ifndef SL_CAMPAIGN_H
 #define SL_CAMPAIGN_H

@@ -23,6 +23,9 @@ typedef struct sl__gathered {
   int64_t ref_defects[SL_REF_DEFECTS_MAX]; /* cases per reference defect */
   double first_failure;
   sl_failure_groups groups; /* the failures by signature (failure_report.h) */
+  /* Per variant (the "V" lines): .cases the valid cases outside its
+   * capabilities, .failures those it was judged on. */
+  sl_fuzz_cells met;
 } sl__gathered;
 
 /* campaign_options.c */
@@ -70,6 +73,11 @@ void sl__print_coverage(const sl_fuzz_cells *cells);
 /* Prints each failure (and frees it); with json, writes it there too as
  * {"variant", "verdict", "minimal", "found_as", "message", "repro"}. */
 void sl__print_failures(sl__gathered *g, FILE *json);
+
+/* Names on stderr each selected variant that met no case it supports (its
+ * capabilities, or --dtypes and the like, left it none): nothing of it was
+ * tested. Returns how many. */
+int sl__print_unmet(const sl__gathered *g);
 
 /* Memory of the campaign: flat after warm-up is the target. */
 void sl__print_memory(const sl__gathered *g);

@@ -11,9 +11,11 @@
 #include <unistd.h>
 
 #include "campaign.h"
+#include "clean_text.h"
 #include "failure_group.h"
 #include "huge.h"
 #include "interrupt.h"
+#include "providers.h"
 #include "runinfo.h"
 #include "runner.h"
 #include "safe_file.h"
@@ -260,6 +262,7 @@ static int sl__job_result(const sl_fuzz_campaign *f, sl_worker *w, sl__batch *b,
              (long long)past->value, past->path);
   else
     snprintf(message, sizeof message, "%s", first.message);
+  sl_text_one_line(message); /* a kernel's newline would forge a line */
   fprintf(out, "F %s\t%s\t%s\t%s\t%s\t%s\t%s\n", first.variant,
           sl_verdict_name(first.verdict), line, res->line, sig.id, sig.text,
           message);
@@ -278,6 +281,48 @@ static long sl__self_rss_kib(void) {
   return resident < 0 ? -1 : resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
+/* Whether a selected variant met a case it supports (issue 48: one whose
+ * capabilities no case meets ran an all-"unsupported" campaign that passed
+ * without a word). Kept per op and position in the case's results, which
+ * list the op's selected variants in one order, so that a case costs one
+ * test per variant once each has been judged. */
+typedef struct sl__met {
+  char variant[SL_VARIANT_NAME_LEN];
+  int64_t refused, judged; /* valid cases outside its capabilities; judged */
+  int unavailable;         /* no device here: unsupported by nature */
+} sl__met;
+
+static void sl__count_met(sl__met (*met)[SL_MAX_VERDICTS], const sl_case *c,
+                          const sl_case_result *res) {
+  for (int i = 0; met && i < res->n; ++i) {
+    sl__met *m = &met[c->op][i];
+    const sl_variant_result *r = &res->v[i];
+    if (m->judged) continue;
+    if (!m->variant[0]) {
+      const sl_hvariant *hv = sl_hvariant_find(c->op, r->variant);
+      const char *why;
+      snprintf(m->variant, sizeof m->variant, "%s", r->variant);
+      m->unavailable = hv && !sl_variant_available(&hv->v, &why);
+    } else if (strcmp(m->variant, r->variant) != 0) {
+      continue; /* not the order met first: never expected */
+    }
+    /* both_rejected (an invalid case, refused before any kernel ran)
+     * counts neither way: a short campaign may meet only such cases. */
+    m->refused += r->verdict == SL_VERDICT_UNSUPPORTED;
+    m->judged += r->verdict != SL_VERDICT_UNSUPPORTED &&
+                 r->verdict != SL_VERDICT_BOTH_REJECTED;
+  }
+}
+
+/* "V <variant>\t<refused>\t<judged>" of every available variant. */
+static void sl__send_met(sl__met (*met)[SL_MAX_VERDICTS], FILE *out) {
+  for (int op = 0; met && op < SL_OP_COUNT; ++op)
+    for (int i = 0; i < SL_MAX_VERDICTS && met[op][i].variant[0]; ++i)
+      if (!met[op][i].unavailable)
+        fprintf(out, "V %s\t%" PRId64 "\t%" PRId64 "\n", met[op][i].variant,
+                met[op][i].refused, met[op][i].judged);
+}
+
 /* The job's state between commits. */
 typedef struct sl__job_state {
   sl_store *st;
@@ -288,6 +333,7 @@ typedef struct sl__job_state {
    * summary must count what the store holds, not what ran */
   int64_t done_committed, failures_committed;
   int64_t ref_defects[SL_REF_DEFECTS_MAX]; /* cases per defect row met */
+  sl__met (*met)[SL_MAX_VERDICTS];         /* [SL_OP_COUNT]; NULL: no memory */
 } sl__job_state;
 
 /* Commits what the job did since the last commit, in one transaction: the
@@ -353,6 +399,7 @@ int sl_fuzz_job(const sl_fuzz_campaign *f, int job, FILE *out) {
     return 1;
   }
   sl__job_state s = {0};
+  s.met = calloc(SL_OP_COUNT, sizeof *s.met);
   int failed = 0;
   if (f->db) {
     if (sl_store_open(f->db, SL_STORE_READWRITE, &s.st, err, sizeof err) ||
@@ -399,6 +446,7 @@ int sl_fuzz_job(const sl_fuzz_campaign *f, int job, FILE *out) {
       ++cc->cases;
       cc->failures += sl__is_failure(&res, &which);
     }
+    sl__count_met(s.met, &c, &res);
     if (sl__job_result(f, w, &s.batch, &c, &res, out, &s.failures)) {
       fprintf(stderr, "scatterlab fuzz: job %d: out of memory\n", job);
       failed = 1;
@@ -439,9 +487,11 @@ int sl_fuzz_job(const sl_fuzz_campaign *f, int job, FILE *out) {
   for (int i = 0; i < SL_REF_DEFECTS_MAX; ++i)
     if (s.ref_defects[i])
       fprintf(out, "R %d %" PRId64 "\n", i, s.ref_defects[i]);
+  sl__send_met(s.met, out);
   fprintf(out, "M %ld %ld %ld %ld\n", worker_warm, sl_worker_rss_kib(w),
           job_warm, sl__self_rss_kib());
   fflush(out);
+  free(s.met);
   sl_fuzz_cells_free(&s.cells);
   sl_worker_stop(w);
   return failed;

@@ -553,6 +553,31 @@ static int sl__same_schedule(const sl_fuzz_campaign *f, const char *run_config,
   return 0;
 }
 
+/* A provider of the resumed run whose library changed since it was
+ * recorded (rebuilt at the same path): its message in err. */
+typedef struct sl__changed {
+  char err[9000];
+} sl__changed;
+
+static int sl__provider_changed(void *user, const sl_provider_record *r) {
+  sl__changed *x = user;
+  char err[512];
+  for (size_t p = 0; p < sl_provider_count(); ++p) {
+    const sl_provider_loaded *pl = sl_provider_at(p);
+    if (pl->builtin || r->builtin || strcmp(pl->path, r->path) != 0) continue;
+    const char *now = sl_provider_sha256(p, err, sizeof err);
+    if (now && r->sha256 && strcmp(now, r->sha256) == 0) return 0;
+    snprintf(x->err, sizeof x->err,
+             "--resume: provider %s (%s): expected the library the run "
+             "recorded (sha256 %.16s...), got %s%.16s%s; its verdicts would "
+             "mix two builds' kernels under one record: start a new run",
+             r->name, r->path, r->sha256 ? r->sha256 : "?",
+             now ? "sha256 " : "", now ? now : err, now ? "..." : "");
+    return 1;
+  }
+  return 0;
+}
+
 /* --resume: reads the run's config into f, then lets the command line
  * change what does not decide the schedule. */
 int sl__load_resume(sl_fuzz_campaign *f, sl_store *st, int argc, char **argv,
@@ -591,6 +616,12 @@ int sl__load_resume(sl_fuzz_campaign *f, sl_store *st, int argc, char **argv,
   f->gen.size_mix = 0; /* a config before version 3 had no size mix */
   f->gen.stress = 0;   /* nor one before version 4 contention cases */
   if (sl_providers_load_argv("fuzz", nw, w)) return SL_EXIT_USAGE;
+  /* A provider rebuilt at the same path since: refused (the run's record
+   * and its verdicts belong to the library it hashed then). */
+  sl__changed changed = {""};
+  if (sl_store_run_providers(st, saved.resume, sl__provider_changed, &changed))
+    return sl_cli_usage_error(
+        "fuzz", "%s", changed.err[0] ? changed.err : sl_store_errmsg(st));
   int version = 1;
   int rc = sl__parse(f, nw, w, &version);
   if (rc) return SL_EXIT_USAGE; /* a config this build cannot read */

@@ -53,11 +53,12 @@ static void sl__take_line(sl__gathered *g, int j, char *line, double t) {
       g->failures = nf;
       g->failures[g->nfail++] = strdup(line + 2);
     }
-  } else if (line[0] == 'C') {
+  } else if (line[0] == 'C' || line[0] == 'V') {
     char *t1 = strchr(line + 2, '\t');
     if (!t1) return;
     *t1 = '\0';
-    sl_fuzz_cell_count *c = sl_fuzz_cells_get(&g->cells, line + 2);
+    sl_fuzz_cell_count *c =
+        sl_fuzz_cells_get(line[0] == 'C' ? &g->cells : &g->met, line + 2);
     long long a = 0, b = 0;
     sscanf(t1 + 1, "%lld\t%lld", &a, &b);
     if (c) c->cases += a, c->failures += b;
@@ -135,6 +136,22 @@ void sl__print_failures(sl__gathered *g, FILE *json) {
 }
 
 /* Memory of the campaign: flat after warm-up is the target. */
+int sl__print_unmet(const sl__gathered *g) {
+  int n = 0;
+  for (int i = 0; i < g->met.n; ++i) {
+    const sl_fuzz_cell_count *m = &g->met.v[i];
+    if (m->failures > 0 || m->cases == 0) continue;
+    fprintf(stderr,
+            "scatterlab fuzz: %s: expected cases it supports, got none: "
+            "%" PRId64 " valid case%s outside its capabilities, nothing of it "
+            "tested (scatterlab list shows them; --ops, --dtypes, "
+            "--index-dtypes and --reduces choose the cases)\n",
+            m->name, m->cases, m->cases == 1 ? "" : "s");
+    ++n;
+  }
+  return n;
+}
+
 void sl__print_memory(const sl__gathered *g) {
   if (g->mem[0] <= 0 || g->mem[1] <= 0) return;
   printf("memory: worker RSS %.1f MiB after warm-up, %.1f MiB at the end "

@@ -479,7 +479,7 @@ int sl_cmd_ab(int argc, char **argv) {
     } else if (sl_cli_is(a, "--variants")) {
       if (!(ab.variants = sl_cli_value("ab", argc, argv, &i))) goto out;
     } else if (sl_cli_is(a, "--threads")) {
-      if ((v = sl_cli_int_option("ab", argc, argv, &i, 0, 4096)) < 0) goto out;
+      if ((v = sl_cli_threads_option("ab", argc, argv, &i)) < 0) goto out;
       ab.threads = (int)v;
     } else if (sl_cli_is(a, "--budget")) {
       if ((d = sl_cli_positive_option("ab", argc, argv, &i, 3600)) < 0)
@@ -566,6 +566,13 @@ int sl_cmd_ab(int argc, char **argv) {
   if ((base && sl__lib_path("--base", base, bpath, sizeof bpath)) ||
       (cand && sl__lib_path("--cand", cand, cpath, sizeof cpath)))
     goto out;
+  /* Outputs that would replace the store, a library or a link: refused. */
+  const char *out_opt[4] = {"--json", "--markdown", "--csv", "--html"};
+  const char *out_path[4] = {json_path, md_path, csv_path, html_path};
+  for (int k = 0; k < 4; ++k)
+    if (sl_cli_output_check("ab", out_opt[k], out_path[k], no_db ? NULL : db,
+                            argc, argv))
+      goto out;
   if (sl_cli_parse_only) {
     rc = SL_EXIT_OK;
     goto out;

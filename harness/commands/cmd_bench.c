@@ -143,8 +143,7 @@ int sl_cmd_bench(int argc, char **argv) {
     } else if (sl_cli_is(a, "--variants")) {
       if (!(b.variants = sl_cli_value("bench", argc, argv, &i))) goto out;
     } else if (sl_cli_is(a, "--threads")) { /* 0: all cores */
-      if ((b.threads =
-               (int)sl_cli_int_option("bench", argc, argv, &i, 0, 4096)) < 0)
+      if ((b.threads = (int)sl_cli_threads_option("bench", argc, argv, &i)) < 0)
         goto out;
     } else if (sl_cli_is(a, "--max-case-bytes")) {
       if (sl_cli_bytes_option("bench", argc, argv, &i, &b.max_case_bytes))

@@ -35,7 +35,8 @@ static const char *const sl__compare_help =
     "                     it in turns with the others), so that a machine\n"
     "                     slower in one run than in the other cancels out\n"
     "  --format F         text (default), markdown, csv or html\n"
-    "  -o FILE            write to FILE instead of standard output\n"
+    "  -o FILE            write to FILE (new, or a regular file of yours)\n"
+    "                     instead of standard output (- for it)\n"
     "exit status: 1 when a benchmark is slower, 0 otherwise, 2 usage error\n"
     "3 when no benchmark is in both runs (nothing compared)\n"
     "or unreadable input\n";
@@ -188,6 +189,8 @@ int sl_cmd_compare(int argc, char **argv) {
   sl_cmp_format fmt = SL_CMP_TEXT;
   int rc = sl__compare_args(argc, argv, &db, &outpath, &o, &fmt, sides);
   if (rc) return rc < 0 ? SL_EXIT_OK : rc;
+  if (sl_cli_output_check("compare", "-o", outpath, db, argc, argv))
+    return SL_EXIT_USAGE;
   if (sl_cli_parse_only) return SL_EXIT_OK;
   sl_store *shared = NULL, *own[2] = {NULL, NULL};
   sl_cmp_side side[2];

@@ -45,6 +45,8 @@ int sl_cmd_fuzz(int argc, char **argv) {
   sl__defaults(&f);
   int rc = sl__parse(&f, argc, argv, NULL);
   if (rc) return rc < 0 ? SL_EXIT_OK : rc;
+  if ((rc = sl_cli_output_check("fuzz", "--junit", f.junit, f.db, argc, argv)))
+    return rc;
   /* A resumed run keeps its stored shard; the environment of the job that
    * resumes it has no say. */
   char shard_from[256] = "";
@@ -200,6 +202,8 @@ int sl_cmd_fuzz(int argc, char **argv) {
     report_failed = 1;
   }
   const int ncells = g.cells.n;
+  const int unmet = sl_interrupted() ? 0 : sl__print_unmet(&g);
+  sl_fuzz_cells_free(&g.met);
   free(g.failures), sl_fuzz_cells_free(&g.cells), free(g.done), free(g.fails);
   munmap((void *)f.stop, sizeof(int));
   int sig = sl_interrupted();
@@ -230,7 +234,8 @@ int sl_cmd_fuzz(int argc, char **argv) {
                                 : job_failed || json_failed || report_failed ||
                                         corpus_store_failed
                                     ? SL_EXIT_INCOMPLETE
-                                    : SL_EXIT_OK);
+                                : unmet ? SL_EXIT_USAGE
+                                        : SL_EXIT_OK);
   if (jout) {
     fclose(jfail);
     sl_json_head(jout, "fuzz", rc);

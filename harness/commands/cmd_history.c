@@ -34,7 +34,8 @@ static const char *const sl__history_help =
     "                     cancels; the levels read as ratios to VARIANT\n"
     "  --all              also list benchmarks without change points\n"
     "  --format F         text (default) or json (docs/json.md)\n"
-    "  -o FILE            write to FILE instead of standard output\n";
+    "  -o FILE            write to FILE (new, or a regular file of yours)\n"
+    "                     instead of standard output (- for it)\n";
 
 int sl_cmd_history(int argc, char **argv) {
   const char *db = SL_DEFAULT_DB, *outpath = NULL;
@@ -74,6 +75,8 @@ int sl_cmd_history(int argc, char **argv) {
       return sl_cli_usage_error("history", "%s: unknown argument", a);
     }
   }
+  if (sl_cli_output_check("history", "-o", outpath, db, argc, argv))
+    return SL_EXIT_USAGE;
   if (sl_cli_parse_only) return SL_EXIT_OK;
   char err[1024];
   sl_store *st;

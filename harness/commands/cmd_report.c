@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clean_text.h"
 #include "commands.h"
 #include "safe_file.h"
 #include "sl_report.h"
@@ -29,7 +30,8 @@ static const char *const sl__report_help_rest =
     "  chart and each benchmark's history with its change points.\n"
     "options:\n"
     "  --db PATH          results database (default " SL_DEFAULT_DB ")\n"
-    "  -o FILE            write to FILE instead of standard output\n"
+    "  -o FILE            write to FILE (new, or a regular file of yours)\n"
+    "                     instead of standard output (- for it)\n"
     "  --verdict V[,V...] csv --table results: the rows of these verdicts\n";
 /* Here sl__verdicts_help lists the verdicts (results/verdicts.def). */
 static const char *const sl__report_help_end =
@@ -149,6 +151,8 @@ int sl_cmd_report(int argc, char **argv) {
                               "--failures: expected --format text (a "
                               "listing), got \"%s\"",
                               format);
+  if (sl_cli_output_check("report", "-o", outpath, db, argc, argv))
+    return SL_EXIT_USAGE;
   if (sl_cli_parse_only) return SL_EXIT_OK;
   char err[1024];
   sl_store *st;
@@ -173,7 +177,8 @@ int sl_cmd_report(int argc, char **argv) {
   FILE *out = sf.f;
   int rc;
   if (failures)
-    rc = sl_report_failure_groups(st, ho.run_id, out, err, sizeof err);
+    rc = sl_report_failure_groups(st, ho.run_id, out, sl_text_put, err,
+                                  sizeof err);
   else if (verdicts)
     rc = sl_report_csv_results_where(st, ho.run_id, verdicts, out, err,
                                      sizeof err);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "case.h"
+#include "clean_text.h"
 #include "commands.h"
 #include "failure_report.h"
 #include "interrupt.h"
@@ -166,8 +167,11 @@ static void sl__print_result(const sl_case_result *res, int quiet) {
     if (r->seconds >= 0) snprintf(t, sizeof t, "%.3f ms", r->seconds * 1e3);
     printf("%-15s %-12s %10s  %s\n", sl_verdict_name(r->verdict), r->variant, t,
            res->line);
-    if (r->verdict != SL_VERDICT_PASSED && r->message[0])
-      printf("    %s\n", r->message);
+    if (r->verdict != SL_VERDICT_PASSED && r->message[0]) {
+      fputs("    ", stdout);
+      sl_text_put(stdout, r->message); /* the kernel's words, neutralized */
+      fputc('\n', stdout);
+    }
     if (sl_verdict_is_failure(r->verdict)) {
       char repro[1400];
       sl_repro(res->line, r->variant, repro, sizeof repro);
@@ -229,8 +233,7 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
         goto out;
       }
     } else if (sl_cli_is(a, "--threads")) { /* 0: all cores */
-      if ((o.threads = (int)sl_cli_int_option("run", argc, argv, &i, 0, 4096)) <
-          0)
+      if ((o.threads = (int)sl_cli_threads_option("run", argc, argv, &i)) < 0)
         goto out;
     } else if (sl_cli_is(a, "--timeout")) {
       if ((timeout_s = sl_cli_positive_option("run", argc, argv, &i, 1e6)) < 0)
@@ -288,6 +291,11 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
       free(cases);
       goto out;
     }
+  }
+  if (sl_cli_output_check("run", "--junit", junit, no_db ? NULL : db, argc,
+                          argv)) {
+    free(cases);
+    goto out;
   }
   if (sl_cli_parse_only) {
     free(cases);

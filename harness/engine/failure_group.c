@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clean_text.h"
+
 static int sl__digit(char ch) { return ch >= '0' && ch <= '9'; }
 
 void sl_failure_message_class(const char *m, char *out, size_t len) {
@@ -92,8 +94,8 @@ static void sl__message_kind(const char *m, char *out, size_t len) {
   const char *paren = strstr(cls, " (");
   if (paren && (size_t)(paren - cls) < n) n = (size_t)(paren - cls);
   snprintf(out, len, "%.*s", (int)n, cls);
-  for (char *p = out; *p; ++p) /* one line of spaces */
-    if (*p == '\t' || *p == '\n' || *p == '\r') *p = ' ';
+  /* A signature is one line: the jobs' lines and the corpus comment. */
+  sl_text_one_line(out);
 }
 
 void sl_failure_kind(const sl_case *c, const char *message, char *output,
@@ -114,11 +116,13 @@ void sl_failure_signature(const sl_case *c, const char *variant,
   sl_failure_kind(c, message, output, sizeof output, kind, sizeof kind);
   const sl_op_info *info = sl_op_get(c->op);
   const char *reduce = info && info->reduces ? sl_reduce_name(c->reduce) : "-";
-  /* Bounded so that the whole fits text: a longer kind is cut. */
-  snprintf(out->text, sizeof out->text,
-           "%.40s %.100s %.40s | %.16s %.60s | %.400s", sl_op_name(c->op),
-           variant ? variant : "?", verdict ? verdict : "?", reduce, output,
-           kind);
+  /* Bounded so that the whole fits text: a longer kind is cut, at a
+   * character's boundary (a cut inside one is no UTF-8 for the writers). */
+  kind[300] = '\0';
+  sl_utf8_cut(kind);
+  snprintf(out->text, sizeof out->text, "%.40s %.100s %.40s | %.16s %.60s | %s",
+           sl_op_name(c->op), variant ? variant : "?", verdict ? verdict : "?",
+           reduce, output, kind);
   uint64_t h = 1469598103934665603ull; /* FNV-1a */
   for (const char *p = out->text; *p; ++p)
     h = (h ^ (unsigned char)*p) * 1099511628211ull;

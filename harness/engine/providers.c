@@ -11,7 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clean_text.h"
 #include "cli.h"
+#include "elf_intact.h"
 #include "sha256.h"
 #include "variant_call.h"
 
@@ -70,6 +72,7 @@ static int sl__fail(char *err, size_t len, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(err, len, fmt, ap);
   va_end(ap);
+  sl_text_clean(err, len, err); /* a table's names are the provider's text */
   return -1;
 }
 
@@ -249,6 +252,9 @@ static int sl__load_one(const char *alias, const char *path, int builtin,
                       "provider %s: already loaded (as \"%s\"); load it "
                       "again only under another name: --provider ALIAS=%s",
                       path, sl__prov[p].name, path);
+  char cut[256];
+  if (sl_elf_intact(abs, cut, sizeof cut))
+    return sl__fail(err, len, "provider %s: cannot load: %s", path, cut);
   dlerror();
   void *h = dlopen(abs, RTLD_NOW | RTLD_LOCAL);
   if (!h) {
@@ -323,7 +329,8 @@ static int sl__load_one(const char *alias, const char *path, int builtin,
   snprintf(pl->name, sizeof pl->name, "%s", prefix);
   snprintf(pl->own_name, sizeof pl->own_name, "%s", t->name);
   snprintf(pl->path, sizeof pl->path, "%s", abs);
-  snprintf(pl->version, sizeof pl->version, "%s", t->version ? t->version : "");
+  /* Printed by list, stored with every run: the provider's own text. */
+  sl_text_clean(pl->version, sizeof pl->version, t->version ? t->version : "");
   pl->abi = t->abi_version;
   pl->builtin = builtin;
   pl->alloc_faults =

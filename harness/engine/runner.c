@@ -13,6 +13,7 @@
 #include "alloc_faults.h"
 #include "byte_size.h"
 #include "call_checks.h"
+#include "clean_text.h"
 #include "datagen.h"
 #include "device.h"
 #include "npy.h"
@@ -586,6 +587,8 @@ static void sl__run_variant(const sl_case *c, const sl_run_opts *o,
     snprintf(r->message + k, sizeof r->message - k, "%s%s", k ? "; " : "",
              note);
   }
+  /* The kernel's words, safe for every writer (clean_text.h). */
+  sl_text_clean(r->message, sizeof r->message, r->message);
   sl_variant_call_free(&vc);
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clean_text.h"
 #include "failure_group.h"
 #include "json_out.h"
 #include "runner.h"
@@ -80,11 +81,18 @@ void sl_failure_groups_print(const sl_failure_groups *g, FILE *out) {
   /* "FAIL <verdict> <variant>" stays a line of its own: scripts match it. */
   for (int i = 0; i < g->n; ++i) {
     const sl_failure_group *e = &g->v[i];
-    fprintf(out,
-            "FAIL %s %s\n    %s\n    minimal: %s\n    found as: %s\n"
-            "    group %s, %" PRId64 " case%s: %s\n",
-            e->verdict, e->variant, e->message, e->repro, e->found_as, e->id,
-            e->count, e->count == 1 ? "" : "s", e->sig);
+    /* The texts a kernel wrote (or a store from elsewhere holds) are
+     * neutralized for the CI log reading this (clean_text.h). */
+    fprintf(out, "FAIL %s %s\n    ", e->verdict, e->variant);
+    sl_text_put(out, e->message);
+    fputs("\n    minimal: ", out);
+    sl_text_put(out, e->repro);
+    fputs("\n    found as: ", out);
+    sl_text_put(out, e->found_as);
+    fprintf(out, "\n    group %s, %" PRId64 " case%s: ", e->id, e->count,
+            e->count == 1 ? "" : "s");
+    sl_text_put(out, e->sig);
+    fputc('\n', out);
   }
 }
 
@@ -105,10 +113,12 @@ void sl_failure_groups_json(const sl_failure_groups *g, FILE *out) {
   }
 }
 
-/* XML text or attribute value: the five markup characters escaped, and the
- * control characters XML 1.0 cannot hold dropped (tab and newline kept). */
+/* XML text or attribute value: the five markup characters escaped, the
+ * control characters XML 1.0 cannot hold dropped (tab and newline kept),
+ * and an invalid byte (not UTF-8: a kernel's, or a cut) U+FFFD. */
 static void sl__xml(FILE *out, const char *s) {
-  for (; s && *s; ++s) {
+  for (int wide; s && *s; s += wide ? wide : 1) {
+    if ((wide = sl_utf8_put_wide(out, s, SL_UTF8_REPLACEMENT))) continue;
     unsigned char ch = (unsigned char)*s;
     switch (ch) {
     case '&':
@@ -182,7 +192,8 @@ int sl_failure_groups_junit(const sl_failure_groups *g, const char *cmd,
 /* A workflow command's message: %, CR and LF escaped (GitHub's rules);
  * properties also escape ':' and ','. */
 static void sl__gh(FILE *out, const char *s, int property) {
-  for (; s && *s; ++s) {
+  for (int wide; s && *s; s += wide ? wide : 1) {
+    if ((wide = sl_utf8_put_wide(out, s, SL_UTF8_REPLACEMENT))) continue;
     switch (*s) {
     case '%':
       fputs("%25", out);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clean_text.h"
 #include "cli.h"
 #include "history.h"
 #include "runner.h"
@@ -18,13 +19,16 @@ void sl_json_str(FILE *out, const char *s) {
     return;
   }
   fputc('"', out);
-  for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
-    if (*p == '"' || *p == '\\')
-      fprintf(out, "\\%c", *p);
-    else if (*p < 0x20)
-      fprintf(out, "\\u%04x", *p);
+  /* Whole characters only: an invalid byte (a kernel's, or a cut a fixed
+   * buffer made) is \ufffd, so the document stays UTF-8 (RFC 8259 §8.1). */
+  for (int wide; *s; s += wide ? wide : 1) {
+    if ((wide = sl_utf8_put_wide(out, s, "\\ufffd"))) continue;
+    if (*s == '"' || *s == '\\')
+      fprintf(out, "\\%c", *s);
+    else if ((unsigned char)*s < 0x20)
+      fprintf(out, "\\u%04x", (unsigned char)*s);
     else
-      fputc(*p, out);
+      fputc(*s, out);
   }
   fputc('"', out);
 }

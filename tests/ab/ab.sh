@@ -179,9 +179,16 @@ check "missing in candidate: named" grep -q "cpu.gather2 *missing: the candidate
 rc=$?
 check "missing allowed: exit 0" status_is 0
 # --json and --markdown: one result structure, two files. A link planted at
-# the JSON path is replaced, its target left alone.
+# the JSON path is refused before anything runs (issue 48: never replaced),
+# its target left alone; then the files are written.
 echo victim >"$tmp/victim.txt"
 ln -s "$tmp/victim.txt" "$tmp/ab.json"
+"$BIN" ab --base "$DIR/libsltest_slow0.so" --cand "$DIR/libsltest_slow0_lean.so" \
+  --no-db --json "$tmp/ab.json" "$CASE" >"$tmp/out" 2>&1
+rc=$?
+check "json over a link: refused, exit 2" status_is 2
+check "json over a link: named" grep -q "ab.json: expected a new file or a regular file of yours, got a symbolic link" "$tmp/out"
+rm "$tmp/ab.json"
 "$BIN" ab --base "$DIR/libsltest_slow0.so" --cand "$DIR/libsltest_slow0_lean.so" \
   --threads 1 --budget 0.5 --threshold 50 --no-db --allow-missing --json "$tmp/ab.json" \
   --markdown "$tmp/ab.md" --csv "$tmp/ab.csv" --html "$tmp/ab.html" "$CASE" >"$tmp/out" 2>&1
@@ -202,7 +209,7 @@ assert j["case"].startswith("gather dt=f32"), j["case"]
 PY
 }
 check "json: schema, counts and rows" json_ok
-check "json: the link was replaced, not followed" test "$(cat "$tmp/victim.txt")" = victim
+check "json: the link's target untouched" test "$(cat "$tmp/victim.txt")" = victim
 check "json: a file now" test ! -L "$tmp/ab.json"
 check "markdown: title" grep -q "^### scatterlab ab: 0 slower" "$tmp/ab.md"
 check "markdown: the missing row" grep -q "^| missing | cpu.gather2 |" "$tmp/ab.md"

@@ -5,7 +5,9 @@
 # link, report / history / compare -o over a link, and --save's folder rules
 # (not a link, yours, empty unless --force). Every check names what it
 # expected; on the code before safe_file.c the link checks fail (the victim
-# file is overwritten) and a non-empty --save folder is accepted.
+# file is overwritten) and a non-empty --save folder is accepted. Outputs
+# that are the store, an input, a link or a device are refused (issue 48,
+# point 3).
 set -u
 BIN=$1
 SRC=${2:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -27,14 +29,22 @@ rc=$?
 check "--save into a folder with files: exit 2 (got $rc)" [ $rc -eq 2 ]
 check "--save refusal names --force" grep -q -- "--force" "$tmp/o1"
 check "victim untouched after the refusal" victim_intact
-# ... and with --force replaces the links, never writing through them.
+# ... and with --force refuses the links too (issue 48, point 3: a link is
+# never replaced), never writing through them; regular files of its own
+# are replaced.
 "$BIN" run --no-db --force --save "$tmp/s1" "$CASE" >"$tmp/o2" 2>&1
 rc=$?
-check "--save --force: exit 0 (got $rc)" [ $rc -eq 0 ]
+check "--save --force over links: exit 2 (got $rc)" [ $rc -eq 2 ]
+check "... names the link" grep -q "s1/case.txt: expected a regular file of yours to replace, got a symbolic link" "$tmp/o2"
 check "victim untouched by --save --force" victim_intact
-check "case.txt is a file now, not the link" is_file_not_link "$tmp/s1/case.txt"
-check "x.npy is a file now, not the link" is_file_not_link "$tmp/s1/x.npy"
+check "case.txt still the link" [ -L "$tmp/s1/case.txt" ]
+rm "$tmp/s1/case.txt" "$tmp/s1/x.npy"
+echo old >"$tmp/s1/case.txt"
+"$BIN" run --no-db --force --save "$tmp/s1" "$CASE" >"$tmp/o2" 2>&1
+rc=$?
+check "--save --force over its own files: exit 0 (got $rc)" [ $rc -eq 0 ]
 check "case.txt holds the case" grep -q "^scatter_reduce " "$tmp/s1/case.txt"
+check "x.npy written" is_file_not_link "$tmp/s1/x.npy"
 check "no temporary file left" bash -c "! ls '$tmp/s1' | grep -q '\.tmp\.'"
 
 # 2. --save's folder: a new one is made (with parents), an empty one taken,
@@ -56,17 +66,84 @@ check "... and wrote nothing there" [ -z "$(ls "$tmp/elsewhere")" ]
 rc=$?
 check "--save onto a file: exit 2 (got $rc)" [ $rc -eq 2 ]
 
-# 3. report / history -o over a link: the link is replaced.
+# 3. report / history -o over a link: refused (exit 2, naming the link),
+#    the link and its target left as they were (issue 48, point 3: a link
+#    such as /dev/stdout was replaced by a file).
 db=$tmp/r.db
 "$BIN" run --db "$db" "$CASE" >/dev/null 2>&1
 reset_victim
 ln -s "$victim" "$tmp/report.html"
-"$BIN" report --db "$db" --format html -o "$tmp/report.html" >/dev/null 2>&1
+"$BIN" report --db "$db" --format html -o "$tmp/report.html" >"$tmp/o3" 2>&1
+rc=$?
+check "report -o over a link: exit 2 (got $rc)" [ $rc -eq 2 ]
+check "... names the symbolic link" grep -q "report.html: expected a new file or a regular file of yours, got a symbolic link" "$tmp/o3"
 check "report -o over a link: victim untouched" victim_intact
-check "report -o over a link: the report is a file" is_file_not_link "$tmp/report.html"
+check "report -o over a link: still the link" [ -L "$tmp/report.html" ]
 ln -s "$victim" "$tmp/hist.txt"
 "$BIN" history --db "$db" -o "$tmp/hist.txt" >/dev/null 2>&1
+rc=$?
+check "history -o over a link: exit 2 (got $rc)" [ $rc -eq 2 ]
 check "history -o over a link: victim untouched" victim_intact
+ln -s /dev/stdout "$tmp/stdout-link"
+"$BIN" report --db "$db" -o "$tmp/stdout-link" >/dev/null 2>&1
+rc=$?
+check "report -o over a link to /dev/stdout: exit 2 (got $rc)" [ $rc -eq 2 ]
+check "... still the link" [ -L "$tmp/stdout-link" ]
+(cd "$tmp" && "$BIN" report --db "$db" -o -) >"$tmp/o3s" 2>&1
+rc=$?
+check "report -o -: exit 0, the report on standard output (got $rc)" [ $rc -eq 0 ]
+check "... and no file named -" [ ! -e "$tmp/-" ]
+check "... the report is there" [ -s "$tmp/o3s" ]
+
+# 3b. Not a regular file: a pipe, and (as root) a device node, are refused,
+#     not replaced by a file.
+mkfifo "$tmp/fifo"
+"$BIN" report --db "$db" -o "$tmp/fifo" >"$tmp/o3" 2>&1
+rc=$?
+check "report -o onto a pipe: exit 2 (got $rc)" [ $rc -eq 2 ]
+check "... names it" grep -q "got a pipe" "$tmp/o3"
+check "... still a pipe" [ -p "$tmp/fifo" ]
+if mknod "$tmp/null" c 1 3 2>/dev/null; then
+  "$BIN" report --db "$db" -o "$tmp/null" >"$tmp/o3" 2>&1
+  rc=$?
+  check "report -o onto a device: exit 2 (got $rc)" [ $rc -eq 2 ]
+  check "... names it" grep -q "got a device" "$tmp/o3"
+  check "... still a device" [ -c "$tmp/null" ]
+fi
+
+# 3c. The store and the command's inputs, by device and inode: run --junit
+#     onto its own store (existing, new, through another name), report -o
+#     onto the store, run --junit onto its --batch file; each refused before
+#     anything runs, the file intact.
+sqlite_file() { [ "$(head -c 15 "$1")" = "SQLite format 3" ]; }
+"$BIN" run --db "$db" --junit "$db" "$CASE" >"$tmp/o3" 2>&1
+rc=$?
+check "run --junit onto its store: exit 2 (got $rc)" [ $rc -eq 2 ]
+check "... names the store" grep -q "expected a file other than the command's store" "$tmp/o3"
+check "... the store intact" sqlite_file "$db"
+ln "$db" "$tmp/hard.db"
+"$BIN" run --db "$db" --junit "$tmp/hard.db" "$CASE" >/dev/null 2>&1
+rc=$?
+check "run --junit onto a hard link of its store: exit 2 (got $rc)" [ $rc -eq 2 ]
+check "... the store intact" sqlite_file "$db"
+"$BIN" run --db "$tmp/fresh.db" --junit "$tmp/./fresh.db" "$CASE" >/dev/null 2>&1
+rc=$?
+check "run --junit onto its new store: exit 2 (got $rc)" [ $rc -eq 2 ]
+check "... nothing created" [ ! -e "$tmp/fresh.db" ]
+"$BIN" report --db "$db" -o "$db" >"$tmp/o3" 2>&1
+rc=$?
+check "report -o onto its store: exit 2 (got $rc)" [ $rc -eq 2 ]
+check "... the store intact" sqlite_file "$db"
+echo "$CASE" >"$tmp/batch.txt"
+"$BIN" run --no-db --batch "$tmp/batch.txt" --junit "$tmp/batch.txt" >"$tmp/o3" 2>&1
+rc=$?
+check "run --junit onto its --batch file: exit 2 (got $rc)" [ $rc -eq 2 ]
+check "... names the input" grep -q "expected a file other than the command's input" "$tmp/o3"
+check "... the batch intact" [ "$(cat "$tmp/batch.txt")" = "$CASE" ]
+"$BIN" run --db "$db" --junit "$tmp/j.xml" "$CASE" >/dev/null 2>&1
+rc=$?
+check "run --junit onto a new file: exit 0 (got $rc)" [ $rc -eq 0 ]
+check "... written" grep -q "<testsuites" "$tmp/j.xml"
 
 # 4. A file-size limit (ulimit -f) is a write error naming the file, not a
 #    silent death by SIGXFSZ (exit 153): report -o keeps the old file; a

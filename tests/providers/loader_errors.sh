@@ -2,7 +2,8 @@
 # The provider loader refuses a bad library as a whole: usage error (exit 2),
 # a message on stderr that names the file and the fault, nothing of it
 # loaded, nothing recorded. Fixtures: errors.c (one table fault each), a
-# path that does not exist and a text file.
+# path that does not exist, a text file, a library cut short and one with
+# garbage headers.
 #
 # usage: loader_errors.sh SCATTERLAB FIXTURE_DIR
 set -u
@@ -66,6 +67,13 @@ for f in noentry abi1 dup badcaps badname mismatch upper nullfn; do
 done
 
 echo "this is not a shared library" >"$tmp/notalib.so"
+# A library cut short (a copy or link that did not finish) and one whose
+# headers are garbage past an intact ELF header: dlopen() died of SIGBUS or
+# SIGSEGV on them, with no message (issue 48).
+good=$DIR/libsltest_broken.so
+size=$(stat -c %s "$good")
+head -c $((size / 2)) "$good" >"$tmp/truncated.so"
+{ head -c 64 "$good"; head -c $((size - 64)) /dev/zero | tr '\0' '\377'; } >"$tmp/garbage.so"
 CASE='gather dt=f32 it=i64 x=4x3 index=2x3 dim=0 seed=1'
 
 # NAME PATH FRAGMENT...: what stderr must hold besides the path. The
@@ -73,6 +81,8 @@ CASE='gather dt=f32 it=i64 x=4x3 index=2x3 dim=0 seed=1'
 cases=(
   "missing|$tmp/none/libmissing.so|no such file"
   "text file|$tmp/notalib.so|cannot load"
+  "truncated|$tmp/truncated.so|cannot load: cut short"
+  "garbage|$tmp/garbage.so|cannot load"
   "noentry|$DIR/libsltest_noentry.so|sl_provider_entry"
   "abi1|$DIR/libsltest_abi1.so|ABI version: expected 2, got 1"
   "dup|$DIR/libsltest_dup.so|duplicate variant|cpu.twice"
