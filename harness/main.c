@@ -20,6 +20,8 @@ static const sl__start_env sl__start_envs[] = {
      * its cores between rounds and both arms of a comparison alike. */
     {"bench", "OMP_PLACES", "cores", "OMP_PROC_BIND"},
     {"bench", "OMP_PROC_BIND", "close", NULL},
+    {"ab", "OMP_PLACES", "cores", "OMP_PROC_BIND"},
+    {"ab", "OMP_PROC_BIND", "close", NULL},
     /* Commands that judge and do not time: a thread waiting at a barrier
      * sleeps instead of spinning, so that a team whose core was taken by
      * another process (a CI runner's other jobs) does not spin away whole
@@ -46,8 +48,8 @@ static int sl__set_start_env(const char *cmd) {
 
 int main(int argc, char **argv) {
   /* Re-executing cannot loop: the second start finds every variable set.
-   * If it fails, the command runs in the environment it has (bench states
-   * its binding and wait policy). */
+   * If it fails, the command runs in the environment it has (bench and ab
+   * state their binding and wait policy). */
   if (argc >= 2 && sl__set_start_env(argv[1])) execv("/proc/self/exe", argv);
   /* Past a file-size limit (ulimit -f) a write must fail with EFBIG, which
    * every writer reports naming its file, instead of SIGXFSZ killing the

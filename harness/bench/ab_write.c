@@ -45,6 +45,44 @@ int sl_ab_format_parse(const char *name, sl_ab_format *f) {
   return 0;
 }
 
+/* A judged row's run-wide checks (ab_gate.h): its first verdict, Holm's
+ * threshold and decision, and the confirmation (null where none was
+ * timed). */
+static void sl__json_checks(const sl_ab_row *r, FILE *out) {
+  fprintf(out, ", \"first_verdict\": \"%s\", \"p_threshold\": ",
+          sl_ab_verdict_name(r->first));
+  sl_json_num(out, r->p_threshold);
+  fprintf(out,
+          ", \"holm_kept\": %s, \"again\": ", r->rejected ? "true" : "false");
+  if (!r->again_done) {
+    fputs("null", out);
+    return;
+  }
+  fprintf(out,
+          "{\"verdict\": \"%s\", \"ratio\": ", sl_ab_verdict_name(r->again));
+  sl_json_num(out, r->again_ratio);
+  fputs(", \"lo\": ", out);
+  sl_json_num(out, r->again_lo);
+  fputs(", \"hi\": ", out);
+  sl_json_num(out, r->again_hi);
+  fputs(", \"p\": ", out);
+  sl_json_num(out, r->again_p);
+  fprintf(out, ", \"rounds\": %d}", r->again_rounds);
+}
+
+/* A judged row's checks in words, for the markdown and the page: Holm's
+ * threshold, and the second judgement where one was timed. */
+static const char *sl__checks_text(const sl_ab_row *r, char *buf, size_t len) {
+  int n =
+      snprintf(buf, len, "p %s %.2g", r->rejected ? "<=" : ">", r->p_threshold);
+  if (r->again_done && n >= 0 && (size_t)n < len)
+    snprintf(buf + n, len - (size_t)n,
+             "; again %.3f [%.3f, %.3f] p %.2g, %d rounds: %s", r->again_ratio,
+             r->again_lo, r->again_hi, r->again_p, r->again_rounds,
+             sl_ab_verdict_name(r->again));
+  return buf;
+}
+
 static void sl__json(const sl_ab_set *s, FILE *out) {
   fputs("{\"schema\": \"scatterlab-ab/1\", \"base\": ", out);
   sl_json_str(out, s->base);
@@ -63,6 +101,12 @@ static void sl__json(const sl_ab_set *s, FILE *out) {
           sl_ab_metric_name(s->metric), s->exit_status);
   fputs(", \"counters\": ", out);
   sl_json_str(out, s->counters);
+  fputs(", \"omp\": ", out);
+  sl_json_str(out, s->omp);
+  fputs(", \"correction\": \"holm\", \"alpha\": ", out);
+  sl_json_num(out, s->alpha);
+  fprintf(out, ", \"judgements\": %d, \"confirm_seed\": %llu", s->judgements,
+          s->confirm_seed);
   fputs(", \"counts\": {", out);
   for (int k = 0; k < SL_AB_VERDICT_COUNT; ++k)
     fprintf(out, "%s\"%s\": %d", k ? ", " : "",
@@ -110,6 +154,7 @@ static void sl__json(const sl_ab_set *s, FILE *out) {
     sl_json_num(out, r->cand_instr);
     fputs(", \"instructions_ratio\": ", out);
     sl_json_num(out, r->instr_ratio);
+    sl__json_checks(r, out);
     fputc('}', out);
   }
   fputs("\n]}\n", out);
@@ -137,6 +182,12 @@ static void sl__markdown(const sl_ab_set *s, FILE *out) {
           s->threshold * 100, s->level * 100, s->budget_s, s->seed, s->threads,
           sl_ab_metric_name(s->metric));
   sl_md_text(out, s->counters, 0);
+  fprintf(out,
+          ". Family-wise alpha %.3g over the run's %d judgements (Holm's "
+          "step-down); each claim kept timed again in fresh rounds (seed "
+          "%llu) and standing only when that agrees. OpenMP: ",
+          s->alpha, s->judgements, s->confirm_seed);
+  sl_md_text(out, s->omp, 0);
   fputs(".\n\n", out);
   if (s->torch)
     fputs("LibTorch (torch.cpu) was timed in the same rounds: `vs torch` is "
@@ -144,20 +195,24 @@ static void sl__markdown(const sl_ab_set *s, FILE *out) {
           out);
   fprintf(out,
           "| verdict | variant | base ms | cand ms | cand/base | interval | p "
-          "| rounds |%s%s case |\n| --- | --- | ---: | ---: | ---: | --- | "
-          "---: | ---: |%s%s --- |\n",
+          "| rounds | run-wide checks |%s%s case |\n| --- | --- | ---: | "
+          "---: | ---: | --- | ---: | ---: | --- |%s%s --- |\n",
           s->torch ? " vs torch |" : "", s->counted ? " instr cand/base |" : "",
           s->torch ? " ---: |" : "", s->counted ? " ---: |" : "");
   for (int i = 0; i < s->n; ++i) {
     const sl_ab_row *r = &s->rows[i];
     if (r->kind == SL_AB_ROW_JUDGED) {
-      fprintf(out, "| %s%s%s | ", r->verdict == SL_AB_SLOWER ? "**" : "",
+      char checks[160];
+      fprintf(out, "| %s%s%s%s%s%s | ", r->verdict == SL_AB_SLOWER ? "**" : "",
               sl_ab_verdict_name(r->verdict),
-              r->verdict == SL_AB_SLOWER ? "**" : "");
+              r->verdict == SL_AB_SLOWER ? "**" : "",
+              r->first != r->verdict ? " (first " : "",
+              r->first != r->verdict ? sl_ab_verdict_name(r->first) : "",
+              r->first != r->verdict ? ")" : "");
       sl_md_text(out, r->variant, 0);
-      fprintf(out, " | %.4f | %.4f | %.3f | [%.3f, %.3f] | %.2g | %d | ",
+      fprintf(out, " | %.4f | %.4f | %.3f | [%.3f, %.3f] | %.2g | %d | %s | ",
               r->base_s * 1e3, r->cand_s * 1e3, r->ratio, r->lo, r->hi, r->p,
-              r->rounds);
+              r->rounds, sl__checks_text(r, checks, sizeof checks));
       if (s->torch)
         fprintf(out, "%.2fx -> %.2fx | ", r->base_speedup, r->cand_speedup);
       if (s->counted) fprintf(out, "%.4f | ", r->instr_ratio);
@@ -167,7 +222,7 @@ static void sl__markdown(const sl_ab_set *s, FILE *out) {
       sl_md_text(out, r->variant, 0);
       fputs(" | | | | ", out);
       sl_md_text(out, r->note, 0);
-      fputs(" | | | ", out);
+      fputs(" | | | | ", out);
       if (s->torch) fputs("| ", out);
       if (s->counted) fputs("| ", out);
       fputc('`', out);
@@ -175,6 +230,30 @@ static void sl__markdown(const sl_ab_set *s, FILE *out) {
     sl_md_text(out, r->case_line, 1);
     fputs("` |\n", out);
   }
+}
+
+/* A row's run-wide checks as CSV fields (the again_ ones empty where no
+ * confirmation was timed), then the run's alpha, seed and OpenMP line. */
+static void sl__csv_checks(const sl_ab_set *s, const sl_ab_row *r, FILE *out) {
+  const int judged = r->kind == SL_AB_ROW_JUDGED;
+  const int again = judged && r->again_done;
+  fputc(',', out);
+  sl__csv_real(out, s->alpha);
+  fprintf(out, ",%s,", judged ? sl_ab_verdict_name(r->first) : "");
+  if (judged) sl__csv_real(out, r->p_threshold);
+  fprintf(out, ",%s,%s", judged ? (r->rejected ? "1" : "0") : "",
+          again ? sl_ab_verdict_name(r->again) : "");
+  const double a[] = {r->again_ratio, r->again_lo, r->again_hi, r->again_p};
+  for (size_t k = 0; k < sizeof a / sizeof a[0]; ++k) {
+    fputc(',', out);
+    if (again) sl__csv_real(out, a[k]);
+  }
+  if (again)
+    fprintf(out, ",%d", r->again_rounds);
+  else
+    fputc(',', out);
+  fprintf(out, ",%llu,", s->confirm_seed);
+  sl__csv_text(out, s->omp);
 }
 
 /* One row per judged pair or reason it was not judged, the run's settings
@@ -185,7 +264,9 @@ static void sl__csv(const sl_ab_set *s, FILE *out) {
         "ratio_hi,p_value,rounds,calls_per_turn,stopped,note,base,cand,"
         "threshold,level,budget_s,seed,threads,torch_s,base_speedup,"
         "cand_speedup,metric,base_instructions,cand_instructions,"
-        "instructions_ratio\n",
+        "instructions_ratio,alpha,first_verdict,p_threshold,holm_kept,"
+        "again_verdict,again_ratio,again_lo,again_hi,again_p,again_rounds,"
+        "confirm_seed,omp\n",
         out);
   for (int i = 0; i < s->n; ++i) {
     const sl_ab_row *r = &s->rows[i];
@@ -229,6 +310,7 @@ static void sl__csv(const sl_ab_set *s, FILE *out) {
       fputc(',', out);
       if (judged && c[k] == c[k]) sl__csv_real(out, c[k]); /* NaN: empty */
     }
+    sl__csv_checks(s, r, out);
     fputc('\n', out);
   }
 }
@@ -256,10 +338,16 @@ static void sl__html(const sl_ab_set *s, FILE *out) {
           sl_ab_metric_name(s->metric));
   sl__html_text(out, s->counters);
   fprintf(out,
+          ". Family-wise alpha %.3g over %d judgements (Holm); claims "
+          "confirmed in fresh rounds (seed %llu). OpenMP: ",
+          s->alpha, s->judgements, s->confirm_seed);
+  sl__html_text(out, s->omp);
+  fprintf(out,
           ".</p>\n"
           "<table class=\"compare\">\n<tr><th>verdict</th><th>variant</th>"
           "<th>base ms</th><th>cand ms</th><th>cand/base</th>"
-          "<th>interval</th><th>p</th><th>rounds</th>%s%s<th>case</th>"
+          "<th>interval</th><th>p</th><th>rounds</th><th>run-wide "
+          "checks</th>%s%s<th>case</th>"
           "<th>note</th></tr>\n",
           s->torch ? "<th>vs torch.cpu (base &rarr; cand)</th>" : "",
           s->counted ? "<th>instr cand/base</th>" : "");
@@ -276,15 +364,20 @@ static void sl__html(const sl_ab_set *s, FILE *out) {
                                                      : "",
             judged ? sl_ab_verdict_name(r->verdict) : sl__kind_names[r->kind]);
     sl__html_text(out, r->variant);
-    if (judged)
+    char checks[160];
+    if (judged) {
       fprintf(out,
               "</td><td class=\"n\">%.4f</td><td class=\"n\">%.4f</td>"
               "<td class=\"n\">%.3f</td><td>[%.3f, %.3f]</td>"
-              "<td class=\"n\">%.2g</td><td class=\"n\">%d</td>",
+              "<td class=\"n\">%.2g</td><td class=\"n\">%d</td><td>",
               r->base_s * 1e3, r->cand_s * 1e3, r->ratio, r->lo, r->hi, r->p,
               r->rounds);
-    else
-      fputs("</td><td></td><td></td><td></td><td></td><td></td><td></td>", out);
+      sl__html_text(out, sl__checks_text(r, checks, sizeof checks));
+      fputs("</td>", out);
+    } else
+      fputs("</td><td></td><td></td><td></td><td></td><td></td><td></td>"
+            "<td></td>",
+            out);
     if (s->torch && judged)
       fprintf(out, "<td class=\"n\">%.2fx &rarr; %.2fx</td>", r->base_speedup,
               r->cand_speedup);

@@ -38,17 +38,32 @@ typedef struct sl_ab_row {
    * rounds, and cand/base of them (sl_ab_result's instr_ratio); NAN
    * without. ratio, lo and hi are of the metric judged (the set's). */
   double base_instr, cand_instr, instr_ratio;
+  /* The run-wide checks (ab_gate.h). verdict above is the final one; first
+   * the interval's own, before them. p_threshold: Holm's for this p;
+   * rejected: the step-down rejected it. With again_done, the
+   * confirmation's figures (rounds timed again with the set's
+   * confirm_seed). */
+  sl_ab_verdict first;
+  double p_threshold;
+  int rejected;
+  int again_done, again_rounds;
+  double again_ratio, again_lo, again_hi, again_p;
+  sl_ab_verdict again;
+  int case_index; /* the command's own index of the case, to time it again */
 } sl_ab_row;
 
 typedef struct sl_ab_set {
   char base[4200], cand[4200]; /* library paths; cand "" = the built-in */
   double threshold, budget_s, level;
-  unsigned long long seed;
+  double alpha;   /* family-wise error rate of the run (Holm, ab_gate.h) */
+  int judgements; /* the p-values Holm's step-down ran over */
+  unsigned long long seed, confirm_seed;
   int threads;
   int torch;           /* --torch: LibTorch was the third arm of every round */
   sl_ab_metric metric; /* what the verdicts judged */
   int counted;         /* the rounds read hardware counters */
   char counters[512];  /* what they counted, or why none (run_counters.h) */
+  char omp[160];       /* the binding and wait policy (omp_env.h) */
   sl_ab_row *rows;
   int n, cap;
   int counts[SL_AB_VERDICT_COUNT], missing, failed;

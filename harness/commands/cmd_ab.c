@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "ab.h"
+#include "ab_gate.h"
 #include "ab_ref.h"
 #include "ab_write.h"
 #include "bench_case.h"
@@ -14,6 +15,7 @@
 #include "case.h"
 #include "commands.h"
 #include "interrupt.h"
+#include "omp_env.h"
 #include "providers.h"
 #include "run_counters.h"
 #include "runinfo.h"
@@ -52,6 +54,9 @@ static const char *const sl__ab_help =
     "  --min-rounds N   never judge on fewer rounds (default 10)\n"
     "  --max-rounds N   at most (default 400)\n"
     "  --threshold PCT  the change that counts (default 5)\n"
+    "  --alpha A        family-wise error rate of the whole run, in (0, 0.5]\n"
+    "                   (default 0.05): Holm's step-down over every\n"
+    "                   benchmark's p; a claim it does not keep is unclear\n"
     "  --seed N         order of the arms in the rounds (default 1)\n"
     "  --json FILE      also write the results as JSON (docs/ab-json.md)\n"
     "  --markdown FILE  also write them as markdown (a pull-request comment)\n"
@@ -80,7 +85,10 @@ static const char *const sl__ab_help =
     "verdicts: slower (estimate above 1 + threshold, the whole interval\n"
     "above 1 + half of it), faster (the mirror image), same (interval\n"
     "within the threshold), unclear (neither: too noisy to tell; not a\n"
-    "failure). Exit 1 when any benchmark is slower or\n"
+    "failure). A slower or faster claim stands only when Holm's step-down\n"
+    "keeps its p and a second judgement, in fresh rounds after all other\n"
+    "benchmarks (another order seed), agrees; both are printed. Exit 1 when\n"
+    "any benchmark is slower or\n"
     "a version fails a case; 2 on a usage error; 3 when nothing was compared\n"
     "or a base variant has no candidate (unless --allow-missing).\n"
     "The store gets a bench run with both arms' per-round samples.\n";
@@ -142,6 +150,9 @@ typedef struct sl__ab {
   sl_ab_set set; /* every outcome, for the summary and the files */
   sl_run_counters counters;
   const char *case_line; /* of the case in hand */
+  const sl_case *cases;  /* every case, for the confirmation */
+  int case_index;        /* of the case in hand */
+  double alpha;          /* family-wise error rate of the run (Holm) */
 } sl__ab;
 
 /* An outcome other than a judgement: printed as "  VARIANT note" and kept
@@ -282,45 +293,13 @@ static void sl__store_arm(sl__ab *ab, int64_t case_id, const char *name,
     fprintf(stderr, "scatterlab ab: store: %s\n", sl_store_errmsg(ab->st));
 }
 
-/* Times one pair on the case's inputs and prints its line. */
-static void sl__pair(sl__ab *ab, const sl_bench_case *bc,
-                     const sl_case_result *res, const sl_hvariant *base) {
-  const char *plain = base->name + 5;
-  char cname[SL_VARIANT_NAME_LEN + 8];
-  sl__cand_name(ab, plain, cname, sizeof cname);
-  const sl_hvariant *cand = sl_hvariant_find(bc->c.op, cname);
-  const sl_hvariant *arm_v[2] = {base, cand};
-  for (int k = 0; k < 2; ++k) {
-    const sl_variant_result *r = sl__verdict_of(res, arm_v[k]->name);
-    if (sl_variant_device(&arm_v[k]->v) != SL_DEVICE_CPU) {
-      sl__note(ab, SL_AB_ROW_UNTIMED, plain,
-               "not timed: ab times cpu variants only at this version");
-      return;
-    }
-    if (!r || (r->verdict != SL_VERDICT_PASSED &&
-               r->verdict != SL_VERDICT_MISTRUSTED)) {
-      sl__note(ab,
-               r && sl_verdict_is_failure(r->verdict) ? SL_AB_ROW_FAILED
-                                                      : SL_AB_ROW_UNTIMED,
-               plain, "not timed: %s %s%s%s", arm_v[k]->name,
-               r ? sl_verdict_name(r->verdict) : "did not run",
-               r && r->message[0] ? ": " : "", r ? r->message : "");
-      return;
-    }
-    unsigned lacks = 0;
-    const sl_op_info *info = sl_op_get(bc->c.op);
-    for (int s = 0; s < info->n_in; ++s)
-      lacks |= sl_input_layout(&bc->in.call.arg[s]) & ~arm_v[k]->caps.layouts;
-    if (lacks) {
-      sl__note(ab, SL_AB_ROW_UNTIMED, plain,
-               "not timed: %s takes %s inputs as contiguous copies",
-               arm_v[k]->name,
-               lacks & SL_LAYOUT_BROADCAST ? "broadcast" : "strided");
-      return;
-    }
-  }
+/* Times the pair arm_v (base, cand) on the case's inputs under o, with
+ * LibTorch as the third arm when torch; 0, or non-zero with why. */
+static int sl__time_pair(const sl__ab *ab, const sl_bench_case *bc,
+                         const sl_hvariant *const arm_v[2], const sl_ab_opts *o,
+                         int torch, sl_ab_result *r, char *why,
+                         size_t why_len) {
   static sl__arm arms[2];
-  int ok = 1;
   for (int k = 0; k < 2; ++k) {
     memset(&arms[k], 0, sizeof arms[k]);
     sl_ctx_init(&arms[k].ctx);
@@ -335,80 +314,189 @@ static void sl__pair(sl__ab *ab, const sl_bench_case *bc,
    * library against its copy read select_scatter 1.53x slower on a quiet
    * machine (7 of 58 benchmarks slower, 2 faster). */
   arms[0].call = bc->in.call;
-  ok = sl_bench_alloc_outputs(&arms[0].call, arms[0].mem) == 0;
+  const int ok = sl_bench_alloc_outputs(&arms[0].call, arms[0].mem) == 0;
   arms[1].call = arms[0].call;
-  static sl_ab_result r;
-  sl__torch_arm torch = {&bc->in.call, ab->threads, ""};
-  int rc =
+  sl__torch_arm t = {&bc->in.call, ab->threads, ""};
+  const int rc =
       ok ? sl_ab_time_ref(sl__arm_run, &arms[0], sl__arm_run, &arms[1],
-                          ab->torch ? sl__torch_run : NULL, &torch, &ab->o, &r)
+                          torch ? sl__torch_run : NULL, &t, o, r)
          : -1;
   if (rc) {
     const char *m0 = sl_ctx_message(&arms[0].ctx);
     const char *m1 = sl_ctx_message(&arms[1].ctx);
-    const char *why = !ok            ? "out of memory"
-                      : rc <= 0      ? "bad options or out of memory"
-                      : m0[0]        ? m0
-                      : m1[0]        ? m1
-                      : torch.msg[0] ? torch.msg
-                                     : "a call failed";
-    sl__note(ab, SL_AB_ROW_FAILED, plain, "not timed: %s", why);
-  } else if (sl_interrupted()) {
-    printf("  %-16s interrupted: not judged\n", plain);
-  } else {
-    static sl_ab_row row;
-    memset(&row, 0, sizeof row);
-    row.kind = SL_AB_ROW_JUDGED;
-    snprintf(row.case_line, sizeof row.case_line, "%s", ab->case_line);
-    snprintf(row.variant, sizeof row.variant, "%s", plain);
-    double q1, q3;
-    sl_quartiles(r.base_s, r.rounds, &q1, &row.base_s, &q3);
-    sl_quartiles(r.cand_s, r.rounds, &q1, &row.cand_s, &q3);
-    row.ratio = r.ratio, row.lo = r.lo, row.hi = r.hi, row.p = r.p;
-    row.rounds = r.rounds, row.calls_per_turn = r.calls_per_turn;
-    row.verdict = r.verdict, row.stopped = r.stopped;
-    row.torch_s = NAN;
-    row.base_speedup = r.base_speedup, row.cand_speedup = r.cand_speedup;
-    if (r.has_ref) sl_quartiles(r.ref_s, r.rounds, &q1, &row.torch_s, &q3);
-    const int counted = ab->o.counter != NULL;
-    row.base_instr = row.cand_instr = row.instr_ratio = NAN;
-    if (counted) {
-      const double b = sl__median_count(&r.base_n[0].instructions, r.rounds,
-                                        SL_CALL_COUNTS_STEP),
-                   c = sl__median_count(&r.cand_n[0].instructions, r.rounds,
-                                        SL_CALL_COUNTS_STEP);
-      row.base_instr = b >= 0 ? b : NAN;
-      row.cand_instr = c >= 0 ? c : NAN;
-      row.instr_ratio = r.instr_ratio;
-    }
-    sl_ab_set_add(&ab->set, &row);
-    ++ab->set.counts[r.verdict];
-    printf("  %-16s %10.4f %10.4f  %6.3f [%6.3f, %6.3f]  %8.2g %6d  %-7s",
-           plain, row.base_s * 1e3, row.cand_s * 1e3, r.ratio, r.lo, r.hi, r.p,
-           r.rounds, sl_ab_verdict_name(r.verdict));
-    if (r.has_ref)
-      printf("  torch %.4f ms: %.2fx -> %.2fx", row.torch_s * 1e3,
-             r.base_speedup, r.cand_speedup);
-    if (counted && ab->o.metric != SL_AB_METRIC_INSTRUCTIONS)
-      printf("  instr %.4f", r.instr_ratio);
-    else if (counted)
-      printf("  time %.4f", row.cand_s / row.base_s);
-    putchar('\n');
-    sl__store_arm(ab, bc->case_id, base->name, r.base_s, r.rounds, bc->bytes,
-                  counted ? r.base_n : NULL);
-    sl__store_arm(ab, bc->case_id, cand->name, r.cand_s, r.rounds, bc->bytes,
-                  counted ? r.cand_n : NULL);
-    /* The rounds where the clock read LibTorch's calls (all, in practice). */
-    if (r.has_ref) {
-      static double ts[SL_AB_MAX_ROUNDS];
-      int m = 0;
-      for (int i = 0; i < r.rounds; ++i)
-        if (r.ref_s[i] > 0) ts[m++] = r.ref_s[i];
-      sl__store_arm(ab, bc->case_id, "torch.cpu", ts, m, bc->bytes, NULL);
-    }
+    snprintf(why, why_len, "%s",
+             !ok        ? "out of memory"
+             : rc <= 0  ? "bad options or out of memory"
+             : m0[0]    ? m0
+             : m1[0]    ? m1
+             : t.msg[0] ? t.msg
+                        : "a call failed");
   }
   sl__arm_free(&arms[0]);
   sl__arm_free(&arms[1]);
+  return rc;
+}
+
+/* Whether both versions of the pair can be timed on the case: cpu
+ * variants that passed it and take its inputs as they are; a note says why
+ * not. */
+static int sl__timeable(sl__ab *ab, const sl_bench_case *bc,
+                        const sl_case_result *res,
+                        const sl_hvariant *const arm_v[2], const char *plain) {
+  for (int k = 0; k < 2; ++k) {
+    const sl_variant_result *r = sl__verdict_of(res, arm_v[k]->name);
+    if (sl_variant_device(&arm_v[k]->v) != SL_DEVICE_CPU) {
+      sl__note(ab, SL_AB_ROW_UNTIMED, plain,
+               "not timed: ab times cpu variants only at this version");
+      return 0;
+    }
+    if (!r || (r->verdict != SL_VERDICT_PASSED &&
+               r->verdict != SL_VERDICT_MISTRUSTED)) {
+      sl__note(ab,
+               r && sl_verdict_is_failure(r->verdict) ? SL_AB_ROW_FAILED
+                                                      : SL_AB_ROW_UNTIMED,
+               plain, "not timed: %s %s%s%s", arm_v[k]->name,
+               r ? sl_verdict_name(r->verdict) : "did not run",
+               r && r->message[0] ? ": " : "", r ? r->message : "");
+      return 0;
+    }
+    unsigned lacks = 0;
+    const sl_op_info *info = sl_op_get(bc->c.op);
+    for (int s = 0; s < info->n_in; ++s)
+      lacks |= sl_input_layout(&bc->in.call.arg[s]) & ~arm_v[k]->caps.layouts;
+    if (lacks) {
+      sl__note(ab, SL_AB_ROW_UNTIMED, plain,
+               "not timed: %s takes %s inputs as contiguous copies",
+               arm_v[k]->name,
+               lacks & SL_LAYOUT_BROADCAST ? "broadcast" : "strided");
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* A judged pair: its row, its line and its arms' timings in the store. */
+static void sl__judged(sl__ab *ab, const sl_bench_case *bc,
+                       const sl_hvariant *const arm_v[2], const char *plain,
+                       const sl_ab_result *r) {
+  static sl_ab_row row;
+  memset(&row, 0, sizeof row);
+  row.kind = SL_AB_ROW_JUDGED;
+  snprintf(row.case_line, sizeof row.case_line, "%s", ab->case_line);
+  snprintf(row.variant, sizeof row.variant, "%s", plain);
+  double q1, q3;
+  sl_quartiles(r->base_s, r->rounds, &q1, &row.base_s, &q3);
+  sl_quartiles(r->cand_s, r->rounds, &q1, &row.cand_s, &q3);
+  row.ratio = r->ratio, row.lo = r->lo, row.hi = r->hi, row.p = r->p;
+  row.rounds = r->rounds, row.calls_per_turn = r->calls_per_turn;
+  row.verdict = r->verdict, row.stopped = r->stopped;
+  row.case_index = ab->case_index;
+  row.torch_s = NAN;
+  row.base_speedup = r->base_speedup, row.cand_speedup = r->cand_speedup;
+  if (r->has_ref) sl_quartiles(r->ref_s, r->rounds, &q1, &row.torch_s, &q3);
+  const int counted = ab->o.counter != NULL;
+  row.base_instr = row.cand_instr = row.instr_ratio = NAN;
+  if (counted) {
+    const double b = sl__median_count(&r->base_n[0].instructions, r->rounds,
+                                      SL_CALL_COUNTS_STEP),
+                 c = sl__median_count(&r->cand_n[0].instructions, r->rounds,
+                                      SL_CALL_COUNTS_STEP);
+    row.base_instr = b >= 0 ? b : NAN;
+    row.cand_instr = c >= 0 ? c : NAN;
+    row.instr_ratio = r->instr_ratio;
+  }
+  sl_ab_set_add(&ab->set, &row);
+  printf("  %-16s %10.4f %10.4f  %6.3f [%6.3f, %6.3f]  %8.2g %6d  %-7s", plain,
+         row.base_s * 1e3, row.cand_s * 1e3, r->ratio, r->lo, r->hi, r->p,
+         r->rounds, sl_ab_verdict_name(r->verdict));
+  if (r->has_ref)
+    printf("  torch %.4f ms: %.2fx -> %.2fx", row.torch_s * 1e3,
+           r->base_speedup, r->cand_speedup);
+  if (counted && ab->o.metric != SL_AB_METRIC_INSTRUCTIONS)
+    printf("  instr %.4f", r->instr_ratio);
+  else if (counted)
+    printf("  time %.4f", row.cand_s / row.base_s);
+  putchar('\n');
+  sl__store_arm(ab, bc->case_id, arm_v[0]->name, r->base_s, r->rounds,
+                bc->bytes, counted ? r->base_n : NULL);
+  sl__store_arm(ab, bc->case_id, arm_v[1]->name, r->cand_s, r->rounds,
+                bc->bytes, counted ? r->cand_n : NULL);
+  /* The rounds where the clock read LibTorch's calls (all, in practice). */
+  if (r->has_ref) {
+    static double ts[SL_AB_MAX_ROUNDS];
+    int m = 0;
+    for (int i = 0; i < r->rounds; ++i)
+      if (r->ref_s[i] > 0) ts[m++] = r->ref_s[i];
+    sl__store_arm(ab, bc->case_id, "torch.cpu", ts, m, bc->bytes, NULL);
+  }
+}
+
+/* Times one pair on the case's inputs and prints its line. */
+static void sl__pair(sl__ab *ab, const sl_bench_case *bc,
+                     const sl_case_result *res, const sl_hvariant *base) {
+  const char *plain = base->name + 5;
+  char cname[SL_VARIANT_NAME_LEN + 8];
+  sl__cand_name(ab, plain, cname, sizeof cname);
+  const sl_hvariant *arm_v[2] = {base, sl_hvariant_find(bc->c.op, cname)};
+  if (!sl__timeable(ab, bc, res, arm_v, plain)) return;
+  static sl_ab_result r;
+  char why[512];
+  if (sl__time_pair(ab, bc, arm_v, &ab->o, ab->torch, &r, why, sizeof why))
+    sl__note(ab, SL_AB_ROW_FAILED, plain, "not timed: %s", why);
+  else if (sl_interrupted())
+    printf("  %-16s interrupted: not judged\n", plain);
+  else
+    sl__judged(ab, bc, arm_v, plain, &r);
+}
+
+/* Appends plain's base and candidate names to the variant list. */
+static void sl__list_pair(const sl__ab *ab, const char *plain, char *list,
+                          size_t len) {
+  char cname[SL_VARIANT_NAME_LEN + 8];
+  sl__cand_name(ab, plain, cname, sizeof cname);
+  const size_t used = strlen(list);
+  snprintf(list + used, len - used, "%sbase:%s,%s", used ? "," : "", plain,
+           cname);
+}
+
+/* Checks the listed variants on case c against LibTorch (recorded in st
+ * unless NULL) and builds its inputs; *res (until the next call) gets the
+ * check. */
+static int sl__open_case(const sl__ab *ab, const sl_case *c, const char *list,
+                         sl_store *st, sl_bench_case *bc,
+                         const sl_case_result **res, char *err, size_t len) {
+  static sl_case_result result; /* large: every variant's outcome */
+  sl_run_opts ro = {0};
+  ro.variants = list;
+  ro.threads = ab->threads;
+  *res = &result;
+  return sl_bench_case_open(bc, c, &ro, st, ab->run_id, &result, err, len);
+}
+
+/* The confirmation of a claim (ab_gate.h): the row's
+ * case built again (its check against LibTorch not stored again), the pair
+ * timed in fresh rounds under the confirmation seed, without LibTorch. */
+static int sl__retime(sl__ab *ab, const sl_ab_row *row, sl_ab_result *again) {
+  const sl_case *c = &ab->cases[row->case_index];
+  char list[2 * SL_VARIANT_NAME_LEN + 32] = "";
+  char cname[SL_VARIANT_NAME_LEN + 8], bname[sizeof cname];
+  sl__list_pair(ab, row->variant, list, sizeof list);
+  sl__cand_name(ab, row->variant, cname, sizeof cname);
+  snprintf(bname, sizeof bname, "base:%s", row->variant);
+  const sl_hvariant *arm_v[2] = {sl_hvariant_find(c->op, bname),
+                                 sl_hvariant_find(c->op, cname)};
+  sl_bench_case bc;
+  const sl_case_result *res;
+  char err[512];
+  if (!arm_v[0] || !arm_v[1] || sl_interrupted() ||
+      sl__open_case(ab, c, list, NULL, &bc, &res, err, sizeof err))
+    return -1;
+  sl_ab_opts o = ab->o;
+  o.seed = sl_ab_confirm_seed(ab->o.seed);
+  const int rc = sl__time_pair(ab, &bc, arm_v, &o, 0, again, err, sizeof err);
+  if (rc) fprintf(stderr, "scatterlab ab: %s: %s\n", row->variant, err);
+  sl_bench_case_close(&bc);
+  return rc || sl_interrupted();
 }
 
 static void sl__ab_case(sl__ab *ab, const sl_case *c) {
@@ -420,39 +508,76 @@ static void sl__ab_case(sl__ab *ab, const sl_case *c) {
   if (n == 0) return;
   /* Correctness first: both versions of every pair against LibTorch. */
   char list[4096] = "";
-  for (int i = 0; i < n; ++i) {
-    const char *bname = sl_hvariant_at(idx[i])->name;
-    char cname[SL_VARIANT_NAME_LEN + 8];
-    sl__cand_name(ab, bname + 5, cname, sizeof cname);
-    size_t used = strlen(list);
-    snprintf(list + used, sizeof list - used, "%s%s,%s", used ? "," : "", bname,
-             cname);
-  }
-  sl_run_opts ro = {0};
-  ro.variants = list;
-  ro.threads = ab->threads;
-  static sl_case_result res;
+  for (int i = 0; i < n; ++i)
+    sl__list_pair(ab, sl_hvariant_at(idx[i])->name + 5, list, sizeof list);
   sl_bench_case bc;
+  const sl_case_result *res;
   char err[512];
-  if (sl_bench_case_open(&bc, c, &ro, ab->st, ab->run_id, &res, err,
-                         sizeof err)) {
+  if (sl__open_case(ab, c, list, ab->st, &bc, &res, err, sizeof err)) {
     fprintf(stderr, "scatterlab ab: %s\n", err);
     sl__note(ab, SL_AB_ROW_FAILED, "-", "the case could not be built: %s", err);
     return;
   }
-  ab->case_line = res.line;
+  ab->case_line = res->line;
   printf("  %-16s %10s %10s  %-24s %8s %6s  %s\n", "variant", "base ms",
          "cand ms", "cand/base [interval]", "p", "rounds", "verdict");
   for (int i = 0; i < n && !sl_interrupted(); ++i)
-    sl__pair(ab, &bc, &res, sl_hvariant_at(idx[i]));
+    sl__pair(ab, &bc, res, sl_hvariant_at(idx[i]));
   sl__report_missing(ab, c->op);
   sl_bench_case_close(&bc);
+}
+
+/* Raises the fewest rounds to those in which a benchmark's p can reach
+ * Holm's smallest threshold, alpha / judgements (`judgements` the pairs the
+ * cases have at most): fewer could never be a claim. */
+static void sl__rounds_for_alpha(sl__ab *ab, int judgements) {
+  int need = sl_ab_rounds_for_p(ab->alpha / (judgements > 0 ? judgements : 1));
+  if (need > ab->o.max_rounds) need = ab->o.max_rounds;
+  if (need <= ab->o.min_rounds) return;
+  printf("min rounds %d (not %d): the fewest in which a p can reach alpha / "
+         "%d, Holm's smallest threshold\n",
+         need, ab->o.min_rounds, judgements);
+  ab->o.min_rounds = need;
+}
+
+/* The run-wide checks (ab_gate.h) over every judgement, with a line for
+ * each claim (after its case line, which building the case again for the
+ * confirmation prints); -1 when memory ran out (no verdict changed then). */
+static int sl__run_wide(sl__ab *ab) {
+  sl_ab_set *set = &ab->set;
+  if (sl_ab_set_holm(set, ab->alpha)) {
+    fprintf(stderr, "scatterlab ab: out of memory for the run-wide checks\n");
+    sl_ab_set_recount(set);
+    return -1;
+  }
+  static sl_ab_result again;
+  int header = 0;
+  for (int i = 0; i < set->n; ++i) {
+    sl_ab_row *r = &set->rows[i];
+    if (r->kind != SL_AB_ROW_JUDGED ||
+        (r->first != SL_AB_SLOWER && r->first != SL_AB_FASTER))
+      continue;
+    if (!header++)
+      printf("\nrun-wide: Holm's step-down over %d judgements at family-wise "
+             "alpha %.3g; each claim it keeps timed again in fresh rounds "
+             "(seed %llu)\n",
+             set->judgements, set->alpha, set->confirm_seed);
+    if (sl_ab_row_to_confirm(r))
+      sl_ab_row_confirm(r, sl__retime(ab, r, &again) ? NULL : &again,
+                        set->alpha);
+    else
+      printf("\n%s\n", r->case_line);
+    sl_ab_gate_line(r, stdout);
+  }
+  sl_ab_set_recount(set);
+  return 0;
 }
 
 int sl_cmd_ab(int argc, char **argv) {
   sl__ab ab;
   memset(&ab, 0, sizeof ab);
   sl_ab_opts_init(&ab.o);
+  ab.alpha = SL_AB_DEFAULT_ALPHA;
   const char *db = SL_DEFAULT_DB, *suite = NULL, *base = NULL, *cand = NULL,
              *base_ref = NULL, *json_path = NULL, *md_path = NULL,
              *csv_path = NULL, *html_path = NULL;
@@ -499,6 +624,9 @@ int sl_cmd_ab(int argc, char **argv) {
       if ((d = sl_cli_positive_option("ab", argc, argv, &i, 1000)) < 0)
         goto out;
       ab.o.threshold = d / 100;
+    } else if (sl_cli_is(a, "--alpha")) {
+      if ((d = sl_cli_positive_option("ab", argc, argv, &i, 0.5)) < 0) goto out;
+      ab.alpha = d;
     } else if (sl_cli_is(a, "--seed")) {
       if ((v = sl_cli_int_option("ab", argc, argv, &i, 0, INT64_MAX)) < 0)
         goto out;
@@ -595,9 +723,9 @@ int sl_cmd_ab(int argc, char **argv) {
   }
   ab.cand_given = cand != NULL;
   int pairable = 0;
-  for (int i = 0; i < n && !pairable; ++i) {
-    size_t idx[1];
-    pairable = sl__pairs_of(&ab, cases[i].op, idx, 1) > 0;
+  for (int i = 0; i < n; ++i) {
+    size_t idx[64];
+    pairable += sl__pairs_of(&ab, cases[i].op, idx, 64);
   }
   if (!pairable) {
     fprintf(stderr,
@@ -631,14 +759,19 @@ int sl_cmd_ab(int argc, char **argv) {
   ab.set.level = ab.o.level;
   ab.set.budget_s = ab.o.budget_s;
   ab.set.seed = (unsigned long long)ab.o.seed;
+  ab.set.alpha = ab.alpha;
+  ab.set.confirm_seed = (unsigned long long)sl_ab_confirm_seed(ab.o.seed);
   ab.set.threads = ab.threads;
   ab.set.torch = ab.torch;
   sl_interrupt_install();
-  printf("base %s\ncand %s\nthreads %d, threshold %.3g%%, budget %.3g s per "
-         "benchmark, seed %llu, judged on %s\n",
-         bpath, cand ? cpath : "(this scatterlab's kernels)", ab.threads,
-         ab.o.threshold * 100, ab.o.budget_s, (unsigned long long)ab.o.seed,
-         sl_ab_metric_name(ab.o.metric));
+  const char *omp = sl_omp_env_line(ab.set.omp, sizeof ab.set.omp);
+  printf("base %s\ncand %s\nthreads %d (%s), threshold %.3g%%, "
+         "family-wise alpha %.3g (Holm), budget %.3g s per benchmark, seed "
+         "%llu, judged on %s\n",
+         bpath, cand ? cpath : "(this scatterlab's kernels)", ab.threads, omp,
+         ab.o.threshold * 100, ab.alpha, ab.o.budget_s,
+         (unsigned long long)ab.o.seed, sl_ab_metric_name(ab.o.metric));
+  sl__rounds_for_alpha(&ab, pairable);
   if (!no_db) {
     if ((rc = sl_cli_open_store("ab", db, 0, &ab.st))) goto out;
     sl_runinfo_buf ri;
@@ -650,8 +783,10 @@ int sl_cmd_ab(int argc, char **argv) {
       goto out;
     }
   }
+  ab.cases = cases;
   for (int i = 0; i < n && !sl_interrupted(); ++i) {
     if (ab.st) sl_store_begin(ab.st);
+    ab.case_index = i;
     sl__ab_case(&ab, &cases[i]);
     if (ab.st && (sl_interrupted() ? sl_store_rollback(ab.st)
                                    : sl_store_commit(ab.st))) {
@@ -659,12 +794,16 @@ int sl_cmd_ab(int argc, char **argv) {
       store_failed = 1;
     }
   }
+  if (sl__run_wide(&ab)) store_failed = 1;
   const sl_ab_set *set = &ab.set;
   int pairs = 0;
   for (int k = 0; k < SL_AB_VERDICT_COUNT; ++k) pairs += set->counts[k];
   printf("\n%d benchmarks judged:", pairs);
   for (int k = 0; k < SL_AB_VERDICT_COUNT; ++k)
     printf(" %d %s", set->counts[k], sl_ab_verdict_name((sl_ab_verdict)k));
+  printf(" (family-wise alpha %.3g over %d, Holm; claims confirmed in fresh "
+         "rounds)",
+         set->alpha, set->judgements);
   if (set->missing)
     printf("; %d base variant%s missing from the candidate%s", set->missing,
            set->missing == 1 ? "" : "s",

@@ -25,6 +25,7 @@
 #include "device.h"
 #include "interrupt.h"
 #include "json_out.h"
+#include "omp_env.h"
 #include "providers.h"
 #include "run_counters.h"
 #include "runinfo.h"
@@ -255,12 +256,11 @@ int sl_cmd_bench(int argc, char **argv) {
   const sl__probes none = {0, 0};
   const sl__probes start = b.cpu ? sl__probe(threads) : none;
   b.peak_gbs = start.gbs;
-  const char *bind = getenv("OMP_PROC_BIND");
-  const char *wait = getenv("OMP_WAIT_POLICY");
+  char omp[160];
   if (b.cpu)
-    printf("threads %d (OMP_PROC_BIND=%s, OMP_WAIT_POLICY=%s), copy "
-           "bandwidth %.2f GB/s (fastest 256 MiB memcpy, read+write)\n",
-           threads, bind ? bind : "unset", wait ? wait : "unset", b.peak_gbs);
+    printf("threads %d (%s), copy bandwidth %.2f GB/s (fastest 256 MiB "
+           "memcpy, read+write)\n",
+           threads, sl_omp_env_line(omp, sizeof omp), b.peak_gbs);
   if (start.rtt_ns > 0)
     printf("core-to-core round trip %.0f ns (a cache line between threads 0 "
            "and 1)\n",

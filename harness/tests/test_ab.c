@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ab.h"
+#include "ab_gate.h"
 #include "sl_test.h"
 
 /* The simulated machine: a slow swing of 2x in speed over about 400 calls,
@@ -326,7 +327,131 @@ static void test_instructions_metric(void) {
         0);
 }
 
+/* Holm's step-down on a known list: sorted, 0.005 <= 0.05/4 and
+ * 0.01 <= 0.05/3 are rejected; 0.03 > 0.05/2 stops the step-down, so 0.04
+ * is kept although it lies below its own threshold 0.05/1 (a step-up, or
+ * no stop, would reject it). A p that is not a number sorts last and is
+ * never rejected. */
+static void test_holm(void) {
+  const double p[] = {0.01, 0.04, 0.03, 0.005};
+  double thresh[4];
+  int reject[4];
+  CHECK(sl_ab_holm(p, 4, 0.05, thresh, reject) == 2);
+  const int want[] = {1, 0, 0, 1};
+  const double want_t[] = {0.05 / 3, 0.05 / 1, 0.05 / 2, 0.05 / 4};
+  for (int i = 0; i < 4; ++i) {
+    CHECK_MSG(reject[i] == want[i], "p %g: rejected %d, expected %d", p[i],
+              reject[i], want[i]);
+    CHECK_MSG(fabs(thresh[i] - want_t[i]) < 1e-15, "p %g: threshold %g, not %g",
+              p[i], thresh[i], want_t[i]);
+  }
+  const double with_nan[] = {NAN, 0.001};
+  CHECK(sl_ab_holm(with_nan, 2, 0.05, thresh, reject) == 1);
+  CHECK(!reject[0] && reject[1] && thresh[0] == 0.05 && thresh[1] == 0.025);
+  CHECK(sl_ab_holm(p, 0, 0.05, thresh, reject) == 0);
+  CHECK(sl_ab_holm(p, 4, 0, thresh, reject) == -1);
+  CHECK(sl_ab_holm(p, 4, 1, thresh, reject) == -1);
+  /* The exact signed-rank test's smallest p over n rounds is 2 / 2^n. */
+  CHECK(sl_ab_rounds_for_p(0.05) == 6);
+  CHECK(sl_ab_rounds_for_p(0.05 / 66) == 12);
+  CHECK(sl_ab_rounds_for_p(1) == 1);
+  CHECK(sl_ab_confirm_seed(1) != 1);
+}
+
+static sl_ab_row judged_row(sl_ab_verdict v, double ratio, double p) {
+  sl_ab_row r;
+  memset(&r, 0, sizeof r);
+  r.kind = SL_AB_ROW_JUDGED;
+  r.verdict = v, r.ratio = ratio, r.lo = ratio * 0.9, r.hi = ratio * 1.1;
+  r.p = p;
+  return r;
+}
+
+/* The run-wide correction on a run like the issue's: 66 judgements, one a
+ * parallel variant's false "slower" at p = 0.0098 (1.172 [1.046, 1.321]),
+ * one a real 2x slowdown at p = 1e-6. Uncorrected, both are slower and the
+ * run fails; corrected, only the real one is. */
+static void test_holm_over_the_run(void) {
+  static sl_ab_set s;
+  memset(&s, 0, sizeof s);
+  sl_ab_row r = judged_row(SL_AB_SLOWER, 1.172, 0.0098);
+  sl_ab_set_add(&s, &r);
+  r = judged_row(SL_AB_SLOWER, 2.0, 1e-6);
+  sl_ab_set_add(&s, &r);
+  for (int i = 0; i < 64; ++i) {
+    r = judged_row(i % 2 ? SL_AB_SAME : SL_AB_UNCLEAR, 1.0, 0.2 + i / 100.0);
+    sl_ab_set_add(&s, &r);
+  }
+  r.kind = SL_AB_ROW_MISSING; /* not a judgement: not counted in m */
+  sl_ab_set_add(&s, &r);
+  CHECK(sl_ab_set_holm(&s, 0.05) == 0);
+  sl_ab_set_recount(&s);
+  CHECK_MSG(s.judgements == 66 && s.alpha == 0.05, "m %d, alpha %g",
+            s.judgements, s.alpha);
+  CHECK_MSG(s.rows[0].verdict == SL_AB_UNCLEAR,
+            "p 0.0098 of 66 judgements still %s: no correction",
+            sl_ab_verdict_name(s.rows[0].verdict));
+  CHECK(s.rows[0].first == SL_AB_SLOWER && !s.rows[0].rejected);
+  CHECK(fabs(s.rows[0].p_threshold - 0.05 / 65) < 1e-15);
+  CHECK(s.rows[1].verdict == SL_AB_SLOWER && s.rows[1].rejected);
+  CHECK(fabs(s.rows[1].p_threshold - 0.05 / 66) < 1e-15);
+  CHECK(sl_ab_row_to_confirm(&s.rows[1]) && !sl_ab_row_to_confirm(&s.rows[0]));
+  CHECK_MSG(s.counts[SL_AB_SLOWER] == 1, "%d slower", s.counts[SL_AB_SLOWER]);
+  CHECK(s.counts[SL_AB_UNCLEAR] == 33 && s.counts[SL_AB_SAME] == 32);
+  CHECK(sl_ab_set_holm(&s, 0) == -1);
+  sl_ab_set_free(&s);
+}
+
+/* A row from a simulated judgement (run()), as the command keeps it. */
+static sl_ab_row row_of(const sl_ab_result *res) {
+  sl_ab_row r = judged_row(res->verdict, res->ratio, res->p);
+  r.lo = res->lo, r.hi = res->hi;
+  r.rejected = 1, r.first = res->verdict;
+  return r;
+}
+
+/* Confirmation: a planted 20% slowdown is slower again in fresh rounds and
+ * stands; a first "slower" of an unchanged pair (a disturbed first
+ * measurement: here a run of the slowed pair stands in for it) is not
+ * confirmed by the A/A rounds and becomes unclear, both figures kept. */
+static void test_confirmation(void) {
+  static sl_ab_result first, again;
+  const uint64_t seed = 5, seed2 = sl_ab_confirm_seed(5);
+  CHECK(run(1.20, seed, &first) == SL_AB_SLOWER);
+  sl_ab_row r = row_of(&first);
+  CHECK(sl_ab_row_to_confirm(&r));
+  run(1.20, seed2, &again);
+  sl_ab_row_confirm(&r, &again, 0.05);
+  CHECK_MSG(r.verdict == SL_AB_SLOWER && r.again == SL_AB_SLOWER,
+            "a planted 20%% slowdown: %s, again %s",
+            sl_ab_verdict_name(r.verdict), sl_ab_verdict_name(r.again));
+  CHECK(r.again_done && r.again_rounds == again.rounds &&
+        fabs(r.again_ratio - 1.2) < 0.03);
+  /* The unchanged pair, judged slower at first: not confirmed. */
+  r = row_of(&first);
+  run(1.0, seed2, &again);
+  sl_ab_row_confirm(&r, &again, 0.05);
+  CHECK_MSG(r.verdict == SL_AB_UNCLEAR,
+            "A/A confirmed a first slower: %s (again %.3f %s)",
+            sl_ab_verdict_name(r.verdict), r.again_ratio,
+            sl_ab_verdict_name(r.again));
+  CHECK(r.first == SL_AB_SLOWER && fabs(r.ratio - first.ratio) < 1e-12 &&
+        fabs(r.again_ratio - 1.0) < 0.02);
+  /* No second judgement, or one whose own p is above alpha: no claim. */
+  r = row_of(&first);
+  sl_ab_row_confirm(&r, NULL, 0.05);
+  CHECK(r.verdict == SL_AB_UNCLEAR && !r.again_done);
+  run(1.20, seed2, &again);
+  again.p = 0.2;
+  CHECK(sl_ab_second_verdict(&again, 0.05) == SL_AB_UNCLEAR);
+  again.p = 0.01;
+  CHECK(sl_ab_second_verdict(&again, 0.05) == SL_AB_SLOWER);
+}
+
 int main(void) {
+  test_holm();
+  test_holm_over_the_run();
+  test_confirmation();
   test_judge();
   test_instructions_metric();
   test_reference_arm();
