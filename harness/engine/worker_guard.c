@@ -48,11 +48,12 @@ void sl_worker_guard_init(sl_worker_guard *g, int in, int out, int threads) {
    * the size the harness asks for: its threads exist before any call. */
 #ifdef _OPENMP
   /* A body with an effect: an empty region is dropped by the compiler,
-   * and no thread starts. */
+   * and no thread starts. One writer only (TSan read `+=` from every
+   * thread as a race). */
   static volatile int started;
   if (threads > 1) {
 #pragma omp parallel num_threads(threads)
-    started += omp_get_thread_num() == 0;
+    if (omp_get_thread_num() == 0) started = 1;
   }
   (void)started;
 #else
