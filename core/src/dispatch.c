@@ -166,5 +166,9 @@ sl_status sl_run_variant(sl_ctx *ctx, const sl_variant *v, sl_call *call) {
   /* Kernels see the normalized parameters (dim >= 0, dims filled in). */
   call->p = want.p;
   call->out_rows = want.out_rows;
-  return v->fn(ctx, call);
+  const sl_status kernel_status = v->fn(ctx, call);
+  /* A kernel may fill msg to the brim without its NUL (a provider's memcpy):
+   * whoever reads the message must not run past it. */
+  if (ctx) ctx->msg[sizeof ctx->msg - 1] = '\0';
+  return kernel_status;
 }

@@ -7,6 +7,7 @@
  * one thing that decides the status.
  */
 #include <stdint.h>
+#include <string.h>
 
 #include "core_test.h"
 #include "sl/sl.h"
@@ -144,6 +145,29 @@ static void test_run_variant_picks_mode(void) {
   }
 }
 
+/* A kernel that fills its message without a terminating NUL. */
+static sl_status unterminated_kernel(sl_ctx *ctx, sl_call *c) {
+  (void)c;
+  memset(ctx->msg, 'A', sizeof ctx->msg);
+  ctx->status = SL_STATUS_INVALID_ARGUMENT;
+  return SL_STATUS_INVALID_ARGUMENT;
+}
+
+/* sl_run_variant hands back a message that ends inside ctx->msg. */
+static void test_unterminated_message(void) {
+  sl_variant row = {index_ops[0], "test.unterminated", unterminated_kernel,
+                    SL_CHECKS_INDEX_VALUES};
+  bufs b;
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  ctx.threads = 0x41414141; /* more 'A's past msg, were it read on */
+  sl_call c = bad_index_call(index_ops[0], &b);
+  CHECK(sl_run_variant(&ctx, &row, &c) == SL_STATUS_INVALID_ARGUMENT);
+  CHECK_MSG(memchr(ctx.msg, '\0', sizeof ctx.msg) != NULL,
+            "the kernel's message has no NUL within its %zu bytes",
+            sizeof ctx.msg);
+}
+
 /* The library's own flagged variants keep sl_infer's message (their own
  * pass finds the value the shapes-only inference left to them). */
 static void test_flagged_variants_still_refuse(void) {
@@ -170,5 +194,6 @@ int main(void) {
   test_modes_by_name();
   test_run_variant_picks_mode();
   test_flagged_variants_still_refuse();
+  test_unterminated_message();
   return sl_test_finish("test_infer_mode");
 }

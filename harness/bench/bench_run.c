@@ -14,6 +14,7 @@
 #include "bench_case.h"
 #include "bench_table.h"
 #include "case.h"
+#include "clean_text.h"
 #include "cli.h"
 #include "cpu_round_trip.h"
 #include "datagen.h"
@@ -203,6 +204,14 @@ static int sl__alloc_call_outputs(sl_call *calls, int n, void **mem) {
   return 0;
 }
 
+/* "  NAME  not timed: why", the why a kernel's or provider's words: made
+ * safe for the terminal and a CI log (clean_text.h). */
+static void sl__print_untimed(const char *name, const char *why) {
+  printf("  %-12s not timed: ", name);
+  sl_text_put(stdout, why);
+  putchar('\n');
+}
+
 /*
  * The device side of a case: LibTorch's CUDA op (torch.cuda) first, unless
  * --no-torch, then the cuda.* variants that passed (results cuda[0..n-1]),
@@ -227,7 +236,7 @@ static int sl__time_cuda(sl__bench_ctx *b, const sl_case_result *res,
     sl_ctx ctx;
     sl_ctx_init(&ctx);
     if (sl_device_time_torch(&ctx, &in->call, b->cold, &o, &t)) {
-      printf("  %-12s not timed: %s\n", "torch.cuda", sl_ctx_message(&ctx));
+      sl__print_untimed("torch.cuda", sl_ctx_message(&ctx));
     } else if (!sl_interrupted()) {
       torch_s = t.median_s;
       sl__print_row("torch.cuda", &t, bytes, b->dev_gbs, torch_s);
@@ -240,7 +249,7 @@ static int sl__time_cuda(sl__bench_ctx *b, const sl_case_result *res,
     sl_ctx ctx;
     sl_ctx_init(&ctx);
     if (sl_device_time_variant(&ctx, &hv->v, &in->call, b->cold, &o, &t)) {
-      printf("  %-12s not timed: %s\n", r->variant, sl_ctx_message(&ctx));
+      sl__print_untimed(r->variant, sl_ctx_message(&ctx));
       failed = 1;
       continue;
     }
@@ -381,8 +390,8 @@ static int sl__time_contenders(sl__bench_ctx *b, const sl_case_result *res,
     for (int i = 0; i < n; ++i) {
       const char *name = tm[i].variant ? tm[i].variant : "torch.cpu";
       if (rc[i]) {
-        printf("  %-12s not timed: %s\n", name,
-               tm[i].variant ? sl_ctx_message(&tm[i].ctx) : tm[i].msg);
+        sl__print_untimed(name, tm[i].variant ? sl_ctx_message(&tm[i].ctx)
+                                              : tm[i].msg);
         continue;
       }
       sl__print_row(name, &t[i], bytes, b->peak_gbs, torch_median);
