@@ -34,8 +34,8 @@ static const sl__start_env sl__start_envs[] = {
     /* A campaign on a busy machine (a CI runner's other jobs): a thread
      * waiting at a barrier sleeps instead of spinning away the scheduler
      * slices of a core another process took. On an idle machine spinning
-     * is faster (a sleeping team's wake-ups cost the default campaign 44%
-     * of its cases), so the runtime's default stays there. */
+     * is faster (a sleeping team must be woken at every region:
+     * docs/benchmarks.md), so the runtime's default stays there. */
     {"fuzz", "OMP_WAIT_POLICY", "passive", "GOMP_SPINCOUNT", sl__machine_busy},
 };
 

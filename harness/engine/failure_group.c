@@ -30,7 +30,7 @@ void sl_failure_message_class(const char *m, char *out, size_t len) {
       out[n++] = '#';
       p = q;
       /* A list of numbers (a position "3, 1, 2", a shape "4x3") is one
-       * '#': its length is the rank, which the shape class tells. */
+       * '#': its length is the case's rank, which names no bug. */
       const char *r = p;
       if (*r == ',' || *r == 'x') ++r;
       if (r > p && *r == ' ') ++r;
@@ -79,8 +79,11 @@ static const char *sl__mismatch_kind(sl_dtype dt, const char *m) {
   if (end == got + 6) return NULL;
   if (isnan(e) && !isnan(g)) return "a NaN lost";
   if (isnan(g) && !isnan(e)) return "a NaN made";
+  /* One byte of poison reads as an ordinary value (bool true, u8 165):
+   * never-written is told only in wider dtypes. */
   const double p = sl__poison_value(dt);
-  if (!isnan(p) && (g == p || fabs(g - p) <= 1e-6 * fabs(p)))
+  if (sl_dtype_size(dt) > 1 && !isnan(p) &&
+      (g == p || fabs(g - p) <= 1e-6 * fabs(p)))
     return "an element never written";
   return "a value wrong";
 }

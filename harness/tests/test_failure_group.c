@@ -81,6 +81,11 @@ int main(void) {
               "%s: kind '%s', expected '%s'", kinds[k].message,
               bar ? bar + 2 : s.text, kinds[k].kind);
   }
+  /* In a one-byte dtype the poison is an ordinary value: no kind from it. */
+  sl_failure_sig u8 =
+      sig("gather dt=u8 it=i64 x=4x3 index=2x3 dim=0 seed=1", "b:cpu.x",
+          "failed", "out: exact mismatch at [0]: got 165, expected 1");
+  CHECK_CONTAINS(u8.text, "| a value wrong");
   /* The reduce and the output name the defect too. */
   const char *sr = "scatter_reduce dt=f32 it=i64 x=4 index=3 src=3 dim=0 "
                    "reduce=amax seed=1";
