@@ -214,6 +214,10 @@ int sl__drop_axis_nd(sl_case *fw, int k);
 int sl__drop_axis_index_reduce(sl_case *fw, int k);
 int sl__drop_axis_select(sl_case *fw, int k);
 int sl__drop_axis_masked(sl_case *fw, int k);
+/* Axes k and k + 1 of s as one (their product); and the family mergers. */
+void sl__shrink_merge(sl_case_shape *s, int k);
+int sl__merge_axes_dimwise(sl_case *fw, int k);
+int sl__merge_axes_index_reduce(sl_case *fw, int k);
 
 /* huge.c: the huge-offset case's extents, and the ops' shapes for it. */
 typedef struct sl__huge_dims {
@@ -252,6 +256,11 @@ typedef struct sl__fuzz_op {
    * repair / no axis dropped. */
   void (*repair)(sl_case *fw, sl_op op);
   int (*drop_axis)(sl_case *fw, int k);
+  /* Merge axes k and k + 1 of x (and the matching axes of the other
+   * inputs) into one of their product: a lower rank with the same elements,
+   * the move that takes a rank-7 case to the 1-D one of the same count.
+   * -1: not allowed here; NULL: the family has no merge. */
+  int (*merge_axes)(sl_case *fw, int k);
   /* The shapes of a huge-offset case (huge.h) past x's [rows, cols];
    * NULL: the op has none. */
   void (*huge)(sl_case *fw, const struct sl__huge_dims *h, sl_rng *r);

@@ -1,6 +1,7 @@
 /* Shrinking failing cases (see shrink.h). */
 #include "shrink.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "casegen.h"
@@ -12,7 +13,6 @@ static int64_t sl__numel(const sl_case_shape *s) {
   int64_t n = sl_case_numel(s);
   return n < 0 ? INT64_MAX / 64 : n;
 }
-
 
 int64_t sl_case_size(const sl_case *c) {
   const sl_case_spec *spec = c ? sl_case_spec_of(c->op) : NULL;
@@ -53,6 +53,13 @@ void sl__shrink_drop(sl_case_shape *s, int k) {
   }
 }
 
+/* Axes k and k + 1 as one of their product. */
+void sl__shrink_merge(sl_case_shape *s, int k) {
+  if (k + 1 >= s->ndim) return;
+  s->shape[k] *= s->shape[k + 1];
+  sl__drop(s, k + 1);
+}
+
 /* Sets s's extents, keeping its layout. */
 void sl__reshape(sl_case_shape *s, int nd, const int64_t *e) {
   s->present = 1;
@@ -79,37 +86,69 @@ static int sl__drop_axis(sl_case *fw, int k) {
 /* Candidates                                                                */
 /* ------------------------------------------------------------------------ */
 
+/* The rank of every input together: the order's second key. */
+static int sl__rank_sum(const sl_case *c) {
+  const sl_case_spec *spec = sl_case_spec_of(c->op);
+  int r = 0;
+  for (int i = 0; spec && i < spec->n_shapes; ++i)
+    r += c->arg[spec->shape_slots[i]].ndim;
+  return r;
+}
+
+int sl_case_precedes(const sl_case *a, const sl_case *b) {
+  const int64_t sa = sl_case_size(a), sb = sl_case_size(b);
+  if (sa != sb) return sa < sb;
+  const int ra = sl__rank_sum(a), rb = sl__rank_sum(b);
+  if (ra != rb) return ra < rb;
+  /* f32 is the plain dtype a reader expects; any other says more */
+  return a->dt == SL_F32 && b->dt != SL_F32;
+}
+
 typedef struct sl__shrinker {
   const sl_case *orig;
   sl_fuzz_class cls;
   int repair;
-  int64_t size0;
   sl_case *out;
   int max;
   int n;
 } sl__shrinker;
 
-/* Keeps candidate fw (a forward view) if it is consistent, of the original's
- * class, strictly smaller, and not already offered. */
-static void sl__offer(sl__shrinker *s, sl_case *fw) {
-  if (s->n >= s->max) return;
+static void sl__init(sl__shrinker *s, const sl_case *c, sl_case *out, int max) {
+  sl_fuzz_class cls = sl_fuzz_classify(c);
+  /* Classes about values and dtypes survive shape surgery: keep the shapes
+   * valid for them too. */
+  int repair = cls == SL_FUZZ_VALID || cls == SL_FUZZ_OOB ||
+               cls == SL_FUZZ_NEG || cls == SL_FUZZ_ITYPE ||
+               cls == SL_FUZZ_DTYPE || cls == SL_FUZZ_REDUCE;
+  *s = (sl__shrinker){c, cls, repair, out, max, 0};
+}
+
+/* The full case of candidate fw (a forward view) into *full when it is
+ * consistent, of the original's class and earlier in the order: 1, else 0. */
+static int sl__make(const sl__shrinker *s, sl_case *fw, sl_case *full) {
   if (s->repair) sl__repair(fw, s->orig->op);
   /* Fewer rows hold fewer voxels; coors that hold none ask for none. */
   if (fw->voxels && fw->arg[1].ndim == 2 && fw->voxels > fw->arg[1].shape[0])
     fw->voxels = fw->arg[1].shape[0];
   if (fw->voxels && sl_case_check_voxels(fw, NULL, 0)) fw->voxels = 0;
-  sl_case full;
-  sl_case_from_forward(fw, s->orig->op, &full);
-  if (sl_fuzz_classify(&full) != s->cls) return;
+  sl_case_from_forward(fw, s->orig->op, full);
+  if (sl_fuzz_classify(full) != s->cls) return 0;
   if (sl_case_is_backward(s->orig->op) && s->cls == SL_FUZZ_SHAPE) {
     /* fw is the forward view. A shape that breaks only the backward's own
      * rule (scatter_reduce_backward: a src larger than index) is refused
      * by the core but taken by LibTorch's autograd for prod/amax/amin: not
      * a certain rejection, so not a candidate. (The other backward ops'
      * shape classes are their forward's.) */
-    if (sl_fuzz_classify(fw) == SL_FUZZ_VALID) return;
+    if (sl_fuzz_classify(fw) == SL_FUZZ_VALID) return 0;
   }
-  if (sl_case_size(&full) >= s->size0) return;
+  return sl_case_precedes(full, s->orig);
+}
+
+/* Keeps candidate fw (a forward view) if sl__make takes it and it was not
+ * offered already. */
+static void sl__offer(sl__shrinker *s, sl_case *fw) {
+  sl_case full;
+  if (s->n >= s->max || !sl__make(s, fw, &full)) return;
   char a[SL_CASE_LINE_MAX], b[SL_CASE_LINE_MAX];
   sl_case_print(&full, a, sizeof a);
   for (int i = 0; i < s->n; ++i) {
@@ -123,18 +162,19 @@ int sl_shrink_candidates(const sl_case *c, sl_case *out, int max) {
   if (!c || !out || max <= 0 || !sl_case_spec_of(c->op)) return 0;
   sl_case fw, t;
   sl_case_forward(c, &fw);
-  sl__shrinker s = {c, sl_fuzz_classify(c), 0, sl_case_size(c), out, max, 0};
-  /* Classes about values and dtypes survive shape surgery: keep the shapes
-   * valid for them too. */
-  s.repair = s.cls == SL_FUZZ_VALID || s.cls == SL_FUZZ_OOB ||
-             s.cls == SL_FUZZ_NEG || s.cls == SL_FUZZ_ITYPE ||
-             s.cls == SL_FUZZ_DTYPE || s.cls == SL_FUZZ_REDUCE;
+  sl__shrinker s;
+  sl__init(&s, c, out, max);
   const sl_case_spec *spec = sl_case_spec_of(fw.op);
+  const sl__fuzz_op *f = sl__fuzz_op_of(fw.op);
 
-  /* 1. one axis fewer */
+  /* 1. one axis fewer, 1b. two axes as one */
   for (int k = 0; k < fw.arg[0].ndim; ++k) {
     t = fw;
     if (sl__drop_axis(&t, k) == 0) sl__offer(&s, &t);
+  }
+  for (int k = 0; f && f->merge_axes && k + 1 < fw.arg[0].ndim; ++k) {
+    t = fw;
+    if (f->merge_axes(&t, k) == 0) sl__offer(&s, &t);
   }
   /* 2. halve an extent, 3. an extent of 1 */
   for (int pass = 0; pass < 2; ++pass)
@@ -167,7 +207,12 @@ int sl_shrink_candidates(const sl_case *c, sl_case *out, int max) {
     sl__reshape(&t.arg[2], 1, &n);
     sl__offer(&s, &t);
   }
-  /* 6. simpler data */
+  /* 6. simpler data: f32, then the patterns and layouts */
+  if (fw.dt != SL_F32) {
+    t = fw;
+    t.dt = SL_F32;
+    sl__offer(&s, &t);
+  }
   if (fw.dp != SL_DP_RAND) {
     t = fw;
     t.dp = SL_DP_RAND;
@@ -229,4 +274,80 @@ int sl_shrink_candidates(const sl_case *c, sl_case *out, int max) {
     sl__offer(&s, &t);
   }
   return s.n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The search                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* Bisects extent k of the forward view's shape `slot` of *c down to the
+ * smallest that still fails, taking each failing step: the boundary of a
+ * bug that needs 65 updates is 65, where halving stops at 106. A step the
+ * rules refuse counts as passing. 1 when *c got smaller, 0 when not, -1
+ * when fails() said stop. */
+static int sl__bisect(sl_case *c, int slot, int k, sl_shrink_fails fails,
+                      void *user) {
+  sl_case fw, t, full;
+  sl_case_forward(c, &fw);
+  int64_t lo = 0, hi = fw.arg[slot].shape[k];
+  int progress = 0;
+  while (hi - lo > 1) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    sl__shrinker s;
+    sl__init(&s, c, NULL, 0);
+    t = fw;
+    t.arg[slot].shape[k] = mid;
+    const int r = sl__make(&s, &t, &full) ? fails(user, &full) : 0;
+    if (r < 0) return -1;
+    if (!r) {
+      lo = mid;
+      continue;
+    }
+    *c = full;
+    sl_case_forward(c, &fw);
+    hi = fw.arg[slot].shape[k]; /* a repair may have cut it further */
+    progress = 1;
+  }
+  return progress;
+}
+
+/* sl__bisect over every extent of every input. */
+static int sl__bisect_all(sl_case *c, sl_shrink_fails fails, void *user) {
+  sl_case fw;
+  sl_case_forward(c, &fw);
+  const sl_case_spec *spec = sl_case_spec_of(fw.op);
+  int progress = 0;
+  for (int i = 0; i < spec->n_shapes; ++i) {
+    const int slot = spec->shape_slots[i];
+    for (int k = 0; k < fw.arg[slot].ndim; ++k) {
+      const int r = sl__bisect(c, slot, k, fails, user);
+      if (r < 0) return -1;
+      progress |= r;
+    }
+  }
+  return progress;
+}
+
+int sl_shrink(sl_case *c, sl_shrink_fails fails, void *user) {
+  enum { MAX_CANDIDATES = 64 };
+  sl_case *cand = malloc(sizeof *cand * MAX_CANDIDATES);
+  if (!c || !fails || !cand || !sl_case_spec_of(c->op)) {
+    free(cand);
+    return 0;
+  }
+  int steps = 0;
+  for (int r = 1; r > 0;) {
+    /* The candidates first (the big moves, then simpler values); when
+     * none fails, each extent to its boundary. */
+    const int n = sl_shrink_candidates(c, cand, MAX_CANDIDATES);
+    int i = 0;
+    for (r = 0; i < n && !r; ++i) r = fails(user, &cand[i]);
+    if (r > 0)
+      *c = cand[i - 1];
+    else if (r == 0)
+      r = sl__bisect_all(c, fails, user);
+    steps += r > 0;
+  }
+  free(cand);
+  return steps;
 }

@@ -1,6 +1,7 @@
 /*
- * The generator's op family gather, scatter, scatter_reduce and scatter_reduce_backward: one index as large as the updates, along one dim: its
- * valid shapes, breakers, classifier, shrink hooks and table rows
+ * The generator's op family gather, scatter, scatter_reduce and
+ * scatter_reduce_backward: one index as large as the updates, along one dim:
+ * its valid shapes, breakers, classifier, shrink hooks and table rows
  * (casegen_internal.h's sl__fuzz_op).
  */
 #include <math.h>
@@ -212,6 +213,26 @@ int sl__drop_axis_dimwise(sl_case *fw, int k) {
   return 0;
 }
 
+/* The axis mergers by family of forward op (sl__fuzz_op.merge_axes): x,
+ * index and src share their rank here, so each merges the same pair; the
+ * dim follows the axis it was on (a negative dim stays negative). The
+ * rules hold after it: a product of extents no larger than another's is
+ * no larger. */
+int sl__merge_axes_dimwise(sl_case *fw, int k) {
+  sl_case_shape *x = &fw->arg[0], *a1 = &fw->arg[1], *a2 = &fw->arg[2];
+  const int R = x->ndim;
+  int64_t d = 0;
+  if (k + 1 >= R || a1->ndim != R || (a2->present && a2->ndim != R) ||
+      !sl__norm_dim(fw->dim, R, &d))
+    return -1;
+  const int64_t nd = d <= k ? d : d - 1;
+  fw->dim = fw->dim < 0 ? nd - (R - 1) : nd;
+  sl__shrink_merge(x, k);
+  sl__shrink_merge(a1, k);
+  if (a2->present) sl__shrink_merge(a2, k);
+  return 0;
+}
+
 /* gather, scatter, scatter_reduce: an [m, k] index (and src, unless
  * scatter's val= stands for it). */
 void sl__huge_dimwise(sl_case *fw, const sl__huge_dims *h, sl_rng *r) {
@@ -224,29 +245,30 @@ void sl__huge_dimwise(sl_case *fw, const sl__huge_dims *h, sl_rng *r) {
 const sl_reduce sl__bad_sr[3] = {SL_REDUCE_NONE, SL_REDUCE_ASSIGN,
                                  SL_REDUCE_MAX};
 
-const sl__fuzz_op sl__fuzz_gather = {
-    .gen = sl__gen_gather,
-    .break_dim = sl__break_dim_dimwise,
-    .break_rank = sl__break_rank_dimwise,
-    .break_shape = sl__break_shape_dimwise,
-    .huge = sl__huge_dimwise,
-    .repair = sl__repair_dimwise,
-    .drop_axis = sl__drop_axis_dimwise,
-    .classify = sl__classify_dimwise,
-    .out_like_index = 1,
-    .classes = SL__INDEX_CLASSES};
+const sl__fuzz_op sl__fuzz_gather = {.gen = sl__gen_gather,
+                                     .break_dim = sl__break_dim_dimwise,
+                                     .break_rank = sl__break_rank_dimwise,
+                                     .break_shape = sl__break_shape_dimwise,
+                                     .huge = sl__huge_dimwise,
+                                     .repair = sl__repair_dimwise,
+                                     .drop_axis = sl__drop_axis_dimwise,
+                                     .merge_axes = sl__merge_axes_dimwise,
+                                     .classify = sl__classify_dimwise,
+                                     .out_like_index = 1,
+                                     .classes = SL__INDEX_CLASSES};
 
-const sl__fuzz_op sl__fuzz_scatter = {
-    .gen = sl__gen_scatter,
-    .break_dim = sl__break_dim_dimwise,
-    .break_rank = sl__break_rank_dimwise,
-    .break_shape = sl__break_shape_dimwise,
-    .huge = sl__huge_dimwise,
-    .stress = 1,
-    .repair = sl__repair_dimwise,
-    .drop_axis = sl__drop_axis_dimwise,
-    .classify = sl__classify_dimwise,
-    .classes = SL__INDEX_CLASSES | SL__CL(SCALAR)};
+const sl__fuzz_op sl__fuzz_scatter = {.gen = sl__gen_scatter,
+                                      .break_dim = sl__break_dim_dimwise,
+                                      .break_rank = sl__break_rank_dimwise,
+                                      .break_shape = sl__break_shape_dimwise,
+                                      .huge = sl__huge_dimwise,
+                                      .stress = 1,
+                                      .repair = sl__repair_dimwise,
+                                      .drop_axis = sl__drop_axis_dimwise,
+                                      .merge_axes = sl__merge_axes_dimwise,
+                                      .classify = sl__classify_dimwise,
+                                      .classes =
+                                          SL__INDEX_CLASSES | SL__CL(SCALAR)};
 
 const sl__fuzz_op sl__fuzz_scatter_reduce = {
     .gen = sl__gen_scatter_reduce,
@@ -260,6 +282,7 @@ const sl__fuzz_op sl__fuzz_scatter_reduce = {
     .stress = 1,
     .repair = sl__repair_dimwise,
     .drop_axis = sl__drop_axis_dimwise,
+    .merge_axes = sl__merge_axes_dimwise,
     .classify = sl__classify_dimwise,
     .classes = SL__INDEX_CLASSES};
 

@@ -1,6 +1,6 @@
 /*
- * The generator's op family index_reduce and its backward: a vector index along one axis: its
- * valid shapes, breakers, classifier, shrink hooks and table rows
+ * The generator's op family index_reduce and its backward: a vector index along
+ * one axis: its valid shapes, breakers, classifier, shrink hooks and table rows
  * (casegen_internal.h's sl__fuzz_op).
  */
 #include <math.h>
@@ -160,6 +160,22 @@ int sl__drop_axis_index_reduce(sl_case *fw, int k) {
   return 0;
 }
 
+/* Axes k and k + 1 of x and src, neither of them the dim (the index runs
+ * along it alone). */
+int sl__merge_axes_index_reduce(sl_case *fw, int k) {
+  sl_case_shape *x = &fw->arg[0], *a1 = &fw->arg[1], *a2 = &fw->arg[2];
+  const int R = x->ndim;
+  int64_t d = 0;
+  if (k + 1 >= R || a1->ndim != 1 || a2->ndim != R ||
+      !sl__norm_dim(fw->dim, R, &d) || k == d || k + 1 == d)
+    return -1;
+  const int64_t nd = d < k ? d : d - 1;
+  fw->dim = fw->dim < 0 ? nd - (R - 1) : nd;
+  sl__shrink_merge(x, k);
+  sl__shrink_merge(a2, k);
+  return 0;
+}
+
 /* The ops' huge shapes (sl__fuzz_op.huge), x already [rows, cols]. */
 
 void sl__huge_index_reduce(sl_case *fw, const sl__huge_dims *h, sl_rng *r) {
@@ -184,6 +200,7 @@ const sl__fuzz_op sl__fuzz_index_reduce = {
     .stress = 1,
     .repair = sl__repair_index_reduce,
     .drop_axis = sl__drop_axis_index_reduce,
+    .merge_axes = sl__merge_axes_index_reduce,
     .classify = sl__classify_index_reduce,
     .classes = SL__INDEX_CLASSES};
 

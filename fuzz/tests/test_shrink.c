@@ -31,7 +31,8 @@ static void test_shrink_candidates(void) {
       char a[SL_CASE_LINE_MAX], b[SL_CASE_LINE_MAX], err[256], msg[SL_MSG_LEN];
       sl_case d;
       print_line(&cand[j], a);
-      bad_size += sl_case_size(&cand[j]) >= size;
+      bad_size +=
+          !sl_case_precedes(&cand[j], &c) || sl_case_size(&cand[j]) > size;
       bad_cls += cand[j].op != c.op || sl_fuzz_classify(&cand[j]) != cls ||
                  cand[j].seed != c.seed;
       if (sl_case_parse(a, &d, err, sizeof err) != 0) {
@@ -151,8 +152,51 @@ static void test_shrink_example(void) {
   CHECK(sl_shrink_candidates(&c, cand, 0) == 0);
 }
 
+/* A bug that needs more than 64 index elements (a kernel that drops the
+ * last update past 64): from a rank-4 case of 2x3x4x5 = 120 updates,
+ * shrinking ends at a 1-D index of exactly 65, the boundary, through the
+ * merges (a lower rank at the same count) and the bisection. */
+static int fails_past_64(void *user, const sl_case *c) {
+  ++*(int *)user;
+  return sl_case_numel(&c->arg[1]) > 64;
+}
+
+static void test_shrink_to_boundary(void) {
+  sl_case c;
+  char err[256], line[SL_CASE_LINE_MAX];
+  CHECK(sl_case_parse("scatter_reduce dt=f16 it=i64 x=4x3x4x5 index=2x3x4x5 "
+                      "src=2x3x4x6 dim=1 reduce=sum self=1 dp=tie "
+                      "seed=3",
+                      &c, err, sizeof err) == 0);
+  CHECK(fails_past_64(&(int){0}, &c));
+  int tried = 0;
+  int steps = sl_shrink(&c, fails_past_64, &tried);
+  print_line(&c, line);
+  printf("shrink to boundary: %d steps, %d candidates tried: %s\n", steps,
+         tried, line);
+  CHECK_MSG(c.arg[1].ndim == 1 && c.arg[1].shape[0] == 65,
+            "not at the boundary: %s", line);
+  CHECK_MSG(c.arg[0].ndim == 1 && c.arg[0].shape[0] == 1 &&
+                c.arg[2].shape[0] == 65,
+            "x and src not minimal: %s", line);
+  CHECK_MSG(c.dt == SL_F32 && c.dp == SL_DP_RAND, "values not plain: %s", line);
+  CHECK(sl_fuzz_classify(&c) == SL_FUZZ_VALID);
+  /* a candidate that merges two axes: the same elements, a lower rank */
+  sl_case cand[64];
+  CHECK(sl_case_parse("gather dt=f32 it=i64 x=4x6 index=2x6 dim=1 seed=1", &c,
+                      err, sizeof err) == 0);
+  int n = sl_shrink_candidates(&c, cand, 64), merged = 0;
+  for (int j = 0; j < n; ++j) {
+    print_line(&cand[j], line);
+    merged |= strcmp(line, "gather dt=f32 it=i64 x=24 index=12 dim=0 "
+                           "seed=1") == 0;
+  }
+  CHECK_MSG(merged, "no merged candidate among %d", n);
+}
+
 int main(void) {
   test_shrink_candidates();
+  test_shrink_to_boundary();
   test_shrink_fixpoint();
   test_shrink_example();
   return sl_test_finish("test_shrink");

@@ -43,37 +43,43 @@ static const sl_variant_result *sl__find(const sl_case_result *r,
   return NULL;
 }
 
-/*
- * Shrinks c while `variant` keeps the verdict `verdict`: tries the candidate
- * smaller cases, most aggressive first, and restarts from the first that
- * still fails, until none does (or the step budget is spent). *out gets the
- * minimal case and res its result.
- */
+/* What a candidate of sl_shrink must do to count as failing the same
+ * way: `variant` keeps `verdict`. The budget (400 candidates, 30 s) stops
+ * it; res gets the result of the last case that failed. */
+typedef struct sl__shrink_probe {
+  const sl_fuzz_campaign *f;
+  sl_worker *w;
+  const char *variant;
+  sl_verdict verdict;
+  int tried;
+  double deadline;
+  sl_case_result *res;
+} sl__shrink_probe;
+
+static int sl__still_fails(void *user, const sl_case *c) {
+  sl__shrink_probe *p = user;
+  if (p->tried >= 400 || sl_now() >= p->deadline) return -1;
+  ++p->tried;
+  static sl_case_result r; /* large: not on the stack */
+  char err[512];
+  if (sl_worker_run_variants(p->w, c, p->variant, p->f->timeout, &r, err,
+                             sizeof err))
+    return 0;
+  const sl_variant_result *v = sl__find(&r, p->variant);
+  if (!v || v->verdict != p->verdict) return 0;
+  *p->res = r;
+  return 1;
+}
+
+/* Shrinks c (fuzz/shrink.h) while `variant` keeps the verdict `verdict`.
+ * *out gets the minimal case and res its result (left alone when no
+ * candidate failed). */
 static void sl__shrink(const sl_fuzz_campaign *f, sl_worker *w,
                        const sl_case *c, const char *variant,
                        sl_verdict verdict, sl_case *out, sl_case_result *res) {
   *out = *c;
-  static sl_case cand[64];
-  int steps = 0;
-  double deadline = sl_now() + 30;
-  for (int progress = 1; progress && steps < 400 && sl_now() < deadline;) {
-    progress = 0;
-    int n = sl_shrink_candidates(out, cand, 64);
-    for (int i = 0; i < n && steps < 400; ++i, ++steps) {
-      static sl_case_result r;
-      char err[512];
-      if (sl_worker_run_variants(w, &cand[i], variant, f->timeout, &r, err,
-                                 sizeof err))
-        continue;
-      const sl_variant_result *v = sl__find(&r, variant);
-      if (v && v->verdict == verdict) {
-        *out = cand[i];
-        *res = r;
-        progress = 1;
-        break;
-      }
-    }
-  }
+  sl__shrink_probe p = {f, w, variant, verdict, 0, sl_now() + 30, res};
+  sl_shrink(out, sl__still_fails, &p);
 }
 
 /* Writes the minimal case into the corpus, once per failure group:
@@ -226,9 +232,12 @@ static int sl__job_result(const sl_fuzz_campaign *f, sl_worker *w, sl__batch *b,
   sl_case_print(&minimal, line, sizeof line);
   /* The group: of the minimal case, as the shrinker left its message. */
   const sl_variant_result *mv = sl__find(&mres, first.variant);
+  /* What the minimal case says of itself: the repro's own message, not
+   * the found-as case's (another place, another count). */
+  const char *own = mv ? mv->message : first.message;
   sl_failure_sig sig;
   sl_failure_signature(&minimal, first.variant, sl_verdict_name(first.verdict),
-                       mv ? mv->message : first.message, &sig);
+                       own, &sig);
   if (f->db) {
     snprintf(b->p[at].sig, sizeof b->p[at].sig, "%s", sig.text);
     snprintf(b->p[at].sig_variant, sizeof b->p[at].sig_variant, "%s",
@@ -252,16 +261,15 @@ static int sl__job_result(const sl_fuzz_campaign *f, sl_worker *w, sl__batch *b,
       f->shrink ? sl_fuzz_case_past(&minimal, &largest) : NULL;
   if (huge)
     snprintf(message, sizeof message,
-             "%s; a huge case (x past 2^%d elements), not shrunk",
-             first.message, huge);
+             "%s; a huge case (x past 2^%d elements), not shrunk", own, huge);
   else if (past && largest > SL_FUZZ_SMALL_REPRO)
     snprintf(message, sizeof message,
              "%s; the minimal case keeps %lld elements, past %s (%lld: %s), "
              "where smaller cases take another path",
-             first.message, (long long)largest, past->name,
-             (long long)past->value, past->path);
+             own, (long long)largest, past->name, (long long)past->value,
+             past->path);
   else
-    snprintf(message, sizeof message, "%s", first.message);
+    snprintf(message, sizeof message, "%s", own);
   sl_text_one_line(message); /* a kernel's newline would forge a line */
   fprintf(out, "F %s\t%s\t%s\t%s\t%s\t%s\t%s\n", first.variant,
           sl_verdict_name(first.verdict), line, res->line, sig.id, sig.text,
