@@ -209,11 +209,56 @@ static int sl__batch_write(sl_store *st, int64_t run_id, int keep_all,
   return rc;
 }
 
+/* The groups whose tensors this job has sent: a group shows its minimal
+ * case once (one run more), not with every member. */
+typedef struct sl__shown_groups {
+  char id[256][17];
+  int n;
+} sl__shown_groups;
+
+/* Whether group id is met for the first time (and now remembered). */
+static int sl__first_showing(sl__shown_groups *g, const char *id) {
+  for (int i = 0; i < g->n; ++i)
+    if (strcmp(g->id[i], id) == 0) return 0;
+  if (g->n == (int)(sizeof g->id / sizeof g->id[0])) return 0;
+  snprintf(g->id[g->n++], sizeof g->id[0], "%s", id);
+  return 1;
+}
+
+/* The minimal case's tensors (worker.h: sl_worker_show) as one field of the
+ * F line, its lines joined by the two characters '\' 'n'. Empty for a
+ * crash or a hang (running it again would only crash again) and for a
+ * group shown already. */
+static void sl__shown_field(const sl_fuzz_campaign *f, sl_worker *w,
+                            sl__shown_groups *shown, const sl_case *c,
+                            const sl_variant_result *first,
+                            const sl_failure_sig *sig, char *out, size_t len) {
+  static char text[SL_WORKER_SHOWN_MAX];
+  char err[256];
+  out[0] = '\0';
+  if (first->verdict == SL_VERDICT_CRASHED ||
+      first->verdict == SL_VERDICT_TIMEOUT ||
+      !sl__first_showing(shown, sig->id))
+    return;
+  if (sl_worker_show(w, c, first->variant, f->timeout, text, sizeof text, err,
+                     sizeof err))
+    return;
+  size_t n = 0;
+  for (const char *p = text; *p && n + 3 < len; ++p) {
+    if (*p == '\n') {
+      if (p[1]) out[n++] = '\\', out[n++] = 'n';
+    } else if (*p != '\t' && *p != '\r') {
+      out[n++] = *p;
+    }
+  }
+  out[n] = '\0';
+}
+
 /* Handles one case's result in a job: batch, failure shrinking, corpus.
  * Returns -1 when out of memory. */
 static int sl__job_result(const sl_fuzz_campaign *f, sl_worker *w, sl__batch *b,
-                          const sl_case *c, sl_case_result *res, FILE *out,
-                          int64_t *failures) {
+                          sl__shown_groups *shown, const sl_case *c,
+                          sl_case_result *res, FILE *out, int64_t *failures) {
   int which;
   int at = f->db ? sl__batch_add(b, c, res, -1) : 0;
   if (at < 0) return -1;
@@ -271,9 +316,11 @@ static int sl__job_result(const sl_fuzz_campaign *f, sl_worker *w, sl__batch *b,
   else
     snprintf(message, sizeof message, "%s", own);
   sl_text_one_line(message); /* a kernel's newline would forge a line */
-  fprintf(out, "F %s\t%s\t%s\t%s\t%s\t%s\t%s\n", first.variant,
+  static char tensors[SL_WORKER_SHOWN_MAX + 512];
+  sl__shown_field(f, w, shown, &minimal, &first, &sig, tensors, sizeof tensors);
+  fprintf(out, "F %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", first.variant,
           sl_verdict_name(first.verdict), line, res->line, sig.id, sig.text,
-          message);
+          message, tensors);
   fflush(out);
   return 0;
 }
@@ -342,6 +389,7 @@ typedef struct sl__job_state {
   int64_t done_committed, failures_committed;
   int64_t ref_defects[SL_REF_DEFECTS_MAX]; /* cases per defect row met */
   sl__met (*met)[SL_MAX_VERDICTS];         /* [SL_OP_COUNT]; NULL: no memory */
+  sl__shown_groups shown;
 } sl__job_state;
 
 /* Commits what the job did since the last commit, in one transaction: the
@@ -455,7 +503,7 @@ int sl_fuzz_job(const sl_fuzz_campaign *f, int job, FILE *out) {
       cc->failures += sl__is_failure(&res, &which);
     }
     sl__count_met(s.met, &c, &res);
-    if (sl__job_result(f, w, &s.batch, &c, &res, out, &s.failures)) {
+    if (sl__job_result(f, w, &s.batch, &s.shown, &c, &res, out, &s.failures)) {
       fprintf(stderr, "scatterlab fuzz: job %d: out of memory\n", job);
       failed = 1;
       break;

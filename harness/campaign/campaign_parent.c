@@ -100,20 +100,36 @@ void sl__print_coverage(const sl_fuzz_cells *cells) {
   }
 }
 
+/* The F line's tensors field back to lines: the job joined them with the
+ * two characters '\\' 'n' (campaign_job.c). In place. */
+static void sl__tensor_lines(char *field) {
+  char *w = field;
+  for (const char *r = field; r && *r; ++r)
+    if (r[0] == '\\' && r[1] == 'n')
+      *w++ = '\n', ++r;
+    else
+      *w++ = *r;
+  if (w) *w = '\0';
+}
+
 /* Prints each failure (and frees it); with json, writes it there too as
  * {"variant", "verdict", "minimal", "found_as", "message", "repro"}. */
 void sl__print_failures(sl__gathered *g, FILE *json) {
   for (int i = 0; i < g->nfail; ++i) {
-    /* variant, verdict, minimal, found as, group id, group, message */
-    char *f7[7] = {0};
+    /* variant, verdict, minimal, found as, group id, group, message, the
+     * minimal case's tensors (campaign_job.c; a harness failure has no
+     * tensors) */
+    char *f7[8] = {0};
     char *p = g->failures[i];
-    for (int k = 0; k < 7 && p; ++k) {
+    for (int k = 0; k < 8 && p; ++k) {
       f7[k] = p;
-      p = k < 6 ? strchr(p, '\t') : NULL;
+      p = k < 7 ? strchr(p, '\t') : NULL;
       if (p) *p++ = '\0';
     }
+    sl__tensor_lines(f7[7]);
     if (sl_failure_groups_add(&g->groups, f7[4] ? f7[4] : "?", f7[5], f7[0],
-                              f7[1], f7[2], f7[3], f7[6]))
+                              f7[1], f7[2], f7[3], f7[6]) ||
+        sl_failure_groups_show(&g->groups, f7[4] ? f7[4] : "?", f7[7]))
       fprintf(stderr, "scatterlab fuzz: out of memory\n");
     char *fields[5] = {f7[0], f7[1], f7[2], f7[3], f7[6]};
     char repro[1400];

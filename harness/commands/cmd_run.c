@@ -7,6 +7,7 @@
 #include "case.h"
 #include "clean_text.h"
 #include "commands.h"
+#include "failure_group.h"
 #include "failure_report.h"
 #include "interrupt.h"
 #include "json_out.h"
@@ -180,6 +181,31 @@ static void sl__print_result(const sl_case_result *res, int quiet) {
   }
   int defect = res->ref_defect[0] ? sl_ref_defect_index(res->ref_defect) : -1;
   if (defect >= 0 && !quiet) sl_print_ref_defect(defect, -1, "");
+}
+
+/* The tensors of a failing case (show_tensors.h) into its group, run
+ * once more in the worker with its first failing variant: a pasted repro
+ * shows its bug. Once per group; not for a crash or hang, which would
+ * only happen again. */
+static void sl__show_failure(sl_worker *w, const sl_case *c,
+                             const sl_case_result *res, double timeout_s,
+                             sl_failure_groups *groups) {
+  const sl_variant_result *r = NULL;
+  for (int k = 0; k < res->n && !r; ++k)
+    if (sl_verdict_is_failure(res->v[k].verdict)) r = &res->v[k];
+  if (!w || !r || r->verdict == SL_VERDICT_CRASHED ||
+      r->verdict == SL_VERDICT_TIMEOUT)
+    return;
+  sl_failure_sig sig;
+  sl_failure_signature(c, r->variant, sl_verdict_name(r->verdict), r->message,
+                       &sig);
+  for (int i = 0; i < groups->n; ++i)
+    if (strcmp(groups->v[i].id, sig.id) == 0 && groups->v[i].tensors) return;
+  static char text[SL_WORKER_SHOWN_MAX];
+  char err[512];
+  if (sl_worker_show(w, c, r->variant, timeout_s, text, sizeof text, err,
+                     sizeof err) == 0)
+    sl_failure_groups_show(groups, sig.id, text);
 }
 
 static int sl__record(sl_store *st, int64_t run_id, const sl_case *c,
@@ -369,6 +395,8 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
     failed_cases += res->failures > 0;
     if (sl_failure_groups_add_result(&groups, &cases[i], res))
       report_failed = 1; /* out of memory: the groups are incomplete */
+    if (res->failures)
+      sl__show_failure(worker, &cases[i], res, timeout_s, &groups);
     ++judged;
     if (st && !store_failed) {
       /* One short transaction per case (cheap in WAL mode): the write lock

@@ -23,6 +23,7 @@
 #include "rerun.h"
 #include "runinfo.h"
 #include "safe_file.h"
+#include "show_tensors.h"
 #include "sl_report.h"
 #include "slref.h"
 #include "typed_calls.h"
@@ -572,6 +573,8 @@ static void sl__run_variant(const sl_case *c, const sl_run_opts *o,
         sl_rerun_selected(o->rerun_every, c->seed))
       sl__rerun(v, c, &inferred, copies, ctx.threads, o->rerun_threads,
                 &vc.call, c->seed, r);
+    sl_show_slots(o->shown, o->shown_len, "got ", c->op, vc.call.arg,
+                  info->n_in, info->n_in + info->n_out, 0);
     if (o->save_dir && line) {
       char err[256], prefix[SL_VARIANT_NAME_LEN + 2];
       snprintf(prefix, sizeof prefix, "%s.", v->name);
@@ -727,6 +730,14 @@ int sl_run_case(const sl_case *c0, const sl_run_opts *o, sl_case_result *res,
       if (sl__save_tensor(o->save_dir, "ref.", info->arg_names[info->n_in + s],
                           &ref[s], err, errlen))
         goto done;
+  }
+  if (o->shown && o->shown_len) {
+    o->shown[0] = '\0';
+    sl_show_slots(o->shown, o->shown_len, "", c.op, b.call.arg, 0, info->n_in,
+                  0);
+    if (ref_rc == 0)
+      sl_show_slots(o->shown, o->shown_len, "expected ", c.op, ref, info->n_in,
+                    info->n_in + info->n_out, info->n_in);
   }
   int selected = 0;
   for (size_t i = 0; i < sl_hvariant_count() && res->n < SL_MAX_VERDICTS; ++i) {

@@ -67,8 +67,12 @@ typedef struct sl_run_opts {
   const char *save_dir; /* --save: write the bundle here */
   int save_force;       /* --force: save_dir may hold files already */
   const char *load_dir; /* --load: read inputs from here */
-  int threads;          /* 0 = all */
-  int skip;             /* skip the first `skip` selected variants */
+  /* When set, the case's tensors as text (show_tensors.h): the inputs,
+   * LibTorch's outputs ("expected ...") and each variant's ("got ...") */
+  char *shown;
+  size_t shown_len;
+  int threads; /* 0 = all */
+  int skip;    /* skip the first `skip` selected variants */
   /* --max-case-bytes: most memory a case's tensors may take (its inputs
    * and two copies of its outputs, LibTorch's and a variant's), refused
    * before they are allocated; 0: sl_case_bytes_cap() */

@@ -39,6 +39,7 @@ typedef struct sl_request {
   int skip;
   char variants[256];  /* filter for this case; empty = the worker's own */
   char save_dir[1024]; /* --save for this case; empty = the worker's own */
+  int show;            /* write the case's tensors into sl_shared.shown */
   char line[SL_CASE_LINE_MAX];
 } sl_request;
 
@@ -55,6 +56,7 @@ typedef struct sl_shared {
   char ref_message[512];
   char ref_defect[48];
   char err[512];
+  char shown[SL_WORKER_SHOWN_MAX]; /* the tensors of a request with show */
   /* The answer to request `answered`: its end-of-case byte. The byte on the
    * pipe only wakes the parent; what counts is here, so that bytes a
    * kernel writes to the pipe are never taken for an answer. */
@@ -211,6 +213,9 @@ static void sl__child_loop(int in, int out, sl__child *ch, sl_run_opts o) {
     /* A corpus bundle's folder is named by its case: found again, it is
      * the same bundle, rewritten. */
     o.save_force = req.save_dir[0] ? 1 : base_force;
+    o.shown = req.show ? sh->shown : NULL;
+    o.shown_len = req.show ? sizeof sh->shown : 0;
+    sh->shown[0] = '\0';
     char tag = SL_MSG_DONE;
     if (sl_case_parse(req.line, &c, sh->err, sizeof sh->err) ||
         sl_run_case(&c, &o, &res, sh->err, sizeof sh->err)) {
@@ -465,10 +470,11 @@ static void sl__blame(sl_case_result *res, const char *current, int after,
 }
 
 static int sl__run_request(sl_worker *w, const sl_case *c, const char *variants,
-                           const char *save_dir, double timeout_s,
+                           const char *save_dir, int show, double timeout_s,
                            sl_case_result *res, char *err, size_t errlen) {
   static sl_request req;
   memset(res, 0, sizeof *res);
+  req.show = show;
   snprintf(req.variants, sizeof req.variants, "%s", variants ? variants : "");
   if (save_dir && strlen(save_dir) >= sizeof req.save_dir) {
     snprintf(err, errlen,
@@ -535,12 +541,25 @@ static int sl__run_request(sl_worker *w, const sl_case *c, const char *variants,
 int sl_worker_run_variants(sl_worker *w, const sl_case *c, const char *variants,
                            double timeout_s, sl_case_result *res, char *err,
                            size_t errlen) {
-  return sl__run_request(w, c, variants, NULL, timeout_s, res, err, errlen);
+  return sl__run_request(w, c, variants, NULL, 0, timeout_s, res, err, errlen);
+}
+
+int sl_worker_show(sl_worker *w, const sl_case *c, const char *variant,
+                   double timeout_s, char *shown, size_t len, char *err,
+                   size_t errlen) {
+  static sl_case_result res;
+  if (sl__run_request(w, c, variant, NULL, 1, timeout_s, &res, err, errlen))
+    return -1;
+  /* Only a worker that answered wrote it: after a crash the page is the
+   * fresh worker's, and holds nothing. */
+  w->sh->shown[sizeof w->sh->shown - 1] = '\0';
+  snprintf(shown, len, "%s", w->sh->shown);
+  return 0;
 }
 
 int sl_worker_save(sl_worker *w, const sl_case *c, const char *variant,
                    const char *dir, double timeout_s, char *err,
                    size_t errlen) {
   static sl_case_result res;
-  return sl__run_request(w, c, variant, dir, timeout_s, &res, err, errlen);
+  return sl__run_request(w, c, variant, dir, 0, timeout_s, &res, err, errlen);
 }

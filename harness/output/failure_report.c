@@ -51,6 +51,17 @@ int sl_failure_groups_add(sl_failure_groups *g, const char *id, const char *sig,
   return 0;
 }
 
+int sl_failure_groups_show(sl_failure_groups *g, const char *id,
+                           const char *tensors) {
+  if (!tensors || !tensors[0]) return 0;
+  for (int i = 0; i < g->n; ++i) {
+    sl_failure_group *e = &g->v[i];
+    if (strcmp(e->id, id) != 0 || e->tensors) continue;
+    if (!(e->tensors = sl__dup(tensors))) return -1;
+  }
+  return 0;
+}
+
 int sl_failure_groups_add_result(sl_failure_groups *g, const sl_case *c,
                                  const sl_case_result *res) {
   for (int i = 0; i < res->n; ++i) {
@@ -71,10 +82,25 @@ void sl_failure_groups_free(sl_failure_groups *g) {
   for (int i = 0; i < g->n; ++i) {
     sl_failure_group *e = &g->v[i];
     free(e->sig), free(e->variant), free(e->verdict), free(e->minimal);
-    free(e->found_as), free(e->message), free(e->repro);
+    free(e->found_as), free(e->message), free(e->repro), free(e->tensors);
   }
   free(g->v);
   memset(g, 0, sizeof *g);
+}
+
+/* The minimal case's tensors under its FAIL block, one indented line each
+ * (neutralized like every text a kernel may have shaped). */
+static void sl__print_tensors(FILE *out, const char *tensors) {
+  for (const char *p = tensors; p && *p;) {
+    const char *nl = strchr(p, '\n');
+    size_t n = nl ? (size_t)(nl - p) : strlen(p);
+    char line[1024];
+    snprintf(line, sizeof line, "%.*s", (int)(n < 1000 ? n : 1000), p);
+    fputs("      ", out);
+    sl_text_put(out, line);
+    fputc('\n', out);
+    p += n + (nl != NULL);
+  }
 }
 
 void sl_failure_groups_print(const sl_failure_groups *g, FILE *out) {
@@ -93,16 +119,19 @@ void sl_failure_groups_print(const sl_failure_groups *g, FILE *out) {
             e->count == 1 ? "" : "s");
     sl_text_put(out, e->sig);
     fputc('\n', out);
+    sl__print_tensors(out, e->tensors);
   }
 }
 
 void sl_failure_groups_json(const sl_failure_groups *g, FILE *out) {
   for (int i = 0; i < g->n; ++i) {
     const sl_failure_group *e = &g->v[i];
-    const char *keys[] = {"signature", "signature_id", "variant", "verdict",
-                          "minimal",   "found_as",     "message", "repro"};
-    const char *vals[] = {e->sig,     e->id,       e->variant, e->verdict,
-                          e->minimal, e->found_as, e->message, e->repro};
+    const char *keys[] = {"signature", "signature_id", "variant",
+                          "verdict",   "minimal",      "found_as",
+                          "message",   "repro",        "tensors"};
+    const char *vals[] = {e->sig,     e->id,      e->variant,
+                          e->verdict, e->minimal, e->found_as,
+                          e->message, e->repro,   e->tensors ? e->tensors : ""};
     fputs(i ? ",\n  {" : "\n  {", out);
     fprintf(out, "\"cases\": %" PRId64, e->count);
     for (size_t k = 0; k < sizeof keys / sizeof *keys; ++k) {
@@ -183,6 +212,10 @@ int sl_failure_groups_junit(const sl_failure_groups *g, const char *cmd,
     sl__xml(o, e->found_as);
     fputs("\nmessage: ", o);
     sl__xml(o, e->message);
+    if (e->tensors) {
+      fputs("\ntensors of the minimal case:\n", o);
+      sl__xml(o, e->tensors);
+    }
     fputs("</failure>\n  </testcase>\n", o);
   }
   fputs("</testsuite>\n</testsuites>\n", o);

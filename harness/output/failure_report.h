@@ -15,6 +15,8 @@
 typedef struct sl_failure_group {
   char id[17];
   char *sig, *variant, *verdict, *minimal, *found_as, *message, *repro;
+  /* The minimal case's tensors, one per line (show_tensors.h), or NULL */
+  char *tensors;
   int64_t count; /* failing cases in the group */
 } sl_failure_group;
 
@@ -30,6 +32,10 @@ int sl_failure_groups_add(sl_failure_groups *g, const char *id, const char *sig,
                           const char *variant, const char *verdict,
                           const char *minimal, const char *found_as,
                           const char *message);
+/* Gives group id the tensors of its minimal case (show_tensors.h: one per
+ * line), unless it has them already. 0, or -1 without memory. */
+int sl_failure_groups_show(sl_failure_groups *g, const char *id,
+                           const char *tensors);
 /* Counts every failing verdict of res (a case run as given, not shrunk:
  * its line is both the minimal case and the case found) into its group. */
 struct sl_case;
