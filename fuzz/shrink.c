@@ -273,6 +273,19 @@ int sl_shrink_candidates(const sl_case *c, sl_case *out, int max) {
     t.at += fw.arg[0].shape[d];
     sl__offer(&s, &t);
   }
+  /* 7. each extent a power of two smaller, down to 2: a failure that
+   * vanishes at half the size and comes back below it (a product that
+   * overflows at large counts, judged there as order-dependent) still
+   * shrinks, where halving and bisection stop at the first pass. */
+  for (int i = 0; i < spec->n_shapes; ++i) {
+    const int slot = spec->shape_slots[i];
+    for (int k = 0; k < fw.arg[slot].ndim; ++k)
+      for (int64_t v = fw.arg[slot].shape[k] / 4; v >= 2; v /= 2) {
+        t = fw;
+        t.arg[slot].shape[k] = v;
+        sl__offer(&s, &t);
+      }
+  }
   return s.n;
 }
 
@@ -329,7 +342,7 @@ static int sl__bisect_all(sl_case *c, sl_shrink_fails fails, void *user) {
 }
 
 int sl_shrink(sl_case *c, sl_shrink_fails fails, void *user) {
-  enum { MAX_CANDIDATES = 64 };
+  enum { MAX_CANDIDATES = 128 };
   sl_case *cand = malloc(sizeof *cand * MAX_CANDIDATES);
   if (!c || !fails || !cand || !sl_case_spec_of(c->op)) {
     free(cand);

@@ -9,7 +9,8 @@
  * an extent to 1, fewer index columns (gather_nd/scatter_nd), a minimal
  * masked_scatter source, then simpler data: dt -> f32, dp -> rand, each
  * layout -> contiguous, ip -> rand, dims -> default, negative dim / at ->
- * normalized. The seed never changes. sl_shrink adds the bisection of
+ * normalized, and last each extent a power of two smaller (e/4, e/8, ...
+ * down to 2). The seed never changes. sl_shrink adds the bisection of
  * each extent to its boundary.
  *
  * A candidate of a valid case is valid (sl_fuzz_classify); a candidate of

@@ -1,10 +1,22 @@
 #!/usr/bin/env python3
-"""Planted bugs (issue 27): each bug below is planted in a copy of core/src,
-one at a time; the copy is built (no CUDA) and the default fuzz campaign runs
-on it for SECONDS (60) without the committed corpus (so what is measured is
-the generator's reach, not a past failure's replay). A bug is found when the
-campaign reports a failure group; its size is the number of input elements
-of the smallest minimal case among its groups (the repro a developer gets).
+"""Planted bugs (issues 27 and 51): each bug below is planted, one at a
+time, and the default fuzz campaign runs against it for SECONDS (60)
+without the committed corpus (so what is measured is the generator's
+reach, not a past failure's replay). Two kinds:
+
+- core bugs, planted in a copy of core/src built without CUDA, found by the
+  default campaign over every variant;
+- provider bugs (tests/planted/planted_variants.c, libsl_planted.so): a
+  kernel author's own variant with a defect at a size boundary or in a NaN
+  / -0.0 rule, the campaign restricted to that variant and its op.
+
+Per bug: found or not, the failure groups it made (one defect should make
+one), the smallest repro, and two checks of each group's minimal repro,
+made with `scatterlab run --batch`:
+- at the boundary: every smaller value of each extent of each tensor (up
+  to 64 values an extent, the largest first) no longer fails the way it
+  did (same variant, same verdict), the order the shrinker follows;
+- its own message: the group's message is what the repro says run alone.
 A benchmark run by hand, never a test; its table goes to docs/coverage.md.
 
 usage: tests/perf/planted_bugs.py [--seconds N] [--only NAME,...]
@@ -75,6 +87,35 @@ BUGS = [
      "      if (lo < hi && olo < hi && lo < ohi)",
      "      if (0 && lo < hi && olo < hi && lo < ohi)",
      "sl_run_variant lets an output overlap an input"),
+    ("amax_nan_dropped", "NaN rule", "reduce_ops.h",
+     "return b != b ? b : (a < b ? b : a);",
+     "return a < b ? b : a;",
+     "amax keeps the number when the new value is NaN"),
+    ("mask_lane_overflow", "size boundary", "ops/masked_scatter/masked_scatter_mask.c",
+     "if (words > 255) words = 255;",
+     "if (words > 256) words = 256;",
+     "the mask count's byte lanes overflow past 2048 contiguous true bytes"),
+    ("mask_tail", "off-by-one", "ops/masked_scatter/masked_scatter_mask.c",
+     "for (; j < n; ++j) count += p[j] != 0;",
+     "for (; j + 1 < n; ++j) count += p[j] != 0;",
+     "the mask count skips the last byte after the 8-byte words"),
+]
+
+# Provider bugs: name, class, variant of tests/planted/planted_variants.c,
+# its op, what the bug does.
+PROVIDER_BUGS = [
+    ("past_64", "size boundary", "cpu.past_64", "scatter_reduce",
+     "sum skips the last update when there are more than 64"),
+    ("max_by_gt", "NaN rule", "cpu.max_by_gt", "scatter_reduce",
+     "amax as src > acc ? src : acc drops a NaN met after a number"),
+    ("rank_above_3", "rank boundary", "cpu.rank_above_3", "gather",
+     "at rank 4 and above the last element of out is never written"),
+    ("negzero_lost", "-0.0 rule", "cpu.negzero_lost", "gather",
+     "a copy through v + 0.0 turns -0.0 into +0.0"),
+    ("last_row_lost", "last row", "cpu.last_row_lost", "scatter",
+     "with more than one index row the last one is not scattered"),
+    ("past_32_rows", "size boundary", "cpu.past_32_rows", "index_reduce",
+     "prod loses the last entry of an index longer than 32"),
 ]
 
 # NAME=SHAPE[:LAYOUT] words of a case line (cases/case.h); the keys whose
@@ -122,6 +163,136 @@ def sh(cmd, **kw):
     return subprocess.run(cmd, text=True, capture_output=True, **kw)
 
 
+def smaller_lines(line):
+    """line with one extent of one tensor smaller: every value from one
+    below it down to 1 (64 at most, the largest first)."""
+    out = []
+    for m in SHAPE.finditer(line):
+        if m.group(1) in NOT_TENSORS or m.group(2) == "scalar":
+            continue
+        dims = m.group(2).split("x")
+        for k, e in enumerate(dims):
+            for v in range(int(e) - 1, max(0, int(e) - 65), -1):
+                shape = "x".join(dims[:k] + [str(v)] + dims[k + 1:])
+                out.append(line[:m.start(2)] + shape + line[m.end(2):])
+    return out
+
+
+def check_group(cli, extra, g):
+    """(at the boundary, its own message) of group g, by `run --batch`:
+    the minimal line first, then every smaller one."""
+    lines = [g["minimal"]] + smaller_lines(g["minimal"])
+    batch = cli + ".batch"
+    open(batch, "w").write("\n".join(lines) + "\n")
+    r = sh([cli, "run", "--batch", batch, "--variants", g["variant"],
+            "--no-db", "--format", "json", *extra])
+    os.remove(batch)
+    try:
+        results = json.loads(r.stdout)["results"]
+    except (ValueError, KeyError):
+        return False, False
+    def verdict(res):
+        v = [x for x in res["verdicts"] if x["variant"] == g["variant"]]
+        return (v[0]["verdict"], v[0]["message"]) if v else ("", "")
+    own_verdict, own_message = verdict(results[0])
+    own = own_verdict == g["verdict"] and g["message"].startswith(own_message)
+    smaller_fails = [res["case"] for res in results[1:]
+                     if verdict(res)[0] == g["verdict"]]
+    if smaller_fails:
+        print(f"    not at the boundary: {smaller_fails[0]} still fails",
+              flush=True)
+    if not own:
+        print(f"    message {g['message']!r}, its repro says {own_message!r}",
+              flush=True)
+    return not smaller_fails, own
+
+
+def campaign(cli, db, seconds, extra):
+    """The campaign's JSON document, its stderr and wall time."""
+    for f in (db, db + "-wal", db + "-shm"):
+        if os.path.exists(f):
+            os.remove(f)
+    t0 = time.time()
+    f = sh([cli, "fuzz", "--seconds", str(seconds), "--no-corpus", "--db",
+            db, "--format", "json", *extra])
+    wall = time.time() - t0
+    try:
+        return json.loads(f.stdout), f.stderr, wall
+    except ValueError:
+        return None, f"exit {f.returncode}: {f.stderr[-1500:]}", wall
+
+
+def measure(name, klass, what, cli, db, seconds, fuzz_extra, run_extra):
+    """One bug's row: name, class, what, found, first failure (s), groups,
+    smallest repro's elements, groups at the boundary, groups with their
+    own message, the smallest repro."""
+    d, err, wall = campaign(cli, db, seconds, fuzz_extra)
+    if d is None:
+        print(f"{name}: no JSON; {err}", flush=True)
+        return (name, klass, what, "no JSON", "", "", "", "", "", "")
+    first = re.search(r"first failure found after ([0-9.]+) s", err)
+    groups = d.get("groups", [])
+    if not groups:
+        print(f"{name}: missed ({d.get('cases')} cases, {wall:.0f} s)",
+              flush=True)
+        return (name, klass, what, "missed", "", "0", "", "", "", "")
+    checks = [check_group(cli, run_extra, g) for g in groups]
+    best = min(groups, key=lambda g: elements(g["minimal"]))
+    row = (name, klass, what, "found", first.group(1) if first else "?",
+           str(len(groups)), str(elements(best["minimal"])),
+           str(sum(c[0] for c in checks)), str(sum(c[1] for c in checks)),
+           best["minimal"])
+    print(f"{name}: found ({d.get('cases')} cases, {len(groups)} groups, "
+          f"{wall:.0f} s; smallest {row[6]} elements; at the boundary "
+          f"{row[7]}/{len(groups)}, own message {row[8]}/{len(groups)})",
+          flush=True)
+    return row
+
+
+def plant_core(a, src, obj, build, bug):
+    """Plants one core bug, builds, measures, and takes the bug out."""
+    name, klass, rel, old, new, what = bug
+    path = os.path.join(src, "core", "src", rel)
+    text = open(path).read()
+    if text.count(old) != 1:
+        sys.exit(f"planted_bugs: {name}: the text to replace occurs "
+                 f"{text.count(old)} times in core/src/{rel} (expected 1): "
+                 "the code moved; update the table")
+    open(path, "w").write(text.replace(old, new))
+    try:
+        b = sh(["cmake", "--build", obj, "-j", str(a.jobs), "--target",
+                "scatterlab", "scatterlab_kernels"])
+        if b.returncode:
+            print(f"{name}: build failed\n{b.stdout[-1500:]}", flush=True)
+            return (name, klass, what, "build failed", "", "", "", "", "", "")
+        return measure(name, klass, what, os.path.join(obj, "scatterlab"),
+                       os.path.join(build, f"{name}.db"), a.seconds, [], [])
+    finally:
+        open(path, "w").write(text)
+
+
+def summary(rows, seconds):
+    print("\n| bug | class | found | first failure (s) | groups | smallest "
+          "repro (elements) | groups at the boundary | own message | repro |"
+          "\n| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |")
+    for r in rows:
+        repro = f"`{r[9]}`" if r[9] else ""
+        print(f"| {r[0]} | {r[1]} | {r[3]} | {r[4]} | {r[5]} | {r[6]} | "
+              f"{r[7]} | {r[8]} | {repro} |")
+    found = [r for r in rows if r[3] == "found"]
+    counts = sorted(int(r[5]) for r in found)
+    groups = sum(counts)
+    at = sum(int(r[7]) for r in found)
+    own = sum(int(r[8]) for r in found)
+    if counts:
+        median = counts[len(counts) // 2] if len(counts) % 2 else \
+            (counts[len(counts) // 2 - 1] + counts[len(counts) // 2]) / 2
+        print(f"\n{len(found)} of {len(rows)} found in {seconds} s each; "
+              f"groups per bug found: median {median}, most {counts[-1]}; "
+              f"minimal repros at the boundary {at} of {groups}; "
+              f"own messages {own} of {groups}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=int, default=60)
@@ -129,17 +300,17 @@ def main():
     ap.add_argument("--build", default="build-planted")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--keep", action="store_true",
-                    help="keep each campaign's store and log in the build dir")
+                    help="keep each campaign's store in the build dir")
     a = ap.parse_args()
     repo = os.path.dirname(os.path.dirname(os.path.dirname(
         os.path.abspath(__file__))))
     build = os.path.abspath(os.path.join(repo, a.build))
     src = os.path.join(build, "src")
+    names = [b[0] for b in BUGS] + [b[0] for b in PROVIDER_BUGS]
     only = set(filter(None, a.only.split(",")))
-    unknown = only - {b[0] for b in BUGS}
-    if unknown:
-        sys.exit(f"planted_bugs: --only: unknown bug {sorted(unknown)}; "
-                 f"expected some of {[b[0] for b in BUGS]}")
+    if only - set(names):
+        sys.exit(f"planted_bugs: --only: unknown bug {sorted(only - set(names))}"
+                 f"; expected some of {names}")
     # A clean copy of the committed tree; files whose bytes did not change
     # since the last run keep their times, so a rerun rebuilds only what
     # changed, and each bug rebuilds what its file touches.
@@ -157,69 +328,29 @@ def main():
             "-DCMAKE_BUILD_TYPE=RelWithDebInfo"])
     if r.returncode:
         sys.exit("planted_bugs: cmake failed:\n" + r.stdout[-2000:] + r.stderr[-2000:])
-    rows = []
-    for name, klass, rel, old, new, what in BUGS:
-        if only and name not in only:
-            continue
-        path = os.path.join(src, "core", "src", rel)
-        text = open(path).read()
-        if text.count(old) != 1:
-            sys.exit(f"planted_bugs: {name}: the text to replace occurs "
-                     f"{text.count(old)} times in core/src/{rel} (expected 1): "
-                     "the code moved; update the table")
-        open(path, "w").write(text.replace(old, new))
-        try:
-            b = sh(["cmake", "--build", obj, "-j", str(a.jobs), "--target",
-                    "scatterlab", "scatterlab_kernels"])
-            if b.returncode:
-                rows.append((name, klass, what, "build failed", "", "", ""))
-                print(f"{name}: build failed\n{b.stdout[-1500:]}", flush=True)
-                continue
-            db = os.path.join(build, f"{name}.db")
-            for f in (db, db + "-wal", db + "-shm"):
-                if os.path.exists(f):
-                    os.remove(f)
-            t0 = time.time()
-            f = sh([os.path.join(obj, "scatterlab"), "fuzz", "--seconds",
-                    str(a.seconds), "--no-corpus", "--db", db, "--format",
-                    "json"])
-            wall = time.time() - t0
-            try:
-                d = json.loads(f.stdout)
-            except ValueError:
-                rows.append((name, klass, what, f"no JSON (exit {f.returncode})",
-                             "", "", ""))
-                print(f"{name}: no JSON; stderr tail:\n{f.stderr[-1500:]}",
-                      flush=True)
-                continue
-            first = re.search(r"first failure found after ([0-9.]+) s",
-                              f.stderr)
-            groups = d.get("groups", [])
-            if groups:
-                best = min(groups, key=lambda g: elements(g["minimal"]))
-                rows.append((name, klass, what, "found",
-                             first.group(1) if first else "?",
-                             str(elements(best["minimal"])), best["minimal"]))
-            else:
-                rows.append((name, klass, what, "missed", "", "", ""))
-            print(f"{name}: {rows[-1][3]} ({d.get('cases')} cases, "
-                  f"{len(groups)} groups, {wall:.0f} s; smallest "
-                  f"{rows[-1][5] or '-'} elements)", flush=True)
-            if not a.keep:
-                for p in (db, db + "-wal", db + "-shm"):
-                    if os.path.exists(p):
-                        os.remove(p)
-        finally:
-            open(path, "w").write(text)
-    found = [r for r in rows if r[3] == "found"]
-    small = [r for r in found if r[5].isdigit() and int(r[5]) <= 8]
-    print("\n| bug | class | found | first failure (s) | smallest repro "
-          "(elements) | repro |\n| --- | --- | --- | ---: | ---: | --- |")
-    for r in rows:
-        print(f"| {r[0]} | {r[1]} | {r[3]} | {r[4]} | {r[5]} | "
-              f"`{r[6]}` |" if r[6] else f"| {r[0]} | {r[1]} | {r[3]} | | | |")
-    print(f"\n{len(found)} of {len(rows)} found in {a.seconds} s each; "
-          f"{len(small)} of {len(found)} found shrunk to 8 elements or fewer")
+    rows = [plant_core(a, src, obj, build, b) for b in BUGS
+            if not only or b[0] in only]
+    provider = [b for b in PROVIDER_BUGS if not only or b[0] in only]
+    if provider:
+        b = sh(["cmake", "--build", obj, "-j", str(a.jobs), "--target",
+                "scatterlab", "sl_planted"])
+        if b.returncode:
+            sys.exit(f"planted_bugs: the planted provider: build failed\n"
+                     f"{b.stdout[-1500:]}")
+    lib = os.path.join(obj, "tests", "libsl_planted.so")
+    for name, klass, variant, op, what in provider:
+        prov = ["--provider", f"planted={lib}"]
+        rows.append(measure(name, klass, what, os.path.join(obj, "scatterlab"),
+                            os.path.join(build, f"{name}.db"), a.seconds,
+                            [*prov, "--variants", f"planted:{variant}",
+                             "--ops", op], prov))
+    if not a.keep:
+        for n in names:
+            for suffix in ("", "-wal", "-shm"):
+                p = os.path.join(build, f"{n}.db{suffix}")
+                if os.path.exists(p):
+                    os.remove(p)
+    summary(rows, a.seconds)
     return 0
 
 

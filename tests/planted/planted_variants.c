@@ -1,0 +1,165 @@
+/*
+ * Planted bugs of a kernel author's own provider (libsl_planted.so,
+ * provider "planted"; tests/perf/planted_bugs.py and tests only): the kind
+ * of defect that lives at a size boundary or in a NaN / -0.0 rule, where a
+ * triage that shrinks by halving stops above the boundary and a signature
+ * keyed by shape makes one bug many. Each variant is right except for its
+ * one bug, so every failure it causes is that bug.
+ *
+ *   scatter_reduce cpu.past_64     sum: with more than 64 updates, the last
+ *                                  one is skipped (a fixed-size batch whose
+ *                                  tail is forgotten); boundary: 65 updates
+ *   scatter_reduce cpu.max_by_gt   amax as `src > acc ? src : acc`: a NaN
+ *                                  met once the accumulator holds a number
+ *                                  is dropped (LibTorch propagates it)
+ *   gather cpu.rank_above_3        at rank 4 and above, the last element of
+ *                                  out is never written
+ *   gather cpu.negzero_lost        copies through `v + 0.0`, which turns
+ *                                  -0.0 into +0.0 (a bitwise copy must not)
+ *   scatter cpu.last_row_lost      with more than one index row, the last
+ *                                  row along axis 0 is not scattered
+ *   index_reduce cpu.past_32_rows  prod: an index longer than 32 loses
+ *                                  its last entry
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sl/sl_provider.h"
+#include "sl_internal.h"
+
+/* Calls fn for every index position of a scatter-like call (index in slot
+ * 1, src in 2, out in 3) in row-major order of index, but the last `skip`
+ * ones: the element offsets of its target in out and of its src. */
+typedef void (*sl__visit)(const sl_call *c, int64_t out_off, int64_t src_off);
+
+static void sl__each_target(const sl_call *c, int64_t skip, sl__visit fn) {
+  const sl_tensor *index = &c->arg[1], *src = &c->arg[2], *out = &c->arg[3];
+  int64_t idx[SL_MAX_DIMS], n = sl__numel(index) - skip;
+  const int dim = (int)c->p.dim;
+  for (int64_t i = 0; i < n; ++i) {
+    sl__unravel(i, index->ndim, index->shape, idx);
+    int64_t v = sl__load_index(index, sl__offset(index, idx));
+    int64_t off = 0;
+    for (int d = 0; d < out->ndim; ++d)
+      off += (d == dim ? v : idx[d]) * out->strides[d];
+    fn(c, off, sl__offset(src, idx));
+  }
+}
+
+static void sl__add(const sl_call *c, int64_t out_off, int64_t src_off) {
+  const sl_tensor *src = &c->arg[2], *out = &c->arg[3];
+  void *o = sl__ptr(out, out_off);
+  sl__store_f(out->dtype, o,
+              sl__load_f(out->dtype, o) +
+                  sl__load_f(src->dtype, sl__ptr(src, src_off)));
+}
+
+static sl_status sl_planted_past_64(sl_ctx *ctx, sl_call *c) {
+  if (c->p.reduce != SL_REDUCE_SUM || !c->p.include_self ||
+      !sl_dtype_is_float(c->arg[0].dtype))
+    return sl_scatter_reduce_cpu_serial(ctx, c);
+  sl__copy_strided(&c->arg[3], &c->arg[0], 1);
+  sl__each_target(c, sl__numel(&c->arg[1]) > 64, sl__add);
+  return SL_STATUS_OK;
+}
+
+static void sl__max_by_gt(const sl_call *c, int64_t out_off, int64_t src_off) {
+  const sl_tensor *src = &c->arg[2], *out = &c->arg[3];
+  void *o = sl__ptr(out, out_off);
+  const double acc = sl__load_f(out->dtype, o);
+  const double v = sl__load_f(src->dtype, sl__ptr(src, src_off));
+  sl__store_f(out->dtype, o, v > acc ? v : acc);
+}
+
+static sl_status sl_planted_max_by_gt(sl_ctx *ctx, sl_call *c) {
+  if (c->p.reduce != SL_REDUCE_AMAX || !c->p.include_self ||
+      !sl_dtype_is_float(c->arg[0].dtype))
+    return sl_scatter_reduce_cpu_serial(ctx, c);
+  sl__copy_strided(&c->arg[3], &c->arg[0], 1);
+  sl__each_target(c, 0, sl__max_by_gt);
+  return SL_STATUS_OK;
+}
+
+static sl_status sl_planted_rank_above_3(sl_ctx *ctx, sl_call *c) {
+  sl_tensor *out = &c->arg[2];
+  const int64_t n = sl__numel(out);
+  if (out->ndim < 4 || n == 0) return sl_gather_cpu_serial(ctx, c);
+  /* out without its last element: the elements before it as a 1-D view
+   * is not a gather any more, so write them all and put the poison back */
+  const size_t es = sl_dtype_size(out->dtype);
+  int64_t last[SL_MAX_DIMS];
+  sl__unravel(n - 1, out->ndim, out->shape, last);
+  char *p = sl__ptr(out, sl__offset(out, last));
+  unsigned char keep[16];
+  memcpy(keep, p, es);
+  sl_status st = sl_gather_cpu_serial(ctx, c);
+  memcpy(p, keep, es);
+  return st;
+}
+
+static sl_status sl_planted_negzero_lost(sl_ctx *ctx, sl_call *c) {
+  sl_status st = sl_gather_cpu_serial(ctx, c);
+  sl_tensor *out = &c->arg[2];
+  if (st || !sl_dtype_is_float(out->dtype)) return st;
+  int64_t idx[SL_MAX_DIMS], n = sl__numel(out);
+  for (int64_t i = 0; i < n; ++i) {
+    sl__unravel(i, out->ndim, out->shape, idx);
+    void *p = sl__ptr(out, sl__offset(out, idx));
+    sl__store_f(out->dtype, p, sl__load_f(out->dtype, p) + 0.0);
+  }
+  return SL_STATUS_OK;
+}
+
+static sl_status sl_planted_last_row_lost(sl_ctx *ctx, sl_call *c) {
+  sl_call shorter = *c;
+  sl_tensor *index = &shorter.arg[1];
+  if (index->ndim > 0 && index->shape[0] > 1) --index->shape[0];
+  return sl_scatter_cpu_serial(ctx, &shorter);
+}
+
+static sl_status sl_planted_past_32_rows(sl_ctx *ctx, sl_call *c) {
+  sl_call shorter = *c;
+  sl_tensor *index = &shorter.arg[1], *src = &shorter.arg[2];
+  if (c->p.reduce == SL_REDUCE_PROD && index->ndim == 1 &&
+      index->shape[0] > 32) {
+    --index->shape[0];
+    --src->shape[c->p.dim];
+  }
+  return sl_index_reduce_cpu_serial(ctx, &shorter);
+}
+
+#define SL__PLANTED(op, name, fn)                                              \
+  {                                                                            \
+    op, name, SL_DEVICE_CPU, fn, 0, {                                          \
+      SL_DTYPES_ALL, SL_INDEX_DTYPES_ALL, 0, 0, SL_MAX_DIMS, SL_LAYOUTS_ALL    \
+    }                                                                          \
+  }
+
+static sl_provider_variant sl__rows[] = {
+    SL__PLANTED(SL_OP_SCATTER_REDUCE, "cpu.past_64", sl_planted_past_64),
+    SL__PLANTED(SL_OP_SCATTER_REDUCE, "cpu.max_by_gt", sl_planted_max_by_gt),
+    SL__PLANTED(SL_OP_GATHER, "cpu.rank_above_3", sl_planted_rank_above_3),
+    SL__PLANTED(SL_OP_GATHER, "cpu.negzero_lost", sl_planted_negzero_lost),
+    SL__PLANTED(SL_OP_SCATTER, "cpu.last_row_lost", sl_planted_last_row_lost),
+    SL__PLANTED(SL_OP_INDEX_REDUCE, "cpu.past_32_rows",
+                sl_planted_past_32_rows),
+};
+
+static const sl_provider sl__planted = {SL_PROVIDER_ABI_VERSION,
+                                        sizeof(sl_provider),
+                                        "planted",
+                                        "test",
+                                        sizeof sl__rows / sizeof sl__rows[0],
+                                        sl__rows,
+                                        NULL};
+
+SL_PROVIDER_ENTRY {
+  /* the reducing ops declare their own reduces and include_self */
+  for (size_t i = 0; i < sizeof sl__rows / sizeof sl__rows[0]; ++i) {
+    const sl_op_info *info = sl_op_get(sl__rows[i].op);
+    sl__rows[i].caps.reduces = info->reduces;
+    sl__rows[i].caps.include_self =
+        info->takes_include_self ? SL_INCLUDE_SELF_BOTH : 0;
+  }
+  return &sl__planted;
+}
