@@ -5,7 +5,8 @@ on it for SECONDS (60) without the committed corpus (so what is measured is
 the generator's reach, not a past failure's replay). A bug is found when the
 campaign reports a failure group; its size is the number of input elements
 of the smallest minimal case among its groups (the repro a developer gets).
-A benchmark run by hand, never a test; its table goes to docs/coverage.md.
+A benchmark run by hand, never a test; its table goes to
+docs/coverage-figures.md (the latest) and docs/notes/coverage-2026.md (dated).
 
 usage: tests/perf/planted_bugs.py [--seconds N] [--only NAME,...]
                                   [--build DIR] [--jobs N] [--keep]
