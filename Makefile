@@ -1,4 +1,5 @@
-# The two entry points of the README, plus the steps they are made of.
+# The two entry points of the README (make demo, make test), plus the steps
+# they are made of and the checks CI runs (docs/building.md).
 # Everything builds in build/ with CMake; the CLI is build/scatterlab.
 # The LibTorch reference: pypi (LibTorch 2.11.0 from PyPI's torch wheel,
 # scripts/setup-torch.sh) or debian (Debian's libtorch-dev 1.13.1). Each has
@@ -6,7 +7,10 @@
 REFERENCE ?= pypi
 BUILD ?= $(if $(filter debian,$(REFERENCE)),build-debian,build)
 JOBS ?= $(shell nproc)
-DB ?= results/scatterlab.db
+# What the commands write (make demo's store and reports) goes to $(OUT), git-
+# ignored, never into the source folders; results/ holds the store's sources.
+OUT ?= out
+DB ?= $(OUT)/scatterlab.db
 CMAKE_FLAGS ?=
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
@@ -87,19 +91,20 @@ check-build-types:
 
 # The main job: a short campaign — the seed examples, 20 s of fuzzing over
 # every op and variant, the seed benchmark suite beside LibTorch — recorded
-# in $(DB) and exported as CSV beside it.
+# in $(DB) (the CLI's default store) and exported as CSV and HTML into
+# $(OUT). BUILD=DIR runs it with a build directory configured by hand.
 DEMO_FUZZ_SECONDS ?= 20
 demo: build
-	@mkdir -p $(dir $(DB))
+	@mkdir -p $(dir $(DB)) $(OUT)
 	$(BUILD)/scatterlab run --kind demo --quiet --db $(DB) --batch harness/batches/demo.txt
 	$(BUILD)/scatterlab fuzz --seconds $(DEMO_FUZZ_SECONDS) --jobs $(JOBS) --db $(DB)
 	$(BUILD)/scatterlab bench --suite seed --budget 0.3 --db $(DB)
 	$(BUILD)/scatterlab report --db $(DB)
-	$(BUILD)/scatterlab report --db $(DB) --format csv -o results/scatterlab.csv
-	$(BUILD)/scatterlab report --db $(DB) --format html -o results/scatterlab.html
+	$(BUILD)/scatterlab report --db $(DB) --format csv -o $(OUT)/scatterlab.csv
+	$(BUILD)/scatterlab report --db $(DB) --format html -o $(OUT)/scatterlab.html
 	@echo "database: $(DB)"
-	@echo "csv:      results/scatterlab.csv"
-	@echo "html:     results/scatterlab.html"
+	@echo "csv:      $(OUT)/scatterlab.csv"
+	@echo "html:     $(OUT)/scatterlab.html"
 
 clean:
 	rm -rf $(BUILD)

@@ -29,8 +29,9 @@ struct sl_fuzz_opts;
  * a build with the small thresholds (where a stress case is tiny). A
  * stress case costs about as much as 100-300 small ones, so 512 takes about
  * a fifth of the campaign's throughput; it is the share at which the
- * planted races (an atomic and a lock dropped, docs/coverage.md) were both
- * found within the default minute, where 8192 and 2048 missed them. */
+ * planted races (an atomic and a lock dropped,
+ * docs/notes/coverage-2026.md) were both found within the default minute,
+ * where 8192 and 2048 missed them. */
 int64_t sl_fuzz_stress_default(void);
 
 /* The least updates of a stress case: the largest per-thread threshold of

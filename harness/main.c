@@ -35,7 +35,7 @@ static const sl__start_env sl__start_envs[] = {
      * waiting at a barrier sleeps instead of spinning away the scheduler
      * slices of a core another process took. On an idle machine spinning
      * is faster (a sleeping team must be woken at every region:
-     * docs/benchmarks.md), so the runtime's default stays there. */
+     * docs/performance-figures.md), so the runtime's default stays there. */
     {"fuzz", "OMP_WAIT_POLICY", "passive", "GOMP_SPINCOUNT", sl__machine_busy},
 };
 

@@ -6,7 +6,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define SL_DEFAULT_DB "results/scatterlab.db"
+/* The store without --db: in out/ of the current folder, the folder of
+ * outputs (git-ignored in the source tree), never among the sources;
+ * results/ holds the store's code. The store's open makes out/ when
+ * missing. */
+#define SL_DEFAULT_DB "out/scatterlab.db"
 
 /* Exit statuses of every command (the table in README.md, "Exit
  * statuses"): CI tells "the code is broken" (1) from "the job is broken"

@@ -2,8 +2,8 @@
  * How busy the machine is before a command starts its work: the share of
  * all CPUs that other processes (and, on a VM, the host's steal) used over
  * a short window, from /proc/stat. main.c reads it to choose how a fuzz
- * campaign's OpenMP threads wait (docs/benchmarks.md, "Campaigns on a busy
- * machine").
+ * campaign's OpenMP threads wait (docs/performance-figures.md, "Campaigns
+ * on a busy machine").
  */
 #ifndef SL_MACHINE_LOAD_H
 #define SL_MACHINE_LOAD_H

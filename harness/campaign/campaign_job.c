@@ -97,7 +97,7 @@ static void sl__corpus_add(sl_worker *w, double timeout, const char *dir,
                            const sl_failure_sig *sig) {
   char path[1024];
   /* The folder and any missing parents (an installed CLI's default,
-   * results/corpus, may be the first thing written under results/). */
+   * out/corpus, may be the first thing written under out/). */
   snprintf(path, sizeof path, "%s", dir);
   for (char *p = path + 1; *p; ++p)
     if (*p == '/') {

@@ -102,7 +102,7 @@ static const char *const sl__fuzz_help =
     "  --corpus DIR      failure corpus (default: $SCATTERLAB_CORPUS, else\n"
     "                    fuzz/corpus of the source tree for the CLI of a "
     "build\n"
-    "                    tree, results/corpus here for an installed CLI)\n"
+    "                    tree, out/corpus here for an installed CLI)\n"
     "  --no-corpus       neither replay nor extend a corpus\n"
     "  --no-shrink       record failures as found\n"
     "  --keep WHAT       what the store keeps of the cases: failures (the\n"
@@ -126,12 +126,12 @@ static const char *const sl__fuzz_help =
     "                    group (with its repro line and minimal case), one\n"
     "                    for the cases that passed\n"
     "\n"
-    "Failures are grouped by signature (op, variant, verdict, the\n"
-    "message with numbers replaced, the minimal case's dtype kind and\n"
-    "shape class): one FAIL block and one corpus entry per group. Under\n"
-    "GitHub Actions (GITHUB_ACTIONS=true) each group is also an ::error\n"
-    "annotation, and a table of the groups is appended to\n"
-    "$GITHUB_STEP_SUMMARY.\n"
+    "Failures are grouped by signature (op, variant, verdict, reduce, the\n"
+    "output that went wrong first and the kind of wrongness; not shapes,\n"
+    "ranks or dtypes: docs/fuzzing.md): one FAIL block and one corpus\n"
+    "entry per group. Under GitHub Actions (GITHUB_ACTIONS=true) each\n"
+    "group is also an ::error annotation, and a table of the groups is\n"
+    "appended to $GITHUB_STEP_SUMMARY.\n"
     "\n"
     "SIGINT / SIGTERM finish the cases in hand, commit, print the summary and\n"
     "exit 130 / 143; a second signal stops at once.\n";
@@ -214,7 +214,7 @@ static int sl__from_build_tree(void) {
 
 /* The corpus without --corpus: $SCATTERLAB_CORPUS; else the source tree's
  * fuzz/corpus for the CLI of a build tree (the corpus the tests replay and
- * found bugs are committed to); else, for an installed CLI, results/corpus
+ * found bugs are committed to); else, for an installed CLI, out/corpus
  * in the current folder, beside the default store (the source tree it was
  * built from may be gone, or another user's to write). */
 static const char *sl__default_corpus(void) {
@@ -225,7 +225,7 @@ static const char *sl__default_corpus(void) {
     snprintf(path, sizeof path, "%s/fuzz/corpus", SL_SOURCE_DIR);
     return path;
   }
-  return "results/corpus";
+  return "out/corpus";
 }
 
 void sl__defaults(sl_fuzz_campaign *f) {

@@ -19,7 +19,7 @@ static const char *const sl__report_help =
     "       scatterlab report --failures [--db PATH] [--run ID] [-o FILE]\n"
     "\n"
     "text (default): the runs in the database, newest last.\n"
-    "--failures: the failure groups (README: Failure groups) of run ID\n"
+    "--failures: the failure groups (docs/fuzzing.md) of run ID\n"
     "  (default: every run), first met first: signature, cases in the group\n"
     "  (shrunk copies not counted), first and last seen, minimal repro.\n"
     "csv: one table of run ID (default: every run), chosen by --table:\n";

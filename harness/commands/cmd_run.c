@@ -64,7 +64,7 @@ static const char *const sl__run_help =
     "  --format F       text (default) or json: one JSON document on stdout\n"
     "                   (docs/json.md), the text on stderr\n"
     "  --junit FILE     also write JUnit XML: one test case per failure group\n"
-    "                   (README: Failure groups), one for what passed; under\n"
+    "                   (docs/fuzzing.md), one for what passed; under\n"
     "                   GitHub Actions the groups are also ::error lines and\n"
     "                   a table appended to $GITHUB_STEP_SUMMARY\n"
     "  --timeout SEC    per-variant time limit (default 60): a variant that\n"

@@ -54,7 +54,7 @@ ratio_between() { # ratio_between LO HI: the estimate cand/base
 
 cp "$DIR/libsltest_slow0.so" "$tmp/copy_of_slow0.so"
 # An A/A judged changed is a false alarm of the gate. On a quiet machine
-# there were none in 1,160 judgements (docs/benchmarks.md), but in one CI
+# there were none in 1,160 judgements (docs/performance-figures.md), but in one CI
 # run, alone (RUN_SERIAL) right after the install test, one seed read
 # 0.838 [0.831, 0.845] over 14 rounds, and 24 runs of it afterwards lay in
 # [0.994, 1.006]: a disturbance of that run, not of the code. This test

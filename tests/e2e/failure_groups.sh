@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Failure triage (README: Failure groups): a campaign against two planted
+# Failure triage (docs/fuzzing.md, "Failure groups"): a campaign against two planted
 # bugs (tests/buggy) groups its failing cases by signature. One count of
 # groups is shared by the text summary, the FAIL blocks, --format json,
 # --junit, the corpus (one entry per group, across jobs), the store's

@@ -137,7 +137,7 @@ lines_clean() {
 check "the example's compile and link lines mention neither LibTorch nor SQLite" lines_clean
 
 # 3. Fuzz the three variants with the installed CLI, from a folder of the
-#    user's: without --corpus the failures land in ./results/corpus (an
+#    user's: without --corpus the failures land in ./out/corpus (an
 #    installed CLI's default), not in the source tree it was built from.
 mkdir -p "$tmp/work"
 src_corpus_before=$(ls "$SRC/fuzz/corpus" | wc -l)
@@ -146,12 +146,12 @@ src_corpus_before=$(ls "$SRC/fuzz/corpus" | wc -l)
   --ops scatter_reduce --seconds "$FUZZ_SECONDS" --seed 3) >"$tmp/fuzz.out" 2>&1
 rc=$?
 corpus_in_cwd() {
-  grep -lq 'minlib:cpu.planted_min' "$tmp/work/results/corpus/"*.txt 2>/dev/null && return
-  echo "  no corpus entry naming minlib:cpu.planted_min in $tmp/work/results/corpus:"
-  ls -la "$tmp/work/results/corpus" 2>&1 | sed 's/^/  | /'
+  grep -lq 'minlib:cpu.planted_min' "$tmp/work/out/corpus/"*.txt 2>/dev/null && return
+  echo "  no corpus entry naming minlib:cpu.planted_min in $tmp/work/out/corpus:"
+  ls -la "$tmp/work/out/corpus" 2>&1 | sed 's/^/  | /'
   return 1
 }
-check "the installed CLI's corpus is ./results/corpus" corpus_in_cwd
+check "the installed CLI's corpus is ./out/corpus" corpus_in_cwd
 check "the source tree's fuzz/corpus is untouched" \
   test "$(ls "$SRC/fuzz/corpus" | wc -l)" = "$src_corpus_before"
 check "fuzz 'minlib:*' exits 1 (got $rc)" test "$rc" = 1

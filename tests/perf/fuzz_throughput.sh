@@ -3,8 +3,9 @@
 # that the machine's drift hits both alike: `fuzz --seconds S --jobs 2
 # --max-elems 1024 --no-db --no-corpus`, ROUNDS rounds of A then B (B then A
 # every other round). Prints every sample, each side's median and range,
-# and B's median over A's. A benchmark, run by hand (figures in
-# docs/benchmarks.md), never a test.
+# and B's median over A's. A benchmark, run by hand (the latest figures in
+# docs/performance-figures.md, each dated run in
+# docs/notes/benchmarks-2026.md), never a test.
 #
 # usage: fuzz_throughput.sh SCATTERLAB_A SCATTERLAB_B [ROUNDS [SECONDS]]
 #   FUZZ_ARGS: more options for both campaigns, e.g. FUZZ_ARGS="--ops

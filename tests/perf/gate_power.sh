@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The power of the regression gate, measured (issue 26): a benchmark run by
-# hand (figures in docs/benchmarks.md), never a test.
+# hand (figures in docs/performance-figures.md, "The regression gate's
+# proof"), never a test.
 #
 #   A/A       RUNS `scatterlab ab` runs with the same build on both sides
 #             (--base the build's own kernels library): how many benchmarks

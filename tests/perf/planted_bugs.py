@@ -17,7 +17,8 @@ made with `scatterlab run --batch`:
   to 64 values an extent, the largest first) no longer fails the way it
   did (same variant, same verdict), the order the shrinker follows;
 - its own message: the group's message is what the repro says run alone.
-A benchmark run by hand, never a test; its table goes to docs/coverage.md.
+A benchmark run by hand, never a test; its table goes to
+docs/coverage-figures.md (the latest) and docs/notes/coverage-2026.md (dated).
 
 usage: tests/perf/planted_bugs.py [--seconds N] [--only NAME,...]
                                   [--build DIR] [--jobs N] [--keep]
