@@ -52,15 +52,31 @@ static int sl__nth_bit(unsigned v, int k) {
 typedef struct sl__mix {
   sl_rng r;
   int first; /* the threshold drawn, or -1: not a size-mix case */
+  int bad;   /* to be given a bad index value once built (sl__large_bad) */
 } sl__mix;
+
+/* One case in SL__LARGE_BAD is sized as a size-mix case and then given a
+ * bad index value at the bound: the large-size paths must check their
+ * indexes as the small ones do, and invalid cases are otherwise never
+ * large (issue 48: a check on scatter_nd's split path that let value ==
+ * bound through was never met). Its own stream, on when the size mix is. */
+enum { SL__LARGE_BAD = 2048 };
 
 static void sl__size_mix_draw(const sl_fuzz_opts *o, uint64_t seed, uint64_t i,
                               sl__mix *m) {
   m->first = -1;
+  m->bad = 0;
   if (o->size_mix <= 0) return;
   sl_rng_seed(&m->r, seed ^ 0x73697a656d6978ull /* "sizemix" */, i);
-  if (sl_rng_below(&m->r, (uint64_t)o->size_mix) != 0) return;
-  m->first = (int)sl_rng_below(&m->r, (uint64_t)sl_threshold_count());
+  if (sl_rng_below(&m->r, (uint64_t)o->size_mix) == 0) {
+    m->first = (int)sl_rng_below(&m->r, (uint64_t)sl_threshold_count());
+    return;
+  }
+  sl_rng bad;
+  sl_rng_seed(&bad, seed ^ 0x626967626164ull /* "bigbad" */, i);
+  if (sl_rng_below(&bad, SL__LARGE_BAD) != 0) return;
+  m->bad = 1;
+  m->first = (int)sl_rng_below(&bad, (uint64_t)sl_threshold_count());
 }
 
 /* Whether threshold t can size a case of op in dtype dt. */
@@ -107,6 +123,22 @@ static void sl__size_mix(sl__mix *m, sl_dtype dt, sl__gen *g) {
   }
 }
 
+/* The bad index value of a case drawn so (sl__mix.bad): out of range or
+ * negative, at the bound (the extent, or -1; the other kinds are far past
+ * it, and small cases draw them all). 1 when the case was broken. */
+static int sl__large_bad(sl__mix *m, sl__gen *g, sl_case *fw, sl_op op) {
+  if (!m->bad || m->first < 0) return 0;
+  const sl_fuzz_class k = sl_rng_below(&m->r, 2) ? SL_FUZZ_OOB : SL_FUZZ_NEG;
+  sl_case t = *fw, full;
+  g->r = m->r;
+  if (!sl__class_applies(op, k) || sl__break(g, &t, op, k) != 0) return 0;
+  if (t.ip == SL_IP_OOB || t.ip == SL_IP_NEG) t.ip_param = 0;
+  sl_case_from_forward(&t, op, &full);
+  if (sl_fuzz_classify(&full) != k) return 0;
+  *fw = t;
+  return 1;
+}
+
 int sl_fuzz_case(uint64_t seed, uint64_t i, const sl_fuzz_opts *o, sl_case *c) {
   sl_fuzz_opts def;
   if (!o) {
@@ -141,8 +173,9 @@ int sl_fuzz_case(uint64_t seed, uint64_t i, const sl_fuzz_opts *o, sl_case *c) {
 
   sl__mix mix;
   sl__size_mix_draw(o, seed, i, &mix);
-  /* An invalid case is never resized, so it keeps the op and dtype drawn
-   * without the mix: the draw after the op's decides it. */
+  /* A case drawn invalid is never resized, so it keeps the op and dtype
+   * drawn without the mix: the draw after the op's decides it (a case
+   * drawn as a large bad one is broken once built: sl__large_bad). */
   sl_rng peek = g.r;
   (void)sl_rng_next(&peek);
   if ((int)sl_rng_below(&peek, 100) < invalid_pct) mix.first = -1;
@@ -223,8 +256,9 @@ int sl_fuzz_case(uint64_t seed, uint64_t i, const sl_fuzz_opts *o, sl_case *c) {
   /* Drawn last, so that every other case keeps the stream it had. */
   if ((sl_case_spec_of(fwop)->keys & SL_KEY_VOXELS) && !broken)
     sl__pick_voxels(&g, &fw);
-  if (!invalid) sl_fuzz_stress(o, seed, i, &fw);   /* a stream of its own */
-  if (!invalid) sl_fuzz_huge(o, seed, i, op, &fw); /* and so has this one */
+  if (!invalid) broken = sl__large_bad(&mix, &g, &fw, op);
+  if (!broken) sl_fuzz_stress(o, seed, i, &fw);   /* a stream of its own */
+  if (!broken) sl_fuzz_huge(o, seed, i, op, &fw); /* and so has this one */
   sl_case_from_forward(&fw, op, c);
   return broken;
 }
