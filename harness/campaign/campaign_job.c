@@ -225,33 +225,127 @@ static int sl__first_showing(sl__shown_groups *g, const char *id) {
   return 1;
 }
 
-/* The minimal case's tensors (worker.h: sl_worker_show) as one field of the
- * F line, its lines joined by the two characters '\' 'n'. Empty for a
- * crash or a hang (running it again would only crash again) and for a
- * group shown already. */
-static void sl__shown_field(const sl_fuzz_campaign *f, sl_worker *w,
-                            sl__shown_groups *shown, const sl_case *c,
-                            const sl_variant_result *first,
-                            const sl_failure_sig *sig, char *out, size_t len) {
+/* The minimal case run once more with every selected variant, its tensors
+ * shown (worker.h: sl_worker_show): *variants gets the variants failing it
+ * as `first` does (failure_group.h: one defect of code they share, one
+ * group), and tensors the text as one field of the F line, its lines
+ * joined by the two characters '\\' 'n' (empty after a crash or a hang,
+ * which would only happen again). */
+static void sl__confirm(const sl_fuzz_campaign *f, sl_worker *w,
+                        const sl_case *c, const sl_variant_result *first,
+                        char *variants, size_t vlen, char *tensors,
+                        size_t tlen) {
   static char text[SL_WORKER_SHOWN_MAX];
+  static sl_case_result res;
   char err[256];
-  out[0] = '\0';
+  snprintf(variants, vlen, "%s", first->variant);
+  tensors[0] = '\0';
   if (first->verdict == SL_VERDICT_CRASHED ||
       first->verdict == SL_VERDICT_TIMEOUT ||
-      !sl__first_showing(shown, sig->id))
-    return;
-  if (sl_worker_show(w, c, first->variant, f->timeout, text, sizeof text, err,
+      sl_worker_show(w, c, NULL, f->timeout, text, sizeof text, &res, err,
                      sizeof err))
     return;
+  for (int i = 0; i < res.n; ++i)
+    if (strcmp(res.v[i].variant, first->variant) == 0 &&
+        res.v[i].verdict == first->verdict)
+      sl_failure_variant_set(c, &res, i, NULL, variants, vlen);
   size_t n = 0;
-  for (const char *p = text; *p && n + 3 < len; ++p) {
+  for (const char *p = text; *p && n + 3 < tlen; ++p) {
     if (*p == '\n') {
-      if (p[1]) out[n++] = '\\', out[n++] = 'n';
+      if (p[1]) tensors[n++] = '\\', tensors[n++] = 'n';
     } else if (*p != '\t' && *p != '\r') {
-      out[n++] = *p;
+      tensors[n++] = *p;
     }
   }
-  out[n] = '\0';
+  tensors[n] = '\0';
+}
+
+/* A failure as a job reports it: shrunk, confirmed, grouped. */
+typedef struct sl__found {
+  sl_variant_result first; /* the failing verdict of the case as found */
+  sl_case minimal;
+  sl_case_result mres; /* the minimal case's result */
+  const char *own;     /* the minimal case's own message */
+  int huge;            /* x past 2^huge elements: kept as found */
+  char line[SL_CASE_LINE_MAX];
+  char variants[1024]; /* failing the minimal case alike (failure_group.h) */
+  sl_failure_sig sig;
+  char tensors[SL_WORKER_SHOWN_MAX + 512];
+} sl__found;
+
+/* Shrinks the failure of c's variant `which`, confirms it on the minimal
+ * case with every variant, and names its group. */
+static void sl__found_make(const sl_fuzz_campaign *f, sl_worker *w,
+                           const sl_case *c, const sl_case_result *res,
+                           int which, sl__found *x) {
+  x->first = res->v[which];
+  x->minimal = *c;
+  x->mres = *res;
+  /* A huge case is kept as found: every candidate would take seconds to
+   * generate, and a smaller one leaves the offsets past 2^31 it is about. */
+  x->huge = sl_fuzz_huge_shape(c);
+  if (f->shrink && x->first.verdict != SL_VERDICT_TIMEOUT && !x->huge)
+    sl__shrink(f, w, c, x->first.variant, x->first.verdict, &x->minimal,
+               &x->mres);
+  sl_case_print(&x->minimal, x->line, sizeof x->line);
+  /* What the minimal case says of itself: the repro's own message, not
+   * the found-as case's (another place, another count). */
+  const sl_variant_result *mv = sl__find(&x->mres, x->first.variant);
+  x->own = mv ? mv->message : x->first.message;
+  sl__confirm(f, w, &x->minimal, &x->first, x->variants, sizeof x->variants,
+              x->tensors, sizeof x->tensors);
+  sl_failure_signature(&x->minimal, x->variants,
+                       sl_verdict_name(x->first.verdict), x->own, &x->sig);
+}
+
+/* The group onto the found case's verdict (batch entry at) and the
+ * minimal case's; the minimal case into the corpus. -1 without memory. */
+static int sl__found_record(const sl_fuzz_campaign *f, sl_worker *w,
+                            sl__batch *b, int at, const sl__found *x) {
+  if (f->db) {
+    int m = f->shrink ? sl__batch_add(b, &x->minimal, &x->mres, at) : at;
+    if (m < 0) return -1;
+    for (int k = 0; k < 2; ++k) {
+      sl__pending *e = &b->p[k ? m : at];
+      snprintf(e->sig, sizeof e->sig, "%s", x->sig.text);
+      snprintf(e->sig_variant, sizeof e->sig_variant, "%s", x->first.variant);
+    }
+  }
+  if (f->corpus)
+    sl__corpus_add(w, f->timeout, f->corpus, &x->minimal, x->line,
+                   x->first.variant, x->first.verdict, &x->sig);
+  return 0;
+}
+
+/* The F line to the parent: variants, verdict, minimal, found as, group
+ * id, group, message, tensors (sent once per group and job). */
+static void sl__found_send(const sl_fuzz_campaign *f, sl__shown_groups *shown,
+                           const char *found_as, const sl__found *x,
+                           FILE *out) {
+  /* A minimal case still larger than a few elements: say which size
+   * threshold it stays past, the likely reason (docs: shrinking). */
+  char message[sizeof x->first.message + 200];
+  int64_t largest = 0;
+  const sl_threshold *past =
+      f->shrink ? sl_fuzz_case_past(&x->minimal, &largest) : NULL;
+  if (x->huge)
+    snprintf(message, sizeof message,
+             "%s; a huge case (x past 2^%d elements), not shrunk", x->own,
+             x->huge);
+  else if (past && largest > SL_FUZZ_SMALL_REPRO)
+    snprintf(message, sizeof message,
+             "%s; the minimal case keeps %lld elements, past %s (%lld: %s), "
+             "where smaller cases take another path",
+             x->own, (long long)largest, past->name, (long long)past->value,
+             past->path);
+  else
+    snprintf(message, sizeof message, "%s", x->own);
+  sl_text_one_line(message); /* a kernel's newline would forge a line */
+  fprintf(out, "F %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", x->variants,
+          sl_verdict_name(x->first.verdict), x->line, found_as, x->sig.id,
+          x->sig.text, message,
+          sl__first_showing(shown, x->sig.id) ? x->tensors : "");
+  fflush(out);
 }
 
 /* Handles one case's result in a job: batch, failure shrinking, corpus.
@@ -264,64 +358,10 @@ static int sl__job_result(const sl_fuzz_campaign *f, sl_worker *w, sl__batch *b,
   if (at < 0) return -1;
   if (!sl__is_failure(res, &which)) return 0;
   ++*failures;
-  sl_variant_result first = res->v[which];
-  sl_case minimal = *c;
-  static sl_case_result mres;
-  mres = *res;
-  /* A huge case is kept as found: every candidate would take seconds to
-   * generate, and a smaller one leaves the offsets past 2^31 it is about. */
-  const int huge = sl_fuzz_huge_shape(c);
-  if (f->shrink && first.verdict != SL_VERDICT_TIMEOUT && !huge)
-    sl__shrink(f, w, c, first.variant, first.verdict, &minimal, &mres);
-  char line[SL_CASE_LINE_MAX];
-  sl_case_print(&minimal, line, sizeof line);
-  /* The group: of the minimal case, as the shrinker left its message. */
-  const sl_variant_result *mv = sl__find(&mres, first.variant);
-  /* What the minimal case says of itself: the repro's own message, not
-   * the found-as case's (another place, another count). */
-  const char *own = mv ? mv->message : first.message;
-  sl_failure_sig sig;
-  sl_failure_signature(&minimal, first.variant, sl_verdict_name(first.verdict),
-                       own, &sig);
-  if (f->db) {
-    snprintf(b->p[at].sig, sizeof b->p[at].sig, "%s", sig.text);
-    snprintf(b->p[at].sig_variant, sizeof b->p[at].sig_variant, "%s",
-             first.variant);
-  }
-  if (f->db && f->shrink) {
-    int m = sl__batch_add(b, &minimal, &mres, at);
-    if (m < 0) return -1;
-    snprintf(b->p[m].sig, sizeof b->p[m].sig, "%s", sig.text);
-    snprintf(b->p[m].sig_variant, sizeof b->p[m].sig_variant, "%s",
-             first.variant);
-  }
-  if (f->corpus)
-    sl__corpus_add(w, f->timeout, f->corpus, &minimal, line, first.variant,
-                   first.verdict, &sig);
-  /* A minimal case still larger than a few elements: say which size
-   * threshold it stays past, the likely reason (docs: shrinking). */
-  char message[sizeof first.message + 200];
-  int64_t largest = 0;
-  const sl_threshold *past =
-      f->shrink ? sl_fuzz_case_past(&minimal, &largest) : NULL;
-  if (huge)
-    snprintf(message, sizeof message,
-             "%s; a huge case (x past 2^%d elements), not shrunk", own, huge);
-  else if (past && largest > SL_FUZZ_SMALL_REPRO)
-    snprintf(message, sizeof message,
-             "%s; the minimal case keeps %lld elements, past %s (%lld: %s), "
-             "where smaller cases take another path",
-             own, (long long)largest, past->name, (long long)past->value,
-             past->path);
-  else
-    snprintf(message, sizeof message, "%s", own);
-  sl_text_one_line(message); /* a kernel's newline would forge a line */
-  static char tensors[SL_WORKER_SHOWN_MAX + 512];
-  sl__shown_field(f, w, shown, &minimal, &first, &sig, tensors, sizeof tensors);
-  fprintf(out, "F %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", first.variant,
-          sl_verdict_name(first.verdict), line, res->line, sig.id, sig.text,
-          message, tensors);
-  fflush(out);
+  static sl__found x; /* large: not on the stack */
+  sl__found_make(f, w, c, res, which, &x);
+  if (sl__found_record(f, w, b, at, &x)) return -1;
+  sl__found_send(f, shown, res->line, &x, out);
   return 0;
 }
 

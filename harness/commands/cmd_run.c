@@ -7,7 +7,6 @@
 #include "case.h"
 #include "clean_text.h"
 #include "commands.h"
-#include "failure_group.h"
 #include "failure_report.h"
 #include "interrupt.h"
 #include "json_out.h"
@@ -183,29 +182,27 @@ static void sl__print_result(const sl_case_result *res, int quiet) {
   if (defect >= 0 && !quiet) sl_print_ref_defect(defect, -1, "");
 }
 
-/* The tensors of a failing case (show_tensors.h) into its group, run
- * once more in the worker with its first failing variant: a pasted repro
- * shows its bug. Once per group; not for a crash or hang, which would
- * only happen again. */
-static void sl__show_failure(sl_worker *w, const sl_case *c,
+/* A failing case's verdicts into the groups, from a run once more in the
+ * worker that shows its tensors (show_tensors.h) and tells the variants
+ * failing it alike (the same outputs) apart from the rest: a pasted repro
+ * shows its bug, and a defect of code several variants share is one group.
+ * Without a worker (or when the run fails), res's verdicts as they are. */
+static int sl__group_failure(sl_worker *w, const sl_case *c,
                              const sl_case_result *res, double timeout_s,
                              sl_failure_groups *groups) {
-  const sl_variant_result *r = NULL;
-  for (int k = 0; k < res->n && !r; ++k)
-    if (sl_verdict_is_failure(res->v[k].verdict)) r = &res->v[k];
-  if (!w || !r || r->verdict == SL_VERDICT_CRASHED ||
-      r->verdict == SL_VERDICT_TIMEOUT)
-    return;
-  sl_failure_sig sig;
-  sl_failure_signature(c, r->variant, sl_verdict_name(r->verdict), r->message,
-                       &sig);
-  for (int i = 0; i < groups->n; ++i)
-    if (strcmp(groups->v[i].id, sig.id) == 0 && groups->v[i].tensors) return;
+  static sl_case_result shown_res;
   static char text[SL_WORKER_SHOWN_MAX];
   char err[512];
-  if (sl_worker_show(w, c, r->variant, timeout_s, text, sizeof text, err,
-                     sizeof err) == 0)
-    sl_failure_groups_show(groups, sig.id, text);
+  if (!w || sl_worker_show(w, c, NULL, timeout_s, text, sizeof text, &shown_res,
+                           err, sizeof err))
+    return sl_failure_groups_add_result(groups, c, res);
+  /* the verdicts counted are the first run's; the grouping, the second's */
+  const sl_case_result *use = shown_res.failures ? &shown_res : res;
+  int before = groups->n;
+  if (sl_failure_groups_add_result(groups, c, use)) return -1;
+  for (int i = before; i < groups->n; ++i)
+    if (sl_failure_groups_show(groups, groups->v[i].id, text)) return -1;
+  return 0;
 }
 
 static int sl__record(sl_store *st, int64_t run_id, const sl_case *c,
@@ -393,10 +390,9 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
     }
     for (int k = 0; k < res->n; ++k) ++counts[res->v[k].verdict];
     failed_cases += res->failures > 0;
-    if (sl_failure_groups_add_result(&groups, &cases[i], res))
+    if (res->failures &&
+        sl__group_failure(worker, &cases[i], res, timeout_s, &groups))
       report_failed = 1; /* out of memory: the groups are incomplete */
-    if (res->failures)
-      sl__show_failure(worker, &cases[i], res, timeout_s, &groups);
     ++judged;
     if (st && !store_failed) {
       /* One short transaction per case (cheap in WAL mode): the write lock

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "clean_text.h"
+#include "runner.h"
 
 static int sl__digit(char ch) { return ch >= '0' && ch <= '9'; }
 
@@ -123,11 +124,44 @@ void sl_failure_signature(const sl_case *c, const char *variant,
    * character's boundary (a cut inside one is no UTF-8 for the writers). */
   kind[300] = '\0';
   sl_utf8_cut(kind);
-  snprintf(out->text, sizeof out->text, "%.40s %.100s %.40s | %.16s %.60s | %s",
+  snprintf(out->text, sizeof out->text, "%.40s %.240s %.40s | %.16s %.60s | %.300s",
            sl_op_name(c->op), variant ? variant : "?", verdict ? verdict : "?",
            reduce, output, kind);
   uint64_t h = 1469598103934665603ull; /* FNV-1a */
   for (const char *p = out->text; *p; ++p)
     h = (h ^ (unsigned char)*p) * 1099511628211ull;
   snprintf(out->id, sizeof out->id, "%016" PRIx64, h);
+}
+
+/* Whether b fails c as a does (sl_failure_variant_set). */
+static int sl__same_failure(const sl_case *c, const sl_variant_result *a,
+                            const sl_variant_result *b) {
+  if (a->verdict != b->verdict || !sl_verdict_is_failure(b->verdict)) return 0;
+  if (!a->out_digest || !b->out_digest)
+    return !a->out_digest && !b->out_digest &&
+           strcmp(a->message, b->message) == 0;
+  if (a->out_digest != b->out_digest) return 0;
+  char oa[64], ob[64], ka[400], kb[400];
+  sl_failure_kind(c, a->message, oa, sizeof oa, ka, sizeof ka);
+  sl_failure_kind(c, b->message, ob, sizeof ob, kb, sizeof kb);
+  return strcmp(oa, ob) == 0 && strcmp(ka, kb) == 0;
+}
+
+int sl_failure_variant_set(const sl_case *c, const sl_case_result *res,
+                           int which, unsigned char *taken, char *out,
+                           size_t len) {
+  const sl_variant_result *a = &res->v[which];
+  size_t used = (size_t)snprintf(out, len, "%s", a->variant);
+  int n = 1;
+  if (taken) taken[which] = 1;
+  for (int i = 0; i < res->n; ++i) {
+    if (i == which || (taken && taken[i]) ||
+        !sl__same_failure(c, a, &res->v[i]))
+      continue;
+    if (used + strlen(res->v[i].variant) + 2 > len) break;
+    used += (size_t)snprintf(out + used, len - used, ",%s", res->v[i].variant);
+    if (taken) taken[i] = 1;
+    ++n;
+  }
+  return n;
 }

@@ -47,4 +47,20 @@ void sl_failure_signature(const sl_case *c, const char *variant,
                           const char *verdict, const char *message,
                           sl_failure_sig *out);
 
+/*
+ * The variants of res that fail case c as its variant `which` does, which
+ * makes them one defect met in several variants (code they share) rather
+ * than one each: the same verdict, and the same outputs (equal digests,
+ * runner.h, of a run asked to show them) with the same kind of wrongness,
+ * or, where no outputs were written (a refusal, a crash), the same
+ * message. Written into out as a comma-separated list, `which`'s first
+ * and the others in res's order (a --variants list: the repro runs them
+ * all); each is marked in taken[] when taken is not NULL. Returns how
+ * many.
+ */
+struct sl_case_result;
+int sl_failure_variant_set(const sl_case *c, const struct sl_case_result *res,
+                           int which, unsigned char *taken, char *out,
+                           size_t len);
+
 #endif

@@ -26,6 +26,9 @@ typedef struct sl_variant_result {
   double diff1, diff2, diff3;
   double seconds; /* wall time of the kernel call; < 0 when not run */
   char message[512];
+  /* A digest of the outputs it wrote (show_tensors.h), when the run was
+   * asked to show them (sl_run_opts.shown); 0 otherwise */
+  uint64_t out_digest;
 } sl_variant_result;
 
 /* Prints, for a variant that did not pass, why the benchmarks leave it

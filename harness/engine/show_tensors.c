@@ -96,3 +96,24 @@ void sl_show_slots(char *buf, size_t len, const char *prefix, sl_op op,
     }
   }
 }
+
+uint64_t sl_outputs_digest(const sl_tensor *t, int n) {
+  uint64_t h = 1469598103934665603ull;
+  for (int k = 0; k < n; ++k) {
+    const sl_tensor *x = &t[k];
+    if (!x->data || x->device != SL_DEVICE_CPU) continue;
+    const size_t es = sl_dtype_size(x->dtype);
+    int64_t numel = 1, idx[SL_MAX_DIMS] = {0};
+    for (int d = 0; d < x->ndim; ++d) numel *= x->shape[d];
+    for (int64_t i = 0; i < numel; ++i) {
+      int64_t off = 0;
+      for (int d = 0; d < x->ndim; ++d) off += idx[d] * x->strides[d];
+      const unsigned char *p =
+          (const unsigned char *)x->data + off * (int64_t)es;
+      for (size_t b = 0; b < es; ++b) h = (h ^ p[b]) * 1099511628211ull;
+      for (int d = x->ndim - 1; d >= 0 && ++idx[d] == x->shape[d]; --d)
+        idx[d] = 0;
+    }
+  }
+  return h;
+}

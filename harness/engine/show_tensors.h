@@ -10,6 +10,7 @@
 #define SL_SHOW_TENSORS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "sl/sl.h"
 
@@ -22,5 +23,10 @@ enum { SL_SHOW_MAX_ELEMENTS = 64 };
  * own, or the reference's outputs with slot - n_in). */
 void sl_show_slots(char *buf, size_t len, const char *prefix, sl_op op,
                    const sl_tensor *tensors, int from, int to, int first_slot);
+
+/* FNV-1a 64 of the n tensors' elements in their logical order (any
+ * strides; device memory and absent tensors count as empty): two variants
+ * that wrote the same outputs have the same digest. */
+uint64_t sl_outputs_digest(const sl_tensor *t, int n);
 
 #endif

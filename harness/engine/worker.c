@@ -544,11 +544,10 @@ int sl_worker_run_variants(sl_worker *w, const sl_case *c, const char *variants,
   return sl__run_request(w, c, variants, NULL, 0, timeout_s, res, err, errlen);
 }
 
-int sl_worker_show(sl_worker *w, const sl_case *c, const char *variant,
-                   double timeout_s, char *shown, size_t len, char *err,
-                   size_t errlen) {
-  static sl_case_result res;
-  if (sl__run_request(w, c, variant, NULL, 1, timeout_s, &res, err, errlen))
+int sl_worker_show(sl_worker *w, const sl_case *c, const char *variants,
+                   double timeout_s, char *shown, size_t len,
+                   sl_case_result *res, char *err, size_t errlen) {
+  if (sl__run_request(w, c, variants, NULL, 1, timeout_s, res, err, errlen))
     return -1;
   /* Only a worker that answered wrote it: after a crash the page is the
    * fresh worker's, and holds nothing. */

@@ -40,14 +40,16 @@ int sl_worker_run_variants(sl_worker *w, const sl_case *c, const char *variants,
 int sl_worker_save(sl_worker *w, const sl_case *c, const char *variant,
                    const char *dir, double timeout_s, char *err, size_t errlen);
 
-/* Runs case c in the worker with variant `variant` only and writes its
- * tensors as text into shown (show_tensors.h: the inputs, LibTorch's
- * outputs and the variant's, each of up to 64 elements), for the reader
- * of a minimal repro. Empty when the variant crashed. 0, or -1 with err. */
+/* Runs case c in the worker with `variants` (NULL: the worker's) and
+ * writes its tensors as text into shown (show_tensors.h: the inputs,
+ * LibTorch's outputs and each failing variant's, each of up to 64
+ * elements), for the reader of a minimal repro; res gets the verdicts,
+ * each with the digest of what the variant wrote. The text is empty when
+ * a variant crashed. 0, or -1 with err. */
 enum { SL_WORKER_SHOWN_MAX = 12288 };
-int sl_worker_show(sl_worker *w, const sl_case *c, const char *variant,
-                   double timeout_s, char *shown, size_t len, char *err,
-                   size_t errlen);
+int sl_worker_show(sl_worker *w, const sl_case *c, const char *variants,
+                   double timeout_s, char *shown, size_t len,
+                   sl_case_result *res, char *err, size_t errlen);
 
 /* How many workers were replaced after a crash or timeout. */
 int sl_worker_restarts(const sl_worker *w);

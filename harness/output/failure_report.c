@@ -51,29 +51,67 @@ int sl_failure_groups_add(sl_failure_groups *g, const char *id, const char *sig,
   return 0;
 }
 
+/* Whether name is one of the comma-separated list's. */
+static int sl__listed(const char *list, const char *name, size_t len) {
+  for (const char *p = list; p && *p;) {
+    if (strncmp(p, name, len) == 0 && (p[len] == ',' || p[len] == '\0'))
+      return 1;
+    p = strchr(p, ',');
+    p = p ? p + 1 : NULL;
+  }
+  return 0;
+}
+
+/* tensors without the "got (<variant>) ..." lines of variants that are
+ * not the group's (they failed the case another way). */
+static char *sl__group_lines(const sl_failure_group *e, const char *tensors) {
+  char *out = malloc(strlen(tensors) + 1), *w = out;
+  for (const char *p = tensors; out && *p;) {
+    const char *nl = strchr(p, '\n');
+    const size_t n = nl ? (size_t)(nl - p) + 1 : strlen(p);
+    const char *close = strncmp(p, "got (", 5) == 0 ? strstr(p, ") ") : NULL;
+    if (!close || sl__listed(e->variant, p + 5, (size_t)(close - p - 5))) {
+      memcpy(w, p, n);
+      w += n;
+    }
+    p += n;
+  }
+  if (out) *w = '\0';
+  return out;
+}
+
 int sl_failure_groups_show(sl_failure_groups *g, const char *id,
                            const char *tensors) {
   if (!tensors || !tensors[0]) return 0;
   for (int i = 0; i < g->n; ++i) {
     sl_failure_group *e = &g->v[i];
     if (strcmp(e->id, id) != 0 || e->tensors) continue;
-    if (!(e->tensors = sl__dup(tensors))) return -1;
+    if (!(e->tensors = sl__group_lines(e, tensors))) return -1;
   }
   return 0;
 }
 
 int sl_failure_groups_add_result(sl_failure_groups *g, const sl_case *c,
                                  const sl_case_result *res) {
+  unsigned char taken[SL_MAX_VERDICTS] = {0};
   for (int i = 0; i < res->n; ++i) {
     const sl_variant_result *r = &res->v[i];
-    if (!sl_verdict_is_failure(r->verdict)) continue;
+    if (taken[i] || !sl_verdict_is_failure(r->verdict)) continue;
+    /* the variants failing it alike are one defect (failure_group.h) */
+    char variants[1024];
+    const int n =
+        sl_failure_variant_set(c, res, i, taken, variants, sizeof variants);
     sl_failure_sig sig;
-    sl_failure_signature(c, r->variant, sl_verdict_name(r->verdict), r->message,
+    sl_failure_signature(c, variants, sl_verdict_name(r->verdict), r->message,
                          &sig);
-    if (sl_failure_groups_add(g, sig.id, sig.text, r->variant,
+    if (sl_failure_groups_add(g, sig.id, sig.text, variants,
                               sl_verdict_name(r->verdict), res->line, res->line,
                               r->message))
       return -1;
+    /* every failing verdict counted, the merged ones too */
+    g->cases += n - 1;
+    for (int k = 0; k < g->n; ++k)
+      if (strcmp(g->v[k].id, sig.id) == 0) g->v[k].count += n - 1;
   }
   return 0;
 }

@@ -55,15 +55,32 @@ for g in groups:
                 print(f"not at the boundary: {cand} still fails: {msg}")
                 bad += 1
     t = g.get("tensors", "")
-    if "expected out" not in t or "got out" not in t:
+    if "expected out" not in t or "got (" not in t:
         print(f"no tensors in JSON for {line}: {t!r}")
         bad += 1
 print(f"  {len(groups)} groups checked")
-if out.count("      got out ") < len(groups):
+if out.count("      got (") < len(groups):
     print("tensors missing under a FAIL block"); bad += 1
 sys.exit(1 if bad or not groups else 0)
 PY
 check "each group: its own message, at its boundary, tensors shown" test $? = 0
 check "junit: the tensors in the failure" grep -q "tensors of the minimal case:" "$tmp/f.xml"
+
+# One defect in code two variants share (tests/planted: cpu.past_64 and
+# cpu.past_64_twin run one kernel) is one group naming both, its repro
+# running both; a defect of another variant with the same symptom (buggy's
+# cpu.lost_update: a sum value wrong too, other values) stays its own.
+PL=$(dirname "$BIN")/tests/libsl_planted.so
+"$BIN" fuzz --ops scatter_reduce --provider "planted=$PL" --provider "buggy=$BUG" \
+  --variants planted:cpu.past_64,planted:cpu.past_64_twin,$V --cases 3000 \
+  --seed 4 --jobs 1 --no-db --no-corpus >"$tmp/out" 2>&1
+check "shared code: one group for both variants" \
+  test "$(grep -c '^FAIL failed planted:cpu.past_64,planted:cpu.past_64_twin$' "$tmp/out")" = 1
+check "shared code: no group of one of them alone" \
+  test "$(grep -c '^FAIL failed planted:cpu.past_64\(_twin\)\?$' "$tmp/out")" = 0
+check "shared code: the repro runs both" \
+  grep -q "variants planted:cpu.past_64,planted:cpu.past_64_twin " "$tmp/out"
+check "another variant's defect stays its own group" \
+  grep -q "^FAIL failed $V\$" "$tmp/out"
 echo "$((checks - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -9,6 +9,8 @@
  *   scatter_reduce cpu.past_64     sum: with more than 64 updates, the last
  *                                  one is skipped (a fixed-size batch whose
  *                                  tail is forgotten); boundary: 65 updates
+ *   scatter_reduce cpu.past_64_twin  the same kernel again (code two
+ *                                  variants share: one defect, one group)
  *   scatter_reduce cpu.max_by_gt   amax as `src > acc ? src : acc`: a NaN
  *                                  met once the accumulator holds a number
  *                                  is dropped (LibTorch propagates it)
@@ -137,6 +139,9 @@ static sl_status sl_planted_past_32_rows(sl_ctx *ctx, sl_call *c) {
 
 static sl_provider_variant sl__rows[] = {
     SL__PLANTED(SL_OP_SCATTER_REDUCE, "cpu.past_64", sl_planted_past_64),
+    /* the same kernel under a second name: one defect in code that two
+     * variants share, which triage reports as one group */
+    SL__PLANTED(SL_OP_SCATTER_REDUCE, "cpu.past_64_twin", sl_planted_past_64),
     SL__PLANTED(SL_OP_SCATTER_REDUCE, "cpu.max_by_gt", sl_planted_max_by_gt),
     SL__PLANTED(SL_OP_GATHER, "cpu.rank_above_3", sl_planted_rank_above_3),
     SL__PLANTED(SL_OP_GATHER, "cpu.negzero_lost", sl_planted_negzero_lost),
