@@ -4,28 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hash64.h"
 #include "runner.h"
 
-/* 64 bits over the buffer: four independent multiply-xor lanes over
- * 8-byte words (a dependent chain is the cost of a hash: four of them run
- * side by side), the tail bytewise. Not cryptographic: a kernel that
- * writes its input by mistake does not aim at a collision. */
-static uint64_t sl__hash(const unsigned char *p, size_t n) {
-  const uint64_t k = 0x9E3779B97F4A7C15ull;
-  uint64_t h[4] = {n, 1, 2, 3};
-  size_t i = 0;
-  for (; i + 32 <= n; i += 32)
-    for (int l = 0; l < 4; ++l) {
-      uint64_t w;
-      memcpy(&w, p + i + 8 * l, 8);
-      h[l] = (h[l] ^ w) * k;
-    }
-  for (; i < n; ++i) h[0] = (h[0] ^ p[i]) * k;
-  return h[0] ^ (h[1] >> 1) ^ (h[2] << 1) ^ (h[3] >> 3) ^ (h[3] << 7);
-}
-
 static uint64_t sl__slot_hash(const sl_bundle *b, int s) {
-  return b->mem[s] && b->bytes[s] ? sl__hash(b->mem[s], b->bytes[s]) : 0;
+  return b->mem[s] && b->bytes[s] ? sl_hash64(b->mem[s], b->bytes[s]) : 0;
 }
 
 void sl_input_guard_mark(sl_input_guard *g, const sl_bundle *b, int n_in) {
