@@ -18,8 +18,8 @@
  *                     writes through NULL (a crash in the timing only)
  *   cpu.hang_later    correct on its first 20 calls in a process, then
  *                     sleeps for good (a hang in the timing only)
- *   cpu.scribble      right answer, then writes over its input x (uses it
- *                     as scratch)
+ *   cpu.scribble      right answer, then writes 0x7f over every element
+ *                     of its input x (uses it as scratch)
  *
  * Built a second time with SLTEST_TAME (libsltest_tame.so): the same names,
  * every one a plain correct gather, as the base of an `ab` whose candidate
@@ -156,7 +156,9 @@ static sl_status sltest_hang_later(sl_ctx *ctx, sl_call *c) {
 static sl_status sltest_scribble(sl_ctx *ctx, sl_call *c) {
   const sl_status st = sltest_ok(ctx, c);
   const sl_tensor *x = &c->arg[0];
-  if (sltest_numel(x)) memset(x->data, 0x7f, sl_provider_dtype_size(x->dtype));
+  if (sltest_numel(x)) /* every element x's view spans */
+    memset(x->data, 0x7f,
+           (size_t)sltest_end(x) * sl_provider_dtype_size(x->dtype));
   return st;
 }
 
