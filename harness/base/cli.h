@@ -28,7 +28,10 @@ enum {
    * worker that died, an output that cannot be written; compare, ab:
    * nothing was compared, or a base benchmark has no candidate), so it
    * cannot say that nothing failed */
-  SL_EXIT_INCOMPLETE = 3
+  SL_EXIT_INCOMPLETE = 3,
+  /* ab: a kernel of either build died (crashed, aborted, called exit() or
+   * passed --timeout): a gate that could not time what it was given */
+  SL_EXIT_KERNEL_DIED = 4
 };
 
 struct sl_store;

@@ -11,7 +11,7 @@
 #include "sl_report.h"
 
 static const char *const sl__kind_names[] = {"judged", "missing", "failed",
-                                             "untimed"};
+                                             "untimed", "died"};
 
 sl_ab_row *sl_ab_set_add(sl_ab_set *s, const sl_ab_row *r) {
   if (s->n == s->cap) {
@@ -111,8 +111,8 @@ static void sl__json(const sl_ab_set *s, FILE *out) {
   for (int k = 0; k < SL_AB_VERDICT_COUNT; ++k)
     fprintf(out, "%s\"%s\": %d", k ? ", " : "",
             sl_ab_verdict_name((sl_ab_verdict)k), s->counts[k]);
-  fprintf(out, ", \"missing\": %d, \"failed\": %d}, \"rows\": [", s->missing,
-          s->failed);
+  fprintf(out, ", \"missing\": %d, \"failed\": %d, \"died\": %d}, \"rows\": [",
+          s->missing, s->failed, s->died);
   for (int i = 0; i < s->n; ++i) {
     const sl_ab_row *r = &s->rows[i];
     fprintf(out, "%s\n  {\"kind\": \"%s\", \"case\": ", i ? "," : "",
@@ -170,6 +170,8 @@ static void sl__markdown(const sl_ab_set *s, FILE *out) {
           s->counts[SL_AB_UNCLEAR]);
   if (s->missing) fprintf(out, ", %d missing", s->missing);
   if (s->failed) fprintf(out, ", **%d failed**", s->failed);
+  if (s->died)
+    fprintf(out, ", **%d died** (a kernel crashed, hung or exited)", s->died);
   fputs("\n\nbase `", out);
   sl_md_text(out, s->base, 1);
   fputs("`, candidate `", out);
@@ -321,11 +323,11 @@ static void sl__html(const sl_ab_set *s, FILE *out) {
   int slower = s->counts[SL_AB_SLOWER];
   fprintf(out,
           "<h1>scatterlab ab</h1>\n<p class=\"%s\">%d slower, %d faster, "
-          "%d same, %d unclear, %d missing, %d failed</p>\n"
+          "%d same, %d unclear, %d missing, %d failed, %d died</p>\n"
           "<p class=\"note\">base <code>",
-          slower || s->failed ? "bad" : "good", slower, s->counts[SL_AB_FASTER],
-          s->counts[SL_AB_SAME], s->counts[SL_AB_UNCLEAR], s->missing,
-          s->failed);
+          slower || s->failed || s->died ? "bad" : "good", slower,
+          s->counts[SL_AB_FASTER], s->counts[SL_AB_SAME],
+          s->counts[SL_AB_UNCLEAR], s->missing, s->failed, s->died);
   sl__html_text(out, s->base);
   fputs("</code>, candidate <code>", out);
   sl__html_text(out, s->cand[0] ? s->cand : "(built-in kernels)");
@@ -354,8 +356,8 @@ static void sl__html(const sl_ab_set *s, FILE *out) {
   for (int i = 0; i < s->n; ++i) {
     const sl_ab_row *r = &s->rows[i];
     const int judged = r->kind == SL_AB_ROW_JUDGED;
-    const int bad =
-        (judged && r->verdict == SL_AB_SLOWER) || r->kind == SL_AB_ROW_FAILED;
+    const int bad = (judged && r->verdict == SL_AB_SLOWER) ||
+                    r->kind == SL_AB_ROW_FAILED || r->kind == SL_AB_ROW_DIED;
     fprintf(out, "<tr%s><td class=\"%s\">%s</td><td>",
             bad ? " class=\"bad\"" : "",
             bad                                      ? "bad"

@@ -18,7 +18,9 @@ typedef enum sl_ab_row_kind {
   SL_AB_ROW_JUDGED,  /* timed and judged: verdict and figures below */
   SL_AB_ROW_MISSING, /* a base variant the candidate lacks */
   SL_AB_ROW_FAILED,  /* a version failed the case (or could not run) */
-  SL_AB_ROW_UNTIMED  /* not timed for another reason (device, layout) */
+  SL_AB_ROW_UNTIMED, /* not timed for another reason (device, layout) */
+  SL_AB_ROW_DIED     /* a version's kernel crashed, hung or exited, in the
+                        check or the timing */
 } sl_ab_row_kind;
 
 typedef struct sl_ab_row {
@@ -66,7 +68,7 @@ typedef struct sl_ab_set {
   char omp[160];       /* the binding and wait policy (omp_env.h) */
   sl_ab_row *rows;
   int n, cap;
-  int counts[SL_AB_VERDICT_COUNT], missing, failed;
+  int counts[SL_AB_VERDICT_COUNT], missing, failed, died;
   int exit_status; /* set by the command before writing */
 } sl_ab_set;
 

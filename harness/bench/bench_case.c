@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "op_facts.h"
-#include "slref.h"
 #include "store_verdicts.h"
 
 int64_t sl_tensor_bytes(const sl_tensor *t) {
@@ -37,26 +36,32 @@ int64_t sl_useful_bytes(const sl_call *call, const sl_tensor *ref) {
 }
 
 int sl_bench_case_open(sl_bench_case *bc, const sl_case *c0,
-                       const sl_run_opts *ro, sl_store *st, int64_t run_id,
-                       sl_case_result *res, char *err, size_t errlen) {
+                       const sl_run_opts *ro, const sl_bench_workers *w,
+                       sl_store *st, int64_t run_id, sl_case_result *res,
+                       char *err, size_t errlen) {
   memset(bc, 0, sizeof *bc);
-  if (sl_run_case(c0, ro, res, err, errlen)) return -1;
-  if (sl_prepare_case(c0, NULL, ro->max_case_bytes, &bc->c, &bc->in, err,
-                      errlen))
+  if (sl_worker_run_variants(w->check, c0, ro->variants, w->timeout_s, res, err,
+                             errlen))
     return -1;
-  sl_tensor ref[SL_MAX_ARGS];
-  memset(ref, 0, sizeof ref);
-  bc->ref_rc = slref_run(&bc->in.call, ref, bc->ref_msg, sizeof bc->ref_msg);
-  if (bc->ref_rc == 0) bc->bytes = sl_useful_bytes(&bc->in.call, ref);
-  for (int s = 0; s < SL_MAX_ARGS; ++s) free(ref[s].data);
-  printf("\n%s\n  useful bytes %.3f MB\n", res->line, (double)bc->bytes / 1e6);
+  /* The case as the check ran it, built again in the timing worker. */
+  if (sl_case_parse(res->line, &bc->c, err, errlen)) return -1;
+  sl_bw_death death;
+  if (sl_bw_open(w->timing, res->line, ro->max_case_bytes, &bc->built, &death,
+                 err, errlen)) {
+    if (!death.dead) return -1;
+    /* LibTorch or the inputs' generator killed the worker: nothing to
+     * time, and the check's verdicts stand. */
+    bc->built.ref_rc = -1;
+    snprintf(bc->built.ref_msg, sizeof bc->built.ref_msg,
+             "the timing worker died building the case: %.400s", death.message);
+  }
+  printf("\n%s\n  useful bytes %.3f MB\n", res->line,
+         (double)bc->built.bytes / 1e6);
   if (st && sl_store_verdicts(st, run_id, bc->c.op, bc->c.dt, res->line,
                               bc->c.seed, 0, 1, res->v, res->n, &bc->case_id))
     fprintf(stderr, "scatterlab: store: %s\n", sl_store_errmsg(st));
   return 0;
 }
-
-void sl_bench_case_close(sl_bench_case *bc) { sl_bundle_free(&bc->in); }
 
 int sl_bench_alloc_outputs(sl_call *c, void **mem) {
   sl_ctx ctx;
@@ -70,4 +75,19 @@ int sl_bench_alloc_outputs(sl_call *c, void **mem) {
     c->arg[s].data = mem[s];
   }
   return 0;
+}
+
+int sl_bench_workers_start(sl_bench_workers *w, const sl_run_opts *ro,
+                           int counters, sl_bw_info *info, char *err,
+                           size_t errlen) {
+  const sl_bw_setup setup = {ro->threads, counters, w->timeout_s};
+  if (sl_worker_start(&w->check, ro, err, errlen)) return -1;
+  return sl_bw_start(&w->timing, &setup, info, err, errlen);
+}
+
+void sl_bench_workers_stop(sl_bench_workers *w) {
+  sl_bw_stop(w->timing);
+  sl_worker_stop(w->check);
+  w->timing = NULL;
+  w->check = NULL;
 }

@@ -11,19 +11,38 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bench_worker.h"
 #include "case.h"
 #include "datagen.h"
 #include "runner.h"
 #include "sl_store.h"
+#include "worker.h"
 
 typedef struct sl_bench_case {
-  sl_case c;         /* the case as built */
-  sl_bundle in;      /* inputs to time on */
-  int64_t bytes;     /* useful bytes; 0 when LibTorch rejects the case */
-  int ref_rc;        /* 0: LibTorch computed the case */
-  char ref_msg[512]; /* else why not */
-  int64_t case_id;   /* the stored case; 0 without a store */
+  sl_case c;        /* the case as built */
+  sl_bw_case built; /* what the timing worker built: useful bytes (0 when
+                       LibTorch rejects the case), LibTorch's answer, the
+                       inputs' layouts */
+  int64_t case_id;  /* the stored case; 0 without a store */
 } sl_bench_case;
+
+/* The processes that run a timing command's kernels: the engine's worker
+ * for the check (worker.h), the timing worker for the rest
+ * (bench_worker.h), and the time limit of one call. */
+typedef struct sl_bench_workers {
+  sl_worker *check;
+  sl_bench_worker *timing;
+  double timeout_s;
+} sl_bench_workers;
+
+/* Forks both (before the command runs anything parallel: bench_worker.h),
+ * the check's with options ro, the timing worker with ro's threads and the
+ * hardware counters when `counters`; w->timeout_s set by the caller. 0, or
+ * -1 with err. */
+int sl_bench_workers_start(sl_bench_workers *w, const sl_run_opts *ro,
+                           int counters, sl_bw_info *info, char *err,
+                           size_t errlen);
+void sl_bench_workers_stop(sl_bench_workers *w);
 
 /* Bytes of t's elements (t's shape times its dtype's size). */
 int64_t sl_tensor_bytes(const sl_tensor *t);
@@ -38,16 +57,17 @@ int64_t sl_tensor_bytes(const sl_tensor *t);
 int64_t sl_useful_bytes(const sl_call *call, const sl_tensor *ref);
 
 /*
- * Judges c0 with the variants of `ro` into `res`, stores the case and the
- * verdicts in st (run run_id; st may be NULL), builds the inputs to time
- * and prints the case line and its useful bytes (sl_useful_bytes). 0, or -1
- * with err set (the case could not be built); on 0 call sl_bench_case_close.
+ * Judges c0 with the variants of `ro` into `res` in the check worker (a
+ * kernel that crashes, hangs or exits gets its verdict there), stores the
+ * case and the verdicts in st (run run_id; st may be NULL), has the timing
+ * worker build the inputs to time (sl_bw_open) and prints the case line and
+ * its useful bytes (sl_useful_bytes). 0, or -1 with err set (the case could
+ * not be built).
  */
 int sl_bench_case_open(sl_bench_case *bc, const sl_case *c0,
-                       const sl_run_opts *ro, sl_store *st, int64_t run_id,
-                       sl_case_result *res, char *err, size_t errlen);
-
-void sl_bench_case_close(sl_bench_case *bc);
+                       const sl_run_opts *ro, const sl_bench_workers *w,
+                       sl_store *st, int64_t run_id, sl_case_result *res,
+                       char *err, size_t errlen);
 
 /* Output buffers for call c (shapes from sl_infer), zeroed, in mem[slot]
  * (the caller frees each): c's output slots point at them. 0, or -1 when

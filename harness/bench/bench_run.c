@@ -37,43 +37,9 @@
 #endif
 #include "bench_run.h"
 
-/* One timed contender: a core variant, or LibTorch (variant NULL). */
-typedef struct sl__timed {
-  sl_ctx ctx;
-  const char *variant;
-  const sl_variant *row; /* the variant's row (providers.h) */
-  const sl_call *calls;  /* ncalls copies (--cold), rotated through */
-  int ncalls;
-  int threads;   /* LibTorch's intra-op threads */
-  char msg[512]; /* why LibTorch failed */
-} sl__timed;
-
-/* k runs of contender t from repetition rep on (sl_timed_fn). LibTorch's
- * run back to back inside the shim, which times them, as a kernel in a
- * loop would; with --cold, one at a time, each on its own copy. */
-static int sl__run_timed(void *user, int rep, int k, double *samples) {
-  sl__timed *t = user;
-  int at = rep < 0 ? 0 : rep;
-  if (!t->variant && t->ncalls == 1)
-    return slref_time(&t->calls[0], t->threads, k, samples, t->msg,
-                      sizeof t->msg);
-  for (int i = 0; i < k; ++i) {
-    sl_call c = t->calls[(at + i) % t->ncalls];
-    if (!t->variant) {
-      if (slref_time(&c, t->threads, 1, samples + i, t->msg, sizeof t->msg))
-        return 1;
-      continue;
-    }
-    double t0 = sl_now();
-    if (sl_run_variant(&t->ctx, t->row, &c) != SL_STATUS_OK) return 1;
-    samples[i] = sl_now() - t0;
-  }
-  return 0;
-}
-
-sl__probes sl__probe(int threads) {
-  sl__probes p = {sl_copy_bandwidth_gbs((size_t)256 << 20, threads),
-                  sl_cpu_round_trip_ns(threads)};
+sl__probes sl__probe(sl_bench_worker *w, int threads) {
+  sl__probes p;
+  sl_bw_probe(w, threads, &p.gbs, &p.rtt_ns);
   return p;
 }
 
@@ -84,8 +50,9 @@ sl__probes sl__probe(int threads) {
  * timings follow the threads' placement, while the ratios between
  * contenders, timed in turns, still compare like with like. Returns the end
  * probes, which the run stores (runs.copy_gbs_end, core_rtt_ns_end). */
-sl__probes sl__probe_again(const sl__probes *start, int threads) {
-  const sl__probes end = sl__probe(threads);
+sl__probes sl__probe_again(sl_bench_worker *w, const sl__probes *start,
+                           int threads) {
+  const sl__probes end = sl__probe(w, threads);
   if (end.gbs > 0)
     printf("\ncopy bandwidth at the end: %.2f GB/s (%.2f at the start)\n",
            end.gbs, start->gbs);
@@ -190,20 +157,6 @@ static void sl__table_set(sl__bench_ctx *b, sl_bench_row *row,
                    b->peak_gbs > 0 ? 100.0 * gbs / b->peak_gbs : -1);
 }
 
-/* One set of outputs shared by the n copies of a call: with --cold only the
- * inputs rotate. LibTorch's allocator hands back the block it freed on the
- * previous call, so its outputs stay in cache; a variant writing to n cold
- * output copies would pay DRAM write-allocates LibTorch does not (it ran
- * select_scatter at half LibTorch's speed that way). */
-static int sl__alloc_call_outputs(sl_call *calls, int n, void **mem) {
-  if (sl_bench_alloc_outputs(&calls[0], mem)) return -1;
-  const sl_op_info *info = sl_op_get(calls[0].op);
-  for (int k = 1; k < n; ++k) /* the copies differ in input addresses only */
-    for (int s = info->n_in; s < info->n_in + info->n_out; ++s)
-      calls[k].arg[s] = calls[0].arg[s];
-  return 0;
-}
-
 /* "  NAME  not timed: why", the why a kernel's or provider's words: made
  * safe for the terminal and a CI log (clean_text.h). */
 static void sl__print_untimed(const char *name, const char *why) {
@@ -212,210 +165,168 @@ static void sl__print_untimed(const char *name, const char *why) {
   putchar('\n');
 }
 
-/*
- * The device side of a case: LibTorch's CUDA op (torch.cuda) first, unless
- * --no-torch, then the cuda.* variants that passed (results cuda[0..n-1]),
- * one at a time with CUDA events on device copies of the inputs. Prints a
- * row each (after the header when *header is 0) and records them. Returns
- * 1 when a variant that passed could not be timed (a device error after a
- * clean check), else 0.
- */
-static int sl__time_cuda(sl__bench_ctx *b, const sl_case_result *res,
-                         const int *cuda, int n, const sl_bundle *in,
-                         int64_t bytes, int64_t case_id, int *header) {
-  static sl_timing t; /* samples: too large for the stack */
-  sl_timing_opts o;
-  sl_timing_opts_init(&o);
-  o.budget_s = b->budget;
-  o.min_reps = b->min_reps;
-  int failed = 0;
-  double torch_s = 0;
-  if (!*header) sl__print_header(0);
-  *header = 1;
-  if (!b->no_torch) {
-    sl_ctx ctx;
-    sl_ctx_init(&ctx);
-    if (sl_device_time_torch(&ctx, &in->call, b->cold, &o, &t)) {
-      sl__print_untimed("torch.cuda", sl_ctx_message(&ctx));
-    } else if (!sl_interrupted()) {
-      torch_s = t.median_s;
-      sl__print_row("torch.cuda", &t, bytes, b->dev_gbs, torch_s);
-      sl__store_timing(b, case_id, "torch.cuda", &t, bytes, 0, b->dev_gbs);
-    }
+/* A contender the timing worker lost, and so a failure of the case:
+ * "  NAME  not timed: crashed: why" (or timeout). When it is a variant
+ * that passed its check, its verdict in res becomes the death (the JSON
+ * document's, and the run's failure). */
+static void sl__print_death(sl__bench_ctx *b, sl_case_result *res,
+                            const char *name, const sl_bw_death *d) {
+  char why[600];
+  snprintf(why, sizeof why, "%s in the timing: %s", sl_verdict_name(d->verdict),
+           d->message);
+  sl__print_untimed(name, why);
+  b->died = 1;
+  for (int i = 0; i < res->n; ++i) {
+    sl_variant_result *r = &res->v[i];
+    if (strcmp(r->variant, name) != 0) continue;
+    if (!sl_verdict_is_failure(r->verdict)) ++res->failures;
+    r->verdict = d->verdict;
+    snprintf(r->message, sizeof r->message, "%.500s", why);
   }
-  for (int k = 0; k < n && !sl_interrupted(); ++k) {
-    const sl_variant_result *r = &res->v[cuda[k]];
-    const sl_hvariant *hv = sl_hvariant_find(in->call.op, r->variant);
-    sl_ctx ctx;
-    sl_ctx_init(&ctx);
-    if (sl_device_time_variant(&ctx, &hv->v, &in->call, b->cold, &o, &t)) {
-      sl__print_untimed(r->variant, sl_ctx_message(&ctx));
-      failed = 1;
-      continue;
+}
+
+/* The timings of names[0..n) in the worker ("" is LibTorch: torch.cpu, or
+ * torch.cuda when device); a contender that died is said so and gets rc 2.
+ * Returns 0, or 1 when nothing could be timed. */
+static int sl__time_in_worker(sl__bench_ctx *b, sl_case_result *res, int device,
+                              const char (*names)[SL_VARIANT_NAME_LEN], int n,
+                              sl_timing *t, int *rc, char (*msg)[512]) {
+  static sl_bw_death death[SL_BW_MAX];
+  const sl_bw_timing o = {b->budget, b->min_reps, b->cold, b->threads};
+  const int lost =
+      sl_bw_time(b->workers.timing, device, names, n, &o, t, rc, msg, death);
+  for (int i = 0; i < n; ++i)
+    if (death[i].dead) {
+      sl__print_death(b, res,
+                      names[i][0] ? names[i]
+                      : device    ? "torch.cuda"
+                                  : "torch.cpu",
+                      &death[i]);
+      rc[i] = 2;
     }
-    if (sl_interrupted()) break;
-    sl__print_row(r->variant, &t, bytes, b->dev_gbs, torch_s);
-    sl__store_timing(b, case_id, r->variant, &t, bytes, 0, b->dev_gbs);
-  }
-  if (sl_interrupted())
-    printf("  interrupted: timings stopped short, not recorded\n");
-  sl_device_release();
-  return failed;
+  return lost;
 }
 
 /*
- * Times LibTorch and every variant that passed, on the same inputs. The
- * CPU contenders (torch.cpu first, unless the run has no CPU side, then the
- * CPU variants) interleaved in rounds (sl_time_rounds): with --cold, enough
- * copies of the inputs to exceed any cache, shared by all (inputs are only
- * read), each contender writing its own one set of outputs. Then the
- * device side (sl__time_cuda) when the case has a cuda.* variant and the
- * run a device. Prints a row per contender and records them. Returns 1
- * when a cuda.* variant that passed could not be timed, else 0.
+ * The device side of a case: LibTorch's CUDA op (torch.cuda) first, unless
+ * --no-torch, then the cuda.* variants that passed (results cuda[0..n-1]),
+ * one at a time with CUDA events on device copies of the inputs, in the
+ * timing worker. Prints a row each (after the header when *header is 0)
+ * and records them. Returns 1 when a variant that passed could not be
+ * timed (a device error after a clean check), else 0.
  */
-static int sl__time_contenders(sl__bench_ctx *b, const sl_case_result *res,
-                               const sl_bundle *in, int64_t bytes,
-                               int64_t case_id, sl_bench_row *row) {
-  int copies = 1;
-  if (b->cpu && b->cold && bytes > 0) {
-    int64_t want = (int64_t)512 << 20;
-    copies = (int)(want / bytes) + 1;
-    if (copies > 64) copies = 64;
-  }
-  const sl_op_info *info = sl_op_get(in->call.op);
-  int n = 0, ok = 1, header = 0, failed = 0, ncuda = 0, any_cuda = 0;
-  sl__timed *tm = calloc((size_t)res->n + 1, sizeof *tm);
-  int *cuda = calloc((size_t)res->n + 1, sizeof *cuda);
-  sl_call *inputs = calloc((size_t)copies, sizeof *inputs);
-  /* Buffers, slot-indexed: a block of outputs per variant (block i + 1 for
-   * result i), then the input copies. */
-  size_t outs = ((size_t)res->n + 1) * SL_MAX_ARGS;
-  size_t slots = outs + (size_t)copies * SL_MAX_ARGS;
-  void **mem = calloc(slots, sizeof *mem);
-  void **shared = mem ? mem + outs : 0;
-  if (!tm || !cuda || !inputs || !mem) ok = 0;
-  for (int k = 0; ok && k < copies; ++k) {
-    inputs[k] = in->call;
-    for (int s = 0; k > 0 && s < info->n_in; ++s) {
-      /* Cold copies of the inputs: same values, other addresses. */
-      if (!in->call.arg[s].data || !in->bytes[s]) continue;
-      void **m = &shared[k * SL_MAX_ARGS + s];
-      if (!(*m = malloc(in->bytes[s]))) {
-        ok = 0;
-        break;
-      }
-      memcpy(*m, in->mem[s], in->bytes[s]);
-      inputs[k].arg[s].data = *m;
+static int sl__time_cuda(sl__bench_ctx *b, sl_case_result *res, const int *cuda,
+                         int n, int64_t bytes, int64_t case_id, int *header) {
+  static char names[SL_BW_MAX][SL_VARIANT_NAME_LEN];
+  static sl_timing t[SL_BW_MAX];
+  static char msg[SL_BW_MAX][512];
+  int rc[SL_BW_MAX], m = 0, failed = 0;
+  if (!b->no_torch) names[m++][0] = '\0';
+  for (int k = 0; k < n && m < SL_BW_MAX; ++k)
+    snprintf(names[m++], sizeof names[0], "%s", res->v[cuda[k]].variant);
+  if (!*header) sl__print_header(0);
+  *header = 1;
+  sl__time_in_worker(b, res, 1, (const char(*)[SL_VARIANT_NAME_LEN])names, m, t,
+                     rc, msg);
+  double torch_s = 0;
+  for (int i = 0; i < m && !sl_interrupted(); ++i) {
+    const char *name = names[i][0] ? names[i] : "torch.cuda";
+    if (rc[i] == 2) continue; /* said so */
+    if (rc[i]) {
+      sl__print_untimed(name, msg[i]);
+      failed |= names[i][0] != '\0';
+      continue;
     }
+    if (!names[i][0]) torch_s = t[i].median_s;
+    sl__print_row(name, &t[i], bytes, b->dev_gbs, torch_s);
+    sl__store_timing(b, case_id, name, &t[i], bytes, 0, b->dev_gbs);
   }
-  if (!ok) {
-    printf("  not timed: out of memory for the inputs\n");
-    goto out;
+  if (sl_interrupted())
+    printf("  interrupted: timings stopped short, not recorded\n");
+  return failed;
+}
+
+/* Where result r of the case is timed: 1 on the CPU, 2 on the device, 0
+ * not at all (said why); *on_device set for a cuda.* variant. */
+static int sl__timed_where(const sl__bench_ctx *b, const sl_bench_case *bc,
+                           const sl_variant_result *r, int *on_device) {
+  const sl_hvariant *hv = sl_hvariant_find(bc->c.op, r->variant);
+  *on_device = hv && sl_variant_device(&hv->v) == SL_DEVICE_CUDA;
+  if (r->verdict != SL_VERDICT_PASSED && r->verdict != SL_VERDICT_MISTRUSTED) {
+    sl_print_untimed(r);
+    return 0;
   }
-  /* LibTorch first, so every row can show its speed-up. */
-  if (b->cpu) {
-    tm[n].variant = NULL;
-    tm[n].threads = b->threads;
-    tm[n].calls = inputs;
-    tm[n++].ncalls = copies;
+  const unsigned layouts = hv ? bc->built.layouts & ~hv->caps.layouts : 0;
+  if (!hv || layouts) {
+    /* It passed on contiguous copies; timing it on them would time
+     * another case. */
+    printf("  %-12s not timed: takes %s inputs as contiguous copies "
+           "(capabilities); time it on a contiguous case\n",
+           r->variant, layouts & SL_LAYOUT_BROADCAST ? "broadcast" : "strided");
+    return 0;
   }
-  for (int i = 0; i < res->n; ++i) {
-    const sl_variant_result *r = &res->v[i];
-    const sl_hvariant *hv = sl_hvariant_find(in->call.op, r->variant);
-    const int on_device = hv && sl_variant_device(&hv->v) == SL_DEVICE_CUDA;
+  if (*on_device && !b->cuda) {
+    printf("  %-12s not timed: no CUDA device to time it on\n", r->variant);
+    return 0;
+  }
+  return *on_device ? 2 : 1;
+}
+
+/*
+ * Times LibTorch and every variant that passed, on the same inputs, in the
+ * timing worker. The CPU contenders (torch.cpu first, unless the run has
+ * no CPU side, then the CPU variants) interleaved in rounds
+ * (sl_time_rounds): with --cold, enough copies of the inputs to exceed any
+ * cache. Then the device side (sl__time_cuda) when the case has a cuda.*
+ * variant and the run a device. Prints a row per contender and records
+ * them. Returns 1 when a cuda.* variant that passed could not be timed,
+ * else 0.
+ */
+static int sl__time_contenders(sl__bench_ctx *b, sl_case_result *res,
+                               const sl_bench_case *bc, sl_bench_row *row) {
+  static char names[SL_BW_MAX][SL_VARIANT_NAME_LEN];
+  static sl_timing t[SL_BW_MAX];
+  static char msg[SL_BW_MAX][512];
+  int rc[SL_BW_MAX], cuda[SL_BW_MAX];
+  int n = 0, ncuda = 0, any_cuda = 0, header = 0;
+  const int64_t bytes = bc->built.bytes;
+  if (b->cpu) names[n++][0] = '\0'; /* LibTorch first: every row's peer */
+  for (int i = 0; i < res->n && n < SL_BW_MAX; ++i) {
+    int on_device;
+    const int where = sl__timed_where(b, bc, &res->v[i], &on_device);
     any_cuda |= on_device;
-    if (r->verdict != SL_VERDICT_PASSED &&
-        r->verdict != SL_VERDICT_MISTRUSTED) {
-      sl_print_untimed(r);
-      continue;
-    }
-    unsigned layouts = 0;
-    for (int s = 0; hv && s < info->n_in; ++s)
-      layouts |= sl_input_layout(&in->call.arg[s]) & ~hv->caps.layouts;
-    if (!hv || layouts) {
-      /* It passed on contiguous copies; timing it on them would time
-       * another case. */
-      printf("  %-12s not timed: takes %s inputs as contiguous copies "
-             "(capabilities); time it on a contiguous case\n",
-             r->variant,
-             layouts & SL_LAYOUT_BROADCAST ? "broadcast" : "strided");
-      continue;
-    }
-    if (on_device) {
-      if (b->cuda)
-        cuda[ncuda++] = i;
-      else
-        printf("  %-12s not timed: no CUDA device to time it on\n", r->variant);
-      continue;
-    }
-    sl_call *calls = calloc((size_t)copies, sizeof *calls);
-    void **own = mem + (size_t)(i + 1) * SL_MAX_ARGS;
-    if (calls) memcpy(calls, inputs, sizeof *calls * (size_t)copies);
-    if (!calls || sl__alloc_call_outputs(calls, copies, own)) {
-      printf("  %-12s not timed: out of memory\n", r->variant);
-      free(calls);
-      continue;
-    }
-    sl_ctx_init(&tm[n].ctx);
-    tm[n].ctx.threads = b->threads;
-    tm[n].variant = r->variant;
-    tm[n].row = &hv->v;
-    tm[n].calls = calls;
-    tm[n++].ncalls = copies;
+    if (where == 2) cuda[ncuda++] = i;
+    if (where == 1)
+      snprintf(names[n++], sizeof names[0], "%s", res->v[i].variant);
   }
-  sl_timed_fn *fns = calloc((size_t)n + 1, sizeof *fns);
-  void **users = calloc((size_t)n + 1, sizeof *users);
-  sl_timing *t = calloc((size_t)n + 1, sizeof *t);
-  int *rc = calloc((size_t)n + 1, sizeof *rc);
-  if (!fns || !users || !t || !rc) {
-    printf("  not timed: out of memory for the samples\n");
-  } else if (n > 0) {
-    for (int i = 0; i < n; ++i) {
-      fns[i] = sl__run_timed;
-      users[i] = &tm[i];
-    }
-    sl_timing_opts o;
-    sl_timing_opts_init(&o);
-    o.budget_s = b->budget;
-    o.min_reps = b->min_reps;
-    o.counter = sl_run_counters_turn(&b->counters);
-    sl_time_rounds(n, fns, users, &o, t, rc);
+  if (n > 0) {
+    sl__time_in_worker(b, res, 0, (const char(*)[SL_VARIANT_NAME_LEN])names, n,
+                       t, rc, msg);
     if (sl_interrupted()) {
       printf("  interrupted: timings stopped short, not recorded\n");
-      goto done;
+      return 0;
     }
-    double torch_median = b->cpu && rc[0] == 0 ? t[0].median_s : 0;
-    sl__print_header(o.counter != NULL);
+    const double torch_median = b->cpu && rc[0] == 0 ? t[0].median_s : 0;
+    sl__print_header(b->counted);
     header = 1;
     for (int i = 0; i < n; ++i) {
-      const char *name = tm[i].variant ? tm[i].variant : "torch.cpu";
+      const char *name = names[i][0] ? names[i] : "torch.cpu";
+      if (rc[i] == 2) continue; /* its death is said */
       if (rc[i]) {
-        sl__print_untimed(name, tm[i].variant ? sl_ctx_message(&tm[i].ctx)
-                                              : tm[i].msg);
+        sl__print_untimed(name, msg[i]);
         continue;
       }
       sl__print_row(name, &t[i], bytes, b->peak_gbs, torch_median);
-      sl__store_timing(b, case_id, name, &t[i], bytes, b->threads, b->peak_gbs);
+      sl__store_timing(b, bc->case_id, name, &t[i], bytes, b->threads,
+                       b->peak_gbs);
       sl__table_set(b, row, name, &t[i], bytes);
     }
   }
   /* The device side: torch.cuda whenever the case has a cuda.* variant,
    * even one that failed (the peer of the next run's rows). */
-  if (b->cuda && any_cuda && fns && users && t && rc)
-    failed = sl__time_cuda(b, res, cuda, ncuda, in, bytes, case_id, &header);
-done:
-  free(fns);
-  free(users);
-  free(t);
-  free(rc);
-out:
-  for (int i = b->cpu ? 1 : 0; tm && i < n; ++i) free((void *)tm[i].calls);
-  for (size_t k = 0; mem && k < slots; ++k) free(mem[k]);
-  free(mem);
-  free(inputs);
-  free(cuda);
-  free(tm);
-  return failed;
+  if (b->cuda && any_cuda)
+    return sl__time_cuda(b, res, cuda, ncuda, bytes, bc->case_id, &header);
+  return 0;
 }
 
 /* Correctness first (every variant through the reference), then LibTorch
@@ -430,7 +341,7 @@ int sl__bench_case(sl__bench_ctx *b, const sl_case *c0) {
   ro.threads = b->threads;
   ro.max_case_bytes = b->max_case_bytes;
   sl_bench_case bc;
-  if (sl_bench_case_open(&bc, c0, &ro, b->st, b->run_id, &res, err,
+  if (sl_bench_case_open(&bc, c0, &ro, &b->workers, b->st, b->run_id, &res, err,
                          sizeof err)) {
     fprintf(stderr, "scatterlab bench: %s\n", err);
     return -1;
@@ -445,11 +356,11 @@ int sl__bench_case(sl__bench_ctx *b, const sl_case *c0) {
   sl_bench_row *row =
       b->cpu ? sl_bench_table_add(&b->table, &bc.c, res.line) : NULL;
   int rc = 0;
-  if (bc.ref_rc != 0)
-    printf("  LibTorch rejects this case (%s): nothing to time\n", bc.ref_msg);
+  if (bc.built.ref_rc != 0)
+    printf("  LibTorch rejects this case (%s): nothing to time\n",
+           bc.built.ref_msg);
   else
-    rc = sl__time_contenders(b, &res, &bc.in, bc.bytes, bc.case_id, row);
-  sl_bench_case_close(&bc);
+    rc = sl__time_contenders(b, &res, &bc, row);
   /* A variant that fails its check is not timed, and is a failure found:
    * a benchmark of wrong code must not pass. */
   b->failing += res.failures > 0;
@@ -457,7 +368,7 @@ int sl__bench_case(sl__bench_ctx *b, const sl_case *c0) {
     fclose(b->jtimings);
     b->jtimings = NULL;
     fprintf(b->jcases, "%s{\"useful_bytes\": %lld, \"result\": ",
-            b->jn++ ? ",\n  " : "\n  ", (long long)bc.bytes);
+            b->jn++ ? ",\n  " : "\n  ", (long long)bc.built.bytes);
     sl_json_case_result(b->jcases, &res);
     fprintf(b->jcases, ", \"timings\": [%s]}", jbuf ? jbuf : "");
   }

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "bench_case.h"
 #include "bench_table.h"
 #include "run_counters.h"
 #include "sl_store.h"
@@ -39,12 +40,15 @@ typedef struct sl__bench_ctx {
    * (NULL without it) */
   FILE *jcases, *jtimings;
   int jn, jtn;
-  sl_run_counters counters; /* read around every CPU turn */
+  sl_bench_workers workers; /* where the kernels run (bench_case.h) */
+  int counted;              /* the timing worker counts every CPU turn */
+  int died;                 /* a contender killed the timing worker */
 } sl__bench_ctx;
 
 /* bench_run.c */
-/* The probes at the start of a run (threads: the copy's). */
-sl__probes sl__probe(int threads);
+/* The probes at the start of a run (threads: the copy's), in the timing
+ * worker. */
+sl__probes sl__probe(sl_bench_worker *w, int threads);
 
 /* The probes again after the suite. On a shared machine both move (the
  * 2-core development VM: copy 41-45 or 74-80 GB/s, round trip 85-140 or
@@ -53,7 +57,8 @@ sl__probes sl__probe(int threads);
  * timings follow the threads' placement, while the ratios between
  * contenders, timed in turns, still compare like with like. Returns the end
  * probes, which the run stores (runs.copy_gbs_end, core_rtt_ns_end). */
-sl__probes sl__probe_again(const sl__probes *start, int threads);
+sl__probes sl__probe_again(sl_bench_worker *w, const sl__probes *start,
+                           int threads);
 
 /* Correctness first (every variant through the reference), then LibTorch
  * and the variants that passed, timed. 0, 1 when a cuda.* variant that

@@ -17,7 +17,6 @@
 #include "interrupt.h"
 #include "omp_env.h"
 #include "providers.h"
-#include "run_counters.h"
 #include "runinfo.h"
 #include "runner.h"
 #include "sl_store.h"
@@ -51,6 +50,9 @@ static const char *const sl__ab_help =
     "                   globs as in run; default: every one both have)\n"
     "  --threads N      threads for parallel variants (default: all cores)\n"
     "  --budget SEC     timed work per benchmark, both arms (default 2)\n"
+    "  --timeout SEC    time limit of one call (default 60): every kernel\n"
+    "                   runs in a forked worker, and one that crashes,\n"
+    "                   aborts, calls exit() or passes it is 'died'\n"
     "  --min-rounds N   never judge on fewer rounds (default 10)\n"
     "  --max-rounds N   at most (default 400)\n"
     "  --threshold PCT  the change that counts (default 5)\n"
@@ -90,54 +92,11 @@ static const char *const sl__ab_help =
     "benchmarks (another order seed), agrees; both are printed. Exit 1 when\n"
     "any benchmark is slower or\n"
     "a version fails a case; 2 on a usage error; 3 when nothing was compared\n"
-    "or a base variant has no candidate (unless --allow-missing).\n"
+    "or a base variant has no candidate (unless --allow-missing); 4 when a\n"
+    "kernel of either build died (crashed, aborted, called exit() or passed\n"
+    "--timeout, in its check or its timing): its row says 'died' and why,\n"
+    "and every output is still written.\n"
     "The store gets a bench run with both arms' per-round samples.\n";
-
-/* One arm: a variant row and its call, with outputs of its own. */
-typedef struct sl__arm {
-  sl_ctx ctx;
-  const sl_hvariant *v;
-  sl_call call;
-  void *mem[SL_MAX_ARGS];
-  double plant; /* --plant-slowdown: extra busy time, a share of the call's */
-} sl__arm;
-
-static int sl__arm_run(void *user, int rep, int k, double *samples) {
-  (void)rep;
-  sl__arm *a = user;
-  for (int i = 0; i < k; ++i) {
-    sl_call c = a->call;
-    double t0 = sl_now();
-    if (sl_run_variant(&a->ctx, &a->v->v, &c) != SL_STATUS_OK) return 1;
-    if (a->plant > 0) { /* busy, as slower code keeps its core */
-      const double until = sl_now() + (sl_now() - t0) * a->plant;
-      while (sl_now() < until) {
-      }
-    }
-    samples[i] = sl_now() - t0;
-  }
-  return 0;
-}
-
-/* --torch: LibTorch on the same inputs, as bench times it (the shim times
- * its k calls back to back). */
-typedef struct sl__torch_arm {
-  const sl_call *call;
-  int threads;
-  char msg[512];
-} sl__torch_arm;
-
-static int sl__torch_run(void *user, int rep, int k, double *samples) {
-  (void)rep;
-  sl__torch_arm *t = user;
-  return slref_time(t->call, t->threads, k, samples, t->msg, sizeof t->msg) ? 1
-                                                                            : 0;
-}
-
-static void sl__arm_free(sl__arm *a) {
-  for (int s = 0; s < SL_MAX_ARGS; ++s) free(a->mem[s]);
-  memset(a, 0, sizeof *a);
-}
 
 typedef struct sl__ab {
   sl_ab_opts o;
@@ -147,12 +106,13 @@ typedef struct sl__ab {
   double plant; /* --plant-slowdown as a fraction */
   sl_store *st;
   int64_t run_id;
-  sl_ab_set set; /* every outcome, for the summary and the files */
-  sl_run_counters counters;
-  const char *case_line; /* of the case in hand */
-  const sl_case *cases;  /* every case, for the confirmation */
-  int case_index;        /* of the case in hand */
-  double alpha;          /* family-wise error rate of the run (Holm) */
+  sl_ab_set set;            /* every outcome, for the summary and the files */
+  sl_bench_workers workers; /* where the kernels run (bench_case.h) */
+  int counted;              /* the timing worker counts every turn */
+  const char *case_line;    /* of the case in hand */
+  const sl_case *cases;     /* every case, for the confirmation */
+  int case_index;           /* of the case in hand */
+  double alpha;             /* family-wise error rate of the run (Holm) */
 } sl__ab;
 
 /* An outcome other than a judgement: printed as "  VARIANT note" and kept
@@ -175,6 +135,7 @@ sl__note(sl__ab *ab, sl_ab_row_kind kind, const char *plain, const char *fmt,
   printf("  %-16s %s\n", plain, row.note);
   ab->set.missing += kind == SL_AB_ROW_MISSING;
   ab->set.failed += kind == SL_AB_ROW_FAILED;
+  ab->set.died += kind == SL_AB_ROW_DIED;
   sl_ab_set_add(&ab->set, &row);
 }
 
@@ -294,46 +255,26 @@ static void sl__store_arm(sl__ab *ab, int64_t case_id, const char *name,
 }
 
 /* Times the pair arm_v (base, cand) on the case's inputs under o, with
- * LibTorch as the third arm when torch; 0, or non-zero with why. */
-static int sl__time_pair(const sl__ab *ab, const sl_bench_case *bc,
-                         const sl_hvariant *const arm_v[2], const sl_ab_opts *o,
-                         int torch, sl_ab_result *r, char *why,
-                         size_t why_len) {
-  static sl__arm arms[2];
-  for (int k = 0; k < 2; ++k) {
-    memset(&arms[k], 0, sizeof arms[k]);
-    sl_ctx_init(&arms[k].ctx);
-    arms[k].ctx.threads = ab->threads;
-    arms[k].v = arm_v[k];
-    arms[k].plant = k == 1 ? ab->plant : 0;
-  }
-  /* One set of outputs for both arms (owned by arm 0): the arms run one
-   * after the other, never at once, and every call writes its outputs
-   * whole. With outputs of its own each arm stored to other pages, placed
-   * otherwise (huge pages or not, cache sets), and an A/A run of one
-   * library against its copy read select_scatter 1.53x slower on a quiet
-   * machine (7 of 58 benchmarks slower, 2 faster). */
-  arms[0].call = bc->in.call;
-  const int ok = sl_bench_alloc_outputs(&arms[0].call, arms[0].mem) == 0;
-  arms[1].call = arms[0].call;
-  sl__torch_arm t = {&bc->in.call, ab->threads, ""};
+ * LibTorch as the third arm when torch, in the timing worker; 0, or
+ * non-zero with why (and, when an arm's kernel killed the worker, *dead
+ * names it). */
+static int sl__time_pair(const sl__ab *ab, const sl_hvariant *const arm_v[2],
+                         const sl_ab_opts *o, int torch, sl_ab_result *r,
+                         char *why, size_t why_len, const char **dead) {
+  const sl_bw_pair p = {arm_v[0]->name, arm_v[1]->name, ab->threads,
+                        torch,          ab->plant,      *o};
+  int arm;
+  sl_bw_death death;
   const int rc =
-      ok ? sl_ab_time_ref(sl__arm_run, &arms[0], sl__arm_run, &arms[1],
-                          torch ? sl__torch_run : NULL, &t, o, r)
-         : -1;
-  if (rc) {
-    const char *m0 = sl_ctx_message(&arms[0].ctx);
-    const char *m1 = sl_ctx_message(&arms[1].ctx);
-    snprintf(why, why_len, "%s",
-             !ok        ? "out of memory"
-             : rc <= 0  ? "bad options or out of memory"
-             : m0[0]    ? m0
-             : m1[0]    ? m1
-             : t.msg[0] ? t.msg
-                        : "a call failed");
+      sl_bw_ab(ab->workers.timing, &p, r, why, why_len, &arm, &death);
+  *dead = NULL;
+  if (death.dead) {
+    *dead = arm == 0 || arm == 1 ? arm_v[arm]->name
+            : arm == 2           ? "torch.cpu"
+                                 : "the timing worker";
+    snprintf(why, why_len, "%s in the timing: %s",
+             sl_verdict_name(death.verdict), death.message);
   }
-  sl__arm_free(&arms[0]);
-  sl__arm_free(&arms[1]);
   return rc;
 }
 
@@ -352,18 +293,18 @@ static int sl__timeable(sl__ab *ab, const sl_bench_case *bc,
     }
     if (!r || (r->verdict != SL_VERDICT_PASSED &&
                r->verdict != SL_VERDICT_MISTRUSTED)) {
+      const int died = r && (r->verdict == SL_VERDICT_CRASHED ||
+                             r->verdict == SL_VERDICT_TIMEOUT);
       sl__note(ab,
-               r && sl_verdict_is_failure(r->verdict) ? SL_AB_ROW_FAILED
-                                                      : SL_AB_ROW_UNTIMED,
+               died                                     ? SL_AB_ROW_DIED
+               : r && sl_verdict_is_failure(r->verdict) ? SL_AB_ROW_FAILED
+                                                        : SL_AB_ROW_UNTIMED,
                plain, "not timed: %s %s%s%s", arm_v[k]->name,
                r ? sl_verdict_name(r->verdict) : "did not run",
                r && r->message[0] ? ": " : "", r ? r->message : "");
       return 0;
     }
-    unsigned lacks = 0;
-    const sl_op_info *info = sl_op_get(bc->c.op);
-    for (int s = 0; s < info->n_in; ++s)
-      lacks |= sl_input_layout(&bc->in.call.arg[s]) & ~arm_v[k]->caps.layouts;
+    const unsigned lacks = bc->built.layouts & ~arm_v[k]->caps.layouts;
     if (lacks) {
       sl__note(ab, SL_AB_ROW_UNTIMED, plain,
                "not timed: %s takes %s inputs as contiguous copies",
@@ -394,7 +335,7 @@ static void sl__judged(sl__ab *ab, const sl_bench_case *bc,
   row.torch_s = NAN;
   row.base_speedup = r->base_speedup, row.cand_speedup = r->cand_speedup;
   if (r->has_ref) sl_quartiles(r->ref_s, r->rounds, &q1, &row.torch_s, &q3);
-  const int counted = ab->o.counter != NULL;
+  const int counted = ab->counted;
   row.base_instr = row.cand_instr = row.instr_ratio = NAN;
   if (counted) {
     const double b = sl__median_count(&r->base_n[0].instructions, r->rounds,
@@ -418,16 +359,16 @@ static void sl__judged(sl__ab *ab, const sl_bench_case *bc,
     printf("  time %.4f", row.cand_s / row.base_s);
   putchar('\n');
   sl__store_arm(ab, bc->case_id, arm_v[0]->name, r->base_s, r->rounds,
-                bc->bytes, counted ? r->base_n : NULL);
+                bc->built.bytes, counted ? r->base_n : NULL);
   sl__store_arm(ab, bc->case_id, arm_v[1]->name, r->cand_s, r->rounds,
-                bc->bytes, counted ? r->cand_n : NULL);
+                bc->built.bytes, counted ? r->cand_n : NULL);
   /* The rounds where the clock read LibTorch's calls (all, in practice). */
   if (r->has_ref) {
     static double ts[SL_AB_MAX_ROUNDS];
     int m = 0;
     for (int i = 0; i < r->rounds; ++i)
       if (r->ref_s[i] > 0) ts[m++] = r->ref_s[i];
-    sl__store_arm(ab, bc->case_id, "torch.cpu", ts, m, bc->bytes, NULL);
+    sl__store_arm(ab, bc->case_id, "torch.cpu", ts, m, bc->built.bytes, NULL);
   }
 }
 
@@ -440,9 +381,11 @@ static void sl__pair(sl__ab *ab, const sl_bench_case *bc,
   const sl_hvariant *arm_v[2] = {base, sl_hvariant_find(bc->c.op, cname)};
   if (!sl__timeable(ab, bc, res, arm_v, plain)) return;
   static sl_ab_result r;
-  char why[512];
-  if (sl__time_pair(ab, bc, arm_v, &ab->o, ab->torch, &r, why, sizeof why))
-    sl__note(ab, SL_AB_ROW_FAILED, plain, "not timed: %s", why);
+  char why[600];
+  const char *dead;
+  if (sl__time_pair(ab, arm_v, &ab->o, ab->torch, &r, why, sizeof why, &dead))
+    sl__note(ab, dead ? SL_AB_ROW_DIED : SL_AB_ROW_FAILED, plain,
+             "not timed: %s%s%s", dead ? dead : "", dead ? " " : "", why);
   else if (sl_interrupted())
     printf("  %-16s interrupted: not judged\n", plain);
   else
@@ -470,7 +413,8 @@ static int sl__open_case(const sl__ab *ab, const sl_case *c, const char *list,
   ro.variants = list;
   ro.threads = ab->threads;
   *res = &result;
-  return sl_bench_case_open(bc, c, &ro, st, ab->run_id, &result, err, len);
+  return sl_bench_case_open(bc, c, &ro, &ab->workers, st, ab->run_id, &result,
+                            err, len);
 }
 
 /* The confirmation of a claim (ab_gate.h): the row's
@@ -493,9 +437,11 @@ static int sl__retime(sl__ab *ab, const sl_ab_row *row, sl_ab_result *again) {
     return -1;
   sl_ab_opts o = ab->o;
   o.seed = sl_ab_confirm_seed(ab->o.seed);
-  const int rc = sl__time_pair(ab, &bc, arm_v, &o, 0, again, err, sizeof err);
-  if (rc) fprintf(stderr, "scatterlab ab: %s: %s\n", row->variant, err);
-  sl_bench_case_close(&bc);
+  const char *dead;
+  const int rc = sl__time_pair(ab, arm_v, &o, 0, again, err, sizeof err, &dead);
+  if (rc)
+    fprintf(stderr, "scatterlab ab: %s: %s%s%s\n", row->variant,
+            dead ? dead : "", dead ? " " : "", err);
   return rc || sl_interrupted();
 }
 
@@ -524,7 +470,6 @@ static void sl__ab_case(sl__ab *ab, const sl_case *c) {
   for (int i = 0; i < n && !sl_interrupted(); ++i)
     sl__pair(ab, &bc, res, sl_hvariant_at(idx[i]));
   sl__report_missing(ab, c->op);
-  sl_bench_case_close(&bc);
 }
 
 /* Raises the fewest rounds to those in which a benchmark's p can reach
@@ -578,6 +523,7 @@ int sl_cmd_ab(int argc, char **argv) {
   memset(&ab, 0, sizeof ab);
   sl_ab_opts_init(&ab.o);
   ab.alpha = SL_AB_DEFAULT_ALPHA;
+  ab.workers.timeout_s = 60;
   const char *db = SL_DEFAULT_DB, *suite = NULL, *base = NULL, *cand = NULL,
              *base_ref = NULL, *json_path = NULL, *md_path = NULL,
              *csv_path = NULL, *html_path = NULL;
@@ -610,6 +556,9 @@ int sl_cmd_ab(int argc, char **argv) {
       if ((d = sl_cli_positive_option("ab", argc, argv, &i, 3600)) < 0)
         goto out;
       ab.o.budget_s = d;
+    } else if (sl_cli_is(a, "--timeout")) {
+      if ((d = sl_cli_positive_option("ab", argc, argv, &i, 1e6)) < 0) goto out;
+      ab.workers.timeout_s = d;
     } else if (sl_cli_is(a, "--min-rounds")) {
       if ((v = sl_cli_int_option("ab", argc, argv, &i, 6, SL_AB_MAX_ROUNDS)) <
           0)
@@ -736,23 +685,32 @@ int sl_cmd_ab(int argc, char **argv) {
     rc = SL_EXIT_INCOMPLETE;
     goto out;
   }
-  /* Before any kernel or LibTorch call starts a thread pool: threads that
-   * exist when the counters open are not counted (perf_counters.h). */
-  sl_run_counters_open(&ab.counters, no_counters);
-  printf("counters: %s\n", ab.counters.line);
-  if (ab.o.metric == SL_AB_METRIC_INSTRUCTIONS && !ab.counters.instructions) {
-    fprintf(stderr,
-            "scatterlab ab: --metric instructions: expected an instructions "
-            "counter, found %s; judge on time (the default) here\n",
-            ab.counters.line);
+  ab.threads = ab.threads > 0 ? ab.threads : sl_default_threads();
+  /* Every kernel and LibTorch call in the workers (bench_worker.h); the
+   * counters are the timing worker's. */
+  sl_run_opts ro = {0};
+  ro.threads = ab.threads;
+  sl_bw_info winfo;
+  char werr[512];
+  if (sl_bench_workers_start(&ab.workers, &ro, !no_counters, &winfo, werr,
+                             sizeof werr)) {
+    fprintf(stderr, "scatterlab ab: %s\n", werr);
     rc = SL_EXIT_INCOMPLETE;
     goto out;
   }
-  ab.o.counter = sl_run_counters_turn(&ab.counters);
+  printf("counters: %s\n", winfo.counters);
+  if (ab.o.metric == SL_AB_METRIC_INSTRUCTIONS && !winfo.instructions) {
+    fprintf(stderr,
+            "scatterlab ab: --metric instructions: expected an instructions "
+            "counter, found %s; judge on time (the default) here\n",
+            winfo.counters);
+    rc = SL_EXIT_INCOMPLETE;
+    goto out;
+  }
+  ab.counted = winfo.counted;
   ab.set.metric = ab.o.metric;
-  ab.set.counted = ab.o.counter != NULL;
-  snprintf(ab.set.counters, sizeof ab.set.counters, "%s", ab.counters.line);
-  ab.threads = ab.threads > 0 ? ab.threads : sl_default_threads();
+  ab.set.counted = ab.counted;
+  snprintf(ab.set.counters, sizeof ab.set.counters, "%s", winfo.counters);
   snprintf(ab.set.base, sizeof ab.set.base, "%s", bpath);
   snprintf(ab.set.cand, sizeof ab.set.cand, "%s", cand ? cpath : "");
   ab.set.threshold = ab.o.threshold;
@@ -809,8 +767,11 @@ int sl_cmd_ab(int argc, char **argv) {
            set->missing == 1 ? "" : "s",
            ab.allow_missing ? " (allowed)" : ": incomplete (exit 3)");
   if (set->failed) printf("; %d failed", set->failed);
+  if (set->died)
+    printf("; %d died (a kernel crashed, hung or exited: exit %d)", set->died,
+           SL_EXIT_KERNEL_DIED);
   printf("\n");
-  const int bad = set->failed || set->counts[SL_AB_SLOWER] > 0;
+  const int bad = set->failed || set->died || set->counts[SL_AB_SLOWER] > 0;
   const int incomplete =
       store_failed || pairs == 0 || (set->missing > 0 && !ab.allow_missing);
   if (ab.st) {
@@ -819,7 +780,8 @@ int sl_cmd_ab(int argc, char **argv) {
     sl_store_close(ab.st);
     printf("results: %s (run %lld)\n", db, (long long)ab.run_id);
   }
-  rc = sl_interrupt_exit_status(bad          ? SL_EXIT_FAIL
+  rc = sl_interrupt_exit_status(set->died    ? SL_EXIT_KERNEL_DIED
+                                : bad        ? SL_EXIT_FAIL
                                 : incomplete ? SL_EXIT_INCOMPLETE
                                              : SL_EXIT_OK);
   ab.set.exit_status = rc;
@@ -834,7 +796,7 @@ int sl_cmd_ab(int argc, char **argv) {
     }
   }
 out:
-  sl_run_counters_close(&ab.counters);
+  sl_bench_workers_stop(&ab.workers);
   sl_ab_set_free(&ab.set);
   free(cases);
   for (int i = 0; i < n; ++i) free(lines[i]);

@@ -36,6 +36,7 @@
 #include "timing.h"
 #include "tolerance.h"
 #include "variant_call.h"
+#include "worker.h"
 
 #ifndef SL_SOURCE_DIR
 #define SL_SOURCE_DIR "."
@@ -54,7 +55,11 @@ static const char *const sl__bench_help =
     "output written once), % of the copy bandwidth measured in the same run,\n"
     "and the speed-up over LibTorch. Raw samples go to the store. A variant\n"
     "that fails its check is 'not timed: failed' and the exit status is 1\n"
-    "(README, \"Exit statuses\").\n"
+    "(README, \"Exit statuses\"). Every kernel and LibTorch call runs in\n"
+    "a forked worker: a variant that crashes, aborts, calls exit() or\n"
+    "passes --timeout, in its check or in the timing, is 'not timed:\n"
+    "crashed' (or timeout), the other variants are timed all the same, and\n"
+    "the exit status is 1.\n"
     "\n"
     "cuda.* variants (selected by default where a device is, or with\n"
     "--variants cuda, cpu,cuda, cuda.atomic, ...) are timed on the device\n"
@@ -83,6 +88,8 @@ static const char *const sl__bench_help =
     "                   and diff2 for float dtype DT (as `run --help` says);\n"
     "                   stored with the run\n"
     "  --budget SEC     timing budget per variant (default 1)\n"
+    "  --timeout SEC    time limit of one call (and of building a case;\n"
+    "                   default 60): a variant past it is 'timeout'\n"
     "  --min-reps N     at least N timed repetitions per variant (default 7;\n"
     "                   fewer keep suites of large cases short)\n"
     "  --cold           CPU: rotate through enough copies of the inputs to\n"
@@ -132,6 +139,7 @@ int sl_cmd_bench(int argc, char **argv) {
   int no_db = 0, rc = SL_EXIT_USAGE, n = 0, json = 0, no_counters = 0;
   char **lines = NULL;
   sl_tolerances tol = {0};
+  b.workers.timeout_s = 60;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -154,6 +162,10 @@ int sl_cmd_bench(int argc, char **argv) {
     } else if (sl_cli_is(a, "--budget")) {
       if ((b.budget = sl_cli_positive_option("bench", argc, argv, &i, 3600)) <
           0)
+        goto out;
+    } else if (sl_cli_is(a, "--timeout")) {
+      if ((b.workers.timeout_s =
+               sl_cli_positive_option("bench", argc, argv, &i, 1e6)) < 0)
         goto out;
     } else if (sl_cli_is(a, "--min-reps")) {
       if ((b.min_reps =
@@ -232,29 +244,31 @@ int sl_cmd_bench(int argc, char **argv) {
   }
   const int cuda_asked = b.variants && (sel_cuda || sl__names_cuda(b.variants));
   b.cpu = !cuda_asked || sel_cpu;
-  char device[256] = "";
-  if ((sel_cuda || cuda_asked) && sl_cuda_device_count() > 0) {
-    sl_ctx dctx;
-    sl_ctx_init(&dctx);
-    size_t l2 = 0;
-    if (sl_device_describe(&dctx, device, sizeof device, &l2)) {
-      fprintf(stderr, "scatterlab bench: %s\n", sl_ctx_message(&dctx));
-      device[0] = '\0';
-    } else {
-      b.cuda = 1;
-    }
-  }
   sl_interrupt_install();
   sl_tolerances_install(&tol);
-  /* Before the probes: they start the OpenMP threads, which counters
-   * opened later would not count. Counts are a CPU matter: a run of cuda.*
-   * variants only reads none. */
-  if (b.cpu) {
-    sl_run_counters_open(&b.counters, no_counters);
-    printf("counters: %s\n", b.counters.line);
+  /* Counts are a CPU matter: a run of cuda.* variants only reads none. */
+  sl_bw_info winfo;
+  sl_run_opts ro = {0};
+  ro.variants = b.variants;
+  ro.threads = b.threads;
+  ro.max_case_bytes = b.max_case_bytes;
+  char werr[512];
+  if (sl_bench_workers_start(&b.workers, &ro, b.cpu && !no_counters, &winfo,
+                             werr, sizeof werr)) {
+    fprintf(stderr, "scatterlab bench: %s\n", werr);
+    free(cases);
+    rc = SL_EXIT_INCOMPLETE;
+    goto out;
   }
+  b.counted = b.cpu && winfo.counted;
+  if (b.cpu) printf("counters: %s\n", winfo.counters);
+  char device[256] = "", no_device[512] = "";
+  if ((sel_cuda || cuda_asked) &&
+      sl_bw_device(b.workers.timing, device, sizeof device, &b.dev_gbs,
+                   no_device, sizeof no_device) == 0)
+    b.cuda = 1;
   const sl__probes none = {0, 0};
-  const sl__probes start = b.cpu ? sl__probe(threads) : none;
+  const sl__probes start = b.cpu ? sl__probe(b.workers.timing, threads) : none;
   b.peak_gbs = start.gbs;
   char omp[160];
   if (b.cpu)
@@ -266,7 +280,6 @@ int sl_cmd_bench(int argc, char **argv) {
            "and 1)\n",
            start.rtt_ns);
   if (b.cuda) {
-    b.dev_gbs = sl_device_copy_bandwidth_gbs((size_t)256 << 20);
     printf("device %s\ncopy bandwidth %.1f GB/s (256 MiB device-to-device, "
            "read+write)\n",
            device, b.dev_gbs);
@@ -274,10 +287,7 @@ int sl_cmd_bench(int argc, char **argv) {
   if (cuda_asked && !b.cuda) {
     /* Asked for and not to be had: every cuda row says so, and the run
      * fails; the CPU variants are timed all the same. */
-    printf("cuda.* variants: not timed: no device (%s)\n",
-           !sl_cuda_built()             ? "built without CUDA"
-           : sl_cuda_device_count() > 0 ? "the device cannot be described"
-                                        : "built with CUDA, none visible");
+    printf("cuda.* variants: not timed: no device (%s)\n", no_device);
     cuda_missing = 1;
   }
   if (!no_db) {
@@ -327,11 +337,12 @@ int sl_cmd_bench(int argc, char **argv) {
   sl_bench_summary_print(&b.table, stdout);
   sl_bench_crossover_print(&b.table, stdout);
   sl_bench_table_free(&b.table);
-  failed |= cuda_missing;
+  failed |= cuda_missing | b.died;
   const int sig = sl_interrupted();
-  const sl__probes end = !sig && finished > 0 && b.peak_gbs > 0
-                             ? sl__probe_again(&start, threads)
-                             : none;
+  const sl__probes end =
+      !sig && finished > 0 && b.peak_gbs > 0
+          ? sl__probe_again(b.workers.timing, &start, threads)
+          : none;
   if (b.st) {
     if ((end.gbs > 0 && sl_store_set_copy_gbs_end(b.st, b.run_id, end.gbs)) ||
         (end.rtt_ns > 0 &&
@@ -375,7 +386,7 @@ int sl_cmd_bench(int argc, char **argv) {
     fputs(", \"core_rtt_ns\": ", jout);
     sl_json_num(jout, start.rtt_ns > 0 ? start.rtt_ns : NAN);
     fputs(", \"counters\": ", jout);
-    sl_json_str(jout, b.cpu ? b.counters.line : NULL);
+    sl_json_str(jout, b.cpu ? winfo.counters : NULL);
     fprintf(jout,
             ", \"cases\": %d, \"timed\": %d, \"failing\": %d, "
             "\"results\": [%s\n]",
@@ -385,7 +396,7 @@ int sl_cmd_bench(int argc, char **argv) {
   }
   free(jbuf);
 out:
-  sl_run_counters_close(&b.counters);
+  sl_bench_workers_stop(&b.workers);
   for (int i = 0; i < n; ++i) free(lines[i]);
   free(lines);
   return rc;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "byte_size.h"
+#include "hash64.h"
 #include "op_facts.h"
 #include "slref.h"
 
@@ -18,27 +19,6 @@ static int64_t sl__numel_of(const sl_tensor *t) {
   int64_t n = 1;
   for (int d = 0; d < t->ndim; ++d) n *= t->shape[d];
   return n;
-}
-
-/* A fast 64-bit hash of bytes (four independent multiply-xorshift lanes
- * over 32-byte blocks): identifies a case's inputs, not a security matter. */
-static uint64_t sl__hash(const void *data, size_t n) {
-  const unsigned char *p = data;
-  uint64_t h[4] = {0x9e3779b97f4a7c15ull, 0xc2b2ae3d27d4eb4full,
-                   0x165667b19e3779f9ull, 0x27d4eb2f165667c5ull};
-  const uint64_t k = 0xff51afd7ed558ccdull;
-  size_t i = 0;
-  for (; i + 32 <= n; i += 32)
-    for (int l = 0; l < 4; ++l) {
-      uint64_t w;
-      memcpy(&w, p + i + 8 * l, 8);
-      h[l] = (h[l] ^ w) * k;
-      h[l] ^= h[l] >> 29;
-    }
-  uint64_t r = (uint64_t)n;
-  for (; i < n; ++i) r = (r ^ p[i]) * k;
-  for (int l = 0; l < 4; ++l) r = (r ^ h[l]) * k, r ^= r >> 31;
-  return r;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -74,7 +54,7 @@ static sl_status sl__inputs_to_device(sl_ctx *ctx, const sl_call *host,
     const sl_tensor *t = &host->arg[s];
     want[s].host = t->data;
     want[s].bytes = t->data ? (size_t)sl_tensor_span_bytes(t) : 0;
-    want[s].hash = want[s].bytes ? sl__hash(t->data, want[s].bytes) : 0;
+    want[s].hash = want[s].bytes ? sl_hash64(t->data, want[s].bytes) : 0;
     same = same && want[s].host == sl__cache.in[s].host &&
            want[s].bytes == sl__cache.in[s].bytes &&
            want[s].hash == sl__cache.in[s].hash;

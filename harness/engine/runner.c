@@ -16,6 +16,7 @@
 #include "clean_text.h"
 #include "datagen.h"
 #include "device.h"
+#include "input_guard.h"
 #include "npy.h"
 #include "op_facts.h"
 #include "oracles.h"
@@ -706,6 +707,25 @@ int sl_variants_check(const char *filter, int op, char *err, size_t errlen) {
   return -1;
 }
 
+/* After variant r: a kernel that wrote an input fails, named, and the
+ * inputs are put back for the next (input_guard.h). */
+static void sl__inputs_kept(sl_input_guard *g, sl_bundle *b, const sl_case *c0,
+                            const sl_run_opts *o, sl_variant_result *r) {
+  char why[400];
+  const int written = sl_input_guard_check(g, b, c0, o->load_dir,
+                                           o->max_case_bytes, why, sizeof why);
+  if (!written) return;
+  if (written < 0) /* left as they are: blame no one after it */
+    sl_input_guard_mark(g, b, g->n_in);
+  const size_t k = strlen(r->message);
+  if (sl_verdict_is_failure(r->verdict)) {
+    snprintf(r->message + k, sizeof r->message - k, "; %s", why);
+  } else {
+    r->verdict = SL_VERDICT_FAILED;
+    snprintf(r->message, sizeof r->message, "%s", why);
+  }
+}
+
 int sl_run_case(const sl_case *c0, const sl_run_opts *o, sl_case_result *res,
                 char *err, size_t errlen) {
   sl_case c;
@@ -752,6 +772,9 @@ int sl_run_case(const sl_case *c0, const sl_run_opts *o, sl_case_result *res,
       sl_show_slots(o->shown, o->shown_len, "expected ", c.op, ref, info->n_in,
                     info->n_in + info->n_out, info->n_in);
   }
+  /* What every variant must leave as it found it (input_guard.h). */
+  sl_input_guard guard;
+  sl_input_guard_mark(&guard, &b, info->n_in);
   int selected = 0;
   for (size_t i = 0; i < sl_hvariant_count() && res->n < SL_MAX_VERDICTS; ++i) {
     const sl_hvariant *v = sl_hvariant_at(i);
@@ -761,6 +784,7 @@ int sl_run_case(const sl_case *c0, const sl_run_opts *o, sl_case_result *res,
     if (o->on_event)
       o->on_event(o->user, SL_EVENT_VARIANT_START, v->name, NULL);
     sl__run_variant(&c, o, v, &b.call, ref_rc, ref, ref_msg, r, res->line);
+    sl__inputs_kept(&guard, &b, c0, o, r);
     if (sl_verdict_is_failure(r->verdict)) ++res->failures;
     if (o->on_event) o->on_event(o->user, SL_EVENT_VARIANT_DONE, v->name, r);
   }

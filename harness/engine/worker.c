@@ -37,7 +37,9 @@ enum { SL_MSG_DONE = 'D', SL_MSG_ERROR = 'E' };
 typedef struct sl_request {
   unsigned seq; /* answered in sl_shared.answered */
   int skip;
-  char variants[256];  /* filter for this case; empty = the worker's own */
+  /* filter for this case; empty = the worker's own (ab's lists every
+   * pair's two names) */
+  char variants[4096];
   char save_dir[1024]; /* --save for this case; empty = the worker's own */
   int show;            /* write the case's tensors into sl_shared.shown */
   char line[SL_CASE_LINE_MAX];
@@ -367,7 +369,7 @@ void sl_worker_stop(sl_worker *w) {
 
 int sl_worker_restarts(const sl_worker *w) { return w->restarts; }
 
-static void sl__describe_death(int status, char *buf, size_t len) {
+void sl_worker_describe_death(int status, char *buf, size_t len) {
   if (WIFSIGNALED(status)) {
     int sig = WTERMSIG(status);
     snprintf(buf, len, "worker killed by signal %d (%s)", sig, strsignal(sig));
@@ -457,7 +459,7 @@ static void sl__blame(sl_case_result *res, const char *current, int after,
              "closed the worker's pipe to the harness (a descriptor it does "
              "not own); the worker was replaced");
   else
-    sl__describe_death(status, what, sizeof what);
+    sl_worker_describe_death(status, what, sizeof what);
   static const sl_verdict verdicts[] = {SL_VERDICT_TIMEOUT, SL_VERDICT_CRASHED,
                                         SL_VERDICT_FAILED};
   r->verdict = verdicts[how];
@@ -475,6 +477,12 @@ static int sl__run_request(sl_worker *w, const sl_case *c, const char *variants,
   static sl_request req;
   memset(res, 0, sizeof *res);
   req.show = show;
+  if (variants && strlen(variants) >= sizeof req.variants) {
+    snprintf(err, errlen,
+             "worker: variant list: expected under %zu bytes, got %zu",
+             sizeof req.variants, strlen(variants));
+    return -1;
+  }
   snprintf(req.variants, sizeof req.variants, "%s", variants ? variants : "");
   if (save_dir && strlen(save_dir) >= sizeof req.save_dir) {
     snprintf(err, errlen,

@@ -59,4 +59,8 @@ long sl_worker_rss_kib(const sl_worker *w);
 
 void sl_worker_stop(sl_worker *w);
 
+/* A dead worker's wait status in words: "worker killed by signal 11
+ * (Segmentation fault)", "worker exited with status 0". */
+void sl_worker_describe_death(int status, char *buf, size_t len);
+
 #endif

@@ -16,6 +16,14 @@
  *   cpu.exit0         calls exit(0)
  *   cpu.segv_later    correct on its first 20 calls in a process, then
  *                     writes through NULL (a crash in the timing only)
+ *   cpu.hang_later    correct on its first 20 calls in a process, then
+ *                     sleeps for good (a hang in the timing only)
+ *   cpu.scribble      right answer, then writes 0x7f over every element
+ *                     of its input x (uses it as scratch)
+ *
+ * Built a second time with SLTEST_TAME (libsltest_tame.so): the same names,
+ * every one a plain correct gather, as the base of an `ab` whose candidate
+ * is this library (tests/providers/isolate.sh).
  *
  * The library links nothing of scatterlab: sl_provider.h is all it needs.
  */
@@ -30,6 +38,10 @@
 
 #include "sl/sl_provider.h"
 #include "sltest_gather.h"
+
+#ifdef SLTEST_TAME /* the misbehaviours are compiled, never used */
+#pragma GCC diagnostic ignored "-Wunused-function"
+#endif
 
 static sl_status sltest_ok(sl_ctx *ctx, sl_call *c) {
   (void)ctx;
@@ -134,6 +146,28 @@ static sl_status sltest_segv_later(sl_ctx *ctx, sl_call *c) {
   return sltest_ok(ctx, c);
 }
 
+static sl_status sltest_hang_later(sl_ctx *ctx, sl_call *c) {
+  static int calls;
+  if (++calls > 20)
+    for (;;) pause();
+  return sltest_ok(ctx, c);
+}
+
+static sl_status sltest_scribble(sl_ctx *ctx, sl_call *c) {
+  const sl_status st = sltest_ok(ctx, c);
+  const sl_tensor *x = &c->arg[0];
+  if (sltest_numel(x)) /* every element x's view spans */
+    memset(x->data, 0x7f,
+           (size_t)sltest_end(x) * sl_provider_dtype_size(x->dtype));
+  return st;
+}
+
+#ifdef SLTEST_TAME /* every name a correct gather (the base of an ab) */
+#define SLTEST_FN(fn) sltest_ok
+#else
+#define SLTEST_FN(fn) fn
+#endif
+
 #define SLTEST_CAPS                                                            \
   {                                                                            \
     .dtypes = SL_DTYPES_ALL, .index_dtypes = SL_INDEX_DTYPES_ALL,              \
@@ -142,7 +176,7 @@ static sl_status sltest_segv_later(sl_ctx *ctx, sl_call *c) {
   }
 
 #define SLTEST_VARIANT(name, fn)                                               \
-  { SL_OP_GATHER, name, SL_DEVICE_CPU, fn, 0, SLTEST_CAPS }
+  { SL_OP_GATHER, name, SL_DEVICE_CPU, SLTEST_FN(fn), 0, SLTEST_CAPS }
 
 static const sl_provider_variant sltest_variants[] = {
     SLTEST_VARIANT("cpu.ok", sltest_ok),
@@ -154,12 +188,18 @@ static const sl_provider_variant sltest_variants[] = {
     SLTEST_VARIANT("cpu.close_all", sltest_close_all),
     SLTEST_VARIANT("cpu.exit0", sltest_exit0),
     SLTEST_VARIANT("cpu.segv_later", sltest_segv_later),
+    SLTEST_VARIANT("cpu.hang_later", sltest_hang_later),
+    SLTEST_VARIANT("cpu.scribble", sltest_scribble),
 };
 
 static const sl_provider sltest_provider = {
     .abi_version = SL_PROVIDER_ABI_VERSION,
     .size = sizeof(sl_provider),
+#ifdef SLTEST_TAME
+    .name = "tame",
+#else
     .name = "hostile",
+#endif
     .version = "test fixture",
     .n_variants = sizeof sltest_variants / sizeof sltest_variants[0],
     .variants = sltest_variants,

@@ -1,0 +1,105 @@
+/* The timing worker's side of `ab` (bench_worker.h): one pair, base and
+ * candidate, and LibTorch as a third arm when asked, in paired rounds
+ * (ab.h) on the open case's inputs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_case.h"
+#include "bench_worker_page.h"
+#include "datagen.h"
+#include "providers.h"
+#include "slref.h"
+
+/* One arm: a variant row and its call, with outputs of its own. */
+typedef struct sl__arm {
+  sl_ctx ctx;
+  const sl_hvariant *v;
+  int who; /* 0 base, 1 cand: the stamp */
+  sl_call call;
+  void *mem[SL_MAX_ARGS];
+  double plant; /* --plant-slowdown: extra busy time, a share of the call's */
+} sl__arm;
+
+static int sl__arm_run(void *user, int rep, int k, double *samples) {
+  (void)rep;
+  sl__arm *a = user;
+  sl_bw_stamp(a->who, 1);
+  for (int i = 0; i < k; ++i) {
+    sl_call c = a->call;
+    const double t0 = sl_now();
+    sl_bw_stamp_call(t0);
+    if (sl_run_variant(&a->ctx, &a->v->v, &c) != SL_STATUS_OK) return 1;
+    if (a->plant > 0) { /* busy, as slower code keeps its core */
+      const double until = sl_now() + (sl_now() - t0) * a->plant;
+      while (sl_now() < until) {
+      }
+    }
+    samples[i] = sl_now() - t0;
+  }
+  return 0;
+}
+
+/* --torch: LibTorch on the same inputs, as bench times it (the shim times
+ * its k calls back to back). */
+typedef struct sl__torch_arm {
+  const sl_call *call;
+  int threads;
+  char msg[512];
+} sl__torch_arm;
+
+static int sl__torch_run(void *user, int rep, int k, double *samples) {
+  (void)rep;
+  sl__torch_arm *t = user;
+  sl_bw_stamp(2, k);
+  return slref_time(t->call, t->threads, k, samples, t->msg, sizeof t->msg) ? 1
+                                                                            : 0;
+}
+
+void sl_bw_child_ab(sl_bw_page *pg, const sl_bw_request *q, const sl_bundle *in,
+                    const sl_turn_counter *counter) {
+  const sl_bw_pair *p = &q->pair;
+  static sl__arm arms[2];
+  const sl_hvariant *v[2] = {sl_hvariant_find(in->call.op, q->names[0]),
+                             sl_hvariant_find(in->call.op, q->names[1])};
+  for (int k = 0; k < 2; ++k) {
+    memset(&arms[k], 0, sizeof arms[k]);
+    sl_ctx_init(&arms[k].ctx);
+    arms[k].ctx.threads = p->threads;
+    arms[k].v = v[k];
+    arms[k].who = k;
+    arms[k].plant = k == 1 ? p->plant : 0;
+  }
+  /* One set of outputs for both arms (owned by arm 0): the arms run one
+   * after the other, never at once, and every call writes its outputs
+   * whole. With outputs of its own each arm stored to other pages, placed
+   * otherwise (huge pages or not, cache sets), and an A/A run of one
+   * library against its copy read select_scatter 1.53x slower on a quiet
+   * machine (7 of 58 benchmarks slower, 2 faster). */
+  arms[0].call = in->call;
+  const int ok =
+      v[0] && v[1] && sl_bench_alloc_outputs(&arms[0].call, arms[0].mem) == 0;
+  arms[1].call = arms[0].call;
+  static sl__torch_arm t;
+  t = (sl__torch_arm){&in->call, p->threads, ""};
+  sl_ab_opts o = p->o;
+  o.counter = counter;
+  const int rc =
+      ok ? sl_ab_time_ref(sl__arm_run, &arms[0], sl__arm_run, &arms[1],
+                          p->torch ? sl__torch_run : NULL, &t, &o, &pg->ab)
+         : -1;
+  pg->rc = rc;
+  if (rc) {
+    const char *m0 = sl_ctx_message(&arms[0].ctx);
+    const char *m1 = sl_ctx_message(&arms[1].ctx);
+    snprintf(pg->err, sizeof pg->err, "%s",
+             !ok        ? "out of memory"
+             : rc <= 0  ? "bad options or out of memory"
+             : m0[0]    ? m0
+             : m1[0]    ? m1
+             : t.msg[0] ? t.msg
+                        : "a call failed");
+  }
+  for (int k = 0; k < 2; ++k)
+    for (int s = 0; s < SL_MAX_ARGS; ++s) free(arms[k].mem[s]);
+}
