@@ -196,8 +196,10 @@ def check_group(cli, extra, g):
         results = json.loads(r.stdout)["results"]
     except (ValueError, KeyError):
         return False, False
+    # a group may name several variants failing alike: the first speaks
+    first = g["variant"].split(",")[0]
     def verdict(res):
-        v = [x for x in res["verdicts"] if x["variant"] == g["variant"]]
+        v = [x for x in res["verdicts"] if x["variant"] == first]
         return (v[0]["verdict"], v[0]["message"]) if v else ("", "")
     own_verdict, own_message = verdict(results[0])
     own = own_verdict == g["verdict"] and g["message"].startswith(own_message)
