@@ -28,6 +28,7 @@
 #include "sl_report.h"
 #include "sl_store.h"
 #include "slref.h"
+#include "store_verdicts.h"
 #include "timing.h"
 #include "tolerance.h"
 #include "variant_call.h"
@@ -100,11 +101,24 @@ static void sl__print_header(int counted) {
   putchar('\n');
 }
 
-/* Stores one timing: threads 0 (NULL) for a device row, % of peak against
+/* The timings of the case in hand, stored after its verdicts: a variant
+ * that kills the timing worker changes its verdict after the check. */
+typedef struct sl__kept {
+  char variant[SL_VARIANT_NAME_LEN];
+  sl_timing t;
+  int64_t bytes;
+  int threads;
+  double peak;
+} sl__kept;
+static sl__kept sl__kept_rows[2 * SL_BW_MAX + 2];
+static int sl__nkept;
+
+/* Stores one timing (its JSON now, its row with the case's verdicts:
+ * sl__store_kept): threads 0 (NULL) for a device row, % of peak against
  * `peak` (the CPU's or the device's copy bandwidth). */
-static int sl__store_timing(sl__bench_ctx *b, int64_t case_id,
-                            const char *variant, const sl_timing *t,
-                            int64_t bytes, int threads, double peak) {
+static void sl__store_timing(sl__bench_ctx *b, const char *variant,
+                             const sl_timing *t, int64_t bytes, int threads,
+                             double peak) {
   double gbs = t->median_s > 0 ? (double)bytes / t->median_s / 1e9 : 0;
   if (b->jtimings) { /* every row timed is stored: the document says so too */
     fputs(b->jtn++ ? ", {\"variant\": " : "{\"variant\": ", b->jtimings);
@@ -131,20 +145,43 @@ static int sl__store_timing(sl__bench_ctx *b, int64_t case_id,
     }
     fputc('}', b->jtimings);
   }
-  if (!b->st) return 0;
-  sl_timing_row row = {
-      variant,  threads,     t->reps,
-      b->cold,  t->median_s, t->iqr_s,
-      t->min_s, gbs,         peak > 0 ? 100.0 * gbs / peak : -1,
-      bytes,    t->samples,  t->reps};
-  const sl_timing_counts counts = {t->counts.instructions, t->counts.cycles,
-                                   t->counts.cache_misses};
-  int64_t id;
-  if (sl_store_add_timing_counted(b->st, case_id, &row, &counts, &id)) {
+  if (!b->st ||
+      sl__nkept == (int)(sizeof sl__kept_rows / sizeof *sl__kept_rows))
+    return;
+  sl__kept *k = &sl__kept_rows[sl__nkept++];
+  snprintf(k->variant, sizeof k->variant, "%s", variant);
+  k->t = *t, k->bytes = bytes, k->threads = threads, k->peak = peak;
+}
+
+/* The case and its verdicts (res) into the store, then its timings. */
+static void sl__store_kept(sl__bench_ctx *b, const sl_bench_case *bc,
+                           const sl_case_result *res) {
+  int64_t case_id, id;
+  const int n = sl__nkept;
+  sl__nkept = 0;
+  if (!b->st) return;
+  if (sl_store_verdicts(b->st, b->run_id, bc->c.op, bc->c.dt, res->line,
+                        bc->c.seed, 0, 1, res->v, res->n, &case_id)) {
     fprintf(stderr, "scatterlab bench: store: %s\n", sl_store_errmsg(b->st));
-    return -1;
+    return;
   }
-  return 0;
+  for (int i = 0; i < n; ++i) {
+    const sl__kept *k = &sl__kept_rows[i];
+    const sl_timing *t = &k->t;
+    const double gbs =
+        t->median_s > 0 ? (double)k->bytes / t->median_s / 1e9 : 0;
+    sl_timing_row row = {
+        k->variant, k->threads,  t->reps,
+        b->cold,    t->median_s, t->iqr_s,
+        t->min_s,   gbs,         k->peak > 0 ? 100.0 * gbs / k->peak : -1,
+        k->bytes,   t->samples,  t->reps};
+    const sl_timing_counts counts = {t->counts.instructions, t->counts.cycles,
+                                     t->counts.cache_misses};
+    if (sl_store_add_timing_counted(b->st, case_id, &row, &counts, &id)) {
+      fprintf(stderr, "scatterlab bench: store: %s\n", sl_store_errmsg(b->st));
+      return;
+    }
+  }
 }
 
 /* Keeps a timing for the closing tables (row may be NULL: out of memory). */
@@ -216,7 +253,7 @@ static int sl__time_in_worker(sl__bench_ctx *b, sl_case_result *res, int device,
  * timed (a device error after a clean check), else 0.
  */
 static int sl__time_cuda(sl__bench_ctx *b, sl_case_result *res, const int *cuda,
-                         int n, int64_t bytes, int64_t case_id, int *header) {
+                         int n, int64_t bytes, int *header) {
   static char names[SL_BW_MAX][SL_VARIANT_NAME_LEN];
   static sl_timing t[SL_BW_MAX];
   static char msg[SL_BW_MAX][512];
@@ -239,7 +276,7 @@ static int sl__time_cuda(sl__bench_ctx *b, sl_case_result *res, const int *cuda,
     }
     if (!names[i][0]) torch_s = t[i].median_s;
     sl__print_row(name, &t[i], bytes, b->dev_gbs, torch_s);
-    sl__store_timing(b, case_id, name, &t[i], bytes, 0, b->dev_gbs);
+    sl__store_timing(b, name, &t[i], bytes, 0, b->dev_gbs);
   }
   if (sl_interrupted())
     printf("  interrupted: timings stopped short, not recorded\n");
@@ -317,15 +354,14 @@ static int sl__time_contenders(sl__bench_ctx *b, sl_case_result *res,
         continue;
       }
       sl__print_row(name, &t[i], bytes, b->peak_gbs, torch_median);
-      sl__store_timing(b, bc->case_id, name, &t[i], bytes, b->threads,
-                       b->peak_gbs);
+      sl__store_timing(b, name, &t[i], bytes, b->threads, b->peak_gbs);
       sl__table_set(b, row, name, &t[i], bytes);
     }
   }
   /* The device side: torch.cuda whenever the case has a cuda.* variant,
    * even one that failed (the peer of the next run's rows). */
   if (b->cuda && any_cuda)
-    return sl__time_cuda(b, res, cuda, ncuda, bytes, bc->case_id, &header);
+    return sl__time_cuda(b, res, cuda, ncuda, bytes, &header);
   return 0;
 }
 
@@ -341,7 +377,8 @@ int sl__bench_case(sl__bench_ctx *b, const sl_case *c0) {
   ro.threads = b->threads;
   ro.max_case_bytes = b->max_case_bytes;
   sl_bench_case bc;
-  if (sl_bench_case_open(&bc, c0, &ro, &b->workers, b->st, b->run_id, &res, err,
+  /* Stored after the timing (sl__store_kept), with any death in it. */
+  if (sl_bench_case_open(&bc, c0, &ro, &b->workers, NULL, 0, &res, err,
                          sizeof err)) {
     fprintf(stderr, "scatterlab bench: %s\n", err);
     return -1;
@@ -364,6 +401,7 @@ int sl__bench_case(sl__bench_ctx *b, const sl_case *c0) {
   /* A variant that fails its check is not timed, and is a failure found:
    * a benchmark of wrong code must not pass. */
   b->failing += res.failures > 0;
+  sl__store_kept(b, &bc, &res);
   if (b->jtimings) {
     fclose(b->jtimings);
     b->jtimings = NULL;

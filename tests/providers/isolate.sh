@@ -10,7 +10,8 @@
 #      with why, cpu.ok judged.
 #   2. bench with the hostile provider: the misbehaving variants' rows say
 #      crashed / timeout, cpu.ok and torch.cpu are timed, exit 1, the
-#      store's run `failed` (closed, not `interrupted`), the JSON written.
+#      store's run `failed` (closed, not `interrupted`) with each verdict
+#      (a death in the timing included), the JSON written.
 #   3. run and fuzz with a kernel that writes over its input x, then a
 #      correct one (libsltest_tame.so, loaded after it, runs after it): the
 #      writer fails by name ("wrote its input 'x' at element 0"), the
@@ -91,6 +92,9 @@ check "bench: the store's run is failed, not interrupted (got '$got')" \
 got=$(q "$DB" "SELECT group_concat(variant, ',') FROM (SELECT DISTINCT variant FROM timings ORDER BY variant)" 2>&1)
 check "bench: timings stored for hostile:cpu.ok and torch.cpu only (got '$got')" \
   test "$got" = "hostile:cpu.ok,torch.cpu"
+got=$(q "$DB" "SELECT group_concat(variant || ' ' || verdict, ',') FROM (SELECT variant, verdict FROM results ORDER BY variant)" 2>&1)
+check "bench: the store's verdicts, the timing's deaths included (got '$got')" \
+  test "$got" = "hostile:cpu.exit0 crashed,hostile:cpu.hang_later timeout,hostile:cpu.ok passed,hostile:cpu.segv_later crashed"
 got=$(jq_ "$tmp/bench.json" 'sorted(v["variant"] + " " + v["verdict"] for v in d["results"][0]["result"]["verdicts"])')
 check "bench: the JSON has each verdict (got '$got')" \
   grep -q "hostile:cpu.exit0 crashed.*hostile:cpu.hang_later timeout.*hostile:cpu.ok passed.*hostile:cpu.segv_later crashed" <<<"$got"
