@@ -22,13 +22,14 @@ static int sl__provider_option(void *user, const sl_provider_record *p) {
   if (p->builtin || strlen(p->name) != x->len ||
       strncmp(p->name, x->variant, x->len) != 0)
     return 0;
-  /* Quoted for the shell as the CLI's repro is: a path with a space or a
-   * quote pastes as one argument. */
-  char spec[2 * 4096 + 128], word[sizeof spec + 64];
-  snprintf(spec, sizeof spec, "%s=%s", p->name, p->path);
-  if (sl_shell_word(spec, word, sizeof word)) return 1;
-  fputs(" --provider ", x->out);
-  x->text(x->out, word);
+  /* As the CLI's repro names it (sl_repro_provider): by its prefix alone
+   * when the run found it through SCATTERLAB_PROVIDERS, else by a path
+   * relative to this working folder, quoted for the shell. */
+  char option[2 * 4096 + 256];
+  const int from_env = p->origin && strcmp(p->origin, "env") == 0;
+  if (sl_repro_provider(p->name, p->path, from_env, option, sizeof option))
+    return 1;
+  x->text(x->out, option);
   return 1;
 }
 

@@ -21,7 +21,7 @@ static const char sl__runs_cols[] =
     " core_rtt_ns_end, reference, keep, ncases";
 /* The columns of run_providers besides run_id and position. */
 static const char sl__providers_cols[] =
-    "name, path, version, abi, n_variants, builtin, sha256";
+    "name, path, version, abi, n_variants, builtin, sha256, origin";
 
 /* Checks that src_path is a store this build reads: the same messages as
  * opening it ("not a SQLite database", "newer than this scatterlab", ...).

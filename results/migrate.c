@@ -183,6 +183,19 @@ static const char sl__schema_v10_sql[] =
     "ALTER TABLE timings ADD COLUMN cache_misses REAL;"
     "PRAGMA user_version = 10;";
 
+/*
+ * Version 11: how each provider of a run was found: 'builtin' (scatterlab's
+ * own kernels), 'env' (a path of SCATTERLAB_PROVIDERS) or 'option'
+ * (--provider); NULL for runs stored before. A repro names a provider found
+ * through the environment by its variants' prefix only (the variable
+ * resolves it where the repro is pasted), any other by a path relative to
+ * the working folder (reports/shell_word.c).
+ */
+static const char sl__schema_v11_sql[] =
+    "ALTER TABLE run_providers ADD COLUMN origin TEXT"
+    " CHECK (origin IN ('builtin', 'env', 'option'));"
+    "PRAGMA user_version = 11;";
+
 /* To change the schema, append a step (never edit a released one) and add a
  * test that opens a database of the previous version. */
 static const sl__migration sl__steps[] = {
@@ -196,6 +209,7 @@ static const sl__migration sl__steps[] = {
     {8, sl__schema_v8_sql, "store modes: kept cases and verdict tallies"},
     {9, sl__schema_v9_sql, "failure group signatures"},
     {10, sl__schema_v10_sql, "hardware counts beside timings"},
+    {11, sl__schema_v11_sql, "how each provider of a run was found"},
 };
 
 #define SL__NSTEPS ((int)(sizeof sl__steps / sizeof sl__steps[0]))

@@ -77,6 +77,9 @@ typedef struct sl_provider_record {
   unsigned abi;
   int n_variants;
   int builtin; /* 1 for scatterlab's own kernels library */
+  /* How it was found: "builtin", "env" (SCATTERLAB_PROVIDERS) or "option"
+   * (--provider); NULL for runs stored before schema 11 (and stores NULL) */
+  const char *origin;
 } sl_provider_record;
 
 /* What a run records about where and how it ran. NULL strings are stored as

@@ -276,6 +276,7 @@ int sl_store_run_providers(sl_store *s, int64_t run_id,
     p.n_variants = sqlite3_column_int(st, 4);
     p.builtin = sqlite3_column_int(st, 5);
     p.sha256 = sl__text(st, 6);
+    p.origin = sl__text_or_null(st, 7);
     stop = fn(user, &p);
   }
   return sl__walk_end(s, st, rc, stop, op);

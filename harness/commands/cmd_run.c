@@ -56,7 +56,9 @@ static const char *const sl__run_help =
     "                   and two copies of the outputs; 512M, 6G): a bigger\n"
     "                   case is refused before it is allocated (default: a\n"
     "                   quarter of physical memory)\n"
-    "  --db PATH        results database (default " SL_DEFAULT_DB ")\n"
+    "  --db PATH        results database (default " SL_DEFAULT_DB " for\n"
+    "                   --batch; cases given as arguments or by --load, as\n"
+    "                   a pasted repro is, are recorded only with --db)\n"
     "  --no-db          record nothing\n"
     "  --kind KIND      run kind recorded in the store: run (default) or demo\n"
     "  --quiet          print only verdicts that are not passed\n"
@@ -201,7 +203,7 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
   const char *db = SL_DEFAULT_DB, *batch = NULL, *kind = default_kind;
   const char *junit = NULL;
   sl_failure_groups groups = {0};
-  int no_db = 0, quiet = 0, isolate = 1, json = 0;
+  int no_db = 0, quiet = 0, isolate = 1, json = 0, db_given = 0;
   double timeout_s = 60;
   sl__lines lines = {0};
   sl_tolerances tol = {0};
@@ -225,6 +227,7 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
       if (!(o.load_dir = sl_cli_value("run", argc, argv, &i))) goto out;
     } else if (sl_cli_is(a, "--db")) {
       if (!(db = sl_cli_value("run", argc, argv, &i))) goto out;
+      db_given = 1;
     } else if (sl_cli_is(a, "--kind")) {
       if (!(kind = sl_cli_value("run", argc, argv, &i))) goto out;
       if (strcmp(kind, "run") && strcmp(kind, "demo")) {
@@ -261,6 +264,10 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
       goto out;
     }
   }
+  /* A pasted repro (`scatterlab run 'LINE' --variants V`) writes no store
+   * unless asked: only a batch (and import) lands in the default one. */
+  const int unrecorded = !db_given && !batch && !args_fn && !no_db;
+  if (unrecorded) no_db = 1;
   if (batch && sl__read_batch(batch, &lines)) goto out;
   if (o.load_dir) sl_repro_load(o.load_dir, lines.n > 0);
   if (lines.n == 0 && o.load_dir && sl__read_case_file(o.load_dir, &lines))
@@ -425,6 +432,9 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
            db, (long long)run_id, recorded, judged);
   else if (!no_db)
     printf("results: %s (run %lld)\n", db, (long long)run_id);
+  else if (unrecorded)
+    printf("results: not recorded (cases from the command line; --db PATH "
+           "records them)\n");
   free(cases);
   /* A failure found is certain even when the store failed: it wins. */
   rc = usage_failed                    ? SL_EXIT_USAGE

@@ -227,7 +227,7 @@ static int sl__reserve(size_t n_var) {
 
 /* Loads one library; on failure it leaves nothing behind. */
 static int sl__load_one(const char *alias, const char *path, int builtin,
-                        char *err, size_t len) {
+                        int from_env, char *err, size_t len) {
   struct stat st;
   if (stat(path, &st) != 0)
     return sl__fail(err, len, "provider %s: cannot load: %s", path,
@@ -333,6 +333,7 @@ static int sl__load_one(const char *alias, const char *path, int builtin,
   sl_text_clean(pl->version, sizeof pl->version, t->version ? t->version : "");
   pl->abi = t->abi_version;
   pl->builtin = builtin;
+  pl->from_env = from_env;
   pl->alloc_faults =
       t->size >= offsetof(sl_provider, alloc_faults) + sizeof t->alloc_faults
           ? t->alloc_faults
@@ -396,13 +397,14 @@ static int sl__find_builtin(char *path, size_t len, char *err, size_t errlen) {
 /* "ALIAS=PATH" or "PATH"; the alias is checked like a provider's name. */
 static int sl__load_spec(const char *spec, const char *origin, char *err,
                          size_t len) {
+  const int from_env = strcmp(origin, SL_PROVIDERS_ENV) == 0;
   if (!spec[0])
     return sl__fail(err, len, "%s: expected a provider library path, got \"\"",
                     origin);
   const char *eq = strchr(spec, '=');
   const char *slash = strchr(spec, '/');
   if (!eq || (slash && slash < eq))
-    return sl__load_one(NULL, spec, 0, err, len);
+    return sl__load_one(NULL, spec, 0, from_env, err, len);
   char alias[SL_PROVIDER_NAME_MAX + 1] = "";
   size_t an = (size_t)(eq - spec);
   if (an <= SL_PROVIDER_NAME_MAX) memcpy(alias, spec, an);
@@ -414,7 +416,7 @@ static int sl__load_spec(const char *spec, const char *origin, char *err,
   if (!eq[1])
     return sl__fail(err, len, "%s %s: expected a path after '=', got none",
                     origin, spec);
-  return sl__load_one(alias, eq + 1, 0, err, len);
+  return sl__load_one(alias, eq + 1, 0, from_env, err, len);
 }
 
 int sl_providers_load(const char *const *specs, int n, char *err,
@@ -423,7 +425,7 @@ int sl_providers_load(const char *const *specs, int n, char *err,
   if (sl__n_prov == 0) {
     char path[PATH_MAX + 64];
     if (sl__find_builtin(path, sizeof path, err, errlen) ||
-        sl__load_one(NULL, path, 1, err, errlen))
+        sl__load_one(NULL, path, 1, 0, err, errlen))
       return -1;
   }
   const char *env = getenv(SL_PROVIDERS_ENV);

@@ -41,6 +41,9 @@ typedef struct sl_provider_loaded {
   unsigned abi;
   char sha256[65]; /* of the library file, hex; "" until sl_provider_sha256 */
   int builtin;     /* scatterlab's own kernels: plain variant names */
+  /* Found through SCATTERLAB_PROVIDERS: a repro names it by its variants'
+   * prefix only, which that variable resolves where the repro is pasted. */
+  int from_env;
   /* Its allocation-fault hook (sl_provider.alloc_faults), or NULL. */
   sl_alloc_counts (*alloc_faults)(int64_t fail_after);
   size_t first, n; /* its variants: sl_hvariant_at(first .. first+n-1) */

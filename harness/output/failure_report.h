@@ -46,9 +46,14 @@ void sl_failure_groups_print(const sl_failure_groups *g, FILE *out);
  * "found_as", "message", "repro"}. */
 void sl_failure_groups_json(const sl_failure_groups *g, FILE *out);
 
+/* The name of --junit's passing test case: fixed, so that a CI tracks it
+ * across runs (the counts are in its output and the suite's properties). */
+#define SL_JUNIT_PASSING "cases without failures"
+
 /* --junit FILE: one testsuite "scatterlab CMD" of one passing test case
- * (the `total` cases judged) and one failing test case per group. Written
- * safely (safe_file.h). 0, or -1 with err naming the file. */
+ * (SL_JUNIT_PASSING: the `total` cases judged) and one failing test case
+ * per group, named by its signature. Written safely (safe_file.h). 0, or -1
+ * with err naming the file. */
 int sl_failure_groups_junit(const sl_failure_groups *g, const char *cmd,
                             int64_t total, const char *path, char *err,
                             size_t errlen);

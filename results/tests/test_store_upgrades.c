@@ -24,6 +24,7 @@ typedef struct providers_seen {
   int n;
   char name[4][16], path[4][64], version[4][32], sha256[4][65];
   int version_null[4], n_variants[4], builtin[4];
+  char origin[4][16]; /* "(null)" for NULL */
   unsigned abi[4];
   int stop_after; /* 0: never */
 } providers_seen;
@@ -41,6 +42,8 @@ static int collect_provider(void *u, const sl_provider_record *p) {
   ps->abi[i] = p->abi;
   ps->n_variants[i] = p->n_variants;
   ps->builtin[i] = p->builtin;
+  snprintf(ps->origin[i], sizeof ps->origin[i], "%s",
+           p->origin ? p->origin : "(null)");
   return ps->stop_after && ps->n == ps->stop_after ? 5 : 0;
 }
 
@@ -75,13 +78,16 @@ static const sl_provider_record prov_builtin = {
     SHA_BUILTIN,
     1u,
     57,
-    1};
+    1,
+    "builtin"};
 static const sl_provider_record prov_mylib = {
-    "mylib", "/home/u/mylib/build/libmylib.so", "1.2", SHA_MYLIB, 1u, 3, 0};
+    "mylib", "/home/u/mylib/build/libmylib.so", "1.2", SHA_MYLIB, 1u, 3, 0,
+    "option"};
 /* No version text; an ABI number above INT_MAX; builtin given as 7, any
- * non-zero value, stored as 1. */
+ * non-zero value, stored as 1; no origin (NULL, as runs before schema 11
+ * read). */
 static const sl_provider_record prov_other = {
-    "other", "/tmp/x/libother.so", NULL, SHA_OTHER, 4000000000u, 0, 7};
+    "other", "/tmp/x/libother.so", NULL, SHA_OTHER, 4000000000u, 0, 7, NULL};
 
 /* A run of kind "run" with n providers; 0 or the store's failure. */
 static int provider_run(sl_store *s, const sl_provider_record *p, int n,
@@ -144,6 +150,10 @@ static void test_providers(void) {
   CHECK(strcmp(ps.sha256[2], SHA_OTHER) == 0);
   CHECK(ps.abi[2] == 4000000000u && ps.n_variants[2] == 0 &&
         ps.builtin[2] == 1);
+  /* How each was found (schema 11): NULL in, NULL out. */
+  CHECK(strcmp(ps.origin[0], "builtin") == 0 &&
+        strcmp(ps.origin[1], "option") == 0 &&
+        strcmp(ps.origin[2], "(null)") == 0);
   CHECK(raw_int(p, "SELECT count(*) FROM run_providers") == 4);
   CHECK(raw_int(p, "SELECT count(*) FROM run_providers WHERE version IS "
                    "NULL") == 1);
@@ -313,7 +323,8 @@ static void test_upgrade_v8_tallies(void) {
   CHECK(raw_int(p, "SELECT count FROM tallies WHERE dtype = 'f16' AND"
                    " variant = 'cpu.omp' AND verdict = 'failed'") == 1);
   /* Back to version 7, then upgraded: the same counts from the results. */
-  CHECK(raw_exec(p, " ALTER TABLE timings DROP COLUMN instructions;"
+  CHECK(raw_exec(p, " ALTER TABLE run_providers DROP COLUMN origin;"
+                    " ALTER TABLE timings DROP COLUMN instructions;"
                     " ALTER TABLE timings DROP COLUMN cycles;"
                     " ALTER TABLE timings DROP COLUMN cache_misses;"
                     " DROP INDEX results_signature;"
@@ -324,7 +335,7 @@ static void test_upgrade_v8_tallies(void) {
   CHECK_MSG(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
             "%s", err);
   sl_store_close(s);
-  CHECK(raw_int(p, "PRAGMA user_version") == 10);
+  CHECK(raw_int(p, "PRAGMA user_version") == 11);
   CHECK(raw_int(p, "SELECT ncases FROM runs") == 2);
   CHECK(raw_int(p, "SELECT count(*) FROM tallies") == 3);
   CHECK(raw_int(p, "SELECT count FROM tallies WHERE dtype = 'f16' AND"
@@ -412,12 +423,12 @@ static void test_upgrade_from_v6(void) {
   /* Read-only first: refused, and the file left at version 6. */
   CHECK(sl_store_open(p, SL_STORE_READONLY, &s, err, sizeof err) != 0);
   CHECK_CONTAINS(err, "schema version 6 is older than this scatterlab "
-                      "(knows 10)");
+                      "(knows 11)");
   CHECK(raw_int(p, "PRAGMA user_version") == 6);
   CHECK_MSG(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
             "%s", err);
   if (!s) return;
-  CHECK(raw_int(p, "PRAGMA user_version") == 10);
+  CHECK(raw_int(p, "PRAGMA user_version") == 11);
   /* The table, empty; the old runs as they were, without providers. */
   CHECK(raw_int(p, "SELECT count(*) FROM run_providers") == 0);
   CHECK(raw_int(p, "SELECT strict FROM pragma_table_list WHERE name = "
@@ -560,7 +571,7 @@ static void test_concurrent_writers(void) {
   CHECK(raw_int(p, "SELECT count(*) FROM cases") == NPROC * NCASES);
   CHECK(raw_int(p, "SELECT count(*) FROM results") == NPROC * NCASES);
   CHECK(raw_int(p, "SELECT count(*) FROM run_providers") == NPROC * 2);
-  CHECK(raw_int(p, "PRAGMA user_version") == 10);
+  CHECK(raw_int(p, "PRAGMA user_version") == 11);
 }
 
 int main(void) {
