@@ -52,7 +52,8 @@ typedef struct sl__groups {
   FILE *out;
   sl_store *s;
   void (*text)(FILE *, const char *);
-  int64_t n, cases;
+  int64_t n, cases, fresh;
+  int64_t run_id; /* the run reported, 0 for every run */
 } sl__groups;
 
 static int sl__group(void *user, const sl_failure_group_view *g) {
@@ -65,6 +66,21 @@ static int sl__group(void *user, const sl_failure_group_view *g) {
           x->n, g->cases, g->cases == 1 ? "" : "s", g->first_run, g->first_seen,
           g->last_run, g->last_seen);
   x->text(x->out, g->signature);
+  /* New or known, as the run's own report said (schema 12): for one run,
+   * against the runs before it; over every run, where it started. */
+  char c[96] = "";
+  if (g->origin_commit && g->origin_commit[0])
+    snprintf(c, sizeof c, ", at commit %.40s", g->origin_commit);
+  if (x->run_id > 0 && g->origin_run >= x->run_id) {
+    ++x->fresh;
+    fprintf(x->out, "\n  status: new in run %" PRId64, x->run_id);
+  } else if (x->run_id > 0) {
+    fprintf(x->out, "\n  status: known (first seen in run %" PRId64 "%s)",
+            g->origin_run, c);
+  } else {
+    fprintf(x->out, "\n  status: first seen in run %" PRId64 "%s",
+            g->origin_run, c);
+  }
   fputs("\n  message: ", x->out);
   x->text(x->out, g->message);
   fputs("\n  minimal repro: ", x->out);
@@ -77,15 +93,18 @@ static int sl__group(void *user, const sl_failure_group_view *g) {
 int sl_report_failure_groups(sl_store *s, int64_t run_id, FILE *out,
                              void (*text)(FILE *, const char *), char *err,
                              size_t errlen) {
-  sl__groups x = {out, s, text, 0, 0};
+  sl__groups x = {out, s, text, 0, 0, 0, run_id};
   if (sl_store_each_failure_group(s, run_id, sl__group, &x) < 0) {
     snprintf(err, errlen, "%s", sl_store_errmsg(s));
     return -1;
   }
   fprintf(out,
           "%s%" PRId64 " failure group%s, %" PRId64
-          " failing case%s (shrunk copies not counted)\n",
+          " failing case%s (shrunk copies not counted)",
           x.n ? "\n" : "", x.n, x.n == 1 ? "" : "s", x.cases,
           x.cases == 1 ? "" : "s");
+  if (run_id > 0)
+    fprintf(out, "; %" PRId64 " new in run %" PRId64, x.fresh, run_id);
+  fputc('\n', out);
   return ferror(out) ? -1 : 0;
 }

@@ -138,6 +138,20 @@ static int sl__copy(sl_store *s, sl_merge_stats *m) {
                           "than %zu bytes",
                           sizeof sql);
   if (sl__exec(s, sql)) return -1;
+  /* The failure groups the copied runs met, derived again from every run's
+   * results (schema 12): their first run may now be another. The copied
+   * cases are those above the offset. */
+  n = snprintf(sql, sizeof sql,
+               SL__GROUPS_REFRESH_SQL(
+                   "SELECT signature FROM main.results WHERE signature != ''"
+                   " AND case_id > %" PRId64) ";",
+               case_off);
+  if (n < 0 || (size_t)n >= sizeof sql)
+    return sl__store_fail(s, "merge",
+                          "internal: the groups statement is longer than "
+                          "%zu bytes",
+                          sizeof sql);
+  if (sl__exec(s, sql)) return -1;
   return sl__scalar(s,
                     "SELECT (SELECT count(*) FROM sl_src.results WHERE case_id"
                     " IN (SELECT id FROM sl_new_cases))",

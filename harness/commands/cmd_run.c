@@ -10,6 +10,7 @@
 #include "failure_report.h"
 #include "interrupt.h"
 #include "json_out.h"
+#include "known_groups.h"
 #include "runinfo.h"
 #include "runner.h"
 #include "sl_store.h"
@@ -68,6 +69,13 @@ static const char *const sl__run_help =
     "                   (README: Failure groups), one for what passed; under\n"
     "                   GitHub Actions the groups are also ::error lines and\n"
     "                   a table appended to $GITHUB_STEP_SUMMARY\n"
+    "  --fail-on WHAT   any (default): every failure group makes the exit\n"
+    "                   status 1; new: only groups the store (--db) has not\n"
+    "                   met in an earlier run (each group is reported new or\n"
+    "                   known: first seen in run N, at commit C)\n"
+    "  --known FILE     failure groups accepted on purpose, one a line by\n"
+    "                   signature id or signature text (# comments): they\n"
+    "                   are reported known and never fail the run\n"
     "  --timeout SEC    per-variant time limit (default 60): a variant that\n"
     "                   takes longer gets `timeout`\n"
     "  --tolerance DT=V[,DT=V...]  the tolerance oracle's threshold on diff1\n"
@@ -203,6 +211,7 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
   const char *db = SL_DEFAULT_DB, *batch = NULL, *kind = default_kind;
   const char *junit = NULL;
   sl_failure_groups groups = {0};
+  sl_triage_opts triage = {0, NULL, {0}};
   int no_db = 0, quiet = 0, isolate = 1, json = 0, db_given = 0;
   double timeout_s = 60;
   sl__lines lines = {0};
@@ -256,6 +265,8 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
       if (sl_json_format_option("run", argc, argv, &i, &json)) goto out;
     } else if (sl_cli_is(a, "--junit")) {
       if (!(junit = sl_cli_value("run", argc, argv, &i))) goto out;
+    } else if (sl_cli_is(a, "--fail-on") || sl_cli_is(a, "--known")) {
+      if (sl_triage_option("run", argc, argv, &i, &triage) != 1) goto out;
     } else if (a[0] == '-' && a[1] == '-') {
       sl_cli_usage_error("run", "%s: unknown option", a);
       goto out;
@@ -300,7 +311,8 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
     }
   }
   if (sl_cli_output_check("run", "--junit", junit, no_db ? NULL : db, argc,
-                          argv)) {
+                          argv) ||
+      sl_triage_load("run", &triage)) {
     free(cases);
     goto out;
   }
@@ -394,6 +406,14 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
   free(res);
   sl_worker_stop(worker);
   int sig = sl_interrupted();
+  /* New or known (the runs before this one), then this run's groups added
+   * to the store's memory; after a store failure it is only read. */
+  char gerr[1200];
+  if (sl_failure_groups_triage(&groups, st, store_failed ? 0 : run_id, &triage,
+                               gerr, sizeof gerr)) {
+    fprintf(stderr, "scatterlab run: failure groups: %s\n", gerr);
+    report_failed = 1;
+  }
   if (st) {
     if (sl_store_run_finish(st, run_id, sl_interrupt_run_status(store_failed)))
       fprintf(stderr, "scatterlab run: store: %s\n", sl_store_errmsg(st));
@@ -416,8 +436,8 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
   if (groups.n)
     printf("%d failure group%s (%" PRId64 " failing verdicts):\n", groups.n,
            groups.n == 1 ? "" : "s", groups.cases);
+  sl_failure_groups_print_status(&groups, &triage, stdout);
   sl_failure_groups_print(&groups, stdout);
-  char gerr[600];
   if (sl_failure_groups_github(&groups, "run", judged, stdout, gerr,
                                sizeof gerr))
     fprintf(stderr, "scatterlab run: %s\n", gerr);
@@ -436,9 +456,13 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
     printf("results: not recorded (cases from the command line; --db PATH "
            "records them)\n");
   free(cases);
-  /* A failure found is certain even when the store failed: it wins. */
+  /* A failure found is certain even when the store failed: it wins. Only
+   * the groups that fail count (--fail-on new, --known); failing cases
+   * that reached no group (out of memory) count as ever. */
+  const int fails =
+      sl_failure_groups_failing(&groups) > 0 || (groups.n == 0 && failed_cases);
   rc = usage_failed                    ? SL_EXIT_USAGE
-       : failed_cases                  ? SL_EXIT_FAIL
+       : fails                         ? SL_EXIT_FAIL
        : store_failed || report_failed ? SL_EXIT_INCOMPLETE
                                        : SL_EXIT_OK;
   rc = sl_interrupt_exit_status(rc);
@@ -457,8 +481,11 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
     for (int k = 0; k < SL_VERDICT_COUNT; ++k)
       fprintf(jout, "%s\"%s\": %d", k ? ", " : "",
               sl_verdict_name((sl_verdict)k), counts[k]);
-    fprintf(jout, "}, \"failure_groups\": %d, \"results\": [%s\n]", groups.n,
-            jbuf ? jbuf : "");
+    fprintf(jout,
+            "}, \"failure_groups\": %d, \"new_groups\": %d, \"fail_on\": "
+            "\"%s\", \"results\": [%s\n]",
+            groups.n, sl_failure_groups_new(&groups),
+            triage.fail_on_new ? "new" : "any", jbuf ? jbuf : "");
     fputs(", \"groups\": [", jout);
     sl_failure_groups_json(&groups, jout);
     fputs("\n]", jout);
@@ -468,6 +495,7 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
   free(jbuf);
 out:
   sl_failure_groups_free(&groups);
+  sl_triage_free(&triage);
   sl__lines_free(&lines);
   return rc;
 }
