@@ -14,6 +14,7 @@
 #include "clean_text.h"
 #include "cli.h"
 #include "elf_intact.h"
+#include "runner.h"
 #include "sha256.h"
 #include "variant_call.h"
 
@@ -501,13 +502,127 @@ int sl_hvariant_admits(const sl_hvariant *v, const sl_case *c,
   return 1;
 }
 
+/* Edit distance of a and b (each cut at 127 bytes): insertions,
+ * deletions, substitutions and transpositions of two neighbours ("cdua"
+ * is one from "cuda"), each 1 (the optimal string alignment distance). */
+static size_t sl__edit_distance(const char *a, const char *b) {
+  size_t na = strnlen(a, 127), nb = strnlen(b, 127);
+  size_t rows[3][128], *two = rows[0], *prev = rows[1], *cur = rows[2];
+  for (size_t j = 0; j <= nb; ++j) prev[j] = j;
+  for (size_t i = 1; i <= na; ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= nb; ++j) {
+      size_t best = prev[j - 1] + (a[i - 1] != b[j - 1]);
+      if (prev[j] + 1 < best) best = prev[j] + 1;
+      if (cur[j - 1] + 1 < best) best = cur[j - 1] + 1;
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+          two[j - 2] + 1 < best)
+        best = two[j - 2] + 1;
+      cur[j] = best;
+    }
+    size_t *t = two;
+    two = prev, prev = cur, cur = t;
+  }
+  return prev[nb];
+}
+
+/* Keeps name among the closest to item so far (up to 3 distinct names at
+ * the least distance). */
+typedef struct sl__closest {
+  size_t d;
+  int n;
+  char names[3][SL_VARIANT_NAME_LEN];
+} sl__closest;
+
+static void sl__consider(sl__closest *c, const char *item, const char *name) {
+  size_t d = sl__edit_distance(item, name);
+  if (d > c->d) return;
+  if (d < c->d) c->d = d, c->n = 0;
+  for (int k = 0; k < c->n; ++k)
+    if (strcmp(c->names[k], name) == 0) return;
+  if (c->n < 3) snprintf(c->names[c->n++], sizeof c->names[0], "%s", name);
+}
+
+int sl_variants_unmatched(const char *filter, int plain, char *msg,
+                          size_t len) {
+  for (const char *p = filter ? filter : ""; *p;) {
+    const char *comma = strchr(p, ',');
+    size_t k = comma ? (size_t)(comma - p) : strlen(p);
+    char item[128];
+    snprintf(item, sizeof item, "%.*s", (int)(k < sizeof item ? k : 0), p);
+    p = comma ? comma + 1 : p + k;
+    if (!item[0]) continue;
+    int hit = 0;
+    for (size_t i = 0; i < sl__n_var && !hit; ++i) {
+      const char *name = sl__var[i].name, *colon = strchr(name, ':');
+      hit = sl_variant_selected(item, plain && colon ? colon + 1 : name);
+    }
+    /* scatterlab's own variants, those a build without CUDA does not
+     * serve included: a cuda.* name is known there (bench and run say
+     * "no device" of it). */
+    for (size_t i = 0; i < sl_variant_count() && !hit; ++i)
+      hit = sl_variant_selected(item, sl_variant_at(i)->name);
+    if (hit) continue;
+    /* A provider's variant whose provider is not loaded: say which. */
+    const char *colon = strchr(item, ':');
+    const size_t pn = colon ? (size_t)(colon - item) : 0;
+    if (!plain && colon && strcspn(item, "*?[") > pn) {
+      int loaded = 0;
+      for (size_t q = 0; q < sl__n_prov; ++q)
+        loaded |= !sl__prov[q].builtin && strlen(sl__prov[q].name) == pn &&
+                  strncmp(sl__prov[q].name, item, pn) == 0;
+      if (!loaded) {
+        snprintf(msg, len,
+                 "--variants %s: provider '%.*s' is not loaded; add "
+                 "--provider %.*s=PATH (or its library to %s)",
+                 item, (int)pn, item, (int)pn, item, SL_PROVIDERS_ENV);
+        return 1;
+      }
+    }
+    /* A typo: the closest names of the loaded variants (full, and without
+     * their provider's prefix) and of the devices. */
+    sl__closest c = {(size_t)-1, 0, {{0}}};
+    if (!strpbrk(item, "*?[")) {
+      for (size_t i = 0; i < sl__n_var; ++i) {
+        const char *name = sl__var[i].name, *at = strchr(name, ':');
+        if (!plain || !at) sl__consider(&c, item, name);
+        if (at) sl__consider(&c, item, at + 1);
+      }
+      for (size_t i = 0; i < sl_variant_count(); ++i)
+        sl__consider(&c, item, sl_variant_at(i)->name);
+      sl__consider(&c, item, "cpu");
+      sl__consider(&c, item, "cuda");
+    }
+    const size_t n = strlen(item);
+    const int close = c.n && (c.d <= 2 || 3 * c.d <= n) && c.d < n;
+    int w = snprintf(msg, len,
+                     "--variants %s: expected a variant's name, a device or "
+                     "a glob of the loaded variants, matched none%s",
+                     item, close ? "; did you mean " : "");
+    for (int j = 0; close && j < c.n && w >= 0 && (size_t)w < len; ++j)
+      w += snprintf(msg + w, len - (size_t)w, "%s%s",
+                    j ? (j + 1 == c.n ? " or " : ", ") : "", c.names[j]);
+    if (w >= 0 && (size_t)w < len)
+      snprintf(msg + w, len - (size_t)w, "%s (`scatterlab list` names them)",
+               close ? "?" : "");
+    return 1;
+  }
+  return 0;
+}
+
 int sl_providers_load_argv(const char *cmd, int argc, char **argv) {
   enum { SL__MAX_SPECS = 64 };
-  const char *specs[SL__MAX_SPECS];
-  int n = 0;
+  const char *specs[SL__MAX_SPECS], *filters[SL__MAX_SPECS];
+  int n = 0, nf = 0;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
       return 0; /* the help needs no kernels */
+    if (sl_cli_is(argv[i], "--variants") && nf < SL__MAX_SPECS) {
+      const char *v = sl_cli_value(cmd, argc, argv, &i);
+      if (!v) return SL_EXIT_USAGE;
+      filters[nf++] = v;
+      continue;
+    }
     if (!sl_cli_is(argv[i], "--provider")) continue;
     const char *v = sl_cli_value(cmd, argc, argv, &i);
     if (!v) return SL_EXIT_USAGE;
@@ -518,9 +633,15 @@ int sl_providers_load_argv(const char *cmd, int argc, char **argv) {
                                 SL__MAX_SPECS);
     specs[n++] = v;
   }
-  if (sl_cli_parse_only) return 0;
+  /* Loaded under SCATTERLAB_CHECK_ARGS too (checked, never run), so that
+   * a provider that does not load and a --variants item that names
+   * nothing stop a CI file's check, not its job. */
+  if (sl_cli_parse_only == SL_CLI_PARSE_ONLY) return 0;
   char err[1024];
   if (sl_providers_load(specs, n, err, sizeof err))
     return sl_cli_usage_error(cmd, "%s", err);
+  for (int f = 0; f < nf; ++f)
+    if (sl_variants_unmatched(filters[f], 0, err, sizeof err))
+      return sl_cli_usage_error(cmd, "%s", err);
   return 0;
 }
