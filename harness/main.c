@@ -65,10 +65,12 @@ int main(int argc, char **argv) {
    * by the forked jobs and workers. */
   signal(SIGXFSZ, SIG_IGN);
   /* SCATTERLAB_CHECK_ARGS=1: check the command line and stop, exit 0 when
-   * it parses and 2 when not, without opening a store, loading a provider
-   * or running a kernel: for checking CI files and scripts before they run
-   * (tests/e2e/ci_examples.sh checks examples/ci/ so). */
+   * it parses and 2 when not, without opening a store or running a kernel:
+   * the providers are loaded (their tables checked), --variants checked
+   * against them and each output's folder looked at (cli.h). For checking
+   * CI files and scripts before they run (tests/e2e/ci_examples.sh checks
+   * examples/ci/ so). */
   const char *check = getenv("SCATTERLAB_CHECK_ARGS");
-  if (check && strcmp(check, "0") != 0) sl_cli_parse_only = 1;
+  if (check && strcmp(check, "0") != 0) sl_cli_parse_only = SL_CLI_CHECK_ARGS;
   return sl_cli_main(argc, argv);
 }

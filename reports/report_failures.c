@@ -22,13 +22,14 @@ static int sl__provider_option(void *user, const sl_provider_record *p) {
   if (p->builtin || strlen(p->name) != x->len ||
       strncmp(p->name, x->variant, x->len) != 0)
     return 0;
-  /* Quoted for the shell as the CLI's repro is: a path with a space or a
-   * quote pastes as one argument. */
-  char spec[2 * 4096 + 128], word[sizeof spec + 64];
-  snprintf(spec, sizeof spec, "%s=%s", p->name, p->path);
-  if (sl_shell_word(spec, word, sizeof word)) return 1;
-  fputs(" --provider ", x->out);
-  x->text(x->out, word);
+  /* As the CLI's repro names it (sl_repro_provider): by its prefix alone
+   * when the run found it through SCATTERLAB_PROVIDERS, else by a path
+   * relative to this working folder, quoted for the shell. */
+  char option[2 * 4096 + 256];
+  const int from_env = p->origin && strcmp(p->origin, "env") == 0;
+  if (sl_repro_provider(p->name, p->path, from_env, option, sizeof option))
+    return 1;
+  x->text(x->out, option);
   return 1;
 }
 
@@ -51,7 +52,8 @@ typedef struct sl__groups {
   FILE *out;
   sl_store *s;
   void (*text)(FILE *, const char *);
-  int64_t n, cases;
+  int64_t n, cases, fresh;
+  int64_t run_id; /* the run reported, 0 for every run */
 } sl__groups;
 
 static int sl__group(void *user, const sl_failure_group_view *g) {
@@ -64,6 +66,21 @@ static int sl__group(void *user, const sl_failure_group_view *g) {
           x->n, g->cases, g->cases == 1 ? "" : "s", g->first_run, g->first_seen,
           g->last_run, g->last_seen);
   x->text(x->out, g->signature);
+  /* New or known, as the run's own report said (schema 12): for one run,
+   * against the runs before it; over every run, where it started. */
+  char c[96] = "";
+  if (g->origin_commit && g->origin_commit[0])
+    snprintf(c, sizeof c, ", at commit %.40s", g->origin_commit);
+  if (x->run_id > 0 && g->origin_run >= x->run_id) {
+    ++x->fresh;
+    fprintf(x->out, "\n  status: new in run %" PRId64, x->run_id);
+  } else if (x->run_id > 0) {
+    fprintf(x->out, "\n  status: known (first seen in run %" PRId64 "%s)",
+            g->origin_run, c);
+  } else {
+    fprintf(x->out, "\n  status: first seen in run %" PRId64 "%s",
+            g->origin_run, c);
+  }
   fputs("\n  message: ", x->out);
   x->text(x->out, g->message);
   fputs("\n  minimal repro: ", x->out);
@@ -76,15 +93,18 @@ static int sl__group(void *user, const sl_failure_group_view *g) {
 int sl_report_failure_groups(sl_store *s, int64_t run_id, FILE *out,
                              void (*text)(FILE *, const char *), char *err,
                              size_t errlen) {
-  sl__groups x = {out, s, text, 0, 0};
+  sl__groups x = {out, s, text, 0, 0, 0, run_id};
   if (sl_store_each_failure_group(s, run_id, sl__group, &x) < 0) {
     snprintf(err, errlen, "%s", sl_store_errmsg(s));
     return -1;
   }
   fprintf(out,
           "%s%" PRId64 " failure group%s, %" PRId64
-          " failing case%s (shrunk copies not counted)\n",
+          " failing case%s (shrunk copies not counted)",
           x.n ? "\n" : "", x.n, x.n == 1 ? "" : "s", x.cases,
           x.cases == 1 ? "" : "s");
+  if (run_id > 0)
+    fprintf(out, "; %" PRId64 " new in run %" PRId64, x.fresh, run_id);
+  fputc('\n', out);
   return ferror(out) ? -1 : 0;
 }

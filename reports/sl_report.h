@@ -361,6 +361,17 @@ int sl_report_history(sl_store *s, const sl_hist_opts *o, FILE *out, char *err,
  * len bytes (a cut word would paste as another one). */
 int sl_shell_word(const char *s, char *out, size_t len);
 
+/* The part of a repro command (`scatterlab run 'LINE' --variants V`) that
+ * loads the provider of V, named `name` and loaded from the absolute path
+ * abs, in a form that pastes on another machine: "" when it was found
+ * through SCATTERLAB_PROVIDERS (from_env; the variant's prefix is resolved
+ * there by the same variable), else " --provider NAME=PATH" with PATH
+ * relative to the working folder, or absolute, followed by a shell comment
+ * saying so, when the two share no folder below the root. Quoted for the
+ * shell. 0, or -1 with out "" when it does not fit in len bytes. */
+int sl_repro_provider(const char *name, const char *abs, int from_env,
+                      char *out, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

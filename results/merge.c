@@ -21,7 +21,7 @@ static const char sl__runs_cols[] =
     " core_rtt_ns_end, reference, keep, ncases";
 /* The columns of run_providers besides run_id and position. */
 static const char sl__providers_cols[] =
-    "name, path, version, abi, n_variants, builtin, sha256";
+    "name, path, version, abi, n_variants, builtin, sha256, origin";
 
 /* Checks that src_path is a store this build reads: the same messages as
  * opening it ("not a SQLite database", "newer than this scatterlab", ...).
@@ -136,6 +136,20 @@ static int sl__copy(sl_store *s, sl_merge_stats *m) {
     return sl__store_fail(s, "merge",
                           "internal: the copy statement is longer "
                           "than %zu bytes",
+                          sizeof sql);
+  if (sl__exec(s, sql)) return -1;
+  /* The failure groups the copied runs met, derived again from every run's
+   * results (schema 12): their first run may now be another. The copied
+   * cases are those above the offset. */
+  n = snprintf(sql, sizeof sql,
+               SL__GROUPS_REFRESH_SQL(
+                   "SELECT signature FROM main.results WHERE signature != ''"
+                   " AND case_id > %" PRId64) ";",
+               case_off);
+  if (n < 0 || (size_t)n >= sizeof sql)
+    return sl__store_fail(s, "merge",
+                          "internal: the groups statement is longer than "
+                          "%zu bytes",
                           sizeof sql);
   if (sl__exec(s, sql)) return -1;
   return sl__scalar(s,

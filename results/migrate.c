@@ -183,6 +183,54 @@ static const char sl__schema_v10_sql[] =
     "ALTER TABLE timings ADD COLUMN cache_misses REAL;"
     "PRAGMA user_version = 10;";
 
+/*
+ * Version 11: how each provider of a run was found: 'builtin' (scatterlab's
+ * own kernels), 'env' (a path of SCATTERLAB_PROVIDERS) or 'option'
+ * (--provider); NULL for runs stored before. A repro names a provider found
+ * through the environment by its variants' prefix only (the variable
+ * resolves it where the repro is pasted), any other by a path relative to
+ * the working folder (reports/shell_word.c).
+ */
+static const char sl__schema_v11_sql[] =
+    "ALTER TABLE run_providers ADD COLUMN origin TEXT"
+    " CHECK (origin IN ('builtin', 'env', 'option'));"
+    "PRAGMA user_version = 11;";
+
+/*
+ * Version 12: failure groups across runs (store_groups.c). One row per
+ * failure group (harness/engine/failure_group.h) the store has met, so
+ * that a campaign reports each of its groups as new or known (first seen
+ * in run N, at commit C) and `fuzz --fail-on new` fails a CI job on new
+ * defects only:
+ *
+ *   signature_id  the signature's id (FNV-1a 64 of its text, 16 hex digits)
+ *   signature     the signature's text
+ *   first_run     the run of its first failing case (the lowest run id)
+ *   first_commit  that run's git_commit ('' unknown)
+ *   last_run      the run of its last failing case
+ *   count         its failing cases over every run (shrunk copies not
+ *                 counted, as `report --failures` counts)
+ *
+ * Derived from the failing results that carry a signature (schema 9),
+ * which also fill it here for the runs stored before.
+ */
+#define SL__V12_FILL SL__GROUPS_REFRESH_SQL("SELECT signature FROM results") ";"
+static const char sl__schema_v12_sql[] =
+    "CREATE TABLE failure_groups ("
+    " signature_id TEXT NOT NULL PRIMARY KEY CHECK (length(signature_id) = 16"
+    "  AND signature_id NOT GLOB '*[^0-9a-f]*'),"
+    " signature TEXT NOT NULL CHECK (signature <> ''),"
+    " first_run INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,"
+    " first_commit TEXT NOT NULL DEFAULT '',"
+    " last_run INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,"
+    " count INTEGER NOT NULL CHECK (count >= 0)) STRICT, WITHOUT ROWID;"
+    "CREATE INDEX failure_groups_first_run ON failure_groups (first_run);"
+    "CREATE INDEX failure_groups_last_run ON failure_groups (last_run);"
+    /* The rows of the runs stored before (the refresh's query keeps only
+     * non-empty signatures). */
+    SL__V12_FILL "PRAGMA user_version = 12;";
+#undef SL__V12_FILL
+
 /* To change the schema, append a step (never edit a released one) and add a
  * test that opens a database of the previous version. */
 static const sl__migration sl__steps[] = {
@@ -196,6 +244,8 @@ static const sl__migration sl__steps[] = {
     {8, sl__schema_v8_sql, "store modes: kept cases and verdict tallies"},
     {9, sl__schema_v9_sql, "failure group signatures"},
     {10, sl__schema_v10_sql, "hardware counts beside timings"},
+    {11, sl__schema_v11_sql, "how each provider of a run was found"},
+    {12, sl__schema_v12_sql, "failure groups across runs"},
 };
 
 #define SL__NSTEPS ((int)(sizeof sl__steps / sizeof sl__steps[0]))
@@ -260,6 +310,16 @@ int sl__store_schema_check(sqlite3 *db, const char *path, sl_store_mode mode,
   if ((rc & 0xff) == SQLITE_NOTADB) {
     snprintf(err, errlen, "%s: not a SQLite database (%s)", path,
              sqlite3_errstr(rc));
+    return -1;
+  }
+  /* The schema's own pages damaged (sqlite_master past page 1): the store
+   * is, as sl__store_verify would say of any other page. */
+  if ((rc & 0xff) == SQLITE_CORRUPT) {
+    snprintf(err, errlen,
+             "%s: the store is damaged: cannot read its schema (%s); nothing "
+             "was written (`scatterlab check --db %s` lists every problem; "
+             "restore a copy or start a new store)",
+             path, sqlite3_errmsg(db), path);
     return -1;
   }
   if (rc != SQLITE_OK) {

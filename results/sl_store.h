@@ -77,6 +77,9 @@ typedef struct sl_provider_record {
   unsigned abi;
   int n_variants;
   int builtin; /* 1 for scatterlab's own kernels library */
+  /* How it was found: "builtin", "env" (SCATTERLAB_PROVIDERS) or "option"
+   * (--provider); NULL for runs stored before schema 11 (and stores NULL) */
+  const char *origin;
 } sl_provider_record;
 
 /* What a run records about where and how it ran. NULL strings are stored as
@@ -388,6 +391,11 @@ typedef struct sl_failure_group_view {
   /* The first case's minimal case (as sl_failure_view.minimal_line), and
    * that case as it was found (before shrinking). */
   const char *minimal_line, *found_line;
+  /* What the store remembers of the group over every run (schema 12,
+   * failure_groups; first_run and its commit when it has no row): the run
+   * that met it first and that run's commit ("" unknown). */
+  int64_t origin_run;
+  const char *origin_commit;
 } sl_failure_group_view;
 
 /* The failure groups of run_id (0: of every run) in the order first met.
@@ -397,6 +405,32 @@ int sl_store_each_failure_group(sl_store *s, int64_t run_id,
                                 int (*fn)(void *user,
                                           const sl_failure_group_view *g),
                                 void *user);
+
+/* ------------------------------------------------------------------------ */
+/* Failure groups across runs (schema 12)                                    */
+/* ------------------------------------------------------------------------ */
+
+/* What the store remembers of a failure group. */
+typedef struct sl_known_group {
+  int64_t first_run, last_run; /* the runs of its first and last case */
+  int64_t count;               /* its failing cases over every run */
+  char first_commit[64];       /* first_run's git commit; "" unknown */
+} sl_known_group;
+
+/* The id of a failure group's signature text: FNV-1a 64 as 16 lower-case
+ * hex digits (harness/engine/failure_group.h computes the same). */
+void sl_store_signature_id(const char *signature, char id[17]);
+
+/* 1 with *g when the store remembers the group of signature id `id`, 0 when
+ * it does not, -1 on error. */
+int sl_store_known_group(sl_store *s, const char *id, sl_known_group *g);
+
+/* Brings the remembered groups of every signature run_id's failing results
+ * carry up to date with the store's results (first and last run, first
+ * commit, count), in the caller's transaction or its own statement. Call it
+ * once a run's results are committed; groups read before it are as earlier
+ * runs left them. 0, or -1. */
+int sl_store_refresh_groups(sl_store *s, int64_t run_id);
 
 /* The id of the newest run that holds timings; 0 if none, -1 on error. */
 int64_t sl_store_last_timed_run(sl_store *s);

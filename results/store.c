@@ -144,10 +144,10 @@ static const char *const sl__sql[SL__STMT_COUNT] = {
     [SL__STMT_RUN_ROLLBACK_TO] = "ROLLBACK TO sl_run",
     [SL__STMT_PROVIDER_INSERT] =
         "INSERT INTO run_providers (run_id, position, name, path, version,"
-        " abi, n_variants, builtin, sha256)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        " abi, n_variants, builtin, sha256, origin)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     [SL__STMT_RUN_PROVIDERS] =
-        "SELECT name, path, version, abi, n_variants, builtin, sha256"
+        "SELECT name, path, version, abi, n_variants, builtin, sha256, origin"
         " FROM run_providers WHERE run_id = ?1 ORDER BY position",
 };
 

@@ -155,6 +155,28 @@ int sl__run_owner_gone(const char *owner);
 const char *sl__run_status_seen(const char *status, const char *owner,
                                 long long *live_pid);
 
+/* Failure groups across runs (store_groups.c, schema 12). */
+/* Registers the store's SQL functions on a new connection (before any
+ * migration step, which uses them): sl_signature_id(TEXT). SQLite's code. */
+int sl__store_functions(sqlite3 *db);
+/* The statement that derives the failure_groups rows of the signatures
+ * `which` (an SQL query of signatures) from the failing results that carry
+ * them, cases shrunk from another not counted, and writes them over the
+ * rows there: the first and last run, the first run's commit, the count. */
+#define SL__GROUPS_REFRESH_SQL(which)                                          \
+  "INSERT INTO failure_groups (signature_id, signature, first_run,"            \
+  " first_commit, last_run, count)"                                            \
+  " SELECT sl_signature_id(g.sig), g.sig, g.first_run, r.git_commit,"          \
+  " g.last_run, g.n FROM (SELECT x.signature AS sig,"                          \
+  " min(c.run_id) AS first_run, max(c.run_id) AS last_run, count(*) AS n"      \
+  " FROM cases c JOIN results x ON x.case_id = c.id"                           \
+  " WHERE x.signature != '' AND c.shrunk_from IS NULL"                         \
+  " AND x.signature IN (" which ") GROUP BY x.signature) g"                    \
+  " JOIN runs r ON r.id = g.first_run WHERE 1"                                 \
+  " ON CONFLICT (signature_id) DO UPDATE SET signature = excluded.signature,"  \
+  " first_run = excluded.first_run, first_commit = excluded.first_commit,"     \
+  " last_run = excluded.last_run, count = excluded.count"
+
 /* schema.sql, embedded by results/CMakeLists.txt (generated schema_sql.c). */
 extern const char sl__schema_v1_sql[];
 

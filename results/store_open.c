@@ -262,6 +262,11 @@ int sl_store_open(const char *path, sl_store_mode mode, sl_store **out,
     goto fail_db;
   }
   sqlite3_extended_result_codes(db, 1);
+  if (sl__store_functions(db) != SQLITE_OK) {
+    snprintf(err, errlen, "%s: cannot register the store's SQL functions: %s",
+             path, sqlite3_errmsg(db));
+    goto fail_db;
+  }
   /* Another process may hold the write lock for a while (a fuzz job commits
    * twice a second): wait for it instead of failing. */
   sqlite3_busy_timeout(db, SL__BUSY_MS);

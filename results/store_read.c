@@ -276,6 +276,7 @@ int sl_store_run_providers(sl_store *s, int64_t run_id,
     p.n_variants = sqlite3_column_int(st, 4);
     p.builtin = sqlite3_column_int(st, 5);
     p.sha256 = sl__text(st, 6);
+    p.origin = sl__text_or_null(st, 7);
     stop = fn(user, &p);
   }
   return sl__walk_end(s, st, rc, stop, op);
@@ -377,11 +378,14 @@ int sl_store_each_failure_group(sl_store *s, int64_t run_id,
       " f.run_id, l.run_id, rf.started_at, rl.started_at,"
       " coalesce((SELECT m.case_line FROM cases m"
       "  WHERE m.shrunk_from = f.id ORDER BY m.id DESC LIMIT 1), f.case_line),"
-      " f.case_line"
+      " f.case_line, coalesce(fg.first_run, f.run_id),"
+      " coalesce(fg.first_commit, rf.git_commit)"
       " FROM g JOIN cases f ON f.id = g.first_id"
       " JOIN cases l ON l.id = g.last_id"
       " JOIN runs rf ON rf.id = f.run_id JOIN runs rl ON rl.id = l.run_id"
       " JOIN results xf ON xf.case_id = f.id AND xf.signature = g.sig"
+      " LEFT JOIN failure_groups fg"
+      "  ON fg.signature_id = sl_signature_id(g.sig)"
       " ORDER BY g.first_id";
   if (!s || !s->db) return -1;
   if (sl__walk_check(s, fn != NULL, run_id, op)) return -1;
@@ -403,6 +407,8 @@ int sl_store_each_failure_group(sl_store *s, int64_t run_id,
     v.last_seen = sl__text(st, 9);
     v.minimal_line = sl__text(st, 10);
     v.found_line = sl__text(st, 11);
+    v.origin_run = sqlite3_column_int64(st, 12);
+    v.origin_commit = sl__text(st, 13);
     stop = fn(user, &v);
   }
   int ret = stop;

@@ -74,6 +74,7 @@ static int sl__add_providers(sl_store *s, int64_t run_id,
     sqlite3_bind_int(st, 7, p->n_variants);
     sqlite3_bind_int(st, 8, p->builtin != 0);
     sl__store_bind_text(st, 9, p->sha256);
+    sl__store_bind_text_or_null(st, 10, p->origin);
     if (sqlite3_step(st) != SQLITE_DONE) {
       /* Name the record: "UNIQUE constraint failed" alone does not say
        * which. */

@@ -153,7 +153,29 @@ double sl_cli_positive_option(const char *cmd, int argc, char **argv, int *i,
 int sl_cli_output_check(const char *cmd, const char *opt, const char *path,
                         const char *store, int argc, char **argv) {
   char err[8400];
-  if (!sl_safe_output_check(opt, path, store, argc, argv, err, sizeof err))
+  if (sl_safe_output_check(opt, path, store, argc, argv, err, sizeof err))
+    return sl_cli_usage_error(cmd, "%s", err);
+  /* A CI file's check: the folder the file is written into must be there
+   * (nothing makes it) and writable, or the job would fail at its end. */
+  if (sl_cli_parse_only != SL_CLI_CHECK_ARGS || !path || !strcmp(path, "-"))
     return 0;
-  return sl_cli_usage_error(cmd, "%s", err);
+  char dir[4200];
+  const char *slash = strrchr(path, '/');
+  if (!slash || slash == path)
+    snprintf(dir, sizeof dir, "%s", slash ? "/" : ".");
+  else
+    snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+  struct stat sb;
+  if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+    return sl_cli_usage_error(
+        cmd,
+        "%s %s: expected a file in an existing folder, "
+        "got folder %s, which %s",
+        opt, path, dir, stat(dir, &sb) ? "does not exist" : "is not a folder");
+  if (access(dir, W_OK | X_OK) != 0)
+    return sl_cli_usage_error(cmd,
+                              "%s %s: expected a folder this user can write "
+                              "into, got %s (%s)",
+                              opt, path, dir, strerror(errno));
+  return 0;
 }

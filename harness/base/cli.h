@@ -87,7 +87,8 @@ double sl_cli_positive_option(const char *cmd, int argc, char **argv, int *i,
 /* Output option `opt` of command `cmd` with value `path` (NULL or "-":
  * standard output) checked before any work (safe_file.h,
  * sl_safe_output_check: not the store, not an input named in argv, not a
- * link, device or someone else's file). 0, or SL_EXIT_USAGE after a
+ * link, device or someone else's file; under SL_CLI_CHECK_ARGS also a
+ * folder that exists and can be written). 0, or SL_EXIT_USAGE after a
  * message. */
 int sl_cli_output_check(const char *cmd, const char *opt, const char *path,
                         const char *store, int argc, char **argv);
@@ -96,8 +97,14 @@ int sl_cli_output_check(const char *cmd, const char *opt, const char *path,
  * sl_providers_load_argv); advances *i past the value. */
 int sl_cli_skip_provider(int argc, char **argv, int *i);
 
-/* Set by the CLI fuzz target: every command checks its arguments, then
- * returns before it does any work (no store, no kernels, no files). */
+/* Non-zero: every command checks its arguments, then returns before it
+ * does any work (no store, no kernel run, no files). SL_CLI_PARSE_ONLY (the
+ * CLI fuzz target) checks the words alone; SL_CLI_CHECK_ARGS
+ * (SCATTERLAB_CHECK_ARGS=1) also loads the providers (their tables
+ * checked, no kernel called), checks --variants against them and each
+ * output's folder. */
 extern int sl_cli_parse_only;
+#define SL_CLI_PARSE_ONLY 1
+#define SL_CLI_CHECK_ARGS 2
 
 #endif

@@ -61,6 +61,10 @@ typedef struct sl_fuzz_campaign {
   int64_t run_id;
   int64_t resume;     /* the run resumed, or 0 */
   volatile int *stop; /* shared with the jobs: the parent asks them to stop */
+  /* --fail-on new and --known FILE (output/known_groups.h): the parent's
+   * verdict on the groups; no job reads them, no config keeps them. */
+  int fail_on_new;
+  const char *known;
 } sl_fuzz_campaign;
 
 /* Threads each job gives the parallel variants: the cores shared among the

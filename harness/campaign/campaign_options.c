@@ -21,6 +21,7 @@
 #include "failure_report.h"
 #include "interrupt.h"
 #include "json_out.h"
+#include "known_groups.h"
 #include "providers.h"
 #include "run_lock.h"
 #include "runinfo.h"
@@ -125,6 +126,13 @@ static const char *const sl__fuzz_help =
     "  --junit FILE      also write JUnit XML: one test case per failure\n"
     "                    group (with its repro line and minimal case), one\n"
     "                    for the cases that passed\n"
+    "  --fail-on WHAT    any (default): every failure group makes the exit\n"
+    "                    status 1; new: only groups the store (--db) has not\n"
+    "                    met in an earlier run (each group is reported new\n"
+    "                    or known: first seen in run N, at commit C)\n"
+    "  --known FILE      failure groups accepted on purpose, one a line by\n"
+    "                    signature id or signature text (# comments): they\n"
+    "                    are reported known and never fail the run\n"
     "\n"
     "Failures are grouped by signature (op, variant, verdict, reduce, the\n"
     "output that went wrong first and the kind of wrongness; not shapes,\n"
@@ -396,6 +404,12 @@ int sl__parse(sl_fuzz_campaign *f, int argc, char **argv, int *config_version) {
     } else if (sl_cli_is(a, "--junit")) {
       if (!(f->junit = sl_cli_value("fuzz", argc, argv, &i)))
         return SL_EXIT_USAGE;
+    } else if (sl_cli_is(a, "--fail-on") || sl_cli_is(a, "--known")) {
+      sl_triage_opts t = {f->fail_on_new, f->known, {0}};
+      int taken = sl_triage_option("fuzz", argc, argv, &i, &t);
+      if (taken != 1) return SL_EXIT_USAGE;
+      f->fail_on_new = t.fail_on_new;
+      f->known = t.known_path;
     } else {
       return sl_cli_usage_error("fuzz", "%s: unknown argument", a);
     }

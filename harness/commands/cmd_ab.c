@@ -46,8 +46,9 @@ static const char *const sl__ab_help =
     "                   SCATTERLAB_CACHE or ~/.cache/scatterlab (ab/<commit>)\n"
     "  --cand LIB|DIR   the candidate (default: this scatterlab's own\n"
     "                   kernels); loaded as cand:<name>\n"
-    "  --variants LIST  only these variants (names without the prefix;\n"
-    "                   globs as in run; default: every one both have)\n"
+    "  --variants LIST  only these variants (cpu.name, or prov:cpu.name\n"
+    "                   as other commands name a provider's; globs as in\n"
+    "                   run; default: every one both have)\n"
     "  --threads N      threads for parallel variants (default: all cores)\n"
     "  --budget SEC     timed work per benchmark, both arms (default 2)\n"
     "  --timeout SEC    time limit of one call (default 60): every kernel\n"
@@ -81,7 +82,7 @@ static const char *const sl__ab_help =
     "                   instructions, cycles and cache misses per call are\n"
     "                   read beside the time where the machine has them;\n"
     "                   one line says which, or why there are none)\n"
-    "  --plant-slowdown PCT  test-only: every candidate call spins for PCT%%\n"
+    "  --plant-slowdown PCT  test-only: every candidate call spins for PCT%\n"
     "                   of its own time, to measure what the gate detects\n"
     "\n"
     "verdicts: slower (estimate above 1 + threshold, the whole interval\n"
@@ -161,6 +162,45 @@ static int sl__lib_path(const char *opt, const char *arg, char *out,
     }
   } else {
     snprintf(out, len, "%s", arg);
+  }
+  return 0;
+}
+
+/* --variants as the other commands take it: an item "prov:name" names the
+ * variant `name` of both builds when prov is either build's provider (its
+ * own name, or base/cand); ab filters on the names without the prefix.
+ * 0 with the filter in out, or a usage error naming an item whose provider
+ * is neither. */
+static int sl__ab_filter(const char *filter, char *out, size_t len) {
+  size_t k = 0;
+  out[0] = '\0';
+  for (const char *p = filter; *p;) {
+    size_t n = strcspn(p, ",");
+    const char *colon = memchr(p, ':', n), *item = p;
+    if (colon) {
+      const size_t pn = (size_t)(colon - p);
+      int ours = (pn == 4 && !strncmp(p, "base", 4)) ||
+                 (pn == 4 && !strncmp(p, "cand", 4));
+      for (size_t i = 0; i < sl_provider_count() && !ours; ++i) {
+        const sl_provider_loaded *pl = sl_provider_at(i);
+        ours = strlen(pl->own_name) == pn && !strncmp(pl->own_name, p, pn);
+      }
+      if (!ours)
+        return sl_cli_usage_error("ab",
+                                  "--variants %.*s: provider '%.*s' is not "
+                                  "loaded; ab compares the variants of --base "
+                                  "and --cand (name them as cpu.name, or by "
+                                  "their own provider's name)",
+                                  (int)n, p, (int)pn, p);
+      n -= pn + 1;
+      item = colon + 1;
+    }
+    if (k + n + 2 > len)
+      return sl_cli_usage_error("ab", "--variants %s: too long", filter);
+    k += (size_t)snprintf(out + k, len - k, "%s%.*s", k ? "," : "", (int)n,
+                          item);
+    p = item + n;
+    if (*p == ',') ++p;
   }
   return 0;
 }
@@ -671,17 +711,25 @@ int sl_cmd_ab(int argc, char **argv) {
     goto out;
   }
   ab.cand_given = cand != NULL;
+  static char filter[4096];
+  if (ab.variants && sl__ab_filter(ab.variants, filter, sizeof filter))
+    goto out;
+  if (ab.variants) ab.variants = filter;
   int pairable = 0;
   for (int i = 0; i < n; ++i) {
     size_t idx[64];
     pairable += sl__pairs_of(&ab, cases[i].op, idx, 64);
   }
   if (!pairable) {
+    char typo[1024] = "";
+    if (ab.variants &&
+        sl_variants_unmatched(ab.variants, 1, typo + 2, sizeof typo - 2))
+      memcpy(typo, "; ", 2);
     fprintf(stderr,
             "scatterlab ab: expected a variant of these cases' ops in both "
-            "builds%s%s, found none: nothing to compare\n",
+            "builds%s%s, found none: nothing to compare%s\n",
             ab.variants ? " matching --variants " : "",
-            ab.variants ? ab.variants : "");
+            ab.variants ? ab.variants : "", typo);
     rc = SL_EXIT_INCOMPLETE;
     goto out;
   }

@@ -25,6 +25,7 @@
 #include "failure_report.h"
 #include "interrupt.h"
 #include "json_out.h"
+#include "known_groups.h"
 #include "providers.h"
 #include "run_lock.h"
 #include "runinfo.h"
@@ -47,6 +48,12 @@ int sl_cmd_fuzz(int argc, char **argv) {
   if (rc) return rc < 0 ? SL_EXIT_OK : rc;
   if ((rc = sl_cli_output_check("fuzz", "--junit", f.junit, f.db, argc, argv)))
     return rc;
+  /* --known's file is read (and refused, naming its line) before anything
+   * runs; the triage options outlive every return below. */
+  static sl_triage_opts triage;
+  triage.fail_on_new = f.fail_on_new;
+  triage.known_path = f.known;
+  if ((rc = sl_triage_load("fuzz", &triage))) return rc;
   /* A resumed run keeps its stored shard; the environment of the job that
    * resumes it has no say. */
   char shard_from[256] = "";
@@ -174,6 +181,13 @@ int sl_cmd_fuzz(int argc, char **argv) {
   for (int i = 0; i < SL_REF_DEFECTS_MAX; ++i)
     if (g.ref_defects[i]) sl_print_ref_defect(i, g.ref_defects[i], "");
   sl__print_failures(&g, jfail); /* groups them; printed below */
+  /* New or known: what the store remembers from the runs before this one,
+   * then this run's groups added to its memory. */
+  const int groups_failed =
+      sl_failure_groups_triage(&g.groups, st, f.run_id, &triage, err,
+                               sizeof err) != 0;
+  if (groups_failed)
+    fprintf(stderr, "scatterlab fuzz: failure groups: %s\n", err);
   /* One count of failing cases: the jobs' and the corpus replay's, as
    * the groups, JSON, JUnit and the store count them. */
   const int64_t failing = totfail + corpus.failing;
@@ -191,6 +205,7 @@ int sl_cmd_fuzz(int argc, char **argv) {
   if (g.first_failure >= 0)
     printf("first failure found after %.1f s (shrinking included)\n",
            g.first_failure);
+  sl_failure_groups_print_status(&g.groups, &triage, stdout);
   sl_failure_groups_print(&g.groups, stdout);
   if (sl_failure_groups_github(&g.groups, "fuzz", total, stdout, err,
                                sizeof err))
@@ -229,10 +244,14 @@ int sl_cmd_fuzz(int argc, char **argv) {
              (long long)f.run_id, db);
     printf("\n");
   }
-  /* A failure found is certain even when a job stopped early: it wins. */
-  rc = sl_interrupt_exit_status((failing || corpus.errors) ? SL_EXIT_FAIL
+  /* A failure found is certain even when a job stopped early: it wins.
+   * Only the groups that fail count (--fail-on new, --known); failing
+   * cases that reached no group at all (out of memory) count as ever. */
+  const int fails = sl_failure_groups_failing(&g.groups) > 0 ||
+                    (g.groups.n == 0 && failing > 0);
+  rc = sl_interrupt_exit_status((fails || corpus.errors) ? SL_EXIT_FAIL
                                 : job_failed || json_failed || report_failed ||
-                                        corpus_store_failed
+                                        groups_failed || corpus_store_failed
                                     ? SL_EXIT_INCOMPLETE
                                 : unmet ? SL_EXIT_USAGE
                                         : SL_EXIT_OK);
@@ -259,9 +278,10 @@ int sl_cmd_fuzz(int argc, char **argv) {
             "}, \"cases\": %" PRId64 ", \"failing\": %" PRId64
             ", \"corpus_replayed\": %d, \"corpus_failures\": %d, "
             "\"corpus_errors\": %d, \"cells\": %d, \"failure_groups\": %d, "
-            "\"seconds\": ",
+            "\"new_groups\": %d, \"fail_on\": \"%s\", \"seconds\": ",
             total, failing, corpus.replayed, corpus.failing, corpus.errors,
-            ncells, g.groups.n);
+            ncells, g.groups.n, sl_failure_groups_new(&g.groups),
+            triage.fail_on_new ? "new" : "any");
     sl_json_num(jout, elapsed);
     fprintf(jout, ", \"failures\": [%s\n]", jbuf ? jbuf : "");
     fputs(", \"groups\": [", jout);
@@ -272,5 +292,6 @@ int sl_cmd_fuzz(int argc, char **argv) {
   }
   free(jbuf);
   sl_failure_groups_free(&g.groups);
+  sl_triage_free(&triage);
   return rc;
 }

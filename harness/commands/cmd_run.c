@@ -10,6 +10,7 @@
 #include "failure_report.h"
 #include "interrupt.h"
 #include "json_out.h"
+#include "known_groups.h"
 #include "runinfo.h"
 #include "runner.h"
 #include "sl_store.h"
@@ -56,7 +57,9 @@ static const char *const sl__run_help =
     "                   and two copies of the outputs; 512M, 6G): a bigger\n"
     "                   case is refused before it is allocated (default: a\n"
     "                   quarter of physical memory)\n"
-    "  --db PATH        results database (default " SL_DEFAULT_DB ")\n"
+    "  --db PATH        results database (default " SL_DEFAULT_DB " for\n"
+    "                   --batch; cases given as arguments or by --load, as\n"
+    "                   a pasted repro is, are recorded only with --db)\n"
     "  --no-db          record nothing\n"
     "  --kind KIND      run kind recorded in the store: run (default) or demo\n"
     "  --quiet          print only verdicts that are not passed\n"
@@ -66,6 +69,13 @@ static const char *const sl__run_help =
     "                   (docs/fuzzing.md), one for what passed; under\n"
     "                   GitHub Actions the groups are also ::error lines and\n"
     "                   a table appended to $GITHUB_STEP_SUMMARY\n"
+    "  --fail-on WHAT   any (default): every failure group makes the exit\n"
+    "                   status 1; new: only groups the store (--db) has not\n"
+    "                   met in an earlier run (each group is reported new or\n"
+    "                   known: first seen in run N, at commit C)\n"
+    "  --known FILE     failure groups accepted on purpose, one a line by\n"
+    "                   signature id or signature text (# comments): they\n"
+    "                   are reported known and never fail the run\n"
     "  --timeout SEC    per-variant time limit (default 60): a variant that\n"
     "                   takes longer gets `timeout`\n"
     "  --tolerance DT=V[,DT=V...]  the tolerance oracle's threshold on diff1\n"
@@ -224,7 +234,8 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
   const char *db = SL_DEFAULT_DB, *batch = NULL, *kind = default_kind;
   const char *junit = NULL;
   sl_failure_groups groups = {0};
-  int no_db = 0, quiet = 0, isolate = 1, json = 0;
+  sl_triage_opts triage = {0, NULL, {0}};
+  int no_db = 0, quiet = 0, isolate = 1, json = 0, db_given = 0;
   double timeout_s = 60;
   sl__lines lines = {0};
   sl_tolerances tol = {0};
@@ -248,6 +259,7 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
       if (!(o.load_dir = sl_cli_value("run", argc, argv, &i))) goto out;
     } else if (sl_cli_is(a, "--db")) {
       if (!(db = sl_cli_value("run", argc, argv, &i))) goto out;
+      db_given = 1;
     } else if (sl_cli_is(a, "--kind")) {
       if (!(kind = sl_cli_value("run", argc, argv, &i))) goto out;
       if (strcmp(kind, "run") && strcmp(kind, "demo")) {
@@ -276,6 +288,8 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
       if (sl_json_format_option("run", argc, argv, &i, &json)) goto out;
     } else if (sl_cli_is(a, "--junit")) {
       if (!(junit = sl_cli_value("run", argc, argv, &i))) goto out;
+    } else if (sl_cli_is(a, "--fail-on") || sl_cli_is(a, "--known")) {
+      if (sl_triage_option("run", argc, argv, &i, &triage) != 1) goto out;
     } else if (a[0] == '-' && a[1] == '-') {
       sl_cli_usage_error("run", "%s: unknown option", a);
       goto out;
@@ -284,6 +298,10 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
       goto out;
     }
   }
+  /* A pasted repro (`scatterlab run 'LINE' --variants V`) writes no store
+   * unless asked: only a batch (and import) lands in the default one. */
+  const int unrecorded = !db_given && !batch && !args_fn && !no_db;
+  if (unrecorded) no_db = 1;
   if (batch && sl__read_batch(batch, &lines)) goto out;
   if (o.load_dir) sl_repro_load(o.load_dir, lines.n > 0);
   if (lines.n == 0 && o.load_dir && sl__read_case_file(o.load_dir, &lines))
@@ -316,7 +334,8 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
     }
   }
   if (sl_cli_output_check("run", "--junit", junit, no_db ? NULL : db, argc,
-                          argv)) {
+                          argv) ||
+      sl_triage_load("run", &triage)) {
     free(cases);
     goto out;
   }
@@ -411,6 +430,14 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
   free(res);
   sl_worker_stop(worker);
   int sig = sl_interrupted();
+  /* New or known (the runs before this one), then this run's groups added
+   * to the store's memory; after a store failure it is only read. */
+  char gerr[1200];
+  if (sl_failure_groups_triage(&groups, st, store_failed ? 0 : run_id, &triage,
+                               gerr, sizeof gerr)) {
+    fprintf(stderr, "scatterlab run: failure groups: %s\n", gerr);
+    report_failed = 1;
+  }
   if (st) {
     if (sl_store_run_finish(st, run_id, sl_interrupt_run_status(store_failed)))
       fprintf(stderr, "scatterlab run: store: %s\n", sl_store_errmsg(st));
@@ -433,8 +460,8 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
   if (groups.n)
     printf("%d failure group%s (%" PRId64 " failing verdicts):\n", groups.n,
            groups.n == 1 ? "" : "s", groups.cases);
+  sl_failure_groups_print_status(&groups, &triage, stdout);
   sl_failure_groups_print(&groups, stdout);
-  char gerr[600];
   if (sl_failure_groups_github(&groups, "run", judged, stdout, gerr,
                                sizeof gerr))
     fprintf(stderr, "scatterlab run: %s\n", gerr);
@@ -449,10 +476,17 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
            db, (long long)run_id, recorded, judged);
   else if (!no_db)
     printf("results: %s (run %lld)\n", db, (long long)run_id);
+  else if (unrecorded)
+    printf("results: not recorded (cases from the command line; --db PATH "
+           "records them)\n");
   free(cases);
-  /* A failure found is certain even when the store failed: it wins. */
+  /* A failure found is certain even when the store failed: it wins. Only
+   * the groups that fail count (--fail-on new, --known); failing cases
+   * that reached no group (out of memory) count as ever. */
+  const int fails =
+      sl_failure_groups_failing(&groups) > 0 || (groups.n == 0 && failed_cases);
   rc = usage_failed                    ? SL_EXIT_USAGE
-       : failed_cases                  ? SL_EXIT_FAIL
+       : fails                         ? SL_EXIT_FAIL
        : store_failed || report_failed ? SL_EXIT_INCOMPLETE
                                        : SL_EXIT_OK;
   rc = sl_interrupt_exit_status(rc);
@@ -471,8 +505,11 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
     for (int k = 0; k < SL_VERDICT_COUNT; ++k)
       fprintf(jout, "%s\"%s\": %d", k ? ", " : "",
               sl_verdict_name((sl_verdict)k), counts[k]);
-    fprintf(jout, "}, \"failure_groups\": %d, \"results\": [%s\n]", groups.n,
-            jbuf ? jbuf : "");
+    fprintf(jout,
+            "}, \"failure_groups\": %d, \"new_groups\": %d, \"fail_on\": "
+            "\"%s\", \"results\": [%s\n]",
+            groups.n, sl_failure_groups_new(&groups),
+            triage.fail_on_new ? "new" : "any", jbuf ? jbuf : "");
     fputs(", \"groups\": [", jout);
     sl_failure_groups_json(&groups, jout);
     fputs("\n]", jout);
@@ -482,6 +519,7 @@ int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
   free(jbuf);
 out:
   sl_failure_groups_free(&groups);
+  sl_triage_free(&triage);
   sl__lines_free(&lines);
   return rc;
 }

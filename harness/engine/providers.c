@@ -14,6 +14,7 @@
 #include "clean_text.h"
 #include "cli.h"
 #include "elf_intact.h"
+#include "runner.h"
 #include "sha256.h"
 #include "variant_call.h"
 
@@ -227,7 +228,7 @@ static int sl__reserve(size_t n_var) {
 
 /* Loads one library; on failure it leaves nothing behind. */
 static int sl__load_one(const char *alias, const char *path, int builtin,
-                        char *err, size_t len) {
+                        int from_env, char *err, size_t len) {
   struct stat st;
   if (stat(path, &st) != 0)
     return sl__fail(err, len, "provider %s: cannot load: %s", path,
@@ -333,6 +334,7 @@ static int sl__load_one(const char *alias, const char *path, int builtin,
   sl_text_clean(pl->version, sizeof pl->version, t->version ? t->version : "");
   pl->abi = t->abi_version;
   pl->builtin = builtin;
+  pl->from_env = from_env;
   pl->alloc_faults =
       t->size >= offsetof(sl_provider, alloc_faults) + sizeof t->alloc_faults
           ? t->alloc_faults
@@ -396,13 +398,14 @@ static int sl__find_builtin(char *path, size_t len, char *err, size_t errlen) {
 /* "ALIAS=PATH" or "PATH"; the alias is checked like a provider's name. */
 static int sl__load_spec(const char *spec, const char *origin, char *err,
                          size_t len) {
+  const int from_env = strcmp(origin, SL_PROVIDERS_ENV) == 0;
   if (!spec[0])
     return sl__fail(err, len, "%s: expected a provider library path, got \"\"",
                     origin);
   const char *eq = strchr(spec, '=');
   const char *slash = strchr(spec, '/');
   if (!eq || (slash && slash < eq))
-    return sl__load_one(NULL, spec, 0, err, len);
+    return sl__load_one(NULL, spec, 0, from_env, err, len);
   char alias[SL_PROVIDER_NAME_MAX + 1] = "";
   size_t an = (size_t)(eq - spec);
   if (an <= SL_PROVIDER_NAME_MAX) memcpy(alias, spec, an);
@@ -414,7 +417,7 @@ static int sl__load_spec(const char *spec, const char *origin, char *err,
   if (!eq[1])
     return sl__fail(err, len, "%s %s: expected a path after '=', got none",
                     origin, spec);
-  return sl__load_one(alias, eq + 1, 0, err, len);
+  return sl__load_one(alias, eq + 1, 0, from_env, err, len);
 }
 
 int sl_providers_load(const char *const *specs, int n, char *err,
@@ -423,7 +426,7 @@ int sl_providers_load(const char *const *specs, int n, char *err,
   if (sl__n_prov == 0) {
     char path[PATH_MAX + 64];
     if (sl__find_builtin(path, sizeof path, err, errlen) ||
-        sl__load_one(NULL, path, 1, err, errlen))
+        sl__load_one(NULL, path, 1, 0, err, errlen))
       return -1;
   }
   const char *env = getenv(SL_PROVIDERS_ENV);
@@ -499,13 +502,127 @@ int sl_hvariant_admits(const sl_hvariant *v, const sl_case *c,
   return 1;
 }
 
+/* Edit distance of a and b (each cut at 127 bytes): insertions,
+ * deletions, substitutions and transpositions of two neighbours ("cdua"
+ * is one from "cuda"), each 1 (the optimal string alignment distance). */
+static size_t sl__edit_distance(const char *a, const char *b) {
+  size_t na = strnlen(a, 127), nb = strnlen(b, 127);
+  size_t rows[3][128], *two = rows[0], *prev = rows[1], *cur = rows[2];
+  for (size_t j = 0; j <= nb; ++j) prev[j] = j;
+  for (size_t i = 1; i <= na; ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= nb; ++j) {
+      size_t best = prev[j - 1] + (a[i - 1] != b[j - 1]);
+      if (prev[j] + 1 < best) best = prev[j] + 1;
+      if (cur[j - 1] + 1 < best) best = cur[j - 1] + 1;
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+          two[j - 2] + 1 < best)
+        best = two[j - 2] + 1;
+      cur[j] = best;
+    }
+    size_t *t = two;
+    two = prev, prev = cur, cur = t;
+  }
+  return prev[nb];
+}
+
+/* Keeps name among the closest to item so far (up to 3 distinct names at
+ * the least distance). */
+typedef struct sl__closest {
+  size_t d;
+  int n;
+  char names[3][SL_VARIANT_NAME_LEN];
+} sl__closest;
+
+static void sl__consider(sl__closest *c, const char *item, const char *name) {
+  size_t d = sl__edit_distance(item, name);
+  if (d > c->d) return;
+  if (d < c->d) c->d = d, c->n = 0;
+  for (int k = 0; k < c->n; ++k)
+    if (strcmp(c->names[k], name) == 0) return;
+  if (c->n < 3) snprintf(c->names[c->n++], sizeof c->names[0], "%s", name);
+}
+
+int sl_variants_unmatched(const char *filter, int plain, char *msg,
+                          size_t len) {
+  for (const char *p = filter ? filter : ""; *p;) {
+    const char *comma = strchr(p, ',');
+    size_t k = comma ? (size_t)(comma - p) : strlen(p);
+    char item[128];
+    snprintf(item, sizeof item, "%.*s", (int)(k < sizeof item ? k : 0), p);
+    p = comma ? comma + 1 : p + k;
+    if (!item[0]) continue;
+    int hit = 0;
+    for (size_t i = 0; i < sl__n_var && !hit; ++i) {
+      const char *name = sl__var[i].name, *colon = strchr(name, ':');
+      hit = sl_variant_selected(item, plain && colon ? colon + 1 : name);
+    }
+    /* scatterlab's own variants, those a build without CUDA does not
+     * serve included: a cuda.* name is known there (bench and run say
+     * "no device" of it). */
+    for (size_t i = 0; i < sl_variant_count() && !hit; ++i)
+      hit = sl_variant_selected(item, sl_variant_at(i)->name);
+    if (hit) continue;
+    /* A provider's variant whose provider is not loaded: say which. */
+    const char *colon = strchr(item, ':');
+    const size_t pn = colon ? (size_t)(colon - item) : 0;
+    if (!plain && colon && strcspn(item, "*?[") > pn) {
+      int loaded = 0;
+      for (size_t q = 0; q < sl__n_prov; ++q)
+        loaded |= !sl__prov[q].builtin && strlen(sl__prov[q].name) == pn &&
+                  strncmp(sl__prov[q].name, item, pn) == 0;
+      if (!loaded) {
+        snprintf(msg, len,
+                 "--variants %s: provider '%.*s' is not loaded; add "
+                 "--provider %.*s=PATH (or its library to %s)",
+                 item, (int)pn, item, (int)pn, item, SL_PROVIDERS_ENV);
+        return 1;
+      }
+    }
+    /* A typo: the closest names of the loaded variants (full, and without
+     * their provider's prefix) and of the devices. */
+    sl__closest c = {(size_t)-1, 0, {{0}}};
+    if (!strpbrk(item, "*?[")) {
+      for (size_t i = 0; i < sl__n_var; ++i) {
+        const char *name = sl__var[i].name, *at = strchr(name, ':');
+        if (!plain || !at) sl__consider(&c, item, name);
+        if (at) sl__consider(&c, item, at + 1);
+      }
+      for (size_t i = 0; i < sl_variant_count(); ++i)
+        sl__consider(&c, item, sl_variant_at(i)->name);
+      sl__consider(&c, item, "cpu");
+      sl__consider(&c, item, "cuda");
+    }
+    const size_t n = strlen(item);
+    const int close = c.n && (c.d <= 2 || 3 * c.d <= n) && c.d < n;
+    int w = snprintf(msg, len,
+                     "--variants %s: expected a variant's name, a device or "
+                     "a glob of the loaded variants, matched none%s",
+                     item, close ? "; did you mean " : "");
+    for (int j = 0; close && j < c.n && w >= 0 && (size_t)w < len; ++j)
+      w += snprintf(msg + w, len - (size_t)w, "%s%s",
+                    j ? (j + 1 == c.n ? " or " : ", ") : "", c.names[j]);
+    if (w >= 0 && (size_t)w < len)
+      snprintf(msg + w, len - (size_t)w, "%s (`scatterlab list` names them)",
+               close ? "?" : "");
+    return 1;
+  }
+  return 0;
+}
+
 int sl_providers_load_argv(const char *cmd, int argc, char **argv) {
   enum { SL__MAX_SPECS = 64 };
-  const char *specs[SL__MAX_SPECS];
-  int n = 0;
+  const char *specs[SL__MAX_SPECS], *filters[SL__MAX_SPECS];
+  int n = 0, nf = 0;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
       return 0; /* the help needs no kernels */
+    if (sl_cli_is(argv[i], "--variants") && nf < SL__MAX_SPECS) {
+      const char *v = sl_cli_value(cmd, argc, argv, &i);
+      if (!v) return SL_EXIT_USAGE;
+      filters[nf++] = v;
+      continue;
+    }
     if (!sl_cli_is(argv[i], "--provider")) continue;
     const char *v = sl_cli_value(cmd, argc, argv, &i);
     if (!v) return SL_EXIT_USAGE;
@@ -516,9 +633,15 @@ int sl_providers_load_argv(const char *cmd, int argc, char **argv) {
                                 SL__MAX_SPECS);
     specs[n++] = v;
   }
-  if (sl_cli_parse_only) return 0;
+  /* Loaded under SCATTERLAB_CHECK_ARGS too (checked, never run), so that
+   * a provider that does not load and a --variants item that names
+   * nothing stop a CI file's check, not its job. */
+  if (sl_cli_parse_only == SL_CLI_PARSE_ONLY) return 0;
   char err[1024];
   if (sl_providers_load(specs, n, err, sizeof err))
     return sl_cli_usage_error(cmd, "%s", err);
+  for (int f = 0; f < nf; ++f)
+    if (sl_variants_unmatched(filters[f], 0, err, sizeof err))
+      return sl_cli_usage_error(cmd, "%s", err);
   return 0;
 }

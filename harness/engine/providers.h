@@ -41,6 +41,9 @@ typedef struct sl_provider_loaded {
   unsigned abi;
   char sha256[65]; /* of the library file, hex; "" until sl_provider_sha256 */
   int builtin;     /* scatterlab's own kernels: plain variant names */
+  /* Found through SCATTERLAB_PROVIDERS: a repro names it by its variants'
+   * prefix only, which that variable resolves where the repro is pasted. */
+  int from_env;
   /* Its allocation-fault hook (sl_provider.alloc_faults), or NULL. */
   sl_alloc_counts (*alloc_faults)(int64_t fail_after);
   size_t first, n; /* its variants: sl_hvariant_at(first .. first+n-1) */
@@ -90,9 +93,21 @@ int sl_hvariant_admits(const sl_hvariant *v, const sl_case *c,
 void sl_caps_dtypes_text(unsigned mask, unsigned all, char *buf, size_t len);
 void sl_caps_reduces_text(unsigned mask, char *buf, size_t len);
 
+/* The first item of a --variants filter (runner.h's sl_variant_selected)
+ * that selects no loaded variant of any op, by its full name (plain: by its
+ * name without the provider's prefix, as `ab` filters) nor any of
+ * scatterlab's own (the core's table: its cuda.* rows too in a build
+ * without CUDA): 1 with why in msg, for a usage error ("provider 'x' is not
+ * loaded; add --provider x=PATH ...", or "... matched none; did you mean
+ * cpu.serial?": the closest names by edit distance among those and the
+ * devices), 0 when every item selects one. */
+int sl_variants_unmatched(const char *filter, int plain, char *msg, size_t len);
+
 /* Loads the providers of a command that runs variants: the built-in
  * kernels, SCATTERLAB_PROVIDERS and every --provider of argv (cli.h's
- * option rules). Returns 0, or SL_EXIT_USAGE after printing the error. */
+ * option rules), then checks each --variants of argv against them
+ * (sl_variants_unmatched); under SCATTERLAB_CHECK_ARGS too. Returns 0, or
+ * SL_EXIT_USAGE after printing the error. */
 int sl_providers_load_argv(const char *cmd, int argc, char **argv);
 
 #endif

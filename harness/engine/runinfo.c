@@ -99,6 +99,7 @@ void sl_runinfo_fill(sl_runinfo_buf *b, const char *kind, int argc, char **argv,
     r->abi = pl->abi;
     r->n_variants = (int)pl->n;
     r->builtin = pl->builtin;
+    r->origin = pl->builtin ? "builtin" : pl->from_env ? "env" : "option";
   }
   b->info.providers = np ? b->providers : NULL;
   b->info.n_providers = (int)np;

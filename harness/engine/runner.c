@@ -86,12 +86,11 @@ void sl_repro(const char *line, const char *variant, char *buf, size_t len) {
     const sl_provider_loaded *pl = sl_provider_at(p);
     if (!pl->builtin && strlen(pl->name) == (size_t)(colon - variant) &&
         strncmp(pl->name, variant, (size_t)(colon - variant)) == 0) {
-      char spec[2 * 4096 + 128];
-      char quoted[sizeof spec];
-      snprintf(spec, sizeof spec, "%s=%s", pl->name, pl->path);
-      if (sl_shell_word(spec, quoted, sizeof quoted)) quoted[0] = '\0';
-      snprintf(buf, len, "%s --variants %s --provider %s", cmd, variant,
-               quoted);
+      /* Named so that it pastes on another machine (sl_report.h). */
+      char option[2 * 4096 + 256];
+      sl_repro_provider(pl->name, pl->path, pl->from_env, option,
+                        sizeof option);
+      snprintf(buf, len, "%s --variants %s%s", cmd, variant, option);
       return;
     }
   }

@@ -44,6 +44,7 @@ int sl_failure_groups_add(sl_failure_groups *g, const char *id, const char *sig,
   e->found_as = sl__dup(found_as), e->message = sl__dup(message);
   e->repro = sl__dup(repro);
   e->count = 1;
+  e->fails = 1; /* until triaged (known_groups.h) */
   if (!e->sig || !e->variant || !e->verdict || !e->minimal || !e->found_as ||
       !e->message || !e->repro)
     return -1;
@@ -121,6 +122,7 @@ void sl_failure_groups_free(sl_failure_groups *g) {
     sl_failure_group *e = &g->v[i];
     free(e->sig), free(e->variant), free(e->verdict), free(e->minimal);
     free(e->found_as), free(e->message), free(e->repro), free(e->tensors);
+    free(e->accepted);
   }
   free(g->v);
   memset(g, 0, sizeof *g);
@@ -141,6 +143,18 @@ static void sl__print_tensors(FILE *out, const char *tensors) {
   }
 }
 
+void sl_failure_group_status(const sl_failure_group *e, char *buf, size_t len) {
+  if (e->status == SL_GROUP_ACCEPTED)
+    snprintf(buf, len, "known (accepted in %s)",
+             e->accepted ? e->accepted : "--known");
+  else if (e->status == SL_GROUP_KNOWN)
+    snprintf(buf, len, "known (first seen in run %" PRId64 "%s%.40s)",
+             e->first_run, e->first_commit[0] ? ", at commit " : "",
+             e->first_commit);
+  else
+    snprintf(buf, len, "new");
+}
+
 void sl_failure_groups_print(const sl_failure_groups *g, FILE *out) {
   /* "FAIL <verdict> <variant>" stays a line of its own: scripts match it. */
   for (int i = 0; i < g->n; ++i) {
@@ -156,7 +170,11 @@ void sl_failure_groups_print(const sl_failure_groups *g, FILE *out) {
     fprintf(out, "\n    group %s, %" PRId64 " case%s: ", e->id, e->count,
             e->count == 1 ? "" : "s");
     sl_text_put(out, e->sig);
-    fputc('\n', out);
+    char status[1400];
+    sl_failure_group_status(e, status, sizeof status);
+    fputs("\n    status: ", out);
+    sl_text_put(out, status);
+    fprintf(out, "%s\n", e->fails ? "" : "; does not fail the run");
     sl__print_tensors(out, e->tensors);
   }
 }
@@ -176,7 +194,16 @@ void sl_failure_groups_json(const sl_failure_groups *g, FILE *out) {
       fprintf(out, ", \"%s\": ", keys[k]);
       sl_json_str(out, vals[k]);
     }
-    fputc('}', out);
+    static const char *const status[] = {"new", "known", "accepted"};
+    fprintf(out, ", \"status\": \"%s\", \"first_run\": ", status[e->status]);
+    if (e->status == SL_GROUP_KNOWN)
+      fprintf(out, "%" PRId64 ", \"first_commit\": ", e->first_run);
+    else
+      fputs("null, \"first_commit\": ", out);
+    sl_json_str(out, e->status == SL_GROUP_KNOWN ? e->first_commit : NULL);
+    fputs(", \"accepted_in\": ", out);
+    sl_json_str(out, e->status == SL_GROUP_ACCEPTED ? e->accepted : NULL);
+    fprintf(out, ", \"fails\": %s}", e->fails ? "true" : "false");
   }
 }
 
@@ -221,28 +248,54 @@ int sl_failure_groups_junit(const sl_failure_groups *g, const char *cmd,
   sl_safe_file sf;
   if (sl_safe_open(&sf, path, err, errlen)) return -1;
   FILE *o = sf.f;
+  /* A group that does not fail the run (known under --fail-on new, or
+   * accepted by --known) is a skipped test case: the CI shows it, green. */
+  int failing = 0;
+  for (int i = 0; i < g->n; ++i) failing += g->v[i].fails != 0;
   fprintf(o,
           "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
           "<testsuites name=\"scatterlab %s\" tests=\"%d\" failures=\"%d\">\n"
           "<testsuite name=\"scatterlab %s\" tests=\"%d\" failures=\"%d\" "
-          "errors=\"0\" skipped=\"0\">\n",
-          cmd, g->n + 1, g->n, cmd, g->n + 1, g->n);
-  /* The cases that passed are one test case: a CI shows a green line
-   * beside the groups, and a run without failures is not an empty suite. */
+          "errors=\"0\" skipped=\"%d\">\n",
+          cmd, g->n + 1, failing, cmd, g->n + 1, failing, g->n - failing);
+  /* The counts move from run to run: properties and output, never a test
+   * case's name, which a CI tracks across runs. */
   fprintf(o,
-          "  <testcase classname=\"scatterlab.%s\" name=\"%" PRId64
-          " cases judged, %" PRId64 " failing in %d group%s\"/>\n",
+          "  <properties>\n"
+          "    <property name=\"cases\" value=\"%" PRId64 "\"/>\n"
+          "    <property name=\"failing_cases\" value=\"%" PRId64 "\"/>\n"
+          "    <property name=\"failure_groups\" value=\"%d\"/>\n"
+          "  </properties>\n",
+          total, g->cases, g->n);
+  /* The cases that passed are one test case: a CI shows a green line
+   * beside the groups, and a run without failures is not an empty suite.
+   * Its name is fixed; the groups' names are their signatures (no path,
+   * count or seed in them: failure_group.h). */
+  fprintf(o,
+          "  <testcase classname=\"scatterlab.%s\" name=\"" SL_JUNIT_PASSING
+          "\">\n    <system-out>%" PRId64 " cases judged, %" PRId64
+          " failing in %d group%s</system-out>\n  </testcase>\n",
           cmd, total, g->cases, g->n, g->n == 1 ? "" : "s");
   for (int i = 0; i < g->n; ++i) {
     const sl_failure_group *e = &g->v[i];
+    char status[1400];
+    sl_failure_group_status(e, status, sizeof status);
     fprintf(o, "  <testcase classname=\"scatterlab.%s\" name=\"", cmd);
     sl__xml(o, e->sig);
-    fputs("\">\n    <failure type=\"", o);
-    sl__xml(o, e->verdict);
-    fputs("\" message=\"", o);
-    sl__xml(o, e->message);
-    fputs("\">", o);
-    fprintf(o, "cases in group: %" PRId64 "\nrepro: ", e->count);
+    if (e->fails) {
+      fputs("\">\n    <failure type=\"", o);
+      sl__xml(o, e->verdict);
+      fputs("\" message=\"", o);
+      sl__xml(o, e->message);
+      fputs("\">", o);
+    } else {
+      fputs("\">\n    <skipped message=\"", o);
+      sl__xml(o, status);
+      fputs("; does not fail the run\"/>\n    <system-out>", o);
+    }
+    fputs("status: ", o);
+    sl__xml(o, status);
+    fprintf(o, "\ncases in group: %" PRId64 "\nrepro: ", e->count);
     sl__xml(o, e->repro);
     fputs("\nminimal case: ", o);
     sl__xml(o, e->minimal);
@@ -254,7 +307,9 @@ int sl_failure_groups_junit(const sl_failure_groups *g, const char *cmd,
       fputs("\ntensors of the minimal case:\n", o);
       sl__xml(o, e->tensors);
     }
-    fputs("</failure>\n  </testcase>\n", o);
+    fputs(e->fails ? "</failure>\n  </testcase>\n"
+                   : "</system-out>\n  </testcase>\n",
+          o);
   }
   fputs("</testsuite>\n</testsuites>\n", o);
   return sl_safe_commit(&sf, err, errlen);
@@ -294,15 +349,20 @@ int sl_failure_groups_github(const sl_failure_groups *g, const char *cmd,
   if (!gha || strcmp(gha, "true") != 0) return 0;
   for (int i = 0; i < g->n; ++i) {
     const sl_failure_group *e = &g->v[i];
-    char title[2048];
-    snprintf(title, sizeof title, "scatterlab %s: %s %s (%" PRId64 " case%s)",
-             cmd, e->verdict, e->variant, e->count, e->count == 1 ? "" : "s");
-    fputs("::error title=", out);
+    char title[2048], status[1400];
+    sl_failure_group_status(e, status, sizeof status);
+    snprintf(title, sizeof title,
+             "scatterlab %s: %s %s (%" PRId64 " case%s, %s)", cmd, e->verdict,
+             e->variant, e->count, e->count == 1 ? "" : "s",
+             e->status == SL_GROUP_NEW ? "new" : "known");
+    /* A group that does not fail the run is a notice, not an error. */
+    fputs(e->fails ? "::error title=" : "::notice title=", out);
     sl__gh(out, title, 1);
     fputs("::", out);
     char msg[4096];
-    snprintf(msg, sizeof msg, "%s\nrepro: %s\ngroup: %s", e->message, e->repro,
-             e->sig);
+    snprintf(msg, sizeof msg, "%s\nrepro: %s\ngroup: %s\nstatus: %s%s",
+             e->message, e->repro, e->sig, status,
+             e->fails ? "" : "; does not fail the run");
     sl__gh(out, msg, 0);
     fputc('\n', out);
   }
@@ -319,13 +379,15 @@ int sl_failure_groups_github(const sl_failure_groups *g, const char *cmd,
     if (fd >= 0) close(fd);
     return -1;
   }
+  int fresh = 0;
+  for (int i = 0; i < g->n; ++i) fresh += g->v[i].status == SL_GROUP_NEW;
   fprintf(f,
           "### scatterlab %s: %" PRId64 " cases, %" PRId64
-          " failing in %d failure group%s\n\n",
-          cmd, total, g->cases, g->n, g->n == 1 ? "" : "s");
+          " failing in %d failure group%s (%d new)\n\n",
+          cmd, total, g->cases, g->n, g->n == 1 ? "" : "s", fresh);
   if (g->n) {
-    fputs("| verdict | variant | cases | group | repro |\n"
-          "| --- | --- | ---: | --- | --- |\n",
+    fputs("| verdict | variant | cases | group | repro | status |\n"
+          "| --- | --- | ---: | --- | --- | --- |\n",
           f);
     for (int i = 0; i < g->n; ++i) {
       const sl_failure_group *e = &g->v[i];
@@ -337,7 +399,11 @@ int sl_failure_groups_github(const sl_failure_groups *g, const char *cmd,
       sl_md_text(f, e->sig, 0);
       fputs(" | `", f);
       sl_md_text(f, e->repro, 1);
-      fputs("` |\n", f);
+      char status[1400];
+      sl_failure_group_status(e, status, sizeof status);
+      fputs("` | ", f);
+      sl_md_text(f, status, 0);
+      fputs(e->fails ? " |\n" : "; does not fail the run |\n", f);
     }
     fputc('\n', f);
   }

@@ -360,9 +360,10 @@ static void test_kernels(const char *path) {
   const char
       *A = "aaaaaaaaaaaa1111111111111111111111111111111111111111111111111111",
       *B = "bbbbbbbbbbbb2222222222222222222222222222222222222222222222222222";
-  sl_provider_record own = {"scatterlab", "/x/libk.so.1", "0.1.0", A, 1, 65, 1};
+  sl_provider_record own = {"scatterlab", "/x/libk.so.1", "0.1.0", A, 1, 65, 1,
+                            NULL};
   sl_provider_record rebuilt = own,
-                     mine = {"mylib", "/y/libmy.so", NULL, B, 1, 3, 0};
+                     mine = {"mylib", "/y/libmy.so", NULL, B, 1, 3, 0, NULL};
   rebuilt.sha256 = B;
   sl_provider_record two[2] = {own, mine};
   int64_t r1 = run_with(s, &own, 1), r2 = run_with(s, &own, 1),

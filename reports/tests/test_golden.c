@@ -72,9 +72,9 @@ static const char line_min[] = "scatter_reduce dt=f64 it=i64 x=1x1 index=1x1 "
   "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100"
 static const sl_provider_record providers[3] = {
     {"scatterlab", "/opt/sl/lib/libscatterlab_kernels.so", "0.1.0", SHA_BUILTIN,
-     1u, 57, 1},
-    {"mylib", "/home/u/mylib/libmylib.so", "1.2", SHA_MYLIB, 1u, 3, 0},
-    {"fastk", "/opt/k&k/libfastk.so", NULL, SHA_FASTK, 1u, 1, 0}};
+     1u, 57, 1, NULL},
+    {"mylib", "/home/u/mylib/libmylib.so", "1.2", SHA_MYLIB, 1u, 3, 0, NULL},
+    {"fastk", "/opt/k&k/libfastk.so", NULL, SHA_FASTK, 1u, 1, 0, NULL}};
 /* Run 8's cell, the widest: the text table's providers column is as wide. */
 static const char run8_providers[] =
     "scatterlab (built-in); mylib 1.2 sha256:0a1b2c3d4e5f; fastk "

@@ -35,7 +35,8 @@ static sl_store *make(const char *path, const char *const commit[6],
                : sha_from_4,
         1,
         65,
-        1};
+        1,
+        NULL};
     ri.providers = sha_from_4 ? &p : NULL;
     ri.n_providers = sha_from_4 ? 1 : 0;
     const double t = r <= 3 ? 10e-6 : 12e-6;

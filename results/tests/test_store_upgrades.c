@@ -24,6 +24,7 @@ typedef struct providers_seen {
   int n;
   char name[4][16], path[4][64], version[4][32], sha256[4][65];
   int version_null[4], n_variants[4], builtin[4];
+  char origin[4][16]; /* "(null)" for NULL */
   unsigned abi[4];
   int stop_after; /* 0: never */
 } providers_seen;
@@ -41,6 +42,8 @@ static int collect_provider(void *u, const sl_provider_record *p) {
   ps->abi[i] = p->abi;
   ps->n_variants[i] = p->n_variants;
   ps->builtin[i] = p->builtin;
+  snprintf(ps->origin[i], sizeof ps->origin[i], "%s",
+           p->origin ? p->origin : "(null)");
   return ps->stop_after && ps->n == ps->stop_after ? 5 : 0;
 }
 
@@ -75,13 +78,16 @@ static const sl_provider_record prov_builtin = {
     SHA_BUILTIN,
     1u,
     57,
-    1};
+    1,
+    "builtin"};
 static const sl_provider_record prov_mylib = {
-    "mylib", "/home/u/mylib/build/libmylib.so", "1.2", SHA_MYLIB, 1u, 3, 0};
+    "mylib", "/home/u/mylib/build/libmylib.so", "1.2", SHA_MYLIB, 1u, 3, 0,
+    "option"};
 /* No version text; an ABI number above INT_MAX; builtin given as 7, any
- * non-zero value, stored as 1. */
+ * non-zero value, stored as 1; no origin (NULL, as runs before schema 11
+ * read). */
 static const sl_provider_record prov_other = {
-    "other", "/tmp/x/libother.so", NULL, SHA_OTHER, 4000000000u, 0, 7};
+    "other", "/tmp/x/libother.so", NULL, SHA_OTHER, 4000000000u, 0, 7, NULL};
 
 /* A run of kind "run" with n providers; 0 or the store's failure. */
 static int provider_run(sl_store *s, const sl_provider_record *p, int n,
@@ -144,6 +150,10 @@ static void test_providers(void) {
   CHECK(strcmp(ps.sha256[2], SHA_OTHER) == 0);
   CHECK(ps.abi[2] == 4000000000u && ps.n_variants[2] == 0 &&
         ps.builtin[2] == 1);
+  /* How each was found (schema 11): NULL in, NULL out. */
+  CHECK(strcmp(ps.origin[0], "builtin") == 0 &&
+        strcmp(ps.origin[1], "option") == 0 &&
+        strcmp(ps.origin[2], "(null)") == 0);
   CHECK(raw_int(p, "SELECT count(*) FROM run_providers") == 4);
   CHECK(raw_int(p, "SELECT count(*) FROM run_providers WHERE version IS "
                    "NULL") == 1);
@@ -277,6 +287,7 @@ static void make_v6_store(const char *p) {
                     " DROP INDEX results_signature;"
                     " ALTER TABLE results DROP COLUMN signature;"
                     " DROP TABLE run_providers; DROP TABLE tallies;"
+                    " DROP TABLE failure_groups;"
                     " ALTER TABLE runs DROP COLUMN keep;"
                     " ALTER TABLE runs DROP COLUMN ncases;"
                     " PRAGMA user_version = 6") == SQLITE_OK);
@@ -313,7 +324,9 @@ static void test_upgrade_v8_tallies(void) {
   CHECK(raw_int(p, "SELECT count FROM tallies WHERE dtype = 'f16' AND"
                    " variant = 'cpu.omp' AND verdict = 'failed'") == 1);
   /* Back to version 7, then upgraded: the same counts from the results. */
-  CHECK(raw_exec(p, " ALTER TABLE timings DROP COLUMN instructions;"
+  CHECK(raw_exec(p, " DROP TABLE failure_groups;"
+                    " ALTER TABLE run_providers DROP COLUMN origin;"
+                    " ALTER TABLE timings DROP COLUMN instructions;"
                     " ALTER TABLE timings DROP COLUMN cycles;"
                     " ALTER TABLE timings DROP COLUMN cache_misses;"
                     " DROP INDEX results_signature;"
@@ -324,7 +337,7 @@ static void test_upgrade_v8_tallies(void) {
   CHECK_MSG(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
             "%s", err);
   sl_store_close(s);
-  CHECK(raw_int(p, "PRAGMA user_version") == 10);
+  CHECK(raw_int(p, "PRAGMA user_version") == 12);
   CHECK(raw_int(p, "SELECT ncases FROM runs") == 2);
   CHECK(raw_int(p, "SELECT count(*) FROM tallies") == 3);
   CHECK(raw_int(p, "SELECT count FROM tallies WHERE dtype = 'f16' AND"
@@ -404,6 +417,130 @@ static void test_failure_groups(void) {
   CHECK(raw_int(p, "SELECT count FROM tallies WHERE verdict = 'failed'") == 3);
 }
 
+/* Schema 12: the groups the store remembers across runs (store_groups.c):
+ * first and last run, the first run's commit, the cases (shrunk copies not
+ * counted); refreshed from the results after a run, derived by the
+ * migration for the runs stored before, and again by a merge. */
+typedef struct origins_seen {
+  int n;
+  int64_t run[4];
+  char commit[4][16];
+} origins_seen;
+
+static int origin_seen(void *user, const sl_failure_group_view *g) {
+  origins_seen *x = user;
+  if (x->n < 4) {
+    x->run[x->n] = g->origin_run;
+    snprintf(x->commit[x->n], sizeof x->commit[0], "%s", g->origin_commit);
+  }
+  ++x->n;
+  return 0;
+}
+
+/* One run of commit `commit` whose cases fail with the signatures sigs
+ * (the first also shrunk once). */
+static int64_t failing_run(sl_store *s, const char *commit,
+                           const char *const *sigs, int n) {
+  sl_run_info ri = test_info("fuzz");
+  ri.git_commit = commit;
+  int64_t run = 0, c, m;
+  sl_result_row bad = {"cpu.omp", "failed", "at 3", 0, 0, 0, 0, -1};
+  CHECK(sl_store_run_begin(s, &ri, &run) == 0);
+  for (int i = 0; i < n; ++i) {
+    CHECK(sl_store_add_case(s, run, "gather", "gather x=9 index=9", 1, 0, &c) ==
+          0);
+    CHECK(sl_store_add_result(s, c, &bad) == 0);
+    CHECK(sl_store_set_signature(s, c, "cpu.omp", sigs[i]) == 0);
+    if (i) continue;
+    CHECK(sl_store_add_case(s, run, "gather", "gather x=1 index=1", 1, c, &m) ==
+          0);
+    CHECK(sl_store_add_result(s, m, &bad) == 0);
+    CHECK(sl_store_set_signature(s, m, "cpu.omp", sigs[i]) == 0);
+  }
+  return run;
+}
+
+static void test_known_groups(void) {
+  char p[300], q[300], m[300], err[512], a[17], b[17];
+  /* FNV-1a 64 from the offset basis failure_group.c has always used
+   * (1469598103934665603, which the corpus's entry names are hashed with),
+   * computed by hand: "" is the basis, "a" one step. */
+  sl_store_signature_id("", a);
+  CHECK_MSG(strcmp(a, "14650fb0739d0383") == 0, "%s", a);
+  sl_store_signature_id("a", a);
+  CHECK_MSG(strcmp(a, "44bd8ad473cd9906") == 0, "%s", a);
+  sl_store_signature_id("sig A", a);
+  sl_store_signature_id("sig B", b);
+  path_in(p, sizeof p, "known.db");
+  sl_store *s = NULL;
+  CHECK_MSG(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
+            "%s", err);
+  if (!s) return;
+  sl_known_group g;
+  const char *one[] = {"sig A"}, *two[] = {"sig A", "sig A", "sig B"};
+  int64_t r1 = failing_run(s, "abc123", one, 1);
+  CHECK(sl_store_known_group(s, a, &g) == 0); /* not until refreshed */
+  CHECK_MSG(sl_store_refresh_groups(s, r1) == 0, "%s", sl_store_errmsg(s));
+  CHECK(sl_store_known_group(s, a, &g) == 1);
+  CHECK(g.first_run == r1 && g.last_run == r1 && g.count == 1 &&
+        strcmp(g.first_commit, "abc123") == 0);
+  CHECK(sl_store_known_group(s, b, &g) == 0);
+  int64_t r2 = failing_run(s, "def456", two, 3);
+  /* Before run 2's refresh: what run 1 left. */
+  CHECK(sl_store_known_group(s, a, &g) == 1 && g.count == 1);
+  CHECK(sl_store_refresh_groups(s, r2) == 0);
+  CHECK(sl_store_known_group(s, a, &g) == 1);
+  CHECK(g.first_run == r1 && g.last_run == r2 && g.count == 3 &&
+        strcmp(g.first_commit, "abc123") == 0);
+  CHECK(sl_store_known_group(s, b, &g) == 1);
+  CHECK(g.first_run == r2 && g.last_run == r2 && g.count == 1 &&
+        strcmp(g.first_commit, "def456") == 0);
+  CHECK(sl_store_refresh_groups(s, r2) == 0); /* again: the same */
+  CHECK(sl_store_known_group(s, a, &g) == 1 && g.count == 3);
+  CHECK(sl_store_refresh_groups(s, 0) != 0);
+  /* report --failures of run 2: A started in run 1, B in run 2. */
+  origins_seen o = {0};
+  CHECK(sl_store_each_failure_group(s, r2, origin_seen, &o) == 0);
+  CHECK(o.n == 2 && o.run[0] == r1 && strcmp(o.commit[0], "abc123") == 0 &&
+        o.run[1] == r2 && strcmp(o.commit[1], "def456") == 0);
+  sl_store_close(s);
+  CHECK(raw_int(p, "SELECT count(*) FROM failure_groups") == 2);
+
+  /* A store from before schema 12: the migration derives the same rows. */
+  CHECK(raw_exec(p, "DROP TABLE failure_groups; PRAGMA user_version = 11") ==
+        SQLITE_OK);
+  CHECK_MSG(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
+            "%s", err);
+  sl_store_close(s);
+  CHECK(raw_int(p, "PRAGMA user_version") == 12);
+  CHECK(raw_int(p, "SELECT count(*) FROM failure_groups WHERE"
+                   " signature = 'sig A' AND first_run = 1 AND last_run = 2"
+                   " AND count = 3 AND first_commit = 'abc123'") == 1);
+  CHECK(raw_int(p,
+                "SELECT count(*) FROM failure_groups WHERE"
+                " signature = 'sig B' AND first_run = 2 AND count = 1") == 1);
+
+  /* Shards merged: the groups of the copied runs derived again; merging
+   * twice adds nothing. */
+  path_in(q, sizeof q, "known_q.db");
+  path_in(m, sizeof m, "known_m.db");
+  CHECK(sl_store_open(q, SL_STORE_READWRITE, &s, err, sizeof err) == 0);
+  if (!s) return;
+  CHECK(sl_store_refresh_groups(s, failing_run(s, "fed789", one, 1)) == 0);
+  sl_store_close(s);
+  CHECK(sl_store_open(m, SL_STORE_READWRITE, &s, err, sizeof err) == 0);
+  if (!s) return;
+  CHECK_MSG(sl_store_merge(s, p, NULL) == 0 &&
+                sl_store_merge(s, q, NULL) == 0 &&
+                sl_store_merge(s, q, NULL) == 0,
+            "%s", sl_store_errmsg(s));
+  CHECK(sl_store_known_group(s, a, &g) == 1);
+  CHECK(g.first_run == 1 && g.last_run == 3 && g.count == 4 &&
+        strcmp(g.first_commit, "abc123") == 0);
+  CHECK(sl_store_known_group(s, b, &g) == 1 && g.first_run == 2);
+  sl_store_close(s);
+}
+
 static void test_upgrade_from_v6(void) {
   char p[300], err[512];
   path_in(p, sizeof p, "v6.db");
@@ -412,12 +549,12 @@ static void test_upgrade_from_v6(void) {
   /* Read-only first: refused, and the file left at version 6. */
   CHECK(sl_store_open(p, SL_STORE_READONLY, &s, err, sizeof err) != 0);
   CHECK_CONTAINS(err, "schema version 6 is older than this scatterlab "
-                      "(knows 10)");
+                      "(knows 12)");
   CHECK(raw_int(p, "PRAGMA user_version") == 6);
   CHECK_MSG(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
             "%s", err);
   if (!s) return;
-  CHECK(raw_int(p, "PRAGMA user_version") == 10);
+  CHECK(raw_int(p, "PRAGMA user_version") == 12);
   /* The table, empty; the old runs as they were, without providers. */
   CHECK(raw_int(p, "SELECT count(*) FROM run_providers") == 0);
   CHECK(raw_int(p, "SELECT strict FROM pragma_table_list WHERE name = "
@@ -560,7 +697,7 @@ static void test_concurrent_writers(void) {
   CHECK(raw_int(p, "SELECT count(*) FROM cases") == NPROC * NCASES);
   CHECK(raw_int(p, "SELECT count(*) FROM results") == NPROC * NCASES);
   CHECK(raw_int(p, "SELECT count(*) FROM run_providers") == NPROC * 2);
-  CHECK(raw_int(p, "PRAGMA user_version") == 10);
+  CHECK(raw_int(p, "PRAGMA user_version") == 12);
 }
 
 int main(void) {
@@ -569,6 +706,7 @@ int main(void) {
   test_upgrade_v8_tallies();
   test_upgrade_from_v6();
   test_failure_groups();
+  test_known_groups();
   test_merge_providers();
   test_concurrent_writers();
   fixture_end();

@@ -155,7 +155,9 @@ rc=$?
 check "report -o past ulimit -f: exit 3, an environment error (got $rc)" [ $rc -eq 3 ]
 check "... names the file and the reason" grep -q "limited.html: write error (File too large)" "$tmp/o4"
 check "... the old file kept" [ "$(cat "$tmp/limited.html")" = old ]
-(ulimit -f 100; "$BIN" run --db "$tmp/lim.db" --batch "$SRC/harness/batches/ops.txt") >"$tmp/o5" 2>&1
+# (200 KiB: past a new store's migrations, which a limit of 100 met at
+# run_begin once schema 12 made them longer, and well short of the batch.)
+(ulimit -f 200; "$BIN" run --db "$tmp/lim.db" --batch "$SRC/harness/batches/ops.txt") >"$tmp/o5" 2>&1
 rc=$?
 check "run past ulimit -f: exit 3, a store error (got $rc)" [ $rc -eq 3 ]
 check "... names the store" grep -q "store: $tmp/lim.db: commit" "$tmp/o5"

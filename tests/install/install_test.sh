@@ -209,9 +209,10 @@ shrunk() {
   return 1
 }
 check "planted_min is shrunk to a case of at most 8 elements per tensor" shrunk
+# By a path relative to the folder the campaign ran in, where it pastes.
 repro_has_provider() {
-  [ -n "$small" ] && grep -qE -- "--provider [a-z0-9_]+=$ex/libminlib\.so" <<<"$small" && return
-  echo "  repro line lacks --provider ...=$ex/libminlib.so: '$small'"
+  [ -n "$small" ] && grep -qE -- "--provider [a-z0-9_]+=\.\./ex/libminlib\.so" <<<"$small" && return
+  echo "  repro line lacks --provider ...=../ex/libminlib.so: '$small'"
   return 1
 }
 check "the repro line loads the provider (--provider)" repro_has_provider
@@ -219,7 +220,7 @@ check "the repro line loads the provider (--provider)" repro_has_provider
 # again (exit 1) with the planted variant failed.
 repro_fails() {
   [ -n "$small" ] || return 1
-  eval "\"\$SL\" ${small#scatterlab } --no-db" >"$tmp/repro.out" 2>&1
+  (cd "$tmp/work" && eval "\"\$SL\" ${small#scatterlab }") >"$tmp/repro.out" 2>&1
   local r=$?
   [ "$r" = 1 ] && grep -qE '^failed +minlib:cpu\.planted_min ' "$tmp/repro.out" && return
   echo "  repro exit $r:"

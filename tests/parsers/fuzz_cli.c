@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!freopen("/dev/null", "w", stdout)) return 0;
     if (!getenv("SL_FUZZ_CLI_STDERR") && !freopen("/dev/null", "w", stderr))
       return 0;
-    sl_cli_parse_only = 1;
+    sl_cli_parse_only = SL_CLI_PARSE_ONLY;
   }
   char buf[2048];
   if (size >= sizeof buf) size = sizeof buf - 1;
