@@ -87,7 +87,7 @@ void sl_repro(const char *line, const char *variant, char *buf, size_t len) {
         strncmp(pl->name, variant, (size_t)(colon - variant)) == 0) {
       char spec[2 * 4096 + 128];
       char quoted[sizeof spec];
-      snprintf(spec, sizeof spec, "%s=%s", pl->name, pl->path);
+      sl_provider_spec(pl, spec, sizeof spec);
       if (sl_shell_word(spec, quoted, sizeof quoted)) quoted[0] = '\0';
       snprintf(buf, len, "%s --variants %s --provider %s", cmd, variant,
                quoted);
