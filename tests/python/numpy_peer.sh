@@ -33,7 +33,21 @@ scatter_reduce dt=f64 it=i32 x=4x3 index=9x3 src=9x3 dim=0 reduce=prod self=0 se
 scatter_reduce dt=f32 it=i64 x=4x3 index=9x3 src=9x3:t dim=0 reduce=amax seed=7
 scatter_reduce dt=i32 it=i64 x=4x3 index=3x9 src=3x9 dim=1 reduce=amin self=0 seed=8
 scatter_reduce dt=i64 it=i64 x=4x3 index=9x3 src=9x3 dim=0 reduce=amax self=0 seed=9
+gather dt=f32 it=i64 x=2x1 index=1x1 dim=1 seed=1708416920
+scatter dt=f32 it=i64 x=1x2 index=1x1 dim=0 val=6 seed=85447803
+scatter dt=f32 it=i32 x=1 index=1 src=2 dim=0 seed=4203397220
+scatter_reduce dt=f32 it=i64 x=scalar index=1 src=2 dim=0 reduce=amax self=0 seed=2464844977
+scatter dt=u8 it=i32 x=scalar index=scalar dim=0 val=-255 seed=1213734197
 CASES
+
+# 1b. The finding the module's header states: np.add.at rounds f16 at every
+#     step, LibTorch accumulates in f32; scatterlab judges it failed.
+check "f16 add.at: failed (numpy rounds in f16)" run 1 run \
+  --provider py:numpy_peer --variants 'numpy_peer:*' \
+  'scatter_reduce dt=f16 it=i64 x=1 index=8 src=8 dim=0 reduce=sum self=1 dp=ext seed=617349396'
+check "  ...exact in the accumulator" has '^failed +numpy_peer:cpu\.ufunc_at'
+check "  ...the message says so" has 'exact in the accumulator'
+
 
 # 2. A short campaign: it ends, and its store is sound. What it finds
 #    (numpy against LibTorch) is in the output: printed, not asserted.
