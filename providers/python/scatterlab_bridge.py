@@ -63,14 +63,19 @@ def variant(table, op, name, **caps):
 
 def array(tensor):
     """A numpy array over the tensor's buffer, no copy: an input through
-    DLPack (numpy.from_dlpack), read-only; an output through the buffer
+    DLPack (numpy.from_dlpack), read-only, or the buffer protocol where
+    numpy's DLPack lacks the dtype (bool before numpy 1.25); an output through the buffer
     protocol (a writable memoryview), because numpy >= 2 makes the array of
     an unversioned "dltensor" capsule read-only, and the unversioned capsule
     is what the bridge produces at this version."""
     import numpy as np
     if tensor.writable:
         return np.asarray(memoryview(tensor))
-    a = np.from_dlpack(tensor)
+    try:
+        a = np.from_dlpack(tensor)
+    except (RuntimeError, BufferError, TypeError):
+        # numpy < 1.25 knows no kDLBool: the buffer protocol (read-only).
+        return np.asarray(memoryview(tensor))
     a.flags.writeable = False
     return a
 

@@ -27,6 +27,7 @@ done <<'CASES'
 gather dt=f32 it=i64 x=5x4 index=7x4 dim=0 seed=1
 gather dt=f16 it=i32 x=5x4:t index=5x9 dim=1 seed=2
 gather dt=c128 it=i64 x=3x4x2 index=3x4x5 dim=2 seed=3
+gather dt=bool it=i64 x=5x4 index=7x4 dim=0 seed=1
 scatter dt=i16 it=i64 x=6x3 index=4x3 src=4x3 dim=0 seed=4
 scatter_reduce dt=f32 it=i64 x=4x3 index=9x3 src=9x3 dim=0 reduce=sum seed=5
 scatter_reduce dt=f64 it=i32 x=4x3 index=9x3 src=9x3 dim=0 reduce=prod self=0 seed=6
