@@ -11,10 +11,13 @@
 #   debian    the reference is Debian's libtorch-dev 1.13.1
 #             (SL_REFERENCE=debian) instead of PyPI's torch wheel
 #             (scripts/setup-torch.sh, the default)
+# The Python bridge (providers/python) needs python3-dev; its numpy peer
+# numpy >= 1.24, from Debian for /usr/bin/python3 and from pip for another
+# python3 first in PATH (pyenv, a venv), which is the one CMake finds.
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build git pkg-config libsqlite3-dev
       libcsv-dev sqlite3 chromium valgrind python3 python3-yaml
-      abigail-tools)
+      abigail-tools python3-dev python3-numpy)
 reference=pypi
 for arg in "$@"; do
   case $arg in
@@ -38,6 +41,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+if ! python3 -c 'import numpy, sys; sys.exit(tuple(map(int, numpy.__version__.split(".")[:2])) < (1, 24))' 2>/dev/null; then
+  echo "setup: installing numpy>=1.24 for $(command -v python3)"
+  python3 -m pip install --quiet 'numpy>=1.24'
 fi
 if [ "$reference" = pypi ]; then
   "$(dirname "$0")/setup-torch.sh" >/dev/null

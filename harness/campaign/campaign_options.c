@@ -485,8 +485,10 @@ void sl__config(const sl_fuzz_campaign *f, char *buf, size_t len) {
   for (size_t p = 0; p < sl_provider_count(); ++p) {
     const sl_provider_loaded *pl = sl_provider_at(p);
     if (pl->builtin) continue;
+    char spec[4096 + 64];
+    sl_provider_spec(pl, spec, sizeof spec);
     n = strlen(buf);
-    snprintf(buf + n, len - n, " --provider %s=%.4095s", pl->name, pl->path);
+    snprintf(buf + n, len - n, " --provider %.4095s", spec);
   }
 }
 

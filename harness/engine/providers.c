@@ -362,9 +362,11 @@ static int sl__load_one(const char *alias, const char *path, int builtin,
   return 0;
 }
 
-/* The kernels library: beside the executable, in the install's libdir, or
- * in the build tree this binary came from. */
-static int sl__find_builtin(char *path, size_t len, char *err, size_t errlen) {
+/* A library of scatterlab's (`file`: the kernels library, the Python
+ * bridge): beside the executable, in the install's libdir, or in the build
+ * tree this binary came from. `what` names it in the error. */
+static int sl__find_own_lib(const char *file, const char *what, char *path,
+                            size_t len, char *err, size_t errlen) {
   char exe[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   char tried[3][PATH_MAX + 64];
@@ -373,26 +375,70 @@ static int sl__find_builtin(char *path, size_t len, char *err, size_t errlen) {
     exe[n] = '\0';
     char *slash = strrchr(exe, '/');
     if (slash) *slash = '\0';
-    snprintf(tried[k++], sizeof tried[0], "%s/%s", exe, SL_KERNELS_SONAME);
+    snprintf(tried[k++], sizeof tried[0], "%s/%s", exe, file);
     snprintf(tried[k++], sizeof tried[0], "%s/%s/%s", exe,
-             SL_KERNELS_REL_LIBDIR, SL_KERNELS_SONAME);
+             SL_KERNELS_REL_LIBDIR, file);
   }
   if (SL_KERNELS_BUILD_DIR[0])
-    snprintf(tried[k++], sizeof tried[0], "%s/%s", SL_KERNELS_BUILD_DIR,
-             SL_KERNELS_SONAME);
+    snprintf(tried[k++], sizeof tried[0], "%s/%s", SL_KERNELS_BUILD_DIR, file);
   for (int i = 0; i < k; ++i)
     if (access(tried[i], R_OK) == 0) {
       snprintf(path, len, "%.4095s", tried[i]);
       return 0;
     }
   return sl__fail(err, errlen,
-                  "scatterlab's kernels library %s: expected it beside the "
+                  "%s %s: expected it beside the "
                   "executable, in %s/%s or in the build tree, found none "
                   "(looked at %s%s%s%s%s)",
-                  SL_KERNELS_SONAME, n > 0 ? exe : "?", SL_KERNELS_REL_LIBDIR,
+                  what, file, n > 0 ? exe : "?", SL_KERNELS_REL_LIBDIR,
                   k > 0 ? tried[0] : "", k > 1 ? ", " : "",
                   k > 1 ? tried[1] : "", k > 2 ? ", " : "",
                   k > 2 ? tried[2] : "");
+}
+
+/* "py:MODULE" (docs/providers.md, "Kernels in Python"): the Python bridge
+ * library, told the module's name through SL_PY_MODULE_ENV, which its entry
+ * point reads. The prefix is the alias, else the module's last component,
+ * so that each module is a provider of its own name. */
+static int sl__load_python(const char *alias, const char *module, char *err,
+                           size_t len) {
+  size_t n = strspn(module, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVW"
+                            "XYZ0123456789_.");
+  if (!module[0] || module[n] || n >= sizeof sl__prov->py_module)
+    return sl__fail(err, len,
+                    "--provider py:%s: expected a Python module name "
+                    "(letters, digits, '_', '.'), got \"%s\"",
+                    module, module);
+  const char *dot = strrchr(module, '.');
+  const char *prefix = alias ? alias : dot ? dot + 1 : module;
+  if (!sl__valid_word(prefix, SL_PROVIDER_NAME_MAX))
+    return sl__fail(err, len,
+                    "--provider py:%s: expected a module whose last name is "
+                    "a provider name (1..%d lower-case letters, digits or "
+                    "'_'), got \"%s\"; name it: --provider ALIAS=py:%s",
+                    module, SL_PROVIDER_NAME_MAX, prefix, module);
+  char path[PATH_MAX + 64];
+  if (sl__find_own_lib(SL_PY_BRIDGE_FILE, "scatterlab's Python bridge", path,
+                       sizeof path, err, len))
+    return -1;
+  setenv(SL_PY_MODULE_ENV, module, 1);
+  size_t before = sl__n_prov;
+  if (sl__load_one(prefix, path, 0, 0, err, len)) {
+    size_t e = strlen(err);
+    snprintf(err + e, len - e, " (python module %s)", module);
+    return -1;
+  }
+  if (sl__n_prov > before)
+    snprintf(sl__prov[before].py_module, sizeof sl__prov->py_module, "%s",
+             module);
+  return 0;
+}
+
+void sl_provider_spec(const sl_provider_loaded *pl, char *buf, size_t len) {
+  if (pl->py_module[0])
+    snprintf(buf, len, "%s=%s%s", pl->name, SL_PY_PREFIX, pl->py_module);
+  else
+    snprintf(buf, len, "%s=%s", pl->name, pl->path);
 }
 
 /* "ALIAS=PATH" or "PATH"; the alias is checked like a provider's name. */
@@ -404,6 +450,8 @@ static int sl__load_spec(const char *spec, const char *origin, char *err,
                     origin);
   const char *eq = strchr(spec, '=');
   const char *slash = strchr(spec, '/');
+  if (strncmp(spec, SL_PY_PREFIX, strlen(SL_PY_PREFIX)) == 0)
+    return sl__load_python(NULL, spec + strlen(SL_PY_PREFIX), err, len);
   if (!eq || (slash && slash < eq))
     return sl__load_one(NULL, spec, 0, from_env, err, len);
   char alias[SL_PROVIDER_NAME_MAX + 1] = "";
@@ -417,6 +465,8 @@ static int sl__load_spec(const char *spec, const char *origin, char *err,
   if (!eq[1])
     return sl__fail(err, len, "%s %s: expected a path after '=', got none",
                     origin, spec);
+  if (strncmp(eq + 1, SL_PY_PREFIX, strlen(SL_PY_PREFIX)) == 0)
+    return sl__load_python(alias, eq + 1 + strlen(SL_PY_PREFIX), err, len);
   return sl__load_one(alias, eq + 1, 0, from_env, err, len);
 }
 
@@ -425,7 +475,8 @@ int sl_providers_load(const char *const *specs, int n, char *err,
   size_t keep = sl__n_prov;
   if (sl__n_prov == 0) {
     char path[PATH_MAX + 64];
-    if (sl__find_builtin(path, sizeof path, err, errlen) ||
+    if (sl__find_own_lib(SL_KERNELS_SONAME, "scatterlab's kernels library",
+                         path, sizeof path, err, errlen) ||
         sl__load_one(NULL, path, 1, 0, err, errlen))
       return -1;
   }

@@ -23,6 +23,11 @@
 
 /* The environment variable of extra providers. */
 #define SL_PROVIDERS_ENV "SCATTERLAB_PROVIDERS"
+/* --provider py:MODULE: the Python bridge library, and the variable that
+ * tells it the module (providers/python/py_bridge.h). */
+#define SL_PY_PREFIX "py:"
+#define SL_PY_BRIDGE_FILE "libscatterlab_python.so"
+#define SL_PY_MODULE_ENV "SCATTERLAB_PY_MODULE"
 
 typedef struct sl_hvariant {
   /* The row sl_run_variant takes: op, the full name, the provider's kernel,
@@ -46,12 +51,14 @@ typedef struct sl_provider_loaded {
   int from_env;
   /* Its allocation-fault hook (sl_provider.alloc_faults), or NULL. */
   sl_alloc_counts (*alloc_faults)(int64_t fail_after);
-  size_t first, n; /* its variants: sl_hvariant_at(first .. first+n-1) */
+  size_t first, n;     /* its variants: sl_hvariant_at(first .. first+n-1) */
+  char py_module[128]; /* a Python bridge's module (py:MODULE), or "" */
 } sl_provider_loaded;
 
 /*
  * Loads scatterlab's kernels library (once per process), then the paths of
- * SCATTERLAB_PROVIDERS, then specs[0..n) ("PATH" or "ALIAS=PATH"). All or
+ * SCATTERLAB_PROVIDERS, then specs[0..n) ("PATH", "ALIAS=PATH",
+ * "py:MODULE" or "ALIAS=py:MODULE"). All or
  * nothing: on any error nothing of this call stays loaded, err names the
  * file (or the option), what was expected and what was found, and -1 is
  * returned (a usage error: exit 2).
@@ -66,6 +73,9 @@ int sl_providers_load(const char *const *specs, int n, char *err,
 void sl_providers_unload(void);
 
 size_t sl_provider_count(void);
+/* The --provider value that loads pl again: "NAME=PATH", or
+ * "NAME=py:MODULE" for a Python module. */
+void sl_provider_spec(const sl_provider_loaded *pl, char *buf, size_t len);
 const sl_provider_loaded *sl_provider_at(size_t i);
 
 /* The SHA-256 (hex) of provider i's library file, computed at the first

@@ -86,10 +86,18 @@ void sl_repro(const char *line, const char *variant, char *buf, size_t len) {
     const sl_provider_loaded *pl = sl_provider_at(p);
     if (!pl->builtin && strlen(pl->name) == (size_t)(colon - variant) &&
         strncmp(pl->name, variant, (size_t)(colon - variant)) == 0) {
-      /* Named so that it pastes on another machine (sl_report.h). */
+      /* Named so that it pastes on another machine (sl_report.h); a
+       * Python module by its py: spec, which pastes anywhere. */
       char option[2 * 4096 + 256];
-      sl_repro_provider(pl->name, pl->path, pl->from_env, option,
-                        sizeof option);
+      if (pl->py_module[0]) {
+        char spec[2 * 4096 + 128], quoted[sizeof spec];
+        sl_provider_spec(pl, spec, sizeof spec);
+        if (sl_shell_word(spec, quoted, sizeof quoted)) quoted[0] = '\0';
+        snprintf(option, sizeof option, " --provider %s", quoted);
+      } else {
+        sl_repro_provider(pl->name, pl->path, pl->from_env, option,
+                          sizeof option);
+      }
       snprintf(buf, len, "%s --variants %s%s", cmd, variant, option);
       return;
     }
