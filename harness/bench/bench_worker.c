@@ -244,7 +244,7 @@ static int sl__open(sl_bench_worker *w, sl_bw_death *death, char *err,
   snprintf(w->pg->req.line, sizeof w->pg->req.line, "%s", w->line);
   w->opened = 0;
   if (sl__request(w, death) != SL__BW_ANSWERED) {
-    snprintf(err, errlen, "building the case killed the timing worker: %s",
+    snprintf(err, errlen, "building the case killed the timing worker: %.400s",
              death->message);
     return -1;
   }
