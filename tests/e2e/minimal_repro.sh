@@ -71,7 +71,8 @@ check "junit: the tensors in the failure" grep -q "tensors of the minimal case:"
 # running both; a defect of another variant with the same symptom (buggy's
 # cpu.lost_update: a sum value wrong too, other values) stays its own.
 PL=$(dirname "$BIN")/tests/libsl_planted.so
-"$BIN" fuzz --ops scatter_reduce --provider "planted=$PL" --provider "buggy=$BUG" \
+"$BIN" fuzz --ops scatter_reduce --dtypes f32,f64 --provider "planted=$PL" \
+  --provider "buggy=$BUG" \
   --variants planted:cpu.past_64,planted:cpu.past_64_twin,$V --cases 3000 \
   --seed 4 --jobs 1 --no-db --no-corpus >"$tmp/out" 2>&1
 check "shared code: one group for both variants" \
