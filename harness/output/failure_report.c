@@ -17,16 +17,23 @@
 
 static char *sl__dup(const char *s) { return strdup(s ? s : ""); }
 
+/* The group named id, or NULL. */
+static sl_failure_group *sl__group(const sl_failure_groups *g, const char *id) {
+  for (int i = 0; i < g->n; ++i)
+    if (strcmp(g->v[i].id, id) == 0) return &g->v[i];
+  return NULL;
+}
+
 int sl_failure_groups_add(sl_failure_groups *g, const char *id, const char *sig,
                           const char *variant, const char *verdict,
                           const char *minimal, const char *found_as,
                           const char *message) {
   ++g->cases;
-  for (int i = 0; i < g->n; ++i)
-    if (strcmp(g->v[i].id, id) == 0) {
-      ++g->v[i].count;
-      return 0;
-    }
+  sl_failure_group *known = sl__group(g, id);
+  if (known) {
+    ++known->count;
+    return 0;
+  }
   if (g->n == g->cap) {
     int cap = g->cap ? 2 * g->cap : 16;
     sl_failure_group *v = realloc(g->v, sizeof *v * (size_t)cap);
@@ -83,13 +90,9 @@ static char *sl__group_lines(const sl_failure_group *e, const char *tensors) {
 
 int sl_failure_groups_show(sl_failure_groups *g, const char *id,
                            const char *tensors) {
-  if (!tensors || !tensors[0]) return 0;
-  for (int i = 0; i < g->n; ++i) {
-    sl_failure_group *e = &g->v[i];
-    if (strcmp(e->id, id) != 0 || e->tensors) continue;
-    if (!(e->tensors = sl__group_lines(e, tensors))) return -1;
-  }
-  return 0;
+  sl_failure_group *e = sl__group(g, id);
+  if (!tensors || !tensors[0] || !e || e->tensors) return 0;
+  return (e->tensors = sl__group_lines(e, tensors)) ? 0 : -1;
 }
 
 int sl_failure_groups_add_result(sl_failure_groups *g, const sl_case *c,
@@ -111,8 +114,7 @@ int sl_failure_groups_add_result(sl_failure_groups *g, const sl_case *c,
       return -1;
     /* every failing verdict counted, the merged ones too */
     g->cases += n - 1;
-    for (int k = 0; k < g->n; ++k)
-      if (strcmp(g->v[k].id, sig.id) == 0) g->v[k].count += n - 1;
+    sl__group(g, sig.id)->count += n - 1;
   }
   return 0;
 }

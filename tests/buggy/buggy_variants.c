@@ -41,27 +41,7 @@
 #include <unistd.h>
 
 #include "alloc.h"
-#include "sl/sl_provider.h"
-#include "sl_internal.h"
-
-/* Element offset in out of every index position of a scatter-like call, in
- * row-major order of index, with the element offset of its src. */
-typedef void (*sl__visit)(const sl_call *c, int64_t out_off, int64_t src_off,
-                          void *user);
-
-static void sl__each_target(const sl_call *c, sl__visit fn, void *user) {
-  const sl_tensor *index = &c->arg[1], *src = &c->arg[2], *out = &c->arg[3];
-  int64_t idx[SL_MAX_DIMS], n = sl__numel(index);
-  int dim = (int)c->p.dim;
-  for (int64_t i = 0; i < n; ++i) {
-    sl__unravel(i, index->ndim, index->shape, idx);
-    int64_t v = sl__load_index(index, sl__offset(index, idx));
-    int64_t off = 0;
-    for (int d = 0; d < out->ndim; ++d)
-      off += (d == dim ? v : idx[d]) * out->strides[d];
-    fn(c, off, sl__offset(src, idx), user);
-  }
-}
+#include "wrong_variants.h"
 
 static void sl__lost_update_step(const sl_call *c, int64_t out_off,
                                  int64_t src_off, void *user) {
@@ -86,7 +66,7 @@ static sl_status sl_buggy_lost_update(sl_ctx *ctx, sl_call *c) {
   unsigned char *touched = calloc((size_t)(n > 0 ? n : 1), 1);
   if (!touched) return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY, "no memory");
   sl__copy_strided(&c->arg[3], &c->arg[0], 1);
-  sl__each_target(c, sl__lost_update_step, touched);
+  sl_wrong_each_target(c, 0, sl__lost_update_step, touched);
   free(touched);
   return SL_STATUS_OK;
 }
@@ -104,7 +84,7 @@ static sl_status sl_buggy_bad_identity(sl_ctx *ctx, sl_call *c) {
   sl_status st = sl_scatter_reduce_cpu_serial(ctx, c);
   if (st || c->p.reduce != SL_REDUCE_AMAX || c->p.include_self) return st;
   /* max(0, ...) at every targeted position: the identity 0 took part. */
-  sl__each_target(c, sl__clamp_at_zero, NULL);
+  sl_wrong_each_target(c, 0, sl__clamp_at_zero, NULL);
   return SL_STATUS_OK;
 }
 
@@ -130,7 +110,7 @@ static sl_status sl_buggy_scaled(sl_ctx *ctx, sl_call *c) {
   unsigned char *done = calloc((size_t)(n > 0 ? n : 1), 1);
   if (!done) return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY, "no memory");
   /* Each targeted position once (a contiguous out: offset = position). */
-  sl__each_target(c, sl__scale, done);
+  sl_wrong_each_target(c, 0, sl__scale, done);
   free(done);
   return SL_STATUS_OK;
 }
@@ -249,14 +229,8 @@ static sl_status sl_buggy_hang(sl_ctx *ctx, sl_call *c) {
   return SL_STATUS_INTERNAL;
 }
 
-/* Every case of the op's contract, as scatterlab's own variants. */
-#define SL__BUGGY_FLAGS(op, name, fn, flags)                                   \
-  {                                                                            \
-    op, name, SL_DEVICE_CPU, fn, flags, {                                      \
-      SL_DTYPES_ALL, SL_INDEX_DTYPES_ALL, 0, 0, SL_MAX_DIMS, SL_LAYOUTS_ALL    \
-    }                                                                          \
-  }
-#define SL__BUGGY(op, name, fn) SL__BUGGY_FLAGS(op, name, fn, 0)
+#define SL__BUGGY_FLAGS SL_WRONG_ROW
+#define SL__BUGGY(op, name, fn) SL_WRONG_ROW(op, name, fn, 0)
 
 static sl_provider_variant sl__rows[] = {
     SL__BUGGY(SL_OP_SCATTER_REDUCE, "cpu.lost_update", sl_buggy_lost_update),
@@ -284,11 +258,6 @@ static const sl_provider sl__buggy = {SL_PROVIDER_ABI_VERSION,
 SL_PROVIDER_ENTRY {
   /* scatter_reduce takes reduces and include_self: its rows declare the
    * op's own. */
-  for (size_t i = 0; i < sizeof sl__rows / sizeof sl__rows[0]; ++i) {
-    const sl_op_info *info = sl_op_get(sl__rows[i].op);
-    sl__rows[i].caps.reduces = info->reduces;
-    sl__rows[i].caps.include_self =
-        info->takes_include_self ? SL_INCLUDE_SELF_BOTH : 0;
-  }
+  sl_wrong_declare_reduces(sl__rows, sizeof sl__rows / sizeof sl__rows[0]);
   return &sl__buggy;
 }

@@ -26,29 +26,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sl/sl_provider.h"
-#include "sl_internal.h"
+#include "../buggy/wrong_variants.h"
 
-/* Calls fn for every index position of a scatter-like call (index in slot
- * 1, src in 2, out in 3) in row-major order of index, but the last `skip`
- * ones: the element offsets of its target in out and of its src. */
-typedef void (*sl__visit)(const sl_call *c, int64_t out_off, int64_t src_off);
-
-static void sl__each_target(const sl_call *c, int64_t skip, sl__visit fn) {
-  const sl_tensor *index = &c->arg[1], *src = &c->arg[2], *out = &c->arg[3];
-  int64_t idx[SL_MAX_DIMS], n = sl__numel(index) - skip;
-  const int dim = (int)c->p.dim;
-  for (int64_t i = 0; i < n; ++i) {
-    sl__unravel(i, index->ndim, index->shape, idx);
-    int64_t v = sl__load_index(index, sl__offset(index, idx));
-    int64_t off = 0;
-    for (int d = 0; d < out->ndim; ++d)
-      off += (d == dim ? v : idx[d]) * out->strides[d];
-    fn(c, off, sl__offset(src, idx));
-  }
-}
-
-static void sl__add(const sl_call *c, int64_t out_off, int64_t src_off) {
+static void sl__add(const sl_call *c, int64_t out_off, int64_t src_off,
+                    void *user) {
+  (void)user;
   const sl_tensor *src = &c->arg[2], *out = &c->arg[3];
   void *o = sl__ptr(out, out_off);
   sl__store_f(out->dtype, o,
@@ -61,11 +43,13 @@ static sl_status sl_planted_past_64(sl_ctx *ctx, sl_call *c) {
       !sl_dtype_is_float(c->arg[0].dtype))
     return sl_scatter_reduce_cpu_serial(ctx, c);
   sl__copy_strided(&c->arg[3], &c->arg[0], 1);
-  sl__each_target(c, sl__numel(&c->arg[1]) > 64, sl__add);
+  sl_wrong_each_target(c, sl__numel(&c->arg[1]) > 64, sl__add, NULL);
   return SL_STATUS_OK;
 }
 
-static void sl__max_by_gt(const sl_call *c, int64_t out_off, int64_t src_off) {
+static void sl__max_by_gt(const sl_call *c, int64_t out_off, int64_t src_off,
+                          void *user) {
+  (void)user;
   const sl_tensor *src = &c->arg[2], *out = &c->arg[3];
   void *o = sl__ptr(out, out_off);
   const double acc = sl__load_f(out->dtype, o);
@@ -78,7 +62,7 @@ static sl_status sl_planted_max_by_gt(sl_ctx *ctx, sl_call *c) {
       !sl_dtype_is_float(c->arg[0].dtype))
     return sl_scatter_reduce_cpu_serial(ctx, c);
   sl__copy_strided(&c->arg[3], &c->arg[0], 1);
-  sl__each_target(c, 0, sl__max_by_gt);
+  sl_wrong_each_target(c, 0, sl__max_by_gt, NULL);
   return SL_STATUS_OK;
 }
 
@@ -130,12 +114,7 @@ static sl_status sl_planted_past_32_rows(sl_ctx *ctx, sl_call *c) {
   return sl_index_reduce_cpu_serial(ctx, &shorter);
 }
 
-#define SL__PLANTED(op, name, fn)                                              \
-  {                                                                            \
-    op, name, SL_DEVICE_CPU, fn, 0, {                                          \
-      SL_DTYPES_ALL, SL_INDEX_DTYPES_ALL, 0, 0, SL_MAX_DIMS, SL_LAYOUTS_ALL    \
-    }                                                                          \
-  }
+#define SL__PLANTED(op, name, fn) SL_WRONG_ROW(op, name, fn, 0)
 
 static sl_provider_variant sl__rows[] = {
     SL__PLANTED(SL_OP_SCATTER_REDUCE, "cpu.past_64", sl_planted_past_64),
@@ -160,11 +139,6 @@ static const sl_provider sl__planted = {SL_PROVIDER_ABI_VERSION,
 
 SL_PROVIDER_ENTRY {
   /* the reducing ops declare their own reduces and include_self */
-  for (size_t i = 0; i < sizeof sl__rows / sizeof sl__rows[0]; ++i) {
-    const sl_op_info *info = sl_op_get(sl__rows[i].op);
-    sl__rows[i].caps.reduces = info->reduces;
-    sl__rows[i].caps.include_self =
-        info->takes_include_self ? SL_INCLUDE_SELF_BOTH : 0;
-  }
+  sl_wrong_declare_reduces(sl__rows, sizeof sl__rows / sizeof sl__rows[0]);
   return &sl__planted;
 }
