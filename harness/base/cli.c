@@ -46,12 +46,6 @@ int sl_cli_open_store(const char *cmd, const char *path, int readonly,
                                                         : SL_EXIT_INCOMPLETE;
 }
 
-int sl_cli_skip_provider(int argc, char **argv, int *i) {
-  if (!sl_cli_is(argv[*i], "--provider")) return 0;
-  if (!strchr(argv[*i], '=') && *i + 1 < argc) ++*i;
-  return 1;
-}
-
 int sl_cli_parse_only;
 
 int sl_cli_is(const char *arg, const char *name) {
@@ -72,82 +66,10 @@ const char *sl_cli_value(const char *cmd, int argc, char **argv, int *i) {
   return argv[++*i];
 }
 
-long long sl_cli_int(const char *cmd, const char *opt, const char *v) {
-  char *end;
-  errno = 0;
-  long long n = strtoll(v, &end, 10);
-  if (!*v || *end || errno || n < 0) {
-    sl_cli_usage_error(cmd, "%s: expected a non-negative integer, got \"%s\"",
-                       opt, v);
-    return -1;
-  }
-  return n;
-}
-
-/* The value of option argv[*i] (sl_cli_value), its name (argv[*i] up to a
- * '=') in name[len] for the messages, and errno cleared for the parse. */
-static const char *sl__option_value(const char *cmd, int argc, char **argv,
-                                    int *i, char *name, size_t len) {
-  size_t n = strcspn(argv[*i], "=");
-  if (n >= len) n = len - 1;
-  memcpy(name, argv[*i], n);
-  name[n] = '\0';
-  errno = 0;
-  return sl_cli_value(cmd, argc, argv, i);
-}
-
-long long sl_cli_int_option(const char *cmd, int argc, char **argv, int *i,
-                            long long lo, long long hi) {
-  char opt[64], *end;
-  const char *v = sl__option_value(cmd, argc, argv, i, opt, sizeof opt);
-  if (!v) return -1;
-  long long n = strtoll(v, &end, 10);
-  if (!*v || *end || errno || n < lo || n > hi) {
-    sl_cli_usage_error(cmd,
-                       "%s: expected an integer in [%lld, %lld], got \"%s\"",
-                       opt, lo, hi, v);
-    return -1;
-  }
-  return n;
-}
-
 int sl_cli_max_threads(void) {
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   const long bound = 4 * (cpus > 0 ? cpus : 1);
   return bound > 64 ? (int)(bound < 1 << 20 ? bound : 1 << 20) : 64;
-}
-
-long long sl_cli_threads_option(const char *cmd, int argc, char **argv,
-                                int *i) {
-  return sl_cli_int_option(cmd, argc, argv, i, 0, sl_cli_max_threads());
-}
-
-int sl_cli_bytes_option(const char *cmd, int argc, char **argv, int *i,
-                        uint64_t *bytes) {
-  char opt[64];
-  const char *v = sl__option_value(cmd, argc, argv, i, opt, sizeof opt);
-  if (!v) return SL_EXIT_USAGE;
-  if (sl_bytes_parse(v, bytes) || *bytes == 0)
-    return sl_cli_usage_error(cmd,
-                              "%s: expected a size above 0 in bytes, "
-                              "optionally with K, M, G or T (powers of "
-                              "1024: 512M, 6GiB), got \"%s\"",
-                              opt, v);
-  return 0;
-}
-
-double sl_cli_positive_option(const char *cmd, int argc, char **argv, int *i,
-                              double hi) {
-  char opt[64], *end;
-  const char *v = sl__option_value(cmd, argc, argv, i, opt, sizeof opt);
-  if (!v) return -1;
-  double x = strtod(v, &end);
-  if (!*v || *end || errno || !(x > 0 && x <= hi)) {
-    sl_cli_usage_error(cmd, "%s: expected a number in (0, %g], got \"%s\"", opt,
-                       hi, v);
-    return -1;
-  }
-  return x;
 }
 
 int sl_cli_output_check(const char *cmd, const char *opt, const char *path,

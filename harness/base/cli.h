@@ -60,29 +60,10 @@ int sl_cli_usage_error(const char *cmd, const char *fmt, ...)
 const char *sl_cli_value(const char *cmd, int argc, char **argv, int *i);
 /* Whether argv[i] is option `name` (also as "name=value"). */
 int sl_cli_is(const char *arg, const char *name);
-/* Parses a non-negative integer option value; -1 with a usage message when
- * it is not one. */
-long long sl_cli_int(const char *cmd, const char *opt, const char *v);
-/* Reads the value of integer option argv[*i] (as sl_cli_value) and parses
- * it in [lo, hi], lo >= 0; -1 with a usage message naming the option, the
- * range and the value when it is missing or not one. */
-long long sl_cli_int_option(const char *cmd, int argc, char **argv, int *i,
-                            long long lo, long long hi);
-/* --threads N of run, bench and ab: 0 (all cores) up to the machine's sane
- * bound, sl_cli_max_threads(); -1 after a usage message naming the bound. */
-long long sl_cli_threads_option(const char *cmd, int argc, char **argv, int *i);
 /* Four threads per online CPU, at least 64: more only queue (4096 made
  * LibTorch's pool start slower than a case's timeout, judged a timeout of
- * the reference). */
+ * the reference). The bound of --threads (options.def). */
 int sl_cli_max_threads(void);
-/* Reads a size option ("6G", "512MiB", "1000000": byte_size.h) above 0
- * into *bytes. Returns 0, or SL_EXIT_USAGE after a message naming the
- * option, the expected form and the value. */
-int sl_cli_bytes_option(const char *cmd, int argc, char **argv, int *i,
-                        uint64_t *bytes);
-/* The same for a number in (0, hi] (seconds, budgets). */
-double sl_cli_positive_option(const char *cmd, int argc, char **argv, int *i,
-                              double hi);
 
 /* Output option `opt` of command `cmd` with value `path` (NULL or "-":
  * standard output) checked before any work (safe_file.h,
@@ -92,10 +73,6 @@ double sl_cli_positive_option(const char *cmd, int argc, char **argv, int *i,
  * message. */
 int sl_cli_output_check(const char *cmd, const char *opt, const char *path,
                         const char *store, int argc, char **argv);
-
-/* Whether argv[*i] is --provider (its value is taken by
- * sl_providers_load_argv); advances *i past the value. */
-int sl_cli_skip_provider(int argc, char **argv, int *i);
 
 /* Non-zero: every command checks its arguments, then returns before it
  * does any work (no store, no kernel run, no files). SL_CLI_PARSE_ONLY (the

@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include "interrupt.h"
 #include "json_out.h"
 #include "known_groups.h"
+#include "options.h"
 #include "providers.h"
 #include "run_lock.h"
 #include "runinfo.h"
@@ -43,97 +45,9 @@ static const char *const sl__fuzz_help =
     "Generates random valid and invalid cases (about one in ten invalid on\n"
     "purpose) for every op, runs every variant against LibTorch, shrinks each\n"
     "failure to a minimal case and saves it in the corpus. The corpus is\n"
-    "replayed first. Exit status 1 when anything failed.\n"
-    "\n"
-    "options:\n"
-    "  --ops LIST        ops to fuzz (comma-separated; default all)\n"
-    "  --variants LIST   variants to run (default all; `cpu` = cpu.*,\n"
-    "                    `mylib:*` = a provider's): cases are drawn within\n"
-    "                    what the selected variants take (capabilities)\n"
-    "  --provider [ALIAS=]PATH  load a kernel provider (docs/providers.md;\n"
-    "                    repeatable; also SCATTERLAB_PROVIDERS)\n"
-    "  --dtypes LIST     data dtypes (default all each op allows)\n"
-    "  --index-dtypes LIST  index dtypes: i32, i64 (default both)\n"
-    "  --reduces LIST    reduces of the ops that take one (default all)\n"
-    "  --seconds S       run for S seconds (default 10)\n"
-    "  --cases N         run cases 0..N-1 instead (0: replay the corpus only)\n"
-    "  --seed N          campaign seed (default 1)\n"
-    "  --max-elems N     largest tensor in elements (default 4096)\n"
-    "  --size-mix N      one valid case in N is sized past one of the\n"
-    "                    kernels' size thresholds (`scatterlab list\n"
-    "                    --thresholds`), beyond --max-elems (default 4096;\n"
-    "                    8 in a -DSL_SMALL_THRESHOLDS=ON build; 0: never)\n"
-    "  --stress N        one valid case in N of the reducing ops (scatter,\n"
-    "                    scatter_reduce, scatter_nd, index_reduce,\n"
-    "                    dynamic_scatter and their backward ops) is a\n"
-    "                    contention case: 1-4 targets, enough updates for\n"
-    "                    a slab on each of 4 threads (the kernels'\n"
-    "                    per-thread thresholds), beyond --max-elems; cells\n"
-    "                    read stress:contention (default 512; 8 in a\n"
-    "                    -DSL_SMALL_THRESHOLDS=ON build; 0: never)\n"
-    "  --huge            huge-offset cases: every valid case of gather,\n"
-    "                    gather_nd, scatter, scatter_reduce, scatter_nd,\n"
-    "                    index_reduce and select_scatter in a 1- or 2-byte\n"
-    "                    dtype gets an x of more than 2^31 elements (2^32\n"
-    "                    in one case of ten, where it fits) and index\n"
-    "                    values past 2^31 (ip=high), within\n"
-    "                    --max-case-bytes (scatters need about 3 x 2.25\n"
-    "                    GiB: raise it); cells read huge:2^31 or huge:2^32.\n"
-    "                    Seconds a case: pass --dtypes u8,i8,bool,i16,f16,\n"
-    "                    bf16 to make every case one\n"
-    "  --jobs J          parallel jobs (default 1); they share the cores:\n"
-    "                    each job's parallel variants get cores/J threads\n"
-    "                    (--jobs 1 fuzzes them on every core)\n"
-    "  --shard K/N       this process runs shard K of N, K counted from 1\n"
-    "                    (1 <= K <= N, as CI matrices count). Without it, the\n"
-    "                    shard is read from the environment, first found of:\n"
-    "                    CI_NODE_INDEX/CI_NODE_TOTAL (GitLab, 1-based),\n"
-    "                    JOB_COMPLETION_INDEX/SCATTERLAB_SHARD_TOTAL\n"
-    "                    (Kubernetes indexed Job, 0-based; the total is\n"
-    "                    yours to set), GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS\n"
-    "                    (0-based); stderr names the source\n"
-    "  --timeout SEC     per-variant time limit (default 10)\n"
-    "  --tolerance DT=V[,DT=V...]  the tolerance oracle's threshold on diff1\n"
-    "                    and diff2 for float dtype DT (as `run --help`\n"
-    "                    says); stored in the run's config: --resume keeps\n"
-    "                    it and refuses a different one\n"
-    "  --max-case-bytes SIZE  most memory a case's tensors may take (512M,\n"
-    "                    6G; default: a quarter of physical memory); checked\n"
-    "                    against --max-elems before the campaign starts\n"
-    "  --corpus DIR      failure corpus (default: $SCATTERLAB_CORPUS, else\n"
-    "                    fuzz/corpus of the source tree for the CLI of a "
-    "build\n"
-    "                    tree, out/corpus here for an installed CLI)\n"
-    "  --no-corpus       neither replay nor extend a corpus\n"
-    "  --no-shrink       record failures as found\n"
-    "  --keep WHAT       what the store keeps of the cases: failures (the\n"
-    "                    default: cases with a failing verdict and their\n"
-    "                    shrunk cases, every verdict counted in tallies) or\n"
-    "                    all (every case and verdict: about 120 bytes a\n"
-    "                    verdict)\n"
-    "  --print           print the case lines of this shard (with --cases N)\n"
-    "                    instead of running them\n"
-    "  --resume RUN      go on with fuzz run RUN of --db after an "
-    "interruption\n"
-    "                    or a crash: same options, no case repeated or\n"
-    "                    skipped (--seconds, --timeout, --corpus may change;\n"
-    "                    --seed, --ops, --jobs... may be given again when\n"
-    "                    they say what the run does, as a CI retry does)\n"
-    "  --db PATH         results database (default " SL_DEFAULT_DB ")\n"
-    "  --no-db           record nothing\n"
-    "  --format F        text (default) or json: one JSON document on stdout\n"
-    "                    at the end (docs/json.md), the text on stderr\n"
-    "  --junit FILE      also write JUnit XML: one test case per failure\n"
-    "                    group (with its repro line and minimal case), one\n"
-    "                    for the cases that passed\n"
-    "  --fail-on WHAT    any (default): every failure group makes the exit\n"
-    "                    status 1; new: only groups the store (--db) has not\n"
-    "                    met in an earlier run (each group is reported new\n"
-    "                    or known: first seen in run N, at commit C)\n"
-    "  --known FILE      failure groups accepted on purpose, one a line by\n"
-    "                    signature id or signature text (# comments): they\n"
-    "                    are reported known and never fail the run\n"
-    "\n"
+    "replayed first. Exit status 1 when anything failed.\n";
+
+static const char *const sl__fuzz_help_after =
     "Failures are grouped by signature (op, variant, verdict, reduce, the\n"
     "output that went wrong first and the kind of wrongness; not shapes,\n"
     "ranks or dtypes: docs/fuzzing.md): one FAIL block and one corpus\n"
@@ -236,32 +150,15 @@ static const char *sl__default_corpus(void) {
   return "out/corpus";
 }
 
+/* What the option table does not hold: the dynamic defaults (the
+ * generator's, the corpus) and the campaign's own state. */
 void sl__defaults(sl_fuzz_campaign *f) {
   memset(f, 0, sizeof *f);
   sl_fuzz_opts_init(&f->gen);
-  f->seed = 1;
-  f->seconds = 10;
   f->cases = -1;
-  f->jobs = 1;
   f->shard_n = 1;
   f->shrink = 1;
-  f->timeout = 10;
   f->corpus = sl__default_corpus();
-  f->db = SL_DEFAULT_DB;
-}
-
-/* Options that decide which cases a job runs, and what the run keeps of
- * them: they cannot change when a run is resumed. */
-static const char *const sl__schedule_options[] = {
-    "--ops",       "--dtypes",    "--variants",     "--seed",
-    "--max-elems", "--jobs",      "--shard",        "--cases",
-    "--provider",  "--reduces",   "--index-dtypes", "--keep",
-    "--size-mix",  "--tolerance", "--stress",       "--huge"};
-
-static int sl__is_schedule_option(const char *a) {
-  for (size_t k = 0; k < sizeof sl__schedule_options / sizeof(char *); ++k)
-    if (sl_cli_is(a, sl__schedule_options[k])) return 1;
-  return 0;
 }
 
 /* The config format a run stores (sl__config). Version 4 adds --stress
@@ -271,150 +168,140 @@ static int sl__is_schedule_option(const char *a) {
  * "--config-version" existed) stored it 0-based. */
 enum { SL__CONFIG_VERSION = 4 };
 
-/* Parses argv[1..] into f. config_version is NULL for a command line, else
- * the words are a stored config (sl__config) and it receives the config's
- * format version (1 until a "--config-version" word says otherwise).
- * Returns 0, SL_EXIT_USAGE, or -1 after --help. */
-int sl__parse(sl_fuzz_campaign *f, int argc, char **argv, int *config_version) {
-  const char *v;
-  for (int i = 1; i < argc; ++i) {
-    const char *a = argv[i];
-    long long n;
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      fputs(sl__fuzz_help, stdout);
-      return -1;
-    } else if (sl_cli_is(a, "--ops")) {
-      if (!(v = sl_cli_value("fuzz", argc, argv, &i)) ||
-          sl__parse_list("fuzz", "--ops", v, sl__op_lookup, &f->gen.ops))
-        return SL_EXIT_USAGE;
-    } else if (sl_cli_is(a, "--dtypes")) {
-      if (!(v = sl_cli_value("fuzz", argc, argv, &i)) ||
-          sl__parse_list("fuzz", "--dtypes", v, sl__dtype_lookup,
-                         &f->gen.dtypes))
-        return SL_EXIT_USAGE;
-    } else if (sl_cli_is(a, "--index-dtypes")) {
-      if (!(v = sl_cli_value("fuzz", argc, argv, &i)) ||
-          sl__parse_list("fuzz", "--index-dtypes", v, sl__index_dtype_lookup,
-                         &f->gen.index_dtypes))
-        return SL_EXIT_USAGE;
-    } else if (sl_cli_is(a, "--reduces")) {
-      if (!(v = sl_cli_value("fuzz", argc, argv, &i)) ||
-          sl__parse_list("fuzz", "--reduces", v, sl__reduce_lookup,
-                         &f->gen.reduces))
-        return SL_EXIT_USAGE;
-    } else if (sl_cli_skip_provider(argc, argv, &i)) {
-    } else if (sl_cli_is(a, "--variants")) {
-      if (!(f->variants = sl_cli_value("fuzz", argc, argv, &i)))
-        return SL_EXIT_USAGE;
-    } else if (sl_cli_is(a, "--seconds")) {
-      if ((f->seconds = sl_cli_positive_option("fuzz", argc, argv, &i, 1e9)) <
-          0)
-        return SL_EXIT_USAGE;
-      f->cases = -1;
-    } else if (sl_cli_is(a, "--cases")) {
-      if (!(v = sl_cli_value("fuzz", argc, argv, &i)) ||
-          (f->cases = sl_cli_int("fuzz", "--cases", v)) < 0)
-        return SL_EXIT_USAGE;
-    } else if (sl_cli_is(a, "--seed")) {
-      if (!(v = sl_cli_value("fuzz", argc, argv, &i)) ||
-          (n = sl_cli_int("fuzz", "--seed", v)) < 0)
-        return SL_EXIT_USAGE;
-      f->seed = (uint64_t)n;
-    } else if (sl_cli_is(a, "--max-elems")) {
-      if ((f->gen.max_elems = sl_cli_int_option("fuzz", argc, argv, &i, 1,
-                                                INT64_C(1) << 28)) < 0)
-        return SL_EXIT_USAGE;
-    } else if (sl_cli_is(a, "--size-mix")) {
-      if ((f->gen.size_mix = sl_cli_int_option("fuzz", argc, argv, &i, 0,
-                                               INT64_C(1) << 30)) < 0)
-        return SL_EXIT_USAGE;
-    } else if (sl_cli_is(a, "--stress")) {
-      if ((f->gen.stress = sl_cli_int_option("fuzz", argc, argv, &i, 0,
-                                             INT64_C(1) << 30)) < 0)
-        return SL_EXIT_USAGE;
-    } else if (sl_cli_is(a, "--jobs")) {
-      if ((f->jobs = (int)sl_cli_int_option("fuzz", argc, argv, &i, 1, 256)) <
-          0)
-        return SL_EXIT_USAGE;
-    } else if (sl_cli_is(a, "--shard")) {
-      if (!(v = sl_cli_value("fuzz", argc, argv, &i))) return SL_EXIT_USAGE;
-      /* Only configs stored before version 2 count shards from 0. */
-      int base = config_version && *config_version < 2 ? 0 : 1;
-      int k, m, used = 0;
-      if (sscanf(v, "%d/%d%n", &k, &m, &used) != 2 || v[used] || m < 1 ||
-          k < base || k >= m + base)
-        return sl_cli_usage_error("fuzz",
-                                  "--shard: expected K/N with %d <= K "
-                                  "<= N%s, got \"%s\"",
-                                  base, base ? "" : " - 1", v);
-      f->shard_k = k - base;
-      f->shard_n = m;
-      f->shard_set = 1;
-    } else if (config_version && sl_cli_is(a, "--config-version")) {
-      if ((n = sl_cli_int_option("fuzz", argc, argv, &i, 1,
-                                 SL__CONFIG_VERSION)) < 0)
-        return SL_EXIT_USAGE;
-      *config_version = (int)n;
-    } else if (sl_cli_is(a, "--timeout")) {
-      if ((f->timeout = sl_cli_positive_option("fuzz", argc, argv, &i, 1e6)) <
-          0)
-        return SL_EXIT_USAGE;
-    } else if (sl_cli_is(a, "--max-case-bytes")) {
-      if (sl_cli_bytes_option("fuzz", argc, argv, &i, &f->max_case_bytes))
-        return SL_EXIT_USAGE;
-    } else if (sl_cli_is(a, "--tolerance")) {
-      if (sl_tolerance_option("fuzz", argc, argv, &i, &f->tol))
-        return SL_EXIT_USAGE;
-    } else if (sl_cli_is(a, "--corpus")) {
-      if (!(f->corpus = sl_cli_value("fuzz", argc, argv, &i)))
-        return SL_EXIT_USAGE;
-    } else if (sl_cli_is(a, "--keep")) {
-      if (!(v = sl_cli_value("fuzz", argc, argv, &i))) return SL_EXIT_USAGE;
-      if (strcmp(v, "all") && strcmp(v, "failures"))
-        return sl_cli_usage_error("fuzz",
-                                  "--keep: expected all or failures, got "
-                                  "\"%s\"",
-                                  v);
-      f->keep_all = strcmp(v, "all") == 0;
-    } else if (strcmp(a, "--no-corpus") == 0) {
-      f->corpus = NULL;
-    } else if (strcmp(a, "--no-shrink") == 0) {
-      f->shrink = 0;
-    } else if (strcmp(a, "--huge") == 0) {
-      f->huge = 1;
-    } else if (strcmp(a, "--print") == 0) {
-      f->print = 1;
-    } else if (sl_cli_is(a, "--resume")) {
-      if (!(v = sl_cli_value("fuzz", argc, argv, &i)) ||
-          (n = sl_cli_int("fuzz", "--resume", v)) < 0)
-        return SL_EXIT_USAGE;
-      if (n < 1)
-        return sl_cli_usage_error("fuzz",
-                                  "--resume: expected a run id >= 1, "
-                                  "got %lld",
-                                  n);
-      f->resume = n;
-    } else if (sl_cli_is(a, "--db")) {
-      if (!(f->db = sl_cli_value("fuzz", argc, argv, &i))) return SL_EXIT_USAGE;
-    } else if (strcmp(a, "--no-db") == 0) {
-      f->db = NULL;
-    } else if (sl_cli_is(a, "--format")) {
-      if (sl_json_format_option("fuzz", argc, argv, &i, &f->json))
-        return SL_EXIT_USAGE;
-    } else if (sl_cli_is(a, "--junit")) {
-      if (!(f->junit = sl_cli_value("fuzz", argc, argv, &i)))
-        return SL_EXIT_USAGE;
-    } else if (sl_cli_is(a, "--fail-on") || sl_cli_is(a, "--known")) {
-      sl_triage_opts t = {f->fail_on_new, f->known, {0}};
-      int taken = sl_triage_option("fuzz", argc, argv, &i, &t);
-      if (taken != 1) return SL_EXIT_USAGE;
-      f->fail_on_new = t.fail_on_new;
-      f->known = t.known_path;
-    } else {
-      return sl_cli_usage_error("fuzz", "%s: unknown argument", a);
-    }
+/* --shard K/N; only configs stored before version 2 count from 0. */
+static int sl__shard(sl_fuzz_campaign *f, const char *v, int config_version) {
+  int base = config_version && config_version < 2 ? 0 : 1;
+  int k, m, used = 0;
+  if (sscanf(v, "%d/%d%n", &k, &m, &used) != 2 || v[used] || m < 1 ||
+      k < base || k >= m + base)
+    return sl_cli_usage_error("fuzz",
+                              "--shard: expected K/N with %d <= K "
+                              "<= N%s, got \"%s\"",
+                              base, base ? "" : " - 1", v);
+  f->shard_k = k - base;
+  f->shard_n = m;
+  f->shard_set = 1;
+  return 0;
+}
+
+/* Whether option id is to be applied: given, or (a fresh campaign) its
+ * table default. */
+#define SL__TAKE(id)                                                           \
+  (o->v[SL_OPT_##id].given ||                                                  \
+   (!overlay && sl_option_row(SL_OPT_##id)->default_value))
+
+/* The lists of what to fuzz (--ops, --dtypes, --index-dtypes, --reduces). */
+static int sl__apply_lists(sl_fuzz_campaign *f, const sl_options *o) {
+  static const struct {
+    sl_option_id id;
+    int (*lookup)(const char *);
+    size_t field; /* offset in sl_fuzz_opts */
+  } lists[] = {
+      {SL_OPT_OPS, sl__op_lookup, offsetof(sl_fuzz_opts, ops)},
+      {SL_OPT_DTYPES, sl__dtype_lookup, offsetof(sl_fuzz_opts, dtypes)},
+      {SL_OPT_INDEX_DTYPES, sl__index_dtype_lookup,
+       offsetof(sl_fuzz_opts, index_dtypes)},
+      {SL_OPT_REDUCES, sl__reduce_lookup, offsetof(sl_fuzz_opts, reduces)}};
+  for (size_t k = 0; k < sizeof lists / sizeof *lists; ++k) {
+    const char *v = o->v[lists[k].id].text;
+    unsigned *mask = (unsigned *)((char *)&f->gen + lists[k].field);
+    if (o->v[lists[k].id].given &&
+        sl__parse_list("fuzz", sl_option_row(lists[k].id)->name, v,
+                       lists[k].lookup, mask))
+      return SL_EXIT_USAGE;
   }
   return 0;
+}
+
+/* What decides which cases run. */
+static int sl__apply_schedule(sl_fuzz_campaign *f, const sl_options *o,
+                              int overlay, int config_version) {
+  if (sl__apply_lists(f, o)) return SL_EXIT_USAGE;
+  if (SL__TAKE(VARIANTS)) f->variants = sl_opt_text(o, SL_OPT_VARIANTS);
+  if (SL__TAKE(SECONDS)) f->seconds = o->v[SL_OPT_SECONDS].x;
+  /* the later of --seconds and --cases says how the run ends */
+  if (o->v[SL_OPT_SECONDS].given &&
+      o->v[SL_OPT_SECONDS].pos > o->v[SL_OPT_CASES].pos)
+    f->cases = -1;
+  else if (o->v[SL_OPT_CASES].given)
+    f->cases = o->v[SL_OPT_CASES].n;
+  if (SL__TAKE(FUZZ_SEED)) f->seed = (uint64_t)o->v[SL_OPT_FUZZ_SEED].n;
+  if (SL__TAKE(MAX_ELEMS)) f->gen.max_elems = o->v[SL_OPT_MAX_ELEMS].n;
+  if (SL__TAKE(SIZE_MIX)) f->gen.size_mix = o->v[SL_OPT_SIZE_MIX].n;
+  if (SL__TAKE(STRESS)) f->gen.stress = o->v[SL_OPT_STRESS].n;
+  if (SL__TAKE(JOBS)) f->jobs = (int)o->v[SL_OPT_JOBS].n;
+  if (SL__TAKE(SHARD) &&
+      sl__shard(f, sl_opt_text(o, SL_OPT_SHARD), config_version))
+    return SL_EXIT_USAGE;
+  if (SL__TAKE(MAX_CASE_BYTES))
+    f->max_case_bytes = o->v[SL_OPT_MAX_CASE_BYTES].bytes;
+  if (SL__TAKE(TOLERANCE) &&
+      sl_tolerances_parse(&f->tol, "fuzz", sl_opt_text(o, SL_OPT_TOLERANCE)))
+    return SL_EXIT_USAGE;
+  if (SL__TAKE(KEEP)) f->keep_all = o->v[SL_OPT_KEEP].n == 1;
+  if (SL__TAKE(HUGE)) f->huge = 1;
+  return 0;
+}
+
+/* Option values into f: a fresh campaign's (overlay 0: the table's
+ * defaults too), or only those given (overlay 1: a resumed run's command
+ * line over its stored config, one option over a copy). config_version:
+ * a stored config's format, 0 for a command line. */
+static int sl__apply(sl_fuzz_campaign *f, const sl_options *o, int overlay,
+                     int config_version) {
+  if (sl__apply_schedule(f, o, overlay, config_version)) return SL_EXIT_USAGE;
+  if (SL__TAKE(FUZZ_TIMEOUT)) f->timeout = o->v[SL_OPT_FUZZ_TIMEOUT].x;
+  if (SL__TAKE(CORPUS)) f->corpus = sl_opt_text(o, SL_OPT_CORPUS);
+  if (SL__TAKE(NO_CORPUS)) f->corpus = NULL;
+  if (SL__TAKE(NO_SHRINK)) f->shrink = 0;
+  if (SL__TAKE(PRINT)) f->print = 1;
+  if (SL__TAKE(RESUME)) f->resume = o->v[SL_OPT_RESUME].n;
+  if (SL__TAKE(DB)) f->db = sl_opt_text(o, SL_OPT_DB);
+  if (SL__TAKE(NO_DB)) f->db = NULL;
+  if (SL__TAKE(FORMAT)) f->json = o->v[SL_OPT_FORMAT].n == 1;
+  if (SL__TAKE(JUNIT)) f->junit = sl_opt_text(o, SL_OPT_JUNIT);
+  if (SL__TAKE(FAIL_ON)) f->fail_on_new = o->v[SL_OPT_FAIL_ON].n == 1;
+  if (SL__TAKE(KNOWN)) f->known = sl_opt_text(o, SL_OPT_KNOWN);
+  return 0;
+}
+#undef SL__TAKE
+
+/* The format version of a stored config's options (1 before the word
+ * existed); 0, or SL_EXIT_USAGE for a newer one. */
+static int sl__config_version(const sl_options *o, int *version) {
+  *version = o->v[SL_OPT_CONFIG_VERSION].given
+                 ? (int)o->v[SL_OPT_CONFIG_VERSION].n
+                 : 1;
+  if (*version <= SL__CONFIG_VERSION) return 0;
+  return sl_cli_usage_error("fuzz",
+                            "--config-version: expected at most %d, got %d",
+                            SL__CONFIG_VERSION, *version);
+}
+
+/* The words' options (options.def) applied to f (sl__apply); -1 after
+ * --help. config_version: NULL for a command line, else the words are a
+ * stored config and it receives its format version. The values' text
+ * stays in argv's words, which outlive f. */
+static int sl__parse_words(sl_fuzz_campaign *f, int argc, char **argv,
+                           int overlay, int *config_version) {
+  static const sl_command_help help = {SL_CMD_FUZZ, sl__fuzz_help,
+                                       sl__fuzz_help_after, NULL};
+  static sl_options o; /* large; fuzz parses on one thread */
+  int rc = config_version ? sl_options_parse_config(SL_CMD_FUZZ, argc, argv, &o)
+                          : sl_options_parse(&help, argc, argv, &o);
+  if (!rc && o.nwords)
+    rc = sl_cli_usage_error("fuzz",
+                            "%s: unknown argument (fuzz takes "
+                            "options only)",
+                            o.words[0]);
+  if (!rc && config_version) rc = sl__config_version(&o, config_version);
+  if (!rc) rc = sl__apply(f, &o, overlay, config_version ? *config_version : 0);
+  sl_options_free(&o);
+  return rc == SL_OPTIONS_HELP ? -1 : rc;
+}
+
+int sl__parse(sl_fuzz_campaign *f, int argc, char **argv, int *config_version) {
+  return sl__parse_words(f, argc, argv, 0, config_version);
 }
 
 /* Appends "name1,name2" of the set bits of mask. */
@@ -532,6 +419,19 @@ static int sl__provider_loaded(const char *spec) {
   return 0;
 }
 
+/* Words of argv[i] when it is an option that decides which cases run
+ * (SL_OPTF_SCHEDULE in options.def) with its value: 1 or 2; else 0. */
+static int sl__schedule_words(int argc, char **argv, int i) {
+  for (int id = 0; id < SL_OPT_COUNT; ++id) {
+    const sl_option *r = sl_option_row((sl_option_id)id);
+    if ((r->flags & SL_OPTF_SCHEDULE) && (r->commands & SL_IN_FUZZ)) {
+      int n = sl_option_words((sl_option_id)id, argc, argv, i);
+      if (n) return n;
+    }
+  }
+  return 0;
+}
+
 /* A schedule option given again to --resume must say what the run already
  * does: each is applied alone over the run's campaign f and the two configs
  * compared, so `--seed 7` of a seed-7 run is taken and `--seed 8` refused
@@ -541,19 +441,19 @@ static int sl__same_schedule(const sl_fuzz_campaign *f, const char *run_config,
   static char before[16384], after[16384];
   sl__config(f, before, sizeof before);
   for (int i = 1; i < argc; ++i) {
-    if (!sl__is_schedule_option(argv[i])) continue;
-    /* --huge alone takes no value */
-    int first = i,
-        has_eq = strchr(argv[i], '=') != NULL || strcmp(argv[i], "--huge") == 0;
-    if (!has_eq && i + 1 < argc) ++i; /* the option's value */
+    const int words = sl__schedule_words(argc, argv, i);
+    if (!words) continue;
+    int first = i, has_eq = words == 1;
+    i += words - 1; /* the option's value */
     int same;
     if (sl_cli_is(argv[first], "--provider")) {
-      same =
-          sl__provider_loaded(has_eq ? strchr(argv[first], '=') + 1 : argv[i]);
+      same = sl__provider_loaded(
+          strchr(argv[first], '=') ? strchr(argv[first], '=') + 1 : argv[i]);
     } else {
       sl_fuzz_campaign g = *f;
       char *one[3] = {"fuzz", argv[first], argv[i]};
-      if (sl__parse(&g, has_eq ? 2 : 3, one, NULL)) return SL_EXIT_USAGE;
+      if (sl__parse_words(&g, has_eq ? 2 : 3, one, 1, NULL))
+        return SL_EXIT_USAGE;
       sl__config(&g, after, sizeof after);
       same = strcmp(before, after) == 0;
     }
@@ -644,7 +544,7 @@ int sl__load_resume(sl_fuzz_campaign *f, sl_store *st, int argc, char **argv,
   int64_t resume = saved.resume;
   if ((rc = sl__same_schedule(f, b.config, argc, argv))) return rc;
   /* The command line again, over the config (seconds, timeout, corpus...). */
-  rc = sl__parse(f, argc, argv, NULL);
+  rc = sl__parse_words(f, argc, argv, 1, NULL);
   f->resume = resume;
   f->db = saved.db;
   return rc ? rc : sl__settle_case_cap(f);

@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "interrupt.h"
 #include "omp_env.h"
+#include "options.h"
 #include "providers.h"
 #include "runinfo.h"
 #include "runner.h"
@@ -37,54 +38,10 @@ static const char *const sl__ab_help =
     "is narrow (about +-1%), or at the budget. Both versions must pass the\n"
     "case against LibTorch first.\n"
     "\n"
-    "  --base LIB|DIR   the base build: a kernels library, or a build\n"
-    "                   directory holding " SL_KERNELS_SONAME "; its\n"
-    "                   variants are loaded as base:<name>\n"
-    "  --base-ref REV   the base built from git: a worktree of this\n"
-    "                   repository at REV, configured with this build's\n"
-    "                   options, only its kernels library built; cached in\n"
-    "                   SCATTERLAB_CACHE or ~/.cache/scatterlab (ab/<commit>)\n"
-    "  --cand LIB|DIR   the candidate (default: this scatterlab's own\n"
-    "                   kernels); loaded as cand:<name>\n"
-    "  --variants LIST  only these variants (cpu.name, or prov:cpu.name\n"
-    "                   as other commands name a provider's; globs as in\n"
-    "                   run; default: every one both have)\n"
-    "  --threads N      threads for parallel variants (default: all cores)\n"
-    "  --budget SEC     timed work per benchmark, both arms (default 2)\n"
-    "  --timeout SEC    time limit of one call (default 60): every kernel\n"
-    "                   runs in a forked worker, and one that crashes,\n"
-    "                   aborts, calls exit() or passes it is 'died'\n"
-    "  --min-rounds N   never judge on fewer rounds (default 10)\n"
-    "  --max-rounds N   at most (default 400)\n"
-    "  --threshold PCT  the change that counts (default 5)\n"
-    "  --alpha A        family-wise error rate of the whole run, in (0, 0.5]\n"
-    "                   (default 0.05): Holm's step-down over every\n"
-    "                   benchmark's p; a claim it does not keep is unclear\n"
-    "  --seed N         order of the arms in the rounds (default 1)\n"
-    "  --json FILE      also write the results as JSON (docs/ab-json.md)\n"
-    "  --markdown FILE  also write them as markdown (a pull-request comment)\n"
-    "  --csv FILE       also as CSV, one row per pair (docs/ab-json.md)\n"
-    "  --html FILE      also as an HTML page\n"
-    "  --db PATH        results database (default " SL_DEFAULT_DB ")\n"
-    "  --no-db          record nothing\n"
-    "\n"
-    "  --torch          time LibTorch (torch.cpu) as a third arm in every\n"
-    "                   round, not judged: each build's speed-up over it\n"
-    "                   from the same rounds (stored as torch.cpu timings)\n"
-    "  --allow-missing  a base variant the candidate lacks is reported,\n"
-    "                   not an incomplete comparison (exit 3)\n"
-    "  --metric M       judge on time (default) or instructions: retired\n"
-    "                   instructions per call, from the hardware counters,\n"
-    "                   which do not move with the neighbours (nor see a\n"
-    "                   change that only waits longer on memory); exit 3\n"
-    "                   where the machine has no instructions counter\n"
-    "  --no-counters    do not read the hardware counters (by default\n"
-    "                   instructions, cycles and cache misses per call are\n"
-    "                   read beside the time where the machine has them;\n"
-    "                   one line says which, or why there are none)\n"
-    "  --plant-slowdown PCT  test-only: every candidate call spins for PCT%\n"
-    "                   of its own time, to measure what the gate detects\n"
-    "\n"
+    "Every kernel runs in a forked worker: one that crashes, aborts,\n"
+    "calls exit() or passes --timeout is 'died'.\n";
+
+static const char *const sl__ab_help_after =
     "verdicts: slower (estimate above 1 + threshold, the whole interval\n"
     "above 1 + half of it), faster (the mirror image), same (interval\n"
     "within the threshold), unclear (neither: too noisy to tell; not a\n"
@@ -154,10 +111,11 @@ static int sl__lib_path(const char *opt, const char *arg, char *out,
   if (S_ISDIR(sb.st_mode)) {
     snprintf(out, len, "%s/" SL_KERNELS_SONAME, arg);
     if (stat(out, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-      sl_cli_usage_error("ab",
-                         "%s %s: expected a build directory holding "
-                         SL_KERNELS_SONAME ", found none",
-                         opt, arg);
+      sl_cli_usage_error(
+          "ab",
+          "%s %s: expected a build directory holding " SL_KERNELS_SONAME
+          ", found none",
+          opt, arg);
       return -1;
     }
   } else {
@@ -558,250 +516,215 @@ static int sl__run_wide(sl__ab *ab) {
   return 0;
 }
 
-int sl_cmd_ab(int argc, char **argv) {
-  sl__ab ab;
-  memset(&ab, 0, sizeof ab);
-  sl_ab_opts_init(&ab.o);
-  ab.alpha = SL_AB_DEFAULT_ALPHA;
-  ab.workers.timeout_s = 60;
-  const char *db = SL_DEFAULT_DB, *suite = NULL, *base = NULL, *cand = NULL,
-             *base_ref = NULL, *json_path = NULL, *md_path = NULL,
-             *csv_path = NULL, *html_path = NULL;
-  int store_failed = 0, no_counters = 0;
-  int no_db = 0, rc = SL_EXIT_USAGE, n = 0;
-  long long v;
-  double d;
-  char **lines = NULL;
-  sl_case *cases = NULL;
-  for (int i = 1; i < argc; ++i) {
-    const char *a = argv[i];
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      fputs(sl__ab_help, stdout);
-      rc = SL_EXIT_OK;
-      goto out;
-    } else if (sl_cli_is(a, "--base")) {
-      if (!(base = sl_cli_value("ab", argc, argv, &i))) goto out;
-    } else if (sl_cli_is(a, "--base-ref")) {
-      if (!(base_ref = sl_cli_value("ab", argc, argv, &i))) goto out;
-    } else if (sl_cli_is(a, "--cand")) {
-      if (!(cand = sl_cli_value("ab", argc, argv, &i))) goto out;
-    } else if (sl_cli_is(a, "--suite")) {
-      if (!(suite = sl_cli_value("ab", argc, argv, &i))) goto out;
-    } else if (sl_cli_is(a, "--variants")) {
-      if (!(ab.variants = sl_cli_value("ab", argc, argv, &i))) goto out;
-    } else if (sl_cli_is(a, "--threads")) {
-      if ((v = sl_cli_threads_option("ab", argc, argv, &i)) < 0) goto out;
-      ab.threads = (int)v;
-    } else if (sl_cli_is(a, "--budget")) {
-      if ((d = sl_cli_positive_option("ab", argc, argv, &i, 3600)) < 0)
-        goto out;
-      ab.o.budget_s = d;
-    } else if (sl_cli_is(a, "--timeout")) {
-      if ((d = sl_cli_positive_option("ab", argc, argv, &i, 1e6)) < 0) goto out;
-      ab.workers.timeout_s = d;
-    } else if (sl_cli_is(a, "--min-rounds")) {
-      if ((v = sl_cli_int_option("ab", argc, argv, &i, 6, SL_AB_MAX_ROUNDS)) <
-          0)
-        goto out;
-      ab.o.min_rounds = (int)v;
-    } else if (sl_cli_is(a, "--max-rounds")) {
-      if ((v = sl_cli_int_option("ab", argc, argv, &i, 6, SL_AB_MAX_ROUNDS)) <
-          0)
-        goto out;
-      ab.o.max_rounds = (int)v;
-    } else if (sl_cli_is(a, "--threshold")) {
-      if ((d = sl_cli_positive_option("ab", argc, argv, &i, 1000)) < 0)
-        goto out;
-      ab.o.threshold = d / 100;
-    } else if (sl_cli_is(a, "--alpha")) {
-      if ((d = sl_cli_positive_option("ab", argc, argv, &i, 0.5)) < 0) goto out;
-      ab.alpha = d;
-    } else if (sl_cli_is(a, "--seed")) {
-      if ((v = sl_cli_int_option("ab", argc, argv, &i, 0, INT64_MAX)) < 0)
-        goto out;
-      ab.o.seed = (uint64_t)v;
-    } else if (sl_cli_is(a, "--db")) {
-      if (!(db = sl_cli_value("ab", argc, argv, &i))) goto out;
-    } else if (sl_cli_is(a, "--json")) {
-      if (!(json_path = sl_cli_value("ab", argc, argv, &i))) goto out;
-    } else if (sl_cli_is(a, "--markdown")) {
-      if (!(md_path = sl_cli_value("ab", argc, argv, &i))) goto out;
-    } else if (sl_cli_is(a, "--csv")) {
-      if (!(csv_path = sl_cli_value("ab", argc, argv, &i))) goto out;
-    } else if (sl_cli_is(a, "--html")) {
-      if (!(html_path = sl_cli_value("ab", argc, argv, &i))) goto out;
-    } else if (strcmp(a, "--allow-missing") == 0) {
-      ab.allow_missing = 1;
-    } else if (strcmp(a, "--torch") == 0) {
-      ab.torch = 1;
-    } else if (strcmp(a, "--no-counters") == 0) {
-      no_counters = 1;
-    } else if (sl_cli_is(a, "--metric")) {
-      const char *m = sl_cli_value("ab", argc, argv, &i);
-      if (!m) goto out;
-      const int metric = sl_ab_metric_parse(m);
-      if (metric < 0) {
-        sl_cli_usage_error("ab", "--metric %s: expected time or instructions",
-                           m);
-        goto out;
-      }
-      ab.o.metric = (sl_ab_metric)metric;
-    } else if (sl_cli_is(a, "--plant-slowdown")) {
-      if ((d = sl_cli_positive_option("ab", argc, argv, &i, 1000)) < 0)
-        goto out;
-      ab.plant = d / 100;
-    } else if (strcmp(a, "--no-db") == 0) {
-      no_db = 1;
-    } else if (a[0] == '-' && a[1] == '-') {
-      sl_cli_usage_error("ab", "%s: unknown option", a);
-      goto out;
-    } else if (sl_bench_lines_push(&lines, &n, a)) {
-      goto out;
-    }
-  }
-  if (!base == !base_ref) {
-    sl_cli_usage_error("ab",
-                       "expected one of --base LIB|DIR and --base-ref "
-                       "GITREF (the build to compare against), got %s",
-                       base ? "both" : "neither");
-    goto out;
-  }
-  if (ab.o.metric == SL_AB_METRIC_INSTRUCTIONS && no_counters) {
-    sl_cli_usage_error("ab", "--metric instructions: expected the hardware "
-                             "counters, found --no-counters");
-    goto out;
-  }
-  if (ab.o.min_rounds > ab.o.max_rounds) {
-    sl_cli_usage_error("ab",
-                       "--min-rounds %d: expected at most --max-rounds "
-                       "(%d)",
-                       ab.o.min_rounds, ab.o.max_rounds);
-    goto out;
-  }
-  if (!(cases = sl_bench_cases("ab", suite, &lines, &n))) goto out;
-  char bpath[4096 + 40], cpath[4096 + 40], bspec[4200], cspec[4200];
-  if ((base && sl__lib_path("--base", base, bpath, sizeof bpath)) ||
-      (cand && sl__lib_path("--cand", cand, cpath, sizeof cpath)))
-    goto out;
-  /* Outputs that would replace the store, a library or a link: refused. */
-  const char *out_opt[4] = {"--json", "--markdown", "--csv", "--html"};
-  const char *out_path[4] = {json_path, md_path, csv_path, html_path};
-  for (int k = 0; k < 4; ++k)
-    if (sl_cli_output_check("ab", out_opt[k], out_path[k], no_db ? NULL : db,
-                            argc, argv))
-      goto out;
-  if (sl_cli_parse_only) {
-    rc = SL_EXIT_OK;
-    goto out;
-  }
-  sl_cli_warn_small_thresholds("ab");
-  if (base_ref) {
-    char err[8192];
-    if (sl_ab_build_ref(base_ref, bpath, sizeof bpath, err, sizeof err)) {
-      fprintf(stderr, "scatterlab ab: %s\n", err);
-      goto out;
-    }
-  }
-  snprintf(bspec, sizeof bspec, "base=%s", bpath);
-  snprintf(cspec, sizeof cspec, "cand=%s", cand ? cpath : "");
-  const char *specs[2] = {bspec, cspec};
-  char perr[1024];
-  if (sl_providers_load(specs, cand ? 2 : 1, perr, sizeof perr)) {
-    fprintf(stderr, "scatterlab ab: %s\n", perr);
-    goto out;
-  }
-  ab.cand_given = cand != NULL;
-  static char filter[4096];
-  if (ab.variants && sl__ab_filter(ab.variants, filter, sizeof filter))
-    goto out;
-  if (ab.variants) ab.variants = filter;
-  int pairable = 0;
-  for (int i = 0; i < n; ++i) {
-    size_t idx[64];
-    pairable += sl__pairs_of(&ab, cases[i].op, idx, 64);
-  }
-  if (!pairable) {
-    char typo[1024] = "";
-    if (ab.variants &&
-        sl_variants_unmatched(ab.variants, 1, typo + 2, sizeof typo - 2))
-      memcpy(typo, "; ", 2);
-    fprintf(stderr,
-            "scatterlab ab: expected a variant of these cases' ops in both "
-            "builds%s%s, found none: nothing to compare%s\n",
-            ab.variants ? " matching --variants " : "",
-            ab.variants ? ab.variants : "", typo);
-    rc = SL_EXIT_INCOMPLETE;
-    goto out;
-  }
-  ab.threads = ab.threads > 0 ? ab.threads : sl_default_threads();
-  /* Every kernel and LibTorch call in the workers (bench_worker.h); the
-   * counters are the timing worker's. */
-  sl_run_opts ro = {0};
-  ro.threads = ab.threads;
+/* The paths and files of one ab command, beside its sl__ab. */
+typedef struct sl__ab_cmd {
+  sl_options opt;
+  const char *db, *suite, *base, *cand, *base_ref;
+  const char *files[4]; /* --json, --markdown, --csv, --html */
+  int no_db, no_counters, store_failed, n, pairable;
+  char **lines;
+  sl_case *cases;
+  char bpath[4096 + 40], cpath[4096 + 40];
   sl_bw_info winfo;
-  char werr[512];
-  if (sl_bench_workers_start(&ab.workers, &ro, !no_counters, &winfo, werr,
-                             sizeof werr)) {
-    fprintf(stderr, "scatterlab ab: %s\n", werr);
-    rc = SL_EXIT_INCOMPLETE;
-    goto out;
+} sl__ab_cmd;
+
+static const sl_option_id sl__ab_file_opts[4] = {SL_OPT_JSON, SL_OPT_MARKDOWN,
+                                                 SL_OPT_CSV, SL_OPT_HTML};
+static const sl_ab_format sl__ab_file_formats[4] = {SL_AB_JSON, SL_AB_MARKDOWN,
+                                                    SL_AB_CSV, SL_AB_HTML};
+
+/* The option values into ab and c (options.def holds their checks). */
+static void sl__ab_options(sl__ab *ab, sl__ab_cmd *c) {
+  const sl_options *o = &c->opt;
+  c->base = sl_opt_text(o, SL_OPT_BASE);
+  c->base_ref = sl_opt_text(o, SL_OPT_BASE_REF);
+  c->cand = sl_opt_text(o, SL_OPT_CAND);
+  c->suite = sl_opt_text(o, SL_OPT_SUITE);
+  c->db = sl_opt_text(o, SL_OPT_DB);
+  c->no_db = sl_opt_on(o, SL_OPT_NO_DB);
+  c->no_counters = sl_opt_on(o, SL_OPT_NO_COUNTERS);
+  for (int k = 0; k < 4; ++k) c->files[k] = sl_opt_text(o, sl__ab_file_opts[k]);
+  ab->variants = sl_opt_text(o, SL_OPT_AB_VARIANTS);
+  ab->threads = (int)o->v[SL_OPT_THREADS].n;
+  ab->o.budget_s = o->v[SL_OPT_AB_BUDGET].x;
+  ab->workers.timeout_s = o->v[SL_OPT_BENCH_TIMEOUT].x;
+  ab->o.min_rounds = (int)o->v[SL_OPT_MIN_ROUNDS].n;
+  ab->o.max_rounds = (int)o->v[SL_OPT_MAX_ROUNDS].n;
+  ab->o.threshold = o->v[SL_OPT_THRESHOLD].x;
+  ab->alpha = o->v[SL_OPT_AB_ALPHA].x;
+  ab->o.seed = (uint64_t)o->v[SL_OPT_AB_SEED].n;
+  ab->allow_missing = sl_opt_on(o, SL_OPT_ALLOW_MISSING);
+  ab->torch = sl_opt_on(o, SL_OPT_TORCH);
+  ab->o.metric =
+      (sl_ab_metric)sl_ab_metric_parse(sl_opt_text(o, SL_OPT_METRIC));
+  ab->plant = o->v[SL_OPT_PLANT_SLOWDOWN].x;
+}
+
+/* What the options say together; 0 or SL_EXIT_USAGE. */
+static int sl__ab_check(const sl__ab *ab, const sl__ab_cmd *c) {
+  if (!c->base == !c->base_ref)
+    return sl_cli_usage_error("ab",
+                              "expected one of --base LIB|DIR and --base-ref "
+                              "GITREF (the build to compare against), got %s",
+                              c->base ? "both" : "neither");
+  if (ab->o.metric == SL_AB_METRIC_INSTRUCTIONS && c->no_counters)
+    return sl_cli_usage_error("ab", "--metric instructions: expected the "
+                                    "hardware counters, found --no-counters");
+  if (ab->o.min_rounds > ab->o.max_rounds)
+    return sl_cli_usage_error("ab",
+                              "--min-rounds %d: expected at most --max-rounds "
+                              "(%d)",
+                              ab->o.min_rounds, ab->o.max_rounds);
+  return 0;
+}
+
+/* Options, cases, libraries and outputs, each checked before any work: 0,
+ * or an exit status (SL_OPTIONS_HELP after --help). */
+static int sl__ab_prepare(sl__ab *ab, sl__ab_cmd *c, int argc, char **argv) {
+  static const sl_command_help help = {SL_CMD_AB, sl__ab_help,
+                                       sl__ab_help_after, NULL};
+  int rc = sl_options_parse(&help, argc, argv, &c->opt);
+  if (rc) return rc;
+  sl__ab_options(ab, c);
+  if (sl__ab_check(ab, c)) return SL_EXIT_USAGE;
+  for (int i = 0; i < c->opt.nwords; ++i)
+    if (sl_bench_lines_push(&c->lines, &c->n, c->opt.words[i]))
+      return SL_EXIT_USAGE;
+  if (!(c->cases = sl_bench_cases("ab", c->suite, &c->lines, &c->n)))
+    return SL_EXIT_USAGE;
+  if ((c->base && sl__lib_path("--base", c->base, c->bpath, sizeof c->bpath)) ||
+      (c->cand && sl__lib_path("--cand", c->cand, c->cpath, sizeof c->cpath)))
+    return SL_EXIT_USAGE;
+  /* Outputs that would replace the store, a library or a link: refused. */
+  for (int k = 0; k < 4; ++k)
+    if (sl_cli_output_check("ab", sl_option_row(sl__ab_file_opts[k])->name,
+                            c->files[k], c->no_db ? NULL : c->db, argc, argv))
+      return SL_EXIT_USAGE;
+  return 0;
+}
+
+/* Both builds' kernels loaded (the base built from git first when asked)
+ * and the pairs counted; 0 or an exit status. */
+static int sl__ab_load(sl__ab *ab, sl__ab_cmd *c) {
+  char err[8192], bspec[4200], cspec[4200];
+  if (c->base_ref && sl_ab_build_ref(c->base_ref, c->bpath, sizeof c->bpath,
+                                     err, sizeof err)) {
+    fprintf(stderr, "scatterlab ab: %s\n", err);
+    return SL_EXIT_USAGE;
   }
-  printf("counters: %s\n", winfo.counters);
-  if (ab.o.metric == SL_AB_METRIC_INSTRUCTIONS && !winfo.instructions) {
+  snprintf(bspec, sizeof bspec, "base=%s", c->bpath);
+  snprintf(cspec, sizeof cspec, "cand=%s", c->cand ? c->cpath : "");
+  const char *specs[2] = {bspec, cspec};
+  if (sl_providers_load(specs, c->cand ? 2 : 1, err, sizeof err)) {
+    fprintf(stderr, "scatterlab ab: %s\n", err);
+    return SL_EXIT_USAGE;
+  }
+  ab->cand_given = c->cand != NULL;
+  static char filter[4096];
+  if (ab->variants && sl__ab_filter(ab->variants, filter, sizeof filter))
+    return SL_EXIT_USAGE;
+  if (ab->variants) ab->variants = filter;
+  for (int i = 0; i < c->n; ++i) {
+    size_t idx[64];
+    c->pairable += sl__pairs_of(ab, c->cases[i].op, idx, 64);
+  }
+  if (c->pairable) return 0;
+  char typo[1024] = "";
+  if (ab->variants &&
+      sl_variants_unmatched(ab->variants, 1, typo + 2, sizeof typo - 2))
+    memcpy(typo, "; ", 2);
+  fprintf(stderr,
+          "scatterlab ab: expected a variant of these cases' ops in both "
+          "builds%s%s, found none: nothing to compare%s\n",
+          ab->variants ? " matching --variants " : "",
+          ab->variants ? ab->variants : "", typo);
+  return SL_EXIT_INCOMPLETE;
+}
+
+/* Every kernel and LibTorch call in the workers (bench_worker.h); the
+ * counters are the timing worker's. 0 or SL_EXIT_INCOMPLETE. */
+static int sl__ab_start(sl__ab *ab, sl__ab_cmd *c) {
+  ab->threads = ab->threads > 0 ? ab->threads : sl_default_threads();
+  sl_run_opts ro = {0};
+  ro.threads = ab->threads;
+  char werr[512];
+  if (sl_bench_workers_start(&ab->workers, &ro, !c->no_counters, &c->winfo,
+                             werr, sizeof werr)) {
+    fprintf(stderr, "scatterlab ab: %s\n", werr);
+    return SL_EXIT_INCOMPLETE;
+  }
+  printf("counters: %s\n", c->winfo.counters);
+  if (ab->o.metric == SL_AB_METRIC_INSTRUCTIONS && !c->winfo.instructions) {
     fprintf(stderr,
             "scatterlab ab: --metric instructions: expected an instructions "
             "counter, found %s; judge on time (the default) here\n",
-            winfo.counters);
-    rc = SL_EXIT_INCOMPLETE;
-    goto out;
+            c->winfo.counters);
+    return SL_EXIT_INCOMPLETE;
   }
-  ab.counted = winfo.counted;
-  ab.set.metric = ab.o.metric;
-  ab.set.counted = ab.counted;
-  snprintf(ab.set.counters, sizeof ab.set.counters, "%s", winfo.counters);
-  snprintf(ab.set.base, sizeof ab.set.base, "%s", bpath);
-  snprintf(ab.set.cand, sizeof ab.set.cand, "%s", cand ? cpath : "");
-  ab.set.threshold = ab.o.threshold;
-  ab.set.level = ab.o.level;
-  ab.set.budget_s = ab.o.budget_s;
-  ab.set.seed = (unsigned long long)ab.o.seed;
-  ab.set.alpha = ab.alpha;
-  ab.set.confirm_seed = (unsigned long long)sl_ab_confirm_seed(ab.o.seed);
-  ab.set.threads = ab.threads;
-  ab.set.torch = ab.torch;
-  sl_interrupt_install();
-  const char *omp = sl_omp_env_line(ab.set.omp, sizeof ab.set.omp);
+  ab->counted = c->winfo.counted;
+  return 0;
+}
+
+/* The run's settings into the set its files are written from, and the
+ * line that says them. */
+static void sl__ab_settings(sl__ab *ab, const sl__ab_cmd *c) {
+  sl_ab_set *set = &ab->set;
+  set->metric = ab->o.metric;
+  set->counted = ab->counted;
+  snprintf(set->counters, sizeof set->counters, "%s", c->winfo.counters);
+  snprintf(set->base, sizeof set->base, "%s", c->bpath);
+  snprintf(set->cand, sizeof set->cand, "%s", c->cand ? c->cpath : "");
+  set->threshold = ab->o.threshold;
+  set->level = ab->o.level;
+  set->budget_s = ab->o.budget_s;
+  set->seed = (unsigned long long)ab->o.seed;
+  set->alpha = ab->alpha;
+  set->confirm_seed = (unsigned long long)sl_ab_confirm_seed(ab->o.seed);
+  set->threads = ab->threads;
+  set->torch = ab->torch;
+  const char *omp = sl_omp_env_line(set->omp, sizeof set->omp);
   printf("base %s\ncand %s\nthreads %d (%s), threshold %.3g%%, "
          "family-wise alpha %.3g (Holm), budget %.3g s per benchmark, seed "
          "%llu, judged on %s\n",
-         bpath, cand ? cpath : "(this scatterlab's kernels)", ab.threads, omp,
-         ab.o.threshold * 100, ab.alpha, ab.o.budget_s,
-         (unsigned long long)ab.o.seed, sl_ab_metric_name(ab.o.metric));
-  sl__rounds_for_alpha(&ab, pairable);
-  if (!no_db) {
-    if ((rc = sl_cli_open_store("ab", db, 0, &ab.st))) goto out;
-    sl_runinfo_buf ri;
-    sl_runinfo_fill(&ri, "bench", argc, argv, ab.threads);
-    if (sl_store_run_begin(ab.st, &ri.info, &ab.run_id)) {
-      fprintf(stderr, "scatterlab ab: %s\n", sl_store_errmsg(ab.st));
-      sl_store_close(ab.st);
-      rc = SL_EXIT_INCOMPLETE;
-      goto out;
+         c->bpath, c->cand ? c->cpath : "(this scatterlab's kernels)",
+         ab->threads, omp, ab->o.threshold * 100, ab->alpha, ab->o.budget_s,
+         (unsigned long long)ab->o.seed, sl_ab_metric_name(ab->o.metric));
+}
+
+/* The store's run (a bench run with both arms' samples); 0 or a status. */
+static int sl__ab_begin(sl__ab *ab, const sl__ab_cmd *c, int argc,
+                        char **argv) {
+  if (c->no_db) return 0;
+  int rc = sl_cli_open_store("ab", c->db, 0, &ab->st);
+  if (rc) return rc;
+  sl_runinfo_buf ri;
+  sl_runinfo_fill(&ri, "bench", argc, argv, ab->threads);
+  if (!sl_store_run_begin(ab->st, &ri.info, &ab->run_id)) return 0;
+  fprintf(stderr, "scatterlab ab: %s\n", sl_store_errmsg(ab->st));
+  sl_store_close(ab->st);
+  ab->st = NULL;
+  return SL_EXIT_INCOMPLETE;
+}
+
+/* Every case, one transaction each; then the run-wide checks. */
+static void sl__ab_all(sl__ab *ab, sl__ab_cmd *c) {
+  ab->cases = c->cases;
+  for (int i = 0; i < c->n && !sl_interrupted(); ++i) {
+    if (ab->st) sl_store_begin(ab->st);
+    ab->case_index = i;
+    sl__ab_case(ab, &c->cases[i]);
+    if (ab->st && (sl_interrupted() ? sl_store_rollback(ab->st)
+                                    : sl_store_commit(ab->st))) {
+      fprintf(stderr, "scatterlab ab: store: %s\n", sl_store_errmsg(ab->st));
+      c->store_failed = 1;
     }
   }
-  ab.cases = cases;
-  for (int i = 0; i < n && !sl_interrupted(); ++i) {
-    if (ab.st) sl_store_begin(ab.st);
-    ab.case_index = i;
-    sl__ab_case(&ab, &cases[i]);
-    if (ab.st && (sl_interrupted() ? sl_store_rollback(ab.st)
-                                   : sl_store_commit(ab.st))) {
-      fprintf(stderr, "scatterlab ab: store: %s\n", sl_store_errmsg(ab.st));
-      store_failed = 1;
-    }
-  }
-  if (sl__run_wide(&ab)) store_failed = 1;
-  const sl_ab_set *set = &ab.set;
+  if (sl__run_wide(ab)) c->store_failed = 1;
+}
+
+/* The summary line; returns the benchmarks judged. */
+static int sl__ab_summary(const sl__ab *ab) {
+  const sl_ab_set *set = &ab->set;
   int pairs = 0;
   for (int k = 0; k < SL_AB_VERDICT_COUNT; ++k) pairs += set->counts[k];
   printf("\n%d benchmarks judged:", pairs);
@@ -813,41 +736,75 @@ int sl_cmd_ab(int argc, char **argv) {
   if (set->missing)
     printf("; %d base variant%s missing from the candidate%s", set->missing,
            set->missing == 1 ? "" : "s",
-           ab.allow_missing ? " (allowed)" : ": incomplete (exit 3)");
+           ab->allow_missing ? " (allowed)" : ": incomplete (exit 3)");
   if (set->failed) printf("; %d failed", set->failed);
   if (set->died)
     printf("; %d died (a kernel crashed, hung or exited: exit %d)", set->died,
            SL_EXIT_KERNEL_DIED);
   printf("\n");
+  return pairs;
+}
+
+/* The run closed, its exit status, and every file written (a file that
+ * cannot be written makes a passing gate incomplete). */
+static int sl__ab_finish(sl__ab *ab, const sl__ab_cmd *c) {
+  const sl_ab_set *set = &ab->set;
+  const int pairs = sl__ab_summary(ab);
   const int bad = set->failed || set->died || set->counts[SL_AB_SLOWER] > 0;
   const int incomplete =
-      store_failed || pairs == 0 || (set->missing > 0 && !ab.allow_missing);
-  if (ab.st) {
-    sl_store_run_finish(ab.st, ab.run_id,
-                        sl_interrupt_run_status(bad || store_failed));
-    sl_store_close(ab.st);
-    printf("results: %s (run %lld)\n", db, (long long)ab.run_id);
+      c->store_failed || pairs == 0 || (set->missing > 0 && !ab->allow_missing);
+  if (ab->st) {
+    sl_store_run_finish(ab->st, ab->run_id,
+                        sl_interrupt_run_status(bad || c->store_failed));
+    sl_store_close(ab->st);
+    ab->st = NULL;
+    printf("results: %s (run %lld)\n", c->db, (long long)ab->run_id);
   }
-  rc = sl_interrupt_exit_status(set->died    ? SL_EXIT_KERNEL_DIED
-                                : bad        ? SL_EXIT_FAIL
-                                : incomplete ? SL_EXIT_INCOMPLETE
-                                             : SL_EXIT_OK);
-  ab.set.exit_status = rc;
-  const char *files[4] = {json_path, md_path, csv_path, html_path};
-  const sl_ab_format fmts[4] = {SL_AB_JSON, SL_AB_MARKDOWN, SL_AB_CSV,
-                                SL_AB_HTML};
+  int rc = sl_interrupt_exit_status(set->died    ? SL_EXIT_KERNEL_DIED
+                                    : bad        ? SL_EXIT_FAIL
+                                    : incomplete ? SL_EXIT_INCOMPLETE
+                                                 : SL_EXIT_OK);
+  ab->set.exit_status = rc;
   for (int k = 0; k < 4; ++k) {
     char err[4400];
-    if (files[k] && sl_ab_write_file(set, fmts[k], files[k], err, sizeof err)) {
+    if (c->files[k] && sl_ab_write_file(set, sl__ab_file_formats[k],
+                                        c->files[k], err, sizeof err)) {
       fprintf(stderr, "scatterlab ab: %s\n", err);
       if (rc == SL_EXIT_OK) rc = SL_EXIT_INCOMPLETE;
     }
   }
-out:
+  return rc;
+}
+
+static int sl__ab_go(sl__ab *ab, sl__ab_cmd *c, int argc, char **argv) {
+  sl_cli_warn_small_thresholds("ab");
+  int rc = sl__ab_load(ab, c);
+  if (!rc) rc = sl__ab_start(ab, c);
+  if (rc) return rc;
+  sl__ab_settings(ab, c);
+  sl_interrupt_install();
+  sl__rounds_for_alpha(ab, c->pairable);
+  if ((rc = sl__ab_begin(ab, c, argc, argv))) return rc;
+  sl__ab_all(ab, c);
+  return sl__ab_finish(ab, c);
+}
+
+int sl_cmd_ab(int argc, char **argv) {
+  static sl__ab ab;      /* large; one a process */
+  static sl__ab_cmd cmd; /* the same */
+  memset(&ab, 0, sizeof ab);
+  memset(&cmd, 0, sizeof cmd);
+  sl_ab_opts_init(&ab.o);
+  int rc = sl__ab_prepare(&ab, &cmd, argc, argv);
+  if (rc == SL_OPTIONS_HELP || (!rc && sl_cli_parse_only))
+    rc = SL_EXIT_OK;
+  else if (!rc)
+    rc = sl__ab_go(&ab, &cmd, argc, argv);
   sl_bench_workers_stop(&ab.workers);
   sl_ab_set_free(&ab.set);
-  free(cases);
-  for (int i = 0; i < n; ++i) free(lines[i]);
-  free(lines);
+  free(cmd.cases);
+  for (int i = 0; i < cmd.n; ++i) free(cmd.lines[i]);
+  free(cmd.lines);
+  sl_options_free(&cmd.opt);
   return rc;
 }

@@ -26,6 +26,7 @@
 #include "interrupt.h"
 #include "json_out.h"
 #include "omp_env.h"
+#include "options.h"
 #include "providers.h"
 #include "run_counters.h"
 #include "runinfo.h"
@@ -72,43 +73,9 @@ static const char *const sl__bench_help =
     "build has no CUDA), they are reported 'not timed: ... no device', any\n"
     "CPU variants are timed as usual, and the exit status is 1.\n"
     "\n"
-    "suites (harness/batches/bench-NAME.txt): seed, standard, contention,\n"
-    "large; or a FILE of case lines\n"
-    "options:\n"
-    "  --variants LIST  only these variants: names, globs or devices (cpu,\n"
-    "                   cuda); torch.cpu is timed unless LIST selects cuda.*\n"
-    "                   variants only\n"
-    "  --provider [ALIAS=]PATH  load a kernel provider library (repeatable;\n"
-    "                   also SCATTERLAB_PROVIDERS; docs/providers.md)\n"
-    "  --threads N      threads for parallel variants and LibTorch (default:\n"
-    "                   all cores); OpenMP threads are bound to cores\n"
-    "  --max-case-bytes SIZE  most memory a case's tensors may take (512M,\n"
-    "                   6G; default: a quarter of physical memory)\n"
-    "  --tolerance DT=V[,DT=V...]  the correctness check's threshold on diff1\n"
-    "                   and diff2 for float dtype DT (as `run --help` says);\n"
-    "                   stored with the run\n"
-    "  --budget SEC     timing budget per variant (default 1)\n"
-    "  --timeout SEC    time limit of one call (and of building a case;\n"
-    "                   default 60): a variant past it is 'timeout'\n"
-    "  --min-reps N     at least N timed repetitions per variant (default 7;\n"
-    "                   fewer keep suites of large cases short)\n"
-    "  --cold           CPU: rotate through enough copies of the inputs to\n"
-    "                   defeat the caches (outputs are reused, as an "
-    "allocator\n"
-    "                   hands LibTorch back the block it freed); CUDA: write "
-    "a\n"
-    "                   buffer of twice the L2 before every repetition\n"
-    "  --no-torch       do not time LibTorch's CUDA op (torch.cuda); the cuda\n"
-    "                   rows then have no speed-up\n"
-    "  --db PATH        results database (default " SL_DEFAULT_DB ")\n"
-    "  --no-db          record nothing\n"
-    "  --no-counters    do not read the hardware counters (instructions,\n"
-    "                   cycles, cache misses per call, beside each CPU\n"
-    "                   timing where the machine has them; one line says\n"
-    "                   which, or why there are none)\n"
-    "  --format F       text (default) or json: one JSON document on stdout\n"
-    "                   at the end (docs/json.md), the text on stderr\n"
-    "\n"
+    "The cases: the case lines given as arguments, then those of --suite.\n";
+
+static const char *const sl__bench_help_after =
     "SIGINT / SIGTERM stop the timing at the next call (cuda.*: the next\n"
     "variant), drop the case in hand\n"
     "(its samples stop short), print the summary of the cases before it,\n"
@@ -131,273 +98,298 @@ static int sl__names_cuda(const char *filter) {
   return 0;
 }
 
-int sl_cmd_bench(int argc, char **argv) {
-  sl__bench_ctx b = {0};
-  b.budget = 1.0;
-  b.min_reps = 7;
-  const char *db = SL_DEFAULT_DB, *suite = NULL;
-  int no_db = 0, rc = SL_EXIT_USAGE, n = 0, json = 0, no_counters = 0;
-  char **lines = NULL;
-  sl_tolerances tol = {0};
-  b.workers.timeout_s = 60;
-  for (int i = 1; i < argc; ++i) {
-    const char *a = argv[i];
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      fputs(sl__bench_help, stdout);
-      rc = SL_EXIT_OK;
-      goto out;
-    } else if (sl_cli_is(a, "--suite")) {
-      if (!(suite = sl_cli_value("bench", argc, argv, &i))) goto out;
-    } else if (sl_cli_skip_provider(argc, argv, &i)) {
-    } else if (sl_cli_is(a, "--variants")) {
-      if (!(b.variants = sl_cli_value("bench", argc, argv, &i))) goto out;
-    } else if (sl_cli_is(a, "--threads")) { /* 0: all cores */
-      if ((b.threads = (int)sl_cli_threads_option("bench", argc, argv, &i)) < 0)
-        goto out;
-    } else if (sl_cli_is(a, "--max-case-bytes")) {
-      if (sl_cli_bytes_option("bench", argc, argv, &i, &b.max_case_bytes))
-        goto out;
-    } else if (sl_cli_is(a, "--tolerance")) {
-      if (sl_tolerance_option("bench", argc, argv, &i, &tol)) goto out;
-    } else if (sl_cli_is(a, "--budget")) {
-      if ((b.budget = sl_cli_positive_option("bench", argc, argv, &i, 3600)) <
-          0)
-        goto out;
-    } else if (sl_cli_is(a, "--timeout")) {
-      if ((b.workers.timeout_s =
-               sl_cli_positive_option("bench", argc, argv, &i, 1e6)) < 0)
-        goto out;
-    } else if (sl_cli_is(a, "--min-reps")) {
-      if ((b.min_reps =
-               (int)sl_cli_int_option("bench", argc, argv, &i, 1, 100)) < 0)
-        goto out;
-    } else if (strcmp(a, "--cold") == 0) {
-      b.cold = 1;
-    } else if (strcmp(a, "--no-torch") == 0) {
-      b.no_torch = 1;
-    } else if (sl_cli_is(a, "--db")) {
-      if (!(db = sl_cli_value("bench", argc, argv, &i))) goto out;
-    } else if (strcmp(a, "--no-db") == 0) {
-      no_db = 1;
-    } else if (strcmp(a, "--no-counters") == 0) {
-      no_counters = 1;
-    } else if (sl_cli_is(a, "--format")) {
-      if (sl_json_format_option("bench", argc, argv, &i, &json)) goto out;
-    } else if (a[0] == '-' && a[1] == '-') {
-      sl_cli_usage_error("bench", "%s: unknown option", a);
-      goto out;
-    } else if (sl_bench_lines_push(&lines, &n, a)) {
-      goto out;
-    }
+/* One bench command: its options, cases, sides, probes and tallies. */
+typedef struct sl__bench_cmd {
+  sl__bench_ctx b;
+  sl_options opt;
+  const char *db;
+  int no_db, json, no_counters, n;
+  char **lines;
+  sl_case *cases;
+  sl_tolerances tol;
+  int sel_cuda, cuda_asked, cuda_missing;
+  sl_bw_info winfo;
+  char device[256], no_device[512];
+  sl__probes start, end;
+  int failed, finished, dropped, unbuilt, store_failed;
+  /* --format json: the document's stream and the cases' text */
+  FILE *jout;
+  char *jbuf;
+  size_t jlen;
+} sl__bench_cmd;
+
+/* The option values into c and the cases; 0 or SL_EXIT_USAGE. */
+static int sl__bench_options(sl__bench_cmd *c) {
+  const sl_options *o = &c->opt;
+  sl__bench_ctx *b = &c->b;
+  b->variants = sl_opt_text(o, SL_OPT_VARIANTS);
+  b->threads = (int)o->v[SL_OPT_THREADS].n;
+  b->max_case_bytes = o->v[SL_OPT_MAX_CASE_BYTES].bytes;
+  b->budget = o->v[SL_OPT_BENCH_BUDGET].x;
+  b->workers.timeout_s = o->v[SL_OPT_BENCH_TIMEOUT].x;
+  b->min_reps = (int)o->v[SL_OPT_MIN_REPS].n;
+  b->cold = sl_opt_on(o, SL_OPT_COLD);
+  b->no_torch = sl_opt_on(o, SL_OPT_NO_TORCH);
+  c->db = sl_opt_text(o, SL_OPT_DB);
+  c->no_db = sl_opt_on(o, SL_OPT_NO_DB);
+  c->no_counters = sl_opt_on(o, SL_OPT_NO_COUNTERS);
+  c->json = o->v[SL_OPT_FORMAT].n == 1;
+  const char *tol = sl_opt_text(o, SL_OPT_TOLERANCE);
+  if (tol && sl_tolerances_parse(&c->tol, "bench", tol)) return SL_EXIT_USAGE;
+  for (int i = 0; i < o->nwords; ++i)
+    if (sl_bench_lines_push(&c->lines, &c->n, o->words[i]))
+      return SL_EXIT_USAGE;
+  c->cases =
+      sl_bench_cases("bench", sl_opt_text(o, SL_OPT_SUITE), &c->lines, &c->n);
+  return c->cases ? 0 : SL_EXIT_USAGE;
+}
+
+/* A filter that selects no variant of a case's op is the command line's
+ * mistake, said once and before the machine is probed (a cuda filter in a
+ * build or machine without CUDA is reported as not timed instead). */
+static int sl__bench_check_variants(const sl__bench_cmd *c) {
+  if (sl__names_cuda(c->b.variants)) return 0;
+  for (int i = 0; i < c->n; ++i) {
+    char err[512];
+    if (sl_variants_check(c->b.variants, c->cases[i].op, err, sizeof err))
+      return sl_cli_usage_error("bench", "%s", err);
   }
-  sl_case *cases = sl_bench_cases("bench", suite, &lines, &n);
-  if (!cases) goto out;
-  if (sl_cli_parse_only) {
-    free(cases);
-    rc = SL_EXIT_OK;
-    goto out;
-  }
-  sl_cli_warn_small_thresholds("bench");
-  /* A filter that selects no variant of a case's op is the command line's
-   * mistake, said once and before the machine is probed (a cuda filter in
-   * a build or machine without CUDA is reported as not timed instead). */
-  if (!sl__names_cuda(b.variants))
-    for (int i = 0; i < n; ++i) {
-      char err[512];
-      if (sl_variants_check(b.variants, cases[i].op, err, sizeof err)) {
-        free(cases);
-        sl_cli_usage_error("bench", "%s", err);
-        goto out;
-      }
-    }
-  /* --format json: from here on the text goes to stderr; the cases are
-   * kept as they finish and the document written at the end. */
-  FILE *jout = NULL;
-  char *jbuf = NULL;
-  size_t jlen = 0;
-  if (json && (!(jout = sl_json_begin("bench")) ||
-               !(b.jcases = open_memstream(&jbuf, &jlen)))) {
-    free(cases);
-    rc = SL_EXIT_INCOMPLETE;
-    goto out;
-  }
-  /* Line by line even into a file: a run cut short by a time limit keeps
-   * every table it printed. */
-  setvbuf(stdout, NULL, _IOLBF, 0);
-#ifdef _OPENMP
-  int threads = b.threads > 0 ? b.threads : sl_default_threads();
-#else
-  int threads = 1;
-#endif
-  b.threads = threads;
-  /* The sides the selection asks for: the CPU (torch.cpu, the CPU probes)
-   * unless --variants names cuda.* variants and no other; the device when
-   * a cuda.* variant is selected (by default too) and a device is here. */
-  int sel_cuda = 0, sel_cpu = 0, cuda_missing = 0;
+  return 0;
+}
+
+/* The sides the selection asks for: the CPU (torch.cpu, the CPU probes)
+ * unless --variants names cuda.* variants and no other; the device when a
+ * cuda.* variant is selected (by default too) and a device is here. */
+static void sl__bench_sides(sl__bench_cmd *c) {
+  int sel_cpu = 0;
   for (size_t i = 0; i < sl_hvariant_count(); ++i) {
     const sl_hvariant *v = sl_hvariant_at(i);
-    if (!sl_variant_selected(b.variants, v->name)) continue;
+    if (!sl_variant_selected(c->b.variants, v->name)) continue;
     if (sl_variant_device(&v->v) == SL_DEVICE_CUDA)
-      sel_cuda = 1;
+      c->sel_cuda = 1;
     else
       sel_cpu = 1;
   }
-  const int cuda_asked = b.variants && (sel_cuda || sl__names_cuda(b.variants));
-  b.cpu = !cuda_asked || sel_cpu;
-  sl_interrupt_install();
-  sl_tolerances_install(&tol);
-  /* Counts are a CPU matter: a run of cuda.* variants only reads none. */
-  sl_bw_info winfo;
-  sl_run_opts ro = {0};
-  ro.variants = b.variants;
-  ro.threads = b.threads;
-  ro.max_case_bytes = b.max_case_bytes;
-  char werr[512];
-  if (sl_bench_workers_start(&b.workers, &ro, b.cpu && !no_counters, &winfo,
-                             werr, sizeof werr)) {
-    fprintf(stderr, "scatterlab bench: %s\n", werr);
-    free(cases);
-    rc = SL_EXIT_INCOMPLETE;
-    goto out;
-  }
-  b.counted = b.cpu && winfo.counted;
-  if (b.cpu) printf("counters: %s\n", winfo.counters);
-  char device[256] = "", no_device[512] = "";
-  if ((sel_cuda || cuda_asked) &&
-      sl_bw_device(b.workers.timing, device, sizeof device, &b.dev_gbs,
-                   no_device, sizeof no_device) == 0)
-    b.cuda = 1;
-  const sl__probes none = {0, 0};
-  const sl__probes start = b.cpu ? sl__probe(b.workers.timing, threads) : none;
-  b.peak_gbs = start.gbs;
+  c->cuda_asked =
+      c->b.variants && (c->sel_cuda || sl__names_cuda(c->b.variants));
+  c->b.cpu = !c->cuda_asked || sel_cpu;
+#ifdef _OPENMP
+  c->b.threads = c->b.threads > 0 ? c->b.threads : sl_default_threads();
+#else
+  c->b.threads = 1;
+#endif
+}
+
+/* The probes' lines: threads and copy bandwidth, round trip, device. */
+static void sl__bench_print_probes(const sl__bench_cmd *c) {
+  const sl__bench_ctx *b = &c->b;
   char omp[160];
-  if (b.cpu)
+  if (b->cpu)
     printf("threads %d (%s), copy bandwidth %.2f GB/s (fastest 256 MiB "
            "memcpy, read+write)\n",
-           threads, sl_omp_env_line(omp, sizeof omp), b.peak_gbs);
-  if (start.rtt_ns > 0)
+           b->threads, sl_omp_env_line(omp, sizeof omp), b->peak_gbs);
+  if (c->start.rtt_ns > 0)
     printf("core-to-core round trip %.0f ns (a cache line between threads 0 "
            "and 1)\n",
-           start.rtt_ns);
-  if (b.cuda) {
+           c->start.rtt_ns);
+  if (b->cuda)
     printf("device %s\ncopy bandwidth %.1f GB/s (256 MiB device-to-device, "
            "read+write)\n",
-           device, b.dev_gbs);
+           c->device, b->dev_gbs);
+}
+
+/* The timing worker started and the machine probed; 0 or
+ * SL_EXIT_INCOMPLETE. Counts are a CPU matter: a run of cuda.* variants
+ * only reads none. */
+static int sl__bench_start(sl__bench_cmd *c) {
+  sl__bench_ctx *b = &c->b;
+  sl_run_opts ro = {0};
+  ro.variants = b->variants;
+  ro.threads = b->threads;
+  ro.max_case_bytes = b->max_case_bytes;
+  char werr[512];
+  if (sl_bench_workers_start(&b->workers, &ro, b->cpu && !c->no_counters,
+                             &c->winfo, werr, sizeof werr)) {
+    fprintf(stderr, "scatterlab bench: %s\n", werr);
+    return SL_EXIT_INCOMPLETE;
   }
-  if (cuda_asked && !b.cuda) {
+  b->counted = b->cpu && c->winfo.counted;
+  if (b->cpu) printf("counters: %s\n", c->winfo.counters);
+  if ((c->sel_cuda || c->cuda_asked) &&
+      sl_bw_device(b->workers.timing, c->device, sizeof c->device, &b->dev_gbs,
+                   c->no_device, sizeof c->no_device) == 0)
+    b->cuda = 1;
+  if (b->cpu) c->start = sl__probe(b->workers.timing, b->threads);
+  b->peak_gbs = c->start.gbs;
+  sl__bench_print_probes(c);
+  if (c->cuda_asked && !b->cuda) {
     /* Asked for and not to be had: every cuda row says so, and the run
      * fails; the CPU variants are timed all the same. */
-    printf("cuda.* variants: not timed: no device (%s)\n", no_device);
-    cuda_missing = 1;
+    printf("cuda.* variants: not timed: no device (%s)\n", c->no_device);
+    c->cuda_missing = 1;
   }
-  if (!no_db) {
-    if ((rc = sl_cli_open_store("bench", db, 0, &b.st))) {
-      free(cases);
-      goto out;
-    }
-    sl_runinfo_buf ri;
-    sl_runinfo_fill(&ri, "bench", argc, argv, b.cpu ? threads : 0);
-    /* A run with a CPU side keeps the CPU's probe (its end probe is the
-     * CPU's too); a cuda-only run the device's, as %peak of its rows. */
-    ri.info.copy_gbs = b.cpu ? start.gbs : b.dev_gbs;
-    ri.info.core_rtt_ns = start.rtt_ns;
-    ri.info.device = b.cuda ? device : NULL;
-    char config[600];
-    sl_tolerances_config(&tol, config, sizeof config);
-    if (sl_store_run_begin(b.st, &ri.info, &b.run_id) ||
-        (config[0] && sl_store_set_run_config(b.st, b.run_id, config))) {
-      fprintf(stderr, "scatterlab bench: %s\n", sl_store_errmsg(b.st));
-      sl_store_close(b.st);
-      free(cases);
-      rc = SL_EXIT_INCOMPLETE;
-      goto out;
-    }
+  return 0;
+}
+
+/* The store's run, with the probes: a run with a CPU side keeps the CPU's
+ * probe (its end probe is the CPU's too); a cuda-only run the device's, as
+ * %peak of its rows. 0 or an exit status. */
+static int sl__bench_begin(sl__bench_cmd *c, int argc, char **argv) {
+  sl__bench_ctx *b = &c->b;
+  if (c->no_db) return 0;
+  int rc = sl_cli_open_store("bench", c->db, 0, &b->st);
+  if (rc) return rc;
+  sl_runinfo_buf ri;
+  sl_runinfo_fill(&ri, "bench", argc, argv, b->cpu ? b->threads : 0);
+  ri.info.copy_gbs = b->cpu ? c->start.gbs : b->dev_gbs;
+  ri.info.core_rtt_ns = c->start.rtt_ns;
+  ri.info.device = b->cuda ? c->device : NULL;
+  char config[600];
+  sl_tolerances_config(&c->tol, config, sizeof config);
+  if (sl_store_run_begin(b->st, &ri.info, &b->run_id) ||
+      (config[0] && sl_store_set_run_config(b->st, b->run_id, config))) {
+    fprintf(stderr, "scatterlab bench: %s\n", sl_store_errmsg(b->st));
+    sl_store_close(b->st);
+    b->st = NULL;
+    return SL_EXIT_INCOMPLETE;
   }
-  int failed = 0, finished = 0, dropped = 0, unbuilt = 0, store_failed = 0;
-  for (int i = 0; cases && i < n && !sl_interrupted(); ++i) {
-    /* One transaction per case: a long suite that is interrupted keeps every
-     * case it finished, and drops the one in hand. */
-    if (b.st) sl_store_begin(b.st);
-    const int rows = b.table.n;
-    const int case_rc = sl__bench_case(&b, &cases[i]);
-    failed |= case_rc > 0;
-    unbuilt |= case_rc < 0;
+  return 0;
+}
+
+/* Every case, one transaction each: a long suite that is interrupted keeps
+ * every case it finished, and drops the one in hand. */
+static void sl__bench_all(sl__bench_cmd *c) {
+  sl__bench_ctx *b = &c->b;
+  for (int i = 0; i < c->n && !sl_interrupted(); ++i) {
+    if (b->st) sl_store_begin(b->st);
+    const int rows = b->table.n;
+    const int case_rc = sl__bench_case(b, &c->cases[i]);
+    c->failed |= case_rc > 0;
+    c->unbuilt |= case_rc < 0;
     if (sl_interrupted()) {
-      if (b.st) sl_store_rollback(b.st);
-      b.table.n = rows; /* its row, if it got one */
-      dropped = 1;
+      if (b->st) sl_store_rollback(b->st);
+      b->table.n = rows; /* its row, if it got one */
+      c->dropped = 1;
       break;
     }
-    ++finished;
-    if (b.st && sl_store_commit(b.st)) {
-      fprintf(stderr, "scatterlab bench: store: %s\n", sl_store_errmsg(b.st));
-      store_failed = 1;
+    ++c->finished;
+    if (b->st && sl_store_commit(b->st)) {
+      fprintf(stderr, "scatterlab bench: store: %s\n", sl_store_errmsg(b->st));
+      c->store_failed = 1;
     }
   }
-  sl_bench_summary_print(&b.table, stdout);
-  sl_bench_crossover_print(&b.table, stdout);
-  sl_bench_table_free(&b.table);
-  failed |= cuda_missing | b.died;
+}
+
+/* The closing tables, the probes again, the run closed. */
+static void sl__bench_finish(sl__bench_cmd *c) {
+  sl__bench_ctx *b = &c->b;
+  sl_bench_summary_print(&b->table, stdout);
+  sl_bench_crossover_print(&b->table, stdout);
+  c->failed |= c->cuda_missing | b->died;
   const int sig = sl_interrupted();
-  const sl__probes end =
-      !sig && finished > 0 && b.peak_gbs > 0
-          ? sl__probe_again(b.workers.timing, &start, threads)
-          : none;
-  if (b.st) {
-    if ((end.gbs > 0 && sl_store_set_copy_gbs_end(b.st, b.run_id, end.gbs)) ||
-        (end.rtt_ns > 0 &&
-         sl_store_set_core_rtt_end(b.st, b.run_id, end.rtt_ns)))
-      fprintf(stderr, "scatterlab bench: store: %s\n", sl_store_errmsg(b.st));
+  if (!sig && c->finished > 0 && b->peak_gbs > 0)
+    c->end = sl__probe_again(b->workers.timing, &c->start, b->threads);
+  if (b->st) {
+    if ((c->end.gbs > 0 &&
+         sl_store_set_copy_gbs_end(b->st, b->run_id, c->end.gbs)) ||
+        (c->end.rtt_ns > 0 &&
+         sl_store_set_core_rtt_end(b->st, b->run_id, c->end.rtt_ns)))
+      fprintf(stderr, "scatterlab bench: store: %s\n", sl_store_errmsg(b->st));
     sl_store_run_finish(
-        b.st, b.run_id,
-        sl_interrupt_run_status(failed || store_failed || unbuilt));
-    sl_store_close(b.st);
-    printf("\nresults: %s (run %lld)\n", db, (long long)b.run_id);
+        b->st, b->run_id,
+        sl_interrupt_run_status(c->failed || c->store_failed || c->unbuilt));
+    sl_store_close(b->st);
+    printf("\nresults: %s (run %lld)\n", c->db, (long long)b->run_id);
   }
   if (sig)
     printf("interrupted by %s: %d of %d cases timed and %s%s\n", strsignal(sig),
-           finished, n, b.st ? "recorded" : "shown",
-           dropped ? "; the case in hand is dropped" : "");
-  free(cases);
-  /* As `run`: a case that cannot be built is a usage error (but for the
-   * cuda.* variants asked for without a device: a case left with none of
-   * them is that failure, 1); a failure found wins over a store that
-   * failed. */
-  rc = sl_interrupt_exit_status(unbuilt && !cuda_missing ? SL_EXIT_USAGE
-                                : unbuilt                ? SL_EXIT_FAIL
-                                : failed || b.failing    ? SL_EXIT_FAIL
-                                : store_failed           ? SL_EXIT_INCOMPLETE
-                                                         : SL_EXIT_OK);
-  if (jout) {
-    fclose(b.jcases);
-    sl_json_head(jout, "bench", rc);
-    fputs(", \"db\": ", jout);
-    sl_json_str(jout, no_db ? NULL : db);
-    if (!no_db)
-      fprintf(jout, ", \"run_id\": %lld", (long long)b.run_id);
-    else
-      fputs(", \"run_id\": null", jout);
-    fputs(", ", jout);
-    sl_tolerances_json(jout);
-    fprintf(jout, ", \"threads\": %d, \"copy_gbs\": ", threads);
-    sl_json_num(jout, start.gbs > 0 ? start.gbs : NAN);
-    fputs(", \"copy_gbs_end\": ", jout);
-    sl_json_num(jout, end.gbs > 0 ? end.gbs : NAN);
-    fputs(", \"core_rtt_ns\": ", jout);
-    sl_json_num(jout, start.rtt_ns > 0 ? start.rtt_ns : NAN);
-    fputs(", \"counters\": ", jout);
-    sl_json_str(jout, b.cpu ? winfo.counters : NULL);
-    fprintf(jout,
-            ", \"cases\": %d, \"timed\": %d, \"failing\": %d, "
-            "\"results\": [%s\n]",
-            n, finished, b.failing, jbuf ? jbuf : "");
-    sl_json_end(jout);
-    fclose(jout);
-  }
-  free(jbuf);
-out:
-  sl_bench_workers_stop(&b.workers);
-  for (int i = 0; i < n; ++i) free(lines[i]);
-  free(lines);
+           c->finished, c->n, b->st ? "recorded" : "shown",
+           c->dropped ? "; the case in hand is dropped" : "");
+}
+
+/* As `run`: a case that cannot be built is a usage error (but for the
+ * cuda.* variants asked for without a device: a case left with none of
+ * them is that failure, 1); a failure found wins over a store that
+ * failed. */
+static int sl__bench_status(const sl__bench_cmd *c) {
+  return sl_interrupt_exit_status(c->unbuilt && !c->cuda_missing ? SL_EXIT_USAGE
+                                  : c->unbuilt                   ? SL_EXIT_FAIL
+                                  : c->failed || c->b.failing    ? SL_EXIT_FAIL
+                                  : c->store_failed ? SL_EXIT_INCOMPLETE
+                                                    : SL_EXIT_OK);
+}
+
+/* --format json: the document, carrying the exit status. */
+static void sl__bench_json(sl__bench_cmd *c, int rc) {
+  FILE *j = c->jout;
+  fclose(c->b.jcases);
+  sl_json_head(j, "bench", rc);
+  fputs(", \"db\": ", j);
+  sl_json_str(j, c->no_db ? NULL : c->db);
+  if (!c->no_db)
+    fprintf(j, ", \"run_id\": %lld", (long long)c->b.run_id);
+  else
+    fputs(", \"run_id\": null", j);
+  fputs(", ", j);
+  sl_tolerances_json(j);
+  fprintf(j, ", \"threads\": %d, \"copy_gbs\": ", c->b.threads);
+  sl_json_num(j, c->start.gbs > 0 ? c->start.gbs : NAN);
+  fputs(", \"copy_gbs_end\": ", j);
+  sl_json_num(j, c->end.gbs > 0 ? c->end.gbs : NAN);
+  fputs(", \"core_rtt_ns\": ", j);
+  sl_json_num(j, c->start.rtt_ns > 0 ? c->start.rtt_ns : NAN);
+  fputs(", \"counters\": ", j);
+  sl_json_str(j, c->b.cpu ? c->winfo.counters : NULL);
+  fprintf(j,
+          ", \"cases\": %d, \"timed\": %d, \"failing\": %d, "
+          "\"results\": [%s\n]",
+          c->n, c->finished, c->b.failing, c->jbuf ? c->jbuf : "");
+  sl_json_end(j);
+  fclose(j);
+}
+
+/* Probes, store, cases, summary; returns the exit status. --format json:
+ * from here on the text goes to stderr; the cases are kept as they finish
+ * and the document written at the end. */
+static int sl__bench_go(sl__bench_cmd *c, int argc, char **argv) {
+  sl_cli_warn_small_thresholds("bench");
+  if (c->json && (!(c->jout = sl_json_begin("bench")) ||
+                  !(c->b.jcases = open_memstream(&c->jbuf, &c->jlen))))
+    return SL_EXIT_INCOMPLETE;
+  /* Line by line even into a file: a run cut short by a time limit keeps
+   * every table it printed. */
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  sl__bench_sides(c);
+  sl_interrupt_install();
+  sl_tolerances_install(&c->tol);
+  int rc = sl__bench_start(c);
+  if (!rc) rc = sl__bench_begin(c, argc, argv);
+  if (rc) return rc;
+  sl__bench_all(c);
+  sl__bench_finish(c);
+  rc = sl__bench_status(c);
+  if (c->jout) sl__bench_json(c, rc);
+  return rc;
+}
+
+int sl_cmd_bench(int argc, char **argv) {
+  static const sl_command_help help = {SL_CMD_BENCH, sl__bench_help,
+                                       sl__bench_help_after, NULL};
+  static sl__bench_cmd c; /* large; one a process */
+  memset(&c, 0, sizeof c);
+  int rc = sl_options_parse(&help, argc, argv, &c.opt);
+  if (!rc && (sl__bench_options(&c) || sl__bench_check_variants(&c)))
+    rc = SL_EXIT_USAGE;
+  if (rc == SL_OPTIONS_HELP || (!rc && sl_cli_parse_only))
+    rc = SL_EXIT_OK;
+  else if (!rc)
+    rc = sl__bench_go(&c, argc, argv);
+  sl_bench_table_free(&c.b.table);
+  free(c.jbuf);
+  free(c.cases);
+  sl_bench_workers_stop(&c.b.workers);
+  for (int i = 0; i < c.n; ++i) free(c.lines[i]);
+  free(c.lines);
+  sl_options_free(&c.opt);
   return rc;
 }

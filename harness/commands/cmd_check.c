@@ -19,25 +19,20 @@ static const char *const sl__check_help =
     "Checks a result store without writing to it: SQLite's integrity_check\n"
     "and foreign_key_check (--quick: quick_check, which every command that\n"
     "writes runs when it opens a store, and refuses a damaged one).\n"
-    "Prints every problem found. Exit status 0 sound, 1 damaged or\n"
-    "unreadable, 2 usage error.\n";
+    "Prints every problem found.\n";
 
 int sl_cmd_check(int argc, char **argv) {
-  const char *db = SL_DEFAULT_DB;
-  int quick = 0;
-  for (int i = 1; i < argc; ++i) {
-    const char *a = argv[i];
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      fputs(sl__check_help, stdout);
-      return SL_EXIT_OK;
-    } else if (sl_cli_is(a, "--db")) {
-      if (!(db = sl_cli_value("check", argc, argv, &i))) return SL_EXIT_USAGE;
-    } else if (strcmp(a, "--quick") == 0) {
-      quick = 1;
-    } else {
-      return sl_cli_usage_error("check", "%s: unknown argument", a);
-    }
-  }
+  static const sl_command_help help = {
+      SL_CMD_CHECK, sl__check_help,
+      "exit status: 0 sound, 1 damaged or unreadable, 2 usage error\n", NULL};
+  sl_options opt;
+  int rc = sl_options_parse(&help, argc, argv, &opt);
+  if (!rc && opt.nwords)
+    rc = sl_cli_usage_error("check", "%s: unknown argument", opt.words[0]);
+  const char *db = sl_opt_text(&opt, SL_OPT_DB);
+  const int quick = sl_opt_on(&opt, SL_OPT_QUICK);
+  sl_options_free(&opt);
+  if (rc) return rc == SL_OPTIONS_HELP ? SL_EXIT_OK : rc;
   if (sl_cli_parse_only) return SL_EXIT_OK;
   /* What check finds is a damaged store (1); a store that is not there is
    * a mistyped --db (2). */

@@ -24,40 +24,12 @@ static const char *const sl__compare_help =
     "(larger relative IQR) and a verdict: slower or faster only when the\n"
     "change is significant (p < alpha, interval excludes 1), at least the\n"
     "threshold and beyond the noise; same when it is below the threshold;\n"
-    "ambiguous otherwise, or with too few samples.\n"
-    "options:\n"
-    "  --db PATH          database of run ids (default " SL_DEFAULT_DB ")\n"
-    "  --threshold PCT    smallest change that counts, in % (default 5)\n"
-    "  --alpha P          significance level (default 0.05)\n"
-    "  --min-samples N    fewer per side: too few samples (default 5)\n"
-    "  --anchor VARIANT   compare each time over VARIANT's median on the\n"
-    "                     same case in the same run (torch.cpu: bench times\n"
-    "                     it in turns with the others), so that a machine\n"
-    "                     slower in one run than in the other cancels out\n"
-    "  --format F         text (default), markdown, csv or html\n"
-    "  -o FILE            write to FILE (new, or a regular file of yours)\n"
-    "                     instead of standard output (- for it)\n"
+    "ambiguous otherwise, or with too few samples.\n";
+
+static const char *const sl__compare_help_after =
     "exit status: 1 when a benchmark is slower, 0 otherwise, 2 usage error\n"
     "3 when no benchmark is in both runs (nothing compared)\n"
     "or unreadable input\n";
-
-/* A number option in (lo, hi]; trailing '%' allowed when pct. */
-static int sl__number(const char *opt, const char *v, double lo, double hi,
-                      int pct, double *out) {
-  char *end;
-  errno = 0;
-  double x = strtod(v, &end);
-  if (pct && *end == '%') ++end;
-  if (!*v || *end || errno || !(x > lo && x <= hi)) {
-    sl_cli_usage_error("compare",
-                       "%s: expected a number in (%g, %g], got "
-                       "\"%s\"",
-                       opt, lo, hi, v);
-    return -1;
-  }
-  *out = x;
-  return 0;
-}
 
 /* Whether s is a run id: decimal digits only. */
 static int sl__is_id(const char *s) {
@@ -102,93 +74,44 @@ static int sl__open_side(const char *arg, const char *db, sl_store **shared,
   return 0;
 }
 
-static int sl__format(const char *v, sl_cmp_format *f) {
-  static const struct {
-    const char *name;
-    sl_cmp_format f;
-  } formats[] = {{"text", SL_CMP_TEXT},
-                 {"markdown", SL_CMP_MARKDOWN},
-                 {"csv", SL_CMP_CSV},
-                 {"html", SL_CMP_HTML}};
-  for (size_t i = 0; i < sizeof formats / sizeof formats[0]; ++i)
-    if (strcmp(v, formats[i].name) == 0) {
-      *f = formats[i].f;
-      return 0;
-    }
-  sl_cli_usage_error("compare",
-                     "--format: expected text, markdown, csv or "
-                     "html, got \"%s\"",
-                     v);
-  return -1;
-}
-
-/* Reads the options; 0, or an exit status. */
+/* Reads the options; 0, SL_OPTIONS_HELP, or an exit status. */
 static int sl__compare_args(int argc, char **argv, const char **db,
                             const char **outpath, sl_cmp_opts *o,
                             sl_cmp_format *fmt, const char **sides) {
-  int nsides = 0;
-  for (int i = 1; i < argc; ++i) {
-    const char *a = argv[i], *v;
-    double x;
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      fputs(sl__compare_help, stdout);
-      return -1;
-    } else if (sl_cli_is(a, "--db")) {
-      if (!(*db = sl_cli_value("compare", argc, argv, &i)))
-        return SL_EXIT_USAGE;
-    } else if (sl_cli_is(a, "--threshold")) {
-      if (!(v = sl_cli_value("compare", argc, argv, &i)) ||
-          sl__number("--threshold", v, 0, 1000, 1, &x))
-        return SL_EXIT_USAGE;
-      o->threshold = x / 100;
-    } else if (sl_cli_is(a, "--alpha")) {
-      if (!(v = sl_cli_value("compare", argc, argv, &i)) ||
-          sl__number("--alpha", v, 0, 0.5, 0, &o->alpha))
-        return SL_EXIT_USAGE;
-    } else if (sl_cli_is(a, "--min-samples")) {
-      if ((o->min_samples = (int)sl_cli_int_option("compare", argc, argv, &i, 2,
-                                                   1000000)) < 0)
-        return SL_EXIT_USAGE;
-    } else if (sl_cli_is(a, "--format")) {
-      if (!(v = sl_cli_value("compare", argc, argv, &i)) || sl__format(v, fmt))
-        return SL_EXIT_USAGE;
-    } else if (sl_cli_is(a, "--anchor")) {
-      if (!(o->anchor = sl_cli_value("compare", argc, argv, &i)))
-        return SL_EXIT_USAGE;
-      if (!o->anchor[0] || strlen(o->anchor) >= 64)
-        return sl_cli_usage_error("compare",
-                                  "--anchor: expected a variant name "
-                                  "(torch.cpu), got \"%.80s\"",
-                                  o->anchor);
-    } else if (strcmp(a, "-o") == 0 || sl_cli_is(a, "--output")) {
-      if (!(*outpath = sl_cli_value("compare", argc, argv, &i)))
-        return SL_EXIT_USAGE;
-    } else if (a[0] == '-' && a[1] == '-') {
-      return sl_cli_usage_error("compare", "%s: unknown option", a);
-    } else if (nsides == 2) {
-      return sl_cli_usage_error("compare",
-                                "%s: expected two runs (BASE "
-                                "CAND), got a third",
-                                a);
-    } else {
-      sides[nsides++] = a;
-    }
-  }
-  if (nsides != 2)
-    return sl_cli_usage_error("compare",
-                              "expected BASE and CAND, got %d of "
-                              "them",
-                              nsides);
-  return 0;
+  static const sl_command_help help = {SL_CMD_COMPARE, sl__compare_help,
+                                       sl__compare_help_after, NULL};
+  /* the order of COMPARE_FORMAT's words in options.def */
+  static const sl_cmp_format formats[] = {SL_CMP_TEXT, SL_CMP_MARKDOWN,
+                                          SL_CMP_CSV, SL_CMP_HTML};
+  sl_options opt;
+  int rc = sl_options_parse(&help, argc, argv, &opt);
+  *db = sl_opt_text(&opt, SL_OPT_DB);
+  *outpath = sl_opt_text(&opt, SL_OPT_OUTPUT);
+  o->threshold = opt.v[SL_OPT_THRESHOLD].x;
+  o->alpha = opt.v[SL_OPT_COMPARE_ALPHA].x;
+  o->min_samples = (int)opt.v[SL_OPT_MIN_SAMPLES].n;
+  o->anchor = sl_opt_text(&opt, SL_OPT_ANCHOR);
+  *fmt = formats[opt.v[SL_OPT_COMPARE_FORMAT].n];
+  if (!rc && o->anchor && (!o->anchor[0] || strlen(o->anchor) >= 64))
+    rc = sl_cli_usage_error("compare",
+                            "--anchor: expected a variant name (torch.cpu), "
+                            "got \"%.80s\"",
+                            o->anchor);
+  if (!rc && opt.nwords != 2)
+    rc = sl_cli_usage_error("compare", "expected BASE and CAND, got %d of them",
+                            opt.nwords);
+  if (!rc) sides[0] = opt.words[0], sides[1] = opt.words[1];
+  sl_options_free(&opt); /* the values are argv's words */
+  return rc;
 }
 
 int sl_cmd_compare(int argc, char **argv) {
-  const char *db = SL_DEFAULT_DB, *outpath = NULL, *sides[2];
+  const char *db, *outpath, *sides[2];
   sl_cmp_opts o;
   sl_cmp_opts_init(&o);
   sl_cmp_format fmt = SL_CMP_TEXT;
   int rc = sl__compare_args(argc, argv, &db, &outpath, &o, &fmt, sides);
-  if (rc) return rc < 0 ? SL_EXIT_OK : rc;
+  if (rc) return rc == SL_OPTIONS_HELP ? SL_EXIT_OK : rc;
   if (sl_cli_output_check("compare", "-o", outpath, db, argc, argv))
     return SL_EXIT_USAGE;
   if (sl_cli_parse_only) return SL_EXIT_OK;

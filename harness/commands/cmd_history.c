@@ -22,59 +22,29 @@ static const char *const sl__history_help =
     "noise estimated from successive differences, at least 1%), with the\n"
     "level of each segment and the change from the one before: the\n"
     "commits of the runs on either side, and why their machines differ\n"
-    "when they do (CPU, threads, copy bandwidth, core round trip).\n"
-    "options:\n"
-    "  --db PATH          results database (default " SL_DEFAULT_DB ")\n"
-    "  --match TEXT       only benchmarks whose case line or variant holds\n"
-    "                     TEXT\n"
-    "  --min-segment N    runs per segment at least (default 3)\n"
-    "  --anchor VARIANT   each median over VARIANT's median on the same case\n"
-    "                     in the same run (bench times torch.cpu in turns\n"
-    "                     with the variants): a machine slower in one run\n"
-    "                     cancels; the levels read as ratios to VARIANT\n"
-    "  --all              also list benchmarks without change points\n"
-    "  --format F         text (default) or json (docs/json.md)\n"
-    "  -o FILE            write to FILE (new, or a regular file of yours)\n"
-    "                     instead of standard output (- for it)\n";
+    "when they do (CPU, threads, copy bandwidth, core round trip).\n";
 
 int sl_cmd_history(int argc, char **argv) {
-  const char *db = SL_DEFAULT_DB, *outpath = NULL;
   sl_hist_opts o;
   sl_hist_opts_init(&o);
-  int json = 0;
-  for (int i = 1; i < argc; ++i) {
-    const char *a = argv[i];
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      fputs(sl__history_help, stdout);
-      return SL_EXIT_OK;
-    } else if (sl_cli_is(a, "--db")) {
-      if (!(db = sl_cli_value("history", argc, argv, &i))) return SL_EXIT_USAGE;
-    } else if (sl_cli_is(a, "--match")) {
-      if (!(o.match = sl_cli_value("history", argc, argv, &i)))
-        return SL_EXIT_USAGE;
-    } else if (sl_cli_is(a, "--min-segment")) {
-      if ((o.min_segment = (int)sl_cli_int_option("history", argc, argv, &i, 1,
-                                                  100000)) < 0)
-        return SL_EXIT_USAGE;
-    } else if (sl_cli_is(a, "--anchor")) {
-      if (!(o.anchor = sl_cli_value("history", argc, argv, &i)))
-        return SL_EXIT_USAGE;
-      if (!*o.anchor)
-        return sl_cli_usage_error("history",
-                                  "--anchor: expected a variant name, got "
-                                  "\"\"");
-    } else if (strcmp(a, "--all") == 0) {
-      o.all = 1;
-    } else if (sl_cli_is(a, "--format")) {
-      if (sl_json_format_option("history", argc, argv, &i, &json))
-        return SL_EXIT_USAGE;
-    } else if (strcmp(a, "-o") == 0 || sl_cli_is(a, "--output")) {
-      if (!(outpath = sl_cli_value("history", argc, argv, &i)))
-        return SL_EXIT_USAGE;
-    } else {
-      return sl_cli_usage_error("history", "%s: unknown argument", a);
-    }
-  }
+  static const sl_command_help help = {SL_CMD_HISTORY, sl__history_help, NULL,
+                                       NULL};
+  sl_options opt;
+  int prc = sl_options_parse(&help, argc, argv, &opt);
+  if (!prc && opt.nwords)
+    prc = sl_cli_usage_error("history", "%s: unknown argument", opt.words[0]);
+  const char *db = sl_opt_text(&opt, SL_OPT_DB);
+  const char *outpath = sl_opt_text(&opt, SL_OPT_OUTPUT);
+  o.match = sl_opt_text(&opt, SL_OPT_MATCH);
+  o.min_segment = (int)opt.v[SL_OPT_HISTORY_MIN_SEGMENT].n;
+  o.anchor = sl_opt_text(&opt, SL_OPT_ANCHOR);
+  o.all = sl_opt_on(&opt, SL_OPT_ALL);
+  const int json = opt.v[SL_OPT_FORMAT].n == 1;
+  sl_options_free(&opt); /* the values are argv's words */
+  if (prc) return prc == SL_OPTIONS_HELP ? SL_EXIT_OK : prc;
+  if (o.anchor && !*o.anchor)
+    return sl_cli_usage_error("history",
+                              "--anchor: expected a variant name, got \"\"");
   if (sl_cli_output_check("history", "-o", outpath, db, argc, argv))
     return SL_EXIT_USAGE;
   if (sl_cli_parse_only) return SL_EXIT_OK;

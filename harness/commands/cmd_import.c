@@ -15,9 +15,7 @@ static const char *const sl__import_help =
     "column; otherwise the first column of every record is a case line.\n"
     "Quoted fields may hold commas, quotes and line breaks; empty values\n"
     "and values starting with # are skipped, and a line seen before is run\n"
-    "once. Every option of `scatterlab run` applies (--db, --no-db,\n"
-    "--variants, --provider, --threads, --timeout, --quiet, ...).\n"
-    "exit status: 0 all passed, 1 any failed, 2 usage error\n";
+    "once. The options are those of `scatterlab run`.\n";
 
 typedef struct sl__import {
   const char *path;
@@ -50,10 +48,10 @@ static int sl__import_file(const char *path,
 }
 
 int sl_cmd_import(int argc, char **argv) {
-  for (int i = 1; i < argc; ++i)
-    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      fputs(sl__import_help, stdout);
-      return SL_EXIT_OK;
-    }
-  return sl_cmd_run_with(argc, argv, "import", sl__import_file);
+  static const sl_command_help help = {
+      SL_CMD_IMPORT, sl__import_help,
+      "exit status: 0 all passed, 1 any failed, 2 usage error, 3 store or\n"
+      "report failed\n",
+      NULL};
+  return sl_cmd_run_with(argc, argv, &help, sl__import_file);
 }

@@ -21,11 +21,7 @@ static const char *const sl__list_help =
     "variants come from (scatterlab's own kernels library, "
     "SCATTERLAB_PROVIDERS\n"
     "and each --provider): path, ABI version, version, SHA-256 and, for the\n"
-    "variants of other providers, their capabilities (docs/providers.md).\n"
-    "--format json writes one JSON document instead (docs/json.md).\n"
-    "--thresholds lists the kernels' size thresholds instead: the sizes at\n"
-    "which a CPU kernel changes code path, which `fuzz --size-mix` sizes\n"
-    "cases past (core/src/thresholds.def).\n";
+    "variants of other providers, their capabilities (docs/providers.md).\n";
 
 /* The size-threshold table of the core (sl_threshold_at). */
 static int sl__list_thresholds(void) {
@@ -153,29 +149,19 @@ static int sl__list_json(const char *only) {
 }
 
 int sl_cmd_list(int argc, char **argv) {
-  const char *only = NULL;
-  int json = 0, thresholds = 0;
-  for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      fputs(sl__list_help, stdout);
-      return SL_EXIT_OK;
-    } else if (sl_cli_is(argv[i], "--op")) {
-      if (!(only = sl_cli_value("list", argc, argv, &i))) return SL_EXIT_USAGE;
-      if (sl_op_from_name(only) < 0)
-        return sl_cli_usage_error("list",
-                                  "--op: expected an op name, got "
-                                  "\"%s\"",
-                                  only);
-    } else if (strcmp(argv[i], "--thresholds") == 0) {
-      thresholds = 1;
-    } else if (sl_cli_skip_provider(argc, argv, &i)) {
-    } else if (sl_cli_is(argv[i], "--format")) {
-      if (sl_json_format_option("list", argc, argv, &i, &json))
-        return SL_EXIT_USAGE;
-    } else {
-      return sl_cli_usage_error("list", "%s: unknown argument", argv[i]);
-    }
-  }
+  static const sl_command_help help = {SL_CMD_LIST, sl__list_help, NULL, NULL};
+  sl_options opt;
+  int rc = sl_options_parse(&help, argc, argv, &opt);
+  if (!rc && opt.nwords)
+    rc = sl_cli_usage_error("list", "%s: unknown argument", opt.words[0]);
+  const char *only = sl_opt_text(&opt, SL_OPT_OP);
+  if (!rc && only && sl_op_from_name(only) < 0)
+    rc = sl_cli_usage_error("list", "--op: expected an op name, got \"%s\"",
+                            only);
+  const int json = opt.v[SL_OPT_FORMAT].n == 1;
+  const int thresholds = sl_opt_on(&opt, SL_OPT_THRESHOLDS);
+  sl_options_free(&opt); /* the values are argv's words */
+  if (rc) return rc == SL_OPTIONS_HELP ? SL_EXIT_OK : rc;
   if (sl_cli_parse_only) return SL_EXIT_OK;
   if (thresholds) return sl__list_thresholds();
   if (json) return sl__list_json(only);

@@ -29,24 +29,21 @@ static int sl__same_file(const char *a, const char *b) {
 }
 
 int sl_cmd_merge(int argc, char **argv) {
-  const char *out = NULL;
+  static const sl_command_help help = {SL_CMD_MERGE, sl__merge_help, NULL,
+                                       NULL};
+  sl_options opt;
+  int rc = sl_options_parse(&help, argc, argv, &opt);
+  const char *out = sl_opt_text(&opt, SL_OPT_MERGE_OUTPUT);
   const char *inputs[256];
   int n = 0;
-  for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      fputs(sl__merge_help, stdout);
-      return SL_EXIT_OK;
-    } else if (strcmp(argv[i], "-o") == 0 || sl_cli_is(argv[i], "--output")) {
-      if (!(out = sl_cli_value("merge", argc, argv, &i))) return SL_EXIT_USAGE;
-    } else if (argv[i][0] == '-') {
-      return sl_cli_usage_error("merge", "%s: unknown option", argv[i]);
-    } else if (n == (int)(sizeof inputs / sizeof inputs[0])) {
-      return sl_cli_usage_error("merge", "expected at most %d inputs",
-                                (int)(sizeof inputs / sizeof inputs[0]));
-    } else {
-      inputs[n++] = argv[i];
-    }
-  }
+  for (int i = 0; !rc && i < opt.nwords; ++i)
+    if (n == (int)(sizeof inputs / sizeof inputs[0]))
+      rc = sl_cli_usage_error("merge", "expected at most %d inputs",
+                              (int)(sizeof inputs / sizeof inputs[0]));
+    else
+      inputs[n++] = opt.words[i];
+  sl_options_free(&opt); /* the values are argv's words */
+  if (rc) return rc == SL_OPTIONS_HELP ? SL_EXIT_OK : rc;
   if (!out)
     return sl_cli_usage_error("merge", "expected -o ALL.db (the output)");
   if (n == 0)

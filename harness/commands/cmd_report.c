@@ -11,46 +11,29 @@
 #include "sl_store.h"
 #include "sl_verdict.h"
 
-/* The help, around the CSV tables' lines (sl_csv_tables_help: their
- * headers come from the one list the writers use). */
+/* The help; the CSV tables' lines come from the one list the writers use
+ * (sl_csv_tables_help), the verdicts' from results/verdicts.def. */
 static const char *const sl__report_help =
     "usage: scatterlab report [--db PATH] [--format text|csv|html] [--run ID]\n"
     "                         [--table KIND] [--verdict V[,V...]] [-o FILE]\n"
     "       scatterlab report --failures [--db PATH] [--run ID] [-o FILE]\n"
     "\n"
-    "text (default): the runs in the database, newest last.\n"
-    "--failures: the failure groups (docs/fuzzing.md) of run ID\n"
-    "  (default: every run), first met first: signature, cases in the group\n"
-    "  (shrunk copies not counted), first and last seen, minimal repro.\n"
-    "csv: one table of run ID (default: every run), chosen by --table:\n";
-static const char *const sl__report_help_rest =
-    "html: one self-contained page (no script, no network): runs, verdicts\n"
-    "  by op x dtype x variant, coverage, failures with minimal repro lines,\n"
-    "  timings (GB/s, % of peak, speed-up over torch.cpu), the contention\n"
-    "  chart and each benchmark's history with its change points.\n"
-    "options:\n"
-    "  --db PATH          results database (default " SL_DEFAULT_DB ")\n"
-    "  -o FILE            write to FILE (new, or a regular file of yours)\n"
-    "                     instead of standard output (- for it)\n"
-    "  --verdict V[,V...] csv --table results: the rows of these verdicts\n";
-/* Here sl__verdicts_help lists the verdicts (results/verdicts.def). */
+    "The runs in the database (text), one table of them (csv), the HTML\n"
+    "report (html), or the failure groups (--failures).\n";
 static const char *const sl__report_help_end =
-    "  --max-failures N   html: rows of the failures table (default 500)\n"
-    "  --max-history N    html: history charts (default 60)\n"
-    "  --min-segment N    html: runs per segment between change points\n"
-    "                     (default 3)\n"
     "The CSV format is described in reports/README.md; columns are only ever\n"
     "appended.\n";
 
+/* "  (passed failed ...)", the table's names wrapped at 78 columns. */
 /* "                     only (passed failed ...)", the table's names
  * wrapped at 78 columns under the options' descriptions. */
 static void sl__verdicts_help(FILE *out) {
-  int col = fprintf(out, "                     only (");
+  int col = fprintf(out, "  (");
   for (int v = 0; v < SL_VERDICT_COUNT; ++v) {
     const char *name = sl_verdict_name((sl_verdict)v);
     const int w = (int)strlen(name) + (v + 1 == SL_VERDICT_COUNT);
     if (v && col + 1 + w > 78)
-      col = fprintf(out, "\n%21s", "") - 1;
+      col = fprintf(out, "\n%3s", "") - 1;
     else if (v)
       col += fprintf(out, " ");
     col += fprintf(out, "%s", name);
@@ -74,83 +57,84 @@ static sl__csv_fn sl__csv_table(const char *name) {
   return NULL;
 }
 
-int sl_cmd_report(int argc, char **argv) {
-  const char *db = SL_DEFAULT_DB, *format = "text", *outpath = NULL;
-  const char *table = "results", *v, *verdicts = NULL;
-  int failures = 0, format_given = 0;
+/* What one report writes. */
+typedef struct sl__report {
+  const char *db, *format, *outpath, *table, *verdicts;
+  int failures;
   sl_html_opts ho;
-  sl_html_opts_init(&ho);
-  for (int i = 1; i < argc; ++i) {
-    const char *a = argv[i];
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      fputs(sl__report_help, stdout);
-      sl_csv_tables_help(stdout);
-      fputs(sl__report_help_rest, stdout);
-      sl__verdicts_help(stdout);
-      fputs(sl__report_help_end, stdout);
-      return SL_EXIT_OK;
-    } else if (sl_cli_is(a, "--db")) {
-      if (!(db = sl_cli_value("report", argc, argv, &i))) return SL_EXIT_USAGE;
-    } else if (sl_cli_is(a, "--format")) {
-      if (!(format = sl_cli_value("report", argc, argv, &i)))
-        return SL_EXIT_USAGE;
-      format_given = 1;
-      if (strcmp(format, "text") && strcmp(format, "csv") &&
-          strcmp(format, "html"))
-        return sl_cli_usage_error("report",
-                                  "--format: expected text, csv or html, got "
-                                  "\"%s\"",
-                                  format);
-    } else if (sl_cli_is(a, "--table")) {
-      if (!(table = sl_cli_value("report", argc, argv, &i)))
-        return SL_EXIT_USAGE;
-      if (!sl__csv_table(table))
-        return sl_cli_usage_error("report",
-                                  "--table: expected results, tallies, "
-                                  "timings, coverage or runs, got \"%s\"",
-                                  table);
-    } else if (sl_cli_is(a, "--verdict")) {
-      char verr[512];
-      if (!(verdicts = sl_cli_value("report", argc, argv, &i)))
-        return SL_EXIT_USAGE;
-      if (sl_report_verdicts_check(verdicts, verr, sizeof verr))
-        return sl_cli_usage_error("report", "%s", verr);
-    } else if (sl_cli_is(a, "--run")) {
-      if (!(v = sl_cli_value("report", argc, argv, &i))) return SL_EXIT_USAGE;
-      long long run = sl_cli_int("report", "--run", v);
-      if (run < 0) return SL_EXIT_USAGE;
-      ho.run_id = run;
-    } else if (sl_cli_is(a, "--max-failures")) {
-      if ((ho.max_failures = (int)sl_cli_int_option("report", argc, argv, &i, 1,
-                                                    1000000)) < 0)
-        return SL_EXIT_USAGE;
-    } else if (sl_cli_is(a, "--max-history")) {
-      if ((ho.max_history = (int)sl_cli_int_option("report", argc, argv, &i, 1,
-                                                   1000000)) < 0)
-        return SL_EXIT_USAGE;
-    } else if (sl_cli_is(a, "--min-segment")) {
-      if ((ho.min_segment = (int)sl_cli_int_option("report", argc, argv, &i, 1,
-                                                   1000000)) < 0)
-        return SL_EXIT_USAGE;
-    } else if (strcmp(a, "--failures") == 0) {
-      failures = 1;
-    } else if (strcmp(a, "-o") == 0 || sl_cli_is(a, "--output")) {
-      if (!(outpath = sl_cli_value("report", argc, argv, &i)))
-        return SL_EXIT_USAGE;
-    } else {
-      return sl_cli_usage_error("report", "%s: unknown argument", a);
-    }
-  }
-  if (verdicts && (strcmp(format, "csv") || strcmp(table, "results")))
-    return sl_cli_usage_error("report",
-                              "--verdict: expected --format csv --table "
-                              "results, got --format %s --table %s",
-                              format, table);
-  if (failures && format_given && strcmp(format, "text") != 0)
-    return sl_cli_usage_error("report",
-                              "--failures: expected --format text (a "
-                              "listing), got \"%s\"",
-                              format);
+} sl__report;
+
+/* The help's lines after the options: the CSV tables and the verdicts. */
+static void sl__report_help_more(FILE *out) {
+  fputs("\ncsv tables (--table):\n", out);
+  sl_csv_tables_help(out);
+  fputs("verdicts (--verdict):\n", out);
+  sl__verdicts_help(out);
+}
+
+/* Reads and checks the options into r; 0, SL_OPTIONS_HELP or
+ * SL_EXIT_USAGE. */
+static int sl__report_args(int argc, char **argv, sl__report *r) {
+  static const sl_command_help help = {SL_CMD_REPORT, sl__report_help,
+                                       sl__report_help_end,
+                                       sl__report_help_more};
+  sl_options opt;
+  int rc = sl_options_parse(&help, argc, argv, &opt);
+  const sl_option_value *fmt = &opt.v[SL_OPT_REPORT_FORMAT];
+  r->db = sl_opt_text(&opt, SL_OPT_DB);
+  r->format = fmt->text;
+  r->outpath = sl_opt_text(&opt, SL_OPT_OUTPUT);
+  r->table = sl_opt_text(&opt, SL_OPT_TABLE);
+  r->verdicts = sl_opt_text(&opt, SL_OPT_VERDICT);
+  r->failures = sl_opt_on(&opt, SL_OPT_FAILURES);
+  r->ho.run_id = opt.v[SL_OPT_RUN_ID].n;
+  r->ho.max_failures = (int)opt.v[SL_OPT_MAX_FAILURES].n;
+  r->ho.max_history = (int)opt.v[SL_OPT_MAX_HISTORY].n;
+  r->ho.min_segment = (int)opt.v[SL_OPT_REPORT_MIN_SEGMENT].n;
+  char verr[512];
+  if (!rc && opt.nwords)
+    rc = sl_cli_usage_error("report", "%s: unknown argument", opt.words[0]);
+  else if (!rc && r->verdicts &&
+           sl_report_verdicts_check(r->verdicts, verr, sizeof verr))
+    rc = sl_cli_usage_error("report", "%s", verr);
+  else if (!rc && r->verdicts &&
+           (strcmp(r->format, "csv") || strcmp(r->table, "results")))
+    rc = sl_cli_usage_error("report",
+                            "--verdict: expected --format csv --table "
+                            "results, got --format %s --table %s",
+                            r->format, r->table);
+  else if (!rc && r->failures && fmt->given && strcmp(r->format, "text"))
+    rc = sl_cli_usage_error("report",
+                            "--failures: expected --format text (a "
+                            "listing), got \"%s\"",
+                            r->format);
+  sl_options_free(&opt); /* the values are argv's words */
+  return rc;
+}
+
+/* The report r asks for into out; 0, or -1 with err. */
+static int sl__report_write(sl_store *st, sl__report *r, FILE *out, char *err,
+                            size_t errlen) {
+  if (r->failures)
+    return sl_report_failure_groups(st, r->ho.run_id, out, sl_text_put, err,
+                                    errlen);
+  if (r->verdicts)
+    return sl_report_csv_results_where(st, r->ho.run_id, r->verdicts, out, err,
+                                       errlen);
+  if (strcmp(r->format, "csv") == 0)
+    return sl__csv_table(r->table)(st, r->ho.run_id, out, err, errlen);
+  if (strcmp(r->format, "html") == 0)
+    return sl_report_html(st, &r->ho, out, err, errlen);
+  return sl_report_runs(st, r->ho.run_id, out, err, errlen);
+}
+
+int sl_cmd_report(int argc, char **argv) {
+  sl__report r = {0};
+  sl_html_opts_init(&r.ho);
+  int arc = sl__report_args(argc, argv, &r);
+  if (arc) return arc == SL_OPTIONS_HELP ? SL_EXIT_OK : arc;
+  const char *db = r.db, *outpath = r.outpath;
+  sl_html_opts ho = r.ho;
   if (sl_cli_output_check("report", "-o", outpath, db, argc, argv))
     return SL_EXIT_USAGE;
   if (sl_cli_parse_only) return SL_EXIT_OK;
@@ -175,19 +159,7 @@ int sl_cmd_report(int argc, char **argv) {
     return SL_EXIT_INCOMPLETE;
   }
   FILE *out = sf.f;
-  int rc;
-  if (failures)
-    rc = sl_report_failure_groups(st, ho.run_id, out, sl_text_put, err,
-                                  sizeof err);
-  else if (verdicts)
-    rc = sl_report_csv_results_where(st, ho.run_id, verdicts, out, err,
-                                     sizeof err);
-  else if (strcmp(format, "csv") == 0)
-    rc = sl__csv_table(table)(st, ho.run_id, out, err, sizeof err);
-  else if (strcmp(format, "html") == 0)
-    rc = sl_report_html(st, &ho, out, err, sizeof err);
-  else
-    rc = sl_report_runs(st, ho.run_id, out, err, sizeof err);
+  int rc = sl__report_write(st, &r, out, err, sizeof err);
   if (rc) {
     /* A failed write (a full disk, a file-size limit) names the file. */
     if (ferror(out))

@@ -11,6 +11,7 @@
 #include "interrupt.h"
 #include "json_out.h"
 #include "known_groups.h"
+#include "options.h"
 #include "runinfo.h"
 #include "runner.h"
 #include "sl_store.h"
@@ -34,58 +35,10 @@ static const char *const sl__run_help =
     "  dynamic_scatter feats=17176x128 coors=17176x3 reduce=max voxels=13743\n"
     "  segment_reduce dt=f32 data=6x4 lengths=3 dim=0 reduce=mean val=0.5\n"
     "Keys: dt it <input>=SHAPE[:t|:b|:s<k>] dim dims reduce self at val\n"
-    "voxels form ip dp seed (see cases/case.h for the grammar).\n"
-    "\n"
-    "options:\n"
-    "  --variants LIST  only these variants (comma-separated; `cpu` = cpu.*,\n"
-    "                   `mylib:*` = a provider's; globs)\n"
-    "  --provider [ALIAS=]PATH  load a kernel provider library (repeatable;\n"
-    "                   also SCATTERLAB_PROVIDERS=P1:P2; docs/providers.md):\n"
-    "                   its variants run as `<provider>:<name>`\n"
-    "  --batch FILE     cases from FILE, one per line (# starts a comment)\n"
-    "  --save DIR       write case.txt, inputs <arg>.npy, ref.<out>.npy and\n"
-    "                   <variant>.<out>.npy into DIR (one case only): a new\n"
-    "                   or empty folder of yours, not a symbolic link\n"
-    "  --force          --save into a folder that holds files already\n"
-    "                   (not needed for the --load folder itself)\n"
-    "  --load DIR       take inputs from DIR/<arg>.npy where present (and the\n"
-    "                   case from DIR/case.txt when none is given), laid out\n"
-    "                   as the case line says (x=4x3:t: the strides of the\n"
-    "                   saved run); repro lines are `run --load DIR`\n"
-    "  --threads N      threads for parallel variants (default: all cores)\n"
-    "  --max-case-bytes SIZE  most memory a case's tensors may take (inputs\n"
-    "                   and two copies of the outputs; 512M, 6G): a bigger\n"
-    "                   case is refused before it is allocated (default: a\n"
-    "                   quarter of physical memory)\n"
-    "  --db PATH        results database (default " SL_DEFAULT_DB " for\n"
-    "                   --batch; cases given as arguments or by --load, as\n"
-    "                   a pasted repro is, are recorded only with --db)\n"
-    "  --no-db          record nothing\n"
-    "  --kind KIND      run kind recorded in the store: run (default) or demo\n"
-    "  --quiet          print only verdicts that are not passed\n"
-    "  --format F       text (default) or json: one JSON document on stdout\n"
-    "                   (docs/json.md), the text on stderr\n"
-    "  --junit FILE     also write JUnit XML: one test case per failure group\n"
-    "                   (docs/fuzzing.md), one for what passed; under\n"
-    "                   GitHub Actions the groups are also ::error lines and\n"
-    "                   a table appended to $GITHUB_STEP_SUMMARY\n"
-    "  --fail-on WHAT   any (default): every failure group makes the exit\n"
-    "                   status 1; new: only groups the store (--db) has not\n"
-    "                   met in an earlier run (each group is reported new or\n"
-    "                   known: first seen in run N, at commit C)\n"
-    "  --known FILE     failure groups accepted on purpose, one a line by\n"
-    "                   signature id or signature text (# comments): they\n"
-    "                   are reported known and never fail the run\n"
-    "  --timeout SEC    per-variant time limit (default 60): a variant that\n"
-    "                   takes longer gets `timeout`\n"
-    "  --tolerance DT=V[,DT=V...]  the tolerance oracle's threshold on diff1\n"
-    "                   and diff2 for float dtype DT (f16 bf16 f32 f64 c64\n"
-    "                   c128), V in [0, 1]; defaults 1e-2 (f16, bf16), 1e-5\n"
-    "                   (f32, c64), 1e-12 (f64, c128); stored with the run\n"
-    "  --no-isolate     run kernels in this process instead of a forked\n"
-    "                   worker (a crashing kernel then ends the run; for\n"
-    "                   debuggers)\n"
-    "exit status: 0 all passed, 1 any failed, 2 usage error\n";
+    "voxels form ip dp seed (see cases/case.h for the grammar).\n";
+static const char *const sl__run_help_after =
+    "exit status: 0 all passed, 1 any failed, 2 usage error, 3 store or\n"
+    "report failed (README.md, \"Exit statuses\")\n";
 
 /* The case lines to run, each with where it came from ("b.txt line 12",
  * "cases.csv record 3"; NULL for a line given as an argument), so that one
@@ -223,303 +176,346 @@ static int sl__record(sl_store *st, int64_t run_id, const sl_case *c,
          sl_store_verdict_signatures(st, case_id, c, res->v, res->n);
 }
 
-int sl_cmd_run(int argc, char **argv) {
-  return sl_cmd_run_with(argc, argv, "run", NULL);
-}
-
-int sl_cmd_run_with(int argc, char **argv, const char *default_kind,
-                    sl_run_args_fn args_fn) {
-  sl_run_opts o = {0};
-  o.rerun_every = 1; /* every passing variant runs twice (rerun.h) */
-  const char *db = SL_DEFAULT_DB, *batch = NULL, *kind = default_kind;
-  const char *junit = NULL;
-  sl_failure_groups groups = {0};
-  sl_triage_opts triage = {0, NULL, {0}};
-  int no_db = 0, quiet = 0, isolate = 1, json = 0, db_given = 0;
-  double timeout_s = 60;
-  sl__lines lines = {0};
-  sl_tolerances tol = {0};
-  int rc = SL_EXIT_USAGE;
-  for (int i = 1; i < argc; ++i) {
-    const char *a = argv[i];
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      fputs(sl__run_help, stdout);
-      sl__lines_free(&lines);
-      return SL_EXIT_OK;
-    } else if (sl_cli_skip_provider(argc, argv, &i)) {
-    } else if (sl_cli_is(a, "--variants")) {
-      if (!(o.variants = sl_cli_value("run", argc, argv, &i))) goto out;
-    } else if (sl_cli_is(a, "--batch")) {
-      if (!(batch = sl_cli_value("run", argc, argv, &i))) goto out;
-    } else if (sl_cli_is(a, "--save")) {
-      if (!(o.save_dir = sl_cli_value("run", argc, argv, &i))) goto out;
-    } else if (strcmp(a, "--force") == 0) {
-      o.save_force = 1;
-    } else if (sl_cli_is(a, "--load")) {
-      if (!(o.load_dir = sl_cli_value("run", argc, argv, &i))) goto out;
-    } else if (sl_cli_is(a, "--db")) {
-      if (!(db = sl_cli_value("run", argc, argv, &i))) goto out;
-      db_given = 1;
-    } else if (sl_cli_is(a, "--kind")) {
-      if (!(kind = sl_cli_value("run", argc, argv, &i))) goto out;
-      if (strcmp(kind, "run") && strcmp(kind, "demo")) {
-        sl_cli_usage_error("run", "--kind: expected run or demo, got \"%s\"",
-                           kind);
-        goto out;
-      }
-    } else if (sl_cli_is(a, "--threads")) { /* 0: all cores */
-      if ((o.threads = (int)sl_cli_threads_option("run", argc, argv, &i)) < 0)
-        goto out;
-    } else if (sl_cli_is(a, "--timeout")) {
-      if ((timeout_s = sl_cli_positive_option("run", argc, argv, &i, 1e6)) < 0)
-        goto out;
-    } else if (sl_cli_is(a, "--max-case-bytes")) {
-      if (sl_cli_bytes_option("run", argc, argv, &i, &o.max_case_bytes))
-        goto out;
-    } else if (sl_cli_is(a, "--tolerance")) {
-      if (sl_tolerance_option("run", argc, argv, &i, &tol)) goto out;
-    } else if (strcmp(a, "--no-isolate") == 0) {
-      isolate = 0;
-    } else if (strcmp(a, "--no-db") == 0) {
-      no_db = 1;
-    } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
-      quiet = 1;
-    } else if (sl_cli_is(a, "--format")) {
-      if (sl_json_format_option("run", argc, argv, &i, &json)) goto out;
-    } else if (sl_cli_is(a, "--junit")) {
-      if (!(junit = sl_cli_value("run", argc, argv, &i))) goto out;
-    } else if (sl_cli_is(a, "--fail-on") || sl_cli_is(a, "--known")) {
-      if (sl_triage_option("run", argc, argv, &i, &triage) != 1) goto out;
-    } else if (a[0] == '-' && a[1] == '-') {
-      sl_cli_usage_error("run", "%s: unknown option", a);
-      goto out;
-    } else if (args_fn ? args_fn(a, sl__push_line, &lines)
-                       : sl__push(&lines, a, NULL)) {
-      goto out;
-    }
-  }
-  /* A pasted repro (`scatterlab run 'LINE' --variants V`) writes no store
-   * unless asked: only a batch (and import) lands in the default one. */
-  const int unrecorded = !db_given && !batch && !args_fn && !no_db;
-  if (unrecorded) no_db = 1;
-  if (batch && sl__read_batch(batch, &lines)) goto out;
-  if (o.load_dir) sl_repro_load(o.load_dir, lines.n > 0);
-  if (lines.n == 0 && o.load_dir && sl__read_case_file(o.load_dir, &lines))
-    goto out;
-  if (lines.n == 0) {
-    sl_cli_usage_error("run", "expected a case line, --batch FILE or --load "
-                              "DIR; got none");
-    goto out;
-  }
-  if ((o.save_dir || o.load_dir) && lines.n != 1) {
-    sl_cli_usage_error("run",
-                       "--save/--load: expected exactly one case, got "
-                       "%d",
-                       lines.n);
-    goto out;
-  }
-  /* Every line is parsed before anything runs: a typo on line 900 of a batch
-   * should not cost the first 899 cases' time. */
-  sl_case *cases = calloc((size_t)lines.n, sizeof *cases);
-  if (!cases) goto out;
-  for (int i = 0; i < lines.n; ++i) {
-    char err[512];
-    if (sl_case_parse(lines.v[i], &cases[i], err, sizeof err)) {
-      if (lines.where[i])
-        sl_cli_usage_error(default_kind, "%s: %s", lines.where[i], err);
-      else
-        sl_cli_usage_error("run", "%s", err);
-      free(cases);
-      goto out;
-    }
-  }
-  if (sl_cli_output_check("run", "--junit", junit, no_db ? NULL : db, argc,
-                          argv) ||
-      sl_triage_load("run", &triage)) {
-    free(cases);
-    goto out;
-  }
-  if (sl_cli_parse_only) {
-    free(cases);
-    rc = SL_EXIT_OK;
-    goto out;
-  }
-  sl_interrupt_install();
-  sl_tolerances_install(&tol); /* before the worker is forked */
-  sl_store *st = NULL;
-  int64_t run_id = 0;
-  if (!no_db) {
-    if ((rc = sl_cli_open_store("run", db, 0, &st))) {
-      free(cases);
-      goto out;
-    }
-    sl_runinfo_buf ri;
-    sl_runinfo_fill(&ri, kind, argc, argv, o.threads);
-    char config[600];
-    sl_tolerances_config(&tol, config, sizeof config);
-    if (sl_store_run_begin(st, &ri.info, &run_id) ||
-        (config[0] && sl_store_set_run_config(st, run_id, config))) {
-      fprintf(stderr, "scatterlab run: %s\n", sl_store_errmsg(st));
-      sl_store_close(st);
-      free(cases);
-      rc = SL_EXIT_INCOMPLETE;
-      goto out;
-    }
-  }
-  int counts[SL_VERDICT_COUNT] = {0}, failed_cases = 0, store_failed = 0;
-  int usage_failed = 0, report_failed = 0;
-  int judged = 0, recorded = 0; /* cases that ran, and that were committed */
+/* One run or import: its options, cases, store and tallies. */
+typedef struct sl__run {
+  const char *cmd; /* "run" or "import", also the run kind by default */
+  sl_options opt;
+  sl_run_opts o;
+  const char *db, *kind, *junit;
+  int no_db, unrecorded, quiet, json, isolate;
+  double timeout_s;
+  sl_tolerances tol;
+  sl_triage_opts triage;
+  sl__lines lines;
+  sl_case *cases;
+  sl_failure_groups groups;
+  sl_store *st;
+  int64_t run_id;
+  sl_worker *worker;
+  int counts[SL_VERDICT_COUNT], failed_cases, judged, recorded;
+  int store_failed, usage_failed, report_failed;
   /* --format json: each case's verdicts are kept in memory as they come,
    * and written in one document at the end (it carries the exit status). */
-  FILE *jout = NULL, *jcases = NULL;
-  char *jbuf = NULL;
-  size_t jlen = 0;
-  int jn = 0;
-  if (json && (!(jout = sl_json_begin(default_kind)) ||
-               !(jcases = open_memstream(&jbuf, &jlen)))) {
-    if (jout) fclose(jout);
-    jout = NULL;
-    store_failed = 1;
+  FILE *jout, *jcases;
+  char *jbuf;
+  size_t jlen;
+  int jn;
+} sl__run;
+
+/* The option values into r (options.def holds their checks). */
+static int sl__run_options(sl__run *r) {
+  const sl_options *opt = &r->opt;
+  r->o.variants = sl_opt_text(opt, SL_OPT_VARIANTS);
+  r->o.save_dir = sl_opt_text(opt, SL_OPT_SAVE);
+  r->o.save_force = sl_opt_on(opt, SL_OPT_FORCE);
+  r->o.load_dir = sl_opt_text(opt, SL_OPT_LOAD);
+  r->o.threads = (int)opt->v[SL_OPT_THREADS].n;
+  r->o.max_case_bytes = opt->v[SL_OPT_MAX_CASE_BYTES].bytes;
+  r->db = sl_opt_text(opt, SL_OPT_RUN_DB);
+  r->kind =
+      sl_opt_text(opt, SL_OPT_KIND) ? sl_opt_text(opt, SL_OPT_KIND) : r->cmd;
+  r->junit = sl_opt_text(opt, SL_OPT_JUNIT);
+  r->timeout_s = opt->v[SL_OPT_RUN_TIMEOUT].x;
+  r->isolate = !sl_opt_on(opt, SL_OPT_NO_ISOLATE);
+  r->no_db = sl_opt_on(opt, SL_OPT_NO_DB);
+  r->quiet = sl_opt_on(opt, SL_OPT_QUIET);
+  r->json = opt->v[SL_OPT_FORMAT].n == 1;
+  r->triage.fail_on_new = opt->v[SL_OPT_FAIL_ON].n == 1;
+  r->triage.known_path = sl_opt_text(opt, SL_OPT_KNOWN);
+  const char *tol = sl_opt_text(opt, SL_OPT_TOLERANCE);
+  return tol ? sl_tolerances_parse(&r->tol, r->cmd, tol) : 0;
+}
+
+/* The case lines: the words (or what args_fn makes of them), --batch and
+ * --load's case.txt. 0, or SL_EXIT_USAGE after a message. */
+static int sl__run_lines(sl__run *r, sl_run_args_fn args_fn) {
+  for (int i = 0; i < r->opt.nwords; ++i)
+    if (args_fn ? args_fn(r->opt.words[i], sl__push_line, &r->lines)
+                : sl__push(&r->lines, r->opt.words[i], NULL))
+      return SL_EXIT_USAGE;
+  const char *batch = sl_opt_text(&r->opt, SL_OPT_BATCH);
+  /* A pasted repro (`scatterlab run 'LINE' --variants V`) writes no store
+   * unless asked: only a batch (and import) lands in the default one. */
+  r->unrecorded =
+      !r->opt.v[SL_OPT_RUN_DB].given && !batch && !args_fn && !r->no_db;
+  if (r->unrecorded) r->no_db = 1;
+  if (batch && sl__read_batch(batch, &r->lines)) return SL_EXIT_USAGE;
+  if (r->o.load_dir) sl_repro_load(r->o.load_dir, r->lines.n > 0);
+  if (r->lines.n == 0 && r->o.load_dir &&
+      sl__read_case_file(r->o.load_dir, &r->lines))
+    return SL_EXIT_USAGE;
+  if (r->lines.n == 0)
+    return sl_cli_usage_error(r->cmd, "expected a case line, --batch FILE or "
+                                      "--load DIR; got none");
+  if ((r->o.save_dir || r->o.load_dir) && r->lines.n != 1)
+    return sl_cli_usage_error(r->cmd,
+                              "--save/--load: expected exactly one case, "
+                              "got %d",
+                              r->lines.n);
+  return 0;
+}
+
+/* Every line is parsed before anything runs: a typo on line 900 of a batch
+ * should not cost the first 899 cases' time. */
+static int sl__run_parse_cases(sl__run *r) {
+  if (!(r->cases = calloc((size_t)r->lines.n, sizeof *r->cases)))
+    return sl_cli_usage_error(r->cmd, "out of memory");
+  for (int i = 0; i < r->lines.n; ++i) {
+    char err[512];
+    if (!sl_case_parse(r->lines.v[i], &r->cases[i], err, sizeof err)) continue;
+    if (r->lines.where[i])
+      return sl_cli_usage_error(r->cmd, "%s: %s", r->lines.where[i], err);
+    return sl_cli_usage_error(r->cmd, "%s", err);
+  }
+  return 0;
+}
+
+/* The store and the run's row; 0 or an exit status. */
+static int sl__run_begin(sl__run *r, int argc, char **argv) {
+  if (r->no_db) return 0;
+  int rc = sl_cli_open_store(r->cmd, r->db, 0, &r->st);
+  if (rc) return rc;
+  sl_runinfo_buf ri;
+  sl_runinfo_fill(&ri, r->kind, argc, argv, r->o.threads);
+  char config[600];
+  sl_tolerances_config(&r->tol, config, sizeof config);
+  if (sl_store_run_begin(r->st, &ri.info, &r->run_id) ||
+      (config[0] && sl_store_set_run_config(r->st, r->run_id, config))) {
+    fprintf(stderr, "scatterlab %s: %s\n", r->cmd, sl_store_errmsg(r->st));
+    sl_store_close(r->st);
+    r->st = NULL;
+    return SL_EXIT_INCOMPLETE;
+  }
+  return 0;
+}
+
+/* One short transaction per case (cheap in WAL mode): the write lock is
+ * never held while a kernel runs, so other writers of the store are not
+ * kept waiting, and an interruption loses nothing. */
+static void sl__run_commit(sl__run *r, const sl_case *c,
+                           const sl_case_result *res) {
+  if (!r->st || r->store_failed) return;
+  if (sl_store_begin(r->st) || sl__record(r->st, r->run_id, c, res) ||
+      sl_store_commit(r->st)) {
+    fprintf(stderr, "scatterlab %s: store: %s\n", r->cmd,
+            sl_store_errmsg(r->st));
+    sl_store_rollback(r->st);
+    r->store_failed = 1;
+  } else {
+    ++r->recorded;
+  }
+}
+
+/* Case i: run, printed, tallied, grouped, committed. */
+static void sl__run_case(sl__run *r, int i, sl_case_result *res) {
+  char err[512];
+  int prc = r->worker ? sl_worker_run(r->worker, &r->cases[i], r->timeout_s,
+                                      res, err, sizeof err)
+                      : sl_run_case(&r->cases[i], &r->o, res, err, sizeof err);
+  if (prc) {
+    fprintf(stderr, "scatterlab %s: %s\n  case: %s\n", r->cmd, err,
+            r->lines.v[i]);
+    r->usage_failed = 1;
+    return;
+  }
+  sl__print_result(res, r->quiet);
+  if (r->jcases) {
+    fputs(r->jn++ ? ",\n  " : "\n  ", r->jcases);
+    sl_json_case_result(r->jcases, res);
+  }
+  for (int k = 0; k < res->n; ++k) ++r->counts[res->v[k].verdict];
+  r->failed_cases += res->failures > 0;
+  if (res->failures &&
+      sl__group_failure(r->worker, &r->cases[i], res, r->timeout_s, &r->groups))
+    r->report_failed = 1; /* out of memory: the groups are incomplete */
+  ++r->judged;
+  sl__run_commit(r, &r->cases[i], res);
+}
+
+/* Every case, in the worker unless --no-isolate. */
+static void sl__run_all(sl__run *r) {
+  if (r->json && (!(r->jout = sl_json_begin(r->cmd)) ||
+                  !(r->jcases = open_memstream(&r->jbuf, &r->jlen)))) {
+    if (r->jout) fclose(r->jout);
+    r->jout = NULL;
+    r->store_failed = 1;
   }
   sl_case_result *res = malloc(sizeof *res);
-  sl_worker *worker = NULL;
-  if (isolate) {
-    char err[512];
-    if (sl_worker_start(&worker, &o, err, sizeof err)) {
-      fprintf(stderr, "scatterlab run: %s\n", err);
-      free(res);
-      res = NULL;
-      usage_failed = 1;
-    }
+  char err[512];
+  if (res && r->isolate &&
+      sl_worker_start(&r->worker, &r->o, err, sizeof err)) {
+    fprintf(stderr, "scatterlab %s: %s\n", r->cmd, err);
+    r->usage_failed = 1;
+    free(res);
+    res = NULL;
   }
-  for (int i = 0; res && i < lines.n && !sl_interrupted(); ++i) {
-    char err[512];
-    int prc = worker ? sl_worker_run(worker, &cases[i], timeout_s, res, err,
-                                     sizeof err)
-                     : sl_run_case(&cases[i], &o, res, err, sizeof err);
-    if (prc) {
-      fprintf(stderr, "scatterlab run: %s\n  case: %s\n", err, lines.v[i]);
-      usage_failed = 1;
-      continue;
-    }
-    sl__print_result(res, quiet);
-    if (jcases) {
-      fputs(jn++ ? ",\n  " : "\n  ", jcases);
-      sl_json_case_result(jcases, res);
-    }
-    for (int k = 0; k < res->n; ++k) ++counts[res->v[k].verdict];
-    failed_cases += res->failures > 0;
-    if (res->failures &&
-        sl__group_failure(worker, &cases[i], res, timeout_s, &groups))
-      report_failed = 1; /* out of memory: the groups are incomplete */
-    ++judged;
-    if (st && !store_failed) {
-      /* One short transaction per case (cheap in WAL mode): the write lock
-       * is never held while a kernel runs, so other writers of the store
-       * are not kept waiting, and an interruption loses nothing. */
-      if (sl_store_begin(st) || sl__record(st, run_id, &cases[i], res) ||
-          sl_store_commit(st)) {
-        fprintf(stderr, "scatterlab run: store: %s\n", sl_store_errmsg(st));
-        sl_store_rollback(st);
-        store_failed = 1;
-      } else {
-        ++recorded;
-      }
-    }
-  }
+  for (int i = 0; res && i < r->lines.n && !sl_interrupted(); ++i)
+    sl__run_case(r, i, res);
   free(res);
-  sl_worker_stop(worker);
-  int sig = sl_interrupted();
-  /* New or known (the runs before this one), then this run's groups added
-   * to the store's memory; after a store failure it is only read. */
+  sl_worker_stop(r->worker);
+  r->worker = NULL;
+}
+
+/* New or known (the runs before this one), then this run's groups added to
+ * the store's memory (after a store failure it is only read); the run
+ * closed. */
+static void sl__run_finish(sl__run *r) {
   char gerr[1200];
-  if (sl_failure_groups_triage(&groups, st, store_failed ? 0 : run_id, &triage,
+  if (sl_failure_groups_triage(&r->groups, r->st,
+                               r->store_failed ? 0 : r->run_id, &r->triage,
                                gerr, sizeof gerr)) {
-    fprintf(stderr, "scatterlab run: failure groups: %s\n", gerr);
-    report_failed = 1;
+    fprintf(stderr, "scatterlab %s: failure groups: %s\n", r->cmd, gerr);
+    r->report_failed = 1;
   }
-  if (st) {
-    if (sl_store_run_finish(st, run_id, sl_interrupt_run_status(store_failed)))
-      fprintf(stderr, "scatterlab run: store: %s\n", sl_store_errmsg(st));
-    sl_store_close(st);
-  }
+  if (!r->st) return;
+  if (sl_store_run_finish(r->st, r->run_id,
+                          sl_interrupt_run_status(r->store_failed)))
+    fprintf(stderr, "scatterlab %s: store: %s\n", r->cmd,
+            sl_store_errmsg(r->st));
+  sl_store_close(r->st);
+  r->st = NULL;
+}
+
+/* Counts of what ran, and of what the store holds when they differ: after
+ * a store failure the verdicts are still shown, but only the cases before it
+ * were committed (a summary of 3,000 over a store of 6 read as if all were
+ * kept). */
+static void sl__run_counts(const sl__run *r) {
+  int total = 0;
+  for (int k = 0; k < SL_VERDICT_COUNT; ++k) total += r->counts[k];
+  printf("\n%d cases, %d verdicts:", r->judged, total);
+  for (int k = 0; k < SL_VERDICT_COUNT; ++k)
+    if (r->counts[k])
+      printf(" %d %s", r->counts[k], sl_verdict_name((sl_verdict)k));
+  if (r->judged < r->lines.n)
+    printf(" (%d of the %d cases ran)", r->judged, r->lines.n);
+  printf("\n");
+}
+
+/* The summary: counts, failure groups (text, GitHub, JUnit), the store. */
+static void sl__run_summary(sl__run *r) {
+  int sig = sl_interrupted();
   if (sig)
     printf("\ninterrupted by %s: the cases before it are recorded\n",
            strsignal(sig));
-  int total = 0;
-  for (int k = 0; k < SL_VERDICT_COUNT; ++k) total += counts[k];
-  /* Counts of what ran, and of what the store holds when they differ:
-   * after a store failure the verdicts are still shown, but only the cases
-   * before it were committed (a summary of 3,000 over a store of 6 read as
-   * if all were kept). */
-  printf("\n%d cases, %d verdicts:", judged, total);
-  for (int k = 0; k < SL_VERDICT_COUNT; ++k)
-    if (counts[k]) printf(" %d %s", counts[k], sl_verdict_name((sl_verdict)k));
-  if (judged < lines.n) printf(" (%d of the %d cases ran)", judged, lines.n);
-  printf("\n");
-  if (groups.n)
-    printf("%d failure group%s (%" PRId64 " failing verdicts):\n", groups.n,
-           groups.n == 1 ? "" : "s", groups.cases);
-  sl_failure_groups_print_status(&groups, &triage, stdout);
-  sl_failure_groups_print(&groups, stdout);
-  if (sl_failure_groups_github(&groups, "run", judged, stdout, gerr,
-                               sizeof gerr))
-    fprintf(stderr, "scatterlab run: %s\n", gerr);
-  if (junit && sl_failure_groups_junit(&groups, "run", judged, junit, gerr,
-                                       sizeof gerr)) {
-    fprintf(stderr, "scatterlab run: --junit: %s\n", gerr);
-    report_failed = 1;
+  sl__run_counts(r);
+  const sl_failure_groups *g = &r->groups;
+  if (g->n)
+    printf("%d failure group%s (%" PRId64 " failing verdicts):\n", g->n,
+           g->n == 1 ? "" : "s", g->cases);
+  sl_failure_groups_print_status(g, &r->triage, stdout);
+  sl_failure_groups_print(g, stdout);
+  char gerr[1200];
+  if (sl_failure_groups_github(g, r->cmd, r->judged, stdout, gerr, sizeof gerr))
+    fprintf(stderr, "scatterlab %s: %s\n", r->cmd, gerr);
+  if (r->junit && sl_failure_groups_junit(g, r->cmd, r->judged, r->junit, gerr,
+                                          sizeof gerr)) {
+    fprintf(stderr, "scatterlab %s: --junit: %s\n", r->cmd, gerr);
+    r->report_failed = 1;
   }
-  if (!no_db && store_failed)
+  if (!r->no_db && r->store_failed)
     printf("results: %s (run %lld, marked failed): only the first %d of "
            "the %d cases are recorded; the store failed (see above)\n",
-           db, (long long)run_id, recorded, judged);
-  else if (!no_db)
-    printf("results: %s (run %lld)\n", db, (long long)run_id);
-  else if (unrecorded)
+           r->db, (long long)r->run_id, r->recorded, r->judged);
+  else if (!r->no_db)
+    printf("results: %s (run %lld)\n", r->db, (long long)r->run_id);
+  else if (r->unrecorded)
     printf("results: not recorded (cases from the command line; --db PATH "
            "records them)\n");
-  free(cases);
-  /* A failure found is certain even when the store failed: it wins. Only
-   * the groups that fail count (--fail-on new, --known); failing cases
-   * that reached no group (out of memory) count as ever. */
+}
+
+/* A failure found is certain even when the store failed: it wins. Only the
+ * groups that fail count (--fail-on new, --known); failing cases that
+ * reached no group (out of memory) count as ever. */
+static int sl__run_status(const sl__run *r) {
+  const sl_failure_groups *g = &r->groups;
   const int fails =
-      sl_failure_groups_failing(&groups) > 0 || (groups.n == 0 && failed_cases);
-  rc = usage_failed                    ? SL_EXIT_USAGE
-       : fails                         ? SL_EXIT_FAIL
-       : store_failed || report_failed ? SL_EXIT_INCOMPLETE
-                                       : SL_EXIT_OK;
-  rc = sl_interrupt_exit_status(rc);
-  if (jout) {
-    fclose(jcases);
-    sl_json_head(jout, default_kind, rc);
-    fputs(", \"db\": ", jout);
-    sl_json_str(jout, no_db ? NULL : db);
-    if (no_db)
-      fputs(", \"run_id\": null", jout);
-    else
-      fprintf(jout, ", \"run_id\": %lld", (long long)run_id);
-    fputs(", ", jout);
-    sl_tolerances_json(jout);
-    fprintf(jout, ", \"cases\": %d, \"counts\": {", judged);
-    for (int k = 0; k < SL_VERDICT_COUNT; ++k)
-      fprintf(jout, "%s\"%s\": %d", k ? ", " : "",
-              sl_verdict_name((sl_verdict)k), counts[k]);
-    fprintf(jout,
-            "}, \"failure_groups\": %d, \"new_groups\": %d, \"fail_on\": "
-            "\"%s\", \"results\": [%s\n]",
-            groups.n, sl_failure_groups_new(&groups),
-            triage.fail_on_new ? "new" : "any", jbuf ? jbuf : "");
-    fputs(", \"groups\": [", jout);
-    sl_failure_groups_json(&groups, jout);
-    fputs("\n]", jout);
-    sl_json_end(jout);
-    fclose(jout);
+      sl_failure_groups_failing(g) > 0 || (g->n == 0 && r->failed_cases);
+  int rc = r->usage_failed                       ? SL_EXIT_USAGE
+           : fails                               ? SL_EXIT_FAIL
+           : r->store_failed || r->report_failed ? SL_EXIT_INCOMPLETE
+                                                 : SL_EXIT_OK;
+  return sl_interrupt_exit_status(rc);
+}
+
+/* --format json: the document, carrying the exit status. */
+static void sl__run_json(sl__run *r, int rc) {
+  FILE *j = r->jout;
+  fclose(r->jcases);
+  sl_json_head(j, r->cmd, rc);
+  fputs(", \"db\": ", j);
+  sl_json_str(j, r->no_db ? NULL : r->db);
+  if (r->no_db)
+    fputs(", \"run_id\": null", j);
+  else
+    fprintf(j, ", \"run_id\": %lld", (long long)r->run_id);
+  fputs(", ", j);
+  sl_tolerances_json(j);
+  fprintf(j, ", \"cases\": %d, \"counts\": {", r->judged);
+  for (int k = 0; k < SL_VERDICT_COUNT; ++k)
+    fprintf(j, "%s\"%s\": %d", k ? ", " : "", sl_verdict_name((sl_verdict)k),
+            r->counts[k]);
+  fprintf(j,
+          "}, \"failure_groups\": %d, \"new_groups\": %d, \"fail_on\": "
+          "\"%s\", \"results\": [%s\n]",
+          r->groups.n, sl_failure_groups_new(&r->groups),
+          r->triage.fail_on_new ? "new" : "any", r->jbuf ? r->jbuf : "");
+  fputs(", \"groups\": [", j);
+  sl_failure_groups_json(&r->groups, j);
+  fputs("\n]", j);
+  sl_json_end(j);
+  fclose(j);
+}
+
+/* Options, lines and cases, each checked before any work: 0, or an exit
+ * status (SL_OPTIONS_HELP after --help). */
+static int sl__run_prepare(sl__run *r, const sl_command_help *h, int argc,
+                           char **argv, sl_run_args_fn args_fn) {
+  int rc = sl_options_parse(h, argc, argv, &r->opt);
+  if (rc) return rc;
+  if (sl__run_options(r) || sl__run_lines(r, args_fn) ||
+      sl__run_parse_cases(r) ||
+      sl_cli_output_check(r->cmd, "--junit", r->junit, r->no_db ? NULL : r->db,
+                          argc, argv) ||
+      sl_triage_load(r->cmd, &r->triage))
+    return SL_EXIT_USAGE;
+  return 0;
+}
+
+static void sl__run_free(sl__run *r) {
+  free(r->jbuf);
+  free(r->cases);
+  sl_failure_groups_free(&r->groups);
+  sl_triage_free(&r->triage);
+  sl__lines_free(&r->lines);
+  sl_options_free(&r->opt);
+}
+
+static const sl_command_help sl__run_cmd_help = {SL_CMD_RUN, sl__run_help,
+                                                 sl__run_help_after, NULL};
+
+int sl_cmd_run(int argc, char **argv) {
+  return sl_cmd_run_with(argc, argv, &sl__run_cmd_help, NULL);
+}
+
+int sl_cmd_run_with(int argc, char **argv, const sl_command_help *h,
+                    sl_run_args_fn args_fn) {
+  sl__run r = {.cmd = sl_command_name(h->cmd)};
+  r.o.rerun_every = 1; /* every passing variant runs twice (rerun.h) */
+  int rc = sl__run_prepare(&r, h, argc, argv, args_fn);
+  if (rc == SL_OPTIONS_HELP || (!rc && sl_cli_parse_only))
+    rc = SL_EXIT_OK;
+  else if (!rc) {
+    sl_interrupt_install();
+    sl_tolerances_install(&r.tol); /* before the worker is forked */
+    if (!(rc = sl__run_begin(&r, argc, argv))) {
+      sl__run_all(&r);
+      sl__run_finish(&r);
+      sl__run_summary(&r);
+      rc = sl__run_status(&r);
+      if (r.jout) sl__run_json(&r, rc);
+    }
   }
-  free(jbuf);
-out:
-  sl_failure_groups_free(&groups);
-  sl_triage_free(&triage);
-  sl__lines_free(&lines);
+  sl__run_free(&r);
   return rc;
 }

@@ -61,12 +61,6 @@ int sl_tolerances_parse(sl_tolerances *t, const char *cmd, const char *value) {
   }
 }
 
-int sl_tolerance_option(const char *cmd, int argc, char **argv, int *i,
-                        sl_tolerances *t) {
-  const char *v = sl_cli_value(cmd, argc, argv, i);
-  return v ? sl_tolerances_parse(t, cmd, v) : SL_EXIT_USAGE;
-}
-
 /* The shortest of %.15g..%.17g that reads back as v: 0.001, not
  * 0.0010000000000000000208. */
 static void sl__shortest(char *buf, size_t len, double v) {

@@ -33,11 +33,6 @@ typedef struct sl_tolerances {
  * naming the item, what was expected and what was found. */
 int sl_tolerances_parse(sl_tolerances *t, const char *cmd, const char *value);
 
-/* --tolerance VALUE (or --tolerance=VALUE) at argv[*i] into t, *i moved
- * past its value: 0, or SL_EXIT_USAGE after a usage error of `cmd`. */
-int sl_tolerance_option(const char *cmd, int argc, char **argv, int *i,
-                        sl_tolerances *t);
-
 /* t as one canonical --tolerance value ("f16=0.001,f32=1e-06", dtypes in
  * enum order, numbers exact), or "" when t overrides nothing. */
 void sl_tolerances_format(const sl_tolerances *t, char *buf, size_t len);

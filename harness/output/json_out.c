@@ -40,19 +40,6 @@ void sl_json_num(FILE *out, double v) {
     fputs("null", out);
 }
 
-int sl_json_format_option(const char *cmd, int argc, char **argv, int *i,
-                          int *json) {
-  const char *v = sl_cli_value(cmd, argc, argv, i);
-  if (!v) return SL_EXIT_USAGE;
-  if (strcmp(v, "text") && strcmp(v, "json"))
-    return sl_cli_usage_error(cmd,
-                              "--format: expected text or json, got "
-                              "\"%s\"",
-                              v);
-  *json = strcmp(v, "json") == 0;
-  return 0;
-}
-
 FILE *sl_json_begin(const char *cmd) {
   fflush(stdout);
   int fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);

@@ -18,12 +18,6 @@ void sl_json_str(FILE *out, const char *s);
 /* A JSON number, or null where the value is not finite. */
 void sl_json_num(FILE *out, double v);
 
-/* Parses the value of --format (argv[*i], as sl_cli_value) for a command
- * whose formats are "text" and "json": *json = 1 for json. Returns 0, or
- * SL_EXIT_USAGE after a usage error naming the value. */
-int sl_json_format_option(const char *cmd, int argc, char **argv, int *i,
-                          int *json);
-
 /* Sends what the command prints to stdout to stderr from now on and returns
  * a stream on the real stdout for the document; NULL (message printed) when
  * it cannot. */

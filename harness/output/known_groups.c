@@ -10,29 +10,6 @@
 #include "sl_verdict.h"
 #include "text_lines.h"
 
-int sl_triage_option(const char *cmd, int argc, char **argv, int *i,
-                     sl_triage_opts *o) {
-  const char *a = argv[*i], *v;
-  if (sl_cli_is(a, "--fail-on")) {
-    if (!(v = sl_cli_value(cmd, argc, argv, i))) return SL_EXIT_USAGE;
-    if (strcmp(v, "any") && strcmp(v, "new"))
-      return sl_cli_usage_error(cmd,
-                                "--fail-on: expected any (every failure "
-                                "group fails the run, the default) or new "
-                                "(only groups the store has not seen), got "
-                                "\"%s\"",
-                                v);
-    o->fail_on_new = strcmp(v, "new") == 0;
-    return 1;
-  }
-  if (sl_cli_is(a, "--known")) {
-    if (!(v = sl_cli_value(cmd, argc, argv, i))) return SL_EXIT_USAGE;
-    o->known_path = v;
-    return 1;
-  }
-  return 0;
-}
-
 int sl_triage_load(const char *cmd, sl_triage_opts *o) {
   if (!o->known_path) return 0;
   char err[1400];

@@ -38,12 +38,6 @@ typedef struct sl_triage_opts {
   sl_known_list known;    /* its entries, after sl_triage_load */
 } sl_triage_opts;
 
-/* Takes argv[*i] when it is --fail-on or --known (with its value). Returns
- * 1 when taken, 0 when not one of them, SL_EXIT_USAGE (after the message)
- * for a bad value. */
-int sl_triage_option(const char *cmd, int argc, char **argv, int *i,
-                     sl_triage_opts *o);
-
 /* Reads --known's file into o->known (nothing without one). 0, or
  * SL_EXIT_USAGE after a message naming the file and the line: a file that
  * cannot be read, a line that is neither a signature id nor a signature. */

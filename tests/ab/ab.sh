@@ -162,7 +162,7 @@ check "--alpha 0.7: exit 2" status_is 2
 check "--alpha 0.7: named, with the range" grep -q -- '--alpha: expected a number in (0, 0.5\], got "0.7"' "$tmp/out"
 ab "$DIR/libsltest_slow0.so" "$DIR/libsltest_slow100.so" --no-db --metric cycles
 check "--metric cycles: exit 2" status_is 2
-check "--metric cycles: named" grep -q -- "--metric cycles: expected time or instructions" "$tmp/out"
+check "--metric cycles: named" grep -q -- '--metric: expected time or instructions, got "cycles"' "$tmp/out"
 ab "$DIR/libsltest_slow0.so" "$DIR/libsltest_slow100.so" --no-db --no-counters --json "$tmp/abc.json"
 check "--no-counters: said" grep -q '^counters: off (--no-counters)' "$tmp/out"
 check "--no-counters: no counts in the JSON" python3 -c '

@@ -101,7 +101,7 @@ if [ -f "$AB" ]; then
   check "... the hint" grep -q "did you mean cpu.gather?" "$tmp/out"
 fi
 run 0 ab --help
-check "ab --help: PCT%, not PCT%%" has "spins for PCT%$"
+check "ab --help: PCT%, not PCT%%" has "spins for PCT% of"
 check "... no %% anywhere" hasnt "%%"
 echo "$((checks - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]

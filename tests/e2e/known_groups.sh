@@ -136,6 +136,6 @@ SCATTERLAB_CHECK_ARGS=1 "$BIN" "${FUZZ[@]}" --known "$tmp/bad.txt" >"$tmp/out" 2
 rc=$?
 check "SCATTERLAB_CHECK_ARGS: a malformed --known exits 2 (got $rc)" test "$rc" = 2
 run 2 "${RUN[@]}" --no-db --fail-on some
-check "--fail-on: a bad value named" has '--fail-on: expected any .* or new'
+check "--fail-on: a bad value named" has '--fail-on: expected any.* or new'
 echo "$((checks - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]

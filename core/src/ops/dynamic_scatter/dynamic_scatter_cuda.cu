@@ -143,41 +143,66 @@ static sl_status sl__dyn_reduce(sl_ctx *ctx, cudaStream_t s, sl__ws &ws,
                                      c->p.reduce, 0);
 }
 
-static sl_status sl__dyn_cuda(sl_ctx *ctx, sl_call *c, sl__strategy how) {
-  const sl_tensor *feats = &c->arg[0], *coors = &c->arg[1];
-  const sl_tensor *vfeats = &c->arg[2], *vcoors = &c->arg[3];
-  const sl_tensor *map = &c->arg[4], *count = &c->arg[5];
-  const int64_t N = feats->shape[0], C = feats->shape[1], D = coors->shape[1];
-  c->out_rows = 0;
-  if (N == 0) return SL_STATUS_OK;
+/* What the steps of one call share. */
+struct sl__dyn_run {
+  sl_ctx *ctx;
   cudaStream_t s;
-  SL__TRY(sl__cuda_begin(ctx, &s));
-  sl__ws ws(ctx, s);
-  sl__coors co = {(const int32_t *)coors->data, N, D, coors->strides[0],
-                  coors->strides[1]};
-  int32_t *mp = (int32_t *)map->data;
-  const int64_t ms = map->strides[0];
-  /* 1. Validity, column maxima, compaction. */
+  sl__coors co;
+  int32_t *mp;
+  int64_t ms, nv, M;
+  uint32_t *valid, *perm, *perm2, *lens;
+  int total_bits;
+  sl__shifts sh;
+  int *colbits; /* malloc'd: each column's width in bits */
+};
+
+/* The column widths from their maxima (host): the packed key's shifts and
+ * its total width. */
+static sl_status sl__dyn_widths(sl__dyn_run &r, const int32_t *hmax) {
+  const int64_t D = r.co.d;
+  r.total_bits = 0;
+  memset(&r.sh, 0, sizeof r.sh);
+  for (int64_t k = D - 1; k >= 0; --k) {
+    if (k < 64) r.sh.s[k] = r.total_bits;
+    r.total_bits += sl__bits_for((uint64_t)hmax[k]);
+  }
+  r.colbits = (int *)malloc((size_t)D * sizeof *r.colbits);
+  for (int64_t k = 0; r.colbits && k < D; ++k)
+    r.colbits[k] = sl__bits_for((uint64_t)hmax[k]);
+  if (!r.colbits)
+    return sl_ctx_fail(r.ctx, SL_STATUS_OUT_OF_MEMORY,
+                       "dynamic_scatter: expected host memory for %lld column "
+                       "widths, got none",
+                       (long long)D);
+  return SL_STATUS_OK;
+}
+
+/* 1. Validity, column maxima, compaction: r.valid holds the r.nv valid
+ * points; the widths follow from the maxima. */
+static sl_status sl__dyn_select(sl__dyn_run &r, sl__ws &ws) {
+  sl_ctx *ctx = r.ctx;
+  const int64_t N = r.co.n, D = r.co.d;
   unsigned char *flag;
-  uint32_t *iota, *valid, *nsel;
+  uint32_t *iota, *nsel;
   int32_t *colmax;
   SL__TRY(ws.get(&flag, (size_t)N, "dynamic_scatter: flags"));
   SL__TRY(ws.get(&iota, (size_t)N, "dynamic_scatter: points"));
-  SL__TRY(ws.get(&valid, (size_t)N, "dynamic_scatter: points"));
+  SL__TRY(ws.get(&r.valid, (size_t)N, "dynamic_scatter: points"));
   SL__TRY(ws.get(&nsel, 1, "dynamic_scatter: count"));
   SL__TRY(ws.get_set(&colmax, (size_t)D, 0, "dynamic_scatter: maxima"));
-  sl__dyn_valid_k<<<sl__blocks(N, SL__THREADS), SL__THREADS, 0, s>>>(
-      co, mp, ms, flag, iota, colmax);
+  sl__dyn_valid_k<<<sl__blocks(N, SL__THREADS), SL__THREADS, 0, r.s>>>(
+      r.co, r.mp, r.ms, flag, iota, colmax);
   SL__CUDA_LAUNCHED(ctx, "dynamic_scatter: validity kernel");
   size_t t1 = 0;
-  SL__CUDA_TRY(
-      ctx,
-      cub::DeviceSelect::Flagged(nullptr, t1, iota, flag, valid, nsel, N, s),
-      "dynamic_scatter: select size");
+  SL__CUDA_TRY(ctx,
+               cub::DeviceSelect::Flagged(nullptr, t1, iota, flag, r.valid,
+                                          nsel, N, r.s),
+               "dynamic_scatter: select size");
   unsigned char *tmp;
   SL__TRY(ws.get(&tmp, t1, "dynamic_scatter: select workspace"));
   SL__CUDA_TRY(
-      ctx, cub::DeviceSelect::Flagged(tmp, t1, iota, flag, valid, nsel, N, s),
+      ctx,
+      cub::DeviceSelect::Flagged(tmp, t1, iota, flag, r.valid, nsel, N, r.s),
       "dynamic_scatter: select the valid points");
   uint32_t nv32 = 0;
   int32_t *hmax = (int32_t *)malloc((size_t)D * sizeof *hmax);
@@ -187,146 +212,167 @@ static sl_status sl__dyn_cuda(sl_ctx *ctx, sl_call *c, sl__strategy how) {
                        "maxima, got none",
                        (long long)D);
   cudaError_t e =
-      cudaMemcpyAsync(&nv32, nsel, sizeof nv32, cudaMemcpyDeviceToHost, s);
+      cudaMemcpyAsync(&nv32, nsel, sizeof nv32, cudaMemcpyDeviceToHost, r.s);
   if (e == cudaSuccess)
     e = cudaMemcpyAsync(hmax, colmax, (size_t)D * sizeof *hmax,
-                        cudaMemcpyDeviceToHost, s);
-  if (e == cudaSuccess) e = cudaStreamSynchronize(s);
-  if (e != cudaSuccess) {
-    free(hmax);
-    return sl__cuda_fail(ctx, e, "dynamic_scatter: read the valid count");
-  }
-  const int64_t nv = nv32;
-  int total_bits = 0;
-  sl__shifts sh;
-  memset(&sh, 0, sizeof sh);
-  for (int64_t k = D - 1; k >= 0; --k) {
-    if (k < 64) sh.s[k] = total_bits;
-    total_bits += sl__bits_for((uint64_t)hmax[k]);
-  }
-  int *colbits = (int *)malloc((size_t)D * sizeof *colbits);
-  for (int64_t k = 0; colbits && k < D; ++k)
-    colbits[k] = sl__bits_for((uint64_t)hmax[k]);
+                        cudaMemcpyDeviceToHost, r.s);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(r.s);
+  sl_status st =
+      e == cudaSuccess
+          ? sl__dyn_widths(r, hmax)
+          : sl__cuda_fail(ctx, e, "dynamic_scatter: read the valid count");
   free(hmax);
-  if (!colbits)
-    return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
-                       "dynamic_scatter: expected host memory for %lld column "
-                       "widths, got none",
-                       (long long)D);
-  if (nv == 0) {
-    free(colbits);
-    return SL_STATUS_OK; /* every map entry is -1; M = 0 */
+  r.nv = nv32;
+  return st;
+}
+
+/* 2a. Rows that fit 64 bits: one radix sort of the packed keys. */
+static sl_status sl__dyn_sort_packed(sl__dyn_run &r, sl__ws &ws) {
+  unsigned long long *keys, *skeys;
+  sl_status st = ws.get(&keys, (size_t)r.nv, "dynamic_scatter: keys");
+  if (!st) st = ws.get(&skeys, (size_t)r.nv, "dynamic_scatter: keys");
+  if (st) return st;
+  sl__dyn_pack_k<<<sl__blocks(r.nv, SL__THREADS), SL__THREADS, 0, r.s>>>(
+      r.co, r.valid, r.nv, r.sh, keys);
+  cudaError_t e = cudaGetLastError();
+  size_t t2 = 0;
+  if (e == cudaSuccess)
+    e = cub::DeviceRadixSort::SortPairs(nullptr, t2, keys, skeys, r.valid,
+                                        r.perm, r.nv, 0, r.total_bits, r.s);
+  unsigned char *tmp2 = nullptr;
+  if (e == cudaSuccess) st = ws.get(&tmp2, t2, "dynamic_scatter: sort");
+  if (e == cudaSuccess && !st)
+    e = cub::DeviceRadixSort::SortPairs(tmp2, t2, keys, skeys, r.valid, r.perm,
+                                        r.nv, 0, r.total_bits, r.s);
+  if (e != cudaSuccess)
+    st = sl__cuda_fail(r.ctx, e, "dynamic_scatter: sort packed rows");
+  return st;
+}
+
+/* 2b. LSD: one stable pass per column, last column first. */
+static sl_status sl__dyn_sort_columns(sl__dyn_run &r, sl__ws &ws) {
+  uint32_t *keys, *skeys;
+  sl_status st = ws.get(&keys, (size_t)r.nv, "dynamic_scatter: keys");
+  if (!st) st = ws.get(&skeys, (size_t)r.nv, "dynamic_scatter: keys");
+  size_t t2 = 0;
+  cudaError_t e = cudaSuccess;
+  if (!st) {
+    e = cub::DeviceRadixSort::SortPairs(nullptr, t2, keys, skeys, r.perm,
+                                        r.perm2, r.nv, 0, 32, r.s);
+    if (e != cudaSuccess)
+      st = sl__cuda_fail(r.ctx, e, "dynamic_scatter: sort size");
   }
-  /* 2. Sort the valid points by their rows. */
-  uint32_t *perm, *perm2;
-  SL__TRY(ws.get(&perm, (size_t)nv, "dynamic_scatter: order"));
-  SL__TRY(ws.get(&perm2, (size_t)nv, "dynamic_scatter: order"));
-  sl_status st = SL_STATUS_OK;
-  if (total_bits <= 64 && D <= 64) {
-    unsigned long long *keys, *skeys;
-    st = ws.get(&keys, (size_t)nv, "dynamic_scatter: keys");
-    if (!st) st = ws.get(&skeys, (size_t)nv, "dynamic_scatter: keys");
-    if (!st) {
-      sl__dyn_pack_k<<<sl__blocks(nv, SL__THREADS), SL__THREADS, 0, s>>>(
-          co, valid, nv, sh, keys);
-      e = cudaGetLastError();
-      size_t t2 = 0;
-      if (e == cudaSuccess)
-        e = cub::DeviceRadixSort::SortPairs(nullptr, t2, keys, skeys, valid,
-                                            perm, nv, 0, total_bits, s);
-      unsigned char *tmp2 = nullptr;
-      if (e == cudaSuccess) st = ws.get(&tmp2, t2, "dynamic_scatter: sort");
-      if (e == cudaSuccess && !st)
-        e = cub::DeviceRadixSort::SortPairs(tmp2, t2, keys, skeys, valid, perm,
-                                            nv, 0, total_bits, s);
-      if (e != cudaSuccess)
-        st = sl__cuda_fail(ctx, e, "dynamic_scatter: sort packed rows");
-    }
-  } else {
-    /* LSD: one stable pass per column, last column first. */
-    uint32_t *keys, *skeys;
-    st = ws.get(&keys, (size_t)nv, "dynamic_scatter: keys");
-    if (!st) st = ws.get(&skeys, (size_t)nv, "dynamic_scatter: keys");
-    size_t t2 = 0;
-    if (!st) {
-      e = cub::DeviceRadixSort::SortPairs(nullptr, t2, keys, skeys, perm, perm2,
-                                          nv, 0, 32, s);
-      if (e != cudaSuccess)
-        st = sl__cuda_fail(ctx, e, "dynamic_scatter: sort size");
-    }
-    unsigned char *tmp2 = nullptr;
-    if (!st) st = ws.get(&tmp2, t2, "dynamic_scatter: sort");
-    if (!st)
-      e = cudaMemcpyAsync(perm, valid, (size_t)nv * sizeof *perm,
-                          cudaMemcpyDeviceToDevice, s);
-    for (int64_t k = D - 1; !st && e == cudaSuccess && k >= 0; --k) {
-      sl__dyn_column_k<<<sl__blocks(nv, SL__THREADS), SL__THREADS, 0, s>>>(
-          co, perm, nv, k, keys);
-      e = cudaGetLastError();
-      if (e == cudaSuccess)
-        e = cub::DeviceRadixSort::SortPairs(tmp2, t2, keys, skeys, perm, perm2,
-                                            nv, 0, colbits[k], s);
-      uint32_t *t = perm;
-      perm = perm2;
-      perm2 = t;
-    }
-    if (!st && e != cudaSuccess)
-      st = sl__cuda_fail(ctx, e, "dynamic_scatter: sort by column");
+  unsigned char *tmp2 = nullptr;
+  if (!st) st = ws.get(&tmp2, t2, "dynamic_scatter: sort");
+  if (!st)
+    e = cudaMemcpyAsync(r.perm, r.valid, (size_t)r.nv * sizeof *r.perm,
+                        cudaMemcpyDeviceToDevice, r.s);
+  for (int64_t k = r.co.d - 1; !st && e == cudaSuccess && k >= 0; --k) {
+    sl__dyn_column_k<<<sl__blocks(r.nv, SL__THREADS), SL__THREADS, 0, r.s>>>(
+        r.co, r.perm, r.nv, k, keys);
+    e = cudaGetLastError();
+    if (e == cudaSuccess)
+      e = cub::DeviceRadixSort::SortPairs(tmp2, t2, keys, skeys, r.perm,
+                                          r.perm2, r.nv, 0, r.colbits[k], r.s);
+    uint32_t *t = r.perm;
+    r.perm = r.perm2;
+    r.perm2 = t;
   }
-  free(colbits);
-  SL__TRY(st);
-  /* 3. Voxels. */
-  uint32_t *head, *vid, *start, *lens;
+  if (!st && e != cudaSuccess)
+    st = sl__cuda_fail(r.ctx, e, "dynamic_scatter: sort by column");
+  return st;
+}
+
+/* 3. Voxels: heads of equal rows, numbered by a scan; each point's voxel,
+ * each voxel's coordinates, start and size. */
+static sl_status sl__dyn_voxels(sl__dyn_run &r, sl__ws &ws, sl_call *c) {
+  sl_ctx *ctx = r.ctx;
+  const sl_tensor *vcoors = &c->arg[3], *count = &c->arg[5];
+  const int64_t nv = r.nv;
+  uint32_t *head, *vid, *start;
   SL__TRY(ws.get(&head, (size_t)nv, "dynamic_scatter: heads"));
   SL__TRY(ws.get(&vid, (size_t)nv, "dynamic_scatter: voxel ids"));
-  sl__dyn_heads_k<<<sl__blocks(nv, SL__THREADS), SL__THREADS, 0, s>>>(co, perm,
-                                                                      nv, head);
+  sl__dyn_heads_k<<<sl__blocks(nv, SL__THREADS), SL__THREADS, 0, r.s>>>(
+      r.co, r.perm, nv, head);
   SL__CUDA_LAUNCHED(ctx, "dynamic_scatter: head kernel");
   size_t t3 = 0;
   SL__CUDA_TRY(ctx,
-               cub::DeviceScan::InclusiveSum(nullptr, t3, head, vid, nv, s),
+               cub::DeviceScan::InclusiveSum(nullptr, t3, head, vid, nv, r.s),
                "dynamic_scatter: scan size");
   unsigned char *tmp3;
   SL__TRY(ws.get(&tmp3, t3, "dynamic_scatter: scan workspace"));
-  SL__CUDA_TRY(ctx, cub::DeviceScan::InclusiveSum(tmp3, t3, head, vid, nv, s),
+  SL__CUDA_TRY(ctx, cub::DeviceScan::InclusiveSum(tmp3, t3, head, vid, nv, r.s),
                "dynamic_scatter: number the voxels");
   uint32_t m32 = 0;
   SL__CUDA_TRY(ctx,
                cudaMemcpyAsync(&m32, vid + nv - 1, sizeof m32,
-                               cudaMemcpyDeviceToHost, s),
+                               cudaMemcpyDeviceToHost, r.s),
                "dynamic_scatter: read the voxel count");
-  SL__CUDA_TRY(ctx, cudaStreamSynchronize(s), "dynamic_scatter: wait");
-  const int64_t M = m32;
-  SL__TRY(ws.get(&start, (size_t)M, "dynamic_scatter: voxel starts"));
-  SL__TRY(ws.get_set(&lens, (size_t)M + 1, 0, "dynamic_scatter: voxel sizes"));
-  sl__dyn_emit_k<<<sl__blocks(nv, SL__THREADS), SL__THREADS, 0, s>>>(
-      co, perm, nv, head, vid, mp, ms, (int32_t *)vcoors->data,
+  SL__CUDA_TRY(ctx, cudaStreamSynchronize(r.s), "dynamic_scatter: wait");
+  r.M = m32;
+  SL__TRY(ws.get(&start, (size_t)r.M, "dynamic_scatter: voxel starts"));
+  SL__TRY(
+      ws.get_set(&r.lens, (size_t)r.M + 1, 0, "dynamic_scatter: voxel sizes"));
+  sl__dyn_emit_k<<<sl__blocks(nv, SL__THREADS), SL__THREADS, 0, r.s>>>(
+      r.co, r.perm, nv, head, vid, r.mp, r.ms, (int32_t *)vcoors->data,
       vcoors->strides[0], vcoors->strides[1], start);
   SL__CUDA_LAUNCHED(ctx, "dynamic_scatter: voxel kernel");
-  sl__dyn_counts_k<<<sl__blocks(M, SL__THREADS), SL__THREADS, 0, s>>>(
-      start, M, nv, (int32_t *)count->data, count->strides[0], lens);
+  sl__dyn_counts_k<<<sl__blocks(r.M, SL__THREADS), SL__THREADS, 0, r.s>>>(
+      start, r.M, nv, (int32_t *)count->data, count->strides[0], r.lens);
   SL__CUDA_LAUNCHED(ctx, "dynamic_scatter: count kernel");
-  /* 4. The features. */
+  return SL_STATUS_OK;
+}
+
+/* 4. The features, reduced into their voxels. cuda.sorted walks perm: the
+ * valid points in voxel order, each a row id (its point index) of this
+ * addressing. */
+static sl_status sl__dyn_features(sl__dyn_run &r, sl__ws &ws, sl_call *c,
+                                  sl__strategy how) {
+  const sl_tensor *feats = &c->arg[0], *vfeats = &c->arg[2];
   sl__dyn_addr a;
   memset(&a, 0, sizeof a);
-  a.rows = N;
-  a.width = C;
-  a.dests = M;
-  a.map = mp;
-  a.ms = ms;
+  a.rows = feats->shape[0];
+  a.width = feats->shape[1];
+  a.dests = r.M;
+  a.map = r.mp;
+  a.ms = r.ms;
   a.fs0 = feats->strides[0];
   a.fs1 = feats->strides[1];
   a.os0 = vfeats->strides[0];
   a.os1 = vfeats->strides[1];
-  /* cuda.sorted walks perm: the valid points in voxel order, each a row id
-   * (its point index) of this addressing. */
   if (feats->dtype == SL_F32)
-    st = sl__dyn_reduce<float>(ctx, s, ws, how, a, c, perm, lens);
-  else
-    st = sl__dyn_reduce<double>(ctx, s, ws, how, a, c, perm, lens);
-  SL__TRY(st);
-  c->out_rows = M;
-  return SL_STATUS_OK;
+    return sl__dyn_reduce<float>(r.ctx, r.s, ws, how, a, c, r.perm, r.lens);
+  return sl__dyn_reduce<double>(r.ctx, r.s, ws, how, a, c, r.perm, r.lens);
+}
+
+static sl_status sl__dyn_cuda(sl_ctx *ctx, sl_call *c, sl__strategy how) {
+  const sl_tensor *feats = &c->arg[0], *coors = &c->arg[1];
+  const sl_tensor *map = &c->arg[4];
+  const int64_t N = feats->shape[0];
+  c->out_rows = 0;
+  if (N == 0) return SL_STATUS_OK;
+  sl__dyn_run r;
+  memset(&r, 0, sizeof r);
+  r.ctx = ctx;
+  SL__TRY(sl__cuda_begin(ctx, &r.s));
+  sl__ws ws(ctx, r.s);
+  r.co = {(const int32_t *)coors->data, N, coors->shape[1], coors->strides[0],
+          coors->strides[1]};
+  r.mp = (int32_t *)map->data;
+  r.ms = map->strides[0];
+  sl_status st = sl__dyn_select(r, ws);
+  if (!st && r.nv > 0) { /* nv == 0: every map entry is -1; M = 0 */
+    st = ws.get(&r.perm, (size_t)r.nv, "dynamic_scatter: order");
+    if (!st) st = ws.get(&r.perm2, (size_t)r.nv, "dynamic_scatter: order");
+    if (!st)
+      st = r.total_bits <= 64 && r.co.d <= 64 ? sl__dyn_sort_packed(r, ws)
+                                              : sl__dyn_sort_columns(r, ws);
+    if (!st) st = sl__dyn_voxels(r, ws, c);
+    if (!st) st = sl__dyn_features(r, ws, c, how);
+    if (!st) c->out_rows = r.M;
+  }
+  free(r.colbits);
+  return st;
 }
 
 sl_status sl_dynamic_scatter_cuda_atomic(sl_ctx *ctx, sl_call *c) {
