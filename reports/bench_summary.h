@@ -61,6 +61,23 @@ void sl_bench_row_set(sl_bench_row *r, const char *variant, double median_s,
 void sl_bench_table_free(sl_bench_table *t);
 
 void sl_bench_summary_print(const sl_bench_table *t, FILE *f);
+
+/* A case ranked by a variant's speed-up over torch.cpu (bench_ranking.c). */
+typedef struct sl_bench_ranked {
+  const sl_bench_row *row;
+  const sl_bench_cell *cell;
+  double speedup; /* torch.cpu's median over the cell's */
+} sl_bench_ranked;
+
+/* The rows with a torch.cpu time, each with its best CPU variant's (a
+ * provider's too; variant NULL) or variant's own speed-up, worst first;
+ * their count in *n. Free it; NULL when none (or out of memory). */
+sl_bench_ranked *sl_bench_rank(const sl_bench_table *t, const char *variant,
+                               int *n);
+/* `bench --generate`'s closing tables: the cases worst first, how many are
+ * slower than torch.cpu (and below 0.9x), the geometric mean per op, and
+ * each variant's worst cases. */
+void sl_bench_ranking_print(const sl_bench_table *t, FILE *f);
 void sl_bench_crossover_print(const sl_bench_table *t, FILE *f);
 
 #endif

@@ -17,6 +17,7 @@
 
 #include "bandwidth.h"
 #include "bench_case.h"
+#include "bench_generate.h"
 #include "bench_table.h"
 #include "case.h"
 #include "commands.h"
@@ -112,11 +113,36 @@ typedef struct sl__bench_cmd {
   char device[256], no_device[512];
   sl__probes start, end;
   int failed, finished, dropped, unbuilt, store_failed;
+  int generated; /* --generate: the cases are the generator's */
   /* --format json: the document's stream and the cases' text */
   FILE *jout;
   char *jbuf;
   size_t jlen;
 } sl__bench_cmd;
+
+/* --generate N: the generator's case lines. The default --sizes, 1 MiB to
+ * 64 MiB: past the level-2 caches of most machines and far above the
+ * timer's resolution, and a few seconds a case for the slowest variants on
+ * two cores. 0 or SL_EXIT_USAGE. */
+static int sl__bench_generated(sl__bench_cmd *c) {
+  const sl_options *o = &c->opt;
+  sl_bench_gen g = {0};
+  g.n = o->v[SL_OPT_GENERATE].n;
+  g.seed = (uint64_t)o->v[SL_OPT_BENCH_SEED].n;
+  g.variants = c->b.variants;
+  char err[512];
+  if (sl_bench_gen_sizes(&g, sl_opt_text(o, SL_OPT_SIZES), err, sizeof err))
+    return sl_cli_usage_error("bench", "--sizes: %s", err);
+  if (sl_bench_generate(&g, &c->lines, &c->n, err, sizeof err))
+    return sl_cli_usage_error("bench", "--generate: %s", err);
+  fprintf(stderr,
+          "bench: %lld generated cases (seed %llu, inputs of %s; %lld "
+          "drawn)\n",
+          (long long)g.kept, (unsigned long long)g.seed,
+          sl_opt_text(o, SL_OPT_SIZES), (long long)g.drawn);
+  c->generated = 1;
+  return 0;
+}
 
 /* The option values into c and the cases; 0 or SL_EXIT_USAGE. */
 static int sl__bench_options(sl__bench_cmd *c) {
@@ -139,6 +165,8 @@ static int sl__bench_options(sl__bench_cmd *c) {
   for (int i = 0; i < o->nwords; ++i)
     if (sl_bench_lines_push(&c->lines, &c->n, o->words[i]))
       return SL_EXIT_USAGE;
+  if (o->v[SL_OPT_GENERATE].given && sl__bench_generated(c))
+    return SL_EXIT_USAGE;
   c->cases =
       sl_bench_cases("bench", sl_opt_text(o, SL_OPT_SUITE), &c->lines, &c->n);
   return c->cases ? 0 : SL_EXIT_USAGE;
@@ -285,6 +313,7 @@ static void sl__bench_finish(sl__bench_cmd *c) {
   sl__bench_ctx *b = &c->b;
   sl_bench_summary_print(&b->table, stdout);
   sl_bench_crossover_print(&b->table, stdout);
+  if (c->generated) sl_bench_ranking_print(&b->table, stdout);
   c->failed |= c->cuda_missing | b->died;
   const int sig = sl_interrupted();
   if (!sig && c->finished > 0 && b->peak_gbs > 0)
@@ -319,6 +348,25 @@ static int sl__bench_status(const sl__bench_cmd *c) {
                                                     : SL_EXIT_OK);
 }
 
+/* --generate's ranking in the JSON document: every case with its best CPU
+ * variant's speed-up over torch.cpu, worst first. */
+static void sl__bench_ranking_json(const sl_bench_table *t, FILE *j) {
+  int n;
+  sl_bench_ranked *v = sl_bench_rank(t, NULL, &n);
+  fputs(", \"ranking\": [", j);
+  for (int i = 0; v && i < n; ++i) {
+    fputs(i ? ",\n  {\"case\": " : "\n  {\"case\": ", j);
+    sl_json_str(j, v[i].row->line);
+    fputs(", \"best\": ", j);
+    sl_json_str(j, v[i].cell->variant);
+    fputs(", \"speedup\": ", j);
+    sl_json_num(j, v[i].speedup);
+    fputs("}", j);
+  }
+  fputs(v ? "\n]" : "]", j);
+  free(v);
+}
+
 /* --format json: the document, carrying the exit status. */
 static void sl__bench_json(sl__bench_cmd *c, int rc) {
   FILE *j = c->jout;
@@ -344,6 +392,7 @@ static void sl__bench_json(sl__bench_cmd *c, int rc) {
           ", \"cases\": %d, \"timed\": %d, \"failing\": %d, "
           "\"results\": [%s\n]",
           c->n, c->finished, c->b.failing, c->jbuf ? c->jbuf : "");
+  if (c->generated) sl__bench_ranking_json(&c->b.table, j);
   sl_json_end(j);
   fclose(j);
 }
