@@ -268,6 +268,14 @@ sl_status sl__reduce_backward_run(sl_ctx *ctx, const char *op,
                                   int threads, sl__rb_locate_fn locate,
                                   const void *user);
 
+/* A line of few contributions beside its positions (reduce_backward_sparse.c):
+ * whether line geometry b with m contributions takes the per-target path,
+ * and that path, its scratch at least 5 m doubles (the dense path's for
+ * such a line holds more). Results bit for bit the dense path's. */
+int sl__rb_sparse_fits(const sl__rbline *b, int64_t m);
+void sl__rb_sparse_line(const sl__rbline *b, const sl__rbptr *p,
+                        double *scratch);
+
 /* ------------------------------------------------------------------------ */
 /* Shapes and checks shared by the four ops                                  */
 /* ------------------------------------------------------------------------ */

@@ -204,6 +204,10 @@ static void sl__rb_range(const sl__rbline *b, int64_t begin, int64_t end,
   for (int64_t l = begin; l < end; ++l) {
     sl__rbptr q;
     locate(user, l, &q);
+    if (sl__rb_sparse_fits(b, q.m)) {
+      sl__rb_sparse_line(b, &q, scratch);
+      continue;
+    }
     if (k == batch || (k > 0 && q.m != p[0].m)) {
       sl__reduce_backward_lines(b, k, p, scratch);
       k = 0;

@@ -680,6 +680,55 @@ static void test_empty(void) {
   }
 }
 
+/* A long line with few updates takes the per-target path (contiguous
+ * positions, reduce_backward_sparse.c); the same values laid out with a
+ * step of 2 take the dense one. Every reduce, with and without self, with
+ * zeros, a NaN, duplicate targets and a zero update: bit for bit alike. */
+static void test_sparse_matches_dense(void) {
+  enum { N = 4096, M = 4 };
+  static double g[N], x[N], res[N], gx[N], gs[M];
+  static double g2[2 * N], x2[2 * N], res2[2 * N], gx2[2 * N], gs2[M];
+  int64_t idx[M] = {7, 4000, 7, 0};
+  double src[M] = {3, 0, -2, 5};
+  for (int i = 0; i < N; ++i) {
+    g[i] = g2[2 * i] = 1 + (i % 7);
+    x[i] = x2[2 * i] = i % 11 == 0 ? 0 : i % 101 == 0 ? NAN : 0.5 * (i % 13);
+    res[i] = res2[2 * i] = i == 7 ? -6 : i % 5 == 0 ? x[i] + 1 : x[i];
+  }
+  const int64_t n = N, m = M;
+  sl_tensor ti = sl_tensor_make(SL_I64, 1, &m, idx);
+  sl_tensor ts = sl_tensor_make(SL_F64, 1, &m, src);
+  sl_tensor one[4], two[4]; /* g x res gx, contiguous and stepped */
+  double *bufs[4] = {g, x, res, gx}, *bufs2[4] = {g2, x2, res2, gx2};
+  for (int k = 0; k < 4; ++k) {
+    one[k] = sl_tensor_make(SL_F64, 1, &n, bufs[k]);
+    two[k] = sl_tensor_make(SL_F64, 1, &n, bufs2[k]);
+    two[k].strides[0] = 2;
+  }
+  sl_tensor tgs = sl_tensor_make(SL_F64, 1, &m, gs);
+  sl_tensor tgs2 = sl_tensor_make(SL_F64, 1, &m, gs2);
+  const sl_reduce reds[] = {SL_REDUCE_MEAN, SL_REDUCE_PROD, SL_REDUCE_AMAX,
+                            SL_REDUCE_AMIN};
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  FOR_EACH_VARIANT(SL_OP_INDEX_REDUCE_BACKWARD, v) {
+    for (size_t r = 0; r < sizeof reds / sizeof *reds; ++r)
+      for (int self = 0; self < 2; ++self) {
+        CHECK(run_bw(&ctx, v->name, SL_OP_INDEX_REDUCE_BACKWARD, &one[0],
+                     &one[1], &ti, &ts, &one[2], &one[3], sizeof gx, &tgs,
+                     sizeof gs, 0, reds[r], self) == SL_STATUS_OK);
+        CHECK(run_bw(&ctx, v->name, SL_OP_INDEX_REDUCE_BACKWARD, &two[0],
+                     &two[1], &ti, &ts, &two[2], &two[3], sizeof gx2, &tgs2,
+                     sizeof gs2, 0, reds[r], self) == SL_STATUS_OK);
+        int same = 1;
+        for (int i = 0; i < N; ++i) same &= same_f(gx[i], gx2[2 * i]);
+        for (int i = 0; i < M; ++i) same &= same_f(gs[i], gs2[i]);
+        CHECK_MSG(same, "%s reduce %d self %d: sparse and dense differ",
+                  v->name, (int)reds[r], self);
+      }
+  }
+}
+
 int main(void) {
   test_scatter_1d();
   test_scatter_ties();
@@ -690,6 +739,7 @@ int main(void) {
   test_index_seed001();
   test_index_0d_and_axis1();
   test_omp_matches_serial();
+  test_sparse_matches_dense();
   test_bad_input();
   test_empty();
   return sl_test_finish("test_reduce_backward");
