@@ -16,6 +16,7 @@
 #include "bench_worker_page.h"
 #include "fd_hygiene.h"
 #include "interrupt.h"
+#include "stdio_capture.h"
 #include "worker.h"
 
 /* How long a worker may take to stop after the command was interrupted
@@ -32,6 +33,7 @@ struct sl_bench_worker {
   int opened; /* a case is open: built again in a fresh worker */
   uint64_t max_case_bytes;
   char line[SL_CASE_LINE_MAX];
+  sl_capture out; /* the worker's stdout and stderr (stdio_capture.h) */
 };
 
 /* How a request ended. */
@@ -72,6 +74,7 @@ static int sl__spawn(sl_bench_worker *w, char *err, size_t errlen) {
   if (pid == 0) {
     close(req[1]);
     close(ans[0]);
+    sl_capture_attach(&w->out);
     sl_bw_child_main(w->pg, &w->setup, (int)parent, req[0], ans[1]);
   }
   close(req[0]);
@@ -126,6 +129,36 @@ static sl__bw_end sl__await(sl_bench_worker *w) {
   }
 }
 
+/* What the worker printed and did not hand over, said as `who`'s. */
+static void sl__say(sl_bench_worker *w, const char *who) {
+  static char said[8192];
+  const size_t n = sl_capture_take(&w->out, said, sizeof said);
+  sl_capture_report(&w->out, stderr, who, said, n);
+}
+
+/* What the worker printed during the request in hand: the contender that
+ * died, when one did, else the request's contenders (the rounds interleave
+ * them: which one printed is not known). */
+static void sl__report_said(sl_bench_worker *w, int died) {
+  static const char *const what[] = {
+#define SL__BW_WHAT(e, text) "the timing worker (" text ")",
+      SL_BW_REQUEST_MAP(SL__BW_WHAT)
+#undef SL__BW_WHAT
+  };
+  const sl_bw_request *q = &w->pg->req;
+  const int cur = w->pg->current;
+  const int many = q->kind == SL_BW_AB ? 2 : q->kind == SL_BW_TIME ? q->n : 0;
+  char who[SL_BW_MAX * (SL_VARIANT_NAME_LEN + 2) + 64] = "";
+  size_t k = 0;
+  for (int i = 0; i < many && i < SL_BW_MAX; ++i) {
+    if (died && cur >= 0 && cur != i) continue;
+    k += (size_t)snprintf(who + k, sizeof who - k, "%s%s", k ? " or " : "",
+                          q->names[i][0] ? q->names[i] : "LibTorch");
+    if (k >= sizeof who) break;
+  }
+  sl__say(w, who[0] ? who : what[q->kind]);
+}
+
 /* Sends the request on the page and waits. On a death or hang the worker
  * is reaped, *death (when not NULL) says how, and the next request forks a
  * fresh one. */
@@ -153,8 +186,9 @@ static sl__bw_end sl__request(sl_bench_worker *w, sl_bw_lost *death) {
   const char wake = 'R';
   sl__bw_end end =
       write(w->to_child, &wake, 1) == 1 ? sl__await(w) : SL__BW_DIED;
+  const int status = end == SL__BW_ANSWERED ? 0 : sl__reap(w, 1);
+  sl__report_said(w, end != SL__BW_ANSWERED);
   if (end == SL__BW_ANSWERED) return end;
-  const int status = sl__reap(w, 1);
   ++w->restarts;
   if (death) {
     death->lost = 1;
@@ -187,11 +221,13 @@ int sl_bw_start(sl_bench_worker **out, const sl_bw_setup *s, sl_bw_info *info,
     return -1;
   }
   w->setup = *s;
+  sl_capture_open(&w->out);
   if (sl__spawn(w, err, errlen) || sl__await(w) != SL__BW_ANSWERED) {
     if (w->pid > 0) {
       sl__reap(w, 1);
       snprintf(err, errlen, "timing worker: died while starting");
     }
+    sl_capture_close(&w->out);
     munmap(w->pg, sizeof *w->pg);
     free(w);
     return -1;
@@ -204,6 +240,8 @@ int sl_bw_start(sl_bench_worker **out, const sl_bw_setup *s, sl_bw_info *info,
 void sl_bw_stop(sl_bench_worker *w) {
   if (!w) return;
   sl__reap(w, 0);
+  sl__say(w, "the timing worker, as it ended,");
+  sl_capture_close(&w->out);
   munmap(w->pg, sizeof *w->pg);
   free(w);
 }
