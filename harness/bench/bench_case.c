@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "op_facts.h"
-#include "store_verdicts.h"
 
 int64_t sl_tensor_bytes(const sl_tensor *t) {
   int64_t n = 1;
@@ -37,18 +36,17 @@ int64_t sl_useful_bytes(const sl_call *call, const sl_tensor *ref) {
 
 int sl_bench_case_open(sl_bench_case *bc, const sl_case *c0,
                        const sl_run_opts *ro, const sl_bench_workers *w,
-                       sl_store *st, int64_t run_id, sl_case_result *res,
-                       char *err, size_t errlen) {
+                       sl_case_result *res, char *err, size_t errlen) {
   memset(bc, 0, sizeof *bc);
   if (sl_worker_run_variants(w->check, c0, ro->variants, w->timeout_s, res, err,
                              errlen))
     return -1;
   /* The case as the check ran it, built again in the timing worker. */
   if (sl_case_parse(res->line, &bc->c, err, errlen)) return -1;
-  sl_bw_death death;
+  sl_bw_lost death;
   if (sl_bw_open(w->timing, res->line, ro->max_case_bytes, &bc->built, &death,
                  err, errlen)) {
-    if (!death.dead) return -1;
+    if (!death.lost) return -1;
     /* LibTorch or the inputs' generator killed the worker: nothing to
      * time, and the check's verdicts stand. */
     bc->built.ref_rc = -1;
@@ -57,9 +55,6 @@ int sl_bench_case_open(sl_bench_case *bc, const sl_case *c0,
   }
   printf("\n%s\n  useful bytes %.3f MB\n", res->line,
          (double)bc->built.bytes / 1e6);
-  if (st && sl_store_verdicts(st, run_id, bc->c.op, bc->c.dt, res->line,
-                              bc->c.seed, 0, 1, res->v, res->n, &bc->case_id))
-    fprintf(stderr, "scatterlab: store: %s\n", sl_store_errmsg(st));
   return 0;
 }
 

@@ -23,7 +23,6 @@ typedef struct sl_bench_case {
   sl_bw_case built; /* what the timing worker built: useful bytes (0 when
                        LibTorch rejects the case), LibTorch's answer, the
                        inputs' layouts */
-  int64_t case_id;  /* the stored case; 0 without a store */
 } sl_bench_case;
 
 /* The processes that run a timing command's kernels: the engine's worker
@@ -58,16 +57,15 @@ int64_t sl_useful_bytes(const sl_call *call, const sl_tensor *ref);
 
 /*
  * Judges c0 with the variants of `ro` into `res` in the check worker (a
- * kernel that crashes, hangs or exits gets its verdict there), stores the
- * case and the verdicts in st (run run_id; st may be NULL), has the timing
- * worker build the inputs to time (sl_bw_open) and prints the case line and
- * its useful bytes (sl_useful_bytes). 0, or -1 with err set (the case could
- * not be built).
+ * kernel that crashes, hangs or exits gets its verdict there), has the
+ * timing worker build the inputs to time (sl_bw_open) and prints the case
+ * line and its useful bytes (sl_useful_bytes). The case is stored after
+ * its timing (bench_store.h), which can still change a verdict. 0, or -1
+ * with err set (the case could not be built).
  */
 int sl_bench_case_open(sl_bench_case *bc, const sl_case *c0,
                        const sl_run_opts *ro, const sl_bench_workers *w,
-                       sl_store *st, int64_t run_id, sl_case_result *res,
-                       char *err, size_t errlen);
+                       sl_case_result *res, char *err, size_t errlen);
 
 /* Output buffers for call c (shapes from sl_infer), zeroed, in mem[slot]
  * (the caller frees each): c's output slots point at them. 0, or -1 when

@@ -12,6 +12,7 @@
 
 #include "bandwidth.h"
 #include "bench_case.h"
+#include "bench_store.h"
 #include "bench_table.h"
 #include "case.h"
 #include "clean_text.h"
@@ -28,7 +29,6 @@
 #include "sl_report.h"
 #include "sl_store.h"
 #include "slref.h"
-#include "store_verdicts.h"
 #include "timing.h"
 #include "tolerance.h"
 #include "variant_call.h"
@@ -101,17 +101,9 @@ static void sl__print_header(int counted) {
   putchar('\n');
 }
 
-/* The timings of the case in hand, stored after its verdicts: a variant
- * that kills the timing worker changes its verdict after the check. */
-typedef struct sl__kept {
-  char variant[SL_VARIANT_NAME_LEN];
-  sl_timing t;
-  int64_t bytes;
-  int threads;
-  double peak;
-} sl__kept;
-static sl__kept sl__kept_rows[2 * SL_BW_MAX + 2];
-static int sl__nkept;
+/* The timings of the case in hand, stored after its verdicts
+ * (bench_store.h). */
+static sl_kept_timings sl__kept;
 
 /* Stores one timing (its JSON now, its row with the case's verdicts:
  * sl__store_kept): threads 0 (NULL) for a device row, % of peak against
@@ -145,43 +137,26 @@ static void sl__store_timing(sl__bench_ctx *b, const char *variant,
     }
     fputc('}', b->jtimings);
   }
-  if (!b->st ||
-      sl__nkept == (int)(sizeof sl__kept_rows / sizeof *sl__kept_rows))
-    return;
-  sl__kept *k = &sl__kept_rows[sl__nkept++];
-  snprintf(k->variant, sizeof k->variant, "%s", variant);
-  k->t = *t, k->bytes = bytes, k->threads = threads, k->peak = peak;
+  if (!b->st) return;
+  sl_kept_timing k = {.t = *t,
+                      .bytes = bytes,
+                      .threads = threads,
+                      .cold = b->cold,
+                      .peak = peak};
+  snprintf(k.variant, sizeof k.variant, "%s", variant);
+  if (sl_kept_timings_add(&sl__kept, &k))
+    fprintf(stderr,
+            "scatterlab bench: out of memory: the timing of %s is "
+            "not stored\n",
+            variant);
 }
 
 /* The case and its verdicts (res) into the store, then its timings. */
 static void sl__store_kept(sl__bench_ctx *b, const sl_bench_case *bc,
                            const sl_case_result *res) {
-  int64_t case_id, id;
-  const int n = sl__nkept;
-  sl__nkept = 0;
-  if (!b->st) return;
-  if (sl_store_verdicts(b->st, b->run_id, bc->c.op, bc->c.dt, res->line,
-                        bc->c.seed, 0, 1, res->v, res->n, &case_id)) {
+  if (b->st && sl_bench_case_store(b->st, b->run_id, bc, res, &sl__kept))
     fprintf(stderr, "scatterlab bench: store: %s\n", sl_store_errmsg(b->st));
-    return;
-  }
-  for (int i = 0; i < n; ++i) {
-    const sl__kept *k = &sl__kept_rows[i];
-    const sl_timing *t = &k->t;
-    const double gbs =
-        t->median_s > 0 ? (double)k->bytes / t->median_s / 1e9 : 0;
-    sl_timing_row row = {
-        k->variant, k->threads,  t->reps,
-        b->cold,    t->median_s, t->iqr_s,
-        t->min_s,   gbs,         k->peak > 0 ? 100.0 * gbs / k->peak : -1,
-        k->bytes,   t->samples,  t->reps};
-    const sl_timing_counts counts = {t->counts.instructions, t->counts.cycles,
-                                     t->counts.cache_misses};
-    if (sl_store_add_timing_counted(b->st, case_id, &row, &counts, &id)) {
-      fprintf(stderr, "scatterlab bench: store: %s\n", sl_store_errmsg(b->st));
-      return;
-    }
-  }
+  sl__kept.n = 0;
 }
 
 /* Keeps a timing for the closing tables (row may be NULL: out of memory). */
@@ -207,19 +182,11 @@ static void sl__print_untimed(const char *name, const char *why) {
  * that passed its check, its verdict in res becomes the death (the JSON
  * document's, and the run's failure). */
 static void sl__print_death(sl__bench_ctx *b, sl_case_result *res,
-                            const char *name, const sl_bw_death *d) {
+                            const char *name, const sl_bw_lost *d) {
   char why[600];
-  snprintf(why, sizeof why, "%s in the timing: %s", sl_verdict_name(d->verdict),
-           d->message);
+  sl_bench_case_lost(res, name, d, why, sizeof why);
   sl__print_untimed(name, why);
   b->died = 1;
-  for (int i = 0; i < res->n; ++i) {
-    sl_variant_result *r = &res->v[i];
-    if (strcmp(r->variant, name) != 0) continue;
-    if (!sl_verdict_is_failure(r->verdict)) ++res->failures;
-    r->verdict = d->verdict;
-    snprintf(r->message, sizeof r->message, "%.500s", why);
-  }
 }
 
 /* The timings of names[0..n) in the worker ("" is LibTorch: torch.cpu, or
@@ -228,12 +195,12 @@ static void sl__print_death(sl__bench_ctx *b, sl_case_result *res,
 static int sl__time_in_worker(sl__bench_ctx *b, sl_case_result *res, int device,
                               const char (*names)[SL_VARIANT_NAME_LEN], int n,
                               sl_timing *t, int *rc, char (*msg)[512]) {
-  static sl_bw_death death[SL_BW_MAX];
+  static sl_bw_lost death[SL_BW_MAX];
   const sl_bw_timing o = {b->budget, b->min_reps, b->cold, b->threads};
   const int lost =
       sl_bw_time(b->workers.timing, device, names, n, &o, t, rc, msg, death);
   for (int i = 0; i < n; ++i)
-    if (death[i].dead) {
+    if (death[i].lost) {
       sl__print_death(b, res,
                       names[i][0] ? names[i]
                       : device    ? "torch.cuda"
@@ -378,8 +345,7 @@ int sl__bench_case(sl__bench_ctx *b, const sl_case *c0) {
   ro.max_case_bytes = b->max_case_bytes;
   sl_bench_case bc;
   /* Stored after the timing (sl__store_kept), with any death in it. */
-  if (sl_bench_case_open(&bc, c0, &ro, &b->workers, NULL, 0, &res, err,
-                         sizeof err)) {
+  if (sl_bench_case_open(&bc, c0, &ro, &b->workers, &res, err, sizeof err)) {
     fprintf(stderr, "scatterlab bench: %s\n", err);
     return -1;
   }

@@ -16,6 +16,7 @@
 #include "bench_worker_page.h"
 #include "fd_hygiene.h"
 #include "interrupt.h"
+#include "stdio_capture.h"
 #include "worker.h"
 
 /* How long a worker may take to stop after the command was interrupted
@@ -32,6 +33,7 @@ struct sl_bench_worker {
   int opened; /* a case is open: built again in a fresh worker */
   uint64_t max_case_bytes;
   char line[SL_CASE_LINE_MAX];
+  sl_capture out; /* the worker's stdout and stderr (stdio_capture.h) */
 };
 
 /* How a request ended. */
@@ -72,6 +74,7 @@ static int sl__spawn(sl_bench_worker *w, char *err, size_t errlen) {
   if (pid == 0) {
     close(req[1]);
     close(ans[0]);
+    sl_capture_attach(&w->out);
     sl_bw_child_main(w->pg, &w->setup, (int)parent, req[0], ans[1]);
   }
   close(req[0]);
@@ -126,10 +129,40 @@ static sl__bw_end sl__await(sl_bench_worker *w) {
   }
 }
 
+/* What the worker printed and did not hand over, said as `who`'s. */
+static void sl__say(sl_bench_worker *w, const char *who) {
+  static char said[8192];
+  const size_t n = sl_capture_take(&w->out, said, sizeof said);
+  sl_capture_report(&w->out, stderr, who, said, n);
+}
+
+/* What the worker printed during the request in hand: the contender that
+ * died, when one did, else the request's contenders (the rounds interleave
+ * them: which one printed is not known). */
+static void sl__report_said(sl_bench_worker *w, int died) {
+  static const char *const what[] = {
+#define SL__BW_WHAT(e, text) "the timing worker (" text ")",
+      SL_BW_REQUEST_MAP(SL__BW_WHAT)
+#undef SL__BW_WHAT
+  };
+  const sl_bw_request *q = &w->pg->req;
+  const int cur = w->pg->current;
+  const int many = q->kind == SL_BW_AB ? 2 : q->kind == SL_BW_TIME ? q->n : 0;
+  char who[SL_BW_MAX * (SL_VARIANT_NAME_LEN + 2) + 64] = "";
+  size_t k = 0;
+  for (int i = 0; i < many && i < SL_BW_MAX; ++i) {
+    if (died && cur >= 0 && cur != i) continue;
+    k += (size_t)snprintf(who + k, sizeof who - k, "%s%s", k ? " or " : "",
+                          q->names[i][0] ? q->names[i] : "LibTorch");
+    if (k >= sizeof who) break;
+  }
+  sl__say(w, who[0] ? who : what[q->kind]);
+}
+
 /* Sends the request on the page and waits. On a death or hang the worker
  * is reaped, *death (when not NULL) says how, and the next request forks a
  * fresh one. */
-static sl__bw_end sl__request(sl_bench_worker *w, sl_bw_death *death) {
+static sl__bw_end sl__request(sl_bench_worker *w, sl_bw_lost *death) {
   char err[512];
   if (w->pid <= 0) { /* a fresh worker: its start is a request too */
     static sl_bw_request saved;
@@ -140,7 +173,7 @@ static sl__bw_end sl__request(sl_bench_worker *w, sl_bw_death *death) {
   }
   if (w->pid <= 0) {
     if (death) {
-      death->dead = 1;
+      death->lost = 1;
       death->verdict = SL_VERDICT_CRASHED;
       snprintf(death->message, sizeof death->message,
                "the timing worker could not be started again");
@@ -153,11 +186,12 @@ static sl__bw_end sl__request(sl_bench_worker *w, sl_bw_death *death) {
   const char wake = 'R';
   sl__bw_end end =
       write(w->to_child, &wake, 1) == 1 ? sl__await(w) : SL__BW_DIED;
+  const int status = end == SL__BW_ANSWERED ? 0 : sl__reap(w, 1);
+  sl__report_said(w, end != SL__BW_ANSWERED);
   if (end == SL__BW_ANSWERED) return end;
-  const int status = sl__reap(w, 1);
   ++w->restarts;
   if (death) {
-    death->dead = 1;
+    death->lost = 1;
     death->verdict =
         end == SL__BW_HUNG ? SL_VERDICT_TIMEOUT : SL_VERDICT_CRASHED;
     if (end == SL__BW_HUNG)
@@ -187,11 +221,13 @@ int sl_bw_start(sl_bench_worker **out, const sl_bw_setup *s, sl_bw_info *info,
     return -1;
   }
   w->setup = *s;
+  sl_capture_open(&w->out);
   if (sl__spawn(w, err, errlen) || sl__await(w) != SL__BW_ANSWERED) {
     if (w->pid > 0) {
       sl__reap(w, 1);
       snprintf(err, errlen, "timing worker: died while starting");
     }
+    sl_capture_close(&w->out);
     munmap(w->pg, sizeof *w->pg);
     free(w);
     return -1;
@@ -204,6 +240,8 @@ int sl_bw_start(sl_bench_worker **out, const sl_bw_setup *s, sl_bw_info *info,
 void sl_bw_stop(sl_bench_worker *w) {
   if (!w) return;
   sl__reap(w, 0);
+  sl__say(w, "the timing worker, as it ended,");
+  sl_capture_close(&w->out);
   munmap(w->pg, sizeof *w->pg);
   free(w);
 }
@@ -221,7 +259,7 @@ void sl_bw_probe(sl_bench_worker *w, int threads, double *gbs, double *rtt_ns) {
 int sl_bw_device(sl_bench_worker *w, char *desc, size_t len, double *dev_gbs,
                  char *why, size_t whylen) {
   w->pg->req.kind = SL_BW_DEVICE;
-  sl_bw_death death = {0};
+  sl_bw_lost death = {0};
   if (sl__request(w, &death) != SL__BW_ANSWERED) {
     snprintf(why, whylen, "the device's probe killed the worker: %s",
              death.message);
@@ -237,7 +275,7 @@ int sl_bw_device(sl_bench_worker *w, char *desc, size_t len, double *dev_gbs,
 }
 
 /* Builds w->line in the worker; its answer on the page. */
-static int sl__open(sl_bench_worker *w, sl_bw_death *death, char *err,
+static int sl__open(sl_bench_worker *w, sl_bw_lost *death, char *err,
                     size_t errlen) {
   w->pg->req.kind = SL_BW_OPEN;
   w->pg->req.max_case_bytes = w->max_case_bytes;
@@ -257,7 +295,7 @@ static int sl__open(sl_bench_worker *w, sl_bw_death *death, char *err,
 }
 
 int sl_bw_open(sl_bench_worker *w, const char *line, uint64_t max_case_bytes,
-               sl_bw_case *out, sl_bw_death *death, char *err, size_t errlen) {
+               sl_bw_case *out, sl_bw_lost *death, char *err, size_t errlen) {
   memset(death, 0, sizeof *death);
   snprintf(w->line, sizeof w->line, "%s", line);
   w->max_case_bytes = max_case_bytes;
@@ -268,14 +306,22 @@ int sl_bw_open(sl_bench_worker *w, const char *line, uint64_t max_case_bytes,
 
 /* After a death: the open case built again in the fresh worker. */
 static int sl__revive(sl_bench_worker *w, char *err, size_t errlen) {
-  sl_bw_death death = {0};
+  sl_bw_lost death = {0};
   return sl__open(w, &death, err, errlen);
+}
+
+/* A contender that wrote its inputs in the timing (the worker said where):
+ * failed. */
+static void sl__wrote(sl_bw_lost *lost, const char *why) {
+  lost->lost = 1;
+  lost->verdict = SL_VERDICT_FAILED;
+  snprintf(lost->message, sizeof lost->message, "%s", why);
 }
 
 int sl_bw_time(sl_bench_worker *w, int device,
                const char (*names)[SL_VARIANT_NAME_LEN], int n,
                const sl_bw_timing *o, sl_timing *t, int *rc, char (*msg)[512],
-               sl_bw_death *death) {
+               sl_bw_lost *death) {
   int left[SL_BW_MAX], m = 0; /* the contenders still to time */
   for (int i = 0; i < n && i < SL_BW_MAX; ++i) {
     rc[i] = 1, msg[i][0] = '\0', left[m++] = i;
@@ -289,13 +335,15 @@ int sl_bw_time(sl_bench_worker *w, int device,
     q->n = m;
     for (int k = 0; k < m; ++k)
       memcpy(q->names[k], names[left[k]], sizeof q->names[k]);
-    sl_bw_death d = {0};
+    sl_bw_lost d = {0};
     const sl__bw_end end = sl__request(w, &d);
     if (end == SL__BW_ANSWERED) {
       for (int k = 0; k < m; ++k) {
         rc[left[k]] = w->pg->trc[k];
         memcpy(msg[left[k]], w->pg->tmsg[k], sizeof msg[0]);
         t[left[k]] = w->pg->t[k];
+        if (rc[left[k]] == SL_BW_WROTE_INPUTS)
+          sl__wrote(&death[left[k]], msg[left[k]]);
       }
       return 0;
     }
@@ -317,7 +365,7 @@ int sl_bw_time(sl_bench_worker *w, int device,
 }
 
 int sl_bw_ab(sl_bench_worker *w, const sl_bw_pair *p, sl_ab_result *r,
-             char *why, size_t whylen, int *dead_arm, sl_bw_death *death) {
+             char *why, size_t whylen, int *dead_arm, sl_bw_lost *death) {
   sl_bw_request *q = &w->pg->req;
   q->kind = SL_BW_AB;
   q->pair = *p;
@@ -329,6 +377,8 @@ int sl_bw_ab(sl_bench_worker *w, const sl_bw_pair *p, sl_ab_result *r,
   if (end == SL__BW_ANSWERED) {
     *r = w->pg->ab;
     if (w->pg->rc) snprintf(why, whylen, "%s", w->pg->err);
+    *dead_arm = w->pg->ab_wrote;
+    if (*dead_arm >= 0) sl__wrote(death, w->pg->err);
     return w->pg->rc;
   }
   memset(r, 0, sizeof *r);

@@ -47,13 +47,15 @@ typedef struct sl_bw_info {
   char counters[512];
 } sl_bw_info;
 
-/* A contender the worker lost: it crashed (a signal, abort, exit()) or
- * passed the time limit while it ran. */
-typedef struct sl_bw_death {
-  int dead;           /* 0: it did not die */
-  sl_verdict verdict; /* SL_VERDICT_CRASHED or SL_VERDICT_TIMEOUT */
+/* A contender the timing lost, with the verdict it earned after its check:
+ * it crashed (a signal, abort, exit()) or passed the time limit while it
+ * ran (the worker died with it), or it wrote its inputs during the timing
+ * (SL_VERDICT_FAILED: the worker restored them and lives on). */
+typedef struct sl_bw_lost {
+  int lost;           /* 0: it was not lost */
+  sl_verdict verdict; /* SL_VERDICT_CRASHED, _TIMEOUT or _FAILED */
   char message[512];  /* "worker killed by signal 11 (...)" */
-} sl_bw_death;
+} sl_bw_lost;
 
 /* Forks the worker. 0, or -1 with err. */
 int sl_bw_start(sl_bench_worker **w, const sl_bw_setup *s, sl_bw_info *info,
@@ -85,7 +87,7 @@ typedef struct sl_bw_case {
  * timings) and runs LibTorch on them once. 0; -1 with err when the case
  * cannot be built or the worker died building it (death says so). */
 int sl_bw_open(sl_bench_worker *w, const char *line, uint64_t max_case_bytes,
-               sl_bw_case *out, sl_bw_death *death, char *err, size_t errlen);
+               sl_bw_case *out, sl_bw_lost *death, char *err, size_t errlen);
 
 /* The rules of a bench timing. */
 typedef struct sl_bw_timing {
@@ -99,14 +101,16 @@ typedef struct sl_bw_timing {
  * (sl_time_rounds), the device ones one after the other with CUDA events.
  * t[i], rc[i] (0: timed) and msg[i] (why not) for each; a contender that
  * kills the worker gets death[i], and the others are timed again in a
- * fresh worker (the case built again there). Returns 0, or 1 when the
+ * fresh worker (the case built again there); a CPU one that wrote its
+ * inputs gets death[i] (failed, where it wrote) and the others are timed
+ * again on the inputs restored. Returns 0, or 1 when the
  * case could not be built again after a death (the rest then have rc 1 and
  * say so).
  */
 int sl_bw_time(sl_bench_worker *w, int device,
                const char (*names)[SL_VARIANT_NAME_LEN], int n,
                const sl_bw_timing *o, sl_timing *t, int *rc, char (*msg)[512],
-               sl_bw_death *death);
+               sl_bw_lost *death);
 
 /* One pair of `ab` on the open case. */
 typedef struct sl_bw_pair {
@@ -121,9 +125,10 @@ typedef struct sl_bw_pair {
  * sl_ab_time_ref of the pair in the worker. 0; else non-zero with why, and
  * when an arm killed the worker, *dead_arm is 0 (base), 1 (cand) or 2
  * (LibTorch) and death says how (a fresh worker is ready for what
- * follows); -1 otherwise.
+ * follows); when an arm wrote its inputs, *dead_arm names it and death
+ * says where (failed; the inputs are restored); -1 otherwise.
  */
 int sl_bw_ab(sl_bench_worker *w, const sl_bw_pair *p, sl_ab_result *r,
-             char *why, size_t whylen, int *dead_arm, sl_bw_death *death);
+             char *why, size_t whylen, int *dead_arm, sl_bw_lost *death);
 
 #endif

@@ -8,6 +8,7 @@
 #include "bench_case.h"
 #include "bench_worker_page.h"
 #include "datagen.h"
+#include "interrupt.h"
 #include "providers.h"
 #include "slref.h"
 
@@ -20,6 +21,9 @@ typedef struct sl__arm {
   void *mem[SL_MAX_ARGS];
   double plant; /* --plant-slowdown: extra busy time, a share of the call's */
 } sl__arm;
+
+/* The pair in hand. */
+static sl__arm arms[2];
 
 static int sl__arm_run(void *user, int rep, int k, double *samples) {
   (void)rep;
@@ -56,10 +60,34 @@ static int sl__torch_run(void *user, int rep, int k, double *samples) {
                                                                             : 0;
 }
 
-void sl_bw_child_ab(sl_bw_page *pg, const sl_bw_request *q, const sl_bundle *in,
+/* After the rounds: when the inputs changed, the arm that wrote them
+ * (bench_worker_inputs.c) fails the pair by name (pg->ab_wrote), restored
+ * for the pairs after it. */
+static void sl__ab_guard(sl_bw_page *pg, sl_bw_inputs *x) {
+  if (!sl_bw_inputs_changed(x)) return;
+  static char why[2][512];
+  const sl_timed_fn fns[2] = {sl__arm_run, sl__arm_run};
+  void *const users[2] = {&arms[0], &arms[1]};
+  const int skip[2] = {0, 0};
+  int wrote[2];
+  const int found = sl_bw_inputs_blame(x, 2, fns, users, skip, wrote, why);
+  pg->rc = 1;
+  pg->ab_wrote = found > 0 ? (wrote[0] ? 0 : 1) : -1;
+  snprintf(pg->err, sizeof pg->err, "%s%.400s",
+           found > 0   ? ""
+           : found < 0 ? "the inputs changed during the timing and could not "
+                         "be built again: "
+                       : "the inputs changed during the timing, and neither "
+                         "arm wrote them when called once more alone",
+           found > 0   ? why[pg->ab_wrote]
+           : found < 0 ? why[0]
+                       : "");
+}
+
+void sl_bw_child_ab(sl_bw_page *pg, const sl_bw_request *q, sl_bw_inputs *x,
                     const sl_turn_counter *counter) {
+  const sl_bundle *in = x->in;
   const sl_bw_pair *p = &q->pair;
-  static sl__arm arms[2];
   const sl_hvariant *v[2] = {sl_hvariant_find(in->call.op, q->names[0]),
                              sl_hvariant_find(in->call.op, q->names[1])};
   for (int k = 0; k < 2; ++k) {
@@ -84,12 +112,15 @@ void sl_bw_child_ab(sl_bw_page *pg, const sl_bw_request *q, const sl_bundle *in,
   t = (sl__torch_arm){&in->call, p->threads, ""};
   sl_ab_opts o = p->o;
   o.counter = counter;
+  pg->ab_wrote = -1;
+  sl_bw_inputs_mark(x);
   const int rc =
       ok ? sl_ab_time_ref(sl__arm_run, &arms[0], sl__arm_run, &arms[1],
                           p->torch ? sl__torch_run : NULL, &t, &o, &pg->ab)
          : -1;
   pg->rc = rc;
-  if (rc) {
+  if (ok && !sl_interrupted()) sl__ab_guard(pg, x);
+  if (rc && pg->ab_wrote < 0) {
     const char *m0 = sl_ctx_message(&arms[0].ctx);
     const char *m1 = sl_ctx_message(&arms[1].ctx);
     snprintf(pg->err, sizeof pg->err, "%s",

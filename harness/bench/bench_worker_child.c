@@ -36,9 +36,19 @@ void sl_bw_stamp_call(double t0) { sl__pg->started = t0; }
 /* The case the timings run on (SL_BW_OPEN). */
 static struct {
   int open;
-  sl_case c;
+  sl_case c0, c; /* as the line says it, and as built */
+  uint64_t max_case_bytes;
   sl_bundle in;
 } sl__case;
+
+/* The guard of the open case's inputs, with copies (--cold) or none. */
+static sl_bw_inputs sl__inputs_of(void *const *copies, int ncopies) {
+  return (sl_bw_inputs){.in = &sl__case.in,
+                        .copies = copies,
+                        .ncopies = ncopies,
+                        .c0 = &sl__case.c0,
+                        .max_case_bytes = sl__case.max_case_bytes};
+}
 
 static void sl__open(const sl_bw_request *q) {
   sl_bw_page *pg = sl__pg;
@@ -46,9 +56,10 @@ static void sl__open(const sl_bw_request *q) {
   if (sl__case.open) sl_bundle_free(&sl__case.in);
   sl__case.open = 0;
   malloc_trim(0); /* the last case's inputs back to the system */
-  sl_case c0;
-  if (sl_case_parse(q->line, &c0, pg->err, sizeof pg->err) ||
-      sl_prepare_case(&c0, NULL, q->max_case_bytes, &sl__case.c, &sl__case.in,
+  sl_case *c0 = &sl__case.c0;
+  sl__case.max_case_bytes = q->max_case_bytes;
+  if (sl_case_parse(q->line, c0, pg->err, sizeof pg->err) ||
+      sl_prepare_case(c0, NULL, q->max_case_bytes, &sl__case.c, &sl__case.in,
                       pg->err, sizeof pg->err)) {
     pg->rc = -1;
     return;
@@ -75,6 +86,9 @@ typedef struct sl__timed {
   int ncalls, threads;
   char msg[512]; /* why LibTorch failed */
 } sl__timed;
+
+/* The contenders of the TIME request in hand. */
+static sl__timed sl__tm[SL_BW_MAX];
 
 /* k runs of contender t from repetition rep on (sl_timed_fn). LibTorch's
  * run back to back inside the shim, which times them, as a kernel in a
@@ -136,6 +150,64 @@ static int sl__input_copies(sl_call *inputs, int copies, void **mem) {
   return 0;
 }
 
+/* After the rounds of contenders `left` (out[i] 0): their timings and
+ * messages on the page. */
+static void sl__rounds_answer(int n, const int *out, const sl_timing *t,
+                              const int *rc) {
+  sl_bw_page *pg = sl__pg;
+  for (int i = 0, k = 0; i < n; ++i) {
+    if (out[i]) continue;
+    pg->t[i] = t[k], pg->trc[i] = rc[k++];
+    snprintf(pg->tmsg[i], sizeof pg->tmsg[i], "%s",
+             sl__tm[i].row ? sl_ctx_message(&sl__tm[i].ctx) : sl__tm[i].msg);
+  }
+}
+
+/* The contenders' interleaved rounds, the inputs guarded
+ * (bench_worker_inputs.c): one that wrote them is not timed
+ * (SL_BW_WROTE_INPUTS, and where), and the others are timed again on the
+ * inputs restored. LibTorch (row NULL) is not suspected. */
+static void sl__rounds_guarded(int n, const sl_timed_fn *fns,
+                               void *const *users, const sl_timing_opts *o,
+                               sl_bw_inputs *x) {
+  sl_bw_page *pg = sl__pg;
+  static sl_timing t[SL_BW_MAX];
+  static char why[SL_BW_MAX][512];
+  int out[SL_BW_MAX] = {0}, skip[SL_BW_MAX], wrote[SL_BW_MAX];
+  sl_bw_inputs_mark(x);
+  for (;;) {
+    sl_timed_fn f[SL_BW_MAX];
+    void *u[SL_BW_MAX];
+    int rc[SL_BW_MAX], m = 0;
+    for (int i = 0; i < n; ++i)
+      if (!out[i]) f[m] = fns[i], u[m++] = users[i];
+    if (m == 0) return;
+    sl_time_rounds(m, f, u, o, t, rc);
+    sl__rounds_answer(n, out, t, rc);
+    if (sl_interrupted() || !sl_bw_inputs_changed(x)) return;
+    for (int i = 0; i < n; ++i) skip[i] = out[i] || !sl__tm[i].row;
+    const int found = sl_bw_inputs_blame(x, n, fns, users, skip, wrote, why);
+    for (int i = 0; i < n; ++i) {
+      if (found > 0 && !wrote[i]) continue;
+      if (out[i]) continue;
+      out[i] = found > 0; /* a writer; with none found, every one */
+      pg->trc[i] = found > 0 ? SL_BW_WROTE_INPUTS : 1;
+      snprintf(pg->tmsg[i], sizeof pg->tmsg[i], "%s%.400s",
+               found > 0   ? ""
+               : found < 0 ? "the inputs changed during the "
+                             "timing and could not be built "
+                             "again: "
+                           : "the inputs changed during the "
+                             "timing, and no variant wrote them "
+                             "when called once more alone",
+               found > 0   ? why[i]
+               : found < 0 ? why[0]
+                           : "");
+    }
+    if (found <= 0) return;
+  }
+}
+
 /* The CPU contenders of a TIME request, in interleaved rounds. */
 static void sl__time_cpu(const sl_bw_request *q, const sl_run_counters *ctr) {
   sl_bw_page *pg = sl__pg;
@@ -145,7 +217,7 @@ static void sl__time_cpu(const sl_bw_request *q, const sl_run_counters *ctr) {
     copies = (int)(((int64_t)512 << 20) / pg->bcase.bytes) + 1;
     if (copies > 64) copies = 64;
   }
-  static sl__timed tm[SL_BW_MAX];
+  sl__timed *tm = sl__tm;
   sl_timed_fn fns[SL_BW_MAX];
   void *users[SL_BW_MAX];
   const size_t slots = ((size_t)n + (size_t)copies) * SL_MAX_ARGS;
@@ -182,10 +254,8 @@ static void sl__time_cpu(const sl_bw_request *q, const sl_run_counters *ctr) {
     o.budget_s = q->timing.budget_s;
     o.min_reps = q->timing.min_reps;
     o.counter = sl_run_counters_turn(ctr);
-    sl_time_rounds(n, fns, users, &o, pg->t, pg->trc);
-    for (int i = 0; i < n; ++i)
-      snprintf(pg->tmsg[i], sizeof pg->tmsg[i], "%s",
-               tm[i].row ? sl_ctx_message(&tm[i].ctx) : tm[i].msg);
+    sl_bw_inputs x = sl__inputs_of(mem + (size_t)n * SL_MAX_ARGS, copies);
+    sl__rounds_guarded(n, fns, users, &o, &x);
   }
   for (size_t k = 0; mem && k < slots; ++k) free(mem[k]);
   free(mem);
@@ -282,7 +352,8 @@ static void sl__answer(const sl_bw_request *q, const sl_run_counters *ctr) {
       sl__pg->rc = -1;
       snprintf(sl__pg->err, sizeof sl__pg->err, "no case open");
     } else {
-      sl_bw_child_ab(sl__pg, q, &sl__case.in, sl_run_counters_turn(ctr));
+      sl_bw_inputs x = sl__inputs_of(NULL, 1);
+      sl_bw_child_ab(sl__pg, q, &x, sl_run_counters_turn(ctr));
     }
     break;
   }

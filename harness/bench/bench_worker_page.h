@@ -9,6 +9,7 @@
 
 #include "bench_worker.h"
 #include "case.h"
+#include "input_guard.h"
 
 #define SL_BW_REQUEST_MAP(X)                                                   \
   X(HELLO, "starting")                                                         \
@@ -49,11 +50,16 @@ typedef struct sl_bw_page {
   double gbs, rtt_ns, dev_gbs;
   char device[256];
   sl_bw_case bcase;
-  int trc[SL_BW_MAX];
+  int trc[SL_BW_MAX]; /* 0 timed, SL_BW_WROTE_INPUTS, else not timed */
   char tmsg[SL_BW_MAX][512];
   sl_timing t[SL_BW_MAX];
   sl_ab_result ab;
+  int ab_wrote; /* the arm (0 base, 1 cand) that wrote its inputs; -1 */
 } sl_bw_page;
+
+/* trc of a contender that wrote its inputs during the timing (tmsg says
+ * where): not timed, and failed (bench_worker_inputs.c). */
+#define SL_BW_WROTE_INPUTS 3
 
 /* The worker's life: answers requests on the page until its pipe closes
  * (bench_worker_child.c). in: wake-ups from the command; out: its own. */
@@ -65,9 +71,38 @@ _Noreturn void sl_bw_child_main(sl_bw_page *pg, const sl_bw_setup *s,
 void sl_bw_stamp(int who, int span);
 void sl_bw_stamp_call(double t0);
 
-/* In the worker: an AB request on the open case's inputs
+/* In the worker: the inputs' guard of a timing (bench_worker_inputs.c).
+ * in is the case's inputs (copy 0); copies[k * SL_MAX_ARGS + s] the buffer
+ * of slot s in copy k (1 <= k < ncopies: --cold; NULL with one copy); c0
+ * and max_case_bytes build them again. */
+typedef struct sl_bw_inputs {
+  sl_input_guard g;
+  sl_bundle *in;
+  void *const *copies;
+  int ncopies;
+  const sl_case *c0;
+  uint64_t max_case_bytes;
+} sl_bw_inputs;
+
+/* Before the rounds: the inputs' hashes. */
+void sl_bw_inputs_mark(sl_bw_inputs *x);
+
+/* After them: whether any copy of an input no longer hashes as marked. */
+int sl_bw_inputs_changed(const sl_bw_inputs *x);
+
+/* Once they changed: the inputs built again, then each contender i not
+ * skipped called once alone (fns[i], users[i] as sl_time_rounds takes
+ * them) and checked after its call; wrote[i] = 1 and why[i] for each that
+ * wrote them. Leaves every copy restored. Returns how many wrote (0: none
+ * did when called alone), or -1 when the inputs could not be built again
+ * (why[0] says why). */
+int sl_bw_inputs_blame(sl_bw_inputs *x, int n, const sl_timed_fn *fns,
+                       void *const *users, const int *skip, int *wrote,
+                       char (*why)[512]);
+
+/* In the worker: an AB request on the open case's inputs, guarded by x
  * (bench_worker_ab.c); counter NULL: none. */
-void sl_bw_child_ab(sl_bw_page *pg, const sl_bw_request *q,
-                    const struct sl_bundle *in, const sl_turn_counter *counter);
+void sl_bw_child_ab(sl_bw_page *pg, const sl_bw_request *q, sl_bw_inputs *x,
+                    const sl_turn_counter *counter);
 
 #endif

@@ -11,6 +11,7 @@
 #include "ab_ref.h"
 #include "ab_write.h"
 #include "bench_case.h"
+#include "bench_store.h"
 #include "bench_table.h"
 #include "case.h"
 #include "commands.h"
@@ -71,6 +72,7 @@ typedef struct sl__ab {
   const sl_case *cases;     /* every case, for the confirmation */
   int case_index;           /* of the case in hand */
   double alpha;             /* family-wise error rate of the run (Holm) */
+  sl_kept_timings kept;     /* the case's timings, stored after it */
 } sl__ab;
 
 /* An outcome other than a judgement: printed as "  VARIANT note" and kept
@@ -222,56 +224,62 @@ static double sl__median_count(const double *first, int n, int step) {
   return med;
 }
 
-/* Stores an arm's per-round samples as a timing row, with its counts'
- * medians when counts (its rounds' counts) is not NULL. */
-static void sl__store_arm(sl__ab *ab, int64_t case_id, const char *name,
-                          const double *samples, int n, int64_t bytes,
-                          const sl_call_counts *counts) {
+/* Keeps an arm's per-round samples as a timing row, with its counts'
+ * medians when counts (its rounds' counts) is not NULL: stored with the
+ * case once its pairs are timed (bench_store.h). */
+static void sl__keep_arm(sl__ab *ab, const char *name, const double *samples,
+                         int n, int64_t bytes, const sl_call_counts *counts) {
   if (!ab->st || n == 0) return;
-  sl_timing t;
-  memcpy(t.samples, samples, sizeof *samples * (size_t)n);
-  t.reps = n;
+  static sl_kept_timing k;
+  memset(&k, 0, sizeof k);
+  snprintf(k.variant, sizeof k.variant, "%s", name);
+  k.bytes = bytes, k.threads = ab->threads;
+  sl_timing *t = &k.t;
+  memcpy(t->samples, samples, sizeof *samples * (size_t)n);
+  t->reps = n;
   double q1, q3;
-  sl_quartiles(samples, n, &q1, &t.median_s, &q3);
-  t.min_s = samples[0];
+  sl_quartiles(samples, n, &q1, &t->median_s, &q3);
+  t->iqr_s = q3 - q1;
+  t->min_s = samples[0];
   for (int i = 1; i < n; ++i)
-    if (samples[i] < t.min_s) t.min_s = samples[i];
-  double gbs = t.median_s > 0 ? (double)bytes / t.median_s / 1e9 : 0;
-  sl_timing_row row = {name,    ab->threads, n,  0,     t.median_s, q3 - q1,
-                       t.min_s, gbs,         -1, bytes, t.samples,  n};
-  sl_timing_counts med = {-1, -1, -1};
+    if (samples[i] < t->min_s) t->min_s = samples[i];
+  t->counts = (sl_call_counts){-1, -1, -1};
   if (counts) {
-    med.instructions =
+    t->counts.instructions =
         sl__median_count(&counts[0].instructions, n, SL_CALL_COUNTS_STEP);
-    med.cycles = sl__median_count(&counts[0].cycles, n, SL_CALL_COUNTS_STEP);
-    med.cache_misses =
+    t->counts.cycles =
+        sl__median_count(&counts[0].cycles, n, SL_CALL_COUNTS_STEP);
+    t->counts.cache_misses =
         sl__median_count(&counts[0].cache_misses, n, SL_CALL_COUNTS_STEP);
   }
-  int64_t id;
-  if (sl_store_add_timing_counted(ab->st, case_id, &row, &med, &id))
-    fprintf(stderr, "scatterlab ab: store: %s\n", sl_store_errmsg(ab->st));
+  if (sl_kept_timings_add(&ab->kept, &k))
+    fprintf(stderr, "scatterlab ab: out of memory: %s's timing not stored\n",
+            name);
 }
 
 /* Times the pair arm_v (base, cand) on the case's inputs under o, with
  * LibTorch as the third arm when torch, in the timing worker; 0, or
- * non-zero with why (and, when an arm's kernel killed the worker, *dead
- * names it). */
+ * non-zero with why. When the timing lost an arm (its kernel killed the
+ * worker, or wrote its inputs), *dead names it, its verdict in res (when
+ * not NULL) becomes the timing's (bench_store.h) and *died says whether it
+ * died (else it failed). */
 static int sl__time_pair(const sl__ab *ab, const sl_hvariant *const arm_v[2],
                          const sl_ab_opts *o, int torch, sl_ab_result *r,
-                         char *why, size_t why_len, const char **dead) {
+                         sl_case_result *res, char *why, size_t why_len,
+                         const char **dead, int *died) {
   const sl_bw_pair p = {arm_v[0]->name, arm_v[1]->name, ab->threads,
                         torch,          ab->plant,      *o};
   int arm;
-  sl_bw_death death;
+  sl_bw_lost death;
   const int rc =
       sl_bw_ab(ab->workers.timing, &p, r, why, why_len, &arm, &death);
   *dead = NULL;
-  if (death.dead) {
+  *died = death.verdict != SL_VERDICT_FAILED;
+  if (death.lost) {
     *dead = arm == 0 || arm == 1 ? arm_v[arm]->name
             : arm == 2           ? "torch.cpu"
                                  : "the timing worker";
-    snprintf(why, why_len, "%s in the timing: %s",
-             sl_verdict_name(death.verdict), death.message);
+    sl_bench_case_lost(res, *dead, &death, why, why_len);
   }
   return rc;
 }
@@ -356,23 +364,23 @@ static void sl__judged(sl__ab *ab, const sl_bench_case *bc,
   else if (counted)
     printf("  time %.4f", row.cand_s / row.base_s);
   putchar('\n');
-  sl__store_arm(ab, bc->case_id, arm_v[0]->name, r->base_s, r->rounds,
-                bc->built.bytes, counted ? r->base_n : NULL);
-  sl__store_arm(ab, bc->case_id, arm_v[1]->name, r->cand_s, r->rounds,
-                bc->built.bytes, counted ? r->cand_n : NULL);
+  sl__keep_arm(ab, arm_v[0]->name, r->base_s, r->rounds, bc->built.bytes,
+               counted ? r->base_n : NULL);
+  sl__keep_arm(ab, arm_v[1]->name, r->cand_s, r->rounds, bc->built.bytes,
+               counted ? r->cand_n : NULL);
   /* The rounds where the clock read LibTorch's calls (all, in practice). */
   if (r->has_ref) {
     static double ts[SL_AB_MAX_ROUNDS];
     int m = 0;
     for (int i = 0; i < r->rounds; ++i)
       if (r->ref_s[i] > 0) ts[m++] = r->ref_s[i];
-    sl__store_arm(ab, bc->case_id, "torch.cpu", ts, m, bc->built.bytes, NULL);
+    sl__keep_arm(ab, "torch.cpu", ts, m, bc->built.bytes, NULL);
   }
 }
 
 /* Times one pair on the case's inputs and prints its line. */
-static void sl__pair(sl__ab *ab, const sl_bench_case *bc,
-                     const sl_case_result *res, const sl_hvariant *base) {
+static void sl__pair(sl__ab *ab, const sl_bench_case *bc, sl_case_result *res,
+                     const sl_hvariant *base) {
   const char *plain = base->name + 5;
   char cname[SL_VARIANT_NAME_LEN + 8];
   sl__cand_name(ab, plain, cname, sizeof cname);
@@ -381,8 +389,10 @@ static void sl__pair(sl__ab *ab, const sl_bench_case *bc,
   static sl_ab_result r;
   char why[600];
   const char *dead;
-  if (sl__time_pair(ab, arm_v, &ab->o, ab->torch, &r, why, sizeof why, &dead))
-    sl__note(ab, dead ? SL_AB_ROW_DIED : SL_AB_ROW_FAILED, plain,
+  int died;
+  if (sl__time_pair(ab, arm_v, &ab->o, ab->torch, &r, res, why, sizeof why,
+                    &dead, &died))
+    sl__note(ab, dead && died ? SL_AB_ROW_DIED : SL_AB_ROW_FAILED, plain,
              "not timed: %s%s%s", dead ? dead : "", dead ? " " : "", why);
   else if (sl_interrupted())
     printf("  %-16s interrupted: not judged\n", plain);
@@ -400,19 +410,17 @@ static void sl__list_pair(const sl__ab *ab, const char *plain, char *list,
            cname);
 }
 
-/* Checks the listed variants on case c against LibTorch (recorded in st
- * unless NULL) and builds its inputs; *res (until the next call) gets the
- * check. */
+/* Checks the listed variants on case c against LibTorch and builds its
+ * inputs; *res (until the next call) gets the check. */
 static int sl__open_case(const sl__ab *ab, const sl_case *c, const char *list,
-                         sl_store *st, sl_bench_case *bc,
-                         const sl_case_result **res, char *err, size_t len) {
+                         sl_bench_case *bc, sl_case_result **res, char *err,
+                         size_t len) {
   static sl_case_result result; /* large: every variant's outcome */
   sl_run_opts ro = {0};
   ro.variants = list;
   ro.threads = ab->threads;
   *res = &result;
-  return sl_bench_case_open(bc, c, &ro, &ab->workers, st, ab->run_id, &result,
-                            err, len);
+  return sl_bench_case_open(bc, c, &ro, &ab->workers, &result, err, len);
 }
 
 /* The confirmation of a claim (ab_gate.h): the row's
@@ -428,15 +436,17 @@ static int sl__retime(sl__ab *ab, const sl_ab_row *row, sl_ab_result *again) {
   const sl_hvariant *arm_v[2] = {sl_hvariant_find(c->op, bname),
                                  sl_hvariant_find(c->op, cname)};
   sl_bench_case bc;
-  const sl_case_result *res;
+  sl_case_result *res;
   char err[512];
   if (!arm_v[0] || !arm_v[1] || sl_interrupted() ||
-      sl__open_case(ab, c, list, NULL, &bc, &res, err, sizeof err))
+      sl__open_case(ab, c, list, &bc, &res, err, sizeof err))
     return -1;
   sl_ab_opts o = ab->o;
   o.seed = sl_ab_confirm_seed(ab->o.seed);
   const char *dead;
-  const int rc = sl__time_pair(ab, arm_v, &o, 0, again, err, sizeof err, &dead);
+  int died;
+  const int rc = sl__time_pair(ab, arm_v, &o, 0, again, NULL, err, sizeof err,
+                               &dead, &died);
   if (rc)
     fprintf(stderr, "scatterlab ab: %s: %s%s%s\n", row->variant,
             dead ? dead : "", dead ? " " : "", err);
@@ -455,9 +465,9 @@ static void sl__ab_case(sl__ab *ab, const sl_case *c) {
   for (int i = 0; i < n; ++i)
     sl__list_pair(ab, sl_hvariant_at(idx[i])->name + 5, list, sizeof list);
   sl_bench_case bc;
-  const sl_case_result *res;
+  sl_case_result *res;
   char err[512];
-  if (sl__open_case(ab, c, list, ab->st, &bc, &res, err, sizeof err)) {
+  if (sl__open_case(ab, c, list, &bc, &res, err, sizeof err)) {
     fprintf(stderr, "scatterlab ab: %s\n", err);
     sl__note(ab, SL_AB_ROW_FAILED, "-", "the case could not be built: %s", err);
     return;
@@ -468,6 +478,11 @@ static void sl__ab_case(sl__ab *ab, const sl_case *c) {
   for (int i = 0; i < n && !sl_interrupted(); ++i)
     sl__pair(ab, &bc, res, sl_hvariant_at(idx[i]));
   sl__report_missing(ab, c->op);
+  /* With the timing's verdicts: a kernel that passed its check, then died
+   * or wrote its inputs while timed, is stored so. */
+  if (ab->st && sl_bench_case_store(ab->st, ab->run_id, &bc, res, &ab->kept))
+    fprintf(stderr, "scatterlab ab: store: %s\n", sl_store_errmsg(ab->st));
+  ab->kept.n = 0;
 }
 
 /* Raises the fewest rounds to those in which a benchmark's p can reach
@@ -802,6 +817,7 @@ int sl_cmd_ab(int argc, char **argv) {
     rc = sl__ab_go(&ab, &cmd, argc, argv);
   sl_bench_workers_stop(&ab.workers);
   sl_ab_set_free(&ab.set);
+  sl_kept_timings_free(&ab.kept);
   free(cmd.cases);
   for (int i = 0; i < cmd.n; ++i) free(cmd.lines[i]);
   free(cmd.lines);

@@ -29,6 +29,7 @@
 #include "run_lock.h"
 #include "runinfo.h"
 #include "slref.h"
+#include "stdio_capture.h"
 #include "worker_guard.h"
 
 /* End-of-case bytes on the pipe. */
@@ -70,6 +71,11 @@ typedef struct sl_shared {
   /* The worker ended itself after `current` damaged it (worker_guard.h):
    * its verdict says so, and the case goes on in a fresh worker. */
   volatile int retired;
+  /* What each verdict's kernel printed (its stdout and stderr, kept off the
+   * user's: stdio_capture.h), and what the reference and the case's
+   * generator printed: the first bytes, and how many in all. */
+  unsigned said_bytes[SL_MAX_VERDICTS], ref_said_bytes;
+  char said[SL_MAX_VERDICTS][1024], ref_said[1024];
 } sl_shared;
 
 struct sl_worker {
@@ -81,7 +87,8 @@ struct sl_worker {
   int restarts;
   unsigned seq;              /* of the last request */
   int reaped, reaped_status; /* waited for already (sl__how_stopped) */
-  int taken; /* verdicts of the shared page collected (sl__collect) */
+  int taken;      /* verdicts of the shared page collected (sl__collect) */
+  sl_capture out; /* the worker's stdout and stderr */
 };
 
 static double sl__now(void) {
@@ -119,6 +126,7 @@ static int sl__read_all(int fd, void *buf, size_t n) {
 /* The worker's side: the shared page, and its guard (worker_guard.h). */
 typedef struct sl__child {
   sl_shared *sh;
+  sl_capture out; /* its stdout and stderr */
   sl_worker_guard guard;
   int on_device; /* the variant running is a cuda.* one */
 } sl__child;
@@ -144,6 +152,8 @@ static void sl__child_done(sl__child *ch, const sl_variant_result *r) {
   if (ch->on_device) sl_worker_guard_mark(&ch->guard);
   const int damaged = sl_worker_guard_check(&ch->guard, why, sizeof why);
   if (sh->n < SL_MAX_VERDICTS) {
+    sh->said_bytes[sh->n] = (unsigned)sl_capture_take(&ch->out, sh->said[sh->n],
+                                                      sizeof sh->said[0]);
     sl_variant_result *out = &sh->v[sh->n];
     *out = *r;
     if (damaged) {
@@ -171,6 +181,8 @@ static void sl__child_event(void *user, sl_run_event ev, const char *name,
   if (sl_worker_guard_is_copy()) _exit(0);
   if (ev == SL_EVENT_REFERENCE_DONE) {
     sl_worker_guard_mark(&ch->guard);
+    ch->sh->ref_said_bytes = (unsigned)sl_capture_take(
+        &ch->out, ch->sh->ref_said, sizeof ch->sh->ref_said);
   } else if (ev == SL_EVENT_VARIANT_START) {
     snprintf(ch->sh->current, sizeof ch->sh->current, "%s", name);
     ch->sh->current_done = 0;
@@ -242,8 +254,11 @@ static void sl__child_main(sl_worker *w, pid_t parent, int in, int out) {
   /* Not the store, its -wal and -shm, a run's lock nor another job's
    * pipes: a kernel that writes to a descriptor it does not own must not
    * reach any of them (fork without exec keeps them all). */
-  const int keep[2] = {in, out};
-  sl_close_fds_except(keep, 2);
+  const int keep[3] = {in, out, w->out.fd};
+  sl_close_fds_except(keep, 3);
+  static sl__child ch;
+  ch.out = w->out;
+  sl_capture_attach(&ch.out);
   /* The parent handles interruption (it finishes the case in hand, then
    * stops the worker); a worker killed by the user's signal would turn
    * into a false `crashed` verdict. */
@@ -263,7 +278,6 @@ static void sl__child_main(sl_worker *w, pid_t parent, int in, int out) {
    * given back when freed; the heap's top is trimmed past 1 MiB. */
   mallopt(M_MMAP_THRESHOLD, 256 * 1024);
   mallopt(M_TRIM_THRESHOLD, 1024 * 1024);
-  static sl__child ch;
   ch.sh = w->sh;
   /* The most threads a variant is asked for: the case's, or a rerun's 2. */
   int threads = w->opts.threads > 0 ? w->opts.threads : sl_default_threads();
@@ -323,7 +337,9 @@ int sl_worker_start(sl_worker **out, const sl_run_opts *o, char *err,
   w->opts = *o;
   w->opts.on_event = NULL;
   w->opts.user = NULL;
+  sl_capture_open(&w->out);
   if (sl__spawn(w, err, errlen)) {
+    sl_capture_close(&w->out);
     munmap(w->sh, sizeof(sl_shared));
     free(w);
     return -1;
@@ -360,9 +376,19 @@ long sl_worker_rss_kib(const sl_worker *w) {
   return resident < 0 ? -1 : resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
+/* What the worker printed and did not hand over (it died: a crash report;
+ * or it ended), said as `who`'s. */
+static void sl__report_left(sl_worker *w, const char *who) {
+  static char said[8192];
+  const size_t n = sl_capture_take(&w->out, said, sizeof said);
+  sl_capture_report(&w->out, stderr, who, said, n);
+}
+
 void sl_worker_stop(sl_worker *w) {
   if (!w) return;
   sl__reap(w, 0);
+  sl__report_left(w, "the worker, as it ended,");
+  sl_capture_close(&w->out);
   munmap(w->sh, sizeof(sl_shared));
   free(w);
 }
@@ -412,10 +438,22 @@ int sl_worker_run(sl_worker *w, const sl_case *c, double timeout_s,
  * call. */
 static void sl__collect(sl_worker *w, sl_case_result *res, int *done) {
   for (; w->taken < w->sh->n && res->n < SL_MAX_VERDICTS; ++w->taken) {
+    const int k = w->taken;
+    w->sh->said[k][sizeof w->sh->said[k] - 1] = '\0';
+    sl_capture_report(&w->out, stderr, w->sh->v[k].variant, w->sh->said[k],
+                      w->sh->said_bytes[k]);
     res->v[res->n++] = w->sh->v[w->taken];
     if (sl_verdict_is_failure(w->sh->v[w->taken].verdict)) ++res->failures;
     ++*done;
   }
+}
+
+/* What the reference and the case's generator printed in the worker. */
+static void sl__report_ref(sl_worker *w) {
+  w->sh->ref_said[sizeof w->sh->ref_said - 1] = '\0';
+  sl_capture_report(&w->out, stderr, "the reference (LibTorch)",
+                    w->sh->ref_said, w->sh->ref_said_bytes);
+  w->sh->ref_said_bytes = 0;
 }
 
 /* How a worker stopped answering. */
@@ -509,7 +547,9 @@ static int sl__run_request(sl_worker *w, const sl_case *c, const char *variants,
       ++w->restarts;
       continue;
     }
+    w->sh->ref_said_bytes = 0;
     int tag = sl__await(w, timeout_s);
+    sl__report_ref(w);
     sl__collect(w, res, &done_variants);
     if (tag == SL_MSG_DONE) {
       memcpy(res->line, w->sh->line, sizeof res->line);
@@ -533,6 +573,7 @@ static int sl__run_request(sl_worker *w, const sl_case *c, const char *variants,
     char current[SL_VARIANT_NAME_LEN];
     memcpy(current, w->sh->current, sizeof current);
     current[sizeof current - 1] = '\0';
+    sl__report_left(w, current);
     ++w->restarts;
     if (retired) continue; /* its verdict says why; resume after it */
     sl__blame(res, current, after, how, status, timeout_s);

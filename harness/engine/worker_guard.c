@@ -72,20 +72,26 @@ void sl_worker_guard_mark(sl_worker_guard *g) {
 
 int sl_worker_guard_is_copy(void) { return sl__copy != 0; }
 
-/* Which of the worker's descriptors is closed: its index, or -1. */
+/* Which of the worker's descriptors is closed: its index (3, 4, 5: its
+ * stdin, stdout, stderr, which the next kernel's or the worker's own
+ * writes would miss, or worse, reach a file opened since under that
+ * number), or -1. In the poll that already ran: no cost. */
 static int sl__fd_lost(const sl_worker_guard *g) {
-  struct pollfd p[3];
-  int n = g->fds[2] >= 0 ? 3 : 2;
-  for (int i = 0; i < n; ++i) p[i] = (struct pollfd){g->fds[i], 0, 0};
+  struct pollfd p[6];
+  int n = 0;
+  for (int i = 0; i < 3; ++i)
+    if (g->fds[i] >= 0) p[n++] = (struct pollfd){g->fds[i], 0, 0};
+  for (int fd = 0; fd < 3; ++fd) p[n++] = (struct pollfd){fd, 0, 0};
   if (poll(p, (nfds_t)n, 0) < 0) return errno == EINTR ? -1 : 0;
   for (int i = 0; i < n; ++i)
-    if (p[i].revents & POLLNVAL) return i;
+    if (p[i].revents & POLLNVAL) return i < n - 3 ? i : 3 + i - (n - 3);
   return -1;
 }
 
 int sl_worker_guard_check(sl_worker_guard *g, char *why, size_t len) {
-  static const char *const names[3] = {"its request pipe", "its answer pipe",
-                                       "/proc/self/task"};
+  static const char *const names[6] = {"its request pipe", "its answer pipe",
+                                       "/proc/self/task",  "its stdin",
+                                       "its stdout",       "its stderr"};
   if (sl__forked) {
     snprintf(why, len, "forked a process (the worker it ran in was replaced)");
     return 1;

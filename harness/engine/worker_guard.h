@@ -1,7 +1,8 @@
 /*
  * What a kernel may leave behind in the worker that ran it, checked after
  * each variant: a thread still running after the call, a process it forked,
- * a descriptor of the worker's it closed. Any of them and the worker is
+ * a descriptor of the worker's it closed (its pipes, its stdin, stdout or
+ * stderr). Any of them and the worker is
  * not to be trusted with another call: the variant is failed with the
  * reason, and the worker ends so that a fresh one runs what comes next
  * (worker.c). A misbehaviour of what was left behind (a write, a crash

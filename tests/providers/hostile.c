@@ -20,6 +20,8 @@
  *                     sleeps for good (a hang in the timing only)
  *   cpu.scribble      right answer, then writes 0x7f over every element
  *                     of its input x (uses it as scratch)
+ *   cpu.scribble_later  as cpu.ok on its first 20 calls in a process,
+ *                     then as cpu.scribble (a writer in the timing only)
  *
  * Built a second time with SLTEST_TAME (libsltest_tame.so): the same names,
  * every one a plain correct gather, as the base of an `ab` whose candidate
@@ -140,15 +142,19 @@ static sl_status sltest_exit0(sl_ctx *ctx, sl_call *c) {
   exit(0);
 }
 
+/* The calls a "later" variant makes as cpu.ok in a process: more than the
+ * check of one case makes, fewer than its timing. */
+#define SLTEST_LATER 20
+
 static sl_status sltest_segv_later(sl_ctx *ctx, sl_call *c) {
   static int calls;
-  if (++calls > 20) *sltest_null = 1;
+  if (++calls > SLTEST_LATER) *sltest_null = 1;
   return sltest_ok(ctx, c);
 }
 
 static sl_status sltest_hang_later(sl_ctx *ctx, sl_call *c) {
   static int calls;
-  if (++calls > 20)
+  if (++calls > SLTEST_LATER)
     for (;;) pause();
   return sltest_ok(ctx, c);
 }
@@ -160,6 +166,11 @@ static sl_status sltest_scribble(sl_ctx *ctx, sl_call *c) {
     memset(x->data, 0x7f,
            (size_t)sltest_end(x) * sl_provider_dtype_size(x->dtype));
   return st;
+}
+
+static sl_status sltest_scribble_later(sl_ctx *ctx, sl_call *c) {
+  static int calls;
+  return ++calls > SLTEST_LATER ? sltest_scribble(ctx, c) : sltest_ok(ctx, c);
 }
 
 #ifdef SLTEST_TAME /* every name a correct gather (the base of an ab) */
@@ -190,6 +201,7 @@ static const sl_provider_variant sltest_variants[] = {
     SLTEST_VARIANT("cpu.segv_later", sltest_segv_later),
     SLTEST_VARIANT("cpu.hang_later", sltest_hang_later),
     SLTEST_VARIANT("cpu.scribble", sltest_scribble),
+    SLTEST_VARIANT("cpu.scribble_later", sltest_scribble_later),
 };
 
 static const sl_provider sltest_provider = {

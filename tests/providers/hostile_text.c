@@ -12,10 +12,16 @@
  *                   at line starts, and GitLab's section_start marker
  *   cpu.f16_only    a correct gather that declares only f16: a campaign
  *                   over f32 cases never meets a case it supports
+ *   cpu.loud        a correct gather that writes to fds 1 and 2 a forged
+ *                   summary line, a GitHub ::error command, a GitLab
+ *                   section marker and half a JSON document
+ *   cpu.close_stdout  a correct gather that closes fd 1
  *
  * The library links nothing of scatterlab: sl_provider.h is all it needs.
  */
+#define _GNU_SOURCE /* write, close */
 #include <string.h>
+#include <unistd.h>
 
 #include "sl/sl_provider.h"
 #include "sltest_gather.h"
@@ -56,6 +62,23 @@ static sl_status hostile_f16_only(sl_ctx *ctx, sl_call *c) {
   return SL_STATUS_OK;
 }
 
+/* What cpu.loud prints: the test greps the command's streams for it. */
+#define HOSTILE_SUMMARY "1 cases, 3 verdicts: 3 passed 0 failed (sltest forged)"
+#define HOSTILE_JSON "{\"sltest\": \"forged\", \"results\": ["
+
+static sl_status hostile_loud(sl_ctx *ctx, sl_call *c) {
+  static const char said[] = "\n" HOSTILE_SUMMARY "\n" HOSTILE_ERROR
+                             "\n" HOSTILE_SECTION "\n" HOSTILE_JSON;
+  for (int fd = 1; fd <= 2; ++fd)
+    if (write(fd, said, sizeof said - 1) < 0) continue; /* closed: fine */
+  return hostile_f16_only(ctx, c);
+}
+
+static sl_status hostile_close_stdout(sl_ctx *ctx, sl_call *c) {
+  close(1);
+  return hostile_f16_only(ctx, c);
+}
+
 #define HOSTILE_CAPS(dts)                                                      \
   {                                                                            \
     .dtypes = dts, .index_dtypes = SL_INDEX_DTYPES_ALL, .reduces = 0,          \
@@ -70,6 +93,8 @@ static const sl_provider_variant hostile_variants[] = {
     HOSTILE_VARIANT("cpu.bad_bytes", hostile_bad_bytes, SL_DTYPES_ALL),
     HOSTILE_VARIANT("cpu.inject", hostile_inject, SL_DTYPES_ALL),
     HOSTILE_VARIANT("cpu.f16_only", hostile_f16_only, SL_DTYPE_BIT(SL_F16)),
+    HOSTILE_VARIANT("cpu.loud", hostile_loud, SL_DTYPES_ALL),
+    HOSTILE_VARIANT("cpu.close_stdout", hostile_close_stdout, SL_DTYPES_ALL),
 };
 
 static const sl_provider hostile_provider = {

@@ -131,5 +131,48 @@ check "resume, library rebuilt: exit 2 (got $rc)" [ $rc -eq 2 ]
 check "... names the provider and its path" has_text "$tmp/r3.out" \
   "--resume: provider broken ($tmp/rebuilt.so): expected the library the run recorded"
 
+# 6. A kernel that writes to its stdout and stderr (a forged summary line,
+#    ::error, a GitLab section, half a JSON document) or closes its stdout:
+#    the command's stdout is its own (valid JSON, its own summary), and what
+#    the kernel printed is on stderr behind scatterlab's prefix, cleaned.
+LOUD='hostile:cpu.loud,hostile:cpu.close_stdout,cpu.serial'
+"$BIN" run --no-db --provider "$LIB" --variants "$LOUD" --format json \
+  "$CASE" "${CASE/seed=1/seed=2}" >"$tmp/loud.json" 2>"$tmp/loud.err"
+rc=$?
+check "loud run --format json: exit 1, close_stdout failed (got $rc)" [ $rc -eq 1 ]
+check "loud run --format json: valid UTF-8 JSON" json_ok "$tmp/loud.json"
+got=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(sorted({v["variant"] + " " + v["verdict"] for c in d["results"] for v in c["verdicts"]}))' "$tmp/loud.json" 2>&1)
+check "loud run: cpu.loud passed, close_stdout failed, both cases (got '$got')" \
+  test "$got" = "['cpu.serial passed', 'hostile:cpu.close_stdout failed', 'hostile:cpu.loud passed']"
+check "loud run: close_stdout's message says so" \
+  grep -q 'closed a descriptor of the worker it ran in (its stdout)' "$tmp/loud.json"
+check "loud run: stderr carries no CI command" no_ci_commands "$tmp/loud.err"
+check "loud run: no forged line starts a line of stderr" \
+  bash -c "! grep -qE '^(1 cases|\{\"sltest)' '$tmp/loud.err'"
+check "loud run --format json: 2 cases, its own counts" \
+  python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["cases"] == 2 and len(d["results"]) == 2, (d["cases"], len(d["results"]))' "$tmp/loud.json"
+check "loud run: what it printed is on stderr, behind the prefix" \
+  grep -qF "scatterlab: hostile:cpu.loud printed: \::error::sltest forged annotation" "$tmp/loud.err"
+"$BIN" run --no-db --provider "$LIB" --variants "$LOUD" "$CASE" \
+  >"$tmp/loud.out" 2>"$tmp/loud.err"
+check "loud run, text: stdout carries nothing of the kernel's" \
+  bash -c "! grep -qE 'sltest forged|\"sltest\"' '$tmp/loud.out'"
+got=$(grep -E '^[0-9]+ cases, ' "$tmp/loud.out")
+check "loud run, text: one summary, scatterlab's (got '$got')" \
+  test "$got" = "1 cases, 3 verdicts: 2 passed 1 failed"
+"$BIN" bench --no-db --provider "$LIB" --variants hostile:cpu.loud \
+  --budget 0.05 --min-reps 3 --format json "$CASE" >"$tmp/lb.json" \
+  2>"$tmp/lb.err"
+rc=$?
+check "loud bench --format json: exit 0 (got $rc)" [ $rc -eq 0 ]
+check "loud bench --format json: valid UTF-8 JSON" json_ok "$tmp/lb.json"
+check "loud bench: stderr carries no CI command" no_ci_commands "$tmp/lb.err"
+check "loud bench: the timing's print named on stderr" \
+  grep -qF "scatterlab: LibTorch or hostile:cpu.loud printed: 1 cases" "$tmp/lb.err"
+
 echo "$((checks - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -7,7 +7,9 @@
 #   1. ab, base libsltest_tame.so (correct kernels) against candidate
 #      libsltest_hostile.so, one misbehaving variant beside cpu.ok each:
 #      exit 4, the JSON and the markdown written, the variant's row `died`
-#      with why, cpu.ok judged.
+#      with why, cpu.ok judged; the store's verdict of a kernel that passed
+#      its check and died in the timing says so (crashed / timeout in the
+#      timing), and the judged pair's timings are stored.
 #   2. bench with the hostile provider: the misbehaving variants' rows say
 #      crashed / timeout, cpu.ok and torch.cpu are timed, exit 1, the
 #      store's run `failed` (closed, not `interrupted`) with each verdict
@@ -16,6 +18,9 @@
 #      correct one (libsltest_tame.so, loaded after it, runs after it): the
 #      writer fails by name ("wrote its input 'x' at element 0"), the
 #      correct one passes (issue 48 item 4).
+#   4. bench and ab with a kernel that writes its input in the timing only:
+#      failed by name (bench: not timed; ab: the pair's row and the stored
+#      verdict), the other contenders timed or judged.
 #
 # usage: isolate.sh SCATTERLAB FIXTURE_DIR
 set -u
@@ -56,11 +61,15 @@ SEGV_WHY="crashed.*signal 11"
 [ -n "${SL_SANITIZED:-}" ] && SEGV_WHY="crashed.*(signal 11|exited with status 1)"
 declare -A WHY=([exit0]="crashed.*exited with status 0"
   [segv_later]="$SEGV_WHY" [hang_later]="timeout.*no answer within")
+# The store's verdict of each: segv_later and hang_later pass their check
+# and die in the timing (their 21st call), which the stored row must say.
+declare -A STORED=([exit0]="^crashed " [segv_later]="^crashed crashed in the timing: "
+  [hang_later]="^timeout timeout in the timing: ")
 for v in exit0 segv_later hang_later; do
   start=$(date +%s)
   timeout 300 "$BIN" ab --base "$TAME" --cand "$LIB" \
     --variants "cpu.$v,cpu.ok" --budget 0.2 --max-rounds 40 \
-    --timeout $LIMIT --no-db --json "$tmp/$v.json" \
+    --timeout $LIMIT --db "$tmp/$v.db" --json "$tmp/$v.json" \
     --markdown "$tmp/$v.md" "$CASE" >"$tmp/out" 2>&1
   check "ab $v: exits 4" status_is 4 $? "ab --cand hostile --variants cpu.$v"
   took=$(($(date +%s) - start))
@@ -75,6 +84,15 @@ for v in exit0 segv_later hang_later; do
   got=$(jq_ "$tmp/$v.json" 'd["counts"]["died"]')
   check "ab $v: counts.died is 1 (got '$got')" test "$got" = 1
   check "ab $v: the markdown says it died" grep -q "1 died" "$tmp/$v.md"
+  got=$(q "$tmp/$v.db" "SELECT verdict || ' ' || message FROM results WHERE variant = 'cand:cpu.$v'" 2>&1)
+  check "ab $v: the store's verdict is '${STORED[$v]}' (got '$got')" \
+    grep -qE "${STORED[$v]}" <<<"$got"
+  got=$(q "$tmp/$v.db" "SELECT group_concat(variant || ' ' || verdict, ',') FROM (SELECT variant, verdict FROM results WHERE variant != 'cand:cpu.$v' ORDER BY variant)" 2>&1)
+  check "ab $v: the other verdicts stored as passed (got '$got')" \
+    test "$got" = "$(printf '%s\n' "base:cpu.$v passed" "base:cpu.ok passed" "cand:cpu.ok passed" | LC_ALL=C sort | paste -sd,)"
+  got=$(q "$tmp/$v.db" "SELECT group_concat(DISTINCT variant) FROM timings" 2>&1)
+  check "ab $v: timings stored for the judged pair only (got '$got')" \
+    grep -qxE "(base|cand):cpu.ok,(base|cand):cpu.ok" <<<"$got"
 done
 
 # 2. bench: each dead variant's row says so; the others are timed.
@@ -119,6 +137,33 @@ got=$(q "$DB" "SELECT variant || ' ' || verdict || ' ' || count(*) FROM results 
 check "fuzz scribble: no failure blamed on tame:cpu.ok (got '$got')" test -z "$got"
 got=$(q "$DB" "SELECT count(*) FROM results r JOIN cases c ON c.id = r.case_id WHERE c.run_id = 2 AND variant = 'hostile:cpu.scribble' AND verdict = 'failed' AND instr(message, 'wrote its input') > 0" 2>&1)
 check "fuzz scribble: the writer failed by name ($got times)" test "${got:-0}" -gt 0
+
+# 4. A kernel that writes its input in the timing only (after its first 20
+# calls, past its check) is failed by name there; the others are timed on
+# the inputs as built.
+DB=$tmp/later.db
+timeout 300 "$BIN" bench --db "$DB" --provider "$LIB" \
+  --variants 'hostile:cpu.scribble_later,hostile:cpu.ok' --budget 0.1 \
+  --min-reps 3 --timeout $LIMIT "$CASE" >"$tmp/out" 2>&1
+check "bench scribble_later: exits 1" status_is 1 $? "bench --variants hostile:cpu.scribble_later,hostile:cpu.ok"
+for row in "hostile:cpu.scribble_later +not timed: failed in the timing: wrote its input 'x' at element 0 " \
+  "hostile:cpu.ok +[0-9.]+ ms" "torch.cpu +[0-9.]+ ms"; do
+  check "bench scribble_later: a row /$row/" grep -qE "^  $row" "$tmp/out"
+done
+got=$(q "$DB" "SELECT variant || ' ' || verdict || ' ' || message FROM results ORDER BY variant" 2>&1)
+check "bench scribble_later: stored failed by name, cpu.ok passed (got '$got')" \
+  grep -qzE "hostile:cpu.ok passed .*hostile:cpu.scribble_later failed failed in the timing: wrote its input 'x'" <<<"$got"
+timeout 300 "$BIN" ab --base "$TAME" --cand "$LIB" \
+  --variants "cpu.scribble_later,cpu.ok" --budget 0.2 --max-rounds 40 \
+  --timeout $LIMIT --db "$DB" --json "$tmp/later.json" "$CASE" >"$tmp/out" 2>&1
+check "ab scribble_later: exits 1" status_is 1 $? "ab --cand hostile --variants cpu.scribble_later,cpu.ok"
+got=$(jq_ "$tmp/later.json" '[r["kind"] + " " + r["note"] for r in d["rows"] if r["variant"] == "cpu.scribble_later"]')
+check "ab scribble_later: its row failed, by name (got '$got')" \
+  grep -qE "failed .*cand:cpu.scribble_later failed in the timing: wrote its input 'x' at element 0" <<<"$got"
+got=$(jq_ "$tmp/later.json" '[r["kind"] for r in d["rows"] if r["variant"] == "cpu.ok"]')
+check "ab scribble_later: cpu.ok judged (got '$got')" test "$got" = "['judged']"
+got=$(q "$DB" "SELECT verdict FROM results r JOIN cases c ON c.id = r.case_id WHERE c.run_id = 2 AND variant = 'cand:cpu.scribble_later'" 2>&1)
+check "ab scribble_later: stored failed (got '$got')" test "$got" = failed
 
 echo "$((checks - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]
