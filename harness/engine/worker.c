@@ -120,17 +120,26 @@ static int sl__read_all(int fd, void *buf, size_t n) {
 typedef struct sl__child {
   sl_shared *sh;
   sl_worker_guard guard;
-  int on_device; /* the variant running is a cuda.* one */
+  /* The variant running starts a runtime whose threads are not the
+   * kernel's: a cuda.* one, or this worker's first Python call. */
+  int runtime_threads;
+  int python_started; /* a Python variant has run in this worker */
 } sl__child;
 
-/* Whether a variant of this name runs on a device: the device's runtime
- * starts threads of its own on its first call, which are not the
- * kernel's. */
-static int sl__device_variant(const char *name) {
+/* Whether the variant of this name starts a runtime's threads: a device's
+ * runtime does on its first call, and so may a Python variant's on the
+ * first Python call in the worker (XLA's pools under JAX: 15 threads that
+ * stay for the process; the bridge itself fails a variant that leaves a
+ * Python thread running, on every call). */
+static int sl__runtime_variant(sl__child *ch, const char *name) {
   for (size_t i = 0; i < sl_hvariant_count(); ++i) {
     const sl_hvariant *v = sl_hvariant_at(i);
-    if (strcmp(v->name, name) == 0)
-      return sl_variant_device(&v->v) != SL_DEVICE_CPU;
+    if (strcmp(v->name, name) != 0) continue;
+    if (sl_variant_device(&v->v) != SL_DEVICE_CPU) return 1;
+    if (!sl_provider_at((size_t)v->provider)->py_module[0]) return 0;
+    const int first = !ch->python_started;
+    ch->python_started = 1;
+    return first;
   }
   return 0;
 }
@@ -141,7 +150,7 @@ static int sl__device_variant(const char *name) {
 static void sl__child_done(sl__child *ch, const sl_variant_result *r) {
   sl_shared *sh = ch->sh;
   char why[256];
-  if (ch->on_device) sl_worker_guard_mark(&ch->guard);
+  if (ch->runtime_threads) sl_worker_guard_mark(&ch->guard);
   const int damaged = sl_worker_guard_check(&ch->guard, why, sizeof why);
   if (sh->n < SL_MAX_VERDICTS) {
     sl_variant_result *out = &sh->v[sh->n];
@@ -174,7 +183,7 @@ static void sl__child_event(void *user, sl_run_event ev, const char *name,
   } else if (ev == SL_EVENT_VARIANT_START) {
     snprintf(ch->sh->current, sizeof ch->sh->current, "%s", name);
     ch->sh->current_done = 0;
-    ch->on_device = sl__device_variant(name);
+    ch->runtime_threads = sl__runtime_variant(ch, name);
     ch->sh->started = sl__now();
   } else if (ev == SL_EVENT_VARIANT_DONE) {
     sl__child_done(ch, r);
