@@ -123,7 +123,8 @@ typedef struct sl__child {
   /* The variant running starts a runtime whose threads are not the
    * kernel's: a cuda.* one, or this worker's first Python call. */
   int runtime_threads;
-  int python_started; /* a Python variant has run in this worker */
+  int python_variant; /* the variant running is a Python bridge's */
+  int python_started; /* a Python variant's kernel has run here */
 } sl__child;
 
 /* Whether the variant of this name starts a runtime's threads: a device's
@@ -132,16 +133,25 @@ typedef struct sl__child {
  * stay for the process; the bridge itself fails a variant that leaves a
  * Python thread running, on every call). */
 static int sl__runtime_variant(sl__child *ch, const char *name) {
+  ch->python_variant = 0;
   for (size_t i = 0; i < sl_hvariant_count(); ++i) {
     const sl_hvariant *v = sl_hvariant_at(i);
     if (strcmp(v->name, name) != 0) continue;
     if (sl_variant_device(&v->v) != SL_DEVICE_CPU) return 1;
-    if (!sl_provider_at((size_t)v->provider)->py_module[0]) return 0;
-    const int first = !ch->python_started;
-    ch->python_started = 1;
-    return first;
+    ch->python_variant = sl_provider_at((size_t)v->provider)->py_module[0];
+    return ch->python_variant && !ch->python_started;
   }
   return 0;
+}
+
+/* A Python variant's verdict that says its kernel ran: the runtime has
+ * started. Not `unsupported` nor `both_rejected`: the harness answers
+ * those without the call (a dtype not declared, an input refused by the
+ * op's checks), so the next call may still be the runtime's first. */
+static void sl__python_ran(sl__child *ch, const sl_variant_result *r) {
+  if (ch->python_variant && r->verdict != SL_VERDICT_UNSUPPORTED &&
+      r->verdict != SL_VERDICT_BOTH_REJECTED)
+    ch->python_started = 1;
 }
 
 /* Reports r to the parent, failed when its kernel left the worker damaged;
@@ -151,6 +161,7 @@ static void sl__child_done(sl__child *ch, const sl_variant_result *r) {
   sl_shared *sh = ch->sh;
   char why[256];
   if (ch->runtime_threads) sl_worker_guard_mark(&ch->guard);
+  sl__python_ran(ch, r);
   const int damaged = sl_worker_guard_check(&ch->guard, why, sizeof why);
   if (sh->n < SL_MAX_VERDICTS) {
     sl_variant_result *out = &sh->v[sh->n];
