@@ -8,20 +8,24 @@ against LibTorch by every scatterlab command.
       --variants 'onnxrt_peer:*' --seconds 60 --no-corpus
 
 Needs the PyPI packages onnx and onnxruntime where the bridge's Python
-finds them (PYTHONPATH: docs/providers.md, "Kernels in Python").
+finds them: scripts/setup-peers.sh makes a venv, which the bridge reads through
+VIRTUAL_ENV (docs/providers.md, "Kernels in Python").
 
-Op mapping (scatterlab op and reduce <- ONNX operator, opset 18):
+Op mapping (scatterlab op and reduce, variant <- ONNX operator, opset 18;
+every ScatterElements and GatherElements with axis=dim):
 
-  gather                  cpu.gather_elements      GatherElements(x, index, axis=dim)
-  scatter (src, value)    cpu.scatter_elements     ScatterElements(x, index, src,
-                                                     axis=dim, reduction="none")
-  scatter_reduce sum      cpu.scatter_elements_add ScatterElements(..., reduction="add")
-  scatter_reduce prod     cpu.scatter_elements_mul ScatterElements(..., reduction="mul")
-  scatter_reduce amax     cpu.scatter_elements_max ScatterElements(..., reduction="max")
-  scatter_reduce amin     cpu.scatter_elements_min ScatterElements(..., reduction="min")
-  gather_nd               cpu.gather_nd            GatherND(x, coordinates)
-  scatter_nd none         cpu.scatter_nd           ScatterND(x, coordinates, src)
-  scatter_nd sum          cpu.scatter_nd_add       ScatterND(..., reduction="add")
+  gather               cpu.gather_elements       GatherElements(x, index)
+  scatter (src, value) cpu.scatter_elements      ScatterElements(x, index,
+                                                   src, reduction="none")
+  scatter_reduce sum   cpu.scatter_elements_add  ScatterElements(...,
+                                                   reduction="add")
+  scatter_reduce prod  cpu.scatter_elements_mul  ... reduction="mul"
+  scatter_reduce amax  cpu.scatter_elements_max  ... reduction="max"
+  scatter_reduce amin  cpu.scatter_elements_min  ... reduction="min"
+  gather_nd            cpu.gather_nd             GatherND(x, coordinates)
+  scatter_nd none      cpu.scatter_nd            ScatterND(x, coordinates,
+                                                   src, reduction="none")
+  scatter_nd sum       cpu.scatter_nd_add        ... reduction="add"
 
 Where the semantics differ:
 
