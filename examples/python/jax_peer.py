@@ -61,6 +61,10 @@ Where the semantics differ:
   f16 in f32 and rounds once: 19 f16 terms whose exact sum is 514.5 give
   515, a product whose f32 value is 30448 overflows to inf. at_add,
   at_mul and segment_sums therefore do not declare f16 (amax/amin do).
+* Subnormals (a difference of definition, docs/findings.md): XLA's CPU
+  computations flush them to zero, so max(-1.125, 5.1e-39) is 0 here and
+  5.1e-39 in LibTorch; only the exact oracles (amax, amin) see it, about
+  once in a few hundred cases. No capability can declare it away.
 * Dtypes: bool, u8, i8, i16, i32, i64, f16, f32, f64, c64, c128 move
   (gather, scatter); the reductions declare the real types (f16 as
   above); bf16 is not declared (numpy, through which the arrays cross,
