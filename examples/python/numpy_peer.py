@@ -66,6 +66,7 @@ Where the semantics differ:
 """
 import numpy as np
 
+import peer_arrays as pa
 import scatterlab_bridge as sb
 
 PROVIDER = "numpy_peer"
@@ -81,64 +82,22 @@ UFUNCS = {"sum": np.add, "prod": np.multiply, "amax": np.maximum,
           "amin": np.minimum}
 
 
-def _identity(reduce, dtype):
-    """The value a position starts from when x is not included."""
-    if reduce == "sum":
-        return 0
-    if reduce == "prod":
-        return 1
-    if np.issubdtype(dtype, np.floating):
-        return -np.inf if reduce == "amax" else np.inf
-    info = np.iinfo(dtype)
-    return info.min if reduce == "amax" else info.max
-
-
-def _scalar(call, dtype):
-    """scatter's scalar in out's dtype. An integer wraps as in C, as
-    LibTorch's cast does: numpy >= 2 refuses a Python int out of the
-    dtype's range (NEP 50: np.uint8(-255) raises OverflowError)."""
-    if dtype.kind in "fcb":
-        return np.asarray(call.scalar).astype(dtype)
-    return np.asarray(call.iscalar, dtype=np.int64).astype(dtype)
-
-
-def _full_index(index, dim):
-    """index along dim, each position's own coordinate along the others."""
-    grids = list(np.indices(index.shape, sparse=True))
-    grids[dim] = index
-    return tuple(grids)
-
-
-def _arrays(call):
-    """The call's arrays, a 0-d one as shape (1,): LibTorch takes dim 0 of
-    a scalar, numpy has no axis 0 there. Views: writes reach out."""
-    return [a.reshape(1) if a.ndim == 0 else a for a in sb.arrays(call)]
-
-
-def _cut(a, index, dim=None):
-    """a cut to index's extent along every axis but dim (every axis when
-    dim is None: src): LibTorch reads only index.size(d) of x, src and out
-    there, where numpy would broadcast a smaller index or refuse a larger
-    src. A view."""
-    return a[tuple(slice(None) if d == dim else slice(0, n)
-                   for d, n in enumerate(index.shape))]
-
-
 @sb.variant(VARIANTS, "gather", "cpu.take_along_axis", dtypes=ALL,
             layouts=ANY_LAYOUT, deterministic=True)
 def take_along_axis(call):
-    x, index, out = _arrays(call)
-    out[...] = np.take_along_axis(_cut(x, index, call.dim), index,
+    x, index, out = pa.arrays(call)
+    out[...] = np.take_along_axis(pa.cut(x, index, call.dim), index,
                                   axis=call.dim)
 
 
 @sb.variant(VARIANTS, "scatter", "cpu.put_along_axis", dtypes=ALL,
             layouts=ANY_LAYOUT, deterministic=True)
 def put_along_axis(call):
-    x, index, src, out = _arrays(call)
+    x, index, src, out = pa.arrays(call)
     out[...] = x
-    values = _scalar(call, out.dtype) if call.has_value else _cut(src, index)
-    np.put_along_axis(_cut(out, index, call.dim), index, values,
+    values = (pa.scalar(call, out.dtype) if call.has_value
+              else pa.cut(src, index))
+    np.put_along_axis(pa.cut(out, index, call.dim), index, values,
                       axis=call.dim)
 
 
@@ -147,9 +106,9 @@ def put_along_axis(call):
             include_self=[True, False], layouts=ANY_LAYOUT,
             deterministic=True)
 def ufunc_at(call):
-    x, index, src, out = _arrays(call)
+    x, index, src, out = pa.arrays(call)
     out[...] = x
-    ix = _full_index(index, call.dim)
+    ix = pa.full_index(index, call.dim)
     if not call.include_self:
-        out[ix] = _identity(call.reduce, out.dtype)
-    UFUNCS[call.reduce].at(out, ix, _cut(src, index))
+        out[ix] = pa.identity(call.reduce, out.dtype)
+    UFUNCS[call.reduce].at(out, ix, pa.cut(src, index))

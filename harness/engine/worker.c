@@ -128,19 +128,38 @@ typedef struct sl__child {
   sl_shared *sh;
   sl_capture out; /* its stdout and stderr */
   sl_worker_guard guard;
-  int on_device; /* the variant running is a cuda.* one */
+  /* The variant running starts a runtime whose threads are not the
+   * kernel's: a cuda.* one, or this worker's first Python call. */
+  int runtime_threads;
+  int python_variant; /* the variant running is a Python bridge's */
+  int python_started; /* a Python variant's kernel has run here */
 } sl__child;
 
-/* Whether a variant of this name runs on a device: the device's runtime
- * starts threads of its own on its first call, which are not the
- * kernel's. */
-static int sl__device_variant(const char *name) {
+/* Whether the variant of this name starts a runtime's threads: a device's
+ * runtime does on its first call, and so may a Python variant's on the
+ * first Python call in the worker (XLA's pools under JAX: 15 threads that
+ * stay for the process; the bridge itself fails a variant that leaves a
+ * Python thread running, on every call). */
+static int sl__runtime_variant(sl__child *ch, const char *name) {
+  ch->python_variant = 0;
   for (size_t i = 0; i < sl_hvariant_count(); ++i) {
     const sl_hvariant *v = sl_hvariant_at(i);
-    if (strcmp(v->name, name) == 0)
-      return sl_variant_device(&v->v) != SL_DEVICE_CPU;
+    if (strcmp(v->name, name) != 0) continue;
+    if (sl_variant_device(&v->v) != SL_DEVICE_CPU) return 1;
+    ch->python_variant = sl_provider_at((size_t)v->provider)->py_module[0];
+    return ch->python_variant && !ch->python_started;
   }
   return 0;
+}
+
+/* A Python variant's verdict that says its kernel ran: the runtime has
+ * started. Not `unsupported` nor `both_rejected`: the harness answers
+ * those without the call (a dtype not declared, an input refused by the
+ * op's checks), so the next call may still be the runtime's first. */
+static void sl__python_ran(sl__child *ch, const sl_variant_result *r) {
+  if (ch->python_variant && r->verdict != SL_VERDICT_UNSUPPORTED &&
+      r->verdict != SL_VERDICT_BOTH_REJECTED)
+    ch->python_started = 1;
 }
 
 /* Reports r to the parent, failed when its kernel left the worker damaged;
@@ -149,7 +168,8 @@ static int sl__device_variant(const char *name) {
 static void sl__child_done(sl__child *ch, const sl_variant_result *r) {
   sl_shared *sh = ch->sh;
   char why[256];
-  if (ch->on_device) sl_worker_guard_mark(&ch->guard);
+  if (ch->runtime_threads) sl_worker_guard_mark(&ch->guard);
+  sl__python_ran(ch, r);
   const int damaged = sl_worker_guard_check(&ch->guard, why, sizeof why);
   if (sh->n < SL_MAX_VERDICTS) {
     sh->said_bytes[sh->n] = (unsigned)sl_capture_take(&ch->out, sh->said[sh->n],
@@ -186,7 +206,7 @@ static void sl__child_event(void *user, sl_run_event ev, const char *name,
   } else if (ev == SL_EVENT_VARIANT_START) {
     snprintf(ch->sh->current, sizeof ch->sh->current, "%s", name);
     ch->sh->current_done = 0;
-    ch->on_device = sl__device_variant(name);
+    ch->runtime_threads = sl__runtime_variant(ch, name);
     ch->sh->started = sl__now();
   } else if (ev == SL_EVENT_VARIANT_DONE) {
     sl__child_done(ch, r);

@@ -130,12 +130,14 @@ static int sl_py_params(PyObject *kw, const sl_call *call) {
   /* Named apart from every slot: select_scatter's slot is `value`, most
    * ops' `index`. */
   PyObject *values = Py_BuildValue(
-      "{s:L,s:s,s:O,s:N,s:L,s:O,s:d,s:L}", "dim", (long long)p->dim, "reduce",
+      "{s:L,s:s,s:O,s:N,s:L,s:O,s:d,s:L,s:O}", "dim", (long long)p->dim,
+      "reduce",
       (unsigned)p->reduce < SL_REDUCE_COUNT ? reduces[p->reduce] : "?",
       "include_self", p->include_self ? Py_True : Py_False, "dims",
       dims ? dims : Py_None, "select_index", (long long)p->index, "has_value",
       p->has_value ? Py_True : Py_False, "scalar", p->value, "iscalar",
-      (long long)p->ivalue);
+      (long long)p->ivalue, "offsets",
+      call->segment.offsets ? Py_True : Py_False);
   if (!dims || !values || PyDict_Update(kw, values)) {
     Py_XDECREF(values);
     return -1;
@@ -202,8 +204,20 @@ static sl_status sl_py_fail(sl_ctx *ctx) {
   return sl_provider_fail(ctx, (sl_status)st, "python %s", msg);
 }
 
+/* Python threads alive (thread states). The worker's guard forgives the
+ * threads of a Python runtime's first call in a worker (XLA's pools,
+ * harness/engine/worker.c); a Python thread left running is caught here,
+ * on every call. GIL held. */
+static int sl_py_thread_count(void) {
+  int n = 0;
+  PyThreadState *t = PyInterpreterState_ThreadHead(PyInterpreterState_Get());
+  for (; t; t = PyThreadState_Next(t)) ++n;
+  return n;
+}
+
 static sl_status sl_py_run(const sl_py_slot *s, sl_ctx *ctx, sl_call *call) {
   PyObject *tensors[SL_MAX_ARGS] = {NULL};
+  const int threads = sl_py_thread_count();
   PyObject *ns = sl_py_make_call(s, call, tensors);
   PyObject *result = ns ? PyObject_CallOneArg(s->fn, ns) : NULL;
   for (int a = 0; a < SL_MAX_ARGS; ++a) {
@@ -212,14 +226,20 @@ static sl_status sl_py_run(const sl_py_slot *s, sl_ctx *ctx, sl_call *call) {
   }
   Py_XDECREF(ns);
   if (!result) return sl_py_fail(ctx);
-  int returned_value = result != Py_None;
+  const int returned_value = result != Py_None;
+  const int left = sl_py_thread_count() - threads;
   if (returned_value)
     PyErr_Format(PyExc_TypeError,
                  "the variant returned %.60s, expected None (a variant "
                  "writes its answer into call.out)",
                  Py_TYPE(result)->tp_name);
+  else if (left > 0)
+    PyErr_Format(PyExc_RuntimeError,
+                 "the variant left %d Python thread%s running after it "
+                 "returned",
+                 left, left == 1 ? "" : "s");
   Py_DECREF(result);
-  return returned_value ? sl_py_fail(ctx) : SL_STATUS_OK;
+  return returned_value || left > 0 ? sl_py_fail(ctx) : SL_STATUS_OK;
 }
 
 static sl_status sl_py_call(size_t slot, sl_ctx *ctx, sl_call *call) {
@@ -244,12 +264,34 @@ static void sl_py_path_add(const char *dir, int first) {
   PyErr_Clear();
 }
 
+/* An activated virtual environment's packages (VIRTUAL_ENV, which
+ * `activate` sets): an embedded CPython finds its prefix from libpython,
+ * never from a venv's pyvenv.cfg. site.addsitedir reads its .pth files
+ * too. The venv must be of this Python's version (its extension modules
+ * are built for it): another version's folder is not there. */
+static void sl_py_venv(void) {
+  const char *venv = getenv("VIRTUAL_ENV");
+  char dir[PATH_MAX];
+  if (!venv || !venv[0] ||
+      snprintf(dir, sizeof dir, "%s/lib/python%d.%d/site-packages", venv,
+               PY_MAJOR_VERSION, PY_MINOR_VERSION) >= (int)sizeof dir ||
+      access(dir, R_OK) != 0)
+    return;
+  PyObject *site = PyImport_ImportModule("site");
+  PyObject *r = site ? PyObject_CallMethod(site, "addsitedir", "s", dir) : NULL;
+  Py_XDECREF(r);
+  Py_XDECREF(site);
+  PyErr_Clear();
+}
+
 /* The module search path: the working folder first (then PYTHONPATH, which
- * CPython reads), then the helper module's folder: the source tree's in a
- * build, <libdir>/../share/scatterlab/python when installed. */
+ * CPython reads), then an activated venv's packages, then the helper
+ * module's folder: the source tree's in a build,
+ * <libdir>/../share/scatterlab/python when installed. */
 static void sl_py_paths(void) {
   char cwd[PATH_MAX], self[PATH_MAX + 64];
   if (getcwd(cwd, sizeof cwd)) sl_py_path_add(cwd, 1);
+  sl_py_venv();
   sl_py_path_add(SL_PY_HELPER_BUILD_DIR, 0);
   Dl_info info;
   if (dladdr((void *)sl_py_paths, &info) && info.dli_fname) {

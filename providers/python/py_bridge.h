@@ -17,8 +17,8 @@
 
 /* The ops a Python variant may implement, with their slots in sl_call order
  * (core/src/catalog.c's names: a provider cannot call sl_op_get), inputs
- * then the one output. The backward ops, dynamic_scatter and
- * segment_reduce are not bridged at this version. */
+ * then the one output. The backward ops and dynamic_scatter (several
+ * outputs) are not bridged at this version. */
 #define SL_PY_OPS(X)                                                           \
   X(SL_OP_GATHER, 2, "x", "index", "out", NULL)                                \
   X(SL_OP_GATHER_ND, 2, "x", "index", "out", NULL)                             \
@@ -27,7 +27,8 @@
   X(SL_OP_SCATTER_ND, 3, "x", "index", "updates", "out")                       \
   X(SL_OP_INDEX_REDUCE, 3, "x", "index", "src", "out")                         \
   X(SL_OP_SELECT_SCATTER, 2, "x", "value", "out", NULL)                        \
-  X(SL_OP_MASKED_SCATTER, 3, "x", "mask", "source", "out")
+  X(SL_OP_MASKED_SCATTER, 3, "x", "mask", "source", "out")                     \
+  X(SL_OP_SEGMENT_REDUCE, 2, "data", "lengths", "out", NULL)
 
 typedef struct {
   int n_in; /* 0: the op is not bridged */

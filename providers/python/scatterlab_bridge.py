@@ -14,11 +14,12 @@ one row to it::
 
 Each variant receives one ``call``: a namespace holding one Tensor per slot
 of the op (gather: x, index, out; scatter and scatter_reduce: x, index,
-src, out; ...), ``inputs`` and ``outputs`` tuples of them, and the
-parameters ``dim``, ``reduce`` (a name: "sum", "amax", ...),
-``include_self``, ``dims``, ``select_index`` (select_scatter's), and
-``has_value``, ``scalar``, ``iscalar`` (scatter's scalar, float and
-integer).
+src, out; segment_reduce: data, lengths, out; ...), ``inputs`` and
+``outputs`` tuples of them, and the parameters ``dim``, ``reduce`` (a
+name: "sum", "amax", ...), ``include_self``, ``dims``, ``select_index``
+(select_scatter's), ``has_value``, ``scalar``, ``iscalar`` (scatter's
+scalar, float and integer; segment_reduce's initial) and ``offsets``
+(segment_reduce: lengths holds offsets).
 A Tensor has ``shape``, ``strides`` (in elements), ``dtype`` (a scatterlab
 name: "f32"), ``writable``, and speaks DLPack (``__dlpack__``) and the
 buffer protocol (``memoryview(t)``); inputs are read-only, outputs

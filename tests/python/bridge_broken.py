@@ -23,6 +23,20 @@ def ok(call):
     _gather(call)
 
 
+@broken("cpu.c_thread")
+def c_thread(call):
+    """A thread of C's own (no Python thread state: the bridge cannot see
+    it) left running. It runs after cpu.ok, so it is not the worker's
+    first Python call, whose runtime threads the guard forgives: the
+    worker's guard fails it."""
+    _gather(call)
+    libc = ctypes.CDLL(None)
+    tid = ctypes.c_ulong()
+    libc.pthread_create(ctypes.byref(tid), None,
+                        ctypes.cast(libc.sleep, ctypes.c_void_p),
+                        ctypes.c_void_p(30))
+
+
 @broken("cpu.wrong")
 def wrong(call):
     _gather(call)
