@@ -363,6 +363,7 @@ static void sl__answer(const sl_bw_request *q, const sl_run_counters *ctr) {
 _Noreturn void sl_bw_child_main(sl_bw_page *pg, const sl_bw_setup *s,
                                 int parent, int in, int out) {
   sl_die_with_parent(parent);
+  sl_child_exit_on_exit();
   /* Nothing of the command's: not the store, its -wal and -shm, nor the
    * engine worker's pipes (fork without exec keeps them all). */
   const int keep[2] = {in, out};

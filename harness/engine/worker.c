@@ -271,6 +271,7 @@ static void sl__child_loop(int in, int out, sl__child *ch, sl_run_opts o) {
  * the guard set up (worker_guard.h). */
 static void sl__child_main(sl_worker *w, pid_t parent, int in, int out) {
   sl_die_with_parent(parent);
+  sl_child_exit_on_exit();
   /* Not the store, its -wal and -shm, a run's lock nor another job's
    * pipes: a kernel that writes to a descriptor it does not own must not
    * reach any of them (fork without exec keeps them all). */
