@@ -1,6 +1,7 @@
 /*
- * The bench summary and the crossover grid in the HTML report: the very
- * tables `scatterlab bench` prints at its end (bench_summary.c), computed
+ * The bench summary, the crossover grid and the ranking (bench --generate's;
+ * bench_ranking.c) in the HTML report: the very tables `scatterlab bench`
+ * prints at its end (bench_summary.c), computed
  * from the newest timing of each benchmark and shown as preformatted text,
  * so that the page and the terminal never disagree.
  */
@@ -81,6 +82,11 @@ int sl__html_bench_summary(const sl__bench_set *set, const int *idx, int n,
     if (!rc)
       rc = sl__pre(out, "crossover", "Crossover: atomic vs lock vs sorted", &t,
                    sl_bench_crossover_print);
+    if (!rc)
+      rc = sl__pre(out, "ranking",
+                   "Ranking: each case by its best CPU variant's speed-up over "
+                   "torch.cpu, worst first",
+                   &t, sl_bench_ranking_print);
   }
   sl_bench_table_free(&t);
   return rc;
