@@ -157,6 +157,8 @@ void sl__rb_sparse_line(const sl__rbline *b, const sl__rbptr *p,
     sl__rb_sparse_as(SL_F32, b, p, scratch);
   else if (b->dt == SL_F64)
     sl__rb_sparse_as(SL_F64, b, p, scratch);
+  else if (b->dt == SL_BF16)
+    sl__rb_sparse_as(SL_BF16, b, p, scratch);
   else
     sl__rb_sparse_as(b->dt, b, p, scratch);
 }

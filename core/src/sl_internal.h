@@ -103,15 +103,33 @@ static inline void sl__copy_elem(void *dst, const void *src, size_t size) {
  */
 double sl__load_f_any(sl_dtype dt, const void *p);
 void sl__store_f_any(sl_dtype dt, void *p, double v);
-/* f32 and f64 inline, so that a loop whose dtype is a constant folds the
- * switch away (the per-element kernels otherwise spend most of their time
- * calling these); every other dtype through the _any versions. */
+/* bf16 <-> f32, inline: two bit operations that an out-of-line call per
+ * element made the largest part of a bf16 kernel's time (sl_bf16_to_f32
+ * and sl_f32_to_bf16 are these). */
+static inline float sl__bf16_to_f32(uint16_t h) {
+  const uint32_t bits = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &bits, 4);
+  return f;
+}
+static inline uint16_t sl__f32_to_bf16(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u);
+  x += 0x7fffu + ((x >> 16) & 1u); /* round to nearest even */
+  return (uint16_t)(x >> 16);
+}
+/* f32, f64 and bf16 inline, so that a loop whose dtype is a constant folds
+ * the switch away (the per-element kernels otherwise spend most of their
+ * time calling these); every other dtype through the _any versions. */
 static inline double sl__load_f(sl_dtype dt, const void *p) {
   switch (dt) {
   case SL_F32:
     return *(const float *)p;
   case SL_F64:
     return *(const double *)p;
+  case SL_BF16:
+    return sl__bf16_to_f32(*(const uint16_t *)p);
   default:
     return sl__load_f_any(dt, p);
   }
@@ -123,6 +141,9 @@ static inline void sl__store_f(sl_dtype dt, void *p, double v) {
     break;
   case SL_F64:
     *(double *)p = v;
+    break;
+  case SL_BF16:
+    *(uint16_t *)p = sl__f32_to_bf16((float)v);
     break;
   default:
     sl__store_f_any(dt, p, v);
