@@ -66,4 +66,12 @@ sl__probes sl__probe_again(sl_bench_worker *w, const sl__probes *start,
  * the case in b->failing when a variant failed its check. */
 int sl__bench_case(sl__bench_ctx *b, const sl_case *c0);
 
+/* bench --shrink (bench_shrink.c), after the run: each case of b->table
+ * whose best CPU variant is slower than torch.cpu is shrunk by the fuzz
+ * shrinker (fuzz/shrink.h) while that variant stays slower, each candidate
+ * checked and timed with the run's budget, not printed nor stored; the
+ * shrunk case is timed three more times. Prints each; with json, writes
+ * ", \"shrunk\": [...]" there. */
+void sl__bench_shrink(sl__bench_ctx *b, FILE *json);
+
 #endif

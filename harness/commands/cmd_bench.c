@@ -114,6 +114,8 @@ typedef struct sl__bench_cmd {
   sl__probes start, end;
   int failed, finished, dropped, unbuilt, store_failed;
   int generated; /* --generate: the cases are the generator's */
+  char *jshrunk; /* --shrink with --format json: its part of the document */
+  size_t jshrunk_len;
   /* --format json: the document's stream and the cases' text */
   FILE *jout;
   char *jbuf;
@@ -314,6 +316,11 @@ static void sl__bench_finish(sl__bench_cmd *c) {
   sl_bench_summary_print(&b->table, stdout);
   sl_bench_crossover_print(&b->table, stdout);
   if (c->generated) sl_bench_ranking_print(&b->table, stdout);
+  if (sl_opt_on(&c->opt, SL_OPT_SHRINK) && !sl_interrupted()) {
+    FILE *j = c->jout ? open_memstream(&c->jshrunk, &c->jshrunk_len) : NULL;
+    sl__bench_shrink(b, j);
+    if (j) fclose(j);
+  }
   c->failed |= c->cuda_missing | b->died;
   const int sig = sl_interrupted();
   if (!sig && c->finished > 0 && b->peak_gbs > 0)
@@ -393,6 +400,7 @@ static void sl__bench_json(sl__bench_cmd *c, int rc) {
           "\"results\": [%s\n]",
           c->n, c->finished, c->b.failing, c->jbuf ? c->jbuf : "");
   if (c->generated) sl__bench_ranking_json(&c->b.table, j);
+  if (c->jshrunk) fputs(c->jshrunk, j);
   sl_json_end(j);
   fclose(j);
 }
@@ -435,6 +443,7 @@ int sl_cmd_bench(int argc, char **argv) {
     rc = sl__bench_go(&c, argc, argv);
   sl_bench_table_free(&c.b.table);
   free(c.jbuf);
+  free(c.jshrunk);
   free(c.cases);
   sl_bench_workers_stop(&c.b.workers);
   for (int i = 0; i < c.n; ++i) free(c.lines[i]);

@@ -4,7 +4,9 @@
  * `scatterlab ab` must catch, and (P = 0, two copies of one library) the
  * unchanged kernel it must not call slower. The unchanged build (P = 0)
  * also has cpu.gather2, which the others (and its lean build, SLTEST_LEAN)
- * lack: a base variant missing from the candidate.
+ * lack: a base variant missing from the candidate. With SLOW_FIXED_US the
+ * gather spins that long a call instead (libsltest_slowfixed, for
+ * tests/e2e/bench_generate.sh's --shrink).
  */
 #include <stdint.h>
 #include <string.h>
@@ -30,9 +32,17 @@ static sl_status sltest_slow_gather(sl_ctx *ctx, sl_call *c) {
   const double t0 = sltest_now();
   sltest_gather_each(c, sltest_copy, NULL);
   /* Busy, not asleep: a slower kernel keeps its core. */
+#ifdef SLOW_FIXED_US
+  /* A fixed cost a call (bench --shrink's fixture): slower than LibTorch
+   * at every size, so the shrinker goes down to its smallest case. */
+  const double until = t0 + SLOW_FIXED_US * 1e-6;
+  while (sltest_now() < until) {
+  }
+#else
   const double until = sltest_now() + (sltest_now() - t0) * SLOW_PCT / 100.0;
   while (SLOW_PCT > 0 && sltest_now() < until) {
   }
+#endif
   return SL_STATUS_OK;
 }
 

@@ -3,6 +3,9 @@
 # within --sizes, checked and timed like a suite's, then ranked by the best
 # variant's speed-up over torch.cpu, worst first. The same seed draws the
 # same cases; bad sizes and a filter that selects nothing are usage errors.
+# bench --shrink (item 4): a variant that spins 20 ms a call is slower than
+# LibTorch at every size, so its slowdown shrinks to the shrinker's
+# smallest gather.
 # What is timed is not asserted (performance lives in benchmarks): only that
 # every case is ranked, in order, with its best variant.
 set -u
@@ -40,5 +43,21 @@ run 2 bench --generate 3 --sizes 1M --no-db
 check "--sizes without a range: named" has '--sizes: expected MIN-MAX \(1M-64M\), got "1M"'
 run 2 bench --generate 0 --no-db
 check "--generate 0: the range named" has '--generate: expected an integer in \[1, 1000000\], got "0"'
+
+FIXED=$(dirname "$BIN")/tests/ab/libsltest_slowfixed.so
+"$BIN" bench --provider "slow=$FIXED" --variants slow:cpu.gather --shrink \
+  --budget 0.05 --min-reps 3 --no-db --format json \
+  'gather dt=f32 it=i64 x=64x48 index=32x48 dim=0 seed=3' >"$tmp/s.json" 2>"$tmp/err"
+check "--shrink: exit 0" test $? = 0
+check "--shrink: said in the text" grep -q "^shrinking 1 slowdown (--shrink)" "$tmp/err"
+check "--shrink: shrunk to the smallest gather, slower all the way" python3 -c "
+import json
+s = json.load(open('$tmp/s.json'))['shrunk']
+assert len(s) == 1 and s[0]['variant'] == 'slow:cpu.gather', s
+x = s[0]
+assert x['steps'] >= 1 and x['speedup'] < 1 and x['shrunk_speedup'] < 1, x
+assert sorted(x['again'])[1] < 1, x
+assert ' x=scalar ' in x['shrunk'] and ' index=scalar ' in x['shrunk'], x
+"
 echo "$((checks - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]
