@@ -7,6 +7,7 @@
 #include "casegen_internal.h"
 #include "datagen.h"
 #include "huge.h"
+#include "overlap.h"
 #include "stress.h"
 
 /* ------------------------------------------------------------------------ */
@@ -329,8 +330,10 @@ int sl_fuzz_case(uint64_t seed, uint64_t i, const sl_fuzz_opts *o, sl_case *c) {
   if ((sl_case_spec_of(fwop)->keys & SL_KEY_VOXELS) && !broken)
     sl__pick_voxels(&g, &fw);
   if (!invalid) broken = sl__large_bad(&mix, &g, &fw, op);
-  if (!broken) sl_fuzz_stress(o, seed, i, &fw);   /* a stream of its own */
-  if (!broken) sl_fuzz_huge(o, seed, i, op, &fw); /* and so has this one */
+  /* Each a stream of its own; a huge or stress case keeps its layouts. */
+  const int stressed = !broken && sl_fuzz_stress(o, seed, i, &fw);
+  const int huge = !broken && sl_fuzz_huge(o, seed, i, op, &fw);
+  if (!broken && !stressed && !huge) sl_fuzz_overlap(o, seed, i, &fw);
   sl_case_from_forward(&fw, op, c);
   return broken;
 }

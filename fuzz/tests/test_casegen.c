@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "casegen_fixture.h"
+#include "overlap.h"
 #include "shrink.h"
 #include "stress.h"
 
@@ -333,8 +334,10 @@ static void test_size_mix(void) {
   plain.size_mix = 0;
   /* The stress schedule reshapes a few cases after the size mix (its own
    * stream, so in both campaigns alike): a case both resized and stressed
-   * has the stress shape, past no threshold by design. */
+   * has the stress shape, past no threshold by design. The overlapped
+   * layouts (on with the mix only) are not what is compared here. */
   plain.stress = 0;
+  plain.overlap = 0;
   mixed = plain;
   mixed.size_mix = 16;
   int changed = 0, changed_past = 0, n = 4000;
@@ -482,6 +485,62 @@ static void test_large_bad(void) {
   /* measured: 30 of 167 (a seventh at least, or a 60-second campaign of
    * 250,000 cases meets the split with a bad value less than twice) */
   CHECK(nd_split >= nd_large / 7);
+}
+
+/* Overlapped inputs (overlap.h): about one valid case in `overlap` has
+ * some, each on an input that may be overlapped, laid out so that
+ * neighbours along dim 0 share memory (dim 0's stride below the n1 rows of
+ * dim 1 it spans), printed and parsed back alike; never on an invalid
+ * case, and never with the size mix off (the pinned case stream). */
+static void test_overlap(void) {
+  sl_fuzz_opts o;
+  sl_fuzz_opts_init(&o);
+  int n = 16000, drawn = 0, bad = 0, off = 0;
+  unsigned ops = 0;
+  char a[SL_CASE_LINE_MAX], b[SL_CASE_LINE_MAX], err[256];
+  for (int i = 0; i < n; ++i) {
+    sl_case c, back, fw;
+    const int broken = sl_fuzz_case(SEED, (uint64_t)i, &o, &c);
+    if (!sl_fuzz_overlapped(&c)) continue;
+    ++drawn;
+    ops |= 1u << c.op;
+    bad += broken;
+    print_line(&c, a);
+    bad += sl_case_parse(a, &back, err, sizeof err) != 0;
+    print_line(&back, b);
+    bad += strcmp(a, b) != 0;
+    sl_case_forward(&c, &fw);
+    sl_bundle bun;
+    sl_bundle_init(&bun, fw.op);
+    for (int s = 0; s < SL_MAX_ARGS; ++s) {
+      const sl_case_shape *sh = &fw.arg[s];
+      if (!sh->present || sh->layout != SL_LAYOUT_OVERLAPPED) continue;
+      bad += !sl_fuzz_overlap_eligible(&fw, s);
+      if (sl_bundle_alloc(&bun, s, fw.dt, sh, "t", err, sizeof err)) {
+        ++bad;
+        continue;
+      }
+      const sl_tensor *t = &bun.call.arg[s];
+      bad +=
+          !(t->strides[0] > 0 && t->strides[0] < t->shape[1] * t->strides[1]);
+    }
+    sl_bundle_free(&bun);
+  }
+  o.size_mix = 0;
+  for (int i = 0; i < 4000; ++i) {
+    sl_case c;
+    sl_fuzz_case(SEED, (uint64_t)i, &o, &c);
+    off += sl_fuzz_overlapped(&c);
+  }
+  printf("overlap: %d of %d cases with overlapped inputs, ops %#x; %d "
+         "misdrawn; %d with the size mix off\n",
+         drawn, n, ops, bad, off);
+  /* n / 16 of the valid cases that have an input to overlap (most) */
+  CHECK(drawn > n / 40 && drawn < n / 12);
+  CHECK(bad == 0);
+  CHECK(off == 0);
+  /* every op has an input that may be overlapped */
+  CHECK(ops == (1u << SL_OP_COUNT) - 1);
 }
 
 /* Contention stress: one valid case in `stress` of a reducing op gets at
@@ -783,6 +842,7 @@ int main(void) {
   check_max_elems(256, 5000);
   test_size_mix();
   test_large_bad();
+  test_overlap();
   test_stress();
   test_repeated_dims();
   test_infer();
