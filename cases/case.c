@@ -248,18 +248,20 @@ static int sl__parse_shape(const char *text, sl_case_shape *s, char *err,
       s->layout = SL_LAYOUT_TRANSPOSED;
     else if (strcmp(l, "b") == 0)
       s->layout = SL_LAYOUT_BROADCAST;
-    else if (l[0] == 's') {
+    else if (l[0] == 's' || l[0] == 'o') {
       int64_t k;
       if (sl__parse_i64(l + 1, &k) || k < 2 || k > 16)
         return sl__fail(err, len,
-                        "%s: expected layout step s2..s16, got "
+                        "%s: expected layout %s2..%s16, got "
                         "\"%s\"",
-                        key, l);
-      s->layout = SL_LAYOUT_STEPPED;
+                        key, l[0] == 's' ? "step s" : "overlap o",
+                        l[0] == 's' ? "s" : "o", l);
+      s->layout = l[0] == 's' ? SL_LAYOUT_STEPPED : SL_LAYOUT_OVERLAPPED;
       s->step = (int)k;
     } else
-      return sl__fail(err, len, "%s: expected layout t, b or s<k>, got \"%s\"",
-                      key, l);
+      return sl__fail(err, len,
+                      "%s: expected layout t, b, s<k> or o<k>, got \"%s\"", key,
+                      l);
   }
   s->present = 1;
   if (strcmp(buf, "scalar") == 0) return 0;
@@ -539,6 +541,11 @@ int sl_case_check_voxels(const sl_case *c, char *err, size_t len) {
     return sl__fail(err, len,
                     "voxels: expected coors whose rows can differ, got the "
                     "broadcast layout (coors=...:b)");
+  if (coors->layout == SL_LAYOUT_OVERLAPPED)
+    return sl__fail(err, len,
+                    "voxels: expected coors whose rows can differ, got the "
+                    "overlapped layout (coors=...:o%d)",
+                    coors->step);
   if (c->voxels > coors->shape[0])
     return sl__fail(err, len,
                     "voxels: expected at most coors' %lld rows (every "
@@ -639,6 +646,7 @@ int sl_case_print(const sl_case *c, char *buf, size_t len) {
     if (s->layout == SL_LAYOUT_TRANSPOSED) sl__put(&o, ":t");
     if (s->layout == SL_LAYOUT_BROADCAST) sl__put(&o, ":b");
     if (s->layout == SL_LAYOUT_STEPPED) sl__put(&o, ":s%d", s->step);
+    if (s->layout == SL_LAYOUT_OVERLAPPED) sl__put(&o, ":o%d", s->step);
   }
   if (spec->keys & SL_KEY_DIM) sl__put(&o, " dim=%lld", (long long)c->dim);
   if ((spec->keys & SL_KEY_DIMS) && c->ndims > 0) {

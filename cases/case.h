@@ -12,8 +12,12 @@
  *                   mask=..., source=..., feats=NxC, coors=NxD); SHAPE is
  *                   `4x3`, `0x5` or `scalar`; L is the memory layout: t
  *                   (transposed: column-major), s<k> (the last dim stepped
- *                   by k), b (broadcast: dim 0 has stride 0); contiguous
- *                   when absent
+ *                   by k), b (broadcast: dim 0 has stride 0), o<k>
+ *                   (overlapped, k = 2..16: dim 0 steps by ceil(n1 / k)
+ *                   of dim 1's rows, n1 its extent, so that neighbours
+ *                   along dim 0 share rows, as unfold and as_strided
+ *                   views do; rank < 2: contiguous); contiguous when
+ *                   absent
  *   dim=N dims=A,B reduce=NAME self=0|1 at=N val=NUMBER   op parameters
  *                   (val= for an integer dt= must be an integer literal)
  *   form=offsets    segment ops: the lengths tensor holds offsets (S + 1 per
@@ -50,7 +54,8 @@ typedef enum sl_layout {
   SL_LAYOUT_CONTIGUOUS = 0,
   SL_LAYOUT_TRANSPOSED,
   SL_LAYOUT_STEPPED,
-  SL_LAYOUT_BROADCAST
+  SL_LAYOUT_BROADCAST,
+  SL_LAYOUT_OVERLAPPED
 } sl_layout;
 
 #define SL_INDEX_PATTERN_MAP(X)                                                \
@@ -125,7 +130,7 @@ typedef struct sl_case_shape {
   int ndim;
   int64_t shape[SL_MAX_DIMS];
   sl_layout layout;
-  int step; /* SL_LAYOUT_STEPPED: the step, >= 2 */
+  int step; /* SL_LAYOUT_STEPPED: the step, >= 2; SL_LAYOUT_OVERLAPPED: k */
 } sl_case_shape;
 
 /* Whether s is laid out broadcast (:b). For files that also include

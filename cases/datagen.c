@@ -22,14 +22,30 @@ void sl_bundle_free(sl_bundle *b) {
   }
 }
 
+/* An overlapped layout's step along dim 0, in rows of dim 1 (case.h: o<k>);
+ * 0 when s is not overlapped or has nothing to overlap (rank < 2, an
+ * empty extent): then it is laid out contiguous. */
+static int64_t sl__overlap_rows(const sl_case_shape *s) {
+  if (s->layout != SL_LAYOUT_OVERLAPPED || s->ndim < 2 || s->step < 1) return 0;
+  for (int d = 0; d < s->ndim; ++d)
+    if (s->shape[d] == 0) return 0;
+  return (s->shape[1] + s->step - 1) / s->step;
+}
+
 /* The shape of the buffer behind a layout: a stepped last dim is k times
- * wider, a broadcast dim 0 holds one row. */
+ * wider, a broadcast dim 0 holds one row, an overlapped one holds the
+ * rows of dim 1 that its dim-0 neighbours share once. */
 static void sl__buf_shape(const sl_case_shape *s, int64_t *buf_shape) {
   int nd = s->ndim;
   for (int d = 0; d < nd; ++d) buf_shape[d] = s->shape[d];
   if (s->layout == SL_LAYOUT_STEPPED && nd > 0)
     buf_shape[nd - 1] = s->shape[nd - 1] * s->step;
   if (s->layout == SL_LAYOUT_BROADCAST && nd > 0) buf_shape[0] = 1;
+  const int64_t rows = sl__overlap_rows(s);
+  if (rows) {
+    buf_shape[0] = 1;
+    buf_shape[1] = (s->shape[0] - 1) * rows + s->shape[1];
+  }
 }
 
 int sl_case_shape_bytes(sl_dtype dt, const sl_case_shape *s, uint64_t *bytes,
@@ -79,6 +95,9 @@ int sl_bundle_alloc(sl_bundle *b, int slot, sl_dtype dt, const sl_case_shape *s,
   } else {
     sl_contiguous_strides(nd, buf_shape, t->strides);
     if (s->layout == SL_LAYOUT_BROADCAST && nd > 0) t->strides[0] = 0;
+    /* dims 1.. row-major in the buffer, dim 0 a few rows of dim 1 on */
+    if (sl__overlap_rows(s))
+      t->strides[0] = sl__overlap_rows(s) * t->strides[1];
   }
   /* Never NULL, so that an empty tensor still has an address to hand on. */
   size_t bytes = (size_t)need;
@@ -360,10 +379,15 @@ static void sl__fill_index_values(int64_t *v, int ndim, const int64_t *shape,
 /* Fills index tensor t with the values, converting to its dtype (which may be
  * a non-integer dtype in an invalid case). */
 static void sl__store_index(sl_tensor *t, const int64_t *v) {
-  int64_t n = sl__gen_count(t);
+  const int64_t n = sl__gen_count(t);
+  const int is_int = sl_dtype_is_int(t->dtype) || t->dtype == SL_BOOL;
+  const size_t es = sl_dtype_size(t->dtype);
+  /* Row-major: no unravelling per element (as sl_gen_fill_data), which
+   * was a seventh of a large invalid case's time. */
+  const int flat = sl__row_major(t);
   for (int64_t i = 0; i < n; ++i) {
-    void *p = sl__elem(t, i);
-    if (sl_dtype_is_int(t->dtype) || t->dtype == SL_BOOL)
+    void *p = flat ? (char *)t->data + (size_t)i * es : sl__elem(t, i);
+    if (is_int)
       sl_elem_set_i(t->dtype, p, v[i]);
     else
       sl_elem_set_f(t->dtype, p, (double)v[i]);

@@ -7,6 +7,7 @@
 #include "casegen_internal.h"
 #include "datagen.h"
 #include "huge.h"
+#include "overlap.h"
 #include "stress.h"
 
 /* ------------------------------------------------------------------------ */
@@ -53,19 +54,60 @@ typedef struct sl__mix {
   sl_rng r;
   int first; /* the threshold drawn, or -1: not a size-mix case */
   int bad;   /* to be given a bad index value once built (sl__large_bad) */
+  int op;    /* a large bad case's op, drawn first; -1 otherwise */
+  int most;  /* sized past the largest threshold within reach instead */
+  int typed; /* in a dtype of the typed fast paths (SL__TYPED) */
 } sl__mix;
 
-/* One case in SL__LARGE_BAD is sized as a size-mix case and then given a
+/*
+ * One case in SL__LARGE_BAD is sized as a size-mix case and then given a
  * bad index value at the bound: the large-size paths must check their
  * indexes as the small ones do, and invalid cases are otherwise never
  * large (issue 48: a check on scatter_nd's split path that let value ==
- * bound through was never met). Its own stream, on when the size mix is. */
-enum { SL__LARGE_BAD = 2048 };
+ * bound through was never met). Drawn per op: the op first, uniformly,
+ * then one of the thresholds that decide its paths (thresholds.def's ops
+ * column), so that every op meets each of its large paths; drawn by
+ * threshold first, an op with only the any-op thresholds got 1 in 40 of
+ * them. Three in four are sized past the largest threshold of their op
+ * within reach instead, where every size-switched path is on at once (a
+ * parallel team, the parallel check, scatter_nd's split by target, which
+ * needs both 2 x team_min_elements positions and the team), and three in
+ * four take a dtype of the typed fast paths (the row loops of
+ * core/src/reduce_rows.c and that split: f32, f64, i32, i64) where the op
+ * has one: drawn among all twelve, 2 in 3 missed them. Their layouts are
+ * contiguous (sl__large_bad). Its own stream, on when the size mix is;
+ * figures in docs/fuzzing.md.
+ */
+enum { SL__LARGE_BAD = 512 };
+#define SL__TYPED                                                              \
+  (SL__BIT(SL_F32) | SL__BIT(SL_F64) | SL__BIT(SL_I32) | SL__BIT(SL_I64))
+
+/* Whether threshold t decides a path of op (its ops column names op, or
+ * none: any op). */
+static int sl__decides(const sl_threshold *t, sl_op op) {
+  return !t->ops || ((t->ops >> op) & 1u);
+}
+
+/* A large bad case: its op among `usable`, then a threshold of that op. */
+static void sl__large_bad_draw(sl_rng *r, unsigned usable, sl__mix *m) {
+  m->bad = 1;
+  m->op =
+      sl__nth_bit(usable, (int)sl_rng_below(r, (uint64_t)sl__popcount(usable)));
+  int mine[64], n = 0;
+  for (int k = 0; k < sl_threshold_count() && n < 64; ++k)
+    if (sl__decides(sl_threshold_at(k), (sl_op)m->op)) mine[n++] = k;
+  m->first = n ? mine[sl_rng_below(r, (uint64_t)n)] : 0;
+  m->most = sl_rng_below(r, 4) != 0;
+  m->typed = sl_rng_below(r, 4) != 0;
+  m->r = *r;
+}
 
 static void sl__size_mix_draw(const sl_fuzz_opts *o, uint64_t seed, uint64_t i,
-                              sl__mix *m) {
+                              unsigned usable, sl__mix *m) {
   m->first = -1;
   m->bad = 0;
+  m->op = -1;
+  m->most = m->typed = 0;
   if (o->size_mix <= 0) return;
   sl_rng_seed(&m->r, seed ^ 0x73697a656d6978ull /* "sizemix" */, i);
   if (sl_rng_below(&m->r, (uint64_t)o->size_mix) == 0) {
@@ -74,9 +116,8 @@ static void sl__size_mix_draw(const sl_fuzz_opts *o, uint64_t seed, uint64_t i,
   }
   sl_rng bad;
   sl_rng_seed(&bad, seed ^ 0x626967626164ull /* "bigbad" */, i);
-  if (sl_rng_below(&bad, SL__LARGE_BAD) != 0) return;
-  m->bad = 1;
-  m->first = (int)sl_rng_below(&bad, (uint64_t)sl_threshold_count());
+  if (sl_rng_below(&bad, SL__LARGE_BAD) == 0)
+    sl__large_bad_draw(&bad, usable, m);
 }
 
 /* Whether threshold t can size a case of op in dtype dt. */
@@ -89,13 +130,16 @@ static int sl__mix_fits(const sl_threshold *t, sl_op op, sl_dtype dt) {
  * them when it names none, or none of these). */
 static unsigned sl__mix_ops(const sl__mix *m, unsigned usable) {
   if (m->first < 0) return usable;
+  if (m->op >= 0) return SL__BIT(m->op);
   const unsigned ops = sl_threshold_at(m->first)->ops & usable;
   return ops ? ops : usable;
 }
 
-/* The dtypes of `dts` in which the drawn threshold is within reach. */
+/* The dtypes of `dts` in which the drawn threshold is within reach (of
+ * SL__TYPED, for a large bad case drawn so). */
 static unsigned sl__mix_dtypes(const sl__mix *m, sl_op op, unsigned dts) {
   if (m->first < 0) return dts;
+  if (m->typed && (dts & SL__TYPED)) dts &= SL__TYPED;
   unsigned fit = 0;
   for (int dt = 0; dt < SL_DTYPE_COUNT; ++dt)
     if (((dts >> dt) & 1u) &&
@@ -104,13 +148,34 @@ static unsigned sl__mix_dtypes(const sl__mix *m, sl_op op, unsigned dts) {
   return fit ? fit : dts;
 }
 
-/* Sizes the case past the drawn threshold, or past the next one that fits
- * its op and dtype. */
+/* Past the largest threshold, a large bad case keeps within this many
+ * elements: beyond it lie only gather's wide-row loops (4 and 2 MiB, met
+ * by the other half), and a case of 2^21 elements took 0.25 s here. */
+#define SL__MOST_ELEMS ((int64_t)1 << 17)
+
+/* The largest threshold that fits op in dt within SL__MOST_ELEMS, or
+ * `first` when none does. */
+static int sl__largest_fit(int first, sl_op op, sl_dtype dt) {
+  int64_t most = -1;
+  for (int k = 0; k < sl_threshold_count(); ++k) {
+    const sl_threshold *t = sl_threshold_at(k);
+    const int64_t need = sl_fuzz_threshold_elems(t, dt);
+    if (sl__mix_fits(t, op, dt) && 2 * need <= SL__MOST_ELEMS && need > most) {
+      most = need;
+      first = k;
+    }
+  }
+  return first;
+}
+
+/* Sizes the case past the drawn threshold (or the largest, sl__mix.most),
+ * or past the next one that fits its op and dtype. */
 static void sl__size_mix(sl__mix *m, sl_dtype dt, sl__gen *g) {
   if (m->first < 0) return;
   const int n = sl_threshold_count();
+  const int first = m->most ? sl__largest_fit(m->first, g->op, dt) : m->first;
   for (int j = 0; j < n; ++j) {
-    const sl_threshold *t = sl_threshold_at((m->first + j) % n);
+    const sl_threshold *t = sl_threshold_at((first + j) % n);
     if (!sl__mix_fits(t, g->op, dt)) continue;
     int64_t need = sl_fuzz_threshold_elems(t, dt);
     if (need < SL_FUZZ_SIZE_MIX_MIN_ELEMS) need = SL_FUZZ_SIZE_MIX_MIN_ELEMS;
@@ -130,6 +195,14 @@ static int sl__large_bad(sl__mix *m, sl__gen *g, sl_case *fw, sl_op op) {
   if (!m->bad || m->first < 0) return 0;
   const sl_fuzz_class k = sl_rng_below(&m->r, 2) ? SL_FUZZ_OOB : SL_FUZZ_NEG;
   sl_case t = *fw, full;
+  /* Contiguous: the fast paths take contiguous inputs only (scatter_nd's
+   * split, the typed row loops); the strided walks share their checks
+   * with the small cases, which meet every layout. */
+  const sl_case_spec *spec = sl_case_spec_of(t.op);
+  for (int s = 0; s < spec->n_shapes; ++s) {
+    t.arg[spec->shape_slots[s]].layout = SL_LAYOUT_CONTIGUOUS;
+    t.arg[spec->shape_slots[s]].step = 0;
+  }
   g->r = m->r;
   if (!sl__class_applies(op, k) || sl__break(g, &t, op, k) != 0) return 0;
   if (t.ip == SL_IP_OOB || t.ip == SL_IP_NEG) t.ip_param = 0;
@@ -172,7 +245,7 @@ int sl_fuzz_case(uint64_t seed, uint64_t i, const sl_fuzz_opts *o, sl_case *c) {
   }
 
   sl__mix mix;
-  sl__size_mix_draw(o, seed, i, &mix);
+  sl__size_mix_draw(o, seed, i, usable, &mix);
   /* A case drawn invalid is never resized, so it keeps the op and dtype
    * drawn without the mix: the draw after the op's decides it (a case
    * drawn as a large bad one is broken once built: sl__large_bad). */
@@ -257,8 +330,10 @@ int sl_fuzz_case(uint64_t seed, uint64_t i, const sl_fuzz_opts *o, sl_case *c) {
   if ((sl_case_spec_of(fwop)->keys & SL_KEY_VOXELS) && !broken)
     sl__pick_voxels(&g, &fw);
   if (!invalid) broken = sl__large_bad(&mix, &g, &fw, op);
-  if (!broken) sl_fuzz_stress(o, seed, i, &fw);   /* a stream of its own */
-  if (!broken) sl_fuzz_huge(o, seed, i, op, &fw); /* and so has this one */
+  /* Each a stream of its own; a huge or stress case keeps its layouts. */
+  const int stressed = !broken && sl_fuzz_stress(o, seed, i, &fw);
+  const int huge = !broken && sl_fuzz_huge(o, seed, i, op, &fw);
+  if (!broken && !stressed && !huge) sl_fuzz_overlap(o, seed, i, &fw);
   sl_case_from_forward(&fw, op, c);
   return broken;
 }

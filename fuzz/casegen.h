@@ -59,6 +59,10 @@ typedef struct sl_fuzz_opts {
                           contention case (stress.h: few targets, many
                           updates); 0 = never. Default sl_fuzz_stress_default().
                         */
+  int64_t overlap;     /* one valid case in overlap has some read-only inputs
+                          overlapped (overlap.h: views whose elements share
+                          memory); 0 = never, and so when size_mix is 0.
+                          Default sl_fuzz_overlap_default(). */
   uint64_t huge_bytes; /* `fuzz --huge`: every valid case that can be is a
                           huge-offset case (huge.h) within this many bytes
                           (inputs and twice the outputs); 0 = never */

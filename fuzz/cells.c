@@ -72,9 +72,10 @@ void sl_fuzz_cell(const sl_case *c, char *buf, size_t len) {
     if (n >= SL__LARGE_NUMEL) large = 1;
     if (n > most) most = n;
     if (layout == 'c' && s->layout != SL_LAYOUT_CONTIGUOUS)
-      layout = s->layout == SL_LAYOUT_TRANSPOSED ? 't'
-               : s->layout == SL_LAYOUT_STEPPED  ? 's'
-                                                 : 'b';
+      layout = s->layout == SL_LAYOUT_TRANSPOSED   ? 't'
+               : s->layout == SL_LAYOUT_STEPPED    ? 's'
+               : s->layout == SL_LAYOUT_OVERLAPPED ? 'o'
+                                                   : 'b';
   }
   const sl_case_shape *x = &fw.arg[0];
   int unit = 0;

@@ -7,6 +7,7 @@
 
 #include "casegen_internal.h"
 #include "datagen.h"
+#include "overlap.h"
 #include "stress.h"
 
 /* ------------------------------------------------------------------------ */
@@ -24,6 +25,7 @@ void sl_fuzz_opts_init(sl_fuzz_opts *o) {
   o->max_rank = 0;
   o->size_mix = sl_fuzz_size_mix_default();
   o->stress = sl_fuzz_stress_default();
+  o->overlap = sl_fuzz_overlap_default();
   o->huge_bytes = 0;
 }
 

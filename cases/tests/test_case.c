@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "case.h"
+#include "datagen.h"
 #include "rng.h"
 #include "sl_test.h"
 #include "text_lines.h"
@@ -17,8 +18,9 @@ static void random_shape(sl_rng *r, sl_case_shape *s) {
   s->present = 1;
   s->ndim = (int)sl_rng_below(r, SL_MAX_DIMS + 1);
   for (int d = 0; d < s->ndim; ++d) s->shape[d] = (int64_t)sl_rng_below(r, 50);
-  s->layout = (sl_layout)sl_rng_below(r, 4);
-  if (s->layout == SL_LAYOUT_STEPPED) s->step = 2 + (int)sl_rng_below(r, 15);
+  s->layout = (sl_layout)sl_rng_below(r, 5);
+  if (s->layout == SL_LAYOUT_STEPPED || s->layout == SL_LAYOUT_OVERLAPPED)
+    s->step = 2 + (int)sl_rng_below(r, 15);
 }
 
 /* A random case using every key its op allows. */
@@ -174,6 +176,10 @@ static void test_errors(void) {
   CHECK_CONTAINS(err, "got both");
   CHECK(sl_case_parse("gather x=4:q index=4", &c, err, sizeof err) == -1);
   CHECK_CONTAINS(err, "x: expected layout");
+  CHECK(sl_case_parse("gather x=4x3:o1 index=4", &c, err, sizeof err) == -1);
+  CHECK_CONTAINS(err, "x: expected layout overlap o2..o16, got \"o1\"");
+  CHECK(sl_case_parse("gather x=4x3 index=4x3:o17", &c, err, sizeof err) == -1);
+  CHECK_CONTAINS(err, "index: expected layout overlap o2..o16, got \"o17\"");
   CHECK(sl_case_parse("gather x=4 index=4 ip=dup0", &c, err, sizeof err) == -1);
   CHECK(sl_case_parse("gather x=4 index=4 voxels=2", &c, err, sizeof err) ==
         -1);
@@ -194,6 +200,9 @@ static void test_errors(void) {
       {"dynamic_scatter feats=5x2 coors=5x3:b voxels=2",
        "voxels: expected coors whose rows can differ, got the broadcast "
        "layout"},
+      {"dynamic_scatter feats=5x2 coors=5x3:o2 voxels=2",
+       "voxels: expected coors whose rows can differ, got the overlapped "
+       "layout (coors=...:o2)"},
       {"dynamic_scatter feats=5x2 coors=5 voxels=2",
        "voxels: expected coors of shape NxD with D >= 1, got rank 1"},
       {"dynamic_scatter feats=5x2 coors=5x0 voxels=2",
@@ -391,7 +400,43 @@ static void test_arg1_roles(void) {
         !sl_case_has_index(SL_OP_SEGMENT_REDUCE));
 }
 
+/* Layout o<k> (overlapped): parsed and printed back, and laid out as an
+ * unfold view: dim 0 steps by ceil(n1 / k) rows of dim 1, so that
+ * neighbours along dim 0 share memory, in a buffer that holds each shared
+ * row once; contiguous where there is nothing to share. */
+static void test_overlapped(void) {
+  sl_case c;
+  char err[256], buf[512];
+  const char *line = "gather dt=f32 it=i64 x=3x5x2:o2 index=3x4x2:o4 dim=1 "
+                     "seed=0";
+  CHECK(sl_case_parse(line, &c, err, sizeof err) == 0);
+  sl_case_print(&c, buf, sizeof buf);
+  CHECK(strcmp(buf, line) == 0);
+  CHECK(c.arg[0].layout == SL_LAYOUT_OVERLAPPED && c.arg[0].step == 2);
+  sl_bundle b;
+  sl_bundle_init(&b, SL_OP_GATHER);
+  CHECK(sl_bundle_alloc(&b, 0, SL_F32, &c.arg[0], "x", err, sizeof err) == 0);
+  const sl_tensor *x = &b.call.arg[0];
+  /* n1 = 5, k = 2: 3 rows of 2 elements on; rows 0..4, 3..7, 6..10 */
+  CHECK(x->strides[0] == 6 && x->strides[1] == 2 && x->strides[2] == 1);
+  CHECK(b.bytes[0] == (size_t)(11 * 2) * sizeof(float));
+  /* x[0][3] and x[1][0] are one element */
+  CHECK(3 * x->strides[1] == x->strides[0]);
+  CHECK(sl_bundle_alloc(&b, 1, SL_I64, &c.arg[1], "index", err, sizeof err) ==
+        0);
+  CHECK(b.call.arg[1].strides[0] == 2 && b.bytes[1] == 12 * sizeof(int64_t));
+  /* nothing to share: rank 1, an empty extent */
+  const char *plain[] = {"gather x=7:o3 index=4", "gather x=0x5:o2 index=4"};
+  for (int i = 0; i < 2; ++i) {
+    CHECK(sl_case_parse(plain[i], &c, err, sizeof err) == 0);
+    CHECK(sl_bundle_alloc(&b, 0, SL_F32, &c.arg[0], "x", err, sizeof err) == 0);
+    CHECK(b.call.arg[0].strides[0] == (i ? 5 : 1));
+  }
+  sl_bundle_free(&b);
+}
+
 int main(void) {
+  test_overlapped();
   test_arg1_roles();
   test_bad_index_values();
   test_round_trip();

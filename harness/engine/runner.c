@@ -177,6 +177,18 @@ static int sl__relayout(sl_bundle *b, int slot, const sl_tensor *t,
   for (int64_t i = 0; i < n; ++i)
     memcpy((char *)dst->data + sl__offset_of(dst, i) * (int64_t)es,
            (const char *)t->data + i * (int64_t)es, es);
+  /* An overlapped layout (o<k>) shares memory between elements too: read
+   * back, each must be what the file holds. */
+  for (int64_t i = 0; cs->layout == SL_LAYOUT_OVERLAPPED && i < n; ++i)
+    if (memcmp((const char *)dst->data + sl__offset_of(dst, i) * (int64_t)es,
+               (const char *)t->data + i * (int64_t)es, es)) {
+      snprintf(err, errlen,
+               "--load: %s: expected the elements that share memory in the "
+               "case line's layout o%d equal, got element %lld different; "
+               "drop the :o%d from the case line",
+               path, cs->step, (long long)i, cs->step);
+      return -1;
+    }
   return 0;
 }
 

@@ -16,7 +16,7 @@ BUG=$(dirname "$BIN")/tests/libsl_buggy.so
 [ -f "$BUG" ] || { echo "FAIL: $BUG missing"; exit 1; }
 V=(--provider "buggy=$BUG" --variants buggy:cpu.ignores_strides)
 
-for lay in t s3; do
+for lay in t s3 o2; do
   CASE="gather dt=f32 it=i64 x=4x3:$lay index=2x3 dim=1 seed=5"
   b=$tmp/$lay
   check "$lay: the stride bug fails when generated" \
@@ -61,7 +61,18 @@ gather dt=c64 it=i64 x=7x5x3 index=7x9x3:b dim=1 seed=2
 scatter_reduce dt=f32 it=i32 x=5x4:s3 index=3x4 src=3x4:t dim=0 reduce=sum seed=3
 scatter dt=u8 it=i64 x=3x4x5:t index=3x4x5:b src=3x4x5:s2 dim=2 ip=one seed=9
 scatter_reduce_backward dt=f32 it=i64 x=6x4:t index=3x4:s2 src=3x4:t dim=0 reduce=amax seed=7
+scatter dt=f64 it=i64 x=5x6:o2 index=4x6x1:o3 src=4x6x1:o4 dim=0 seed=4
 EOF
+
+# An overlapped layout shares memory between elements: a bundle whose
+# shared elements differ cannot be laid out so, and says which.
+check "o<k>: save" run 0 run --no-db --variants cpu.serial --save "$tmp/ov" \
+  'gather dt=f32 it=i64 x=4x3 index=2x3 dim=1 seed=5'
+check "o<k>: a bundle whose shared elements differ is refused" \
+  run 2 run --no-db --variants cpu.serial --load "$tmp/ov" \
+  'gather dt=f32 it=i64 x=4x3:o2 index=2x3 dim=1 seed=5'
+check "o<k>: the refusal names the file and the layout" \
+  has "x.npy: expected the elements that share memory in the case line's layout o2 equal, got element [0-9]+ different"
 
 echo "bundle_layouts: $((checks - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]
