@@ -161,12 +161,13 @@ void sl__defaults(sl_fuzz_campaign *f) {
   f->corpus = sl__default_corpus();
 }
 
-/* The config format a run stores (sl__config). Version 4 adds --stress
+/* The config format a run stores (sl__config). Version 5 adds --overlap
+ * (earlier runs had no overlapped inputs: 0); version 4 adds --stress
  * (earlier runs had no contention cases: 0); version 3 adds --size-mix
  * (earlier runs had no size mix: 0); version 2 stores --shard 1-based, as
  * the command line takes it; version 1 (runs stored before the word
  * "--config-version" existed) stored it 0-based. */
-enum { SL__CONFIG_VERSION = 4 };
+enum { SL__CONFIG_VERSION = 5 };
 
 /* --shard K/N; only configs stored before version 2 count from 0. */
 static int sl__shard(sl_fuzz_campaign *f, const char *v, int config_version) {
@@ -229,6 +230,7 @@ static int sl__apply_schedule(sl_fuzz_campaign *f, const sl_options *o,
   if (SL__TAKE(MAX_ELEMS)) f->gen.max_elems = o->v[SL_OPT_MAX_ELEMS].n;
   if (SL__TAKE(SIZE_MIX)) f->gen.size_mix = o->v[SL_OPT_SIZE_MIX].n;
   if (SL__TAKE(STRESS)) f->gen.stress = o->v[SL_OPT_STRESS].n;
+  if (SL__TAKE(OVERLAP)) f->gen.overlap = o->v[SL_OPT_OVERLAP].n;
   if (SL__TAKE(JOBS)) f->jobs = (int)o->v[SL_OPT_JOBS].n;
   if (SL__TAKE(SHARD) &&
       sl__shard(f, sl_opt_text(o, SL_OPT_SHARD), config_version))
@@ -336,10 +338,11 @@ static void sl__config_list(char *buf, size_t len, const char *opt,
 void sl__config(const sl_fuzz_campaign *f, char *buf, size_t len) {
   snprintf(buf, len,
            "--config-version %d --seed %" PRIu64 " --max-elems %" PRId64
-           " --size-mix %" PRId64 " --stress %" PRId64
+           " --size-mix %" PRId64 " --stress %" PRId64 " --overlap %" PRId64
            " --jobs %d --shard %d/%d --timeout %.17g",
            SL__CONFIG_VERSION, f->seed, f->gen.max_elems, f->gen.size_mix,
-           f->gen.stress, f->jobs, f->shard_k + 1, f->shard_n, f->timeout);
+           f->gen.stress, f->gen.overlap, f->jobs, f->shard_k + 1, f->shard_n,
+           f->timeout);
   size_t n = strlen(buf);
   if (f->cases >= 0)
     snprintf(buf + n, len - n, " --cases %" PRId64, f->cases);
@@ -531,6 +534,7 @@ int sl__load_resume(sl_fuzz_campaign *f, sl_store *st, int argc, char **argv,
   sl__defaults(f);
   f->gen.size_mix = 0; /* a config before version 3 had no size mix */
   f->gen.stress = 0;   /* nor one before version 4 contention cases */
+  f->gen.overlap = 0;  /* nor one before version 5 overlapped inputs */
   if (sl_providers_load_argv("fuzz", nw, w)) return SL_EXIT_USAGE;
   /* A provider rebuilt at the same path since: refused (the run's record
    * and its verdicts belong to the library it hashed then). */

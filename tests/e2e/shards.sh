@@ -12,7 +12,7 @@ SRC=${2:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$SRC/tests/check.sh"
 q() { sqlite3 "$1" "$2"; }
 N=3
-P=(fuzz --print --cases 90 --seed 7 --no-corpus --size-mix 0 --stress 0)
+P=(fuzz --print --cases 90 --seed 7 --no-corpus --size-mix 0 --stress 0 --overlap 0)
 # Not sharded by the environment this test runs in.
 unset CI_NODE_INDEX CI_NODE_TOTAL JOB_COMPLETION_INDEX SCATTERLAB_SHARD_TOTAL \
   GTEST_SHARD_INDEX GTEST_TOTAL_SHARDS
@@ -97,7 +97,7 @@ bad 'GTEST_TOTAL_SHARDS: expected an integer in \[1, 1000000\], got "3 "' \
 
 # A sharded run stores its shard as given: the cases of shard 2/3, a
 # summary naming the source, and a config that resumes the same shard.
-R=(fuzz --cases 90 --seed 7 --no-corpus --size-mix 0 --stress 0 --keep all --variants cpu.serial --timeout 120)
+R=(fuzz --cases 90 --seed 7 --no-corpus --size-mix 0 --stress 0 --overlap 0 --keep all --variants cpu.serial --timeout 120)
 CI_NODE_INDEX=2 CI_NODE_TOTAL=3 "$BIN" "${R[@]}" --db "$tmp/s.db" >"$tmp/out" 2>&1
 check "a run as shard 2/3 exits 0" test $? = 0
 check "its summary names the shard and the source" \
@@ -119,13 +119,13 @@ check "resumed, it runs shard 2/3 again (not the environment's)" \
   cmp -s "$tmp/resumed" "$tmp/want2"
 check "the resumed summary names the shard" \
   has "^shard 2/3 \(counted from 1\) from the resumed run's config"
-# A store from before: no config version (nor --size-mix or --stress,
-# which came later: such a run had none, as this one), --shard counted
-# from 0.
+# A store from before: no config version (nor --size-mix, --stress or
+# --overlap, which came later: such a run had none, as this one), --shard
+# counted from 0.
 cp "$tmp/s.db" "$tmp/old.db"
-q "$tmp/old.db" "update runs set config = replace(replace(replace(replace(config,
-  '--config-version 4 ', ''), '--size-mix 0 ', ''), '--stress 0 ', ''),
-  '--shard 2/3', '--shard 1/3')"
+q "$tmp/old.db" "update runs set config = replace(replace(replace(replace(
+  replace(config, '--config-version 5 ', ''), '--size-mix 0 ', ''),
+  '--stress 0 ', ''), '--overlap 0 ', ''), '--shard 2/3', '--shard 1/3')"
 check "the old-style config has no version" \
   grep -qv -- "--config-version" <<<"$(q "$tmp/old.db" 'select config from runs')"
 resume_all "$tmp/old.db" >"$tmp/resumed-old"
