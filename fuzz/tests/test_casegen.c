@@ -447,7 +447,7 @@ static void test_large_bad(void) {
   sl_fuzz_opts_init(&o);
   o.stress = 0;
   unsigned small_ops = 0, large_ops = 0;
-  int large = 0, misdrawn = 0, n = 120000;
+  int large = 0, misdrawn = 0, n = 480000;
   for (int i = 0; i < n; ++i) {
     sl_case c;
     if (!sl_fuzz_case(SEED, (uint64_t)i, &o, &c)) continue;
@@ -479,7 +479,7 @@ static void test_large_bad(void) {
          "oob on its split path\n",
          large, n, large_ops, small_ops, misdrawn, nd_large, nd_split);
   CHECK(team > 0);
-  CHECK(large > n / 1024 && large < n / 256);
+  CHECK(large > n / 4096 && large < n / 1024);
   CHECK(large_ops == small_ops);
   CHECK(misdrawn == 0);
   /* measured: 30 of 167 (a seventh at least, or a 60-second campaign of
