@@ -95,7 +95,7 @@ static void test_coverage(void) {
   int op_red[SL_OP_COUNT][SL_REDUCE_COUNT] = {{0}};
   int gather_rank[SL_MAX_DIMS + 1] = {0}, ip_n[SL_IP_COUNT] = {0};
   int dp_n[SL_DP_COUNT] = {0}, cls_n[SL_FUZZ_CLASS_COUNT] = {0};
-  int self_n[2] = {0}, it_n[2] = {0}, layout_n[4] = {0};
+  int self_n[2] = {0}, it_n[2] = {0}, layout_n[SL_LAYOUT_OVERLAPPED + 1] = {0};
   int empty = 0, large = 0, unit = 0, rank0 = 0, val = 0, dims = 0;
   for (int i = 0; i < n; ++i) {
     sl_case c, fw;
@@ -178,12 +178,13 @@ static void test_coverage(void) {
     CHECK_MSG(cls_n[k] > 0, "class %s never appears",
               sl_fuzz_class_name((sl_fuzz_class)k));
   }
-  printf("\n  layouts c:%d t:%d b:%d s:%d; shapes empty:%d large:%d unit:%d "
-         "rank0:%d; self 0:%d 1:%d; it i32:%d i64:%d; val=%d dims=%d\n",
+  printf("\n  layouts c:%d t:%d b:%d s:%d o:%d; shapes empty:%d large:%d "
+         "unit:%d rank0:%d; self 0:%d 1:%d; it i32:%d i64:%d; val=%d dims=%d\n",
          layout_n[SL_LAYOUT_CONTIGUOUS], layout_n[SL_LAYOUT_TRANSPOSED],
-         layout_n[SL_LAYOUT_BROADCAST], layout_n[SL_LAYOUT_STEPPED], empty,
-         large, unit, rank0, self_n[0], self_n[1], it_n[0], it_n[1], val, dims);
-  for (int l = 0; l < 4; ++l) CHECK(layout_n[l] > 100);
+         layout_n[SL_LAYOUT_BROADCAST], layout_n[SL_LAYOUT_STEPPED],
+         layout_n[SL_LAYOUT_OVERLAPPED], empty, large, unit, rank0, self_n[0],
+         self_n[1], it_n[0], it_n[1], val, dims);
+  for (int l = 0; l <= SL_LAYOUT_OVERLAPPED; ++l) CHECK(layout_n[l] > 100);
   CHECK(empty > 500 && large > 500 && unit > 500 && rank0 > 100);
   CHECK(self_n[0] > 100 && self_n[1] > 100 && it_n[0] > 100 && it_n[1] > 100);
   CHECK(val > 50 && dims > 100);

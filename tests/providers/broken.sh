@@ -25,8 +25,11 @@ for row in db.execute(sys.argv[2]):
 # block VARIANT: the verdict line of VARIANT in $tmp/out and the indented
 # lines under it (message, repro). Verdict lines read
 # "<verdict> <variant> <time> <case>".
+# A variant's verdict line and the lines under it; what a worker printed
+# ("scatterlab: VARIANT printed: ...", a sanitizer's report under ASan) is
+# not a verdict.
 block() {
-  awk -v v="$1" '/^[^ ]/ { on = ($2 == v) } on' "$tmp/out"
+  awk -v v="$1" '/^scatterlab: / { next } /^[^ ]/ { on = ($2 == v) } on' "$tmp/out"
 }
 verdict_is() { # verdict_is VARIANT VERDICT
   local got
