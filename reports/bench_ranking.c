@@ -7,22 +7,6 @@
 
 #include "bench_summary.h"
 
-/* Whether a variant runs on the CPU: "cpu.x" or a provider's "p:cpu.x". */
-static int sl__cpu_variant(const char *name) {
-  const char *colon = strchr(name, ':');
-  return strncmp(colon ? colon + 1 : name, "cpu.", 4) == 0;
-}
-
-/* The fastest CPU variant of a row (a provider's too), or NULL. */
-static const sl_bench_cell *sl__best(const sl_bench_row *r) {
-  const sl_bench_cell *best = NULL;
-  for (int i = 0; i < r->n; ++i)
-    if (sl__cpu_variant(r->cell[i].variant) &&
-        (!best || r->cell[i].median_s < best->median_s))
-      best = &r->cell[i];
-  return best;
-}
-
 static int sl__by_speedup(const void *a, const void *b) {
   const double x = ((const sl_bench_ranked *)a)->speedup;
   const double y = ((const sl_bench_ranked *)b)->speedup;
@@ -38,7 +22,7 @@ sl_bench_ranked *sl_bench_rank(const sl_bench_table *t, const char *variant,
     const sl_bench_cell *c = NULL;
     for (int k = 0; variant && k < r->n; ++k)
       if (strcmp(r->cell[k].variant, variant) == 0) c = &r->cell[k];
-    if (!variant) c = sl__best(r);
+    if (!variant) c = sl_bench_best_cpu(r, 1);
     if (!c || r->torch_s <= 0 || c->median_s <= 0) continue;
     v[(*n)++] = (sl_bench_ranked){r, c, r->torch_s / c->median_s};
   }
@@ -74,7 +58,7 @@ static int sl__variants(const sl_bench_table *t, const char **names, int max) {
   for (int i = 0; i < t->n; ++i)
     for (int k = 0; k < t->rows[i].n; ++k) {
       const char *v = t->rows[i].cell[k].variant;
-      int seen = !sl__cpu_variant(v);
+      int seen = !sl_bench_cpu_variant(v, 1);
       for (int j = 0; j < n && !seen; ++j) seen = strcmp(names[j], v) == 0;
       if (!seen && n < max) names[n++] = v;
     }

@@ -44,11 +44,15 @@ static const sl_bench_cell *sl__cell(const sl_bench_row *r, const char *v) {
   return NULL;
 }
 
-/* The fastest cpu.* variant of a row, or NULL. */
-static const sl_bench_cell *sl__best_cpu(const sl_bench_row *r) {
+int sl_bench_cpu_variant(const char *name, int providers) {
+  const char *colon = providers ? strchr(name, ':') : NULL;
+  return strncmp(colon ? colon + 1 : name, "cpu.", 4) == 0;
+}
+
+const sl_bench_cell *sl_bench_best_cpu(const sl_bench_row *r, int providers) {
   const sl_bench_cell *best = NULL;
   for (int i = 0; i < r->n; ++i)
-    if (strncmp(r->cell[i].variant, "cpu.", 4) == 0 &&
+    if (sl_bench_cpu_variant(r->cell[i].variant, providers) &&
         (!best || r->cell[i].median_s < best->median_s))
       best = &r->cell[i];
   return best;
@@ -100,7 +104,7 @@ static void sl__summary_op(const sl_bench_table *t, sl_op op, FILE *f) {
         snprintf(cell, sizeof cell, "%9.3fms", c->median_s * 1e3);
       fprintf(f, " %13s", cell);
     }
-    const sl_bench_cell *best = sl__best_cpu(r);
+    const sl_bench_cell *best = sl_bench_best_cpu(r, 0);
     if (best && r->torch_s > 0) {
       double s = r->torch_s / best->median_s;
       const char *name = best->variant + 4;

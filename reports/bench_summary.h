@@ -62,6 +62,13 @@ void sl_bench_table_free(sl_bench_table *t);
 
 void sl_bench_summary_print(const sl_bench_table *t, FILE *f);
 
+/* Whether variant `name` runs on the CPU: "cpu.x", or with providers also
+ * a provider's "p:cpu.x". */
+int sl_bench_cpu_variant(const char *name, int providers);
+/* The fastest such variant of a row, or NULL: the summary's best is
+ * scatterlab's own (providers 0), the ranking's any CPU kernel's (1). */
+const sl_bench_cell *sl_bench_best_cpu(const sl_bench_row *r, int providers);
+
 /* A case ranked by a variant's speed-up over torch.cpu (bench_ranking.c). */
 typedef struct sl_bench_ranked {
   const sl_bench_row *row;

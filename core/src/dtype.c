@@ -106,68 +106,38 @@ static int64_t sl__f2i(double v) {
 
 double sl__load_f_any(sl_dtype dt, const void *p) {
   switch (dt) {
-  case SL_F16:
-    return sl_f16_to_f32(*(const uint16_t *)p);
-  case SL_BF16:
-    return sl_bf16_to_f32(*(const uint16_t *)p);
-  case SL_F32:
-    return *(const float *)p;
-  case SL_F64:
-    return *(const double *)p;
-  case SL_C64:
-    return *(const float *)p;
-  case SL_C128:
-    return *(const double *)p;
-  default:
-    return (double)sl__load_i(dt, p);
+  case SL_F16: return sl_f16_to_f32(*(const uint16_t *)p);
+  case SL_BF16: return sl_bf16_to_f32(*(const uint16_t *)p);
+  case SL_F32: return *(const float *)p;
+  case SL_F64: return *(const double *)p;
+  case SL_C64: return *(const float *)p;
+  case SL_C128: return *(const double *)p;
+  default: return (double)sl__load_i(dt, p);
   }
 }
 
 void sl__store_f_any(sl_dtype dt, void *p, double v) {
   switch (dt) {
-  case SL_F16:
-    *(uint16_t *)p = sl_f32_to_f16((float)v);
-    break;
-  case SL_BF16:
-    *(uint16_t *)p = sl_f32_to_bf16((float)v);
-    break;
-  case SL_F32:
-    *(float *)p = (float)v;
-    break;
-  case SL_F64:
-    *(double *)p = v;
-    break;
-  case SL_C64:
-    ((float *)p)[0] = (float)v, ((float *)p)[1] = 0.0f;
-    break;
-  case SL_C128:
-    ((double *)p)[0] = v, ((double *)p)[1] = 0.0;
-    break;
-  case SL_BOOL:
-    *(uint8_t *)p = v != 0.0;
-    break;
-  default:
-    sl__store_i(dt, p, sl__f2i(v));
-    break;
+  case SL_F16: *(uint16_t *)p = sl_f32_to_f16((float)v); break;
+  case SL_BF16: *(uint16_t *)p = sl_f32_to_bf16((float)v); break;
+  case SL_F32: *(float *)p = (float)v; break;
+  case SL_F64: *(double *)p = v; break;
+  case SL_C64: ((float *)p)[0] = (float)v, ((float *)p)[1] = 0.0f; break;
+  case SL_C128: ((double *)p)[0] = v, ((double *)p)[1] = 0.0; break;
+  case SL_BOOL: *(uint8_t *)p = v != 0.0; break;
+  default: sl__store_i(dt, p, sl__f2i(v)); break;
   }
 }
 
 int64_t sl__load_i(sl_dtype dt, const void *p) {
   switch (dt) {
-  case SL_BOOL:
-    return *(const uint8_t *)p != 0;
-  case SL_U8:
-    return *(const uint8_t *)p;
-  case SL_I8:
-    return *(const int8_t *)p;
-  case SL_I16:
-    return *(const int16_t *)p;
-  case SL_I32:
-    return *(const int32_t *)p;
-  case SL_I64:
-    return *(const int64_t *)p;
-  default:
-    return sl__f2i(sl__load_f(dt, p));
+  case SL_BOOL: return *(const uint8_t *)p != 0;
+  case SL_U8: return *(const uint8_t *)p;
+  case SL_I8: return *(const int8_t *)p;
+  case SL_I16: return *(const int16_t *)p;
+  case SL_I32: return *(const int32_t *)p;
+  case SL_I64: return *(const int64_t *)p;
+  default: return sl__f2i(sl__load_f(dt, p));
   }
 }
 
@@ -176,27 +146,13 @@ int64_t sl__load_i(sl_dtype dt, const void *p) {
 void sl__store_i(sl_dtype dt, void *p, int64_t v) {
   uint64_t u = (uint64_t)v;
   switch (dt) {
-  case SL_BOOL:
-    *(uint8_t *)p = v != 0;
-    break;
-  case SL_U8:
-    *(uint8_t *)p = (uint8_t)u;
-    break;
-  case SL_I8:
-    *(int8_t *)p = (int8_t)(uint8_t)u;
-    break;
-  case SL_I16:
-    *(int16_t *)p = (int16_t)(uint16_t)u;
-    break;
-  case SL_I32:
-    *(int32_t *)p = (int32_t)(uint32_t)u;
-    break;
-  case SL_I64:
-    *(int64_t *)p = v;
-    break;
-  default:
-    sl__store_f(dt, p, (double)v);
-    break;
+  case SL_BOOL: *(uint8_t *)p = v != 0; break;
+  case SL_U8: *(uint8_t *)p = (uint8_t)u; break;
+  case SL_I8: *(int8_t *)p = (int8_t)(uint8_t)u; break;
+  case SL_I16: *(int16_t *)p = (int16_t)(uint16_t)u; break;
+  case SL_I32: *(int32_t *)p = (int32_t)(uint32_t)u; break;
+  case SL_I64: *(int64_t *)p = v; break;
+  default: sl__store_f(dt, p, (double)v); break;
   }
 }
 

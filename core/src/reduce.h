@@ -251,6 +251,10 @@ typedef struct sl__rbptr {
   int64_t ioff, m;
 } sl__rbptr;
 
+/* Element j of a backward line (reduce_backward*.c): base + j * step
+ * elements of es bytes, es in scope. */
+#define SL__AT(base, j, step) ((base) + (j) * (step)*es)
+
 /* Fills *p with line l of an op's lines (its line geometry). */
 typedef void (*sl__rb_locate_fn)(const void *user, int64_t l, sl__rbptr *p);
 

@@ -30,9 +30,6 @@ static int sl__rb_batch(int64_t scratch_per_line) {
   return k < 1 ? 1 : k < SL__LINE_BATCH ? (int)k : SL__LINE_BATCH;
 }
 
-/* Element j of a line: base + j * step elements of es bytes. */
-#define SL__AT(base, j, step) ((base) + (j) * (step)*es)
-
 /*
  * k lines (the same m) through the formulas of reduce.h, each loop over
  * positions taking the k lines side by side. scratch holds

@@ -42,9 +42,6 @@ static int64_t sl__slot(const int64_t *u, int64_t nu, int64_t t) {
   return hit - u;
 }
 
-/* Element j of a line: base + j * step elements of es bytes. */
-#define SL__AT(base, j, step) ((base) + (j) * (step)*es)
-
 SL__ALWAYS_INLINE void sl__rb_sparse_as(sl_dtype dt, const sl__rbline *b,
                                         const sl__rbptr *p, double *scratch) {
   const int64_t es = (int64_t)sl_dtype_size(dt);

@@ -201,7 +201,12 @@ static int sl__take(sl_command cmd, int id, int argc, char **argv, int *i,
   const char *v = sl_cli_value(cname, argc, argv, i);
   if (!v) return SL_EXIT_USAGE;
   ++o->v[id].given;
+  const sl_option_value before = o->v[id];
   if (sl__store(o, id, v)) {
+    /* A refused value leaves the one before (the default), so a command
+     * that reads its options before it looks at the status reads a value
+     * of its kind (a choice's index, never -1). */
+    o->v[id] = before;
     char expected[160];
     sl__expected(r, expected, sizeof expected);
     return sl_cli_usage_error(cname, "%s: expected %s, got \"%s\"", r->name,

@@ -91,7 +91,7 @@ static int sl__compare_args(int argc, char **argv, const char **db,
   o->alpha = opt.v[SL_OPT_COMPARE_ALPHA].x;
   o->min_samples = (int)opt.v[SL_OPT_MIN_SAMPLES].n;
   o->anchor = sl_opt_text(&opt, SL_OPT_ANCHOR);
-  *fmt = rc ? SL_CMP_TEXT : formats[opt.v[SL_OPT_COMPARE_FORMAT].n];
+  *fmt = formats[opt.v[SL_OPT_COMPARE_FORMAT].n];
   if (!rc && o->anchor && (!o->anchor[0] || strlen(o->anchor) >= 64))
     rc = sl_cli_usage_error("compare",
                             "--anchor: expected a variant name (torch.cpu), "

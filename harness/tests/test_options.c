@@ -67,6 +67,13 @@ static void test_values(void) {
               "%s %s", bad[k][1], bad[k][2] ? bad[k][2] : "");
     sl_options_free(&o);
   }
+  /* a refused choice leaves the default: a command reading it before the
+   * status (compare's format table) reads an index, never -1 */
+  char *xml[] = {"compare", "--format", "xml"};
+  CHECK(parse(SL_CMD_COMPARE, &o, 3, xml) == SL_EXIT_USAGE);
+  CHECK(o.v[SL_OPT_COMPARE_FORMAT].n == 0 &&
+        strcmp(o.v[SL_OPT_COMPARE_FORMAT].text, "text") == 0);
+  sl_options_free(&o);
   char *pct[] = {"ab", "--threshold", "7.5%", "--plant-slowdown", "10"};
   CHECK(parse(SL_CMD_AB, &o, 5, pct) == 0);
   CHECK(fabs(o.v[SL_OPT_THRESHOLD].x - 0.075) < 1e-12);
