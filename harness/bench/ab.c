@@ -43,9 +43,14 @@ void sl_ab_opts_init(sl_ab_opts *o) {
   o->turn_s = 0.005;
   o->warmup_s = 0.05;
   o->half_width = 0.01;
+  o->noisy_budget_s = 2.0;
   o->threshold = 0.05;
   o->level = 0.95;
   o->seed = 1;
+}
+
+int sl_ab_too_wide(double lo, double hi, const sl_ab_opts *o) {
+  return !((hi - lo) / 2 <= log1p(o->threshold) / 2); /* NaN: too wide */
 }
 
 sl_ab_verdict sl_ab_judge(double est, double lo, double hi,
@@ -119,6 +124,14 @@ static int sl__judge(sl_ab_result *r, int n, const sl_ab_opts *o, double *d) {
   return 0;
 }
 
+/* Half the interquartile range of the log ratios d[0..n), as a relative
+ * figure. */
+static double sl__spread(double *d, int n) {
+  double q1, med, q3;
+  sl_quartiles(d, n, &q1, &med, &q3);
+  return expm1((q3 - q1) / 2);
+}
+
 /* num/den of rounds [0, n): exp of the Hodges-Lehmann estimate of
  * ln(num[i] / den[i]) over the rounds where both read (> 0), a stride of
  * `step` doubles apart (so that a field of sl_call_counts can be read);
@@ -160,6 +173,22 @@ static void sl__order(uint64_t *seed, int n, int order[3]) {
   }
 }
 
+/* Whether the rounds go on past budget_s: no verdict yet, the interval too
+ * wide to give one (a disturbed stretch of the machine's time scatters the
+ * rounds), and the extra budget not spent. A claim already clear of the
+ * threshold needs no more rounds, however wide. Judged afresh on the first
+ * round past the budget; later, the geometric checks keep r current. */
+static int sl__go_on(sl_ab_result *r, const sl_ab_opts *o, double spent,
+                     double *d, int *rc) {
+  if (spent >= o->budget_s + o->noisy_budget_s) return 0;
+  if (r->extra_rounds == 0 && sl__judge(r, r->rounds, o, d)) {
+    *rc = -1;
+    return 0;
+  }
+  return r->verdict == SL_AB_UNCLEAR &&
+         sl_ab_too_wide(log(r->lo), log(r->hi), o);
+}
+
 /* Calls per turn for an arm of the given pace (seconds per call). */
 static int sl__calls_for(double pace, double turn_s) {
   int k = pace > 0 && turn_s / pace < SL__AB_MAX_CALLS ? (int)(turn_s / pace)
@@ -182,7 +211,8 @@ int sl_ab_time_ref(sl_timed_fn base, void *base_user, sl_timed_fn cand,
   if (!base || !cand || !o || !(o->budget_s > 0) || o->min_rounds < 1 ||
       o->max_rounds < o->min_rounds || o->max_rounds > SL_AB_MAX_ROUNDS ||
       !(o->turn_s > 0) || !(o->level > 0 && o->level < 1) ||
-      !(o->threshold > 0) || o->metric < 0 || o->metric >= SL_AB_METRIC_COUNT ||
+      !(o->noisy_budget_s >= 0) || !(o->threshold > 0) || o->metric < 0 ||
+      o->metric >= SL_AB_METRIC_COUNT ||
       (o->metric == SL_AB_METRIC_INSTRUCTIONS && !o->counter))
     return -1;
   r->has_ref = ref != NULL;
@@ -247,15 +277,22 @@ int sl_ab_time_ref(sl_timed_fn base, void *base_user, sl_timed_fn cand,
         break;
       }
     }
-    /* The budget ends the rounds once there are min_rounds of them: fewer
-     * would be no judgement at all. */
+    /* The budget ends the rounds once there are min_rounds of them (fewer
+     * would be no judgement at all), unless they scatter too much. */
     if (spent >= o->budget_s && r->rounds >= o->min_rounds) {
-      r->stopped = "budget";
-      break;
+      if (!sl__go_on(r, o, spent, d, &rc)) {
+        r->stopped = "budget";
+        break;
+      }
+      ++r->extra_rounds;
     }
   }
   if (!rc && r->rounds > 0 && sl__judge(r, r->rounds, o, d)) rc = -1;
+  if (!rc && r->rounds > 0) r->spread = sl__spread(d, r->rounds);
   if (!rc && r->rounds < o->min_rounds) r->verdict = SL_AB_UNCLEAR;
+  if (!rc && r->verdict == SL_AB_UNCLEAR && r->rounds >= o->min_rounds &&
+      sl_ab_too_wide(log(r->lo), log(r->hi), o))
+    r->verdict = SL_AB_NOISY;
   if (!rc && o->counter && r->rounds > 0)
     r->instr_ratio =
         sl__hl_ratio(&r->cand_n[0].instructions, &r->base_n[0].instructions,

@@ -47,16 +47,19 @@ const char *sl_ab_metric_name(sl_ab_metric m);
 int sl_ab_metric_parse(const char *s);
 
 typedef struct sl_ab_opts {
-  double budget_s;   /* timed work of both arms per benchmark (default 2) */
-  int min_rounds;    /* never judge on fewer (default 10) */
-  int max_rounds;    /* at most (<= SL_AB_MAX_ROUNDS; default 400) */
-  double turn_s;     /* each arm's share of a round (default 0.005) */
-  double warmup_s;   /* per arm before the rounds (default 0.05) */
-  double half_width; /* stop once the interval's half-width on the log
-                        ratio is below this (default 0.01: about 1%) */
-  double threshold;  /* the relative change that counts (default 0.05) */
-  double level;      /* of the interval (default 0.95) */
-  uint64_t seed;     /* of the order of the arms in each round */
+  double budget_s;       /* timed work of both arms per benchmark (default 2) */
+  int min_rounds;        /* never judge on fewer (default 10) */
+  int max_rounds;        /* at most (<= SL_AB_MAX_ROUNDS; default 400) */
+  double turn_s;         /* each arm's share of a round (default 0.005) */
+  double warmup_s;       /* per arm before the rounds (default 0.05) */
+  double half_width;     /* stop once the interval's half-width on the log
+                            ratio is below this (default 0.01: about 1%) */
+  double noisy_budget_s; /* more timed work for a benchmark whose interval
+                            is still too wide to judge when budget_s is
+                            spent (sl_ab_too_wide; default 2) */
+  double threshold;      /* the relative change that counts (default 0.05) */
+  double level;          /* of the interval (default 0.95) */
+  uint64_t seed;         /* of the order of the arms in each round */
   const sl_turn_counter *counter; /* counts around each judged turn; NULL:
                                      none */
   sl_ab_metric metric; /* judged on (default time; instructions needs a
@@ -69,12 +72,17 @@ typedef struct sl_ab_opts {
  *   faster   the estimate below -T and the whole interval below -T/2
  *   same     the interval lies within (1/(1 + t), 1 + t): no change that
  *            counts
- *   unclear  none of these: too noisy, or too few rounds, to tell */
+ *   unclear  none of these: a change near the threshold, or too few rounds
+ *   noisy    unclear because the rounds scatter: after the extra budget the
+ *            interval is still too wide (sl_ab_too_wide) for any verdict
+ *            but a large change; "too noisy to judge", said with the
+ *            figures rather than guessed */
 #define SL_AB_VERDICT_MAP(X)                                                   \
   X(SAME, same)                                                                \
   X(FASTER, faster)                                                            \
   X(SLOWER, slower)                                                            \
-  X(UNCLEAR, unclear)
+  X(UNCLEAR, unclear)                                                          \
+  X(NOISY, noisy)
 
 typedef enum sl_ab_verdict {
 #define SL__AB_ENUM(e, name) SL_AB_##e,
@@ -101,6 +109,15 @@ typedef struct sl_ab_result {
   double p; /* two-sided, Wilcoxon signed-rank */
   sl_ab_verdict verdict;
   const char *stopped; /* "interval", "budget" or "rounds" */
+  /* The rounds' own dispersion: half the interquartile range of the
+   * per-round log ratios, as a relative figure (0.03: +-3%); and the
+   * rounds taken past budget_s because the interval was too wide. */
+  double spread;
+  int extra_rounds;
+  /* The machine's copy bandwidth, probed by the caller right after the
+   * rounds (sl_copy_probe_gbs; 0: not probed): with the run's best probe it
+   * tells a disturbed stretch of the machine's time. */
+  double probe_gbs;
   /* With a reference arm (sl_ab_time_ref): its seconds per call round by
    * round (0 where the clock read nothing), and each build's speed-up over
    * it, exp of minus the Hodges-Lehmann estimate of ln(arm / ref) over the
@@ -111,6 +128,13 @@ typedef struct sl_ab_result {
 } sl_ab_result;
 
 void sl_ab_opts_init(sl_ab_opts *o);
+
+/* Whether an interval [lo, hi] on the log ratio is too wide to judge: its
+ * half-width above half the threshold's log T. Past it a claim needs an
+ * estimate beyond 1.5 T, and "same" one within T/2 of no change: a
+ * benchmark left unclear so is unclear for its noise, not for a change near
+ * the threshold. */
+int sl_ab_too_wide(double lo, double hi, const sl_ab_opts *o);
 
 /* The verdict on a log-ratio estimate and interval (see above). */
 sl_ab_verdict sl_ab_judge(double est, double lo, double hi,

@@ -117,3 +117,22 @@ void sl_ab_gate_line(const sl_ab_row *r, FILE *out) {
     fputs(", not timed again", out);
   fprintf(out, " => %s\n", sl_ab_verdict_name(r->verdict));
 }
+
+void sl_ab_set_probes(sl_ab_set *s) {
+  s->probe_best = 0;
+  s->disturbed = s->probed = 0;
+  for (int i = 0; i < s->n; ++i)
+    if (s->rows[i].kind == SL_AB_ROW_JUDGED &&
+        s->rows[i].probe_gbs > s->probe_best)
+      s->probe_best = s->rows[i].probe_gbs;
+  for (int i = 0; i < s->n; ++i) {
+    const sl_ab_row *r = &s->rows[i];
+    if (r->kind != SL_AB_ROW_JUDGED || !(r->probe_gbs > 0)) continue;
+    ++s->probed;
+    s->disturbed += sl_ab_row_disturbed(s, r);
+  }
+}
+
+int sl_ab_row_disturbed(const sl_ab_set *s, const sl_ab_row *r) {
+  return r->probe_gbs > 0 && r->probe_gbs < SL_AB_DISTURBED * s->probe_best;
+}

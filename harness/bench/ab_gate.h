@@ -21,6 +21,9 @@
  *    removes claims, so the family-wise bound holds; what it adds is a
  *    guard against a disturbance of the first rounds that the test's
  *    assumptions (independent rounds) do not cover.
+ * 3. Noise said: a benchmark whose rounds scatter too much to judge is
+ *    "noisy" (ab.h), and the copy probe after each benchmark's rounds,
+ *    against the run's best, names the disturbed stretches of the run.
  */
 #ifndef SL_AB_GATE_H
 #define SL_AB_GATE_H
@@ -66,6 +69,16 @@ void sl_ab_row_confirm(sl_ab_row *r, const sl_ab_result *again, double alpha);
 /* The verdict of a confirmation: the interval's, where its p is at most
  * alpha; unclear for a claim whose p is above. */
 sl_ab_verdict sl_ab_second_verdict(const sl_ab_result *again, double alpha);
+
+/* A probe below this share of the run's best tells a disturbed stretch:
+ * a neighbour took memory bandwidth or a core. */
+#define SL_AB_DISTURBED 0.75
+
+/* Sets s's probe figures from its judged rows. */
+void sl_ab_set_probes(sl_ab_set *s);
+
+/* Whether row's probe fell below SL_AB_DISTURBED of the set's best. */
+int sl_ab_row_disturbed(const sl_ab_set *s, const sl_ab_row *r);
 
 /* Recounts s->counts from the judged rows' final verdicts. */
 void sl_ab_set_recount(sl_ab_set *s);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ab_gate.h"
 #include "csv_fields.h"
 #include "html.h"
 #include "json_out.h"
@@ -70,16 +71,36 @@ static void sl__json_checks(const sl_ab_row *r, FILE *out) {
   fprintf(out, ", \"rounds\": %d}", r->again_rounds);
 }
 
+/* A judged row's noise (ab.h, ab_gate.h): the rounds' spread, the rounds
+ * past the budget, the copy probe after them and whether it was low. */
+static void sl__json_noise(const sl_ab_set *s, const sl_ab_row *r, FILE *out) {
+  fputs(", \"spread\": ", out);
+  sl_json_num(out, r->spread);
+  fprintf(out, ", \"extra_rounds\": %d, \"probe_gbs\": ", r->extra_rounds);
+  sl_json_num(out, r->probe_gbs);
+  fprintf(out, ", \"disturbed\": %s",
+          sl_ab_row_disturbed(s, r) ? "true" : "false");
+}
+
 /* A judged row's checks in words, for the markdown and the page: Holm's
  * threshold, and the second judgement where one was timed. */
-static const char *sl__checks_text(const sl_ab_row *r, char *buf, size_t len) {
+static const char *sl__checks_text(const sl_ab_set *s, const sl_ab_row *r,
+                                   char *buf, size_t len) {
   int n =
       snprintf(buf, len, "p %s %.2g", r->rejected ? "<=" : ">", r->p_threshold);
   if (r->again_done && n >= 0 && (size_t)n < len)
+    n += snprintf(buf + n, len - (size_t)n,
+                  "; again %.3f [%.3f, %.3f] p %.2g, %d rounds: %s",
+                  r->again_ratio, r->again_lo, r->again_hi, r->again_p,
+                  r->again_rounds, sl_ab_verdict_name(r->again));
+  const int disturbed = sl_ab_row_disturbed(s, r);
+  if ((r->extra_rounds || disturbed || r->verdict == SL_AB_NOISY) && n >= 0 &&
+      (size_t)n < len)
     snprintf(buf + n, len - (size_t)n,
-             "; again %.3f [%.3f, %.3f] p %.2g, %d rounds: %s", r->again_ratio,
-             r->again_lo, r->again_hi, r->again_p, r->again_rounds,
-             sl_ab_verdict_name(r->again));
+             "; rounds spread +-%.1f%%, %d past the budget; copy probe %.1f "
+             "GB/s%s",
+             r->spread * 100, r->extra_rounds, r->probe_gbs,
+             disturbed ? " (disturbed)" : "");
   return buf;
 }
 
@@ -107,6 +128,11 @@ static void sl__json(const sl_ab_set *s, FILE *out) {
   sl_json_num(out, s->alpha);
   fprintf(out, ", \"judgements\": %d, \"confirm_seed\": %llu", s->judgements,
           s->confirm_seed);
+  fputs(", \"noisy_budget_s\": ", out);
+  sl_json_num(out, s->noisy_budget_s);
+  fputs(", \"probe_best_gbs\": ", out);
+  sl_json_num(out, s->probe_best);
+  fprintf(out, ", \"disturbed\": %d", s->disturbed);
   fputs(", \"counts\": {", out);
   for (int k = 0; k < SL_AB_VERDICT_COUNT; ++k)
     fprintf(out, "%s\"%s\": %d", k ? ", " : "",
@@ -155,6 +181,7 @@ static void sl__json(const sl_ab_set *s, FILE *out) {
     fputs(", \"instructions_ratio\": ", out);
     sl_json_num(out, r->instr_ratio);
     sl__json_checks(r, out);
+    sl__json_noise(s, r, out);
     fputc('}', out);
   }
   fputs("\n]}\n", out);
@@ -164,10 +191,10 @@ static void sl__markdown(const sl_ab_set *s, FILE *out) {
   int slower = s->counts[SL_AB_SLOWER];
   fprintf(out,
           "### scatterlab ab: %s%d slower%s, %d faster, %d same, "
-          "%d unclear",
+          "%d unclear, %d noisy",
           slower ? "**" : "", slower, slower ? "**" : "",
           s->counts[SL_AB_FASTER], s->counts[SL_AB_SAME],
-          s->counts[SL_AB_UNCLEAR]);
+          s->counts[SL_AB_UNCLEAR], s->counts[SL_AB_NOISY]);
   if (s->missing) fprintf(out, ", %d missing", s->missing);
   if (s->failed) fprintf(out, ", **%d failed**", s->failed);
   if (s->died)
@@ -204,7 +231,7 @@ static void sl__markdown(const sl_ab_set *s, FILE *out) {
   for (int i = 0; i < s->n; ++i) {
     const sl_ab_row *r = &s->rows[i];
     if (r->kind == SL_AB_ROW_JUDGED) {
-      char checks[160];
+      char checks[320];
       fprintf(out, "| %s%s%s%s%s%s | ", r->verdict == SL_AB_SLOWER ? "**" : "",
               sl_ab_verdict_name(r->verdict),
               r->verdict == SL_AB_SLOWER ? "**" : "",
@@ -214,7 +241,7 @@ static void sl__markdown(const sl_ab_set *s, FILE *out) {
       sl_md_text(out, r->variant, 0);
       fprintf(out, " | %.4f | %.4f | %.3f | [%.3f, %.3f] | %.2g | %d | %s | ",
               r->base_s * 1e3, r->cand_s * 1e3, r->ratio, r->lo, r->hi, r->p,
-              r->rounds, sl__checks_text(r, checks, sizeof checks));
+              r->rounds, sl__checks_text(s, r, checks, sizeof checks));
       if (s->torch)
         fprintf(out, "%.2fx -> %.2fx | ", r->base_speedup, r->cand_speedup);
       if (s->counted) fprintf(out, "%.4f | ", r->instr_ratio);
@@ -268,7 +295,7 @@ static void sl__csv(const sl_ab_set *s, FILE *out) {
         "cand_speedup,metric,base_instructions,cand_instructions,"
         "instructions_ratio,alpha,first_verdict,p_threshold,holm_kept,"
         "again_verdict,again_ratio,again_lo,again_hi,again_p,again_rounds,"
-        "confirm_seed,omp\n",
+        "confirm_seed,omp,spread,extra_rounds,probe_gbs\n",
         out);
   for (int i = 0; i < s->n; ++i) {
     const sl_ab_row *r = &s->rows[i];
@@ -313,6 +340,14 @@ static void sl__csv(const sl_ab_set *s, FILE *out) {
       if (judged && c[k] == c[k]) sl__csv_real(out, c[k]); /* NaN: empty */
     }
     sl__csv_checks(s, r, out);
+    if (judged) {
+      fputc(',', out);
+      sl__csv_real(out, r->spread);
+      fprintf(out, ",%d,", r->extra_rounds);
+      sl__csv_real(out, r->probe_gbs);
+    } else {
+      fputs(",,,", out);
+    }
     fputc('\n', out);
   }
 }
@@ -323,11 +358,12 @@ static void sl__html(const sl_ab_set *s, FILE *out) {
   int slower = s->counts[SL_AB_SLOWER];
   fprintf(out,
           "<h1>scatterlab ab</h1>\n<p class=\"%s\">%d slower, %d faster, "
-          "%d same, %d unclear, %d missing, %d failed, %d died</p>\n"
-          "<p class=\"note\">base <code>",
+          "%d same, %d unclear, %d noisy, %d missing, %d failed, %d "
+          "died</p>\n<p class=\"note\">base <code>",
           slower || s->failed || s->died ? "bad" : "good", slower,
           s->counts[SL_AB_FASTER], s->counts[SL_AB_SAME],
-          s->counts[SL_AB_UNCLEAR], s->missing, s->failed, s->died);
+          s->counts[SL_AB_UNCLEAR], s->counts[SL_AB_NOISY], s->missing,
+          s->failed, s->died);
   sl__html_text(out, s->base);
   fputs("</code>, candidate <code>", out);
   sl__html_text(out, s->cand[0] ? s->cand : "(built-in kernels)");
@@ -358,15 +394,16 @@ static void sl__html(const sl_ab_set *s, FILE *out) {
     const int judged = r->kind == SL_AB_ROW_JUDGED;
     const int bad = (judged && r->verdict == SL_AB_SLOWER) ||
                     r->kind == SL_AB_ROW_FAILED || r->kind == SL_AB_ROW_DIED;
-    fprintf(out, "<tr%s><td class=\"%s\">%s</td><td>",
-            bad ? " class=\"bad\"" : "",
-            bad                                      ? "bad"
-            : judged && r->verdict == SL_AB_FASTER   ? "good"
-            : !judged || r->verdict == SL_AB_UNCLEAR ? "warn"
-                                                     : "",
-            judged ? sl_ab_verdict_name(r->verdict) : sl__kind_names[r->kind]);
+    fprintf(
+        out, "<tr%s><td class=\"%s\">%s</td><td>", bad ? " class=\"bad\"" : "",
+        bad                                    ? "bad"
+        : judged && r->verdict == SL_AB_FASTER ? "good"
+        : !judged || r->verdict == SL_AB_UNCLEAR || r->verdict == SL_AB_NOISY
+            ? "warn"
+            : "",
+        judged ? sl_ab_verdict_name(r->verdict) : sl__kind_names[r->kind]);
     sl__html_text(out, r->variant);
-    char checks[160];
+    char checks[320];
     if (judged) {
       fprintf(out,
               "</td><td class=\"n\">%.4f</td><td class=\"n\">%.4f</td>"
@@ -374,7 +411,7 @@ static void sl__html(const sl_ab_set *s, FILE *out) {
               "<td class=\"n\">%.2g</td><td class=\"n\">%d</td><td>",
               r->base_s * 1e3, r->cand_s * 1e3, r->ratio, r->lo, r->hi, r->p,
               r->rounds);
-      sl__html_text(out, sl__checks_text(r, checks, sizeof checks));
+      sl__html_text(out, sl__checks_text(s, r, checks, sizeof checks));
       fputs("</td>", out);
     } else
       fputs("</td><td></td><td></td><td></td><td></td><td></td><td></td>"

@@ -33,6 +33,10 @@ typedef struct sl_ab_row {
   int rounds, calls_per_turn;
   sl_ab_verdict verdict;
   const char *stopped;
+  /* The rounds' dispersion, the rounds past the budget and the copy probe
+   * after them (sl_ab_result). */
+  double spread, probe_gbs;
+  int extra_rounds;
   /* --torch: LibTorch's median seconds per call over the same rounds, and
    * each build's speed-up over it (sl_ab_result); NAN without --torch */
   double torch_s, base_speedup, cand_speedup;
@@ -57,8 +61,9 @@ typedef struct sl_ab_row {
 typedef struct sl_ab_set {
   char base[4200], cand[4200]; /* library paths; cand "" = the built-in */
   double threshold, budget_s, level;
-  double alpha;   /* family-wise error rate of the run (Holm, ab_gate.h) */
-  int judgements; /* the p-values Holm's step-down ran over */
+  double alpha; /* family-wise error rate of the run (Holm, ab_gate.h) */
+  double noisy_budget_s; /* more timed work a scattered benchmark may take */
+  int judgements;        /* the p-values Holm's step-down ran over */
   unsigned long long seed, confirm_seed;
   int threads;
   int torch;           /* --torch: LibTorch was the third arm of every round */
@@ -69,6 +74,10 @@ typedef struct sl_ab_set {
   sl_ab_row *rows;
   int n, cap;
   int counts[SL_AB_VERDICT_COUNT], missing, failed, died;
+  /* The copy probes after the judged rows' rounds: the run's best, and how
+   * many of them fell below SL_AB_DISTURBED of it (sl_ab_set_probes). */
+  double probe_best;
+  int disturbed, probed;
   int exit_status; /* set by the command before writing */
 } sl_ab_set;
 

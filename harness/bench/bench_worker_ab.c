@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bandwidth.h"
 #include "bench_case.h"
 #include "bench_worker_page.h"
 #include "datagen.h"
@@ -119,6 +120,7 @@ void sl_bw_child_ab(sl_bw_page *pg, const sl_bw_request *q, sl_bw_inputs *x,
                           p->torch ? sl__torch_run : NULL, &t, &o, &pg->ab)
          : -1;
   pg->rc = rc;
+  if (ok && !rc) pg->ab.probe_gbs = sl_copy_probe_gbs(p->threads);
   if (ok && !sl_interrupted()) sl__ab_guard(pg, x);
   if (rc && pg->ab_wrote < 0) {
     const char *m0 = sl_ctx_message(&arms[0].ctx);

@@ -322,6 +322,17 @@ static int sl__timeable(sl__ab *ab, const sl_bench_case *bc,
   return 1;
 }
 
+/* What a judged line says of its rounds' noise: the rounds taken past the
+ * budget, and for a noisy verdict the figures it could not judge on. */
+static void sl__noise_note(const sl_ab_opts *o, const sl_ab_result *r) {
+  if (r->extra_rounds) printf("  (+%d rounds: scattered)", r->extra_rounds);
+  if (r->verdict != SL_AB_NOISY) return;
+  printf("  too noisy to judge: the rounds spread +-%.1f%%, the interval "
+         "+-%.1f%% (judging needs +-%.1f%% at most); copy probe %.1f GB/s",
+         r->spread * 100, expm1(log(r->hi / r->lo) / 2) * 100,
+         expm1(log1p(o->threshold) / 2) * 100, r->probe_gbs);
+}
+
 /* A judged pair: its row, its line and its arms' timings in the store. */
 static void sl__judged(sl__ab *ab, const sl_bench_case *bc,
                        const sl_hvariant *const arm_v[2], const char *plain,
@@ -337,6 +348,8 @@ static void sl__judged(sl__ab *ab, const sl_bench_case *bc,
   row.ratio = r->ratio, row.lo = r->lo, row.hi = r->hi, row.p = r->p;
   row.rounds = r->rounds, row.calls_per_turn = r->calls_per_turn;
   row.verdict = r->verdict, row.stopped = r->stopped;
+  row.spread = r->spread, row.probe_gbs = r->probe_gbs;
+  row.extra_rounds = r->extra_rounds;
   row.case_index = ab->case_index;
   row.torch_s = NAN;
   row.base_speedup = r->base_speedup, row.cand_speedup = r->cand_speedup;
@@ -363,6 +376,7 @@ static void sl__judged(sl__ab *ab, const sl_bench_case *bc,
     printf("  instr %.4f", r->instr_ratio);
   else if (counted)
     printf("  time %.4f", row.cand_s / row.base_s);
+  sl__noise_note(&ab->o, r);
   putchar('\n');
   sl__keep_arm(ab, arm_v[0]->name, r->base_s, r->rounds, bc->built.bytes,
                counted ? r->base_n : NULL);
@@ -562,6 +576,7 @@ static void sl__ab_options(sl__ab *ab, sl__ab_cmd *c) {
   ab->variants = sl_opt_text(o, SL_OPT_AB_VARIANTS);
   ab->threads = (int)o->v[SL_OPT_THREADS].n;
   ab->o.budget_s = o->v[SL_OPT_AB_BUDGET].x;
+  ab->o.noisy_budget_s = o->v[SL_OPT_NOISY_BUDGET].x;
   ab->workers.timeout_s = o->v[SL_OPT_BENCH_TIMEOUT].x;
   ab->o.min_rounds = (int)o->v[SL_OPT_MIN_ROUNDS].n;
   ab->o.max_rounds = (int)o->v[SL_OPT_MAX_ROUNDS].n;
@@ -692,6 +707,7 @@ static void sl__ab_settings(sl__ab *ab, const sl__ab_cmd *c) {
   set->threshold = ab->o.threshold;
   set->level = ab->o.level;
   set->budget_s = ab->o.budget_s;
+  set->noisy_budget_s = ab->o.noisy_budget_s;
   set->seed = (unsigned long long)ab->o.seed;
   set->alpha = ab->alpha;
   set->confirm_seed = (unsigned long long)sl_ab_confirm_seed(ab->o.seed);
@@ -699,11 +715,12 @@ static void sl__ab_settings(sl__ab *ab, const sl__ab_cmd *c) {
   set->torch = ab->torch;
   const char *omp = sl_omp_env_line(set->omp, sizeof set->omp);
   printf("base %s\ncand %s\nthreads %d (%s), threshold %.3g%%, "
-         "family-wise alpha %.3g (Holm), budget %.3g s per benchmark, seed "
-         "%llu, judged on %s\n",
+         "family-wise alpha %.3g (Holm), budget %.3g s per benchmark (+%.3g "
+         "s when its rounds scatter), seed %llu, judged on %s\n",
          c->bpath, c->cand ? c->cpath : "(this scatterlab's kernels)",
          ab->threads, omp, ab->o.threshold * 100, ab->alpha, ab->o.budget_s,
-         (unsigned long long)ab->o.seed, sl_ab_metric_name(ab->o.metric));
+         ab->o.noisy_budget_s, (unsigned long long)ab->o.seed,
+         sl_ab_metric_name(ab->o.metric));
 }
 
 /* The store's run (a bench run with both arms' samples); 0 or a status. */
@@ -735,6 +752,7 @@ static void sl__ab_all(sl__ab *ab, sl__ab_cmd *c) {
     }
   }
   if (sl__run_wide(ab)) c->store_failed = 1;
+  sl_ab_set_probes(&ab->set);
 }
 
 /* The summary line; returns the benchmarks judged. */
@@ -757,6 +775,13 @@ static int sl__ab_summary(const sl__ab *ab) {
     printf("; %d died (a kernel crashed, hung or exited: exit %d)", set->died,
            SL_EXIT_KERNEL_DIED);
   printf("\n");
+  if (set->probed)
+    printf("copy probe after each benchmark: best %.1f GB/s; %d of %d below "
+           "%.0f%% of it%s\n",
+           set->probe_best, set->disturbed, set->probed, SL_AB_DISTURBED * 100,
+           set->disturbed ? " (a neighbour took memory or a core: verdicts "
+                            "there took more rounds or say noisy)"
+                          : "");
   return pairs;
 }
 

@@ -7,6 +7,7 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "ab.h"
@@ -448,7 +449,86 @@ static void test_confirmation(void) {
   CHECK(sl_ab_second_verdict(&again, 0.05) == SL_AB_SLOWER);
 }
 
+/* A neighbour that takes the core for a random share of every call (each
+ * call between 0.3x and 3.3x its cost, log-uniform): the rounds scatter so
+ * that no budget narrows the interval. ab must take its extra rounds, then
+ * say noisy, never claim. */
+static int scatter_run(void *user, int rep, int k, double *samples) {
+  (void)rep;
+  arm *a = user;
+  for (int i = 0; i < k; ++i)
+    samples[i] = a->cost * exp(2.4 * (sim_uniform(a->m) - 0.5));
+  return 0;
+}
+
+static void test_noise_said(void) {
+  static sl_ab_result r;
+  sl_ab_opts o;
+  sl_ab_opts_init(&o);
+  o.warmup_s = 0;
+  o.max_rounds = SL_AB_MAX_ROUNDS; /* the budget ends the rounds, not this */
+  int noisy = 0, claims = 0, extended = 0, quiet_extended = 0;
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    sim m = {seed, 0};
+    arm b = {&m, 1e-3, 0, 0}, c = {&m, 1e-3, 0, 0};
+    o.seed = seed;
+    CHECK(sl_ab_time(scatter_run, &b, scatter_run, &c, &o, &r) == 0);
+    noisy += r.verdict == SL_AB_NOISY;
+    claims += r.verdict == SL_AB_SLOWER || r.verdict == SL_AB_FASTER;
+    extended += r.extra_rounds > 0;
+    CHECK_MSG(r.spread > 0.1, "spread %.3f of 1x/4x calls", r.spread);
+    /* The same pair on the drifting machine without the neighbour: judged
+     * within the budget, no extra rounds. */
+    CHECK(run(1.0, seed, &r) == SL_AB_SAME);
+    quiet_extended += r.extra_rounds > 0;
+  }
+  CHECK_MSG(noisy == 10 && claims == 0,
+            "a scattered A/A: %d of 10 noisy, %d claims", noisy, claims);
+  CHECK_MSG(extended == 10, "extra rounds taken in %d of 10", extended);
+  CHECK_MSG(quiet_extended == 0, "a quiet A/A extended in %d of 10",
+            quiet_extended);
+  /* The extra budget bounds the rounds: with a tenth of it, fewer. */
+  sim m = {3, 0};
+  arm b = {&m, 1e-3, 0, 0}, c = {&m, 1e-3, 0, 0};
+  o.seed = 3;
+  CHECK(sl_ab_time(scatter_run, &b, scatter_run, &c, &o, &r) == 0);
+  const int full = r.extra_rounds;
+  o.noisy_budget_s = 0.2;
+  CHECK(sl_ab_time(scatter_run, &b, scatter_run, &c, &o, &r) == 0);
+  CHECK_MSG(r.extra_rounds < full / 2, "extra rounds %d with 0.2 s, %d with 2",
+            r.extra_rounds, full);
+  CHECK(sl_ab_too_wide(-0.03, 0.03, &o) && !sl_ab_too_wide(-0.02, 0.02, &o));
+  o.noisy_budget_s = -1;
+  CHECK(sl_ab_time(scatter_run, &b, scatter_run, &c, &o, &r) == -1);
+}
+
+/* The copy probe after each row, against the run's best: below 75% of it,
+ * a row is disturbed. */
+static void test_probes(void) {
+  sl_ab_set s;
+  memset(&s, 0, sizeof s);
+  const double gbs[] = {36, 20, 0, 30, 27};
+  for (int i = 0; i < 5; ++i) {
+    sl_ab_row r;
+    memset(&r, 0, sizeof r);
+    r.kind = i == 4 ? SL_AB_ROW_FAILED : SL_AB_ROW_JUDGED;
+    r.probe_gbs = gbs[i];
+    CHECK(sl_ab_set_add(&s, &r) != NULL);
+  }
+  s.rows[4].probe_gbs = 99; /* not judged: not the best */
+  sl_ab_set_probes(&s);
+  CHECK_MSG(s.probe_best == 36 && s.probed == 3 && s.disturbed == 1,
+            "best %.0f, %d probed, %d disturbed", s.probe_best, s.probed,
+            s.disturbed);
+  CHECK(sl_ab_row_disturbed(&s, &s.rows[1]) &&
+        !sl_ab_row_disturbed(&s, &s.rows[3]) &&
+        !sl_ab_row_disturbed(&s, &s.rows[2]));
+  sl_ab_set_free(&s);
+}
+
 int main(void) {
+  test_noise_said();
+  test_probes();
   test_holm();
   test_holm_over_the_run();
   test_confirmation();

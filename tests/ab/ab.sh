@@ -37,7 +37,7 @@ verdict_in() { # verdict_in V...: cpu.gather's final verdict is one of V
   local got
   got=$(awk '$1 == "cpu.gather"' "$tmp/out" | sed -n 's/.* => \([a-z]*\)$/\1/p' | tail -1)
   [ -n "$got" ] || got=$(awk '$1 == "cpu.gather"' "$tmp/out" |
-    grep -oE '\b(same|faster|slower|unclear)\b' | head -1)
+    grep -oE '\b(same|faster|slower|unclear|noisy)\b' | head -1)
   for v in "$@"; do [ "$got" = "$v" ] && return; done
   echo "  verdict '$got', expected one of: $*"
   show
@@ -64,7 +64,7 @@ cp "$DIR/libsltest_slow0.so" "$tmp/copy_of_slow0.so"
 for seed in 1 2 3; do
   ab "$DIR/libsltest_slow0.so" "$tmp/copy_of_slow0.so" --seed "$seed" --no-db
   check "A/A seed $seed: exit 0" status_is 0
-  check "A/A seed $seed: not judged slower or faster" verdict_in same unclear
+  check "A/A seed $seed: not judged slower or faster" verdict_in same unclear noisy
 done
 # Both arms alike: bound as bench binds them (main.c), and said.
 check "A/A: binding and wait policy on the threads line" grep -qE \
@@ -96,7 +96,7 @@ ab "$DIR/libsltest_slow0.so" "$DIR/libsltest_slow100.so" --torch \
   --db "$tmp/abt.db" --json "$tmp/abt.json"
 check "--torch: exit 1, the 2x still judged slower" status_is 1
 check "--torch: the speed-ups on the line" \
-  grep -qE '^  cpu\.gather .* slower +torch [0-9.]+ ms: [0-9.]+x -> [0-9.]+x( +instr [0-9.]+)?$' "$tmp/out"
+  grep -qE '^  cpu\.gather .* slower +torch [0-9.]+ ms: [0-9.]+x -> [0-9.]+x( +instr [0-9.]+)?( +\(\+[0-9]+ rounds: scattered\))?$' "$tmp/out"
 torch_ok() {
   python3 - "$tmp/abt.json" <<'PY'
 import json, sys
@@ -176,7 +176,7 @@ check "2x faster: exit 0" status_is 0
 check "2x faster: judged faster" verdict_in faster
 
 ab "$DIR/libsltest_slow0.so" "$DIR/libsltest_slow10.so" --no-db --budget 3
-check "10% slower: never same or faster" verdict_in slower unclear
+check "10% slower: never same or faster" verdict_in slower unclear noisy
 check "10% slower: estimate above 1" ratio_between 1.0 1.5
 echo "  10% slower judged: $(awk '$1 == "cpu.gather" {print $4, $5, $6, $7, $NF}' "$tmp/out")"
 
@@ -221,7 +221,7 @@ assert d["exit_status"] == 0 and d["counts"]["missing"] == 1, d["counts"]
 kinds = sorted((r["kind"], r["variant"]) for r in d["rows"])
 assert kinds == [("judged", "cpu.gather"), ("missing", "cpu.gather2")], kinds
 j = [r for r in d["rows"] if r["kind"] == "judged"][0]
-assert j["verdict"] in ("same", "unclear", "faster", "slower")
+assert j["verdict"] in ("same", "unclear", "faster", "slower", "noisy")
 assert j["lo"] <= j["ratio"] <= j["hi"] and j["rounds"] >= 10, j
 assert j["case"].startswith("gather dt=f32"), j["case"]
 PY
@@ -291,7 +291,7 @@ base_ref HEAD
 # sanitizer or visibility flags, a real difference in speed.
 check "base-ref: exit 0 or 1" test "$rc" -le 1
 check "base-ref: built" grep -q "base: building the kernels of" "$tmp/out"
-check "base-ref: judged" verdict_in same unclear faster slower
+check "base-ref: judged" verdict_in same unclear faster slower noisy
 check "base-ref: in the cache" test -f "$(echo "$tmp"/cache/ab/*/build/libscatterlab_kernels.so.$abi)"
 base_ref HEAD
 check "base-ref again: reused" grep -q "built before" "$tmp/out"

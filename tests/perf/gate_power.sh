@@ -24,11 +24,16 @@
 #   COMPARE_RUNS the pairs of bench runs (default RUNS); LOGDIR, when set,
 #   keeps every ab run's output there (LABEL-RUN.txt).
 #   bench runs use --budget 0.3 --min-reps 5, as in issue 26's measurement.
+#   NOISY=1: every ab and bench run beside the scripted neighbour
+#   (neighbour.sh: a memory streamer and a CPU-bound loop, ended with the
+#   run), the busy runner of issue 54.
 set -u
 BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 SUITE=$2 RUNS=${3:-20} BUDGET=${4:-2} VARIANTS=${5:-cpu.*}
 PLANTED=${6:-cpu.serial} PHASES=${PHASES:-aa planted compare}
 COMPARE_RUNS=${COMPARE_RUNS:-$RUNS} LOGDIR=${LOGDIR:-}
+beside=()
+[ "${NOISY:-0}" = 1 ] && beside=("$(dirname "$0")/neighbour.sh" run 7200)
 has() { case " $PHASES " in *" $1 "*) return 0 ;; esac; return 1; }
 LIB=$(readlink -f "$(dirname "$BIN")/libscatterlab_kernels.so") # the .so.N of this ABI
 [ -f "$LIB" ] || { echo "gate_power: no $LIB beside $BIN" >&2; exit 2; }
@@ -37,23 +42,27 @@ trap 'rm -rf "$tmp"' EXIT
 cp "$LIB" "$tmp/base.so" # a second file: loaded as a second library
 
 ab() { # ab SEED VARIANTS [options]: "same faster slower unclear" of a run
-  "$BIN" ab --base "$tmp/base.so" --suite "$SUITE" --no-db --seed "$1" \
-    --budget "$BUDGET" --variants "$2" "${@:3}" >"$tmp/ab.out" 2>&1
-  sed -n 's/^\([0-9]*\) benchmarks judged: \([0-9]*\) same \([0-9]*\) faster \([0-9]*\) slower \([0-9]*\) unclear.*/\2 \3 \4 \5/p' "$tmp/ab.out"
+  "${beside[@]}" "$BIN" ab --base "$tmp/base.so" --suite "$SUITE" --no-db \
+    --seed "$1" --budget "$BUDGET" --variants "$2" "${@:3}" >"$tmp/ab.out" 2>&1
+  echo "$?" >"$tmp/ab.rc"
+  sed -n 's/^\([0-9]*\) benchmarks judged: \([0-9]*\) same \([0-9]*\) faster \([0-9]*\) slower \([0-9]*\) unclear \([0-9]*\) noisy.*/\2 \3 \4 \5 \6/p' "$tmp/ab.out"
 }
 tally() { # tally LABEL VARIANTS [options]: RUNS ab runs, summed
-  local s=0 f=0 w=0 u=0 hits=0 line
+  local s=0 f=0 w=0 u=0 z=0 hits=0 exit1=0 line
   for ((i = 1; i <= RUNS; ++i)); do
     line=$(ab "$i" "${@:2}")
+    local rc
+    rc=$(cat "$tmp/ab.rc")
     [ -z "$LOGDIR" ] || cp "$tmp/ab.out" "$LOGDIR/${1//[^A-Za-z0-9]/_}-$i.txt"
-    [ -n "$line" ] || { echo "$1 run $i: no summary"; tail -5 "$tmp/ab.out"; continue; }
-    read -r a b c d <<<"$line"
-    s=$((s + a)) f=$((f + b)) w=$((w + c)) u=$((u + d))
+    [ -n "$line" ] || { echo "$1 run $i: no summary (exit $rc)"; tail -5 "$tmp/ab.out"; continue; }
+    read -r a b c d e <<<"$line"
+    s=$((s + a)) f=$((f + b)) w=$((w + c)) u=$((u + d)) z=$((z + e))
     [ "$c" -gt 0 ] && hits=$((hits + 1))
-    echo "  $1 run $i: same $a faster $b slower $c unclear $d"
+    [ "$rc" = 1 ] && exit1=$((exit1 + 1))
+    echo "  $1 run $i: same $a faster $b slower $c unclear $d noisy $e (exit $rc)"
   done
-  local n=$((s + f + w + u))
-  echo "$1: $n judgements over $RUNS runs: same $s, faster $f, slower $w, unclear $u; runs with any slower: $hits/$RUNS"
+  local n=$((s + f + w + u + z))
+  echo "$1: $n judgements over $RUNS runs: same $s, faster $f, slower $w, unclear $u, noisy $z; runs with any slower: $hits/$RUNS; runs exiting 1: $exit1/$RUNS"
 }
 
 t0=0 t1=0
@@ -77,10 +86,10 @@ bench_s=0
 for ((i = 1; i <= COMPARE_RUNS; ++i)); do
   rm -f "$tmp/a.db" "$tmp/b.db"
   b0=$(date +%s.%N)
-  "$BIN" bench --suite "$SUITE" --db "$tmp/a.db" --budget 0.3 --min-reps 5 \
+  "${beside[@]}" "$BIN" bench --suite "$SUITE" --db "$tmp/a.db" --budget 0.3 --min-reps 5 \
     --variants "$VARIANTS" >/dev/null 2>&1
   b1=$(date +%s.%N)
-  "$BIN" bench --suite "$SUITE" --db "$tmp/b.db" --budget 0.3 --min-reps 5 \
+  "${beside[@]}" "$BIN" bench --suite "$SUITE" --db "$tmp/b.db" --budget 0.3 --min-reps 5 \
     --variants "$VARIANTS" >/dev/null 2>&1
   bench_s=$(echo "$bench_s + $b1 - $b0" | bc)
   "$BIN" compare "$tmp/a.db" "$tmp/b.db" --format csv -o "$tmp/c.csv" >/dev/null 2>&1
