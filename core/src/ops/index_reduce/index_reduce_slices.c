@@ -1,0 +1,169 @@
+/*
+ * index_reduce assign (index_copy) by slices. With out contiguous, the
+ * slice at position t along dim is, in each of `outer` blocks, `inner`
+ * adjacent elements; updates' axes before dim and after it each collapse
+ * to one axis (any strides, broadcast included). One copy per (block,
+ * index) pair then replaces a line walk per element: the line walk pays an
+ * index pass per line, so an x whose dim has extent 1 (one line per
+ * element) ran an order of magnitude slower than LibTorch's index_copy
+ * (docs/benchmarks.md).
+ *
+ * Threads split the outer blocks when there are enough of them, else the
+ * inner columns: either way every element is written by one thread, in
+ * index order, so the last duplicate wins as it does serially.
+ */
+#include "index_reduce_slices.h"
+
+#include <string.h>
+
+#include "reduce.h"
+
+/* The geometry of a call; strides of updates in elements. */
+typedef struct sl__slices {
+  char *out;
+  const char *upd;
+  const sl_tensor *index;
+  int64_t istep, outer, n, m, inner;
+  int64_t so, si, sj; /* updates' strides: block, index, column */
+  size_t es;
+} sl__slices;
+
+/* Copies columns [j0, j1) of every slice of blocks [o0, o1) with memcpy:
+ * updates' columns adjacent (sj == 1). */
+static void sl__copy_rows(const sl__slices *s, int64_t o0, int64_t o1,
+                          int64_t j0, int64_t j1) {
+  const size_t es = s->es, bytes = (size_t)(j1 - j0) * es;
+  for (int64_t o = o0; o < o1; ++o) {
+    char *ob = s->out + (size_t)((o * s->n * s->inner + j0) * (int64_t)es);
+    for (int64_t i = 0; i < s->m; ++i) {
+      const int64_t t = sl__load_index(s->index, i * s->istep);
+      memcpy(ob + (size_t)(t * s->inner) * es,
+             s->upd + (size_t)((o * s->so + i * s->si + j0) * (int64_t)es),
+             bytes);
+    }
+  }
+}
+
+/* The same with typed stores, for any column stride (broadcast updates,
+ * single elements): element sizes 1, 2, 4, 8. The index is the outer loop,
+ * so that a narrow slice (an x whose dim has extent 1: one element a
+ * block) runs as one strided loop over the blocks per index value; each
+ * element still sees the index in order. */
+#define SL__ELEM_MAP(X)                                                        \
+  X(1, uint8_t)                                                                \
+  X(2, uint16_t)                                                               \
+  X(4, uint32_t)                                                               \
+  X(8, uint64_t)
+
+#define SL__ELEM_FN(bytes, T)                                                  \
+  static void sl__elems_##bytes(const sl__slices *s, int64_t o0, int64_t o1,   \
+                                int64_t j0, int64_t j1) {                      \
+    const int64_t block = s->n * s->inner;                                     \
+    if (o1 - o0 == 1 && j1 - j0 == 1) { /* one element a slice */              \
+      T *dst = (T *)(void *)s->out + o0 * block + j0;                          \
+      const T *src =                                                           \
+          (const T *)(const void *)s->upd + o0 * s->so + j0 * s->sj;           \
+      for (int64_t i = 0; i < s->m; ++i)                                       \
+        dst[sl__load_index(s->index, i * s->istep) * s->inner] =               \
+            src[i * s->si];                                                    \
+      return;                                                                  \
+    }                                                                          \
+    for (int64_t i = 0; i < s->m; ++i) {                                       \
+      T *dst = (T *)(void *)s->out +                                           \
+               sl__load_index(s->index, i * s->istep) * s->inner;              \
+      const T *src = (const T *)(const void *)s->upd + i * s->si;              \
+      if (j1 - j0 == 1)                                                        \
+        for (int64_t o = o0; o < o1; ++o)                                      \
+          dst[o * block + j0] = src[o * s->so + j0 * s->sj];                   \
+      else                                                                     \
+        for (int64_t o = o0; o < o1; ++o)                                      \
+          for (int64_t j = j0; j < j1; ++j)                                    \
+            dst[o * block + j] = src[o * s->so + j * s->sj];                   \
+    }                                                                          \
+  }
+SL__ELEM_MAP(SL__ELEM_FN)
+#undef SL__ELEM_FN
+
+/* Columns [j0, j1) of blocks [o0, o1), by the cheaper of the two. */
+static void sl__range(const sl__slices *s, int64_t o0, int64_t o1, int64_t j0,
+                      int64_t j1) {
+  if (s->sj == 1 && (j1 - j0) * (int64_t)s->es >= 64) {
+    sl__copy_rows(s, o0, o1, j0, j1);
+    return;
+  }
+#define SL__ELEM_CASE(bytes, T)                                                \
+  if (s->es == bytes) {                                                        \
+    sl__elems_##bytes(s, o0, o1, j0, j1);                                      \
+    return;                                                                    \
+  }
+  SL__ELEM_MAP(SL__ELEM_CASE)
+#undef SL__ELEM_CASE
+  sl__copy_rows(s, o0, o1, j0, j1); /* 16-byte elements: sj == 1 checked */
+}
+
+/* Axes [a, b) of t as one: *extent and *stride (elements); 0 when they do
+ * not collapse (extent-1 axes are skipped). */
+static int sl__collapse(const sl_tensor *t, int a, int b, int64_t *extent,
+                        int64_t *stride) {
+  *extent = 1;
+  *stride = 0;
+  for (int d = b - 1; d >= a; --d) {
+    if (t->shape[d] == 1) continue;
+    if (*extent > 1 && t->strides[d] != *stride * *extent) return 0;
+    if (*extent == 1) *stride = t->strides[d];
+    *extent *= t->shape[d];
+  }
+  return 1;
+}
+
+/* Whether the call qualifies, and its geometry. */
+static int sl__slices_of(const sl_call *c, sl__slices *s) {
+  const sl_tensor *x = &c->arg[0], *out = &c->arg[3];
+  if (c->p.reduce != SL_REDUCE_ASSIGN || !sl_tensor_is_contiguous(out))
+    return 0;
+  const int k = x->ndim ? x->ndim : 1, dim = (int)c->p.dim;
+  sl_tensor u;
+  sl__axis_view(&c->arg[2], k, dim, &u);
+  int64_t outer, inner, m, so, sj;
+  if (!sl__collapse(&u, 0, dim, &outer, &so) ||
+      !sl__collapse(&u, dim + 1, k, &inner, &sj))
+    return 0;
+  m = sl__numel(&c->arg[1]);
+  *s = (sl__slices){(char *)out->data,
+                    (const char *)u.data,
+                    &c->arg[1],
+                    c->arg[1].ndim ? c->arg[1].strides[0] : 0,
+                    outer,
+                    out->ndim ? out->shape[dim] : 1,
+                    m,
+                    inner,
+                    so,
+                    u.strides[dim],
+                    sj,
+                    sl_dtype_size(x->dtype)};
+  return s->sj == 1 || s->es <= 8;
+}
+
+int sl__index_assign_slices(sl_call *c, int threads) {
+  sl__slices s;
+  if (!sl__slices_of(c, &s)) return 0;
+  sl__copy_strided(&c->arg[3], &c->arg[0], threads);
+  if (s.m == 0 || s.inner == 0 || s.outer == 0) return 1;
+  const int64_t work = s.outer * s.m * s.inner;
+  if (threads <= 1 || work < 32768 ||
+      (s.outer < threads && s.inner < 64 * threads)) {
+    sl__range(&s, 0, s.outer, 0, s.inner);
+    return 1;
+  }
+  const int by_block = s.outer >= threads;
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (int t = 0; t < threads; ++t) {
+    if (by_block)
+      sl__range(&s, s.outer * t / threads, s.outer * (t + 1) / threads, 0,
+                s.inner);
+    else /* few blocks of long slices: each thread its own columns */
+      sl__range(&s, 0, s.outer, s.inner * t / threads,
+                s.inner * (t + 1) / threads);
+  }
+  return 1;
+}
