@@ -26,8 +26,8 @@
 #include "variant_call.h"
 
 static const char *const sl__ab_help =
-    "usage: scatterlab ab (--base LIB|DIR | --base-ref GITREF)\n"
-    "                     [--cand LIB|DIR] [options]\n"
+    "usage: scatterlab ab (--base LIB|DIR|py:MODULE | --base-ref GITREF)\n"
+    "                     [--cand LIB|DIR|py:MODULE] [options]\n"
     "                     (--suite NAME|FILE | 'CASE' ...)\n"
     "\n"
     "A/B of two builds' kernels in one process: for every case and every\n"
@@ -99,10 +99,16 @@ sl__note(sl__ab *ab, sl_ab_row_kind kind, const char *plain, const char *fmt,
   sl_ab_set_add(&ab->set, &row);
 }
 
-/* "DIR" -> "DIR/libscatterlab_kernels.so.N"; a file as it is. */
+/* "DIR" -> "DIR/libscatterlab_kernels.so.N"; a file as it is; "py:MODULE"
+ * (a Python module's variants, docs/providers.md §10) as the loader takes
+ * it, which checks the module. */
 static int sl__lib_path(const char *opt, const char *arg, char *out,
                         size_t len) {
   struct stat sb;
+  if (!strncmp(arg, SL_PY_PREFIX, strlen(SL_PY_PREFIX))) {
+    snprintf(out, len, "%s", arg);
+    return 0;
+  }
   if (stat(arg, &sb) != 0) {
     sl_cli_usage_error("ab",
                        "%s %s: expected a kernels library or a build "

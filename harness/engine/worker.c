@@ -14,6 +14,7 @@
 #include <malloc.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,23 +132,36 @@ typedef struct sl__child {
   /* The variant running starts a runtime whose threads are not the
    * kernel's: a cuda.* one, or this worker's first Python call. */
   int runtime_threads;
-  int python_variant; /* the variant running is a Python bridge's */
-  int python_started; /* a Python variant's kernel has run here */
+  /* The variant running is a Python bridge's: the bit of its provider
+   * (sl__python_bit), else 0. */
+  uint64_t python_variant;
+  /* The Python providers whose kernel has run here, one bit each: two
+   * modules in one process each start their own runtime (ONNX Runtime's
+   * first call starts none, JAX's first starts XLA's pools after it). */
+  uint64_t python_started;
 } sl__child;
+
+/* A Python provider's bit in sl__child's masks; providers past the 64th
+ * share the last (their runtimes' first calls are then forgiven once for
+ * all of them). */
+static uint64_t sl__python_bit(int provider) {
+  return (uint64_t)1 << (provider < 63 ? provider : 63);
+}
 
 /* Whether the variant of this name starts a runtime's threads: a device's
  * runtime does on its first call, and so may a Python variant's on the
- * first Python call in the worker (XLA's pools under JAX: 15 threads that
- * stay for the process; the bridge itself fails a variant that leaves a
- * Python thread running, on every call). */
+ * first call of its module in the worker (XLA's pools under JAX: 15
+ * threads that stay for the process; the bridge itself fails a variant
+ * that leaves a Python thread running, on every call). */
 static int sl__runtime_variant(sl__child *ch, const char *name) {
   ch->python_variant = 0;
   for (size_t i = 0; i < sl_hvariant_count(); ++i) {
     const sl_hvariant *v = sl_hvariant_at(i);
     if (strcmp(v->name, name) != 0) continue;
     if (sl_variant_device(&v->v) != SL_DEVICE_CPU) return 1;
-    ch->python_variant = sl_provider_at((size_t)v->provider)->py_module[0];
-    return ch->python_variant && !ch->python_started;
+    if (sl_provider_at((size_t)v->provider)->py_module[0])
+      ch->python_variant = sl__python_bit(v->provider);
+    return ch->python_variant && !(ch->python_started & ch->python_variant);
   }
   return 0;
 }
@@ -159,7 +173,7 @@ static int sl__runtime_variant(sl__child *ch, const char *name) {
 static void sl__python_ran(sl__child *ch, const sl_variant_result *r) {
   if (ch->python_variant && r->verdict != SL_VERDICT_UNSUPPORTED &&
       r->verdict != SL_VERDICT_BOTH_REJECTED)
-    ch->python_started = 1;
+    ch->python_started |= ch->python_variant;
 }
 
 /* Reports r to the parent, failed when its kernel left the worker damaged;

@@ -77,6 +77,14 @@ check "the hang ended at --timeout (took ${took} s)" test "$took" -lt 40
 check "the repro loads the module again" \
   grep -qF -- "--provider bridge_broken=py:bridge_broken" "$tmp/out"
 
+# 3b. Two modules whose first call each starts a runtime's thread (as
+#     JAX's does): the guard forgives each module's first call in a worker,
+#     not only the worker's first Python call.
+check "two runtimes' first calls both forgiven" run 0 run --provider \
+  py:bridge_runtime --provider rtb=py:bridge_runtime_b \
+  --variants 'bridge_runtime:*,rtb:*' "$CASE"
+check "  ...the second module's variant passed" has '^passed +rtb:cpu\.runtime'
+
 # 4. Loading errors: exit 2, the module named.
 check "a missing module is refused" run 2 list --provider py:no_such_module
 check "  ...naming it and Python's error" \
