@@ -1,5 +1,6 @@
 /*
- * index_reduce assign (index_copy) by slices. With out contiguous, the
+ * index_reduce assign (index_copy), amax and amin by slices. With out
+ * contiguous, the
  * slice at position t along dim is, in each of `outer` blocks, `inner`
  * adjacent elements; updates' axes before dim and after it each collapse
  * to one axis (any strides, broadcast included). One copy per (block,
@@ -26,6 +27,9 @@ typedef struct sl__slices {
   int64_t istep, outer, n, m, inner;
   int64_t so, si, sj; /* updates' strides: block, index, column */
   size_t es;
+  sl_dtype dt;
+  sl_reduce reduce; /* ASSIGN, AMAX or AMIN */
+  int include_self;
 } sl__slices;
 
 /* Copies columns [j0, j1) of every slice of blocks [o0, o1) with memcpy:
@@ -84,9 +88,37 @@ static void sl__copy_rows(const sl__slices *s, int64_t o0, int64_t o1,
 SL__ELEM_MAP(SL__ELEM_FN)
 #undef SL__ELEM_FN
 
-/* Columns [j0, j1) of blocks [o0, o1), by the cheaper of the two. */
+/* amax and amin: each element combined in its own dtype, which is exact for
+ * a selection (no f32 accumulator needed for f16/bf16, unlike a sum).
+ * include_self = false first sets every targeted element to the identity,
+ * as the line walk does; then the contributions in index order. */
+static void sl__select_range(const sl__slices *s, int64_t o0, int64_t o1,
+                             int64_t j0, int64_t j1) {
+  const int64_t block = s->n * s->inner, es = (int64_t)s->es;
+  for (int pass = s->include_self; pass < 2; ++pass)
+    for (int64_t i = 0; i < s->m; ++i) {
+      char *dst =
+          s->out + sl__load_index(s->index, i * s->istep) * s->inner * es;
+      const char *src = s->upd + i * s->si * es;
+      for (int64_t o = o0; o < o1; ++o)
+        for (int64_t j = j0; j < j1; ++j) {
+          char *acc = dst + (o * block + j) * es;
+          if (pass == 0)
+            sl__reduce_set_identity(s->dt, s->reduce, acc);
+          else
+            sl__reduce_step(s->dt, s->reduce, acc,
+                            src + (o * s->so + j * s->sj) * es);
+        }
+    }
+}
+
+/* Columns [j0, j1) of blocks [o0, o1), by the cheapest way. */
 static void sl__range(const sl__slices *s, int64_t o0, int64_t o1, int64_t j0,
                       int64_t j1) {
+  if (s->reduce != SL_REDUCE_ASSIGN) {
+    sl__select_range(s, o0, o1, j0, j1);
+    return;
+  }
   if (s->sj == 1 && (j1 - j0) * (int64_t)s->es >= 64) {
     sl__copy_rows(s, o0, o1, j0, j1);
     return;
@@ -119,7 +151,9 @@ static int sl__collapse(const sl_tensor *t, int a, int b, int64_t *extent,
 /* Whether the call qualifies, and its geometry. */
 static int sl__slices_of(const sl_call *c, sl__slices *s) {
   const sl_tensor *x = &c->arg[0], *out = &c->arg[3];
-  if (c->p.reduce != SL_REDUCE_ASSIGN || !sl_tensor_is_contiguous(out))
+  const sl_reduce r = c->p.reduce;
+  if ((r != SL_REDUCE_ASSIGN && r != SL_REDUCE_AMAX && r != SL_REDUCE_AMIN) ||
+      !sl_tensor_is_contiguous(out))
     return 0;
   const int k = x->ndim ? x->ndim : 1, dim = (int)c->p.dim;
   sl_tensor u;
@@ -140,11 +174,14 @@ static int sl__slices_of(const sl_call *c, sl__slices *s) {
                     so,
                     u.strides[dim],
                     sj,
-                    sl_dtype_size(x->dtype)};
+                    sl_dtype_size(x->dtype),
+                    x->dtype,
+                    r,
+                    c->p.include_self};
   return s->sj == 1 || s->es <= 8;
 }
 
-int sl__index_assign_slices(sl_call *c, int threads) {
+int sl__index_slices(sl_call *c, int threads) {
   sl__slices s;
   if (!sl__slices_of(c, &s)) return 0;
   sl__copy_strided(&c->arg[3], &c->arg[0], threads);
