@@ -2,6 +2,7 @@
  * (defect_relation.h). */
 #include "defect_relation.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,80 @@ static int sl__outputs_are_x(const sl_call *vc) {
                     &d);
 }
 
+/* The value a reduce of r starts from in dtype dt (segment_reduce's
+ * `initial` when given): what an output holds where its contributions were
+ * lost or never combined. 0 with *none when r has none. */
+static double sl__start_value(const sl_call *vc, sl_dtype dt, int *none) {
+  const int fl = sl_dtype_is_float(dt);
+  const int bits = 8 * (int)sl_dtype_size(dt);
+  const double top = dt == SL_U8 ? 255.0 : ldexp(1.0, bits - 1) - 1;
+  const double bottom = dt == SL_U8 ? 0.0 : -ldexp(1.0, bits - 1);
+  *none = 0;
+  if (vc->op == SL_OP_SEGMENT_REDUCE && vc->p.has_value) return vc->p.value;
+  switch (vc->p.reduce) {
+  case SL_REDUCE_AMIN:
+    return fl ? INFINITY : top;
+  case SL_REDUCE_AMAX:
+    return fl ? -INFINITY : bottom;
+  case SL_REDUCE_PROD:
+    return 1;
+  case SL_REDUCE_SUM:
+  case SL_REDUCE_MEAN:
+    return 0;
+  default:
+    *none = 1;
+    return 0;
+  }
+}
+
+/* Whether every element of got that differs from want holds v (one at
+ * least does): contributions lost, the start value left. got: any
+ * strides; want: LibTorch's, contiguous, the same shape. */
+static int sl__wrong_hold(const sl_tensor *got, const sl_tensor *want,
+                          double v) {
+  if (!got->data || !want->data || got->dtype == SL_BOOL) return 0;
+  const size_t es = sl_dtype_size(got->dtype);
+  int64_t n = 1, idx[SL_MAX_DIMS] = {0}, wrong = 0;
+  for (int d = 0; d < got->ndim; ++d) n *= got->shape[d];
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t off = 0;
+    for (int d = 0; d < got->ndim; ++d) off += idx[d] * got->strides[d];
+    const double g =
+        sl_elem_get_f(got->dtype, (const char *)got->data + off * (int64_t)es);
+    const double e =
+        sl_elem_get_f(want->dtype, (const char *)want->data + i * (int64_t)es);
+    if (g != e && !(isnan(g) && isnan(e))) {
+      if (g != v) return 0;
+      ++wrong;
+    }
+    for (int d = got->ndim - 1; d >= 0 && ++idx[d] == got->shape[d]; --d)
+      idx[d] = 0;
+  }
+  return wrong > 0;
+}
+
+/* Whether the wrong elements of every output of vc hold the start value
+ * of its reduce. */
+static int sl__outputs_start(const sl_call *vc) {
+  const sl_op_info *info = sl_op_get(vc->op);
+  int none;
+  sl_tensor want[SL_MAX_ARGS];
+  memset(want, 0, sizeof want);
+  char err[256];
+  int held = 0;
+  if (slref_run(vc, want, err, sizeof err) == SLREF_OK) {
+    held = 1;
+    for (int s = 0; held && s < info->n_out; ++s) {
+      const sl_tensor *got = &vc->arg[info->n_in + s];
+      const double v = sl__start_value(vc, got->dtype, &none);
+      held = !none && got->dtype == want[s].dtype &&
+             sl__wrong_hold(got, &want[s], v);
+    }
+  }
+  for (int s = 0; s < SL_MAX_ARGS; ++s) free(want[s].data);
+  return held;
+}
+
 /* The reduce an operator swap most likely gives: amin's and amax's
  * comparisons turned around. Tried first: on the simple values a minimal
  * case holds (0 and 1), other reduces can give the same answer by chance
@@ -83,6 +158,10 @@ void sl_defect_relation(const sl_case *c, const sl_call *vc, char *out,
   }
   if (sl__outputs_are_x(vc)) {
     snprintf(out, len, "= x");
+    return;
+  }
+  if (info->reduces && sl__outputs_start(vc)) {
+    snprintf(out, len, "= the start value where wrong");
     return;
   }
   for (int r = 0; info->reduces && r < SL_REDUCE_COUNT; ++r)

@@ -5,6 +5,7 @@
  * answers them), and stay apart when they do not, however alike the rest.
  * The relations are checked on hand-computed tensors against LibTorch.
  */
+#include <math.h>
 #include <string.h>
 
 #include "defect_relation.h"
@@ -17,6 +18,7 @@
  * include_self=0's [3, 2], x unchanged [5, 1]. */
 static float x_[2] = {5, 1}, src_[3] = {3, 7, 2};
 static int64_t index_[3] = {0, 0, 1};
+static int self_ = 1; /* include_self of the calls */
 
 static sl_case case_of(const char *op) {
   char line[256], err[256];
@@ -27,6 +29,7 @@ static sl_case case_of(const char *op) {
   sl_case c;
   memset(&c, 0, sizeof c);
   CHECK_MSG(sl_case_parse(line, &c, err, sizeof err) == 0, "%s: %s", line, err);
+  c.include_self = self_;
   return c;
 }
 
@@ -44,7 +47,7 @@ static void relation(sl_op op, const float got[2], char *out, size_t len) {
   call.arg[2] = sl_tensor_make(SL_F32, 1, &three, src_);
   call.arg[3] = sl_tensor_make(SL_F32, 1, &two, out_);
   call.p.reduce = SL_REDUCE_AMIN;
-  call.p.include_self = 1;
+  call.p.include_self = self_;
   sl_defect_relation(&c, &call, out, len);
 }
 
@@ -74,6 +77,20 @@ static void dual_first(void) {
   memcpy(x_, x_keep, sizeof x_), memcpy(src_, src_keep, sizeof src_);
 }
 
+/* amin with include_self=0 whose comparison keeps the larger value never
+ * leaves its start, +inf: the right answer is [3, 2], got [inf, inf]. */
+static void start_value(void) {
+  const float got[2] = {INFINITY, INFINITY}, half[2] = {3, INFINITY};
+  char rel[32], rel_half[32];
+  self_ = 0;
+  relation(SL_OP_SCATTER_REDUCE, got, rel, sizeof rel);
+  relation(SL_OP_INDEX_REDUCE, half, rel_half, sizeof rel_half);
+  self_ = 1;
+  CHECK_MSG(strcmp(rel, "= the start value where wrong") == 0, "start: '%s'",
+            rel);
+  CHECK_MSG(strcmp(rel_half, rel) == 0, "start, one wrong: '%s'", rel_half);
+}
+
 static void relations(char rel[5][32]) {
   const float amax[2] = {7, 2}, no_self[2] = {3, 2}, x[2] = {5, 1},
               other[2] = {3, 9};
@@ -93,6 +110,7 @@ int main(void) {
   char rel[5][32];
   relations(rel);
   dual_first();
+  start_value();
   const char *m1 = "out: exact mismatch at [0]: got 7, expected 3 (2 elements "
                    "wrong)";
   const char *m2 = "out: exact mismatch at [1]: got 2, expected 1 (1 elements "

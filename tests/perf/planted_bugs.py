@@ -11,8 +11,9 @@ reach, not a past failure's replay). Two kinds:
   / -0.0 rule, the campaign restricted to that variant and its op.
 
 Per bug: found or not, the defects and failure groups it made (one bug
-should make one defect; a group per op it shows in), the smallest repro, and two checks of each group's minimal repro,
-made with `scatterlab run --batch`:
+should make one defect; a group per op it shows in), the smallest repro,
+and two checks of each group's minimal repro, made with `scatterlab run
+--batch`:
 - at the boundary: every smaller value of each extent of each tensor (up
   to 64 values an extent, the largest first) no longer fails the way it
   did (same variant, same verdict), the order the shrinker follows;
