@@ -52,16 +52,18 @@ static int sl__outputs_are_x(const sl_call *vc) {
                     &d);
 }
 
-/* The value a reduce of r starts from in dtype dt (segment_reduce's
- * `initial` when given): what an output holds where its contributions were
- * lost or never combined. 0 with *none when r has none. */
+/* The value a reduce of r starts from in dtype dt, its identity: what an
+ * output holds where its contributions were lost or never combined. 0 with
+ * *none when r has none, or the call gives a value of its own. */
 static double sl__start_value(const sl_call *vc, sl_dtype dt, int *none) {
   const int fl = sl_dtype_is_float(dt);
   const int bits = 8 * (int)sl_dtype_size(dt);
   const double top = dt == SL_U8 ? 255.0 : ldexp(1.0, bits - 1) - 1;
   const double bottom = dt == SL_U8 ? 0.0 : -ldexp(1.0, bits - 1);
-  *none = 0;
-  if (vc->op == SL_OP_SEGMENT_REDUCE && vc->p.has_value) return vc->p.value;
+  /* A value parameter (segment_reduce's `initial`, scatter's scalar) may
+   * be the start or no start at all: no relation is claimed from it. */
+  *none = vc->p.has_value;
+  if (*none) return 0;
   switch (vc->p.reduce) {
   case SL_REDUCE_AMIN:
     return fl ? INFINITY : top;
