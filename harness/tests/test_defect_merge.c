@@ -74,6 +74,11 @@ static void dual_first(void) {
   char rel[32];
   relation(SL_OP_SCATTER_REDUCE, got, rel, sizeof rel);
   CHECK_MSG(strcmp(rel, "= reduce=amax") == 0, "0/1: '%s'", rel);
+  /* Right outputs (a failure of another check, an adjoint identity): no
+   * relation, though include_self=0 answers [0, 0] here too. */
+  const float right[2] = {0, 0};
+  relation(SL_OP_SCATTER_REDUCE, right, rel, sizeof rel);
+  CHECK_MSG(rel[0] == '\0', "right outputs: '%s'", rel);
   memcpy(x_, x_keep, sizeof x_), memcpy(src_, src_keep, sizeof src_);
 }
 
@@ -111,6 +116,7 @@ int main(void) {
   relations(rel);
   dual_first();
   start_value();
+
   const char *m1 = "out: exact mismatch at [0]: got 7, expected 3 (2 elements "
                    "wrong)";
   const char *m2 = "out: exact mismatch at [1]: got 2, expected 1 (1 elements "
