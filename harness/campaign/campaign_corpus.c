@@ -40,7 +40,7 @@ static int sl__replay_one(const sl_fuzz_campaign *f, sl_worker *w, sl_store *st,
     const char *verdict = sl_verdict_name(r->verdict);
     sl_failure_signature(c, r->variant, verdict, r->message, &sig);
     if (sl_failure_groups_add(t->groups, sig.id, sig.text, r->variant, verdict,
-                              res.line, res.line, r->message))
+                              res.line, res.line, r->message, NULL))
       fprintf(stderr, "scatterlab fuzz: out of memory\n");
     char repro[1400];
     sl_repro(res.line, r->variant, repro, sizeof repro);

@@ -225,21 +225,29 @@ static int sl__first_showing(sl__shown_groups *g, const char *id) {
   return 1;
 }
 
+/* What the minimal case's run with every variant says of the defect. */
+typedef struct sl__confirmed {
+  char variants[1024]; /* failing the minimal case alike (failure_group.h) */
+  char variants_key[1024]; /* those as a defect names them */
+  char relation[32];       /* defect_relation.h, "" when none */
+} sl__confirmed;
+
 /* The minimal case run once more with every selected variant, its tensors
- * shown (worker.h: sl_worker_show): *variants gets the variants failing it
- * as `first` does (failure_group.h: one defect of code they share, one
- * group), and tensors the text as one field of the F line, its lines
- * joined by the two characters '\\' 'n' (empty after a crash or a hang,
- * which would only happen again). */
+ * shown (worker.h: sl_worker_show): out gets the variants failing it as
+ * `first` does (failure_group.h: one defect of code they share, one
+ * group), those as a defect names them and the relation of first's
+ * outputs to the right ones (defect_relation.h), and tensors the text as one
+ * field of the F line, its lines joined by the two characters '\\' 'n' (empty
+ * after a crash or a hang, which would only happen again). */
 static void sl__confirm(const sl_fuzz_campaign *f, sl_worker *w,
                         const sl_case *c, const sl_variant_result *first,
-                        char *variants, size_t vlen, char *tensors,
-                        size_t tlen) {
+                        sl__confirmed *out, char *tensors, size_t tlen) {
   static char text[SL_WORKER_SHOWN_MAX];
   static sl_case_result res;
   char err[256];
-  snprintf(variants, vlen, "%s", first->variant);
-  tensors[0] = '\0';
+  snprintf(out->variants, sizeof out->variants, "%s", first->variant);
+  out->relation[0] = tensors[0] = '\0';
+  snprintf(out->variants_key, sizeof out->variants_key, "%s", first->variant);
   if (first->verdict == SL_VERDICT_CRASHED ||
       first->verdict == SL_VERDICT_TIMEOUT ||
       sl_worker_show(w, c, NULL, f->timeout, text, sizeof text, &res, err,
@@ -247,8 +255,13 @@ static void sl__confirm(const sl_fuzz_campaign *f, sl_worker *w,
     return;
   for (int i = 0; i < res.n; ++i)
     if (strcmp(res.v[i].variant, first->variant) == 0 &&
-        res.v[i].verdict == first->verdict)
-      sl_failure_variant_set(c, &res, i, NULL, variants, vlen);
+        res.v[i].verdict == first->verdict) {
+      sl_failure_variant_set(c, &res, i, NULL, out->variants,
+                             sizeof out->variants);
+      snprintf(out->relation, sizeof out->relation, "%s", res.v[i].relation);
+      sl_failure_variants_key(&res, out->variants, out->variants_key,
+                              sizeof out->variants_key);
+    }
   size_t n = 0;
   for (const char *p = text; *p && n + 3 < tlen; ++p) {
     if (*p == '\n') {
@@ -268,8 +281,9 @@ typedef struct sl__found {
   const char *own;     /* the minimal case's own message */
   int huge;            /* x past 2^huge elements: kept as found */
   char line[SL_CASE_LINE_MAX];
-  char variants[1024]; /* failing the minimal case alike (failure_group.h) */
-  sl_failure_sig sig;
+  sl__confirmed conf;
+  sl_failure_sig sig;    /* the group: this op's */
+  sl_failure_sig defect; /* across ops (failure_group.h) */
   char tensors[SL_WORKER_SHOWN_MAX + 512];
 } sl__found;
 
@@ -292,10 +306,12 @@ static void sl__found_make(const sl_fuzz_campaign *f, sl_worker *w,
    * the found-as case's (another place, another count). */
   const sl_variant_result *mv = sl__find(&x->mres, x->first.variant);
   x->own = mv ? mv->message : x->first.message;
-  sl__confirm(f, w, &x->minimal, &x->first, x->variants, sizeof x->variants,
-              x->tensors, sizeof x->tensors);
-  sl_failure_signature(&x->minimal, x->variants,
-                       sl_verdict_name(x->first.verdict), x->own, &x->sig);
+  sl__confirm(f, w, &x->minimal, &x->first, &x->conf, x->tensors,
+              sizeof x->tensors);
+  const char *verdict = sl_verdict_name(x->first.verdict);
+  sl_failure_signature(&x->minimal, x->conf.variants, verdict, x->own, &x->sig);
+  sl_defect_signature(&x->minimal, x->conf.variants_key, verdict, x->own,
+                      x->conf.relation, &x->sig, &x->defect);
 }
 
 /* The group onto the found case's verdict (batch entry at) and the
@@ -318,7 +334,8 @@ static int sl__found_record(const sl_fuzz_campaign *f, sl_worker *w,
 }
 
 /* The F line to the parent: variants, verdict, minimal, found as, group
- * id, group, message, tensors (sent once per group and job). */
+ * id, group, message, defect id, defect, tensors (sent once per group and
+ * job). */
 static void sl__found_send(const sl_fuzz_campaign *f, sl__shown_groups *shown,
                            const char *found_as, const sl__found *x,
                            FILE *out) {
@@ -341,9 +358,9 @@ static void sl__found_send(const sl_fuzz_campaign *f, sl__shown_groups *shown,
   else
     snprintf(message, sizeof message, "%s", x->own);
   sl_text_one_line(message); /* a kernel's newline would forge a line */
-  fprintf(out, "F %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", x->variants,
+  fprintf(out, "F %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", x->conf.variants,
           sl_verdict_name(x->first.verdict), x->line, found_as, x->sig.id,
-          x->sig.text, message,
+          x->sig.text, message, x->defect.id, x->defect.text,
           sl__first_showing(shown, x->sig.id) ? x->tensors : "");
   fflush(out);
 }
@@ -526,8 +543,8 @@ int sl_fuzz_job(const sl_fuzz_campaign *f, int job, FILE *out) {
        * generator: report it like a failure. */
       sl_failure_sig sig;
       sl_failure_signature(&c, "harness", "failed", err, &sig);
-      fprintf(out, "F harness\tfailed\t%s\t%s\t%s\t%s\t%s\n", res.line,
-              res.line, sig.id, sig.text, err);
+      fprintf(out, "F harness\tfailed\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+              res.line, res.line, sig.id, sig.text, err, sig.id, sig.text);
       ++s.failures;
       continue;
     }

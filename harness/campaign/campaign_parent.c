@@ -116,20 +116,23 @@ static void sl__tensor_lines(char *field) {
  * {"variant", "verdict", "minimal", "found_as", "message", "repro"}. */
 void sl__print_failures(sl__gathered *g, FILE *json) {
   for (int i = 0; i < g->nfail; ++i) {
-    /* variant, verdict, minimal, found as, group id, group, message, the
-     * minimal case's tensors (campaign_job.c; a harness failure has no
-     * tensors) */
-    char *f7[8] = {0};
+    /* variant, verdict, minimal, found as, group id, group, message,
+     * defect id, defect, the minimal case's tensors (campaign_job.c; a
+     * harness failure has no tensors) */
+    char *f7[10] = {0};
     char *p = g->failures[i];
-    for (int k = 0; k < 8 && p; ++k) {
+    for (int k = 0; k < 10 && p; ++k) {
       f7[k] = p;
-      p = k < 7 ? strchr(p, '\t') : NULL;
+      p = k < 9 ? strchr(p, '\t') : NULL;
       if (p) *p++ = '\0';
     }
-    sl__tensor_lines(f7[7]);
-    if (sl_failure_groups_add(&g->groups, f7[4] ? f7[4] : "?", f7[5], f7[0],
-                              f7[1], f7[2], f7[3], f7[6]) ||
-        sl_failure_groups_show(&g->groups, f7[4] ? f7[4] : "?", f7[7]))
+    sl__tensor_lines(f7[9]);
+    const char *gid = f7[4] ? f7[4] : "?";
+    const sl_failure_defect defect = {f7[7] ? f7[7] : gid,
+                                      f7[8] ? f7[8] : f7[5]};
+    if (sl_failure_groups_add(&g->groups, gid, f7[5], f7[0], f7[1], f7[2],
+                              f7[3], f7[6], &defect) ||
+        sl_failure_groups_show(&g->groups, gid, f7[9]))
       fprintf(stderr, "scatterlab fuzz: out of memory\n");
     char *fields[5] = {f7[0], f7[1], f7[2], f7[3], f7[6]};
     char repro[1400];

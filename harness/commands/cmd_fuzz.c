@@ -238,11 +238,14 @@ static void sl__fuzz_findings(sl__fuzz_cmd *c) {
 static void sl__fuzz_summary(sl__fuzz_cmd *c) {
   const sl_fuzz_campaign *f = &c->f;
   sl__gathered *g = &c->g;
-  printf("\n%" PRId64 " cases in %.1f s (%.0f cases/s), %d failure group%s "
-         "(%" PRId64 " failing cases), %d of them replayed from the corpus",
+  /* Defects first (failure_group.h: one defect, the ops' groups under
+   * it), then the groups and the cases. */
+  printf("\n%" PRId64 " cases in %.1f s (%.0f cases/s), %d defect%s in %d "
+         "failure group%s (%" PRId64 " failing cases), %d of them replayed "
+         "from the corpus",
          c->total, c->elapsed, c->elapsed > 0 ? c->total / c->elapsed : 0.0,
-         g->groups.n, g->groups.n == 1 ? "" : "s", c->failing,
-         c->corpus.failing);
+         g->groups.defects, g->groups.defects == 1 ? "" : "s", g->groups.n,
+         g->groups.n == 1 ? "" : "s", c->failing, c->corpus.failing);
   if (c->corpus.errors)
     printf(", %d corpus entr%s unusable", c->corpus.errors,
            c->corpus.errors == 1 ? "y" : "ies");
@@ -334,10 +337,11 @@ static void sl__fuzz_json(sl__fuzz_cmd *c, int rc) {
   fprintf(j,
           "}, \"cases\": %" PRId64 ", \"failing\": %" PRId64
           ", \"corpus_replayed\": %d, \"corpus_failures\": %d, "
-          "\"corpus_errors\": %d, \"cells\": %d, \"failure_groups\": %d, "
-          "\"new_groups\": %d, \"fail_on\": \"%s\", \"seconds\": ",
+          "\"corpus_errors\": %d, \"cells\": %d, \"defects\": %d, "
+          "\"failure_groups\": %d, \"new_groups\": %d, \"fail_on\": \"%s\", "
+          "\"seconds\": ",
           c->total, c->failing, c->corpus.replayed, c->corpus.failing,
-          c->corpus.errors, c->ncells, c->g.groups.n,
+          c->corpus.errors, c->ncells, c->g.groups.defects, c->g.groups.n,
           sl_failure_groups_new(&c->g.groups),
           c->triage.fail_on_new ? "new" : "any");
   sl_json_num(j, c->elapsed);

@@ -401,8 +401,10 @@ static void sl__run_summary(sl__run *r) {
   sl__run_counts(r);
   const sl_failure_groups *g = &r->groups;
   if (g->n)
-    printf("%d failure group%s (%" PRId64 " failing verdicts):\n", g->n,
-           g->n == 1 ? "" : "s", g->cases);
+    printf("%d defect%s in %d failure group%s (%" PRId64
+           " failing verdicts):\n",
+           g->defects, g->defects == 1 ? "" : "s", g->n, g->n == 1 ? "" : "s",
+           g->cases);
   sl_failure_groups_print_status(g, &r->triage, stdout);
   sl_failure_groups_print(g, stdout);
   char gerr[1200];
@@ -456,9 +458,9 @@ static void sl__run_json(sl__run *r, int rc) {
     fprintf(j, "%s\"%s\": %d", k ? ", " : "", sl_verdict_name((sl_verdict)k),
             r->counts[k]);
   fprintf(j,
-          "}, \"failure_groups\": %d, \"new_groups\": %d, \"fail_on\": "
-          "\"%s\", \"results\": [%s\n]",
-          r->groups.n, sl_failure_groups_new(&r->groups),
+          "}, \"defects\": %d, \"failure_groups\": %d, \"new_groups\": %d, "
+          "\"fail_on\": \"%s\", \"results\": [%s\n]",
+          r->groups.defects, r->groups.n, sl_failure_groups_new(&r->groups),
           r->triage.fail_on_new ? "new" : "any", r->jbuf ? r->jbuf : "");
   fputs(", \"groups\": [", j);
   sl_failure_groups_json(&r->groups, j);

@@ -113,24 +113,94 @@ void sl_failure_kind(const sl_case *c, const char *message, char *output,
     sl__message_kind(m, kind, kind_len);
 }
 
+int sl_failure_variant_listed(const char *list, const char *name, size_t len) {
+  for (const char *p = list; p && *p;) {
+    if (strncmp(p, name, len) == 0 && (p[len] == ',' || p[len] == '\0'))
+      return 1;
+    p = strchr(p, ',');
+    p = p ? p + 1 : NULL;
+  }
+  return 0;
+}
+
+/* out->id from out->text: FNV-1a 64. */
+static void sl__sig_id(sl_failure_sig *out) {
+  uint64_t h = 1469598103934665603ull;
+  for (const char *p = out->text; *p; ++p)
+    h = (h ^ (unsigned char)*p) * 1099511628211ull;
+  snprintf(out->id, sizeof out->id, "%016" PRIx64, h);
+}
+
+/* The kind of c's failure with `message`, bounded so that a signature
+ * holds it (cut at a character's boundary: a cut inside one is no UTF-8
+ * for the writers), its output, and the case's reduce ("-" for an op
+ * without one). */
+static const char *sl__kind_of(const sl_case *c, const char *message,
+                               char *output, size_t output_len, char *kind,
+                               size_t kind_len) {
+  sl_failure_kind(c, message, output, output_len, kind, kind_len);
+  kind[kind_len > 300 ? 300 : kind_len - 1] = '\0';
+  sl_utf8_cut(kind);
+  const sl_op_info *info = sl_op_get(c->op);
+  return info && info->reduces ? sl_reduce_name(c->reduce) : "-";
+}
+
 void sl_failure_signature(const sl_case *c, const char *variant,
                           const char *verdict, const char *message,
                           sl_failure_sig *out) {
   char output[64], kind[400];
-  sl_failure_kind(c, message, output, sizeof output, kind, sizeof kind);
-  const sl_op_info *info = sl_op_get(c->op);
-  const char *reduce = info && info->reduces ? sl_reduce_name(c->reduce) : "-";
-  /* Bounded so that the whole fits text: a longer kind is cut, at a
-   * character's boundary (a cut inside one is no UTF-8 for the writers). */
-  kind[300] = '\0';
-  sl_utf8_cut(kind);
-  snprintf(out->text, sizeof out->text, "%.40s %.240s %.40s | %.16s %.60s | %.300s",
-           sl_op_name(c->op), variant ? variant : "?", verdict ? verdict : "?",
-           reduce, output, kind);
-  uint64_t h = 1469598103934665603ull; /* FNV-1a */
-  for (const char *p = out->text; *p; ++p)
-    h = (h ^ (unsigned char)*p) * 1099511628211ull;
-  snprintf(out->id, sizeof out->id, "%016" PRIx64, h);
+  const char *reduce =
+      sl__kind_of(c, message, output, sizeof output, kind, sizeof kind);
+  snprintf(out->text, sizeof out->text,
+           "%.40s %.240s %.40s | %.16s %.60s | %.300s", sl_op_name(c->op),
+           variant ? variant : "?", verdict ? verdict : "?", reduce, output,
+           kind);
+  sl__sig_id(out);
+}
+
+void sl_defect_signature(const sl_case *c, const char *variants_key,
+                         const char *verdict, const char *message,
+                         const char *relation, const sl_failure_sig *group,
+                         sl_failure_sig *out) {
+  if (!relation || !relation[0]) {
+    *out = *group;
+    return;
+  }
+  char output[64], kind[400];
+  const char *reduce =
+      sl__kind_of(c, message, output, sizeof output, kind, sizeof kind);
+  /* The output's name is left out: a forward op's "out" and a backward
+   * op's "grad_src" are one defect when the relation says so. So is the
+   * reduce when the relation is include_self's: the start value a reduce
+   * begins from is one code path for every reduce (reduce.c), and the
+   * flipped call answering the whole output says it was ignored, whatever
+   * the reduce; a reduce swapped (amin answering as amax) is one reduce's. */
+  if (strncmp(relation, "= include_self", 14) == 0) reduce = "any reduce";
+  snprintf(out->text, sizeof out->text, "%.240s %.40s | %.16s | %.300s %.31s",
+           variants_key ? variants_key : "?", verdict ? verdict : "?", reduce,
+           kind, relation);
+  sl__sig_id(out);
+}
+
+void sl_failure_variants_key(const sl_case_result *res, const char *variants,
+                             char *out, size_t len) {
+  size_t used = 0;
+  int all = 1;
+  out[0] = '\0';
+  for (int i = 0; i < res->n; ++i) {
+    const sl_variant_result *r = &res->v[i];
+    const int listed =
+        sl_failure_variant_listed(variants, r->variant, strlen(r->variant));
+    if (!listed) {
+      all &= r->verdict == SL_VERDICT_UNSUPPORTED ||
+             r->verdict == SL_VERDICT_BOTH_REJECTED;
+      continue;
+    }
+    if (used + strlen(r->variant) + 2 > len) break;
+    used += (size_t)snprintf(out + used, len - used, "%s%s", used ? "," : "",
+                             r->variant);
+  }
+  if (all) snprintf(out, len, "every variant");
 }
 
 /* Whether b fails c as a does (sl_failure_variant_set). */

@@ -63,4 +63,38 @@ int sl_failure_variant_set(const sl_case *c, const struct sl_case_result *res,
                            int which, unsigned char *taken, char *out,
                            size_t len);
 
+/*
+ * The defect a group is of, across ops. A helper that several ops share
+ * (reduce_ops.h's amin, reduce.c's start value) fails in each op that
+ * calls it, and each op is a group of its own (it shrinks to its own
+ * minimal case, which the author needs); the defect joins them. Two groups
+ * are one defect when, on their minimal cases, the same verdict, the same
+ * variants (`variants_key`: sl_failure_variants_key), the same reduce (but
+ * for a relation of include_self: the start value is one code path for
+ * every reduce), the same kind of wrongness and the same relation of the
+ * outputs to the right ones (defect_relation.h: the whole output is
+ * LibTorch's answer to one named other call) hold. The relation is what makes
+ * it one code path: two different bugs that share a reduce and "a value wrong"
+ * give different relations, or none. Without a relation (`relation` ""), the
+ * defect is the group itself: out gets group's text and id, and nothing merges.
+ * The op is not in the text: its name stays the same whichever of the ops
+ * a run met (a JUnit name, a --known line).
+ */
+void sl_defect_signature(const sl_case *c, const char *variants_key,
+                         const char *verdict, const char *message,
+                         const char *relation, const sl_failure_sig *group,
+                         sl_failure_sig *out);
+
+/* Whether the first len bytes of name are a name of the comma-separated
+ * list. */
+int sl_failure_variant_listed(const char *list, const char *name, size_t len);
+
+/* The variants of `variants` (a comma-separated list, of res's variants)
+ * as a defect names them: "every variant" when they are all the variants
+ * of res that judged the case (neither unsupported nor both_rejected), the
+ * list in res's order otherwise. Ops have variant sets of their own; a
+ * shared helper fails them all. */
+void sl_failure_variants_key(const struct sl_case_result *res,
+                             const char *variants, char *out, size_t len);
+
 #endif

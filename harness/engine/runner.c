@@ -15,6 +15,7 @@
 #include "call_checks.h"
 #include "clean_text.h"
 #include "datagen.h"
+#include "defect_relation.h"
 #include "device.h"
 #include "input_guard.h"
 #include "npy.h"
@@ -509,14 +510,17 @@ static int sl__undefined_status(sl_status st, sl_variant_result *r) {
   return 1;
 }
 
-/* With o->shown: the outputs' digest into r, and for a failure the
- * outputs themselves, labelled with the variant ("got (cpu.omp) out ..."). */
-static void sl__show_got(const sl_run_opts *o, const char *variant, sl_op op,
-                         const sl_call *call, sl_variant_result *r) {
+/* With o->shown: the outputs' digest into r, and for a failure their
+ * relation to the right ones (defect_relation.h) and the outputs
+ * themselves, labelled with the variant ("got (cpu.omp) out ..."). */
+static void sl__show_got(const sl_run_opts *o, const sl_case *c,
+                         const char *variant, sl_op op, const sl_call *call,
+                         sl_variant_result *r) {
   if (!o->shown || !o->shown_len) return;
   const sl_op_info *info = sl_op_get(op);
   r->out_digest = sl_outputs_digest(&call->arg[info->n_in], info->n_out);
   if (!sl_verdict_is_failure(r->verdict)) return;
+  sl_defect_relation(c, call, r->relation, sizeof r->relation);
   char prefix[SL_VARIANT_NAME_LEN + 8];
   snprintf(prefix, sizeof prefix, "got (%s) ", variant);
   sl_show_slots(o->shown, o->shown_len, prefix, op, call->arg, info->n_in,
@@ -607,7 +611,7 @@ static void sl__run_variant(const sl_case *c, const sl_run_opts *o,
         sl_rerun_selected(o->rerun_every, c->seed))
       sl__rerun(v, c, &inferred, copies, ctx.threads, o->rerun_threads,
                 &vc.call, c->seed, r);
-    sl__show_got(o, v->name, c->op, &vc.call, r);
+    sl__show_got(o, c, v->name, c->op, &vc.call, r);
     if (o->save_dir && line) {
       char err[256], prefix[SL_VARIANT_NAME_LEN + 2];
       snprintf(prefix, sizeof prefix, "%s.", v->name);

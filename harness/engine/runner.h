@@ -29,6 +29,9 @@ typedef struct sl_variant_result {
   /* A digest of the outputs it wrote (show_tensors.h), when the run was
    * asked to show them (sl_run_opts.shown); 0 otherwise */
   uint64_t out_digest;
+  /* For a failure so shown, its outputs' relation to the right ones
+   * (defect_relation.h: "= reduce=amax"), "" when none holds */
+  char relation[32];
 } sl_variant_result;
 
 /* Prints, for a variant that did not pass, why the benchmarks leave it

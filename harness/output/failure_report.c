@@ -24,10 +24,55 @@ static sl_failure_group *sl__group(const sl_failure_groups *g, const char *id) {
   return NULL;
 }
 
+/* Whether a group before index n is of defect id. */
+static int sl__defect_met(const sl_failure_groups *g, int n, const char *id) {
+  for (int i = 0; i < n; ++i)
+    if (strcmp(g->v[i].defect_id, id) == 0) return 1;
+  return 0;
+}
+
+int sl_failure_groups_same_defect(const sl_failure_groups *g, int i, int j) {
+  return strcmp(g->v[i].defect_id, g->v[j].defect_id) == 0;
+}
+
+int sl_failure_groups_next_defect(const sl_failure_groups *g, int *at) {
+  for (++*at; *at < g->n; ++*at)
+    if (!sl__defect_met(g, *at, g->v[*at].defect_id)) return *at;
+  return -1;
+}
+
+/* Whether op is in the ", "-separated list. */
+static int sl__op_listed(const char *list, const char *op) {
+  const size_t n = strlen(op);
+  for (const char *p = list; (p = strstr(p, op)); p += n)
+    if ((p == list || p[-1] == ' ') && (p[n] == ',' || p[n] == '\0')) return 1;
+  return 0;
+}
+
+void sl_failure_groups_tally(const sl_failure_groups *g, int i,
+                             sl_defect_tally *t) {
+  memset(t, 0, sizeof *t);
+  size_t used = 0;
+  for (int j = i; j < g->n; ++j) {
+    const sl_failure_group *e = &g->v[j];
+    if (!sl_failure_groups_same_defect(g, i, j)) continue;
+    ++t->groups, t->cases += e->count;
+    t->failing += e->fails != 0, t->fresh += e->status == SL_GROUP_NEW;
+    /* the op: the signature's first word (failure_group.h), once */
+    const int len = (int)strcspn(e->sig, " ");
+    char op[64];
+    snprintf(op, sizeof op, "%.*s", len, e->sig);
+    if (!sl__op_listed(t->ops, op) && used + (size_t)len + 3 < sizeof t->ops)
+      used += (size_t)snprintf(t->ops + used, sizeof t->ops - used, "%s%.*s",
+                               used ? ", " : "", len, e->sig);
+  }
+}
+
 int sl_failure_groups_add(sl_failure_groups *g, const char *id, const char *sig,
                           const char *variant, const char *verdict,
                           const char *minimal, const char *found_as,
-                          const char *message) {
+                          const char *message,
+                          const sl_failure_defect *defect) {
   ++g->cases;
   sl_failure_group *known = sl__group(g, id);
   if (known) {
@@ -50,23 +95,15 @@ int sl_failure_groups_add(sl_failure_groups *g, const char *id, const char *sig,
   e->verdict = sl__dup(verdict), e->minimal = sl__dup(minimal);
   e->found_as = sl__dup(found_as), e->message = sl__dup(message);
   e->repro = sl__dup(repro);
+  snprintf(e->defect_id, sizeof e->defect_id, "%s", defect ? defect->id : id);
+  e->defect = sl__dup(defect ? defect->text : sig);
   e->count = 1;
   e->fails = 1; /* until triaged (known_groups.h) */
   if (!e->sig || !e->variant || !e->verdict || !e->minimal || !e->found_as ||
-      !e->message || !e->repro)
+      !e->message || !e->repro || !e->defect)
     return -1;
+  g->defects += !sl__defect_met(g, g->n, e->defect_id);
   ++g->n;
-  return 0;
-}
-
-/* Whether name is one of the comma-separated list's. */
-static int sl__listed(const char *list, const char *name, size_t len) {
-  for (const char *p = list; p && *p;) {
-    if (strncmp(p, name, len) == 0 && (p[len] == ',' || p[len] == '\0'))
-      return 1;
-    p = strchr(p, ',');
-    p = p ? p + 1 : NULL;
-  }
   return 0;
 }
 
@@ -78,7 +115,8 @@ static char *sl__group_lines(const sl_failure_group *e, const char *tensors) {
     const char *nl = strchr(p, '\n');
     const size_t n = nl ? (size_t)(nl - p) + 1 : strlen(p);
     const char *close = strncmp(p, "got (", 5) == 0 ? strstr(p, ") ") : NULL;
-    if (!close || sl__listed(e->variant, p + 5, (size_t)(close - p - 5))) {
+    if (!close ||
+        sl_failure_variant_listed(e->variant, p + 5, (size_t)(close - p - 5))) {
       memcpy(w, p, n);
       w += n;
     }
@@ -102,15 +140,17 @@ int sl_failure_groups_add_result(sl_failure_groups *g, const sl_case *c,
     const sl_variant_result *r = &res->v[i];
     if (taken[i] || !sl_verdict_is_failure(r->verdict)) continue;
     /* the variants failing it alike are one defect (failure_group.h) */
-    char variants[1024];
+    char variants[1024], key[1024];
     const int n =
         sl_failure_variant_set(c, res, i, taken, variants, sizeof variants);
-    sl_failure_sig sig;
-    sl_failure_signature(c, variants, sl_verdict_name(r->verdict), r->message,
-                         &sig);
-    if (sl_failure_groups_add(g, sig.id, sig.text, variants,
-                              sl_verdict_name(r->verdict), res->line, res->line,
-                              r->message))
+    sl_failure_variants_key(res, variants, key, sizeof key);
+    sl_failure_sig sig, dsig;
+    const char *verdict = sl_verdict_name(r->verdict);
+    sl_failure_signature(c, variants, verdict, r->message, &sig);
+    sl_defect_signature(c, key, verdict, r->message, r->relation, &sig, &dsig);
+    const sl_failure_defect defect = {dsig.id, dsig.text};
+    if (sl_failure_groups_add(g, sig.id, sig.text, variants, verdict, res->line,
+                              res->line, r->message, &defect))
       return -1;
     /* every failing verdict counted, the merged ones too */
     g->cases += n - 1;
@@ -124,7 +164,7 @@ void sl_failure_groups_free(sl_failure_groups *g) {
     sl_failure_group *e = &g->v[i];
     free(e->sig), free(e->variant), free(e->verdict), free(e->minimal);
     free(e->found_as), free(e->message), free(e->repro), free(e->tensors);
-    free(e->accepted);
+    free(e->accepted), free(e->defect);
   }
   free(g->v);
   memset(g, 0, sizeof *g);
@@ -157,40 +197,66 @@ void sl_failure_group_status(const sl_failure_group *e, char *buf, size_t len) {
     snprintf(buf, len, "new");
 }
 
+/* "DEFECT <id>: <ops>; G groups, C cases\n    <signature>". */
+static void sl__print_defect(const sl_failure_groups *g, int i, FILE *out) {
+  sl_defect_tally t;
+  sl_failure_groups_tally(g, i, &t);
+  fprintf(out, "DEFECT %s: ", g->v[i].defect_id);
+  sl_text_put(out, t.ops);
+  fprintf(out, "; %d group%s, %" PRId64 " case%s\n    ", t.groups,
+          t.groups == 1 ? "" : "s", t.cases, t.cases == 1 ? "" : "s");
+  sl_text_put(out, g->v[i].defect);
+  fputc('\n', out);
+}
+
+/* "FAIL <verdict> <variant>" stays a line of its own: scripts match it. */
+static void sl__print_group(const sl_failure_group *e, FILE *out) {
+  /* The texts a kernel wrote (or a store from elsewhere holds) are
+   * neutralized for the CI log reading this (clean_text.h). */
+  fprintf(out, "FAIL %s %s\n    ", e->verdict, e->variant);
+  sl_text_put(out, e->message);
+  fputs("\n    minimal: ", out);
+  sl_text_put(out, e->repro);
+  fputs("\n    found as: ", out);
+  sl_text_put(out, e->found_as);
+  fprintf(out, "\n    group %s, %" PRId64 " case%s: ", e->id, e->count,
+          e->count == 1 ? "" : "s");
+  sl_text_put(out, e->sig);
+  char status[1400];
+  sl_failure_group_status(e, status, sizeof status);
+  fputs("\n    status: ", out);
+  sl_text_put(out, status);
+  fprintf(out, "%s\n", e->fails ? "" : "; does not fail the run");
+  sl__print_tensors(out, e->tensors);
+}
+
 void sl_failure_groups_print(const sl_failure_groups *g, FILE *out) {
-  /* "FAIL <verdict> <variant>" stays a line of its own: scripts match it. */
-  for (int i = 0; i < g->n; ++i) {
-    const sl_failure_group *e = &g->v[i];
-    /* The texts a kernel wrote (or a store from elsewhere holds) are
-     * neutralized for the CI log reading this (clean_text.h). */
-    fprintf(out, "FAIL %s %s\n    ", e->verdict, e->variant);
-    sl_text_put(out, e->message);
-    fputs("\n    minimal: ", out);
-    sl_text_put(out, e->repro);
-    fputs("\n    found as: ", out);
-    sl_text_put(out, e->found_as);
-    fprintf(out, "\n    group %s, %" PRId64 " case%s: ", e->id, e->count,
-            e->count == 1 ? "" : "s");
-    sl_text_put(out, e->sig);
-    char status[1400];
-    sl_failure_group_status(e, status, sizeof status);
-    fputs("\n    status: ", out);
-    sl_text_put(out, status);
-    fprintf(out, "%s\n", e->fails ? "" : "; does not fail the run");
-    sl__print_tensors(out, e->tensors);
+  for (int at = -1, d; (d = sl_failure_groups_next_defect(g, &at)) >= 0;) {
+    sl__print_defect(g, d, out);
+    for (int i = d; i < g->n; ++i)
+      if (sl_failure_groups_same_defect(g, d, i))
+        sl__print_group(&g->v[i], out);
   }
 }
 
-void sl_failure_groups_json(const sl_failure_groups *g, FILE *out) {
-  for (int i = 0; i < g->n; ++i) {
-    const sl_failure_group *e = &g->v[i];
-    const char *keys[] = {"signature", "signature_id", "variant",
-                          "verdict",   "minimal",      "found_as",
-                          "message",   "repro",        "tensors"};
-    const char *vals[] = {e->sig,     e->id,      e->variant,
-                          e->verdict, e->minimal, e->found_as,
-                          e->message, e->repro,   e->tensors ? e->tensors : ""};
-    fputs(i ? ",\n  {" : "\n  {", out);
+/* One group's JSON object; first: no comma before it. */
+static void sl__json_group(const sl_failure_group *e, int first, FILE *out) {
+  {
+    const char *keys[] = {"defect_id", "defect",  "signature", "signature_id",
+                          "variant",   "verdict", "minimal",   "found_as",
+                          "message",   "repro",   "tensors"};
+    const char *vals[] = {e->defect_id,
+                          e->defect,
+                          e->sig,
+                          e->id,
+                          e->variant,
+                          e->verdict,
+                          e->minimal,
+                          e->found_as,
+                          e->message,
+                          e->repro,
+                          e->tensors ? e->tensors : ""};
+    fputs(first ? "\n  {" : ",\n  {", out);
     fprintf(out, "\"cases\": %" PRId64, e->count);
     for (size_t k = 0; k < sizeof keys / sizeof *keys; ++k) {
       fprintf(out, ", \"%s\": ", keys[k]);
@@ -207,6 +273,14 @@ void sl_failure_groups_json(const sl_failure_groups *g, FILE *out) {
     sl_json_str(out, e->status == SL_GROUP_ACCEPTED ? e->accepted : NULL);
     fprintf(out, ", \"fails\": %s}", e->fails ? "true" : "false");
   }
+}
+
+void sl_failure_groups_json(const sl_failure_groups *g, FILE *out) {
+  int first = 1;
+  for (int at = -1, d; (d = sl_failure_groups_next_defect(g, &at)) >= 0;)
+    for (int i = d; i < g->n; ++i)
+      if (sl_failure_groups_same_defect(g, d, i))
+        sl__json_group(&g->v[i], first, out), first = 0;
 }
 
 /* XML text or attribute value: the five markup characters escaped, the
@@ -244,75 +318,105 @@ static void sl__xml(FILE *out, const char *s) {
   }
 }
 
+/* A group in its defect's JUnit test case: a paragraph of the text. */
+static void sl__junit_group(FILE *o, const sl_failure_group *e) {
+  char status[1400];
+  sl_failure_group_status(e, status, sizeof status);
+  fputs("\n\ngroup: ", o);
+  sl__xml(o, e->sig);
+  fputs("\nstatus: ", o);
+  sl__xml(o, status);
+  fprintf(o, "%s\ncases in group: %" PRId64 "\nrepro: ",
+          e->fails ? "" : "; does not fail the run", e->count);
+  sl__xml(o, e->repro);
+  fputs("\nminimal case: ", o);
+  sl__xml(o, e->minimal);
+  fputs("\nfound as: ", o);
+  sl__xml(o, e->found_as);
+  fputs("\nmessage: ", o);
+  sl__xml(o, e->message);
+  if (e->tensors) {
+    fputs("\ntensors of the minimal case:\n", o);
+    sl__xml(o, e->tensors);
+  }
+}
+
+/* The test case of the defect of group d: named by its signature (no path,
+ * count, seed or op in it: failure_group.h), each op's group in it. */
+static void sl__junit_defect(FILE *o, const sl_failure_groups *g, int d,
+                             const char *cmd) {
+  const sl_failure_group *e = &g->v[d];
+  sl_defect_tally t;
+  sl_failure_groups_tally(g, d, &t);
+  fprintf(o, "  <testcase classname=\"scatterlab.%s\" name=\"", cmd);
+  sl__xml(o, e->defect);
+  if (t.failing) {
+    fputs("\">\n    <failure type=\"", o);
+    sl__xml(o, e->verdict);
+    fputs("\" message=\"", o);
+    sl__xml(o, e->message);
+    fputs("\">", o);
+  } else {
+    char status[1400];
+    sl_failure_group_status(e, status, sizeof status);
+    fputs("\">\n    <skipped message=\"", o);
+    sl__xml(o, status);
+    fputs("; does not fail the run\"/>\n    <system-out>", o);
+  }
+  fprintf(o, "defect %s in %d op%s (", e->defect_id, t.groups,
+          t.groups == 1 ? "" : "s");
+  sl__xml(o, t.ops);
+  fprintf(o, "), %" PRId64 " case%s", t.cases, t.cases == 1 ? "" : "s");
+  for (int i = d; i < g->n; ++i)
+    if (sl_failure_groups_same_defect(g, d, i)) sl__junit_group(o, &g->v[i]);
+  fputs(t.failing ? "</failure>\n  </testcase>\n"
+                  : "</system-out>\n  </testcase>\n",
+        o);
+}
+
 int sl_failure_groups_junit(const sl_failure_groups *g, const char *cmd,
                             int64_t total, const char *path, char *err,
                             size_t errlen) {
   sl_safe_file sf;
   if (sl_safe_open(&sf, path, err, errlen)) return -1;
   FILE *o = sf.f;
-  /* A group that does not fail the run (known under --fail-on new, or
-   * accepted by --known) is a skipped test case: the CI shows it, green. */
+  /* A defect none of whose groups fails the run (known under --fail-on
+   * new, or accepted by --known) is a skipped test case: the CI shows it,
+   * green. */
   int failing = 0;
-  for (int i = 0; i < g->n; ++i) failing += g->v[i].fails != 0;
+  for (int at = -1, d; (d = sl_failure_groups_next_defect(g, &at)) >= 0;) {
+    sl_defect_tally t;
+    sl_failure_groups_tally(g, d, &t);
+    failing += t.failing != 0;
+  }
+  const int tests = g->defects + 1;
   fprintf(o,
           "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
           "<testsuites name=\"scatterlab %s\" tests=\"%d\" failures=\"%d\">\n"
           "<testsuite name=\"scatterlab %s\" tests=\"%d\" failures=\"%d\" "
           "errors=\"0\" skipped=\"%d\">\n",
-          cmd, g->n + 1, failing, cmd, g->n + 1, failing, g->n - failing);
+          cmd, tests, failing, cmd, tests, failing, g->defects - failing);
   /* The counts move from run to run: properties and output, never a test
    * case's name, which a CI tracks across runs. */
   fprintf(o,
           "  <properties>\n"
           "    <property name=\"cases\" value=\"%" PRId64 "\"/>\n"
+          "    <property name=\"defects\" value=\"%d\"/>\n"
           "    <property name=\"failing_cases\" value=\"%" PRId64 "\"/>\n"
           "    <property name=\"failure_groups\" value=\"%d\"/>\n"
           "  </properties>\n",
-          total, g->cases, g->n);
+          total, g->defects, g->cases, g->n);
   /* The cases that passed are one test case: a CI shows a green line
-   * beside the groups, and a run without failures is not an empty suite.
-   * Its name is fixed; the groups' names are their signatures (no path,
-   * count or seed in them: failure_group.h). */
+   * beside the defects, and a run without failures is not an empty suite.
+   * Its name is fixed. */
   fprintf(o,
           "  <testcase classname=\"scatterlab.%s\" name=\"" SL_JUNIT_PASSING
-          "\">\n    <system-out>%" PRId64 " cases judged, %" PRId64
-          " failing in %d group%s</system-out>\n  </testcase>\n",
-          cmd, total, g->cases, g->n, g->n == 1 ? "" : "s");
-  for (int i = 0; i < g->n; ++i) {
-    const sl_failure_group *e = &g->v[i];
-    char status[1400];
-    sl_failure_group_status(e, status, sizeof status);
-    fprintf(o, "  <testcase classname=\"scatterlab.%s\" name=\"", cmd);
-    sl__xml(o, e->sig);
-    if (e->fails) {
-      fputs("\">\n    <failure type=\"", o);
-      sl__xml(o, e->verdict);
-      fputs("\" message=\"", o);
-      sl__xml(o, e->message);
-      fputs("\">", o);
-    } else {
-      fputs("\">\n    <skipped message=\"", o);
-      sl__xml(o, status);
-      fputs("; does not fail the run\"/>\n    <system-out>", o);
-    }
-    fputs("status: ", o);
-    sl__xml(o, status);
-    fprintf(o, "\ncases in group: %" PRId64 "\nrepro: ", e->count);
-    sl__xml(o, e->repro);
-    fputs("\nminimal case: ", o);
-    sl__xml(o, e->minimal);
-    fputs("\nfound as: ", o);
-    sl__xml(o, e->found_as);
-    fputs("\nmessage: ", o);
-    sl__xml(o, e->message);
-    if (e->tensors) {
-      fputs("\ntensors of the minimal case:\n", o);
-      sl__xml(o, e->tensors);
-    }
-    fputs(e->fails ? "</failure>\n  </testcase>\n"
-                   : "</system-out>\n  </testcase>\n",
-          o);
-  }
+          "\">\n    <system-out>%" PRId64 " cases judged, %d defect%s, %" PRId64
+          " failing cases in %d group%s</system-out>\n  </testcase>\n",
+          cmd, total, g->defects, g->defects == 1 ? "" : "s", g->cases, g->n,
+          g->n == 1 ? "" : "s");
+  for (int at = -1, d; (d = sl_failure_groups_next_defect(g, &at)) >= 0;)
+    sl__junit_defect(o, g, d, cmd);
   fputs("</testsuite>\n</testsuites>\n", o);
   return sl_safe_commit(&sf, err, errlen);
 }
@@ -344,30 +448,88 @@ static void sl__gh(FILE *out, const char *s, int property) {
   }
 }
 
+/* The ::error (or ::notice) line of the defect of group d: its groups'
+ * messages and repros in the message, one op after another. */
+static void sl__gh_defect(const sl_failure_groups *g, int d, const char *cmd,
+                          FILE *out) {
+  const sl_failure_group *e = &g->v[d];
+  sl_defect_tally t;
+  sl_failure_groups_tally(g, d, &t);
+  char title[2048], msg[8192];
+  snprintf(title, sizeof title,
+           "scatterlab %s: %s %s in %s (%" PRId64 " case%s, %s)", cmd,
+           e->verdict, e->variant, t.ops, t.cases, t.cases == 1 ? "" : "s",
+           t.fresh ? "new" : "known");
+  /* A defect none of whose groups fails the run is a notice. */
+  fputs(t.failing ? "::error title=" : "::notice title=", out);
+  sl__gh(out, title, 1);
+  fputs("::", out);
+  size_t used = (size_t)snprintf(msg, sizeof msg, "defect: %s", e->defect);
+  for (int i = d; i < g->n && used < sizeof msg; ++i) {
+    const sl_failure_group *m = &g->v[i];
+    if (!sl_failure_groups_same_defect(g, d, i)) continue;
+    char status[1400];
+    sl_failure_group_status(m, status, sizeof status);
+    used += (size_t)snprintf(msg + used, sizeof msg - used,
+                             "\n%s\nrepro: %s\ngroup: %s\nstatus: %s%s",
+                             m->message, m->repro, m->sig, status,
+                             m->fails ? "" : "; does not fail the run");
+  }
+  sl__gh(out, msg, 0);
+  fputc('\n', out);
+}
+
+/* The step summary's row of group e, its defect first. */
+static void sl__md_group(FILE *f, const sl_failure_group *e) {
+  fputs("| ", f);
+  sl_md_text(f, e->defect_id, 0);
+  fputs(" | ", f);
+  sl_md_text(f, e->verdict, 0);
+  fputs(" | ", f);
+  sl_md_text(f, e->variant, 0);
+  fprintf(f, " | %" PRId64 " | ", e->count);
+  sl_md_text(f, e->sig, 0);
+  fputs(" | `", f);
+  sl_md_text(f, e->repro, 1);
+  char status[1400];
+  sl_failure_group_status(e, status, sizeof status);
+  fputs("` | ", f);
+  sl_md_text(f, status, 0);
+  fputs(e->fails ? " |\n" : "; does not fail the run |\n", f);
+}
+
+/* The step summary: the counts, defects first, then one row per group,
+ * defect by defect. */
+static void sl__md_summary(const sl_failure_groups *g, const char *cmd,
+                           int64_t total, FILE *f) {
+  int fresh = 0;
+  for (int at = -1, d; (d = sl_failure_groups_next_defect(g, &at)) >= 0;) {
+    sl_defect_tally t;
+    sl_failure_groups_tally(g, d, &t);
+    fresh += t.fresh != 0;
+  }
+  fprintf(f,
+          "### scatterlab %s: %" PRId64 " cases, %d defect%s (%d new) in %d "
+          "failure group%s, %" PRId64 " failing cases\n\n",
+          cmd, total, g->defects, g->defects == 1 ? "" : "s", fresh, g->n,
+          g->n == 1 ? "" : "s", g->cases);
+  if (!g->n) return;
+  fputs("| defect | verdict | variant | cases | group | repro | status |\n"
+        "| --- | --- | --- | ---: | --- | --- | --- |\n",
+        f);
+  for (int at = -1, d; (d = sl_failure_groups_next_defect(g, &at)) >= 0;)
+    for (int i = d; i < g->n; ++i)
+      if (sl_failure_groups_same_defect(g, d, i)) sl__md_group(f, &g->v[i]);
+  fputc('\n', f);
+}
+
 int sl_failure_groups_github(const sl_failure_groups *g, const char *cmd,
                              int64_t total, FILE *out, char *err,
                              size_t errlen) {
   const char *gha = getenv("GITHUB_ACTIONS");
   if (!gha || strcmp(gha, "true") != 0) return 0;
-  for (int i = 0; i < g->n; ++i) {
-    const sl_failure_group *e = &g->v[i];
-    char title[2048], status[1400];
-    sl_failure_group_status(e, status, sizeof status);
-    snprintf(title, sizeof title,
-             "scatterlab %s: %s %s (%" PRId64 " case%s, %s)", cmd, e->verdict,
-             e->variant, e->count, e->count == 1 ? "" : "s",
-             e->status == SL_GROUP_NEW ? "new" : "known");
-    /* A group that does not fail the run is a notice, not an error. */
-    fputs(e->fails ? "::error title=" : "::notice title=", out);
-    sl__gh(out, title, 1);
-    fputs("::", out);
-    char msg[4096];
-    snprintf(msg, sizeof msg, "%s\nrepro: %s\ngroup: %s\nstatus: %s%s",
-             e->message, e->repro, e->sig, status,
-             e->fails ? "" : "; does not fail the run");
-    sl__gh(out, msg, 0);
-    fputc('\n', out);
-  }
+  for (int at = -1, d; (d = sl_failure_groups_next_defect(g, &at)) >= 0;)
+    sl__gh_defect(g, d, cmd, out);
   fflush(out);
   const char *path = getenv("GITHUB_STEP_SUMMARY");
   if (!path || !path[0]) return 0;
@@ -381,34 +543,7 @@ int sl_failure_groups_github(const sl_failure_groups *g, const char *cmd,
     if (fd >= 0) close(fd);
     return -1;
   }
-  int fresh = 0;
-  for (int i = 0; i < g->n; ++i) fresh += g->v[i].status == SL_GROUP_NEW;
-  fprintf(f,
-          "### scatterlab %s: %" PRId64 " cases, %" PRId64
-          " failing in %d failure group%s (%d new)\n\n",
-          cmd, total, g->cases, g->n, g->n == 1 ? "" : "s", fresh);
-  if (g->n) {
-    fputs("| verdict | variant | cases | group | repro | status |\n"
-          "| --- | --- | ---: | --- | --- | --- |\n",
-          f);
-    for (int i = 0; i < g->n; ++i) {
-      const sl_failure_group *e = &g->v[i];
-      fputs("| ", f);
-      sl_md_text(f, e->verdict, 0);
-      fputs(" | ", f);
-      sl_md_text(f, e->variant, 0);
-      fprintf(f, " | %" PRId64 " | ", e->count);
-      sl_md_text(f, e->sig, 0);
-      fputs(" | `", f);
-      sl_md_text(f, e->repro, 1);
-      char status[1400];
-      sl_failure_group_status(e, status, sizeof status);
-      fputs("` | ", f);
-      sl_md_text(f, status, 0);
-      fputs(e->fails ? " |\n" : "; does not fail the run |\n", f);
-    }
-    fputc('\n', f);
-  }
+  sl__md_summary(g, cmd, total, f);
   if (fclose(f)) {
     snprintf(err, errlen, "GITHUB_STEP_SUMMARY %s: %s", path, strerror(errno));
     return -1;

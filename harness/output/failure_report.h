@@ -21,6 +21,10 @@ typedef enum sl_group_status {
 
 typedef struct sl_failure_group {
   char id[17];
+  /* The defect it is of, across ops (failure_group.h: sl_defect_signature;
+   * its own id and signature when nothing merges it) */
+  char defect_id[17];
+  char *defect;
   char *sig, *variant, *verdict, *minimal, *found_as, *message, *repro;
   /* The minimal case's tensors, one per line (show_tensors.h), or NULL */
   char *tensors;
@@ -39,15 +43,41 @@ void sl_failure_group_status(const sl_failure_group *e, char *buf, size_t len);
 typedef struct sl_failure_groups {
   sl_failure_group *v; /* in the order first met */
   int n, cap;
+  int defects;   /* distinct defect ids over the groups */
   int64_t cases; /* failing cases over all groups */
 } sl_failure_groups;
 
+/* The defect of a failure (failure_group.h): id and signature. */
+typedef struct sl_failure_defect {
+  const char *id, *text;
+} sl_failure_defect;
+
 /* Counts a failure into its group (a new one when id is new): the first
- * member's fields are kept. 0, or -1 without memory. */
+ * member's fields are kept. defect: the defect the group is of, NULL when
+ * it is its own. 0, or -1 without memory. */
 int sl_failure_groups_add(sl_failure_groups *g, const char *id, const char *sig,
                           const char *variant, const char *verdict,
                           const char *minimal, const char *found_as,
-                          const char *message);
+                          const char *message, const sl_failure_defect *defect);
+
+/* The next defect's groups after group index *at (start with *at = -1):
+ * the index of the first group of the next defect in the order first met,
+ * or -1 after the last. Every output walks the groups so, defect by
+ * defect: a defect is shown once, the groups (one per op) under it. */
+int sl_failure_groups_next_defect(const sl_failure_groups *g, int *at);
+
+/* Whether group j is of the defect of group i. */
+int sl_failure_groups_same_defect(const sl_failure_groups *g, int i, int j);
+
+/* Of the defect of group i: its groups, its cases, the groups that fail the
+ * run, and its ops ("scatter_reduce, index_reduce", at most len bytes). */
+typedef struct sl_defect_tally {
+  int groups, failing, fresh;
+  int64_t cases;
+  char ops[512];
+} sl_defect_tally;
+void sl_failure_groups_tally(const sl_failure_groups *g, int i,
+                             sl_defect_tally *t);
 /* Gives group id the tensors of its minimal case (show_tensors.h: one per
  * line), unless it has them already. 0, or -1 without memory. */
 int sl_failure_groups_show(sl_failure_groups *g, const char *id,
@@ -60,11 +90,13 @@ int sl_failure_groups_add_result(sl_failure_groups *g, const struct sl_case *c,
                                  const struct sl_case_result *res);
 void sl_failure_groups_free(sl_failure_groups *g);
 
-/* One FAIL block per group on out. */
+/* Per defect a DEFECT line (its signature, ops, groups and cases), then
+ * one FAIL block per group of it, on out. */
 void sl_failure_groups_print(const sl_failure_groups *g, FILE *out);
 
-/* The groups as the elements of a JSON array (no brackets): per group
- * {"signature", "signature_id", "cases", "variant", "verdict", "minimal",
+/* The groups as the elements of a JSON array (no brackets), defect by
+ * defect: per group {"defect_id", "defect", "signature", "signature_id",
+ * "cases", "variant", "verdict", "minimal",
  * "found_as", "message", "repro", "status" ("new", "known", "accepted"),
  * "first_run", "first_commit" (known; else null), "accepted_in" (accepted:
  * "FILE:LINE"; else null), "fails"}. */
@@ -76,16 +108,18 @@ void sl_failure_groups_json(const sl_failure_groups *g, FILE *out);
 
 /* --junit FILE: one testsuite "scatterlab CMD" of one passing test case
  * (SL_JUNIT_PASSING: the `total` cases judged) and one test case per
- * group, named by its signature: failing when the group fails the run,
- * skipped when it does not (known under --fail-on new, or accepted by
- * --known), its status in the message. Written safely (safe_file.h). 0, or
- * -1 with err naming the file. */
+ * defect, named by its signature, each of its groups (one per op: the
+ * repro, the message, the tensors) in its text: failing when a group of it
+ * fails the run, skipped when none does (known under --fail-on new, or
+ * accepted by --known), the status in the message. Written safely
+ * (safe_file.h). 0, or -1 with err naming the file. */
 int sl_failure_groups_junit(const sl_failure_groups *g, const char *cmd,
                             int64_t total, const char *path, char *err,
                             size_t errlen);
 
-/* Under GitHub Actions (GITHUB_ACTIONS=true): one ::error line per group on
- * out, and a markdown table of the groups appended to $GITHUB_STEP_SUMMARY
+/* Under GitHub Actions (GITHUB_ACTIONS=true): one ::error line per defect
+ * on out (its groups' repros in the message), and a markdown table of the
+ * groups, defect by defect, appended to $GITHUB_STEP_SUMMARY
  * (opened for append, never through a symbolic link). Does nothing
  * elsewhere. 0, or -1 with err naming the summary file. */
 int sl_failure_groups_github(const sl_failure_groups *g, const char *cmd,

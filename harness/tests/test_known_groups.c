@@ -67,18 +67,18 @@ int main(void) {
    * new leaves the new ones failing, accepted ones never fail. */
   sl_failure_groups g = {0};
   CHECK(sl_failure_groups_add(&g, sig.id, sig.text, "b:cpu.x", "failed",
-                              "gather x=1 index=1", "gather x=9 index=9",
-                              "m") == 0);
+                              "gather x=1 index=1", "gather x=9 index=9", "m",
+                              NULL) == 0);
   CHECK(sl_failure_groups_add(&g, "fedcba9876543210",
                               "gather b:cpu.z failed "
                               "| - out | a NaN lost",
                               "b:cpu.z", "failed", "gather x=1 index=1",
-                              "gather x=2 index=2", "m") == 0);
+                              "gather x=2 index=2", "m", NULL) == 0);
   CHECK(sl_failure_groups_add(&g, "0123456789abcdef",
                               "scatter b:cpu.w failed "
                               "| - out | a value wrong",
                               "b:cpu.w", "failed", "scatter x=1", "scatter x=1",
-                              "m") == 0);
+                              "m", NULL) == 0);
   CHECK(sl_failure_groups_failing(&g) == 3); /* before triage: all fail */
   sl_triage_opts o = {1, path, k};
   CHECK(sl_failure_groups_triage(&g, NULL, 0, &o, err, sizeof err) == 0);

@@ -23,12 +23,16 @@ GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY="$tmp/sum.md" \
   "$BIN" "${FUZZ[@]}" --format json >"$tmp/doc.json" 2>"$tmp/out"
 rc=$?
 check "fuzz: exit 1 (got $rc)" test "$rc" = 1
-# The summary line: "N cases in S s (...), G failure groups (C failing cases)"
-groups=$(sed -n 's/.*), \([0-9]*\) failure groups\? (\([0-9]*\) failing cases\?).*/\1/p' "$tmp/out")
-cases=$(sed -n 's/.*), \([0-9]*\) failure groups\? (\([0-9]*\) failing cases\?).*/\2/p' "$tmp/out")
-echo "  $groups groups of $cases failing cases"
-check "summary names the groups and the cases" test -n "$groups" -a -n "$cases"
-groups=${groups:-0} cases=${cases:-0}
+# The summary line: "N cases in S s (...), D defects in G failure groups (C
+# failing cases)" (defects: groups of several ops with one cause, defects.sh)
+summary='.*), \([0-9]*\) defects\? in \([0-9]*\) failure groups\? (\([0-9]*\) failing cases\?).*'
+defects=$(sed -n "s/$summary/\1/p" "$tmp/out")
+groups=$(sed -n "s/$summary/\2/p" "$tmp/out")
+cases=$(sed -n "s/$summary/\3/p" "$tmp/out")
+echo "  $defects defects, $groups groups of $cases failing cases"
+check "summary names the defects, the groups and the cases" \
+  test -n "$defects" -a -n "$groups" -a -n "$cases"
+defects=${defects:-0} groups=${groups:-0} cases=${cases:-0}
 # The off-by-one is met in every dtype and rank: one group for the defect
 # (an element never written), not one per case, dtype or rank (before the
 # groups: as many FAIL blocks as cases; before issue 51: one group per
@@ -45,14 +49,14 @@ d = json.load(open(sys.argv[1]))
 sys.exit(0 if eval(sys.argv[2]) else 1)' "$tmp/doc.json" "$1" ||
     { echo "  false: $1"; return 1; }
 }
-check "json: failure_groups, groups and failing agree with the text" \
-  jtrue "d['failure_groups'] == len(d['groups']) == $groups and d['failing'] == $cases == sum(g['cases'] for g in d['groups'])"
+check "json: defects, failure_groups, groups and failing agree with the text" \
+  jtrue "d['defects'] == len({g['defect_id'] for g in d['groups']}) == $defects and d['failure_groups'] == len(d['groups']) == $groups and d['failing'] == $cases == sum(g['cases'] for g in d['groups'])"
 check "json: each group has its signature and repro" \
   jtrue "all(len(g['signature_id']) == 16 and g['repro'].startswith(\"scatterlab run '\") and g['verdict'] == 'failed' for g in d['groups'])"
 
-# JUnit: one failing test case per group, one passing.
+# JUnit: one failing test case per defect, one passing.
 junit() {
-  python3 - "$tmp/fuzz.xml" "$groups" <<'PY'
+  python3 - "$tmp/fuzz.xml" "$defects" <<'PY'
 import sys, xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
 g = int(sys.argv[2])
@@ -69,15 +73,15 @@ if not ok:
 sys.exit(0 if ok else 1)
 PY
 }
-check "junit: tests = groups + 1, failures = groups, repro in each" junit
+check "junit: tests = defects + 1, failures = defects, repro in each" junit
 
-# GitHub Actions: one ::error per group (one line each, escaped), and the
-# table appended after what the file held.
-check "github: one ::error line per group" test "$(grep -c '^::error title=scatterlab fuzz%3A failed buggy%3Acpu\.' "$tmp/out")" = "$groups"
-check "github: the message's newlines escaped" test "$(grep '^::error' "$tmp/out" | grep -c '%0Arepro: scatterlab run ')" = "$groups"
+# GitHub Actions: one ::error per defect (one line each, escaped; each
+# group's repro in it), and the table appended after what the file held.
+check "github: one ::error line per defect" test "$(grep -c '^::error title=scatterlab fuzz%3A failed buggy%3Acpu\.' "$tmp/out")" = "$defects"
+check "github: the message's newlines escaped" test "$(grep '^::error' "$tmp/out" | grep -o '%0Arepro: scatterlab run ' | wc -l)" = "$groups"
 check "github: the summary was appended to" test "$(head -1 "$tmp/sum.md")" = "# table: $tmp/sum.md"
-check "github: the summary names the groups" grep -q "failing in $groups failure group" "$tmp/sum.md"
-check "github: one table row per group" test "$(grep -c "^| failed | buggy:cpu\." "$tmp/sum.md")" = "$groups"
+check "github: the summary names the defects and groups" grep -q " $defects defects\? (.*) in $groups failure group" "$tmp/sum.md"
+check "github: one table row per group" test "$(grep -c "^| [0-9a-f]* | failed | buggy:cpu\." "$tmp/sum.md")" = "$groups"
 # A symbolic link at $GITHUB_STEP_SUMMARY is not followed.
 echo keep >"$tmp/target"
 ln -s "$tmp/target" "$tmp/link.md"
@@ -108,7 +112,7 @@ check "report --failures --format csv: usage error" has "--failures: expected --
 before=$(ls "$tmp"/corpus/*.txt | wc -l)
 "$BIN" fuzz --ops gather --provider "buggy=$BUG" --variants buggy:cpu.off_by_one \
   --cases 60 --seed 8 --corpus "$tmp/corpus" --no-db >"$tmp/out" 2>&1
-g2=$(sed -n 's/.*), \([0-9]*\) failure groups\? (.*/\1/p' "$tmp/out")
+g2=$(sed -n 's/.* defects\? in \([0-9]*\) failure groups\? (.*/\1/p' "$tmp/out")
 after=$(ls "$tmp"/corpus/*.txt | wc -l)
 check "a known group adds no corpus entry ($before -> $after, $g2 groups)" \
   test "$after" -le $((before + ${g2:-0})) -a "$after" -lt $((before + $(grep -c '^FAIL ' "$tmp/out") + 1))
@@ -126,8 +130,9 @@ check "replay: exit 1 (got $rc)" test "$rc" = 1
 check "replay: json counts the $nent entries as failing and grouped" \
   jtrue "d['corpus_replayed'] == d['corpus_failures'] == d['failing'] == $nent and d['failure_groups'] == len(d['groups']) >= 1 and sum(g['cases'] for g in d['groups']) == $nent"
 rgroups=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["failure_groups"])' "$tmp/doc.json" 2>/dev/null)
-check "replay: one ::error line per group" test "$(grep -c '^::error title=scatterlab fuzz' "$tmp/out")" = "${rgroups:-x}"
-groups=${rgroups:-0}
+check "replay: one ::error line per group (each its own defect)" test "$(grep -c '^::error title=scatterlab fuzz' "$tmp/out")" = "${rgroups:-x}"
+# The corpus replay runs no confirming run: its groups are their own defects.
+groups=${rgroups:-0} defects=${rgroups:-0}
 cp "$tmp/replay.xml" "$tmp/fuzz.xml"
 check "replay: junit has a failing test case per group" junit
 run 0 report --failures --db "$tmp/r.db"
@@ -136,14 +141,14 @@ check "replay: the store's groups are the same ($groups groups, $nent cases)" \
 "$BIN" fuzz --ops gather,scatter_reduce --provider "buggy=$BUG" \
   --variants "$VARIANTS" --cases 0 --corpus "$tmp/corpus" --no-db >"$tmp/out" 2>&1
 check "replay: the text summary counts them" \
-  grep -q "), $groups failure groups\? ($nent failing cases\?), $nent of them replayed from the corpus" "$tmp/out"
+  grep -q "), $groups defects\? in $groups failure groups\? ($nent failing cases\?), $nent of them replayed from the corpus" "$tmp/out"
 
 # run: the same outputs for the cases it is given.
 "$BIN" run 'gather x=4x3 index=2x3 dim=0' 'gather x=5x4 index=3x4 dim=0' \
   --provider "buggy=$BUG" --variants buggy:cpu.off_by_one,cpu.serial \
   --no-db --junit "$tmp/run.xml" >"$tmp/out" 2>&1
-check "run: exit 1 with the groups" grep -q "^1 failure group (2 failing verdicts)" "$tmp/out"
-groups=1
+check "run: exit 1 with the groups" grep -q "^1 defect in 1 failure group (2 failing verdicts)" "$tmp/out"
+groups=1 defects=1
 cp "$tmp/run.xml" "$tmp/fuzz.xml"
 check "run --junit: 2 cases failing alike are one group" junit
 run 2 run 'gather x=4x3 index=2x3 dim=0' --junit

@@ -10,9 +10,10 @@ reach, not a past failure's replay). Two kinds:
   kernel author's own variant with a defect at a size boundary or in a NaN
   / -0.0 rule, the campaign restricted to that variant and its op.
 
-Per bug: found or not, the failure groups it made (one defect should make
-one), the smallest repro, and two checks of each group's minimal repro,
-made with `scatterlab run --batch`:
+Per bug: found or not, the defects and failure groups it made (one bug
+should make one defect; a group per op it shows in), the smallest repro,
+and two checks of each group's minimal repro, made with `scatterlab run
+--batch`:
 - at the boundary: every smaller value of each extent of each tensor (up
   to 64 values an extent, the largest first) no longer fails the way it
   did (same variant, same verdict), the order the shrinker follows;
@@ -236,20 +237,24 @@ def measure(name, klass, what, cli, db, seconds, fuzz_extra, run_extra):
     d, err, wall = campaign(cli, db, seconds, fuzz_extra)
     if d is None:
         print(f"{name}: no JSON; {err}", flush=True)
-        return (name, klass, what, "no JSON", "", "", "", "", "", "")
+        return (name, klass, what, "no JSON", "", "", "", "", "", "", "")
     first = re.search(r"first failure found after ([0-9.]+) s", err)
     groups = d.get("groups", [])
     if not groups:
         print(f"{name}: missed ({d.get('cases')} cases, {wall:.0f} s)",
               flush=True)
-        return (name, klass, what, "missed", "", "0", "", "", "", "")
+        return (name, klass, what, "missed", "", "0", "", "", "", "", "0")
     checks = [check_group(cli, run_extra, g) for g in groups]
     best = min(groups, key=lambda g: elements(g["minimal"]))
+    # a defect: the groups of several ops with one cause (docs/fuzzing.md,
+    # "Defects across ops"); what one bug should make one of
+    defects = d.get("defects", len(groups))
     row = (name, klass, what, "found", first.group(1) if first else "?",
-           str(len(groups)), str(elements(best["minimal"])),
+           str(defects), str(elements(best["minimal"])),
            str(sum(c[0] for c in checks)), str(sum(c[1] for c in checks)),
-           best["minimal"])
-    print(f"{name}: found ({d.get('cases')} cases, {len(groups)} groups, "
+           best["minimal"], str(len(groups)))
+    print(f"{name}: found ({d.get('cases')} cases, {defects} defects in "
+          f"{len(groups)} groups, "
           f"{wall:.0f} s; smallest {row[6]} elements; at the boundary "
           f"{row[7]}/{len(groups)}, own message {row[8]}/{len(groups)})",
           flush=True)
@@ -271,7 +276,8 @@ def plant_core(a, src, obj, build, bug):
                 "scatterlab", "scatterlab_kernels"])
         if b.returncode:
             print(f"{name}: build failed\n{b.stdout[-1500:]}", flush=True)
-            return (name, klass, what, "build failed", "", "", "", "", "", "")
+            return (name, klass, what, "build failed", "", "", "", "", "",
+                    "", "")
         return measure(name, klass, what, os.path.join(obj, "scatterlab"),
                        os.path.join(build, f"{name}.db"), a.seconds, [], [])
     finally:
@@ -279,23 +285,24 @@ def plant_core(a, src, obj, build, bug):
 
 
 def summary(rows, seconds):
-    print("\n| bug | class | found | first failure (s) | groups | smallest "
-          "repro (elements) | groups at the boundary | own message | repro |"
-          "\n| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |")
+    print("\n| bug | class | found | first failure (s) | defects | groups | "
+          "smallest repro (elements) | groups at the boundary | own message "
+          "| repro |"
+          "\n| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
     for r in rows:
         repro = f"`{r[9]}`" if r[9] else ""
-        print(f"| {r[0]} | {r[1]} | {r[3]} | {r[4]} | {r[5]} | {r[6]} | "
-              f"{r[7]} | {r[8]} | {repro} |")
+        print(f"| {r[0]} | {r[1]} | {r[3]} | {r[4]} | {r[5]} | {r[10]} | "
+              f"{r[6]} | {r[7]} | {r[8]} | {repro} |")
     found = [r for r in rows if r[3] == "found"]
     counts = sorted(int(r[5]) for r in found)
-    groups = sum(counts)
+    groups = sum(int(r[10]) for r in found)
     at = sum(int(r[7]) for r in found)
     own = sum(int(r[8]) for r in found)
     if counts:
         median = counts[len(counts) // 2] if len(counts) % 2 else \
             (counts[len(counts) // 2 - 1] + counts[len(counts) // 2]) / 2
         print(f"\n{len(found)} of {len(rows)} found in {seconds} s each; "
-              f"groups per bug found: median {median}, most {counts[-1]}; "
+              f"defects per bug found: median {median}, most {counts[-1]}; "
               f"minimal repros at the boundary {at} of {groups}; "
               f"own messages {own} of {groups}")
 

@@ -22,6 +22,13 @@
  *                                  row along axis 0 is not scattered
  *   index_reduce cpu.past_32_rows  prod: an index longer than 32 loses
  *                                  its last entry
+ *   scatter_reduce, index_reduce cpu.amin_as_amax
+ *                                  one helper both ops call: amin answers
+ *                                  as amax (one defect in two ops)
+ *   scatter_reduce, index_reduce cpu.self_kept
+ *                                  another helper both call: amin with
+ *                                  include_self=0 still starts from x (a
+ *                                  second defect, same reduce, same ops)
  */
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +121,35 @@ static sl_status sl_planted_past_32_rows(sl_ctx *ctx, sl_call *c) {
   return sl_index_reduce_cpu_serial(ctx, &shorter);
 }
 
+typedef sl_status (*sl__kernel)(sl_ctx *ctx, sl_call *c);
+
+/* The helper of cpu.amin_as_amax: the op's kernel, amin swapped for amax. */
+static sl_status sl__amin_as_amax(sl_ctx *ctx, sl_call *c, sl__kernel op) {
+  sl_call swapped = *c;
+  if (c->p.reduce == SL_REDUCE_AMIN) swapped.p.reduce = SL_REDUCE_AMAX;
+  return op(ctx, &swapped);
+}
+
+/* The helper of cpu.self_kept: amin's include_self=0 read as 1. */
+static sl_status sl__self_kept(sl_ctx *ctx, sl_call *c, sl__kernel op) {
+  sl_call kept = *c;
+  if (c->p.reduce == SL_REDUCE_AMIN) kept.p.include_self = 1;
+  return op(ctx, &kept);
+}
+
+static sl_status sl_planted_amin_sr(sl_ctx *ctx, sl_call *c) {
+  return sl__amin_as_amax(ctx, c, sl_scatter_reduce_cpu_serial);
+}
+static sl_status sl_planted_amin_ir(sl_ctx *ctx, sl_call *c) {
+  return sl__amin_as_amax(ctx, c, sl_index_reduce_cpu_serial);
+}
+static sl_status sl_planted_self_sr(sl_ctx *ctx, sl_call *c) {
+  return sl__self_kept(ctx, c, sl_scatter_reduce_cpu_serial);
+}
+static sl_status sl_planted_self_ir(sl_ctx *ctx, sl_call *c) {
+  return sl__self_kept(ctx, c, sl_index_reduce_cpu_serial);
+}
+
 #define SL__PLANTED(op, name, fn) SL_WRONG_ROW(op, name, fn, 0)
 
 static sl_provider_variant sl__rows[] = {
@@ -127,6 +163,10 @@ static sl_provider_variant sl__rows[] = {
     SL__PLANTED(SL_OP_SCATTER, "cpu.last_row_lost", sl_planted_last_row_lost),
     SL__PLANTED(SL_OP_INDEX_REDUCE, "cpu.past_32_rows",
                 sl_planted_past_32_rows),
+    SL__PLANTED(SL_OP_SCATTER_REDUCE, "cpu.amin_as_amax", sl_planted_amin_sr),
+    SL__PLANTED(SL_OP_INDEX_REDUCE, "cpu.amin_as_amax", sl_planted_amin_ir),
+    SL__PLANTED(SL_OP_SCATTER_REDUCE, "cpu.self_kept", sl_planted_self_sr),
+    SL__PLANTED(SL_OP_INDEX_REDUCE, "cpu.self_kept", sl_planted_self_ir),
 };
 
 static const sl_provider sl__planted = {SL_PROVIDER_ABI_VERSION,

@@ -1,0 +1,178 @@
+/* The relation of a failing variant's outputs to the right ones
+ * (defect_relation.h). */
+#include "defect_relation.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "op_facts.h"
+#include "oracles.h"
+#include "slref.h"
+
+/* Whether every output of vc equals LibTorch's answer to the call m (the
+ * same inputs, other parameters), judged by m's own oracles. */
+static int sl__outputs_answer(const sl_case *c, const sl_call *vc,
+                              sl_reduce reduce, int include_self) {
+  const sl_op_info *info = sl_op_get(vc->op);
+  sl_case mc = *c;
+  sl_call m = *vc;
+  mc.reduce = m.p.reduce = reduce;
+  mc.include_self = m.p.include_self = include_self;
+  sl_tensor outs[SL_MAX_ARGS];
+  memset(outs, 0, sizeof outs);
+  char err[256];
+  int same = slref_run(&m, outs, err, sizeof err) == SLREF_OK;
+  for (int s = 0; same && s < info->n_out; ++s) {
+    const int slot = info->n_in + s;
+    sl_diff d;
+    same =
+        sl_compare(&vc->arg[slot], &outs[s], sl_oracle_for(&mc, slot), &m, &d);
+  }
+  for (int s = 0; s < SL_MAX_ARGS; ++s) free(outs[s].data);
+  return same;
+}
+
+/* Another reduce the op takes in the case's dtype. */
+static int sl__other_reduce(const sl_case *c, const sl_call *vc, sl_reduce r) {
+  const sl_op_info *info = sl_op_get(vc->op);
+  return r != vc->p.reduce && r != SL_REDUCE_NONE &&
+         (info->reduces & (1u << r)) &&
+         (sl_op_dtypes(vc->op, r) & (1u << c->dt));
+}
+
+/* The output that holds x's values, unchanged: the op's writes lost. */
+static int sl__outputs_are_x(const sl_call *vc) {
+  const sl_harness_op *h = sl_harness_op_of(vc->op);
+  const sl_op_info *info = sl_op_get(vc->op);
+  if (!h || !h->writes_into_x) return 0;
+  sl_diff d;
+  return sl_compare(&vc->arg[info->n_in], &vc->arg[0], SL_ORACLE_BITWISE, NULL,
+                    &d);
+}
+
+/* The value a reduce of r starts from in dtype dt, its identity: what an
+ * output holds where its contributions were lost or never combined. 0 with
+ * *none when r has none, or the call gives a value of its own. */
+static double sl__start_value(const sl_call *vc, sl_dtype dt, int *none) {
+  const int fl = sl_dtype_is_float(dt);
+  const int bits = 8 * (int)sl_dtype_size(dt);
+  const double top = dt == SL_U8 ? 255.0 : ldexp(1.0, bits - 1) - 1;
+  const double bottom = dt == SL_U8 ? 0.0 : -ldexp(1.0, bits - 1);
+  /* A value parameter (segment_reduce's `initial`, scatter's scalar) may
+   * be the start or no start at all: no relation is claimed from it. */
+  *none = vc->p.has_value;
+  if (*none) return 0;
+  switch (vc->p.reduce) {
+  case SL_REDUCE_AMIN:
+    return fl ? INFINITY : top;
+  case SL_REDUCE_AMAX:
+    return fl ? -INFINITY : bottom;
+  case SL_REDUCE_PROD:
+    return 1;
+  case SL_REDUCE_SUM:
+  case SL_REDUCE_MEAN:
+    return 0;
+  default:
+    *none = 1;
+    return 0;
+  }
+}
+
+/* Whether every element of got that differs from want holds v (one at
+ * least does): contributions lost, the start value left. got: any
+ * strides; want: LibTorch's, contiguous, the same shape. */
+static int sl__wrong_hold(const sl_tensor *got, const sl_tensor *want,
+                          double v) {
+  if (!got->data || !want->data || got->dtype == SL_BOOL) return 0;
+  const size_t es = sl_dtype_size(got->dtype);
+  int64_t n = 1, idx[SL_MAX_DIMS] = {0}, wrong = 0;
+  for (int d = 0; d < got->ndim; ++d) n *= got->shape[d];
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t off = 0;
+    for (int d = 0; d < got->ndim; ++d) off += idx[d] * got->strides[d];
+    const double g =
+        sl_elem_get_f(got->dtype, (const char *)got->data + off * (int64_t)es);
+    const double e =
+        sl_elem_get_f(want->dtype, (const char *)want->data + i * (int64_t)es);
+    if (g != e && !(isnan(g) && isnan(e))) {
+      if (g != v) return 0;
+      ++wrong;
+    }
+    for (int d = got->ndim - 1; d >= 0 && ++idx[d] == got->shape[d]; --d)
+      idx[d] = 0;
+  }
+  return wrong > 0;
+}
+
+/* Whether the wrong elements of every output of vc hold the start value
+ * of its reduce. */
+static int sl__outputs_start(const sl_call *vc) {
+  const sl_op_info *info = sl_op_get(vc->op);
+  int none;
+  sl_tensor want[SL_MAX_ARGS];
+  memset(want, 0, sizeof want);
+  char err[256];
+  int held = 0;
+  if (slref_run(vc, want, err, sizeof err) == SLREF_OK) {
+    held = 1;
+    for (int s = 0; held && s < info->n_out; ++s) {
+      const sl_tensor *got = &vc->arg[info->n_in + s];
+      const double v = sl__start_value(vc, got->dtype, &none);
+      held = !none && got->dtype == want[s].dtype &&
+             sl__wrong_hold(got, &want[s], v);
+    }
+  }
+  for (int s = 0; s < SL_MAX_ARGS; ++s) free(want[s].data);
+  return held;
+}
+
+/* The reduce an operator swap most likely gives: amin's and amax's
+ * comparisons turned around. Tried first: on the simple values a minimal
+ * case holds (0 and 1), other reduces can give the same answer by chance
+ * (sum(0, 1) = amax(0, 1)), and the first relation that holds names it. */
+static sl_reduce sl__dual(sl_reduce r) {
+  return r == SL_REDUCE_AMIN   ? SL_REDUCE_AMAX
+         : r == SL_REDUCE_AMAX ? SL_REDUCE_AMIN
+                               : SL_REDUCE_NONE;
+}
+
+void sl_defect_relation(const sl_case *c, const sl_call *vc, char *out,
+                        size_t len) {
+  const sl_op_info *info = sl_op_get(vc->op);
+  out[0] = '\0';
+  /* Outputs that are LibTorch's own answer failed another check (an
+   * adjoint identity, a rerun): their values say nothing of the defect. */
+  if (!info || sl__outputs_answer(c, vc, vc->p.reduce, vc->p.include_self))
+    return;
+  /* The dual reduce first, then include_self flipped (a start value
+   * ignored), the writes lost, and the other reduces last: each is the
+   * answer of one named other call, in the order of how often such a bug
+   * is met. */
+  const sl_reduce dual = sl__dual(vc->p.reduce);
+  if (info->reduces && sl__other_reduce(c, vc, dual) &&
+      sl__outputs_answer(c, vc, dual, vc->p.include_self)) {
+    snprintf(out, len, "= reduce=%s", sl_reduce_name(dual));
+    return;
+  }
+  if (info->takes_include_self &&
+      sl__outputs_answer(c, vc, vc->p.reduce, !vc->p.include_self)) {
+    snprintf(out, len, "= include_self=%d", !vc->p.include_self);
+    return;
+  }
+  if (sl__outputs_are_x(vc)) {
+    snprintf(out, len, "= x");
+    return;
+  }
+  if (info->reduces && sl__outputs_start(vc)) {
+    snprintf(out, len, "= the start value where wrong");
+    return;
+  }
+  for (int r = 0; info->reduces && r < SL_REDUCE_COUNT; ++r)
+    if (r != (int)dual && sl__other_reduce(c, vc, (sl_reduce)r) &&
+        sl__outputs_answer(c, vc, (sl_reduce)r, vc->p.include_self)) {
+      snprintf(out, len, "= reduce=%s", sl_reduce_name((sl_reduce)r));
+      return;
+    }
+}

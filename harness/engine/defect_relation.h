@@ -1,0 +1,30 @@
+/*
+ * How a failing variant's outputs relate to the right ones, measured on
+ * the case (its minimal case, in a campaign): the evidence that failures
+ * of several ops are one defect of code they share (failure_group.h:
+ * sl_defect_signature). The outputs are compared, whole, with LibTorch's
+ * answer to the same inputs under another call: another reduce (a float
+ * amin that keeps the larger value answers as amax does, in every op that
+ * uses the helper), include_self flipped (a reduce that starts from the
+ * output's value whatever include_self says), or with x itself (the writes
+ * lost). A whole-output match of a definite other call is evidence of a
+ * code path; "a value wrong" or "larger than expected" is not, so nothing
+ * weaker counts.
+ */
+#ifndef SL_DEFECT_RELATION_H
+#define SL_DEFECT_RELATION_H
+
+#include <stddef.h>
+
+#include "case.h"
+#include "sl/sl.h"
+
+/* The relation of the outputs of vc (the variant's call, its outputs as
+ * produced) on case c: "= reduce=amax", "= include_self=1", "= x" (the
+ * first row of defect_relation.c that holds), or "" when none does. out
+ * holds at least 32 bytes. Runs LibTorch once per row tried: only for a
+ * failure that is shown (runner.h: sl_run_opts.shown), never per case. */
+void sl_defect_relation(const sl_case *c, const sl_call *vc, char *out,
+                        size_t len);
+
+#endif

@@ -1,0 +1,189 @@
+/*
+ * The defect above the ops' groups (failure_group.h: sl_defect_signature,
+ * defect_relation.h): groups of two ops merge when the outputs of their
+ * minimal cases relate to the right ones alike (the same named other call
+ * answers them), and stay apart when they do not, however alike the rest.
+ * The relations are checked on hand-computed tensors against LibTorch.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "defect_relation.h"
+#include "failure_group.h"
+#include "failure_report.h"
+#include "sl_test.h"
+
+/* x = [5, 1], index = [0, 0, 1], src = [3, 7, 2] along dim 0, amin with
+ * include_self: the right answer is [3, 1]; amax's would be [7, 2],
+ * include_self=0's [3, 2], x unchanged [5, 1]. */
+static float x_[2] = {5, 1}, src_[3] = {3, 7, 2};
+static int64_t index_[3] = {0, 0, 1};
+static int self_ = 1; /* include_self of the calls */
+
+static sl_case case_of(const char *op) {
+  char line[256], err[256];
+  /* index_reduce names its third input updates */
+  snprintf(line, sizeof line,
+           "%s dt=f32 it=i64 x=2 index=3 %s=3 dim=0 reduce=amin self=1 seed=1",
+           op, strcmp(op, "index_reduce") == 0 ? "updates" : "src");
+  sl_case c;
+  memset(&c, 0, sizeof c);
+  CHECK_MSG(sl_case_parse(line, &c, err, sizeof err) == 0, "%s: %s", line, err);
+  c.include_self = self_;
+  return c;
+}
+
+/* The relation of `got` as op's output on the inputs above. */
+static void relation(sl_op op, const float got[2], char *out, size_t len) {
+  const sl_case c = case_of(sl_op_name(op));
+  const int64_t two = 2, three = 3;
+  static float out_[2];
+  memcpy(out_, got, sizeof out_);
+  sl_call call;
+  memset(&call, 0, sizeof call);
+  call.op = op;
+  call.arg[0] = sl_tensor_make(SL_F32, 1, &two, x_);
+  call.arg[1] = sl_tensor_make(SL_I64, 1, &three, index_);
+  call.arg[2] = sl_tensor_make(SL_F32, 1, &three, src_);
+  call.arg[3] = sl_tensor_make(SL_F32, 1, &two, out_);
+  call.p.reduce = SL_REDUCE_AMIN;
+  call.p.include_self = self_;
+  sl_defect_relation(&c, &call, out, len);
+}
+
+static sl_failure_sig defect(const char *op, const char *key,
+                             const char *message, const char *rel,
+                             const char *reduce) {
+  sl_case c = case_of(op);
+  for (int r = 0; r < SL_REDUCE_COUNT; ++r)
+    if (strcmp(sl_reduce_name((sl_reduce)r), reduce) == 0) c.reduce = r;
+  sl_failure_sig group, d;
+  sl_failure_signature(&c, "cpu.serial,cpu.omp", "failed", message, &group);
+  sl_defect_signature(&c, key, "failed", message, rel, &group, &d);
+  return d;
+}
+
+/* On 0 and 1, as a minimal case often holds, sum's answer is amax's too:
+ * amin answering as amax is still named by its dual. x = [0, 1], src =
+ * [1, 0, 0]: amin [0, 0], amax [1, 1], sum [1, 1]. */
+static void dual_first(void) {
+  const float x01[2] = {0, 1}, src01[3] = {1, 0, 0}, got[2] = {1, 1};
+  float x_keep[2], src_keep[3];
+  memcpy(x_keep, x_, sizeof x_), memcpy(src_keep, src_, sizeof src_);
+  memcpy(x_, x01, sizeof x_), memcpy(src_, src01, sizeof src_);
+  char rel[32];
+  relation(SL_OP_SCATTER_REDUCE, got, rel, sizeof rel);
+  CHECK_MSG(strcmp(rel, "= reduce=amax") == 0, "0/1: '%s'", rel);
+  /* Right outputs (a failure of another check, an adjoint identity): no
+   * relation, though include_self=0 answers [0, 0] here too. */
+  const float right[2] = {0, 0};
+  relation(SL_OP_SCATTER_REDUCE, right, rel, sizeof rel);
+  CHECK_MSG(rel[0] == '\0', "right outputs: '%s'", rel);
+  memcpy(x_, x_keep, sizeof x_), memcpy(src_, src_keep, sizeof src_);
+}
+
+/* amin with include_self=0 whose comparison keeps the larger value never
+ * leaves its start, +inf: the right answer is [3, 2], got [inf, inf]. */
+static void start_value(void) {
+  const float got[2] = {INFINITY, INFINITY}, half[2] = {3, INFINITY};
+  char rel[32], rel_half[32];
+  self_ = 0;
+  relation(SL_OP_SCATTER_REDUCE, got, rel, sizeof rel);
+  relation(SL_OP_INDEX_REDUCE, half, rel_half, sizeof rel_half);
+  self_ = 1;
+  CHECK_MSG(strcmp(rel, "= the start value where wrong") == 0, "start: '%s'",
+            rel);
+  CHECK_MSG(strcmp(rel_half, rel) == 0, "start, one wrong: '%s'", rel_half);
+}
+
+static void relations(char rel[5][32]) {
+  const float amax[2] = {7, 2}, no_self[2] = {3, 2}, x[2] = {5, 1},
+              other[2] = {3, 9};
+  relation(SL_OP_SCATTER_REDUCE, amax, rel[0], 32);
+  relation(SL_OP_INDEX_REDUCE, amax, rel[1], 32);
+  relation(SL_OP_INDEX_REDUCE, no_self, rel[2], 32);
+  relation(SL_OP_SCATTER_REDUCE, x, rel[3], 32);
+  relation(SL_OP_SCATTER_REDUCE, other, rel[4], 32);
+  const char *want[5] = {"= reduce=amax", "= reduce=amax", "= include_self=0",
+                         "= x", ""};
+  for (int k = 0; k < 5; ++k)
+    CHECK_MSG(strcmp(rel[k], want[k]) == 0, "relation %d: '%s', expected '%s'",
+              k, rel[k], want[k]);
+}
+
+int main(void) {
+  char rel[5][32];
+  relations(rel);
+  dual_first();
+  start_value();
+
+  const char *m1 = "out: exact mismatch at [0]: got 7, expected 3 (2 elements "
+                   "wrong)";
+  const char *m2 = "out: exact mismatch at [1]: got 2, expected 1 (1 elements "
+                   "wrong)";
+  /* One defect: amin answering as amax in two ops. */
+  sl_failure_sig a =
+      defect("scatter_reduce", "every variant", m1, rel[0], "amin");
+  sl_failure_sig b =
+      defect("index_reduce", "every variant", m2, rel[1], "amin");
+  CHECK_MSG(strcmp(a.id, b.id) == 0, "one defect, two:\n  %s\n  %s", a.text,
+            b.text);
+  CHECK_CONTAINS(a.text, "| amin | a value wrong = reduce=amax");
+  CHECK(!strstr(a.text, "scatter_reduce")); /* no op: stable across runs */
+  /* Two planted-like wrongnesses with the same reduce and the same kind in
+   * two ops: amax's answer, include_self ignored. Apart. */
+  sl_failure_sig c =
+      defect("index_reduce", "every variant", m2, rel[2], "amin");
+  CHECK_MSG(strcmp(a.id, c.id) != 0, "two defects merged: %s", a.text);
+  /* include_self ignored is one start value whatever the reduce: sum in
+   * one op, amin in the other, one defect; amin answering as amax is
+   * amin's, and a sum group with that relation is another defect. */
+  sl_failure_sig sum_self =
+      defect("scatter_reduce", "every variant", m1, "= include_self=0", "sum");
+  CHECK_MSG(strcmp(sum_self.id, c.id) == 0, "include_self: %s / %s",
+            sum_self.text, c.text);
+  CHECK(strcmp(
+            a.id,
+            defect("scatter_reduce", "every variant", m1, rel[0], "amax").id) !=
+        0);
+  /* The same relation in other variants, or another verdict: apart. */
+  CHECK(strcmp(a.id,
+               defect("index_reduce", "cpu.atomic", m2, rel[1], "amin").id));
+  /* No relation: "a value wrong" in two ops is no evidence; each group is
+   * its own defect. */
+  sl_failure_sig d =
+      defect("scatter_reduce", "every variant", m1, rel[4], "amin");
+  sl_failure_sig e =
+      defect("index_reduce", "every variant", m2, rel[4], "amin");
+  CHECK(strcmp(d.id, e.id) != 0 && strncmp(d.text, "scatter_reduce ", 15) == 0);
+
+  /* The groups of one defect are counted once and walked together. */
+  sl_failure_groups g = {0};
+  const sl_failure_defect da = {a.id, a.text}, dc = {c.id, c.text};
+  CHECK(sl_failure_groups_add(
+            &g, "0000000000000001",
+            "scatter_reduce cpu.serial failed | amin out | a value wrong",
+            "cpu.serial", "failed", "scatter_reduce x=1", "scatter_reduce x=1",
+            m1, &da) == 0);
+  CHECK(sl_failure_groups_add(
+            &g, "0000000000000002",
+            "index_reduce cpu.serial failed | amin out | a value wrong",
+            "cpu.serial", "failed", "index_reduce x=1", "index_reduce x=1", m2,
+            &dc) == 0);
+  CHECK(sl_failure_groups_add(
+            &g, "0000000000000003",
+            "index_reduce cpu.omp failed | amin out | a value wrong", "cpu.omp",
+            "failed", "index_reduce x=1", "index_reduce x=1", m2, &da) == 0);
+  CHECK(g.n == 3 && g.defects == 2);
+  int at = -1;
+  CHECK(sl_failure_groups_next_defect(&g, &at) == 0);
+  sl_defect_tally t;
+  sl_failure_groups_tally(&g, 0, &t);
+  CHECK_MSG(t.groups == 2 && t.cases == 2 &&
+                strcmp(t.ops, "scatter_reduce, index_reduce") == 0,
+            "tally: %d groups, ops %s", t.groups, t.ops);
+  CHECK(sl_failure_groups_next_defect(&g, &at) == 1);
+  CHECK(sl_failure_groups_next_defect(&g, &at) == -1);
+  sl_failure_groups_free(&g);
+  return sl_test_finish("test_defect_merge");
+}
