@@ -12,11 +12,13 @@
  * value <= 0 when the buffers cannot be allocated. */
 double sl_copy_bandwidth_gbs(size_t bytes, int threads);
 
-/* GB/s of a short probe: the median of 3 copies of 64 MiB (more than the
+/* GB/s of a short probe: the fastest of 3 copies of 64 MiB (more than the
  * last-level cache) with `threads` threads, its buffers kept from one call
- * to the next. Not a peak: the median of a few copies tells whether the
- * machine's memory is taken by a neighbour at this moment, which `ab`
- * reports beside each benchmark. <= 0 when the buffers cannot be had. */
+ * to the next. Three copies take a few milliseconds: the fastest tells a
+ * neighbour that holds the memory or a core for that long, which `ab`
+ * reports beside each benchmark, and not a blip of one copy (a median
+ * flagged a third of a quiet run's benchmarks). <= 0 when the buffers
+ * cannot be had. */
 double sl_copy_probe_gbs(int threads);
 
 #endif

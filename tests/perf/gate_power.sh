@@ -21,6 +21,7 @@
 #   defaults: RUNS 20, BUDGET 2 (ab, per benchmark), VARIANTS cpu.*,
 #   PLANTED cpu.serial. PHASES (environment) picks the parts, default
 #   "aa planted compare", so that the hours it takes can be split;
+#   PLANT_PCTS the planted slowdowns (default "10 5 2");
 #   COMPARE_RUNS the pairs of bench runs (default RUNS); LOGDIR, when set,
 #   keeps every ab run's output there (LABEL-RUN.txt).
 #   bench runs use --budget 0.3 --min-reps 5, as in issue 26's measurement.
@@ -73,7 +74,7 @@ if has aa; then
   t1=$(date +%s.%N)
 fi
 if has planted; then
-  for pct in 10 5 2; do
+  for pct in ${PLANT_PCTS:-10 5 2}; do
     echo "== planted $pct% in $PLANTED"
     tally "planted $pct%" "$PLANTED" --plant-slowdown "$pct"
   done
