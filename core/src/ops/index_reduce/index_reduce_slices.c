@@ -7,7 +7,7 @@
  * index) pair then replaces a line walk per element: the line walk pays an
  * index pass per line, so an x whose dim has extent 1 (one line per
  * element) ran an order of magnitude slower than LibTorch's index_copy
- * (docs/benchmarks.md).
+ * (docs/notes/benchmarks-2026.md).
  *
  * Threads split the outer blocks when there are enough of them, else the
  * inner columns: either way every element is written by one thread, in
