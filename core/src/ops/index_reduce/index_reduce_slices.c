@@ -1,9 +1,8 @@
 /*
  * index_reduce assign (index_copy), amax and amin by slices. With out
- * contiguous, the
- * slice at position t along dim is, in each of `outer` blocks, `inner`
- * adjacent elements; updates' axes before dim and after it each collapse
- * to one axis (any strides, broadcast included). One copy per (block,
+ * contiguous, the slice at position t along dim is, in each of `outer`
+ * blocks, `inner` adjacent elements; updates' axes before dim and after it each
+ * collapse to one axis (any strides, broadcast included). One copy per (block,
  * index) pair then replaces a line walk per element: the line walk pays an
  * index pass per line, so an x whose dim has extent 1 (one line per
  * element) ran an order of magnitude slower than LibTorch's index_copy
@@ -76,13 +75,9 @@ static void sl__copy_rows(const sl__slices *s, int64_t o0, int64_t o1,
       T *dst = (T *)(void *)s->out +                                           \
                sl__load_index(s->index, i * s->istep) * s->inner;              \
       const T *src = (const T *)(const void *)s->upd + i * s->si;              \
-      if (j1 - j0 == 1)                                                        \
-        for (int64_t o = o0; o < o1; ++o)                                      \
-          dst[o * block + j0] = src[o * s->so + j0 * s->sj];                   \
-      else                                                                     \
-        for (int64_t o = o0; o < o1; ++o)                                      \
-          for (int64_t j = j0; j < j1; ++j)                                    \
-            dst[o * block + j] = src[o * s->so + j * s->sj];                   \
+      for (int64_t o = o0; o < o1; ++o)                                        \
+        for (int64_t j = j0; j < j1; ++j)                                      \
+          dst[o * block + j] = src[o * s->so + j * s->sj];                     \
     }                                                                          \
   }
 SL__ELEM_MAP(SL__ELEM_FN)
@@ -163,6 +158,7 @@ static int sl__slices_of(const sl_call *c, sl__slices *s) {
       !sl__collapse(&u, dim + 1, k, &inner, &sj))
     return 0;
   m = sl__numel(&c->arg[1]);
+  if (inner == 1) sj = 1; /* one column: its stride is never stepped */
   *s = (sl__slices){(char *)out->data,
                     (const char *)u.data,
                     &c->arg[1],
