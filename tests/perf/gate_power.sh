@@ -22,6 +22,8 @@
 #   PLANTED cpu.serial. PHASES (environment) picks the parts, default
 #   "aa planted compare", so that the hours it takes can be split;
 #   PLANT_PCTS the planted slowdowns (default "10 5 2");
+#   FIRST the first run's number, its order seed (default 1: a split
+#   measurement goes on with new seeds);
 #   COMPARE_RUNS the pairs of bench runs (default RUNS); LOGDIR, when set,
 #   keeps every ab run's output there (LABEL-RUN.txt).
 #   bench runs use --budget 0.3 --min-reps 5, as in issue 26's measurement.
@@ -32,7 +34,7 @@ set -u
 BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 SUITE=$2 RUNS=${3:-20} BUDGET=${4:-2} VARIANTS=${5:-cpu.*}
 PLANTED=${6:-cpu.serial} PHASES=${PHASES:-aa planted compare}
-COMPARE_RUNS=${COMPARE_RUNS:-$RUNS} LOGDIR=${LOGDIR:-}
+COMPARE_RUNS=${COMPARE_RUNS:-$RUNS} LOGDIR=${LOGDIR:-} FIRST=${FIRST:-1}
 beside=()
 [ "${NOISY:-0}" = 1 ] && beside=("$(dirname "$0")/neighbour.sh" run 7200)
 has() { case " $PHASES " in *" $1 "*) return 0 ;; esac; return 1; }
@@ -50,7 +52,7 @@ ab() { # ab SEED VARIANTS [options]: "same faster slower unclear" of a run
 }
 tally() { # tally LABEL VARIANTS [options]: RUNS ab runs, summed
   local s=0 f=0 w=0 u=0 z=0 hits=0 exit1=0 line
-  for ((i = 1; i <= RUNS; ++i)); do
+  for ((i = FIRST; i < FIRST + RUNS; ++i)); do
     line=$(ab "$i" "${@:2}")
     local rc
     rc=$(cat "$tmp/ab.rc")
