@@ -72,6 +72,18 @@ static int64_t sl__masked_row_strided(const sl_tensor *source, char *out,
   return k;
 }
 
+/* A row whose mask is one element for all of it (a broadcast mask: its
+ * step along the row is 0) and whose out is adjacent: the row is source's
+ * next n elements, all of them true positions, or x's row: one copy
+ * instead of a load of the mask, the source and x per element. Returns
+ * the new k. */
+static int64_t sl__masked_row_uniform(size_t es, char *out, const char *x,
+                                      int take, const char *source, int64_t k,
+                                      int64_t n) {
+  memcpy(out, take ? source + k * (int64_t)es : x, (size_t)n * es);
+  return take ? k + n : k;
+}
+
 /*
  * Writes out's row-major positions [begin, end): source's element `first`
  * and the following ones go to the true positions in order, x's element to
@@ -98,6 +110,11 @@ static void sl__masked_scatter_range(const sl_call *c, const int64_t *ms,
     const unsigned char *mr = m + sl__walk_at(&w, 2);
     const int64_t os = sl__walk_step(&w, 0), xs = sl__walk_step(&w, 1);
     const int64_t mst = sl__walk_step(&w, 2);
+    if (dense && mst == 0 && os == 1 && (*mr == 0 ? xs == 1 : 1)) {
+      k = sl__masked_row_uniform(es, o, xr, *mr != 0,
+                                 (const char *)source->data, k, n);
+      continue;
+    }
     if (dense) {
       const char *sp = (const char *)source->data;
       int64_t done = os == 1 && xs == 1 && mst == 1

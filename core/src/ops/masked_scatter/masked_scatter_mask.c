@@ -42,6 +42,8 @@ int64_t sl__mask_count(const sl_tensor *x, const sl_tensor *mask,
     int64_t step = sl__walk_step(&w, 0);
     if (step == 1)
       count += sl__count_nonzero_bytes(row, n);
+    else if (step == 0) /* a broadcast mask: one element for the row */
+      count += row[0] != 0 ? n : 0;
     else
       for (int64_t j = 0; j < n; ++j) count += row[j * step] != 0;
   }
