@@ -86,7 +86,7 @@ void sl__row_plain(sl_dtype dt, sl_reduce r, char *d, int64_t ds, const char *s,
       (r == SL_REDUCE_SUM || r == SL_REDUCE_PROD || r == SL_REDUCE_AMIN ||
        r == SL_REDUCE_AMAX || r == SL_REDUCE_MAX);
   if (!vectorizable) {
-    const int64_t es = (int64_t)sl_dtype_size(dt);
+    const int64_t es = (int64_t)sl__dtype_size(dt);
     for (int64_t k = 0; k < n; ++k)
       sl__plain_elem(dt, r, d + k * ds * es, s + k * ss * es);
     return;

@@ -195,7 +195,7 @@ SL__HOT void sl__atomic_elem(sl_dtype dt, sl_reduce r, void *dst,
 SL__HOT void sl__plain_elem(sl_dtype dt, sl_reduce r, void *dst,
                             const void *src) {
   if (r == SL_REDUCE_ASSIGN) {
-    memcpy(dst, src, sl_dtype_size(dt));
+    memcpy(dst, src, sl__dtype_size(dt));
     return;
   }
   /* memcpy: scratch accumulators need not be aligned to the element (x86

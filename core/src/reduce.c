@@ -18,7 +18,7 @@ static void sl__reduce_line_wide(const sl__rlines *p, int64_t out_off,
                                  double *counts) {
   const sl_dtype dt = p->dt;
   const sl_reduce r = p->reduce;
-  const int64_t es = (int64_t)sl_dtype_size(dt), m = p->m;
+  const int64_t es = (int64_t)sl__dtype_size(dt), m = p->m;
 #define SL__OUT(t) (p->out + (out_off + (t)*p->ostep) * es)
   for (int64_t i = 0; i < m; ++i) {
     int64_t t = sl__target(p->index, idx_off, p->istep, i);
@@ -53,7 +53,7 @@ void sl__reduce_lines(const sl__rlines *p, int k, const int64_t *out_off,
     return;
   }
   const sl_reduce r = p->reduce;
-  const int64_t es = (int64_t)sl_dtype_size(dt);
+  const int64_t es = (int64_t)sl__dtype_size(dt);
   const int64_t m = p->m;
   /* include_self = false: every targeted position starts from the identity
    * (assignment overwrites anyway). */

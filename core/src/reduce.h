@@ -122,7 +122,7 @@ static inline void sl__reduce_set_identity(sl_dtype dt, sl_reduce r,
 static inline void sl__reduce_step(sl_dtype dt, sl_reduce r, void *acc,
                                    const void *v) {
   if (r == SL_REDUCE_ASSIGN)
-    memcpy(acc, v, sl_dtype_size(dt));
+    memcpy(acc, v, sl__dtype_size(dt));
   else if (sl__reduce_is_int(dt))
     sl__store_i(dt, acc,
                 sl__reduce_i(r, sl__load_i(dt, acc), sl__load_i(dt, v)));

@@ -40,7 +40,7 @@ static int sl__rb_batch(int64_t scratch_per_line) {
  */
 SL__ALWAYS_INLINE void sl__rb_lines_as(sl_dtype dt, const sl__rbline *b, int k,
                                        const sl__rbptr *p, double *scratch) {
-  const int64_t es = (int64_t)sl_dtype_size(dt);
+  const int64_t es = (int64_t)sl__dtype_size(dt);
   const int64_t n = b->n, m = p[0].m, nk = n * k;
   /* assign overwrites x whatever include_self says (index_copy). */
   const int self = b->include_self && b->reduce != SL_REDUCE_ASSIGN;

@@ -44,7 +44,7 @@ static int64_t sl__slot(const int64_t *u, int64_t nu, int64_t t) {
 
 SL__ALWAYS_INLINE void sl__rb_sparse_as(sl_dtype dt, const sl__rbline *b,
                                         const sl__rbptr *p, double *scratch) {
-  const int64_t es = (int64_t)sl_dtype_size(dt);
+  const int64_t es = (int64_t)sl__dtype_size(dt);
   const int64_t n = b->n, m = p->m;
   const int self = b->include_self;
 #define G(j) sl__load_f(dt, SL__AT(p->g, j, b->gstep))

@@ -65,10 +65,26 @@ static inline void sl__line_start(int64_t line, int ndim, const int64_t *shape,
   }
 }
 
+/* Bytes per element, inline: in a loop whose dtype is a constant it folds,
+ * and a memcpy of that many bytes becomes a load and a store; through
+ * sl_dtype_size (a call) the size is unknown and every such memcpy is a
+ * libc call per element. 0 if invalid. */
+static inline size_t sl__dtype_size(sl_dtype dt) {
+  switch (dt) {
+#define SL__DTYPE_SIZE_CASE(E, name, size)                                     \
+  case SL_##E:                                                                 \
+    return size;
+    SL_DTYPE_MAP(SL__DTYPE_SIZE_CASE)
+#undef SL__DTYPE_SIZE_CASE
+  default:
+    return 0;
+  }
+}
+
 static inline char *sl__ptr(const sl_tensor *t, int64_t off) {
   /* An empty tensor may have no data: NULL + 0 is undefined in C. */
   if (!t->data) return NULL;
-  return (char *)t->data + off * (int64_t)sl_dtype_size(t->dtype);
+  return (char *)t->data + off * (int64_t)sl__dtype_size(t->dtype);
 }
 
 /* p + bytes, or NULL for NULL: an empty tensor (index of gather_nd/

@@ -123,3 +123,20 @@ void sl__for_panels(int threads, int64_t n, int64_t cols, int64_t panel,
     }
   }
 }
+
+void sl__for_blocks(int threads, int64_t outer, int64_t inner, int64_t work,
+                    sl__blocks_fn fn, const void *user) {
+  if (threads <= 1 || work < 32768 ||
+      (outer < threads && inner < 64 * threads)) {
+    fn(user, 0, outer, 0, inner);
+    return;
+  }
+  const int by_block = outer >= threads;
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (int t = 0; t < threads; ++t) {
+    if (by_block)
+      fn(user, outer * t / threads, outer * (t + 1) / threads, 0, inner);
+    else
+      fn(user, 0, outer, inner * t / threads, inner * (t + 1) / threads);
+  }
+}

@@ -232,4 +232,18 @@ void sl__for_panels(int threads, int64_t n, int64_t cols, int64_t panel,
                     size_t es, void (*fn)(void *user, int64_t a0, int64_t a1),
                     void *user);
 
+/*
+ * The split of a slices kernel (index_reduce's by whole slices and its
+ * backward's): `outer` blocks of `inner` columns, `work` elements in all.
+ * fn gets blocks [o0, o1) x columns [j0, j1): by blocks when there are at
+ * least `threads` of them, else by columns (few blocks of long slices);
+ * either way every column of every block has one thread, which meets the
+ * index in order. Small work, or too few blocks and columns, runs as one
+ * call on this thread.
+ */
+typedef void (*sl__blocks_fn)(const void *user, int64_t o0, int64_t o1,
+                              int64_t j0, int64_t j1);
+void sl__for_blocks(int threads, int64_t outer, int64_t inner, int64_t work,
+                    sl__blocks_fn fn, const void *user);
+
 #endif /* SL_WALK_H */

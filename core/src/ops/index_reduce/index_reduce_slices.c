@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "reduce.h"
+#include "walk.h"
 
 /* The geometry of a call; strides of updates in elements. */
 typedef struct sl__slices {
@@ -83,35 +84,106 @@ static void sl__copy_rows(const sl__slices *s, int64_t o0, int64_t o1,
 SL__ELEM_MAP(SL__ELEM_FN)
 #undef SL__ELEM_FN
 
-/* amax and amin: each element combined in its own dtype, which is exact for
- * a selection (no f32 accumulator needed for f16/bf16, unlike a sum).
- * include_self = false first sets every targeted element to the identity,
- * as the line walk does; then the contributions in index order. */
-static void sl__select_range(const sl__slices *s, int64_t o0, int64_t o1,
-                             int64_t j0, int64_t j1) {
-  const int64_t block = s->n * s->inner, es = (int64_t)s->es;
+/* Whether acc ⊕ v is v for amax or amin. The combine of reduce_ops.h (the
+ * one statement of their rules: a NaN v wins, a NaN accumulator stays, a
+ * tie keeps the accumulator) returns one of its two arguments; which one
+ * is read back, and the caller copies v's bits. Storing the combined value
+ * instead converted every element back from double (f16's through an
+ * out-of-line call), for a result that is one of the two elements. */
+SL__ALWAYS_INLINE int sl__select_takes(sl_dtype dt, sl_reduce r,
+                                       const char *acc, const char *v) {
+  if (sl__reduce_is_int(dt)) {
+    const int64_t a = sl__load_i(dt, acc);
+    return sl__reduce_i(r, a, sl__load_i(dt, v)) != a;
+  }
+  const double a = sl__load_f(dt, acc), b = sl__load_f(dt, v);
+  const double c = sl__reduce_f(r, a, b);
+  return c != c ? b != b : c != a;
+}
+
+/* Blocks [o0, o1) x columns [j0, j1) of the slice at `dst`: each element
+ * set to the identity (pass 0) or combined with its update at `src` (pass
+ * 1), v's bits stored where it wins; the store is unconditional, so that
+ * the loop has no branch to mispredict on random data. */
+SL__ALWAYS_INLINE void sl__select_slice(sl_dtype dt, sl_reduce r, int pass,
+                                        const sl__slices *s, char *dst,
+                                        const char *src, const char *identity,
+                                        int64_t o0, int64_t o1, int64_t j0,
+                                        int64_t j1) {
+  const int64_t block = s->n * s->inner, es = (int64_t)sl__dtype_size(dt);
+  for (int64_t o = o0; o < o1; ++o) {
+    char *row = dst + o * block * es;
+    const char *vrow = src + o * s->so * es;
+    for (int64_t j = j0; j < j1; ++j) {
+      char *acc = row + j * es;
+      const char *v = pass ? vrow + j * s->sj * es : identity;
+      uint64_t kept = 0, offered = 0;
+      memcpy(&kept, acc, (size_t)es);
+      memcpy(&offered, v, (size_t)es);
+      if (!pass || sl__select_takes(dt, r, acc, v)) kept = offered;
+      memcpy(acc, &kept, (size_t)es);
+    }
+  }
+}
+
+/* include_self = false first sets every targeted element to the identity,
+ * as the line walk does; then the contributions in index order. dt and r
+ * are constants in each instance below. */
+SL__ALWAYS_INLINE void sl__select_as(sl_dtype dt, sl_reduce r,
+                                     const sl__slices *s, int64_t o0,
+                                     int64_t o1, int64_t j0, int64_t j1) {
+  const int64_t es = (int64_t)sl__dtype_size(dt);
+  char identity[8];
+  sl__reduce_set_identity(dt, r, identity);
   for (int pass = s->include_self; pass < 2; ++pass)
     for (int64_t i = 0; i < s->m; ++i) {
       char *dst =
           s->out + sl__load_index(s->index, i * s->istep) * s->inner * es;
       const char *src = s->upd + i * s->si * es;
-      for (int64_t o = o0; o < o1; ++o)
-        for (int64_t j = j0; j < j1; ++j) {
-          char *acc = dst + (o * block + j) * es;
-          if (pass == 0)
-            sl__reduce_set_identity(s->dt, s->reduce, acc);
-          else
-            sl__reduce_step(s->dt, s->reduce, acc,
-                            src + (o * s->so + j * s->sj) * es);
-        }
+      if (pass)
+        sl__select_slice(dt, r, 1, s, dst, src, identity, o0, o1, j0, j1);
+      else
+        sl__select_slice(dt, r, 0, s, dst, src, identity, o0, o1, j0, j1);
     }
+}
+
+typedef void (*sl__select_fn)(const sl__slices *s, int64_t o0, int64_t o1,
+                              int64_t j0, int64_t j1);
+#define SL__SELECT_DTYPES(X)                                                   \
+  X(U8) X(I8) X(I16) X(I32) X(I64) X(F16) X(BF16) X(F32) X(F64)
+/* One instance per dtype and reduce, both constants: the loads, the
+ * combine's switch and its NaN tests fold into a loop of compares. */
+#define SL__SELECT_FN(DT)                                                      \
+  static void sl__select_##DT(const sl__slices *s, int64_t o0, int64_t o1,     \
+                              int64_t j0, int64_t j1) {                        \
+    if (s->reduce == SL_REDUCE_AMAX)                                           \
+      sl__select_as(SL_##DT, SL_REDUCE_AMAX, s, o0, o1, j0, j1);               \
+    else                                                                       \
+      sl__select_as(SL_##DT, SL_REDUCE_AMIN, s, o0, o1, j0, j1);               \
+  }
+SL__SELECT_DTYPES(SL__SELECT_FN)
+#undef SL__SELECT_FN
+
+/* The instance of dt; NULL for a dtype amax/amin does not take. */
+static sl__select_fn sl__select_of(sl_dtype dt) {
+  static const struct {
+    sl_dtype dt;
+    sl__select_fn fn;
+  } table[] = {
+#define SL__SELECT_ROW(DT) {SL_##DT, sl__select_##DT},
+      SL__SELECT_DTYPES(SL__SELECT_ROW)
+#undef SL__SELECT_ROW
+  };
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; ++i)
+    if (table[i].dt == dt) return table[i].fn;
+  return NULL;
 }
 
 /* Columns [j0, j1) of blocks [o0, o1), by the cheapest way. */
 static void sl__range(const sl__slices *s, int64_t o0, int64_t o1, int64_t j0,
                       int64_t j1) {
   if (s->reduce != SL_REDUCE_ASSIGN) {
-    sl__select_range(s, o0, o1, j0, j1);
+    sl__select_of(s->dt)(s, o0, o1, j0, j1);
     return;
   }
   if (s->sj == 1 && (j1 - j0) * (int64_t)s->es >= 64) {
@@ -126,6 +198,11 @@ static void sl__range(const sl__slices *s, int64_t o0, int64_t o1, int64_t j0,
   SL__ELEM_MAP(SL__ELEM_CASE)
 #undef SL__ELEM_CASE
   sl__copy_rows(s, o0, o1, j0, j1); /* 16-byte elements: sj == 1 checked */
+}
+
+static void sl__range_of(const void *user, int64_t o0, int64_t o1, int64_t j0,
+                         int64_t j1) {
+  sl__range(user, o0, o1, j0, j1);
 }
 
 /* Axes [a, b) of t as one: *extent and *stride (elements); 0 when they do
@@ -148,6 +225,7 @@ static int sl__slices_of(const sl_call *c, sl__slices *s) {
   const sl_tensor *x = &c->arg[0], *out = &c->arg[3];
   const sl_reduce r = c->p.reduce;
   if ((r != SL_REDUCE_ASSIGN && r != SL_REDUCE_AMAX && r != SL_REDUCE_AMIN) ||
+      (r != SL_REDUCE_ASSIGN && !sl__select_of(x->dtype)) ||
       !sl_tensor_is_contiguous(out))
     return 0;
   const int k = x->ndim ? x->ndim : 1, dim = (int)c->p.dim;
@@ -182,21 +260,7 @@ int sl__index_slices(sl_call *c, int threads) {
   if (!sl__slices_of(c, &s)) return 0;
   sl__copy_strided(&c->arg[3], &c->arg[0], threads);
   if (s.m == 0 || s.inner == 0 || s.outer == 0) return 1;
-  const int64_t work = s.outer * s.m * s.inner;
-  if (threads <= 1 || work < 32768 ||
-      (s.outer < threads && s.inner < 64 * threads)) {
-    sl__range(&s, 0, s.outer, 0, s.inner);
-    return 1;
-  }
-  const int by_block = s.outer >= threads;
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (int t = 0; t < threads; ++t) {
-    if (by_block)
-      sl__range(&s, s.outer * t / threads, s.outer * (t + 1) / threads, 0,
-                s.inner);
-    else /* few blocks of long slices: each thread its own columns */
-      sl__range(&s, 0, s.outer, s.inner * t / threads,
-                s.inner * (t + 1) / threads);
-  }
+  sl__for_blocks(threads, s.outer, s.inner, s.outer * s.m * s.inner,
+                 sl__range_of, &s);
   return 1;
 }

@@ -89,7 +89,7 @@ static void sl__scatter_nd_apply(const sl_call *c, const sl__nd_plan *pl,
                                  int64_t row, char *dst, const char *from) {
   sl_dtype dt = c->arg[3].dtype;
   if (c->p.reduce != SL_REDUCE_SUM) {
-    sl__copy_elem(dst, from, sl_dtype_size(dt));
+    sl__copy_elem(dst, from, sl__dtype_size(dt));
   } else if (pl->acc) {
     if (!pl->touched[row]) {
       pl->acc[row] = (float)sl__load_f(dt, dst);

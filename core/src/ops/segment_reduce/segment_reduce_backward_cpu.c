@@ -45,7 +45,7 @@ SL__ALWAYS_INLINE void sl__segb_tasks_as(sl_dtype dt, const sl__segb_job *j,
   const sl_tensor *a = c->arg;
   const sl_reduce r = c->p.reduce;
   const sl_dtype at = sl__acc_dtype(dt);
-  const int64_t es = (int64_t)sl_dtype_size(dt), S = g->S;
+  const int64_t es = (int64_t)sl__dtype_size(dt), S = g->S;
   const int axis = g->axis;
   const int64_t dstep = a[D_].strides[axis] * es;
   const int64_t gdstep = a[GD_].strides[axis] * es;

@@ -63,7 +63,7 @@ SL__ALWAYS_INLINE void sl__seg_tasks_as(sl_dtype dt, sl_reduce r,
   const sl__seg_geom *g = &j->g;
   const sl_tensor *data = &c->arg[D_], *out = &c->arg[O_];
   const sl_dtype at = sl__acc_dtype(dt);
-  const int64_t es = (int64_t)sl_dtype_size(dt), S = g->S;
+  const int64_t es = (int64_t)sl__dtype_size(dt), S = g->S;
   const int64_t dstep = data->strides[g->axis] * es;
   const int64_t ostep = out->strides[g->axis] * es;
   int64_t blk = t0 % j->blocks, q = t0 / j->blocks / S, s = t0 / j->blocks % S;
@@ -314,7 +314,7 @@ sl_status sl_segment_reduce_cpu_atomic(sl_ctx *ctx, sl_call *c) {
                   &a.j.g);
   if (sl__numel(&c->arg[O_]) == 0) return SL_STATUS_OK;
   const sl_dtype dt = c->arg[D_].dtype;
-  a.es = (int64_t)sl_dtype_size(dt);
+  a.es = (int64_t)sl__dtype_size(dt);
   const int64_t E = g->Q * g->S * g->R;
   int64_t *offs;
   sl_status st = sl__seg_offsets_alloc(ctx, c, L_, g, &offs);

@@ -1,0 +1,85 @@
+/*
+ * index_reduce_backward of sum and assign by slices. Their gradients are
+ * copies (reduce.h above sl__rbline): grad_x is grad_out with some targeted
+ * slices zeroed, and grad_updates is index_select of grad_out. The line
+ * walk (reduce_backward.c) takes a line at a time along dim; when dim is
+ * not the last axis its every position is a row away from the last, a
+ * cache line fetched per element and a stride that defeats the
+ * prefetcher. Here each (block, index) pair copies one slice of adjacent
+ * elements, as LibTorch's index_select does.
+ */
+#include "index_reduce_backward_slices.h"
+
+#include <string.h>
+
+#include "reduce.h"
+#include "walk.h"
+
+/* The geometry: `outer` blocks; in each, grad_out's and grad_x's n slices
+ * and grad_updates' m, of `inner` elements each. */
+typedef struct sl__irb_slices {
+  const char *g;
+  char *gx, *gs;
+  const sl_tensor *index;
+  int64_t istep, outer, n, m, inner;
+  size_t es;
+  int zero_targets;
+} sl__irb_slices;
+
+/* Columns [j0, j1) of blocks [o0, o1). grad_x was copied before: the
+ * zeroing writes over it, the same zeros for a duplicate. */
+static void sl__irb_slices_range(const void *user, int64_t o0, int64_t o1,
+                                 int64_t j0, int64_t j1) {
+  const sl__irb_slices *s = user;
+  const size_t es = s->es, bytes = (size_t)(j1 - j0) * es;
+  for (int64_t o = o0; o < o1; ++o)
+    for (int64_t i = 0; i < s->m; ++i) {
+      const int64_t t = sl__load_index(s->index, i * s->istep);
+      const int64_t from = (o * s->n + t) * s->inner + j0;
+      memcpy(s->gs + (size_t)((o * s->m + i) * s->inner + j0) * es,
+             s->g + (size_t)from * es, bytes);
+      if (s->zero_targets) memset(s->gx + (size_t)from * es, 0, bytes);
+    }
+}
+
+/* Whether the call qualifies, and its geometry. */
+static int sl__irb_slices_of(const sl_call *c, sl__irb_slices *s) {
+  const sl_tensor *g = &c->arg[0], *index = &c->arg[2];
+  const sl_reduce r = c->p.reduce;
+  if ((r != SL_REDUCE_SUM && r != SL_REDUCE_ASSIGN) ||
+      !sl_tensor_is_contiguous(g) || !sl_tensor_is_contiguous(&c->arg[5]) ||
+      !sl_tensor_is_contiguous(&c->arg[6]))
+    return 0;
+  const int dim = (int)c->p.dim;
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < g->ndim; ++d)
+    if (d < dim)
+      outer *= g->shape[d];
+    else if (d > dim)
+      inner *= g->shape[d];
+  *s = (sl__irb_slices){
+      .g = g->data,
+      .gx = c->arg[5].data,
+      .gs = c->arg[6].data,
+      .index = index,
+      .istep = index->ndim ? index->strides[0] : 0,
+      .outer = outer,
+      .n = g->ndim ? g->shape[dim] : 1,
+      .m = sl__numel(index),
+      .inner = inner,
+      .es = sl_dtype_size(g->dtype),
+      /* assign overwrites x whatever include_self says (index_copy) */
+      .zero_targets = !c->p.include_self || r == SL_REDUCE_ASSIGN};
+  /* Narrower slices stay with the line walk: a copy call per few bytes. */
+  return s->inner * (int64_t)s->es >= 64;
+}
+
+int sl__index_backward_slices(sl_call *c, int threads) {
+  sl__irb_slices s;
+  if (!sl__irb_slices_of(c, &s)) return 0;
+  sl__copy_strided(&c->arg[5], &c->arg[0], threads);
+  if (s.m == 0 || s.outer == 0) return 1;
+  sl__for_blocks(threads, s.outer, s.inner, s.outer * s.m * s.inner,
+                 sl__irb_slices_range, &s);
+  return 1;
+}
