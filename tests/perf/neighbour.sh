@@ -53,7 +53,13 @@ run)
   secs=${2:?seconds}
   shift 2
   read -r -a pids <<<"$(start "$secs")"
-  "$@"
+  # Ended early (a measurement stopped by hand), the neighbours go too:
+  # left alone they would stream and spin for the rest of SECONDS. CMD
+  # runs in the background so that the trap is not held until it ends.
+  trap 'kill "$cmd" 2>/dev/null; stop "${pids[@]}"; exit 143' TERM INT HUP
+  "$@" &
+  cmd=$!
+  wait "$cmd"
   rc=$?
   stop "${pids[@]}"
   exit $rc
