@@ -149,11 +149,19 @@ mkdir -p "$tmp/ro"
 "$BIN" "${FUZZ[@]}" --cases 100 --db "$tmp/ro/r.db" >/dev/null 2>&1
 chmod 444 "$tmp/ro/r.db"
 chmod 555 "$tmp/ro"
-as_user=()
+as_user=() ro_bin=$BIN
 if [ "$(id -u)" = 0 ]; then # root writes anyway: run as nobody
   as_user=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+  # nobody must reach the binary and its kernels library too: a build under
+  # a folder only root enters (/root, a mktemp -d clone) is copied out
+  # first, else the check fails on the library, not on the store.
+  klib=$(readlink -f "$(dirname "$BIN")/libscatterlab_kernels.so")
+  if ! "${as_user[@]}" test -x "$BIN" -a -r "$klib"; then
+    mkdir -p "$tmp/bin" && cp "$BIN" "$klib" "$tmp/bin/"
+    ro_bin=$tmp/bin/$(basename "$BIN")
+  fi
 fi
-"${as_user[@]}" "$BIN" "${FUZZ[@]}" --cases 100 --db "$tmp/ro/r.db" >"$tmp/ro.out" 2>&1
+"${as_user[@]}" "$ro_bin" "${FUZZ[@]}" --cases 100 --db "$tmp/ro/r.db" >"$tmp/ro.out" 2>&1
 rc=$?
 runs=$(q "$tmp/ro/r.db" 'select count(*) from runs')
 if [ $rc != 0 ] && grep -qi "read.only\|readonly" "$tmp/ro.out" && [ "$runs" = 1 ]; then
