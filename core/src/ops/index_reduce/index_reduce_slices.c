@@ -179,9 +179,11 @@ static sl__select_fn sl__select_of(sl_dtype dt) {
   return NULL;
 }
 
-/* Columns [j0, j1) of blocks [o0, o1), by the cheapest way. */
-static void sl__range(const sl__slices *s, int64_t o0, int64_t o1, int64_t j0,
+/* Columns [j0, j1) of blocks [o0, o1), by the cheapest way (an
+ * sl__blocks_fn over an sl__slices). */
+static void sl__range(const void *user, int64_t o0, int64_t o1, int64_t j0,
                       int64_t j1) {
+  const sl__slices *s = user;
   if (s->reduce != SL_REDUCE_ASSIGN) {
     sl__select_of(s->dt)(s, o0, o1, j0, j1);
     return;
@@ -198,11 +200,6 @@ static void sl__range(const sl__slices *s, int64_t o0, int64_t o1, int64_t j0,
   SL__ELEM_MAP(SL__ELEM_CASE)
 #undef SL__ELEM_CASE
   sl__copy_rows(s, o0, o1, j0, j1); /* 16-byte elements: sj == 1 checked */
-}
-
-static void sl__range_of(const void *user, int64_t o0, int64_t o1, int64_t j0,
-                         int64_t j1) {
-  sl__range(user, o0, o1, j0, j1);
 }
 
 /* Axes [a, b) of t as one: *extent and *stride (elements); 0 when they do
@@ -260,7 +257,7 @@ int sl__index_slices(sl_call *c, int threads) {
   if (!sl__slices_of(c, &s)) return 0;
   sl__copy_strided(&c->arg[3], &c->arg[0], threads);
   if (s.m == 0 || s.inner == 0 || s.outer == 0) return 1;
-  sl__for_blocks(threads, s.outer, s.inner, s.outer * s.m * s.inner,
-                 sl__range_of, &s);
+  sl__for_blocks(threads, s.outer, s.inner, s.outer * s.m * s.inner, sl__range,
+                 &s);
   return 1;
 }

@@ -110,7 +110,7 @@ static void sl__masked_scatter_range(const sl_call *c, const int64_t *ms,
     const unsigned char *mr = m + sl__walk_at(&w, 2);
     const int64_t os = sl__walk_step(&w, 0), xs = sl__walk_step(&w, 1);
     const int64_t mst = sl__walk_step(&w, 2);
-    if (dense && mst == 0 && os == 1 && (*mr == 0 ? xs == 1 : 1)) {
+    if (dense && mst == 0 && os == 1 && (*mr != 0 || xs == 1)) {
       k = sl__masked_row_uniform(es, o, xr, *mr != 0,
                                  (const char *)source->data, k, n);
       continue;
