@@ -2,6 +2,7 @@
 #include <stdio.h>
 
 #include "cuda/cuda_common.cuh"
+#include "cuda/cuda_slots.cuh"
 
 volatile int sl__cuda_used = 0;
 
@@ -133,20 +134,74 @@ void sl__cuda_pos_str(const sl_tensor *t, int64_t linear, char *buf,
                           (long long)idx[d]);
 }
 
-sl_status sl__cuda_read_slots(sl_ctx *ctx, cudaStream_t s,
-                              const unsigned long long *bad, int n,
-                              int64_t *pos) {
-  unsigned long long first[4] = {~0ull, ~0ull, ~0ull, ~0ull};
+/* A thread's verdict slots on one device (sl__cuda_slots): the device's
+ * four, a pinned copy to read them into, and whether they may hold
+ * anything but UINT64_MAX. Freed with the process. */
+struct sl__slot_set {
+  unsigned long long *dev, *host;
+  int dirty;
+};
+static thread_local sl__slot_set sl__slot_sets[64];
+
+static sl_status sl__slot_set_of(sl_ctx *ctx, sl__slot_set **set) {
+  int dev = 0;
+  SL__CUDA_TRY(ctx, cudaGetDevice(&dev), "index check: cudaGetDevice");
+  if (dev < 0 || dev >= 64)
+    return sl_ctx_fail(ctx, SL_STATUS_INTERNAL,
+                       "index check: expected a device below 64, got %d", dev);
+  *set = &sl__slot_sets[dev];
+  return SL_STATUS_OK;
+}
+
+sl_status sl__cuda_slots(sl_ctx *ctx, cudaStream_t s, int n,
+                         unsigned long long **slots) {
+  sl__slot_set *set;
+  *slots = nullptr;
   if (n < 1 || n > 4)
     return sl_ctx_fail(ctx, SL_STATUS_INTERNAL,
                        "index check: expected 1 to 4 slots, got %d", n);
+  SL__TRY(sl__slot_set_of(ctx, &set));
+  if (!set->dev) {
+    SL__CUDA_TRY(ctx, cudaMalloc(&set->dev, 4 * sizeof set->dev[0]),
+                 "index check: slots");
+    SL__CUDA_TRY(ctx, cudaMallocHost(&set->host, 4 * sizeof set->host[0]),
+                 "index check: pinned slots");
+    set->dirty = 1;
+  }
+  if (set->dirty) {
+    /* Waits: a stopped call's kernels may still be writing them. */
+    SL__CUDA_TRY(ctx,
+                 cudaMemsetAsync(set->dev, 0xff, 4 * sizeof set->dev[0], s),
+                 "index check: fill the slots");
+    SL__CUDA_TRY(ctx, cudaStreamSynchronize(s), "index check: synchronize");
+  }
+  set->dirty = 1; /* until read back clean */
+  *slots = set->dev;
+  return SL_STATUS_OK;
+}
+
+sl_status sl__cuda_read_slots(sl_ctx *ctx, cudaStream_t s,
+                              const unsigned long long *bad, int n,
+                              int64_t *pos) {
+  unsigned long long local[4];
+  if (n < 1 || n > 4)
+    return sl_ctx_fail(ctx, SL_STATUS_INTERNAL,
+                       "index check: expected 1 to 4 slots, got %d", n);
+  sl__slot_set *set;
+  SL__TRY(sl__slot_set_of(ctx, &set));
+  const bool kept = bad == set->dev;
+  unsigned long long *first = kept ? set->host : local;
   SL__CUDA_TRY(ctx,
                cudaMemcpyAsync(first, bad, (size_t)n * sizeof first[0],
                                cudaMemcpyDeviceToHost, s),
                "index check: cudaMemcpyAsync");
   SL__CUDA_TRY(ctx, cudaStreamSynchronize(s), "index check: synchronize");
-  for (int k = 0; k < n; ++k)
+  int set_any = 0;
+  for (int k = 0; k < n; ++k) {
     pos[k] = first[k] == ~0ull ? -1 : (int64_t)first[k];
+    set_any |= pos[k] >= 0;
+  }
+  if (kept) set->dirty = set_any;
   return SL_STATUS_OK;
 }
 
@@ -225,11 +280,12 @@ static sl_status sl__cuda_find_bad_launch(sl_ctx *ctx, cudaStream_t s,
 sl_status sl__cuda_find_bad(sl_ctx *ctx, cudaStream_t s, sl__ws &ws,
                             const sl_tensor *t, int64_t lo, const int64_t *his,
                             int col_dim, int64_t *pos, int64_t *value) {
+  (void)ws; /* the verdict slot is the thread's (sl__cuda_slots) */
   *pos = -1;
   *value = 0;
   if (sl__numel(t) == 0) return SL_STATUS_OK;
   unsigned long long *bad;
-  SL__TRY(ws.get_set(&bad, 1, 0xff, "index check: workspace"));
+  SL__TRY(sl__cuda_slots(ctx, s, 1, &bad));
   SL__TRY(sl__cuda_find_bad_launch(ctx, s, t, lo, his, col_dim, bad));
   return sl__cuda_read_bad(ctx, s, bad, t, pos, value);
 }
@@ -257,7 +313,7 @@ sl_status sl__cuda_check_index(sl_ctx *ctx, cudaStream_t s, sl__ws &ws,
 
 sl_status sl__guard_open(sl__ws &ws, int64_t hi, sl__guard *g) {
   g->hi = hi;
-  return ws.get_set(&g->bad, 1, 0xff, "index check: workspace");
+  return sl__cuda_slots(ws.ctx, ws.stream, 1, &g->bad);
 }
 
 sl_status sl__guard_close(sl_ctx *ctx, cudaStream_t s, const sl__guard &g,

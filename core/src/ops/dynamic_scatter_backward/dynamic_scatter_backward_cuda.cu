@@ -41,6 +41,7 @@
 #include <cooperative_groups.h>
 #include <stdio.h>
 
+#include "cuda/cuda_slots.cuh"
 #include "cuda/reduce_engine.cuh"
 
 /* The tensors, as [rows, C] views with strides. */
@@ -428,7 +429,7 @@ static sl_status sl__dsb_cuda(sl_ctx *ctx, sl_call *c, sl__strategy how) {
   sl__ws ws(ctx, s);
   /* Slot 0: the first bad map position, slot 1: the first bad count. */
   unsigned long long *bad;
-  SL__TRY(ws.get_set(&bad, 2, 0xff, "checks: workspace"));
+  SL__TRY(sl__cuda_slots(ctx, s, 2, &bad));
   if (feats->dtype == SL_F32)
     SL__TRY(sl__dsb_run<float>(ctx, s, ws, how, c, bad));
   else

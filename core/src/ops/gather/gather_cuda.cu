@@ -11,6 +11,8 @@
 #include <stdio.h>
 
 #include "cuda/cuda_common.cuh"
+#include "cuda/cuda_slots.cuh"
+#include "cuda/rows.cuh"
 
 /* Elements handled per thread and loop trip: their index loads are issued
  * together, then their x loads, so several loads are in flight. */
@@ -51,6 +53,45 @@ __global__ void sl__gather_k(sl__it it, E *out, const I *index, const E *x,
   }
 }
 
+/* sl__gather_k over a walk of at most two dims (cuda/rows.cuh): no division
+ * per element, SL__ROWS_UNROLL index loads in flight per thread before its
+ * x loads. r * cols + c is the element's row-major position. */
+template <class E, class I, class O>
+__global__ void sl__gather_rows_k(sl__rows<3, O> w, E *out, const I *index,
+                                  const E *x, int64_t xs_dim, int64_t bound,
+                                  unsigned long long *bad) {
+  const int64_t c0 = sl__rows_c0();
+  for (int64_t r = blockIdx.y; r < w.rows; r += gridDim.y) {
+    int64_t v[SL__ROWS_UNROLL];
+#pragma unroll
+    for (int u = 0; u < SL__ROWS_UNROLL; ++u) {
+      const int64_t c = c0 + u * (int64_t)blockDim.x;
+      if (c < w.cols) v[u] = index[(O)r * w.rs[1] + (O)c * w.cs[1]];
+    }
+#pragma unroll
+    for (int u = 0; u < SL__ROWS_UNROLL; ++u) {
+      const int64_t c = c0 + u * (int64_t)blockDim.x;
+      if (c >= w.cols) continue;
+      if (v[u] < 0 || v[u] >= bound) {
+        atomicMin(bad, (unsigned long long)(r * w.cols + c));
+        continue;
+      }
+      out[(O)r * w.rs[0] + (O)c * w.cs[0]] =
+          x[(O)r * w.rs[2] + (O)c * w.cs[2] + (O)v[u] * (O)xs_dim];
+    }
+  }
+}
+
+template <class E, class I, class O>
+static void sl__gather_rows_launch(cudaStream_t s, const sl__it &it, E *out,
+                                   const I *index, const E *x, int64_t xs_dim,
+                                   int64_t bound, unsigned long long *bad) {
+  const sl__rows<3, O> w = sl__rows_of<3, O>(it);
+  sl__gather_rows_k<E, I, O>
+      <<<sl__rows_grid(w.rows, w.cols), SL__THREADS, 0, s>>>(
+          w, out, index, x, xs_dim, bound, bad);
+}
+
 template <class E, class I>
 static sl_status sl__gather_launch(sl_ctx *ctx, cudaStream_t s,
                                    const sl__it &it, const sl_call *c,
@@ -65,7 +106,14 @@ static sl_status sl__gather_launch(sl_ctx *ctx, cudaStream_t s,
                       sl__it_span(it, 0) <= INT32_MAX &&
                       sl__it_span(it, 1) <= INT32_MAX &&
                       sl__it_span(it, 2) + (bound - 1) * xs <= INT32_MAX;
-  if (narrow)
+  const bool rowwise = sl__rows_fit(it);
+  if (rowwise && narrow)
+    sl__gather_rows_launch<E, I, int32_t>(s, it, out, index, x, xs_dim, bound,
+                                          bad);
+  else if (rowwise)
+    sl__gather_rows_launch<E, I, int64_t>(s, it, out, index, x, xs_dim, bound,
+                                          bad);
+  else if (narrow)
     sl__gather_k<E, I, int32_t>
         <<<blocks, SL__THREADS, 0, s>>>(it, out, index, x, xs_dim, bound, bad);
   else
@@ -99,7 +147,6 @@ sl_status sl_gather_cuda_plain(sl_ctx *ctx, sl_call *c) {
   if (sl__numel(index) == 0) return SL_STATUS_OK;
   cudaStream_t s;
   SL__TRY(sl__cuda_begin(ctx, &s));
-  sl__ws ws(ctx, s);
   const int dim = (int)c->p.dim;
   /* A rank-0 x or index counts as rank 1 of extent 1 (infer checked the
    * ranks): x's strides over index's shape, 0 along dim. */
@@ -111,7 +158,7 @@ sl_status sl_gather_cuda_plain(sl_ctx *ctx, sl_call *c) {
   const int64_t xs_dim = x->ndim ? x->strides[dim] : 0;
   const int64_t bound = x->ndim ? x->shape[dim] : 1;
   unsigned long long *bad;
-  SL__TRY(ws.get_set(&bad, 1, 0xff, "gather: workspace"));
+  SL__TRY(sl__cuda_slots(ctx, s, 1, &bad));
   if (index->dtype == SL_I64)
     SL__TRY(sl__gather_by_size<int64_t>(ctx, s, it, c, xs_dim, bound, bad));
   else

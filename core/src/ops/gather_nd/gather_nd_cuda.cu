@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "cuda/cuda_common.cuh"
+#include "cuda/cuda_slots.cuh"
 #include "ops/gather_nd/nd_index.h"
 
 /* The M indexed axes: step of index along its last dim, and per column the
@@ -82,7 +83,6 @@ sl_status sl_gather_nd_cuda_plain(sl_ctx *ctx, sl_call *c) {
   if (sl__nd_positions(index) == 0) return SL_STATUS_OK;
   cudaStream_t s;
   SL__TRY(sl__cuda_begin(ctx, &s));
-  sl__ws ws(ctx, s);
   sl__nd_cols cols;
   memset(&cols, 0, sizeof cols);
   cols.m = c->p.ndims;
@@ -98,7 +98,7 @@ sl_status sl_gather_nd_cuda_plain(sl_ctx *ctx, sl_call *c) {
   const int64_t *st[3] = {out->strides, index->strides, xst};
   sl__it it = sl__it_make(K, index->shape, 3, st, -1);
   unsigned long long *bad;
-  SL__TRY(ws.get_set(&bad, 1, 0xff, "gather_nd: workspace"));
+  SL__TRY(sl__cuda_slots(ctx, s, 1, &bad));
   if (index->dtype == SL_I64)
     SL__TRY(sl__gather_nd_by_size<int64_t>(ctx, s, it, cols, c, bad));
   else

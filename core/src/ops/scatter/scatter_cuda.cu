@@ -10,6 +10,8 @@
 #include <stdio.h>
 
 #include "cuda/cuda_common.cuh"
+#include "cuda/cuda_slots.cuh"
+#include "cuda/rows.cuh"
 
 /* it walks index's shape; tensor 0 is index, 1 src (unused for a scalar),
  * 2 out with stride 0 along dim (+ v * os_dim). */
@@ -29,6 +31,39 @@ __global__ void sl__scatter_k(sl__it it, const I *index, const E *src, E *out,
   }
 }
 
+/* sl__scatter_k over a walk of at most two dims (cuda/rows.cuh): no
+ * division per element, SL__ROWS_UNROLL index and src loads in flight per
+ * thread before its writes. */
+template <class E, class I, class O>
+__global__ void sl__scatter_rows_k(sl__rows<3, O> w, const I *index,
+                                   const E *src, E *out, int64_t os_dim,
+                                   int64_t bound, int has_value, E value,
+                                   unsigned long long *bad) {
+  const int64_t c0 = sl__rows_c0();
+  for (int64_t r = blockIdx.y; r < w.rows; r += gridDim.y) {
+    int64_t v[SL__ROWS_UNROLL];
+    E e[SL__ROWS_UNROLL];
+#pragma unroll
+    for (int u = 0; u < SL__ROWS_UNROLL; ++u) {
+      const int64_t c = c0 + u * (int64_t)blockDim.x;
+      if (c >= w.cols) continue;
+      v[u] = index[(O)r * w.rs[0] + (O)c * w.cs[0]];
+      e[u] = has_value ? value : src[(O)r * w.rs[1] + (O)c * w.cs[1]];
+    }
+#pragma unroll
+    for (int u = 0; u < SL__ROWS_UNROLL; ++u) {
+      const int64_t c = c0 + u * (int64_t)blockDim.x;
+      if (c >= w.cols) continue;
+      if (v[u] < 0 || v[u] >= bound) {
+        atomicMin(bad, (unsigned long long)(r * w.cols + c));
+        continue;
+      }
+      sl__st_racy(&out[(O)r * w.rs[2] + (O)c * w.cs[2] + (O)v[u] * (O)os_dim],
+                  e[u]);
+    }
+  }
+}
+
 template <class E, class I>
 static sl_status
 sl__scatter_launch(sl_ctx *ctx, cudaStream_t s, const sl__it &it,
@@ -36,9 +71,30 @@ sl__scatter_launch(sl_ctx *ctx, cudaStream_t s, const sl__it &it,
                    const unsigned char *scalar, unsigned long long *bad) {
   E value;
   memcpy(&value, scalar, sizeof value);
-  sl__scatter_k<E, I><<<sl__blocks(it.numel, SL__THREADS), SL__THREADS, 0, s>>>(
-      it, (const I *)c->arg[1].data, (const E *)c->arg[2].data,
-      (E *)c->arg[3].data, os_dim, bound, c->p.has_value, value, bad);
+  const I *index = (const I *)c->arg[1].data;
+  const E *src = (const E *)c->arg[2].data;
+  E *out = (E *)c->arg[3].data;
+  const int64_t os = os_dim < 0 ? -os_dim : os_dim;
+  /* The 32-bit walk where every offset fits (as gather_cuda.cu). */
+  const bool narrow = it.numel <= INT32_MAX &&
+                      sl__it_span(it, 0) <= INT32_MAX &&
+                      sl__it_span(it, 1) <= INT32_MAX &&
+                      sl__it_span(it, 2) + (bound - 1) * os <= INT32_MAX;
+  if (sl__rows_fit(it) && narrow) {
+    const sl__rows<3, int32_t> w = sl__rows_of<3, int32_t>(it);
+    sl__scatter_rows_k<E, I, int32_t>
+        <<<sl__rows_grid(w.rows, w.cols), SL__THREADS, 0, s>>>(
+            w, index, src, out, os_dim, bound, c->p.has_value, value, bad);
+  } else if (sl__rows_fit(it)) {
+    const sl__rows<3, int64_t> w = sl__rows_of<3, int64_t>(it);
+    sl__scatter_rows_k<E, I, int64_t>
+        <<<sl__rows_grid(w.rows, w.cols), SL__THREADS, 0, s>>>(
+            w, index, src, out, os_dim, bound, c->p.has_value, value, bad);
+  } else {
+    sl__scatter_k<E, I>
+        <<<sl__blocks(it.numel, SL__THREADS), SL__THREADS, 0, s>>>(
+            it, index, src, out, os_dim, bound, c->p.has_value, value, bad);
+  }
   SL__CUDA_LAUNCHED(ctx, "scatter kernel");
   return SL_STATUS_OK;
 }
@@ -74,7 +130,6 @@ sl_status sl_scatter_cuda_plain(sl_ctx *ctx, sl_call *c) {
   SL__TRY(sl__cuda_begin(ctx, &s));
   SL__TRY(sl__cuda_copy_strided(ctx, s, out, x));
   if (sl__numel(index) == 0) return SL_STATUS_OK;
-  sl__ws ws(ctx, s);
   const int dim = (int)c->p.dim;
   /* The scalar in x's dtype, as cpu.serial encodes it. */
   unsigned char scalar[16] = {0};
@@ -95,7 +150,7 @@ sl_status sl_scatter_cuda_plain(sl_ctx *ctx, sl_call *c) {
   const int64_t os_dim = out->ndim ? out->strides[dim] : 0;
   const int64_t bound = x->ndim ? x->shape[dim] : 1;
   unsigned long long *bad;
-  SL__TRY(ws.get_set(&bad, 1, 0xff, "scatter: workspace"));
+  SL__TRY(sl__cuda_slots(ctx, s, 1, &bad));
   if (index->dtype == SL_I64)
     SL__TRY(sl__scatter_by_size<int64_t>(ctx, s, it, c, os_dim, bound, scalar,
                                          bad));
