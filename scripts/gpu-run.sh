@@ -24,7 +24,7 @@
 #   run(command="bash scripts/gpu-run.sh bench", carry=[".debs"])
 #
 # Steps (arguments; default: all of them, which takes longer than one call
-# may): prebuilt build test sanitize fuzz bench. Steps joined by '+'
+# may): prebuilt build test sanitize fuzz bench, and sanitize_ops (see it). Steps joined by '+'
 # (sanitize+fuzz) run at the same time (correctness checks only: never
 # join a timing step).
 #
@@ -42,9 +42,11 @@
 # Environment: OUT (default ./gpu-out), SL_DEBS (.debs), SL_BUILD
 # (build-gpu, inside the repository so that it survives between calls on a
 # warm machine), SL_FUZZ_SECONDS (240), SL_FUZZ_JOBS (4), SL_BUDGET (0.3
-# seconds of timing per variant and case), SL_MIN_REPS (3), SL_SUITES (seed
+# seconds of timing per variant and case), SL_MIN_REPS (3), SL_FUZZ_OPS
+# (every op), SL_SANITIZE_OPS (the segment ops), SL_SUITES (seed
 # contention standard large), SL_BENCH_MATCH_<suite> or SL_BENCH_MATCH (a
-# regex: only the suite's lines it matches), SL_DEADLINE (seconds from the start by which every step
+# regex: only the suite's lines it matches), SL_BENCH_ARGS (more options of
+# bench, e.g. --timeout 30), SL_DEADLINE (seconds from the start by which every step
 # must have ended, so that the results are packed before the device tool's
 # limit; each step's commands are cut with SIGINT, then SIGKILL, at it),
 # SL_LIMITS ("step=SECONDS ...": a limit per step, within the deadline).
@@ -243,7 +245,29 @@ step_sanitize() {
     | head -40 | tee -a "$OUT/summary.txt"
 }
 
-OPS=gather,gather_nd,scatter,scatter_reduce,scatter_reduce_backward,scatter_nd,index_reduce,index_reduce_backward,select_scatter,masked_scatter,dynamic_scatter,dynamic_scatter_backward
+OPS=${SL_FUZZ_OPS:-gather,gather_nd,scatter,scatter_reduce,scatter_reduce_backward,scatter_nd,index_reduce,index_reduce_backward,select_scatter,masked_scatter,dynamic_scatter,dynamic_scatter_backward,segment_reduce,segment_reduce_backward}
+
+# compute-sanitizer's three tools over every case of the ops batch whose op
+# matches SL_SANITIZE_OPS (an extended regex), not only every 8th as
+# gpu.sanitizer takes them: the ops new on the device get a full pass.
+step_sanitize_ops() {
+  ensure_build || { status=1; return; }
+  local slog=$LOGS/sanitize-ops.log batch=/tmp/sl-sanitize-ops.txt
+  grep -E "^(${SL_SANITIZE_OPS:-segment_reduce|segment_reduce_backward}) " \
+    "$ROOT/harness/batches/ops.txt" >"$batch"
+  log "== compute-sanitizer, every case of $(wc -l <"$batch") in ops.txt (${SL_SANITIZE_OPS:-segment_reduce|segment_reduce_backward})"
+  local san=/usr/local/cuda/bin/compute-sanitizer tool
+  command -v compute-sanitizer >/dev/null && san=$(command -v compute-sanitizer)
+  : >"$slog"
+  for tool in memcheck racecheck synccheck; do
+    echo "== $tool" >>"$slog"
+    limited sanitize_ops "$san" --tool "$tool" --error-exitcode 99 \
+      --target-processes all "$BUILD/tests/gpu/test_gpu_variants" "$batch" \
+      >>"$slog" 2>&1 || { status=1; echo "sanitize_ops: $tool failed" >>"$slog"; }
+  done
+  grep -E '^== |ERROR SUMMARY|sanitize_ops:|cases|FAIL' "$slog" | head -30 |
+    tee -a "$OUT/summary.txt"
+}
 
 step_fuzz() {
   ensure_build || { status=1; return; }
@@ -280,12 +304,13 @@ step_bench() {
     grep -v '^[[:space:]]*#' "$file" | grep . |
       grep -E "${!var:-${SL_BENCH_MATCH:-.}}" >"$sel" || true
     log "== bench: $suite, $(wc -l <"$sel") cases (cuda.* and torch.cuda, CUDA events, budget $BUDGET s, min reps $MIN_REPS)"
+    # shellcheck disable=SC2086
     limited bench "$BUILD/scatterlab" bench --variants cuda --suite "$sel" \
       --budget "$BUDGET" --min-reps "$MIN_REPS" --db "$OUT/bench.db" \
-      >>"$blog" 2>&1 || status=1
+      ${SL_BENCH_ARGS:-} >>"$blog" 2>&1 || status=1
   done
   # The tables: case lines, then one row per variant.
-  grep -E '^(device|copy bandwidth)|^[a-z_]+ dt=|^  (cuda|variant|torch)' "$blog" \
+  grep -E '^(device|copy bandwidth)|^[a-z_]+: |^  (case|#[0-9])' "$blog" \
     | tee -a "$OUT/summary.txt"
 }
 
@@ -293,8 +318,8 @@ step_bench() {
 log "gpu-run: steps: ${steps[*]}"
 run_step() {
   case $1 in
-    prebuilt|build|test|sanitize|fuzz|bench) "step_$1" ;;
-    *) log "gpu-run: unknown step $1 (expected prebuilt build test sanitize fuzz bench)"; status=2 ;;
+    prebuilt|build|test|sanitize|sanitize_ops|fuzz|bench) "step_$1" ;;
+    *) log "gpu-run: unknown step $1 (expected prebuilt build test sanitize sanitize_ops fuzz bench)"; status=2 ;;
   esac
 }
 for s in "${steps[@]}"; do
