@@ -1,6 +1,7 @@
 /* Oracles and accuracy metrics (docs/spec.md §5). */
 #include "oracles.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -160,8 +161,24 @@ static void sl__position(const sl_tensor *t, int64_t i, char *buf, size_t n) {
   sl_shape_str(t->ndim, idx, buf, n);
 }
 
+/* Whether got x for expected y is the work of flushing adds (SL_CMP_FTZ_ADDS):
+ * a sum or mean of float data below f64, off by at most one smallest normal
+ * f32 per contribution (n of them, or one when the writes are unknown). */
+static int sl__flushed(sl_dtype dt, sl_reduce red, double x, double y,
+                       int64_t n) {
+  if (!sl_dtype_is_float(dt) || dt == SL_F64 || !isfinite(x) || !isfinite(y))
+    return 0;
+  if (red != SL_REDUCE_SUM && red != SL_REDUCE_MEAN) return 0;
+  return fabs(x - y) <= (double)(n > 1 ? n : 1) * FLT_MIN;
+}
+
 int sl_compare(const sl_tensor *got, const sl_tensor *want, sl_oracle o,
                const sl_call *call, sl_diff *d) {
+  return sl_compare_as(got, want, o, call, 0, d);
+}
+
+int sl_compare_as(const sl_tensor *got, const sl_tensor *want, sl_oracle o,
+                  const sl_call *call, unsigned flags, sl_diff *d) {
   char a[160], b[160];
   memset(d, 0, sizeof *d);
   d->first_bad = -1;
@@ -242,6 +259,14 @@ int sl_compare(const sl_tensor *got, const sl_tensor *want, sl_oracle o,
        * reverse) always counts. */
       ok = !(isnan(x) != isnan(y) || (isinf(x) || isinf(y)));
       if (!ok && isinf(x) && isinf(y)) ok = x == y;
+      if (ok && (flags & SL_CMP_FTZ_ADDS)) {
+        sl_contrib k = {0};
+        if (have_writes) sl_writes_contributions(&writes, call, i, &k);
+        if (sl__flushed(dt, red, x, y, k.n)) {
+          ++d->flushed;
+          continue;
+        }
+      }
       if (ok && derived && have_writes) {
         sl_contrib k;
         sl_writes_contributions(&writes, call, i, &k);

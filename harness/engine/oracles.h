@@ -40,6 +40,8 @@ typedef struct sl_diff {
   int64_t first_bad;          /* row-major position of the first, or -1 */
   int64_t order_dependent;    /* positions whose value depends on the
                                  accumulation order (overflow), not judged */
+  int64_t flushed;            /* positions passed as flushed subnormals
+                                 (SL_CMP_FTZ_ADDS), not judged further */
   char msg[256];              /* what was wrong, for the verdict message */
 } sl_diff;
 
@@ -62,5 +64,21 @@ double sl_tolerance(sl_dtype dt);
  */
 int sl_compare(const sl_tensor *got, const sl_tensor *want, sl_oracle o,
                const sl_call *call, sl_diff *d);
+
+/* What the variant's arithmetic may do that the reference's does not
+ * (sl_compare_as's flags). */
+enum {
+  /* Its float atomic adds flush subnormal inputs and results to
+   * sign-preserving zero: NVIDIA GPUs' atom.add.f32, which torch.cuda's
+   * scatter_add, index_add and scatter_reduce sum/mean show too
+   * (docs/reference-differences.md). Under the tolerance oracle a sum or
+   * mean in f32, bf16 or f16 (f32 accumulators) then passes within one
+   * smallest normal f32 per contribution. */
+  SL_CMP_FTZ_ADDS = 1u
+};
+
+/* sl_compare for a variant whose arithmetic has the properties `flags`. */
+int sl_compare_as(const sl_tensor *got, const sl_tensor *want, sl_oracle o,
+                  const sl_call *call, unsigned flags, sl_diff *d);
 
 #endif

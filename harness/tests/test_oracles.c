@@ -5,6 +5,7 @@
  * gather writes 0xFFFF for 0x7FC0), but every other difference in the bits,
  * -0.0 against 0.0 among them, is still one.
  */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -285,7 +286,43 @@ static void test_dynamic_per_voxel(void) {
             "two points: %s", d.msg);
 }
 
+/* Flushing adds (SL_CMP_FTZ_ADDS): the fuzz campaign's minimal case of an
+ * H200 (scatter_reduce f32 sum, include_self=0, one subnormal
+ * contribution): cuda.atomic wrote 0 where 2.452802e-39 was expected. It
+ * fails for a variant without the flag, passes with it; a difference above
+ * the smallest normal, or any in f64 (whose atomic adds keep subnormals),
+ * still fails. */
+static void test_flushed_subnormal(void) {
+  float x[1] = {6.2185506e-39f}, src[1] = {2.452802e-39f};
+  int64_t index[1] = {0};
+  sl_call c = reduce_call(SL_F32, SL_REDUCE_SUM, 0, 1, x, 1, index, src);
+  const int64_t shape[1] = {1};
+  float want[1] = {2.452802e-39f}, got[1] = {0.0f};
+  sl_tensor g = sl_tensor_make(SL_F32, 1, shape, got);
+  sl_tensor w = sl_tensor_make(SL_F32, 1, shape, want);
+  sl_diff d;
+  CHECK_MSG(sl_compare(&g, &w, SL_ORACLE_TOLERANCE, &c, &d) == 0, "no flag: %s",
+            d.msg);
+  CHECK_MSG(sl_compare_as(&g, &w, SL_ORACLE_TOLERANCE, &c, SL_CMP_FTZ_ADDS,
+                          &d) == 1 &&
+                d.flushed == 1,
+            "flushed: %s", d.msg);
+  got[0] = -2.0f * FLT_MIN;
+  CHECK_MSG(
+      sl_compare_as(&g, &w, SL_ORACLE_TOLERANCE, &c, SL_CMP_FTZ_ADDS, &d) == 0,
+      "two smallest normals off: %s", d.msg);
+  double dx[1] = {1e-310}, dsrc[1] = {2e-310}, dwant[1] = {2e-310},
+         dgot[1] = {0.0};
+  sl_call dc = reduce_call(SL_F64, SL_REDUCE_SUM, 0, 1, dx, 1, index, dsrc);
+  sl_tensor dg = sl_tensor_make(SL_F64, 1, shape, dgot);
+  sl_tensor dw = sl_tensor_make(SL_F64, 1, shape, dwant);
+  CHECK_MSG(sl_compare_as(&dg, &dw, SL_ORACLE_TOLERANCE, &dc, SL_CMP_FTZ_ADDS,
+                          &d) == 0,
+            "f64: %s", d.msg);
+}
+
 int main(void) {
+  test_flushed_subnormal();
   test_dynamic_per_voxel();
   test_nan_bits();
   test_identical_buffers();
