@@ -135,7 +135,60 @@ static inline uint16_t sl__f32_to_bf16(float f) {
   x += 0x7fffu + ((x >> 16) & 1u); /* round to nearest even */
   return (uint16_t)(x >> 16);
 }
-/* f32, f64 and bf16 inline, so that a loop whose dtype is a constant folds
+/* IEEE binary16 <-> binary32, round to nearest even, NaN kept quiet;
+ * inline for the reason the bf16 pair is (sl_f16_to_f32 and sl_f32_to_f16
+ * are these). */
+static inline float sl__f16_to_f32(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1fu;
+  uint32_t man = h & 0x3ffu;
+  uint32_t bits;
+  if (exp == 0) {
+    if (man == 0) {
+      bits = sign;
+    } else { /* subnormal: normalize */
+      int e = -1;
+      do {
+        ++e;
+        man <<= 1;
+      } while (!(man & 0x400u));
+      bits = sign | ((uint32_t)(127 - 15 - e) << 23) | ((man & 0x3ffu) << 13);
+    }
+  } else if (exp == 31) {
+    bits = sign | 0x7f800000u | (man << 13);
+  } else {
+    bits = sign | ((exp + 127 - 15) << 23) | (man << 13);
+  }
+  float f;
+  memcpy(&f, &bits, 4);
+  return f;
+}
+
+static inline uint16_t sl__f32_to_f16(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
+  uint32_t absx = x & 0x7fffffffu;
+  if (absx >= 0x7f800000u) /* inf or NaN */
+    return sign | 0x7c00u | (absx > 0x7f800000u ? 0x200u : 0u);
+  if (absx >= 0x477ff000u) return sign | 0x7c00u; /* rounds to >= 65520: inf */
+  if (absx < 0x38800000u) { /* below the smallest normal half: subnormal */
+    if (absx < 0x33000000u) return sign; /* < 2^-25 rounds to zero */
+    uint32_t man = (absx & 0x7fffffu) | 0x800000u;
+    /* f32 exponent e maps to half subnormal mantissa man >> (126 - e). */
+    int shift = 126 - (int)(absx >> 23);
+    uint32_t half = man >> shift;
+    uint32_t rem = man & ((1u << shift) - 1);
+    uint32_t mid = 1u << (shift - 1);
+    if (rem > mid || (rem == mid && (half & 1u))) ++half;
+    return sign | (uint16_t)half;
+  }
+  uint32_t half = ((absx >> 13) - (112u << 10)) & 0xffffu;
+  uint32_t rem = absx & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (half & 1u))) ++half;
+  return sign | (uint16_t)half;
+}
+/* f32, f64, bf16 and f16 inline, so that a loop whose dtype is a constant folds
  * the switch away (the per-element kernels otherwise spend most of their
  * time calling these); every other dtype through the _any versions. */
 static inline double sl__load_f(sl_dtype dt, const void *p) {
@@ -146,6 +199,8 @@ static inline double sl__load_f(sl_dtype dt, const void *p) {
     return *(const double *)p;
   case SL_BF16:
     return sl__bf16_to_f32(*(const uint16_t *)p);
+  case SL_F16:
+    return sl__f16_to_f32(*(const uint16_t *)p);
   default:
     return sl__load_f_any(dt, p);
   }
@@ -160,6 +215,9 @@ static inline void sl__store_f(sl_dtype dt, void *p, double v) {
     break;
   case SL_BF16:
     *(uint16_t *)p = sl__f32_to_bf16((float)v);
+    break;
+  case SL_F16:
+    *(uint16_t *)p = sl__f32_to_f16((float)v);
     break;
   default:
     sl__store_f_any(dt, p, v);

@@ -30,6 +30,9 @@ typedef struct sl__slices {
   sl_dtype dt;
   sl_reduce reduce; /* ASSIGN, AMAX or AMIN */
   int include_self;
+  /* Without include_self: first[i] is 1 where index[i] is its target's
+   * first contribution (sl__first_of), or NULL. */
+  const uint8_t *first;
 } sl__slices;
 
 /* Copies columns [j0, j1) of every slice of blocks [o0, o1) with memcpy:
@@ -101,11 +104,16 @@ SL__ALWAYS_INLINE int sl__select_takes(sl_dtype dt, sl_reduce r,
   return c != c ? b != b : c != a;
 }
 
-/* Blocks [o0, o1) x columns [j0, j1) of the slice at `dst`: each element
- * set to the identity (pass 0) or combined with its update at `src` (pass
- * 1), v's bits stored where it wins; the store is unconditional, so that
- * the loop has no branch to mispredict on random data. */
-SL__ALWAYS_INLINE void sl__select_slice(sl_dtype dt, sl_reduce r, int pass,
+/* What sl__select_slice stores: the identity, the combine's winner, or the
+ * update itself (a target's first contribution without include_self:
+ * identity ⊕ v is v, bit for bit, for amax and amin). */
+enum { SL__SEL_IDENTITY, SL__SEL_COMBINE, SL__SEL_COPY };
+
+/* Blocks [o0, o1) x columns [j0, j1) of the slice at `dst`, each element
+ * given what `mode` says (its update at `src`); the store is
+ * unconditional, so that the loop has no branch to mispredict on random
+ * data. */
+SL__ALWAYS_INLINE void sl__select_slice(sl_dtype dt, sl_reduce r, int mode,
                                         const sl__slices *s, char *dst,
                                         const char *src, const char *identity,
                                         int64_t o0, int64_t o1, int64_t j0,
@@ -116,34 +124,43 @@ SL__ALWAYS_INLINE void sl__select_slice(sl_dtype dt, sl_reduce r, int pass,
     const char *vrow = src + o * s->so * es;
     for (int64_t j = j0; j < j1; ++j) {
       char *acc = row + j * es;
-      const char *v = pass ? vrow + j * s->sj * es : identity;
+      const char *v =
+          mode == SL__SEL_IDENTITY ? identity : vrow + j * s->sj * es;
       uint64_t kept = 0, offered = 0;
       memcpy(&kept, acc, (size_t)es);
       memcpy(&offered, v, (size_t)es);
-      if (!pass || sl__select_takes(dt, r, acc, v)) kept = offered;
+      if (mode != SL__SEL_COMBINE || sl__select_takes(dt, r, acc, v))
+        kept = offered;
       memcpy(acc, &kept, (size_t)es);
     }
   }
 }
 
-/* include_self = false first sets every targeted element to the identity,
- * as the line walk does; then the contributions in index order. dt and r
- * are constants in each instance below. */
+/* The contributions in index order. Without include_self, a target's first
+ * contribution is copied where first[] is known; else every targeted
+ * element is set to the identity first, as the line walk does. dt and r are
+ * constants in each instance below. */
 SL__ALWAYS_INLINE void sl__select_as(sl_dtype dt, sl_reduce r,
                                      const sl__slices *s, int64_t o0,
                                      int64_t o1, int64_t j0, int64_t j1) {
   const int64_t es = (int64_t)sl__dtype_size(dt);
   char identity[8];
   sl__reduce_set_identity(dt, r, identity);
-  for (int pass = s->include_self; pass < 2; ++pass)
+  const int fill = !s->include_self && !s->first;
+  for (int pass = fill ? 0 : 1; pass < 2; ++pass)
     for (int64_t i = 0; i < s->m; ++i) {
       char *dst =
           s->out + sl__load_index(s->index, i * s->istep) * s->inner * es;
       const char *src = s->upd + i * s->si * es;
-      if (pass)
-        sl__select_slice(dt, r, 1, s, dst, src, identity, o0, o1, j0, j1);
+      if (!pass)
+        sl__select_slice(dt, r, SL__SEL_IDENTITY, s, dst, src, identity, o0, o1,
+                         j0, j1);
+      else if (s->first && s->first[i])
+        sl__select_slice(dt, r, SL__SEL_COPY, s, dst, src, identity, o0, o1, j0,
+                         j1);
       else
-        sl__select_slice(dt, r, 0, s, dst, src, identity, o0, o1, j0, j1);
+        sl__select_slice(dt, r, SL__SEL_COMBINE, s, dst, src, identity, o0, o1,
+                         j0, j1);
     }
 }
 
@@ -248,8 +265,29 @@ static int sl__slices_of(const sl_call *c, sl__slices *s) {
                     sl_dtype_size(x->dtype),
                     x->dtype,
                     r,
-                    c->p.include_self};
+                    c->p.include_self,
+                    NULL};
   return s->sj == 1 || s->es <= 8;
+}
+
+/* first[i] for s (sl__slices.first), or NULL when memory is short: the
+ * caller then fills with the identity, as before. */
+static uint8_t *sl__first_of(const sl__slices *s) {
+  uint8_t *first = sl__malloc((size_t)s->m);
+  uint8_t *seen = sl__calloc((size_t)(s->n + 7) / 8, 1);
+  if (!first || !seen) {
+    sl__free(first);
+    sl__free(seen);
+    return NULL;
+  }
+  for (int64_t i = 0; i < s->m; ++i) {
+    const int64_t t = sl__load_index(s->index, i * s->istep);
+    const uint8_t bit = (uint8_t)(1u << (t & 7));
+    first[i] = !(seen[t >> 3] & bit);
+    seen[t >> 3] |= bit;
+  }
+  sl__free(seen);
+  return first;
 }
 
 int sl__index_slices(sl_call *c, int threads) {
@@ -257,7 +295,11 @@ int sl__index_slices(sl_call *c, int threads) {
   if (!sl__slices_of(c, &s)) return 0;
   sl__copy_strided(&c->arg[3], &c->arg[0], threads);
   if (s.m == 0 || s.inner == 0 || s.outer == 0) return 1;
+  uint8_t *first = NULL;
+  if (s.reduce != SL_REDUCE_ASSIGN && !s.include_self)
+    s.first = first = sl__first_of(&s);
   sl__for_blocks(threads, s.outer, s.inner, s.outer * s.m * s.inner, sl__range,
                  &s);
+  sl__free(first);
   return 1;
 }
