@@ -92,6 +92,7 @@ void sl_ab_row_confirm(sl_ab_row *r, const sl_ab_result *again, double alpha) {
     return;
   }
   r->again_done = 1;
+  ++r->again_processes;
   r->again_ratio = again->ratio, r->again_lo = again->lo;
   r->again_hi = again->hi, r->again_p = again->p;
   r->again_rounds = again->rounds;
@@ -110,9 +111,11 @@ void sl_ab_gate_line(const sl_ab_row *r, FILE *out) {
           r->variant, r->ratio, r->lo, r->hi, r->p, r->rejected ? "<=" : ">",
           r->p_threshold);
   if (r->again_done)
-    fprintf(out, ", again %.3f [%.3f, %.3f] p %.2g, %d rounds: %s",
+    fprintf(out, ", again %.3f [%.3f, %.3f] p %.2g, %d rounds, %d %s: %s",
             r->again_ratio, r->again_lo, r->again_hi, r->again_p,
-            r->again_rounds, sl_ab_verdict_name(r->again));
+            r->again_rounds, r->again_processes,
+            r->again_processes == 1 ? "process" : "processes",
+            sl_ab_verdict_name(r->again));
   else if (r->rejected)
     fputs(", not timed again", out);
   fprintf(out, " => %s\n", sl_ab_verdict_name(r->verdict));

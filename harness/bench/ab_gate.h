@@ -15,9 +15,10 @@
  *    the interval's width (or the budget), never on the p-value or the
  *    verdict.
  * 2. Confirmation: each claim that survives is timed again in fresh rounds
- *    (a new order seed, after all other benchmarks) and counts only when
- *    the second judgement agrees (its interval's verdict, and its own p at
- *    most alpha); otherwise it is unclear, both judgements kept. This only
+ *    (new order seeds, after all other benchmarks, in SL_AB_CONFIRMATIONS
+ *    new timing processes: cmd_ab.c's sl__retime) and counts only when
+ *    every later judgement agrees (its interval's verdict, and its own p at
+ *    most alpha); otherwise it is unclear, the judgements kept. This only
  *    removes claims, so the family-wise bound holds; what it adds is a
  *    guard against a disturbance of the first rounds that the test's
  *    assumptions (independent rounds) do not cover.
@@ -60,10 +61,18 @@ int sl_ab_set_holm(sl_ab_set *s, double alpha);
  * slower or faster after Holm's step-down. */
 int sl_ab_row_to_confirm(const sl_ab_row *r);
 
-/* The confirmation of row's claim by again, its pair timed in fresh rounds
- * (NULL: it could not be): the claim stands only when the second judgement
+/* Timing processes that confirm a claim, one after the other, each with
+ * the case built anew. Beside a busy neighbour, for half an hour, 5 of 12
+ * timing processes of an A/A pair (a library and its copy) read every
+ * parallel benchmark 1.2-1.65x slower or faster, and a confirmation in the
+ * same process agreed; a bias that lasts as long as a process needs other
+ * processes to show (docs/notes/benchmarks-2026.md). */
+enum { SL_AB_CONFIRMATIONS = 2 };
+
+/* One confirmation of row's claim by again, its pair timed in fresh rounds
+ * (NULL: it could not be): the claim stands only when this judgement
  * (sl_ab_second_verdict) agrees, else unclear; again's figures are kept in
- * the row. */
+ * the row, and again_processes counts the confirmations. */
 void sl_ab_row_confirm(sl_ab_row *r, const sl_ab_result *again, double alpha);
 
 /* The verdict of a confirmation: the interval's, where its p is at most

@@ -68,7 +68,8 @@ static void sl__json_checks(const sl_ab_row *r, FILE *out) {
   sl_json_num(out, r->again_hi);
   fputs(", \"p\": ", out);
   sl_json_num(out, r->again_p);
-  fprintf(out, ", \"rounds\": %d}", r->again_rounds);
+  fprintf(out, ", \"rounds\": %d, \"processes\": %d}", r->again_rounds,
+          r->again_processes);
 }
 
 /* A judged row's noise (ab.h, ab_gate.h): the rounds' spread, the rounds
@@ -90,9 +91,11 @@ static const char *sl__checks_text(const sl_ab_set *s, const sl_ab_row *r,
       snprintf(buf, len, "p %s %.2g", r->rejected ? "<=" : ">", r->p_threshold);
   if (r->again_done && n >= 0 && (size_t)n < len)
     n += snprintf(buf + n, len - (size_t)n,
-                  "; again %.3f [%.3f, %.3f] p %.2g, %d rounds: %s",
+                  "; again %.3f [%.3f, %.3f] p %.2g, %d rounds, %d "
+                  "processes: %s",
                   r->again_ratio, r->again_lo, r->again_hi, r->again_p,
-                  r->again_rounds, sl_ab_verdict_name(r->again));
+                  r->again_rounds, r->again_processes,
+                  sl_ab_verdict_name(r->again));
   const int disturbed = sl_ab_row_disturbed(s, r);
   if ((r->extra_rounds || disturbed || r->verdict == SL_AB_NOISY) && n >= 0 &&
       (size_t)n < len)
@@ -219,8 +222,9 @@ static void sl__markdown(const sl_ab_set *s, FILE *out) {
   sl_md_text(out, s->omp, 0);
   fputs(".\n\n", out);
   if (s->torch)
-    fputs("LibTorch (torch.cpu) was timed in the same rounds: `vs torch` is "
-          "each build's speed-up over it, base -> cand.\n\n",
+    fputs("LibTorch (torch.cpu; torch.cuda beside cuda.* pairs) was timed in "
+          "the same rounds: `vs torch` is each build's speed-up over it, base "
+          "-> cand.\n\n",
           out);
   fprintf(out,
           "| verdict | variant | base ms | cand ms | cand/base | interval | p "
@@ -387,7 +391,7 @@ static void sl__html(const sl_ab_set *s, FILE *out) {
           "<th>interval</th><th>p</th><th>rounds</th><th>run-wide "
           "checks</th>%s%s<th>case</th>"
           "<th>note</th></tr>\n",
-          s->torch ? "<th>vs torch.cpu (base &rarr; cand)</th>" : "",
+          s->torch ? "<th>vs torch (base &rarr; cand)</th>" : "",
           s->counted ? "<th>instr cand/base</th>" : "");
   for (int i = 0; i < s->n; ++i) {
     const sl_ab_row *r = &s->rows[i];

@@ -53,6 +53,8 @@ typedef struct sl_ab_row {
   double p_threshold;
   int rejected;
   int again_done, again_rounds;
+  int again_processes; /* confirmations made, each in a new timing process;
+                          the figures are the last one's */
   double again_ratio, again_lo, again_hi, again_p;
   sl_ab_verdict again;
   int case_index; /* the command's own index of the case, to time it again */

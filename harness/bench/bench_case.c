@@ -80,6 +80,15 @@ int sl_bench_workers_start(sl_bench_workers *w, const sl_run_opts *ro,
   return sl_bw_start(&w->timing, &setup, info, err, errlen);
 }
 
+int sl_bench_workers_renew_timing(sl_bench_workers *w, const sl_run_opts *ro,
+                                  int counters, sl_bw_info *info, char *err,
+                                  size_t errlen) {
+  const sl_bw_setup setup = {ro->threads, counters, w->timeout_s};
+  sl_bw_stop(w->timing);
+  w->timing = NULL;
+  return sl_bw_start(&w->timing, &setup, info, err, errlen);
+}
+
 void sl_bench_workers_stop(sl_bench_workers *w) {
   sl_bw_stop(w->timing);
   sl_worker_stop(w->check);

@@ -43,6 +43,14 @@ int sl_bench_workers_start(sl_bench_workers *w, const sl_run_opts *ro,
                            size_t errlen);
 void sl_bench_workers_stop(sl_bench_workers *w);
 
+/* A new timing worker in place of the old one (same setup): a fresh
+ * process, whose libraries, inputs and buffers land at new addresses, for
+ * a measurement that must not share the first one's process state. 0, or
+ * -1 with why. */
+int sl_bench_workers_renew_timing(sl_bench_workers *w, const sl_run_opts *ro,
+                                  int counters, sl_bw_info *info, char *err,
+                                  size_t errlen);
+
 /* Bytes of t's elements (t's shape times its dtype's size). */
 int64_t sl_tensor_bytes(const sl_tensor *t);
 

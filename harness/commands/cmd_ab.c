@@ -47,8 +47,9 @@ static const char *const sl__ab_help_after =
     "above 1 + half of it), faster (the mirror image), same (interval\n"
     "within the threshold), unclear (neither: too noisy to tell; not a\n"
     "failure). A slower or faster claim stands only when Holm's step-down\n"
-    "keeps its p and a second judgement, in fresh rounds after all other\n"
-    "benchmarks (another order seed), agrees; both are printed. Exit 1 when\n"
+    "keeps its p and two more judgements, each in fresh rounds after all\n"
+    "other benchmarks (another order seed) in a new timing process, agree;\n"
+    "all are printed. Exit 1 when\n"
     "any benchmark is slower or\n"
     "a version fails a case; 2 on a usage error; 3 when nothing was compared\n"
     "or a base variant has no candidate (unless --allow-missing); 4 when a\n"
@@ -68,6 +69,8 @@ typedef struct sl__ab {
   sl_ab_set set;            /* every outcome, for the summary and the files */
   sl_bench_workers workers; /* where the kernels run (bench_case.h) */
   int counted;              /* the timing worker counts every turn */
+  int counters;             /* it was started with the counters asked */
+  sl_bw_info winfo;         /* what it said when started */
   const char *case_line;    /* of the case in hand */
   const sl_case *cases;     /* every case, for the confirmation */
   int case_index;           /* of the case in hand */
@@ -443,10 +446,13 @@ static int sl__open_case(const sl__ab *ab, const sl_case *c, const char *list,
   return sl_bench_case_open(bc, c, &ro, &ab->workers, &result, err, len);
 }
 
-/* The confirmation of a claim (ab_gate.h): the row's
- * case built again (its check against LibTorch not stored again), the pair
- * timed in fresh rounds under the confirmation seed, without LibTorch. */
-static int sl__retime(sl__ab *ab, const sl_ab_row *row, sl_ab_result *again) {
+/* Confirmation k of a claim (ab_gate.h): the row's case built again (its
+ * check against LibTorch not stored again) in a new timing worker, the pair
+ * timed in fresh rounds under the confirmation seed plus k, without
+ * LibTorch. A new process each time: a bias can last as long as the timing
+ * worker (SL_AB_CONFIRMATIONS). */
+static int sl__retime(sl__ab *ab, const sl_ab_row *row, int k,
+                      sl_ab_result *again) {
   const sl_case *c = &ab->cases[row->case_index];
   char list[2 * SL_VARIANT_NAME_LEN + 32] = "";
   char cname[SL_VARIANT_NAME_LEN + 8], bname[sizeof cname];
@@ -457,12 +463,19 @@ static int sl__retime(sl__ab *ab, const sl_ab_row *row, sl_ab_result *again) {
                                  sl_hvariant_find(c->op, cname)};
   sl_bench_case bc;
   sl_case_result *res;
-  char err[512];
+  char err[512] = "";
+  sl_run_opts ro = {0};
+  ro.threads = ab->threads;
   if (!arm_v[0] || !arm_v[1] || sl_interrupted() ||
-      sl__open_case(ab, c, list, &bc, &res, err, sizeof err))
+      sl_bench_workers_renew_timing(&ab->workers, &ro, ab->counters, &ab->winfo,
+                                    err, sizeof err) ||
+      sl__open_case(ab, c, list, &bc, &res, err, sizeof err)) {
+    if (!sl_interrupted())
+      fprintf(stderr, "scatterlab ab: %s: %s\n", row->variant, err);
     return -1;
+  }
   sl_ab_opts o = ab->o;
-  o.seed = sl_ab_confirm_seed(ab->o.seed);
+  o.seed = sl_ab_confirm_seed(ab->o.seed) + (uint64_t)k;
   const char *dead;
   int died;
   const int rc = sl__time_pair(ab, arm_v, &o, 0, again, NULL, err, sizeof err,
@@ -537,12 +550,15 @@ static int sl__run_wide(sl__ab *ab) {
       continue;
     if (!header++)
       printf("\nrun-wide: Holm's step-down over %d judgements at family-wise "
-             "alpha %.3g; each claim it keeps timed again in fresh rounds "
-             "(seed %llu)\n",
-             set->judgements, set->alpha, set->confirm_seed);
+             "alpha %.3g; each claim it keeps timed again in fresh rounds, "
+             "in %d new timing processes (seeds from %llu)\n",
+             set->judgements, set->alpha, SL_AB_CONFIRMATIONS,
+             set->confirm_seed);
     if (sl_ab_row_to_confirm(r))
-      sl_ab_row_confirm(r, sl__retime(ab, r, &again) ? NULL : &again,
-                        set->alpha);
+      for (int k = 0; k < SL_AB_CONFIRMATIONS && r->verdict != SL_AB_UNCLEAR;
+           ++k)
+        sl_ab_row_confirm(r, sl__retime(ab, r, k, &again) ? NULL : &again,
+                          set->alpha);
     else
       printf("\n%s\n", r->case_line);
     sl_ab_gate_line(r, stdout);
@@ -684,8 +700,9 @@ static int sl__ab_start(sl__ab *ab, sl__ab_cmd *c) {
   sl_run_opts ro = {0};
   ro.threads = ab->threads;
   char werr[512];
-  if (sl_bench_workers_start(&ab->workers, &ro, !c->no_counters, &c->winfo,
-                             werr, sizeof werr)) {
+  ab->counters = !c->no_counters;
+  if (sl_bench_workers_start(&ab->workers, &ro, ab->counters, &c->winfo, werr,
+                             sizeof werr)) {
     fprintf(stderr, "scatterlab ab: %s\n", werr);
     return SL_EXIT_INCOMPLETE;
   }

@@ -78,11 +78,12 @@ check "2x slower: judged slower" verdict_in slower
 # slowdown from none (1.0) and from a runaway estimate, not 2.0 from 2.8.
 check "2x slower: estimate near 2" ratio_between 1.4 3.5
 check "2x slower: summary" grep -q "1 benchmarks judged: 0 same 0 faster 1 slower 0 unclear" "$tmp/out"
-# The claim is timed again in fresh rounds and stands because they agree;
-# both judgements are on the run-wide line (one judgement: Holm's threshold
+# The claim is timed again in fresh rounds, in two new timing processes,
+# and stands because they agree; the first judgement and the last
+# confirmation are on the run-wide line (one judgement: Holm's threshold
 # is alpha itself).
 check "2x slower: both judgements shown" grep -qE \
-  '^  cpu\.gather +first [0-9.]+ \[[0-9.]+, [0-9.]+\] p [0-9.e-]+ <= 0\.05 \(Holm\), again [0-9.]+ \[[0-9.]+, [0-9.]+\] p [0-9.e-]+, [0-9]+ rounds: slower => slower$' "$tmp/out"
+  '^  cpu\.gather +first [0-9.]+ \[[0-9.]+, [0-9.]+\] p [0-9.e-]+ <= 0\.05 \(Holm\), again [0-9.]+ \[[0-9.]+, [0-9.]+\] p [0-9.e-]+, [0-9]+ rounds, 2 processes: slower => slower$' "$tmp/out"
 # The store: a bench run with both arms' per-round samples.
 check "store: both arms timed" test "$(sqlite3 "$tmp/ab.db" \
   "select count(*) from timings where variant in ('base:cpu.gather','cand:cpu.gather') and reps >= 10")" = 2
@@ -128,7 +129,7 @@ assert j["verdict"] == "slower" and j["first_verdict"] == "slower", j
 assert j["holm_kept"] is True and j["p"] <= j["p_threshold"] == 0.05, j
 a = j["again"]
 assert a["verdict"] == "slower" and a["lo"] <= a["ratio"] <= a["hi"] and a["rounds"] >= 10, a
-assert a["p"] <= 0.05 and 1.4 < a["ratio"] < 3.5, a' "$tmp/abn.json"
+assert a["p"] <= 0.05 and 1.4 < a["ratio"] < 3.5 and a["processes"] == 2, a' "$tmp/abn.json"
 
 # Hardware counters: one line says what they count or why there are none
 # (this development VM has no PMU; a GPU machine may); --metric
