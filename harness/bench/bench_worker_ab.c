@@ -9,6 +9,7 @@
 #include "bench_case.h"
 #include "bench_worker_page.h"
 #include "datagen.h"
+#include "device.h"
 #include "interrupt.h"
 #include "providers.h"
 #include "slref.h"
@@ -85,12 +86,76 @@ static void sl__ab_guard(sl_bw_page *pg, sl_bw_inputs *x) {
                        : "");
 }
 
+/* The arms of a pair of cuda.* variants, and LibTorch's CUDA op as the
+ * third: turns on the device copies of the inputs (device.h). */
+typedef struct sl__dev_arm {
+  sl_ctx ctx;
+  const sl_hvariant *v; /* NULL: torch.cuda */
+  int who;
+  sl_device_turns *turns;
+} sl__dev_arm;
+
+static int sl__dev_arm_run(void *user, int rep, int k, double *samples) {
+  (void)rep;
+  sl__dev_arm *a = user;
+  sl_bw_stamp(a->who, k);
+  return sl_device_turn(&a->ctx, a->turns, a->v ? &a->v->v : NULL, k, samples)
+             ? 1
+             : 0;
+}
+
+/* sl_bw_child_ab for device arms. The CPU's input guard becomes a check of
+ * the inputs' device copies after the rounds (a run that wrote one changed
+ * what every later turn read). No copy probe (probe_gbs 0): the CPU's says
+ * nothing of the device, and the device's beside CPU rows would be the
+ * run's best by far, every CPU row "disturbed" under it. */
+static void sl__child_ab_device(sl_bw_page *pg, const sl_bw_request *q,
+                                const sl_bundle *in,
+                                const sl_hvariant *const v[2]) {
+  static sl__dev_arm arm[3];
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  sl_device_turns *turns = NULL;
+  pg->ab_wrote = -1;
+  if (sl_device_turns_open(&ctx, &in->call, &turns)) {
+    pg->rc = 1;
+    snprintf(pg->err, sizeof pg->err, "%s", sl_ctx_message(&ctx));
+    sl_device_release();
+    return;
+  }
+  for (int k = 0; k < 3; ++k) {
+    sl_ctx_init(&arm[k].ctx);
+    arm[k].v = k < 2 ? v[k] : NULL;
+    arm[k].who = k;
+    arm[k].turns = turns;
+  }
+  sl_ab_opts o = q->pair.o;
+  o.counter = NULL; /* the CPU's counters say nothing of the device */
+  int rc = sl_ab_time_ref(sl__dev_arm_run, &arm[0], sl__dev_arm_run, &arm[1],
+                          q->pair.torch ? sl__dev_arm_run : NULL, &arm[2], &o,
+                          &pg->ab);
+  if (!rc && sl_device_turns_inputs_intact(&ctx, turns)) rc = 1;
+  pg->rc = rc;
+  const char *m = ctx.msg[0]          ? ctx.msg
+                  : arm[0].ctx.msg[0] ? arm[0].ctx.msg
+                  : arm[1].ctx.msg[0] ? arm[1].ctx.msg
+                  : arm[2].ctx.msg[0] ? arm[2].ctx.msg
+                                      : "a call failed";
+  if (rc) snprintf(pg->err, sizeof pg->err, "%s", m);
+  sl_device_turns_close(turns);
+  sl_device_release();
+}
+
 void sl_bw_child_ab(sl_bw_page *pg, const sl_bw_request *q, sl_bw_inputs *x,
                     const sl_turn_counter *counter) {
   const sl_bundle *in = x->in;
   const sl_bw_pair *p = &q->pair;
   const sl_hvariant *v[2] = {sl_hvariant_find(in->call.op, q->names[0]),
                              sl_hvariant_find(in->call.op, q->names[1])};
+  if (v[0] && v[1] && sl_variant_device(&v[0]->v) == SL_DEVICE_CUDA) {
+    sl__child_ab_device(pg, q, in, v);
+    return;
+  }
   for (int k = 0; k < 2; ++k) {
     memset(&arms[k], 0, sizeof arms[k]);
     sl_ctx_init(&arms[k].ctx);

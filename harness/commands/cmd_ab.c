@@ -266,6 +266,12 @@ static void sl__keep_arm(sl__ab *ab, const char *name, const double *samples,
             name);
 }
 
+/* LibTorch's arm of a pair: its CUDA op for cuda.* arms. */
+static const char *sl__torch_name(const sl_hvariant *const arm_v[2]) {
+  return sl_variant_device(&arm_v[0]->v) == SL_DEVICE_CUDA ? "torch.cuda"
+                                                           : "torch.cpu";
+}
+
 /* Times the pair arm_v (base, cand) on the case's inputs under o, with
  * LibTorch as the third arm when torch, in the timing worker; 0, or
  * non-zero with why. When the timing lost an arm (its kernel killed the
@@ -286,7 +292,7 @@ static int sl__time_pair(const sl__ab *ab, const sl_hvariant *const arm_v[2],
   *died = death.verdict != SL_VERDICT_FAILED;
   if (death.lost) {
     *dead = arm == 0 || arm == 1 ? arm_v[arm]->name
-            : arm == 2           ? "torch.cpu"
+            : arm == 2           ? sl__torch_name(arm_v)
                                  : "the timing worker";
     sl_bench_case_lost(res, *dead, &death, why, why_len);
   }
@@ -301,9 +307,15 @@ static int sl__timeable(sl__ab *ab, const sl_bench_case *bc,
                         const sl_hvariant *const arm_v[2], const char *plain) {
   for (int k = 0; k < 2; ++k) {
     const sl_variant_result *r = sl__verdict_of(res, arm_v[k]->name);
-    if (sl_variant_device(&arm_v[k]->v) != SL_DEVICE_CPU) {
+    const sl_device dev = sl_variant_device(&arm_v[k]->v);
+    if (dev != sl_variant_device(&arm_v[0]->v)) {
       sl__note(ab, SL_AB_ROW_UNTIMED, plain,
-               "not timed: ab times cpu variants only at this version");
+               "not timed: base and candidate run on different devices");
+      return 0;
+    }
+    if (dev != SL_DEVICE_CPU && ab->plant > 0) {
+      sl__note(ab, SL_AB_ROW_UNTIMED, plain,
+               "not timed: --plant-slowdown spins the CPU, not the device");
       return 0;
     }
     if (!r || (r->verdict != SL_VERDICT_PASSED &&
@@ -397,7 +409,7 @@ static void sl__judged(sl__ab *ab, const sl_bench_case *bc,
     int m = 0;
     for (int i = 0; i < r->rounds; ++i)
       if (r->ref_s[i] > 0) ts[m++] = r->ref_s[i];
-    sl__keep_arm(ab, "torch.cpu", ts, m, bc->built.bytes, NULL);
+    sl__keep_arm(ab, sl__torch_name(arm_v), ts, m, bc->built.bytes, NULL);
   }
 }
 

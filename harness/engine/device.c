@@ -391,6 +391,86 @@ int sl_device_time_torch(sl_ctx *ctx, const sl_call *call, int cold,
   return sl__device_time(ctx, sl__run_torch, NULL, call, cold, o, t);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Timing in turns (ab)                                                      */
+/* ------------------------------------------------------------------------ */
+struct sl_device_turns {
+  sl_call dc; /* the case on the device: cached inputs, outputs below */
+  sl__dev_outputs outs;
+  sl_device_timer *timer;
+};
+
+int sl_device_turns_open(sl_ctx *ctx, const sl_call *call,
+                         sl_device_turns **out) {
+  *out = NULL;
+  sl_device_turns *t = calloc(1, sizeof *t);
+  if (!t) {
+    sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
+                "device turns: expected %zu bytes of host memory, got none",
+                sizeof *t);
+    return -1;
+  }
+  t->dc = *call;
+  sl_status st = sl_infer(ctx, &t->dc);
+  if (!st) st = sl__inputs_to_device(ctx, call, &t->dc);
+  if (!st) st = sl__outputs_alloc(ctx, &t->dc, &t->dc, &t->outs);
+  if (!st) st = sl_device_timer_create(ctx, &t->timer);
+  if (st) {
+    sl_device_turns_close(t);
+    return -1;
+  }
+  *out = t;
+  return 0;
+}
+
+int sl_device_turn(sl_ctx *ctx, sl_device_turns *t, const sl_variant *v, int k,
+                   double *samples) {
+  for (int i = 0; i < k; ++i) {
+    sl_call run = t->dc;
+    sl_status st = sl_device_timer_start(ctx, t->timer);
+    if (!st)
+      st = v ? sl__run_kernel(ctx, v, &run) : sl__run_torch(ctx, NULL, &run);
+    if (!st) st = sl_device_timer_stop(ctx, t->timer, &samples[i]);
+    if (st) return -1;
+  }
+  return 0;
+}
+
+int sl_device_turns_inputs_intact(sl_ctx *ctx, const sl_device_turns *t) {
+  const sl_op_info *info = sl_op_get(t->dc.op);
+  for (int s = 0; s < info->n_in; ++s) {
+    const sl__dev_input *in = &sl__cache.in[s];
+    if (!in->bytes) continue;
+    void *back = malloc(in->bytes);
+    if (!back) {
+      sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
+                  "device turns: expected %zu bytes of host memory to read "
+                  "%s back, got none",
+                  in->bytes, info->arg_names[s]);
+      return -1;
+    }
+    sl_status st = sl_device_copy_from(ctx, back, in->dev, in->bytes);
+    const int same = !st && sl_hash64(back, in->bytes) == in->hash;
+    free(back);
+    if (st) return -1;
+    if (!same) {
+      sl_ctx_fail(ctx, SL_STATUS_INTERNAL,
+                  "harness check: the device copy of %s changed during the "
+                  "turns: an arm wrote its input",
+                  info->arg_names[s]);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+void sl_device_turns_close(sl_device_turns *t) {
+  if (!t) return;
+  sl_device_timer_destroy(t->timer);
+  sl__outputs_free(&t->outs);
+  free(t);
+}
+
 double sl_device_copy_bandwidth_gbs(size_t bytes) {
   sl_ctx ctx;
   sl_ctx_init(&ctx);

@@ -65,6 +65,26 @@ int sl_device_time_variant(sl_ctx *ctx, const sl_variant *v,
 int sl_device_time_torch(sl_ctx *ctx, const sl_call *call, int cold,
                          const sl_timing_opts *o, sl_timing *t);
 
+/*
+ * Timing in turns (ab's paired rounds): one case's inputs on the device
+ * (the cached copies above), one set of outputs that every turn
+ * overwrites (as ab's CPU arms share theirs), and a timer.
+ * sl_device_turn runs v (NULL: LibTorch's CUDA op) k times, each sample the
+ * device time between two events around one run; nothing is checked there
+ * (ab times only variants that passed the case). Returns 0, or -1 with the
+ * reason on ctx.
+ */
+typedef struct sl_device_turns sl_device_turns;
+int sl_device_turns_open(sl_ctx *ctx, const sl_call *call,
+                         sl_device_turns **out);
+int sl_device_turn(sl_ctx *ctx, sl_device_turns *t, const sl_variant *v, int k,
+                   double *samples);
+/* After the turns: 0 when every input's device copy still holds the bytes
+ * uploaded, 1 (the message on ctx) when a run wrote one, -1 when it could
+ * not be read back. */
+int sl_device_turns_inputs_intact(sl_ctx *ctx, const sl_device_turns *t);
+void sl_device_turns_close(sl_device_turns *t);
+
 /* GB/s of a device-to-device copy of `bytes` (bytes read plus bytes
  * written, the way the bench counts useful bytes), the median of repeated
  * copies timed with events; <= 0 when it cannot be measured. */
