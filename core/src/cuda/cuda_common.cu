@@ -162,10 +162,16 @@ sl_status sl__cuda_slots(sl_ctx *ctx, cudaStream_t s, int n,
                        "index check: expected 1 to 4 slots, got %d", n);
   SL__TRY(sl__slot_set_of(ctx, &set));
   if (!set->dev) {
-    SL__CUDA_TRY(ctx, cudaMalloc(&set->dev, 4 * sizeof set->dev[0]),
+    /* The pinned copy first, and each pointer kept only once allocated:
+     * a set with slots always has its copy. */
+    unsigned long long *host = set->host, *dev = nullptr;
+    if (!host)
+      SL__CUDA_TRY(ctx, cudaMallocHost(&host, 4 * sizeof host[0]),
+                   "index check: pinned slots");
+    set->host = host;
+    SL__CUDA_TRY(ctx, cudaMalloc(&dev, 4 * sizeof dev[0]),
                  "index check: slots");
-    SL__CUDA_TRY(ctx, cudaMallocHost(&set->host, 4 * sizeof set->host[0]),
-                 "index check: pinned slots");
+    set->dev = dev;
     set->dirty = 1;
   }
   if (set->dirty) {
