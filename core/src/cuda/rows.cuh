@@ -42,6 +42,26 @@ static sl__rows<NT, O> sl__rows_of(const sl__it &it) {
   return w;
 }
 
+/* Whether a walk of three tensors (the last one indexed along a dim of
+ * stride `dim_stride` by values below `bound`) fits the 32-bit offsets. */
+static inline bool sl__rows_narrow(const sl__it &it, int64_t bound,
+                                   int64_t dim_stride) {
+  const int64_t st = dim_stride < 0 ? -dim_stride : dim_stride;
+  return it.numel <= INT32_MAX && sl__it_span(it, 0) <= INT32_MAX &&
+         sl__it_span(it, 1) <= INT32_MAX &&
+         sl__it_span(it, 2) + (bound - 1) * st <= INT32_MAX;
+}
+
+/* The index check of a rows kernel: v in [0, bound), else the element's
+ * row-major position r * cols + c recorded in the verdict slot. */
+__device__ __forceinline__ bool sl__rows_ok(int64_t v, int64_t bound, int64_t r,
+                                            int64_t cols, int64_t c,
+                                            unsigned long long *bad) {
+  if (v >= 0 && v < bound) return true;
+  atomicMin(bad, (unsigned long long)(r * cols + c));
+  return false;
+}
+
 /* One block per SL__THREADS * SL__ROWS_UNROLL columns of a row; rows
  * beyond the grid's 65535 are taken in turns (blockIdx.y steps). */
 static inline dim3 sl__rows_grid(int64_t rows, int64_t cols) {

@@ -71,11 +71,7 @@ __global__ void sl__gather_rows_k(sl__rows<3, O> w, E *out, const I *index,
 #pragma unroll
     for (int u = 0; u < SL__ROWS_UNROLL; ++u) {
       const int64_t c = c0 + u * (int64_t)blockDim.x;
-      if (c >= w.cols) continue;
-      if (v[u] < 0 || v[u] >= bound) {
-        atomicMin(bad, (unsigned long long)(r * w.cols + c));
-        continue;
-      }
+      if (c >= w.cols || !sl__rows_ok(v[u], bound, r, w.cols, c, bad)) continue;
       out[(O)r * w.rs[0] + (O)c * w.cs[0]] =
           x[(O)r * w.rs[2] + (O)c * w.cs[2] + (O)v[u] * (O)xs_dim];
     }
@@ -101,11 +97,7 @@ static sl_status sl__gather_launch(sl_ctx *ctx, cudaStream_t s,
   E *out = (E *)c->arg[2].data;
   const I *index = (const I *)c->arg[1].data;
   const E *x = (const E *)c->arg[0].data;
-  const int64_t xs = xs_dim < 0 ? -xs_dim : xs_dim;
-  const bool narrow = it.numel <= INT32_MAX &&
-                      sl__it_span(it, 0) <= INT32_MAX &&
-                      sl__it_span(it, 1) <= INT32_MAX &&
-                      sl__it_span(it, 2) + (bound - 1) * xs <= INT32_MAX;
+  const bool narrow = sl__rows_narrow(it, bound, xs_dim);
   const bool rowwise = sl__rows_fit(it);
   if (rowwise && narrow)
     sl__gather_rows_launch<E, I, int32_t>(s, it, out, index, x, xs_dim, bound,

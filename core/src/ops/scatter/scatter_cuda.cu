@@ -53,11 +53,7 @@ __global__ void sl__scatter_rows_k(sl__rows<3, O> w, const I *index,
 #pragma unroll
     for (int u = 0; u < SL__ROWS_UNROLL; ++u) {
       const int64_t c = c0 + u * (int64_t)blockDim.x;
-      if (c >= w.cols) continue;
-      if (v[u] < 0 || v[u] >= bound) {
-        atomicMin(bad, (unsigned long long)(r * w.cols + c));
-        continue;
-      }
+      if (c >= w.cols || !sl__rows_ok(v[u], bound, r, w.cols, c, bad)) continue;
       sl__st_racy(&out[(O)r * w.rs[2] + (O)c * w.cs[2] + (O)v[u] * (O)os_dim],
                   e[u]);
     }
@@ -74,12 +70,8 @@ sl__scatter_launch(sl_ctx *ctx, cudaStream_t s, const sl__it &it,
   const I *index = (const I *)c->arg[1].data;
   const E *src = (const E *)c->arg[2].data;
   E *out = (E *)c->arg[3].data;
-  const int64_t os = os_dim < 0 ? -os_dim : os_dim;
   /* The 32-bit walk where every offset fits (as gather_cuda.cu). */
-  const bool narrow = it.numel <= INT32_MAX &&
-                      sl__it_span(it, 0) <= INT32_MAX &&
-                      sl__it_span(it, 1) <= INT32_MAX &&
-                      sl__it_span(it, 2) + (bound - 1) * os <= INT32_MAX;
+  const bool narrow = sl__rows_narrow(it, bound, os_dim);
   if (sl__rows_fit(it) && narrow) {
     const sl__rows<3, int32_t> w = sl__rows_of<3, int32_t>(it);
     sl__scatter_rows_k<E, I, int32_t>
