@@ -1,6 +1,7 @@
 /*
  * The failures of the HTML report, by failure group
- * (harness/engine/failure_group.h): one row per group with its count of failing
+ * (harness/engine/failure_group.h) under a row naming its defect (schema
+ * 13): one row per group with its count of failing
  * cases, its message, the command that repeats it on the smallest case the
  * shrinker reached, and the runs it was first and last seen in. The same groups
  * and the same count as `scatterlab report --failures`, the fuzz summary, JSON
@@ -23,7 +24,17 @@ typedef struct sl__fail_html {
   int64_t n;     /* groups (or ungrouped failures) met */
   int64_t cases; /* failing cases over the groups: the counting pass only */
   sl_store *s;
+  int64_t defects;   /* defects met (the store walks them defect by defect) */
+  char defect[1024]; /* the last group's defect */
 } sl__fail_html;
+
+/* Whether the group of defect d starts a defect: then it is counted. */
+static int sl__defect_starts(sl__fail_html *h, const char *d) {
+  if (h->defects && strncmp(h->defect, d, sizeof h->defect - 1) == 0) return 0;
+  snprintf(h->defect, sizeof h->defect, "%s", d);
+  ++h->defects;
+  return 1;
+}
 
 /* The repro cell: the command on the minimal case, and the case it was
  * shrunk from when they differ. */
@@ -57,6 +68,7 @@ static void sl__what_cells(FILE *out, const char *verdict, const char *variant,
 
 static int sl__group_count(void *user, const sl_failure_group_view *g) {
   sl__fail_html *h = user;
+  sl__defect_starts(h, g->defect);
   ++h->n;
   h->cases += g->cases;
   return 0;
@@ -72,6 +84,13 @@ static int sl__group_row(void *user, const sl_failure_group_view *g) {
           "<th>minimal repro</th><th>seen in runs</th></tr>\n",
           out);
   if (h->n++ >= h->max) return 0; /* count the rest, show none */
+  if (sl__defect_starts(h, g->defect)) {
+    fprintf(out,
+            "<tr class=\"defect\"><td colspan=\"7\">defect %" PRId64 ": <code>",
+            h->defects);
+    sl__html_text(out, g->defect);
+    fputs("</code></td></tr>\n", out);
+  }
   fputs("<tr title=\"", out);
   sl__html_text(out, g->signature);
   fprintf(out, "\"><td class=\"n\">%" PRId64 "</td>", g->cases);
@@ -120,19 +139,20 @@ int sl__html_failures(sl_store *s, const sl_html_opts *o, FILE *out, char *err,
                       size_t errlen) {
   fputs("<h2 id=\"failures\">Failures</h2>\n", out);
   /* The groups are counted before the table so that the count leads. */
-  sl__fail_html count = {NULL, 0, 0, 0, s};
-  sl__fail_html groups = {out, o->max_failures, 0, 0, s};
-  sl__fail_html loose = {out, o->max_failures, 0, 0, s};
+  sl__fail_html count = {.s = s};
+  sl__fail_html groups = {.out = out, .max = o->max_failures, .s = s};
+  sl__fail_html loose = {.out = out, .max = o->max_failures, .s = s};
   int rc =
       sl_store_each_failure_group(s, o->run_id, sl__group_count, &count) < 0;
   if (!rc && count.n)
     fprintf(out,
-            "<p><span class=\"bad\">%" PRId64 " failure group%s, %" PRId64
+            "<p><span class=\"bad\">%" PRId64 " defect%s in %" PRId64
+            " failure group%s, %" PRId64
             " failing case%s</span> (shrunk copies not counted; "
             "<code>scatterlab report --failures</code> lists the same "
             "groups).</p>\n",
-            count.n, count.n == 1 ? "" : "s", count.cases,
-            count.cases == 1 ? "" : "s");
+            count.defects, count.defects == 1 ? "" : "s", count.n,
+            count.n == 1 ? "" : "s", count.cases, count.cases == 1 ? "" : "s");
   rc = rc ||
        sl_store_each_failure_group(s, o->run_id, sl__group_row, &groups) < 0;
   if (!rc) sl__table_end(&groups, "failure groups");

@@ -1,7 +1,8 @@
 /*
  * `scatterlab report --failures`: the failure groups of the store (schema 9:
- * results.signature, harness/engine/failure_group.h), each with its count of
- * cases, when it was first and last seen, and the minimal repro.
+ * results.signature, harness/engine/failure_group.h) under the defect each
+ * was reported under (schema 13), each with its count of cases, when it was
+ * first and last seen, and the minimal repro.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -52,12 +53,25 @@ typedef struct sl__groups {
   FILE *out;
   sl_store *s;
   void (*text)(FILE *, const char *);
-  int64_t n, cases, fresh;
-  int64_t run_id; /* the run reported, 0 for every run */
+  int64_t n, cases, fresh, defects;
+  int64_t run_id;    /* the run reported, 0 for every run */
+  char defect[1024]; /* the defect of the groups printed last */
 } sl__groups;
+
+/* A "defect N:" line before the first group of each defect (the store
+ * walks them defect by defect). */
+static void sl__defect_line(sl__groups *x, const char *defect) {
+  if (x->defects && strncmp(x->defect, defect, sizeof x->defect - 1) == 0)
+    return;
+  snprintf(x->defect, sizeof x->defect, "%s", defect);
+  fprintf(x->out, "\ndefect %" PRId64 ": ", ++x->defects);
+  x->text(x->out, defect);
+  fputc('\n', x->out);
+}
 
 static int sl__group(void *user, const sl_failure_group_view *g) {
   sl__groups *x = user;
+  sl__defect_line(x, g->defect);
   ++x->n;
   x->cases += g->cases;
   fprintf(x->out,
@@ -93,16 +107,16 @@ static int sl__group(void *user, const sl_failure_group_view *g) {
 int sl_report_failure_groups(sl_store *s, int64_t run_id, FILE *out,
                              void (*text)(FILE *, const char *), char *err,
                              size_t errlen) {
-  sl__groups x = {out, s, text, 0, 0, 0, run_id};
+  sl__groups x = {.out = out, .s = s, .text = text, .run_id = run_id};
   if (sl_store_each_failure_group(s, run_id, sl__group, &x) < 0) {
     snprintf(err, errlen, "%s", sl_store_errmsg(s));
     return -1;
   }
   fprintf(out,
-          "%s%" PRId64 " failure group%s, %" PRId64
+          "%s%" PRId64 " defect%s in %" PRId64 " failure group%s, %" PRId64
           " failing case%s (shrunk copies not counted)",
-          x.n ? "\n" : "", x.n, x.n == 1 ? "" : "s", x.cases,
-          x.cases == 1 ? "" : "s");
+          x.n ? "\n" : "", x.defects, x.defects == 1 ? "" : "s", x.n,
+          x.n == 1 ? "" : "s", x.cases, x.cases == 1 ? "" : "s");
   if (run_id > 0)
     fprintf(out, "; %" PRId64 " new in run %" PRId64, x.fresh, run_id);
   fputc('\n', out);

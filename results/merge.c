@@ -152,6 +152,13 @@ static int sl__copy(sl_store *s, sl_merge_stats *m) {
                           "%zu bytes",
                           sizeof sql);
   if (sl__exec(s, sql)) return -1;
+  /* The defect each copied group was reported under, where it had one. */
+  if (sl__exec(s, "UPDATE main.failure_groups SET defect = (SELECT g.defect"
+                  " FROM sl_src.failure_groups g"
+                  " WHERE g.signature_id = failure_groups.signature_id)"
+                  " WHERE signature_id IN (SELECT signature_id"
+                  " FROM sl_src.failure_groups WHERE defect != '')"))
+    return -1;
   return sl__scalar(s,
                     "SELECT (SELECT count(*) FROM sl_src.results WHERE case_id"
                     " IN (SELECT id FROM sl_new_cases))",

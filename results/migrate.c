@@ -231,6 +231,17 @@ static const char sl__schema_v12_sql[] =
     SL__V12_FILL "PRAGMA user_version = 12;";
 #undef SL__V12_FILL
 
+/*
+ * Version 13: the defect each failure group was last reported under
+ * (harness/engine/failure_group.h: sl_defect_signature, joined across the
+ * run's groups), so that `report --failures` and the HTML page count
+ * defects first, as the campaign did: '' where the group was its own
+ * defect or was met before this version.
+ */
+static const char sl__schema_v13_sql[] =
+    "ALTER TABLE failure_groups ADD COLUMN defect TEXT NOT NULL DEFAULT '';"
+    "PRAGMA user_version = 13;";
+
 /* To change the schema, append a step (never edit a released one) and add a
  * test that opens a database of the previous version. */
 static const sl__migration sl__steps[] = {
@@ -246,6 +257,7 @@ static const sl__migration sl__steps[] = {
     {10, sl__schema_v10_sql, "hardware counts beside timings"},
     {11, sl__schema_v11_sql, "how each provider of a run was found"},
     {12, sl__schema_v12_sql, "failure groups across runs"},
+    {13, sl__schema_v13_sql, "the defect of each failure group"},
 };
 
 #define SL__NSTEPS ((int)(sizeof sl__steps / sizeof sl__steps[0]))

@@ -396,9 +396,13 @@ typedef struct sl_failure_group_view {
    * that met it first and that run's commit ("" unknown). */
   int64_t origin_run;
   const char *origin_commit;
+  /* The defect it was last reported under (schema 13), or its signature
+   * when none was recorded: groups of one defect are walked together. */
+  const char *defect;
 } sl_failure_group_view;
 
-/* The failure groups of run_id (0: of every run) in the order first met.
+/* The failure groups of run_id (0: of every run), defect by defect: the
+ * defects in the order first met, each one's groups in that order.
  * Results stored before schema 9, or without a signature, are not in any
  * group. */
 int sl_store_each_failure_group(sl_store *s, int64_t run_id,
@@ -431,6 +435,12 @@ int sl_store_known_group(sl_store *s, const char *id, sl_known_group *g);
  * once a run's results are committed; groups read before it are as earlier
  * runs left them. 0, or -1. */
 int sl_store_refresh_groups(sl_store *s, int64_t run_id);
+
+/* Records the defect (harness/engine/failure_group.h: sl_defect_signature)
+ * the remembered group of signature id `id` was last reported under, ""
+ * when it was its own (schema 13); a group the store does not remember is
+ * left alone. Call it after sl_store_refresh_groups. 0, or -1. */
+int sl_store_set_group_defect(sl_store *s, const char *id, const char *defect);
 
 /* The id of the newest run that holds timings; 0 if none, -1 on error. */
 int64_t sl_store_last_timed_run(sl_store *s);

@@ -84,3 +84,19 @@ int sl_store_refresh_groups(sl_store *s, int64_t run_id) {
   sqlite3_finalize(st);
   return rc == SQLITE_DONE ? 0 : sl__store_fail_db(s, op);
 }
+
+int sl_store_set_group_defect(sl_store *s, const char *id, const char *defect) {
+  static const char op[] = "set_group_defect";
+  static const char sql[] =
+      "UPDATE failure_groups SET defect = ?2 WHERE signature_id = ?1";
+  if (sl__store_check_handle(s) || sl__store_writable(s, op)) return -1;
+  if (!id || !defect)
+    return sl__store_fail(s, op, "%s is NULL", id ? "defect" : "id");
+  sqlite3_stmt *st = sl__store_prepare(s, sql, 0, op);
+  if (!st) return -1;
+  sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 2, defect, -1, SQLITE_STATIC);
+  const int rc = sqlite3_step(st);
+  sqlite3_finalize(st);
+  return rc == SQLITE_DONE ? 0 : sl__store_fail_db(s, op);
+}

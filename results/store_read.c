@@ -366,6 +366,8 @@ int sl_store_each_failure_group(sl_store *s, int64_t run_id,
                                           const sl_failure_group_view *g),
                                 void *user) {
   static const char op[] = "each_failure_group";
+  /* A group's defect (schema 13), its own signature where none is known. */
+#define SL__DEFECT "coalesce(nullif(fg.defect, ''), g.sig)"
   /* Only cases not shrunk from another are counted; the first case's
    * newest shrunk child is the group's minimal case. */
   static const char sql[] =
@@ -379,14 +381,16 @@ int sl_store_each_failure_group(sl_store *s, int64_t run_id,
       " coalesce((SELECT m.case_line FROM cases m"
       "  WHERE m.shrunk_from = f.id ORDER BY m.id DESC LIMIT 1), f.case_line),"
       " f.case_line, coalesce(fg.first_run, f.run_id),"
-      " coalesce(fg.first_commit, rf.git_commit)"
+      " coalesce(fg.first_commit, rf.git_commit), " SL__DEFECT
       " FROM g JOIN cases f ON f.id = g.first_id"
       " JOIN cases l ON l.id = g.last_id"
       " JOIN runs rf ON rf.id = f.run_id JOIN runs rl ON rl.id = l.run_id"
       " JOIN results xf ON xf.case_id = f.id AND xf.signature = g.sig"
       " LEFT JOIN failure_groups fg"
       "  ON fg.signature_id = sl_signature_id(g.sig)"
-      " ORDER BY g.first_id";
+      " ORDER BY min(g.first_id) OVER (PARTITION BY " SL__DEFECT "),"
+      " g.first_id";
+#undef SL__DEFECT
   if (!s || !s->db) return -1;
   if (sl__walk_check(s, fn != NULL, run_id, op)) return -1;
   sqlite3_stmt *st = sl__store_prepare(s, sql, 0, op);
@@ -409,6 +413,7 @@ int sl_store_each_failure_group(sl_store *s, int64_t run_id,
     v.found_line = sl__text(st, 11);
     v.origin_run = sqlite3_column_int64(st, 12);
     v.origin_commit = sl__text(st, 13);
+    v.defect = sl__text(st, 14);
     stop = fn(user, &v);
   }
   int ret = stop;

@@ -123,6 +123,17 @@ static const sl_known_entry *sl__accepted(const sl_known_list *k,
   return NULL;
 }
 
+/* Each group's defect, as this run named it, into the store (schema 13):
+ * "" for a group that is its own. */
+static int sl__store_defects(const sl_failure_groups *g, sl_store *st) {
+  for (int i = 0; i < g->n; ++i) {
+    const sl_failure_group *e = &g->v[i];
+    const int own = strcmp(e->defect, e->sig) == 0;
+    if (sl_store_set_group_defect(st, e->id, own ? "" : e->defect)) return -1;
+  }
+  return 0;
+}
+
 int sl_failure_groups_triage(sl_failure_groups *g, sl_store *st, int64_t run_id,
                              const sl_triage_opts *o, char *err,
                              size_t errlen) {
@@ -153,7 +164,8 @@ int sl_failure_groups_triage(sl_failure_groups *g, sl_store *st, int64_t run_id,
     e->fails = e->status == SL_GROUP_NEW ||
                (e->status == SL_GROUP_KNOWN && !(o && o->fail_on_new));
   }
-  if (st && !rc && run_id > 0 && sl_store_refresh_groups(st, run_id)) {
+  if (st && !rc && run_id > 0 &&
+      (sl_store_refresh_groups(st, run_id) || sl__store_defects(g, st))) {
     snprintf(err, errlen, "%s", sl_store_errmsg(st));
     rc = -1;
   }

@@ -52,7 +52,8 @@ void sl_known_free(sl_known_list *k);
 /* Sets each group's status and whether it fails: accepted when o's list
  * names it, else known when st remembers it from a run before run_id,
  * else new; then, when st is given, brings the store's memory of the
- * groups up to date with run_id's results (sl_store_refresh_groups). 0, or
+ * groups up to date with run_id's results (sl_store_refresh_groups) and
+ * records the defect each was reported under (sl_store_set_group_defect). 0, or
  * -1 with err when the store could not be read or written (the statuses
  * are set as far as it could tell). */
 int sl_failure_groups_triage(sl_failure_groups *g, sl_store *st, int64_t run_id,

@@ -300,8 +300,12 @@ static void check_html(const char *html) {
   /* Failures by group, counted as report --failures counts them: the
    * crash's group (1 case: its shrunk copy is no extra failure), then
    * case 1's failure, stored without a signature, under its own heading. */
-  CHECK_CONTAINS(html, "<span class=\"bad\">1 failure group, 1 failing "
-                       "case</span>");
+  CHECK_CONTAINS(html, "<span class=\"bad\">1 defect in 1 failure group, "
+                       "1 failing case</span>");
+  /* The group under its defect's row: its own signature, as none was
+   * recorded for it. */
+  CHECK_CONTAINS(html, "<tr class=\"defect\"><td colspan=\"7\">defect 1: "
+                       "<code>scatter_reduce cpu.atomic crashed");
   CHECK_CONTAINS(html, "<tr title=\"scatter_reduce cpu.atomic crashed | f64 "
                        "[N,N] [N,N] [N,N] | signal # (SIGSEGV)\"><td "
                        "class=\"n\">1</td><td class=\"bad\">crashed</td>");

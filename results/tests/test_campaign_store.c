@@ -108,7 +108,7 @@ static void test_upgrade_from_v1(void) {
   CHECK_MSG(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
             "%s", err);
   sl_store_close(s);
-  CHECK(raw_int(p, "PRAGMA user_version") == 12);
+  CHECK(raw_int(p, "PRAGMA user_version") == 13);
   /* Each old run got its own 32-hex-digit uid. */
   CHECK(raw_int(p, "SELECT count(DISTINCT uid) FROM runs WHERE length(uid) = "
                    "32") == 2);

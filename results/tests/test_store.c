@@ -170,7 +170,7 @@ static void test_round_trip(const char *db) {
   if (!s) return;
   CHECK(strcmp(sl_store_path(s), db) == 0);
   CHECK(strcmp(sl_store_errmsg(s), "") == 0);
-  CHECK(sl_store_schema_version() == 12);
+  CHECK(sl_store_schema_version() == 13);
   CHECK(sl_store_last_run(s) == 0);
 
   sl_run_info ri = test_info("run");
@@ -344,7 +344,7 @@ static void test_round_trip(const char *db) {
   char mode[32];
   raw_text(db, "PRAGMA journal_mode", mode, sizeof mode);
   CHECK_MSG(strcmp(mode, "wal") == 0, "journal_mode %s", mode);
-  CHECK(raw_int(db, "PRAGMA user_version") == 12);
+  CHECK(raw_int(db, "PRAGMA user_version") == 13);
   CHECK(raw_int(db, "SELECT count(*) FROM timings WHERE instructions = 1234.5"
                     " AND cycles IS NULL AND cache_misses = 0") == 1);
   CHECK(raw_int(db, "SELECT count(*) FROM timings WHERE instructions IS NULL"
@@ -535,7 +535,7 @@ static void test_versions_and_foreign_files(const char *db) {
   CHECK(s == NULL);
   char want[400];
   snprintf(want, sizeof want,
-           "%s: schema version 99 is newer than this scatterlab (knows 12); "
+           "%s: schema version 99 is newer than this scatterlab (knows 13); "
            "upgrade scatterlab",
            p);
   CHECK_MSG(strcmp(err, want) == 0, "got \"%s\"", err);
@@ -583,7 +583,7 @@ static void test_versions_and_foreign_files(const char *db) {
   CHECK_MSG(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
             "%s", err);
   sl_store_close(s);
-  CHECK(raw_int(p, "PRAGMA user_version") == 12);
+  CHECK(raw_int(p, "PRAGMA user_version") == 13);
 
   /* The parent folder must be a folder. */
   char q[300];

@@ -337,7 +337,7 @@ static void test_upgrade_v8_tallies(void) {
   CHECK_MSG(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
             "%s", err);
   sl_store_close(s);
-  CHECK(raw_int(p, "PRAGMA user_version") == 12);
+  CHECK(raw_int(p, "PRAGMA user_version") == 13);
   CHECK(raw_int(p, "SELECT ncases FROM runs") == 2);
   CHECK(raw_int(p, "SELECT count(*) FROM tallies") == 3);
   CHECK(raw_int(p, "SELECT count FROM tallies WHERE dtype = 'f16' AND"
@@ -512,7 +512,7 @@ static void test_known_groups(void) {
   CHECK_MSG(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
             "%s", err);
   sl_store_close(s);
-  CHECK(raw_int(p, "PRAGMA user_version") == 12);
+  CHECK(raw_int(p, "PRAGMA user_version") == 13);
   CHECK(raw_int(p, "SELECT count(*) FROM failure_groups WHERE"
                    " signature = 'sig A' AND first_run = 1 AND last_run = 2"
                    " AND count = 3 AND first_commit = 'abc123'") == 1);
@@ -541,6 +541,61 @@ static void test_known_groups(void) {
   sl_store_close(s);
 }
 
+/* Schema 13: the defect each group was reported under. The walk gives the
+ * groups defect by defect (the defects in the order first met), a group
+ * without one under its own signature; a refresh keeps it, a merge copies
+ * it. */
+typedef struct defects_seen {
+  int n;
+  char sig[4][16], defect[4][16];
+} defects_seen;
+
+static int defect_seen(void *user, const sl_failure_group_view *g) {
+  defects_seen *x = user;
+  if (x->n < 4) {
+    snprintf(x->sig[x->n], sizeof x->sig[0], "%s", g->signature);
+    snprintf(x->defect[x->n], sizeof x->defect[0], "%s", g->defect);
+  }
+  ++x->n;
+  return 0;
+}
+
+static void test_group_defects(void) {
+  char p[300], m[300], err[512], a[17], c[17];
+  path_in(p, sizeof p, "defects.db");
+  path_in(m, sizeof m, "defects_m.db");
+  sl_store *s = NULL;
+  CHECK_MSG(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
+            "%s", err);
+  if (!s) return;
+  const char *three[] = {"sig A", "sig B", "sig C"};
+  const int64_t run = failing_run(s, "abc123", three, 3);
+  sl_store_signature_id("sig A", a);
+  sl_store_signature_id("sig C", c);
+  CHECK(sl_store_refresh_groups(s, run) == 0);
+  CHECK(sl_store_set_group_defect(s, a, "D1") == 0 &&
+        sl_store_set_group_defect(s, c, "D1") == 0);
+  CHECK(sl_store_set_group_defect(s, NULL, "D1") != 0);
+  CHECK(sl_store_refresh_groups(s, run) == 0); /* keeps the defects */
+  defects_seen d = {0};
+  CHECK(sl_store_each_failure_group(s, 0, defect_seen, &d) == 0);
+  CHECK_MSG(
+      d.n == 3 && strcmp(d.sig[0], "sig A") == 0 &&
+          strcmp(d.sig[1], "sig C") == 0 && strcmp(d.defect[1], "D1") == 0 &&
+          strcmp(d.sig[2], "sig B") == 0 && strcmp(d.defect[2], "sig B") == 0,
+      "%d: %s/%s %s/%s %s/%s", d.n, d.sig[0], d.defect[0], d.sig[1],
+      d.defect[1], d.sig[2], d.defect[2]);
+  sl_store_close(s);
+  CHECK(sl_store_open(m, SL_STORE_READWRITE, &s, err, sizeof err) == 0);
+  if (!s) return;
+  CHECK_MSG(sl_store_merge(s, p, NULL) == 0, "%s", sl_store_errmsg(s));
+  memset(&d, 0, sizeof d);
+  CHECK(sl_store_each_failure_group(s, 0, defect_seen, &d) == 0);
+  CHECK(d.n == 3 && strcmp(d.defect[1], "D1") == 0 &&
+        strcmp(d.sig[1], "sig C") == 0);
+  sl_store_close(s);
+}
+
 static void test_upgrade_from_v6(void) {
   char p[300], err[512];
   path_in(p, sizeof p, "v6.db");
@@ -549,12 +604,12 @@ static void test_upgrade_from_v6(void) {
   /* Read-only first: refused, and the file left at version 6. */
   CHECK(sl_store_open(p, SL_STORE_READONLY, &s, err, sizeof err) != 0);
   CHECK_CONTAINS(err, "schema version 6 is older than this scatterlab "
-                      "(knows 12)");
+                      "(knows 13)");
   CHECK(raw_int(p, "PRAGMA user_version") == 6);
   CHECK_MSG(sl_store_open(p, SL_STORE_READWRITE, &s, err, sizeof err) == 0,
             "%s", err);
   if (!s) return;
-  CHECK(raw_int(p, "PRAGMA user_version") == 12);
+  CHECK(raw_int(p, "PRAGMA user_version") == 13);
   /* The table, empty; the old runs as they were, without providers. */
   CHECK(raw_int(p, "SELECT count(*) FROM run_providers") == 0);
   CHECK(raw_int(p, "SELECT strict FROM pragma_table_list WHERE name = "
@@ -697,7 +752,7 @@ static void test_concurrent_writers(void) {
   CHECK(raw_int(p, "SELECT count(*) FROM cases") == NPROC * NCASES);
   CHECK(raw_int(p, "SELECT count(*) FROM results") == NPROC * NCASES);
   CHECK(raw_int(p, "SELECT count(*) FROM run_providers") == NPROC * 2);
-  CHECK(raw_int(p, "PRAGMA user_version") == 12);
+  CHECK(raw_int(p, "PRAGMA user_version") == 13);
 }
 
 int main(void) {
@@ -707,6 +762,7 @@ int main(void) {
   test_upgrade_from_v6();
   test_failure_groups();
   test_known_groups();
+  test_group_defects();
   test_merge_providers();
   test_concurrent_writers();
   fixture_end();

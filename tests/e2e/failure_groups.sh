@@ -95,13 +95,14 @@ check "github: ... and the refusal named" grep -q "GITHUB_STEP_SUMMARY $tmp/link
 # The store: report --failures lists the same groups; the shrunk copies
 # count neither as cases nor as failing verdicts.
 run 0 report --failures --db "$tmp/f.db"
-check "report --failures: $groups groups, $cases cases" has "^$groups failure groups?, $cases failing cases"
+check "report --failures: $defects defects, $groups groups, $cases cases" has "^$defects defects? in $groups failure groups?, $cases failing cases"
+check "report --failures: a defect line per defect" test "$(grep -c '^defect [0-9]*: ' "$tmp/out")" = "$defects"
 check "report --failures: a minimal repro per group" test "$(grep -c "^  minimal repro: scatterlab run '.*' --variants buggy:cpu\..* --provider buggy=" "$tmp/out")" = "$groups"
 check "report --failures: first and last seen" has "first seen run 1 \(20[0-9-]*T.*\), last seen run 1"
 # Shards merge: the signatures travel with the results.
 "$BIN" merge "$tmp/f.db" -o "$tmp/m.db" >/dev/null 2>&1
 run 0 report --failures --db "$tmp/m.db"
-check "report --failures of a merged store: the same groups" has "^$groups failure groups?, $cases failing cases"
+check "report --failures of a merged store: the same defects and groups" has "^$defects defects? in $groups failure groups?, $cases failing cases"
 run 0 report --format csv --table tallies --db "$tmp/f.db"
 tallied=$(awk -F, '$5 == "failed" { n += $6 } END { print n + 0 }' "$tmp/out")
 check "tallies: $tallied failed verdicts = $cases failing cases (no shrunk copies)" test "$tallied" = "$cases"
@@ -137,7 +138,7 @@ cp "$tmp/replay.xml" "$tmp/fuzz.xml"
 check "replay: junit has a failing test case per group" junit
 run 0 report --failures --db "$tmp/r.db"
 check "replay: the store's groups are the same ($groups groups, $nent cases)" \
-  has "^$groups failure groups?, $nent failing cases?"
+  has "^$groups defects? in $groups failure groups?, $nent failing cases?"
 "$BIN" fuzz --ops gather,scatter_reduce --provider "buggy=$BUG" \
   --variants "$VARIANTS" --cases 0 --corpus "$tmp/corpus" --no-db >"$tmp/out" 2>&1
 check "replay: the text summary counts them" \
