@@ -284,6 +284,7 @@ typedef struct sl__found {
   sl__confirmed conf;
   sl_failure_sig sig;    /* the group: this op's */
   sl_failure_sig defect; /* across ops (failure_group.h) */
+  size_t defect_key_len; /* its variants key's length, 0: the group's own */
   char tensors[SL_WORKER_SHOWN_MAX + 512];
 } sl__found;
 
@@ -310,8 +311,9 @@ static void sl__found_make(const sl_fuzz_campaign *f, sl_worker *w,
               sizeof x->tensors);
   const char *verdict = sl_verdict_name(x->first.verdict);
   sl_failure_signature(&x->minimal, x->conf.variants, verdict, x->own, &x->sig);
-  sl_defect_signature(&x->minimal, x->conf.variants_key, verdict, x->own,
-                      x->conf.relation, &x->sig, &x->defect);
+  x->defect_key_len =
+      sl_defect_signature(&x->minimal, x->conf.variants_key, verdict, x->own,
+                          x->conf.relation, &x->sig, &x->defect);
 }
 
 /* The group onto the found case's verdict (batch entry at) and the
@@ -334,8 +336,8 @@ static int sl__found_record(const sl_fuzz_campaign *f, sl_worker *w,
 }
 
 /* The F line to the parent: variants, verdict, minimal, found as, group
- * id, group, message, defect id, defect, tensors (sent once per group and
- * job). */
+ * id, group, message, defect id, defect, the defect's variants key length,
+ * tensors (sent once per group and job). */
 static void sl__found_send(const sl_fuzz_campaign *f, sl__shown_groups *shown,
                            const char *found_as, const sl__found *x,
                            FILE *out) {
@@ -358,9 +360,10 @@ static void sl__found_send(const sl_fuzz_campaign *f, sl__shown_groups *shown,
   else
     snprintf(message, sizeof message, "%s", x->own);
   sl_text_one_line(message); /* a kernel's newline would forge a line */
-  fprintf(out, "F %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", x->conf.variants,
-          sl_verdict_name(x->first.verdict), x->line, found_as, x->sig.id,
-          x->sig.text, message, x->defect.id, x->defect.text,
+  fprintf(out, "F %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%zu\t%s\n",
+          x->conf.variants, sl_verdict_name(x->first.verdict), x->line,
+          found_as, x->sig.id, x->sig.text, message, x->defect.id,
+          x->defect.text, x->defect_key_len,
           sl__first_showing(shown, x->sig.id) ? x->tensors : "");
   fflush(out);
 }

@@ -117,24 +117,27 @@ static void sl__tensor_lines(char *field) {
 void sl__print_failures(sl__gathered *g, FILE *json) {
   for (int i = 0; i < g->nfail; ++i) {
     /* variant, verdict, minimal, found as, group id, group, message,
-     * defect id, defect, the minimal case's tensors (campaign_job.c; a
-     * harness failure has no tensors) */
-    char *f7[10] = {0};
+     * defect id, defect, its variants key's length, the minimal case's
+     * tensors (campaign_job.c; a harness failure has no tensors) */
+    enum { SL__F_FIELDS = 11 };
+    char *part[SL__F_FIELDS] = {0};
     char *p = g->failures[i];
-    for (int k = 0; k < 10 && p; ++k) {
-      f7[k] = p;
-      p = k < 9 ? strchr(p, '\t') : NULL;
+    for (int k = 0; k < SL__F_FIELDS && p; ++k) {
+      part[k] = p;
+      p = k < SL__F_FIELDS - 1 ? strchr(p, '\t') : NULL;
       if (p) *p++ = '\0';
     }
-    sl__tensor_lines(f7[9]);
-    const char *gid = f7[4] ? f7[4] : "?";
-    const sl_failure_defect defect = {f7[7] ? f7[7] : gid,
-                                      f7[8] ? f7[8] : f7[5]};
-    if (sl_failure_groups_add(&g->groups, gid, f7[5], f7[0], f7[1], f7[2],
-                              f7[3], f7[6], &defect) ||
-        sl_failure_groups_show(&g->groups, gid, f7[9]))
+    sl__tensor_lines(part[10]);
+    const char *gid = part[4] ? part[4] : "?";
+    const char *dtext = part[8] ? part[8] : part[5];
+    size_t key_len = part[9] ? strtoul(part[9], NULL, 10) : 0;
+    if (!dtext || key_len >= strlen(dtext)) key_len = 0;
+    const sl_failure_defect defect = {part[7] ? part[7] : gid, dtext, key_len};
+    if (sl_failure_groups_add(&g->groups, gid, part[5], part[0], part[1],
+                              part[2], part[3], part[6], &defect) ||
+        sl_failure_groups_show(&g->groups, gid, part[10]))
       fprintf(stderr, "scatterlab fuzz: out of memory\n");
-    char *fields[5] = {f7[0], f7[1], f7[2], f7[3], f7[6]};
+    char *fields[5] = {part[0], part[1], part[2], part[3], part[6]};
     char repro[1400];
     sl_repro(fields[2] ? fields[2] : "", fields[0], repro, sizeof repro);
     if (json) {

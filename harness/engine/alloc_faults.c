@@ -48,7 +48,7 @@ int sl_alloc_faults_agree(const sl_variant *v, const sl_case *c,
   st = sl_run_again(v, inferred, copies, threads, &vc, &ctx, &fault);
   const sl_alloc_counts after = hook(-1);
   char what[96], guard[256];
-  snprintf(what, sizeof what, "with allocation %lld of %lld failing",
+  snprintf(what, sizeof what, SL_ALLOC_FAULTS_PREFIX "%lld of %lld failing",
            (long long)k + 1, (long long)counted.made);
   int rc = 1;
   sl_diff d;

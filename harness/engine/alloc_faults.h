@@ -17,6 +17,10 @@
 #include "case.h"
 #include "sl/sl.h"
 
+/* How every message of a failing error path begins: the defect it shows
+ * is the allocation path's, whatever the op (failure_group.h). */
+#define SL_ALLOC_FAULTS_PREFIX "with allocation "
+
 /*
  * v runs again on `inferred` (with `copies`, `threads` as the first run)
  * while its provider counts the allocations; when it made some, once more

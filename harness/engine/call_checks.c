@@ -273,8 +273,8 @@ static int sl__checks(const sl_variant *v, const sl_call *call, uint64_t seed,
     char want[128];
     sl__status_set_text(brk->want, want, sizeof want);
     snprintf(msg, len,
-             "sl_run_variant given %s (%s): expected %s with a message "
-             "naming %s, got %s: \"%.160s\"",
+             SL_CALL_CHECKS_PREFIX "%s (%s): expected %s with a message "
+                                   "naming %s, got %s: \"%.160s\"",
              brk->what, brk->names >= SL__NAMES_IN ? name : info->name, want,
              name, sl_status_name(st), m);
     return 0;

@@ -18,6 +18,10 @@
 
 #include "sl/sl.h"
 
+/* How every message of a broken call's check begins: the defect it shows
+ * is the entry's, whatever the op (failure_group.h). */
+#define SL_CALL_CHECKS_PREFIX "sl_run_variant given "
+
 /* Breaks the call of `inferred` (with its outputs fresh, and `copies`
  * as the variant takes its inputs) every way that applies, the slots
  * drawn from seed, and runs v on each. Returns 1 when every one is

@@ -10,6 +10,7 @@
 #include "op_facts.h"
 #include "oracles.h"
 #include "slref.h"
+#include "variant_call.h"
 
 /* Whether every output of vc equals LibTorch's answer to the call m (the
  * same inputs, other parameters), judged by m's own oracles. */
@@ -106,9 +107,17 @@ static int sl__wrong_hold(const sl_tensor *got, const sl_tensor *want,
   return wrong > 0;
 }
 
-/* Whether the wrong elements of every output of vc hold the start value
- * of its reduce. */
-static int sl__outputs_start(const sl_call *vc) {
+/* The value an output of dtype dt holds where vc's writes were skipped:
+ * the poison it started as (variant_call.h); *none when it tells nothing. */
+static double sl__unwritten_value(const sl_call *vc, sl_dtype dt, int *none) {
+  (void)vc;
+  return sl_poison_value(dt, none);
+}
+
+/* Whether the wrong elements of every output of vc hold value(vc, dtype):
+ * LibTorch's answer to vc itself tells which are wrong. */
+static int sl__outputs_hold(const sl_call *vc,
+                            double (*value)(const sl_call *, sl_dtype, int *)) {
   const sl_op_info *info = sl_op_get(vc->op);
   int none;
   sl_tensor want[SL_MAX_ARGS];
@@ -119,7 +128,7 @@ static int sl__outputs_start(const sl_call *vc) {
     held = 1;
     for (int s = 0; held && s < info->n_out; ++s) {
       const sl_tensor *got = &vc->arg[info->n_in + s];
-      const double v = sl__start_value(vc, got->dtype, &none);
+      const double v = value(vc, got->dtype, &none);
       held = !none && got->dtype == want[s].dtype &&
              sl__wrong_hold(got, &want[s], v);
     }
@@ -147,9 +156,10 @@ void sl_defect_relation(const sl_case *c, const sl_call *vc, char *out,
   if (!info || sl__outputs_answer(c, vc, vc->p.reduce, vc->p.include_self))
     return;
   /* The dual reduce first, then include_self flipped (a start value
-   * ignored), the writes lost, and the other reduces last: each is the
-   * answer of one named other call, in the order of how often such a bug
-   * is met. */
+   * ignored), the writes lost, writes skipped (the wrong elements still
+   * hold the poison), and the other reduces last: each is the answer of one
+   * named other call or state, in the order of how often such a bug is
+   * met. */
   const sl_reduce dual = sl__dual(vc->p.reduce);
   if (info->reduces && sl__other_reduce(c, vc, dual) &&
       sl__outputs_answer(c, vc, dual, vc->p.include_self)) {
@@ -165,7 +175,11 @@ void sl_defect_relation(const sl_case *c, const sl_call *vc, char *out,
     snprintf(out, len, "= x");
     return;
   }
-  if (info->reduces && sl__outputs_start(vc)) {
+  if (sl__outputs_hold(vc, sl__unwritten_value)) {
+    snprintf(out, len, "= never written where wrong");
+    return;
+  }
+  if (info->reduces && sl__outputs_hold(vc, sl__start_value)) {
     snprintf(out, len, "= the start value where wrong");
     return;
   }

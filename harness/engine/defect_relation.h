@@ -6,10 +6,11 @@
  * answer to the same inputs under another call: another reduce (a float
  * amin that keeps the larger value answers as amax does, in every op that
  * uses the helper), include_self flipped (a reduce that starts from the
- * output's value whatever include_self says), or with x itself (the writes
- * lost). A whole-output match of a definite other call is evidence of a
- * code path; "a value wrong" or "larger than expected" is not, so nothing
- * weaker counts.
+ * output's value whatever include_self says), with x itself (the writes
+ * lost), or every wrong element still holding the poison the outputs start
+ * as (writes skipped: a loop that stops one short). A whole-output match of a
+ * definite other call is evidence of a code path; "a value wrong" or "larger
+ * than expected" is not, so nothing weaker counts.
  */
 #ifndef SL_DEFECT_RELATION_H
 #define SL_DEFECT_RELATION_H
@@ -20,7 +21,8 @@
 #include "sl/sl.h"
 
 /* The relation of the outputs of vc (the variant's call, its outputs as
- * produced) on case c: "= reduce=amax", "= include_self=1", "= x" (the
+ * produced) on case c: "= reduce=amax", "= include_self=1", "= x",
+ * "= never written where wrong", "= the start value where wrong" (the
  * first row of defect_relation.c that holds), or "" when none does. out
  * holds at least 32 bytes. Runs LibTorch once per row tried: only for a
  * failure that is shown (runner.h: sl_run_opts.shown), never per case. */

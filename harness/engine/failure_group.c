@@ -7,8 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc_faults.h"
+#include "call_checks.h"
 #include "clean_text.h"
 #include "runner.h"
+#include "variant_call.h"
 
 static int sl__digit(char ch) { return ch >= '0' && ch <= '9'; }
 
@@ -60,14 +63,6 @@ static size_t sl__output_prefix(sl_op op, const char *m, char *out,
   return 0;
 }
 
-/* The bytes every output starts as (variant_call.h: poisoned 0xA5), read
- * as the case's dtype: an element that still reads so was never written. */
-static double sl__poison_value(sl_dtype dt) {
-  unsigned char bytes[16];
-  memset(bytes, 0xA5, sizeof bytes);
-  return sl_elem_get_f(dt, bytes);
-}
-
 /* What a value mismatch ("... mismatch at [i]: got G, expected E") says of
  * the kernel: NULL when m is not one. */
 static const char *sl__mismatch_kind(sl_dtype dt, const char *m) {
@@ -82,9 +77,9 @@ static const char *sl__mismatch_kind(sl_dtype dt, const char *m) {
   if (isnan(g) && !isnan(e)) return "a NaN made";
   /* One byte of poison reads as an ordinary value (bool true, u8 165):
    * never-written is told only in wider dtypes. */
-  const double p = sl__poison_value(dt);
-  if (sl_dtype_size(dt) > 1 && !isnan(p) &&
-      (g == p || fabs(g - p) <= 1e-6 * fabs(p)))
+  int plain;
+  const double p = sl_poison_value(dt, &plain);
+  if (!plain && (g == p || fabs(g - p) <= 1e-6 * fabs(p)))
     return "an element never written";
   return "a value wrong";
 }
@@ -123,8 +118,7 @@ int sl_failure_variant_listed(const char *list, const char *name, size_t len) {
   return 0;
 }
 
-/* out->id from out->text: FNV-1a 64. */
-static void sl__sig_id(sl_failure_sig *out) {
+void sl_failure_sig_name(sl_failure_sig *out) {
   uint64_t h = 1469598103934665603ull;
   for (const char *p = out->text; *p; ++p)
     h = (h ^ (unsigned char)*p) * 1099511628211ull;
@@ -155,16 +149,25 @@ void sl_failure_signature(const sl_case *c, const char *variant,
            "%.40s %.240s %.40s | %.16s %.60s | %.300s", sl_op_name(c->op),
            variant ? variant : "?", verdict ? verdict : "?", reduce, output,
            kind);
-  sl__sig_id(out);
+  sl_failure_sig_name(out);
 }
 
-void sl_defect_signature(const sl_case *c, const char *variants_key,
-                         const char *verdict, const char *message,
-                         const char *relation, const sl_failure_sig *group,
-                         sl_failure_sig *out) {
-  if (!relation || !relation[0]) {
+int sl_failure_shared_check(const char *message) {
+  static const char *const shared[] = {SL_CALL_CHECKS_PREFIX,
+                                       SL_ALLOC_FAULTS_PREFIX};
+  for (size_t k = 0; message && k < sizeof shared / sizeof shared[0]; ++k)
+    if (strncmp(message, shared[k], strlen(shared[k])) == 0) return 1;
+  return 0;
+}
+
+size_t sl_defect_signature(const sl_case *c, const char *variants_key,
+                           const char *verdict, const char *message,
+                           const char *relation, const sl_failure_sig *group,
+                           sl_failure_sig *out) {
+  const int shared = sl_failure_shared_check(message);
+  if ((!relation || !relation[0]) && !shared) {
     *out = *group;
-    return;
+    return 0;
   }
   char output[64], kind[400];
   const char *reduce =
@@ -174,33 +177,104 @@ void sl_defect_signature(const sl_case *c, const char *variants_key,
    * reduce when the relation is include_self's: the start value a reduce
    * begins from is one code path for every reduce (reduce.c), and the
    * flipped call answering the whole output says it was ignored, whatever
-   * the reduce; a reduce swapped (amin answering as amax) is one reduce's. */
-  if (strncmp(relation, "= include_self", 14) == 0) reduce = "any reduce";
-  snprintf(out->text, sizeof out->text, "%.240s %.40s | %.16s | %.300s %.31s",
-           variants_key ? variants_key : "?", verdict ? verdict : "?", reduce,
-           kind, relation);
-  sl__sig_id(out);
+   * the reduce; a reduce swapped (amin answering as amax) is one reduce's.
+   * A shared check's code is the same for every reduce too. A relation
+   * says what the output is, whole; the kind of its first wrong element
+   * (a NaN lost, a value wrong) then only tells the cases' values apart. */
+  if (shared) relation = "";
+  if (shared || strncmp(relation, "= include_self", 14) == 0)
+    reduce = "any reduce";
+  if (relation[0]) kind[0] = '\0';
+  const char *key = variants_key ? variants_key : "?";
+  const size_t klen = strlen(key) < 240 ? strlen(key) : 240;
+  snprintf(out->text, sizeof out->text, "%.*s %.40s | %.16s | %.300s%.31s",
+           (int)klen, key, verdict ? verdict : "?", reduce, kind, relation);
+  sl_failure_sig_name(out);
+  return klen;
+}
+
+/* A variant's name in a comma-separated list: where and how long. */
+typedef struct sl__name {
+  const char *at;
+  size_t len;
+} sl__name;
+
+enum { SL__KEY_NAMES = 64 }; /* names a key holds: more than any op has */
+
+static int sl__name_cmp(const void *a, const void *b) {
+  const sl__name *x = a, *y = b;
+  const int c = memcmp(x->at, y->at, x->len < y->len ? x->len : y->len);
+  return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* The names of list (len bytes) appended to v[*n], up to max in all. */
+static void sl__names_of(const char *list, size_t len, sl__name *v, int *n,
+                         int max) {
+  const char *end = list + len;
+  for (const char *p = list; p < end && *n < max;) {
+    const char *q = memchr(p, ',', (size_t)(end - p));
+    if (!q) q = end;
+    if (q > p) v[(*n)++] = (sl__name){p, (size_t)(q - p)};
+    p = q + 1;
+  }
+}
+
+/* v's names in byte order, each once, joined by commas into out: a key
+ * that reads the same whichever order its variants were met in. */
+static void sl__names_join(sl__name *v, int n, char *out, size_t len) {
+  qsort(v, (size_t)n, sizeof *v, sl__name_cmp);
+  size_t used = 0;
+  out[0] = '\0';
+  for (int i = 0; i < n; ++i) {
+    if (i && sl__name_cmp(&v[i - 1], &v[i]) == 0) continue;
+    if (used + v[i].len + 2 > len) break;
+    used += (size_t)snprintf(out + used, len - used, "%s%.*s", used ? "," : "",
+                             (int)v[i].len, v[i].at);
+  }
+}
+
+static const char sl__every[] = "every variant";
+
+static int sl__is_every(const char *key, size_t len) {
+  return len == sizeof sl__every - 1 && memcmp(key, sl__every, len) == 0;
+}
+
+int sl_failure_variants_union(const char *a, size_t alen, const char *b,
+                              size_t blen, char *out, size_t len) {
+  if (sl__is_every(a, alen) || sl__is_every(b, blen)) {
+    snprintf(out, len, "%s", sl__every);
+    return 1;
+  }
+  sl__name v[2 * SL__KEY_NAMES];
+  int n = 0, shared = 0;
+  sl__names_of(a, alen, v, &n, SL__KEY_NAMES);
+  const int in_a = n;
+  sl__names_of(b, blen, v, &n, 2 * SL__KEY_NAMES);
+  for (int i = 0; i < in_a && !shared; ++i)
+    for (int j = in_a; j < n && !shared; ++j)
+      shared = sl__name_cmp(&v[i], &v[j]) == 0;
+  if (shared) sl__names_join(v, n, out, len);
+  return shared;
 }
 
 void sl_failure_variants_key(const sl_case_result *res, const char *variants,
                              char *out, size_t len) {
-  size_t used = 0;
-  int all = 1;
-  out[0] = '\0';
+  sl__name v[SL__KEY_NAMES];
+  int n = 0, all = 1;
   for (int i = 0; i < res->n; ++i) {
     const sl_variant_result *r = &res->v[i];
-    const int listed =
-        sl_failure_variant_listed(variants, r->variant, strlen(r->variant));
-    if (!listed) {
-      all &= r->verdict == SL_VERDICT_UNSUPPORTED ||
-             r->verdict == SL_VERDICT_BOTH_REJECTED;
+    const size_t vlen = strlen(r->variant);
+    if (sl_failure_variant_listed(variants, r->variant, vlen)) {
+      if (n < SL__KEY_NAMES) v[n++] = (sl__name){r->variant, vlen};
       continue;
     }
-    if (used + strlen(r->variant) + 2 > len) break;
-    used += (size_t)snprintf(out + used, len - used, "%s%s", used ? "," : "",
-                             r->variant);
+    all &= r->verdict == SL_VERDICT_UNSUPPORTED ||
+           r->verdict == SL_VERDICT_BOTH_REJECTED;
   }
-  if (all) snprintf(out, len, "every variant");
+  if (all)
+    snprintf(out, len, "%s", sl__every);
+  else
+    sl__names_join(v, n, out, len);
 }
 
 /* Whether b fails c as a does (sl_failure_variant_set). */

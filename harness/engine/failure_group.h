@@ -71,19 +71,43 @@ int sl_failure_variant_set(const sl_case *c, const struct sl_case_result *res,
  * are one defect when, on their minimal cases, the same verdict, the same
  * variants (`variants_key`: sl_failure_variants_key), the same reduce (but
  * for a relation of include_self: the start value is one code path for
- * every reduce), the same kind of wrongness and the same relation of the
- * outputs to the right ones (defect_relation.h: the whole output is
- * LibTorch's answer to one named other call) hold. The relation is what makes
+ * every reduce) and the same relation of the outputs to the right ones
+ * (defect_relation.h: the whole output is LibTorch's answer to one named
+ * other call) hold; the kind of the first wrong element is left out, the
+ * relation says more. The relation is what makes
  * it one code path: two different bugs that share a reduce and "a value wrong"
- * give different relations, or none. Without a relation (`relation` ""), the
- * defect is the group itself: out gets group's text and id, and nothing merges.
- * The op is not in the text: its name stays the same whichever of the ops
- * a run met (a JUnit name, a --known line).
+ * give different relations, or none. A failure of a check on the code every
+ * op goes through (sl_failure_shared_check: the entry's refusals, the
+ * allocation error paths) needs no relation: its kind names that code, and
+ * the reduce is left out too. Otherwise, without a relation (`relation`
+ * ""), the defect is the group itself: out gets group's text and id, and
+ * nothing merges. The op is not in the text: its name stays the same
+ * whichever of the ops a run met (a JUnit name, a --known line).
+ *
+ * Returns the length of the variants key that out->text then starts with
+ * (a space follows it): defects that differ only there join when their
+ * variants overlap (sl_failure_variants_union); 0 for a group's own.
  */
-void sl_defect_signature(const sl_case *c, const char *variants_key,
-                         const char *verdict, const char *message,
-                         const char *relation, const sl_failure_sig *group,
-                         sl_failure_sig *out);
+size_t sl_defect_signature(const sl_case *c, const char *variants_key,
+                           const char *verdict, const char *message,
+                           const char *relation, const sl_failure_sig *group,
+                           sl_failure_sig *out);
+
+/* Whether message is one of a check on the code every op goes through
+ * (call_checks.h, alloc_faults.h): the same failure in two ops is one
+ * defect of that code. */
+int sl_failure_shared_check(const char *message);
+
+/* s->id from s->text (FNV-1a 64, 16 hex digits). */
+void sl_failure_sig_name(sl_failure_sig *s);
+
+/* Whether the variants keys a (alen bytes) and b (blen bytes) share a
+ * variant ("every variant" shares one with any key): then out gets their
+ * union, "every variant" when either is, else the names in byte order. The
+ * same f32 bug can fail cpu.atomic and cpu.lock in one dtype and every
+ * variant in another (cpu.serial takes another path there): one defect. */
+int sl_failure_variants_union(const char *a, size_t alen, const char *b,
+                              size_t blen, char *out, size_t len);
 
 /* Whether the first len bytes of name are a name of the comma-separated
  * list. */
@@ -92,8 +116,8 @@ int sl_failure_variant_listed(const char *list, const char *name, size_t len);
 /* The variants of `variants` (a comma-separated list, of res's variants)
  * as a defect names them: "every variant" when they are all the variants
  * of res that judged the case (neither unsupported nor both_rejected), the
- * list in res's order otherwise. Ops have variant sets of their own; a
- * shared helper fails them all. */
+ * names in byte order otherwise (as a union of two keys writes them). Ops have
+ * variant sets of their own; a shared helper fails them all. */
 void sl_failure_variants_key(const struct sl_case_result *res,
                              const char *variants, char *out, size_t len);
 

@@ -1,6 +1,7 @@
 /* A CPU variant's guarded call (variant_call.h). */
 #include "variant_call.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,14 @@ static void *sl__contiguous_copy(const sl_tensor *t) {
   return dst;
 }
 
+double sl_poison_value(sl_dtype dt, int *plain) {
+  unsigned char bytes[16];
+  memset(bytes, SL_POISON_BYTE, sizeof bytes);
+  const double v = sl_elem_get_f(dt, bytes);
+  *plain = sl_dtype_size(dt) <= 1 || isnan(v);
+  return v;
+}
+
 int sl_variant_call_prepare(sl_variant_call *vc, const sl_call *inferred,
                             unsigned copy_layouts, char *note, size_t len) {
   const sl_op_info *info = sl_op_get(inferred->op);
@@ -65,7 +74,7 @@ int sl_variant_call_prepare(sl_variant_call *vc, const sl_call *inferred,
     if (!(vc->block[s] = malloc(bytes + 2 * SL_CPU_GUARD))) goto oom;
     memset(vc->block[s], SL_CPU_GUARD_BYTE, SL_CPU_GUARD);
     /* Poison: an element a kernel forgets to write shows up as 0xA5. */
-    memset(vc->block[s] + SL_CPU_GUARD, 0xA5, bytes);
+    memset(vc->block[s] + SL_CPU_GUARD, SL_POISON_BYTE, bytes);
     memset(vc->block[s] + SL_CPU_GUARD + bytes, SL_CPU_GUARD_BYTE,
            SL_CPU_GUARD);
     vc->bytes[s] = bytes;

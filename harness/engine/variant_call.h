@@ -14,6 +14,14 @@
 /* Bytes of guard on each side of a CPU output, and their pattern. */
 #define SL_CPU_GUARD 64
 #define SL_CPU_GUARD_BYTE 0x5C
+/* The byte every output starts as (device.h poisons the device's alike). */
+#define SL_POISON_BYTE 0xA5
+
+/* An element of dtype dt made of poison bytes, read as a number: what an
+ * element that was never written holds. Set *plain when that value is one
+ * a kernel writes as well (one-byte dtypes: bool true, u8 165) or NaN, so
+ * that it tells nothing. */
+double sl_poison_value(sl_dtype dt, int *plain);
 
 typedef struct sl_variant_call {
   sl_call call;                      /* what the kernel gets */

@@ -68,6 +68,56 @@ void sl_failure_groups_tally(const sl_failure_groups *g, int i,
   }
 }
 
+/* Whether the defects of a and b differ only in variants that overlap:
+ * joined then gets the defect of their union. */
+static int sl__defects_join(const sl_failure_group *a,
+                            const sl_failure_group *b, sl_failure_sig *joined,
+                            size_t *key_len) {
+  const size_t an = a->defect_variants_len, bn = b->defect_variants_len;
+  char key[1024];
+  if (!an || !bn || strcmp(a->defect + an, b->defect + bn) != 0 ||
+      !sl_failure_variants_union(a->defect, an, b->defect, bn, key, sizeof key))
+    return 0;
+  *key_len = strlen(key) < 240 ? strlen(key) : 240;
+  snprintf(joined->text, sizeof joined->text, "%.*s%s", (int)*key_len, key,
+           a->defect + an);
+  sl_failure_sig_name(joined);
+  return 1;
+}
+
+/* Every group of defect `id` renamed to `to`. -1 without memory. */
+static int sl__defect_rename(sl_failure_groups *g, const char *id,
+                             const sl_failure_sig *to, size_t key_len) {
+  char was[17];
+  snprintf(was, sizeof was, "%s", id); /* id may be a group's own field */
+  for (int i = 0; i < g->n; ++i) {
+    sl_failure_group *e = &g->v[i];
+    if (strcmp(e->defect_id, was) != 0) continue;
+    free(e->defect);
+    if (!(e->defect = sl__dup(to->text))) return -1;
+    snprintf(e->defect_id, sizeof e->defect_id, "%s", to->id);
+    e->defect_variants_len = key_len;
+  }
+  return 0;
+}
+
+/* Group n's defect joined with every other that it joins, the union
+ * again with the rest until none does. -1 without memory. */
+static int sl__defect_joins(sl_failure_groups *g, int n) {
+  for (int i = 0; i < g->n; ++i) {
+    sl_failure_sig joined;
+    size_t key_len;
+    if (sl_failure_groups_same_defect(g, n, i) ||
+        !sl__defects_join(&g->v[n], &g->v[i], &joined, &key_len))
+      continue;
+    if (sl__defect_rename(g, g->v[i].defect_id, &joined, key_len) ||
+        sl__defect_rename(g, g->v[n].defect_id, &joined, key_len))
+      return -1;
+    i = -1; /* the union may overlap a defect it did not before */
+  }
+  return 0;
+}
+
 int sl_failure_groups_add(sl_failure_groups *g, const char *id, const char *sig,
                           const char *variant, const char *verdict,
                           const char *minimal, const char *found_as,
@@ -97,13 +147,17 @@ int sl_failure_groups_add(sl_failure_groups *g, const char *id, const char *sig,
   e->repro = sl__dup(repro);
   snprintf(e->defect_id, sizeof e->defect_id, "%s", defect ? defect->id : id);
   e->defect = sl__dup(defect ? defect->text : sig);
+  e->defect_variants_len = defect ? defect->variants_len : 0;
   e->count = 1;
   e->fails = 1; /* until triaged (known_groups.h) */
   if (!e->sig || !e->variant || !e->verdict || !e->minimal || !e->found_as ||
       !e->message || !e->repro || !e->defect)
     return -1;
-  g->defects += !sl__defect_met(g, g->n, e->defect_id);
   ++g->n;
+  if (sl__defect_joins(g, g->n - 1)) return -1;
+  g->defects = 0;
+  for (int i = 0; i < g->n; ++i)
+    g->defects += !sl__defect_met(g, i, g->v[i].defect_id);
   return 0;
 }
 
@@ -147,8 +201,9 @@ int sl_failure_groups_add_result(sl_failure_groups *g, const sl_case *c,
     sl_failure_sig sig, dsig;
     const char *verdict = sl_verdict_name(r->verdict);
     sl_failure_signature(c, variants, verdict, r->message, &sig);
-    sl_defect_signature(c, key, verdict, r->message, r->relation, &sig, &dsig);
-    const sl_failure_defect defect = {dsig.id, dsig.text};
+    const size_t key_len = sl_defect_signature(c, key, verdict, r->message,
+                                               r->relation, &sig, &dsig);
+    const sl_failure_defect defect = {dsig.id, dsig.text, key_len};
     if (sl_failure_groups_add(g, sig.id, sig.text, variants, verdict, res->line,
                               res->line, r->message, &defect))
       return -1;

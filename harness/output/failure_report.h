@@ -25,6 +25,9 @@ typedef struct sl_failure_group {
    * its own id and signature when nothing merges it) */
   char defect_id[17];
   char *defect;
+  /* defect starts with its variants key, this long, and a space; 0 when
+   * the defect is the group's own (sl_defect_signature's return) */
+  size_t defect_variants_len;
   char *sig, *variant, *verdict, *minimal, *found_as, *message, *repro;
   /* The minimal case's tensors, one per line (show_tensors.h), or NULL */
   char *tensors;
@@ -47,14 +50,19 @@ typedef struct sl_failure_groups {
   int64_t cases; /* failing cases over all groups */
 } sl_failure_groups;
 
-/* The defect of a failure (failure_group.h): id and signature. */
+/* The defect of a failure (failure_group.h): id, signature and the length
+ * of the variants key the signature starts with (0: the group's own). */
 typedef struct sl_failure_defect {
   const char *id, *text;
+  size_t variants_len;
 } sl_failure_defect;
 
 /* Counts a failure into its group (a new one when id is new): the first
  * member's fields are kept. defect: the defect the group is of, NULL when
- * it is its own. 0, or -1 without memory. */
+ * it is its own. A new group's defect joins every defect met that differs
+ * from it only in variants that overlap (failure_group.h:
+ * sl_failure_variants_union): their groups then name the union. 0, or -1
+ * without memory. */
 int sl_failure_groups_add(sl_failure_groups *g, const char *id, const char *sig,
                           const char *variant, const char *verdict,
                           const char *minimal, const char *found_as,

@@ -12,6 +12,7 @@
 #include "failure_group.h"
 #include "failure_report.h"
 #include "sl_test.h"
+#include "variant_call.h"
 
 /* x = [5, 1], index = [0, 0, 1], src = [3, 7, 2] along dim 0, amin with
  * include_self: the right answer is [3, 1]; amax's would be [7, 2],
@@ -51,16 +52,93 @@ static void relation(sl_op op, const float got[2], char *out, size_t len) {
   sl_defect_relation(&c, &call, out, len);
 }
 
-static sl_failure_sig defect(const char *op, const char *key,
-                             const char *message, const char *rel,
-                             const char *reduce) {
+/* The defect of a failure of op with the variants key, message, relation
+ * and reduce; *key_len (when not NULL) the length of the key it starts
+ * with (0: the group's own). */
+static sl_failure_sig defect_of(const char *op, const char *key,
+                                const char *message, const char *rel,
+                                const char *reduce, size_t *key_len) {
   sl_case c = case_of(op);
   for (int r = 0; r < SL_REDUCE_COUNT; ++r)
     if (strcmp(sl_reduce_name((sl_reduce)r), reduce) == 0) c.reduce = r;
   sl_failure_sig group, d;
   sl_failure_signature(&c, "cpu.serial,cpu.omp", "failed", message, &group);
-  sl_defect_signature(&c, key, "failed", message, rel, &group, &d);
+  const size_t n =
+      sl_defect_signature(&c, key, "failed", message, rel, &group, &d);
+  if (key_len) *key_len = n;
   return d;
+}
+
+static sl_failure_sig defect(const char *op, const char *key,
+                             const char *message, const char *rel,
+                             const char *reduce) {
+  return defect_of(op, key, message, rel, reduce, NULL);
+}
+
+/* Adds a group of op (ids 1, 2, ... in the order added) whose defect has
+ * the variants key, the message and the relation; the groups' defects. */
+static int add_group(sl_failure_groups *g, const char *op, const char *key,
+                     const char *message, const char *rel) {
+  size_t len;
+  const sl_failure_sig d = defect_of(op, key, message, rel, "amin", &len);
+  char id[17], sig[128];
+  snprintf(id, sizeof id, "%016x", g->n + 1);
+  snprintf(sig, sizeof sig, "%s %s failed | amin out | a value wrong", op, key);
+  const sl_failure_defect def = {d.id, d.text, len};
+  CHECK(sl_failure_groups_add(g, id, sig, key, "failed", op, op, message,
+                              &def) == 0);
+  return g->defects;
+}
+
+/* The same defect met in overlapping variant sets (an f32 path that only
+ * some variants take) is one, named by the union; disjoint sets stay two
+ * defects until a third set bridges them. */
+static void overlapping_variants(const char *m1, const char *rel) {
+  sl_failure_groups g = {0};
+  CHECK(add_group(&g, "scatter_reduce", "cpu.atomic,cpu.lock", m1, rel) == 1);
+  CHECK(add_group(&g, "index_reduce", "cpu.serial", m1, rel) == 2);
+  CHECK(add_group(&g, "index_reduce", "cpu.lock,cpu.sorted", m1, rel) == 2);
+  CHECK_MSG(strncmp(g.v[0].defect, "cpu.atomic,cpu.lock,cpu.sorted failed",
+                    37) == 0 &&
+                strcmp(g.v[0].defect_id, g.v[2].defect_id) == 0,
+            "union: %s", g.v[0].defect);
+  /* "every variant" shares a variant with any set: all three join. */
+  CHECK(add_group(&g, "scatter_reduce", "every variant", m1, rel) == 1);
+  CHECK_MSG(strncmp(g.v[1].defect, "every variant failed", 20) == 0,
+            "every: %s", g.v[1].defect);
+  /* Another relation is another defect, whatever its variants. */
+  CHECK(add_group(&g, "scatter_reduce", "cpu.atomic", m1, "= x") == 2);
+  sl_failure_groups_free(&g);
+  char out[64];
+  CHECK(!sl_failure_variants_union("cpu.a,cpu.b", 11, "cpu.c", 5, out,
+                                   sizeof out));
+  CHECK(sl_failure_variants_union("cpu.c,cpu.d", 11, "cpu.a,cpu.c", 11, out,
+                                  sizeof out) &&
+        strcmp(out, "cpu.a,cpu.c,cpu.d") == 0);
+}
+
+/* A check on the code every op goes through (the entry's refusals, the
+ * allocation error paths) is one defect in every op and reduce, without a
+ * relation; a value wrong without one is not. */
+static void shared_checks(void) {
+  const char *refused =
+      "sl_run_variant given an output over an input (out): expected "
+      "invalid_argument with a message naming out, got ok: \"\"";
+  const char *leak = "with allocation 2 of 3 failing: returned out_of_memory "
+                     "and left 1 allocations unfreed (a leak on the error "
+                     "path)";
+  size_t len;
+  sl_failure_sig a =
+      defect_of("scatter_reduce", "cpu.serial", refused, "", "amin", &len);
+  sl_failure_sig b = defect("index_reduce", "cpu.serial", refused, "", "sum");
+  CHECK_MSG(strcmp(a.id, b.id) == 0 && len == strlen("cpu.serial"),
+            "refusal: %s / %s", a.text, b.text);
+  sl_failure_sig c = defect("scatter_reduce", "cpu.serial", leak, "", "amin");
+  sl_failure_sig d = defect("index_reduce", "cpu.serial", leak, "", "amin");
+  CHECK_MSG(strcmp(c.id, d.id) == 0 && strcmp(c.id, a.id) != 0, "leak: %s",
+            c.text);
+  CHECK(sl_failure_shared_check(refused) && sl_failure_shared_check(leak) &&
+        !sl_failure_shared_check("out: exact mismatch at [0]: got 1"));
 }
 
 /* On 0 and 1, as a minimal case often holds, sum's answer is amax's too:
@@ -96,6 +174,24 @@ static void start_value(void) {
   CHECK_MSG(strcmp(rel_half, rel) == 0, "start, one wrong: '%s'", rel_half);
 }
 
+/* A write skipped: the wrong element still holds the poison the outputs
+ * start as, whatever the op; a wrong element that holds anything else is
+ * no such evidence. */
+static void unwritten(void) {
+  int plain;
+  const float poison = (float)sl_poison_value(SL_F32, &plain);
+  CHECK(!plain && poison != 0 && sl_poison_value(SL_U8, &plain) == 165 &&
+        plain);
+  const float skipped[2] = {poison, 1}, other[2] = {poison, 9};
+  char rel[32];
+  relation(SL_OP_SCATTER_REDUCE, skipped, rel, sizeof rel);
+  CHECK_MSG(strcmp(rel, "= never written where wrong") == 0, "'%s'", rel);
+  relation(SL_OP_INDEX_REDUCE, skipped, rel, sizeof rel);
+  CHECK_MSG(strcmp(rel, "= never written where wrong") == 0, "'%s'", rel);
+  relation(SL_OP_SCATTER_REDUCE, other, rel, sizeof rel);
+  CHECK_MSG(rel[0] == '\0', "poison and a value wrong: '%s'", rel);
+}
+
 static void relations(char rel[5][32]) {
   const float amax[2] = {7, 2}, no_self[2] = {3, 2}, x[2] = {5, 1},
               other[2] = {3, 9};
@@ -116,6 +212,7 @@ int main(void) {
   relations(rel);
   dual_first();
   start_value();
+  unwritten();
 
   const char *m1 = "out: exact mismatch at [0]: got 7, expected 3 (2 elements "
                    "wrong)";
@@ -128,8 +225,15 @@ int main(void) {
       defect("index_reduce", "every variant", m2, rel[1], "amin");
   CHECK_MSG(strcmp(a.id, b.id) == 0, "one defect, two:\n  %s\n  %s", a.text,
             b.text);
-  CHECK_CONTAINS(a.text, "| amin | a value wrong = reduce=amax");
+  CHECK_CONTAINS(a.text, "| amin | = reduce=amax");
   CHECK(!strstr(a.text, "scatter_reduce")); /* no op: stable across runs */
+  /* The kind of the first wrong element is the values', not the defect's:
+   * a NaN lost where amax's answer holds no NaN is the same swap. */
+  const char *nan_lost = "out: exact mismatch at [1]: got 2, expected nan (1 "
+                         "elements wrong)";
+  CHECK(strcmp(a.id, defect("scatter_reduce", "every variant", nan_lost, rel[0],
+                            "amin")
+                         .id) == 0);
   /* Two planted-like wrongnesses with the same reduce and the same kind in
    * two ops: amax's answer, include_self ignored. Apart. */
   sl_failure_sig c =
@@ -159,7 +263,7 @@ int main(void) {
 
   /* The groups of one defect are counted once and walked together. */
   sl_failure_groups g = {0};
-  const sl_failure_defect da = {a.id, a.text}, dc = {c.id, c.text};
+  const sl_failure_defect da = {a.id, a.text, 0}, dc = {c.id, c.text, 0};
   CHECK(sl_failure_groups_add(
             &g, "0000000000000001",
             "scatter_reduce cpu.serial failed | amin out | a value wrong",
@@ -185,5 +289,7 @@ int main(void) {
   CHECK(sl_failure_groups_next_defect(&g, &at) == 1);
   CHECK(sl_failure_groups_next_defect(&g, &at) == -1);
   sl_failure_groups_free(&g);
+  overlapping_variants(m1, rel[0]);
+  shared_checks();
   return sl_test_finish("test_defect_merge");
 }
