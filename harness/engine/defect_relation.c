@@ -3,6 +3,7 @@
 #include "defect_relation.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,11 +82,35 @@ static double sl__start_value(const sl_call *vc, sl_dtype dt, int *none) {
   }
 }
 
-/* Whether every element of got that differs from want holds v (one at
- * least does): contributions lost, the start value left. got: any
- * strides; want: LibTorch's, contiguous, the same shape. */
-static int sl__wrong_hold(const sl_tensor *got, const sl_tensor *want,
-                          double v) {
+/* Whether a wrong element (got's g at gp, want's e at ep, of dtype dt)
+ * is what a relation says it is: the value v. */
+typedef int (*sl__fits_fn)(sl_dtype dt, const void *gp, const void *ep,
+                           double g, double v);
+
+static int sl__is_value(sl_dtype dt, const void *gp, const void *ep, double g,
+                        double v) {
+  (void)dt, (void)gp, (void)ep;
+  return g == v;
+}
+
+/* A float's neighbour: the same sign, the bits one apart (a rounding that
+ * went the other way). */
+static int sl__one_ulp(sl_dtype dt, const void *gp, const void *ep, double g,
+                       double v) {
+  (void)v;
+  const size_t es = sl_dtype_size(dt);
+  if (!sl_dtype_is_float(dt) || isnan(g) || es > 8) return 0;
+  uint64_t a = 0, b = 0;
+  memcpy(&a, gp, es), memcpy(&b, ep, es);
+  const uint64_t sign = 1ull << (8 * es - 1);
+  return !((a ^ b) & sign) && (a - b == 1 || b - a == 1);
+}
+
+/* Whether every element of got that differs from want fits (one at least
+ * differs). got: any strides; want: LibTorch's, contiguous, the same
+ * shape. */
+static int sl__wrong_fit(const sl_tensor *got, const sl_tensor *want,
+                         sl__fits_fn fits, double v) {
   if (!got->data || !want->data || got->dtype == SL_BOOL) return 0;
   const size_t es = sl_dtype_size(got->dtype);
   int64_t n = 1, idx[SL_MAX_DIMS] = {0}, wrong = 0;
@@ -93,12 +118,12 @@ static int sl__wrong_hold(const sl_tensor *got, const sl_tensor *want,
   for (int64_t i = 0; i < n; ++i) {
     int64_t off = 0;
     for (int d = 0; d < got->ndim; ++d) off += idx[d] * got->strides[d];
-    const double g =
-        sl_elem_get_f(got->dtype, (const char *)got->data + off * (int64_t)es);
-    const double e =
-        sl_elem_get_f(want->dtype, (const char *)want->data + i * (int64_t)es);
+    const char *gp = (const char *)got->data + off * (int64_t)es;
+    const char *ep = (const char *)want->data + i * (int64_t)es;
+    const double g = sl_elem_get_f(got->dtype, gp);
+    const double e = sl_elem_get_f(want->dtype, ep);
     if (g != e && !(isnan(g) && isnan(e))) {
-      if (g != v) return 0;
+      if (!fits(got->dtype, gp, ep, g, v)) return 0;
       ++wrong;
     }
     for (int d = got->ndim - 1; d >= 0 && ++idx[d] == got->shape[d]; --d)
@@ -114,10 +139,18 @@ static double sl__unwritten_value(const sl_call *vc, sl_dtype dt, int *none) {
   return sl_poison_value(dt, none);
 }
 
-/* Whether the wrong elements of every output of vc hold value(vc, dtype):
- * LibTorch's answer to vc itself tells which are wrong. */
+/* No value: the fits test alone tells (sl__one_ulp). */
+static double sl__no_value(const sl_call *vc, sl_dtype dt, int *none) {
+  (void)vc, (void)dt;
+  *none = 0;
+  return 0;
+}
+
+/* Whether the wrong elements of every output of vc fit, with the value
+ * value(vc, dtype): LibTorch's answer to vc itself tells which are wrong. */
 static int sl__outputs_hold(const sl_call *vc,
-                            double (*value)(const sl_call *, sl_dtype, int *)) {
+                            double (*value)(const sl_call *, sl_dtype, int *),
+                            sl__fits_fn fits) {
   const sl_op_info *info = sl_op_get(vc->op);
   int none;
   sl_tensor want[SL_MAX_ARGS];
@@ -130,7 +163,7 @@ static int sl__outputs_hold(const sl_call *vc,
       const sl_tensor *got = &vc->arg[info->n_in + s];
       const double v = value(vc, got->dtype, &none);
       held = !none && got->dtype == want[s].dtype &&
-             sl__wrong_hold(got, &want[s], v);
+             sl__wrong_fit(got, &want[s], fits, v);
     }
   }
   for (int s = 0; s < SL_MAX_ARGS; ++s) free(want[s].data);
@@ -157,7 +190,9 @@ void sl_defect_relation(const sl_case *c, const sl_call *vc, char *out,
     return;
   /* The dual reduce first, then include_self flipped (a start value
    * ignored), the writes lost, writes skipped (the wrong elements still
-   * hold the poison), and the other reduces last: each is the answer of one
+   * hold the poison), contributions never combined (the start value), a
+   * rounding the other way (every wrong element one ulp off: a shared
+   * conversion), and the other reduces last: each is the answer of one
    * named other call or state, in the order of how often such a bug is
    * met. */
   const sl_reduce dual = sl__dual(vc->p.reduce);
@@ -175,12 +210,16 @@ void sl_defect_relation(const sl_case *c, const sl_call *vc, char *out,
     snprintf(out, len, "= x");
     return;
   }
-  if (sl__outputs_hold(vc, sl__unwritten_value)) {
+  if (sl__outputs_hold(vc, sl__unwritten_value, sl__is_value)) {
     snprintf(out, len, "= never written where wrong");
     return;
   }
-  if (info->reduces && sl__outputs_hold(vc, sl__start_value)) {
+  if (info->reduces && sl__outputs_hold(vc, sl__start_value, sl__is_value)) {
     snprintf(out, len, "= the start value where wrong");
+    return;
+  }
+  if (sl__outputs_hold(vc, sl__no_value, sl__one_ulp)) {
+    snprintf(out, len, "= one ulp off where wrong");
     return;
   }
   for (int r = 0; info->reduces && r < SL_REDUCE_COUNT; ++r)

@@ -9,6 +9,7 @@
 
 #include "alloc_faults.h"
 #include "call_checks.h"
+#include "casegen.h"
 #include "clean_text.h"
 #include "runner.h"
 #include "variant_call.h"
@@ -160,11 +161,24 @@ int sl_failure_shared_check(const char *message) {
   return 0;
 }
 
+/* The class (casegen.h) of the invalid case c that a variant accepted
+ * where LibTorch refused it: the check it lacks, which the ops of a
+ * library share (core's checks.c bounds every op's index). NULL for any
+ * other failure. */
+static const char *sl__accepted_class(const sl_case *c, const char *message) {
+  if (!message ||
+      strncmp(message, SL_ACCEPTED_PREFIX, strlen(SL_ACCEPTED_PREFIX)) != 0)
+    return NULL;
+  const sl_fuzz_class k = sl_fuzz_classify(c);
+  return k == SL_FUZZ_VALID ? NULL : sl_fuzz_class_name(k);
+}
+
 size_t sl_defect_signature(const sl_case *c, const char *variants_key,
                            const char *verdict, const char *message,
                            const char *relation, const sl_failure_sig *group,
                            sl_failure_sig *out) {
-  const int shared = sl_failure_shared_check(message);
+  const char *accepted = sl__accepted_class(c, message);
+  const int shared = accepted || sl_failure_shared_check(message);
   if ((!relation || !relation[0]) && !shared) {
     *out = *group;
     return 0;
@@ -172,6 +186,8 @@ size_t sl_defect_signature(const sl_case *c, const char *variants_key,
   char output[64], kind[400];
   const char *reduce =
       sl__kind_of(c, message, output, sizeof output, kind, sizeof kind);
+  if (accepted)
+    snprintf(kind, sizeof kind, "accepted an invalid case (%s)", accepted);
   /* The output's name is left out: a forward op's "out" and a backward
    * op's "grad_src" are one defect when the relation says so. So is the
    * reduce when the relation is include_self's: the start value a reduce

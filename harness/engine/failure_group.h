@@ -79,7 +79,10 @@ int sl_failure_variant_set(const sl_case *c, const struct sl_case_result *res,
  * give different relations, or none. A failure of a check on the code every
  * op goes through (sl_failure_shared_check: the entry's refusals, the
  * allocation error paths) needs no relation: its kind names that code, and
- * the reduce is left out too. Otherwise, without a relation (`relation`
+ * the reduce is left out too; so does an invalid case accepted where
+ * LibTorch refused it, keyed by the case's class (casegen.h: an index out
+ * of range, a dim out of range), the check a library's ops share. Otherwise,
+ * without a relation (`relation`
  * ""), the defect is the group itself: out gets group's text and id, and
  * nothing merges. The op is not in the text: its name stays the same
  * whichever of the ops a run met (a JUnit name, a --known line).

@@ -603,8 +603,8 @@ static void sl__run_variant(const sl_case *c, const sl_run_opts *o,
              sl_ctx_message(&ctx));
   } else if (ref_rejected) {
     r->verdict = SL_VERDICT_REJECT_MISMATCH;
-    snprintf(r->message, sizeof r->message,
-             "kernel accepted, LibTorch rejected: %.400s", ref_msg);
+    snprintf(r->message, sizeof r->message, SL_ACCEPTED_PREFIX ": %.400s",
+             ref_msg);
   } else {
     /* Device adds flush subnormals (oracles.h). */
     sl__judge(c, &vc.call, ref,

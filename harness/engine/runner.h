@@ -14,6 +14,10 @@
 #include "sl_verdict.h"
 
 #define SL_MAX_VERDICTS 32
+/* How the message of a variant that accepted a case LibTorch refused
+ * begins (reject_mismatch): failure_group.h keys such failures by the
+ * case's class. */
+#define SL_ACCEPTED_PREFIX "kernel accepted, LibTorch rejected"
 
 /* The verdicts (sl_verdict, sl_verdict_name, sl_verdict_is_failure) are
  * the table of results/verdicts.def, shared with the store and the

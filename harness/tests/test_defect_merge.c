@@ -141,6 +141,40 @@ static void shared_checks(void) {
         !sl_failure_shared_check("out: exact mismatch at [0]: got 1"));
 }
 
+/* The defect of a reject_mismatch of the case `line` with message m. */
+static sl_failure_sig rejected(const char *line, const char *m) {
+  sl_case c;
+  char err[256];
+  memset(&c, 0, sizeof c);
+  CHECK_MSG(sl_case_parse(line, &c, err, sizeof err) == 0, "%s", err);
+  sl_failure_sig group, d;
+  sl_failure_signature(&c, "cpu.serial", "reject_mismatch", m, &group);
+  sl_defect_signature(&c, "cpu.serial", "reject_mismatch", m, "", &group, &d);
+  return d;
+}
+
+/* An index out of range accepted where LibTorch refuses it: the bounds
+ * check the ops share, one defect whatever LibTorch's words in each op;
+ * the same message on a case the generator made valid says nothing. */
+static void accepted_invalid(void) {
+  const char *sr = "scatter_reduce dt=f32 it=i64 x=2 index=3 src=3 dim=0 "
+                   "reduce=amin self=1 ip=oob seed=1",
+             *ir = "index_reduce dt=f32 it=i64 x=2 index=3 updates=3 dim=0 "
+                   "reduce=sum self=1 ip=oob seed=1",
+             *valid = "index_reduce dt=f32 it=i64 x=2 index=3 updates=3 "
+                      "dim=0 reduce=sum self=1 seed=1";
+  const sl_failure_sig a = rejected(
+      sr, "kernel accepted, LibTorch rejected: index 2 is out of bounds for "
+          "dimension 0 with size 2");
+  const sl_failure_sig b =
+      rejected(ir, "kernel accepted, LibTorch rejected: index out of range");
+  CHECK_MSG(strcmp(a.id, b.id) == 0, "%s / %s", a.text, b.text);
+  CHECK_CONTAINS(a.text, "accepted an invalid case (oob)");
+  const sl_failure_sig v =
+      rejected(valid, "kernel accepted, LibTorch rejected: index out of range");
+  CHECK(strcmp(v.id, b.id) != 0 && strncmp(v.text, "index_reduce ", 13) == 0);
+}
+
 /* On 0 and 1, as a minimal case often holds, sum's answer is amax's too:
  * amin answering as amax is still named by its dual. x = [0, 1], src =
  * [1, 0, 0]: amin [0, 0], amax [1, 1], sum [1, 1]. */
@@ -190,6 +224,13 @@ static void unwritten(void) {
   CHECK_MSG(strcmp(rel, "= never written where wrong") == 0, "'%s'", rel);
   relation(SL_OP_SCATTER_REDUCE, other, rel, sizeof rel);
   CHECK_MSG(rel[0] == '\0', "poison and a value wrong: '%s'", rel);
+  /* A rounding the other way: the right value's neighbour, and only it. */
+  const float up = nextafterf(3, 4), ulp[2] = {up, 1},
+              two[2] = {nextafterf(up, 4), 1};
+  relation(SL_OP_INDEX_REDUCE, ulp, rel, sizeof rel);
+  CHECK_MSG(strcmp(rel, "= one ulp off where wrong") == 0, "'%s'", rel);
+  relation(SL_OP_INDEX_REDUCE, two, rel, sizeof rel);
+  CHECK_MSG(rel[0] == '\0', "two ulps: '%s'", rel);
 }
 
 static void relations(char rel[5][32]) {
@@ -291,5 +332,6 @@ int main(void) {
   sl_failure_groups_free(&g);
   overlapping_variants(m1, rel[0]);
   shared_checks();
+  accepted_invalid();
   return sl_test_finish("test_defect_merge");
 }

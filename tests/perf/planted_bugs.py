@@ -65,7 +65,7 @@ BUGS = [
      "        if (lk) sl__lock(lk, e);\n        sl__plain_elem(dt, r, dst, src);",
      "        sl__plain_elem(dt, r, dst, src);",
      "cpu.lock's per-line updates without the lock (the unlock stays)"),
-    ("f16_ties_up", "wrong rounding", "dtype.c",
+    ("f16_ties_up", "wrong rounding", "sl_internal.h",
      "if (rem > 0x1000u || (rem == 0x1000u && (half & 1u))) ++half;",
      "if (rem > 0x1000u) ++half;",
      "f32 -> f16 rounds ties down instead of to even (one ulp)"),
