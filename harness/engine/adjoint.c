@@ -8,6 +8,8 @@
 
 #include "case.h"
 #include "op_facts.h"
+#include "oracles.h"
+#include "slref.h"
 #include "tolerance.h"
 
 static int64_t sl__numel(const sl_tensor *t) {
@@ -60,18 +62,21 @@ static double *sl__draw_y(int64_t n, uint64_t seed) {
   return y;
 }
 
-/* G(y) into *g (the gather's output, f64, shaped as the updates read):
- * the core's cpu.serial gather or gather_nd on y by the call's index; for
- * index_reduce, a gather by the index spread along the axis over the
- * updates' shape. Returns 0, or -1 with msg. */
-static int sl__gather_y(const sl_call *c, const sl_tensor *y, sl_tensor *g,
-                        void **mem, char *msg, size_t len) {
+/* G(y): the core's cpu.serial gather or gather_nd on y by the call's
+ * index; for index_reduce, a gather by the index spread along the axis
+ * over the updates' shape (*spread: free it after gc). The call into *gc,
+ * its output (f64, shaped as the updates read) gc->arg[2], data in *mem.
+ * Returns 0, or -1 with msg. */
+static int sl__gather_y(const sl_call *c, const sl_tensor *y, sl_call *gc_out,
+                        void **mem, int64_t **spread_out, char *msg,
+                        size_t len) {
   sl_ctx ctx;
   sl_ctx_init(&ctx);
   ctx.threads = 1;
   sl_call gc;
   const sl_tensor *index = &c->arg[1];
   int64_t *spread = NULL;
+  *spread_out = NULL;
   const sl_case_arg1 arg1 = sl_case_spec_of(c->op)->arg1;
   if (arg1 == SL_ARG1_INDEX_TUPLE) {
     sl_call_init(&gc, SL_OP_GATHER_ND);
@@ -112,15 +117,42 @@ static int sl__gather_y(const sl_call *c, const sl_tensor *y, sl_tensor *g,
     gc.arg[2].data = *mem;
     st = sl_run(&ctx, "cpu.serial", &gc);
   }
-  free(spread);
   if (st) {
     snprintf(msg, len, "the gather of y failed: %s", sl_ctx_message(&ctx));
+    free(spread);
     free(*mem);
     *mem = NULL;
     return -1;
   }
-  *g = gc.arg[2];
+  *gc_out = gc;
+  *spread_out = spread;
   return 0;
+}
+
+/* Whether hc, a helper the identity is computed with (the core's cpu.serial
+ * gather or forward), answered otherwise than LibTorch does to the same
+ * call, by more than oracle o allows: then the identity broke in the
+ * helper, the same code for every op that leans on it, and msg says so
+ * (SL_ADJOINT_HELPER_PREFIX, failure_group.h: a shared check). Run only
+ * after the identity broke. */
+static int sl__helper_wrong(const sl_call *hc, const char *what, sl_oracle o,
+                            char *msg, size_t len) {
+  const sl_op_info *info = sl_op_get(hc->op);
+  sl_tensor want[SL_MAX_ARGS];
+  memset(want, 0, sizeof want);
+  char err[256];
+  sl_diff d;
+  const int slot = info->n_in;
+  const int wrong = slref_run(hc, want, err, sizeof err) == SLREF_OK &&
+                    !sl_compare(&hc->arg[slot], &want[0], o, hc, &d);
+  for (int s = 0; s < SL_MAX_ARGS; ++s) free(want[s].data);
+  if (wrong)
+    snprintf(msg, len,
+             SL_ADJOINT_HELPER_PREFIX "%s, differs from LibTorch's on this "
+                                      "case (%.200s): the defect is the "
+                                      "helper's, not the variant's",
+             what, d.msg);
+  return wrong;
 }
 
 /* Whether the two sides agree within bound: 1 when they do or no
@@ -160,12 +192,14 @@ int sl_adjoint_scatter(const sl_call *c, const sl_call *first, uint64_t seed,
     return -1;
   }
   const sl_tensor yt = sl_tensor_make(SL_F64, x->ndim, x->shape, y);
-  sl_tensor g;
+  sl_call gc;
   void *gmem;
-  if (sl__gather_y(c, &yt, &g, &gmem, msg, len)) {
+  int64_t *spread;
+  if (sl__gather_y(c, &yt, &gc, &gmem, &spread, msg, len)) {
     free(y);
     return -1;
   }
+  const sl_tensor g = gc.arg[2];
   /* Left: <out - x, y>; right: <src, G(y)>, src read over G's shape. */
   double left = 0, right = 0, abs_x = 0, abs_src = 0, abs_out = 0, abs_y = 0;
   int finite = 1;
@@ -184,16 +218,19 @@ int sl_adjoint_scatter(const sl_call *c, const sl_call *first, uint64_t seed,
     right += s * gy;
     abs_src += fabs(s * gy);
   }
-  free(y);
-  free(gmem);
-  if (!finite) return 1; /* NaN and inf carry no inner product */
   /* The two sums' own f64 roundings, over nx + ng terms. */
   const double sums = sl__gamma((double)(nx + ng + 2), ldexp(1, -53));
   double bound = (sl__gamma(terms, u_acc) + u_out) * (abs_x + abs_src) +
                  sums * (abs_x + abs_src + abs_out) + tiny * abs_y;
-  if (sl__holds(left, right, bound, x->dtype, abs_x + abs_src, tiny * abs_y,
-                applied))
-    return 1;
+  /* NaN and inf carry no inner product */
+  const int held = !finite || sl__holds(left, right, bound, x->dtype,
+                                        abs_x + abs_src, tiny * abs_y, applied);
+  const int helper =
+      !held && sl__helper_wrong(&gc, "gather", SL_ORACLE_BITWISE, msg, len);
+  free(y);
+  free(gmem);
+  free(spread);
+  if (held || helper) return held;
   snprintf(msg, len,
            "adjoint identity broken: <out - x, y> = %.9g but <src, G(y)> = "
            "%.9g with G the cpu.serial gather by the same index (|diff| "
@@ -204,10 +241,11 @@ int sl_adjoint_scatter(const sl_call *c, const sl_call *first, uint64_t seed,
 }
 
 /* The core's cpu.serial forward of a scatter_reduce or index_reduce
- * backward call (grad_out x index src|updates result): its result, f64
- * data in *mem. Returns 0, or -1 with msg. */
-static int sl__forward(const sl_call *c, sl_tensor *result, void **mem,
-                       char *msg, size_t len) {
+ * backward call (grad_out x index src|updates result): the call into
+ * *fc_out, its result fc_out->arg[3], data in *mem. Returns 0, or -1 with
+ * msg. */
+static int sl__forward(const sl_call *c, sl_call *fc_out, void **mem, char *msg,
+                       size_t len) {
   sl_ctx ctx;
   sl_ctx_init(&ctx);
   ctx.threads = 1;
@@ -232,7 +270,7 @@ static int sl__forward(const sl_call *c, sl_tensor *result, void **mem,
     *mem = NULL;
     return -1;
   }
-  *result = fc.arg[3];
+  *fc_out = fc;
   return 0;
 }
 
@@ -279,8 +317,10 @@ static int sl__backward_agrees(const sl_call *c, const sl_call *first,
   sl__units(g->dtype, &u_out, &u_acc, &tiny);
   if (terms * u_acc > 0.1) return 1; /* the bound would say nothing */
   sl_tensor f = c->arg[given_f > 0 ? given_f : 2];
+  sl_call fc;
   void *fmem = NULL;
-  if (given_f <= 0 && sl__forward(c, &f, &fmem, msg, len)) return -1;
+  if (given_f <= 0 && sl__forward(c, &fc, &fmem, msg, len)) return -1;
+  if (given_f <= 0) f = fc.arg[3];
   double left = 0, abs_left = 0, right = 0, abs_right = 0;
   int finite = sl__dot(&f, g, &left, &abs_left);
   /* x (feats, data) and its gradient; src (updates) and its gradient */
@@ -289,8 +329,10 @@ static int sl__backward_agrees(const sl_call *c, const sl_call *first,
   if (info->n_out > 1)
     finite = finite && sl__dot(&c->arg[3], &first->arg[info->n_in + 1], &right,
                                &abs_right);
-  free(fmem);
-  if (!finite) return 1; /* NaN and inf carry no inner product */
+  if (!finite) { /* NaN and inf carry no inner product */
+    free(fmem);
+    return 1;
+  }
   double abs_g = 0;
   const int64_t ng = sl__numel(g);
   for (int64_t i = 0; i < ng; ++i) abs_g += fabs(sl__get(g, g->shape, i));
@@ -301,9 +343,13 @@ static int sl__backward_agrees(const sl_call *c, const sl_call *first,
   double bound =
       (sl__gamma(terms, u_acc) + 3 * u_out) * (abs_left + abs_right) +
       sums * (abs_left + abs_right) + tiny * abs_g;
-  if (sl__holds(left, right, bound, g->dtype, abs_left + abs_right,
-                tiny * abs_g, applied))
-    return 1;
+  const int held = sl__holds(left, right, bound, g->dtype, abs_left + abs_right,
+                             tiny * abs_g, applied);
+  const int helper =
+      !held && given_f <= 0 &&
+      sl__helper_wrong(&fc, "forward", SL_ORACLE_TOLERANCE, msg, len);
+  free(fmem);
+  if (held || helper) return held;
   char f_name[64] = "cpu.serial";
   if (given_f > 0)
     snprintf(f_name, sizeof f_name, "given %s as the",

@@ -39,6 +39,13 @@
 
 #include "sl/sl.h"
 
+/* How a broken identity's message begins when its helper (the core's
+ * cpu.serial gather or forward) is what differs from LibTorch: the defect
+ * is the helper's, shared by every op the identity leans on it for
+ * (failure_group.h). */
+#define SL_ADJOINT_HELPER_PREFIX                                               \
+  "the adjoint identity's helper, the cpu.serial "
+
 /*
  * Checks the identity on the first run's outputs (first, as produced) of
  * the call inferred, with y drawn from seed. Returns 1 when it holds or

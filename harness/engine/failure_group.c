@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adjoint.h"
 #include "alloc_faults.h"
 #include "call_checks.h"
 #include "casegen.h"
@@ -154,8 +155,8 @@ void sl_failure_signature(const sl_case *c, const char *variant,
 }
 
 int sl_failure_shared_check(const char *message) {
-  static const char *const shared[] = {SL_CALL_CHECKS_PREFIX,
-                                       SL_ALLOC_FAULTS_PREFIX};
+  static const char *const shared[] = {
+      SL_CALL_CHECKS_PREFIX, SL_ALLOC_FAULTS_PREFIX, SL_ADJOINT_HELPER_PREFIX};
   for (size_t k = 0; message && k < sizeof shared / sizeof shared[0]; ++k)
     if (strncmp(message, shared[k], strlen(shared[k])) == 0) return 1;
   return 0;

@@ -139,6 +139,16 @@ static void shared_checks(void) {
             c.text);
   CHECK(sl_failure_shared_check(refused) && sl_failure_shared_check(leak) &&
         !sl_failure_shared_check("out: exact mismatch at [0]: got 1"));
+  /* A broken adjoint identity whose helper gather is what differs from
+   * LibTorch: the helper's defect in every op that leans on it; a broken
+   * identity with a right helper stays the op's. */
+  const char *helper = "the adjoint identity's helper, the cpu.serial "
+                       "gather, differs from LibTorch's on this case (bitwise "
+                       "mismatch at [1]): the defect is the helper's";
+  CHECK(strcmp(defect("scatter_reduce", "every variant", helper, "", "sum").id,
+               defect("index_reduce", "every variant", helper, "", "sum").id) ==
+        0);
+  CHECK(!sl_failure_shared_check("adjoint identity broken: <out - x, y> = 1"));
 }
 
 /* The defect of a reject_mismatch of the case `line` with message m. */
