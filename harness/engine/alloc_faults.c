@@ -6,6 +6,7 @@
 
 #include "providers.h"
 #include "rerun.h"
+#include "runner.h"
 
 typedef sl_alloc_counts (*sl__faults_fn)(int64_t fail_after);
 
@@ -43,13 +44,15 @@ int sl_alloc_faults_agree(const sl_variant *v, const sl_case *c,
   /* The k-th and every later allocation fail: a machine out of memory. */
   const int64_t k =
       (int64_t)((seed * 0x9e3779b97f4a7c15ull) >> 33) % counted.made;
-  hook(k);
-  sl_ctx_init(&ctx);
-  st = sl_run_again(v, inferred, copies, threads, &vc, &ctx, &fault);
-  const sl_alloc_counts after = hook(-1);
   char what[96], guard[256];
   snprintf(what, sizeof what, SL_ALLOC_FAULTS_PREFIX "%lld of %lld failing",
            (long long)k + 1, (long long)counted.made);
+  hook(k);
+  sl_ctx_init(&ctx);
+  sl_runner_phase(what);
+  st = sl_run_again(v, inferred, copies, threads, &vc, &ctx, &fault);
+  sl_runner_phase("");
+  const sl_alloc_counts after = hook(-1);
   int rc = 1;
   sl_diff d;
   int s;

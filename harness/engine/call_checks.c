@@ -7,6 +7,7 @@
 
 #include "byte_size.h"
 #include "rng.h"
+#include "runner.h"
 #include "variant_call.h"
 
 /* The call a break works on: what sl_run_variant is handed (a break may
@@ -264,7 +265,11 @@ static int sl__checks(const sl_variant *v, const sl_call *call, uint64_t seed,
     if (!brk->fn(&b)) continue;
     sl_ctx ctx;
     sl_ctx_init(&ctx);
+    char phase[160];
+    snprintf(phase, sizeof phase, SL_CALL_CHECKS_PREFIX "%s", brk->what);
+    sl_runner_phase(phase);
     const sl_status st = sl_run_variant(&ctx, b.variant, b.call);
+    sl_runner_phase("");
     free(b.scratch);
     ++*applied;
     const char *name = names[brk->names], *m = sl_ctx_message(&ctx);

@@ -396,6 +396,19 @@ static const char *sl__mistrust(const sl_case *c, const sl_call *call,
   return NULL;
 }
 
+static char *sl__phase_slot;
+static size_t sl__phase_len;
+
+void sl_runner_phase_to(char *slot, size_t len) {
+  sl__phase_slot = slot;
+  sl__phase_len = len;
+}
+
+void sl_runner_phase(const char *what) {
+  if (sl__phase_slot && sl__phase_len)
+    snprintf(sl__phase_slot, sl__phase_len, "%s", what ? what : "");
+}
+
 /* cmp: the variant's sl_compare_as flags. */
 static void sl__judge(const sl_case *c, sl_call *vc, const sl_tensor *ref,
                       unsigned cmp, sl_variant_result *r) {

@@ -19,6 +19,15 @@
  * case's class. */
 #define SL_ACCEPTED_PREFIX "kernel accepted, LibTorch rejected"
 
+/* What the variant runs for now besides its own call (a check's broken
+ * call, a run under allocation faults), in the words that check's failure
+ * message begins with (call_checks.h, alloc_faults.h); "" for its call. A
+ * worker whose kernel dies there says so first in the crash's message
+ * (worker.c), so that the crash is that check's defect in every op. Goes
+ * nowhere until sl_runner_phase_to names a place (the worker's page). */
+void sl_runner_phase(const char *what);
+void sl_runner_phase_to(char *slot, size_t len);
+
 /* The verdicts (sl_verdict, sl_verdict_name, sl_verdict_is_failure) are
  * the table of results/verdicts.def, shared with the store and the
  * reports. */

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "child_exit.h"
+#include "clean_text.h"
 #include "datagen.h"
 #include "fd_hygiene.h"
 #include "providers.h"
@@ -59,6 +60,8 @@ typedef struct sl_shared {
   char line[SL_CASE_LINE_MAX];
   char ref_message[512];
   char ref_defect[48];
+  /* What `current` runs for besides its call (runner.h: sl_runner_phase) */
+  char phase[160];
   char err[512];
   char shown[SL_WORKER_SHOWN_MAX]; /* the tensors of a request with show */
   /* The answer to request `answered`: its end-of-case byte. The byte on the
@@ -219,6 +222,7 @@ static void sl__child_event(void *user, sl_run_event ev, const char *name,
         &ch->out, ch->sh->ref_said, sizeof ch->sh->ref_said);
   } else if (ev == SL_EVENT_VARIANT_START) {
     snprintf(ch->sh->current, sizeof ch->sh->current, "%s", name);
+    ch->sh->phase[0] = '\0';
     ch->sh->current_done = 0;
     ch->runtime_threads = sl__runtime_variant(ch, name);
     ch->sh->started = sl__now();
@@ -292,6 +296,7 @@ static void sl__child_main(sl_worker *w, pid_t parent, int in, int out) {
   const int keep[3] = {in, out, w->out.fd};
   sl_close_fds_except(keep, 3);
   static sl__child ch;
+  sl_runner_phase_to(w->sh->phase, sizeof w->sh->phase);
   ch.out = w->out;
   sl_capture_attach(&ch.out);
   /* The parent handles interruption (it finishes the case in hand, then
@@ -511,11 +516,13 @@ static sl__stop sl__how_stopped(sl_worker *w, int *status) {
   }
 }
 
-/* The verdict of a worker's death, hang or cut pipe while `current` ran,
- * or, when `after` (it had returned), in place of its verdict: what it
- * left behind (a thread, a heap it wrote over) stopped the worker. */
-static void sl__blame(sl_case_result *res, const char *current, int after,
-                      sl__stop how, int status, double timeout_s) {
+/* The verdict of a worker's death, hang or cut pipe while `current` ran
+ * (for `phase`, when not "": a check's call, said first), or, when `after`
+ * (it had returned), in place of its verdict: what it left behind (a
+ * thread, a heap it wrote over) stopped the worker. */
+static void sl__blame(sl_case_result *res, const char *current,
+                      const char *phase, int after, sl__stop how, int status,
+                      double timeout_s) {
   sl_variant_result *r = NULL;
   for (int i = res->n - 1; after && i >= 0 && !r; --i)
     if (strcmp(res->v[i].variant, current) == 0) r = &res->v[i];
@@ -537,7 +544,8 @@ static void sl__blame(sl_case_result *res, const char *current, int after,
                                         SL_VERDICT_FAILED};
   r->verdict = verdicts[how];
   r->seconds = how == SL__HUNG ? timeout_s : -1;
-  snprintf(r->message, sizeof r->message, "%s%s", what,
+  snprintf(r->message, sizeof r->message, "%s%s%s%s", phase,
+           phase[0] ? ": " : "", what,
            after ? " after it had returned (what it left running stopped the "
                    "worker)"
                  : "");
@@ -605,13 +613,16 @@ static int sl__run_request(sl_worker *w, const sl_case *c, const char *variants,
      * retire itself after that variant. */
     sl__collect(w, res, &done_variants);
     const int retired = w->sh->retired, after = w->sh->current_done;
-    char current[SL_VARIANT_NAME_LEN];
+    char current[SL_VARIANT_NAME_LEN], phase[sizeof w->sh->phase];
     memcpy(current, w->sh->current, sizeof current);
     current[sizeof current - 1] = '\0';
+    memcpy(phase, w->sh->phase, sizeof phase);
+    phase[sizeof phase - 1] = '\0';
+    sl_text_one_line(phase); /* the page is the kernel's to write over */
     sl__report_left(w, current);
     ++w->restarts;
     if (retired) continue; /* its verdict says why; resume after it */
-    sl__blame(res, current, after, how, status, timeout_s);
+    sl__blame(res, current, after ? "" : phase, after, how, status, timeout_s);
     /* A crash or hang before any variant ran is the reference's (or the
      * generator's): the case cannot go on. */
     if (strcmp(current, "reference") == 0) return 0;
