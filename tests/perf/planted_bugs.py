@@ -23,6 +23,9 @@ docs/coverage-figures.md (the latest) and docs/notes/coverage-2026.md (dated).
 
 usage: tests/perf/planted_bugs.py [--seconds N] [--only NAME,...]
                                   [--build DIR] [--jobs N] [--keep]
+                                  [--groups]
+--groups prints each group under its bug (defect, signature, variant,
+verdict, minimal repro, message): why a bug's groups stay apart.
 Each snippet must occur exactly once in its file: when the code moves, the
 script stops and names the bug to update.
 """
@@ -230,7 +233,19 @@ def campaign(cli, db, seconds, extra):
         return None, f"exit {f.returncode}: {f.stderr[-1500:]}", wall
 
 
-def measure(name, klass, what, cli, db, seconds, fuzz_extra, run_extra):
+def print_groups(groups):
+    """Each group's defect and what keys it, defect by defect."""
+    for g in sorted(groups, key=lambda g: (g.get("defect_id", ""),
+                                           g.get("signature", ""))):
+        print(f"  defect {g.get('defect_id', '?')}: {g.get('defect', '')}\n"
+              f"    signature {g.get('signature', '')}\n"
+              f"    {g.get('variant')} {g.get('verdict')} x{g.get('cases')}: "
+              f"{g.get('minimal')}\n    message: {g.get('message', '')[:300]}",
+              flush=True)
+
+
+def measure(name, klass, what, cli, db, seconds, fuzz_extra, run_extra,
+            show_groups=False):
     """One bug's row: name, class, what, found, first failure (s), groups,
     smallest repro's elements, groups at the boundary, groups with their
     own message, the smallest repro."""
@@ -244,6 +259,8 @@ def measure(name, klass, what, cli, db, seconds, fuzz_extra, run_extra):
         print(f"{name}: missed ({d.get('cases')} cases, {wall:.0f} s)",
               flush=True)
         return (name, klass, what, "missed", "", "0", "", "", "", "", "0")
+    if show_groups:
+        print_groups(groups)
     checks = [check_group(cli, run_extra, g) for g in groups]
     best = min(groups, key=lambda g: elements(g["minimal"]))
     # a defect: the groups of several ops with one cause (docs/fuzzing.md,
@@ -279,7 +296,8 @@ def plant_core(a, src, obj, build, bug):
             return (name, klass, what, "build failed", "", "", "", "", "",
                     "", "")
         return measure(name, klass, what, os.path.join(obj, "scatterlab"),
-                       os.path.join(build, f"{name}.db"), a.seconds, [], [])
+                       os.path.join(build, f"{name}.db"), a.seconds, [], [],
+                       a.groups)
     finally:
         open(path, "w").write(text)
 
@@ -313,6 +331,8 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--build", default="build-planted")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--groups", action="store_true",
+                    help="print each group: why a bug's groups stay apart")
     ap.add_argument("--keep", action="store_true",
                     help="keep each campaign's store in the build dir")
     a = ap.parse_args()
@@ -357,7 +377,7 @@ def main():
         rows.append(measure(name, klass, what, os.path.join(obj, "scatterlab"),
                             os.path.join(build, f"{name}.db"), a.seconds,
                             [*prov, "--variants", f"planted:{variant}",
-                             "--ops", op], prov))
+                             "--ops", op], prov, a.groups))
     if not a.keep:
         for n in names:
             for suffix in ("", "-wal", "-shm"):
