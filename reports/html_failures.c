@@ -16,6 +16,7 @@
 
 #include "html.h"
 #include "html_sections.h"
+#include "report_common.h"
 #include "sl_report.h"
 
 typedef struct sl__fail_html {
@@ -24,17 +25,8 @@ typedef struct sl__fail_html {
   int64_t n;     /* groups (or ungrouped failures) met */
   int64_t cases; /* failing cases over the groups: the counting pass only */
   sl_store *s;
-  int64_t defects;   /* defects met (the store walks them defect by defect) */
-  char defect[1024]; /* the last group's defect */
+  sl__defect_walk walk;
 } sl__fail_html;
-
-/* Whether the group of defect d starts a defect: then it is counted. */
-static int sl__defect_starts(sl__fail_html *h, const char *d) {
-  if (h->defects && strncmp(h->defect, d, sizeof h->defect - 1) == 0) return 0;
-  snprintf(h->defect, sizeof h->defect, "%s", d);
-  ++h->defects;
-  return 1;
-}
 
 /* The repro cell: the command on the minimal case, and the case it was
  * shrunk from when they differ. */
@@ -68,7 +60,7 @@ static void sl__what_cells(FILE *out, const char *verdict, const char *variant,
 
 static int sl__group_count(void *user, const sl_failure_group_view *g) {
   sl__fail_html *h = user;
-  sl__defect_starts(h, g->defect);
+  sl__defect_starts(&h->walk, g->defect);
   ++h->n;
   h->cases += g->cases;
   return 0;
@@ -84,10 +76,10 @@ static int sl__group_row(void *user, const sl_failure_group_view *g) {
           "<th>minimal repro</th><th>seen in runs</th></tr>\n",
           out);
   if (h->n++ >= h->max) return 0; /* count the rest, show none */
-  if (sl__defect_starts(h, g->defect)) {
+  if (sl__defect_starts(&h->walk, g->defect)) {
     fprintf(out,
             "<tr class=\"defect\"><td colspan=\"7\">defect %" PRId64 ": <code>",
-            h->defects);
+            h->walk.defects);
     sl__html_text(out, g->defect);
     fputs("</code></td></tr>\n", out);
   }
@@ -151,7 +143,7 @@ int sl__html_failures(sl_store *s, const sl_html_opts *o, FILE *out, char *err,
             " failing case%s</span> (shrunk copies not counted; "
             "<code>scatterlab report --failures</code> lists the same "
             "groups).</p>\n",
-            count.defects, count.defects == 1 ? "" : "s", count.n,
+            count.walk.defects, count.walk.defects == 1 ? "" : "s", count.n,
             count.n == 1 ? "" : "s", count.cases, count.cases == 1 ? "" : "s");
   rc = rc ||
        sl_store_each_failure_group(s, o->run_id, sl__group_row, &groups) < 0;

@@ -134,3 +134,10 @@ char *sl__providers_cell(sl_store *s, int64_t run_id, int full, char *err,
   }
   return buf;
 }
+
+int sl__defect_starts(sl__defect_walk *w, const char *d) {
+  if (w->defects && strncmp(w->defect, d, sizeof w->defect - 1) == 0) return 0;
+  snprintf(w->defect, sizeof w->defect, "%s", d);
+  ++w->defects;
+  return 1;
+}

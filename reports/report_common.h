@@ -57,4 +57,14 @@ void sl__short_commit(const char *commit, char buf[SL__SHORT_COMMIT]);
 char *sl__providers_cell(sl_store *s, int64_t run_id, int full, char *err,
                          size_t errlen);
 
+/* The defects of a walk of failure groups (the store walks them defect by
+ * defect): how many met, and the last group's. */
+typedef struct sl__defect_walk {
+  int64_t defects;
+  char defect[1024];
+} sl__defect_walk;
+
+/* Whether the group of defect d starts a defect: then it is counted. */
+int sl__defect_starts(sl__defect_walk *w, const char *d);
+
 #endif

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "report_common.h"
 #include "sl_report.h"
 #include "sl_store.h"
 
@@ -53,18 +54,16 @@ typedef struct sl__groups {
   FILE *out;
   sl_store *s;
   void (*text)(FILE *, const char *);
-  int64_t n, cases, fresh, defects;
-  int64_t run_id;    /* the run reported, 0 for every run */
-  char defect[1024]; /* the defect of the groups printed last */
+  int64_t n, cases, fresh;
+  int64_t run_id; /* the run reported, 0 for every run */
+  sl__defect_walk walk;
 } sl__groups;
 
 /* A "defect N:" line before the first group of each defect (the store
  * walks them defect by defect). */
 static void sl__defect_line(sl__groups *x, const char *defect) {
-  if (x->defects && strncmp(x->defect, defect, sizeof x->defect - 1) == 0)
-    return;
-  snprintf(x->defect, sizeof x->defect, "%s", defect);
-  fprintf(x->out, "\ndefect %" PRId64 ": ", ++x->defects);
+  if (!sl__defect_starts(&x->walk, defect)) return;
+  fprintf(x->out, "\ndefect %" PRId64 ": ", x->walk.defects);
   x->text(x->out, defect);
   fputc('\n', x->out);
 }
@@ -115,7 +114,7 @@ int sl_report_failure_groups(sl_store *s, int64_t run_id, FILE *out,
   fprintf(out,
           "%s%" PRId64 " defect%s in %" PRId64 " failure group%s, %" PRId64
           " failing case%s (shrunk copies not counted)",
-          x.n ? "\n" : "", x.defects, x.defects == 1 ? "" : "s", x.n,
+          x.n ? "\n" : "", x.walk.defects, x.walk.defects == 1 ? "" : "s", x.n,
           x.n == 1 ? "" : "s", x.cases, x.cases == 1 ? "" : "s");
   if (run_id > 0)
     fprintf(out, "; %" PRId64 " new in run %" PRId64, x.fresh, run_id);

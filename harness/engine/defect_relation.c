@@ -106,6 +106,14 @@ static int sl__one_ulp(sl_dtype dt, const void *gp, const void *ep, double g,
   return !((a ^ b) & sign) && (a - b == 1 || b - a == 1);
 }
 
+/* A NaN lost: a number where LibTorch has NaN (a NaN rule of a shared
+ * reduce, whatever the op and the shape around it). */
+static int sl__nan_lost(sl_dtype dt, const void *gp, const void *ep, double g,
+                        double v) {
+  (void)gp, (void)v;
+  return isnan(sl_elem_get_f(dt, ep)) && !isnan(g);
+}
+
 /* Whether every element of got that differs from want fits (one at least
  * differs). got: any strides; want: LibTorch's, contiguous, the same
  * shape. */
@@ -190,7 +198,10 @@ void sl_defect_relation(const sl_case *c, const sl_call *vc, char *out,
     return;
   /* The dual reduce first, then include_self flipped (a start value
    * ignored), the writes lost, writes skipped (the wrong elements still
-   * hold the poison), contributions never combined (the start value), a
+   * hold the poison), a NaN lost (every wrong element a number where
+   * LibTorch has NaN: a NaN rule; before the start value, which a reduce
+   * of NaNs alone that drops them also leaves), contributions never
+   * combined (the start value), a
    * rounding the other way (every wrong element one ulp off: a shared
    * conversion), and the other reduces last: each is the answer of one
    * named other call or state, in the order of how often such a bug is
@@ -212,6 +223,11 @@ void sl_defect_relation(const sl_case *c, const sl_call *vc, char *out,
   }
   if (sl__outputs_hold(vc, sl__unwritten_value, sl__is_value)) {
     snprintf(out, len, "= never written where wrong");
+    return;
+  }
+  if (sl_dtype_is_float(c->dt) &&
+      sl__outputs_hold(vc, sl__no_value, sl__nan_lost)) {
+    snprintf(out, len, "= a NaN lost where wrong");
     return;
   }
   if (info->reduces && sl__outputs_hold(vc, sl__start_value, sl__is_value)) {

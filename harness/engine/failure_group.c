@@ -12,6 +12,7 @@
 #include "call_checks.h"
 #include "casegen.h"
 #include "clean_text.h"
+#include "crash_state.h"
 #include "runner.h"
 #include "variant_call.h"
 
@@ -159,17 +160,22 @@ int sl_failure_shared_check(const char *message) {
       SL_CALL_CHECKS_PREFIX, SL_ALLOC_FAULTS_PREFIX, SL_ADJOINT_HELPER_PREFIX};
   for (size_t k = 0; message && k < sizeof shared / sizeof shared[0]; ++k)
     if (strncmp(message, shared[k], strlen(shared[k])) == 0) return 1;
-  return 0;
+  return sl_crash_state_in(message);
 }
 
 /* The class (casegen.h) of the invalid case c that a variant accepted
  * where LibTorch refused it: the check it lacks, which the ops of a
- * library share (core's checks.c bounds every op's index). NULL for any
+ * library share (core's checks.c bounds every op's index). A crash or a
+ * hang on such a case is the same check missing, met by a kernel that
+ * then read or wrote where the case's bad index pointed. NULL for any
  * other failure. */
-static const char *sl__accepted_class(const sl_case *c, const char *message) {
-  if (!message ||
-      strncmp(message, SL_ACCEPTED_PREFIX, strlen(SL_ACCEPTED_PREFIX)) != 0)
-    return NULL;
+static const char *sl__accepted_class(const sl_case *c, const char *verdict,
+                                      const char *message) {
+  const int accepted = message && strncmp(message, SL_ACCEPTED_PREFIX,
+                                          strlen(SL_ACCEPTED_PREFIX)) == 0;
+  const int died = verdict && (strcmp(verdict, "crashed") == 0 ||
+                               strcmp(verdict, "timeout") == 0);
+  if (!accepted && !died) return NULL;
   const sl_fuzz_class k = sl_fuzz_classify(c);
   return k == SL_FUZZ_VALID ? NULL : sl_fuzz_class_name(k);
 }
@@ -178,7 +184,7 @@ size_t sl_defect_signature(const sl_case *c, const char *variants_key,
                            const char *verdict, const char *message,
                            const char *relation, const sl_failure_sig *group,
                            sl_failure_sig *out) {
-  const char *accepted = sl__accepted_class(c, message);
+  const char *accepted = sl__accepted_class(c, verdict, message);
   const int shared = accepted || sl_failure_shared_check(message);
   if ((!relation || !relation[0]) && !shared) {
     *out = *group;
@@ -187,8 +193,10 @@ size_t sl_defect_signature(const sl_case *c, const char *variants_key,
   char output[64], kind[400];
   const char *reduce =
       sl__kind_of(c, message, output, sizeof output, kind, sizeof kind);
-  if (accepted)
+  if (accepted) {
     snprintf(kind, sizeof kind, "accepted an invalid case (%s)", accepted);
+    verdict = "accepted"; /* a crash after it is the same check missing */
+  }
   /* The output's name is left out: a forward op's "out" and a backward
    * op's "grad_src" are one defect when the relation says so. So is the
    * reduce when the relation is include_self's: the start value a reduce

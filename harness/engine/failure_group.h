@@ -81,7 +81,8 @@ int sl_failure_variant_set(const sl_case *c, const struct sl_case_result *res,
  * allocation error paths) needs no relation: its kind names that code, and
  * the reduce is left out too; so does an invalid case accepted where
  * LibTorch refused it, keyed by the case's class (casegen.h: an index out
- * of range, a dim out of range), the check a library's ops share. Otherwise,
+ * of range, a dim out of range), the check a library's ops share, and a
+ * crash or hang on such a case (the same check missing). Otherwise,
  * without a relation (`relation`
  * ""), the defect is the group itself: out gets group's text and id, and
  * nothing merges. The op is not in the text: its name stays the same
@@ -97,7 +98,8 @@ size_t sl_defect_signature(const sl_case *c, const char *variants_key,
                            sl_failure_sig *out);
 
 /* Whether message is one of a check on the code every op goes through
- * (call_checks.h, alloc_faults.h): the same failure in two ops is one
+ * (call_checks.h, alloc_faults.h), or a crash in a named function of a
+ * kernel library (crash_state.h): the same failure in two ops is one
  * defect of that code. */
 int sl_failure_shared_check(const char *message);
 

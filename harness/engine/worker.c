@@ -25,6 +25,7 @@
 
 #include "child_exit.h"
 #include "clean_text.h"
+#include "crash_state.h"
 #include "datagen.h"
 #include "fd_hygiene.h"
 #include "providers.h"
@@ -64,6 +65,7 @@ typedef struct sl_shared {
   char phase[160];
   char err[512];
   char shown[SL_WORKER_SHOWN_MAX]; /* the tensors of a request with show */
+  sl_crash_frames crash;           /* where a kernel died (crash_state.h) */
   /* The answer to request `answered`: its end-of-case byte. The byte on the
    * pipe only wakes the parent; what counts is here, so that bytes a
    * kernel writes to the pipe are never taken for an answer. */
@@ -297,6 +299,7 @@ static void sl__child_main(sl_worker *w, pid_t parent, int in, int out) {
   sl_close_fds_except(keep, 3);
   static sl__child ch;
   sl_runner_phase_to(w->sh->phase, sizeof w->sh->phase);
+  sl_crash_state_arm(&w->sh->crash);
   ch.out = w->out;
   sl_capture_attach(&ch.out);
   /* The parent handles interruption (it finishes the case in hand, then
@@ -516,13 +519,37 @@ static sl__stop sl__how_stopped(sl_worker *w, int *status) {
   }
 }
 
-/* The verdict of a worker's death, hang or cut pipe while `current` ran
- * (for `phase`, when not "": a check's call, said first), or, when `after`
- * (it had returned), in place of its verdict: what it left behind (a
- * thread, a heap it wrote over) stopped the worker. */
+/* How the worker stopped, in words: a death says where the kernel died
+ * when the worker's record names a kernel library's function. */
+static void sl__stopped_words(const sl_worker *w, sl__stop how, int status,
+                              double timeout_s, char *what, size_t len) {
+  if (how == SL__HUNG) {
+    snprintf(what, len, "no answer within %.3g s; worker killed", timeout_s);
+  } else if (how == SL__CUT) {
+    snprintf(what, len,
+             "closed the worker's pipe to the harness (a descriptor it does "
+             "not own); the worker was replaced");
+  } else {
+    char where[200] = "";
+    if (WIFSIGNALED(status))
+      sl_crash_state_name(&w->sh->crash, where, sizeof where);
+    /* before the signal's name: a failure's kind ends at its first note */
+    if (where[0])
+      snprintf(what, len, "worker killed by signal %d%s (%s)", WTERMSIG(status),
+               where, strsignal(WTERMSIG(status)));
+    else
+      sl_worker_describe_death(status, what, len);
+  }
+}
+
+/* The verdict of a worker's death, hang or cut pipe (`what`: in words)
+ * while `current` ran (for `phase`, when not "": a check's call, said
+ * first), or, when `after` (it had returned), in place of its verdict:
+ * what it left behind (a thread, a heap it wrote over) stopped the
+ * worker. */
 static void sl__blame(sl_case_result *res, const char *current,
-                      const char *phase, int after, sl__stop how, int status,
-                      double timeout_s) {
+                      const char *phase, int after, sl__stop how,
+                      const char *what, double timeout_s) {
   sl_variant_result *r = NULL;
   for (int i = res->n - 1; after && i >= 0 && !r; --i)
     if (strcmp(res->v[i].variant, current) == 0) r = &res->v[i];
@@ -530,16 +557,6 @@ static void sl__blame(sl_case_result *res, const char *current,
   if (!r) r = &res->v[res->n < SL_MAX_VERDICTS ? res->n++ : res->n - 1];
   memset(r, 0, sizeof *r);
   snprintf(r->variant, sizeof r->variant, "%s", current);
-  char what[160];
-  if (how == SL__HUNG)
-    snprintf(what, sizeof what, "no answer within %.3g s; worker killed",
-             timeout_s);
-  else if (how == SL__CUT)
-    snprintf(what, sizeof what,
-             "closed the worker's pipe to the harness (a descriptor it does "
-             "not own); the worker was replaced");
-  else
-    sl_worker_describe_death(status, what, sizeof what);
   static const sl_verdict verdicts[] = {SL_VERDICT_TIMEOUT, SL_VERDICT_CRASHED,
                                         SL_VERDICT_FAILED};
   r->verdict = verdicts[how];
@@ -583,6 +600,7 @@ static int sl__run_request(sl_worker *w, const sl_case *c, const char *variants,
     w->taken = 0;
     w->sh->current_done = 0;
     w->sh->retired = 0;
+    w->sh->crash.n = 0;
     snprintf(w->sh->current, sizeof w->sh->current, "reference");
     w->sh->started = sl__now();
     if (sl__write_all(w->to_child, &req, sizeof req)) {
@@ -622,7 +640,9 @@ static int sl__run_request(sl_worker *w, const sl_case *c, const char *variants,
     sl__report_left(w, current);
     ++w->restarts;
     if (retired) continue; /* its verdict says why; resume after it */
-    sl__blame(res, current, after ? "" : phase, after, how, status, timeout_s);
+    char what[320];
+    sl__stopped_words(w, how, status, timeout_s, what, sizeof what);
+    sl__blame(res, current, after ? "" : phase, after, how, what, timeout_s);
     /* A crash or hang before any variant ran is the reference's (or the
      * generator's): the case cannot go on. */
     if (strcmp(current, "reference") == 0) return 0;

@@ -151,16 +151,21 @@ static void shared_checks(void) {
   CHECK(!sl_failure_shared_check("adjoint identity broken: <out - x, y> = 1"));
 }
 
-/* The defect of a reject_mismatch of the case `line` with message m. */
-static sl_failure_sig rejected(const char *line, const char *m) {
+/* The defect of a failure (verdict) of the case `line` with message m. */
+static sl_failure_sig judged(const char *line, const char *verdict,
+                             const char *m) {
   sl_case c;
   char err[256];
   memset(&c, 0, sizeof c);
   CHECK_MSG(sl_case_parse(line, &c, err, sizeof err) == 0, "%s", err);
   sl_failure_sig group, d;
-  sl_failure_signature(&c, "cpu.serial", "reject_mismatch", m, &group);
-  sl_defect_signature(&c, "cpu.serial", "reject_mismatch", m, "", &group, &d);
+  sl_failure_signature(&c, "cpu.serial", verdict, m, &group);
+  sl_defect_signature(&c, "cpu.serial", verdict, m, "", &group, &d);
   return d;
+}
+
+static sl_failure_sig rejected(const char *line, const char *m) {
+  return judged(line, "reject_mismatch", m);
 }
 
 /* An index out of range accepted where LibTorch refuses it: the bounds
@@ -183,6 +188,35 @@ static void accepted_invalid(void) {
   const sl_failure_sig v =
       rejected(valid, "kernel accepted, LibTorch rejected: index out of range");
   CHECK(strcmp(v.id, b.id) != 0 && strncmp(v.text, "index_reduce ", 13) == 0);
+  /* A kernel that went on past the missing check and died there: the
+   * same defect; a death on a valid case stays its op's. */
+  const sl_failure_sig crash =
+      judged(ir, "crashed", "worker killed by signal 11 (Segmentation fault)");
+  CHECK_MSG(strcmp(crash.id, a.id) == 0, "%s / %s", crash.text, a.text);
+  CHECK(strcmp(judged(sr, "timeout", "no answer within 10 s; worker killed").id,
+               a.id) == 0);
+  const sl_failure_sig died = judged(
+      valid, "crashed", "worker killed by signal 11 (Segmentation fault)");
+  CHECK(strcmp(died.id, a.id) != 0 && strstr(died.text, "crashed"));
+}
+
+/* Crashes in one function of a kernel library (crash_state.h) are one
+ * defect whatever the op and reduce; in another function, another. */
+static void crash_state(void) {
+  const char *sr = "scatter_reduce dt=f32 it=i64 x=2 index=3 src=3 dim=0 "
+                   "reduce=amin self=1 seed=1",
+             *ir = "index_reduce dt=f32 it=i64 x=2 index=3 updates=3 dim=0 "
+                   "reduce=sum self=1 seed=1";
+  const char *walk = "worker killed by signal 11 in function sl__walk of "
+                     "libscatterlab_kernels.so.2 (Segmentation fault)",
+             *other = "worker killed by signal 11 in function sl__other of "
+                      "libscatterlab_kernels.so.2 (Segmentation fault)";
+  const sl_failure_sig a = judged(sr, "crashed", walk),
+                       b = judged(ir, "crashed", walk),
+                       c = judged(ir, "crashed", other);
+  CHECK_MSG(strcmp(a.id, b.id) == 0, "%s / %s", a.text, b.text);
+  CHECK_CONTAINS(a.text, "any reduce");
+  CHECK(strcmp(b.id, c.id) != 0);
 }
 
 /* On 0 and 1, as a minimal case often holds, sum's answer is amax's too:
@@ -243,6 +277,22 @@ static void unwritten(void) {
   CHECK_MSG(rel[0] == '\0', "two ulps: '%s'", rel);
 }
 
+/* A NaN rule broken: src [NaN, 7, 2] makes amin's answer [NaN, 1]; a
+ * number where the NaN belongs is a NaN lost whatever the number, and a
+ * wrong number besides is no such evidence. */
+static void nan_lost(void) {
+  const float dropped[2] = {3, 1}, start[2] = {INFINITY, 1}, more[2] = {3, 9};
+  char rel[3][32];
+  src_[0] = NAN;
+  relation(SL_OP_SCATTER_REDUCE, dropped, rel[0], 32);
+  relation(SL_OP_INDEX_REDUCE, start, rel[1], 32);
+  relation(SL_OP_SCATTER_REDUCE, more, rel[2], 32);
+  src_[0] = 3;
+  CHECK_MSG(strcmp(rel[0], "= a NaN lost where wrong") == 0, "'%s'", rel[0]);
+  CHECK_MSG(strcmp(rel[1], rel[0]) == 0, "NaN lost to the start: '%s'", rel[1]);
+  CHECK_MSG(rel[2][0] == '\0', "NaN lost and a value wrong: '%s'", rel[2]);
+}
+
 static void relations(char rel[5][32]) {
   const float amax[2] = {7, 2}, no_self[2] = {3, 2}, x[2] = {5, 1},
               other[2] = {3, 9};
@@ -264,6 +314,8 @@ int main(void) {
   dual_first();
   start_value();
   unwritten();
+  nan_lost();
+  crash_state();
 
   const char *m1 = "out: exact mismatch at [0]: got 7, expected 3 (2 elements "
                    "wrong)";
