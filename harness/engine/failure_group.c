@@ -165,9 +165,10 @@ int sl_failure_shared_check(const char *message) {
 
 /* The class (casegen.h) of the invalid case c that a variant accepted
  * where LibTorch refused it: the check it lacks, which the ops of a
- * library share (core's checks.c bounds every op's index). A crash or a
- * hang on such a case is the same check missing, met by a kernel that
- * then read or wrote where the case's bad index pointed. NULL for any
+ * library share (core's checks.c bounds every op's index). A crash, a
+ * hang or a write outside the output on such a case is the same check
+ * missing, met by a kernel that then read or wrote where the case's bad
+ * index pointed. NULL for any
  * other failure. */
 static const char *sl__accepted_class(const sl_case *c, const char *verdict,
                                       const char *message) {
@@ -175,7 +176,9 @@ static const char *sl__accepted_class(const sl_case *c, const char *verdict,
                                           strlen(SL_ACCEPTED_PREFIX)) == 0;
   const int died = verdict && (strcmp(verdict, "crashed") == 0 ||
                                strcmp(verdict, "timeout") == 0);
-  if (!accepted && !died) return NULL;
+  const int outside = message && strncmp(message, SL_WROTE_OUTSIDE_PREFIX,
+                                         strlen(SL_WROTE_OUTSIDE_PREFIX)) == 0;
+  if (!accepted && !died && !outside) return NULL;
   const sl_fuzz_class k = sl_fuzz_classify(c);
   return k == SL_FUZZ_VALID ? NULL : sl_fuzz_class_name(k);
 }

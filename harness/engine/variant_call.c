@@ -96,8 +96,8 @@ int sl_variant_call_guards_ok(const sl_variant_call *vc, char *msg,
     for (int i = SL_CPU_GUARD - 1; i >= 0; --i)
       if (b[i] != SL_CPU_GUARD_BYTE) {
         snprintf(msg, len,
-                 "wrote outside its output %s: byte %d before its start "
-                 "changed from 0x%02x to 0x%02x",
+                 SL_WROTE_OUTSIDE_PREFIX " %s: byte %d before its start "
+                                         "changed from 0x%02x to 0x%02x",
                  info->arg_names[s], SL_CPU_GUARD - i, SL_CPU_GUARD_BYTE, b[i]);
         return 0;
       }
@@ -105,8 +105,8 @@ int sl_variant_call_guards_ok(const sl_variant_call *vc, char *msg,
     for (int i = 0; i < SL_CPU_GUARD; ++i)
       if (after[i] != SL_CPU_GUARD_BYTE) {
         snprintf(msg, len,
-                 "wrote outside its output %s: byte %d after its end "
-                 "changed from 0x%02x to 0x%02x",
+                 SL_WROTE_OUTSIDE_PREFIX " %s: byte %d after its end "
+                                         "changed from 0x%02x to 0x%02x",
                  info->arg_names[s], i + 1, SL_CPU_GUARD_BYTE, after[i]);
         return 0;
       }

@@ -16,6 +16,9 @@
 #define SL_CPU_GUARD_BYTE 0x5C
 /* The byte every output starts as (device.h poisons the device's alike). */
 #define SL_POISON_BYTE 0xA5
+/* How a guard's failure begins: a write past an output's ends
+ * (failure_group.h keys it on an invalid case as the missing check). */
+#define SL_WROTE_OUTSIDE_PREFIX "wrote outside its output"
 
 /* An element of dtype dt made of poison bytes, read as a number: what an
  * element that was never written holds. Set *plain when that value is one

@@ -195,6 +195,10 @@ static void accepted_invalid(void) {
   CHECK_MSG(strcmp(crash.id, a.id) == 0, "%s / %s", crash.text, a.text);
   CHECK(strcmp(judged(sr, "timeout", "no answer within 10 s; worker killed").id,
                a.id) == 0);
+  const char *outside = "wrote outside its output out: byte 1 after its end "
+                        "changed from 0x5c to 0x00";
+  CHECK(strcmp(judged(sr, "failed", outside).id, a.id) == 0);
+  CHECK(strcmp(judged(valid, "failed", outside).id, a.id) != 0);
   const sl_failure_sig died = judged(
       valid, "crashed", "worker killed by signal 11 (Segmentation fault)");
   CHECK(strcmp(died.id, a.id) != 0 && strstr(died.text, "crashed"));
