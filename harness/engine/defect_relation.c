@@ -114,12 +114,12 @@ static int sl__nan_lost(sl_dtype dt, const void *gp, const void *ep, double g,
   return isnan(sl_elem_get_f(dt, ep)) && !isnan(g);
 }
 
-/* Whether every element of got that differs from want fits (one at least
- * differs). got: any strides; want: LibTorch's, contiguous, the same
+/* How many elements of got differ from want, each fitting; -1 when one
+ * does not fit. got: any strides; want: LibTorch's, contiguous, the same
  * shape. */
-static int sl__wrong_fit(const sl_tensor *got, const sl_tensor *want,
-                         sl__fits_fn fits, double v) {
-  if (!got->data || !want->data || got->dtype == SL_BOOL) return 0;
+static int64_t sl__wrong_fit(const sl_tensor *got, const sl_tensor *want,
+                             sl__fits_fn fits, double v) {
+  if (!got->data || !want->data) return -1;
   const size_t es = sl_dtype_size(got->dtype);
   int64_t n = 1, idx[SL_MAX_DIMS] = {0}, wrong = 0;
   for (int d = 0; d < got->ndim; ++d) n *= got->shape[d];
@@ -131,13 +131,13 @@ static int sl__wrong_fit(const sl_tensor *got, const sl_tensor *want,
     const double g = sl_elem_get_f(got->dtype, gp);
     const double e = sl_elem_get_f(want->dtype, ep);
     if (g != e && !(isnan(g) && isnan(e))) {
-      if (!fits(got->dtype, gp, ep, g, v)) return 0;
+      if (got->dtype == SL_BOOL || !fits(got->dtype, gp, ep, g, v)) return -1;
       ++wrong;
     }
     for (int d = got->ndim - 1; d >= 0 && ++idx[d] == got->shape[d]; --d)
       idx[d] = 0;
   }
-  return wrong > 0;
+  return wrong;
 }
 
 /* The value an output of dtype dt holds where vc's writes were skipped:
@@ -164,18 +164,22 @@ static int sl__outputs_hold(const sl_call *vc,
   sl_tensor want[SL_MAX_ARGS];
   memset(want, 0, sizeof want);
   char err[256];
-  int held = 0;
+  /* Outputs all right (dynamic_scatter's coordinates beside its wrong
+   * features) neither break nor make the relation. */
+  int64_t wrong = -1;
   if (slref_run(vc, want, err, sizeof err) == SLREF_OK) {
-    held = 1;
-    for (int s = 0; held && s < info->n_out; ++s) {
+    wrong = 0;
+    for (int s = 0; wrong >= 0 && s < info->n_out; ++s) {
       const sl_tensor *got = &vc->arg[info->n_in + s];
       const double v = value(vc, got->dtype, &none);
-      held = !none && got->dtype == want[s].dtype &&
-             sl__wrong_fit(got, &want[s], fits, v);
+      const int64_t k = got->dtype == want[s].dtype
+                            ? sl__wrong_fit(got, &want[s], fits, v)
+                            : -1;
+      wrong = k < 0 || (k > 0 && none) ? -1 : wrong + k;
     }
   }
   for (int s = 0; s < SL_MAX_ARGS; ++s) free(want[s].data);
-  return held;
+  return wrong > 0;
 }
 
 /* The reduce an operator swap most likely gives: amin's and amax's
@@ -197,15 +201,15 @@ void sl_defect_relation(const sl_case *c, const sl_call *vc, char *out,
   if (!info || sl__outputs_answer(c, vc, vc->p.reduce, vc->p.include_self))
     return;
   /* The dual reduce first, then include_self flipped (a start value
-   * ignored), the writes lost, writes skipped (the wrong elements still
-   * hold the poison), a NaN lost (every wrong element a number where
-   * LibTorch has NaN: a NaN rule; before the start value, which a reduce
-   * of NaNs alone that drops them also leaves), contributions never
-   * combined (the start value), a
-   * rounding the other way (every wrong element one ulp off: a shared
-   * conversion), and the other reduces last: each is the answer of one
-   * named other call or state, in the order of how often such a bug is
-   * met. */
+   * ignored), a NaN lost (every wrong element a number where LibTorch has
+   * NaN: a NaN rule; before the writes lost, which a one-element output
+   * whose NaN was dropped also shows, and before the start value, which a
+   * reduce of NaNs alone that drops them also leaves), the writes lost,
+   * writes skipped (the wrong elements still hold the poison),
+   * contributions never combined (the start value), a rounding the other
+   * way (every wrong element one ulp off: a shared conversion), and the
+   * other reduces last: each is the answer of one named other call or
+   * state, in the order of how often such a bug is met. */
   const sl_reduce dual = sl__dual(vc->p.reduce);
   if (info->reduces && sl__other_reduce(c, vc, dual) &&
       sl__outputs_answer(c, vc, dual, vc->p.include_self)) {
@@ -217,17 +221,17 @@ void sl_defect_relation(const sl_case *c, const sl_call *vc, char *out,
     snprintf(out, len, "= include_self=%d", !vc->p.include_self);
     return;
   }
+  if (sl_dtype_is_float(c->dt) &&
+      sl__outputs_hold(vc, sl__no_value, sl__nan_lost)) {
+    snprintf(out, len, "= a NaN lost where wrong");
+    return;
+  }
   if (sl__outputs_are_x(vc)) {
     snprintf(out, len, "= x");
     return;
   }
   if (sl__outputs_hold(vc, sl__unwritten_value, sl__is_value)) {
     snprintf(out, len, "= never written where wrong");
-    return;
-  }
-  if (sl_dtype_is_float(c->dt) &&
-      sl__outputs_hold(vc, sl__no_value, sl__nan_lost)) {
-    snprintf(out, len, "= a NaN lost where wrong");
     return;
   }
   if (info->reduces && sl__outputs_hold(vc, sl__start_value, sl__is_value)) {
