@@ -147,6 +147,14 @@ static double sl__unwritten_value(const sl_call *vc, sl_dtype dt, int *none) {
   return sl_poison_value(dt, none);
 }
 
+/* Zero: what a reduce that started from a wrong identity (an integer prod
+ * from 0) or a buffer cleared and never filled leaves. */
+static double sl__zero_value(const sl_call *vc, sl_dtype dt, int *none) {
+  (void)vc, (void)dt;
+  *none = 0;
+  return 0;
+}
+
 /* No value: the fits test alone tells (sl__one_ulp). */
 static double sl__no_value(const sl_call *vc, sl_dtype dt, int *none) {
   (void)vc, (void)dt;
@@ -206,10 +214,11 @@ void sl_defect_relation(const sl_case *c, const sl_call *vc, char *out,
    * whose NaN was dropped also shows, and before the start value, which a
    * reduce of NaNs alone that drops them also leaves), the writes lost,
    * writes skipped (the wrong elements still hold the poison),
-   * contributions never combined (the start value), a rounding the other
-   * way (every wrong element one ulp off: a shared conversion), and the
-   * other reduces last: each is the answer of one named other call or
-   * state, in the order of how often such a bug is met. */
+   * contributions never combined (the start value), zero (a wrong
+   * identity, a cleared buffer; after the start value, which is zero for a
+   * sum), a rounding the other way (every wrong element one ulp off: a shared
+   * conversion), and the other reduces last: each is the answer of one named
+   * other call or state, in the order of how often such a bug is met. */
   const sl_reduce dual = sl__dual(vc->p.reduce);
   if (info->reduces && sl__other_reduce(c, vc, dual) &&
       sl__outputs_answer(c, vc, dual, vc->p.include_self)) {
@@ -236,6 +245,10 @@ void sl_defect_relation(const sl_case *c, const sl_call *vc, char *out,
   }
   if (info->reduces && sl__outputs_hold(vc, sl__start_value, sl__is_value)) {
     snprintf(out, len, "= the start value where wrong");
+    return;
+  }
+  if (sl__outputs_hold(vc, sl__zero_value, sl__is_value)) {
+    snprintf(out, len, "= zero where wrong");
     return;
   }
   if (sl__outputs_hold(vc, sl__no_value, sl__one_ulp)) {

@@ -23,7 +23,8 @@
 /* The relation of the outputs of vc (the variant's call, its outputs as
  * produced) on case c: "= reduce=amax", "= include_self=1", "= a NaN
  * lost where wrong", "= x", "= never written where wrong", "= the start
- * value where wrong", "= one ulp off where wrong" (the
+ * value where wrong", "= zero where wrong", "= one ulp off where wrong"
+ * (the
  * first row of defect_relation.c that holds), or "" when none does. out
  * holds at least 32 bytes. Runs LibTorch once per row tried: only for a
  * failure that is shown (runner.h: sl_run_opts.shown), never per case. */

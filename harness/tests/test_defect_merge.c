@@ -285,6 +285,10 @@ static void unwritten(void) {
   CHECK_MSG(strcmp(rel, "= one ulp off where wrong") == 0, "'%s'", rel);
   relation(SL_OP_INDEX_REDUCE, two, rel, sizeof rel);
   CHECK_MSG(rel[0] == '\0', "two ulps: '%s'", rel);
+  /* A wrong identity (an integer prod from 0): zero where wrong. */
+  const float zero[2] = {0, 1};
+  relation(SL_OP_SCATTER_REDUCE, zero, rel, sizeof rel);
+  CHECK_MSG(strcmp(rel, "= zero where wrong") == 0, "'%s'", rel);
 }
 
 /* A NaN rule broken: src [NaN, 7, 2] makes amin's answer [NaN, 1]; a
