@@ -126,13 +126,20 @@ static int sl__function_at(const char *path, uint64_t at, char *out,
 
 enum { SL__BASES = 64 }; /* kernel libraries told apart: more than loaded */
 
-/* The load bases of the libraries that hold a variant's kernel. */
+/* The load bases of the libraries that hold a variant's kernel: not the
+ * harness's own (the handler's frame), nor the Python bridge's, whose
+ * kernels are Python code below one C function that every op shares. */
 static int sl__kernel_bases(const void **base) {
   int n = 0;
+  Dl_info self;
+  const int known = dladdr((const void *)(uintptr_t)sl_crash_state_name, &self);
   for (size_t i = 0; i < sl_hvariant_count(); ++i) {
     Dl_info d;
     const sl_hvariant *v = sl_hvariant_at(i);
-    if (!v->v.fn || !dladdr((const void *)(uintptr_t)v->v.fn, &d)) continue;
+    if (!v->v.fn || sl_provider_at((size_t)v->provider)->py_module[0] ||
+        !dladdr((const void *)(uintptr_t)v->v.fn, &d) ||
+        (known && d.dli_fbase == self.dli_fbase))
+      continue;
     int k = 0;
     while (k < n && base[k] != d.dli_fbase) ++k;
     if (k == n && n < SL__BASES) base[n++] = d.dli_fbase;
