@@ -174,8 +174,9 @@ static const char *sl__accepted_class(const sl_case *c, const char *verdict,
                                       const char *message) {
   const int accepted = message && strncmp(message, SL_ACCEPTED_PREFIX,
                                           strlen(SL_ACCEPTED_PREFIX)) == 0;
-  const int died = verdict && (strcmp(verdict, "crashed") == 0 ||
-                               strcmp(verdict, "timeout") == 0);
+  const int died =
+      verdict && (strcmp(verdict, sl_verdict_name(SL_VERDICT_CRASHED)) == 0 ||
+                  strcmp(verdict, sl_verdict_name(SL_VERDICT_TIMEOUT)) == 0);
   const int outside = message && strncmp(message, SL_WROTE_OUTSIDE_PREFIX,
                                          strlen(SL_WROTE_OUTSIDE_PREFIX)) == 0;
   if (!accepted && !died && !outside) return NULL;

@@ -82,7 +82,8 @@ int sl_failure_variant_set(const sl_case *c, const struct sl_case_result *res,
  * the reduce is left out too; so does an invalid case accepted where
  * LibTorch refused it, keyed by the case's class (casegen.h: an index out
  * of range, a dim out of range), the check a library's ops share, and a
- * crash or hang on such a case (the same check missing). Otherwise,
+ * crash, a hang or a write outside the output on such a case (the same
+ * check missing). Otherwise,
  * without a relation (`relation`
  * ""), the defect is the group itself: out gets group's text and id, and
  * nothing merges. The op is not in the text: its name stays the same

@@ -438,15 +438,24 @@ void sl_worker_stop(sl_worker *w) {
 
 int sl_worker_restarts(const sl_worker *w) { return w->restarts; }
 
-void sl_worker_describe_death(int status, char *buf, size_t len) {
+/* A death in words, with where (crash_state.h: " in function F of LIB",
+ * or "") before the signal's name: a failure's kind ends at its first
+ * note. */
+static void sl__death_words(int status, const char *where, char *buf,
+                            size_t len) {
   if (WIFSIGNALED(status)) {
     int sig = WTERMSIG(status);
-    snprintf(buf, len, "worker killed by signal %d (%s)", sig, strsignal(sig));
+    snprintf(buf, len, "worker killed by signal %d%s (%s)", sig, where,
+             strsignal(sig));
   } else if (WIFEXITED(status)) {
     snprintf(buf, len, "worker exited with status %d", WEXITSTATUS(status));
   } else {
     snprintf(buf, len, "worker died");
   }
+}
+
+void sl_worker_describe_death(int status, char *buf, size_t len) {
+  sl__death_words(status, "", buf, len);
 }
 
 /*
@@ -533,12 +542,7 @@ static void sl__stopped_words(const sl_worker *w, sl__stop how, int status,
     char where[200] = "";
     if (WIFSIGNALED(status))
       sl_crash_state_name(&w->sh->crash, where, sizeof where);
-    /* before the signal's name: a failure's kind ends at its first note */
-    if (where[0])
-      snprintf(what, len, "worker killed by signal %d%s (%s)", WTERMSIG(status),
-               where, strsignal(WTERMSIG(status)));
-    else
-      sl_worker_describe_death(status, what, len);
+    sl__death_words(status, where, what, len);
   }
 }
 
