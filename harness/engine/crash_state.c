@@ -24,6 +24,7 @@
 
 #define SL__IN_FUNCTION " in function "
 
+#ifndef SL__SANITIZED
 static sl_crash_frames *sl__into;
 static volatile int sl__taken;
 
@@ -38,6 +39,7 @@ static void sl__on_fault(int sig, siginfo_t *info, void *uc) {
    * wait status the harness would have seen without the handler. */
   raise(sig);
 }
+#endif
 
 void sl_crash_state_arm(sl_crash_frames *into) {
 #ifndef SL__SANITIZED
