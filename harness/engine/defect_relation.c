@@ -14,26 +14,67 @@
 #include "variant_call.h"
 
 /* Whether every output of vc equals LibTorch's answer to the call m (the
- * same inputs, other parameters), judged by m's own oracles. */
+ * same inputs, other parameters or strides), judged by the oracles of mc,
+ * m's case. */
+static int sl__outputs_answer_call(const sl_case *mc, const sl_call *vc,
+                                   const sl_call *m) {
+  const sl_op_info *info = sl_op_get(vc->op);
+  sl_tensor outs[SL_MAX_ARGS];
+  memset(outs, 0, sizeof outs);
+  char err[256];
+  int same = slref_run(m, outs, err, sizeof err) == SLREF_OK;
+  for (int s = 0; same && s < info->n_out; ++s) {
+    const int slot = info->n_in + s;
+    sl_diff d;
+    same = sl_compare(&vc->arg[slot], &outs[s], sl_oracle_for(mc, slot), m, &d);
+  }
+  for (int s = 0; s < SL_MAX_ARGS; ++s) free(outs[s].data);
+  return same;
+}
+
+/* Whether every output of vc equals LibTorch's answer to vc with another
+ * reduce or include_self. */
 static int sl__outputs_answer(const sl_case *c, const sl_call *vc,
                               sl_reduce reduce, int include_self) {
-  const sl_op_info *info = sl_op_get(vc->op);
   sl_case mc = *c;
   sl_call m = *vc;
   mc.reduce = m.p.reduce = reduce;
   mc.include_self = m.p.include_self = include_self;
-  sl_tensor outs[SL_MAX_ARGS];
-  memset(outs, 0, sizeof outs);
-  char err[256];
-  int same = slref_run(&m, outs, err, sizeof err) == SLREF_OK;
-  for (int s = 0; same && s < info->n_out; ++s) {
-    const int slot = info->n_in + s;
-    sl_diff d;
-    same =
-        sl_compare(&vc->arg[slot], &outs[s], sl_oracle_for(&mc, slot), &m, &d);
+  return sl__outputs_answer_call(&mc, vc, &m);
+}
+
+/* The farthest element of t from its first, in elements. */
+static int64_t sl__last_offset(const sl_tensor *t) {
+  int64_t off = 0;
+  for (int d = 0; d < t->ndim; ++d) off += (t->shape[d] - 1) * t->strides[d];
+  return off;
+}
+
+/* Whether vc's outputs are LibTorch's answer to vc with input `slot` read
+ * with a stride ignored: as if contiguous, or with a unit stride along one
+ * dim (a walk that steps by one element where the input steps by more).
+ * Only readings that stay inside the elements the input spans are tried. */
+static int sl__strides_ignored(const sl_case *c, const sl_call *vc, int slot) {
+  const sl_tensor *t = &vc->arg[slot];
+  int64_t numel = 1;
+  for (int d = 0; d < t->ndim; ++d) numel *= t->shape[d];
+  if (!t->data || numel < 2 || t->device != SL_DEVICE_CPU ||
+      sl_tensor_is_contiguous(t))
+    return 0;
+  const int64_t span = sl__last_offset(t);
+  for (int d = -1; d < t->ndim; ++d) {
+    sl_call m = *vc;
+    sl_tensor *u = &m.arg[slot];
+    if (d < 0)
+      sl_contiguous_strides(u->ndim, u->shape, u->strides);
+    else if (t->shape[d] > 1 && t->strides[d] > 1)
+      u->strides[d] = 1;
+    else
+      continue;
+    if (sl__last_offset(u) <= span && sl__outputs_answer_call(c, vc, &m))
+      return 1;
   }
-  for (int s = 0; s < SL_MAX_ARGS; ++s) free(outs[s].data);
-  return same;
+  return 0;
 }
 
 /* Another reduce the op takes in the case's dtype. */
@@ -243,6 +284,12 @@ void sl_defect_relation(const sl_case *c, const sl_call *vc, char *out,
     snprintf(out, len, "= never written where wrong");
     return;
   }
+  for (int slot = 0; slot < info->n_in; ++slot)
+    if (sl__strides_ignored(c, vc, slot)) {
+      snprintf(out, len, "= %s%s", info->arg_names[slot],
+               SL_RELATION_STRIDES_IGNORED);
+      return;
+    }
   if (info->reduces && sl__outputs_hold(vc, sl__start_value, sl__is_value)) {
     snprintf(out, len, "= the start value where wrong");
     return;

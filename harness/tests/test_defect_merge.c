@@ -317,6 +317,54 @@ static void nan_lost(void) {
   CHECK_MSG(strcmp(ds.id, sr.id) == 0, "%s / %s", ds.text, sr.text);
 }
 
+/* An index read with its stride ignored: index [0, 0, 1] stepped by 2 in
+ * the buffer {0, 1, 0, 1, 1, 0}; read as if contiguous it is [0, 1, 0],
+ * whose amin answer is [2, 1] (the right one [3, 1]). Named so in
+ * scatter_reduce and in gather (x [5, 1], index [0, 1] stepped, read as
+ * [0, 0]: [5, 5] for the right [5, 1]), one defect of any reduce; a value
+ * that no such reading gives is no relation. */
+static void strides_ignored(void) {
+  static int64_t stepped[6] = {0, 1, 0, 1, 1, 0};
+  const int64_t two = 2, three = 3;
+  float out[2] = {2, 1};
+  sl_call call;
+  memset(&call, 0, sizeof call);
+  call.op = SL_OP_SCATTER_REDUCE;
+  call.arg[0] = sl_tensor_make(SL_F32, 1, &two, x_);
+  call.arg[1] = sl_tensor_make(SL_I64, 1, &three, stepped);
+  call.arg[1].strides[0] = 2;
+  call.arg[2] = sl_tensor_make(SL_F32, 1, &three, src_);
+  call.arg[3] = sl_tensor_make(SL_F32, 1, &two, out);
+  call.p.reduce = SL_REDUCE_AMIN;
+  call.p.include_self = 1;
+  char rel[3][32];
+  const sl_case c = case_of("scatter_reduce");
+  sl_defect_relation(&c, &call, rel[0], 32);
+  out[0] = 4;
+  sl_defect_relation(&c, &call, rel[2], 32);
+  /* gather: x, index [0, 1] at stride 3 ({0, 0, 0, 1}), out */
+  static int64_t gstep[4] = {0, 0, 0, 1};
+  call.op = SL_OP_GATHER;
+  call.arg[1] = sl_tensor_make(SL_I64, 1, &two, gstep);
+  call.arg[1].strides[0] = 3;
+  out[0] = 5, out[1] = 5;
+  call.arg[2] = sl_tensor_make(SL_F32, 1, &two, out);
+  memset(&call.arg[3], 0, sizeof call.arg[3]);
+  char err[256];
+  sl_case g;
+  memset(&g, 0, sizeof g);
+  CHECK(sl_case_parse("gather dt=f32 it=i64 x=2 index=2 dim=0 seed=1", &g, err,
+                      sizeof err) == 0);
+  sl_defect_relation(&g, &call, rel[1], 32);
+  CHECK_MSG(strcmp(rel[0], "= index, strides ignored") == 0, "'%s'", rel[0]);
+  CHECK_MSG(strcmp(rel[1], rel[0]) == 0, "gather: '%s'", rel[1]);
+  CHECK_MSG(rel[2][0] == '\0', "no reading gives it: '%s'", rel[2]);
+  const char *m = "out: bitwise mismatch at [0]: got 2, expected 3";
+  CHECK(strcmp(defect("scatter_reduce", "every variant", m, rel[0], "amin").id,
+               defect("index_reduce", "every variant", m, rel[1], "sum").id) ==
+        0);
+}
+
 static void relations(char rel[5][32]) {
   const float amax[2] = {7, 2}, no_self[2] = {3, 2}, x[2] = {5, 1},
               other[2] = {3, 9};
@@ -340,6 +388,7 @@ int main(void) {
   unwritten();
   nan_lost();
   crash_state();
+  strides_ignored();
 
   const char *m1 = "out: exact mismatch at [0]: got 7, expected 3 (2 elements "
                    "wrong)";
