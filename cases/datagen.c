@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "guarded_mem.h"
 #include "rng.h"
 #include "segments.h"
 
@@ -16,7 +17,7 @@ void sl_bundle_init(sl_bundle *b, sl_op op) {
 
 void sl_bundle_free(sl_bundle *b) {
   for (int i = 0; i < SL_MAX_ARGS; ++i) {
-    free(b->mem[i]);
+    sl_guarded_free(b->mem[i]);
     b->mem[i] = NULL;
     b->bytes[i] = 0;
   }
@@ -99,15 +100,16 @@ int sl_bundle_alloc(sl_bundle *b, int slot, sl_dtype dt, const sl_case_shape *s,
     if (sl__overlap_rows(s))
       t->strides[0] = sl__overlap_rows(s) * t->strides[1];
   }
-  /* Never NULL, so that an empty tensor still has an address to hand on. */
+  /* Never NULL, so that an empty tensor still has an address to hand on;
+   * against a guard page, so that a read past its end faults there. */
   size_t bytes = (size_t)need;
-  void *mem = calloc(1, bytes ? bytes : 16);
+  void *mem = sl_guarded_calloc(bytes);
   if (!mem) {
     snprintf(err, errlen, "%s: out of memory allocating %zu bytes", name,
              bytes);
     return -1;
   }
-  free(b->mem[slot]);
+  sl_guarded_free(b->mem[slot]);
   b->mem[slot] = mem;
   b->bytes[slot] = bytes;
   t->data = mem;
@@ -630,10 +632,24 @@ int sl_gen_inputs(const sl_case *c, sl_bundle *b, char *err, size_t errlen) {
   return 0;
 }
 
-void sl_bundle_adopt(sl_bundle *b, int slot, sl_tensor t) {
-  free(b->mem[slot]);
-  b->mem[slot] = t.data;
+int sl_bundle_adopt(sl_bundle *b, int slot, sl_tensor t, char *err,
+                    size_t errlen) {
+  int64_t n = 1;
+  for (int d = 0; d < t.ndim; ++d) n *= t.shape[d];
+  const size_t bytes = (size_t)n * sl_dtype_size(t.dtype);
+  void *mem = sl_guarded_calloc(bytes);
+  if (mem && bytes) memcpy(mem, t.data, bytes);
+  free(t.data);
+  if (!mem) {
+    snprintf(err, errlen, "%s: out of memory allocating %zu bytes",
+             sl_op_get(b->call.op)->arg_names[slot], bytes);
+    return -1;
+  }
+  sl_guarded_free(b->mem[slot]);
+  b->mem[slot] = t.data = mem;
+  b->bytes[slot] = bytes;
   b->call.arg[slot] = t;
+  return 0;
 }
 
 int sl_bundle_zeros(sl_bundle *b, int slot, sl_dtype dt, int ndim,

@@ -38,9 +38,12 @@ void sl_bundle_free(sl_bundle *b);
 int sl_bundle_alloc(sl_bundle *b, int slot, sl_dtype dt, const sl_case_shape *s,
                     const char *name, char *err, size_t errlen);
 
-/* Hands tensor t (and the memory behind it, malloc'd) to slot of b, freeing
- * what the slot held. */
-void sl_bundle_adopt(sl_bundle *b, int slot, sl_tensor t);
+/* Hands the contiguous tensor t to slot of b, freeing what the slot held:
+ * its elements copied against a guard page (guarded_mem.h), and the memory
+ * behind it (malloc'd) freed, whatever the outcome. 0, or -1 with a
+ * message when memory runs out. */
+int sl_bundle_adopt(sl_bundle *b, int slot, sl_tensor t, char *err,
+                    size_t errlen);
 
 /* Allocates slot `slot` zero-filled, contiguous, with dtype dt and shape
  * (ndim extents). 0, or -1 with a message as sl_bundle_alloc's. */

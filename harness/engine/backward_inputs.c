@@ -26,10 +26,10 @@ int sl_backward_inputs_autograd(const sl_case *c, sl_bundle *fwd,
   const int n_fw = sl_op_get(sl_case_spec_of(c->op)->forward)->n_in;
   for (int s = 0; s < n_fw; ++s) sl__move_input(fwd, s, b, s + 1);
   const sl_tensor *x = &b->call.arg[1];
-  if (outs)
-    sl_bundle_adopt(b, n_fw + 1, outs[0]);
-  else if (sl_bundle_zeros(b, n_fw + 1, x->dtype, x->ndim, x->shape, err,
-                           errlen))
+  if (outs) {
+    if (sl_bundle_adopt(b, n_fw + 1, outs[0], err, errlen)) return -1;
+  } else if (sl_bundle_zeros(b, n_fw + 1, x->dtype, x->ndim, x->shape, err,
+                             errlen))
     return -1;
   const sl_tensor *res = &b->call.arg[n_fw + 1];
   return sl_bundle_zeros(b, 0, c->dt, res->ndim, res->shape, err, errlen);
@@ -47,10 +47,12 @@ int sl_backward_inputs_voxels(const sl_case *c, sl_bundle *fwd, sl_tensor *outs,
   int64_t m = outs ? outs[0].shape[0] : 0;
   int64_t mc[2] = {m, ch}, nn[1] = {n}, mm[1] = {m};
   if (outs) {
-    sl_bundle_adopt(b, 2, outs[0]);
     free(outs[1].data); /* voxel_coors: not an input of the backward */
-    sl_bundle_adopt(b, 3, outs[2]);
-    sl_bundle_adopt(b, 4, outs[3]);
+    /* each adopt frees its tensor, failing or not */
+    int rc = sl_bundle_adopt(b, 2, outs[0], err, errlen);
+    rc |= sl_bundle_adopt(b, 3, outs[2], err, errlen);
+    rc |= sl_bundle_adopt(b, 4, outs[3], err, errlen);
+    if (rc) return -1;
   } else if (sl_bundle_zeros(b, 2, c->dt, 2, mc, err, errlen) ||
              sl_bundle_zeros(b, 3, SL_I32, 1, nn, err, errlen) ||
              sl_bundle_zeros(b, 4, SL_I32, 1, mm, err, errlen)) {

@@ -246,8 +246,8 @@ static int sl__load_inputs(const char *dir, sl_bundle *b, sl_case *c,
       int rc = sl__relayout(b, s, &t, cs, path, err, errlen);
       free(t.data);
       if (rc) return -1;
-    } else {
-      sl_bundle_adopt(b, s, t);
+    } else if (sl_bundle_adopt(b, s, t, err, errlen)) {
+      return -1;
     }
   }
   return 0;
