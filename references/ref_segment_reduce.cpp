@@ -29,10 +29,12 @@ static const char *slref_segment_reduce_name(sl_reduce r) {
  * - lengths' extents before the axis must be data's: LibTorch took lengths
  *   [2,1,1] for data [1,1,1,1,1] along axis 2 (reading rows that data
  *   does not have);
- * - offsets must start at 0 and end at the axis's extent: LibTorch checks
- *   only that they never decrease, so [1,3,3,6,9] over 8 elements read past
- *   the data (NaN came back) and an end past the extent crashed its
- *   backward (abort).
+ * - offsets must start at 0 and end at the axis's extent: [1,3,3,6,9]
+ *   over 8 elements read past the data (NaN came back) and an end past the
+ *   extent crashed its backward (abort);
+ * - offsets must never decrease: LibTorch 2.11 took [0,3,2] over 2
+ *   elements and read past the data (a fault since inputs end against a
+ *   guard page: cases/guarded_mem.h).
  */
 static void slref_check_segments(const at::Tensor &data,
                                  const at::Tensor &lengths, const sl_call &c) {
@@ -62,6 +64,13 @@ static void slref_check_segments(const at::Tensor &data,
         "%lld",
         (long long)n,
         (long long)last.masked_select(last.ne(n))[0].item<int64_t>()));
+  const int64_t S = lengths.size(-1) - 1;
+  if (S < 1) return;
+  at::Tensor step = lengths.narrow(-1, 1, S) - lengths.narrow(-1, 0, S);
+  if (step.lt(0).any().item<bool>())
+    throw slref_reject(slref_fmt(
+        "offsets: expected entries that never decrease, got a step of %lld",
+        (long long)step.masked_select(step.lt(0))[0].item<int64_t>()));
 }
 
 /*

@@ -582,7 +582,7 @@ static void test_dynamic_scatter_backward(void) {
 
 /* PyTorch's segment_reduce on the example of docs/spec.md (answers of
  * LibTorch 2.11, worked out by hand too), its offsets form, and the
- * rejections the shim adds (offsets that do not start at 0). */
+ * rejections the shim adds (offsets that do not start at 0 or decrease). */
 static void test_segment_reduce(void) {
   sl_tensor outs[SL_MAX_ARGS];
   char err[256];
@@ -632,6 +632,13 @@ static void test_segment_reduce(void) {
   c.arg[1] = mk(SL_I64, 1, s5, late);
   CHECK(run(&c, outs, err, sizeof err) == 1);
   CHECK_CONTAINS(err, "offsets: expected every row to start at 0, got 1");
+  /* ... and never decrease: LibTorch 2.11 takes [0,2,9,5,8] and reads
+   * past the data. */
+  int64_t back[5] = {0, 2, 9, 5, 8};
+  c.arg[1] = mk(SL_I64, 1, s5, back);
+  CHECK(run(&c, outs, err, sizeof err) == 1);
+  CHECK_CONTAINS(err, "offsets: expected entries that never decrease, got a "
+                      "step of -4");
   /* Lengths that do not sum to the axis, a negative length, max/none. */
   int64_t long_row[4] = {2, 0, 3, 4}, negative[4] = {2, -1, 4, 3};
   c.segment.offsets = 0;
