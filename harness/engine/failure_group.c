@@ -185,11 +185,21 @@ static const char *sl__accepted_class(const sl_case *c, const char *verdict,
   return k == SL_FUZZ_VALID ? NULL : sl_fuzz_class_name(k);
 }
 
+/* Whether the group's failure is LibTorch's (its signature's variant is
+ * the reference): a reference that dies on an invalid case lacks a check
+ * of its own, which no kernel shares. */
+static int sl__reference_failed(const sl_failure_sig *group) {
+  const char *sp = strchr(group->text, ' ');
+  return sp && strncmp(sp + 1, "reference ", 10) == 0;
+}
+
 size_t sl_defect_signature(const sl_case *c, const char *variants_key,
                            const char *verdict, const char *message,
                            const char *relation, const sl_failure_sig *group,
                            sl_failure_sig *out) {
-  const char *accepted = sl__accepted_class(c, verdict, message);
+  const char *accepted = sl__reference_failed(group)
+                             ? NULL
+                             : sl__accepted_class(c, verdict, message);
   const int shared = accepted || sl_failure_shared_check(message);
   if ((!relation || !relation[0]) && !shared) {
     *out = *group;

@@ -208,6 +208,18 @@ static void accepted_invalid(void) {
   const sl_failure_sig died = judged(
       valid, "crashed", "worker killed by signal 11 (Segmentation fault)");
   CHECK(strcmp(died.id, a.id) != 0 && strstr(died.text, "crashed"));
+  /* LibTorch dying on the invalid case lacks a check of its own: not the
+   * kernels' defect. */
+  sl_case c;
+  char err[256];
+  memset(&c, 0, sizeof c);
+  CHECK(sl_case_parse(ir, &c, err, sizeof err) == 0);
+  const char *m = "worker killed by signal 11 (Segmentation fault)";
+  sl_failure_sig group, ref;
+  sl_failure_signature(&c, "reference", "crashed", m, &group);
+  sl_defect_signature(&c, "reference", "crashed", m, "", &group, &ref);
+  CHECK_MSG(strcmp(ref.id, a.id) != 0 && strstr(ref.text, "reference crashed"),
+            "%s", ref.text);
 }
 
 /* Crashes in one function of a kernel library (crash_state.h) are one
