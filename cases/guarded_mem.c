@@ -13,7 +13,11 @@ typedef struct sl__guarded_head {
   size_t len;
 } sl__guarded_head;
 
-enum { SL__GUARDED_ALIGN = 16, SL__GUARDED_KEEP = 16 };
+enum {
+  SL__GUARDED_ALIGN = 16,
+  SL__GUARDED_KEEP = 16,              /* mappings a thread keeps */
+  SL__GUARDED_KEEP_BYTES = 256 << 10, /* the largest it keeps */
+};
 
 static size_t sl__page(void) {
   static size_t page;
@@ -21,28 +25,46 @@ static size_t sl__page(void) {
   return page;
 }
 
-/* The mappings of one data page (and its guard) this thread freed last. */
-static _Thread_local char *sl__kept[SL__GUARDED_KEEP];
+/* The mappings this thread freed last (each a data part and its guard),
+ * reused by a buffer that fits in at most 4 times less: a fuzz case's
+ * inputs and outputs come and go by the thousand a second. */
+static _Thread_local sl__guarded_head sl__kept[SL__GUARDED_KEEP];
 static _Thread_local int sl__n_kept;
 
-/* A mapping of len bytes whose last page is the guard: a kept one when
- * one fits, zeroed up to `used` bytes before its guard; NULL when out of
- * memory. */
-static char *sl__mapping(size_t len, size_t used) {
+/* The smallest kept mapping of len bytes or more (at most 4 len): taken
+ * from the kept ones, or a zero head. */
+static sl__guarded_head sl__take_kept(size_t len) {
+  int best = -1;
+  for (int k = 0; k < sl__n_kept; ++k)
+    if (sl__kept[k].len >= len && sl__kept[k].len / 4 <= len &&
+        (best < 0 || sl__kept[k].len < sl__kept[best].len))
+      best = k;
+  sl__guarded_head h = {NULL, 0};
+  if (best >= 0) {
+    h = sl__kept[best];
+    sl__kept[best] = sl__kept[--sl__n_kept];
+  }
+  return h;
+}
+
+/* A mapping of at least len bytes whose last page is the guard, its `used`
+ * bytes before the guard zeroed; a zero head when out of memory. */
+static sl__guarded_head sl__mapping(size_t len, size_t used) {
   const size_t page = sl__page();
-  if (len == 2 * page && sl__n_kept > 0) {
-    char *base = sl__kept[--sl__n_kept];
-    memset(base + page - used, 0, used);
-    return base;
+  sl__guarded_head h = sl__take_kept(len);
+  if (h.base) {
+    memset(h.base + h.len - page - used, 0, used);
+    return h;
   }
   char *base = mmap(NULL, len, PROT_READ | PROT_WRITE,
                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (base == MAP_FAILED) return NULL;
+  if (base == MAP_FAILED) return h;
   if (mprotect(base + len - page, page, PROT_NONE) != 0) {
     munmap(base, len);
-    return NULL;
+    return h;
   }
-  return base;
+  h.base = base, h.len = len;
+  return h;
 }
 
 void *sl_guarded_calloc(size_t bytes) {
@@ -52,12 +74,10 @@ void *sl_guarded_calloc(size_t bytes) {
   const size_t head = sizeof(sl__guarded_head);
   if (body < bytes || body > SIZE_MAX / 2 - 2 * page) return NULL;
   const size_t data_pages = (body + head + page - 1) / page;
-  const size_t len = (data_pages + 1) * page;
-  char *base = sl__mapping(len, body);
-  if (!base) return NULL;
-  char *p = base + data_pages * page - body;
+  const sl__guarded_head h = sl__mapping((data_pages + 1) * page, body);
+  if (!h.base) return NULL;
+  char *p = h.base + h.len - page - body;
   memset(p + bytes, SL_GUARDED_SLACK_BYTE, body - bytes);
-  const sl__guarded_head h = {base, len};
   memcpy(p - head, &h, sizeof h);
   return p;
 }
@@ -66,8 +86,9 @@ void sl_guarded_free(void *p) {
   if (!p) return;
   sl__guarded_head h;
   memcpy(&h, (char *)p - sizeof h, sizeof h);
-  if (h.len == 2 * sl__page() && sl__n_kept < SL__GUARDED_KEEP)
-    sl__kept[sl__n_kept++] = h.base;
+  if (h.len <= SL__GUARDED_KEEP_BYTES + sl__page() &&
+      sl__n_kept < SL__GUARDED_KEEP)
+    sl__kept[sl__n_kept++] = h;
   else
     munmap(h.base, h.len);
 }

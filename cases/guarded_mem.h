@@ -9,10 +9,10 @@
  * defect and the message under its repro.
  *
  * A buffer starts 16-byte aligned, as malloc's do, so up to 15 bytes past
- * its end stay readable; they hold SL_GUARDED_SLACK_BYTE. Buffers of one
- * page are kept for reuse by the thread that freed them: a fuzz case
- * allocates a few small inputs, and a mapping and a protection each would
- * cost more than the case's kernels.
+ * its end stay readable; they hold SL_GUARDED_SLACK_BYTE. Mappings of up
+ * to 256 KiB are kept for reuse by the thread that freed them (16 at
+ * most): a fuzz case allocates a few inputs and outputs, and a mapping
+ * and a protection for each would cost more than the case's kernels.
  */
 #ifndef SL_GUARDED_MEM_H
 #define SL_GUARDED_MEM_H

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "guarded_mem.h"
 #include "sl/sl_provider.h"
 
 static int64_t sl__numel(const sl_tensor *t) {
@@ -21,12 +22,12 @@ unsigned sl_input_layout(const sl_tensor *t) {
   return sl_tensor_is_contiguous(t) ? 0 : SL_LAYOUT_STRIDED;
 }
 
-/* A row-major copy of t's elements into a new buffer; NULL when memory
- * runs out. */
+/* A row-major copy of t's elements into a new buffer, against a guard
+ * page as every input is (guarded_mem.h); NULL when memory runs out. */
 static void *sl__contiguous_copy(const sl_tensor *t) {
   int64_t n = sl__numel(t);
   size_t es = sl_dtype_size(t->dtype);
-  char *dst = malloc(n > 0 ? (size_t)n * es : 1);
+  char *dst = sl_guarded_calloc(n > 0 ? (size_t)n * es : 0);
   if (!dst) return NULL;
   int64_t idx[SL_MAX_DIMS] = {0};
   for (int64_t i = 0; i < n; ++i) {
@@ -71,7 +72,10 @@ int sl_variant_call_prepare(sl_variant_call *vc, const sl_call *inferred,
   for (int s = info->n_in; s < info->n_in + info->n_out; ++s) {
     sl_tensor *t = &vc->call.arg[s];
     size_t bytes = (size_t)sl__numel(t) * sl_dtype_size(t->dtype);
-    if (!(vc->block[s] = malloc(bytes + 2 * SL_CPU_GUARD))) goto oom;
+    /* Against a guard page too: a write past the guard bytes faults in
+     * the kernel that made it, instead of damaging the heap for whatever
+     * runs next in the worker (the reference, another variant). */
+    if (!(vc->block[s] = sl_guarded_calloc(bytes + 2 * SL_CPU_GUARD))) goto oom;
     memset(vc->block[s], SL_CPU_GUARD_BYTE, SL_CPU_GUARD);
     /* Poison: an element a kernel forgets to write shows up as 0xA5. */
     memset(vc->block[s] + SL_CPU_GUARD, SL_POISON_BYTE, bytes);
@@ -116,8 +120,8 @@ int sl_variant_call_guards_ok(const sl_variant_call *vc, char *msg,
 
 void sl_variant_call_free(sl_variant_call *vc) {
   for (int s = 0; s < SL_MAX_ARGS; ++s) {
-    free(vc->block[s]);
-    free(vc->copies[s]);
+    sl_guarded_free(vc->block[s]);
+    sl_guarded_free(vc->copies[s]);
     vc->block[s] = NULL;
     vc->copies[s] = NULL;
   }
