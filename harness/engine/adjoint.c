@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "case.h"
+#include "defect_relation.h"
 #include "op_facts.h"
 #include "oracles.h"
 #include "slref.h"
@@ -129,6 +130,20 @@ static int sl__gather_y(const sl_call *c, const sl_tensor *y, sl_call *gc_out,
   return 0;
 }
 
+/* The relation of the helper hc's outputs to LibTorch's (defect_relation.h)
+ * into rel, judged as a case of hc's own op, dtype and reduce would be. */
+static void sl__helper_relation(const sl_call *hc, char *rel, size_t len) {
+  const sl_op_info *info = sl_op_get(hc->op);
+  sl_case hcase;
+  memset(&hcase, 0, sizeof hcase);
+  hcase.op = hc->op;
+  hcase.dt = hc->arg[info->n_in].dtype;
+  hcase.it = hc->arg[1].dtype;
+  hcase.reduce = hc->p.reduce;
+  hcase.include_self = hc->p.include_self;
+  sl_defect_relation(&hcase, hc, rel, len);
+}
+
 /* Whether hc, a helper the identity is computed with (the core's cpu.serial
  * gather or forward), answered otherwise than LibTorch does to the same
  * call, by more than oracle o allows: then the identity broke in the
@@ -146,13 +161,15 @@ static int sl__helper_wrong(const sl_call *hc, const char *what, sl_oracle o,
   const int wrong = slref_run(hc, want, err, sizeof err) == SLREF_OK &&
                     !sl_compare(&hc->arg[slot], &want[0], o, hc, &d);
   for (int s = 0; s < SL_MAX_ARGS; ++s) free(want[s].data);
-  if (wrong)
-    snprintf(msg, len,
-             SL_ADJOINT_HELPER_PREFIX "%s, differs from LibTorch's on this "
-                                      "case (%.200s): the defect is the "
-                                      "helper's, not the variant's",
-             what, d.msg);
-  return wrong;
+  if (!wrong) return 0;
+  char rel[32];
+  sl__helper_relation(hc, rel, sizeof rel);
+  snprintf(msg, len,
+           SL_ADJOINT_HELPER_PREFIX "%s, differs from LibTorch's on this "
+                                    "case (%.200s%s%s): the defect is the "
+                                    "helper's, not the variant's",
+           what, d.msg, rel[0] ? SL_ADJOINT_HELPER_RELATION : "", rel);
+  return 1;
 }
 
 /* Whether the two sides agree within bound: 1 when they do or no

@@ -45,6 +45,10 @@
  * (failure_group.h). */
 #define SL_ADJOINT_HELPER_PREFIX                                               \
   "the adjoint identity's helper, the cpu.serial "
+/* Before the relation of the helper's outputs to LibTorch's
+ * (defect_relation.h), when one holds: "(...; its outputs = include_self=1)":
+ * the helper's defect is then the one its own op's failures show. */
+#define SL_ADJOINT_HELPER_RELATION "; its outputs "
 
 /*
  * Checks the identity on the first run's outputs (first, as produced) of

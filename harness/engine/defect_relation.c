@@ -231,6 +231,18 @@ static int sl__outputs_hold(const sl_call *vc,
   return wrong > 0;
 }
 
+/* Whether vc's outputs are its answer with include_self flipped: a start
+ * value ignored, or (include_self=0) the output's value taken in. A mean
+ * that takes it in but still divides by its contributions alone answers
+ * as the sum with include_self=1 where each output has one contribution,
+ * as a minimal case's do: the same defect. */
+static int sl__self_taken_in(const sl_case *c, const sl_call *vc) {
+  if (sl__outputs_answer(c, vc, vc->p.reduce, !vc->p.include_self)) return 1;
+  return vc->p.reduce == SL_REDUCE_MEAN && !vc->p.include_self &&
+         sl__other_reduce(c, vc, SL_REDUCE_SUM) &&
+         sl__outputs_answer(c, vc, SL_REDUCE_SUM, 1);
+}
+
 /* The reduce an operator swap most likely gives: amin's and amax's
  * comparisons turned around. Tried first: on the simple values a minimal
  * case holds (0 and 1), other reduces can give the same answer by chance
@@ -266,8 +278,7 @@ void sl_defect_relation(const sl_case *c, const sl_call *vc, char *out,
     snprintf(out, len, "= reduce=%s", sl_reduce_name(dual));
     return;
   }
-  if (info->takes_include_self &&
-      sl__outputs_answer(c, vc, vc->p.reduce, !vc->p.include_self)) {
+  if (info->takes_include_self && sl__self_taken_in(c, vc)) {
     snprintf(out, len, "= include_self=%d", !vc->p.include_self);
     return;
   }

@@ -193,6 +193,21 @@ static int sl__reference_failed(const sl_failure_sig *group) {
   return sp && strncmp(sp + 1, "reference ", 10) == 0;
 }
 
+/* The relation a wrong adjoint helper's outputs hold (adjoint.h:
+ * SL_ADJOINT_HELPER_RELATION) into rel: 1, or 0 when the message names
+ * none. */
+static int sl__helper_relation(const char *message, char *rel, size_t len) {
+  if (!message || strncmp(message, SL_ADJOINT_HELPER_PREFIX,
+                          strlen(SL_ADJOINT_HELPER_PREFIX)) != 0)
+    return 0;
+  const char *at = strstr(message, SL_ADJOINT_HELPER_RELATION);
+  if (!at) return 0;
+  at += strlen(SL_ADJOINT_HELPER_RELATION);
+  const size_t n = strcspn(at, ")");
+  snprintf(rel, len, "%.*s", (int)n, at);
+  return 1;
+}
+
 size_t sl_defect_signature(const sl_case *c, const char *variants_key,
                            const char *verdict, const char *message,
                            const char *relation, const sl_failure_sig *group,
@@ -200,7 +215,14 @@ size_t sl_defect_signature(const sl_case *c, const char *variants_key,
   const char *accepted = sl__reference_failed(group)
                              ? NULL
                              : sl__accepted_class(c, verdict, message);
-  const int shared = accepted || sl_failure_shared_check(message);
+  /* A wrong helper whose outputs hold a relation is the defect its own
+   * op's failures show (a start value taken in, a swapped reduce), met
+   * through the identity: keyed by that relation, as they are. */
+  char helper_rel[32];
+  const int helper =
+      sl__helper_relation(message, helper_rel, sizeof helper_rel);
+  if (helper) relation = helper_rel;
+  const int shared = accepted || (!helper && sl_failure_shared_check(message));
   if ((!relation || !relation[0]) && !shared) {
     *out = *group;
     return 0;

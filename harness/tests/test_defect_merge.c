@@ -149,6 +149,23 @@ static void shared_checks(void) {
                defect("index_reduce", "every variant", helper, "", "sum").id) ==
         0);
   CHECK(!sl_failure_shared_check("adjoint identity broken: <out - x, y> = 1"));
+  /* A wrong helper whose outputs hold a relation: the defect its own op's
+   * failures show, not the shared helper's. */
+  const char *taken_in =
+      "the adjoint identity's helper, the cpu.serial forward, differs from "
+      "LibTorch's on this case (tolerance mismatch at []: got 2.625, "
+      "expected 0.25; its outputs = include_self=1): the defect is the "
+      "helper's, not the variant's";
+  const char *own = "out: exact mismatch at [0]: got 7, expected 3";
+  const sl_failure_sig via = defect("scatter_reduce", "every variant", taken_in,
+                                    "", "sum"),
+                       direct = defect("index_reduce", "every variant", own,
+                                       "= include_self=1", "amin");
+  CHECK_MSG(strcmp(via.id, direct.id) == 0, "%s / %s", via.text, direct.text);
+  CHECK(
+      strcmp(via.id,
+             defect("scatter_reduce", "every variant", helper, "", "sum").id) !=
+      0);
 }
 
 /* The defect of a failure (verdict) of the case `line` with message m
@@ -377,6 +394,46 @@ static void strides_ignored(void) {
         0);
 }
 
+/* A mean with include_self=0 that takes the output's value in but
+ * divides by its contributions alone: x [5, 1], index [1, 0], src [3, 7]
+ * give [12, 4] for the right [7, 3], which is the sum's answer with
+ * include_self=1: the same defect as a start value taken in. A mean
+ * answer with a wrong count ([6, 2], include_self=1's own) is that
+ * relation too; [13, 4] is none. */
+static void mean_taken_in(void) {
+  static float xm[2] = {5, 1}, srcm[2] = {3, 7};
+  static int64_t im[2] = {1, 0};
+  const int64_t two = 2;
+  const char *ops[2] = {"scatter_reduce", "index_reduce"};
+  const float gots[3][2] = {{12, 4}, {6, 2}, {13, 4}};
+  const char *want[3] = {"= include_self=1", "= include_self=1", ""};
+  for (int k = 0; k < 2; ++k)
+    for (int g = 0; g < 3; ++g) {
+      char line[160], err[256], rel[32];
+      snprintf(line, sizeof line,
+               "%s dt=f32 it=i64 x=2 index=2 %s=2 dim=0 reduce=mean self=0 "
+               "seed=1",
+               ops[k], k ? "updates" : "src");
+      sl_case c;
+      memset(&c, 0, sizeof c);
+      CHECK_MSG(sl_case_parse(line, &c, err, sizeof err) == 0, "%s", err);
+      float out[2];
+      memcpy(out, gots[g], sizeof out);
+      sl_call call;
+      memset(&call, 0, sizeof call);
+      call.op = c.op;
+      call.arg[0] = sl_tensor_make(SL_F32, 1, &two, xm);
+      call.arg[1] = sl_tensor_make(SL_I64, 1, &two, im);
+      call.arg[2] = sl_tensor_make(SL_F32, 1, &two, srcm);
+      call.arg[3] = sl_tensor_make(SL_F32, 1, &two, out);
+      call.p.reduce = SL_REDUCE_MEAN;
+      call.p.include_self = 0;
+      sl_defect_relation(&c, &call, rel, sizeof rel);
+      CHECK_MSG(strcmp(rel, want[g]) == 0, "%s got [%g, %g]: '%s'", ops[k],
+                gots[g][0], gots[g][1], rel);
+    }
+}
+
 static void relations(char rel[5][32]) {
   const float amax[2] = {7, 2}, no_self[2] = {3, 2}, x[2] = {5, 1},
               other[2] = {3, 9};
@@ -401,6 +458,7 @@ int main(void) {
   nan_lost();
   crash_state();
   strides_ignored();
+  mean_taken_in();
 
   const char *m1 = "out: exact mismatch at [0]: got 7, expected 3 (2 elements "
                    "wrong)";
