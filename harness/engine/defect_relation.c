@@ -292,7 +292,7 @@ void sl_defect_relation(const sl_case *c, const sl_call *vc, char *out,
     return;
   }
   if (sl__outputs_hold(vc, sl__unwritten_value, sl__is_value)) {
-    snprintf(out, len, "= never written where wrong");
+    snprintf(out, len, SL_RELATION_NEVER_WRITTEN);
     return;
   }
   for (int slot = 0; slot < info->n_in; ++slot)

@@ -25,6 +25,8 @@
 /* The end of the relation of an input read with its strides ignored
  * ("= index, strides ignored"): 31 bytes with the longest input name. */
 #define SL_RELATION_STRIDES_IGNORED ", strides ignored"
+/* Every wrong element still holds the poison the outputs start as. */
+#define SL_RELATION_NEVER_WRITTEN "= never written where wrong"
 
 /* The relation of the outputs of vc (the variant's call, its outputs as
  * produced) on case c: "= reduce=amax", "= include_self=1", "= a NaN

@@ -240,13 +240,16 @@ size_t sl_defect_signature(const sl_case *c, const char *variants_key,
    * begins from is one code path for every reduce (reduce.c), and the
    * flipped call answering the whole output says it was ignored, whatever
    * the reduce; a reduce swapped (amin answering as amax) is one reduce's.
-   * An input's strides ignored is a walk's, which every reduce shares.
+   * An input's strides ignored, and elements never written (a loop that
+   * stops one short), are a walk's, which every reduce shares, and the
+   * gathers that the backward ops lean on.
    * A shared check's code is the same for every reduce too. A relation
    * says what the output is, whole; the kind of its first wrong element
    * (a NaN lost, a value wrong) then only tells the cases' values apart. */
   if (shared) relation = "";
   if (shared || strncmp(relation, "= include_self", 14) == 0 ||
-      strstr(relation, SL_RELATION_STRIDES_IGNORED))
+      strstr(relation, SL_RELATION_STRIDES_IGNORED) ||
+      strcmp(relation, SL_RELATION_NEVER_WRITTEN) == 0)
     reduce = "any reduce";
   /* dynamic_scatter's "max" is amax by another name (one helper, one
    * NaN rule): one defect. */
