@@ -155,11 +155,12 @@ static int sl__nan_lost(sl_dtype dt, const void *gp, const void *ep, double g,
   return isnan(sl_elem_get_f(dt, ep)) && !isnan(g);
 }
 
-/* How many elements of got differ from want, each fitting; -1 when one
- * does not fit. got: any strides; want: LibTorch's, contiguous, the same
- * shape. */
+/* How many elements of got differ from want, each fitting (with v, or
+ * aux's element where aux is given); -1 when one does not fit. got: any
+ * strides; want and aux: LibTorch's, contiguous, the same shape and
+ * dtype. */
 static int64_t sl__wrong_fit(const sl_tensor *got, const sl_tensor *want,
-                             sl__fits_fn fits, double v) {
+                             const sl_tensor *aux, sl__fits_fn fits, double v) {
   if (!got->data || !want->data) return -1;
   const size_t es = sl_dtype_size(got->dtype);
   int64_t n = 1, idx[SL_MAX_DIMS] = {0}, wrong = 0;
@@ -172,7 +173,10 @@ static int64_t sl__wrong_fit(const sl_tensor *got, const sl_tensor *want,
     const double g = sl_elem_get_f(got->dtype, gp);
     const double e = sl_elem_get_f(want->dtype, ep);
     if (g != e && !(isnan(g) && isnan(e))) {
-      if (got->dtype == SL_BOOL || !fits(got->dtype, gp, ep, g, v)) return -1;
+      const double a = aux ? sl_elem_get_f(aux->dtype, (const char *)aux->data +
+                                                           i * (int64_t)es)
+                           : v;
+      if (got->dtype == SL_BOOL || !fits(got->dtype, gp, ep, g, a)) return -1;
       ++wrong;
     }
     for (int d = got->ndim - 1; d >= 0 && ++idx[d] == got->shape[d]; --d)
@@ -204,31 +208,59 @@ static double sl__no_value(const sl_call *vc, sl_dtype dt, int *none) {
 }
 
 /* Whether the wrong elements of every output of vc fit, with the value
- * value(vc, dtype): LibTorch's answer to vc itself tells which are wrong. */
+ * value(vc, dtype), or with LibTorch's answer to vc under the reduce
+ * `aux_reduce` (SL_REDUCE_NONE: none) element by element: LibTorch's
+ * answer to vc itself tells which are wrong. */
 static int sl__outputs_hold(const sl_call *vc,
                             double (*value)(const sl_call *, sl_dtype, int *),
-                            sl__fits_fn fits) {
+                            sl__fits_fn fits, sl_reduce aux_reduce) {
   const sl_op_info *info = sl_op_get(vc->op);
   int none;
-  sl_tensor want[SL_MAX_ARGS];
-  memset(want, 0, sizeof want);
+  sl_tensor want[SL_MAX_ARGS], aux[SL_MAX_ARGS];
+  memset(want, 0, sizeof want), memset(aux, 0, sizeof aux);
   char err[256];
+  sl_call m = *vc;
+  m.p.reduce = aux_reduce;
   /* Outputs all right (dynamic_scatter's coordinates beside its wrong
    * features) neither break nor make the relation. */
   int64_t wrong = -1;
-  if (slref_run(vc, want, err, sizeof err) == SLREF_OK) {
+  if (slref_run(vc, want, err, sizeof err) == SLREF_OK &&
+      (aux_reduce == SL_REDUCE_NONE ||
+       slref_run(&m, aux, err, sizeof err) == SLREF_OK)) {
     wrong = 0;
     for (int s = 0; wrong >= 0 && s < info->n_out; ++s) {
       const sl_tensor *got = &vc->arg[info->n_in + s];
+      const sl_tensor *a = aux_reduce == SL_REDUCE_NONE ? NULL : &aux[s];
       const double v = value(vc, got->dtype, &none);
-      const int64_t k = got->dtype == want[s].dtype
-                            ? sl__wrong_fit(got, &want[s], fits, v)
-                            : -1;
+      const int64_t k =
+          got->dtype == want[s].dtype && (!a || a->dtype == got->dtype)
+              ? sl__wrong_fit(got, &want[s], a, fits, v)
+              : -1;
       wrong = k < 0 || (k > 0 && none) ? -1 : wrong + k;
     }
   }
-  for (int s = 0; s < SL_MAX_ARGS; ++s) free(want[s].data);
+  for (int s = 0; s < SL_MAX_ARGS; ++s) free(want[s].data), free(aux[s].data);
   return wrong > 0;
+}
+
+/* A mean over a wrong count: the wrong element g times a whole number n
+ * is the sum S of its contributions (LibTorch's sum, the aux value),
+ * where the right mean e takes another number (S / e). Within the
+ * dtype's rounding of g (a few units of its last place). */
+static int sl__count_off(sl_dtype dt, const void *gp, const void *ep, double g,
+                         double sum) {
+  (void)gp;
+  const double e = sl_elem_get_f(dt, ep);
+  if (g == 0 || e == 0 || !isfinite(g) || !isfinite(sum) || !isfinite(e))
+    return 0;
+  const int bits = dt == SL_F16    ? 11
+                   : dt == SL_BF16 ? 8
+                   : dt == SL_F32  ? 24
+                                   : 53;
+  const double n = sum / g, right = sum / e, tol = ldexp(4.0, -bits);
+  const double whole = nearbyint(n);
+  return whole >= 1 && fabs(n - whole) <= tol * whole &&
+         whole != nearbyint(right);
 }
 
 /* Whether vc's outputs are its answer with include_self flipped: a start
@@ -269,7 +301,9 @@ void sl_defect_relation(const sl_case *c, const sl_call *vc, char *out,
    * writes skipped (the wrong elements still hold the poison),
    * contributions never combined (the start value), zero (a wrong
    * identity, a cleared buffer; after the start value, which is zero for a
-   * sum), a rounding the other way (every wrong element one ulp off: a shared
+   * sum), a mean over a wrong count (every wrong element the sum of its
+   * contributions over another whole number), a rounding the other way
+   * (every wrong element one ulp off: a shared
    * conversion), and the other reduces last: each is the answer of one named
    * other call or state, in the order of how often such a bug is met. */
   const sl_reduce dual = sl__dual(vc->p.reduce);
@@ -283,7 +317,7 @@ void sl_defect_relation(const sl_case *c, const sl_call *vc, char *out,
     return;
   }
   if (sl_dtype_is_float(c->dt) &&
-      sl__outputs_hold(vc, sl__no_value, sl__nan_lost)) {
+      sl__outputs_hold(vc, sl__no_value, sl__nan_lost, SL_REDUCE_NONE)) {
     snprintf(out, len, "= a NaN lost where wrong");
     return;
   }
@@ -291,7 +325,7 @@ void sl_defect_relation(const sl_case *c, const sl_call *vc, char *out,
     snprintf(out, len, "= x");
     return;
   }
-  if (sl__outputs_hold(vc, sl__unwritten_value, sl__is_value)) {
+  if (sl__outputs_hold(vc, sl__unwritten_value, sl__is_value, SL_REDUCE_NONE)) {
     snprintf(out, len, SL_RELATION_NEVER_WRITTEN);
     return;
   }
@@ -301,15 +335,22 @@ void sl_defect_relation(const sl_case *c, const sl_call *vc, char *out,
                SL_RELATION_STRIDES_IGNORED);
       return;
     }
-  if (info->reduces && sl__outputs_hold(vc, sl__start_value, sl__is_value)) {
+  if (info->reduces &&
+      sl__outputs_hold(vc, sl__start_value, sl__is_value, SL_REDUCE_NONE)) {
     snprintf(out, len, "= the start value where wrong");
     return;
   }
-  if (sl__outputs_hold(vc, sl__zero_value, sl__is_value)) {
+  if (sl__outputs_hold(vc, sl__zero_value, sl__is_value, SL_REDUCE_NONE)) {
     snprintf(out, len, "= zero where wrong");
     return;
   }
-  if (sl__outputs_hold(vc, sl__no_value, sl__one_ulp)) {
+  if (vc->p.reduce == SL_REDUCE_MEAN && sl_dtype_is_float(c->dt) &&
+      sl__other_reduce(c, vc, SL_REDUCE_SUM) &&
+      sl__outputs_hold(vc, sl__no_value, sl__count_off, SL_REDUCE_SUM)) {
+    snprintf(out, len, "= the sum over a wrong count");
+    return;
+  }
+  if (sl__outputs_hold(vc, sl__no_value, sl__one_ulp, SL_REDUCE_NONE)) {
     snprintf(out, len, "= one ulp off where wrong");
     return;
   }

@@ -31,11 +31,11 @@
 /* The relation of the outputs of vc (the variant's call, its outputs as
  * produced) on case c: "= reduce=amax", "= include_self=1", "= a NaN
  * lost where wrong", "= x", "= never written where wrong", "= index, strides
- * ignored", "= the start value where wrong", "= zero where wrong", "= one
- * ulp off where wrong" (the first row of defect_relation.c that holds), or ""
- * when none does. out holds at least 32 bytes. Runs LibTorch once per row
- * tried: only for a failure that is shown (runner.h: sl_run_opts.shown), never
- * per case. */
+ * ignored", "= the start value where wrong", "= zero where wrong", "= the sum
+ * over a wrong count", "= one ulp off where wrong" (the first row of
+ * defect_relation.c that holds), or "" when none does. out holds at least 32
+ * bytes. Runs LibTorch once per row tried: only for a failure that is shown
+ * (runner.h: sl_run_opts.shown), never per case. */
 void sl_defect_relation(const sl_case *c, const sl_call *vc, char *out,
                         size_t len);
 

@@ -408,16 +408,18 @@ static void strides_ignored(void) {
  * give [12, 4] for the right [7, 3], which is the sum's answer with
  * include_self=1: the same defect as a start value taken in. A mean
  * answer with a wrong count ([6, 2], include_self=1's own) is that
- * relation too; [13, 4] is none. */
+ * relation too; [13, 4] is none. [3.5, 1.5] divides each sum by one
+ * more than its count: the sum over a wrong count. */
 static void mean_taken_in(void) {
   static float xm[2] = {5, 1}, srcm[2] = {3, 7};
   static int64_t im[2] = {1, 0};
   const int64_t two = 2;
   const char *ops[2] = {"scatter_reduce", "index_reduce"};
-  const float gots[3][2] = {{12, 4}, {6, 2}, {13, 4}};
-  const char *want[3] = {"= include_self=1", "= include_self=1", ""};
+  const float gots[4][2] = {{12, 4}, {6, 2}, {13, 4}, {3.5f, 1.5f}};
+  const char *want[4] = {"= include_self=1", "= include_self=1", "",
+                         "= the sum over a wrong count"};
   for (int k = 0; k < 2; ++k)
-    for (int g = 0; g < 3; ++g) {
+    for (int g = 0; g < 4; ++g) {
       char line[160], err[256], rel[32];
       snprintf(line, sizeof line,
                "%s dt=f32 it=i64 x=2 index=2 %s=2 dim=0 reduce=mean self=0 "
