@@ -7,11 +7,20 @@
 #include <unistd.h>
 
 /* Where a buffer's mapping starts and how long it is: kept just before
- * the buffer's first byte. */
+ * the buffer's first byte, with a check word, since a kernel that writes
+ * far before an output's guard bytes can reach it: such a head is left
+ * alone (its mapping leaked), never unmapped as something else. */
 typedef struct sl__guarded_head {
   char *base;
   size_t len;
+  uintptr_t check;
 } sl__guarded_head;
+
+#define SL__GUARDED_MAGIC ((uintptr_t)0x5ca77e2b5ca77e2bull)
+
+static uintptr_t sl__check_of(const sl__guarded_head *h) {
+  return (uintptr_t)h->base ^ (uintptr_t)h->len ^ SL__GUARDED_MAGIC;
+}
 
 enum {
   SL__GUARDED_ALIGN = 16,
@@ -39,7 +48,7 @@ static sl__guarded_head sl__take_kept(size_t len) {
     if (sl__kept[k].len >= len && sl__kept[k].len / 4 <= len &&
         (best < 0 || sl__kept[k].len < sl__kept[best].len))
       best = k;
-  sl__guarded_head h = {NULL, 0};
+  sl__guarded_head h = {NULL, 0, 0};
   if (best >= 0) {
     h = sl__kept[best];
     sl__kept[best] = sl__kept[--sl__n_kept];
@@ -63,7 +72,7 @@ static sl__guarded_head sl__mapping(size_t len, size_t used) {
     munmap(base, len);
     return h;
   }
-  h.base = base, h.len = len;
+  h.base = base, h.len = len, h.check = sl__check_of(&h);
   return h;
 }
 
@@ -86,6 +95,7 @@ void sl_guarded_free(void *p) {
   if (!p) return;
   sl__guarded_head h;
   memcpy(&h, (char *)p - sizeof h, sizeof h);
+  if (h.check != sl__check_of(&h)) return;
   if (h.len <= SL__GUARDED_KEEP_BYTES + sl__page() &&
       sl__n_kept < SL__GUARDED_KEEP)
     sl__kept[sl__n_kept++] = h;
