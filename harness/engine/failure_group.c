@@ -185,6 +185,20 @@ static const char *sl__accepted_class(const sl_case *c, const char *verdict,
   return k == SL_FUZZ_VALID ? NULL : sl_fuzz_class_name(k);
 }
 
+/* A death inside a shared check ("sl_run_variant given an output over an
+ * input: worker killed by signal 11 in function F ...") is that check's
+ * defect, like its other failures: where the kernel then died depends on
+ * the op it ran, so the kind keeps the check's words only. A crash outside
+ * any check keeps its function (crash_state.h). */
+static void sl__cut_death(const char *message, char *kind) {
+  static const char *const deaths[] = {": worker ", ": no answer within "};
+  if (!message || strncmp(message, "worker ", 7) == 0) return;
+  for (size_t k = 0; k < sizeof deaths / sizeof *deaths; ++k) {
+    char *at = strstr(kind, deaths[k]);
+    if (at) *at = '\0';
+  }
+}
+
 /* Whether the group's failure is LibTorch's (its signature's variant is
  * the reference): a reference that dies on an invalid case lacks a check
  * of its own, which no kernel shares. */
@@ -247,6 +261,7 @@ size_t sl_defect_signature(const sl_case *c, const char *variants_key,
    * says what the output is, whole; the kind of its first wrong element
    * (a NaN lost, a value wrong) then only tells the cases' values apart. */
   if (shared) relation = "";
+  if (shared) sl__cut_death(message, kind);
   if (shared || strncmp(relation, "= include_self", 14) == 0 ||
       strstr(relation, SL_RELATION_STRIDES_IGNORED) ||
       strcmp(relation, SL_RELATION_NEVER_WRITTEN) == 0)

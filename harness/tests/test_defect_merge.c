@@ -256,6 +256,15 @@ static void crash_state(void) {
   CHECK_MSG(strcmp(a.id, b.id) == 0, "%s / %s", a.text, b.text);
   CHECK_CONTAINS(a.text, "any reduce");
   CHECK(strcmp(b.id, c.id) != 0);
+  /* A death inside a shared check is the check's, wherever it died. */
+  const char *in_check = "sl_run_variant given an output over an input: "
+                         "worker killed by signal 11 in function sl__walk "
+                         "of libscatterlab_kernels.so.2 (Segmentation fault)",
+             *in_other = "sl_run_variant given an output over an input: "
+                         "worker killed by signal 11 in function sl__other "
+                         "of libscatterlab_kernels.so.2 (Segmentation fault)";
+  CHECK(strcmp(judged(sr, "crashed", in_check).id,
+               judged(ir, "crashed", in_other).id) == 0);
 }
 
 /* On 0 and 1, as a minimal case often holds, sum's answer is amax's too:
