@@ -11,7 +11,10 @@
 #ifndef SLREF_INTERNAL_H
 #define SLREF_INTERNAL_H
 
-#include <torch/torch.h>
+/* ATen alone, not <torch/torch.h>: the C++ frontend (nn, optim, data) is
+ * not used, and its headers cost most of each file's compile time. The two
+ * files that take gradients include torch/autograd.h themselves. */
+#include <ATen/ATen.h>
 
 #include <functional>
 #include <stdexcept>

@@ -6,6 +6,10 @@
 
 #include "ref_internal.h"
 
+#include <torch/autograd.h>
+#include <torch/types.h>
+#include <torch/utils.h>
+
 /* PyTorch's name of each reduce the op takes. */
 static const char *slref_segment_reduce_name(sl_reduce r) {
   static const struct {

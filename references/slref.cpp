@@ -14,6 +14,10 @@
 
 #include "ref_internal.h"
 
+#include <torch/autograd.h>
+#include <torch/types.h>
+#include <torch/utils.h>
+
 #include <c10/util/Logging.h>
 
 namespace {
