@@ -41,6 +41,14 @@ static int sl_test_checks;
 
 #define SL_TEST_SKIP_CODE 77
 
+/* A test's scratch folder and what it holds, removed (tests leave no
+ * folders in /tmp behind them). */
+static inline void sl_test_remove_dir(const char *dir) {
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+}
+
 static inline int sl_test_finish(const char *name) {
   printf("%s: %d checks, %d failed\n", name, sl_test_checks, sl_test_failures);
   return sl_test_failures ? 1 : 0;

@@ -124,8 +124,6 @@ int main(void) {
   CHECK(sl_known_load(path, &k, err, sizeof err) != 0);
   CHECK_MSG(strstr(err, path) != NULL, "%s", err);
 
-  char cmd[300];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+  sl_test_remove_dir(dir);
   return sl_test_finish("test_known_groups");
 }

@@ -96,8 +96,6 @@ int main(void) {
     return 1;
   }
   test_keep_failures();
-  char cmd[400];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
+  sl_test_remove_dir(tmpdir);
   return sl_test_finish("test_verdict_layers");
 }

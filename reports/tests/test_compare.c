@@ -497,8 +497,6 @@ int main(void) {
   test_kernels(path);
   snprintf(path, sizeof path, "%s/a.db", dir);
   test_anchor(path);
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+  sl_test_remove_dir(dir);
   return sl_test_finish("test_compare");
 }

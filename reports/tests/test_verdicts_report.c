@@ -124,8 +124,6 @@ int main(void) {
     test_csv_verdicts(s);
     sl_store_close(s);
   }
-  char cmd[400];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
+  sl_test_remove_dir(tmpdir);
   return sl_test_finish("test_verdicts_report");
 }

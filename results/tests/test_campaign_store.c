@@ -311,5 +311,6 @@ int main(void) {
   test_upgrade_from_v1();
   test_runs_of_gone_processes();
   test_merge();
+  sl_test_remove_dir(tmpdir);
   return sl_test_finish("test_campaign_store");
 }
