@@ -53,7 +53,8 @@ static int64_t sl__last_offset(const sl_tensor *t) {
 /* Whether vc's outputs are LibTorch's answer to vc with input `slot` read
  * with a stride ignored: as if contiguous, or with a unit stride along one
  * dim (a walk that steps by one element where the input steps by more).
- * Only readings that stay inside the elements the input spans are tried. */
+ * Only readings that stay inside the elements the input spans are tried;
+ * a rank-1 input's unit stride is its contiguous reading, tried once. */
 static int sl__strides_ignored(const sl_case *c, const sl_call *vc, int slot) {
   const sl_tensor *t = &vc->arg[slot];
   int64_t numel = 1;
@@ -67,7 +68,7 @@ static int sl__strides_ignored(const sl_case *c, const sl_call *vc, int slot) {
     sl_tensor *u = &m.arg[slot];
     if (d < 0)
       sl_contiguous_strides(u->ndim, u->shape, u->strides);
-    else if (t->shape[d] > 1 && t->strides[d] > 1)
+    else if (t->ndim > 1 && t->shape[d] > 1 && t->strides[d] > 1)
       u->strides[d] = 1;
     else
       continue;

@@ -16,6 +16,7 @@
 #include "defect_relation.h"
 #include "runner.h"
 #include "variant_call.h"
+#include "worker.h"
 
 static int sl__digit(char ch) { return ch >= '0' && ch <= '9'; }
 
@@ -191,8 +192,11 @@ static const char *sl__accepted_class(const sl_case *c, const char *verdict,
  * the op it ran, so the kind keeps the check's words only. A crash outside
  * any check keeps its function (crash_state.h). */
 static void sl__cut_death(const char *message, char *kind) {
-  static const char *const deaths[] = {": worker ", ": no answer within "};
-  if (!message || strncmp(message, "worker ", 7) == 0) return;
+  static const char *const deaths[] = {": " SL_WORKER_DEATH_WORDS,
+                                       ": " SL_WORKER_HANG_WORDS};
+  if (!message || strncmp(message, SL_WORKER_DEATH_WORDS,
+                          strlen(SL_WORKER_DEATH_WORDS)) == 0)
+    return;
   for (size_t k = 0; k < sizeof deaths / sizeof *deaths; ++k) {
     char *at = strstr(kind, deaths[k]);
     if (at) *at = '\0';

@@ -63,4 +63,9 @@ void sl_worker_stop(sl_worker *w);
  * (Segmentation fault)", "worker exited with status 0". */
 void sl_worker_describe_death(int status, char *buf, size_t len);
 
+/* How the words of a death and of a hang begin (failure groups cut a
+ * shared check's failure there). */
+#define SL_WORKER_DEATH_WORDS "worker "
+#define SL_WORKER_HANG_WORDS "no answer within "
+
 #endif
