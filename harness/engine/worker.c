@@ -565,11 +565,13 @@ static void sl__blame(sl_case_result *res, const char *current,
                                         SL_VERDICT_FAILED};
   r->verdict = verdicts[how];
   r->seconds = how == SL__HUNG ? timeout_s : -1;
-  snprintf(r->message, sizeof r->message, "%s%s%s%s", phase,
-           phase[0] ? ": " : "", what,
-           after ? " after it had returned (what it left running stopped the "
-                   "worker)"
-                 : "");
+  /* Cut to the message's size when long: its start says what stopped. */
+  if (snprintf(r->message, sizeof r->message, "%s%s%s%s", phase,
+               phase[0] ? ": " : "", what,
+               after ? " after it had returned (what it left running stopped "
+                       "the worker)"
+                     : "") < 0)
+    r->message[0] = '\0';
   ++res->failures;
 }
 
