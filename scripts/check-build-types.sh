@@ -3,8 +3,9 @@
 # the CMake build types Debug (-O0), Release (-O3) and MinSizeRel (-Os),
 # and -O1 (build type None), with gcc. make test covers RelWithDebInfo
 # (-O2); clang's warnings, which do not change with the level, are checked
-# by make check-sanitize's build of every target (-O2, -Werror). gcc's -Wmaybe-uninitialized changes with the level
-# (a Release build once stopped on a warning that -O2 did not raise), so
+# by make check-sanitize's build of every target (-O2, -Werror). gcc's
+# -Wmaybe-uninitialized changes with the level (a Release build once
+# stopped on a warning that -O2 did not raise), so
 # only building at each level shows the code warning-free there. CUDA off:
 # check-gpu-shim compiles the kernels. Nothing is run. CI runs it
 # (.ci/run); `make check-build-types` too.

@@ -445,10 +445,11 @@ static void sl__death_words(int status, const char *where, char *buf,
                             size_t len) {
   if (WIFSIGNALED(status)) {
     int sig = WTERMSIG(status);
-    snprintf(buf, len, SL_WORKER_DEATH_WORDS "killed by signal %d%s (%s)", sig, where,
-             strsignal(sig));
+    snprintf(buf, len, SL_WORKER_DEATH_WORDS "killed by signal %d%s (%s)", sig,
+             where, strsignal(sig));
   } else if (WIFEXITED(status)) {
-    snprintf(buf, len, SL_WORKER_DEATH_WORDS "exited with status %d", WEXITSTATUS(status));
+    snprintf(buf, len, SL_WORKER_DEATH_WORDS "exited with status %d",
+             WEXITSTATUS(status));
   } else {
     snprintf(buf, len, SL_WORKER_DEATH_WORDS "died");
   }
@@ -533,7 +534,8 @@ static sl__stop sl__how_stopped(sl_worker *w, int *status) {
 static void sl__stopped_words(const sl_worker *w, sl__stop how, int status,
                               double timeout_s, char *what, size_t len) {
   if (how == SL__HUNG) {
-    snprintf(what, len, SL_WORKER_HANG_WORDS "%.3g s; worker killed", timeout_s);
+    snprintf(what, len, SL_WORKER_HANG_WORDS "%.3g s; worker killed",
+             timeout_s);
   } else if (how == SL__CUT) {
     snprintf(what, len,
              "closed the worker's pipe to the harness (a descriptor it does "
