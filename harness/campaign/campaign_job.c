@@ -11,15 +11,13 @@
 #include <unistd.h>
 
 #include "campaign.h"
-#include "clean_text.h"
+#include "campaign_found.h"
 #include "failure_group.h"
-#include "huge.h"
 #include "interrupt.h"
 #include "providers.h"
 #include "runinfo.h"
 #include "runner.h"
 #include "safe_file.h"
-#include "shrink.h"
 #include "sl_store.h"
 #include "store_verdicts.h"
 #include "timing.h"
@@ -34,52 +32,6 @@ int sl_fuzz_first_failure(const sl_case_result *r) {
 static int sl__is_failure(const sl_case_result *r, int *which) {
   *which = sl_fuzz_first_failure(r);
   return *which >= 0;
-}
-
-static const sl_variant_result *sl__find(const sl_case_result *r,
-                                         const char *variant) {
-  for (int i = 0; i < r->n; ++i)
-    if (strcmp(r->v[i].variant, variant) == 0) return &r->v[i];
-  return NULL;
-}
-
-/* What a candidate of sl_shrink must do to count as failing the same
- * way: `variant` keeps `verdict`. The budget (400 candidates, 30 s) stops
- * it; res gets the result of the last case that failed. */
-typedef struct sl__shrink_probe {
-  const sl_fuzz_campaign *f;
-  sl_worker *w;
-  const char *variant;
-  sl_verdict verdict;
-  int tried;
-  double deadline;
-  sl_case_result *res;
-} sl__shrink_probe;
-
-static int sl__still_fails(void *user, const sl_case *c) {
-  sl__shrink_probe *p = user;
-  if (p->tried >= 400 || sl_now() >= p->deadline) return -1;
-  ++p->tried;
-  static sl_case_result r; /* large: not on the stack */
-  char err[512];
-  if (sl_worker_run_variants(p->w, c, p->variant, p->f->timeout, &r, err,
-                             sizeof err))
-    return 0;
-  const sl_variant_result *v = sl__find(&r, p->variant);
-  if (!v || v->verdict != p->verdict) return 0;
-  *p->res = r;
-  return 1;
-}
-
-/* Shrinks c (fuzz/shrink.h) while `variant` keeps the verdict `verdict`.
- * *out gets the minimal case and res its result (left alone when no
- * candidate failed). */
-static void sl__shrink(const sl_fuzz_campaign *f, sl_worker *w,
-                       const sl_case *c, const char *variant,
-                       sl_verdict verdict, sl_case *out, sl_case_result *res) {
-  *out = *c;
-  sl__shrink_probe p = {f, w, variant, verdict, 0, sl_now() + 30, res};
-  sl_shrink(out, sl__still_fails, &p);
 }
 
 /* Writes the minimal case into the corpus, once per failure group:
@@ -209,117 +161,10 @@ static int sl__batch_write(sl_store *st, int64_t run_id, int keep_all,
   return rc;
 }
 
-/* The groups whose tensors this job has sent: a group shows its minimal
- * case once (one run more), not with every member. */
-typedef struct sl__shown_groups {
-  char id[256][17];
-  int n;
-} sl__shown_groups;
-
-/* Whether group id is met for the first time (and now remembered). */
-static int sl__first_showing(sl__shown_groups *g, const char *id) {
-  for (int i = 0; i < g->n; ++i)
-    if (strcmp(g->id[i], id) == 0) return 0;
-  if (g->n == (int)(sizeof g->id / sizeof g->id[0])) return 0;
-  snprintf(g->id[g->n++], sizeof g->id[0], "%s", id);
-  return 1;
-}
-
-/* What the minimal case's run with every variant says of the defect. */
-typedef struct sl__confirmed {
-  char variants[1024]; /* failing the minimal case alike (failure_group.h) */
-  char variants_key[1024]; /* those as a defect names them */
-  char relation[32];       /* defect_relation.h, "" when none */
-} sl__confirmed;
-
-/* The minimal case run once more with every selected variant, its tensors
- * shown (worker.h: sl_worker_show): out gets the variants failing it as
- * `first` does (failure_group.h: one defect of code they share, one
- * group), those as a defect names them and the relation of first's
- * outputs to the right ones (defect_relation.h), and tensors the text as one
- * field of the F line, its lines joined by the two characters '\\' 'n' (empty
- * after a crash or a hang, which would only happen again). */
-static void sl__confirm(const sl_fuzz_campaign *f, sl_worker *w,
-                        const sl_case *c, const sl_variant_result *first,
-                        sl__confirmed *out, char *tensors, size_t tlen) {
-  static char text[SL_WORKER_SHOWN_MAX];
-  static sl_case_result res;
-  char err[256];
-  snprintf(out->variants, sizeof out->variants, "%s", first->variant);
-  out->relation[0] = tensors[0] = '\0';
-  snprintf(out->variants_key, sizeof out->variants_key, "%s", first->variant);
-  if (first->verdict == SL_VERDICT_CRASHED ||
-      first->verdict == SL_VERDICT_TIMEOUT ||
-      sl_worker_show(w, c, NULL, f->timeout, text, sizeof text, &res, err,
-                     sizeof err))
-    return;
-  for (int i = 0; i < res.n; ++i)
-    if (strcmp(res.v[i].variant, first->variant) == 0 &&
-        res.v[i].verdict == first->verdict) {
-      sl_failure_variant_set(c, &res, i, NULL, out->variants,
-                             sizeof out->variants);
-      snprintf(out->relation, sizeof out->relation, "%s", res.v[i].relation);
-      sl_failure_variants_key(&res, out->variants, out->variants_key,
-                              sizeof out->variants_key);
-    }
-  size_t n = 0;
-  for (const char *p = text; *p && n + 3 < tlen; ++p) {
-    if (*p == '\n') {
-      if (p[1]) tensors[n++] = '\\', tensors[n++] = 'n';
-    } else if (*p != '\t' && *p != '\r') {
-      tensors[n++] = *p;
-    }
-  }
-  tensors[n] = '\0';
-}
-
-/* A failure as a job reports it: shrunk, confirmed, grouped. */
-typedef struct sl__found {
-  sl_variant_result first; /* the failing verdict of the case as found */
-  sl_case minimal;
-  sl_case_result mres; /* the minimal case's result */
-  const char *own;     /* the minimal case's own message */
-  int huge;            /* x past 2^huge elements: kept as found */
-  char line[SL_CASE_LINE_MAX];
-  sl__confirmed conf;
-  sl_failure_sig sig;    /* the group: this op's */
-  sl_failure_sig defect; /* across ops (failure_group.h) */
-  size_t defect_key_len; /* its variants key's length, 0: the group's own */
-  char tensors[SL_WORKER_SHOWN_MAX + 512];
-} sl__found;
-
-/* Shrinks the failure of c's variant `which`, confirms it on the minimal
- * case with every variant, and names its group. */
-static void sl__found_make(const sl_fuzz_campaign *f, sl_worker *w,
-                           const sl_case *c, const sl_case_result *res,
-                           int which, sl__found *x) {
-  x->first = res->v[which];
-  x->minimal = *c;
-  x->mres = *res;
-  /* A huge case is kept as found: every candidate would take seconds to
-   * generate, and a smaller one leaves the offsets past 2^31 it is about. */
-  x->huge = sl_fuzz_huge_shape(c);
-  if (f->shrink && x->first.verdict != SL_VERDICT_TIMEOUT && !x->huge)
-    sl__shrink(f, w, c, x->first.variant, x->first.verdict, &x->minimal,
-               &x->mres);
-  sl_case_print(&x->minimal, x->line, sizeof x->line);
-  /* What the minimal case says of itself: the repro's own message, not
-   * the found-as case's (another place, another count). */
-  const sl_variant_result *mv = sl__find(&x->mres, x->first.variant);
-  x->own = mv ? mv->message : x->first.message;
-  sl__confirm(f, w, &x->minimal, &x->first, &x->conf, x->tensors,
-              sizeof x->tensors);
-  const char *verdict = sl_verdict_name(x->first.verdict);
-  sl_failure_signature(&x->minimal, x->conf.variants, verdict, x->own, &x->sig);
-  x->defect_key_len =
-      sl_defect_signature(&x->minimal, x->conf.variants_key, verdict, x->own,
-                          x->conf.relation, &x->sig, &x->defect);
-}
-
 /* The group onto the found case's verdict (batch entry at) and the
  * minimal case's; the minimal case into the corpus. -1 without memory. */
 static int sl__found_record(const sl_fuzz_campaign *f, sl_worker *w,
-                            sl__batch *b, int at, const sl__found *x) {
+                            sl__batch *b, int at, const sl_found *x) {
   if (f->db) {
     int m = f->shrink ? sl__batch_add(b, &x->minimal, &x->mres, at) : at;
     if (m < 0) return -1;
@@ -335,53 +180,20 @@ static int sl__found_record(const sl_fuzz_campaign *f, sl_worker *w,
   return 0;
 }
 
-/* The F line to the parent: variants, verdict, minimal, found as, group
- * id, group, message, defect id, defect, the defect's variants key length,
- * tensors (sent once per group and job). */
-static void sl__found_send(const sl_fuzz_campaign *f, sl__shown_groups *shown,
-                           const char *found_as, const sl__found *x,
-                           FILE *out) {
-  /* A minimal case still larger than a few elements: say which size
-   * threshold it stays past, the likely reason (docs: shrinking). */
-  char message[sizeof x->first.message + 200];
-  int64_t largest = 0;
-  const sl_threshold *past =
-      f->shrink ? sl_fuzz_case_past(&x->minimal, &largest) : NULL;
-  if (x->huge)
-    snprintf(message, sizeof message,
-             "%s; a huge case (x past 2^%d elements), not shrunk", x->own,
-             x->huge);
-  else if (past && largest > SL_FUZZ_SMALL_REPRO)
-    snprintf(message, sizeof message,
-             "%s; the minimal case keeps %lld elements, past %s (%lld: %s), "
-             "where smaller cases take another path",
-             x->own, (long long)largest, past->name, (long long)past->value,
-             past->path);
-  else
-    snprintf(message, sizeof message, "%s", x->own);
-  sl_text_one_line(message); /* a kernel's newline would forge a line */
-  fprintf(out, "F %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%zu\t%s\n",
-          x->conf.variants, sl_verdict_name(x->first.verdict), x->line,
-          found_as, x->sig.id, x->sig.text, message, x->defect.id,
-          x->defect.text, x->defect_key_len,
-          sl__first_showing(shown, x->sig.id) ? x->tensors : "");
-  fflush(out);
-}
-
 /* Handles one case's result in a job: batch, failure shrinking, corpus.
  * Returns -1 when out of memory. */
 static int sl__job_result(const sl_fuzz_campaign *f, sl_worker *w, sl__batch *b,
-                          sl__shown_groups *shown, const sl_case *c,
+                          sl_shown_groups *shown, const sl_case *c,
                           sl_case_result *res, FILE *out, int64_t *failures) {
   int which;
   int at = f->db ? sl__batch_add(b, c, res, -1) : 0;
   if (at < 0) return -1;
   if (!sl__is_failure(res, &which)) return 0;
   ++*failures;
-  static sl__found x; /* large: not on the stack */
-  sl__found_make(f, w, c, res, which, &x);
+  static sl_found x; /* large: not on the stack */
+  sl_found_make(f, w, c, res, which, &x);
   if (sl__found_record(f, w, b, at, &x)) return -1;
-  sl__found_send(f, shown, res->line, &x, out);
+  sl_found_send(f, shown, res->line, &x, out);
   return 0;
 }
 
@@ -449,7 +261,7 @@ typedef struct sl__job_state {
   int64_t done_committed, failures_committed;
   int64_t ref_defects[SL_REF_DEFECTS_MAX]; /* cases per defect row met */
   sl__met (*met)[SL_MAX_VERDICTS];         /* [SL_OP_COUNT]; NULL: no memory */
-  sl__shown_groups shown;
+  sl_shown_groups shown;
 } sl__job_state;
 
 /* Commits what the job did since the last commit, in one transaction: the

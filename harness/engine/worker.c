@@ -436,6 +436,12 @@ void sl_worker_stop(sl_worker *w) {
   free(w);
 }
 
+void sl_worker_renew(sl_worker *w) {
+  if (w->pid <= 0) return;
+  sl__reap(w, 1);
+  sl__report_left(w, "the worker, as it was renewed,");
+}
+
 int sl_worker_restarts(const sl_worker *w) { return w->restarts; }
 
 /* A death in words, with where (crash_state.h: " in function F of LIB",

@@ -51,6 +51,11 @@ int sl_worker_show(sl_worker *w, const sl_case *c, const char *variants,
                    double timeout_s, char *shown, size_t len,
                    sl_case_result *res, char *err, size_t errlen);
 
+/* Ends the worker process, idle between cases; the next case runs in a
+ * fresh one, as a repro line pasted alone does (not counted as a
+ * restart). */
+void sl_worker_renew(sl_worker *w);
+
 /* How many workers were replaced after a crash or timeout. */
 int sl_worker_restarts(const sl_worker *w);
 

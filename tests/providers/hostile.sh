@@ -11,6 +11,9 @@
 #      20 ms later, or writing on), forks, or closes every descriptor: the
 #      campaign finishes (exit 1), and every failing verdict is that
 #      kernel's, with the reason; none is the reference's or cpu.serial's.
+#   3. fuzz a kernel that crashes only after 20 calls in a process: the
+#      message under its minimal repro says the repro passed alone in a
+#      fresh worker (what pasting it gives), not only the crash.
 #
 # usage: hostile.sh SCATTERLAB FIXTURE_DIR
 set -u
@@ -80,6 +83,17 @@ for v in thread_crash thread_write fork close_all; do
   got=$(q "$DB" "SELECT DISTINCT verdict || ': ' || message FROM results WHERE variant = 'hostile:cpu.$v' AND verdict NOT IN ('both_rejected', 'failed')" 2>&1)
   check "fuzz $v: no other verdict (got '$got')" test -z "$got"
 done
+
+# 3. A failure that needs what earlier cases left says so under its repro.
+timeout 300 "$BIN" fuzz --no-db --provider "$LIB" --ops gather \
+  --variants hostile:cpu.segv_later --seconds 3 --no-corpus --format json \
+  >"$tmp/out" 2>"$tmp/err"
+check "fuzz segv_later: exits 1" status_is 1 $? "fuzz --variants hostile:cpu.segv_later"
+got=$(python3 -c 'import json, sys
+g = json.load(open(sys.argv[1]))["groups"]
+print(" | ".join(x["verdict"] + ": " + x["message"] for x in g))' "$tmp/out" 2>&1)
+check "fuzz segv_later: its group says the repro passed alone (got '$got')" \
+  grep -q "crashed: worker killed by signal 11.*alone in a fresh worker the minimal case passed: the failure does not recur" <<<"$got"
 
 echo "$((checks - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]
