@@ -188,33 +188,55 @@ def smaller_lines(line):
     return out
 
 
-def check_group(cli, extra, g):
-    """(at the boundary, its own message) of group g, by `run --batch`:
-    the minimal line first, then every smaller one."""
-    lines = [g["minimal"]] + smaller_lines(g["minimal"])
+def run_lines(cli, extra, variant, lines, timeout):
+    """Each line's results from `run --batch`, [] when it gave none."""
     batch = cli + ".batch"
     open(batch, "w").write("\n".join(lines) + "\n")
-    r = sh([cli, "run", "--batch", batch, "--variants", g["variant"],
-            "--no-db", "--format", "json", *extra])
+    r = sh([cli, "run", "--batch", batch, "--variants", variant, "--no-db",
+            "--format", "json", "--timeout", str(timeout), *extra])
     os.remove(batch)
     try:
-        results = json.loads(r.stdout)["results"]
+        return json.loads(r.stdout)["results"]
     except (ValueError, KeyError):
-        return False, False
+        return []
+
+
+# A hang's words carry the time limit, the checker's and not the campaign's
+HANG_LIMIT = re.compile(r"no answer within [0-9.]+ s")
+
+
+def check_group(cli, extra, g):
+    """(at the boundary, its own message) of group g, by `run --batch`:
+    the minimal line alone first, then the smaller ones (a hang's 16 at a
+    time up to the first that hangs too: each costs the limit, 5 s)."""
+    hang = g["verdict"] == "timeout"
+    timeout, chunk = (5, 16) if hang else (60, 1 << 30)
     # a group may name several variants failing alike: the first speaks
     first = g["variant"].split(",")[0]
     def verdict(res):
         v = [x for x in res["verdicts"] if x["variant"] == first]
         return (v[0]["verdict"], v[0]["message"]) if v else ("", "")
+    results = run_lines(cli, extra, g["variant"], [g["minimal"]], timeout)
+    if not results:
+        return False, False
     own_verdict, own_message = verdict(results[0])
-    own = own_verdict == g["verdict"] and g["message"].startswith(own_message)
+    said = HANG_LIMIT.sub("no answer within # s", g["message"])
+    own = own_verdict == g["verdict"] and said.startswith(
+        HANG_LIMIT.sub("no answer within # s", own_message))
     # a failure that passed alone in a fresh worker says so under its repro
     not_recurring = "the failure does not recur" in g["message"]
     if not_recurring and own_verdict == "passed":
         print("    does not recur alone, and its message says so", flush=True)
         own = True
-    smaller_fails = [res["case"] for res in results[1:]
-                     if verdict(res)[0] == g["verdict"]]
+    smaller = smaller_lines(g["minimal"])
+    smaller_fails = []
+    for k in range(0, len(smaller), chunk):
+        results = run_lines(cli, extra, g["variant"], smaller[k:k + chunk],
+                            timeout)
+        smaller_fails = [res["case"] for res in results
+                         if verdict(res)[0] == g["verdict"]]
+        if smaller_fails:
+            break
     if smaller_fails:
         print(f"    not at the boundary: {smaller_fails[0]} still fails",
               flush=True)
