@@ -54,29 +54,35 @@ static void sl__shrink(const sl_fuzz_campaign *f, sl_worker *w,
   sl_shrink(out, sl__still_fails, &p);
 }
 
-/* Whether group id is met for the first time (and now remembered). */
-static int sl__first_showing(sl_shown_groups *g, const char *id) {
+int sl_found_ids_has(const sl_found_ids *g, const char *id) {
   for (int i = 0; i < g->n; ++i)
-    if (strcmp(g->id[i], id) == 0) return 0;
+    if (strcmp(g->id[i], id) == 0) return 1;
+  return 0;
+}
+
+int sl_found_ids_add(sl_found_ids *g, const char *id) {
+  if (sl_found_ids_has(g, id)) return 0;
   if (g->n == (int)(sizeof g->id / sizeof g->id[0])) return 0;
   snprintf(g->id[g->n++], sizeof g->id[0], "%s", id);
   return 1;
 }
 
-/* The minimal case alone in a fresh worker, as its repro line runs: with
- * every selected variant and its tensors shown into text (worker.h:
- * sl_worker_show); after a crash, which would show nothing, first's
- * variant only. A hang is not run again: that costs the time limit once
- * more, and a hang is not shrunk (the case is the one found). res gets
- * the verdicts; 0, or -1 when it was not run. */
-static int sl__run_alone(const sl_fuzz_campaign *f, sl_worker *w,
-                         const sl_case *c, const sl_variant_result *first,
-                         sl_case_result *res, char *text, size_t len) {
+/* The minimal case with every selected variant, its tensors shown into
+ * text (worker.h: sl_worker_show): alone in a fresh worker when `fresh`,
+ * as its repro line runs, else in the job's worker. After a crash, which
+ * would show nothing: first's variant only, and only alone. A hang is not
+ * run again: that costs the time limit once more, and a hang is not
+ * shrunk (the case is the one found). res gets the verdicts; 0, or -1
+ * when it was not run. */
+static int sl__run_minimal(const sl_fuzz_campaign *f, sl_worker *w, int fresh,
+                           const sl_case *c, const sl_variant_result *first,
+                           sl_case_result *res, char *text, size_t len) {
   char err[256];
   text[0] = '\0';
-  if (first->verdict == SL_VERDICT_TIMEOUT) return -1;
-  sl_worker_renew(w);
-  if (first->verdict == SL_VERDICT_CRASHED)
+  const int crashed = first->verdict == SL_VERDICT_CRASHED;
+  if (first->verdict == SL_VERDICT_TIMEOUT || (crashed && !fresh)) return -1;
+  if (fresh) sl_worker_renew(w);
+  if (crashed)
     return sl_worker_run_variants(w, c, first->variant, f->timeout, res, err,
                                   sizeof err);
   return sl_worker_show(w, c, NULL, f->timeout, text, len, res, err,
@@ -86,15 +92,17 @@ static int sl__run_alone(const sl_fuzz_campaign *f, sl_worker *w,
 /* What is reported of the minimal case: what it said alone when it failed
  * there (another way too: a kernel that corrupted the heap crashed in the
  * job's worker and hung alone), else what it said in the job's worker,
- * with a word that alone it did not fail. */
-static void sl__settle(sl_found *x, const sl_case_result *alone) {
+ * with a word that alone it did not fail. Returns 1 when alone it failed
+ * as in the job's worker. */
+static int sl__settle(sl_found *x, const sl_case_result *alone) {
   const sl_variant_result *a = alone ? sl__find(alone, x->first.variant) : 0;
   x->recurs[0] = '\0';
   if (a && sl_verdict_is_failure(a->verdict)) {
+    const int same = a->verdict == x->first.verdict;
     x->first.verdict = a->verdict;
     memcpy(x->first.message, a->message, sizeof x->first.message);
     x->own = x->first.message;
-    return;
+    return same;
   }
   const sl_variant_result *mv = sl__find(&x->mres, x->first.variant);
   x->own = mv ? mv->message : x->first.message;
@@ -103,6 +111,16 @@ static void sl__settle(sl_found *x, const sl_case_result *alone) {
              "; alone in a fresh worker the minimal case %s: the failure "
              "does not recur (a race, or state an earlier case left)",
              sl_verdict_name(a->verdict));
+  return 0;
+}
+
+/* Group id as the job's worker saw the minimal case: first's variant,
+ * verdict and message there. */
+static void sl__seen_as(const sl_found *x, sl_failure_sig *seen) {
+  const sl_variant_result *mv = sl__find(&x->mres, x->first.variant);
+  sl_failure_signature(&x->minimal, x->first.variant,
+                       sl_verdict_name(x->first.verdict),
+                       mv ? mv->message : x->first.message, seen);
 }
 
 /* From the minimal case's run alone with every variant (res, its shown
@@ -138,7 +156,8 @@ static void sl__confirm(const sl_case *c, const sl_variant_result *first,
 }
 
 void sl_found_make(const sl_fuzz_campaign *f, sl_worker *w, const sl_case *c,
-                   const sl_case_result *res, int which, sl_found *x) {
+                   const sl_case_result *res, int which,
+                   sl_found_ids *recurring, sl_found *x) {
   static sl_case_result alone; /* large: not on the stack */
   static char text[SL_WORKER_SHOWN_MAX];
   x->first = res->v[which];
@@ -152,12 +171,20 @@ void sl_found_make(const sl_fuzz_campaign *f, sl_worker *w, const sl_case *c,
                &x->mres);
   sl_case_print(&x->minimal, x->line, sizeof x->line);
   /* What the minimal case says of itself: the repro's own message, not
-   * the found-as case's (another place, another count). */
-  const int ran =
-      !sl__run_alone(f, w, &x->minimal, &x->first, &alone, text, sizeof text);
-  sl__settle(x, ran ? &alone : NULL);
-  sl__confirm(&x->minimal, &x->first, ran ? &alone : NULL, text, &x->conf,
-              x->tensors, sizeof x->tensors);
+   * the found-as case's (another place, another count), alone in a fresh
+   * worker once a group: a later member of a group whose first recurred
+   * alone runs in the job's worker (a fresh worker for each of 1,883
+   * failing cases took two thirds of a 60 s campaign). */
+  sl_failure_sig seen;
+  sl__seen_as(x, &seen);
+  const int fresh = !sl_found_ids_has(recurring, seen.id);
+  const int ran = !sl__run_minimal(f, w, fresh, &x->minimal, &x->first, &alone,
+                                   text, sizeof text);
+  const sl_case_result *said = ran ? &alone : NULL;
+  if (sl__settle(x, fresh ? said : NULL) && fresh)
+    sl_found_ids_add(recurring, seen.id);
+  sl__confirm(&x->minimal, &x->first, said, text, &x->conf, x->tensors,
+              sizeof x->tensors);
   const char *verdict = sl_verdict_name(x->first.verdict);
   sl_failure_signature(&x->minimal, x->conf.variants, verdict, x->own, &x->sig);
   x->defect_key_len =
@@ -168,7 +195,7 @@ void sl_found_make(const sl_fuzz_campaign *f, sl_worker *w, const sl_case *c,
 /* The F line to the parent: variants, verdict, minimal, found as, group
  * id, group, message, defect id, defect, the defect's variants key length,
  * tensors (sent once per group and job). */
-void sl_found_send(const sl_fuzz_campaign *f, sl_shown_groups *shown,
+void sl_found_send(const sl_fuzz_campaign *f, sl_found_ids *shown,
                    const char *found_as, const sl_found *x, FILE *out) {
   /* A minimal case still larger than a few elements: say which size
    * threshold it stays past, the likely reason (docs: shrinking). */
@@ -195,6 +222,6 @@ void sl_found_send(const sl_fuzz_campaign *f, sl_shown_groups *shown,
           x->conf.variants, sl_verdict_name(x->first.verdict), x->line,
           found_as, x->sig.id, x->sig.text, message, x->defect.id,
           x->defect.text, x->defect_key_len,
-          sl__first_showing(shown, x->sig.id) ? x->tensors : "");
+          sl_found_ids_add(shown, x->sig.id) ? x->tensors : "");
   fflush(out);
 }

@@ -14,12 +14,22 @@
 #include "failure_group.h"
 #include "worker.h"
 
-/* The groups whose tensors a job has sent: a group shows its minimal case
- * once (one run more), not with every member. */
-typedef struct sl_shown_groups {
+/* A set of group ids, a job's memory: the groups whose tensors it has sent
+ * (a group shows its minimal case once, not with every member), and those
+ * whose first minimal case failed alone as in the job's worker. */
+typedef struct sl_found_ids {
   char id[256][17];
   int n;
-} sl_shown_groups;
+} sl_found_ids;
+
+/* A job's two sets. */
+typedef struct sl_found_memory {
+  sl_found_ids shown, recurring;
+} sl_found_memory;
+
+int sl_found_ids_has(const sl_found_ids *g, const char *id);
+/* Adds id; 1 when it was not there (and the set had room). */
+int sl_found_ids_add(sl_found_ids *g, const char *id);
 
 /* What the minimal case's run with every variant says of the defect. */
 typedef struct sl_found_confirmed {
@@ -48,14 +58,17 @@ typedef struct sl_found {
 } sl_found;
 
 /* Shrinks the failure of c's variant `which` (res: c's result) in worker
- * w, runs the minimal case again alone in a fresh worker (w renewed) with
- * every variant, and names its group. */
+ * w, runs the minimal case again with every variant, alone in a fresh
+ * worker (w renewed) unless its group is in `recurring` (then in w), and
+ * names its group; a group whose minimal case failed alone as in w joins
+ * `recurring`. */
 void sl_found_make(const sl_fuzz_campaign *f, sl_worker *w, const sl_case *c,
-                   const sl_case_result *res, int which, sl_found *x);
+                   const sl_case_result *res, int which,
+                   sl_found_ids *recurring, sl_found *x);
 
 /* The F line of x to the parent (found_as: the case as found); the
  * minimal case's tensors once per group of shown. */
-void sl_found_send(const sl_fuzz_campaign *f, sl_shown_groups *shown,
+void sl_found_send(const sl_fuzz_campaign *f, sl_found_ids *shown,
                    const char *found_as, const sl_found *x, FILE *out);
 
 #endif

@@ -183,7 +183,7 @@ static int sl__found_record(const sl_fuzz_campaign *f, sl_worker *w,
 /* Handles one case's result in a job: batch, failure shrinking, corpus.
  * Returns -1 when out of memory. */
 static int sl__job_result(const sl_fuzz_campaign *f, sl_worker *w, sl__batch *b,
-                          sl_shown_groups *shown, const sl_case *c,
+                          sl_found_memory *memory, const sl_case *c,
                           sl_case_result *res, FILE *out, int64_t *failures) {
   int which;
   int at = f->db ? sl__batch_add(b, c, res, -1) : 0;
@@ -191,9 +191,9 @@ static int sl__job_result(const sl_fuzz_campaign *f, sl_worker *w, sl__batch *b,
   if (!sl__is_failure(res, &which)) return 0;
   ++*failures;
   static sl_found x; /* large: not on the stack */
-  sl_found_make(f, w, c, res, which, &x);
+  sl_found_make(f, w, c, res, which, &memory->recurring, &x);
   if (sl__found_record(f, w, b, at, &x)) return -1;
-  sl_found_send(f, shown, res->line, &x, out);
+  sl_found_send(f, &memory->shown, res->line, &x, out);
   return 0;
 }
 
@@ -261,7 +261,7 @@ typedef struct sl__job_state {
   int64_t done_committed, failures_committed;
   int64_t ref_defects[SL_REF_DEFECTS_MAX]; /* cases per defect row met */
   sl__met (*met)[SL_MAX_VERDICTS];         /* [SL_OP_COUNT]; NULL: no memory */
-  sl_shown_groups shown;
+  sl_found_memory found;
 } sl__job_state;
 
 /* Commits what the job did since the last commit, in one transaction: the
@@ -375,7 +375,7 @@ int sl_fuzz_job(const sl_fuzz_campaign *f, int job, FILE *out) {
       cc->failures += sl__is_failure(&res, &which);
     }
     sl__count_met(s.met, &c, &res);
-    if (sl__job_result(f, w, &s.batch, &s.shown, &c, &res, out, &s.failures)) {
+    if (sl__job_result(f, w, &s.batch, &s.found, &c, &res, out, &s.failures)) {
       fprintf(stderr, "scatterlab fuzz: job %d: out of memory\n", job);
       failed = 1;
       break;
