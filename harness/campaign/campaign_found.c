@@ -67,21 +67,48 @@ int sl_found_ids_add(sl_found_ids *g, const char *id) {
   return 1;
 }
 
+/* The worker a minimal case runs alone in, fresh, with the options of
+ * `scatterlab run` (cmd_run.c: every passing variant rerun and checked;
+ * its threads, the machine's); NULL when it cannot start. */
+static sl_worker *sl__alone_worker(const sl_fuzz_campaign *f,
+                                   sl_found_memory *m) {
+  if (m->alone) {
+    sl_worker_renew(m->alone);
+    return m->alone;
+  }
+  sl_run_opts o = {0};
+  char err[256];
+  o.variants = f->variants;
+  o.max_case_bytes = f->max_case_bytes;
+  o.rerun_every = 1;
+  if (sl_worker_start(&m->alone, &o, err, sizeof err)) {
+    fprintf(stderr, "scatterlab fuzz: a minimal case alone: %s\n", err);
+    m->alone = NULL;
+  }
+  return m->alone;
+}
+
+void sl_found_memory_end(sl_found_memory *m) {
+  sl_worker_stop(m->alone);
+  m->alone = NULL;
+}
+
 /* The minimal case with every selected variant, its tensors shown into
- * text (worker.h: sl_worker_show): alone in a fresh worker when `fresh`,
- * as its repro line runs, else in the job's worker. After a crash, which
- * would show nothing: first's variant only, and only alone. A hang is not
- * run again: that costs the time limit once more, and a hang is not
- * shrunk (the case is the one found). res gets the verdicts; 0, or -1
- * when it was not run. */
-static int sl__run_minimal(const sl_fuzz_campaign *f, sl_worker *w, int fresh,
-                           const sl_case *c, const sl_variant_result *first,
-                           sl_case_result *res, char *text, size_t len) {
+ * text (worker.h: sl_worker_show): alone in a fresh worker when `fresh`
+ * (sl__alone_worker), as its repro line runs, else in the job's worker w.
+ * After a crash, which would show nothing: first's variant only, and only
+ * alone. A hang is not run again: that costs the time limit once more,
+ * and a hang is not shrunk (the case is the one found). res gets the
+ * verdicts; 0, or -1 when it was not run. */
+static int sl__run_minimal(const sl_fuzz_campaign *f, sl_worker *w,
+                           sl_found_memory *m, int fresh, const sl_case *c,
+                           const sl_variant_result *first, sl_case_result *res,
+                           char *text, size_t len) {
   char err[256];
   text[0] = '\0';
   const int crashed = first->verdict == SL_VERDICT_CRASHED;
   if (first->verdict == SL_VERDICT_TIMEOUT || (crashed && !fresh)) return -1;
-  if (fresh) sl_worker_renew(w);
+  if (fresh && !(w = sl__alone_worker(f, m))) return -1;
   if (crashed)
     return sl_worker_run_variants(w, c, first->variant, f->timeout, res, err,
                                   sizeof err);
@@ -108,8 +135,9 @@ static int sl__settle(sl_found *x, const sl_case_result *alone) {
   x->own = mv ? mv->message : x->first.message;
   if (a)
     snprintf(x->recurs, sizeof x->recurs,
-             "; alone in a fresh worker the minimal case %s: the failure "
-             "does not recur (a race, or state an earlier case left)",
+             "; run alone as its repro line runs it, the minimal case %s: "
+             "the failure does not recur (a race, or state an earlier case "
+             "left)",
              sl_verdict_name(a->verdict));
   return 0;
 }
@@ -156,8 +184,8 @@ static void sl__confirm(const sl_case *c, const sl_variant_result *first,
 }
 
 void sl_found_make(const sl_fuzz_campaign *f, sl_worker *w, const sl_case *c,
-                   const sl_case_result *res, int which,
-                   sl_found_ids *recurring, sl_found *x) {
+                   const sl_case_result *res, int which, sl_found_memory *m,
+                   sl_found *x) {
   static sl_case_result alone; /* large: not on the stack */
   static char text[SL_WORKER_SHOWN_MAX];
   x->first = res->v[which];
@@ -177,12 +205,12 @@ void sl_found_make(const sl_fuzz_campaign *f, sl_worker *w, const sl_case *c,
    * failing cases took two thirds of a 60 s campaign). */
   sl_failure_sig seen;
   sl__seen_as(x, &seen);
-  const int fresh = !sl_found_ids_has(recurring, seen.id);
-  const int ran = !sl__run_minimal(f, w, fresh, &x->minimal, &x->first, &alone,
-                                   text, sizeof text);
+  const int fresh = !sl_found_ids_has(&m->recurring, seen.id);
+  const int ran = !sl__run_minimal(f, w, m, fresh, &x->minimal, &x->first,
+                                   &alone, text, sizeof text);
   const sl_case_result *said = ran ? &alone : NULL;
   if (sl__settle(x, fresh ? said : NULL) && fresh)
-    sl_found_ids_add(recurring, seen.id);
+    sl_found_ids_add(&m->recurring, seen.id);
   sl__confirm(&x->minimal, &x->first, said, text, &x->conf, x->tensors,
               sizeof x->tensors);
   const char *verdict = sl_verdict_name(x->first.verdict);

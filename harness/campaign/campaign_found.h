@@ -22,10 +22,17 @@ typedef struct sl_found_ids {
   int n;
 } sl_found_ids;
 
-/* A job's two sets. */
+/* A job's two sets, and the worker its minimal cases run alone in:
+ * started on the first failure with the options `scatterlab run` gives a
+ * case (every check on every case: a campaign reruns one case in 32), so
+ * that what it says is what the repro line says. */
 typedef struct sl_found_memory {
   sl_found_ids shown, recurring;
+  sl_worker *alone;
 } sl_found_memory;
+
+/* Stops the memory's worker. */
+void sl_found_memory_end(sl_found_memory *m);
 
 int sl_found_ids_has(const sl_found_ids *g, const char *id);
 /* Adds id; 1 when it was not there (and the set had room). */
@@ -59,12 +66,12 @@ typedef struct sl_found {
 
 /* Shrinks the failure of c's variant `which` (res: c's result) in worker
  * w, runs the minimal case again with every variant, alone in a fresh
- * worker (w renewed) unless its group is in `recurring` (then in w), and
- * names its group; a group whose minimal case failed alone as in w joins
- * `recurring`. */
+ * worker as its repro line runs it (m->alone renewed) unless its group is
+ * in m->recurring (then in w), and names its group; a group whose minimal
+ * case failed alone as in w joins m->recurring. */
 void sl_found_make(const sl_fuzz_campaign *f, sl_worker *w, const sl_case *c,
-                   const sl_case_result *res, int which,
-                   sl_found_ids *recurring, sl_found *x);
+                   const sl_case_result *res, int which, sl_found_memory *m,
+                   sl_found *x);
 
 /* The F line of x to the parent (found_as: the case as found); the
  * minimal case's tensors once per group of shown. */

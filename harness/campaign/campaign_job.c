@@ -191,7 +191,7 @@ static int sl__job_result(const sl_fuzz_campaign *f, sl_worker *w, sl__batch *b,
   if (!sl__is_failure(res, &which)) return 0;
   ++*failures;
   static sl_found x; /* large: not on the stack */
-  sl_found_make(f, w, c, res, which, &memory->recurring, &x);
+  sl_found_make(f, w, c, res, which, memory, &x);
   if (sl__found_record(f, w, b, at, &x)) return -1;
   sl_found_send(f, &memory->shown, res->line, &x, out);
   return 0;
@@ -421,6 +421,7 @@ int sl_fuzz_job(const sl_fuzz_campaign *f, int job, FILE *out) {
   fflush(out);
   free(s.met);
   sl_fuzz_cells_free(&s.cells);
+  sl_found_memory_end(&s.found);
   sl_worker_stop(w);
   return failed;
 }

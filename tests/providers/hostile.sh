@@ -93,7 +93,7 @@ got=$(python3 -c 'import json, sys
 g = json.load(open(sys.argv[1]))["groups"]
 print(" | ".join(x["verdict"] + ": " + x["message"] for x in g))' "$tmp/out" 2>&1)
 check "fuzz segv_later: its group says the repro passed alone (got '$got')" \
-  grep -q "crashed: worker killed by signal 11.*alone in a fresh worker the minimal case passed: the failure does not recur" <<<"$got"
+  grep -q "crashed: worker killed by signal 11.*run alone as its repro line runs it, the minimal case passed: the failure does not recur" <<<"$got"
 
 echo "$((checks - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]
