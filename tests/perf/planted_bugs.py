@@ -198,6 +198,8 @@ def run_lines(cli, extra, variant, lines, timeout):
     try:
         return json.loads(r.stdout)["results"]
     except (ValueError, KeyError):
+        print(f"    run --batch gave no results (exit {r.returncode}): "
+              f"{r.stderr.strip()[-300:]!r}", flush=True)
         return []
 
 
@@ -224,8 +226,9 @@ def check_group(cli, extra, g):
     own = own_verdict == g["verdict"] and said.startswith(
         HANG_LIMIT.sub("no answer within # s", own_message))
     # a failure that passed alone in a fresh worker says so under its repro
-    not_recurring = "the failure does not recur" in g["message"]
-    if not_recurring and own_verdict == "passed":
+    not_recurring = (f"the minimal case {own_verdict}: the failure does "
+                     "not recur") in g["message"]
+    if not_recurring:
         print("    does not recur alone, and its message says so", flush=True)
         own = True
     smaller = smaller_lines(g["minimal"])
