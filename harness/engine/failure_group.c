@@ -203,12 +203,11 @@ static void sl__cut_death(const char *message, char *kind) {
   }
 }
 
-/* Whether the group's failure is LibTorch's (its signature's variant is
- * the reference): a reference that dies on an invalid case lacks a check
- * of its own, which no kernel shares. */
-static int sl__reference_failed(const sl_failure_sig *group) {
-  const char *sp = strchr(group->text, ' ');
-  return sp && strncmp(sp + 1, "reference ", 10) == 0;
+/* Whether the failure is LibTorch's (the variants key is the reference's
+ * name): a reference that dies on an invalid case lacks a check of its
+ * own, which no kernel shares. */
+static int sl__reference_failed(const char *variants_key) {
+  return variants_key && strcmp(variants_key, SL_WORKER_REFERENCE) == 0;
 }
 
 /* The relation a wrong adjoint helper's outputs hold (adjoint.h:
@@ -230,7 +229,7 @@ size_t sl_defect_signature(const sl_case *c, const char *variants_key,
                            const char *verdict, const char *message,
                            const char *relation, const sl_failure_sig *group,
                            sl_failure_sig *out) {
-  const char *accepted = sl__reference_failed(group)
+  const char *accepted = sl__reference_failed(variants_key)
                              ? NULL
                              : sl__accepted_class(c, verdict, message);
   /* A wrong helper whose outputs hold a relation is the defect its own

@@ -615,7 +615,7 @@ static int sl__run_request(sl_worker *w, const sl_case *c, const char *variants,
     w->sh->current_done = 0;
     w->sh->retired = 0;
     w->sh->crash.n = 0;
-    snprintf(w->sh->current, sizeof w->sh->current, "reference");
+    snprintf(w->sh->current, sizeof w->sh->current, SL_WORKER_REFERENCE);
     w->sh->started = sl__now();
     if (sl__write_all(w->to_child, &req, sizeof req)) {
       sl__reap(w, 1);
@@ -659,7 +659,7 @@ static int sl__run_request(sl_worker *w, const sl_case *c, const char *variants,
     sl__blame(res, current, after ? "" : phase, after, how, what, timeout_s);
     /* A crash or hang before any variant ran is the reference's (or the
      * generator's): the case cannot go on. */
-    if (strcmp(current, "reference") == 0) return 0;
+    if (strcmp(current, SL_WORKER_REFERENCE) == 0) return 0;
     /* The crashed variant; resume after it (once: a death after it
      * returned was counted with its verdict). */
     if (!after) ++done_variants;

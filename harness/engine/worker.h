@@ -68,6 +68,10 @@ void sl_worker_stop(sl_worker *w);
  * (Segmentation fault)", "worker exited with status 0". */
 void sl_worker_describe_death(int status, char *buf, size_t len);
 
+/* The name a verdict of the reference's own death or hang carries in the
+ * variant's place. */
+#define SL_WORKER_REFERENCE "reference"
+
 /* How the words of a death and of a hang begin (failure groups cut a
  * shared check's failure there). */
 #define SL_WORKER_DEATH_WORDS "worker "
