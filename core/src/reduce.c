@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -20,22 +21,41 @@ SL__ALWAYS_INLINE void sl__wide_line_as(sl_dtype dt, sl_reduce r,
                                         const sl__rlines *p, int64_t out_off,
                                         int64_t src_off, int64_t idx_off,
                                         double *acc, double *counts) {
-  const int64_t es = (int64_t)sl__dtype_size(dt), m = p->m;
+  const int64_t es = (int64_t)sl__dtype_size(dt), m = p->m, n = p->n;
 #define SL__OUT(t) (p->out + (out_off + (t)*p->ostep) * es)
-  for (int64_t i = 0; i < m; ++i) {
-    int64_t t = sl__target(p->index, idx_off, p->istep, i);
-    acc[t] =
-        p->include_self ? sl__load_f(dt, SL__OUT(t)) : sl__reduce_identity_f(r);
-    if (counts) counts[t] = p->include_self ? 1.0 : 0.0;
+  /* More contributions than positions: the start values and the rounding
+   * go once per position, untouched ones marked by a NaN no float makes
+   * (its low bits below f32's), rather than once per contribution. */
+  const int by_position = n <= m;
+  const uint64_t unset_bits = 0x7ff8000000000001ull;
+  double unset;
+  memcpy(&unset, &unset_bits, sizeof unset);
+  if (by_position) {
+    for (int64_t t = 0; t < n; ++t) acc[t] = unset;
+  } else {
+    for (int64_t i = 0; i < m; ++i) {
+      int64_t t = sl__target(p->index, idx_off, p->istep, i);
+      acc[t] = p->include_self ? sl__load_f(dt, SL__OUT(t))
+                               : sl__reduce_identity_f(r);
+      if (counts) counts[t] = p->include_self ? 1.0 : 0.0;
+    }
   }
   for (int64_t i = 0; i < m; ++i) {
     int64_t t = sl__target(p->index, idx_off, p->istep, i);
+    if (by_position && memcmp(&acc[t], &unset, sizeof unset) == 0) {
+      acc[t] = p->include_self ? sl__load_f(dt, SL__OUT(t))
+                               : sl__reduce_identity_f(r);
+      if (counts) counts[t] = p->include_self ? 1.0 : 0.0;
+    }
     double v = sl__load_f(dt, p->src + (src_off + i * p->sstep) * es);
     acc[t] = sl__round_to(SL_F32, sl__reduce_f(r, acc[t], v));
     if (counts) counts[t] = sl__count_add(dt, counts[t], 1.0);
   }
-  for (int64_t i = 0; i < m; ++i) {
-    int64_t t = sl__target(p->index, idx_off, p->istep, i);
+  const int64_t finish = by_position ? n : m;
+  for (int64_t k = 0; k < finish; ++k) {
+    const int64_t t =
+        by_position ? k : sl__target(p->index, idx_off, p->istep, k);
+    if (by_position && memcmp(&acc[t], &unset, sizeof unset) == 0) continue;
     double v = counts && counts[t] > 1.0 ? acc[t] / counts[t] : acc[t];
     sl__store_f(dt, SL__OUT(t), sl__round_to(SL_F32, v));
   }
@@ -49,8 +69,9 @@ typedef void (*sl__wide_line_fn)(const sl__rlines *p, int64_t out_off,
 /* The instances: the half dtypes by the reduces that accumulate. */
 #define SL__WIDE_LINES(X)                                                      \
   X(F16, SUM)                                                                  \
-  X(F16, PROD) X(F16, MEAN) X(F16, AMAX) X(F16, AMIN) X(BF16, SUM)             \
-      X(BF16, PROD) X(BF16, MEAN) X(BF16, AMAX) X(BF16, AMIN)
+  X(F16, PROD)                                                                 \
+  X(F16, MEAN) X(F16, AMAX) X(F16, AMIN) X(BF16, SUM) X(BF16, PROD)            \
+      X(BF16, MEAN) X(BF16, AMAX) X(BF16, AMIN)
 
 #define SL__WIDE_LINE_FN(D, R)                                                 \
   static void sl__wide_line_##D##_##R(const sl__rlines *p, int64_t out_off,    \

@@ -22,7 +22,6 @@
 
 #include "ops/gather_nd/nd_index.h"
 #include "reduce_rows.h"
-#include "scatter_nd_half.h"
 #include "scatter_nd_split.h"
 #include "walk.h"
 
@@ -172,8 +171,7 @@ static int sl__nd_rows(sl_call *c, int threads) {
 }
 
 sl_status sl_scatter_nd_cpu_serial(sl_ctx *ctx, sl_call *c) {
-  if (sl__nd_rows(c, 1) || sl__scatter_nd_half(c, 1, sl__nd_rows) > 0)
-    return SL_STATUS_OK;
+  if (sl__nd_rows(c, 1)) return SL_STATUS_OK;
   sl__nd_plan pl;
   sl_status st = sl__nd_plan_make(ctx, c, &pl);
   if (st) return st;
@@ -190,13 +188,10 @@ sl_status sl_scatter_nd_cpu_serial(sl_ctx *ctx, sl_call *c) {
  * is written; every other plan checks the whole index first. */
 sl_status sl_scatter_nd_cpu_omp(sl_ctx *ctx, sl_call *c) {
   const int threads = sl__threads(ctx);
-  if (sl__scatter_nd_split(c, threads) > 0 ||
-      sl__scatter_nd_half(c, threads, sl__scatter_nd_split) > 0)
-    return SL_STATUS_OK;
+  if (sl__scatter_nd_split(c, threads) > 0) return SL_STATUS_OK;
   sl_status st = sl__nd_check_index(ctx, c); /* or report the split's find */
   if (st) return st;
-  if (sl__nd_rows(c, threads) || sl__scatter_nd_half(c, threads, sl__nd_rows))
-    return SL_STATUS_OK;
+  if (sl__nd_rows(c, threads)) return SL_STATUS_OK;
   sl__nd_plan pl;
   st = sl__nd_plan_make(ctx, c, &pl);
   if (st) return st;
