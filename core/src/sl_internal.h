@@ -139,25 +139,27 @@ static inline uint16_t sl__f32_to_bf16(float f) {
  * inline for the reason the bf16 pair is (sl_f16_to_f32 and sl_f32_to_f16
  * are these). */
 static inline float sl__f16_to_f32(uint16_t h) {
-  uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-  uint32_t exp = (h >> 10) & 0x1fu;
-  uint32_t man = h & 0x3ffu;
+  /* Without a branch on the data but one for inf and NaN (kept bit for
+   * bit, signalling NaNs too, which a multiply would quiet): a normal
+   * half's bits moved into place with the exponent rebased by 224 (so
+   * that 31 lands on 255), then scaled by 2^-112; a subnormal's mantissa
+   * m as 0.5 + m * 2^-24 minus 0.5, exact. Equal to the branchy version
+   * on all 65,536 inputs; it mispredicted on data of random exponents. */
+  const uint32_t w = (uint32_t)h << 16, sign = w & 0x80000000u, two_w = w + w;
   uint32_t bits;
-  if (exp == 0) {
-    if (man == 0) {
-      bits = sign;
-    } else { /* subnormal: normalize */
-      int e = -1;
-      do {
-        ++e;
-        man <<= 1;
-      } while (!(man & 0x400u));
-      bits = sign | ((uint32_t)(127 - 15 - e) << 23) | ((man & 0x3ffu) << 13);
-    }
-  } else if (exp == 31) {
-    bits = sign | 0x7f800000u | (man << 13);
+  if ((h & 0x7c00u) == 0x7c00u) {
+    bits = sign | 0x7f800000u | ((uint32_t)(h & 0x3ffu) << 13);
   } else {
-    bits = sign | ((exp + 127 - 15) << 23) | (man << 13);
+    uint32_t nb = (two_w >> 4) + (0xE0u << 23),
+             tb = (two_w >> 17) | (126u << 23);
+    float normal, tiny;
+    memcpy(&normal, &nb, 4);
+    memcpy(&tiny, &tb, 4);
+    normal *= 0x1p-112f;
+    tiny -= 0.5f;
+    memcpy(&nb, &normal, 4);
+    memcpy(&tb, &tiny, 4);
+    bits = sign | (two_w < (1u << 27) ? tb : nb);
   }
   float f;
   memcpy(&f, &bits, 4);

@@ -69,6 +69,14 @@ static void test_half(void) {
   CHECK(sl_f32_to_f16(65504.0f) == 0x7bffu);      /* max half */
   CHECK(sl_f32_to_f16(1.0f + 1.0f / 2048) == 0x3c00u); /* tie to even */
   CHECK(sl_f16_to_f32(0x0001u) == 5.9604644775390625e-8f);
+  /* Bits the arithmetic of the conversion could lose: -0's sign, a
+   * signalling NaN's payload (a multiply would quiet it). */
+  const float negzero = sl_f16_to_f32(0x8000u), snan = sl_f16_to_f32(0x7c01u);
+  uint32_t bits;
+  memcpy(&bits, &negzero, 4);
+  CHECK(bits == 0x80000000u);
+  memcpy(&bits, &snan, 4);
+  CHECK(bits == 0x7f802000u);
   CHECK(sl_f32_to_bf16(1.0f) == 0x3f80u);
   CHECK(sl_bf16_to_f32(0xc000u) == -2.0f);
   CHECK(isnan(sl_bf16_to_f32(sl_f32_to_bf16(NAN))));
