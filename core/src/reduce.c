@@ -23,6 +23,13 @@ SL__ALWAYS_INLINE void sl__wide_line_as(sl_dtype dt, sl_reduce r,
                                         double *acc, double *counts) {
   const int64_t es = (int64_t)sl__dtype_size(dt), m = p->m, n = p->n;
 #define SL__OUT(t) (p->out + (out_off + (t)*p->ostep) * es)
+  /* Position t's start: x's value, or the identity; its count likewise. */
+#define SL__START(t)                                                           \
+  do {                                                                         \
+    acc[t] = p->include_self ? sl__load_f(dt, SL__OUT(t))                      \
+                             : sl__reduce_identity_f(r);                       \
+    if (counts) counts[t] = p->include_self ? 1.0 : 0.0;                       \
+  } while (0)
   /* More contributions than positions: the start values and the rounding
    * go once per position, untouched ones marked by a NaN no float makes
    * (its low bits below f32's), rather than once per contribution. */
@@ -34,19 +41,13 @@ SL__ALWAYS_INLINE void sl__wide_line_as(sl_dtype dt, sl_reduce r,
     for (int64_t t = 0; t < n; ++t) acc[t] = unset;
   } else {
     for (int64_t i = 0; i < m; ++i) {
-      int64_t t = sl__target(p->index, idx_off, p->istep, i);
-      acc[t] = p->include_self ? sl__load_f(dt, SL__OUT(t))
-                               : sl__reduce_identity_f(r);
-      if (counts) counts[t] = p->include_self ? 1.0 : 0.0;
+      const int64_t t = sl__target(p->index, idx_off, p->istep, i);
+      SL__START(t);
     }
   }
   for (int64_t i = 0; i < m; ++i) {
     int64_t t = sl__target(p->index, idx_off, p->istep, i);
-    if (by_position && memcmp(&acc[t], &unset, sizeof unset) == 0) {
-      acc[t] = p->include_self ? sl__load_f(dt, SL__OUT(t))
-                               : sl__reduce_identity_f(r);
-      if (counts) counts[t] = p->include_self ? 1.0 : 0.0;
-    }
+    if (by_position && memcmp(&acc[t], &unset, sizeof unset) == 0) SL__START(t);
     double v = sl__load_f(dt, p->src + (src_off + i * p->sstep) * es);
     acc[t] = sl__round_to(SL_F32, sl__reduce_f(r, acc[t], v));
     if (counts) counts[t] = sl__count_add(dt, counts[t], 1.0);
@@ -59,6 +60,7 @@ SL__ALWAYS_INLINE void sl__wide_line_as(sl_dtype dt, sl_reduce r,
     double v = counts && counts[t] > 1.0 ? acc[t] / counts[t] : acc[t];
     sl__store_f(dt, SL__OUT(t), sl__round_to(SL_F32, v));
   }
+#undef SL__START
 #undef SL__OUT
 }
 
@@ -70,8 +72,10 @@ typedef void (*sl__wide_line_fn)(const sl__rlines *p, int64_t out_off,
 #define SL__WIDE_LINES(X)                                                      \
   X(F16, SUM)                                                                  \
   X(F16, PROD)                                                                 \
-  X(F16, MEAN) X(F16, AMAX) X(F16, AMIN) X(BF16, SUM) X(BF16, PROD)            \
-      X(BF16, MEAN) X(BF16, AMAX) X(BF16, AMIN)
+  X(F16, MEAN)                                                                 \
+  X(F16, AMAX)                                                                 \
+  X(F16, AMIN) X(BF16, SUM) X(BF16, PROD) X(BF16, MEAN) X(BF16, AMAX)          \
+      X(BF16, AMIN)
 
 #define SL__WIDE_LINE_FN(D, R)                                                 \
   static void sl__wide_line_##D##_##R(const sl__rlines *p, int64_t out_off,    \

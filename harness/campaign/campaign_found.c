@@ -116,6 +116,13 @@ static int sl__run_minimal(const sl_fuzz_campaign *f, sl_worker *w,
                         sizeof err);
 }
 
+/* What first's variant said of the minimal case in the job's worker (the
+ * found case's message when no smaller case failed). */
+static const char *sl__said_in_job(const sl_found *x) {
+  const sl_variant_result *mv = sl__find(&x->mres, x->first.variant);
+  return mv ? mv->message : x->first.message;
+}
+
 /* What is reported of the minimal case: what it said alone when it failed
  * there (another way too: a kernel that corrupted the heap crashed in the
  * job's worker and hung alone), else what it said in the job's worker,
@@ -131,8 +138,7 @@ static int sl__settle(sl_found *x, const sl_case_result *alone) {
     x->own = x->first.message;
     return same;
   }
-  const sl_variant_result *mv = sl__find(&x->mres, x->first.variant);
-  x->own = mv ? mv->message : x->first.message;
+  x->own = sl__said_in_job(x);
   if (a)
     snprintf(x->recurs, sizeof x->recurs,
              "; run alone as its repro line runs it, the minimal case %s: "
@@ -145,10 +151,9 @@ static int sl__settle(sl_found *x, const sl_case_result *alone) {
 /* Group id as the job's worker saw the minimal case: first's variant,
  * verdict and message there. */
 static void sl__seen_as(const sl_found *x, sl_failure_sig *seen) {
-  const sl_variant_result *mv = sl__find(&x->mres, x->first.variant);
   sl_failure_signature(&x->minimal, x->first.variant,
-                       sl_verdict_name(x->first.verdict),
-                       mv ? mv->message : x->first.message, seen);
+                       sl_verdict_name(x->first.verdict), sl__said_in_job(x),
+                       seen);
 }
 
 /* From the minimal case's run alone with every variant (res, its shown
@@ -201,8 +206,9 @@ void sl_found_make(const sl_fuzz_campaign *f, sl_worker *w, const sl_case *c,
   /* What the minimal case says of itself: the repro's own message, not
    * the found-as case's (another place, another count), alone in a fresh
    * worker once a group: a later member of a group whose first recurred
-   * alone runs in the job's worker (a fresh worker for each of 1,883
-   * failing cases took two thirds of a 60 s campaign). */
+   * alone runs in the job's worker (a fresh worker for every failing case
+   * left a 60 s campaign of a last-row bug 7,075 cases, 1,883 failing,
+   * against 25,531 without alone runs and 26,267 with this rule). */
   sl_failure_sig seen;
   sl__seen_as(x, &seen);
   const int fresh = !sl_found_ids_has(&m->recurring, seen.id);
