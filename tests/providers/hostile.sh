@@ -92,8 +92,11 @@ check "fuzz segv_later: exits 1" status_is 1 $? "fuzz --variants hostile:cpu.seg
 got=$(python3 -c 'import json, sys
 g = json.load(open(sys.argv[1]))["groups"]
 print(" | ".join(x["verdict"] + ": " + x["message"] for x in g))' "$tmp/out" 2>&1)
+# Under the sanitizers ASan catches the SIGSEGV and exits with status 1.
+segv_why="crashed: worker killed by signal 11"
+[ -n "${SL_SANITIZED:-}" ] && segv_why="crashed: worker (killed by signal 11|exited with status 1)"
 check "fuzz segv_later: its group says the repro passed alone (got '$got')" \
-  grep -q "crashed: worker killed by signal 11.*run alone as its repro line runs it, the minimal case passed: the failure does not recur" <<<"$got"
+  grep -Eq "$segv_why.*run alone as its repro line runs it, the minimal case passed: the failure does not recur" <<<"$got"
 
 echo "$((checks - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]
