@@ -241,6 +241,9 @@ typedef struct sl__rbline {
   int64_t sstep, gsstep;
 } sl__rbline;
 
+/* The floating dtypes of the backward ops, one kernel instance each. */
+#define SL__RB_DTYPES(X) X(F32) X(F64) X(F16) X(BF16)
+
 /* Where one line lies: its first element in each tensor, its index offset
  * and its number of contributions m (src and gs unused when m == 0). */
 typedef struct sl__rbptr {

@@ -173,7 +173,6 @@ SL__ALWAYS_INLINE void sl__rb_lines_as(sl_dtype dt, const sl__rbline *b, int k,
 /* The instances, one per floating dtype: each folds its loads, stores and
  * rounding (one f16 instance taking dt from b paid a switch per element:
  * the f16 backward leads of issue 52 ran at 0.2-0.6x LibTorch). */
-#define SL__RB_DTYPES(X) X(F32) X(F64) X(F16) X(BF16)
 #define SL__RB_LINES_FN(D)                                                     \
   static void sl__rb_lines_##D(const sl__rbline *b, int k, const sl__rbptr *p, \
                                double *scratch) {                              \

@@ -71,11 +71,12 @@ SL__ALWAYS_INLINE void sl__rb_sparse_as(sl_dtype dt, const sl__rbline *b,
       N[s] = sl__count_add(dt, N[s], 1.0);
     }
     for (int64_t j = 0, s = 0; j < n; ++j) {
-      double d = self ? 1.0 : 0.0;
-      if (s < nu && u[s] == j) d = N[s];
-      if (d == 0.0) d = 1.0; /* N.masked_fill_(N == 0, 1) */
-      if (s < nu && u[s] == j) N[s++] = d;
-      sl__store_f(dt, GX(j), G(j) / d);
+      if (s < nu && u[s] == j) {
+        if (N[s] == 0.0) N[s] = 1.0; /* N.masked_fill_(N == 0, 1) */
+        sl__store_f(dt, GX(j), G(j) / N[s++]);
+      } else { /* self's 1, or 0 made 1: a division by a constant */
+        sl__store_f(dt, GX(j), G(j) / 1.0);
+      }
     }
     for (int64_t i = 0; i < m; ++i) sl__store_f(dt, GS(i), G(T(i)) / N[S(i)]);
     break;
@@ -126,8 +127,10 @@ SL__ALWAYS_INLINE void sl__rb_sparse_as(sl_dtype dt, const sl__rbline *b,
      * NaN, as in LibTorch. */
     for (int64_t j = 0, s = 0; j < n; ++j) {
       const int hit = X(j) == RES(j);
-      const double d = s < nu && u[s] == j ? N[s++] : (hit ? 1.0 : 0.0);
-      sl__store_f(dt, GX(j), (hit ? 1.0 : 0.0) * RD(G(j) / d));
+      if (s < nu && u[s] == j)
+        sl__store_f(dt, GX(j), (hit ? 1.0 : 0.0) * RD(G(j) / N[s++]));
+      else /* the count is hit itself: divisions by constants */
+        sl__store_f(dt, GX(j), hit ? RD(G(j) / 1.0) : 0.0 * RD(G(j) / 0.0));
     }
     for (int64_t i = 0; i < m; ++i)
       sl__store_f(dt, GS(i),
@@ -148,14 +151,23 @@ SL__ALWAYS_INLINE void sl__rb_sparse_as(sl_dtype dt, const sl__rbline *b,
 #undef S
 }
 
+#define SL__RB_SPARSE_FN(D)                                                    \
+  static void sl__rb_sparse_##D(const sl__rbline *b, const sl__rbptr *p,       \
+                                double *scratch) {                             \
+    sl__rb_sparse_as(SL_##D, b, p, scratch);                                   \
+  }
+SL__RB_DTYPES(SL__RB_SPARSE_FN)
+#undef SL__RB_SPARSE_FN
+
+/* One instance per dtype (f16 had taken dt at run time: a switch per
+ * element). */
 void sl__rb_sparse_line(const sl__rbline *b, const sl__rbptr *p,
                         double *scratch) {
-  if (b->dt == SL_F32)
-    sl__rb_sparse_as(SL_F32, b, p, scratch);
-  else if (b->dt == SL_F64)
-    sl__rb_sparse_as(SL_F64, b, p, scratch);
-  else if (b->dt == SL_BF16)
-    sl__rb_sparse_as(SL_BF16, b, p, scratch);
-  else
-    sl__rb_sparse_as(b->dt, b, p, scratch);
+#define SL__RB_SPARSE_IS(D)                                                    \
+  if (b->dt == SL_##D) {                                                       \
+    sl__rb_sparse_##D(b, p, scratch);                                          \
+    return;                                                                    \
+  }
+  SL__RB_DTYPES(SL__RB_SPARSE_IS)
+#undef SL__RB_SPARSE_IS
 }

@@ -159,7 +159,10 @@ static inline float sl__f16_to_f32(uint16_t h) {
     tiny -= 0.5f;
     memcpy(&nb, &normal, 4);
     memcpy(&tb, &tiny, 4);
-    bits = sign | (two_w < (1u << 27) ? tb : nb);
+    /* a mask, not ?: (GCC made that a branch, the normal case out of
+     * line: two taken jumps per conversion) */
+    const uint32_t tiny_mask = 0u - (uint32_t)(two_w < (1u << 27));
+    bits = sign | (tb & tiny_mask) | (nb & ~tiny_mask);
   }
   float f;
   memcpy(&f, &bits, 4);

@@ -1,6 +1,7 @@
 /* Descriptor checks: numel overflow, bad extents/strides, names, halves. */
 #include <stdint.h>
 
+#include "half_blocks.h"
 #include "sl/sl.h"
 #include "sl_test.h"
 
@@ -65,8 +66,8 @@ static void test_half(void) {
     if ((h & 0x7c00u) == 0x7c00u && (h & 0x3ffu)) continue; /* NaN */
     CHECK(sl_f32_to_f16(sl_f16_to_f32((uint16_t)h)) == h);
   }
-  CHECK(sl_f32_to_f16(65520.0f) == 0x7c00u);      /* rounds to inf */
-  CHECK(sl_f32_to_f16(65504.0f) == 0x7bffu);      /* max half */
+  CHECK(sl_f32_to_f16(65520.0f) == 0x7c00u);           /* rounds to inf */
+  CHECK(sl_f32_to_f16(65504.0f) == 0x7bffu);           /* max half */
   CHECK(sl_f32_to_f16(1.0f + 1.0f / 2048) == 0x3c00u); /* tie to even */
   CHECK(sl_f16_to_f32(0x0001u) == 5.9604644775390625e-8f);
   /* Bits the arithmetic of the conversion could lose: -0's sign, a
@@ -82,9 +83,50 @@ static void test_half(void) {
   CHECK(isnan(sl_bf16_to_f32(sl_f32_to_bf16(NAN))));
 }
 
+static int same_half(uint16_t a, uint16_t b, int bf16) {
+  const uint16_t nan_min = bf16 ? 0x7f81u : 0x7c01u;
+  if ((a & 0x7fffu) >= nan_min) return (b & 0x7fffu) >= nan_min;
+  return a == b;
+}
+
+/* The block conversions (F16C where the CPU has it) give the scalar ones'
+ * values: every half, and floats between halves (ties, the subnormal
+ * range, overflow), in blocks whose length is not a multiple of 8. */
+static void test_half_blocks(void) {
+  enum { N = 0x10000 };
+  static uint16_t h[N], back[N];
+  static float f[N];
+  for (int dt = 0; dt < 2; ++dt) {
+    const sl_dtype d = dt ? SL_BF16 : SL_F16;
+    for (uint32_t i = 0; i < N; ++i) h[i] = (uint16_t)i;
+    sl__half_load_block(d, h, f, N - 3);
+    for (uint32_t i = 0; i < N - 3; ++i) {
+      const float want = dt ? sl__bf16_to_f32(h[i]) : sl__f16_to_f32(h[i]);
+      CHECK(isnan(want) ? isnan(f[i])
+                        : f[i] == want && signbit(f[i]) == signbit(want));
+    }
+    /* floats between neighbouring halves: each half plus bits below its
+     * precision (a tie every eighth), from the subnormals to overflow */
+    for (uint32_t i = 0; i < N; ++i) {
+      const float base =
+          dt ? sl__bf16_to_f32((uint16_t)i) : sl__f16_to_f32((uint16_t)i);
+      const uint32_t below = dt ? 16 : 13, tie = 1u << (below - 1);
+      uint32_t bits, delta = (i * 0x9e3779b1u >> 7) & ((1u << below) - 1);
+      memcpy(&bits, &base, 4);
+      if (!isnan(base)) bits += (i & 7u) ? delta : tie;
+      memcpy(&f[i], &bits, 4);
+    }
+    sl__half_store_block(d, f, back, N - 5);
+    for (uint32_t i = 0; i < N - 5; ++i)
+      CHECK(same_half(back[i],
+                      dt ? sl__f32_to_bf16(f[i]) : sl__f32_to_f16(f[i]), dt));
+  }
+}
+
 int main(void) {
   test_numel_and_overflow();
   test_names();
   test_half();
+  test_half_blocks();
   return sl_test_finish("test_tensor");
 }

@@ -4,6 +4,7 @@
  * whole index; its updates and grad_updates are the line with the same
  * coordinates, so each thread writes its own elements only.
  */
+#include "ops/index_reduce_backward/index_reduce_backward_shares.h"
 #include "ops/index_reduce_backward/index_reduce_backward_slices.h"
 #include "reduce.h"
 
@@ -46,6 +47,8 @@ static void sl__irb_locate(const void *user, int64_t l, sl__rbptr *p) {
 
 static sl_status sl__irb_run(sl_ctx *ctx, sl_call *c, int threads) {
   if (sl__index_backward_slices(c, threads)) return SL_STATUS_OK;
+  sl_status st;
+  if (sl__index_backward_shares(ctx, c, threads, &st)) return st;
   sl__irb_views v;
   sl__irb_make_views(c, &v);
   const sl_tensor *index = &c->arg[I_], *t = v.t;

@@ -1,0 +1,77 @@
+/* f16 and bf16 blocks to float and back (half_blocks.h). */
+#include "half_blocks.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#include <immintrin.h>
+#define SL__HAVE_F16C_LOOPS 1
+#define SL__F16C __attribute__((target("avx,f16c")))
+
+/* F16C and the AVX state the OS saves (GCC 12's __builtin_cpu_supports
+ * does not know "f16c"). */
+static int sl__f16c_probe(void) {
+  unsigned a, b, c, d;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
+  const unsigned avx = 1u << 28, osxsave = 1u << 27, f16c = 1u << 29;
+  if ((c & (avx | osxsave | f16c)) != (avx | osxsave | f16c)) return 0;
+  unsigned lo, hi;
+  __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  return (lo & 6u) == 6u; /* XMM and YMM state */
+}
+
+/* Probed once; threads that race here store the same answer. */
+static int sl__f16c_ok(void) {
+  static int known = -1;
+  int ok = __atomic_load_n(&known, __ATOMIC_RELAXED);
+  if (ok < 0) {
+    ok = sl__f16c_probe();
+    __atomic_store_n(&known, ok, __ATOMIC_RELAXED);
+  }
+  return ok;
+}
+
+SL__F16C static int64_t sl__f16_load8(const uint16_t *src, float *dst,
+                                      int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(
+        dst + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(src + i))));
+  return i;
+}
+
+SL__F16C static int64_t sl__f16_store8(const float *src, uint16_t *dst,
+                                       int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm_storeu_si128(
+        (__m128i *)(dst + i),
+        _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
+  return i;
+}
+#endif
+
+void sl__half_load_block(sl_dtype dt, const void *src, float *dst, int64_t n) {
+  const uint16_t *h = src;
+  int64_t i = 0;
+  if (dt == SL_BF16) {
+    for (; i < n; ++i) dst[i] = sl__bf16_to_f32(h[i]);
+    return;
+  }
+#ifdef SL__HAVE_F16C_LOOPS
+  if (sl__f16c_ok()) i = sl__f16_load8(h, dst, n);
+#endif
+  for (; i < n; ++i) dst[i] = sl__f16_to_f32(h[i]);
+}
+
+void sl__half_store_block(sl_dtype dt, const float *src, void *dst, int64_t n) {
+  uint16_t *h = dst;
+  int64_t i = 0;
+  if (dt == SL_BF16) {
+    for (; i < n; ++i) h[i] = sl__f32_to_bf16(src[i]);
+    return;
+  }
+#ifdef SL__HAVE_F16C_LOOPS
+  if (sl__f16c_ok()) i = sl__f16_store8(src, h, n);
+#endif
+  for (; i < n; ++i) h[i] = sl__f32_to_f16(src[i]);
+}

@@ -1,0 +1,23 @@
+/*
+ * f16 and bf16 elements converted a block at a time, for loops that do
+ * their arithmetic in float (half_blocks.c). One conversion per element
+ * in software is some ten instructions and a branch; F16C converts eight
+ * in one, and a bf16 block is shifts the compiler vectorizes.
+ */
+#ifndef SL_HALF_BLOCKS_H
+#define SL_HALF_BLOCKS_H
+
+#include "sl_internal.h"
+
+/* Elements a loop converts at a time: four blocks of floats on the stack
+ * stay in L1. */
+enum { SL__HALF_BLOCK = 256 };
+
+/* dst[i] = src[i] as float, i < n, for dt f16 or bf16: exact. */
+void sl__half_load_block(sl_dtype dt, const void *src, float *dst, int64_t n);
+
+/* dst[i] = src[i] rounded to dt (f16 or bf16), to nearest even: the values
+ * sl__store_f stores; a NaN stays a NaN (its payload may differ). */
+void sl__half_store_block(sl_dtype dt, const float *src, void *dst, int64_t n);
+
+#endif /* SL_HALF_BLOCKS_H */

@@ -1,0 +1,306 @@
+/*
+ * index_reduce_backward of mean, amax and amin by slices. Their gradients
+ * are shares: each target's gradient divided by the count of the elements
+ * it came from (mean: the contributions, self included; amax/amin: those
+ * equal to the result). The line walk (reduce_backward.c) takes the lines
+ * along dim side by side; when dim is not the last axis a position is a
+ * row away from the next, so a line of few positions and one update
+ * touched a cache line per element (the f16 leads of issue 52 ran at
+ * 0.2x LibTorch). Here a block's untargeted slices go in one pass, and
+ * only the targeted slices keep counts. Every element sees the line
+ * walk's formulas in the same order, so the results are its results.
+ */
+#include "index_reduce_backward_shares.h"
+
+#include <stdlib.h>
+
+#include "half_blocks.h"
+#include "reduce.h"
+#include "walk.h"
+
+/* The geometry: `outer` blocks; in each, the n slices of grad_out, x,
+ * result and grad_x and the m of updates and grad_updates, of `inner`
+ * elements each. Contribution i goes to target u[slot[i]], one of the nu
+ * distinct targets. Counts: mean's one per target (mean_n), amax/amin's
+ * one per element of a targeted slice (count, outer x nu x inner). */
+typedef struct sl__irb_shares {
+  sl_dtype dt;
+  sl_reduce reduce;
+  int self;
+  const char *g, *x, *res, *src;
+  char *gx, *gs;
+  const int64_t *u, *slot;
+  const double *mean_n;
+  double *count;
+  int64_t outer, n, m, nu, inner;
+} sl__irb_shares;
+
+/* Column j0 of slice t of block o, in a tensor of nslices slices. The
+ * loops below take their pointers once a slice: a store through char *
+ * may alias the geometry, which the compiler then reloaded per element. */
+SL__ALWAYS_INLINE char *sl__irb_slice(const void *base, const sl__irb_shares *s,
+                                      size_t es, int64_t o, int64_t nslices,
+                                      int64_t t, int64_t j0) {
+  return (char *)base + (size_t)(((o * nslices + t) * s->inner) + j0) * es;
+}
+
+/* len elements of grad_x from element off on, as if no target were
+ * among them: amax/amin's count is (x == result), so the share is
+ * hit * RD(g / hit) with hit 1 or 0, divisions by constants; mean's count
+ * is 1 (self) or 0 made 1. */
+SL__ALWAYS_INLINE void sl__irb_untargeted(sl_dtype dt, const sl__irb_shares *s,
+                                          int64_t off, int64_t len) {
+  const size_t es = sl__dtype_size(dt);
+  const char *g = s->g + off * es, *x = s->x + off * es,
+             *res = s->res + off * es;
+  char *gx = s->gx + off * es;
+  const int shares = s->reduce != SL_REDUCE_MEAN;
+  for (int64_t j = 0; j < len; ++j) {
+    const double gj = sl__load_f(dt, g + j * es);
+    if (!shares) {
+      sl__store_f(dt, gx + j * es, gj / 1.0);
+      continue;
+    }
+    const int hit = sl__load_f(dt, x + j * es) == sl__load_f(dt, res + j * es);
+    sl__store_f(dt, gx + j * es,
+                hit ? sl__round_to(sl__acc_dtype(dt), gj / 1.0)
+                    : 0.0 * sl__round_to(sl__acc_dtype(dt), gj / 0.0));
+  }
+}
+
+/* The same for f16 and bf16 a block at a time in float: RD(g / 1.0) is g,
+ * and 0 * RD(g / 0) a NaN either way. */
+static void sl__irb_untargeted_half(const sl__irb_shares *s, int64_t off,
+                                    int64_t len) {
+  float g[SL__HALF_BLOCK], x[SL__HALF_BLOCK], res[SL__HALF_BLOCK];
+  const int shares = s->reduce != SL_REDUCE_MEAN;
+  for (int64_t a = 0; a < len; a += SL__HALF_BLOCK) {
+    const int64_t k = len - a < SL__HALF_BLOCK ? len - a : SL__HALF_BLOCK;
+    const size_t at = (size_t)(off + a) * 2;
+    sl__half_load_block(s->dt, s->g + at, g, k);
+    if (shares) {
+      sl__half_load_block(s->dt, s->x + at, x, k);
+      sl__half_load_block(s->dt, s->res + at, res, k);
+      for (int64_t j = 0; j < k; ++j)
+        g[j] = x[j] == res[j] ? g[j] : 0.0f * (g[j] / 0.0f);
+    }
+    sl__half_store_block(s->dt, g, s->gx + at, k);
+  }
+}
+
+SL__ALWAYS_INLINE void sl__irb_untargeted_run(sl_dtype dt,
+                                              const sl__irb_shares *s,
+                                              int64_t off, int64_t len) {
+  if (dt == SL_F16 || dt == SL_BF16)
+    sl__irb_untargeted_half(s, off, len);
+  else
+    sl__irb_untargeted(dt, s, off, len);
+}
+
+/* amax/amin's counts of block o's targeted slices, columns [j0, j1):
+ * (x == result), then each contribution equal to its target's result,
+ * in index order. */
+SL__ALWAYS_INLINE void sl__irb_count(sl_dtype dt, const sl__irb_shares *s,
+                                     int64_t o, int64_t j0, int64_t j1) {
+  const size_t es = sl__dtype_size(dt);
+  const int64_t w = j1 - j0;
+  double *count = s->count + o * s->nu * s->inner + j0;
+  for (int64_t k = 0; k < s->nu; ++k) {
+    const char *x = sl__irb_slice(s->x, s, es, o, s->n, s->u[k], j0);
+    const char *res = sl__irb_slice(s->res, s, es, o, s->n, s->u[k], j0);
+    double *c = count + k * s->inner;
+    for (int64_t j = 0; j < w; ++j)
+      c[j] = sl__load_f(dt, x + j * es) == sl__load_f(dt, res + j * es);
+  }
+  for (int64_t i = 0; i < s->m; ++i) {
+    const int64_t k = s->slot[i];
+    const char *src = sl__irb_slice(s->src, s, es, o, s->m, i, j0);
+    const char *res = sl__irb_slice(s->res, s, es, o, s->n, s->u[k], j0);
+    double *c = count + k * s->inner;
+    for (int64_t j = 0; j < w; ++j)
+      c[j] = sl__count_add(
+          dt, c[j],
+          sl__load_f(dt, src + j * es) == sl__load_f(dt, res + j * es) ? 1.0
+                                                                       : 0.0);
+  }
+}
+
+/* gradient share g / n, times hit for amax/amin (their counts' formula). */
+SL__ALWAYS_INLINE double sl__irb_share(sl_dtype dt, int mean, double g,
+                                       double n, int hit) {
+  return mean ? g / n
+              : (hit ? 1.0 : 0.0) * sl__round_to(sl__acc_dtype(dt), g / n);
+}
+
+/* Block o's targeted slices of grad_x (zeros without self) and its
+ * grad_updates, columns [j0, j1). */
+SL__ALWAYS_INLINE void sl__irb_targeted(sl_dtype dt, const sl__irb_shares *s,
+                                        int64_t o, int64_t j0, int64_t j1) {
+  const size_t es = sl__dtype_size(dt);
+  const int mean = s->reduce == SL_REDUCE_MEAN, self = s->self;
+  const int64_t w = j1 - j0;
+  const double *count = s->count + o * s->nu * s->inner + j0;
+  for (int64_t k = 0; k < s->nu; ++k) {
+    const int64_t t = s->u[k];
+    const char *g = sl__irb_slice(s->g, s, es, o, s->n, t, j0);
+    const char *x = sl__irb_slice(s->x, s, es, o, s->n, t, j0);
+    const char *res = sl__irb_slice(s->res, s, es, o, s->n, t, j0);
+    char *gx = sl__irb_slice(s->gx, s, es, o, s->n, t, j0);
+    const double *c = count + k * s->inner, mean_n = s->mean_n[k];
+    for (int64_t j = 0; j < w; ++j)
+      sl__store_f(dt, gx + j * es,
+                  !self ? 0.0
+                        : sl__irb_share(dt, mean, sl__load_f(dt, g + j * es),
+                                        mean ? mean_n : c[j],
+                                        sl__load_f(dt, x + j * es) ==
+                                            sl__load_f(dt, res + j * es)));
+  }
+  for (int64_t i = 0; i < s->m; ++i) {
+    const int64_t k = s->slot[i], t = s->u[k];
+    const char *g = sl__irb_slice(s->g, s, es, o, s->n, t, j0);
+    const char *src = sl__irb_slice(s->src, s, es, o, s->m, i, j0);
+    const char *res = sl__irb_slice(s->res, s, es, o, s->n, t, j0);
+    char *gs = sl__irb_slice(s->gs, s, es, o, s->m, i, j0);
+    const double *c = count + k * s->inner, mean_n = s->mean_n[k];
+    for (int64_t j = 0; j < w; ++j)
+      sl__store_f(dt, gs + j * es,
+                  sl__irb_share(dt, mean, sl__load_f(dt, g + j * es),
+                                mean ? mean_n : c[j],
+                                sl__load_f(dt, src + j * es) ==
+                                    sl__load_f(dt, res + j * es)));
+  }
+}
+
+SL__ALWAYS_INLINE void sl__irb_shares_as(sl_dtype dt, const sl__irb_shares *s,
+                                         int64_t o0, int64_t o1, int64_t j0,
+                                         int64_t j1) {
+  /* whole blocks are one run of elements; a share of columns is a run a
+   * slice */
+  const int64_t n = s->n, inner = s->inner, w = j1 - j0;
+  if (w == inner)
+    sl__irb_untargeted_run(dt, s, o0 * n * inner, (o1 - o0) * n * inner);
+  else
+    for (int64_t o = o0; o < o1; ++o)
+      for (int64_t t = 0; t < n; ++t)
+        sl__irb_untargeted_run(dt, s, (o * n + t) * inner + j0, w);
+  for (int64_t o = o0; o < o1; ++o) {
+    if (s->reduce != SL_REDUCE_MEAN) sl__irb_count(dt, s, o, j0, j1);
+    sl__irb_targeted(dt, s, o, j0, j1);
+  }
+}
+
+/* One instance per floating dtype: each folds its loads and stores. */
+#define SL__IRB_SHARES_FN(D)                                                   \
+  static void sl__irb_shares_##D(const sl__irb_shares *s, int64_t o0,          \
+                                 int64_t o1, int64_t j0, int64_t j1) {         \
+    sl__irb_shares_as(SL_##D, s, o0, o1, j0, j1);                              \
+  }
+SL__RB_DTYPES(SL__IRB_SHARES_FN)
+#undef SL__IRB_SHARES_FN
+
+static void sl__irb_shares_range(const void *user, int64_t o0, int64_t o1,
+                                 int64_t j0, int64_t j1) {
+  const sl__irb_shares *s = user;
+#define SL__IRB_SHARES_IS(D)                                                   \
+  if (s->dt == SL_##D) {                                                       \
+    sl__irb_shares_##D(s, o0, o1, j0, j1);                                     \
+    return;                                                                    \
+  }
+  SL__RB_DTYPES(SL__IRB_SHARES_IS)
+#undef SL__IRB_SHARES_IS
+}
+
+static int sl__cmp_i64(const void *a, const void *b) {
+  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* u: the distinct targets sorted (nu of them); slot[i]: contribution i's
+ * place in u; mean_n: mean's count per target, added in index order as
+ * the line walk adds it, a zero made 1. */
+static void sl__irb_targets(const sl_call *c, sl__irb_shares *s, int64_t *u,
+                            int64_t *slot, double *mean_n) {
+  const sl_tensor *index = &c->arg[2];
+  const int64_t istep = index->ndim ? index->strides[0] : 0;
+  for (int64_t i = 0; i < s->m; ++i) u[i] = sl__load_index(index, i * istep);
+  qsort(u, (size_t)s->m, sizeof *u, sl__cmp_i64);
+  s->nu = 0;
+  for (int64_t i = 0; i < s->m; ++i)
+    if (s->nu == 0 || u[s->nu - 1] != u[i]) u[s->nu++] = u[i];
+  for (int64_t k = 0; k < s->nu; ++k) mean_n[k] = s->self ? 1.0 : 0.0;
+  for (int64_t i = 0; i < s->m; ++i) {
+    const int64_t t = sl__load_index(index, i * istep);
+    slot[i] =
+        (const int64_t *)bsearch(&t, u, (size_t)s->nu, sizeof *u, sl__cmp_i64) -
+        u;
+    mean_n[slot[i]] = sl__count_add(s->dt, mean_n[slot[i]], 1.0);
+  }
+  for (int64_t k = 0; k < s->nu; ++k)
+    if (mean_n[k] == 0.0) mean_n[k] = 1.0; /* N.masked_fill_(N == 0, 1) */
+}
+
+/* Positions along dim per contribution from which narrow slices come here
+ * (the line walk's sparse ratio, reduce_backward_sparse.c). */
+enum { SL__IRB_FEW = 8 };
+
+/* Whether the call qualifies, and its geometry. */
+static int sl__irb_shares_of(const sl_call *c, sl__irb_shares *s) {
+  const sl_tensor *g = &c->arg[0];
+  const sl_reduce r = c->p.reduce;
+  if (r != SL_REDUCE_MEAN && r != SL_REDUCE_AMAX && r != SL_REDUCE_AMIN)
+    return 0;
+  for (int a = 0; a < 7; ++a)
+    if (a != 2 && !sl_tensor_is_contiguous(&c->arg[a])) return 0;
+  const int dim = (int)c->p.dim;
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < g->ndim; ++d)
+    if (d < dim)
+      outer *= g->shape[d];
+    else if (d > dim)
+      inner *= g->shape[d];
+  *s = (sl__irb_shares){.dt = g->dtype,
+                        .reduce = r,
+                        .self = c->p.include_self,
+                        .g = g->data,
+                        .x = c->arg[1].data,
+                        .src = c->arg[3].data,
+                        .res = c->arg[4].data,
+                        .gx = c->arg[5].data,
+                        .gs = c->arg[6].data,
+                        .outer = outer,
+                        .n = g->ndim ? g->shape[dim] : 1,
+                        .m = sl__numel(&c->arg[2]),
+                        .inner = inner};
+  /* Narrower slices stay with the line walk, unless the contributions are
+   * few beside the positions along dim: a slice of a few elements per
+   * target pays the loop set-up of a whole one. */
+  return s->inner * (int64_t)sl_dtype_size(g->dtype) >= 64 ||
+         s->m * SL__IRB_FEW <= s->n;
+}
+
+int sl__index_backward_shares(sl_ctx *ctx, sl_call *c, int threads,
+                              sl_status *status) {
+  sl__irb_shares s;
+  if (!sl__irb_shares_of(c, &s)) return 0;
+  *status = SL_STATUS_OK;
+  if (s.outer == 0 || s.inner == 0) return 1;
+  /* u, slot and mean_n: m each; then amax/amin's counts (nu <= m). */
+  const int64_t counts =
+      s.reduce == SL_REDUCE_MEAN ? 0 : s.outer * s.m * s.inner;
+  int64_t *u = sl__malloc((size_t)(3 * s.m + counts) * sizeof(int64_t) + 1);
+  if (!u) {
+    *status = sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
+                          "index_reduce_backward: no memory for %lld targets' "
+                          "counts",
+                          (long long)(3 * s.m + counts));
+    return 1;
+  }
+  int64_t *slot = u + s.m;
+  double *mean_n = (double *)(slot + s.m);
+  sl__irb_targets(c, &s, u, slot, mean_n);
+  s.u = u, s.slot = slot, s.mean_n = mean_n, s.count = mean_n + s.m;
+  sl__for_blocks(threads, s.outer, s.inner, s.outer * (s.n + s.m) * s.inner,
+                 sl__irb_shares_range, &s);
+  sl__free(u);
+  return 1;
+}
