@@ -12,6 +12,7 @@
  */
 #include "index_reduce_backward_shares.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "half_blocks.h"
@@ -69,7 +70,7 @@ SL__ALWAYS_INLINE void sl__irb_untargeted(sl_dtype dt, const sl__irb_shares *s,
 }
 
 /* The same for f16 and bf16 a block at a time in float: RD(g / 1.0) is g,
- * and 0 * RD(g / 0) a NaN either way. */
+ * and 0 * RD(g / 0) a NaN (its sign and payload may differ). */
 static void sl__irb_untargeted_half(const sl__irb_shares *s, int64_t off,
                                     int64_t len) {
   float g[SL__HALF_BLOCK], x[SL__HALF_BLOCK], res[SL__HALF_BLOCK];
@@ -81,8 +82,14 @@ static void sl__irb_untargeted_half(const sl__irb_shares *s, int64_t off,
     if (shares) {
       sl__half_load_block(s->dt, s->x + at, x, k);
       sl__half_load_block(s->dt, s->res + at, res, k);
-      for (int64_t j = 0; j < k; ++j)
-        g[j] = x[j] == res[j] ? g[j] : 0.0f * (g[j] / 0.0f);
+      /* 0 * (g / 0) is a NaN for every g (0 * inf, 0 * NaN): written as
+       * one, the loop is a compare and a blend, no branch on NaN data
+       * (eight at a time: GCC's -O2 vectorizes a loop of known count) */
+      int64_t j = 0;
+      for (; j + 8 <= k; j += 8)
+        for (int q = 0; q < 8; ++q)
+          g[j + q] = x[j + q] == res[j + q] ? g[j + q] : NAN;
+      for (; j < k; ++j) g[j] = x[j] == res[j] ? g[j] : NAN;
     }
     sl__half_store_block(s->dt, g, s->gx + at, k);
   }
