@@ -1,4 +1,5 @@
 /* Strided element copy shared by every op whose output starts as x. */
+#include "copy_tiled.h"
 #include "walk.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -90,6 +91,8 @@ static void sl__copy_range(void *user, int64_t begin, int64_t end) {
 /* Large copies run one chunk per thread: one core alone does not reach the
  * memory bandwidth. */
 void sl__copy_strided(sl_tensor *out, const sl_tensor *x, int threads) {
+  if (sl__numel(x) >= SL__TH_COPY_TILE && sl__copy_tiled(out, x, threads))
+    return;
   sl__copy_job job = {out, x};
   sl__for_chunks(threads, sl__numel(x), sl__copy_range, &job);
 }

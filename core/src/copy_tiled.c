@@ -1,0 +1,94 @@
+/*
+ * A strided copy whose destination and source run along different axes
+ * (out row-major, x transposed). Walking out's order reads x a cache line
+ * (or a page) apart per element, and comes back to those lines only a row
+ * later, when they are gone. Here the plane of the two unit-stride axes
+ * goes by square tiles: a tile's source lines stay in L1 while its
+ * destination rows are written in order.
+ */
+#include "copy_tiled.h"
+
+#include "walk.h"
+
+/* Elements a tile side: a tile's rows lie on 32 pages a side, 64 in all,
+ * about what the first-level TLB holds. */
+enum { SL__TILE = 32 };
+
+/* dst[ib * ob + ia] = src[ia * xa + ib] for ia < na, ib < nb. */
+typedef void (*sl__tile_fn)(char *dst, int64_t ob, const char *src, int64_t xa,
+                            int64_t na, int64_t nb);
+#define SL__TILE_FN(size, T)                                                   \
+  static void sl__tile_##size(char *d, int64_t ob, const char *s, int64_t xa,  \
+                              int64_t na, int64_t nb) {                        \
+    T *dst = (T *)d;                                                           \
+    const T *src = (const T *)s;                                               \
+    for (int64_t ib = 0; ib < nb; ++ib)                                        \
+      for (int64_t ia = 0; ia < na; ++ia)                                      \
+        dst[ib * ob + ia] = src[ia * xa + ib];                                 \
+  }
+SL__ELEM_TYPES(SL__TILE_FN)
+#define SL__TILE_ENTRY(size, T) sl__tile_##size,
+static const sl__tile_fn sl__tiles[] = {SL__ELEM_TYPES(SL__TILE_ENTRY)};
+
+typedef struct sl__tile_job {
+  sl_tensor *out;
+  const sl_tensor *x;
+  sl_tensor rest_out, rest_x;   /* both without axes a and b */
+  int64_t na, nb, xa, ob, rows; /* rows: tile rows along b */
+  sl__tile_fn tile;
+} sl__tile_job;
+
+/* Units [begin, end): unit u is tile row u % rows of the plane at the
+ * rest's row-major position u / rows. */
+static void sl__tile_range(void *user, int64_t begin, int64_t end) {
+  const sl__tile_job *j = user;
+  const size_t es = sl_dtype_size(j->x->dtype);
+  for (int64_t u = begin; u < end; ++u) {
+    const int64_t o = u / j->rows, ib0 = u % j->rows * SL__TILE;
+    const int64_t nb = j->nb - ib0 < SL__TILE ? j->nb - ib0 : SL__TILE;
+    char *d = sl__ptr(j->out, sl__offset_linear(&j->rest_out, o) + ib0 * j->ob);
+    const char *s = sl__ptr(j->x, sl__offset_linear(&j->rest_x, o) + ib0);
+    for (int64_t ia0 = 0; ia0 < j->na; ia0 += SL__TILE) {
+      const int64_t na = j->na - ia0 < SL__TILE ? j->na - ia0 : SL__TILE;
+      j->tile(d + (size_t)ia0 * es, j->ob, s + (size_t)(ia0 * j->xa) * es,
+              j->xa, na, nb);
+    }
+  }
+}
+
+/* t without axes a and b. */
+static sl_tensor sl__without(const sl_tensor *t, int a, int b) {
+  sl_tensor v = *t;
+  v.ndim = 0;
+  for (int d = 0; d < t->ndim; ++d)
+    if (d != a && d != b) {
+      v.shape[v.ndim] = t->shape[d];
+      v.strides[v.ndim++] = t->strides[d];
+    }
+  return v;
+}
+
+int sl__copy_tiled(sl_tensor *out, const sl_tensor *x, int threads) {
+  /* a: out's last unit-stride axis, along which x steps a cache line or
+   * more; b: an axis along which x is unit-stride */
+  const size_t es = sl_dtype_size(x->dtype);
+  int a = -1, b = -1;
+  for (int d = out->ndim - 1; d >= 0 && a < 0; --d)
+    if (out->strides[d] == 1 && out->shape[d] > 1) a = d;
+  if (a < 0 || x->strides[a] * (int64_t)es < 64) return 0;
+  for (int d = x->ndim - 1; d >= 0 && b < 0; --d)
+    if (d != a && x->strides[d] == 1 && x->shape[d] > 1) b = d;
+  if (b < 0 || out->strides[b] <= 0) return 0;
+  sl__tile_job j = {.out = out,
+                    .x = x,
+                    .rest_out = sl__without(out, a, b),
+                    .rest_x = sl__without(x, a, b),
+                    .na = x->shape[a],
+                    .nb = x->shape[b],
+                    .xa = x->strides[a],
+                    .ob = out->strides[b],
+                    .tile = sl__tiles[sl__elem_class(es)]};
+  j.rows = (j.nb + SL__TILE - 1) / SL__TILE;
+  sl__for_chunks(threads, sl__numel(&j.rest_x) * j.rows, sl__tile_range, &j);
+  return 1;
+}

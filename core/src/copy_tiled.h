@@ -1,0 +1,15 @@
+/* The strided copy of a transposed source by tiles (copy_tiled.c). */
+#ifndef SL_COPY_TILED_H
+#define SL_COPY_TILED_H
+
+#include "sl_internal.h"
+
+/*
+ * out := x (same shape, no overlap) by square tiles of the plane of out's
+ * unit-stride axis and one of x's, when x steps at least a cache line
+ * along the first; on `threads` threads. Returns 1 when done, 0 having
+ * done nothing when the layouts do not call for it.
+ */
+int sl__copy_tiled(sl_tensor *out, const sl_tensor *x, int threads);
+
+#endif /* SL_COPY_TILED_H */
