@@ -21,10 +21,35 @@ typedef struct sl__irb_slices {
   const char *g;
   char *gx, *gs;
   const sl_tensor *index;
+  const int64_t *targets; /* index's values, read once */
   int64_t istep, outer, n, m, inner;
   size_t es;
   int zero_targets;
 } sl__irb_slices;
+
+/* Slices narrower than a cache line: a typed loop per contribution over
+ * the blocks, instead of a copy call per element or two. */
+typedef void (*sl__irb_narrow_fn)(const sl__irb_slices *s, int64_t o0,
+                                  int64_t o1, int64_t j0, int64_t j1);
+#define SL__IRB_NARROW_FN(size, T)                                             \
+  static void sl__irb_narrow_##size(const sl__irb_slices *s, int64_t o0,       \
+                                    int64_t o1, int64_t j0, int64_t j1) {      \
+    const T *g = (const T *)s->g;                                              \
+    T *gx = (T *)s->gx, *gs = (T *)s->gs;                                      \
+    const int64_t n = s->n, m = s->m, inner = s->inner;                        \
+    for (int64_t o = o0; o < o1; ++o)                                          \
+      for (int64_t i = 0; i < m; ++i) {                                        \
+        const int64_t t = s->targets[i];                                       \
+        const int64_t from = (o * n + t) * inner, to = (o * m + i) * inner;    \
+        for (int64_t j = j0; j < j1; ++j) gs[to + j] = g[from + j];            \
+        if (s->zero_targets)                                                   \
+          for (int64_t j = j0; j < j1; ++j) memset(&gx[from + j], 0, size);    \
+      }                                                                        \
+  }
+SL__ELEM_TYPES(SL__IRB_NARROW_FN)
+#define SL__IRB_NARROW_ENTRY(size, T) sl__irb_narrow_##size,
+static const sl__irb_narrow_fn sl__irb_narrows[] = {
+    SL__ELEM_TYPES(SL__IRB_NARROW_ENTRY)};
 
 /* Columns [j0, j1) of blocks [o0, o1). grad_x was copied before: the
  * zeroing writes over it, the same zeros for a duplicate. */
@@ -32,9 +57,13 @@ static void sl__irb_slices_range(const void *user, int64_t o0, int64_t o1,
                                  int64_t j0, int64_t j1) {
   const sl__irb_slices *s = user;
   const size_t es = s->es, bytes = (size_t)(j1 - j0) * es;
+  if (bytes < 64) {
+    sl__irb_narrows[sl__elem_class(es)](s, o0, o1, j0, j1);
+    return;
+  }
   for (int64_t o = o0; o < o1; ++o)
     for (int64_t i = 0; i < s->m; ++i) {
-      const int64_t t = sl__load_index(s->index, i * s->istep);
+      const int64_t t = s->targets[i];
       const int64_t from = (o * s->n + t) * s->inner + j0;
       memcpy(s->gs + (size_t)((o * s->m + i) * s->inner + j0) * es,
              s->g + (size_t)from * es, bytes);
@@ -70,16 +99,22 @@ static int sl__irb_slices_of(const sl_call *c, sl__irb_slices *s) {
       .es = sl_dtype_size(g->dtype),
       /* assign overwrites x whatever include_self says (index_copy) */
       .zero_targets = !c->p.include_self || r == SL_REDUCE_ASSIGN};
-  /* Narrower slices stay with the line walk: a copy call per few bytes. */
-  return s->inner * (int64_t)s->es >= 64;
+  return 1;
 }
 
 int sl__index_backward_slices(sl_call *c, int threads) {
   sl__irb_slices s;
   if (!sl__irb_slices_of(c, &s)) return 0;
+  /* without memory for the targets, the line walk (which needs none) */
+  int64_t *targets = sl__malloc((size_t)s.m * sizeof *targets + 1);
+  if (!targets) return 0;
+  for (int64_t i = 0; i < s.m; ++i)
+    targets[i] = sl__load_index(s.index, i * s.istep);
+  s.targets = targets;
   sl__copy_strided(&c->arg[5], &c->arg[0], threads);
-  if (s.m == 0 || s.outer == 0) return 1;
-  sl__for_blocks(threads, s.outer, s.inner, s.outer * s.m * s.inner,
-                 sl__irb_slices_range, &s);
+  if (s.m > 0 && s.outer > 0)
+    sl__for_blocks(threads, s.outer, s.inner, s.outer * s.m * s.inner,
+                   sl__irb_slices_range, &s);
+  sl__free(targets);
   return 1;
 }
