@@ -134,6 +134,14 @@ sl_status sl__seg_offsets(sl_ctx *ctx, const sl_tensor *lengths, int is_offsets,
 
 sl_status sl__seg_offsets_alloc(sl_ctx *ctx, const sl_call *c, int lengths_slot,
                                 const sl__seg_geom *g, int64_t **offs) {
+  const sl_tensor *given = &c->arg[lengths_slot];
+  if (c->segment.offsets && given->dtype == SL_I64 &&
+      sl_tensor_is_contiguous(given)) {
+    /* already Q rows of S + 1 offsets, checked: no copy (one of a million
+     * segments' offsets was 8 MB of fresh pages a call) */
+    *offs = (int64_t *)given->data;
+    return SL_STATUS_OK;
+  }
   const size_t n = (size_t)(g->Q * (g->S + 1));
   *offs = sl__malloc((n ? n : 1) * sizeof(int64_t));
   if (!*offs)
@@ -146,6 +154,10 @@ sl_status sl__seg_offsets_alloc(sl_ctx *ctx, const sl_call *c, int lengths_slot,
     *offs = NULL;
   }
   return st;
+}
+
+void sl__seg_offsets_free(const sl_call *c, int lengths_slot, int64_t *offs) {
+  if (offs != (const int64_t *)c->arg[lengths_slot].data) sl__free(offs);
 }
 
 /* data, lengths, axis, reduce, initial and form of a forward call c (slots

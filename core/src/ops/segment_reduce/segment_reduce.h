@@ -38,10 +38,13 @@ void sl__seg_geom_of(const sl_tensor *data, const sl_tensor *lengths, int axis,
 sl_status sl__seg_offsets(sl_ctx *ctx, const sl_tensor *lengths, int is_offsets,
                           const sl__seg_geom *g, int64_t *offs);
 
-/* The same offsets in freshly allocated memory (*offs, to sl__free()), for a
- * kernel: validated, so a failure can only be OUT_OF_MEMORY. */
+/* The same offsets for a kernel, which only reads them: validated, so a
+ * failure can only be OUT_OF_MEMORY. Given offsets of i64, contiguous, are
+ * used where they lie; otherwise *offs is fresh memory. Either way
+ * sl__seg_offsets_free lets go of them. */
 sl_status sl__seg_offsets_alloc(sl_ctx *ctx, const sl_call *c, int lengths_slot,
                                 const sl__seg_geom *g, int64_t **offs);
+void sl__seg_offsets_free(const sl_call *c, int lengths_slot, int64_t *offs);
 
 /* Columns per block: a task of the CPU kernels reduces one segment over at
  * most this many columns, whose offsets it computes once. */

@@ -173,7 +173,7 @@ static sl_status sl__segb_run(sl_ctx *ctx, sl_call *c, int threads) {
                      (u + 1) * SL__SEG_RUN < tasks ? (u + 1) * SL__SEG_RUN
                                                    : tasks);
   }
-  sl__free(offs);
+  sl__seg_offsets_free(c, L_, offs);
   return SL_STATUS_OK;
 }
 

@@ -50,6 +50,43 @@ typedef struct sl__seg_job {
   double start;
 } sl__seg_job;
 
+/* acc[k] := the reduction of rows [b, e) of drow's column k (k < w) from
+ * start, every step rounded as the accumulation dtype rounds it. An f32
+ * sum, mean or prod runs in float: one operation in double rounded to f32
+ * is f32's own, and the two conversions a step were on the chain through
+ * the accumulator. amax and amin return an operand, which needs no
+ * rounding. */
+SL__ALWAYS_INLINE void sl__seg_accumulate(sl_dtype dt, sl_reduce r,
+                                          const char *drow, int64_t dstep,
+                                          const int64_t *doff, int64_t w,
+                                          int64_t b, int64_t e, double start,
+                                          double *acc) {
+  const int64_t es = (int64_t)sl__dtype_size(dt);
+  const int picks = r == SL_REDUCE_AMAX || r == SL_REDUCE_AMIN;
+  if (sl__acc_dtype(dt) == SL_F32 && !picks) {
+    float f[SL__SEG_BLOCK];
+    for (int64_t k = 0; k < w; ++k) f[k] = (float)start;
+    for (int64_t i = b; i < e; ++i) {
+      const char *row = drow + i * dstep;
+      for (int64_t k = 0; k < w; ++k) {
+        const float v = (float)sl__load_f(dt, row + doff[k] * es);
+        f[k] = r == SL_REDUCE_PROD ? f[k] * v : f[k] + v;
+      }
+    }
+    for (int64_t k = 0; k < w; ++k) acc[k] = f[k];
+    return;
+  }
+  for (int64_t k = 0; k < w; ++k) acc[k] = start;
+  for (int64_t i = b; i < e; ++i) {
+    const char *row = drow + i * dstep;
+    for (int64_t k = 0; k < w; ++k) {
+      const double v =
+          sl__reduce_f(r, acc[k], sl__load_f(dt, row + doff[k] * es));
+      acc[k] = picks ? v : sl__round_to(sl__acc_dtype(dt), v);
+    }
+  }
+}
+
 /* Tasks [t0, t1): task t is segment (q, s) over column block blk (t =
  * (q * S + s) * blocks + blk), taken in order so that the column offsets
  * are computed when the block changes and the row offsets when q does
@@ -62,7 +99,6 @@ SL__ALWAYS_INLINE void sl__seg_tasks_as(sl_dtype dt, sl_reduce r,
   const sl_call *c = j->c;
   const sl__seg_geom *g = &j->g;
   const sl_tensor *data = &c->arg[D_], *out = &c->arg[O_];
-  const sl_dtype at = sl__acc_dtype(dt);
   const int64_t es = (int64_t)sl__dtype_size(dt), S = g->S;
   const int64_t dstep = data->strides[g->axis] * es;
   const int64_t ostep = out->strides[g->axis] * es;
@@ -87,13 +123,7 @@ SL__ALWAYS_INLINE void sl__seg_tasks_as(sl_dtype dt, sl_reduce r,
     }
     const int64_t b = j->offs[q * (S + 1) + s];
     const int64_t e = j->offs[q * (S + 1) + s + 1];
-    for (int64_t k = 0; k < w; ++k) acc[k] = j->start;
-    for (int64_t i = b; i < e; ++i) {
-      const char *row = drow + i * dstep;
-      for (int64_t k = 0; k < w; ++k)
-        acc[k] = sl__round_to(
-            at, sl__reduce_f(r, acc[k], sl__load_f(dt, row + doff[k] * es)));
-    }
+    sl__seg_accumulate(dt, r, drow, dstep, doff, w, b, e, j->start, acc);
     char *obase = orow + s * ostep;
     for (int64_t k = 0; k < w; ++k)
       sl__store_f(dt, obase + ooff[k] * es,
@@ -162,12 +192,12 @@ static sl_status sl__seg_run(sl_ctx *ctx, sl_call *c, int threads) {
   /* Segments differ in length: runs of tasks are handed out as threads
    * free up. */
   const int64_t runs = (tasks + SL__SEG_RUN - 1) / SL__SEG_RUN;
-#pragma omp parallel for num_threads(team) schedule(dynamic, 1) if (team > 1)
+#pragma omp parallel for num_threads(team) schedule(guided) if (team > 1)
   for (int64_t u = 0; u < runs; ++u)
     sl__seg_tasks(&j, u * SL__SEG_RUN,
                   (u + 1) * SL__SEG_RUN < tasks ? (u + 1) * SL__SEG_RUN
                                                 : tasks);
-  sl__free(offs);
+  sl__seg_offsets_free(c, L_, offs);
   return SL_STATUS_OK;
 }
 
@@ -325,7 +355,7 @@ sl_status sl_segment_reduce_cpu_atomic(sl_ctx *ctx, sl_call *c) {
   if (sl__acc_dtype(dt) != dt) {
     a.wide = sl__malloc((size_t)E * sizeof(float));
     if (!a.wide) {
-      sl__free(offs);
+      sl__seg_offsets_free(c, L_, offs);
       return sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
                          "segment_reduce: no memory for %lld f32 "
                          "accumulators",
@@ -357,6 +387,6 @@ sl_status sl_segment_reduce_cpu_atomic(sl_ctx *ctx, sl_call *c) {
     }
   }
   sl__free(a.wide);
-  sl__free(offs);
+  sl__seg_offsets_free(c, L_, offs);
   return SL_STATUS_OK;
 }
