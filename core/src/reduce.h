@@ -280,6 +280,14 @@ sl_status sl__reduce_backward_run(sl_ctx *ctx, const char *op,
  * and that path, its scratch at least 5 m doubles (the dense path's for
  * such a line holds more). Results bit for bit the dense path's. */
 int sl__rb_sparse_fits(const sl__rbline *b, int64_t m);
+/* Positions per contribution from which a line (or index_reduce_backward's
+ * slices) counts per target rather than per position. */
+enum { SL__RB_SPARSE_RATIO = 8 };
+/* u[0..m) sorted and its duplicates dropped in place: returns nu, the
+ * distinct targets now in u[0..nu). */
+int64_t sl__rb_distinct(int64_t *u, int64_t m);
+/* The place of target t among the nu distinct targets u (t among them). */
+int64_t sl__rb_slot(const int64_t *u, int64_t nu, int64_t t);
 void sl__rb_sparse_line(const sl__rbline *b, const sl__rbptr *p,
                         double *scratch);
 

@@ -16,9 +16,6 @@
 
 #include "reduce.h"
 
-/* Contributions per position below which a line takes this path. */
-enum { SL__RB_SPARSE_RATIO = 8 };
-
 /* Lines whose positions are contiguous only: along a dim that is not the
  * last axis the dense path walks neighbouring lines side by side, one
  * cache line for all of them, which one line at a time would give up. */
@@ -36,8 +33,15 @@ static int sl__cmp_i64(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* The slot of target t among the u sorted distinct targets. */
-static int64_t sl__slot(const int64_t *u, int64_t nu, int64_t t) {
+int64_t sl__rb_distinct(int64_t *u, int64_t m) {
+  int64_t nu = 0;
+  qsort(u, (size_t)m, sizeof *u, sl__cmp_i64);
+  for (int64_t i = 0; i < m; ++i)
+    if (nu == 0 || u[nu - 1] != u[i]) u[nu++] = u[i];
+  return nu;
+}
+
+int64_t sl__rb_slot(const int64_t *u, int64_t nu, int64_t t) {
   const int64_t *hit = bsearch(&t, u, (size_t)nu, sizeof *u, sl__cmp_i64);
   return hit - u;
 }
@@ -56,13 +60,11 @@ SL__ALWAYS_INLINE void sl__rb_sparse_as(sl_dtype dt, const sl__rbline *b,
 #define T(i) sl__target(b->index, p->ioff, b->istep, i)
 #define RD(v) sl__round_to(sl__acc_dtype(dt), v)
   /* The distinct targets, sorted: u[0..nu); slot s holds target u[s]. */
-  int64_t *u = (int64_t *)scratch, nu = 0;
+  int64_t *u = (int64_t *)scratch;
   for (int64_t i = 0; i < m; ++i) u[i] = T(i);
-  qsort(u, (size_t)m, sizeof *u, sl__cmp_i64);
-  for (int64_t i = 0; i < m; ++i)
-    if (nu == 0 || u[nu - 1] != u[i]) u[nu++] = u[i];
+  const int64_t nu = sl__rb_distinct(u, m);
   double *A = scratch + m, *B = A + nu, *Z = B + nu, *R = Z + nu, *N = A;
-#define S(i) sl__slot(u, nu, T(i))
+#define S(i) sl__rb_slot(u, nu, T(i))
   switch (b->reduce) {
   case SL_REDUCE_MEAN: {
     for (int64_t s = 0; s < nu; ++s) N[s] = self ? 1.0 : 0.0;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include "half_blocks.h"
+#include "index_reduce_backward_slices.h"
 #include "reduce.h"
 #include "walk.h"
 
@@ -146,14 +147,15 @@ SL__ALWAYS_INLINE void sl__irb_targeted(sl_dtype dt, const sl__irb_shares *s,
   const size_t es = sl__dtype_size(dt);
   const int mean = s->reduce == SL_REDUCE_MEAN, self = s->self;
   const int64_t w = j1 - j0;
-  const double *count = s->count + o * s->nu * s->inner + j0;
+  /* mean has no counts per element (s->count NULL) */
+  const double *count = mean ? NULL : s->count + o * s->nu * s->inner + j0;
   for (int64_t k = 0; k < s->nu; ++k) {
     const int64_t t = s->u[k];
     const char *g = sl__irb_slice(s->g, s, es, o, s->n, t, j0);
     const char *x = sl__irb_slice(s->x, s, es, o, s->n, t, j0);
     const char *res = sl__irb_slice(s->res, s, es, o, s->n, t, j0);
     char *gx = sl__irb_slice(s->gx, s, es, o, s->n, t, j0);
-    const double *c = count + k * s->inner, mean_n = s->mean_n[k];
+    const double *c = mean ? NULL : count + k * s->inner, mean_n = s->mean_n[k];
     for (int64_t j = 0; j < w; ++j)
       sl__store_f(dt, gx + j * es,
                   !self ? 0.0
@@ -168,7 +170,7 @@ SL__ALWAYS_INLINE void sl__irb_targeted(sl_dtype dt, const sl__irb_shares *s,
     const char *src = sl__irb_slice(s->src, s, es, o, s->m, i, j0);
     const char *res = sl__irb_slice(s->res, s, es, o, s->n, t, j0);
     char *gs = sl__irb_slice(s->gs, s, es, o, s->m, i, j0);
-    const double *c = count + k * s->inner, mean_n = s->mean_n[k];
+    const double *c = mean ? NULL : count + k * s->inner, mean_n = s->mean_n[k];
     for (int64_t j = 0; j < w; ++j)
       sl__store_f(dt, gs + j * es,
                   sl__irb_share(dt, mean, sl__load_f(dt, g + j * es),
@@ -217,11 +219,6 @@ static void sl__irb_shares_range(const void *user, int64_t o0, int64_t o1,
 #undef SL__IRB_SHARES_IS
 }
 
-static int sl__cmp_i64(const void *a, const void *b) {
-  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
-
 /* u: the distinct targets sorted (nu of them); slot[i]: contribution i's
  * place in u; mean_n: mean's count per target, added in index order as
  * the line walk adds it, a zero made 1. */
@@ -230,25 +227,16 @@ static void sl__irb_targets(const sl_call *c, sl__irb_shares *s, int64_t *u,
   const sl_tensor *index = &c->arg[2];
   const int64_t istep = index->ndim ? index->strides[0] : 0;
   for (int64_t i = 0; i < s->m; ++i) u[i] = sl__load_index(index, i * istep);
-  qsort(u, (size_t)s->m, sizeof *u, sl__cmp_i64);
-  s->nu = 0;
-  for (int64_t i = 0; i < s->m; ++i)
-    if (s->nu == 0 || u[s->nu - 1] != u[i]) u[s->nu++] = u[i];
+  s->nu = sl__rb_distinct(u, s->m);
   for (int64_t k = 0; k < s->nu; ++k) mean_n[k] = s->self ? 1.0 : 0.0;
   for (int64_t i = 0; i < s->m; ++i) {
     const int64_t t = sl__load_index(index, i * istep);
-    slot[i] =
-        (const int64_t *)bsearch(&t, u, (size_t)s->nu, sizeof *u, sl__cmp_i64) -
-        u;
+    slot[i] = sl__rb_slot(u, s->nu, t);
     mean_n[slot[i]] = sl__count_add(s->dt, mean_n[slot[i]], 1.0);
   }
   for (int64_t k = 0; k < s->nu; ++k)
     if (mean_n[k] == 0.0) mean_n[k] = 1.0; /* N.masked_fill_(N == 0, 1) */
 }
-
-/* Positions along dim per contribution from which narrow slices come here
- * (the line walk's sparse ratio, reduce_backward_sparse.c). */
-enum { SL__IRB_FEW = 8 };
 
 /* Whether the call qualifies, and its geometry. */
 static int sl__irb_shares_of(const sl_call *c, sl__irb_shares *s) {
@@ -258,13 +246,8 @@ static int sl__irb_shares_of(const sl_call *c, sl__irb_shares *s) {
     return 0;
   for (int a = 0; a < 7; ++a)
     if (a != 2 && !sl_tensor_is_contiguous(&c->arg[a])) return 0;
-  const int dim = (int)c->p.dim;
-  int64_t outer = 1, inner = 1;
-  for (int d = 0; d < g->ndim; ++d)
-    if (d < dim)
-      outer *= g->shape[d];
-    else if (d > dim)
-      inner *= g->shape[d];
+  int64_t outer, inner;
+  sl__irb_blocks(g, (int)c->p.dim, &outer, &inner);
   *s = (sl__irb_shares){.dt = g->dtype,
                         .reduce = r,
                         .self = c->p.include_self,
@@ -275,14 +258,14 @@ static int sl__irb_shares_of(const sl_call *c, sl__irb_shares *s) {
                         .gx = c->arg[5].data,
                         .gs = c->arg[6].data,
                         .outer = outer,
-                        .n = g->ndim ? g->shape[dim] : 1,
+                        .n = g->ndim ? g->shape[c->p.dim] : 1,
                         .m = sl__numel(&c->arg[2]),
                         .inner = inner};
   /* Narrower slices stay with the line walk, unless the contributions are
    * few beside the positions along dim: a slice of a few elements per
    * target pays the loop set-up of a whole one. */
   return s->inner * (int64_t)sl_dtype_size(g->dtype) >= 64 ||
-         s->m * SL__IRB_FEW <= s->n;
+         s->m * SL__RB_SPARSE_RATIO <= s->n;
 }
 
 int sl__index_backward_shares(sl_ctx *ctx, sl_call *c, int threads,
@@ -305,7 +288,8 @@ int sl__index_backward_shares(sl_ctx *ctx, sl_call *c, int threads,
   int64_t *slot = u + s.m;
   double *mean_n = (double *)(slot + s.m);
   sl__irb_targets(c, &s, u, slot, mean_n);
-  s.u = u, s.slot = slot, s.mean_n = mean_n, s.count = mean_n + s.m;
+  s.u = u, s.slot = slot, s.mean_n = mean_n,
+  s.count = counts ? mean_n + s.m : NULL;
   sl__for_blocks(threads, s.outer, s.inner, s.outer * (s.n + s.m) * s.inner,
                  sl__irb_shares_range, &s);
   sl__free(u);

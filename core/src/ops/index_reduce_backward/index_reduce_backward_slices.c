@@ -71,6 +71,16 @@ static void sl__irb_slices_range(const void *user, int64_t o0, int64_t o1,
     }
 }
 
+void sl__irb_blocks(const sl_tensor *g, int dim, int64_t *outer,
+                    int64_t *inner) {
+  *outer = *inner = 1;
+  for (int d = 0; d < g->ndim; ++d)
+    if (d < dim)
+      *outer *= g->shape[d];
+    else if (d > dim)
+      *inner *= g->shape[d];
+}
+
 /* Whether the call qualifies, and its geometry. */
 static int sl__irb_slices_of(const sl_call *c, sl__irb_slices *s) {
   const sl_tensor *g = &c->arg[0], *index = &c->arg[2];
@@ -80,12 +90,8 @@ static int sl__irb_slices_of(const sl_call *c, sl__irb_slices *s) {
       !sl_tensor_is_contiguous(&c->arg[6]))
     return 0;
   const int dim = (int)c->p.dim;
-  int64_t outer = 1, inner = 1;
-  for (int d = 0; d < g->ndim; ++d)
-    if (d < dim)
-      outer *= g->shape[d];
-    else if (d > dim)
-      inner *= g->shape[d];
+  int64_t outer, inner;
+  sl__irb_blocks(g, dim, &outer, &inner);
   *s = (sl__irb_slices){
       .g = g->data,
       .gx = c->arg[5].data,

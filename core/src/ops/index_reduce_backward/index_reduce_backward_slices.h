@@ -19,4 +19,9 @@
  */
 int sl__index_backward_slices(sl_call *c, int threads);
 
+/* The blocks of grad_out g along dim: *outer, the product of the extents
+ * before dim, and *inner, of those after it (a slice's elements). */
+void sl__irb_blocks(const sl_tensor *g, int dim, int64_t *outer,
+                    int64_t *inner);
+
 #endif /* SL_INDEX_REDUCE_BACKWARD_SLICES_H */
