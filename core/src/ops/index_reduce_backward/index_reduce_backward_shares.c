@@ -192,6 +192,7 @@ SL__ALWAYS_INLINE void sl__irb_shares_as(sl_dtype dt, const sl__irb_shares *s,
     for (int64_t o = o0; o < o1; ++o)
       for (int64_t t = 0; t < n; ++t)
         sl__irb_untargeted_run(dt, s, (o * n + t) * inner + j0, w);
+  if (s->nu == 0) return; /* an empty index: no targets, no count buffer */
   for (int64_t o = o0; o < o1; ++o) {
     if (s->reduce != SL_REDUCE_MEAN) sl__irb_count(dt, s, o, j0, j1);
     sl__irb_targeted(dt, s, o, j0, j1);
