@@ -291,6 +291,15 @@ int64_t sl__rb_slot(const int64_t *u, int64_t nu, int64_t t);
 void sl__rb_sparse_line(const sl__rbline *b, const sl__rbptr *p,
                         double *scratch);
 
+/* A line of prod whose dense scratch (four doubles a position) would
+ * outgrow SL__TH_BACKWARD_SCRATCH (reduce_backward_grouped.c): whether
+ * line geometry b with m contributions takes the path grouped by target,
+ * and that path, which returns 0 having done nothing when it finds no
+ * memory for its sort (n + m + 1 int32). Results bit for bit the dense
+ * path's. */
+int sl__rb_grouped_fits(const sl__rbline *b, int64_t m);
+int sl__rb_grouped_line(const sl__rbline *b, const sl__rbptr *p);
+
 /* ------------------------------------------------------------------------ */
 /* Shapes and checks shared by the four ops                                  */
 /* ------------------------------------------------------------------------ */

@@ -205,6 +205,7 @@ static void sl__rb_range(const sl__rbline *b, int64_t begin, int64_t end,
       sl__rb_sparse_line(b, &q, scratch);
       continue;
     }
+    if (sl__rb_grouped_fits(b, q.m) && sl__rb_grouped_line(b, &q)) continue;
     if (k == batch || (k > 0 && q.m != p[0].m)) {
       sl__reduce_backward_lines(b, k, p, scratch);
       k = 0;

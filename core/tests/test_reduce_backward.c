@@ -729,6 +729,82 @@ static void test_sparse_matches_dense(void) {
   }
 }
 
+/* prod's gradient of one f64 line by its definition (reduce_backward.c's
+ * formulas, one target at a time, contributions in index order), and the
+ * forward result it divides (res). */
+static void naive_prod_line(int64_t n, int64_t m, const double *g,
+                            const double *x, const int64_t *idx,
+                            const double *src, int self, double *res,
+                            double *gx, double *gs) {
+  for (int64_t t = 0; t < n; ++t) {
+    int hits = 0, zeros = 0;
+    for (int64_t i = 0; i < m; ++i)
+      if (idx[i] == t) ++hits, zeros += src[i] == 0.0;
+    const int fresh = !self && hits;
+    double a = fresh ? 1 : x[t] == 0 ? 1 : x[t], r = fresh ? 1 : x[t], b = r;
+    for (int64_t i = 0; i < m; ++i)
+      if (idx[i] == t) {
+        a *= src[i];
+        r *= src[i];
+        b *= src[i] == 0.0 && zeros == 1 ? 1 : src[i];
+      }
+    res[t] = r;
+    gx[t] = fresh ? 0 : g[t] * a / (x[t] == 0 ? 1 : x[t]);
+    for (int64_t i = 0; i < m; ++i)
+      if (idx[i] == t)
+        gs[i] = src[i] == 0.0 && zeros == 1
+                    ? g[t] * b
+                    : g[t] * r / (src[i] == 0.0 ? 1 : src[i]);
+  }
+}
+
+/* A line of prod longer than the dense scratch allows (4 doubles a
+ * position past backward_scratch) takes the path grouped by target
+ * (reduce_backward_grouped.c): targets with no, one and two zero updates,
+ * zeros, a NaN and an infinity in x, each gradient as by the definition. */
+static void test_grouped_prod(void) {
+  enum { N = 20000, M = 3000 };
+  static double g[N], x[N], gx[N], want_gx[N], res[N];
+  static double src[M], gs[M], want_gs[M];
+  static int64_t idx[M];
+  uint64_t seed = 99;
+  for (int i = 0; i < N; ++i) {
+    g[i] = 1 + (i % 7);
+    x[i] = i % 11 == 0    ? 0
+           : i % 101 == 0 ? NAN
+           : i % 103 == 0 ? INFINITY
+                          : 0.5 * (i % 13);
+  }
+  for (int i = 0; i < M; ++i) {
+    seed = seed * 6364136223846793005u + 1442695040888963407u;
+    idx[i] = (int64_t)((seed >> 33) % 700) * 28; /* about 4 a target */
+    src[i] = (seed >> 20) % 5 == 0 ? 0.0 : 0.25 * (double)((seed >> 40) % 9);
+  }
+  const int64_t n = N, m = M;
+  sl_tensor tg = sl_tensor_make(SL_F64, 1, &n, g);
+  sl_tensor tx = sl_tensor_make(SL_F64, 1, &n, x);
+  sl_tensor tr = sl_tensor_make(SL_F64, 1, &n, res);
+  sl_tensor tgx = sl_tensor_make(SL_F64, 1, &n, gx);
+  sl_tensor ti = sl_tensor_make(SL_I64, 1, &m, idx);
+  sl_tensor ts = sl_tensor_make(SL_F64, 1, &m, src);
+  sl_tensor tgs = sl_tensor_make(SL_F64, 1, &m, gs);
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  for (int self = 0; self < 2; ++self) {
+    naive_prod_line(N, M, g, x, idx, src, self, res, want_gx, want_gs);
+    FOR_EACH_VARIANT(SL_OP_SCATTER_REDUCE_BACKWARD, v) {
+      CHECK(run_bw(&ctx, v->name, SL_OP_SCATTER_REDUCE_BACKWARD, &tg, &tx, &ti,
+                   &ts, &tr, &tgx, sizeof gx, &tgs, sizeof gs, 0,
+                   SL_REDUCE_PROD, self) == SL_STATUS_OK);
+      int bad = 0;
+      for (int i = 0; i < N; ++i) bad += !same_f(gx[i], want_gx[i]);
+      for (int i = 0; i < M; ++i) bad += !same_f(gs[i], want_gs[i]);
+      CHECK_MSG(bad == 0, "%s self %d: %d of %d gradients differ", v->name,
+                self, bad, N + M);
+    }
+  }
+}
+
 int main(void) {
   test_scatter_1d();
   test_scatter_ties();
@@ -740,6 +816,7 @@ int main(void) {
   test_index_0d_and_axis1();
   test_omp_matches_serial();
   test_sparse_matches_dense();
+  test_grouped_prod();
   test_bad_input();
   test_empty();
   return sl_test_finish("test_reduce_backward");
