@@ -500,6 +500,40 @@ static void test_bad_input(void) {
   CHECK_CONTAINS(ctx.msg, "out: expected memory disjoint from x");
 }
 
+/* A column-major index of 40,000 positions (past the threads' and the
+ * copy tiles' thresholds): x [40, 30, 50], index [40, 20, 50] with strides
+ * (1, 40, 800), dim 1; out[i][j][k] must be x[i][index[i][j][k]][k] on 1
+ * and 3 threads. */
+static void test_transposed_index(void) {
+  enum { P = 40, Q = 30, R = 20, K = 50 };
+  static float x[P * Q * K], out[P * R * K];
+  static int32_t idx[P * R * K];
+  for (int i = 0; i < P * Q * K; ++i) x[i] = (float)i;
+  fill_bytes((unsigned char *)idx, sizeof idx, 77);
+  for (int i = 0; i < P * R * K; ++i) idx[i] = (int32_t)((uint32_t)idx[i] % Q);
+  sl_tensor tx = sl_tensor_make(SL_F32, 3, (int64_t[]){P, Q, K}, x);
+  sl_tensor ti = sl_tensor_make(SL_I32, 3, (int64_t[]){P, R, K}, idx);
+  ti.strides[0] = 1, ti.strides[1] = P, ti.strides[2] = P * R;
+  sl_tensor to = sl_tensor_make(SL_F32, 3, (int64_t[]){P, R, K}, out);
+  for (int threads = 1; threads <= 3; threads += 2) {
+    sl_ctx ctx;
+    sl_ctx_init(&ctx);
+    ctx.threads = threads;
+    FOR_EACH_VARIANT(SL_OP_GATHER, v) {
+      memset(out, 0x5a, sizeof out);
+      CHECK(sl_gather(&ctx, v->name, &tx, 1, &ti, &to) == SL_STATUS_OK);
+      int bad = 0;
+      for (int i = 0; i < P; ++i)
+        for (int j = 0; j < R; ++j)
+          for (int k = 0; k < K; ++k)
+            bad += out[(i * R + j) * K + k] !=
+                   x[(i * Q + idx[i + j * P + k * P * R]) * K + k];
+      CHECK_MSG(bad == 0, "%s on %d threads: %d of %d wrong", v->name, threads,
+                bad, P * R * K);
+    }
+  }
+}
+
 /* gather's panel walk (gather_panels.h). */
 static sl_status run_gather(sl_ctx *ctx, const char *variant,
                             const sl_tensor *x, int64_t rows, int64_t cols,
@@ -517,6 +551,7 @@ int main(void) {
   test_wide_rows();
   test_wide_scatter();
   test_scatter_copy_ahead();
+  test_transposed_index();
   test_empty();
   test_bad_input();
   check_gather_panels(SL_OP_GATHER, run_gather);
