@@ -500,12 +500,13 @@ static void test_bad_input(void) {
   CHECK_CONTAINS(ctx.msg, "out: expected memory disjoint from x");
 }
 
-/* A column-major index of 40,000 positions (past the threads' and the
- * copy tiles' thresholds): x [40, 30, 50], index [40, 20, 50] with strides
- * (1, 40, 800), dim 1; out[i][j][k] must be x[i][index[i][j][k]][k] on 1
+/* A column-major index of 60,000 positions (past the threads'
+ * thresholds): x [40, 30, 50], index [40, 30, 50] with strides (1, 40,
+ * 1200), dim 1, so the walk's rows run along dim (gather_walk.c's
+ * sl__gather_order); out[i][j][k] must be x[i][index[i][j][k]][k] on 1
  * and 3 threads. */
 static void test_transposed_index(void) {
-  enum { P = 40, Q = 30, R = 20, K = 50 };
+  enum { P = 40, Q = 30, R = 30, K = 50 };
   static float x[P * Q * K], out[P * R * K];
   static int32_t idx[P * R * K];
   for (int i = 0; i < P * Q * K; ++i) x[i] = (float)i;
