@@ -1,6 +1,8 @@
 /* f16 and bf16 blocks to float and back (half_blocks.h). */
 #include "half_blocks.h"
 
+#include "walk.h"
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
 #include <immintrin.h>
@@ -74,4 +76,34 @@ void sl__half_store_block(sl_dtype dt, const float *src, void *dst, int64_t n) {
   if (sl__f16c_ok()) i = sl__f16_store8(src, h, n);
 #endif
   for (; i < n; ++i) h[i] = sl__f32_to_f16(src[i]);
+}
+
+/* One chunk of a whole-tensor conversion (sl__for_chunks). */
+typedef struct sl__half_all {
+  sl_dtype dt;
+  char *half;
+  float *wide;
+  int to_half;
+} sl__half_all;
+
+static void sl__half_all_range(void *user, int64_t begin, int64_t end) {
+  const sl__half_all *v = user;
+  if (v->to_half)
+    sl__half_store_block(v->dt, v->wide + begin, v->half + begin * 2,
+                         end - begin);
+  else
+    sl__half_load_block(v->dt, v->half + begin * 2, v->wide + begin,
+                        end - begin);
+}
+
+void sl__half_widen_all(sl_dtype dt, const void *half, float *wide, int64_t n,
+                        int threads) {
+  sl__half_all v = {dt, (char *)half, wide, 0};
+  sl__for_chunks(threads, n, sl__half_all_range, &v);
+}
+
+void sl__half_narrow_all(sl_dtype dt, const float *wide, void *half, int64_t n,
+                         int threads) {
+  sl__half_all v = {dt, half, (float *)wide, 1};
+  sl__for_chunks(threads, n, sl__half_all_range, &v);
 }

@@ -20,4 +20,11 @@ void sl__half_load_block(sl_dtype dt, const void *src, float *dst, int64_t n);
  * sl__store_f stores; a NaN stays a NaN (its payload may differ). */
 void sl__half_store_block(sl_dtype dt, const float *src, void *dst, int64_t n);
 
+/* The same over n elements on `threads` threads (sl__for_chunks): wide :=
+ * half widened, or half := wide rounded. */
+void sl__half_widen_all(sl_dtype dt, const void *half, float *wide, int64_t n,
+                        int threads);
+void sl__half_narrow_all(sl_dtype dt, const float *wide, void *half, int64_t n,
+                         int threads);
+
 #endif /* SL_HALF_BLOCKS_H */

@@ -179,30 +179,6 @@ static int sl__nd_rows(sl_call *c, int threads) {
   return 1;
 }
 
-/* dst[i] = src[i] widened (f16/bf16 to f32) or rounded back, a chunk of
- * an sl__for_chunks. */
-typedef struct sl__nd_convert {
-  sl_dtype dt;
-  void *half;
-  float *wide;
-  int to_half;
-} sl__nd_convert;
-
-static void sl__nd_convert_range(void *user, int64_t begin, int64_t end) {
-  const sl__nd_convert *v = user;
-  char *half = (char *)v->half + begin * 2;
-  if (v->to_half)
-    sl__half_store_block(v->dt, v->wide + begin, half, end - begin);
-  else
-    sl__half_load_block(v->dt, half, v->wide + begin, end - begin);
-}
-
-static void sl__nd_convert_all(sl_dtype dt, void *half, float *wide, int64_t n,
-                               int to_half, int threads) {
-  sl__nd_convert v = {dt, half, wide, to_half};
-  sl__for_chunks(threads, n, sl__nd_convert_range, &v);
-}
-
 /*
  * An f16/bf16 sum with contiguous src and out: out and src widened to f32
  * and summed by the f32 row loop, then rounded back once. Each element
@@ -225,14 +201,14 @@ static int sl__nd_half_rows(sl_call *c, int threads) {
   float *wide = sl__malloc((size_t)(n + m) * sizeof *wide + 1);
   if (!wide) return 0;
   sl__copy_strided(out, &c->arg[0], threads);
-  sl__nd_convert_all(out->dtype, out->data, wide, n, 0, threads);
-  sl__nd_convert_all(src->dtype, src->data, wide + n, m, 0, threads);
+  sl__half_widen_all(out->dtype, out->data, wide, n, threads);
+  sl__half_widen_all(src->dtype, src->data, wide + n, m, threads);
   sl_call f = *c;
   f.arg[2].dtype = f.arg[3].dtype = SL_F32;
   f.arg[2].data = wide + n;
   f.arg[3].data = wide;
   sl__nd_walk_rows(&f, threads, row);
-  sl__nd_convert_all(out->dtype, out->data, wide, n, 1, threads);
+  sl__half_narrow_all(out->dtype, wide, out->data, n, threads);
   sl__free(wide);
   return 1;
 }
