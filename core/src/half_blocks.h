@@ -13,6 +13,11 @@
  * stay in L1. */
 enum { SL__HALF_BLOCK = 256 };
 
+/* Elements of the block from element a on, of n in all. */
+static inline int64_t sl__half_block_len(int64_t n, int64_t a) {
+  return n - a < SL__HALF_BLOCK ? n - a : SL__HALF_BLOCK;
+}
+
 /* dst[i] = src[i] as float, i < n, for dt f16 or bf16: exact. */
 void sl__half_load_block(sl_dtype dt, const void *src, float *dst, int64_t n);
 

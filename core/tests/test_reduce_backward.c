@@ -729,6 +729,57 @@ static void test_sparse_matches_dense(void) {
   }
 }
 
+/* index_reduce_backward f16 by slices (index_reduce_backward_shares.c,
+ * half blocks) against the line walk, which stepped outputs take: x
+ * [6, 40] along dim 0, five updates (a target twice), values from
+ * {0, 1, 2, NaN} so that many tie with the result; mean, amax, amin, with
+ * and without self, bit for bit alike. */
+static void test_half_shares_match_lines(void) {
+  enum { N = 6, C = 40, M = 5 };
+  static uint16_t g[N * C], x[N * C], res[N * C], src[M * C];
+  static uint16_t gx[N * C], gs[M * C], gx2[2 * N * C], gs2[2 * M * C];
+  int64_t idx[M] = {1, 3, 1, 0, 5};
+  for (int i = 0; i < N * C; ++i) {
+    g[i] = sl_f32_to_f16(0.25f * (float)(i % 9) - 1);
+    x[i] = sl_f32_to_f16(i % 17 == 0 ? NAN : (float)(i % 3));
+    res[i] = sl_f32_to_f16((float)((i / 2) % 3));
+  }
+  for (int i = 0; i < M * C; ++i) src[i] = sl_f32_to_f16((float)((i / 3) % 3));
+  const int64_t xs[2] = {N, C}, us[2] = {M, C}, m = M;
+  sl_tensor tg = sl_tensor_make(SL_F16, 2, xs, g);
+  sl_tensor tx = sl_tensor_make(SL_F16, 2, xs, x);
+  sl_tensor tr = sl_tensor_make(SL_F16, 2, xs, res);
+  sl_tensor ts = sl_tensor_make(SL_F16, 2, us, src);
+  sl_tensor ti = sl_tensor_make(SL_I64, 1, &m, idx);
+  sl_tensor tgx = sl_tensor_make(SL_F16, 2, xs, gx);
+  sl_tensor tgs = sl_tensor_make(SL_F16, 2, us, gs);
+  sl_tensor tgx2 = sl_tensor_make(SL_F16, 2, xs, gx2);
+  sl_tensor tgs2 = sl_tensor_make(SL_F16, 2, us, gs2);
+  tgx2.strides[1] = tgs2.strides[1] = 2;
+  tgx2.strides[0] = 2 * C, tgs2.strides[0] = 2 * C;
+  const sl_reduce reds[] = {SL_REDUCE_MEAN, SL_REDUCE_AMAX, SL_REDUCE_AMIN};
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  FOR_EACH_VARIANT(SL_OP_INDEX_REDUCE_BACKWARD, v) {
+    for (size_t r = 0; r < sizeof reds / sizeof *reds; ++r)
+      for (int self = 0; self < 2; ++self) {
+        CHECK(run_bw(&ctx, v->name, SL_OP_INDEX_REDUCE_BACKWARD, &tg, &tx, &ti,
+                     &ts, &tr, &tgx, sizeof gx, &tgs, sizeof gs, 0, reds[r],
+                     self) == SL_STATUS_OK);
+        CHECK(run_bw(&ctx, v->name, SL_OP_INDEX_REDUCE_BACKWARD, &tg, &tx, &ti,
+                     &ts, &tr, &tgx2, sizeof gx2, &tgs2, sizeof gs2, 0, reds[r],
+                     self) == SL_STATUS_OK);
+        int bad = 0;
+        for (int i = 0; i < N * C; ++i)
+          bad += !same_f(sl_f16_to_f32(gx[i]), sl_f16_to_f32(gx2[2 * i]));
+        for (int i = 0; i < M * C; ++i)
+          bad += !same_f(sl_f16_to_f32(gs[i]), sl_f16_to_f32(gs2[2 * i]));
+        CHECK_MSG(bad == 0, "%s reduce %d self %d: %d elements differ", v->name,
+                  (int)reds[r], self, bad);
+      }
+  }
+}
+
 /* prod's gradient of one f64 line by its definition (reduce_backward.c's
  * formulas, one target at a time, contributions in index order), and the
  * forward result it divides (res). */
@@ -817,6 +868,7 @@ int main(void) {
   test_omp_matches_serial();
   test_sparse_matches_dense();
   test_grouped_prod();
+  test_half_shares_match_lines();
   test_bad_input();
   test_empty();
   return sl_test_finish("test_reduce_backward");
