@@ -20,7 +20,7 @@
  */
 #include <stdlib.h>
 
-#include "half_blocks.h"
+#include "half_wide.h"
 #include "ops/gather_nd/nd_index.h"
 #include "reduce_rows.h"
 #include "scatter_nd_split.h"
@@ -190,26 +190,14 @@ static int sl__nd_rows(sl_call *c, int threads) {
  * or the f32 copies find no memory.
  */
 static int sl__nd_half_rows(sl_call *c, int threads) {
-  sl_tensor *out = &c->arg[3];
-  const sl_tensor *src = &c->arg[2];
   sl__reduce_row_fn row =
       sl__reduce_row_for(SL_F32, SL_REDUCE_SUM, c->arg[1].dtype, c->p.ndims);
-  if (!sl__nd_half_sum(c) || !row || !sl_tensor_is_contiguous(out) ||
-      !sl_tensor_is_contiguous(src))
-    return 0;
-  const int64_t n = sl__numel(out), m = sl__numel(src);
-  float *wide = sl__malloc((size_t)(n + m) * sizeof *wide + 1);
+  if (!sl__nd_half_sum(c) || !row) return 0;
+  sl_call f;
+  float *wide = sl__half_wide_begin(c, &f, threads);
   if (!wide) return 0;
-  sl__copy_strided(out, &c->arg[0], threads);
-  sl__half_widen_all(out->dtype, out->data, wide, n, threads);
-  sl__half_widen_all(src->dtype, src->data, wide + n, m, threads);
-  sl_call f = *c;
-  f.arg[2].dtype = f.arg[3].dtype = SL_F32;
-  f.arg[2].data = wide + n;
-  f.arg[3].data = wide;
   sl__nd_walk_rows(&f, threads, row);
-  sl__half_narrow_all(out->dtype, wide, out->data, n, threads);
-  sl__free(wide);
+  sl__half_wide_end(c, wide, threads);
   return 1;
 }
 

@@ -8,7 +8,7 @@
  * in f32 (sl__sr_half_rows). The rest (mean, other f16 and bf16 layouts) go
  * by whole index lines.
  */
-#include "half_blocks.h"
+#include "half_wide.h"
 #include "reduce.h"
 #include "reduce_rows.h"
 #include "walk.h"
@@ -58,15 +58,6 @@ static void sl__sr_lines(const void *call, int64_t begin, int64_t end,
   }
 }
 
-/* t's shape, contiguous, f32, at data. */
-static sl_tensor sl__sr_wide(const sl_tensor *t, float *data) {
-  sl_tensor w = *t;
-  w.dtype = SL_F32;
-  w.data = data;
-  sl_contiguous_strides(t->ndim, t->shape, w.strides);
-  return w;
-}
-
 /*
  * f16/bf16 sum, prod, amax and amin with contiguous out and src: out := x
  * and src widened to f32, reduced in place by the f32 row path, rounded
@@ -74,38 +65,27 @@ static sl_tensor sl__sr_wide(const sl_tensor *t, float *data) {
  * operation, one rounding to the half type at the end; cpu.omp's private
  * copies add in part order, as for f32), with the f32 path's plans: the
  * lines took a target's chain through a double and two conversions a
- * step (f16 sum into 4 targets: 0.2-0.46x LibTorch; x=3383x3383 through a
- * zipf index: 0.56-0.77x). Returns 0 having done nothing when the call
- * does not qualify or the f32 copies find no memory.
+ * step (f16 sum and amin into 4 targets: 0.2-0.46x LibTorch). Returns 0
+ * having done nothing when the call does not qualify or the f32 copies
+ * find no memory.
  */
 static int sl__sr_half_rows(sl_call *c, int threads, int parted) {
-  sl_tensor *out = &c->arg[3];
-  const sl_tensor *src = &c->arg[2];
-  const sl_dtype dt = out->dtype;
+  const sl_dtype dt = c->arg[3].dtype;
   if ((dt != SL_F16 && dt != SL_BF16) ||
       !sl__reduce_row_for(SL_F32, c->p.reduce, c->arg[1].dtype, 1) ||
-      c->p.reduce == SL_REDUCE_ASSIGN || c->p.reduce == SL_REDUCE_NONE ||
-      !sl_tensor_is_contiguous(out) || !sl_tensor_is_contiguous(src))
+      c->p.reduce == SL_REDUCE_ASSIGN || c->p.reduce == SL_REDUCE_NONE)
     return 0;
   /* Widening x and narrowing out cost three passes over out: with fewer
    * contributions than a quarter of its elements the lines, which touch
    * only the targets, were faster (f16 x=4M with 1,000 updates: 22.6x
    * LibTorch by lines, 1.6x so; bf16 256x65536 with 256x8192: 1.38x,
    * 1.13x; with a quarter, 1.07x, 1.65x). */
-  const int64_t n = sl__numel(out), m = sl__numel(&c->arg[1]);
-  if (m * 4 < n) return 0;
-  const int64_t ms = sl__numel(src);
-  float *wide = sl__malloc((size_t)(n + ms) * sizeof *wide + 1);
+  if (sl__numel(&c->arg[1]) * 4 < sl__numel(&c->arg[3])) return 0;
+  sl_call f;
+  float *wide = sl__half_wide_begin(c, &f, threads);
   if (!wide) return 0;
-  sl__copy_strided(out, &c->arg[0], threads);
-  sl__half_widen_all(dt, out->data, wide, n, threads);
-  sl__half_widen_all(dt, src->data, wide + n, ms, threads);
-  sl_call f = *c;
-  f.arg[0] = f.arg[3] = sl__sr_wide(out, wide);
-  f.arg[2] = sl__sr_wide(src, wide + n);
   sl__scatter_reduce_rows(&f, threads, parted);
-  sl__half_narrow_all(dt, wide, out->data, n, threads);
-  sl__free(wide);
+  sl__half_wide_end(c, wide, threads);
   return 1;
 }
 
