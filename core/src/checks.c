@@ -130,13 +130,12 @@ sl_status sl__check_index_range(sl_ctx *ctx, sl__infer_mode mode,
   return sl__check_index_values(ctx, what, index, bound, dim, x);
 }
 
-sl_status sl__check_index_values(sl_ctx *ctx, const char *what,
-                                 const sl_tensor *index, int64_t bound,
-                                 int64_t dim, const sl_tensor *x) {
-  int64_t n = sl__numel(index);
-  /* Large indices are checked in parallel chunks; the report names the
-   * first bad position in row-major order whatever the split. */
-  int parts = n >= SL__TH_PARALLEL_CHECK ? sl__threads(ctx) : 1;
+/* The first position of index (in its own row-major order) whose value
+ * lies outside [0, bound), or -1; large indices are checked in parallel
+ * chunks, and the smallest position wins whatever the split. */
+static int64_t sl__first_bad_parallel(const sl_tensor *index, int64_t bound,
+                                      int parts) {
+  const int64_t n = sl__numel(index);
   int64_t bad = INT64_MIN; /* -position of the first bad value, if any */
 #pragma omp parallel for num_threads(parts) schedule(static) if (parts > 1)    \
     reduction(max                                                              \
@@ -147,8 +146,35 @@ sl_status sl__check_index_values(sl_ctx *ctx, const char *what,
     /* max over -position: the smallest position wins. */
     if (first >= 0 && -first > bad) bad = -first;
   }
-  if (bad == INT64_MIN) return SL_STATUS_OK;
-  return sl__index_out_of_range(ctx, what, index, -bad, bound, dim, x);
+  return bad == INT64_MIN ? -1 : -bad;
+}
+
+/* t's elements with its axes ordered by falling stride (a stable sort),
+ * so that its row-major order is the order of its memory: a transposed
+ * index then reads as the contiguous one it is. */
+static sl_tensor sl__memory_order(const sl_tensor *t) {
+  sl_tensor v = *t;
+  for (int d = 1; d < v.ndim; ++d)
+    for (int k = d; k > 0 && v.strides[k - 1] < v.strides[k]; --k) {
+      int64_t st = v.strides[k], sh = v.shape[k];
+      v.strides[k] = v.strides[k - 1], v.shape[k] = v.shape[k - 1];
+      v.strides[k - 1] = st, v.shape[k - 1] = sh;
+    }
+  return v;
+}
+
+sl_status sl__check_index_values(sl_ctx *ctx, const char *what,
+                                 const sl_tensor *index, int64_t bound,
+                                 int64_t dim, const sl_tensor *x) {
+  const int parts =
+      sl__numel(index) >= SL__TH_PARALLEL_CHECK ? sl__threads(ctx) : 1;
+  /* Whether any value is bad, read in memory order: in row-major order a
+   * column-major index costs a cache line (and a page) an element. Only a
+   * bad one needs the row-major walk, for the first position to report. */
+  const sl_tensor in_memory = sl__memory_order(index);
+  if (sl__first_bad_parallel(&in_memory, bound, parts) < 0) return SL_STATUS_OK;
+  const int64_t at = sl__first_bad_parallel(index, bound, parts);
+  return sl__index_out_of_range(ctx, what, index, at, bound, dim, x);
 }
 
 sl_status sl__index_out_of_range(sl_ctx *ctx, const char *what,

@@ -469,6 +469,16 @@ static void test_bad_input(void) {
         SL_STATUS_INDEX_OUT_OF_RANGE);
   CHECK_CONTAINS(ctx.msg,
                  "index[1,1]=-1 out of range [0,4) for dim 0 of x [4,3]");
+  /* A column-major index is checked in memory order, and the report still
+   * names the first bad position in row-major order: [0,2] comes before
+   * [1,0], whose value comes first in memory. */
+  int64_t colmajor[6] = {0, 9, 1, 2, 7, 3};
+  sl_tensor cidx = sl_tensor_make(SL_I64, 2, S23, colmajor);
+  cidx.strides[0] = 1, cidx.strides[1] = 2;
+  CHECK(sl_gather(&ctx, "cpu.serial", &x, 0, &cidx, &o) ==
+        SL_STATUS_INDEX_OUT_OF_RANGE);
+  CHECK_CONTAINS(ctx.msg,
+                 "index[0,2]=7 out of range [0,4) for dim 0 of x [4,3]");
   /* unsupported dtype: src of another dtype, an output of the wrong dtype,
    * an unknown dtype code */
   sl_tensor isrc = sl_tensor_make(SL_I64, 2, S23, (void *)IDX);
@@ -502,8 +512,8 @@ static void test_bad_input(void) {
 
 /* A column-major index of 60,000 positions (past the threads'
  * thresholds): x [40, 30, 50], index [40, 30, 50] with strides (1, 40,
- * 1200), dim 1, so the walk's rows run along dim (gather_walk.c's
- * sl__gather_order); out[i][j][k] must be x[i][index[i][j][k]][k] on 1
+ * 1200), dim 1, so the walk's rows run along axis 0, where the index
+ * is read in order (gather_walk.c's sl__gather_order); out[i][j][k] must be x[i][index[i][j][k]][k] on 1
  * and 3 threads. */
 static void test_transposed_index(void) {
   enum { P = 40, Q = 30, R = 30, K = 50 };
