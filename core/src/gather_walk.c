@@ -137,40 +137,65 @@ static void sl__gather_walk_init(sl__gather_walk *g,
   g->st[2] = g->xst;
 }
 
-/* The bytes a position's step along axis d moves out, the index and x
- * (its own coordinates), the most of the three. */
-static int64_t sl__gather_step_bytes(const sl__gather_walk *g, int d) {
+/* The bytes a position's step along axis d moves operand k (0 out,
+ * 1 the index, 2 x at its own coordinates), without sign. */
+static int64_t sl__gather_step_bytes(const sl__gather_walk *g, int k, int d) {
   const sl__gather_spec *s = g->spec;
   const int64_t es = (int64_t)sl_dtype_size(s->x->dtype);
-  const int64_t is = (int64_t)sl_dtype_size(s->index->dtype);
-  int64_t most = 0, at[3] = {s->out->strides[d] * es, s->index->strides[d] * is,
-                             g->xst[d] * es};
+  const int64_t size = k == 1 ? (int64_t)sl_dtype_size(s->index->dtype) : es;
+  const int64_t b = g->st[k][d] * size;
+  return b < 0 ? -b : b;
+}
+
+#define SL__LINE 64
+/* The lines a row may hold open for the next one to reuse: half of a
+ * small L2. */
+#define SL__GATHER_REUSE_LINES 2048
+
+/*
+ * What rows along axis r cost, in 64ths of a cache line an element: an
+ * operand stepping less than a line along r streams through its lines;
+ * one stepping farther opens a line an element, which the next row (one
+ * step along axis q, the next walked) reuses when q steps it less than a
+ * line and the row's open lines fit the caches; else every element is a
+ * line fetched.
+ */
+static int64_t sl__gather_row_cost(const sl__gather_walk *g, int r, int q) {
+  const int64_t n = g->spec->index->shape[r];
+  int64_t cost = 0, open = 0;
+  for (int k = 0; k < 3; ++k)
+    open += sl__gather_step_bytes(g, k, r) >= SL__LINE ? n : 0;
   for (int k = 0; k < 3; ++k) {
-    const int64_t b = at[k] < 0 ? -at[k] : at[k];
-    most = b > most ? b : most;
+    const int64_t br = sl__gather_step_bytes(g, k, r);
+    const int64_t bq = q >= 0 ? sl__gather_step_bytes(g, k, q) : SL__LINE;
+    if (br < SL__LINE)
+      cost += br;
+    else
+      cost += bq < SL__LINE && open <= SL__GATHER_REUSE_LINES ? bq : SL__LINE;
   }
-  return most;
+  return cost;
 }
 
 /*
  * The chunks walk the positions in row-major order, each row along the
- * last axis. When a step along it moves some operand a page or more (an
- * index in column-major order) and a step along another axis moves every
- * operand less than an eighth of that, that axis becomes the rows' one:
- * a row then stays within a few pages, which the prefetchers follow,
- * instead of a page miss an element. (The gather f16 x=52^4 through a
+ * last axis, unless rows along another axis cost under half as many lines
+ * (sl__gather_row_cost): that axis then becomes the rows' one, the others
+ * staying in row-major order. Through a column-major index a step along
+ * the last axis moves the index a line or more, and the next row's lines
+ * are far away; along its first axis the index is read in order and out's
+ * lines stay open for the next row. (The gather f16 x=52^4 through a
  * column-major index [40,52,32,27] along dim 1 ran at 0.60-0.77x
- * LibTorch, whose inner loop is along dim.)
+ * LibTorch, whose inner loop is along dim, the i16 one of x=181^3 through
+ * [137,148,173]:t along dim 0 at 0.45-0.68x.)
  */
 static void sl__gather_order(sl__gather_walk *g) {
   const int K = g->spec->ndim, last = K - 1;
   const int64_t *shape = g->spec->index->shape;
   int best = last;
-  const int64_t last_bytes = last >= 0 ? sl__gather_step_bytes(g, last) : 0;
-  int64_t best_bytes = last_bytes / 8 + 1; /* an eighth or less to move */
-  for (int d = 0; d < last && last_bytes >= 4096; ++d) {
-    const int64_t bytes = sl__gather_step_bytes(g, d);
-    if (shape[d] > 1 && bytes < best_bytes) best = d, best_bytes = bytes;
+  int64_t best_cost = K >= 1 ? sl__gather_row_cost(g, last, last - 1) / 2 : 0;
+  for (int d = 0; d < last; ++d) {
+    const int64_t cost = sl__gather_row_cost(g, d, last);
+    if (shape[d] > 1 && cost < best_cost) best = d, best_cost = cost;
   }
   g->moved = best != last;
   if (g->moved) g->ahead = 0; /* its rows of x are the last axis' */
