@@ -125,23 +125,44 @@ static const sl__reduce_row_fn sl__rows[5][4][2] = {
     SL__ROW_TABLE(assign), SL__ROW_TABLE(sum), SL__ROW_TABLE(prod),
     SL__ROW_TABLE(amax), SL__ROW_TABLE(amin)};
 
+/* Plain writes move bytes: a dtype of 4 or 8 bytes takes the integer row
+ * of its width (c64 the i64 one), and those of 1 and 2 bytes have rows of
+ * their own, [u8, u16][i32, i64]. */
+SL__REDUCE_ROW(sl__rr_assign_u8_i32, uint8_t, uint8_t, int32_t, SL__STEP_ASSIGN,
+               1)
+SL__REDUCE_ROW(sl__rr_assign_u8_i64, uint8_t, uint8_t, int64_t, SL__STEP_ASSIGN,
+               1)
+SL__REDUCE_ROW(sl__rr_assign_u16_i32, uint16_t, uint16_t, int32_t,
+               SL__STEP_ASSIGN, 1)
+SL__REDUCE_ROW(sl__rr_assign_u16_i64, uint16_t, uint16_t, int64_t,
+               SL__STEP_ASSIGN, 1)
+static const sl__reduce_row_fn sl__narrow_copy_rows[2][2] = {
+    {sl__rr_assign_u8_i32, sl__rr_assign_u8_i64},
+    {sl__rr_assign_u16_i32, sl__rr_assign_u16_i64}};
+
 sl__reduce_row_fn sl__reduce_row_for(sl_dtype dt, sl_reduce r,
                                      sl_dtype index_dtype, int m) {
-  int d = dt == SL_F32   ? 0
-          : dt == SL_F64 ? 1
-          : dt == SL_I32 ? 2
-          : dt == SL_I64 ? 3
-                         : -1;
-  int s = r == SL_REDUCE_NONE || r == SL_REDUCE_ASSIGN ? 0
-          : r == SL_REDUCE_SUM                         ? 1
-          : r == SL_REDUCE_PROD                        ? 2
-          : r == SL_REDUCE_AMAX                        ? 3
-          : r == SL_REDUCE_AMIN                        ? 4
-                                                       : -1;
-  if (d < 0 || s < 0 || (index_dtype != SL_I32 && index_dtype != SL_I64) ||
-      m < 0 || (m != 1 && !SL__ROWS_ND(s)))
+  const size_t es = sl_dtype_size(dt);
+  const int copy = r == SL_REDUCE_NONE || r == SL_REDUCE_ASSIGN;
+  int d = copy && es == 4   ? 2
+          : copy && es == 8 ? 3
+          : dt == SL_F32    ? 0
+          : dt == SL_F64    ? 1
+          : dt == SL_I32    ? 2
+          : dt == SL_I64    ? 3
+                            : -1;
+  int s = copy                  ? 0
+          : r == SL_REDUCE_SUM  ? 1
+          : r == SL_REDUCE_PROD ? 2
+          : r == SL_REDUCE_AMAX ? 3
+          : r == SL_REDUCE_AMIN ? 4
+                                : -1;
+  const int wide = index_dtype == SL_I64;
+  if ((index_dtype != SL_I32 && !wide) || m < 0 || (m != 1 && !SL__ROWS_ND(s)))
     return NULL;
-  return sl__rows[s][d][index_dtype == SL_I64];
+  if (copy && (es == 1 || es == 2)) return sl__narrow_copy_rows[es == 2][wide];
+  if (d < 0 || s < 0) return NULL;
+  return sl__rows[s][d][wide];
 }
 
 void sl__scatter_walk_slab(const sl__scatter_walk *s, int axis, int64_t a0,

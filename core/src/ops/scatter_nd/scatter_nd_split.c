@@ -175,20 +175,21 @@ int sl__scatter_nd_direct(const sl_call *c) {
 
 int sl__scatter_nd_split(sl_call *c, int threads) {
   const sl_tensor *x = &c->arg[0], *index = &c->arg[1], *out = &c->arg[3];
-  /* the typed loop for i32 targets; none for f16, bf16 and the rest, so
-   * es below is 4 or 8 */
+  /* the typed loop for i32 targets; the buckets take values of 4 or 8
+   * bytes */
   const sl__reduce_row_fn row =
       sl__reduce_row_for(out->dtype, c->p.reduce, SL_I32, c->p.ndims);
+  const size_t es = sl_dtype_size(out->dtype);
   sl__nd_split s = {0};
   s.P = sl__nd_positions(index);
   s.T = sl__team(threads, s.P);
   s.numel = sl__numel(out);
   /* i32 targets in the buckets */
-  if (!row || s.T < 2 || s.numel == 0 || s.numel > INT32_MAX ||
-      !sl__scatter_nd_direct(c))
+  if (!row || (es != 4 && es != 8) || s.T < 2 || s.numel == 0 ||
+      s.numel > INT32_MAX || !sl__scatter_nd_direct(c))
     return 0;
   if (s.T > SL__SPLIT_MAX_THREADS) s.T = SL__SPLIT_MAX_THREADS;
-  s.es = sl_dtype_size(out->dtype);
+  s.es = es;
   if (s.P > SL__SPLIT_MAX_BYTES / s.T / (int64_t)(sizeof(int32_t) + s.es))
     return 0;
   s.M = c->p.ndims;
