@@ -521,6 +521,50 @@ static void test_fused_index_check(void) {
   check_against_naive(&tx, &ti, &ts, SL_REDUCE_SUM);
 }
 
+/* Rows of index along dim 1 longer than two check blocks with an out
+ * small beside them (thresholds.def check_block: 8192): cpu.omp walks
+ * each row a block at a time into a copy of x, checking each block first
+ * (reduce_rows.c sl__walk_rows_checked). A bad value in a later block of
+ * a later row is named, not the one after it, and out is left as found;
+ * with a good index every variant gives the naive sums (small integers:
+ * exact). */
+static void test_checked_rows(void) {
+  enum { R = 6, W = 20000, C = 64 };
+  static double x[R * C], src[R * W], out[R * C], want[R * C];
+  static int64_t idx[R * W];
+  for (int i = 0; i < R * C; ++i) x[i] = i % 11;
+  for (int i = 0; i < R * W; ++i) {
+    src[i] = i % 7; /* rows differ: W is not a multiple of 7 */
+    idx[i] = (i * 7) % C;
+  }
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  sl_tensor tx = sl_tensor_make(SL_F64, 2, (int64_t[]){R, C}, x);
+  sl_tensor ti = sl_tensor_make(SL_I64, 2, (int64_t[]){R, W}, idx);
+  sl_tensor ts = sl_tensor_make(SL_F64, 2, (int64_t[]){R, W}, src);
+  sl_tensor to = sl_tensor_make(SL_F64, 2, (int64_t[]){R, C}, out);
+  memcpy(want, x, sizeof want);
+  for (int r = 0; r < R; ++r)
+    for (int j = 0; j < W; ++j) want[r * C + idx[r * W + j]] += src[r * W + j];
+  FOR_EACH_VARIANT(SL_OP_SCATTER_REDUCE, v) {
+    CHECK(run_sr(&ctx, v, &tx, 1, &ti, &ts, SL_REDUCE_SUM, 1, &to,
+                 sizeof out) == SL_STATUS_OK);
+    int differ = 0;
+    for (int i = 0; i < R * C; ++i) differ += out[i] != want[i];
+    CHECK_MSG(differ == 0, "%s: %d of %d sums wrong", v->name, differ, R * C);
+  }
+  idx[4 * W + 17000] = C, idx[5 * W + 3] = -1;
+  FOR_EACH_VARIANT(SL_OP_SCATTER_REDUCE, v) {
+    CHECK(run_sr(&ctx, v, &tx, 1, &ti, &ts, SL_REDUCE_SUM, 1, &to,
+                 sizeof out) == SL_STATUS_INDEX_OUT_OF_RANGE);
+    CHECK_CONTAINS(ctx.msg, "index[4,17000]=64 out of range [0,64)");
+    int untouched = 1;
+    for (size_t b = 0; b < sizeof out; ++b)
+      untouched &= ((unsigned char *)out)[b] == 0x5a;
+    CHECK_MSG(untouched, "%s: out written by a refused call", v->name);
+  }
+}
+
 /* An out of 16 MiB, more than a panel (walk.h SL__PANEL_BYTES, 4 MiB):
  * cpu.omp walks each thread's columns in panels; the answer is still
  * cpu.serial's and the naive loop's, bitwise (small integers: exact sums),
@@ -734,6 +778,7 @@ int main(void) {
   test_private_copies();
   test_rows_along_last_axis();
   test_fused_index_check();
+  test_checked_rows();
   test_panels();
   test_empty();
   test_bad_input();
