@@ -20,8 +20,14 @@ float *sl__half_wide_begin(sl_call *c, sl_call *f, int threads) {
   const int64_t n = sl__numel(out), m = sl__numel(src);
   float *wide = sl__malloc((size_t)(n + m) * sizeof *wide + 1);
   if (!wide) return NULL;
-  sl__copy_strided(out, &c->arg[0], threads);
-  sl__half_widen_all(out->dtype, out->data, wide, n, threads);
+  /* out := x happens in f32: x widened straight when it can be, else
+   * through out (a strided x); out itself is written once, narrowed. */
+  const sl_tensor *x = &c->arg[0];
+  if (!sl_tensor_is_contiguous(x)) {
+    sl__copy_strided(out, x, threads);
+    x = out;
+  }
+  sl__half_widen_all(out->dtype, x->data, wide, n, threads);
   sl__half_widen_all(src->dtype, src->data, wide + n, m, threads);
   *f = *c;
   /* x is out: the f32 code's out := x is a copy onto itself, skipped */

@@ -1,7 +1,8 @@
 /*
  * An f16/bf16 scatter-like call (slots 0 x, 2 src, 3 out) run by its f32
- * code (half_wide.c): out := x, then out and src widened to f32 in one
- * buffer, the f32 kernel reducing in place, out rounded back once.
+ * code (half_wide.c): x (through out when it is strided) and src widened
+ * to f32 in one buffer, the f32 kernel reducing in place, out written once,
+ * rounded back.
  */
 #ifndef SL_HALF_WIDE_H
 #define SL_HALF_WIDE_H
