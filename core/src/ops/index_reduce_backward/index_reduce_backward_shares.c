@@ -331,24 +331,30 @@ static void sl__irb_shares_run(sl_ctx *ctx, const sl_call *c, int threads,
                                sl__irb_shares *s, sl_status *status) {
   *status = SL_STATUS_OK;
   if (s->outer == 0 || s->inner == 0) return;
-  /* u, slot and mean_n: m each; then amax/amin's counts (nu <= m). */
-  const int64_t counts =
-      s->reduce == SL_REDUCE_MEAN ? 0 : s->outer * s->m * s->inner;
-  int64_t *u = sl__malloc((size_t)(3 * s->m + counts) * sizeof(int64_t) + 1);
-  if (!u) {
+  /* u, slot and mean_n: m each; then amax/amin's counts, nu per position
+   * (sized by the distinct targets: a buffer sized by m, 24 MB for 104
+   * updates of 170x170 into 10 targets, was mapped afresh per call). */
+  int64_t *u = sl__malloc((size_t)(3 * s->m) * sizeof(int64_t) + 1);
+  double *count = NULL;
+  int64_t counts = 0;
+  if (u) {
+    sl__irb_targets(c, s, u, u + s->m, (double *)(u + 2 * s->m));
+    counts = s->reduce == SL_REDUCE_MEAN ? 0 : s->outer * s->nu * s->inner;
+    count = counts ? sl__malloc((size_t)counts * sizeof *count) : NULL;
+  }
+  if (!u || (counts && !count)) {
+    sl__free(u);
     *status = sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
                           "index_reduce_backward: no memory for %lld targets' "
                           "counts",
                           (long long)(3 * s->m + counts));
     return;
   }
-  int64_t *slot = u + s->m;
-  double *mean_n = (double *)(slot + s->m);
-  sl__irb_targets(c, s, u, slot, mean_n);
-  s->u = u, s->slot = slot, s->mean_n = mean_n,
-  s->count = counts ? mean_n + s->m : NULL;
+  s->u = u, s->slot = u + s->m, s->mean_n = (double *)(u + 2 * s->m);
+  s->count = count;
   sl__for_blocks(threads, s->outer, s->inner,
                  s->outer * (s->n + s->m) * s->inner, sl__irb_shares_range, s);
+  sl__free(count);
   sl__free(u);
 }
 
