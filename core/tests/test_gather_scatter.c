@@ -513,8 +513,8 @@ static void test_bad_input(void) {
 /* A column-major index of 60,000 positions (past the threads'
  * thresholds): x [40, 30, 50], index [40, 30, 50] with strides (1, 40,
  * 1200), dim 1, so the walk's rows run along axis 0, where the index
- * is read in order (gather_walk.c's sl__gather_order); out[i][j][k] must be x[i][index[i][j][k]][k] on 1
- * and 3 threads. */
+ * is read in order (gather_walk.c's sl__gather_order); out[i][j][k] must be
+ * x[i][index[i][j][k]][k] on 1 and 3 threads. */
 static void test_transposed_index(void) {
   enum { P = 40, Q = 30, R = 30, K = 50 };
   static float x[P * Q * K], out[P * R * K];
