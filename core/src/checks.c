@@ -2,6 +2,8 @@
  * names the argument, what was expected and what was found (sl.h). */
 #include <stdio.h>
 
+#include <string.h>
+
 #include "sl_internal.h"
 
 sl_status sl__check_input(sl_ctx *ctx, const sl_call *c, int slot) {
@@ -172,8 +174,12 @@ sl_status sl__check_index_values(sl_ctx *ctx, const char *what,
    * column-major index costs a cache line (and a page) an element. Only a
    * bad one needs the row-major walk, for the first position to report. */
   const sl_tensor in_memory = sl__memory_order(index);
-  if (sl__first_bad_parallel(&in_memory, bound, parts) < 0) return SL_STATUS_OK;
-  const int64_t at = sl__first_bad_parallel(index, bound, parts);
+  const int64_t first = sl__first_bad_parallel(&in_memory, bound, parts);
+  if (first < 0) return SL_STATUS_OK;
+  const int reordered = memcmp(in_memory.strides, index->strides,
+                               sizeof(int64_t) * (size_t)index->ndim) != 0;
+  const int64_t at =
+      reordered ? sl__first_bad_parallel(index, bound, parts) : first;
   return sl__index_out_of_range(ctx, what, index, at, bound, dim, x);
 }
 

@@ -59,16 +59,10 @@
           }                                                                    \
       } else if (SL__ONE_AXIS(ND) && oc == 0 && ic == 1 && sc == 1) {          \
         /* along the row's own axis: every target in one row of out */         \
-        if (d0 == 1) /* a contiguous row: no multiply on the address */        \
-          for (int64_t j = 0; j < n; ++j) {                                    \
-            T *a = out + (int64_t)index[j], b = src[j];                        \
-            STEP(T, U);                                                        \
-          }                                                                    \
-        else                                                                   \
-          for (int64_t j = 0; j < n; ++j) {                                    \
-            T *a = out + (int64_t)index[j] * d0, b = src[j];                   \
-            STEP(T, U);                                                        \
-          }                                                                    \
+        for (int64_t j = 0; j < n; ++j) {                                      \
+          T *a = out + (int64_t)index[j] * d0, b = src[j];                     \
+          STEP(T, U);                                                          \
+        }                                                                      \
       } else if (SL__ONE_AXIS(ND)) {                                           \
         /* scatter_reduce, scatter_nd with one column */                       \
         for (int64_t j = 0; j < n; ++j) {                                      \

@@ -17,15 +17,26 @@
 #include "sl_test.h"
 
 /* Bitwise-equal floats, any NaN matching any NaN. */
+enum { SR_POISON = 0x5a };
+
 /* Runs scatter_reduce(x, dim, index, src) on variant v into out (poisoned
  * first) and returns the status. */
 static sl_status run_sr(sl_ctx *ctx, const sl_variant *v, const sl_tensor *x,
                         int64_t dim, const sl_tensor *index,
                         const sl_tensor *src, sl_reduce r, int self,
                         sl_tensor *out, size_t out_bytes) {
-  memset(out->data, 0x5a, out_bytes);
+  memset(out->data, SR_POISON, out_bytes);
   ctx->threads = 3; /* more threads than lines in most tests */
   return sl_scatter_reduce(ctx, v->name, x, dim, index, src, r, self, out);
+}
+
+/* Whether out's bytes are still run_sr's poison (a refused call wrote
+ * nothing). */
+static int left_poisoned(const void *out, size_t out_bytes) {
+  int untouched = 1;
+  for (size_t b = 0; b < out_bytes; ++b)
+    untouched &= ((const unsigned char *)out)[b] == SR_POISON;
+  return untouched;
 }
 
 /* x=[2,3,4,5], index=[0,0,1,1,1,2], src=[0,5,0,0,7,6] (LibTorch's example
@@ -507,10 +518,7 @@ static void test_fused_index_check(void) {
           CHECK(run_sr(&ctx, v, &tx, 0, view ? &tt : &ti, &ts, SL_REDUCE_SUM,
                        self, &to, sizeof out) == SL_STATUS_INDEX_OUT_OF_RANGE);
           CHECK_CONTAINS(ctx.msg, cases[k].want);
-          int untouched = 1;
-          for (size_t b = 0; b < sizeof out; ++b)
-            untouched &= ((unsigned char *)out)[b] == 0x5a;
-          CHECK(untouched);
+          CHECK(left_poisoned(out, sizeof out));
         }
       }
     }
@@ -558,10 +566,8 @@ static void test_checked_rows(void) {
     CHECK(run_sr(&ctx, v, &tx, 1, &ti, &ts, SL_REDUCE_SUM, 1, &to,
                  sizeof out) == SL_STATUS_INDEX_OUT_OF_RANGE);
     CHECK_CONTAINS(ctx.msg, "index[4,17000]=64 out of range [0,64)");
-    int untouched = 1;
-    for (size_t b = 0; b < sizeof out; ++b)
-      untouched &= ((unsigned char *)out)[b] == 0x5a;
-    CHECK_MSG(untouched, "%s: out written by a refused call", v->name);
+    CHECK_MSG(left_poisoned(out, sizeof out),
+              "%s: out written by a refused call", v->name);
   }
 }
 
