@@ -435,6 +435,65 @@ static void test_private_copies(void) {
   check_against_naive(&tx, &ti, &ts, SL_REDUCE_MEAN);
 }
 
+/* Every position into one element (x of one row and column: the rows keep
+ * the element in a register, and amax/amin skip the blocks of 16 that
+ * cannot move it). src: N values >= 1 with a new maximum in the tail (N %
+ * 16 positions past the blocks), a zero at N/3 and `late_zero` at N/2,
+ * and a NaN at `nan_at` (-1: none). */
+enum { ONE_TARGET_N = 40003 };
+static void one_target_src(double *src, double late_zero, int nan_at) {
+  uint32_t s = 4242;
+  for (int i = 0; i < ONE_TARGET_N; ++i) {
+    s = s * 1103515245u + 12345u;
+    src[i] = 1 + (double)((s >> 16) % 50);
+  }
+  src[ONE_TARGET_N / 3] = 0.0;
+  src[ONE_TARGET_N / 2] = late_zero;
+  src[ONE_TARGET_N - 2] = 51;
+  if (nan_at >= 0) src[nan_at] = NAN;
+}
+
+/* Every variant bitwise the naive loop, the NaN propagated however late it
+ * comes and whatever follows it. */
+static void check_one_target(int nan_at) {
+  static double x[1] = {7}, src[ONE_TARGET_N];
+  static int64_t idx[ONE_TARGET_N];
+  one_target_src(src, 0.0, nan_at);
+  sl_tensor tx = sl_tensor_make(SL_F64, 2, (int64_t[]){1, 1}, x);
+  sl_tensor ti = sl_tensor_make(SL_I64, 2, (int64_t[]){ONE_TARGET_N, 1}, idx);
+  sl_tensor ts = sl_tensor_make(SL_F64, 2, (int64_t[]){ONE_TARGET_N, 1}, src);
+  check_against_naive(&tx, &ti, &ts, SL_REDUCE_MEAN);
+}
+
+/* The deterministic variants' amin keeps the first of two zeros (+0, then
+ * -0 at N/2), as the serial order does; the concurrent ones may keep
+ * either. */
+static void test_one_target_zeros(void) {
+  static double x[1] = {7}, src[ONE_TARGET_N], out[1];
+  static int64_t idx[ONE_TARGET_N];
+  one_target_src(src, -0.0, -1);
+  sl_tensor tx = sl_tensor_make(SL_F64, 1, (int64_t[]){1}, x);
+  sl_tensor ti = sl_tensor_make(SL_I64, 1, (int64_t[]){ONE_TARGET_N}, idx);
+  sl_tensor ts = sl_tensor_make(SL_F64, 1, (int64_t[]){ONE_TARGET_N}, src);
+  sl_tensor to = sl_tensor_make(SL_F64, 1, (int64_t[]){1}, out);
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  FOR_EACH_VARIANT(SL_OP_SCATTER_REDUCE, v) {
+    for (int self = 0; self < 2 && (v->flags & SL_DETERMINISTIC); ++self) {
+      CHECK(run_sr(&ctx, v, &tx, 0, &ti, &ts, SL_REDUCE_AMIN, self, &to,
+                   sizeof out) == SL_STATUS_OK);
+      CHECK_MSG(same_f(out[0], 0.0), "%s self=%d: %g", v->name, self, out[0]);
+    }
+  }
+}
+
+static void test_one_target(void) {
+  check_one_target(-1);
+  check_one_target(12345);            /* inside a block */
+  check_one_target(ONE_TARGET_N - 2); /* in the tail */
+  test_one_target_zeros();
+}
+
 /* Many contributions per element, but along the last axis (dim 1): each
  * index row targets its own row of out, so the threads own whole rows of
  * index and out and no private copies are made. Then every deterministic
@@ -782,6 +841,7 @@ int main(void) {
   test_strides();
   test_many_lines();
   test_private_copies();
+  test_one_target();
   test_rows_along_last_axis();
   test_fused_index_check();
   test_checked_rows();
