@@ -151,20 +151,6 @@ static int64_t sl__first_bad_parallel(const sl_tensor *index, int64_t bound,
   return bad == INT64_MIN ? -1 : -bad;
 }
 
-/* t's elements with its axes ordered by falling stride (a stable sort),
- * so that its row-major order is the order of its memory: a transposed
- * index then reads as the contiguous one it is. */
-static sl_tensor sl__memory_order(const sl_tensor *t) {
-  sl_tensor v = *t;
-  for (int d = 1; d < v.ndim; ++d)
-    for (int k = d; k > 0 && v.strides[k - 1] < v.strides[k]; --k) {
-      int64_t st = v.strides[k], sh = v.shape[k];
-      v.strides[k] = v.strides[k - 1], v.shape[k] = v.shape[k - 1];
-      v.strides[k - 1] = st, v.shape[k - 1] = sh;
-    }
-  return v;
-}
-
 sl_status sl__check_index_values(sl_ctx *ctx, const char *what,
                                  const sl_tensor *index, int64_t bound,
                                  int64_t dim, const sl_tensor *x) {
@@ -173,7 +159,8 @@ sl_status sl__check_index_values(sl_ctx *ctx, const char *what,
   /* Whether any value is bad, read in memory order: in row-major order a
    * column-major index costs a cache line (and a page) an element. Only a
    * bad one needs the row-major walk, for the first position to report. */
-  const sl_tensor in_memory = sl__memory_order(index);
+  sl_tensor in_memory = *index; /* a transposed index reads contiguously */
+  sl__memory_order(1, &in_memory);
   const int64_t first = sl__first_bad_parallel(&in_memory, bound, parts);
   if (first < 0) return SL_STATUS_OK;
   const int reordered = memcmp(in_memory.strides, index->strides,

@@ -96,6 +96,12 @@ void sl__copy_strided(sl_tensor *out, const sl_tensor *x, int threads) {
   if (out->data == x->data && out->ndim == x->ndim &&
       !memcmp(out->strides, x->strides, sizeof(int64_t) * (size_t)x->ndim))
     return; /* onto itself (a kernel working in place) */
+  /* In out's memory order: an out laid out as a transposed x (LibTorch's
+   * select_scatter keeps x's layout) is then one run, not a walk down
+   * columns of both. */
+  sl_tensor pair[2] = {*out, *x};
+  sl__memory_order(2, pair);
+  out = &pair[0], x = &pair[1];
   if (sl__numel(x) >= SL__TH_COPY_TILE && sl__copy_tiled(out, x, threads))
     return;
   sl__copy_job job = {out, x};

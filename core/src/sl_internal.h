@@ -18,6 +18,12 @@ extern "C" {
 /* Number of elements; the caller has validated the descriptor. */
 int64_t sl__numel(const sl_tensor *t);
 
+/* Reorders the axes of the n tensors t[0..n) (one shape) by t[0]'s falling
+ * strides, a stable sort: their row-major order is then t[0]'s memory
+ * order. For element-wise passes, whose result does not depend on the
+ * order they visit the positions in. */
+void sl__memory_order(int n, sl_tensor *t);
+
 /* Turns a row-major linear position into a multi-index over shape. */
 static inline void sl__unravel(int64_t linear, int ndim, const int64_t *shape,
                                int64_t *idx) {

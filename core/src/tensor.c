@@ -44,6 +44,17 @@ int64_t sl__numel(const sl_tensor *t) {
   return n;
 }
 
+void sl__memory_order(int n, sl_tensor *t) {
+  for (int d = 1; d < t[0].ndim; ++d)
+    for (int k = d; k > 0 && t[0].strides[k - 1] < t[0].strides[k]; --k)
+      for (int i = 0; i < n; ++i) {
+        const int64_t st = t[i].strides[k], sh = t[i].shape[k];
+        t[i].strides[k] = t[i].strides[k - 1],
+        t[i].shape[k] = t[i].shape[k - 1];
+        t[i].strides[k - 1] = st, t[i].shape[k - 1] = sh;
+      }
+}
+
 sl_status sl_tensor_numel(sl_ctx *ctx, const char *name, const sl_tensor *t,
                           int64_t *numel) {
   if (!t)
@@ -51,8 +62,8 @@ sl_status sl_tensor_numel(sl_ctx *ctx, const char *name, const sl_tensor *t,
                        "%s: expected a tensor, got NULL", name);
   if (t->ndim < 0 || t->ndim > SL_MAX_DIMS)
     return sl_ctx_fail(ctx, SL_STATUS_INVALID_ARGUMENT,
-                       "%s: expected ndim in [0,%d], got %d", name,
-                       SL_MAX_DIMS, t->ndim);
+                       "%s: expected ndim in [0,%d], got %d", name, SL_MAX_DIMS,
+                       t->ndim);
   /* A zero extent makes the product 0 whatever the others are, but every
    * extent must still fit on its own: check the product of the non-zero
    * extents against SIZE_MAX / element size. */
