@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "op_facts.h"
+#include "out_layout.h"
 
 int64_t sl_tensor_bytes(const sl_tensor *t) {
   int64_t n = 1;
@@ -58,10 +59,11 @@ int sl_bench_case_open(sl_bench_case *bc, const sl_case *c0,
   return 0;
 }
 
-int sl_bench_alloc_outputs(sl_call *c, void **mem) {
+int sl_bench_alloc_outputs(sl_call *c, int like_reference, void **mem) {
   sl_ctx ctx;
   sl_ctx_init(&ctx);
   if (sl_infer(&ctx, c)) return -1;
+  if (like_reference) sl_outputs_like_reference(c);
   const sl_op_info *info = sl_op_get(c->op);
   for (int s = info->n_in; s < info->n_in + info->n_out; ++s) {
     int64_t bytes = sl_tensor_bytes(&c->arg[s]);

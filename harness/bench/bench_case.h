@@ -76,8 +76,10 @@ int sl_bench_case_open(sl_bench_case *bc, const sl_case *c0,
                        sl_case_result *res, char *err, size_t errlen);
 
 /* Output buffers for call c (shapes from sl_infer), zeroed, in mem[slot]
- * (the caller frees each): c's output slots point at them. 0, or -1 when
- * the call is invalid or memory runs out. */
-int sl_bench_alloc_outputs(sl_call *c, void **mem);
+ * (the caller frees each): c's output slots point at them, laid out as
+ * LibTorch's result when like_reference (out_layout.h: scatterlab's own CPU
+ * kernels, as the check ran them), else row-major. 0, or -1 when the call
+ * is invalid or memory runs out. */
+int sl_bench_alloc_outputs(sl_call *c, int like_reference, void **mem);
 
 #endif /* SL_BENCH_CASE_H */

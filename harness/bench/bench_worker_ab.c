@@ -171,8 +171,8 @@ void sl_bw_child_ab(sl_bw_page *pg, const sl_bw_request *q, sl_bw_inputs *x,
    * library against its copy read select_scatter 1.53x slower on a quiet
    * machine (7 of 58 benchmarks slower, 2 faster). */
   arms[0].call = in->call;
-  const int ok =
-      v[0] && v[1] && sl_bench_alloc_outputs(&arms[0].call, arms[0].mem) == 0;
+  const int ok = v[0] && v[1] &&
+                 sl_bench_alloc_outputs(&arms[0].call, 0, arms[0].mem) == 0;
   arms[1].call = arms[0].call;
   static sl__torch_arm t;
   t = (sl__torch_arm){&in->call, p->threads, ""};

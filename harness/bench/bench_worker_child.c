@@ -122,8 +122,11 @@ static int sl__run_timed(void *user, int rep, int k, double *samples) {
  * previous call, so its outputs stay in cache; a variant writing to n cold
  * output copies would pay DRAM write-allocates LibTorch does not (it ran
  * select_scatter at half LibTorch's speed that way). */
-static int sl__alloc_call_outputs(sl_call *calls, int n, void **mem) {
-  if (sl_bench_alloc_outputs(&calls[0], mem)) return -1;
+static int sl__alloc_call_outputs(sl_call *calls, int n, const sl_hvariant *hv,
+                                  void **mem) {
+  if (sl_bench_alloc_outputs(&calls[0], sl_hvariant_lays_out_like_reference(hv),
+                             mem))
+    return -1;
   const sl_op_info *info = sl_op_get(calls[0].op);
   for (int k = 1; k < n; ++k) /* the copies differ in input addresses only */
     for (int s = info->n_in; s < info->n_in + info->n_out; ++s)
@@ -238,7 +241,8 @@ static void sl__time_cpu(const sl_bw_request *q, const sl_run_counters *ctr) {
     const sl_hvariant *hv = sl_hvariant_find(sl__case.c.op, q->names[i]);
     sl_call *mine = calls + (size_t)i * copies;
     memcpy(mine, inputs, sizeof *mine * (size_t)copies);
-    if (!hv || sl__alloc_call_outputs(mine, copies, mem + i * SL_MAX_ARGS)) {
+    if (!hv ||
+        sl__alloc_call_outputs(mine, copies, hv, mem + i * SL_MAX_ARGS)) {
       ok = 0;
       break;
     }

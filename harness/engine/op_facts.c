@@ -240,6 +240,7 @@ static const sl_harness_op sl__harness_scatter_reduce_backward = {
 static const sl_harness_op sl__harness_scatter_nd = {
     .reversal = sl__reversal_scatter_nd,
     .writes_into_x = 1,
+    .out_layout = SL_OUT_X_ORDER,
     .writes = sl_writes_nd,
     .adjoint = sl_adjoint_scatter};
 static const sl_harness_op sl__harness_index_reduce = {
@@ -251,7 +252,8 @@ static const sl_harness_op sl__harness_index_reduce_backward = {
     .reads_input = sl__reads_reduce_backward,
     .backward_inputs = sl_backward_inputs_autograd,
     .adjoint = sl_adjoint_backward};
-static const sl_harness_op sl__harness_select_scatter = {.writes_into_x = 1};
+static const sl_harness_op sl__harness_select_scatter = {
+    .writes_into_x = 1, .out_layout = SL_OUT_DENSE_X};
 static const sl_harness_op sl__harness_masked_scatter = {
     .writes_into_x = 1, .read_elems = sl__read_elems_masked};
 /* voxel_feats, voxel_coors and voxel_points_count have out_rows rows */

@@ -12,6 +12,7 @@
 #include "case.h"
 #include "datagen.h"
 #include "oracles.h"
+#include "out_layout.h"
 #include "sl/sl.h"
 
 /* Axes to reverse to check that a result is order-free (rerun.h): of index
@@ -35,6 +36,8 @@ typedef struct sl_harness_op {
   /* The output starts as x and the op's writes change it: an output equal
    * to x proves little (runner.c's mistrust). */
   int writes_into_x;
+  /* How LibTorch lays out the op's result (out_layout.h); 0: row-major. */
+  sl_out_layout out_layout;
   /* Where each element the op writes or reduces goes (writes.h): the
    * any-valid oracle's writers, the tolerance's terms per position; NULL:
    * not known (the per-dtype tolerance table judges). */

@@ -504,6 +504,11 @@ int sl_providers_load(const char *const *specs, int n, char *err,
   return 0;
 }
 
+int sl_hvariant_lays_out_like_reference(const sl_hvariant *v) {
+  return sl_provider_at((size_t)v->provider)->builtin &&
+         !(v->v.flags & SL_NEEDS_CUDA);
+}
+
 int sl_hvariant_admits(const sl_hvariant *v, const sl_case *c,
                        const sl_call *call, unsigned *copies, char *why,
                        size_t len) {

@@ -99,6 +99,11 @@ int sl_hvariant_admits(const sl_hvariant *v, const sl_case *c,
                        const sl_call *call, unsigned *copies, char *why,
                        size_t len);
 
+/* Whether v is one of scatterlab's own CPU kernels, whose outputs are laid
+ * out as LibTorch's result (out_layout.h); a provider's get row-major ones,
+ * and the device path copies row-major ones back. */
+int sl_hvariant_lays_out_like_reference(const sl_hvariant *v);
+
 /* "f32,f64" or "all" for a dtype mask; "amin,amax" for a reduce mask. */
 void sl_caps_dtypes_text(unsigned mask, unsigned all, char *buf, size_t len);
 void sl_caps_reduces_text(unsigned mask, char *buf, size_t len);
