@@ -63,7 +63,27 @@ SL__ALWAYS_INLINE void sl__seg_accumulate(sl_dtype dt, sl_reduce r,
                                           double *acc) {
   const int64_t es = (int64_t)sl__dtype_size(dt);
   const int picks = r == SL_REDUCE_AMAX || r == SL_REDUCE_AMIN;
-  if (sl__acc_dtype(dt) == SL_F32 && !picks) {
+  const int in_float = sl__acc_dtype(dt) == SL_F32 && !picks;
+  if (w == 1) {
+    /* One column: the accumulator in a register, so that one segment's
+     * chain overlaps the next one's (through f[0] every step waited on the
+     * last one's store: bf16 prod of segments of 8 along 1-D data ran at
+     * 0.52x LibTorch). */
+    const char *col = drow + doff[0] * es;
+    float f = (float)start;
+    double a = start;
+    for (int64_t i = b; i < e; ++i) {
+      const double v = sl__load_f(dt, col + i * dstep);
+      if (in_float)
+        f = r == SL_REDUCE_PROD ? f * (float)v : f + (float)v;
+      else
+        a = picks ? sl__reduce_f(r, a, v)
+                  : sl__round_to(sl__acc_dtype(dt), sl__reduce_f(r, a, v));
+    }
+    acc[0] = in_float ? f : a;
+    return;
+  }
+  if (in_float) {
     float f[SL__SEG_BLOCK];
     for (int64_t k = 0; k < w; ++k) f[k] = (float)start;
     for (int64_t i = b; i < e; ++i) {
