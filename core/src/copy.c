@@ -62,6 +62,11 @@ typedef void (*sl__copy_row_fn)(char *dst, int64_t ds, const char *src,
     }                                                                          \
     T *dst = (T *)d;                                                           \
     const T *src = (const T *)s;                                               \
+    if (ds == 1 && ss == 0) { /* a broadcast source: a fill, vectorized */     \
+      const T v = src[0];                                                      \
+      for (int64_t j = 0; j < n; ++j) dst[j] = v;                              \
+      return;                                                                  \
+    }                                                                          \
     for (int64_t j = 0; j < n; ++j) dst[j * ds] = src[j * ss];                 \
   }
 SL__ELEM_TYPES(SL__COPY_ROW)

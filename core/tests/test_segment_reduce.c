@@ -486,45 +486,48 @@ static uint16_t to_half(sl_dtype dt, float f) {
   return dt == SL_BF16 ? sl_f32_to_bf16(f) : sl_f32_to_f16(f);
 }
 
-/* f16 and bf16 amax/amin backward over columns with an axis of extent 1
- * after them (data [4,3,1], lengths [3,1] along axis 0): g / ties at the
- * positions equal to the result, 0 elsewhere, as float computes it. Column
- * j holds (i + j) % 3 at position i: column 0 of segment 0 ties its
- * maximum 2 once, column 1 twice... */
+/* f16 and bf16 amax/amin backward over HC columns with an axis of extent 1
+ * after them (data [4,HC,1], lengths [3,1] along axis 0; HC at least the
+ * columns the half path takes): g / ties at the positions equal to the
+ * result, 0 elsewhere, as float computes it. Column j holds 2 at position
+ * i when (i + j) % 3 == 2, else 0, so segment 0's columns tie their
+ * maximum once and their minimum twice or three times. */
+enum { HC = 12 };
 static void test_backward_half_ties(void) {
   for (int h = 0; h < 4; ++h) {
     const sl_dtype dt = h & 1 ? SL_BF16 : SL_F16;
     const sl_reduce r = h & 2 ? SL_REDUCE_AMIN : SL_REDUCE_AMAX;
-    uint16_t d[12], g[6], res[6], out[12];
-    float df[12], want[12];
-    for (int i = 0; i < 12; ++i) df[i] = (float)((i / 3 + i % 3) % 3 / 2 * 2);
-    for (int i = 0; i < 12; ++i) d[i] = to_half(dt, df[i]);
+    uint16_t d[4 * HC], g[2 * HC], res[2 * HC], out[4 * HC];
+    float df[4 * HC], want[4 * HC];
+    for (int i = 0; i < 4 * HC; ++i)
+      df[i] = (i / HC + i % HC) % 3 == 2 ? 2.0f : 0.0f;
+    for (int i = 0; i < 4 * HC; ++i) d[i] = to_half(dt, df[i]);
     int64_t len[2] = {3, 1};
     for (int s = 0; s < 2; ++s)
-      for (int j = 0; j < 3; ++j) {
+      for (int j = 0; j < HC; ++j) {
         const int b = s ? 3 : 0, e = s ? 4 : 3;
-        float ext = df[b * 3 + j], ties = 0;
+        float ext = df[b * HC + j], ties = 0;
         for (int i = b; i < e; ++i)
-          ext = r == SL_REDUCE_AMAX ? fmaxf(ext, df[i * 3 + j])
-                                    : fminf(ext, df[i * 3 + j]);
-        for (int i = b; i < e; ++i) ties += df[i * 3 + j] == ext;
-        const float gv = (float)(1 + s * 3 + j);
-        g[s * 3 + j] = to_half(dt, gv);
-        res[s * 3 + j] = to_half(dt, ext);
+          ext = r == SL_REDUCE_AMAX ? fmaxf(ext, df[i * HC + j])
+                                    : fminf(ext, df[i * HC + j]);
+        for (int i = b; i < e; ++i) ties += df[i * HC + j] == ext;
+        const float gv = (float)(1 + s * HC + j);
+        g[s * HC + j] = to_half(dt, gv);
+        res[s * HC + j] = to_half(dt, ext);
         for (int i = b; i < e; ++i)
-          want[i * 3 + j] = df[i * 3 + j] == ext ? gv / ties : 0.0f;
+          want[i * HC + j] = df[i * HC + j] == ext ? gv / ties : 0.0f;
       }
-    sl_tensor td = sl_tensor_make(dt, 3, (int64_t[]){4, 3, 1}, d);
-    sl_tensor tg = sl_tensor_make(dt, 3, (int64_t[]){2, 3, 1}, g);
-    sl_tensor tr = sl_tensor_make(dt, 3, (int64_t[]){2, 3, 1}, res);
+    sl_tensor td = sl_tensor_make(dt, 3, (int64_t[]){4, HC, 1}, d);
+    sl_tensor tg = sl_tensor_make(dt, 3, (int64_t[]){2, HC, 1}, g);
+    sl_tensor tr = sl_tensor_make(dt, 3, (int64_t[]){2, HC, 1}, res);
     sl_tensor tl = sl_tensor_make(SL_I64, 1, (int64_t[]){2}, len);
-    sl_tensor to = sl_tensor_make(dt, 3, (int64_t[]){4, 3, 1}, out);
+    sl_tensor to = sl_tensor_make(dt, 3, (int64_t[]){4, HC, 1}, out);
     FOR_EACH_VARIANT(SL_OP_SEGMENT_REDUCE_BACKWARD, v) {
       sl_ctx ctx;
       sl_ctx_init(&ctx);
       CHECK(run_bwd(&ctx, v->name, &tg, &td, 0, &tl, 0, &tr, r, 0, 0, &to,
                     sizeof out) == SL_STATUS_OK);
-      for (int i = 0; i < 12; ++i)
+      for (int i = 0; i < 4 * HC; ++i)
         CHECK_MSG(out[i] == to_half(dt, want[i]),
                   "%s %s %s grad[%d]=%#x want %g", v->name, sl_dtype_name(dt),
                   sl_reduce_name(r), i, out[i], want[i]);

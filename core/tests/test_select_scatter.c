@@ -1,7 +1,7 @@
 /*
  * select_scatter on every CPU variant: seed 002's example, negative index
- * and dim, a rank-3 x, strides (of out too), empty inputs, dtypes, and one test per
- * bad-input status that applies, each asserting the status and that the
+ * and dim, a rank-3 x, strides (of out too), empty inputs, dtypes, and one test
+ * per bad-input status that applies, each asserting the status and that the
  * message names the argument.
  */
 #include <stdint.h>
@@ -96,6 +96,14 @@ static void test_rank3_and_strides(void) {
         for (int j = 0; j < 4; ++j)
           CHECK(buf[8 * i + 2 * j] == (i == 1 ? -1.0f : (float)(3 * j + i)));
       CHECK(buf[1] == -7 && buf[23] == -7);
+      /* a row-major out: the slice is one run, filled from the broadcast
+       * value */
+      float o34[12];
+      sl_tensor t34 = sl_tensor_make(SL_F32, 2, (int64_t[]){3, 4}, o34);
+      CHECK(ss(&ctx, v->name, xt, rep, 0, 1, t34, NULL) == SL_STATUS_OK);
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 4; ++j)
+          CHECK(o34[4 * i + j] == (i == 1 ? -1.0f : (float)(3 * j + i)));
       /* out laid out as xt (LibTorch's result keeps x's strides): element
        * [i][j] at 3j + i, the copy in out's memory order */
       float ot[12];

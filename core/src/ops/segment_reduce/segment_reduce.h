@@ -59,6 +59,7 @@ static inline int64_t sl__seg_row_off(const sl__seg_geom *g, const sl_tensor *t,
   int64_t off = 0;
   for (int d = g->nlead - 1; d >= 0; --d) {
     int64_t e = g->lead[d];
+    if (e == 1) continue; /* a division by 1 costs as much as any */
     off += (q % e) * t->strides[d];
     q /= e;
   }

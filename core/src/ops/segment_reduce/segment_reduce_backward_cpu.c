@@ -50,7 +50,8 @@ typedef struct sl__segb_task {
 /* w 16-bit elements at p + 2 * off[k] into float, a block at a time. */
 static void sl__segb_gather_half(sl_dtype dt, const char *p, const int64_t *off,
                                  int64_t w, float *dst) {
-  uint16_t raw[SL__SEG_BLOCK] = {0}; /* all of it: gcc cannot see w's bound */
+  uint16_t raw[SL__SEG_BLOCK];
+  if (w <= 0) return; /* else gcc sees raw read unwritten */
   for (int64_t k = 0; k < w; ++k) memcpy(&raw[k], p + off[k] * 2, 2);
   sl__half_load_block(dt, raw, dst, w);
 }
@@ -70,6 +71,11 @@ static void sl__segb_scatter_half(sl_dtype dt, const float *src, int64_t w,
  * length and a count of ties are exact in float, and float's division
  * rounds as the double one rounded to f32 (RD) did.
  */
+/* Columns a task needs for sl__segb_half: a block of a few elements paid
+ * its loops' set-up per element (bf16 amin over 3.3M rows of one column
+ * ran at 0.23x LibTorch that way). */
+#define SL__SEGB_HALF_MIN_COLUMNS 8
+
 static void sl__segb_half(sl_dtype dt, sl_reduce r, const sl__segb_task *t) {
   float g[SL__SEG_BLOCK], v[SL__SEG_BLOCK], x[SL__SEG_BLOCK],
       res[SL__SEG_BLOCK];
@@ -77,7 +83,8 @@ static void sl__segb_half(sl_dtype dt, sl_reduce r, const sl__segb_task *t) {
   sl__segb_gather_half(dt, t->g, t->goff, w, g);
   const int extreme = r == SL_REDUCE_AMAX || r == SL_REDUCE_AMIN;
   if (extreme) {
-    float ties[SL__SEG_BLOCK] = {0};
+    float ties[SL__SEG_BLOCK];
+    for (int64_t k = 0; k < w; ++k) ties[k] = 0;
     sl__segb_gather_half(dt, t->res, t->roff, w, res);
     for (int64_t i = t->b; i < t->e; ++i) {
       sl__segb_gather_half(dt, t->data + i * t->dstep, t->doff, w, x);
@@ -141,7 +148,8 @@ SL__ALWAYS_INLINE void sl__segb_tasks_as(sl_dtype dt, const sl__segb_job *j,
     const int64_t b = j->offs[q * (S + 1) + s];
     const int64_t e = j->offs[q * (S + 1) + s + 1];
     const char *gb = grow + s * gstep, *rb = rrow + s * rstep;
-    if ((dt == SL_F16 || dt == SL_BF16) && r != SL_REDUCE_PROD && e > b) {
+    if ((dt == SL_F16 || dt == SL_BF16) && r != SL_REDUCE_PROD && e > b &&
+        w >= SL__SEGB_HALF_MIN_COLUMNS) {
       const sl__segb_task task = {gb, rb, db,   gdb,  dstep, gdstep, b,
                                   e,  w,  goff, roff, doff,  gdoff};
       sl__segb_half(dt, r, &task);
