@@ -63,6 +63,11 @@ static void sl__segb_scatter_half(sl_dtype dt, const float *src, int64_t w,
   for (int64_t k = 0; k < w; ++k) memcpy(p + off[k] * 2, &raw[k], 2);
 }
 
+/* Columns a task needs for sl__segb_half: a block of a few elements paid
+ * its loops' set-up per element (bf16 amin over 3.3M rows of one column
+ * ran at 0.23x LibTorch that way). */
+#define SL__SEGB_HALF_MIN_COLUMNS 8
+
 /*
  * sum, mean, amax and amin of f16 and bf16 for one task in float, the
  * conversions a block of columns at a time (one element at a time through
@@ -71,11 +76,6 @@ static void sl__segb_scatter_half(sl_dtype dt, const float *src, int64_t w,
  * length and a count of ties are exact in float, and float's division
  * rounds as the double one rounded to f32 (RD) did.
  */
-/* Columns a task needs for sl__segb_half: a block of a few elements paid
- * its loops' set-up per element (bf16 amin over 3.3M rows of one column
- * ran at 0.23x LibTorch that way). */
-#define SL__SEGB_HALF_MIN_COLUMNS 8
-
 static void sl__segb_half(sl_dtype dt, sl_reduce r, const sl__segb_task *t) {
   float g[SL__SEG_BLOCK], v[SL__SEG_BLOCK], x[SL__SEG_BLOCK],
       res[SL__SEG_BLOCK];
@@ -92,9 +92,9 @@ static void sl__segb_half(sl_dtype dt, sl_reduce r, const sl__segb_task *t) {
     }
     for (int64_t k = 0; k < w; ++k) v[k] = ties[k] != 0 ? g[k] / ties[k] : 0;
   } else {
+    /* sum's g / 1 is g, bit for bit */
     const float len = r == SL_REDUCE_MEAN ? (float)(t->e - t->b) : 1.0f;
-    for (int64_t k = 0; k < w; ++k)
-      v[k] = r == SL_REDUCE_MEAN ? g[k] / len : g[k];
+    for (int64_t k = 0; k < w; ++k) v[k] = g[k] / len;
   }
   for (int64_t i = t->b; i < t->e; ++i) {
     if (extreme) {
