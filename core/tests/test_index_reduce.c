@@ -483,6 +483,112 @@ static void test_many_lines(void) {
   check_many_lines(4, 12, 300, 80, 9);
 }
 
+/* f16/bf16 bits of v, and back. */
+static uint16_t half_of(sl_dtype dt, float v) {
+  return dt == SL_F16 ? sl_f32_to_f16(v) : sl_f32_to_bf16(v);
+}
+static float half_value(sl_dtype dt, uint16_t h) {
+  return dt == SL_F16 ? sl_f16_to_f32(h) : sl_bf16_to_f32(h);
+}
+
+/* The definition for f16/bf16 sum, prod, mean along axis 1 of [A,N,C]:
+ * float accumulation from x (or the identity) in index order, the mean
+ * divided by its float count, rounded to the half type once. u_row is
+ * updates' stride between index positions (0: one row broadcast). */
+static void half_reference(sl_dtype dt, sl_reduce r, int self, int A, int N,
+                           int C, int M, const uint16_t *x, const uint16_t *u,
+                           int64_t u_row, const int64_t *idx, uint16_t *want) {
+  for (int a = 0; a < A; ++a)
+    for (int t = 0; t < N; ++t)
+      for (int c = 0; c < C; ++c) {
+        const size_t at = ((size_t)a * N + t) * C + c;
+        float acc = self ? half_value(dt, x[at]) : (r == SL_REDUCE_PROD);
+        float n = self ? 1.0f : 0.0f;
+        for (int i = 0; i < M; ++i) {
+          if (idx[i] != t) continue;
+          float v = half_value(dt, u[(size_t)a * M * u_row + i * u_row + c]);
+          acc = r == SL_REDUCE_PROD ? acc * v : acc + v;
+          n += 1.0f;
+        }
+        if (r == SL_REDUCE_MEAN && n > 1.0f) acc /= n;
+        want[at] = n > 0.0f ? half_of(dt, acc) : x[at];
+      }
+}
+
+/* index_reduce of f16/bf16 sum, prod and mean along axis 1 of [A,N,C] (the
+ * whole-slice path in float where out is contiguous, the line walk where
+ * out's rows are spaced) against half_reference, on every variant; values
+ * with fractions that round at every step, NaN and inf among them. Only
+ * the deterministic variants: the others add in another order on threads. */
+static void check_half_slices(sl_dtype dt, int A, int N, int C, int M,
+                              int broadcast) {
+  const size_t nx = (size_t)A * N * C, nu = (size_t)A * M * C;
+  const int64_t row = broadcast ? 0 : C;
+  uint16_t *x = malloc(nx * 2), *u = malloc(nu * 2), *want = malloc(nx * 2);
+  uint16_t *out = malloc(nx * 2 + (size_t)A * N * 2);
+  int64_t *idx = malloc((size_t)M * sizeof *idx);
+  CHECK(x && u && want && out && idx);
+  if (!(x && u && want && out && idx)) goto done;
+  uint32_t s = 4242;
+  for (size_t i = 0; i < nx + nu; ++i) {
+    s = s * 1103515245u + 12345u;
+    float v = (float)((int)((s >> 12) % 4001) - 2000) / 997.0f;
+    if ((s >> 8) % 211 == 0) v = (s >> 9) % 2 ? NAN : -INFINITY;
+    (i < nx ? x : u)[i < nx ? i : i - nx] = half_of(dt, v);
+  }
+  for (int i = 0; i < M; ++i) {
+    s = s * 1103515245u + 12345u;
+    idx[i] = (s >> 16) % N;
+  }
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  sl_tensor tx = sl_tensor_make(dt, 3, (int64_t[]){A, N, C}, x);
+  sl_tensor ti = sl_tensor_make(SL_I64, 1, (int64_t[]){M}, idx);
+  sl_tensor tu = sl_tensor_make(dt, 3, (int64_t[]){A, M, C}, u);
+  tu.strides[0] *= !broadcast, tu.strides[1] *= !broadcast;
+  const sl_reduce rs[3] = {SL_REDUCE_SUM, SL_REDUCE_PROD, SL_REDUCE_MEAN};
+  for (int k = 0; k < 3; ++k)
+    for (int self = 0; self < 2; ++self) {
+      half_reference(dt, rs[k], self, A, N, C, M, x, u, row, idx, want);
+      for (int spaced = 0; spaced < 2; ++spaced) {
+        sl_tensor to = sl_tensor_make(dt, 3, (int64_t[]){A, N, C}, out);
+        if (spaced) to.strides[1] = C + 1, to.strides[0] = (int64_t)N * (C + 1);
+        FOR_EACH_VARIANT(SL_OP_INDEX_REDUCE, v) {
+          /* float sums and products in another order round otherwise */
+          if (!(v->flags & SL_DETERMINISTIC)) continue;
+          CHECK(run_ir(&ctx, v->name, &tx, 1, &ti, &tu, rs[k], self, &to,
+                       nx * 2 + (size_t)A * N * 2) == SL_STATUS_OK);
+          int bad = 0;
+          for (size_t i = 0; i < nx; ++i) {
+            const size_t at = spaced ? i + i / (size_t)C : i;
+            bad += !same_f(half_value(dt, out[at]), half_value(dt, want[i]));
+          }
+          CHECK_MSG(bad == 0,
+                    "%s %dx%dx%d M=%d bc=%d %s %s self=%d spaced=%d: "
+                    "%d elements differ",
+                    sl_dtype_name(dt), A, N, C, M, broadcast, v->name,
+                    sl_reduce_name(rs[k]), self, spaced, bad);
+        }
+      }
+    }
+done:
+  free(x);
+  free(u);
+  free(want);
+  free(out);
+  free(idx);
+}
+
+/* Blocks split among threads (A = 3), columns split (A = 1), passes of
+ * fewer columns than a slice (300 targets of 300 columns), broadcast
+ * updates (column stride 0). */
+static void test_half_slices(void) {
+  check_half_slices(SL_F16, 3, 40, 24, 60, 0);
+  check_half_slices(SL_BF16, 1, 300, 300, 600, 0);
+  check_half_slices(SL_F16, 1, 300, 300, 600, 0);
+  check_half_slices(SL_BF16, 2, 30, 16, 50, 1);
+}
+
 /* A zero-element index, or an empty x, returns x as it is. */
 static void test_empty(void) {
   sl_ctx ctx;
@@ -626,6 +732,7 @@ int main(void) {
   test_strides();
   test_assign_dtypes();
   test_many_lines();
+  test_half_slices();
   test_empty();
   test_bad_input();
   return sl_test_finish("test_index_reduce");

@@ -3,8 +3,9 @@
  * f32/f64/i32/i64 with assign, sum, prod, amax, amin run as scatter_reduce
  * with the index broadcast over updates (sl__ir_rows); assign, amax and
  * amin of the other dtypes by whole slices where out is contiguous
- * (index_reduce_slices.c). The rest (mean, f16/bf16 sum and prod, strided
- * out) go by the lines along dim
+ * (index_reduce_slices.c), f16/bf16 sum, prod and mean likewise in float
+ * (index_reduce_half.c). The rest (mean of the other dtypes, strided out,
+ * narrow slices) go by the lines along dim
  * (all the coordinates other than the axis): every line takes the whole
  * index in order, so the threads never write the same element and the
  * answer is the serial one.
@@ -97,7 +98,8 @@ static void sl__ir_batch(const void *user, int64_t begin, int64_t end,
 }
 
 static sl_status sl__ir_run(sl_ctx *ctx, sl_call *c, int threads, int parted) {
-  if (sl__ir_rows(c, threads, parted) || sl__index_slices(c, threads))
+  if (sl__ir_rows(c, threads, parted) || sl__index_slices(c, threads) ||
+      sl__index_half_slices(c, threads))
     return SL_STATUS_OK;
   sl__ir_job j = {.c = c};
   sl__ir_make_views(c, &j.v);

@@ -19,22 +19,6 @@
 #include "reduce.h"
 #include "walk.h"
 
-/* The geometry of a call; strides of updates in elements. */
-typedef struct sl__slices {
-  char *out;
-  const char *upd;
-  const sl_tensor *index;
-  int64_t istep, outer, n, m, inner;
-  int64_t so, si, sj; /* updates' strides: block, index, column */
-  size_t es;
-  sl_dtype dt;
-  sl_reduce reduce; /* ASSIGN, AMAX or AMIN */
-  int include_self;
-  /* Without include_self: first[i] is 1 where index[i] is its target's
-   * first contribution (sl__first_of), or NULL. */
-  const uint8_t *first;
-} sl__slices;
-
 /* Copies columns [j0, j1) of every slice of blocks [o0, o1) with memcpy:
  * updates' columns adjacent (sj == 1). */
 static void sl__copy_rows(const sl__slices *s, int64_t o0, int64_t o1,
@@ -234,14 +218,9 @@ static int sl__collapse(const sl_tensor *t, int a, int b, int64_t *extent,
   return 1;
 }
 
-/* Whether the call qualifies, and its geometry. */
-static int sl__slices_of(const sl_call *c, sl__slices *s) {
+int sl__slices_geometry(const sl_call *c, sl__slices *s) {
   const sl_tensor *x = &c->arg[0], *out = &c->arg[3];
-  const sl_reduce r = c->p.reduce;
-  if ((r != SL_REDUCE_ASSIGN && r != SL_REDUCE_AMAX && r != SL_REDUCE_AMIN) ||
-      (r != SL_REDUCE_ASSIGN && !sl__select_of(x->dtype)) ||
-      !sl_tensor_is_contiguous(out))
-    return 0;
+  if (!sl_tensor_is_contiguous(out)) return 0;
   const int k = x->ndim ? x->ndim : 1, dim = (int)c->p.dim;
   sl_tensor u;
   sl__axis_view(&c->arg[2], k, dim, &u);
@@ -264,9 +243,19 @@ static int sl__slices_of(const sl_call *c, sl__slices *s) {
                     sj,
                     sl_dtype_size(x->dtype),
                     x->dtype,
-                    r,
+                    c->p.reduce,
                     c->p.include_self,
                     NULL};
+  return 1;
+}
+
+/* Whether the call qualifies, and its geometry. */
+static int sl__slices_of(const sl_call *c, sl__slices *s) {
+  const sl_reduce r = c->p.reduce;
+  if ((r != SL_REDUCE_ASSIGN && r != SL_REDUCE_AMAX && r != SL_REDUCE_AMIN) ||
+      (r != SL_REDUCE_ASSIGN && !sl__select_of(c->arg[0].dtype)) ||
+      !sl__slices_geometry(c, s))
+    return 0;
   return s->sj == 1 || s->es <= 8;
 }
 
