@@ -300,6 +300,17 @@ void sl__rb_sparse_line(const sl__rbline *b, const sl__rbptr *p,
 int sl__rb_grouped_fits(const sl__rbline *b, int64_t m);
 int sl__rb_grouped_line(const sl__rbline *b, const sl__rbptr *p);
 
+/* A line of f16, bf16 or f32 amax/amin whose dense counts would outgrow
+ * SL__TH_BACKWARD_SCRATCH (reduce_backward_packed.c): whether line geometry
+ * b with m contributions takes the path that packs each position's result,
+ * g and count in one record, and that path, which returns 0 having done
+ * nothing when it finds no memory for the records (8 bytes a position for
+ * f16/bf16, 12 for f32); its passes over positions and its shares run on
+ * `threads` threads.
+ * Results bit for bit the dense path's. */
+int sl__rb_packed_fits(const sl__rbline *b, int64_t m);
+int sl__rb_packed_line(const sl__rbline *b, const sl__rbptr *p, int threads);
+
 /* ------------------------------------------------------------------------ */
 /* Shapes and checks shared by the four ops                                  */
 /* ------------------------------------------------------------------------ */

@@ -22,9 +22,13 @@ static int64_t sl__rb_scratch_per_position(sl_reduce r) {
 
 /* Lines walked side by side: SL__LINE_BATCH, fewer when their scratch
  * would outgrow SL__RB_SCRATCH doubles (half of a 1 MiB L2), as long lines
- * of prod need. */
+ * of prod need; one at a time where each line is contiguous (g, result and
+ * grad_x), which side by side gain nothing and lose the loops the compiler
+ * vectorizes for one line (f32 amin along the last axis of 2367x2366 ran
+ * at 0.38x LibTorch side by side, 0.89x one at a time). */
 #define SL__RB_SCRATCH ((int64_t)SL__TH_BACKWARD_SCRATCH)
-static int sl__rb_batch(int64_t scratch_per_line) {
+static int sl__rb_batch(const sl__rbline *b, int64_t scratch_per_line) {
+  if (b->gstep == 1 && b->rstep == 1 && b->gxstep == 1) return 1;
   if (scratch_per_line <= 0) return SL__LINE_BATCH;
   int64_t k = SL__RB_SCRATCH / scratch_per_line;
   return k < 1 ? 1 : k < SL__LINE_BATCH ? (int)k : SL__LINE_BATCH;
@@ -172,11 +176,15 @@ SL__ALWAYS_INLINE void sl__rb_lines_as(sl_dtype dt, const sl__rbline *b, int k,
 
 /* The instances, one per floating dtype: each folds its loads, stores and
  * rounding (one f16 instance taking dt from b paid a switch per element:
- * the f16 backward leads of issue 52 ran at 0.2-0.6x LibTorch). */
+ * the f16 backward leads of issue 52 ran at 0.2-0.6x LibTorch), and one
+ * line alone (k = 1) drops the loop over lines inside each position. */
 #define SL__RB_LINES_FN(D)                                                     \
   static void sl__rb_lines_##D(const sl__rbline *b, int k, const sl__rbptr *p, \
                                double *scratch) {                              \
-    sl__rb_lines_as(SL_##D, b, k, p, scratch);                                 \
+    if (k == 1)                                                                \
+      sl__rb_lines_as(SL_##D, b, 1, p, scratch);                               \
+    else                                                                       \
+      sl__rb_lines_as(SL_##D, b, k, p, scratch);                               \
   }
 SL__RB_DTYPES(SL__RB_LINES_FN)
 #undef SL__RB_LINES_FN
@@ -192,10 +200,11 @@ static void sl__reduce_backward_lines(const sl__rbline *b, int k,
 #undef SL__RB_LINES_IS
 }
 
-/* Lines [begin, end) in batches of up to `batch` neighbours with one m. */
+/* Lines [begin, end) in batches of up to `batch` neighbours with one m;
+ * `spare` threads for each line where lines are fewer than threads. */
 static void sl__rb_range(const sl__rbline *b, int64_t begin, int64_t end,
-                         int batch, sl__rb_locate_fn locate, const void *user,
-                         double *scratch) {
+                         int batch, int spare, sl__rb_locate_fn locate,
+                         const void *user, double *scratch) {
   sl__rbptr p[SL__LINE_BATCH];
   int k = 0;
   for (int64_t l = begin; l < end; ++l) {
@@ -206,6 +215,8 @@ static void sl__rb_range(const sl__rbline *b, int64_t begin, int64_t end,
       continue;
     }
     if (sl__rb_grouped_fits(b, q.m) && sl__rb_grouped_line(b, &q)) continue;
+    if (sl__rb_packed_fits(b, q.m) && sl__rb_packed_line(b, &q, spare))
+      continue;
     if (k == batch || (k > 0 && q.m != p[0].m)) {
       sl__reduce_backward_lines(b, k, p, scratch);
       k = 0;
@@ -222,7 +233,7 @@ sl_status sl__reduce_backward_run(sl_ctx *ctx, const char *op,
   if (lines <= 0) return SL_STATUS_OK;
   const int team = lines < threads ? (int)lines : threads;
   const int64_t per_line = sl__rb_scratch_per_position(b->reduce) * b->n;
-  const int batch = sl__rb_batch(per_line);
+  const int batch = sl__rb_batch(b, per_line);
   const int64_t per_thread = per_line * batch;
   double *scratch = NULL;
   if (per_thread > 0) {
@@ -237,7 +248,7 @@ sl_status sl__reduce_backward_run(sl_ctx *ctx, const char *op,
     const int t = omp_get_thread_num();
     int64_t begin, end;
     sl__chunk(lines, team, t, &begin, &end);
-    sl__rb_range(b, begin, end, batch, locate, user,
+    sl__rb_range(b, begin, end, batch, threads / team, locate, user,
                  scratch ? scratch + t * per_thread : NULL);
   }
   sl__free(scratch);

@@ -856,6 +856,106 @@ static void test_grouped_prod(void) {
   }
 }
 
+/* dtype dt's bits of v (f32 as its float bits), and back, for
+ * test_packed_amax. */
+static uint32_t packed_bits(sl_dtype dt, double v) {
+  float f = (float)v;
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  return dt == SL_F16    ? sl_f32_to_f16(f)
+         : dt == SL_BF16 ? sl_f32_to_bf16(f)
+                         : u;
+}
+static double packed_value(sl_dtype dt, const void *p, int64_t i) {
+  const uint16_t *h = p;
+  return dt == SL_F16    ? sl_f16_to_f32(h[i])
+         : dt == SL_BF16 ? sl_bf16_to_f32(h[i])
+                         : ((const float *)p)[i];
+}
+static double packed_round(sl_dtype dt, double v) {
+  uint32_t bits = packed_bits(dt, v);
+  return packed_value(dt, &bits, 0); /* little-endian: the low half */
+}
+static void packed_store(sl_dtype dt, void *p, int64_t i, double v) {
+  if (dt == SL_F32)
+    ((float *)p)[i] = (float)v;
+  else
+    ((uint16_t *)p)[i] = (uint16_t)packed_bits(dt, v);
+}
+
+/* amax/amin of one line longer than backward_scratch (f16, bf16, f32: the
+ * packed records of reduce_backward_packed.c, its passes on 3 threads for
+ * cpu.omp) against the formulas of reduce.h written here: values from
+ * {0, 1, 2, NaN} so that many tie with the result, about 3 contributions a
+ * targeted position and untargeted ones. */
+static void check_packed_amax(sl_dtype dt) {
+  enum { N = 70000, M = 30000 };
+  static float g[N], x[N], res[N], src[M];
+  static double cnt[N];
+  static uint32_t hx[N], hg[N], hr[N], hs[M], gx[N], gs[M];
+  static int64_t idx[M];
+  static uint8_t targeted[N];
+  uint64_t seed = 5;
+  for (int i = 0; i < N; ++i) {
+    g[i] = 0.25f * (float)(i % 9) - 1;
+    x[i] = i % 17 == 0 ? NAN : (float)(i % 3);
+    res[i] = (float)((i / 2) % 3);
+  }
+  memset(targeted, 0, sizeof targeted);
+  for (int i = 0; i < M; ++i) {
+    seed = seed * 6364136223846793005u + 1442695040888963407u;
+    idx[i] = (int64_t)((seed >> 33) % 10000) * 7;
+    src[i] = (seed >> 20) % 13 == 0 ? NAN : (float)((seed >> 40) % 3);
+    targeted[idx[i]] = 1;
+  }
+  for (int i = 0; i < N; ++i) {
+    packed_store(dt, hx, i, x[i]);
+    packed_store(dt, hg, i, g[i]);
+    packed_store(dt, hr, i, res[i]);
+  }
+  for (int i = 0; i < M; ++i) packed_store(dt, hs, i, src[i]);
+  const int64_t n = N, m = M;
+  sl_tensor tg = sl_tensor_make(dt, 1, &n, hg),
+            tx = sl_tensor_make(dt, 1, &n, hx);
+  sl_tensor tr = sl_tensor_make(dt, 1, &n, hr),
+            tgx = sl_tensor_make(dt, 1, &n, gx);
+  sl_tensor ti = sl_tensor_make(SL_I64, 1, &m, idx);
+  sl_tensor ts = sl_tensor_make(dt, 1, &m, hs),
+            tgs = sl_tensor_make(dt, 1, &m, gs);
+  for (int i = 0; i < N; ++i) cnt[i] = x[i] == res[i];
+  for (int i = 0; i < M; ++i) cnt[idx[i]] += src[i] == res[idx[i]];
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  for (int self = 0; self < 2; ++self)
+    FOR_EACH_VARIANT(SL_OP_SCATTER_REDUCE_BACKWARD, v) {
+      CHECK(run_bw(&ctx, v->name, SL_OP_SCATTER_REDUCE_BACKWARD, &tg, &tx, &ti,
+                   &ts, &tr, &tgx, sizeof gx, &tgs, sizeof gs, 0,
+                   self ? SL_REDUCE_AMAX : SL_REDUCE_AMIN,
+                   self) == SL_STATUS_OK);
+      int bad = 0;
+      for (int i = 0; i < N; ++i) {
+        const double share = (double)(float)((double)g[i] / cnt[i]);
+        const double want =
+            !self && targeted[i] ? 0.0 : (x[i] == res[i]) * share;
+        bad += !same_f(packed_value(dt, gx, i), packed_round(dt, want));
+      }
+      for (int i = 0; i < M; ++i) {
+        const int64_t t = idx[i];
+        const double want =
+            (src[i] == res[t]) * (double)(float)((double)g[t] / cnt[t]);
+        bad += !same_f(packed_value(dt, gs, i), packed_round(dt, want));
+      }
+      CHECK_MSG(bad == 0, "%s %s self %d: %d of %d gradients differ",
+                sl_dtype_name(dt), v->name, self, bad, N + M);
+    }
+}
+
+static void test_packed_amax(void) {
+  check_packed_amax(SL_F32);
+  check_packed_amax(SL_F16);
+  check_packed_amax(SL_BF16);
+}
+
 int main(void) {
   test_scatter_1d();
   test_scatter_ties();
@@ -868,6 +968,7 @@ int main(void) {
   test_omp_matches_serial();
   test_sparse_matches_dense();
   test_grouped_prod();
+  test_packed_amax();
   test_half_shares_match_lines();
   test_bad_input();
   test_empty();
