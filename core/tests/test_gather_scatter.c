@@ -479,6 +479,18 @@ static void test_bad_input(void) {
         SL_STATUS_INDEX_OUT_OF_RANGE);
   CHECK_CONTAINS(ctx.msg,
                  "index[0,2]=7 out of range [0,4) for dim 0 of x [4,3]");
+  /* A broadcast index (each row one value, by stride 0 along it) is
+   * checked once per value, and the report names the first bad position
+   * of the whole: [1,0], not position 1 of the values read. */
+  int64_t row[2] = {0, 5};
+  sl_tensor bidx = sl_tensor_make(SL_I64, 2, S23, row);
+  bidx.strides[0] = 1, bidx.strides[1] = 0;
+  CHECK(sl_gather(&ctx, "cpu.serial", &x, 0, &bidx, &o) ==
+        SL_STATUS_INDEX_OUT_OF_RANGE);
+  CHECK_CONTAINS(ctx.msg,
+                 "index[1,0]=5 out of range [0,4) for dim 0 of x [4,3]");
+  row[1] = 3;
+  CHECK(sl_gather(&ctx, "cpu.serial", &x, 0, &bidx, &o) == SL_STATUS_OK);
   /* unsupported dtype: src of another dtype, an output of the wrong dtype,
    * an unknown dtype code */
   sl_tensor isrc = sl_tensor_make(SL_I64, 2, S23, (void *)IDX);

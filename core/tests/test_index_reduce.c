@@ -608,6 +608,12 @@ static void test_empty(void) {
       CHECK(run_ir(&ctx, v->name, &tx, 0, &ti, &tu, (sl_reduce)r, 0, &to,
                    sizeof out) == SL_STATUS_OK);
       CHECK(memcmp(out, x, sizeof x) == 0);
+      /* an empty broadcast index (stride 0) reads nothing */
+      sl_tensor bi = ti;
+      bi.strides[0] = 0;
+      CHECK(run_ir(&ctx, v->name, &tx, 0, &bi, &tu, (sl_reduce)r, 0, &to,
+                   sizeof out) == SL_STATUS_OK);
+      CHECK(memcmp(out, x, sizeof x) == 0);
       CHECK(run_ir(&ctx, v->name, &ex, 1, &ei, &eu, (sl_reduce)r, 0, &eo, 0) ==
             SL_STATUS_OK);
     }
