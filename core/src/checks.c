@@ -77,28 +77,35 @@ sl_status sl__normalize_dim(sl_ctx *ctx, const char *what, int64_t dim,
   return SL_STATUS_OK;
 }
 
+/* Whether any of the n values of index at off, off + step, ... lies
+ * outside [0, bound): unsigned compares catch negative values too, and an
+ * i32 bound above INT32_MAX leaves only the negative values bad. */
+SL__ALWAYS_INLINE int sl__row_has_bad(const sl_tensor *index, int64_t off,
+                                      int64_t step, int64_t n, int64_t bound) {
+  int bad = 0;
+  if (index->dtype == SL_I32) {
+    const uint32_t *v = (const uint32_t *)index->data + off;
+    const uint32_t ub = bound > INT32_MAX ? 0x80000000u : (uint32_t)bound;
+    for (int64_t j = 0; j < n; ++j) bad |= v[j * step] >= ub;
+  } else {
+    const uint64_t *v = (const uint64_t *)index->data + off;
+    for (int64_t j = 0; j < n; ++j) bad |= v[j * step] >= (uint64_t)bound;
+  }
+  return bad;
+}
+
 /* The first row-major position in [b, e) of index whose value lies
- * outside [0, bound), or -1. Walks the elements with an odometer (no
- * division per element); a contiguous index is a plain loop. */
+ * outside [0, bound), or -1. Walks the rows with an odometer (no division
+ * per element); a contiguous index is a plain loop. */
 SL__SIMD_CLONES int64_t sl__index_first_bad(const sl_tensor *index, int64_t b,
                                             int64_t e, int64_t bound) {
   if (sl_tensor_is_contiguous(index)) {
     /* Blocks without an early exit, which the compiler vectorizes; the
-     * block holding a bad value is then searched. Unsigned compares catch
-     * negative values too. An i32 bound above INT32_MAX leaves only the
-     * negative values bad: those are >= 2^31 as uint32. */
+     * block holding a bad value is then searched. */
     enum { BLOCK = SL__TH_INDEX_BLOCK };
     for (int64_t at = b; at < e; at += BLOCK) {
       int64_t stop = e - at < BLOCK ? e : at + BLOCK;
-      int bad = 0;
-      if (index->dtype == SL_I32) {
-        const uint32_t *v = index->data;
-        uint32_t ub = bound > INT32_MAX ? 0x80000000u : (uint32_t)bound;
-        for (int64_t i = at; i < stop; ++i) bad |= v[i] >= ub;
-      } else {
-        const uint64_t *v = index->data;
-        for (int64_t i = at; i < stop; ++i) bad |= v[i] >= (uint64_t)bound;
-      }
+      int bad = sl__row_has_bad(index, at, 1, stop - at, bound);
       if (!bad) continue;
       for (int64_t i = at; i < stop; ++i) {
         int64_t v = sl__load_index(index, i);
@@ -107,17 +114,30 @@ SL__SIMD_CLONES int64_t sl__index_first_bad(const sl_tensor *index, int64_t b,
     }
     return -1;
   }
+  /* Row by row: a strided row is one loop without an early exit, as a
+   * contiguous block is; one element at a time with the odometer's carry
+   * each checked a strided i64 index at 1 ns an element. */
+  const int last = index->ndim - 1;
+  const int64_t len = index->shape[last], step = index->strides[last];
   int64_t idx[SL_MAX_DIMS];
   sl__unravel(b, index->ndim, index->shape, idx);
   int64_t off = sl__offset(index, idx);
-  for (int64_t i = b; i < e; ++i) {
-    int64_t v = sl__load_index(index, off);
-    if (v < 0 || v >= bound) return i;
-    for (int d = index->ndim - 1; d >= 0; --d) {
-      off += index->strides[d];
-      if (++idx[d] < index->shape[d]) break;
+  for (int64_t i = b; i < e;) {
+    const int64_t n = len - idx[last] < e - i ? len - idx[last] : e - i;
+    if (sl__row_has_bad(index, off, step, n, bound))
+      for (int64_t q = 0; q < n; ++q) {
+        const int64_t v = sl__load_index(index, off + q * step);
+        if (v < 0 || v >= bound) return i + q;
+      }
+    i += n;
+    off += n * step;
+    idx[last] += n;
+    for (int d = last; d >= 0 && idx[d] == index->shape[d]; --d) {
       off -= idx[d] * index->strides[d];
       idx[d] = 0;
+      if (d == 0) break;
+      off += index->strides[d - 1];
+      ++idx[d - 1];
     }
   }
   return -1;

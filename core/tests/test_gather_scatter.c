@@ -479,6 +479,18 @@ static void test_bad_input(void) {
         SL_STATUS_INDEX_OUT_OF_RANGE);
   CHECK_CONTAINS(ctx.msg,
                  "index[0,2]=7 out of range [0,4) for dim 0 of x [4,3]");
+  /* A gapped index (rows 8 apart, every other element; bad 9s in the
+   * gaps) is checked row by row; the first bad position of two in a row
+   * is the one reported. */
+  int64_t gapped[16] = {0, 9, 1, 9, 2, 9, 9, 9, 1, 9, 3, 9, 2, 9, 9, 9};
+  sl_tensor gidx = sl_tensor_make(SL_I64, 2, S23, gapped);
+  gidx.strides[0] = 8, gidx.strides[1] = 2;
+  CHECK(sl_gather(&ctx, "cpu.serial", &x, 0, &gidx, &o) == SL_STATUS_OK);
+  gapped[10] = 5, gapped[12] = 4;
+  CHECK(sl_gather(&ctx, "cpu.serial", &x, 0, &gidx, &o) ==
+        SL_STATUS_INDEX_OUT_OF_RANGE);
+  CHECK_CONTAINS(ctx.msg,
+                 "index[1,1]=5 out of range [0,4) for dim 0 of x [4,3]");
   /* A broadcast index (each row one value, by stride 0 along it) is
    * checked once per value, and the report names the first bad position
    * of the whole: [1,0], not position 1 of the values read. */
