@@ -20,22 +20,24 @@
 SL__ALWAYS_INLINE void sl__wide_line_as(sl_dtype dt, sl_reduce r,
                                         const sl__rlines *p, int64_t out_off,
                                         int64_t src_off, int64_t idx_off,
-                                        double *acc, double *counts) {
+                                        float *acc, double *counts) {
   const int64_t es = (int64_t)sl__dtype_size(dt), m = p->m, n = p->n;
 #define SL__OUT(t) (p->out + (out_off + (t)*p->ostep) * es)
   /* Position t's start: x's value, or the identity; its count likewise. */
 #define SL__START(t)                                                           \
   do {                                                                         \
-    acc[t] = p->include_self ? sl__load_f(dt, SL__OUT(t))                      \
-                             : sl__reduce_identity_f(r);                       \
+    acc[t] = p->include_self ? (float)sl__load_f(dt, SL__OUT(t))               \
+                             : (float)sl__reduce_identity_f(r);                \
     if (counts) counts[t] = p->include_self ? 1.0 : 0.0;                       \
   } while (0)
   /* More contributions than positions: the start values and the rounding
-   * go once per position, untouched ones marked by a NaN no float makes
-   * (its low bits below f32's), rather than once per contribution. */
+   * go once per position, untouched ones marked by a NaN no step makes
+   * (its lowest bit set: a half's NaN widens with those bits clear, and
+   * float arithmetic keeps an operand's), rather than once per
+   * contribution. */
   const int by_position = n <= m;
-  const uint64_t unset_bits = 0x7ff8000000000001ull;
-  double unset;
+  const uint32_t unset_bits = 0x7fc00001u;
+  float unset;
   memcpy(&unset, &unset_bits, sizeof unset);
   if (by_position) {
     for (int64_t t = 0; t < n; ++t) acc[t] = unset;
@@ -49,7 +51,7 @@ SL__ALWAYS_INLINE void sl__wide_line_as(sl_dtype dt, sl_reduce r,
     int64_t t = sl__target(p->index, idx_off, p->istep, i);
     if (by_position && memcmp(&acc[t], &unset, sizeof unset) == 0) SL__START(t);
     double v = sl__load_f(dt, p->src + (src_off + i * p->sstep) * es);
-    acc[t] = sl__round_to(SL_F32, sl__reduce_f(r, acc[t], v));
+    acc[t] = (float)sl__reduce_f(r, acc[t], v);
     if (counts) counts[t] = sl__count_add(dt, counts[t], 1.0);
   }
   const int64_t finish = by_position ? n : m;
@@ -65,7 +67,7 @@ SL__ALWAYS_INLINE void sl__wide_line_as(sl_dtype dt, sl_reduce r,
 }
 
 typedef void (*sl__wide_line_fn)(const sl__rlines *p, int64_t out_off,
-                                 int64_t src_off, int64_t idx_off, double *acc,
+                                 int64_t src_off, int64_t idx_off, float *acc,
                                  double *counts);
 
 /* The instances: the half dtypes by the reduces that accumulate. */
@@ -74,13 +76,13 @@ typedef void (*sl__wide_line_fn)(const sl__rlines *p, int64_t out_off,
   X(F16, PROD)                                                                 \
   X(F16, MEAN)                                                                 \
   X(F16, AMAX)                                                                 \
-  X(F16, AMIN) X(BF16, SUM) X(BF16, PROD) X(BF16, MEAN) X(BF16, AMAX)          \
-      X(BF16, AMIN)
+  X(F16, AMIN)                                                                 \
+  X(BF16, SUM) X(BF16, PROD) X(BF16, MEAN) X(BF16, AMAX) X(BF16, AMIN)
 
 #define SL__WIDE_LINE_FN(D, R)                                                 \
   static void sl__wide_line_##D##_##R(const sl__rlines *p, int64_t out_off,    \
                                       int64_t src_off, int64_t idx_off,        \
-                                      double *acc, double *counts) {           \
+                                      float *acc, double *counts) {            \
     sl__wide_line_as(SL_##D, SL_REDUCE_##R, p, out_off, src_off, idx_off, acc, \
                      counts);                                                  \
   }
@@ -104,7 +106,8 @@ void sl__reduce_lines(const sl__rlines *p, int k, const int64_t *out_off,
     double *mean_counts = p->reduce == SL_REDUCE_MEAN ? scratch + p->n : NULL;
     const sl__wide_line_fn line = sl__wide_line_for(dt, p->reduce);
     for (int l = 0; l < k; ++l)
-      line(p, out_off[l], src_off[l], idx_off[l], scratch, mean_counts);
+      line(p, out_off[l], src_off[l], idx_off[l], (float *)scratch,
+           mean_counts);
     return;
   }
   const sl_reduce r = p->reduce;
