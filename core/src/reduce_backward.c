@@ -2,6 +2,7 @@
 #include <omp.h>
 #include <stdlib.h>
 
+#include "half_blocks.h"
 #include "reduce.h"
 #include "walk.h"
 
@@ -200,12 +201,64 @@ static void sl__reduce_backward_lines(const sl__rbline *b, int k,
 #undef SL__RB_LINES_IS
 }
 
+/* Floats for f16/bf16 lines widened (sl__rb_half_line), grown as they
+ * need. */
+typedef struct sl__rb_floats {
+  float *f;
+  int64_t cap;
+} sl__rb_floats;
+
+/* Whether the lines of b with m contributions go through float: f16/bf16
+ * mean, amax and amin whose lines are contiguous in every tensor. */
+static int sl__rb_half_fits(const sl__rbline *b, int64_t m) {
+  const sl_reduce r = b->reduce;
+  return (b->dt == SL_F16 || b->dt == SL_BF16) &&
+         (r == SL_REDUCE_MEAN || r == SL_REDUCE_AMAX || r == SL_REDUCE_AMIN) &&
+         m > 0 && b->gstep == 1 && b->xstep == 1 && b->rstep == 1 &&
+         b->gxstep == 1 && b->sstep == 1 && b->gsstep == 1;
+}
+
+/* An f16/bf16 line of mean, amax or amin through the f32 formulas: its
+ * positions and contributions widened a block at a time, its gradients
+ * narrowed back. Both types accumulate and round in f32 and a half store
+ * rounds the f32 value, so the bits are the half instance's (a NaN's
+ * payload aside); that instance's software conversions, several per
+ * element, were most of scatter_reduce_backward f16 mean's time along
+ * the last axis (0.60x LibTorch). 0, having done nothing, when memory is
+ * short. */
+static int sl__rb_half_line(const sl__rbline *b, const sl__rbptr *p,
+                            double *scratch, sl__rb_floats *w) {
+  const int64_t n = b->n, m = p->m, need = 4 * n + 2 * m;
+  if (need > w->cap) {
+    float *f = sl__malloc((size_t)need * sizeof *f);
+    if (!f) return 0;
+    sl__free(w->f);
+    w->f = f, w->cap = need;
+  }
+  float *g = w->f, *x = g + n, *res = x + n, *gx = res + n, *src = gx + n;
+  float *gs = src + m;
+  sl__half_load_block(b->dt, p->g, g, n);
+  sl__half_load_block(b->dt, p->x, x, n);
+  sl__half_load_block(b->dt, p->res, res, n);
+  sl__half_load_block(b->dt, p->src, src, m);
+  sl__rbline wide = *b;
+  wide.dt = SL_F32;
+  const sl__rbptr q = {
+      (const char *)g,   (const char *)x, (const char *)res, (char *)gx,
+      (const char *)src, (char *)gs,      p->ioff,           m};
+  sl__rb_lines_F32(&wide, 1, &q, scratch);
+  sl__half_store_block(b->dt, gx, p->gx, n);
+  sl__half_store_block(b->dt, gs, p->gs, m);
+  return 1;
+}
+
 /* Lines [begin, end) in batches of up to `batch` neighbours with one m;
  * `spare` threads for each line where lines are fewer than threads. */
 static void sl__rb_range(const sl__rbline *b, int64_t begin, int64_t end,
                          int batch, int spare, sl__rb_locate_fn locate,
                          const void *user, double *scratch) {
   sl__rbptr p[SL__LINE_BATCH];
+  sl__rb_floats wide = {NULL, 0};
   int k = 0;
   for (int64_t l = begin; l < end; ++l) {
     sl__rbptr q;
@@ -217,6 +270,8 @@ static void sl__rb_range(const sl__rbline *b, int64_t begin, int64_t end,
     if (sl__rb_grouped_fits(b, q.m) && sl__rb_grouped_line(b, &q)) continue;
     if (sl__rb_packed_fits(b, q.m) && sl__rb_packed_line(b, &q, spare))
       continue;
+    if (sl__rb_half_fits(b, q.m) && sl__rb_half_line(b, &q, scratch, &wide))
+      continue;
     if (k == batch || (k > 0 && q.m != p[0].m)) {
       sl__reduce_backward_lines(b, k, p, scratch);
       k = 0;
@@ -224,6 +279,7 @@ static void sl__rb_range(const sl__rbline *b, int64_t begin, int64_t end,
     p[k++] = q;
   }
   if (k > 0) sl__reduce_backward_lines(b, k, p, scratch);
+  sl__free(wide.f);
 }
 
 sl_status sl__reduce_backward_run(sl_ctx *ctx, const char *op,
