@@ -6,13 +6,14 @@
  * result[t], g[t] and N[t] for the share, and writes grad_x[t] without
  * include_self: six arrays met at random, a cache miss each once the line
  * outgrows the caches (index_reduce_backward f16 amax of 3 million updates
- * into 5 million positions ran at 0.2-0.4x LibTorch). Here a 16-byte
- * record per position holds result, g, the count and whether the position
- * is targeted, built in order, so that a contribution meets one line of
- * memory per pass; the passes but the counting split among threads when
- * the line is alone. Every element sees the same operations in the same
- * order (the values are exact in float, the count rounds as
- * sl__count_add), so the results are the dense path's, bit for bit.
+ * into 5 million positions ran at 0.2-0.4x LibTorch). Here a record per
+ * position (8 bytes for f16/bf16, 12 for f32) holds result, g, the
+ * count and whether the position is targeted, built in order, so that a
+ * contribution meets one line of memory per pass; the passes but the
+ * counting split among threads when the line is alone. Every element sees
+ * the same operations in the same order (the values are exact in float,
+ * the count rounds as sl__count_add), so the results are the dense path's,
+ * bit for bit.
  */
 #include <math.h>
 #include <stdint.h>
