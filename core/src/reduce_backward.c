@@ -28,8 +28,15 @@ static int64_t sl__rb_scratch_per_position(sl_reduce r) {
  * vectorizes for one line (f32 amin along the last axis of 2367x2366 ran
  * at 0.38x LibTorch side by side, 0.89x one at a time). */
 #define SL__RB_SCRATCH ((int64_t)SL__TH_BACKWARD_SCRATCH)
+/* Positions from which a contiguous line goes alone (and an f16/bf16 one
+ * through float): shorter lines pay more per line than per position
+ * (2.4M lines of one position ran at 0.18-0.30x LibTorch alone, 0.43x
+ * side by side). */
+enum { SL__RB_ALONE_MIN = 16 };
 static int sl__rb_batch(const sl__rbline *b, int64_t scratch_per_line) {
-  if (b->gstep == 1 && b->rstep == 1 && b->gxstep == 1) return 1;
+  if (b->gstep == 1 && b->rstep == 1 && b->gxstep == 1 &&
+      b->n >= SL__RB_ALONE_MIN)
+    return 1;
   if (scratch_per_line <= 0) return SL__LINE_BATCH;
   int64_t k = SL__RB_SCRATCH / scratch_per_line;
   return k < 1 ? 1 : k < SL__LINE_BATCH ? (int)k : SL__LINE_BATCH;
@@ -214,8 +221,8 @@ static int sl__rb_half_fits(const sl__rbline *b, int64_t m) {
   const sl_reduce r = b->reduce;
   return (b->dt == SL_F16 || b->dt == SL_BF16) &&
          (r == SL_REDUCE_MEAN || r == SL_REDUCE_AMAX || r == SL_REDUCE_AMIN) &&
-         m > 0 && b->gstep == 1 && b->xstep == 1 && b->rstep == 1 &&
-         b->gxstep == 1 && b->sstep == 1 && b->gsstep == 1;
+         m > 0 && b->n >= SL__RB_ALONE_MIN && b->gstep == 1 && b->xstep == 1 &&
+         b->rstep == 1 && b->gxstep == 1 && b->sstep == 1 && b->gsstep == 1;
 }
 
 /* An f16/bf16 line of mean, amax or amin through the f32 formulas: its
