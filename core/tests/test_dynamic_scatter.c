@@ -663,6 +663,60 @@ static void random_case(int N, int grid) {
   }
 }
 
+/* The validity pass works on blocks of 1024 points, column by column: a
+ * block all invalid, a block all valid and a mixed tail, with coors
+ * row-major (strided columns), column-major (contiguous columns) and
+ * broadcast (one row for every point, valid or not). */
+static void test_forward_blocks(void) {
+  enum { N = 3000 };
+  static float f[N * RC];
+  static int32_t co[N * RD], ct[N * RD];
+  static fwd_out rows, cols;
+  for (int n = 0; n < N; ++n)
+    for (int d = 0; d < RD; ++d) {
+      const int32_t x = (int32_t)(rng() % 5);
+      co[n * RD + d] = n < 1024 && d == n % RD ? -1 - x : n < 2048 ? x : x - 1;
+      ct[d * N + n] = co[n * RD + d];
+    }
+  for (int i = 0; i < N * RC; ++i) f[i] = (float)(rng() % 8);
+  run_forward("cpu.serial", 1, SL_REDUCE_SUM, N, f, co, &rows);
+  check_forward_naive(SL_REDUCE_SUM, N, f, co, &rows);
+  int dropped = 0;
+  for (int n = 0; n < N; ++n) dropped += rows.map[n] < 0;
+  CHECK_MSG(dropped > 1024 && dropped < 2048, "%d dropped", dropped);
+  sl_tensor feats = sl_tensor_make(SL_F32, 2, SHAPE(N, RC), f);
+  sl_tensor coors = sl_tensor_make(SL_I32, 2, SHAPE(N, RD), ct);
+  coors.strides[0] = 1, coors.strides[1] = N;
+  const int32_t one_row[2][RD] = {{2, 0, 1}, {2, -1, 1}};
+  FOR_EACH_VARIANT(SL_OP_DYNAMIC_SCATTER, v) {
+    sl_ctx ctx;
+    sl_ctx_init(&ctx);
+    ctx.threads = 2;
+    memset(&cols, 0, sizeof cols);
+    sl_call c = fwd_call(SL_REDUCE_SUM, feats, coors, cols.vf, cols.vc,
+                         cols.map, cols.cnt);
+    CHECK_MSG(sl_run(&ctx, v->name, &c) == SL_STATUS_OK, "%s", ctx.msg);
+    cols.M = c.out_rows;
+    CHECK_MSG(memcmp(&cols, &rows, sizeof cols) == 0,
+              "%s: column-major coors differ from row-major", v->name);
+    for (int k = 0; k < 2; ++k) {
+      sl_tensor bc =
+          sl_tensor_make(SL_I32, 2, SHAPE(N, RD), (void *)one_row[k]);
+      bc.strides[0] = 0;
+      memset(&cols, 0x7f, sizeof cols);
+      c = fwd_call(SL_REDUCE_MAX, feats, bc, cols.vf, cols.vc, cols.map,
+                   cols.cnt);
+      CHECK_MSG(sl_run(&ctx, v->name, &c) == SL_STATUS_OK, "%s", ctx.msg);
+      int wrong = 0;
+      for (int n = 0; n < N; ++n) wrong += cols.map[n] != (k ? -1 : 0);
+      CHECK_MSG(wrong == 0 && c.out_rows == 1 - k,
+                "%s: broadcast coors %s: M %lld, %d map entries wrong", v->name,
+                k ? "invalid" : "valid", (long long)c.out_rows, wrong);
+      CHECK(k || (cols.cnt[0] == N && cols.vf[0] == 7 && cols.vc[1] == 0));
+    }
+  }
+}
+
 static void test_random(void) {
   random_case(2000, 4);
   random_case(RMAX, 12);
@@ -737,5 +791,6 @@ int main(void) {
   test_forward_bad_input();
   test_backward_bad_input();
   test_random();
+  test_forward_blocks();
   return sl_test_finish("test_dynamic_scatter");
 }
