@@ -181,8 +181,8 @@ static const sl__reduce_row_fn sl__rows[5][4][2] = {
     SL__ROW_TABLE(amax), SL__ROW_TABLE(amin)};
 
 /* Plain writes move bytes: a dtype of 4 or 8 bytes takes the integer row
- * of its width (c64 the i64 one), and those of 1 and 2 bytes have rows of
- * their own, [u8, u16][i32, i64]. */
+ * of its width (c64 the i64 one), and those of 1, 2 and 16 bytes have rows
+ * of their own, [u8, u16, e16][i32, i64]. */
 SL__REDUCE_ROW(sl__rr_assign_u8_i32, uint8_t, uint8_t, int32_t, SL__STEP_ASSIGN,
                SL__KEEPS_NEVER, 1)
 SL__REDUCE_ROW(sl__rr_assign_u8_i64, uint8_t, uint8_t, int64_t, SL__STEP_ASSIGN,
@@ -191,9 +191,16 @@ SL__REDUCE_ROW(sl__rr_assign_u16_i32, uint16_t, uint16_t, int32_t,
                SL__STEP_ASSIGN, SL__KEEPS_NEVER, 1)
 SL__REDUCE_ROW(sl__rr_assign_u16_i64, uint16_t, uint16_t, int64_t,
                SL__STEP_ASSIGN, SL__KEEPS_NEVER, 1)
-static const sl__reduce_row_fn sl__narrow_copy_rows[2][2] = {
+/* c128, 16 bytes: without a row of its own a plain write took the generic
+ * per-element path (a division per decided axis). */
+SL__REDUCE_ROW(sl__rr_assign_e16_i32, sl__e16, sl__e16, int32_t,
+               SL__STEP_ASSIGN, SL__KEEPS_NEVER, 1)
+SL__REDUCE_ROW(sl__rr_assign_e16_i64, sl__e16, sl__e16, int64_t,
+               SL__STEP_ASSIGN, SL__KEEPS_NEVER, 1)
+static const sl__reduce_row_fn sl__odd_copy_rows[3][2] = {
     {sl__rr_assign_u8_i32, sl__rr_assign_u8_i64},
-    {sl__rr_assign_u16_i32, sl__rr_assign_u16_i64}};
+    {sl__rr_assign_u16_i32, sl__rr_assign_u16_i64},
+    {sl__rr_assign_e16_i32, sl__rr_assign_e16_i64}};
 
 sl__reduce_row_fn sl__reduce_row_for(sl_dtype dt, sl_reduce r,
                                      sl_dtype index_dtype, int m) {
@@ -215,7 +222,8 @@ sl__reduce_row_fn sl__reduce_row_for(sl_dtype dt, sl_reduce r,
   const int wide = index_dtype == SL_I64;
   if ((index_dtype != SL_I32 && !wide) || m < 0 || (m != 1 && !SL__ROWS_ND(s)))
     return NULL;
-  if (copy && (es == 1 || es == 2)) return sl__narrow_copy_rows[es == 2][wide];
+  if (copy && (es == 1 || es == 2 || es == 16))
+    return sl__odd_copy_rows[es == 1 ? 0 : es == 2 ? 1 : 2][wide];
   if (d < 0 || s < 0) return NULL;
   return sl__rows[s][d][wide];
 }

@@ -37,7 +37,7 @@ typedef void (*sl__reduce_row_fn)(char *out, const char *index, const char *src,
                                   const sl__rows_block *b);
 
 /* The row loop of dtype dt (f32 f64 i32 i64; for NONE and ASSIGN, which
- * copy bytes, every dtype but c128), reduce r (SUM PROD AMAX AMIN, NONE or
+ * copy bytes, every dtype), reduce r (SUM PROD AMAX AMIN, NONE or
  * ASSIGN) and index dtype (i32 i64) for an index that decides m axes
  * (m >= 0: scatter_nd's tuples may be empty); NULL for any other.
  * PROD, AMAX and AMIN have loops for m == 1 only: the ops that reduce that

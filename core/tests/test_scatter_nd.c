@@ -247,7 +247,8 @@ static void test_empty(void) {
   }
 }
 
-/* Data movement with reduce none: bool and complex64 travel bitwise. */
+/* Data movement with reduce none: bool, complex64 and complex128 travel
+ * bitwise. */
 static void test_dtypes(void) {
   sl_ctx ctx;
   sl_ctx_init(&ctx);
@@ -269,6 +270,20 @@ static void test_dtypes(void) {
               SL_REDUCE_NONE,
               sl_tensor_make(SL_BOOL, 1, (int64_t[]){3}, bo)) == SL_STATUS_OK);
     CHECK(bo[0] == 0 && bo[1] == 0 && bo[2] == 1);
+    /* c128 (a 16-byte row loop of its own): index {2, 0, 2}, the second
+     * write to element 2 wins. */
+    const int32_t i3[3] = {2, 0, 2};
+    const double zx[6] = {1, 2, 3, 4, 5, 6}, zs[6] = {-1, -2, -3, -4, -5, -6};
+    const double zw[6] = {-3, -4, 3, 4, -5, -6};
+    double zo[6];
+    CHECK(snd(&ctx, v->name,
+              sl_tensor_make(SL_C128, 1, (int64_t[]){3}, (void *)zx),
+              sl_tensor_make(SL_I32, 2, (int64_t[]){3, 1}, (void *)i3),
+              sl_tensor_make(SL_C128, 1, (int64_t[]){3}, (void *)zs), 0, NULL,
+              SL_REDUCE_NONE,
+              sl_tensor_make(SL_C128, 1, (int64_t[]){3}, zo)) == SL_STATUS_OK);
+    CHECK_MSG(memcmp(zo, zw, sizeof zw) == 0, "%s: c128 %g %g %g %g %g %g",
+              v->name, zo[0], zo[1], zo[2], zo[3], zo[4], zo[5]);
   }
 }
 
