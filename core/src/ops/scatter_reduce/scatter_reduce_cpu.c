@@ -5,12 +5,14 @@
  * contributions outnumber out 4:1, private copies of it merged in part
  * order (the parts fixed by the call, so cpu.omp gives the same bits on
  * any number of threads); f16 and bf16 with contiguous out and src take it
- * in f32 (sl__sr_half_rows). The rest (mean, other f16 and bf16 layouts) go
- * by whole index lines.
+ * in f32 (sl__sr_half_rows). The mean of f32/f64/i32/i64 takes it for
+ * its sum and its counts (scatter_reduce_mean.c). The rest (f16 and bf16
+ * means, f16 and bf16 in other layouts) go by whole index lines.
  */
 #include "half_wide.h"
 #include "reduce.h"
 #include "reduce_rows.h"
+#include "scatter_reduce_mean.h"
 #include "walk.h"
 
 /* Index lines along dim: numel(index) / index.size(dim). */
@@ -93,6 +95,7 @@ static int sl__sr_half_rows(sl_call *c, int threads, int parted) {
  * (one thread and no parts for cpu.serial: sl__scatter_reduce_rows). */
 static sl_status sl__sr_run(sl_ctx *ctx, sl_call *c, int threads, int parted) {
   if (sl__scatter_reduce_rows(c, threads, parted) ||
+      sl__scatter_reduce_mean_rows(c, threads, parted) ||
       sl__sr_half_rows(c, threads, parted))
     return SL_STATUS_OK;
   const sl_tensor *out = &c->arg[3];
