@@ -122,6 +122,13 @@ void sl__scatter_walk_slab(const sl__scatter_walk *s, int axis, int64_t a0,
  */
 int sl__scatter_reduce_rows(sl_call *c, int threads, int parted);
 
+/* The same for a mean (f32 f64 i32 i64; reduce_rows_mean.c): out := x,
+ * then each element's sum over x (include_self) and its terms, divided by
+ * their count. `parted` lets an integer sum go by private copies (exact in
+ * any grouping). Returns 0, having done nothing, for any other call or
+ * when the counts find no memory. */
+int sl__scatter_reduce_mean_rows(sl_call *c, int threads, int parted);
+
 /*
  * The same with the index values not yet checked, for the plan that can
  * check them as it goes: private copies of out (contributions outnumbering

@@ -1,14 +1,14 @@
 /*
  * index_reduce on the CPU: serial, and OpenMP without write conflicts.
- * f32/f64/i32/i64 with assign, sum, prod, amax, amin run as scatter_reduce
- * with the index broadcast over updates (sl__ir_rows); assign, amax and
- * amin of the other dtypes by whole slices where out is contiguous
- * (index_reduce_slices.c), f16/bf16 sum, prod and mean likewise in float
- * (index_reduce_half.c). The rest (mean of the other dtypes, strided out,
- * narrow slices) go by the lines along dim
- * (all the coordinates other than the axis): every line takes the whole
- * index in order, so the threads never write the same element and the
- * answer is the serial one.
+ * f32/f64/i32/i64 with assign, sum, prod, mean, amax, amin run as
+ * scatter_reduce with the index broadcast over updates (sl__ir_rows);
+ * assign, amax and amin of the other dtypes by whole slices where out is
+ * contiguous (index_reduce_slices.c), f16/bf16 sum, prod and mean likewise
+ * in float (index_reduce_half.c). The rest (mean of the other dtypes,
+ * strided out, narrow slices) go by the lines along dim (all the
+ * coordinates other than the axis): every line takes the whole index in
+ * order, so the threads never write the same element and the answer is
+ * the serial one.
  */
 #include "index_reduce_slices.h"
 #include "reduce.h"
@@ -65,8 +65,8 @@ static void sl__ir_lines(const sl_call *c, const sl__ir_views *v, int64_t begin,
 /*
  * index_reduce is scatter_reduce with the index broadcast over updates: the
  * positions are updates' (as a rank-k view), the index moves along dim only.
- * Runs it on scatter_reduce's typed path; returns 0 when that path does not
- * take the call (mean, half dtypes).
+ * Runs it on scatter_reduce's typed path (a mean too); returns 0 when that
+ * path does not take the call (half dtypes).
  */
 static int sl__ir_rows(sl_call *c, int threads, int parted) {
   const sl_tensor *index = &c->arg[1];
@@ -81,7 +81,8 @@ static int sl__ir_rows(sl_call *c, int threads, int parted) {
   iv->data = index->data;
   for (int d = 0; d < k; ++d) iv->strides[d] = 0;
   iv->strides[dim] = index->ndim ? index->strides[0] : 0;
-  return sl__scatter_reduce_rows(&s, threads, parted);
+  return sl__scatter_reduce_rows(&s, threads, parted) ||
+         sl__scatter_reduce_mean_rows(&s, threads, parted);
 }
 
 /* A call and its views: what a batch of lines needs. */

@@ -6,13 +6,12 @@
  * order (the parts fixed by the call, so cpu.omp gives the same bits on
  * any number of threads); f16 and bf16 with contiguous out and src take it
  * in f32 (sl__sr_half_rows). The mean of f32/f64/i32/i64 takes it for
- * its sum and its counts (scatter_reduce_mean.c). The rest (f16 and bf16
+ * its sum and its counts (reduce_rows_mean.c). The rest (f16 and bf16
  * means, f16 and bf16 in other layouts) go by whole index lines.
  */
 #include "half_wide.h"
 #include "reduce.h"
 #include "reduce_rows.h"
-#include "scatter_reduce_mean.h"
 #include "walk.h"
 
 /* Index lines along dim: numel(index) / index.size(dim). */

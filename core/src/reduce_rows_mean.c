@@ -1,5 +1,7 @@
 /*
- * scatter_reduce's mean for f32, f64, i32 and i64 by the typed row path:
+ * The mean of a scatter-like call (scatter_reduce, and index_reduce as
+ * scatter_reduce with its index broadcast) for f32, f64, i32 and i64 by
+ * the typed row path:
  * the sum by sl__scatter_reduce_rows, the counts by a second walk of the
  * index adding 1 into an i32 count per element of out, then one pass that
  * divides each element with more than one term. The lines (reduce.c) took
@@ -10,8 +12,6 @@
  * sum of ones in that dtype (an f32 one stops at 2^24), an integer mean
  * that floors.
  */
-#include "scatter_reduce_mean.h"
-
 #include <string.h>
 
 #include "reduce.h"
