@@ -153,11 +153,11 @@ static void test_long_rows(void) {
   }
 }
 
-/* A transposed mask (its step along x's rows is 37: the rows' mask bytes
- * are gathered for the vector expand) over 37 rows of 300, and a source
- * broadcast along its last axis ([h, 2], strides [1, 0]: element k is
- * base[k / 2], read by a cursor that carries between axes): every variant
- * against a naive loop, for 2-, 4- and 8-byte elements. */
+/* A transposed mask (its step along x's rows is 37: the kernels copy it
+ * into row-major order for the vector expand) over 37 rows of 300, and a
+ * source broadcast along its last axis ([h, 2], strides [1, 0]: element k
+ * is base[k / 2], read by a cursor that carries between axes): every
+ * variant against a naive loop, for 1-, 2-, 4- and 8-byte elements. */
 static void test_transposed_mask(void) {
   enum { R = 37, C = 300 };
   static unsigned char mask_t[C * R], x[R * C * 8], out[R * C * 8];
@@ -170,7 +170,7 @@ static void test_transposed_mask(void) {
     }
   for (int b = 0; b < R * C * 8; ++b)
     x[b] = (unsigned char)(b * 3), base[b] = (unsigned char)(250 - b);
-  const sl_dtype dts[] = {SL_F16, SL_F32, SL_I64};
+  const sl_dtype dts[] = {SL_U8, SL_F16, SL_F32, SL_I64};
   for (size_t d = 0; d < sizeof dts / sizeof dts[0]; ++d)
     for (int broadcast = 0; broadcast < 2; ++broadcast) {
       const size_t es = sl_dtype_size(dts[d]);
