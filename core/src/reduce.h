@@ -239,6 +239,10 @@ typedef struct sl__rbline {
   const sl_tensor *index;
   int64_t istep;
   int64_t sstep, gsstep;
+  /* the lines: the walk over `walk_ndim` axes of extents walk_shape, each
+   * line along walk_dim (sl__line_start's coordinates, which locate takes) */
+  int walk_ndim, walk_dim;
+  const int64_t *walk_shape;
 } sl__rbline;
 
 /* The floating dtypes of the backward ops, one kernel instance each. */
@@ -258,8 +262,10 @@ typedef struct sl__rbptr {
  * elements of es bytes, es in scope. */
 #define SL__AT(base, j, step) ((base) + (j) * (step)*es)
 
-/* Fills *p with line l of an op's lines (its line geometry). */
-typedef void (*sl__rb_locate_fn)(const void *user, int64_t l, sl__rbptr *p);
+/* Fills *p with the line at coordinates idx (walk_dim's at 0) of an op's
+ * lines (its line geometry). */
+typedef void (*sl__rb_locate_fn)(const void *user, const int64_t *idx,
+                                 sl__rbptr *p);
 
 /*
  * The backward of `lines` independent lines on up to `threads` threads,

@@ -215,48 +215,109 @@ typedef struct sl__rb_floats {
   int64_t cap;
 } sl__rb_floats;
 
-/* Whether the lines of b with m contributions go through float: f16/bf16
- * mean, amax and amin whose lines are contiguous in every tensor. */
-static int sl__rb_half_fits(const sl__rbline *b, int64_t m) {
+/* Whether b's lines go through float when they lie side by side: f16/bf16
+ * mean, amax and amin. */
+static int sl__rb_half_reduce(const sl__rbline *b) {
   const sl_reduce r = b->reduce;
   return (b->dt == SL_F16 || b->dt == SL_BF16) &&
-         (r == SL_REDUCE_MEAN || r == SL_REDUCE_AMAX || r == SL_REDUCE_AMIN) &&
-         m > 0 && b->n >= SL__RB_ALONE_MIN && b->gstep == 1 && b->xstep == 1 &&
-         b->rstep == 1 && b->gxstep == 1 && b->sstep == 1 && b->gsstep == 1;
+         (r == SL_REDUCE_MEAN || r == SL_REDUCE_AMAX || r == SL_REDUCE_AMIN);
 }
 
-/* An f16/bf16 line of mean, amax or amin through the f32 formulas: its
- * positions and contributions widened a block at a time, its gradients
- * narrowed back. Both types accumulate and round in f32 and a half store
- * rounds the f32 value, so the bits are the half instance's (a NaN's
- * payload aside); that instance's software conversions, several per
- * element, were most of scatter_reduce_backward f16 mean's time along
- * the last axis (0.60x LibTorch). 0, having done nothing, when memory is
- * short. */
-static int sl__rb_half_line(const sl__rbline *b, const sl__rbptr *p,
-                            double *scratch, sl__rb_floats *w) {
-  const int64_t n = b->n, m = p->m, need = 4 * n + 2 * m;
+/* Whether line q lies right after line p in every tensor (its element j
+ * right after p's element j; es bytes an element); src and gs only count
+ * for lines with contributions (those of m == 0 point anywhere). */
+static int sl__rb_next_to(const sl__rbptr *p, const sl__rbptr *q, int64_t es) {
+  return q->g == p->g + es && q->x == p->x + es && q->res == p->res + es &&
+         q->gx == p->gx + es &&
+         (q->m == 0 || (q->src == p->src + es && q->gs == p->gs + es));
+}
+
+/* Whether the k lines p (one m) go through float: lines of a half reduce
+ * side by side in every tensor, so that each position of the k lines
+ * widens as one block (lines along the last axis, or neighbours along an
+ * outer one). Lines without contributions too: in an x larger than the
+ * index they were most of f16 amax's lines along dim 0 of 210^3, one at
+ * a time. */
+static int sl__rb_half_fits(const sl__rbline *b, int k, const sl__rbptr *p) {
+  if (!sl__rb_half_reduce(b)) return 0;
+  for (int l = 1; l < k; ++l)
+    if (!sl__rb_next_to(&p[l - 1], &p[l], 2)) return 0;
+  return 1;
+}
+
+/* Positions [0, n) of k side-by-side half lines from base (element step
+ * `step` along a line) to float, position j of line l at wide[j * k + l]:
+ * one block where the positions follow each other in memory, else a
+ * block of k per position. */
+static void sl__rb_widen(sl_dtype dt, const char *base, int64_t step, int64_t n,
+                         int k, float *wide) {
+  if (step == k || n == 1) {
+    sl__half_load_block(dt, base, wide, n * k);
+    return;
+  }
+  for (int64_t j = 0; j < n; ++j)
+    sl__half_load_block(dt, base + j * step * 2, wide + j * k, k);
+}
+
+static void sl__rb_narrow(sl_dtype dt, const float *wide, char *base,
+                          int64_t step, int64_t n, int k) {
+  if (step == k || n == 1) {
+    sl__half_store_block(dt, wide, base, n * k);
+    return;
+  }
+  for (int64_t j = 0; j < n; ++j)
+    sl__half_store_block(dt, wide + j * k, base + j * step * 2, k);
+}
+
+/* k f16/bf16 lines of mean, amax or amin (sl__rb_half_fits) through the
+ * f32 formulas: positions and contributions widened a block at a time,
+ * the gradients narrowed back. Both types accumulate and round in f32 and
+ * a half store rounds the f32 value, so the bits are the half instance's
+ * (a NaN's payload aside); that instance's software conversions, several
+ * per element, were most of the time of f16 mean along the last axis
+ * (0.60x LibTorch) and of f16 amax along dim 0 of 210^3 (0.39x). 0,
+ * having done nothing, when memory is short. */
+static int sl__rb_half_lines(const sl__rbline *b, int k, const sl__rbptr *p,
+                             double *scratch, sl__rb_floats *w) {
+  const int64_t n = b->n, m = p[0].m, need = (4 * n + 2 * m) * k;
   if (need > w->cap) {
     float *f = sl__malloc((size_t)need * sizeof *f);
     if (!f) return 0;
     sl__free(w->f);
     w->f = f, w->cap = need;
   }
-  float *g = w->f, *x = g + n, *res = x + n, *gx = res + n, *src = gx + n;
-  float *gs = src + m;
-  sl__half_load_block(b->dt, p->g, g, n);
-  sl__half_load_block(b->dt, p->x, x, n);
-  sl__half_load_block(b->dt, p->res, res, n);
-  sl__half_load_block(b->dt, p->src, src, m);
+  float *g = w->f, *x = g + n * k, *res = x + n * k, *gx = res + n * k;
+  float *src = gx + n * k, *gs = src + m * k;
+  sl__rb_widen(b->dt, p[0].g, b->gstep, n, k, g);
+  sl__rb_widen(b->dt, p[0].x, b->xstep, n, k, x);
+  sl__rb_widen(b->dt, p[0].res, b->rstep, n, k, res);
+  sl__rb_widen(b->dt, p[0].src, b->sstep, m, k, src);
   sl__rbline wide = *b;
   wide.dt = SL_F32;
-  const sl__rbptr q = {
-      (const char *)g,   (const char *)x, (const char *)res, (char *)gx,
-      (const char *)src, (char *)gs,      p->ioff,           m};
-  sl__rb_lines_F32(&wide, 1, &q, scratch);
-  sl__half_store_block(b->dt, gx, p->gx, n);
-  sl__half_store_block(b->dt, gs, p->gs, m);
+  wide.gstep = wide.xstep = wide.rstep = wide.gxstep = k;
+  wide.sstep = wide.gsstep = k;
+  sl__rbptr q[SL__LINE_BATCH];
+  for (int l = 0; l < k; ++l)
+    q[l] = (sl__rbptr){(const char *)(g + l),
+                       (const char *)(x + l),
+                       (const char *)(res + l),
+                       (char *)(gx + l),
+                       (const char *)(src + l),
+                       (char *)(gs + l),
+                       p[l].ioff,
+                       m};
+  sl__rb_lines_F32(&wide, k, q, scratch);
+  sl__rb_narrow(b->dt, gx, p[0].gx, b->gxstep, n, k);
+  sl__rb_narrow(b->dt, gs, p[0].gs, b->gsstep, m, k);
   return 1;
+}
+
+/* A batch of k lines (one m), through float where it fits. */
+static void sl__rb_flush(const sl__rbline *b, int k, const sl__rbptr *p,
+                         double *scratch, sl__rb_floats *w) {
+  if (sl__rb_half_fits(b, k, p) && sl__rb_half_lines(b, k, p, scratch, w))
+    return;
+  sl__reduce_backward_lines(b, k, p, scratch);
 }
 
 /* Lines [begin, end) in batches of up to `batch` neighbours with one m;
@@ -266,10 +327,14 @@ static void sl__rb_range(const sl__rbline *b, int64_t begin, int64_t end,
                          const void *user, double *scratch) {
   sl__rbptr p[SL__LINE_BATCH];
   sl__rb_floats wide = {NULL, 0};
+  const int half = sl__rb_half_reduce(b);
   int k = 0;
-  for (int64_t l = begin; l < end; ++l) {
+  int64_t idx[SL_MAX_DIMS] = {0};
+  sl__line_start(begin, b->walk_ndim, b->walk_shape, b->walk_dim, idx);
+  for (int64_t l = begin; l < end;
+       ++l, sl__line_next(b->walk_ndim, b->walk_shape, b->walk_dim, idx)) {
     sl__rbptr q;
-    locate(user, l, &q);
+    locate(user, idx, &q);
     if (sl__rb_sparse_fits(b, q.m)) {
       sl__rb_sparse_line(b, &q, scratch);
       continue;
@@ -277,15 +342,17 @@ static void sl__rb_range(const sl__rbline *b, int64_t begin, int64_t end,
     if (sl__rb_grouped_fits(b, q.m) && sl__rb_grouped_line(b, &q)) continue;
     if (sl__rb_packed_fits(b, q.m) && sl__rb_packed_line(b, &q, spare))
       continue;
-    if (sl__rb_half_fits(b, q.m) && sl__rb_half_line(b, &q, scratch, &wide))
-      continue;
-    if (k == batch || (k > 0 && q.m != p[0].m)) {
-      sl__reduce_backward_lines(b, k, p, scratch);
+    /* a half batch also ends where the lines stop lying side by side (at
+     * the end of a row of them), so that the batches go through float */
+    if (k == batch ||
+        (k > 0 &&
+         (q.m != p[0].m || (half && !sl__rb_next_to(&p[k - 1], &q, 2))))) {
+      sl__rb_flush(b, k, p, scratch, &wide);
       k = 0;
     }
     p[k++] = q;
   }
-  if (k > 0) sl__reduce_backward_lines(b, k, p, scratch);
+  if (k > 0) sl__rb_flush(b, k, p, scratch, &wide);
   sl__free(wide.f);
 }
 

@@ -71,6 +71,17 @@ static inline void sl__line_start(int64_t line, int ndim, const int64_t *shape,
   }
 }
 
+/* The coordinates of the line after the one at idx, in sl__line_start's
+ * order, without its division per axis. */
+static inline void sl__line_next(int ndim, const int64_t *shape, int dim,
+                                 int64_t *idx) {
+  for (int d = ndim - 1; d >= 0; --d) {
+    if (d == dim) continue;
+    if (++idx[d] < shape[d]) return;
+    idx[d] = 0;
+  }
+}
+
 /* Bytes per element, inline: in a loop whose dtype is a constant it folds,
  * and a memcpy of that many bytes becomes a load and a store; through
  * sl_dtype_size (a call) the size is unknown and every such memcpy is a

@@ -780,65 +780,70 @@ static void test_half_shares_match_lines(void) {
   }
 }
 
-/* scatter_reduce_backward f16/bf16 along the last axis of [5, 40] (each
- * line contiguous: widened to float, sl__rb_half_line) against the same
- * call with spaced outputs (the half instance of the line formulas),
- * values from {0, 1, 2, NaN} so that many tie with the result; mean,
- * amax, amin, with and without self, bit for bit alike. */
+/* scatter_reduce_backward f16/bf16 of x [5, 40] widened to float where
+ * the lines lie side by side (sl__rb_half_lines): along the last axis
+ * (each line contiguous), and along dim 0 (40 columns, neighbours a
+ * position at a time, the last 10 without contributions: index [5, 30]),
+ * each against the same call with spaced outputs (the half instance of the
+ * line formulas), values from {0, 1, 2, NaN} so that many tie with the
+ * result; mean, amax, amin, with and without self, bit for bit alike. */
 static void test_half_lines_match(void) {
   enum { R = 5, N = 40, M = 30 };
   static uint16_t g[R * N], x[R * N], res[R * N], src[R * M];
   static uint16_t gx[R * N], gs[R * M], gx2[2 * R * N], gs2[2 * R * M];
   static int64_t idx[R * M];
   const sl_dtype dts[2] = {SL_F16, SL_BF16};
-  for (int d = 0; d < 2; ++d) {
-    const sl_dtype dt = dts[d];
-    uint16_t (*to)(float) = dt == SL_F16 ? sl_f32_to_f16 : sl_f32_to_bf16;
-    for (int i = 0; i < R * N; ++i) {
-      g[i] = to(0.25f * (float)(i % 9) - 1);
-      x[i] = to(i % 17 == 0 ? NAN : (float)(i % 3));
-      res[i] = to((float)((i / 2) % 3));
+  for (int d = 0; d < 2; ++d)
+    for (int dim = 0; dim < 2; ++dim) {
+      const sl_dtype dt = dts[d];
+      uint16_t (*to)(float) = dt == SL_F16 ? sl_f32_to_f16 : sl_f32_to_bf16;
+      for (int i = 0; i < R * N; ++i) {
+        g[i] = to(0.25f * (float)(i % 9) - 1);
+        x[i] = to(i % 17 == 0 ? NAN : (float)(i % 3));
+        res[i] = to((float)((i / 2) % 3));
+      }
+      /* duplicates; along dim 1 the upper half of each row untouched */
+      for (int i = 0; i < R * M; ++i) {
+        src[i] = to((float)((i / 3) % 3));
+        idx[i] = dim ? (i * 7) % N / 2 : (i * 7) % (R - 1);
+      }
+      const int64_t xs[2] = {R, N}, us[2] = {R, M};
+      sl_tensor tg = sl_tensor_make(dt, 2, xs, g);
+      sl_tensor tx = sl_tensor_make(dt, 2, xs, x);
+      sl_tensor tr = sl_tensor_make(dt, 2, xs, res);
+      sl_tensor ts = sl_tensor_make(dt, 2, us, src);
+      sl_tensor ti = sl_tensor_make(SL_I64, 2, us, idx);
+      sl_tensor tgx = sl_tensor_make(dt, 2, xs, gx);
+      sl_tensor tgs = sl_tensor_make(dt, 2, us, gs);
+      sl_tensor tgx2 = sl_tensor_make(dt, 2, xs, gx2);
+      sl_tensor tgs2 = sl_tensor_make(dt, 2, us, gs2);
+      tgx2.strides[1] = tgs2.strides[1] = 2;
+      tgx2.strides[0] = 2 * N, tgs2.strides[0] = 2 * M;
+      const sl_reduce reds[] = {SL_REDUCE_MEAN, SL_REDUCE_AMAX, SL_REDUCE_AMIN};
+      sl_ctx ctx;
+      sl_ctx_init(&ctx);
+      FOR_EACH_VARIANT(SL_OP_SCATTER_REDUCE_BACKWARD, v) {
+        for (size_t r = 0; r < sizeof reds / sizeof *reds; ++r)
+          for (int self = 0; self < 2; ++self) {
+            CHECK(run_bw(&ctx, v->name, SL_OP_SCATTER_REDUCE_BACKWARD, &tg, &tx,
+                         &ti, &ts, &tr, &tgx, sizeof gx, &tgs, sizeof gs, dim,
+                         reds[r], self) == SL_STATUS_OK);
+            CHECK(run_bw(&ctx, v->name, SL_OP_SCATTER_REDUCE_BACKWARD, &tg, &tx,
+                         &ti, &ts, &tr, &tgx2, sizeof gx2, &tgs2, sizeof gs2,
+                         dim, reds[r], self) == SL_STATUS_OK);
+            float (*from)(uint16_t) =
+                dt == SL_F16 ? sl_f16_to_f32 : sl_bf16_to_f32;
+            int bad = 0;
+            for (int i = 0; i < R * N; ++i)
+              bad += !same_f(from(gx[i]), from(gx2[2 * i]));
+            for (int i = 0; i < R * M; ++i)
+              bad += !same_f(from(gs[i]), from(gs2[2 * i]));
+            CHECK_MSG(bad == 0,
+                      "%s %s dim %d reduce %d self %d: %d elements differ",
+                      sl_dtype_name(dt), v->name, dim, (int)reds[r], self, bad);
+          }
+      }
     }
-    for (int i = 0; i < R * M; ++i) {
-      src[i] = to((float)((i / 3) % 3));
-      idx[i] = (i * 7) % N / 2; /* duplicates; the upper half untouched */
-    }
-    const int64_t xs[2] = {R, N}, us[2] = {R, M};
-    sl_tensor tg = sl_tensor_make(dt, 2, xs, g);
-    sl_tensor tx = sl_tensor_make(dt, 2, xs, x);
-    sl_tensor tr = sl_tensor_make(dt, 2, xs, res);
-    sl_tensor ts = sl_tensor_make(dt, 2, us, src);
-    sl_tensor ti = sl_tensor_make(SL_I64, 2, us, idx);
-    sl_tensor tgx = sl_tensor_make(dt, 2, xs, gx);
-    sl_tensor tgs = sl_tensor_make(dt, 2, us, gs);
-    sl_tensor tgx2 = sl_tensor_make(dt, 2, xs, gx2);
-    sl_tensor tgs2 = sl_tensor_make(dt, 2, us, gs2);
-    tgx2.strides[1] = tgs2.strides[1] = 2;
-    tgx2.strides[0] = 2 * N, tgs2.strides[0] = 2 * M;
-    const sl_reduce reds[] = {SL_REDUCE_MEAN, SL_REDUCE_AMAX, SL_REDUCE_AMIN};
-    sl_ctx ctx;
-    sl_ctx_init(&ctx);
-    FOR_EACH_VARIANT(SL_OP_SCATTER_REDUCE_BACKWARD, v) {
-      for (size_t r = 0; r < sizeof reds / sizeof *reds; ++r)
-        for (int self = 0; self < 2; ++self) {
-          CHECK(run_bw(&ctx, v->name, SL_OP_SCATTER_REDUCE_BACKWARD, &tg, &tx,
-                       &ti, &ts, &tr, &tgx, sizeof gx, &tgs, sizeof gs, 1,
-                       reds[r], self) == SL_STATUS_OK);
-          CHECK(run_bw(&ctx, v->name, SL_OP_SCATTER_REDUCE_BACKWARD, &tg, &tx,
-                       &ti, &ts, &tr, &tgx2, sizeof gx2, &tgs2, sizeof gs2, 1,
-                       reds[r], self) == SL_STATUS_OK);
-          float (*from)(uint16_t) =
-              dt == SL_F16 ? sl_f16_to_f32 : sl_bf16_to_f32;
-          int bad = 0;
-          for (int i = 0; i < R * N; ++i)
-            bad += !same_f(from(gx[i]), from(gx2[2 * i]));
-          for (int i = 0; i < R * M; ++i)
-            bad += !same_f(from(gs[i]), from(gs2[2 * i]));
-          CHECK_MSG(bad == 0, "%s %s reduce %d self %d: %d elements differ",
-                    sl_dtype_name(dt), v->name, (int)reds[r], self, bad);
-        }
-    }
-  }
 }
 
 /* prod's gradient of one f64 line by its definition (reduce_backward.c's

@@ -30,11 +30,9 @@ static void sl__irb_make_views(const sl_call *c, sl__irb_views *v) {
   v->m = sl__numel(&c->arg[I_]);
 }
 
-static void sl__irb_locate(const void *user, int64_t l, sl__rbptr *p) {
+static void sl__irb_locate(const void *user, const int64_t *idx, sl__rbptr *p) {
   const sl__irb_views *v = user;
   const sl_tensor *t = v->t;
-  int64_t idx[SL_MAX_DIMS];
-  sl__line_start(l, v->k, t[X_].shape, v->dim, idx);
   p->g = sl__ptr(&t[G_], sl__offset(&t[G_], idx));
   p->x = sl__ptr(&t[X_], sl__offset(&t[X_], idx));
   p->res = sl__ptr(&t[R_], sl__offset(&t[R_], idx));
@@ -64,7 +62,10 @@ static sl_status sl__irb_run(sl_ctx *ctx, sl_call *c, int threads) {
                         .index = index,
                         .istep = index->ndim ? index->strides[0] : 0,
                         .sstep = t[U_].strides[dim],
-                        .gsstep = t[GU_].strides[dim]};
+                        .gsstep = t[GU_].strides[dim],
+                        .walk_ndim = v.k,
+                        .walk_dim = dim,
+                        .walk_shape = t[X_].shape};
   return sl__reduce_backward_run(ctx, "index_reduce_backward", &b, v.lines,
                                  threads, sl__irb_locate, &v);
 }

@@ -10,20 +10,42 @@
 enum { G_ = 0, X_, I_, S_, R_, GX_, GS_ };
 
 /* The line geometry: a line of x along dim takes the index line with the
- * same coordinates off dim, when index reaches that far. */
+ * same coordinates off dim, when index reaches that far. The tensors
+ * (slots G_..GS_) without x's axes of extent 1 other than dim, which
+ * every position has at 0: a line's coordinates cost a division per axis
+ * kept (x 1x2444611x1x1 along an extent-1 axis: 2.4M lines, each one
+ * located through four axes, was most of the time). */
 typedef struct sl__srb_geometry {
-  const sl_call *c;
-  int k; /* rank of the walk: x's, 1 for a 0-D x */
+  int k;   /* rank of the walk: the axes kept, at least 1 */
+  int dim; /* dim among them */
   int64_t xs[SL_MAX_DIMS];
+  sl_tensor t[GS_ + 1];
   int has_index;
 } sl__srb_geometry;
 
-static void sl__srb_locate(const void *user, int64_t l, sl__rbptr *p) {
+static void sl__srb_geometry_init(sl__srb_geometry *geo, const sl_call *c) {
+  const sl_tensor *x = &c->arg[X_];
+  geo->has_index = sl__numel(&c->arg[I_]) > 0;
+  for (int s = G_; s <= GS_; ++s) geo->t[s] = c->arg[s];
+  geo->k = 0, geo->dim = 0;
+  for (int d = 0; d < x->ndim; ++d) {
+    if (x->shape[d] == 1 && d != c->p.dim) continue;
+    if (d == c->p.dim) geo->dim = geo->k;
+    geo->xs[geo->k] = x->shape[d];
+    for (int s = G_; s <= GS_; ++s) {
+      geo->t[s].shape[geo->k] = c->arg[s].shape[d];
+      geo->t[s].strides[geo->k] = c->arg[s].strides[d];
+    }
+    ++geo->k;
+  }
+  for (int s = G_; s <= GS_ && x->ndim > 0; ++s) geo->t[s].ndim = geo->k;
+  if (geo->k == 0) geo->k = 1, geo->xs[0] = 1; /* a 0-D x */
+}
+
+static void sl__srb_locate(const void *user, const int64_t *idx, sl__rbptr *p) {
   const sl__srb_geometry *geo = user;
-  const sl_tensor *a = geo->c->arg, *index = &a[I_];
-  const int dim = (int)geo->c->p.dim;
-  int64_t idx[SL_MAX_DIMS] = {0};
-  sl__line_start(l, geo->k, geo->xs, dim, idx);
+  const sl_tensor *a = geo->t, *index = &a[I_];
+  const int dim = geo->dim;
   p->g = sl__ptr(&a[G_], sl__offset(&a[G_], idx));
   p->x = sl__ptr(&a[X_], sl__offset(&a[X_], idx));
   p->res = sl__ptr(&a[R_], sl__offset(&a[R_], idx));
@@ -65,14 +87,13 @@ static sl_status sl__srb_run(sl_ctx *ctx, sl_call *c, int threads) {
   if (sl__srb_sum(ctx, c, threads)) return SL_STATUS_OK;
   const sl_tensor *a = c->arg;
   const int dim = (int)c->p.dim;
-  sl__srb_geometry geo = {c, a[X_].ndim ? a[X_].ndim : 1, {0}, 0};
-  for (int d = 0; d < geo.k; ++d) geo.xs[d] = a[X_].ndim ? a[X_].shape[d] : 1;
-  geo.has_index = sl__numel(&a[I_]) > 0;
+  sl__srb_geometry geo;
+  sl__srb_geometry_init(&geo, c);
 #define SL__STEP(t) (a[t].ndim ? a[t].strides[dim] : 0)
   const sl__rbline b = {.dt = a[X_].dtype,
                         .reduce = c->p.reduce,
                         .include_self = c->p.include_self,
-                        .n = geo.xs[dim],
+                        .n = a[X_].ndim ? a[X_].shape[dim] : 1,
                         .gstep = SL__STEP(G_),
                         .xstep = SL__STEP(X_),
                         .rstep = SL__STEP(R_),
@@ -80,7 +101,10 @@ static sl_status sl__srb_run(sl_ctx *ctx, sl_call *c, int threads) {
                         .index = &a[I_],
                         .istep = SL__STEP(I_),
                         .sstep = SL__STEP(S_),
-                        .gsstep = SL__STEP(GS_)};
+                        .gsstep = SL__STEP(GS_),
+                        .walk_ndim = geo.k,
+                        .walk_dim = geo.dim,
+                        .walk_shape = geo.xs};
 #undef SL__STEP
   int64_t lines = b.n ? sl__numel(&a[X_]) / b.n : 0; /* x empty: index too */
   return sl__reduce_backward_run(ctx, "scatter_reduce_backward", &b, lines,
