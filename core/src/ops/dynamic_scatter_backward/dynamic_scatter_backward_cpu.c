@@ -36,6 +36,33 @@ typedef struct sl__dsb_part {
   const void *quot;     /* mean: [M][C] quotients of the dtype, or NULL */
 } sl__dsb_part;
 
+/* The run of dropped points (map -1) from n, within the part's [d0, d1)
+ * and [n0, n1), their rows zeroed: one memset where the rows are
+ * adjacent (a memset per row of a few channels cost more than the row:
+ * 3M dropped points of 2 channels ran at 0.6x LibTorch). Returns the end
+ * of the run. */
+static int64_t sl__dsb_zero_run(const sl_call *c, int64_t n,
+                                const sl__dsb_part *p) {
+  const sl_tensor *map = &c->arg[3], *ot = &c->arg[5];
+  const int64_t C = ot->shape[1], os = ot->strides[1];
+  const int64_t end = p->d1 < p->n1 ? p->d1 : p->n1;
+  int64_t e = n + 1;
+  while (e < end && sl__dsb_i32(map, e) < 0) ++e;
+  const size_t es = sl_dtype_size(ot->dtype);
+  char *o = (char *)ot->data + n * ot->strides[0] * (int64_t)es;
+  if (os == 1 && ot->strides[0] == C) {
+    memset(o, 0, (size_t)((e - n) * C) * es);
+    return e;
+  }
+  for (int64_t i = n; i < e; ++i, o += ot->strides[0] * (int64_t)es)
+    for (int64_t ch = 0; ch < C; ++ch) /* f32 or f64 (infer) */
+      if (es == 4)
+        ((float *)o)[ch * os] = 0;
+      else
+        ((double *)o)[ch * os] = 0;
+  return e;
+}
+
 /* The max channel loop: the first point matching (v, ch) takes its
  * gradient. Loads and selects without branches so that it vectorizes. */
 #define SL__DSB_TAKE(T, fs, vs, gs, os)                                        \
@@ -65,8 +92,7 @@ typedef struct sl__dsb_part {
       const int64_t v = sl__dsb_i32(map, n);                                   \
       T *o = out + n * ot->strides[0];                                         \
       if (v < 0) {                                                             \
-        if (n >= p->d0 && n < p->d1)                                           \
-          for (int64_t ch = 0; ch < C; ++ch) o[ch * os] = 0;                   \
+        if (n >= p->d0 && n < p->d1) n = sl__dsb_zero_run(c, n, p) - 1;        \
         continue;                                                              \
       }                                                                        \
       if (v < p->v0 || v >= p->v1) continue;                                   \
