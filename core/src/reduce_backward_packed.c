@@ -7,34 +7,39 @@
  * include_self: six arrays met at random, a cache miss each once the line
  * outgrows the caches (index_reduce_backward f16 amax of 3 million updates
  * into 5 million positions ran at 0.2-0.4x LibTorch). Here a record per
- * position (8 bytes for f16/bf16, 12 for f32) holds result, g, the
- * count and whether the position is targeted, built in order, so that a
- * contribution meets one line of memory per pass; the passes but the
- * counting split among threads when the line is alone. Every element sees
+ * position (6 bytes for f16/bf16, 8 for f32) holds result, the count and
+ * whether the position is targeted, built in order, then the position's
+ * share of g (g / N) in place of the count once grad_x is written, so
+ * that a contribution meets one line of memory per pass, and the records
+ * of 3M f32 positions fit a 32 MiB L3 (with g in them, 12 bytes, they did
+ * not: scatter_reduce_backward f32 amax 1-D ran at 0.65x); the passes but
+ * the counting split among threads when the line is alone. Every element
+ * sees
  * the same operations in the same order (the values are exact in float,
  * the count rounds as sl__count_add), so the results are the dense path's,
  * bit for bit.
  */
 #include <math.h>
+#include <omp.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "reduce.h"
+#include "walk.h"
 
-/* A position's record: result and g as the line holds them (es bytes
- * each), then its count as a float whose sign bit says whether the
- * position is targeted (a count is never negative): 8 bytes for f16/bf16,
- * 12 for f32. */
-#define SL__REC_BYTES(es) (2 * (es) + 4)
+/* A position's record: result as the line holds it (es bytes), then a
+ * float: its count, whose sign bit says whether the position is targeted
+ * (a count is never negative), and after the grad_x pass its share. */
+#define SL__REC_BYTES(es) ((es) + 4)
 
 SL__ALWAYS_INLINE float sl__rec_count(const char *rec, int64_t es) {
   float c;
-  memcpy(&c, rec + 2 * es, sizeof c);
+  memcpy(&c, rec + es, sizeof c);
   return c;
 }
 
 SL__ALWAYS_INLINE void sl__rec_set_count(char *rec, int64_t es, float c) {
-  memcpy(rec + 2 * es, &c, sizeof c);
+  memcpy(rec + es, &c, sizeof c);
 }
 
 /* Contributions ahead whose record is fetched early: the loops are short
@@ -47,64 +52,111 @@ int sl__rb_packed_fits(const sl__rbline *b, int64_t m) {
          b->n > (int64_t)SL__TH_BACKWARD_SCRATCH;
 }
 
-SL__ALWAYS_INLINE void sl__rb_packed_as(sl_dtype dt, const sl__rbline *b,
-                                        const sl__rbptr *p, char *records,
-                                        int threads) {
-  const int64_t es = (int64_t)sl__dtype_size(dt), n = b->n, m = p->m;
-  const int64_t rs = SL__REC_BYTES(es);
-#define LOAD(base, j, step) sl__load_f(dt, SL__AT(base, j, step))
-#define T(i) sl__target(b->index, p->ioff, b->istep, i)
-#define REC(j) (records + (j)*rs)
-#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
-  for (int64_t j = 0; j < n; ++j) {
-    char *rec = REC(j);
+/* The passes over positions [j0, j1) or contributions [i0, i1), dt a
+ * constant in each instance below. They run inside one parallel region
+ * of that instance, not a region of their own: a region in a function
+ * inlined for each dtype is outlined once, before the inlining, and its
+ * loads switched on the dtype per element (the build and grad_x passes
+ * took as long as the random ones). */
+#define SL__REC_LOAD(base, j, step) sl__load_f(dt, SL__AT(base, j, step))
+#define SL__REC_AT(j) (records + (j)*SL__REC_BYTES(es))
+
+/* Each position's record: result, and count = (x == result). */
+SL__ALWAYS_INLINE void sl__rb_packed_build(sl_dtype dt, const sl__rbline *b,
+                                           const sl__rbptr *p, char *records,
+                                           int64_t j0, int64_t j1) {
+  const int64_t es = (int64_t)sl__dtype_size(dt);
+  for (int64_t j = j0; j < j1; ++j) {
+    char *rec = SL__REC_AT(j);
     memcpy(rec, SL__AT(p->res, j, b->rstep), (size_t)es);
-    memcpy(rec + es, SL__AT(p->g, j, b->gstep), (size_t)es);
     sl__rec_set_count(
-        rec, es, LOAD(p->x, j, b->xstep) == sl__load_f(dt, rec) ? 1.0f : 0.0f);
+        rec, es,
+        SL__REC_LOAD(p->x, j, b->xstep) == sl__load_f(dt, rec) ? 1.0f : 0.0f);
   }
-  for (int64_t i = 0; i < m; ++i) {
-    if (i + SL__RB_AHEAD < m) __builtin_prefetch(REC(T(i + SL__RB_AHEAD)), 1);
-    char *rec = REC(T(i));
-    const float c = fabsf(sl__rec_count(rec, es));
-    const double hit = LOAD(p->src, i, b->sstep) == sl__load_f(dt, rec);
-    sl__rec_set_count(rec, es, -(float)sl__count_add(dt, c, hit));
-  }
-  /* (x == result) * (g / N), 0 at a targeted position without
-   * include_self; a zero N gives inf or NaN, and 0 * inf is NaN, as in
-   * LibTorch. */
-#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
-  for (int64_t j = 0; j < n; ++j) {
-    const char *rec = REC(j);
-    const float c = sl__rec_count(rec, es);
-    const double hit = LOAD(p->x, j, b->xstep) == sl__load_f(dt, rec);
-    const double share =
-        sl__round_to(SL_F32, sl__load_f(dt, rec + es) / fabsf(c));
-    sl__store_f(dt, SL__AT(p->gx, j, b->gxstep),
-                !b->include_self && signbit(c) ? 0.0 : hit * share);
-  }
-#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
-  for (int64_t i = 0; i < m; ++i) {
-    if (i + SL__RB_AHEAD < m) __builtin_prefetch(REC(T(i + SL__RB_AHEAD)), 0);
-    const char *rec = REC(T(i));
-    const double hit = LOAD(p->src, i, b->sstep) == sl__load_f(dt, rec);
-    const double g = sl__load_f(dt, rec + es);
-    sl__store_f(dt, SL__AT(p->gs, i, b->gsstep),
-                hit * sl__round_to(SL_F32, g / fabsf(sl__rec_count(rec, es))));
-  }
-#undef LOAD
-#undef T
-#undef REC
 }
 
+/* Every contribution whose target lies in [j0, j1) counted there, in
+ * index order (the counts round as sl__count_add), the target marked by
+ * the count's sign. Each thread takes the targets of its own positions
+ * and reads the whole index: no two threads touch one record, and each
+ * record meets its contributions in the order of one thread. */
+SL__ALWAYS_INLINE void sl__rb_packed_count(sl_dtype dt, const sl__rbline *b,
+                                           const sl__rbptr *p, char *records,
+                                           int64_t j0, int64_t j1) {
+  const int64_t es = (int64_t)sl__dtype_size(dt), m = p->m;
+  for (int64_t i = 0; i < m; ++i) {
+    if (i + SL__RB_AHEAD < m) {
+      const int64_t ahead =
+          sl__target(b->index, p->ioff, b->istep, i + SL__RB_AHEAD);
+      if (ahead >= j0 && ahead < j1) __builtin_prefetch(SL__REC_AT(ahead), 1);
+    }
+    const int64_t t = sl__target(b->index, p->ioff, b->istep, i);
+    if (t < j0 || t >= j1) continue;
+    char *rec = SL__REC_AT(t);
+    const float c = fabsf(sl__rec_count(rec, es));
+    const double hit = SL__REC_LOAD(p->src, i, b->sstep) == sl__load_f(dt, rec);
+    sl__rec_set_count(rec, es, -(float)sl__count_add(dt, c, hit));
+  }
+}
+
+/* (x == result) * (g / N), 0 at a targeted position without include_self;
+ * a zero N gives inf or NaN, and 0 * inf is NaN, as in LibTorch. The share
+ * (exact in float) replaces the count. */
+SL__ALWAYS_INLINE void sl__rb_packed_gx(sl_dtype dt, const sl__rbline *b,
+                                        const sl__rbptr *p, char *records,
+                                        int64_t j0, int64_t j1) {
+  const int64_t es = (int64_t)sl__dtype_size(dt);
+  for (int64_t j = j0; j < j1; ++j) {
+    char *rec = SL__REC_AT(j);
+    const float c = sl__rec_count(rec, es);
+    const double hit = SL__REC_LOAD(p->x, j, b->xstep) == sl__load_f(dt, rec);
+    const double share =
+        sl__round_to(SL_F32, SL__REC_LOAD(p->g, j, b->gstep) / fabsf(c));
+    sl__store_f(dt, SL__AT(p->gx, j, b->gxstep),
+                !b->include_self && signbit(c) ? 0.0 : hit * share);
+    sl__rec_set_count(rec, es, (float)share);
+  }
+}
+
+/* grad_src: (src == result[t]) * share[t]. */
+SL__ALWAYS_INLINE void sl__rb_packed_gs(sl_dtype dt, const sl__rbline *b,
+                                        const sl__rbptr *p, char *records,
+                                        int64_t i0, int64_t i1) {
+  const int64_t es = (int64_t)sl__dtype_size(dt);
+  for (int64_t i = i0; i < i1; ++i) {
+    if (i + SL__RB_AHEAD < i1)
+      __builtin_prefetch(
+          SL__REC_AT(sl__target(b->index, p->ioff, b->istep, i + SL__RB_AHEAD)),
+          0);
+    const char *rec = SL__REC_AT(sl__target(b->index, p->ioff, b->istep, i));
+    const double hit = SL__REC_LOAD(p->src, i, b->sstep) == sl__load_f(dt, rec);
+    sl__store_f(dt, SL__AT(p->gs, i, b->gsstep),
+                hit * (double)sl__rec_count(rec, es));
+  }
+}
+
+/* The passes of one line on `threads` threads, in one region: each thread
+ * builds, counts into and reads the records of its own positions, so
+ * only grad_src, which reads any record, waits for all of them. */
 #define SL__RB_PACKED_DTYPES(X) X(F32) X(F16) X(BF16)
 #define SL__RB_PACKED_FN(D)                                                    \
   static void sl__rb_packed_##D(const sl__rbline *b, const sl__rbptr *p,       \
                                 char *records, int threads) {                  \
-    sl__rb_packed_as(SL_##D, b, p, records, threads);                          \
+    _Pragma("omp parallel num_threads(threads) if (threads > 1)") {            \
+      const int team = omp_get_num_threads(), t = omp_get_thread_num();        \
+      int64_t j0, j1, i0, i1;                                                  \
+      sl__chunk(b->n, team, t, &j0, &j1);                                      \
+      sl__chunk(p->m, team, t, &i0, &i1);                                      \
+      sl__rb_packed_build(SL_##D, b, p, records, j0, j1);                      \
+      sl__rb_packed_count(SL_##D, b, p, records, j0, j1);                      \
+      sl__rb_packed_gx(SL_##D, b, p, records, j0, j1);                         \
+      _Pragma("omp barrier") sl__rb_packed_gs(SL_##D, b, p, records, i0, i1);  \
+    }                                                                          \
   }
 SL__RB_PACKED_DTYPES(SL__RB_PACKED_FN)
 #undef SL__RB_PACKED_FN
+#undef SL__REC_LOAD
+#undef SL__REC_AT
 
 int sl__rb_packed_line(const sl__rbline *b, const sl__rbptr *p, int threads) {
   const int64_t es = (int64_t)sl_dtype_size(b->dt);

@@ -950,10 +950,11 @@ static void packed_store(sl_dtype dt, void *p, int64_t i, double v) {
 }
 
 /* amax/amin of one line longer than backward_scratch (f16, bf16, f32: the
- * packed records of reduce_backward_packed.c, its passes on 3 threads for
- * cpu.omp) against the formulas of reduce.h written here: values from
- * {0, 1, 2, NaN} so that many tie with the result, about 3 contributions a
- * targeted position and untargeted ones. */
+ * packed records of reduce_backward_packed.c, its passes on 3 and 2
+ * threads for cpu.omp) against the formulas of reduce.h written here:
+ * values from {0, 1, 2, NaN} so that many tie with the result, about 3
+ * contributions a targeted position, untargeted ones, and the ends of the
+ * threads' chunks of positions targeted. */
 static void check_packed_amax(sl_dtype dt) {
   enum { N = 70000, M = 30000 };
   static float g[N], x[N], res[N], src[M];
@@ -968,9 +969,13 @@ static void check_packed_amax(sl_dtype dt) {
     res[i] = (float)((i / 2) % 3);
   }
   memset(targeted, 0, sizeof targeted);
+  /* the ends of the threads' position chunks (2 and 3 threads) targeted
+   * too: each thread counts into its own positions */
+  const int64_t edges[8] = {0,     N - 1, N / 2 - 1, N / 2,
+                            23333, 23334, 46666,     46667};
   for (int i = 0; i < M; ++i) {
     seed = seed * 6364136223846793005u + 1442695040888963407u;
-    idx[i] = (int64_t)((seed >> 33) % 10000) * 7;
+    idx[i] = i < 8 ? edges[i] : (int64_t)((seed >> 33) % 10000) * 7;
     src[i] = (seed >> 20) % 13 == 0 ? NAN : (float)((seed >> 40) % 3);
     targeted[idx[i]] = 1;
   }
@@ -992,8 +997,10 @@ static void check_packed_amax(sl_dtype dt) {
   for (int i = 0; i < M; ++i) cnt[idx[i]] += src[i] == res[idx[i]];
   sl_ctx ctx;
   sl_ctx_init(&ctx);
-  for (int self = 0; self < 2; ++self)
+  for (int run = 0; run < 4; ++run)
     FOR_EACH_VARIANT(SL_OP_SCATTER_REDUCE_BACKWARD, v) {
+      const int self = run % 2;
+      ctx.threads = run < 2 ? 3 : 2;
       CHECK(run_bw(&ctx, v->name, SL_OP_SCATTER_REDUCE_BACKWARD, &tg, &tx, &ti,
                    &ts, &tr, &tgx, sizeof gx, &tgs, sizeof gs, 0,
                    self ? SL_REDUCE_AMAX : SL_REDUCE_AMIN,
@@ -1011,8 +1018,10 @@ static void check_packed_amax(sl_dtype dt) {
             (src[i] == res[t]) * (double)(float)((double)g[t] / cnt[t]);
         bad += !same_f(packed_value(dt, gs, i), packed_round(dt, want));
       }
-      CHECK_MSG(bad == 0, "%s %s self %d: %d of %d gradients differ",
-                sl_dtype_name(dt), v->name, self, bad, N + M);
+      CHECK_MSG(bad == 0,
+                "%s %s self %d on %d threads: %d of %d gradients "
+                "differ",
+                sl_dtype_name(dt), v->name, self, ctx.threads, bad, N + M);
     }
 }
 
