@@ -133,14 +133,15 @@ sl_status sl__seg_offsets(sl_ctx *ctx, const sl_tensor *lengths, int is_offsets,
 }
 
 sl_status sl__seg_offsets_alloc(sl_ctx *ctx, const sl_call *c, int lengths_slot,
-                                const sl__seg_geom *g, int64_t **offs) {
+                                const sl__seg_geom *g, int checked,
+                                int64_t **offs) {
   const sl_tensor *given = &c->arg[lengths_slot];
   if (c->segment.offsets && given->dtype == SL_I64 &&
       sl_tensor_is_contiguous(given)) {
-    /* already Q rows of S + 1 offsets, checked: no copy (one of a million
+    /* already Q rows of S + 1 offsets: no copy (one of a million
      * segments' offsets was 8 MB of fresh pages a call) */
     *offs = (int64_t *)given->data;
-    return SL_STATUS_OK;
+    return checked ? SL_STATUS_OK : sl__seg_offsets(ctx, given, 1, g, NULL);
   }
   const size_t n = (size_t)(g->Q * (g->S + 1));
   *offs = sl__malloc((n ? n : 1) * sizeof(int64_t));

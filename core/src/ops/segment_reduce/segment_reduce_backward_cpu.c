@@ -236,7 +236,7 @@ static sl_status sl__segb_run(sl_ctx *ctx, sl_call *c, int threads) {
                   &j.g);
   if (sl__numel(&c->arg[GD_]) == 0) return SL_STATUS_OK;
   int64_t *offs;
-  sl_status st = sl__seg_offsets_alloc(ctx, c, L_, &j.g, &offs);
+  sl_status st = sl__seg_offsets_alloc(ctx, c, L_, &j.g, 1, &offs);
   if (st) return st;
   j.offs = offs;
   j.blocks = (j.g.R + SL__SEG_BLOCK - 1) / SL__SEG_BLOCK;
