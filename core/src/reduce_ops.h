@@ -55,6 +55,11 @@
       return b;                                                                \
     }                                                                          \
   }                                                                            \
+  /* Whether amax's (amin's with r AMIN) combine returns b: the same rule      \
+   * without a branch, for loops that pick one of the two operands' bits */    \
+  static SL_HD int sl__takes_##s(sl_reduce r, T a, T b) {                      \
+    return (b != b) | (r == SL_REDUCE_AMIN ? b < a : a < b);                   \
+  }                                                                            \
   static SL_HD T sl__identity_##s(sl_reduce r) {                               \
     switch (r) {                                                               \
     case SL_REDUCE_PROD:                                                       \
@@ -86,6 +91,9 @@
     default:                                                                   \
       return b;                                                                \
     }                                                                          \
+  }                                                                            \
+  static SL_HD int sl__takes_##s(sl_reduce r, I a, I b) {                      \
+    return r == SL_REDUCE_AMIN ? b < a : a < b;                                \
   }                                                                            \
   static SL_HD I sl__identity_##s(sl_reduce r) {                               \
     switch (r) {                                                               \

@@ -216,6 +216,61 @@ static void test_nan_and_signed_zero(void) {
   }
 }
 
+/* The same rules in f16 and bf16, whose amax and amin pick an operand's
+ * bits by whole slices (index_reduce_slices.c, a branch-free pick): a NaN
+ * update wins, a NaN in x stays, a tie (+0.0 against -0.0) keeps what is
+ * there, with and without x. */
+static void test_half_nan_and_signed_zero(void) {
+  const float x[3] = {1, NAN, 3}, u[4] = {NAN, 2, 5, 1};
+  const float zx[2] = {0.0f, -0.0f}, zu[2] = {-0.0f, 0.0f};
+  const float du[4] = {-0.0f, 0.0f, 0.0f, -0.0f};
+  int64_t idx[4] = {0, 0, 1, 2}, zi[2] = {0, 1}, di[4] = {0, 0, 1, 1};
+  const sl_dtype dts[2] = {SL_F16, SL_BF16};
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  for (int d = 0; d < 2; ++d) {
+    uint16_t (*to)(float) = d ? sl_f32_to_bf16 : sl_f32_to_f16;
+    float (*from)(uint16_t) = d ? sl_bf16_to_f32 : sl_f16_to_f32;
+    uint16_t hx[3], hu[4], hzx[2], hzu[2], hdu[4], ho[3];
+    for (int i = 0; i < 3; ++i) hx[i] = to(x[i]);
+    for (int i = 0; i < 4; ++i) hu[i] = to(u[i]), hdu[i] = to(du[i]);
+    for (int i = 0; i < 2; ++i) hzx[i] = to(zx[i]), hzu[i] = to(zu[i]);
+    const sl_dtype dt = dts[d];
+    sl_tensor tx = sl_tensor_make(dt, 1, (int64_t[]){3}, hx);
+    sl_tensor tu = sl_tensor_make(dt, 1, (int64_t[]){4}, hu);
+    sl_tensor to3 = sl_tensor_make(dt, 1, (int64_t[]){3}, ho);
+    sl_tensor tzx = sl_tensor_make(dt, 1, (int64_t[]){2}, hzx);
+    sl_tensor tzu = sl_tensor_make(dt, 1, (int64_t[]){2}, hzu);
+    sl_tensor tdu = sl_tensor_make(dt, 1, (int64_t[]){4}, hdu);
+    sl_tensor to2 = sl_tensor_make(dt, 1, (int64_t[]){2}, ho);
+    sl_tensor ti = sl_tensor_make(SL_I64, 1, (int64_t[]){4}, idx);
+    sl_tensor tzi = sl_tensor_make(SL_I64, 1, (int64_t[]){2}, zi);
+    sl_tensor tdi = sl_tensor_make(SL_I64, 1, (int64_t[]){4}, di);
+    FOR_EACH_VARIANT(SL_OP_INDEX_REDUCE, v) {
+      CHECK(run_ir(&ctx, v->name, &tx, 0, &ti, &tu, SL_REDUCE_AMAX, 1, &to3,
+                   sizeof ho) == SL_STATUS_OK);
+      CHECK_MSG(isnan(from(ho[0])) && isnan(from(ho[1])) && from(ho[2]) == 3,
+                "%s %s amax: %g %g %g", sl_dtype_name(dt), v->name, from(ho[0]),
+                from(ho[1]), from(ho[2]));
+      CHECK(run_ir(&ctx, v->name, &tx, 0, &ti, &tu, SL_REDUCE_AMIN, 0, &to3,
+                   sizeof ho) == SL_STATUS_OK);
+      CHECK_MSG(isnan(from(ho[0])) && from(ho[1]) == 5 && from(ho[2]) == 1,
+                "%s %s amin: %g %g %g", sl_dtype_name(dt), v->name, from(ho[0]),
+                from(ho[1]), from(ho[2]));
+      for (int r = SL_REDUCE_AMAX; r <= SL_REDUCE_AMIN; ++r) {
+        CHECK(run_ir(&ctx, v->name, &tzx, 0, &tzi, &tzu, (sl_reduce)r, 1, &to2,
+                     2 * sizeof *ho) == SL_STATUS_OK);
+        CHECK_MSG(!signbit(from(ho[0])) && signbit(from(ho[1])),
+                  "%s %s reduce %d: a tie took the update", sl_dtype_name(dt),
+                  v->name, r);
+        CHECK(run_ir(&ctx, v->name, &tzx, 0, &tdi, &tdu, (sl_reduce)r, 0, &to2,
+                     2 * sizeof *ho) == SL_STATUS_OK);
+        CHECK(signbit(from(ho[0])) && !signbit(from(ho[1])));
+      }
+    }
+  }
+}
+
 /* Integers: floor mean, wrap-around of prod and sum. */
 static void test_integers(void) {
   sl_ctx ctx;
@@ -733,6 +788,7 @@ int main(void) {
   test_axis1_3d();
   test_0d_index();
   test_nan_and_signed_zero();
+  test_half_nan_and_signed_zero();
   test_integers();
   test_halves();
   test_strides();
