@@ -51,18 +51,24 @@ static int sl__rb_batch(const sl__rbline *b, int64_t scratch_per_line) {
  * and f64 instances (sl__load_f and friends fold to plain loads there).
  */
 SL__ALWAYS_INLINE void sl__rb_lines_as(sl_dtype dt, const sl__rbline *b, int k,
-                                       const sl__rbptr *p, double *scratch) {
+                                       const sl__rbptr *p, double *scratch,
+                                       int adjacent) {
   const int64_t es = (int64_t)sl__dtype_size(dt);
   const int64_t n = b->n, m = p[0].m, nk = n * k;
   /* assign overwrites x whatever include_self says (index_copy). */
   const int self = b->include_self && b->reduce != SL_REDUCE_ASSIGN;
-#define G(l, j) sl__load_f(dt, SL__AT(p[l].g, j, b->gstep))
-#define X(l, j) sl__load_f(dt, SL__AT(p[l].x, j, b->xstep))
-#define RES(l, j) sl__load_f(dt, SL__AT(p[l].res, j, b->rstep))
-#define SRC(l, i) sl__load_f(dt, SL__AT(p[l].src, i, b->sstep))
-#define GX(l, j) SL__AT(p[l].gx, j, b->gxstep)
-#define GS(l, i) SL__AT(p[l].gs, i, b->gsstep)
-#define T(l, i) sl__target(b->index, p[l].ioff, b->istep, i)
+  /* Line l's first element of tensor f: line 0's, l elements on, when the
+   * lines lie side by side (and their index lines too): no load of p[l]
+   * per element, and loops over l that step one element. */
+#define LINE(l, f) (adjacent ? p[0].f + (int64_t)(l)*es : p[l].f)
+#define G(l, j) sl__load_f(dt, SL__AT(LINE(l, g), j, b->gstep))
+#define X(l, j) sl__load_f(dt, SL__AT(LINE(l, x), j, b->xstep))
+#define RES(l, j) sl__load_f(dt, SL__AT(LINE(l, res), j, b->rstep))
+#define SRC(l, i) sl__load_f(dt, SL__AT(LINE(l, src), i, b->sstep))
+#define GX(l, j) SL__AT(LINE(l, gx), j, b->gxstep)
+#define GS(l, i) SL__AT(LINE(l, gs), i, b->gsstep)
+#define T(l, i)                                                                \
+  sl__target(b->index, adjacent ? p[0].ioff + (l) : p[l].ioff, b->istep, i)
 #define RD(v) sl__round_to(sl__acc_dtype(dt), v)
 #define EACH_POSITION(j)                                                       \
   for (int64_t j = 0; j < n; ++j)                                              \
@@ -176,23 +182,46 @@ SL__ALWAYS_INLINE void sl__rb_lines_as(sl_dtype dt, const sl__rbline *b, int k,
 #undef GX
 #undef GS
 #undef T
+#undef LINE
 #undef RD
 #undef EACH_POSITION
 #undef EACH_CONTRIBUTION
 #undef AT
 }
 
+/* Whether line q lies right after line p in every tensor (its element j
+ * right after p's element j; es bytes an element); src and gs only count
+ * for lines with contributions (those of m == 0 point anywhere). */
+static int sl__rb_next_to(const sl__rbptr *p, const sl__rbptr *q, int64_t es) {
+  return q->g == p->g + es && q->x == p->x + es && q->res == p->res + es &&
+         q->gx == p->gx + es &&
+         (q->m == 0 || (q->src == p->src + es && q->gs == p->gs + es));
+}
+
+/* Whether the k lines p lie side by side, their index lines too (for
+ * lines with contributions). */
+static int sl__rb_adjacent(int k, const sl__rbptr *p, int64_t es) {
+  for (int l = 1; l < k; ++l)
+    if (!sl__rb_next_to(&p[l - 1], &p[l], es) ||
+        (p[l].m > 0 && p[l].ioff != p[l - 1].ioff + 1))
+      return 0;
+  return 1;
+}
+
 /* The instances, one per floating dtype: each folds its loads, stores and
  * rounding (one f16 instance taking dt from b paid a switch per element:
- * the f16 backward leads of issue 52 ran at 0.2-0.6x LibTorch), and one
- * line alone (k = 1) drops the loop over lines inside each position. */
+ * the f16 backward leads of issue 52 ran at 0.2-0.6x LibTorch), one line
+ * alone (k = 1) drops the loop over lines inside each position, and lines
+ * side by side address their elements from line 0's. */
 #define SL__RB_LINES_FN(D)                                                     \
   static void sl__rb_lines_##D(const sl__rbline *b, int k, const sl__rbptr *p, \
                                double *scratch) {                              \
     if (k == 1)                                                                \
-      sl__rb_lines_as(SL_##D, b, 1, p, scratch);                               \
+      sl__rb_lines_as(SL_##D, b, 1, p, scratch, 0);                            \
+    else if (sl__rb_adjacent(k, p, (int64_t)sl__dtype_size(SL_##D)))           \
+      sl__rb_lines_as(SL_##D, b, k, p, scratch, 1);                            \
     else                                                                       \
-      sl__rb_lines_as(SL_##D, b, k, p, scratch);                               \
+      sl__rb_lines_as(SL_##D, b, k, p, scratch, 0);                            \
   }
 SL__RB_DTYPES(SL__RB_LINES_FN)
 #undef SL__RB_LINES_FN
@@ -221,15 +250,6 @@ static int sl__rb_half_reduce(const sl__rbline *b) {
   const sl_reduce r = b->reduce;
   return (b->dt == SL_F16 || b->dt == SL_BF16) &&
          (r == SL_REDUCE_MEAN || r == SL_REDUCE_AMAX || r == SL_REDUCE_AMIN);
-}
-
-/* Whether line q lies right after line p in every tensor (its element j
- * right after p's element j; es bytes an element); src and gs only count
- * for lines with contributions (those of m == 0 point anywhere). */
-static int sl__rb_next_to(const sl__rbptr *p, const sl__rbptr *q, int64_t es) {
-  return q->g == p->g + es && q->x == p->x + es && q->res == p->res + es &&
-         q->gx == p->gx + es &&
-         (q->m == 0 || (q->src == p->src + es && q->gs == p->gs + es));
 }
 
 /* Whether the k lines p (one m) go through float: lines of a half reduce
