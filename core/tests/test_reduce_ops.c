@@ -74,8 +74,36 @@ static void test_int(void) {
   CHECK(sl__floor_div_i64(INT64_MIN, 1) == INT64_MIN);
 }
 
+/* sl__takes_half against sl__takes_f32 on the converted values: every
+ * f16 and bf16 bit pattern as the accumulator, against every 251st
+ * pattern and the special ones (both zeros, both infinities, quiet and
+ * signalling NaNs of both signs, the extremes) as the offer. */
+static void test_half_takes(void) {
+  static const uint16_t special[] = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7f80,
+                                     0xff80, 0x7e00, 0xfe00, 0x7d00, 0x7fc0,
+                                     0xffc1, 0x7f81, 0x0001, 0x8001, 0x7bff,
+                                     0xfbff, 0x7f7f, 0xff7f, 0x3c00, 0xbc00};
+  const int nspecial = (int)(sizeof special / sizeof special[0]);
+  long wrong = 0;
+  for (int bf16 = 0; bf16 < 2; ++bf16)
+    for (int r = 0; r < 2; ++r) {
+      const sl_reduce reduce = r ? SL_REDUCE_AMIN : SL_REDUCE_AMAX;
+      for (uint32_t a = 0; a < 65536; ++a)
+        for (int k = 0; k < 262 + nspecial; ++k) {
+          const uint16_t b = k < 262 ? (uint16_t)(k * 251) : special[k - 262];
+          const float fa =
+              bf16 ? sl_bf16_to_f32((uint16_t)a) : sl_f16_to_f32((uint16_t)a);
+          const float fb = bf16 ? sl_bf16_to_f32(b) : sl_f16_to_f32(b);
+          wrong += sl__takes_half(reduce, bf16, (uint16_t)a, b) !=
+                   sl__takes_f32(reduce, fa, fb);
+        }
+    }
+  CHECK(wrong == 0);
+}
+
 int main(void) {
   test_float();
   test_int();
+  test_half_takes();
   return sl_test_finish("test_reduce_ops");
 }

@@ -75,16 +75,21 @@ SL__ELEM_MAP(SL__ELEM_FN)
  * wins, a NaN accumulator stays, a tie keeps the accumulator), and the
  * caller copies v's bits. Storing the combined value instead converted
  * every element back from double, for a result that is one of the two
- * elements; the halves and f32 compare as float, without a branch (the
- * combine's branches mispredicted on random updates: bf16 amin into
- * 1x1811466x1x1 ran at 0.60x LibTorch). */
+ * elements; f32 compares as float, the halves by their bits, without a
+ * branch (the combine's branches mispredicted on random updates: bf16
+ * amin into 1x1811466x1x1 ran at 0.60x LibTorch). */
 SL__ALWAYS_INLINE int sl__select_takes(sl_dtype dt, sl_reduce r,
                                        const char *acc, const char *v) {
   if (sl__reduce_is_int(dt))
     return sl__takes_i64(r, sl__load_i(dt, acc), sl__load_i(dt, v));
   if (dt == SL_F64)
     return sl__takes_f64(r, sl__load_f(dt, acc), sl__load_f(dt, v));
-  return sl__takes_f32(r, (float)sl__load_f(dt, acc), (float)sl__load_f(dt, v));
+  if (dt == SL_F32)
+    return sl__takes_f32(r, *(const float *)acc, *(const float *)v);
+  uint16_t a, b;
+  memcpy(&a, acc, 2);
+  memcpy(&b, v, 2);
+  return sl__takes_half(r, dt == SL_BF16, a, b);
 }
 
 /* What sl__select_slice stores: the identity, the combine's winner, or the
