@@ -230,6 +230,41 @@ sl_status sl__reduce_line_batches(sl_ctx *ctx, const char *op, sl_call *c,
  *           g / N; grad_src = (src == result[t]) * g[t] / N[t]
  * and, when include_self is false, grad_x is 0 at every targeted position.
  */
+/* The places of a backward line: its first element of grad_out, x,
+ * result, grad_x, src and grad_src, and its offset into the index. */
+enum {
+  SL__RB_G,
+  SL__RB_X,
+  SL__RB_RES,
+  SL__RB_GX,
+  SL__RB_SRC,
+  SL__RB_GS,
+  SL__RB_IDX,
+  SL__RB_PLACES
+};
+
+/*
+ * Where an op's lines lie: the line at walk coordinates idx (walk_dim's at
+ * 0) starts at base[f] + sum of idx[d] * step[d][f] bytes in tensor f
+ * (elements for SL__RB_IDX, from the index's own start). It holds m
+ * contributions when idx[d] < cover[d] for every axis d but the walk's
+ * dim (the index reaches that far), none otherwise (src and grad_src then
+ * unused). The walk steps these offsets from line to line: locating every
+ * line afresh, a multiply per axis per tensor, was most of the time of
+ * lines of one position (an index_reduce_backward of 3M of them ran at
+ * 0.28x LibTorch).
+ */
+typedef struct sl__rbgeo {
+  char *base[SL__RB_GS + 1];
+  int64_t step[SL_MAX_DIMS][SL__RB_PLACES];
+  int64_t cover[SL_MAX_DIMS];
+  int64_t m;
+} sl__rbgeo;
+
+/* Sets place f of geo from t (rank walk_ndim, or 0 for none of the axes):
+ * its data and its byte steps along the walk's axes. */
+void sl__rbgeo_place(sl__rbgeo *geo, int f, const sl_tensor *t, int walk_ndim);
+
 typedef struct sl__rbline {
   sl_dtype dt; /* f16 bf16 f32 f64 */
   sl_reduce reduce;
@@ -240,9 +275,14 @@ typedef struct sl__rbline {
   int64_t istep;
   int64_t sstep, gsstep;
   /* the lines: the walk over `walk_ndim` axes of extents walk_shape, each
-   * line along walk_dim (sl__line_start's coordinates, which locate takes) */
+   * line along walk_dim (sl__line_start's order), lying where geo says */
   int walk_ndim, walk_dim;
   const int64_t *walk_shape;
+  const sl__rbgeo *geo;
+  /* f32 lines widened from f16/bf16 (reduce_backward.c): prod's gradient
+   * then takes its own f32 product, as the half instance does, rather
+   * than the given result (rounded to the half type) */
+  int widened;
 } sl__rbline;
 
 /* The floating dtypes of the backward ops, one kernel instance each. */
@@ -262,11 +302,6 @@ typedef struct sl__rbptr {
  * elements of es bytes, es in scope. */
 #define SL__AT(base, j, step) ((base) + (j) * (step)*es)
 
-/* Fills *p with the line at coordinates idx (walk_dim's at 0) of an op's
- * lines (its line geometry). */
-typedef void (*sl__rb_locate_fn)(const void *user, const int64_t *idx,
-                                 sl__rbptr *p);
-
 /*
  * The backward of `lines` independent lines on up to `threads` threads,
  * each taking a contiguous range of lines. Neighbouring lines (with the same
@@ -278,8 +313,7 @@ typedef void (*sl__rb_locate_fn)(const void *user, const int64_t *idx,
  */
 sl_status sl__reduce_backward_run(sl_ctx *ctx, const char *op,
                                   const sl__rbline *b, int64_t lines,
-                                  int threads, sl__rb_locate_fn locate,
-                                  const void *user);
+                                  int threads);
 
 /* A line of few contributions beside its positions (reduce_backward_sparse.c):
  * whether line geometry b with m contributions takes the per-target path,

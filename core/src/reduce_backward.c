@@ -52,7 +52,7 @@ static int sl__rb_batch(const sl__rbline *b, int64_t scratch_per_line) {
  */
 SL__ALWAYS_INLINE void sl__rb_lines_as(sl_dtype dt, const sl__rbline *b, int k,
                                        const sl__rbptr *p, double *scratch,
-                                       int adjacent) {
+                                       int adjacent, int64_t iline) {
   const int64_t es = (int64_t)sl__dtype_size(dt);
   const int64_t n = b->n, m = p[0].m, nk = n * k;
   /* assign overwrites x whatever include_self says (index_copy). */
@@ -68,7 +68,8 @@ SL__ALWAYS_INLINE void sl__rb_lines_as(sl_dtype dt, const sl__rbline *b, int k,
 #define GX(l, j) SL__AT(LINE(l, gx), j, b->gxstep)
 #define GS(l, i) SL__AT(LINE(l, gs), i, b->gsstep)
 #define T(l, i)                                                                \
-  sl__target(b->index, adjacent ? p[0].ioff + (l) : p[l].ioff, b->istep, i)
+  sl__target(b->index, adjacent ? p[0].ioff + (l)*iline : p[l].ioff, b->istep, \
+             i)
 #define RD(v) sl__round_to(sl__acc_dtype(dt), v)
 #define EACH_POSITION(j)                                                       \
   for (int64_t j = 0; j < n; ++j)                                              \
@@ -126,7 +127,7 @@ SL__ALWAYS_INLINE void sl__rb_lines_as(sl_dtype dt, const sl__rbline *b, int k,
       R[AT(t)] = RD(R[AT(t)] * s);
       if (s == 0.0) Z[AT(t)] += 1.0;
     }
-    const int wide = sl__acc_dtype(dt) != dt;
+    const int wide = sl__acc_dtype(dt) != dt || b->widened;
     EACH_CONTRIBUTION(i) {
       int64_t t = T(l, i);
       double s = SRC(l, i);
@@ -198,14 +199,28 @@ static int sl__rb_next_to(const sl__rbptr *p, const sl__rbptr *q, int64_t es) {
          (q->m == 0 || (q->src == p->src + es && q->gs == p->gs + es));
 }
 
-/* Whether the k lines p lie side by side, their index lines too (for
- * lines with contributions). */
-static int sl__rb_adjacent(int k, const sl__rbptr *p, int64_t es) {
+/* Whether the k lines p lie side by side, their index lines iline
+ * elements apart where they have contributions (1: side by side too; 0:
+ * one index line shared, as index_reduce's). */
+static int sl__rb_adjacent(int k, const sl__rbptr *p, int64_t es,
+                           int64_t iline) {
   for (int l = 1; l < k; ++l)
     if (!sl__rb_next_to(&p[l - 1], &p[l], es) ||
-        (p[l].m > 0 && p[l].ioff != p[l - 1].ioff + 1))
+        (p[l].m > 0 && p[l].ioff != p[l - 1].ioff + iline))
       return 0;
   return 1;
+}
+
+/* Whether line r lies from q as q lies from p, in every tensor (src,
+ * grad_src and the index for lines with contributions): lines evenly
+ * spaced. */
+static int sl__rb_in_step(const sl__rbptr *p, const sl__rbptr *q,
+                          const sl__rbptr *r) {
+  return r->g - q->g == q->g - p->g && r->x - q->x == q->x - p->x &&
+         r->res - q->res == q->res - p->res && r->gx - q->gx == q->gx - p->gx &&
+         (r->m == 0 || (r->src - q->src == q->src - p->src &&
+                        r->gs - q->gs == q->gs - p->gs &&
+                        r->ioff - q->ioff == q->ioff - p->ioff));
 }
 
 /* The instances, one per floating dtype: each folds its loads, stores and
@@ -216,12 +231,14 @@ static int sl__rb_adjacent(int k, const sl__rbptr *p, int64_t es) {
 #define SL__RB_LINES_FN(D)                                                     \
   static void sl__rb_lines_##D(const sl__rbline *b, int k, const sl__rbptr *p, \
                                double *scratch) {                              \
+    const int64_t es = (int64_t)sl__dtype_size(SL_##D);                        \
+    const int64_t iline = k > 1 ? p[1].ioff - p[0].ioff : 0;                   \
     if (k == 1)                                                                \
-      sl__rb_lines_as(SL_##D, b, 1, p, scratch, 0);                            \
-    else if (sl__rb_adjacent(k, p, (int64_t)sl__dtype_size(SL_##D)))           \
-      sl__rb_lines_as(SL_##D, b, k, p, scratch, 1);                            \
+      sl__rb_lines_as(SL_##D, b, 1, p, scratch, 0, 0);                         \
+    else if (sl__rb_adjacent(k, p, es, iline))                                 \
+      sl__rb_lines_as(SL_##D, b, k, p, scratch, 1, iline);                     \
     else                                                                       \
-      sl__rb_lines_as(SL_##D, b, k, p, scratch, 0);                            \
+      sl__rb_lines_as(SL_##D, b, k, p, scratch, 0, 0);                         \
   }
 SL__RB_DTYPES(SL__RB_LINES_FN)
 #undef SL__RB_LINES_FN
@@ -245,61 +262,86 @@ typedef struct sl__rb_floats {
 } sl__rb_floats;
 
 /* Whether b's lines go through float when they lie side by side: f16/bf16
- * mean, amax and amin. */
+ * mean, prod, amax and amin. */
 static int sl__rb_half_reduce(const sl__rbline *b) {
   const sl_reduce r = b->reduce;
   return (b->dt == SL_F16 || b->dt == SL_BF16) &&
-         (r == SL_REDUCE_MEAN || r == SL_REDUCE_AMAX || r == SL_REDUCE_AMIN);
+         (r == SL_REDUCE_MEAN || r == SL_REDUCE_PROD || r == SL_REDUCE_AMAX ||
+          r == SL_REDUCE_AMIN);
 }
 
 /* Whether the k lines p (one m) go through float: lines of a half reduce
- * side by side in every tensor, so that each position of the k lines
- * widens as one block (lines along the last axis, or neighbours along an
- * outer one). Lines without contributions too: in an x larger than the
- * index they were most of f16 amax's lines along dim 0 of 210^3, one at
- * a time. */
+ * evenly spaced in every tensor, so that each position of the k lines
+ * widens as one block (lines along the last axis, neighbours along an
+ * outer one, or every third element of a strided one). Lines without
+ * contributions too: in an x larger than the index they were most of f16
+ * amax's lines along dim 0 of 210^3, one at a time. */
 static int sl__rb_half_fits(const sl__rbline *b, int k, const sl__rbptr *p) {
   if (!sl__rb_half_reduce(b)) return 0;
-  for (int l = 1; l < k; ++l)
-    if (!sl__rb_next_to(&p[l - 1], &p[l], 2)) return 0;
+  for (int l = 2; l < k; ++l)
+    if (!sl__rb_in_step(&p[l - 2], &p[l - 1], &p[l])) return 0;
   return 1;
 }
 
-/* Positions [0, n) of k side-by-side half lines from base (element step
- * `step` along a line) to float, position j of line l at wide[j * k + l]:
- * one block where the positions follow each other in memory, else a
- * block of k per position. */
-static void sl__rb_widen(sl_dtype dt, const char *base, int64_t step, int64_t n,
-                         int k, float *wide) {
-  if (step == k || n == 1) {
+/* Positions [0, n) of k evenly spaced half lines from base (element step
+ * `step` along a line, `line` from one line to the next) to float,
+ * position j of line l at wide[j * k + l]: one block where the positions
+ * follow each other in memory, else a block of k per position, gathered
+ * first where the lines are not side by side. */
+static void sl__rb_widen(sl_dtype dt, const char *base, int64_t step,
+                         int64_t line, int64_t n, int k, float *wide) {
+  if (line == 1 && (step == k || n == 1)) {
     sl__half_load_block(dt, base, wide, n * k);
     return;
   }
-  for (int64_t j = 0; j < n; ++j)
-    sl__half_load_block(dt, base + j * step * 2, wide + j * k, k);
+  uint16_t gathered[SL__LINE_BATCH];
+  const uint16_t *h = (const uint16_t *)(const void *)base;
+  for (int64_t j = 0; j < n; ++j) {
+    if (line == 1) {
+      sl__half_load_block(dt, h + j * step, wide + j * k, k);
+      continue;
+    }
+    for (int l = 0; l < k; ++l) gathered[l] = h[j * step + l * line];
+    sl__half_load_block(dt, gathered, wide + j * k, k);
+  }
 }
 
 static void sl__rb_narrow(sl_dtype dt, const float *wide, char *base,
-                          int64_t step, int64_t n, int k) {
-  if (step == k || n == 1) {
+                          int64_t step, int64_t line, int64_t n, int k) {
+  if (line == 1 && (step == k || n == 1)) {
     sl__half_store_block(dt, wide, base, n * k);
     return;
   }
-  for (int64_t j = 0; j < n; ++j)
-    sl__half_store_block(dt, wide + j * k, base + j * step * 2, k);
+  uint16_t narrowed[SL__LINE_BATCH];
+  uint16_t *h = (uint16_t *)(void *)base;
+  for (int64_t j = 0; j < n; ++j) {
+    if (line == 1) {
+      sl__half_store_block(dt, wide + j * k, h + j * step, k);
+      continue;
+    }
+    sl__half_store_block(dt, wide + j * k, narrowed, k);
+    for (int l = 0; l < k; ++l) h[j * step + l * line] = narrowed[l];
+  }
 }
 
-/* k f16/bf16 lines of mean, amax or amin (sl__rb_half_fits) through the
- * f32 formulas: positions and contributions widened a block at a time,
- * the gradients narrowed back. Both types accumulate and round in f32 and
- * a half store rounds the f32 value, so the bits are the half instance's
- * (a NaN's payload aside); that instance's software conversions, several
- * per element, were most of the time of f16 mean along the last axis
- * (0.60x LibTorch) and of f16 amax along dim 0 of 210^3 (0.39x). 0,
- * having done nothing, when memory is short. */
+/* Elements from line 0 to line 1 of the batch p in tensor f (1 for one
+ * line alone). */
+#define SL__RB_LINE_STEP(k, p, f) ((k) > 1 ? ((p)[1].f - (p)[0].f) / 2 : 1)
+
+/* k f16/bf16 lines of mean, prod, amax or amin (sl__rb_half_fits)
+ * through the f32 formulas: positions and contributions widened a block
+ * at a time, the gradients narrowed back. Both types accumulate and round
+ * in f32 and a half store rounds the f32 value, so the bits are the half
+ * instance's (a NaN's payload aside; prod's gradient takes the f32
+ * product, sl__rbline.widened); that instance's software conversions,
+ * several per element, were most of the time of f16 mean along the last
+ * axis (0.60x LibTorch), of f16 amax along dim 0 of 210^3 (0.39x) and of
+ * f16 prod along dim 1 of 249x249x251 (0.53x). 0, having done nothing,
+ * when memory is short. */
 static int sl__rb_half_lines(const sl__rbline *b, int k, const sl__rbptr *p,
                              double *scratch, sl__rb_floats *w) {
   const int64_t n = b->n, m = p[0].m, need = (4 * n + 2 * m) * k;
+  if (k < 1) return 1; /* nothing to do (and q[] below is then unused) */
   if (need > w->cap) {
     float *f = sl__malloc((size_t)need * sizeof *f);
     if (!f) return 0;
@@ -308,12 +350,16 @@ static int sl__rb_half_lines(const sl__rbline *b, int k, const sl__rbptr *p,
   }
   float *g = w->f, *x = g + n * k, *res = x + n * k, *gx = res + n * k;
   float *src = gx + n * k, *gs = src + m * k;
-  sl__rb_widen(b->dt, p[0].g, b->gstep, n, k, g);
-  sl__rb_widen(b->dt, p[0].x, b->xstep, n, k, x);
-  sl__rb_widen(b->dt, p[0].res, b->rstep, n, k, res);
-  sl__rb_widen(b->dt, p[0].src, b->sstep, m, k, src);
+  sl__rb_widen(b->dt, p[0].g, b->gstep, SL__RB_LINE_STEP(k, p, g), n, k, g);
+  sl__rb_widen(b->dt, p[0].x, b->xstep, SL__RB_LINE_STEP(k, p, x), n, k, x);
+  sl__rb_widen(b->dt, p[0].res, b->rstep, SL__RB_LINE_STEP(k, p, res), n, k,
+               res);
+  if (m > 0)
+    sl__rb_widen(b->dt, p[0].src, b->sstep, SL__RB_LINE_STEP(k, p, src), m, k,
+                 src);
   sl__rbline wide = *b;
   wide.dt = SL_F32;
+  wide.widened = 1;
   wide.gstep = wide.xstep = wide.rstep = wide.gxstep = k;
   wide.sstep = wide.gsstep = k;
   sl__rbptr q[SL__LINE_BATCH];
@@ -326,60 +372,206 @@ static int sl__rb_half_lines(const sl__rbline *b, int k, const sl__rbptr *p,
                        (char *)(gs + l),
                        p[l].ioff,
                        m};
-  sl__rb_lines_F32(&wide, k, q, scratch);
-  sl__rb_narrow(b->dt, gx, p[0].gx, b->gxstep, n, k);
-  sl__rb_narrow(b->dt, gs, p[0].gs, b->gsstep, m, k);
+  /* side by side in the floats by construction, their index lines
+   * evenly spaced (sl__rb_half_fits) */
+  sl__rb_lines_as(SL_F32, &wide, k, q, scratch, k > 1,
+                  k > 1 ? p[1].ioff - p[0].ioff : 0);
+  sl__rb_narrow(b->dt, gx, p[0].gx, b->gxstep, SL__RB_LINE_STEP(k, p, gx), n,
+                k);
+  if (m > 0)
+    sl__rb_narrow(b->dt, gs, p[0].gs, b->gsstep, SL__RB_LINE_STEP(k, p, gs), m,
+                  k);
   return 1;
 }
 
-/* A batch of k lines (one m), through float where it fits. */
+/* A batch of k lines (one m), through float where it fits; even: the
+ * lines are known to be evenly spaced. */
 static void sl__rb_flush(const sl__rbline *b, int k, const sl__rbptr *p,
-                         double *scratch, sl__rb_floats *w) {
-  if (sl__rb_half_fits(b, k, p) && sl__rb_half_lines(b, k, p, scratch, w))
+                         double *scratch, sl__rb_floats *w, int even) {
+  if ((even ? sl__rb_half_reduce(b) : sl__rb_half_fits(b, k, p)) &&
+      sl__rb_half_lines(b, k, p, scratch, w))
     return;
   sl__reduce_backward_lines(b, k, p, scratch);
 }
 
+void sl__rbgeo_place(sl__rbgeo *geo, int f, const sl_tensor *t, int walk_ndim) {
+  const int64_t es = (int64_t)sl_dtype_size(t->dtype);
+  geo->base[f] = (char *)t->data;
+  for (int d = 0; d < walk_ndim; ++d)
+    geo->step[d][f] = d < t->ndim ? t->strides[d] * es : 0;
+}
+
+/* The walk over lines: its coordinates and the offsets of the current
+ * line in every place (sl__rbgeo). */
+typedef struct sl__rb_cursor {
+  int64_t idx[SL_MAX_DIMS];
+  int64_t off[SL__RB_PLACES];
+} sl__rb_cursor;
+
+static void sl__rb_cursor_start(const sl__rbline *b, int64_t line,
+                                sl__rb_cursor *c) {
+  sl__line_start(line, b->walk_ndim, b->walk_shape, b->walk_dim, c->idx);
+  for (int f = 0; f < SL__RB_PLACES; ++f) {
+    c->off[f] = 0;
+    for (int d = 0; d < b->walk_ndim; ++d)
+      c->off[f] += c->idx[d] * b->geo->step[d][f];
+  }
+}
+
+/* The next line in sl__line_start's order: an add per place where the
+ * walk moves one axis, a subtraction more where an axis wraps. */
+static void sl__rb_cursor_next(const sl__rbline *b, sl__rb_cursor *c) {
+  for (int d = b->walk_ndim - 1; d >= 0; --d) {
+    if (d == b->walk_dim) continue;
+    const int64_t *step = b->geo->step[d];
+    for (int f = 0; f < SL__RB_PLACES; ++f) c->off[f] += step[f];
+    if (++c->idx[d] < b->walk_shape[d]) return;
+    for (int f = 0; f < SL__RB_PLACES; ++f)
+      c->off[f] -= step[f] * b->walk_shape[d];
+    c->idx[d] = 0;
+  }
+}
+
+/* The cursor's line. */
+static void sl__rb_cursor_line(const sl__rbline *b, const sl__rb_cursor *c,
+                               sl__rbptr *q) {
+  const sl__rbgeo *geo = b->geo;
+  int covered = 1;
+  for (int d = 0; d < b->walk_ndim; ++d)
+    covered &= d == b->walk_dim || c->idx[d] < geo->cover[d];
+  q->g = geo->base[SL__RB_G] + c->off[SL__RB_G];
+  q->x = geo->base[SL__RB_X] + c->off[SL__RB_X];
+  q->res = geo->base[SL__RB_RES] + c->off[SL__RB_RES];
+  q->gx = geo->base[SL__RB_GX] + c->off[SL__RB_GX];
+  q->m = covered ? geo->m : 0;
+  q->ioff = covered ? c->off[SL__RB_IDX] : 0;
+  q->src = covered ? geo->base[SL__RB_SRC] + c->off[SL__RB_SRC] : NULL;
+  q->gs = covered ? geo->base[SL__RB_GS] + c->off[SL__RB_GS] : NULL;
+}
+
+/* The paths a line of m contributions may take other than the batches. */
+enum { SL__RB_BATCHED, SL__RB_SPARSE, SL__RB_GROUPED, SL__RB_PACKED };
+static int sl__rb_path(const sl__rbline *b, int64_t m) {
+  return sl__rb_sparse_fits(b, m)    ? SL__RB_SPARSE
+         : sl__rb_grouped_fits(b, m) ? SL__RB_GROUPED
+         : sl__rb_packed_fits(b, m)  ? SL__RB_PACKED
+                                     : SL__RB_BATCHED;
+}
+
+/* Whether line q went by a path of its own (path: sl__rb_path's for its
+ * m); the grouped and packed ones decline when memory is short. */
+static int sl__rb_alone(const sl__rbline *b, int path, const sl__rbptr *q,
+                        int spare, double *scratch) {
+  switch (path) {
+  case SL__RB_SPARSE:
+    sl__rb_sparse_line(b, q, scratch);
+    return 1;
+  case SL__RB_GROUPED:
+    return sl__rb_grouped_line(b, q);
+  case SL__RB_PACKED:
+    return sl__rb_packed_line(b, q, spare);
+  default:
+    return 0;
+  }
+}
+
+/* The innermost axis the walk steps (not its dim), or -1 when it steps
+ * none (a single line). */
+static int sl__rb_inner_axis(const sl__rbline *b) {
+  int d = b->walk_ndim - 1;
+  if (d == b->walk_dim) --d;
+  return d;
+}
+
+/* Whether the `count` lines from the cursor's on lie along axis `inner`
+ * without a wrap, all covered by the index or none (then they are evenly
+ * spaced, with one m). */
+static int sl__rb_run_of(const sl__rbline *b, const sl__rb_cursor *c, int inner,
+                         int64_t count) {
+  const int64_t at = c->idx[inner], cover = b->geo->cover[inner];
+  return at + count <= b->walk_shape[inner] &&
+         (at + count <= cover || at >= cover);
+}
+
+/* Lines [0, count) of a run from line q (sl__rb_run_of) into p: line j
+ * steps j times the inner axis' step from q in every place. */
+static void sl__rb_run_lines(const sl__rbline *b, int inner, const sl__rbptr *q,
+                             int count, sl__rbptr *p) {
+  const int64_t *st = b->geo->step[inner];
+  for (int j = 0; j < count; ++j) {
+    p[j] = *q;
+    p[j].g += j * st[SL__RB_G];
+    p[j].x += j * st[SL__RB_X];
+    p[j].res += j * st[SL__RB_RES];
+    p[j].gx += j * st[SL__RB_GX];
+    if (q->m > 0) {
+      p[j].src += j * st[SL__RB_SRC];
+      p[j].gs += j * st[SL__RB_GS];
+      p[j].ioff += j * st[SL__RB_IDX];
+    }
+  }
+}
+
+/* Moves the cursor `count` lines on along axis `inner`, the last step
+ * through sl__rb_cursor_next (which carries into the outer axes). */
+static void sl__rb_cursor_skip(const sl__rbline *b, sl__rb_cursor *c, int inner,
+                               int64_t count) {
+  for (int f = 0; f < SL__RB_PLACES; ++f)
+    c->off[f] += (count - 1) * b->geo->step[inner][f];
+  c->idx[inner] += count - 1;
+  sl__rb_cursor_next(b, c);
+}
+
 /* Lines [begin, end) in batches of up to `batch` neighbours with one m;
- * `spare` threads for each line where lines are fewer than threads. */
+ * `spare` threads for each line where lines are fewer than threads. The
+ * lines have at most two m (the index's and 0), so each m's path is
+ * asked once. */
 static void sl__rb_range(const sl__rbline *b, int64_t begin, int64_t end,
-                         int batch, int spare, sl__rb_locate_fn locate,
-                         const void *user, double *scratch) {
+                         int batch, int spare, double *scratch) {
   sl__rbptr p[SL__LINE_BATCH];
   sl__rb_floats wide = {NULL, 0};
   const int half = sl__rb_half_reduce(b);
+  const int covered_path = sl__rb_path(b, b->geo->m),
+            bare_path = sl__rb_path(b, 0);
+  const int inner = sl__rb_inner_axis(b);
   int k = 0;
-  int64_t idx[SL_MAX_DIMS] = {0};
-  sl__line_start(begin, b->walk_ndim, b->walk_shape, b->walk_dim, idx);
-  for (int64_t l = begin; l < end;
-       ++l, sl__line_next(b->walk_ndim, b->walk_shape, b->walk_dim, idx)) {
+  sl__rb_cursor cur;
+  sl__rb_cursor_start(b, begin, &cur);
+  for (int64_t l = begin; l < end; ++l, sl__rb_cursor_next(b, &cur)) {
     sl__rbptr q;
-    locate(user, idx, &q);
-    if (sl__rb_sparse_fits(b, q.m)) {
-      sl__rb_sparse_line(b, &q, scratch);
+    sl__rb_cursor_line(b, &cur, &q);
+    const int path = q.m == b->geo->m ? covered_path : bare_path;
+    /* a whole batch along the inner axis: its lines by arithmetic, without
+     * the cursor's walk and the checks below for each (lines of one
+     * position paid more for those than for their formulas) */
+    if (k == 0 && path == SL__RB_BATCHED && batch > 1 && inner >= 0 &&
+        end - l >= batch && sl__rb_run_of(b, &cur, inner, batch)) {
+      sl__rb_run_lines(b, inner, &q, batch, p);
+      sl__rb_flush(b, batch, p, scratch, &wide, 1);
+      sl__rb_cursor_skip(b, &cur, inner, batch - 1);
+      l += batch - 1;
       continue;
     }
-    if (sl__rb_grouped_fits(b, q.m) && sl__rb_grouped_line(b, &q)) continue;
-    if (sl__rb_packed_fits(b, q.m) && sl__rb_packed_line(b, &q, spare))
+    if (path != SL__RB_BATCHED && sl__rb_alone(b, path, &q, spare, scratch))
       continue;
-    /* a half batch also ends where the lines stop lying side by side (at
+    /* a half batch also ends where the lines stop being evenly spaced (at
      * the end of a row of them), so that the batches go through float */
     if (k == batch ||
         (k > 0 &&
-         (q.m != p[0].m || (half && !sl__rb_next_to(&p[k - 1], &q, 2))))) {
-      sl__rb_flush(b, k, p, scratch, &wide);
+         (q.m != p[0].m ||
+          (half && k > 1 && !sl__rb_in_step(&p[k - 2], &p[k - 1], &q))))) {
+      sl__rb_flush(b, k, p, scratch, &wide, 0);
       k = 0;
     }
     p[k++] = q;
   }
-  if (k > 0) sl__rb_flush(b, k, p, scratch, &wide);
+  if (k > 0) sl__rb_flush(b, k, p, scratch, &wide, 0);
   sl__free(wide.f);
 }
 
 sl_status sl__reduce_backward_run(sl_ctx *ctx, const char *op,
                                   const sl__rbline *b, int64_t lines,
-                                  int threads, sl__rb_locate_fn locate,
-                                  const void *user) {
+                                  int threads) {
   if (lines <= 0) return SL_STATUS_OK;
   const int team = lines < threads ? (int)lines : threads;
   const int64_t per_line = sl__rb_scratch_per_position(b->reduce) * b->n;
@@ -398,7 +590,7 @@ sl_status sl__reduce_backward_run(sl_ctx *ctx, const char *op,
     const int t = omp_get_thread_num();
     int64_t begin, end;
     sl__chunk(lines, team, t, &begin, &end);
-    sl__rb_range(b, begin, end, batch, threads / team, locate, user,
+    sl__rb_range(b, begin, end, batch, threads / team,
                  scratch ? scratch + t * per_thread : NULL);
   }
   sl__free(scratch);

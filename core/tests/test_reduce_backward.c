@@ -846,6 +846,86 @@ static void test_half_lines_match(void) {
     }
 }
 
+/* The f32 call of test_half_as_f32: x, src and g widened from the half
+ * call's; result the f32 forward's (prod, whose half gradient takes the
+ * f32 product) or the half result widened (amax/amin compare with it). */
+typedef struct half_as_f32 {
+  float g[5 * 40], x[5 * 40], src[5 * 30], res[5 * 40], gx[5 * 40], gs[5 * 30];
+} half_as_f32;
+
+/* scatter_reduce_backward f16/bf16 of x [5, 40] against the f32 call on
+ * the same values, its gradients rounded to the half type: the half
+ * formulas accumulate and round in f32, so the bits must agree, whether
+ * the lines go through float side by side (dim 0: neighbours a position
+ * at a time; the last 10 columns without contributions) or one at a time
+ * (dim 1: each line contiguous). Zeros (one and several per target), NaN
+ * and inf in x and src; mean, prod, amax, amin, with and without self. */
+static void test_half_as_f32(void) {
+  enum { R = 5, N = 40, M = 30 };
+  static uint16_t g[R * N], x[R * N], res[R * N], src[R * M];
+  static uint16_t gx[R * N], gs[R * M];
+  static int64_t idx[R * M];
+  static half_as_f32 w;
+  const float xv[7] = {0, 1, 2, NAN, -1.5f, INFINITY, 0.5f};
+  const float sv[5] = {0, 1.1f, 2, -0.75f, 1.3f}; /* products past 11 bits */
+  const int64_t xs[2] = {R, N}, us[2] = {R, M};
+  const sl_reduce reds[] = {SL_REDUCE_MEAN, SL_REDUCE_PROD, SL_REDUCE_AMAX,
+                            SL_REDUCE_AMIN};
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  for (int d = 0; d < 2; ++d)
+    for (int dim = 0; dim < 2; ++dim)
+      for (size_t r = 0; r < sizeof reds / sizeof *reds; ++r)
+        for (int self = 0; self < 2; ++self) {
+          const sl_dtype dt = d ? SL_BF16 : SL_F16;
+          uint16_t (*to)(float) = d ? sl_f32_to_bf16 : sl_f32_to_f16;
+          float (*from)(uint16_t) = d ? sl_bf16_to_f32 : sl_f16_to_f32;
+          for (int i = 0; i < R * N; ++i) {
+            g[i] = to(0.25f * (float)(i % 9) - 1), w.g[i] = from(g[i]);
+            x[i] = to(xv[(i * 3) % 7]), w.x[i] = from(x[i]);
+          }
+          for (int i = 0; i < R * M; ++i) {
+            src[i] = to(sv[(i / 2) % 5]), w.src[i] = from(src[i]);
+            idx[i] = dim ? (i * 7) % N / 2 : (i * 7) % (R - 1);
+          }
+          sl_tensor ti = sl_tensor_make(SL_I64, 2, us, idx);
+          sl_tensor fx = sl_tensor_make(SL_F32, 2, xs, w.x);
+          sl_tensor fs = sl_tensor_make(SL_F32, 2, us, w.src);
+          sl_tensor fr = sl_tensor_make(SL_F32, 2, xs, w.res);
+          CHECK(sl_scatter_reduce(&ctx, "cpu.serial", &fx, dim, &ti, &fs,
+                                  reds[r], self, &fr) == SL_STATUS_OK);
+          for (int i = 0; i < R * N; ++i) {
+            res[i] = to(w.res[i]);
+            if (reds[r] != SL_REDUCE_PROD) w.res[i] = from(res[i]);
+          }
+          sl_tensor fg = sl_tensor_make(SL_F32, 2, xs, w.g);
+          sl_tensor fgx = sl_tensor_make(SL_F32, 2, xs, w.gx);
+          sl_tensor fgs = sl_tensor_make(SL_F32, 2, us, w.gs);
+          CHECK(run_bw(&ctx, "cpu.serial", SL_OP_SCATTER_REDUCE_BACKWARD, &fg,
+                       &fx, &ti, &fs, &fr, &fgx, sizeof w.gx, &fgs, sizeof w.gs,
+                       dim, reds[r], self) == SL_STATUS_OK);
+          sl_tensor tg = sl_tensor_make(dt, 2, xs, g);
+          sl_tensor tx = sl_tensor_make(dt, 2, xs, x);
+          sl_tensor tr = sl_tensor_make(dt, 2, xs, res);
+          sl_tensor ts = sl_tensor_make(dt, 2, us, src);
+          sl_tensor tgx = sl_tensor_make(dt, 2, xs, gx);
+          sl_tensor tgs = sl_tensor_make(dt, 2, us, gs);
+          FOR_EACH_VARIANT(SL_OP_SCATTER_REDUCE_BACKWARD, v) {
+            CHECK(run_bw(&ctx, v->name, SL_OP_SCATTER_REDUCE_BACKWARD, &tg, &tx,
+                         &ti, &ts, &tr, &tgx, sizeof gx, &tgs, sizeof gs, dim,
+                         reds[r], self) == SL_STATUS_OK);
+            int bad = 0;
+            for (int i = 0; i < R * N; ++i)
+              bad += !same_f(from(gx[i]), from(to(w.gx[i])));
+            for (int i = 0; i < R * M; ++i)
+              bad += !same_f(from(gs[i]), from(to(w.gs[i])));
+            CHECK_MSG(bad == 0,
+                      "%s %s dim %d reduce %d self %d: %d elements differ",
+                      sl_dtype_name(dt), v->name, dim, (int)reds[r], self, bad);
+          }
+        }
+}
+
 /* prod's gradient of one f64 line by its definition (reduce_backward.c's
  * formulas, one target at a time, contributions in index order), and the
  * forward result it divides (res). */
@@ -1044,6 +1124,7 @@ int main(void) {
   test_sparse_matches_dense();
   test_grouped_prod();
   test_half_lines_match();
+  test_half_as_f32();
   test_packed_amax();
   test_half_shares_match_lines();
   test_bad_input();

@@ -30,17 +30,19 @@ static void sl__irb_make_views(const sl_call *c, sl__irb_views *v) {
   v->m = sl__numel(&c->arg[I_]);
 }
 
-static void sl__irb_locate(const void *user, const int64_t *idx, sl__rbptr *p) {
-  const sl__irb_views *v = user;
-  const sl_tensor *t = v->t;
-  p->g = sl__ptr(&t[G_], sl__offset(&t[G_], idx));
-  p->x = sl__ptr(&t[X_], sl__offset(&t[X_], idx));
-  p->res = sl__ptr(&t[R_], sl__offset(&t[R_], idx));
-  p->gx = sl__ptr(&t[GX_], sl__offset(&t[GX_], idx));
-  p->src = sl__ptr(&t[U_], sl__offset(&t[U_], idx));
-  p->gs = sl__ptr(&t[GU_], sl__offset(&t[GU_], idx));
-  p->ioff = 0; /* one index for every line */
-  p->m = v->m;
+/* Where the lines lie: every line takes the whole index from its start,
+ * and its updates and grad_updates are the line with its coordinates. */
+static void sl__irb_geometry(const sl__irb_views *v, sl__rbgeo *geo) {
+  static const int places[][2] = {{SL__RB_G, G_},   {SL__RB_X, X_},
+                                  {SL__RB_RES, R_}, {SL__RB_GX, GX_},
+                                  {SL__RB_SRC, U_}, {SL__RB_GS, GU_}};
+  for (size_t i = 0; i < sizeof places / sizeof places[0]; ++i)
+    sl__rbgeo_place(geo, places[i][0], &v->t[places[i][1]], v->k);
+  for (int d = 0; d < v->k; ++d) {
+    geo->step[d][SL__RB_IDX] = 0;
+    geo->cover[d] = INT64_MAX;
+  }
+  geo->m = v->m;
 }
 
 static sl_status sl__irb_run(sl_ctx *ctx, sl_call *c, int threads) {
@@ -49,6 +51,8 @@ static sl_status sl__irb_run(sl_ctx *ctx, sl_call *c, int threads) {
   if (sl__index_backward_shares(ctx, c, threads, &st)) return st;
   sl__irb_views v;
   sl__irb_make_views(c, &v);
+  sl__rbgeo geo;
+  sl__irb_geometry(&v, &geo);
   const sl_tensor *index = &c->arg[I_], *t = v.t;
   const int dim = v.dim;
   const sl__rbline b = {.dt = t[X_].dtype,
@@ -65,9 +69,10 @@ static sl_status sl__irb_run(sl_ctx *ctx, sl_call *c, int threads) {
                         .gsstep = t[GU_].strides[dim],
                         .walk_ndim = v.k,
                         .walk_dim = dim,
-                        .walk_shape = t[X_].shape};
+                        .walk_shape = t[X_].shape,
+                        .geo = &geo};
   return sl__reduce_backward_run(ctx, "index_reduce_backward", &b, v.lines,
-                                 threads, sl__irb_locate, &v);
+                                 threads);
 }
 
 sl_status sl_index_reduce_backward_cpu_serial(sl_ctx *ctx, sl_call *c) {

@@ -42,21 +42,20 @@ static void sl__srb_geometry_init(sl__srb_geometry *geo, const sl_call *c) {
   if (geo->k == 0) geo->k = 1, geo->xs[0] = 1; /* a 0-D x */
 }
 
-static void sl__srb_locate(const void *user, const int64_t *idx, sl__rbptr *p) {
-  const sl__srb_geometry *geo = user;
-  const sl_tensor *a = geo->t, *index = &a[I_];
-  const int dim = geo->dim;
-  p->g = sl__ptr(&a[G_], sl__offset(&a[G_], idx));
-  p->x = sl__ptr(&a[X_], sl__offset(&a[X_], idx));
-  p->res = sl__ptr(&a[R_], sl__offset(&a[R_], idx));
-  p->gx = sl__ptr(&a[GX_], sl__offset(&a[GX_], idx));
-  int covered = geo->has_index; /* inside index's extent off dim? */
-  for (int d = 0; covered && d < index->ndim; ++d)
-    covered = d == dim || idx[d] < index->shape[d];
-  p->m = covered ? (index->ndim ? index->shape[dim] : 1) : 0;
-  p->ioff = covered ? sl__offset(index, idx) : 0;
-  p->src = covered ? sl__ptr(&a[S_], sl__offset(&a[S_], idx)) : NULL;
-  p->gs = covered ? sl__ptr(&a[GS_], sl__offset(&a[GS_], idx)) : NULL;
+/* Where the lines lie (sl__rbgeo): a line takes the index line with its
+ * coordinates while the index reaches that far off dim. */
+static void sl__srb_places(const sl__srb_geometry *geo, sl__rbgeo *at) {
+  static const int places[][2] = {{SL__RB_G, G_},   {SL__RB_X, X_},
+                                  {SL__RB_RES, R_}, {SL__RB_GX, GX_},
+                                  {SL__RB_SRC, S_}, {SL__RB_GS, GS_}};
+  for (size_t i = 0; i < sizeof places / sizeof places[0]; ++i)
+    sl__rbgeo_place(at, places[i][0], &geo->t[places[i][1]], geo->k);
+  const sl_tensor *index = &geo->t[I_];
+  for (int d = 0; d < geo->k; ++d) {
+    at->step[d][SL__RB_IDX] = d < index->ndim ? index->strides[d] : 0;
+    at->cover[d] = d < index->ndim ? index->shape[d] : INT64_MAX;
+  }
+  at->m = !geo->has_index ? 0 : index->ndim ? index->shape[geo->dim] : 1;
 }
 
 /*
@@ -89,6 +88,8 @@ static sl_status sl__srb_run(sl_ctx *ctx, sl_call *c, int threads) {
   const int dim = (int)c->p.dim;
   sl__srb_geometry geo;
   sl__srb_geometry_init(&geo, c);
+  sl__rbgeo at;
+  sl__srb_places(&geo, &at);
 #define SL__STEP(t) (a[t].ndim ? a[t].strides[dim] : 0)
   const sl__rbline b = {.dt = a[X_].dtype,
                         .reduce = c->p.reduce,
@@ -104,11 +105,12 @@ static sl_status sl__srb_run(sl_ctx *ctx, sl_call *c, int threads) {
                         .gsstep = SL__STEP(GS_),
                         .walk_ndim = geo.k,
                         .walk_dim = geo.dim,
-                        .walk_shape = geo.xs};
+                        .walk_shape = geo.xs,
+                        .geo = &at};
 #undef SL__STEP
   int64_t lines = b.n ? sl__numel(&a[X_]) / b.n : 0; /* x empty: index too */
   return sl__reduce_backward_run(ctx, "scatter_reduce_backward", &b, lines,
-                                 threads, sl__srb_locate, &geo);
+                                 threads);
 }
 
 sl_status sl_scatter_reduce_backward_cpu_serial(sl_ctx *ctx, sl_call *c) {
