@@ -206,6 +206,54 @@ static void test_strides(void) {
   }
 }
 
+/* An f16 sum into x [6, 5] along dim 0 from positions [8, 5] (each
+ * element of x hit up to three times), out in four layouts: contiguous,
+ * column-major (from a contiguous x, and from an x laid out alike), and
+ * spaced with gaps. The dense ones go through f32 copies laid out as out
+ * is, the spaced one by the per-element path; all four alike bit for
+ * bit. */
+static void test_half_sum_layouts(void) {
+  enum { R = 6, C = 5, P = 8 };
+  uint16_t x[R * C], xt[R * C], src[P * C], outs[4][2 * R * C];
+  int64_t idx[P * C];
+  for (int i = 0; i < R * C; ++i) x[i] = sl_f32_to_f16(0.1f * (float)i);
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c) xt[c * R + r] = x[r * C + c];
+  for (int k = 0; k < P * C; ++k) {
+    src[k] = sl_f32_to_f16(1 + 0.37f * (float)k);
+    idx[k] = (k / C * 7 + k % C) % R;
+  }
+  const int64_t xs[2] = {R, C};
+  sl_tensor tx = sl_tensor_make(SL_F16, 2, xs, x);
+  sl_tensor txt = tx; /* the same values, column-major */
+  txt.data = xt, txt.strides[0] = 1, txt.strides[1] = R;
+  sl_tensor ti = sl_tensor_make(SL_I64, 3, (int64_t[]){P, C, 1}, idx);
+  sl_tensor ts = sl_tensor_make(SL_F16, 2, (int64_t[]){P, C}, src);
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  FOR_EACH_VARIANT(SL_OP_SCATTER_ND, v) {
+    sl_tensor o[4];
+    for (int l = 0; l < 4; ++l) o[l] = sl_tensor_make(SL_F16, 2, xs, outs[l]);
+    o[1].strides[0] = o[2].strides[0] = 1; /* column-major */
+    o[1].strides[1] = o[2].strides[1] = R;
+    o[3].strides[0] = 2 * C, o[3].strides[1] = 2; /* gaps: not dense */
+    for (int l = 0; l < 4; ++l)
+      CHECK_MSG(snd(&ctx, v->name, l == 2 ? txt : tx, ti, ts, 0, NULL,
+                    SL_REDUCE_SUM, o[l]) == SL_STATUS_OK,
+                "%s layout %d: %s", v->name, l, sl_ctx_message(&ctx));
+    int bad = 0;
+    for (int r = 0; r < R; ++r)
+      for (int c = 0; c < C; ++c) {
+        const uint16_t want = outs[3][r * 2 * C + 2 * c];
+        bad += outs[0][r * C + c] != want;
+        bad += outs[1][c * R + r] != want;
+        bad += outs[2][c * R + r] != want;
+      }
+    CHECK_MSG(bad == 0, "%s: %d elements differ from the spaced out's", v->name,
+              bad);
+  }
+}
+
 /* Zero positions, M = 0 and a rank-0 x: no error. */
 static void test_empty(void) {
   sl_ctx ctx;
@@ -593,6 +641,7 @@ int main(void) {
   test_split_bad_index();
   test_sum_numerics();
   test_strides();
+  test_half_sum_layouts();
   test_empty();
   test_dtypes();
   test_bad_input();
