@@ -261,9 +261,11 @@ typedef struct sl__rbgeo {
   int64_t m;
 } sl__rbgeo;
 
-/* Sets place f of geo from t (rank walk_ndim, or 0 for none of the axes):
- * its data and its byte steps along the walk's axes. */
-void sl__rbgeo_place(sl__rbgeo *geo, int f, const sl_tensor *t, int walk_ndim);
+/* Sets the tensor places of geo from t, the seven slots both backward
+ * ops share (0 grad_out, 1 x, 2 index, 3 src, 4 result, 5 grad_x,
+ * 6 grad_src; each of rank walk_ndim, or 0 for none of the axes): their
+ * data and their byte steps along the walk's axes. */
+void sl__rbgeo_tensors(sl__rbgeo *geo, const sl_tensor *t, int walk_ndim);
 
 typedef struct sl__rbline {
   sl_dtype dt; /* f16 bf16 f32 f64 */

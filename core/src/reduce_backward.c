@@ -394,11 +394,17 @@ static void sl__rb_flush(const sl__rbline *b, int k, const sl__rbptr *p,
   sl__reduce_backward_lines(b, k, p, scratch);
 }
 
-void sl__rbgeo_place(sl__rbgeo *geo, int f, const sl_tensor *t, int walk_ndim) {
-  const int64_t es = (int64_t)sl_dtype_size(t->dtype);
-  geo->base[f] = (char *)t->data;
-  for (int d = 0; d < walk_ndim; ++d)
-    geo->step[d][f] = d < t->ndim ? t->strides[d] * es : 0;
+void sl__rbgeo_tensors(sl__rbgeo *geo, const sl_tensor *t, int walk_ndim) {
+  static const int slot_of[SL__RB_GS + 1] = {
+      [SL__RB_G] = 0,  [SL__RB_X] = 1,   [SL__RB_RES] = 4,
+      [SL__RB_GX] = 5, [SL__RB_SRC] = 3, [SL__RB_GS] = 6};
+  for (int f = 0; f <= SL__RB_GS; ++f) {
+    const sl_tensor *at = &t[slot_of[f]];
+    const int64_t es = (int64_t)sl_dtype_size(at->dtype);
+    geo->base[f] = (char *)at->data;
+    for (int d = 0; d < walk_ndim; ++d)
+      geo->step[d][f] = d < at->ndim ? at->strides[d] * es : 0;
+  }
 }
 
 /* The walk over lines: its coordinates and the offsets of the current

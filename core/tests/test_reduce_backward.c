@@ -52,6 +52,20 @@ static sl_status run_bw(sl_ctx *ctx, const char *variant, sl_op op,
                 v->name, what, k_, (double)(got)[k_], (double)(want)[k_]);     \
   } while (0)
 
+/* The six tensors of a 2-D backward call of dtype dt: grad_out, x,
+ * result and grad_x of shape xs, src and grad_src of shape us. */
+typedef struct bw_set {
+  sl_tensor g, x, res, src, gx, gs;
+} bw_set;
+static bw_set bw_make(sl_dtype dt, const int64_t *xs, const int64_t *us,
+                      void *g, void *x, void *res, void *src, void *gx,
+                      void *gs) {
+  return (bw_set){
+      sl_tensor_make(dt, 2, xs, g),   sl_tensor_make(dt, 2, xs, x),
+      sl_tensor_make(dt, 2, xs, res), sl_tensor_make(dt, 2, us, src),
+      sl_tensor_make(dt, 2, xs, gx),  sl_tensor_make(dt, 2, us, gs)};
+}
+
 /* x=[2,3,4,5], index=[0,0,1,1,1,2], src=[0,5,0,0,7,6], g=[1,2,3,4]. */
 static void test_scatter_1d(void) {
   sl_ctx ctx;
@@ -746,13 +760,8 @@ static void test_half_shares_match_lines(void) {
   }
   for (int i = 0; i < M * C; ++i) src[i] = sl_f32_to_f16((float)((i / 3) % 3));
   const int64_t xs[2] = {N, C}, us[2] = {M, C}, m = M;
-  sl_tensor tg = sl_tensor_make(SL_F16, 2, xs, g);
-  sl_tensor tx = sl_tensor_make(SL_F16, 2, xs, x);
-  sl_tensor tr = sl_tensor_make(SL_F16, 2, xs, res);
-  sl_tensor ts = sl_tensor_make(SL_F16, 2, us, src);
+  bw_set t = bw_make(SL_F16, xs, us, g, x, res, src, gx, gs);
   sl_tensor ti = sl_tensor_make(SL_I64, 1, &m, idx);
-  sl_tensor tgx = sl_tensor_make(SL_F16, 2, xs, gx);
-  sl_tensor tgs = sl_tensor_make(SL_F16, 2, us, gs);
   sl_tensor tgx2 = sl_tensor_make(SL_F16, 2, xs, gx2);
   sl_tensor tgs2 = sl_tensor_make(SL_F16, 2, us, gs2);
   tgx2.strides[1] = tgs2.strides[1] = 2;
@@ -763,12 +772,12 @@ static void test_half_shares_match_lines(void) {
   FOR_EACH_VARIANT(SL_OP_INDEX_REDUCE_BACKWARD, v) {
     for (size_t r = 0; r < sizeof reds / sizeof *reds; ++r)
       for (int self = 0; self < 2; ++self) {
-        CHECK(run_bw(&ctx, v->name, SL_OP_INDEX_REDUCE_BACKWARD, &tg, &tx, &ti,
-                     &ts, &tr, &tgx, sizeof gx, &tgs, sizeof gs, 0, reds[r],
-                     self) == SL_STATUS_OK);
-        CHECK(run_bw(&ctx, v->name, SL_OP_INDEX_REDUCE_BACKWARD, &tg, &tx, &ti,
-                     &ts, &tr, &tgx2, sizeof gx2, &tgs2, sizeof gs2, 0, reds[r],
-                     self) == SL_STATUS_OK);
+        CHECK(run_bw(&ctx, v->name, SL_OP_INDEX_REDUCE_BACKWARD, &t.g, &t.x,
+                     &ti, &t.src, &t.res, &t.gx, sizeof gx, &t.gs, sizeof gs, 0,
+                     reds[r], self) == SL_STATUS_OK);
+        CHECK(run_bw(&ctx, v->name, SL_OP_INDEX_REDUCE_BACKWARD, &t.g, &t.x,
+                     &ti, &t.src, &t.res, &tgx2, sizeof gx2, &tgs2, sizeof gs2,
+                     0, reds[r], self) == SL_STATUS_OK);
         int bad = 0;
         for (int i = 0; i < N * C; ++i)
           bad += !same_f(sl_f16_to_f32(gx[i]), sl_f16_to_f32(gx2[2 * i]));
@@ -808,13 +817,8 @@ static void test_half_lines_match(void) {
         idx[i] = dim ? (i * 7) % N / 2 : (i * 7) % (R - 1);
       }
       const int64_t xs[2] = {R, N}, us[2] = {R, M};
-      sl_tensor tg = sl_tensor_make(dt, 2, xs, g);
-      sl_tensor tx = sl_tensor_make(dt, 2, xs, x);
-      sl_tensor tr = sl_tensor_make(dt, 2, xs, res);
-      sl_tensor ts = sl_tensor_make(dt, 2, us, src);
+      bw_set t = bw_make(dt, xs, us, g, x, res, src, gx, gs);
       sl_tensor ti = sl_tensor_make(SL_I64, 2, us, idx);
-      sl_tensor tgx = sl_tensor_make(dt, 2, xs, gx);
-      sl_tensor tgs = sl_tensor_make(dt, 2, us, gs);
       sl_tensor tgx2 = sl_tensor_make(dt, 2, xs, gx2);
       sl_tensor tgs2 = sl_tensor_make(dt, 2, us, gs2);
       tgx2.strides[1] = tgs2.strides[1] = 2;
@@ -825,12 +829,12 @@ static void test_half_lines_match(void) {
       FOR_EACH_VARIANT(SL_OP_SCATTER_REDUCE_BACKWARD, v) {
         for (size_t r = 0; r < sizeof reds / sizeof *reds; ++r)
           for (int self = 0; self < 2; ++self) {
-            CHECK(run_bw(&ctx, v->name, SL_OP_SCATTER_REDUCE_BACKWARD, &tg, &tx,
-                         &ti, &ts, &tr, &tgx, sizeof gx, &tgs, sizeof gs, dim,
-                         reds[r], self) == SL_STATUS_OK);
-            CHECK(run_bw(&ctx, v->name, SL_OP_SCATTER_REDUCE_BACKWARD, &tg, &tx,
-                         &ti, &ts, &tr, &tgx2, sizeof gx2, &tgs2, sizeof gs2,
-                         dim, reds[r], self) == SL_STATUS_OK);
+            CHECK(run_bw(&ctx, v->name, SL_OP_SCATTER_REDUCE_BACKWARD, &t.g,
+                         &t.x, &ti, &t.src, &t.res, &t.gx, sizeof gx, &t.gs,
+                         sizeof gs, dim, reds[r], self) == SL_STATUS_OK);
+            CHECK(run_bw(&ctx, v->name, SL_OP_SCATTER_REDUCE_BACKWARD, &t.g,
+                         &t.x, &ti, &t.src, &t.res, &tgx2, sizeof gx2, &tgs2,
+                         sizeof gs2, dim, reds[r], self) == SL_STATUS_OK);
             float (*from)(uint16_t) =
                 dt == SL_F16 ? sl_f16_to_f32 : sl_bf16_to_f32;
             int bad = 0;
@@ -889,31 +893,22 @@ static void test_half_as_f32(void) {
             idx[i] = dim ? (i * 7) % N / 2 : (i * 7) % (R - 1);
           }
           sl_tensor ti = sl_tensor_make(SL_I64, 2, us, idx);
-          sl_tensor fx = sl_tensor_make(SL_F32, 2, xs, w.x);
-          sl_tensor fs = sl_tensor_make(SL_F32, 2, us, w.src);
-          sl_tensor fr = sl_tensor_make(SL_F32, 2, xs, w.res);
-          CHECK(sl_scatter_reduce(&ctx, "cpu.serial", &fx, dim, &ti, &fs,
-                                  reds[r], self, &fr) == SL_STATUS_OK);
+          bw_set f =
+              bw_make(SL_F32, xs, us, w.g, w.x, w.res, w.src, w.gx, w.gs);
+          CHECK(sl_scatter_reduce(&ctx, "cpu.serial", &f.x, dim, &ti, &f.src,
+                                  reds[r], self, &f.res) == SL_STATUS_OK);
           for (int i = 0; i < R * N; ++i) {
             res[i] = to(w.res[i]);
             if (reds[r] != SL_REDUCE_PROD) w.res[i] = from(res[i]);
           }
-          sl_tensor fg = sl_tensor_make(SL_F32, 2, xs, w.g);
-          sl_tensor fgx = sl_tensor_make(SL_F32, 2, xs, w.gx);
-          sl_tensor fgs = sl_tensor_make(SL_F32, 2, us, w.gs);
-          CHECK(run_bw(&ctx, "cpu.serial", SL_OP_SCATTER_REDUCE_BACKWARD, &fg,
-                       &fx, &ti, &fs, &fr, &fgx, sizeof w.gx, &fgs, sizeof w.gs,
-                       dim, reds[r], self) == SL_STATUS_OK);
-          sl_tensor tg = sl_tensor_make(dt, 2, xs, g);
-          sl_tensor tx = sl_tensor_make(dt, 2, xs, x);
-          sl_tensor tr = sl_tensor_make(dt, 2, xs, res);
-          sl_tensor ts = sl_tensor_make(dt, 2, us, src);
-          sl_tensor tgx = sl_tensor_make(dt, 2, xs, gx);
-          sl_tensor tgs = sl_tensor_make(dt, 2, us, gs);
+          CHECK(run_bw(&ctx, "cpu.serial", SL_OP_SCATTER_REDUCE_BACKWARD, &f.g,
+                       &f.x, &ti, &f.src, &f.res, &f.gx, sizeof w.gx, &f.gs,
+                       sizeof w.gs, dim, reds[r], self) == SL_STATUS_OK);
+          bw_set t = bw_make(dt, xs, us, g, x, res, src, gx, gs);
           FOR_EACH_VARIANT(SL_OP_SCATTER_REDUCE_BACKWARD, v) {
-            CHECK(run_bw(&ctx, v->name, SL_OP_SCATTER_REDUCE_BACKWARD, &tg, &tx,
-                         &ti, &ts, &tr, &tgx, sizeof gx, &tgs, sizeof gs, dim,
-                         reds[r], self) == SL_STATUS_OK);
+            CHECK(run_bw(&ctx, v->name, SL_OP_SCATTER_REDUCE_BACKWARD, &t.g,
+                         &t.x, &ti, &t.src, &t.res, &t.gx, sizeof gx, &t.gs,
+                         sizeof gs, dim, reds[r], self) == SL_STATUS_OK);
             int bad = 0;
             for (int i = 0; i < R * N; ++i)
               bad += !same_f(from(gx[i]), from(to(w.gx[i])));

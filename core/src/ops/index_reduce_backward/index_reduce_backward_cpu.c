@@ -33,11 +33,7 @@ static void sl__irb_make_views(const sl_call *c, sl__irb_views *v) {
 /* Where the lines lie: every line takes the whole index from its start,
  * and its updates and grad_updates are the line with its coordinates. */
 static void sl__irb_geometry(const sl__irb_views *v, sl__rbgeo *geo) {
-  static const int places[][2] = {{SL__RB_G, G_},   {SL__RB_X, X_},
-                                  {SL__RB_RES, R_}, {SL__RB_GX, GX_},
-                                  {SL__RB_SRC, U_}, {SL__RB_GS, GU_}};
-  for (size_t i = 0; i < sizeof places / sizeof places[0]; ++i)
-    sl__rbgeo_place(geo, places[i][0], &v->t[places[i][1]], v->k);
+  sl__rbgeo_tensors(geo, v->t, v->k);
   for (int d = 0; d < v->k; ++d) {
     geo->step[d][SL__RB_IDX] = 0;
     geo->cover[d] = INT64_MAX;

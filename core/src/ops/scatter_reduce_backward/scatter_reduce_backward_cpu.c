@@ -45,11 +45,7 @@ static void sl__srb_geometry_init(sl__srb_geometry *geo, const sl_call *c) {
 /* Where the lines lie (sl__rbgeo): a line takes the index line with its
  * coordinates while the index reaches that far off dim. */
 static void sl__srb_places(const sl__srb_geometry *geo, sl__rbgeo *at) {
-  static const int places[][2] = {{SL__RB_G, G_},   {SL__RB_X, X_},
-                                  {SL__RB_RES, R_}, {SL__RB_GX, GX_},
-                                  {SL__RB_SRC, S_}, {SL__RB_GS, GS_}};
-  for (size_t i = 0; i < sizeof places / sizeof places[0]; ++i)
-    sl__rbgeo_place(at, places[i][0], &geo->t[places[i][1]], geo->k);
+  sl__rbgeo_tensors(at, geo->t, geo->k);
   const sl_tensor *index = &geo->t[I_];
   for (int d = 0; d < geo->k; ++d) {
     at->step[d][SL__RB_IDX] = d < index->ndim ? index->strides[d] : 0;
