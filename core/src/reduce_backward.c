@@ -449,10 +449,13 @@ static void sl__rb_cursor_line(const sl__rbline *b, const sl__rb_cursor *c,
   q->x = geo->base[SL__RB_X] + c->off[SL__RB_X];
   q->res = geo->base[SL__RB_RES] + c->off[SL__RB_RES];
   q->gx = geo->base[SL__RB_GX] + c->off[SL__RB_GX];
-  q->m = covered ? geo->m : 0;
-  q->ioff = covered ? c->off[SL__RB_IDX] : 0;
-  q->src = covered ? geo->base[SL__RB_SRC] + c->off[SL__RB_SRC] : NULL;
-  q->gs = covered ? geo->base[SL__RB_GS] + c->off[SL__RB_GS] : NULL;
+  /* src and grad_src only where there are contributions: an empty src's
+   * data may be NULL, which takes no offset */
+  const int reached = covered && geo->m > 0;
+  q->m = reached ? geo->m : 0;
+  q->ioff = reached ? c->off[SL__RB_IDX] : 0;
+  q->src = reached ? geo->base[SL__RB_SRC] + c->off[SL__RB_SRC] : NULL;
+  q->gs = reached ? geo->base[SL__RB_GS] + c->off[SL__RB_GS] : NULL;
 }
 
 /* The paths a line of m contributions may take other than the batches. */
