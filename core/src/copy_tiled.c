@@ -14,18 +14,55 @@
  * about what the first-level TLB holds. */
 enum { SL__TILE = 32 };
 
-/* dst[ib * ob + ia] = src[ia * xa + ib] for ia < na, ib < nb. */
+/* Sides of the square blocks a tile goes by, held in registers between
+ * their loads and stores: 8 for elements up to 4 bytes, 4 above (8x8 of 8
+ * bytes spill). One element at a time, the loads of a tile row come from
+ * as many source lines as its length; by blocks, 4 or 8 neighbours come
+ * from each (a 1091x1090 transposed c64 copy: 3.8 -> 1.3 ms). */
+#define SL__BLOCK_SIDE(size) ((size) <= 4 ? 8 : 4)
+
 typedef void (*sl__tile_fn)(char *dst, int64_t ob, const char *src, int64_t xa,
                             int64_t na, int64_t nb);
+
+/* dst[ib * ob + ia] = src[ia * xa + ib] for ia < na, ib < nb: the
+ * blocks, then the rest of each band of K source lines, then the lines
+ * below the last band. The unroll pragmas keep a block in registers (gcc
+ * -O2 leaves the array in memory without them, slower than no blocks;
+ * clang-format would join each pragma to its loop). */
+/* clang-format off */
 #define SL__TILE_FN(size, T)                                                   \
+  static void sl__block_##size(T *dst, int64_t ob, const T *src,               \
+                               int64_t xa) {                                   \
+    enum { K = SL__BLOCK_SIDE(size) };                                         \
+    T v[K][K];                                                                 \
+    _Pragma("GCC unroll 8")                                                    \
+    for (int r = 0; r < K; ++r)                                                \
+      _Pragma("GCC unroll 8")                                                  \
+      for (int c = 0; c < K; ++c) v[r][c] = src[r * xa + c];                   \
+    _Pragma("GCC unroll 8")                                                    \
+    for (int c = 0; c < K; ++c)                                                \
+      _Pragma("GCC unroll 8")                                                  \
+      for (int r = 0; r < K; ++r) dst[c * ob + r] = v[r][c];                   \
+  }                                                                            \
   static void sl__tile_##size(char *d, int64_t ob, const char *s, int64_t xa,  \
                               int64_t na, int64_t nb) {                        \
+    enum { K = SL__BLOCK_SIDE(size) };                                         \
     T *dst = (T *)d;                                                           \
     const T *src = (const T *)s;                                               \
-    for (int64_t ib = 0; ib < nb; ++ib)                                        \
-      for (int64_t ia = 0; ia < na; ++ia)                                      \
+    int64_t ia = 0;                                                            \
+    for (; ia + K <= na; ia += K) {                                            \
+      int64_t ib = 0;                                                          \
+      for (; ib + K <= nb; ib += K)                                            \
+        sl__block_##size(dst + ib * ob + ia, ob, src + ia * xa + ib, xa);      \
+      for (; ib < nb; ++ib)                                                    \
+        for (int64_t r = ia; r < ia + K; ++r)                                  \
+          dst[ib * ob + r] = src[r * xa + ib];                                 \
+    }                                                                          \
+    for (; ia < na; ++ia)                                                      \
+      for (int64_t ib = 0; ib < nb; ++ib)                                      \
         dst[ib * ob + ia] = src[ia * xa + ib];                                 \
   }
+/* clang-format on */
 SL__ELEM_TYPES(SL__TILE_FN)
 #define SL__TILE_ENTRY(size, T) sl__tile_##size,
 static const sl__tile_fn sl__tiles[] = {SL__ELEM_TYPES(SL__TILE_ENTRY)};
