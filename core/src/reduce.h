@@ -93,6 +93,23 @@ static inline double sl__round_to(sl_dtype dt, double v) {
   }
 }
 
+/* when ? a : b by the bits, so that the compiler cannot branch on a
+ * condition the data decides (a mispredict per element where it falls at
+ * random). */
+static inline double sl__pick_f64(int when, double a, double b) {
+  uint64_t ua, ub, mask = (uint64_t)0 - (uint64_t)(when != 0);
+  memcpy(&ua, &a, sizeof ua);
+  memcpy(&ub, &b, sizeof ub);
+  ua = (ua & mask) | (ub & ~mask);
+  memcpy(&a, &ua, sizeof a);
+  return a;
+}
+
+/* v, or 1 where v is a zero of either sign, without a branch. */
+static inline double sl__zero_to_one(double v) {
+  return sl__pick_f64(v == 0.0, 1.0, v);
+}
+
 /* The dtype a reduction of dt accumulates in: f32 for f16/bf16
  * (LibTorch's opmath type). */
 static inline sl_dtype sl__acc_dtype(sl_dtype dt) {

@@ -33,13 +33,129 @@ static int64_t sl__rb_scratch_per_position(sl_reduce r) {
  * (2.4M lines of one position ran at 0.18-0.30x LibTorch alone, 0.43x
  * side by side). */
 enum { SL__RB_ALONE_MIN = 16 };
+/* Lines of one position (sl__rb_points_as) go SL__RB_POINTS_BATCH at a
+ * time: 32 a batch, the batch's walk and widening took as long as the
+ * formulas. */
+enum { SL__RB_POINTS_BATCH = 256 };
 static int sl__rb_batch(const sl__rbline *b, int64_t scratch_per_line) {
+  if (b->n == 1) return SL__RB_POINTS_BATCH;
   if (b->gstep == 1 && b->rstep == 1 && b->gxstep == 1 &&
       b->n >= SL__RB_ALONE_MIN)
     return 1;
   if (scratch_per_line <= 0) return SL__LINE_BATCH;
   int64_t k = SL__RB_SCRATCH / scratch_per_line;
   return k < 1 ? 1 : k < SL__LINE_BATCH ? (int)k : SL__LINE_BATCH;
+}
+
+/*
+ * k lines of one position each (n == 1, as along an extent-1 dim), all m
+ * contributions at position 0 (the only index value such a line admits,
+ * so the index is not read): the formulas of sl__rb_lines_as below,
+ * element by element with the same operations in the same order, each
+ * line's accumulators in locals instead of scratch, so that a loop over
+ * the lines is one loop over elements (3M lines of bf16 prod took 15 ns
+ * each through the scratch arrays). The lines lie side by side (even 0:
+ * one element apart in every tensor, as a vector load takes them) or
+ * evenly spaced (even 1: p[1] from p[0] in each tensor).
+ */
+SL__ALWAYS_INLINE void sl__rb_points_as(sl_dtype dt, const sl__rbline *b, int k,
+                                        const sl__rbptr *p, int64_t m,
+                                        int even) {
+  const int64_t es = (int64_t)sl__dtype_size(dt);
+  const int self = b->include_self && b->reduce != SL_REDUCE_ASSIGN;
+  const int zeroed = !self && m > 0; /* grad_x is 0 at a target */
+  const int wide = sl__acc_dtype(dt) != dt || b->widened;
+  /* the lines' first elements and steps in locals: a store through char *
+   * (memcpy) may alias p[0], which gcc then reloads per element */
+  const char *const base_g = p[0].g, *const base_x = p[0].x,
+                    *const base_res = p[0].res, *const base_src = p[0].src;
+  char *const base_gx = p[0].gx, *const base_gs = p[0].gs;
+#define STEP(f) (even && k > 1 ? p[1].f - p[0].f : es)
+  const int64_t step_g = STEP(g), step_x = STEP(x), step_res = STEP(res),
+                step_gx = STEP(gx);
+  const int64_t step_src = m > 0 ? STEP(src) : 0,
+                step_gs = m > 0 ? STEP(gs) : 0;
+#undef STEP
+#define AT_LINE(f, l) (base_##f + (int64_t)(l)*step_##f)
+#define G(l) sl__load_f(dt, AT_LINE(g, l))
+#define X(l) sl__load_f(dt, AT_LINE(x, l))
+#define RES(l) sl__load_f(dt, AT_LINE(res, l))
+#define SRC(l, i) sl__load_f(dt, SL__AT(AT_LINE(src, l), i, b->sstep))
+#define GX(l) AT_LINE(gx, l)
+#define GS(l, i) SL__AT(AT_LINE(gs, l), i, b->gsstep)
+#define RD(v) sl__round_to(sl__acc_dtype(dt), v)
+#define EACH_LINE(l) for (int l = 0; l < k; ++l)
+  /* The switch outside the loops over lines: inside, gcc vectorizes
+   * none of them. */
+  switch (b->reduce) {
+  case SL_REDUCE_SUM:
+  case SL_REDUCE_ASSIGN:
+    EACH_LINE(l) {
+      memcpy(GX(l), AT_LINE(g, l), (size_t)es);
+      for (int64_t i = 0; i < m; ++i)
+        memcpy(GS(l, i), AT_LINE(g, l), (size_t)es);
+    }
+    break;
+  case SL_REDUCE_MEAN:
+    EACH_LINE(l) {
+      double N = self ? 1.0 : 0.0;
+      for (int64_t i = 0; i < m; ++i) N = sl__count_add(dt, N, 1.0);
+      N = sl__zero_to_one(N); /* N.masked_fill_(N == 0, 1) */
+      const double g = G(l);
+      sl__store_f(dt, GX(l), g / N);
+      for (int64_t i = 0; i < m; ++i) sl__store_f(dt, GS(l, i), g / N);
+    }
+    break;
+  case SL_REDUCE_PROD:
+    EACH_LINE(l) {
+      const double xv = X(l), g = G(l);
+      double A = sl__zero_to_one(xv), B = xv, R = xv, Z = 0.0;
+      if (zeroed) A = B = R = 1.0;
+      for (int64_t i = 0; i < m; ++i) {
+        const double sv = SRC(l, i);
+        A = RD(A * sv);
+        R = RD(R * sv);
+        Z += sl__pick_f64(sv == 0.0, 1.0, 0.0);
+      }
+      for (int64_t i = 0; i < m; ++i) {
+        const double sv = SRC(l, i);
+        B = RD(B * sl__pick_f64((sv == 0.0) & (Z == 1.0), 1.0, sv));
+      }
+      sl__store_f(dt, GX(l), RD(g * A) / sl__zero_to_one(xv));
+      const double r = sl__pick_f64(wide, R, RES(l)); /* a load either way */
+      for (int64_t i = 0; i < m; ++i) {
+        const double sv = SRC(l, i);
+        sl__store_f(dt, GS(l, i),
+                    sl__pick_f64((sv == 0.0) & (Z == 1.0), g * B,
+                                 RD(g * r) / sl__zero_to_one(sv)));
+      }
+    }
+    break;
+  case SL_REDUCE_AMAX:
+  case SL_REDUCE_AMIN:
+    EACH_LINE(l) {
+      const double r = RES(l), xv = X(l), g = G(l);
+      double N = xv == r ? 1.0 : 0.0;
+      for (int64_t i = 0; i < m; ++i)
+        N = sl__count_add(dt, N, SRC(l, i) == r ? 1.0 : 0.0);
+      sl__store_f(dt, GX(l), (xv == r ? 1.0 : 0.0) * RD(g / N));
+      for (int64_t i = 0; i < m; ++i)
+        sl__store_f(dt, GS(l, i), (SRC(l, i) == r ? 1.0 : 0.0) * RD(g / N));
+    }
+    break;
+  default:
+    break; /* infer admits no other reduce */
+  }
+  if (zeroed) EACH_LINE(l) sl__store_f(dt, GX(l), 0.0);
+#undef AT_LINE
+#undef G
+#undef X
+#undef RES
+#undef SRC
+#undef GX
+#undef GS
+#undef RD
+#undef EACH_LINE
 }
 
 /*
@@ -112,7 +228,7 @@ SL__ALWAYS_INLINE void sl__rb_lines_as(sl_dtype dt, const sl__rbline *b, int k,
     double *R = scratch + 3 * nk;
     EACH_POSITION(j) {
       double xv = X(l, j);
-      A[AT(j)] = xv == 0.0 ? 1.0 : xv;
+      A[AT(j)] = sl__zero_to_one(xv);
       B[AT(j)] = R[AT(j)] = xv;
       Z[AT(j)] = 0.0;
     }
@@ -125,28 +241,31 @@ SL__ALWAYS_INLINE void sl__rb_lines_as(sl_dtype dt, const sl__rbline *b, int k,
       double s = SRC(l, i);
       A[AT(t)] = RD(A[AT(t)] * s);
       R[AT(t)] = RD(R[AT(t)] * s);
-      if (s == 0.0) Z[AT(t)] += 1.0;
+      Z[AT(t)] += sl__pick_f64(s == 0.0, 1.0, 0.0);
     }
     const int wide = sl__acc_dtype(dt) != dt || b->widened;
+    /* The zero tests below are selects, not branches: where zeros fall at
+     * random a branch per contribution mispredicts (1-D bf16 prod with a
+     * quarter of src zero ran twice as long as with periodic zeros); gcc
+     * turns (double)(s == 0.0) back into one. */
     EACH_CONTRIBUTION(i) {
       int64_t t = T(l, i);
       double s = SRC(l, i);
-      B[AT(t)] = RD(B[AT(t)] * (s == 0.0 && Z[AT(t)] == 1.0 ? 1.0 : s));
+      int lone_zero = (s == 0.0) & (Z[AT(t)] == 1.0);
+      B[AT(t)] = RD(B[AT(t)] * sl__pick_f64(lone_zero, 1.0, s));
     }
     EACH_POSITION(j) {
       double xv = X(l, j);
-      sl__store_f(dt, GX(l, j),
-                  RD(G(l, j) * A[AT(j)]) / (xv == 0.0 ? 1.0 : xv));
+      sl__store_f(dt, GX(l, j), RD(G(l, j) * A[AT(j)]) / sl__zero_to_one(xv));
     }
     EACH_CONTRIBUTION(i) {
       int64_t t = T(l, i);
-      double s = SRC(l, i);
-      if (s == 0.0 && Z[AT(t)] == 1.0)
-        sl__store_f(dt, GS(l, i), G(l, t) * B[AT(t)]);
-      else
-        sl__store_f(dt, GS(l, i),
-                    RD(G(l, t) * (wide ? R[AT(t)] : RES(l, t))) /
-                        (s == 0.0 ? 1.0 : s));
+      double s = SRC(l, i), gt = G(l, t);
+      int lone_zero = (s == 0.0) & (Z[AT(t)] == 1.0);
+      double by_rest = gt * B[AT(t)];
+      double by_result =
+          RD(gt * (wide ? R[AT(t)] : RES(l, t))) / sl__zero_to_one(s);
+      sl__store_f(dt, GS(l, i), sl__pick_f64(lone_zero, by_rest, by_result));
     }
     break;
   }
@@ -223,11 +342,33 @@ static int sl__rb_in_step(const sl__rbptr *p, const sl__rbptr *q,
                         r->ioff - q->ioff == q->ioff - p->ioff));
 }
 
+/* Whether the k lines p are evenly spaced (sl__rb_in_step). */
+static int sl__rb_even(int k, const sl__rbptr *p) {
+  for (int l = 2; l < k; ++l)
+    if (!sl__rb_in_step(&p[l - 2], &p[l - 1], &p[l])) return 0;
+  return 1;
+}
+
 /* The instances, one per floating dtype: each folds its loads, stores and
  * rounding (one f16 instance taking dt from b paid a switch per element:
  * the f16 backward leads of issue 52 ran at 0.2-0.6x LibTorch), one line
  * alone (k = 1) drops the loop over lines inside each position, and lines
  * side by side address their elements from line 0's. */
+/* The instances of lines of one position, one contribution apart (an
+ * index of one along the dim: the loop over lines then vectorizes). */
+#define SL__RB_POINTS_FN(D)                                                    \
+  static void sl__rb_points_##D(const sl__rbline *b, int k,                    \
+                                const sl__rbptr *p, int even) {                \
+    if (p[0].m == 1 && !even)                                                  \
+      sl__rb_points_as(SL_##D, b, k, p, 1, 0);                                 \
+    else if (p[0].m == 1)                                                      \
+      sl__rb_points_as(SL_##D, b, k, p, 1, 1);                                 \
+    else                                                                       \
+      sl__rb_points_as(SL_##D, b, k, p, p[0].m, 1);                            \
+  }
+SL__RB_DTYPES(SL__RB_POINTS_FN)
+#undef SL__RB_POINTS_FN
+
 #define SL__RB_LINES_FN(D)                                                     \
   static void sl__rb_lines_##D(const sl__rbline *b, int k, const sl__rbptr *p, \
                                double *scratch) {                              \
@@ -235,6 +376,10 @@ static int sl__rb_in_step(const sl__rbptr *p, const sl__rbptr *q,
     const int64_t iline = k > 1 ? p[1].ioff - p[0].ioff : 0;                   \
     if (k == 1)                                                                \
       sl__rb_lines_as(SL_##D, b, 1, p, scratch, 0, 0);                         \
+    else if (b->n == 1 && sl__rb_adjacent(k, p, es, iline))                    \
+      sl__rb_points_##D(b, k, p, 0);                                           \
+    else if (b->n == 1 && sl__rb_even(k, p))                                   \
+      sl__rb_points_##D(b, k, p, 1);                                           \
     else if (sl__rb_adjacent(k, p, es, iline))                                 \
       sl__rb_lines_as(SL_##D, b, k, p, scratch, 1, iline);                     \
     else                                                                       \
@@ -242,6 +387,18 @@ static int sl__rb_in_step(const sl__rbptr *p, const sl__rbptr *q,
   }
 SL__RB_DTYPES(SL__RB_LINES_FN)
 #undef SL__RB_LINES_FN
+
+/* k > 1 evenly spaced lines of one position, of which only p[0] and p[1]
+ * are read. */
+static void sl__rb_points(const sl__rbline *b, int k, const sl__rbptr *p) {
+#define SL__RB_POINTS_IS(D)                                                    \
+  if (b->dt == SL_##D) {                                                       \
+    sl__rb_points_##D(b, k, p, 1);                                             \
+    return;                                                                    \
+  }
+  SL__RB_DTYPES(SL__RB_POINTS_IS)
+#undef SL__RB_POINTS_IS
+}
 
 static void sl__reduce_backward_lines(const sl__rbline *b, int k,
                                       const sl__rbptr *p, double *scratch) {
@@ -277,10 +434,7 @@ static int sl__rb_half_reduce(const sl__rbline *b) {
  * contributions too: in an x larger than the index they were most of f16
  * amax's lines along dim 0 of 210^3, one at a time. */
 static int sl__rb_half_fits(const sl__rbline *b, int k, const sl__rbptr *p) {
-  if (!sl__rb_half_reduce(b)) return 0;
-  for (int l = 2; l < k; ++l)
-    if (!sl__rb_in_step(&p[l - 2], &p[l - 1], &p[l])) return 0;
-  return 1;
+  return sl__rb_half_reduce(b) && sl__rb_even(k, p);
 }
 
 /* Positions [0, n) of k evenly spaced half lines from base (element step
@@ -294,7 +448,7 @@ static void sl__rb_widen(sl_dtype dt, const char *base, int64_t step,
     sl__half_load_block(dt, base, wide, n * k);
     return;
   }
-  uint16_t gathered[SL__LINE_BATCH];
+  uint16_t gathered[SL__RB_POINTS_BATCH];
   const uint16_t *h = (const uint16_t *)(const void *)base;
   for (int64_t j = 0; j < n; ++j) {
     if (line == 1) {
@@ -312,7 +466,7 @@ static void sl__rb_narrow(sl_dtype dt, const float *wide, char *base,
     sl__half_store_block(dt, wide, base, n * k);
     return;
   }
-  uint16_t narrowed[SL__LINE_BATCH];
+  uint16_t narrowed[SL__RB_POINTS_BATCH];
   uint16_t *h = (uint16_t *)(void *)base;
   for (int64_t j = 0; j < n; ++j) {
     if (line == 1) {
@@ -362,8 +516,10 @@ static int sl__rb_half_lines(const sl__rbline *b, int k, const sl__rbptr *p,
   wide.widened = 1;
   wide.gstep = wide.xstep = wide.rstep = wide.gxstep = k;
   wide.sstep = wide.gsstep = k;
-  sl__rbptr q[SL__LINE_BATCH];
-  for (int l = 0; l < k; ++l)
+  sl__rbptr q[SL__RB_POINTS_BATCH];
+  /* lines of one position read only the first two (sl__rb_points_as) */
+  const int lines = n == 1 && k > 1 ? 2 : k;
+  for (int l = 0; l < lines; ++l)
     q[l] = (sl__rbptr){(const char *)(g + l),
                        (const char *)(x + l),
                        (const char *)(res + l),
@@ -374,8 +530,11 @@ static int sl__rb_half_lines(const sl__rbline *b, int k, const sl__rbptr *p,
                        m};
   /* side by side in the floats by construction, their index lines
    * evenly spaced (sl__rb_half_fits) */
-  sl__rb_lines_as(SL_F32, &wide, k, q, scratch, k > 1,
-                  k > 1 ? p[1].ioff - p[0].ioff : 0);
+  if (n == 1 && k > 1)
+    sl__rb_points_F32(&wide, k, q, 0);
+  else
+    sl__rb_lines_as(SL_F32, &wide, k, q, scratch, k > 1,
+                    k > 1 ? p[1].ioff - p[0].ioff : 0);
   sl__rb_narrow(b->dt, gx, p[0].gx, b->gxstep, SL__RB_LINE_STEP(k, p, gx), n,
                 k);
   if (m > 0)
@@ -392,6 +551,18 @@ static void sl__rb_flush(const sl__rbline *b, int k, const sl__rbptr *p,
       sl__rb_half_lines(b, k, p, scratch, w))
     return;
   sl__reduce_backward_lines(b, k, p, scratch);
+}
+
+/* A run of k > 1 lines of one position from the first two p (evenly
+ * spaced: the rest follow by arithmetic, so their sl__rbptr, 64 bytes a
+ * line, are not written: that took a third of the time of 3M lines of
+ * bf16 prod). Through float as sl__rb_flush has it; 0, having done
+ * nothing, when memory for that is short. */
+static int sl__rb_points_run(const sl__rbline *b, int k, const sl__rbptr *p,
+                             double *scratch, sl__rb_floats *w) {
+  if (sl__rb_half_reduce(b)) return sl__rb_half_lines(b, k, p, scratch, w);
+  sl__rb_points(b, k, p);
+  return 1;
 }
 
 void sl__rbgeo_tensors(sl__rbgeo *geo, const sl_tensor *t, int walk_ndim) {
@@ -537,7 +708,7 @@ static void sl__rb_cursor_skip(const sl__rbline *b, sl__rb_cursor *c, int inner,
  * asked once. */
 static void sl__rb_range(const sl__rbline *b, int64_t begin, int64_t end,
                          int batch, int spare, double *scratch) {
-  sl__rbptr p[SL__LINE_BATCH];
+  sl__rbptr p[SL__RB_POINTS_BATCH];
   sl__rb_floats wide = {NULL, 0};
   const int half = sl__rb_half_reduce(b);
   const int covered_path = sl__rb_path(b, b->geo->m),
@@ -555,8 +726,12 @@ static void sl__rb_range(const sl__rbline *b, int64_t begin, int64_t end,
      * position paid more for those than for their formulas) */
     if (k == 0 && path == SL__RB_BATCHED && batch > 1 && inner >= 0 &&
         end - l >= batch && sl__rb_run_of(b, &cur, inner, batch)) {
-      sl__rb_run_lines(b, inner, &q, batch, p);
-      sl__rb_flush(b, batch, p, scratch, &wide, 1);
+      const int points = b->n == 1;
+      sl__rb_run_lines(b, inner, &q, points ? 2 : batch, p);
+      if (!points || !sl__rb_points_run(b, batch, p, scratch, &wide)) {
+        sl__rb_run_lines(b, inner, &q, batch, p);
+        sl__rb_flush(b, batch, p, scratch, &wide, 1);
+      }
       sl__rb_cursor_skip(b, &cur, inner, batch - 1);
       l += batch - 1;
       continue;

@@ -1106,6 +1106,125 @@ static void test_packed_amax(void) {
   check_packed_amax(SL_BF16);
 }
 
+/* The value at p of dtype dt (f32, f64, f16 or bf16). */
+static double points_get(sl_dtype dt, const void *p) {
+  uint16_t h = 0;
+  if (dt == SL_F16 || dt == SL_BF16) memcpy(&h, p, sizeof h);
+  return dt == SL_F32   ? *(const float *)p
+         : dt == SL_F64 ? *(const double *)p
+         : dt == SL_F16 ? sl_f16_to_f32(h)
+                        : sl_bf16_to_f32(h);
+}
+
+/* Element i of a test array of dtype dt from v (f32, f64, f16 or bf16). */
+static void points_put(sl_dtype dt, void *a, int64_t i, double v) {
+  if (dt == SL_F32) ((float *)a)[i] = (float)v;
+  if (dt == SL_F64) ((double *)a)[i] = v;
+  if (dt == SL_F16) ((uint16_t *)a)[i] = sl_f32_to_f16((float)v);
+  if (dt == SL_BF16) ((uint16_t *)a)[i] = sl_f32_to_bf16((float)v);
+}
+
+/* Whether count elements of dtype dt agree bit for bit, any NaN with any
+ * (the float path keeps a NaN's payload, the half instance may not). */
+static int points_same(sl_dtype dt, const void *a, const void *b,
+                       int64_t count) {
+  const int64_t es = (int64_t)sl_dtype_size(dt);
+  for (int64_t i = 0; i < count; ++i) {
+    const char *pa = (const char *)a + i * es, *pb = (const char *)b + i * es;
+    if (isnan(points_get(dt, pa)) && isnan(points_get(dt, pb))) continue;
+    if (memcmp(pa, pb, (size_t)es)) return 0;
+  }
+  return 1;
+}
+
+/* scatter_reduce_backward along an extent-1 dim: L lines of one position
+ * and m contributions each (index all 0), side by side and with src and
+ * grad_src every other element (evenly spaced), against the same lines one
+ * call each (a line alone takes the general formulas): the same bits, for
+ * every floating dtype, reduce, include_self and m of 1 and 3, with zeros
+ * (one and two a line), NaN, inf and ties with the result. */
+enum { PL = 300, PM = 3 };
+typedef struct points_set {
+  double g[PL], x[PL], res[PL], src[PL * PM * 2], gx[PL], gs[PL * PM * 2];
+  double gx1[PL], gs1[PL * PM * 2];
+  int64_t idx[PL * PM];
+} points_set;
+
+static void points_fill(points_set *t, sl_dtype dt, int64_t m) {
+  static const double vals[] = {0.0, 2.0, -0.0, 1.5, NAN, INFINITY, 3.0, 0.5};
+  for (int64_t l = 0; l < PL; ++l) {
+    points_put(dt, t->g, l, 0.25 * (double)(l % 7) - 0.5);
+    points_put(dt, t->x, l, vals[l % 8]);
+    for (int64_t i = 0; i < m; ++i)
+      points_put(dt, t->src, 2 * (l * m + i), vals[(l * 3 + i * 5) % 8]);
+    /* ties: the result equal to x, to the first contribution, or neither */
+    points_put(dt, t->res, l,
+               l % 3 == 0   ? vals[l % 8]
+               : l % 3 == 1 ? vals[(l * 3) % 8]
+                            : 7.0);
+  }
+  memset(t->idx, 0, sizeof t->idx);
+}
+
+/* Runs the L lines (lines == PL: one call; 1: a call per line) with src
+ * and grad_src strided by `spread` (1 or 2); grad_x and grad_src land in
+ * gx and gs. */
+static int points_run(const char *variant, points_set *t, sl_dtype dt,
+                      int64_t m, int spread, sl_reduce r, int self, int lines,
+                      void *gx, void *gs) {
+  const int64_t es = (int64_t)sl_dtype_size(dt);
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  for (int64_t l0 = 0; l0 < PL; l0 += lines) {
+    const int64_t xs[2] = {lines, 1}, us[2] = {lines, m};
+    sl_tensor g = sl_tensor_make(dt, 2, xs, (char *)t->g + l0 * es);
+    sl_tensor x = sl_tensor_make(dt, 2, xs, (char *)t->x + l0 * es);
+    sl_tensor res = sl_tensor_make(dt, 2, xs, (char *)t->res + l0 * es);
+    sl_tensor tgx = sl_tensor_make(dt, 2, xs, (char *)gx + l0 * es);
+    sl_tensor src = sl_tensor_make(dt, 2, us, (char *)t->src + 2 * l0 * m * es);
+    sl_tensor tgs = sl_tensor_make(dt, 2, us, (char *)gs + 2 * l0 * m * es);
+    sl_tensor ti = sl_tensor_make(SL_I64, 2, us, t->idx);
+    src.strides[1] = tgs.strides[1] = spread;
+    src.strides[0] = tgs.strides[0] = 2 * m; /* src walks line by line */
+    if (run_bw(&ctx, variant, SL_OP_SCATTER_REDUCE_BACKWARD, &g, &x, &ti, &src,
+               &res, &tgx, 0, &tgs, 0, 1, r, self) != SL_STATUS_OK)
+      return 0;
+  }
+  return 1;
+}
+
+static void test_points(void) {
+  static points_set t;
+  const sl_dtype dts[] = {SL_F32, SL_F64, SL_F16, SL_BF16};
+  const sl_reduce reds[] = {SL_REDUCE_SUM, SL_REDUCE_MEAN, SL_REDUCE_PROD,
+                            SL_REDUCE_AMAX, SL_REDUCE_AMIN};
+  for (size_t d = 0; d < sizeof dts / sizeof *dts; ++d)
+    for (int64_t m = 1; m <= PM; m += PM - 1) {
+      const int64_t es = (int64_t)sl_dtype_size(dts[d]);
+      const size_t gx_bytes = (size_t)(PL * es),
+                   gs_bytes = (size_t)(2 * PL * m * es);
+      points_fill(&t, dts[d], m);
+      FOR_EACH_VARIANT(SL_OP_SCATTER_REDUCE_BACKWARD, v) {
+        for (size_t r = 0; r < sizeof reds / sizeof *reds; ++r)
+          for (int self = 0; self < 2; ++self)
+            for (int spread = 1; spread <= 2; ++spread) {
+              memset(t.gx, 0x5a, gx_bytes), memset(t.gs, 0x5a, gs_bytes);
+              memset(t.gx1, 0x5a, gx_bytes), memset(t.gs1, 0x5a, gs_bytes);
+              CHECK(points_run(v->name, &t, dts[d], m, spread, reds[r], self,
+                               PL, t.gx, t.gs));
+              CHECK(points_run("cpu.serial", &t, dts[d], m, spread, reds[r],
+                               self, 1, t.gx1, t.gs1));
+              CHECK_MSG(points_same(dts[d], t.gx, t.gx1, PL) &&
+                            points_same(dts[d], t.gs, t.gs1, 2 * PL * m),
+                        "%s %s m %lld reduce %d self %d spread %d: the lines "
+                        "together differ from one at a time",
+                        sl_dtype_name(dts[d]), v->name, (long long)m,
+                        (int)reds[r], self, spread);
+            }
+      }
+    }
+}
+
 int main(void) {
   test_scatter_1d();
   test_scatter_ties();
@@ -1121,6 +1240,7 @@ int main(void) {
   test_half_lines_match();
   test_half_as_f32();
   test_packed_amax();
+  test_points();
   test_half_shares_match_lines();
   test_bad_input();
   test_empty();
