@@ -1225,6 +1225,71 @@ static void test_points(void) {
     }
 }
 
+/* scatter_reduce_backward along the last axis of x [4, 5, 20] with an
+ * index [4, 2, 4]: in each block of 5 lines the last 3 have no
+ * contributions and are taken as one run of positions, the next block's
+ * first lines again have some (the 20 lines split 7/7/6 on three threads,
+ * so that a run ends inside a thread's share). Against the same call with
+ * grad_x every other element (lines not contiguous: a line at a time): the same
+ * bits (any NaN with any), for every floating dtype, reduce and include_self.
+ */
+static void test_bare_runs(void) {
+  enum { A = 4, B = 5, N = 20, BI = 2, M = 4 };
+  static double g[A * B * N], x[A * B * N], res[A * B * N], src[A * BI * M];
+  static double gx[A * B * N], gs[A * BI * M], gx2[2 * A * B * N],
+      gs2[A * BI * M];
+  static int64_t idx[A * BI * M];
+  const sl_dtype dts[] = {SL_F32, SL_F64, SL_F16, SL_BF16};
+  const sl_reduce reds[] = {SL_REDUCE_SUM, SL_REDUCE_MEAN, SL_REDUCE_PROD,
+                            SL_REDUCE_AMAX, SL_REDUCE_AMIN};
+  static const double vals[] = {0.0, 2.0, -0.0, 1.5, NAN, INFINITY, 3.0};
+  const int64_t xs[3] = {A, B, N}, us[3] = {A, BI, M};
+  for (size_t d = 0; d < sizeof dts / sizeof *dts; ++d) {
+    const sl_dtype dt = dts[d];
+    for (int i = 0; i < A * B * N; ++i) {
+      points_put(dt, g, i, 0.5 * (double)(i % 5) - 1);
+      points_put(dt, x, i, vals[i % 7]);
+      points_put(dt, res, i, vals[(i / 3) % 7]);
+    }
+    for (int i = 0; i < A * BI * M; ++i) {
+      points_put(dt, src, i, vals[(i * 3) % 7]);
+      idx[i] = (i * 7) % N;
+    }
+    sl_tensor tg = sl_tensor_make(dt, 3, xs, g),
+              tx = sl_tensor_make(dt, 3, xs, x);
+    sl_tensor tr = sl_tensor_make(dt, 3, xs, res);
+    sl_tensor tsrc = sl_tensor_make(dt, 3, us, src);
+    sl_tensor ti = sl_tensor_make(SL_I64, 3, us, idx);
+    sl_tensor tgx = sl_tensor_make(dt, 3, xs, gx);
+    sl_tensor tgs = sl_tensor_make(dt, 3, us, gs);
+    sl_tensor tgx2 = sl_tensor_make(dt, 3, xs, gx2);
+    sl_tensor tgs2 = sl_tensor_make(dt, 3, us, gs2);
+    for (int k = 0; k < 3; ++k) tgx2.strides[k] *= 2;
+    sl_ctx ctx;
+    sl_ctx_init(&ctx);
+    FOR_EACH_VARIANT(SL_OP_SCATTER_REDUCE_BACKWARD, v) {
+      for (size_t r = 0; r < sizeof reds / sizeof *reds; ++r)
+        for (int self = 0; self < 2; ++self) {
+          CHECK(run_bw(&ctx, v->name, SL_OP_SCATTER_REDUCE_BACKWARD, &tg, &tx,
+                       &ti, &tsrc, &tr, &tgx, sizeof gx, &tgs, sizeof gs, 2,
+                       reds[r], self) == SL_STATUS_OK);
+          CHECK(run_bw(&ctx, v->name, SL_OP_SCATTER_REDUCE_BACKWARD, &tg, &tx,
+                       &ti, &tsrc, &tr, &tgx2, sizeof gx2, &tgs2, sizeof gs2, 2,
+                       reds[r], self) == SL_STATUS_OK);
+          const int64_t es = (int64_t)sl_dtype_size(dt);
+          int bad = !points_same(dt, gs, gs2, A * BI * M);
+          for (int64_t i = 0; i < A * B * N; ++i)
+            bad += !points_same(dt, (char *)gx + i * es,
+                                (char *)gx2 + 2 * i * es, 1);
+          CHECK_MSG(bad == 0,
+                    "%s %s reduce %d self %d: %d elements differ from the "
+                    "line-at-a-time call",
+                    sl_dtype_name(dt), v->name, (int)reds[r], self, bad);
+        }
+    }
+  }
+}
+
 int main(void) {
   test_scatter_1d();
   test_scatter_ties();
@@ -1241,6 +1306,7 @@ int main(void) {
   test_half_as_f32();
   test_packed_amax();
   test_points();
+  test_bare_runs();
   test_half_shares_match_lines();
   test_bad_input();
   test_empty();
