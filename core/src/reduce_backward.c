@@ -37,6 +37,7 @@ enum { SL__RB_ALONE_MIN = 16 };
  * time: 32 a batch, the batch's walk and widening took as long as the
  * formulas. */
 enum { SL__RB_POINTS_BATCH = 256 };
+enum { SL__RB_STRIDED_MIN = 16 };
 static int sl__rb_batch(const sl__rbline *b, int64_t scratch_per_line) {
   if (b->n == 1) return SL__RB_POINTS_BATCH;
   if (b->gstep == 1 && b->rstep == 1 && b->gxstep == 1 &&
@@ -44,6 +45,17 @@ static int sl__rb_batch(const sl__rbline *b, int64_t scratch_per_line) {
     return 1;
   if (scratch_per_line <= 0) return SL__LINE_BATCH;
   int64_t k = SL__RB_SCRATCH / scratch_per_line;
+  /* Strided lines read a cache line of each tensor per position, the
+   * next lines' elements beside it: fewer than SL__RB_STRIDED_MIN side by
+   * side come back to each line that many more times. Their scratch may
+   * then grow to SL__RB_STRIDED_MIN times the L2 budget (f16 prod down
+   * dim 0 of 7423x7423, 2 lines a batch in that budget, ran at 0.48x
+   * LibTorch, most of it widening 2 elements a call). */
+  if (k < SL__RB_STRIDED_MIN) {
+    const int64_t wider =
+        SL__RB_STRIDED_MIN * SL__RB_SCRATCH / scratch_per_line;
+    k = wider < SL__RB_STRIDED_MIN ? wider : SL__RB_STRIDED_MIN;
+  }
   return k < 1 ? 1 : k < SL__LINE_BATCH ? (int)k : SL__LINE_BATCH;
 }
 
