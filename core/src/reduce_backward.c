@@ -403,8 +403,8 @@ SL__RB_DTYPES(SL__RB_POINTS_FN)
 SL__RB_DTYPES(SL__RB_LINES_FN)
 #undef SL__RB_LINES_FN
 
-/* k > 1 evenly spaced lines of one position, of which only p[0] and p[1]
- * are read. */
+/* k evenly spaced lines of one position, of which only p[0] and p[1]
+ * (k > 1) are read. */
 static void sl__rb_points(const sl__rbline *b, int k, const sl__rbptr *p) {
 #define SL__RB_POINTS_IS(D)                                                    \
   if (b->dt == SL_##D) {                                                       \
@@ -571,7 +571,7 @@ static void sl__rb_flush(const sl__rbline *b, int k, const sl__rbptr *p,
   sl__reduce_backward_lines(b, k, p, scratch);
 }
 
-/* A run of k > 1 lines of one position from the first two p (evenly
+/* A run of k lines of one position from the first two p (evenly
  * spaced: the rest follow by arithmetic, so their sl__rbptr, 64 bytes a
  * line, are not written: that took a third of the time of 3M lines of
  * bf16 prod). Through float as sl__rb_flush has it; 0, having done
@@ -726,12 +726,14 @@ enum { SL__RB_BARE_RUN = 4096 };
 
 /* How many lines from the cursor's (line q, without contributions) lie
  * end to end in g, x, result and grad_x, all without contributions, at
- * most `most` of them and SL__RB_BARE_RUN positions (at least 1); 0 when
- * a line's positions are not contiguous or the next line does not follow. */
+ * most `most` of them and SL__RB_BARE_RUN positions: 1 when the next line
+ * does not follow, 0 when a line's positions are not contiguous or more
+ * than SL__RB_BARE_RUN (a long line pays little per line as it is). */
 static int64_t sl__rb_bare_lines(const sl__rbline *b, const sl__rb_cursor *c,
                                  int inner, int64_t most) {
   const int64_t es = (int64_t)sl__dtype_size(b->dt), n = b->n;
-  if (b->gstep != 1 || b->xstep != 1 || b->rstep != 1 || b->gxstep != 1)
+  if (b->gstep != 1 || b->xstep != 1 || b->rstep != 1 || b->gxstep != 1 ||
+      n > SL__RB_BARE_RUN)
     return 0;
   int64_t count = 1;
   if (inner >= 0) {
@@ -743,7 +745,7 @@ static int64_t sl__rb_bare_lines(const sl__rbline *b, const sl__rb_cursor *c,
   if (count > most) count = most;
   if (count > SL__RB_BARE_RUN / n) count = SL__RB_BARE_RUN / n;
   while (count > 1 && !sl__rb_run_of(b, c, inner, count)) count /= 2;
-  return count < 1 ? 1 : count; /* inner < 0: count is 1 */
+  return count; /* inner < 0: 1 */
 }
 
 /* The count * n positions of lines without contributions from line q
@@ -759,12 +761,10 @@ static int sl__rb_bare_run(const sl__rbline *b, const sl__rbptr *q,
   const int64_t es = (int64_t)sl__dtype_size(b->dt);
   sl__rbline one = *b;
   one.n = 1;
+  /* side by side: sl__rb_half_lines widens them as one block, whatever
+   * their number */
   sl__rbptr p[2] = {*q, *q};
   p[1].g += es, p[1].x += es, p[1].res += es, p[1].gx += es;
-  if (positions == 1) {
-    sl__reduce_backward_lines(&one, 1, p, scratch);
-    return 1;
-  }
   return sl__rb_points_run(&one, (int)positions, p, scratch, w);
 }
 
