@@ -152,22 +152,33 @@ static int64_t sl__gather_step_bytes(const sl__gather_walk *g, int k, int d) {
  * small L2. */
 #define SL__GATHER_REUSE_LINES 2048
 
+/* Whether the index names axis d of the positions (x's lookups along it
+ * go where the index says). */
+static int sl__gather_named(const sl__gather_walk *g, int d) {
+  for (int k = 0; k < g->spec->m; ++k)
+    if (g->spec->dims[k] == d) return 1;
+  return 0;
+}
+
 /*
  * What rows along axis r cost, in 64ths of a cache line an element: an
  * operand stepping less than a line along r streams through its lines;
  * one stepping farther opens a line an element, which the next row (one
  * step along axis q, the next walked) reuses when q steps it less than a
  * line and the row's open lines fit the caches; else every element is a
- * line fetched.
+ * line fetched. x's lines are not reused across a step along a named
+ * axis: the next row's lookups land where the index says, in other lines.
  */
 static int64_t sl__gather_row_cost(const sl__gather_walk *g, int r, int q) {
   const int64_t n = g->spec->index->shape[r];
+  const int x_reused = q >= 0 && !sl__gather_named(g, q);
   int64_t cost = 0, open = 0;
   for (int k = 0; k < 3; ++k)
     open += sl__gather_step_bytes(g, k, r) >= SL__LINE ? n : 0;
   for (int k = 0; k < 3; ++k) {
     const int64_t br = sl__gather_step_bytes(g, k, r);
-    const int64_t bq = q >= 0 ? sl__gather_step_bytes(g, k, q) : SL__LINE;
+    const int reused = q >= 0 && (k != 2 || x_reused);
+    const int64_t bq = reused ? sl__gather_step_bytes(g, k, q) : SL__LINE;
     if (br < SL__LINE)
       cost += br;
     else
