@@ -73,6 +73,11 @@ SL__ELEM_TYPES(SL__COPY_ROW)
 #define SL__COPY_ENTRY(size, T) sl__copy_row_##size,
 static const sl__copy_row_fn sl__copy_rows[] = {SL__ELEM_TYPES(SL__COPY_ENTRY)};
 
+void sl__copy_row(size_t es, char *dst, int64_t ds, const char *src, int64_t ss,
+                  int64_t n) {
+  sl__copy_rows[sl__elem_class(es)](dst, ds, src, ss, n);
+}
+
 typedef struct sl__copy_job {
   sl_tensor *out;
   const sl_tensor *x;

@@ -249,6 +249,11 @@ static inline void sl__store_f(sl_dtype dt, void *p, double v) {
 int64_t sl__load_i(sl_dtype dt, const void *p);
 void sl__store_i(sl_dtype dt, void *p, int64_t v);
 
+/* dst[j*ds] = src[j*ss] for j < n, elements of es bytes (strides in
+ * elements; a stride-0 src fills dst). */
+void sl__copy_row(size_t es, char *dst, int64_t ds, const char *src, int64_t ss,
+                  int64_t n);
+
 /* out := x elementwise (same shape, any strides), using `threads` threads. */
 void sl__copy_strided(sl_tensor *out, const sl_tensor *x, int threads);
 

@@ -204,6 +204,56 @@ static void test_transposed_mask(void) {
     }
 }
 
+/*
+ * Rows under one mask element each (a mask [R, 1]: false, true, false,
+ * ...) with x broadcast along the rows (stride 0: a false row is a fill)
+ * or stepping by 2, and a contiguous or a stepped source (stride 2: a
+ * false row does not move its cursor): every variant against a naive
+ * loop, for 1- to 16-byte elements, on 1 and 2 threads.
+ */
+static void test_uniform_rows(void) {
+  enum { R = 5, C = 301 };
+  static unsigned char x[R * C * 2 * 16], base[R * C * 2 * 16];
+  static unsigned char out[R * C * 16], want[R * C * 16];
+  const uint8_t mask_r[R] = {0, 1, 0, 1, 0};
+  for (int b = 0; b < R * C * 2 * 16; ++b)
+    x[b] = (unsigned char)(b * 7 + 1), base[b] = (unsigned char)(251 - b);
+  const sl_dtype dts[] = {SL_U8, SL_BF16, SL_I32, SL_F64, SL_C128};
+  for (size_t d = 0; d < sizeof dts / sizeof dts[0]; ++d)
+    for (int xstep = 0; xstep <= 2; xstep += 2)
+      for (int sstep = 1; sstep <= 2; ++sstep) {
+        const size_t es = sl_dtype_size(dts[d]);
+        int64_t k = 0;
+        for (int i = 0; i < R; ++i)
+          for (int j = 0; j < C; ++j) {
+            const size_t at = ((size_t)i * C + j) * es;
+            const size_t xat = ((size_t)i * C * 2 + (size_t)j * xstep) * es;
+            memcpy(want + at,
+                   mask_r[i] ? base + k++ * sstep * (int64_t)es : x + xat, es);
+          }
+        const int64_t shape[2] = {R, C}, mshape[2] = {R, 1};
+        sl_tensor tx = sl_tensor_make(dts[d], 2, shape, x);
+        tx.strides[0] = 2 * C, tx.strides[1] = xstep;
+        sl_tensor src = sl_tensor_make(dts[d], 1, &k, base);
+        src.strides[0] = sstep;
+        FOR_EACH_VARIANT(SL_OP_MASKED_SCATTER, v) {
+          for (int threads = 1; threads <= 2; ++threads) {
+            sl_ctx ctx;
+            sl_ctx_init(&ctx);
+            ctx.threads = threads;
+            memset(out, 0xee, sizeof out);
+            CHECK(ms(&ctx, v->name, tx,
+                     sl_tensor_make(SL_BOOL, 2, mshape, (void *)mask_r), src,
+                     sl_tensor_make(dts[d], 2, shape, out)) == SL_STATUS_OK);
+            CHECK_MSG(memcmp(out, want, (size_t)R * C * es) == 0,
+                      "%s %s x step %d source step %d on %d threads differs "
+                      "from the loop",
+                      v->name, sl_dtype_name(dts[d]), xstep, sstep, threads);
+          }
+        }
+      }
+}
+
 static void test_strides(void) {
   sl_ctx ctx;
   sl_ctx_init(&ctx);
@@ -369,6 +419,7 @@ int main(void) {
   test_broadcast_and_chunks();
   test_long_rows();
   test_transposed_mask();
+  test_uniform_rows();
   test_strides();
   test_empty();
   test_dtypes();

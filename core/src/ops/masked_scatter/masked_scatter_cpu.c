@@ -118,13 +118,18 @@ static const sl__masked_row_from sl__masked_rows_from[] = {
 
 /* A row whose mask is one element for all of it (a broadcast mask: its
  * step along the row is 0) and whose out is adjacent: the row is source's
- * next n elements, all of them true positions, or x's row: one copy
- * instead of a load of the mask, the source and x per element. Returns
- * the new k. */
+ * next n elements, all of them true positions, or x's row (a fill when x
+ * is broadcast along it: a bf16 x of 17.6M broadcast elements under a
+ * false mask ran at 0.30x LibTorch an element at a time): one copy
+ * instead of a load of the mask, the source and x per element. source is
+ * contiguous when take is set. Returns the new k. */
 static int64_t sl__masked_row_uniform(size_t es, char *out, const char *x,
-                                      int take, const char *source, int64_t k,
-                                      int64_t n) {
-  memcpy(out, take ? source + k * (int64_t)es : x, (size_t)n * es);
+                                      int64_t xs, int take, const char *source,
+                                      int64_t k, int64_t n) {
+  if (take)
+    memcpy(out, source + k * (int64_t)es, (size_t)n * es);
+  else
+    sl__copy_row(es, out, 1, x, xs, n);
   return take ? k + n : k;
 }
 
@@ -156,8 +161,8 @@ static void sl__masked_scatter_range(const sl_call *c, const int64_t *ms,
     const unsigned char *mr = m + sl__walk_at(&w, 2);
     const int64_t os = sl__walk_step(&w, 0), xs = sl__walk_step(&w, 1);
     const int64_t mst = sl__walk_step(&w, 2);
-    if (dense && mst == 0 && os == 1 && (*mr != 0 || xs == 1)) {
-      k = sl__masked_row_uniform(es, o, xr, *mr != 0,
+    if (mst == 0 && os == 1 && (dense || *mr == 0)) {
+      k = sl__masked_row_uniform(es, o, xr, xs, *mr != 0,
                                  (const char *)source->data, k, n);
       continue;
     }
