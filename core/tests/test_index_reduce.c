@@ -636,12 +636,63 @@ done:
 
 /* Blocks split among threads (A = 3), columns split (A = 1), passes of
  * fewer columns than a slice (300 targets of 300 columns), broadcast
- * updates (column stride 0). */
+ * updates (column stride 0); one target and one column (N = C = 1: the
+ * blocks become the columns, each contribution's read stepping by M). */
 static void test_half_slices(void) {
   check_half_slices(SL_F16, 3, 40, 24, 60, 0);
   check_half_slices(SL_BF16, 1, 300, 300, 600, 0);
   check_half_slices(SL_F16, 1, 300, 300, 600, 0);
   check_half_slices(SL_BF16, 2, 30, 16, 50, 1);
+  check_half_slices(SL_F16, 700, 1, 1, 3, 0);
+  check_half_slices(SL_BF16, 513, 1, 1, 4, 1);
+}
+
+/* assign, amax and amin of f16 and bf16 into x [A,1,1] along axis 1 (one
+ * target, one column: the whole-slice path takes out's A elements as one
+ * row) against the same call with out spaced (the line walk), on every
+ * variant but cpu.lock's assign (any duplicate may win there). */
+static void test_one_target_column(void) {
+  enum { A = 517, M = 3 };
+  static uint16_t x[A], u[A * M], out[2 * A];
+  uint32_t s = 99;
+  for (int i = 0; i < A * (M + 1); ++i) {
+    s = s * 1103515245u + 12345u;
+    const uint16_t bits = (uint16_t)((s >> 16) % 97 + 0x3c00);
+    if (i < A)
+      x[i] = bits;
+    else
+      u[i - A] = bits;
+  }
+  const int64_t idx[M] = {0, 0, 0};
+  const sl_dtype dts[2] = {SL_F16, SL_BF16};
+  const sl_reduce rs[3] = {SL_REDUCE_ASSIGN, SL_REDUCE_AMAX, SL_REDUCE_AMIN};
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  sl_tensor ti = sl_tensor_make(SL_I64, 1, (int64_t[]){M}, (void *)idx);
+  for (int d = 0; d < 2; ++d)
+    for (int k = 0; k < 3; ++k)
+      for (int self = 0; self < 2; ++self)
+        FOR_EACH_VARIANT(SL_OP_INDEX_REDUCE, v) {
+          if (k == 0 && strcmp(v->name, "cpu.lock") == 0) continue;
+          const size_t es = sl_dtype_size(dts[d]);
+          sl_tensor tx = sl_tensor_make(dts[d], 3, (int64_t[]){A, 1, 1}, x);
+          sl_tensor tu = sl_tensor_make(dts[d], 3, (int64_t[]){A, M, 1}, u);
+          unsigned char got[A * 2], line[A * 2];
+          for (int spaced = 0; spaced < 2; ++spaced) {
+            sl_tensor to = sl_tensor_make(dts[d], 3, (int64_t[]){A, 1, 1}, out);
+            if (spaced) to.strides[0] = 2;
+            CHECK_MSG(run_ir(&ctx, v->name, &tx, 1, &ti, &tu, rs[k], self, &to,
+                             sizeof out) == SL_STATUS_OK,
+                      "%s", ctx.msg);
+            for (int a = 0; a < A; ++a)
+              memcpy((spaced ? line : got) + a * es,
+                     (const char *)out + (size_t)a * (spaced ? 2 : 1) * es, es);
+          }
+          CHECK_MSG(memcmp(got, line, A * es) == 0,
+                    "%s %s %s self=%d: contiguous out differs from spaced",
+                    sl_dtype_name(dts[d]), v->name, sl_reduce_name(rs[k]),
+                    self);
+        }
 }
 
 /* A zero-element index, or an empty x, returns x as it is. */
@@ -795,6 +846,7 @@ int main(void) {
   test_assign_dtypes();
   test_many_lines();
   test_half_slices();
+  test_one_target_column();
   test_empty();
   test_bad_input();
   return sl_test_finish("test_index_reduce");

@@ -51,8 +51,11 @@ static void sl__half_updates(const sl__slices *s, int64_t o, int64_t i,
     sl__half_load_block(s->dt, u, v, w);
     return;
   }
-  for (int64_t q = 0; q < w; ++q)
-    v[q] = (float)sl__load_f(s->dt, u + q * s->sj);
+  /* gathered first, then widened as a block: one conversion call per
+   * element was most of a strided row's time */
+  uint16_t bits[SL__HALF_BLOCK];
+  for (int64_t q = 0; q < w; ++q) bits[q] = u[q * s->sj];
+  sl__half_load_block(s->dt, bits, v, w);
 }
 
 /* acc[q] = acc[q] ⊕ v[q] in float; r is a constant in each call. */
