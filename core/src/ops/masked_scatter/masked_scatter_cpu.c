@@ -126,10 +126,8 @@ static const sl__masked_row_from sl__masked_rows_from[] = {
 static int64_t sl__masked_row_uniform(size_t es, char *out, const char *x,
                                       int64_t xs, int take, const char *source,
                                       int64_t k, int64_t n) {
-  if (take)
-    memcpy(out, source + k * (int64_t)es, (size_t)n * es);
-  else
-    sl__copy_row(es, out, 1, x, xs, n);
+  sl__copy_row(es, out, 1, take ? source + k * (int64_t)es : x, take ? 1 : xs,
+               n);
   return take ? k + n : k;
 }
 
