@@ -842,13 +842,21 @@ sl_status sl__reduce_backward_run(sl_ctx *ctx, const char *op,
                          "%s: no memory for %lld doubles of scratch", op,
                          (long long)(team * per_thread));
   }
-#pragma omp parallel num_threads(team) if (team > 1)
-  {
-    const int t = omp_get_thread_num();
-    int64_t begin, end;
-    sl__chunk(lines, team, t, &begin, &end);
-    sl__rb_range(b, begin, end, batch, threads / team,
-                 scratch ? scratch + t * per_thread : NULL);
+  /* A team of one runs outside any region: a team a line opens inside even an
+   * inactive region is a nested one, which libgomp starts on new threads
+   * every time (pthread_create, and threads still exiting after the call
+   * returns) instead of its pool. */
+  if (team == 1) {
+    sl__rb_range(b, 0, lines, batch, threads, scratch);
+  } else {
+#pragma omp parallel num_threads(team)
+    {
+      const int t = omp_get_thread_num();
+      int64_t begin, end;
+      sl__chunk(lines, team, t, &begin, &end);
+      sl__rb_range(b, begin, end, batch, threads / team,
+                   scratch ? scratch + t * per_thread : NULL);
+    }
   }
   sl__free(scratch);
   return SL_STATUS_OK;

@@ -7,6 +7,8 @@
  * inf as the literal formulas give them, assign's duplicates, the 0-D
  * index, bf16 rounding, strides, and the bad-input statuses.
  */
+#include "thread_starts.h" /* first: it defines _GNU_SOURCE */
+
 #include <math.h>
 #include <stdint.h>
 
@@ -1072,10 +1074,13 @@ static void check_packed_amax(sl_dtype dt) {
   for (int i = 0; i < M; ++i) cnt[idx[i]] += src[i] == res[idx[i]];
   sl_ctx ctx;
   sl_ctx_init(&ctx);
+  int calls = 0, starts_after_first = 0;
   for (int run = 0; run < 4; ++run)
     FOR_EACH_VARIANT(SL_OP_SCATTER_REDUCE_BACKWARD, v) {
       const int self = run % 2;
       ctx.threads = run < 2 ? 3 : 2;
+      /* from the second call on, the pool of 3 threads exists */
+      if (calls++ == 1) starts_after_first = sl_test_thread_starts();
       CHECK(run_bw(&ctx, v->name, SL_OP_SCATTER_REDUCE_BACKWARD, &tg, &tx, &ti,
                    &ts, &tr, &tgx, sizeof gx, &tgs, sizeof gs, 0,
                    self ? SL_REDUCE_AMAX : SL_REDUCE_AMIN,
@@ -1098,6 +1103,12 @@ static void check_packed_amax(sl_dtype dt) {
                 "differ",
                 sl_dtype_name(dt), v->name, self, ctx.threads, bad, N + M);
     }
+  /* one line of 70000 positions: the packed path, on the pool's threads */
+  const int started = sl_test_thread_starts() - starts_after_first;
+  CHECK_MSG(sl_test_thread_starts() < 0 || started == 0,
+            "%s: the calls after the first started %d threads, expected 0 "
+            "(OpenMP's pool has 3)",
+            sl_dtype_name(dt), started);
 }
 
 static void test_packed_amax(void) {
