@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -72,6 +73,21 @@ void sl_worker_guard_mark(sl_worker_guard *g) {
 
 int sl_worker_guard_is_copy(void) { return sl__copy != 0; }
 
+/* The thread count once threads that are exiting have gone, waiting up to
+ * about 10 ms for the count to fall to `before`: a nested OpenMP team runs
+ * on threads libgomp starts for it, which exit just after the call
+ * returns (a kernel's own thread that crashes 20 ms later, as the hostile
+ * provider's does, is still running when the wait ends). */
+static long sl__settled_threads(const sl_worker_guard *g, long before) {
+  const struct timespec step = {0, 250000};
+  long now = sl__count_threads(g);
+  for (int tries = 0; before >= 0 && now > before && tries < 40; ++tries) {
+    nanosleep(&step, NULL);
+    now = sl__count_threads(g);
+  }
+  return now;
+}
+
 /* Which of the worker's descriptors is closed: its index (3, 4, 5: its
  * stdin, stdout, stderr, which the next kernel's or the worker's own
  * writes would miss, or worse, reach a file opened since under that
@@ -104,7 +120,7 @@ int sl_worker_guard_check(sl_worker_guard *g, char *why, size_t len) {
              names[lost]);
     return 1;
   }
-  const long before = g->threads, now = sl__count_threads(g);
+  const long before = g->threads, now = sl__settled_threads(g, before);
   if (before >= 0 && now > before) {
     snprintf(why, len,
              "left %ld thread%s running after it returned (%ld before the "

@@ -11,6 +11,9 @@
  *                     (.db, -wal, -shm, .lock)
  *   cpu.thread_crash  leaves a thread that crashes 20 ms later
  *   cpu.thread_write  leaves a thread that keeps writing to the output
+ *   cpu.thread_ending correct, with a thread that ends 200 us after the
+ *                     call returns (as a nested OpenMP team's threads
+ *                     do): no fault, and not one to report
  *   cpu.fork          forks; both processes return
  *   cpu.close_all     closes every descriptor from 3 up
  *   cpu.exit0         calls exit(0)
@@ -121,6 +124,16 @@ static sl_status sltest_thread_crash(sl_ctx *ctx, sl_call *c) {
   return sltest_leave_thread(ctx, c, sltest_crash_later, NULL);
 }
 
+static void *sltest_end_soon(void *arg) {
+  (void)arg;
+  usleep(200);
+  return NULL;
+}
+
+static sl_status sltest_thread_ending(sl_ctx *ctx, sl_call *c) {
+  return sltest_leave_thread(ctx, c, sltest_end_soon, NULL);
+}
+
 static sl_status sltest_thread_write(sl_ctx *ctx, sl_call *c) {
   if (!sltest_numel(&c->arg[2])) return sltest_ok(ctx, c);
   return sltest_leave_thread(ctx, c, sltest_write_on, c->arg[2].data);
@@ -195,6 +208,7 @@ static const sl_provider_variant sltest_variants[] = {
     SLTEST_VARIANT("cpu.fd_census", sltest_fd_census),
     SLTEST_VARIANT("cpu.thread_crash", sltest_thread_crash),
     SLTEST_VARIANT("cpu.thread_write", sltest_thread_write),
+    SLTEST_VARIANT("cpu.thread_ending", sltest_thread_ending),
     SLTEST_VARIANT("cpu.fork", sltest_fork),
     SLTEST_VARIANT("cpu.close_all", sltest_close_all),
     SLTEST_VARIANT("cpu.exit0", sltest_exit0),
