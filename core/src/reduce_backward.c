@@ -673,11 +673,13 @@ static int sl__rb_alone(const sl__rbline *b, int path, const sl__rbptr *q,
   }
 }
 
-/* The innermost axis the walk steps (not its dim), or -1 when it steps
- * none (a single line). */
+/* The innermost axis the walk steps (not its dim, nor an axis of extent
+ * 1, along which no run is longer than one line: f32 amax of
+ * 1x1090175x1x1 along dim 3 went a line at a time through the cursor,
+ * 0.42x LibTorch), or -1 when it steps none (a single line). */
 static int sl__rb_inner_axis(const sl__rbline *b) {
   int d = b->walk_ndim - 1;
-  if (d == b->walk_dim) --d;
+  while (d >= 0 && (d == b->walk_dim || b->walk_shape[d] == 1)) --d;
   return d;
 }
 

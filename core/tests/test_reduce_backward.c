@@ -1177,6 +1177,9 @@ static void points_fill(points_set *t, sl_dtype dt, int64_t m) {
   memset(t->idx, 0, sizeof t->idx);
 }
 
+/* Whether points_run's tensors get a trailing axis of extent 1. */
+static int points_trail;
+
 /* Runs the L lines (lines == PL: one call; 1: a call per line) with src
  * and grad_src strided by `spread` (1 or 2); grad_x and grad_src land in
  * gx and gs. */
@@ -1187,18 +1190,25 @@ static int points_run(const char *variant, points_set *t, sl_dtype dt,
   sl_ctx ctx;
   sl_ctx_init(&ctx);
   for (int64_t l0 = 0; l0 < PL; l0 += lines) {
-    const int64_t xs[2] = {lines, 1}, us[2] = {lines, m};
-    sl_tensor g = sl_tensor_make(dt, 2, xs, (char *)t->g + l0 * es);
-    sl_tensor x = sl_tensor_make(dt, 2, xs, (char *)t->x + l0 * es);
-    sl_tensor res = sl_tensor_make(dt, 2, xs, (char *)t->res + l0 * es);
-    sl_tensor tgx = sl_tensor_make(dt, 2, xs, (char *)gx + l0 * es);
-    sl_tensor src = sl_tensor_make(dt, 2, us, (char *)t->src + 2 * l0 * m * es);
-    sl_tensor tgs = sl_tensor_make(dt, 2, us, (char *)gs + 2 * l0 * m * es);
-    sl_tensor ti = sl_tensor_make(SL_I64, 2, us, t->idx);
+    /* index_reduce_backward with a trailing axis of extent 1 (x [L,1,1]
+     * along dim 1, index [m]): the runs go along axis 0, not axis 2 */
+    const int64_t xs[3] = {lines, 1, 1}, us[3] = {lines, m, 1};
+    const int nd = points_trail ? 3 : 2;
+    const sl_op op = points_trail ? SL_OP_INDEX_REDUCE_BACKWARD
+                                  : SL_OP_SCATTER_REDUCE_BACKWARD;
+    sl_tensor g = sl_tensor_make(dt, nd, xs, (char *)t->g + l0 * es);
+    sl_tensor x = sl_tensor_make(dt, nd, xs, (char *)t->x + l0 * es);
+    sl_tensor res = sl_tensor_make(dt, nd, xs, (char *)t->res + l0 * es);
+    sl_tensor tgx = sl_tensor_make(dt, nd, xs, (char *)gx + l0 * es);
+    sl_tensor src =
+        sl_tensor_make(dt, nd, us, (char *)t->src + 2 * l0 * m * es);
+    sl_tensor tgs = sl_tensor_make(dt, nd, us, (char *)gs + 2 * l0 * m * es);
+    sl_tensor ti = points_trail ? sl_tensor_make(SL_I64, 1, &m, t->idx)
+                                : sl_tensor_make(SL_I64, nd, us, t->idx);
     src.strides[1] = tgs.strides[1] = spread;
     src.strides[0] = tgs.strides[0] = 2 * m; /* src walks line by line */
-    if (run_bw(&ctx, variant, SL_OP_SCATTER_REDUCE_BACKWARD, &g, &x, &ti, &src,
-               &res, &tgx, 0, &tgs, 0, 1, r, self) != SL_STATUS_OK)
+    if (run_bw(&ctx, variant, op, &g, &x, &ti, &src, &res, &tgx, 0, &tgs, 0, 1,
+               r, self) != SL_STATUS_OK)
       return 0;
   }
   return 1;
@@ -1206,34 +1216,36 @@ static int points_run(const char *variant, points_set *t, sl_dtype dt,
 
 static void test_points(void) {
   static points_set t;
-  const sl_dtype dts[] = {SL_F32, SL_F64, SL_F16, SL_BF16};
-  const sl_reduce reds[] = {SL_REDUCE_SUM, SL_REDUCE_MEAN, SL_REDUCE_PROD,
-                            SL_REDUCE_AMAX, SL_REDUCE_AMIN};
-  for (size_t d = 0; d < sizeof dts / sizeof *dts; ++d)
-    for (int64_t m = 1; m <= PM; m += PM - 1) {
-      const int64_t es = (int64_t)sl_dtype_size(dts[d]);
-      const size_t gx_bytes = (size_t)(PL * es),
-                   gs_bytes = (size_t)(2 * PL * m * es);
-      points_fill(&t, dts[d], m);
-      FOR_EACH_VARIANT(SL_OP_SCATTER_REDUCE_BACKWARD, v) {
-        for (size_t r = 0; r < sizeof reds / sizeof *reds; ++r)
-          for (int self = 0; self < 2; ++self)
-            for (int spread = 1; spread <= 2; ++spread) {
-              memset(t.gx, 0x5a, gx_bytes), memset(t.gs, 0x5a, gs_bytes);
-              memset(t.gx1, 0x5a, gx_bytes), memset(t.gs1, 0x5a, gs_bytes);
-              CHECK(points_run(v->name, &t, dts[d], m, spread, reds[r], self,
-                               PL, t.gx, t.gs));
-              CHECK(points_run("cpu.serial", &t, dts[d], m, spread, reds[r],
-                               self, 1, t.gx1, t.gs1));
-              CHECK_MSG(points_same(dts[d], t.gx, t.gx1, PL) &&
-                            points_same(dts[d], t.gs, t.gs1, 2 * PL * m),
-                        "%s %s m %lld reduce %d self %d spread %d: the lines "
-                        "together differ from one at a time",
-                        sl_dtype_name(dts[d]), v->name, (long long)m,
-                        (int)reds[r], self, spread);
-            }
+  for (points_trail = 0; points_trail < 2; ++points_trail) {
+    const sl_dtype dts[] = {SL_F32, SL_F64, SL_F16, SL_BF16};
+    const sl_reduce reds[] = {SL_REDUCE_SUM, SL_REDUCE_MEAN, SL_REDUCE_PROD,
+                              SL_REDUCE_AMAX, SL_REDUCE_AMIN};
+    for (size_t d = 0; d < sizeof dts / sizeof *dts; ++d)
+      for (int64_t m = 1; m <= PM; m += PM - 1) {
+        const int64_t es = (int64_t)sl_dtype_size(dts[d]);
+        const size_t gx_bytes = (size_t)(PL * es),
+                     gs_bytes = (size_t)(2 * PL * m * es);
+        points_fill(&t, dts[d], m);
+        FOR_EACH_VARIANT(SL_OP_SCATTER_REDUCE_BACKWARD, v) {
+          for (size_t r = 0; r < sizeof reds / sizeof *reds; ++r)
+            for (int self = 0; self < 2; ++self)
+              for (int spread = 1; spread <= 2; ++spread) {
+                memset(t.gx, 0x5a, gx_bytes), memset(t.gs, 0x5a, gs_bytes);
+                memset(t.gx1, 0x5a, gx_bytes), memset(t.gs1, 0x5a, gs_bytes);
+                CHECK(points_run(v->name, &t, dts[d], m, spread, reds[r], self,
+                                 PL, t.gx, t.gs));
+                CHECK(points_run("cpu.serial", &t, dts[d], m, spread, reds[r],
+                                 self, 1, t.gx1, t.gs1));
+                CHECK_MSG(points_same(dts[d], t.gx, t.gx1, PL) &&
+                              points_same(dts[d], t.gs, t.gs1, 2 * PL * m),
+                          "%s %s m %lld reduce %d self %d spread %d trail %d: "
+                          "the lines together differ from one at a time",
+                          sl_dtype_name(dts[d]), v->name, (long long)m,
+                          (int)reds[r], self, spread, points_trail);
+              }
+        }
       }
-    }
+  }
 }
 
 /* scatter_reduce_backward along the last axis of x [4, 5, 20] with an
