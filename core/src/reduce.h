@@ -105,6 +105,12 @@ static inline double sl__pick_f64(int when, double a, double b) {
   return a;
 }
 
+/* 1 where a == b, else 0, without a branch: a tie with a reduction's
+ * result falls at random in the backward passes. */
+static inline double sl__hit(double a, double b) {
+  return sl__pick_f64(a == b, 1.0, 0.0);
+}
+
 /* v, or 1 where v is a zero of either sign, without a branch. */
 static inline double sl__zero_to_one(double v) {
   return sl__pick_f64(v == 0.0, 1.0, v);

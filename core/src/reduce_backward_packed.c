@@ -71,7 +71,7 @@ SL__ALWAYS_INLINE void sl__rb_packed_build(sl_dtype dt, const sl__rbline *b,
     memcpy(rec, SL__AT(p->res, j, b->rstep), (size_t)es);
     sl__rec_set_count(
         rec, es,
-        SL__REC_LOAD(p->x, j, b->xstep) == sl__load_f(dt, rec) ? 1.0f : 0.0f);
+        (float)sl__hit(SL__REC_LOAD(p->x, j, b->xstep), sl__load_f(dt, rec)));
   }
 }
 
@@ -94,7 +94,8 @@ SL__ALWAYS_INLINE void sl__rb_packed_count(sl_dtype dt, const sl__rbline *b,
     if (t < j0 || t >= j1) continue;
     char *rec = SL__REC_AT(t);
     const float c = fabsf(sl__rec_count(rec, es));
-    const double hit = SL__REC_LOAD(p->src, i, b->sstep) == sl__load_f(dt, rec);
+    const double hit =
+        sl__hit(SL__REC_LOAD(p->src, i, b->sstep), sl__load_f(dt, rec));
     sl__rec_set_count(rec, es, -(float)sl__count_add(dt, c, hit));
   }
 }
@@ -109,11 +110,12 @@ SL__ALWAYS_INLINE void sl__rb_packed_gx(sl_dtype dt, const sl__rbline *b,
   for (int64_t j = j0; j < j1; ++j) {
     char *rec = SL__REC_AT(j);
     const float c = sl__rec_count(rec, es);
-    const double hit = SL__REC_LOAD(p->x, j, b->xstep) == sl__load_f(dt, rec);
+    const double hit =
+        sl__hit(SL__REC_LOAD(p->x, j, b->xstep), sl__load_f(dt, rec));
     const double share =
         sl__round_to(SL_F32, SL__REC_LOAD(p->g, j, b->gstep) / fabsf(c));
     sl__store_f(dt, SL__AT(p->gx, j, b->gxstep),
-                !b->include_self && signbit(c) ? 0.0 : hit * share);
+                sl__pick_f64(!b->include_self && signbit(c), 0.0, hit * share));
     sl__rec_set_count(rec, es, (float)share);
   }
 }
@@ -129,7 +131,8 @@ SL__ALWAYS_INLINE void sl__rb_packed_gs(sl_dtype dt, const sl__rbline *b,
           SL__REC_AT(sl__target(b->index, p->ioff, b->istep, i + SL__RB_AHEAD)),
           0);
     const char *rec = SL__REC_AT(sl__target(b->index, p->ioff, b->istep, i));
-    const double hit = SL__REC_LOAD(p->src, i, b->sstep) == sl__load_f(dt, rec);
+    const double hit =
+        sl__hit(SL__REC_LOAD(p->src, i, b->sstep), sl__load_f(dt, rec));
     sl__store_f(dt, SL__AT(p->gs, i, b->gsstep),
                 hit * (double)sl__rec_count(rec, es));
   }
