@@ -6,13 +6,99 @@
  * kernel calls only.
  */
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "alloc.h"
 #include "sl_internal.h"
 
+/*
+ * Large blocks kept for the next call. glibc hands a freed block at the top
+ * of its heap back to the system, so a call whose scratch is tens of MiB
+ * met it again as fresh pages, a fault per 4 KiB (index_reduce_backward of
+ * 3.3M f32 positions on two threads: 6487 faults a call, 7 of its 18 ms;
+ * LibTorch reuses its memory). Up to SL__KEEP_SLOTS blocks of at least
+ * SL__KEEP_MIN bytes are kept, SL__KEEP_TOTAL bytes in all. Only with glibc
+ * (malloc_usable_size says how large a kept block is) and not under
+ * AddressSanitizer, which must see every free to catch a use after it.
+ */
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+#define SL__KEEPS_BLOCKS 1
+#else
+#define SL__KEEPS_BLOCKS 0
+#endif
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#undef SL__KEEPS_BLOCKS
+#define SL__KEEPS_BLOCKS 0
+#endif
+#endif
+
+#if SL__KEEPS_BLOCKS
+enum { SL__KEEP_SLOTS = 4 };
+#define SL__KEEP_MIN ((size_t)1 << 20)
+#define SL__KEEP_TOTAL ((size_t)256 << 20)
+static void *sl__kept[SL__KEEP_SLOTS];
+static size_t sl__kept_bytes;
+
+/* A kept block of at least `bytes`, or NULL. A smaller one a slot holds
+ * goes back to its slot (or is freed, if another thread filled it). */
+static void *sl__take_kept(size_t bytes) {
+  if (bytes < SL__KEEP_MIN) return NULL;
+  for (int i = 0; i < SL__KEEP_SLOTS; ++i) {
+    void *p = __atomic_exchange_n(&sl__kept[i], NULL, __ATOMIC_ACQ_REL);
+    if (!p) continue;
+    const size_t size = malloc_usable_size(p);
+    void *none = NULL;
+    if (size < bytes &&
+        __atomic_compare_exchange_n(&sl__kept[i], &none, p, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE))
+      continue;
+    __atomic_sub_fetch(&sl__kept_bytes, size, __ATOMIC_RELAXED);
+    if (size >= bytes) return p;
+    free(p);
+  }
+  return NULL;
+}
+
+/* Whether p was kept (a free slot, and room under SL__KEEP_TOTAL). */
+static int sl__keep(void *p) {
+  const size_t size = malloc_usable_size(p);
+  if (size < SL__KEEP_MIN) return 0;
+  if (__atomic_add_fetch(&sl__kept_bytes, size, __ATOMIC_RELAXED) <=
+      SL__KEEP_TOTAL)
+    for (int i = 0; i < SL__KEEP_SLOTS; ++i) {
+      void *none = NULL;
+      if (__atomic_compare_exchange_n(&sl__kept[i], &none, p, 0,
+                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return 1;
+    }
+  __atomic_sub_fetch(&sl__kept_bytes, size, __ATOMIC_RELAXED);
+  return 0;
+}
+#else
+static void *sl__take_kept(size_t bytes) {
+  (void)bytes;
+  return NULL;
+}
+static int sl__keep(void *p) {
+  (void)p;
+  return 0;
+}
+#endif
+
 static int64_t sl__made;            /* allocations since the last arm */
 static int64_t sl__live;            /* allocated and not yet freed */
 static int64_t sl__fail_after = -1; /* fail every one past this many */
+
+int64_t sl__alloc_kept_bytes(void) {
+#if SL__KEEPS_BLOCKS
+  return (int64_t)__atomic_load_n(&sl__kept_bytes, __ATOMIC_RELAXED);
+#else
+  return -1;
+#endif
+}
 
 /* 1 when this allocation is one that must fail. */
 static int sl__fails(void) {
@@ -27,7 +113,9 @@ static void *sl__counted(void *p) {
 }
 
 void *sl__malloc(size_t bytes) {
-  return sl__fails() ? NULL : sl__counted(malloc(bytes));
+  if (sl__fails()) return NULL;
+  void *kept = sl__take_kept(bytes);
+  return sl__counted(kept ? kept : malloc(bytes));
 }
 
 void *sl__calloc(size_t n, size_t size) {
@@ -37,7 +125,7 @@ void *sl__calloc(size_t n, size_t size) {
 void sl__free(void *p) {
   if (!p) return;
   __atomic_fetch_sub(&sl__live, 1, __ATOMIC_RELAXED);
-  free(p);
+  if (!sl__keep(p)) free(p);
 }
 
 sl_alloc_counts sl__alloc_faults(int64_t fail_after) {

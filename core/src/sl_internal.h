@@ -122,6 +122,10 @@ static inline int64_t sl__load_index(const sl_tensor *t, int64_t off) {
 void *sl__malloc(size_t bytes);
 void *sl__calloc(size_t n, size_t size);
 void sl__free(void *p);
+/* The bytes of the large blocks sl__free keeps for the next sl__malloc,
+ * or -1 where it keeps none (alloc.c: with glibc, not under
+ * AddressSanitizer). */
+int64_t sl__alloc_kept_bytes(void);
 
 /* Copies one element of `size` bytes. */
 static inline void sl__copy_elem(void *dst, const void *src, size_t size) {

@@ -1,0 +1,88 @@
+/*
+ * The kernels' scratch allocator (alloc.c): a large freed block is kept and
+ * handed to the next large allocation instead of going back to the system
+ * (whose fresh pages cost a fault each), within the cap; kept blocks are
+ * not counted live; an armed fault still fails an allocation a kept block
+ * could serve.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "sl_internal.h"
+#include "sl_test.h"
+
+enum { MIB = 1 << 20 };
+
+static void test_reuse(void) {
+  char *p = sl__malloc(4 * MIB);
+  CHECK(p != NULL);
+  if (!p) return;
+  memset(p, 1, 4 * MIB);
+  sl__free(p);
+  char *q = sl__malloc(3 * MIB);
+  CHECK_MSG(q == p,
+            "a 3 MiB block after freeing a 4 MiB one: %p, expected "
+            "the kept %p",
+            (void *)q, (void *)p);
+  sl_alloc_counts c = sl__alloc_faults(-1);
+  CHECK_MSG(c.live == 1, "live %lld with one block held, expected 1",
+            (long long)c.live);
+  sl__free(q);
+  c = sl__alloc_faults(-1);
+  CHECK_MSG(c.live == 0,
+            "live %lld after freeing it, expected 0 (a kept "
+            "block is no call's)",
+            (long long)c.live);
+}
+
+/* Four freed blocks of 100 MiB: the cap (256 MiB) keeps two; the next two
+ * allocations of that size are two of the freed blocks, and nothing is
+ * kept after them. */
+static void test_cap(void) {
+  enum { N = 4 };
+  void *p[N], *q[2];
+  for (int i = 0; i < N; ++i) p[i] = sl__malloc((size_t)100 * MIB);
+  const int64_t before = sl__alloc_kept_bytes();
+  for (int i = 0; i < N; ++i) sl__free(p[i]);
+  const int64_t kept = sl__alloc_kept_bytes() - before;
+  CHECK_MSG(kept >= 200 * (int64_t)MIB && kept <= 256 * (int64_t)MIB,
+            "four 100 MiB blocks freed: %lld bytes more kept, expected two "
+            "blocks' (the cap is 256 MiB)",
+            (long long)kept);
+  for (int i = 0; i < 2; ++i) q[i] = sl__malloc((size_t)100 * MIB);
+  CHECK_MSG(sl__alloc_kept_bytes() == before,
+            "%lld bytes kept after taking both back, expected %lld",
+            (long long)sl__alloc_kept_bytes(), (long long)before);
+  int reused = 0;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < N; ++j) reused += q[i] && q[i] == p[j];
+  CHECK_MSG(reused == 2,
+            "%d of 2 allocations were freed blocks kept, "
+            "expected 2",
+            reused);
+  for (int i = 0; i < 2; ++i) sl__free(q[i]);
+}
+
+/* An armed fault fails the allocation even with a block kept for it. */
+static void test_fault_first(void) {
+  void *p = sl__malloc(2 * MIB);
+  sl__free(p);
+  sl__alloc_faults(0);
+  void *q = sl__malloc(2 * MIB);
+  sl__alloc_faults(-1);
+  CHECK_MSG(q == NULL, "an armed fault returned %p", q);
+  sl__free(q);
+}
+
+int main(void) {
+  if (sl__alloc_kept_bytes() < 0) {
+    printf("test_alloc: skipped (this build frees every block: no glibc, or "
+           "AddressSanitizer)\n");
+    return 77;
+  }
+  test_reuse();
+  test_cap();
+  test_fault_first();
+  return sl_test_finish("test_alloc");
+}
