@@ -65,6 +65,46 @@
     *out = acc;                                                                \
   } while (0)
 
+/*
+ * A row along its own axis (every target in one row of out, src and index
+ * contiguous), a block of SL__KEEP_BLOCK positions at a time: a block
+ * whose index values are all one target (a sorted or repeated index) takes
+ * the element's steps in a register, skipped whole where an extreme keeps
+ * it (KEEPS), as SL__ONE_TARGET_ROW; any other block steps through memory
+ * in order. Each step waited on the last one's store where a target
+ * repeated (bf16 amin of 1.2M contributions to one target of 1.8M: 0.30x
+ * LibTorch).
+ */
+#define SL__OWN_AXIS_ROW(T, U, I, STEP, KEEPS)                                 \
+  do {                                                                         \
+    int64_t j = 0;                                                             \
+    for (; j + SL__KEEP_BLOCK <= n; j += SL__KEEP_BLOCK) {                     \
+      const I first = index[j];                                                \
+      int same = 1;                                                            \
+      for (int k = 1; k < SL__KEEP_BLOCK; ++k) same &= index[j + k] == first;  \
+      if (!same) {                                                             \
+        for (int k = 0; k < SL__KEEP_BLOCK; ++k) {                             \
+          T *a = out + (int64_t)index[j + k] * d0, b = src[j + k];             \
+          STEP(T, U);                                                          \
+        }                                                                      \
+        continue;                                                              \
+      }                                                                        \
+      T *target = out + (int64_t)first * d0, acc = *target, *a = &acc, b;      \
+      int keep = 1;                                                            \
+      for (int k = 0; k < SL__KEEP_BLOCK; ++k) keep &= KEEPS(acc, src[j + k]); \
+      if (keep) continue;                                                      \
+      for (int k = 0; k < SL__KEEP_BLOCK; ++k) {                               \
+        b = src[j + k];                                                        \
+        STEP(T, U);                                                            \
+      }                                                                        \
+      *target = acc;                                                           \
+    }                                                                          \
+    for (; j < n; ++j) {                                                       \
+      T *a = out + (int64_t)index[j] * d0, b = src[j];                         \
+      STEP(T, U);                                                              \
+    }                                                                          \
+  } while (0)
+
 /* Whether the index decides one axis (m == 1). Loops of ND == 0 are only
  * handed m == 1 (sl__reduce_row_for), so their test is the constant 1 and
  * their loops over other counts of axes are not compiled. */
@@ -104,11 +144,7 @@
             STEP(T, U);                                                        \
           }                                                                    \
       } else if (SL__ONE_AXIS(ND) && oc == 0 && ic == 1 && sc == 1) {          \
-        /* along the row's own axis: every target in one row of out */         \
-        for (int64_t j = 0; j < n; ++j) {                                      \
-          T *a = out + (int64_t)index[j] * d0, b = src[j];                     \
-          STEP(T, U);                                                          \
-        }                                                                      \
+        SL__OWN_AXIS_ROW(T, U, I, STEP, KEEPS);                                \
       } else if (SL__ONE_AXIS(ND)) {                                           \
         /* scatter_reduce, scatter_nd with one column */                       \
         for (int64_t j = 0; j < n; ++j) {                                      \

@@ -487,7 +487,31 @@ static void test_one_target_zeros(void) {
   }
 }
 
+/* Runs of one target along the row's own axis (x [5, 1], dim 0): runs of
+ * 1 to 60 positions, so blocks of 16 fall wholly inside one (the register
+ * path, skipped where an extreme keeps it) or across two (the memory
+ * path), with a NaN inside a run and zeros of both signs. Every variant
+ * bitwise the naive loop (prod left out: cpu.omp's private copies of out
+ * multiply in parts, which round differently). */
+static void test_index_runs(void) {
+  enum { R = 5 };
+  static double x[R] = {7, -3, 0.5, 40, -0.0}, src[ONE_TARGET_N];
+  static int64_t idx[ONE_TARGET_N];
+  one_target_src(src, -0.0, 20011);
+  uint32_t s = 777;
+  for (int i = 0; i < ONE_TARGET_N;) {
+    s = s * 1103515245u + 12345u;
+    const int run = 1 + (int)((s >> 16) % 60), target = (int)((s >> 8) % R);
+    for (int k = 0; k < run && i < ONE_TARGET_N; ++k) idx[i++] = target;
+  }
+  sl_tensor tx = sl_tensor_make(SL_F64, 2, (int64_t[]){R, 1}, x);
+  sl_tensor ti = sl_tensor_make(SL_I64, 2, (int64_t[]){ONE_TARGET_N, 1}, idx);
+  sl_tensor ts = sl_tensor_make(SL_F64, 2, (int64_t[]){ONE_TARGET_N, 1}, src);
+  check_against_naive(&tx, &ti, &ts, SL_REDUCE_PROD);
+}
+
 static void test_one_target(void) {
+  test_index_runs();
   check_one_target(-1);
   check_one_target(12345);            /* inside a block */
   check_one_target(ONE_TARGET_N - 2); /* in the tail */
