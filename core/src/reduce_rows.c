@@ -79,9 +79,11 @@
   do {                                                                         \
     int64_t j = 0;                                                             \
     for (; j + SL__KEEP_BLOCK <= n; j += SL__KEEP_BLOCK) {                     \
+      /* the ends first: a random index rarely passes them */                  \
       const I first = index[j];                                                \
-      int same = 1;                                                            \
-      for (int k = 1; k < SL__KEEP_BLOCK; ++k) same &= index[j + k] == first;  \
+      int same = index[j + SL__KEEP_BLOCK - 1] == first;                       \
+      for (int k = 1; same && k < SL__KEEP_BLOCK - 1; ++k)                     \
+        same = index[j + k] == first;                                          \
       if (!same) {                                                             \
         for (int k = 0; k < SL__KEEP_BLOCK; ++k) {                             \
           T *a = out + (int64_t)index[j + k] * d0, b = src[j + k];             \
