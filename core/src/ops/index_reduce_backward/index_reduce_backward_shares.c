@@ -190,6 +190,36 @@ static void sl__irb_slices_half(const sl__irb_shares *s, int64_t o, int64_t j0,
   }
 }
 
+/* mean's targeted slices of block o, columns [j0, j1), for f16 and bf16 a
+ * block at a time in float: grad_x = g / N with self (zeros without),
+ * grad_updates = g[target] / N. g and N are exact in float, and float's
+ * quotient rounds to the half type as the double one does (24 bits >= 2 x
+ * 11 + 2), so the values are the line walk's (by scalar conversions,
+ * f16 mean of 3 updates into one slice of 5.1M ran at 0.27x LibTorch). */
+static void sl__irb_mean_half(const sl__irb_shares *s, int64_t o, int64_t j0,
+                              int64_t j1) {
+  float g[SL__HALF_BLOCK];
+  for (int64_t i = -s->nu; i < s->m; ++i) {
+    /* i < 0: target nu + i's grad_x; else contribution i's grad_updates */
+    const int64_t k = i < 0 ? s->nu + i : s->slot[i], t = s->u[k];
+    const char *gp = sl__irb_slice(s->g, s, 2, o, s->n, t, j0);
+    char *out = i < 0 ? sl__irb_slice(s->gx, s, 2, o, s->n, t, j0)
+                      : sl__irb_slice(s->gs, s, 2, o, s->m, i, j0);
+    const int zero = i < 0 && !s->self;
+    const float n = (float)s->mean_n[k];
+    for (int64_t a = 0; a < j1 - j0; a += SL__HALF_BLOCK) {
+      const int64_t len = sl__half_block_len(j1 - j0, a);
+      if (zero)
+        for (int64_t q = 0; q < len; ++q) g[q] = 0.0f;
+      else {
+        sl__half_load_block(s->dt, gp + a * 2, g, len);
+        for (int64_t q = 0; q < len; ++q) g[q] /= n;
+      }
+      sl__half_store_block(s->dt, g, out + a * 2, len);
+    }
+  }
+}
+
 /* amax/amin's counts of block o's targeted slices, columns [j0, j1):
  * (x == result), then each contribution equal to its target's result,
  * in index order. */
@@ -237,7 +267,11 @@ SL__ALWAYS_INLINE void sl__irb_targeted(sl_dtype dt, const sl__irb_shares *s,
   const size_t es = sl__dtype_size(dt);
   const int mean = s->reduce == SL_REDUCE_MEAN, self = s->self;
   const int64_t w = j1 - j0;
-  if (!mean && (dt == SL_F16 || dt == SL_BF16)) {
+  if (dt == SL_F16 || dt == SL_BF16) {
+    if (mean) {
+      sl__irb_mean_half(s, o, j0, j1);
+      return;
+    }
     sl__irb_slices_half(s, o, j0, j1, 0);
     sl__irb_shares_half(s, o, j0, j1);
     return;
