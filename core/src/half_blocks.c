@@ -78,6 +78,31 @@ void sl__half_store_block(sl_dtype dt, const float *src, void *dst, int64_t n) {
   for (; i < n; ++i) h[i] = sl__f32_to_f16(src[i]);
 }
 
+void sl__half_load_steps(sl_dtype dt, const void *src, int64_t step, float *dst,
+                         int64_t n) {
+  if (step == 1) {
+    sl__half_load_block(dt, src, dst, n);
+    return;
+  }
+  /* gathered first, then widened as a block: one conversion call per
+   * element was most of a strided row's time */
+  const uint16_t *h = src;
+  uint16_t bits[SL__HALF_BLOCK];
+  for (int64_t i = 0; i < n; ++i) bits[i] = h[i * step];
+  sl__half_load_block(dt, bits, dst, n);
+}
+
+void sl__half_store_steps(sl_dtype dt, const float *src, void *dst,
+                          int64_t step, int64_t n) {
+  if (step == 1) {
+    sl__half_store_block(dt, src, dst, n);
+    return;
+  }
+  uint16_t *h = dst, bits[SL__HALF_BLOCK];
+  sl__half_store_block(dt, src, bits, n);
+  for (int64_t i = 0; i < n; ++i) h[i * step] = bits[i];
+}
+
 /* One chunk of a whole-tensor conversion (sl__for_chunks). */
 typedef struct sl__half_all {
   sl_dtype dt;

@@ -25,6 +25,13 @@ void sl__half_load_block(sl_dtype dt, const void *src, float *dst, int64_t n);
  * sl__store_f stores; a NaN stays a NaN (its payload may differ). */
 void sl__half_store_block(sl_dtype dt, const float *src, void *dst, int64_t n);
 
+/* The same for elements `step` elements apart (step 1: the blocks above),
+ * n <= SL__HALF_BLOCK. */
+void sl__half_load_steps(sl_dtype dt, const void *src, int64_t step, float *dst,
+                         int64_t n);
+void sl__half_store_steps(sl_dtype dt, const float *src, void *dst,
+                          int64_t step, int64_t n);
+
 /* The same over n elements on `threads` threads (sl__for_chunks): wide :=
  * half widened, or half := wide rounded. */
 void sl__half_widen_all(sl_dtype dt, const void *half, float *wide, int64_t n,

@@ -47,15 +47,7 @@ static void sl__half_updates(const sl__slices *s, int64_t o, int64_t i,
                              int64_t a0, int64_t w, float *v) {
   const uint16_t *u = (const uint16_t *)(const void *)s->upd + o * s->so +
                       i * s->si + a0 * s->sj;
-  if (s->sj == 1) {
-    sl__half_load_block(s->dt, u, v, w);
-    return;
-  }
-  /* gathered first, then widened as a block: one conversion call per
-   * element was most of a strided row's time */
-  uint16_t bits[SL__HALF_BLOCK];
-  for (int64_t q = 0; q < w; ++q) bits[q] = u[q * s->sj];
-  sl__half_load_block(s->dt, bits, v, w);
+  sl__half_load_steps(s->dt, u, s->sj, v, w);
 }
 
 /* acc[q] = acc[q] ⊕ v[q] in float; r is a constant in each call. */
