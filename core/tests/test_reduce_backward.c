@@ -489,6 +489,55 @@ static void test_index_0d_and_axis1(void) {
   }
 }
 
+/* index_reduce_backward sum and assign of x [O, 5, C] along dim 1 with
+ * two index values (3, 1), for C = 1 and 2: blocks of m x C <= 8 elements
+ * (the slices pass goes along the blocks, index_reduce_backward_slices.c)
+ * and C = 5 (10 elements: block by block). grad_updates[o][i][c] is
+ * g[o][index[i]][c]; grad_x is g, zero at the targets for assign or
+ * without self. */
+static void test_few_columns(void) {
+  enum { O = 37, N = 5, CMAX = 5, M = 2 };
+  static float g[O * N * CMAX], x[O * N * CMAX], gx[O * N * CMAX];
+  static float u[O * M * CMAX], gu[O * M * CMAX];
+  const int64_t idx[M] = {3, 1};
+  for (int i = 0; i < O * N * CMAX; ++i) g[i] = x[i] = (float)i;
+  for (int i = 0; i < O * M * CMAX; ++i) u[i] = 0;
+  const int cs[3] = {1, 2, CMAX};
+  const sl_reduce reds[2] = {SL_REDUCE_SUM, SL_REDUCE_ASSIGN};
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  for (int k = 0; k < 3; ++k) {
+    const int64_t C = cs[k], xs[3] = {O, N, C}, us[3] = {O, M, C}, m = M;
+    sl_tensor tg = sl_tensor_make(SL_F32, 3, xs, g),
+              tx = sl_tensor_make(SL_F32, 3, xs, x),
+              tgx = sl_tensor_make(SL_F32, 3, xs, gx);
+    sl_tensor tu = sl_tensor_make(SL_F32, 3, us, u),
+              tgu = sl_tensor_make(SL_F32, 3, us, gu);
+    sl_tensor ti = sl_tensor_make(SL_I64, 1, &m, (void *)idx);
+    FOR_EACH_VARIANT(SL_OP_INDEX_REDUCE_BACKWARD, v)
+    for (int r = 0; r < 2; ++r)
+      for (int self = 0; self < 2; ++self) {
+        CHECK(run_bw(&ctx, v->name, SL_OP_INDEX_REDUCE_BACKWARD, &tg, &tx, &ti,
+                     &tu, &tx, &tgx, sizeof gx, &tgu, sizeof gu, 1, reds[r],
+                     self) == SL_STATUS_OK);
+        const int zero = !self || reds[r] == SL_REDUCE_ASSIGN;
+        int bad = 0;
+        for (int64_t o = 0; o < O; ++o)
+          for (int64_t c = 0; c < C; ++c) {
+            for (int64_t i = 0; i < M; ++i)
+              bad += gu[(o * M + i) * C + c] != g[(o * N + idx[i]) * C + c];
+            for (int64_t t = 0; t < N; ++t) {
+              const int64_t at = (o * N + t) * C + c;
+              const int hit = t == idx[0] || t == idx[1];
+              bad += gx[at] != (hit && zero ? 0.0f : g[at]);
+            }
+          }
+        CHECK_MSG(bad == 0, "%s %s self %d C %lld: %d gradients differ",
+                  v->name, sl_reduce_name(reds[r]), self, (long long)C, bad);
+      }
+  }
+}
+
 /* Many lines with zeros and ties: cpu.omp (3 threads) equals cpu.serial
  * bitwise, for both ops and every reduce. */
 static void test_omp_matches_serial(void) {
@@ -1322,6 +1371,7 @@ int main(void) {
   test_scatter_bf16();
   test_index_seed001();
   test_index_0d_and_axis1();
+  test_few_columns();
   test_omp_matches_serial();
   test_sparse_matches_dense();
   test_grouped_prod();
