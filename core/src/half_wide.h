@@ -9,10 +9,11 @@
 
 #include "sl_internal.h"
 
-/* Fills *f, c with f32 x = out (in place) and src, each laid out as the
- * half tensor is; returns their buffer, or NULL having done nothing when
- * out or src does not fill its memory densely (contiguous in some order
- * of its axes) or there is no memory. */
+/* Fills *f, c with f32 x = out (in place) and src, out laid out as the half
+ * tensor is, src too when it fills its memory densely (else contiguous);
+ * returns their buffer, or NULL having done nothing when out does not fill
+ * its memory densely (contiguous in some order of its axes) or there is no
+ * memory. */
 float *sl__half_wide_begin(sl_call *c, sl_call *f, int threads);
 
 /* out := the f32 buffer rounded to out's dtype; frees it. */

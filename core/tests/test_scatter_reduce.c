@@ -299,6 +299,49 @@ static void test_rounding_and_halves(void) {
   }
 }
 
+/* f16 src stepped by 3 (a view into three times its elements, the others
+ * poison) against the same values contiguous, every reduce with and
+ * without x: the same bits on every variant (the widened f32 path copies a
+ * stepped src dense first, half_wide.c). Values are quarters: sums exact,
+ * products in one order on each variant. */
+static void test_stepped_half_src(void) {
+  enum { N = 64, M = 300, STEP = 3 };
+  static uint16_t x[N], dense[M], spaced[M * STEP], a[N], b[N];
+  static int64_t idx[M];
+  uint32_t s = 99;
+  for (int i = 0; i < N; ++i) x[i] = sl_f32_to_f16(0.25f * (float)(i % 7));
+  for (int i = 0; i < M * STEP; ++i) spaced[i] = sl_f32_to_f16(1000.0f);
+  for (int i = 0; i < M; ++i) {
+    s = s * 1103515245u + 12345u;
+    idx[i] = (s >> 16) % N;
+    dense[i] = spaced[i * STEP] =
+        sl_f32_to_f16(0.25f * (float)((int)((s >> 8) % 9) - 4));
+  }
+  sl_tensor tx = sl_tensor_make(SL_F16, 1, (int64_t[]){N}, x);
+  sl_tensor ti = sl_tensor_make(SL_I64, 1, (int64_t[]){M}, idx);
+  sl_tensor td = sl_tensor_make(SL_F16, 1, (int64_t[]){M}, dense);
+  sl_tensor tsp = sl_tensor_make(SL_F16, 1, (int64_t[]){M}, spaced);
+  tsp.strides[0] = STEP;
+  sl_tensor ta = sl_tensor_make(SL_F16, 1, (int64_t[]){N}, a);
+  sl_tensor tb = sl_tensor_make(SL_F16, 1, (int64_t[]){N}, b);
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  FOR_EACH_VARIANT(SL_OP_SCATTER_REDUCE, v) {
+    for (int r = SL_REDUCE_SUM; r <= SL_REDUCE_AMIN; ++r)
+      for (int self = 0; self < 2; ++self) {
+        if (r == SL_REDUCE_PROD && sl_test_any_writer(v)) continue;
+        CHECK(run_sr(&ctx, v, &tx, 0, &ti, &td, (sl_reduce)r, self, &ta,
+                     sizeof a) == SL_STATUS_OK);
+        CHECK(run_sr(&ctx, v, &tx, 0, &ti, &tsp, (sl_reduce)r, self, &tb,
+                     sizeof b) == SL_STATUS_OK);
+        int differ = 0;
+        for (int i = 0; i < N; ++i) differ += a[i] != b[i];
+        CHECK_MSG(differ == 0, "%s %s self=%d: %d of %d elements differ",
+                  v->name, sl_reduce_name((sl_reduce)r), self, differ, N);
+      }
+  }
+}
+
 /* A transposed x, a stepped-slice src and a transposed out: the kernels
  * follow the strides. */
 static void test_strides(void) {
@@ -862,6 +905,7 @@ int main(void) {
   test_signed_zero();
   test_integers();
   test_rounding_and_halves();
+  test_stepped_half_src();
   test_strides();
   test_many_lines();
   test_private_copies();

@@ -4,7 +4,7 @@
  * (sl__scatter_reduce_rows): threads own slabs of out, or, when the
  * contributions outnumber out 4:1, private copies of it merged in part
  * order (the parts fixed by the call, so cpu.omp gives the same bits on
- * any number of threads); f16 and bf16 with contiguous out and src take it
+ * any number of threads); f16 and bf16 with a dense out (any src) take it
  * in f32 (sl__sr_half_rows). The mean of f32/f64/i32/i64 takes it for
  * its sum and its counts (reduce_rows_mean.c). The rest (f16 and bf16
  * means, f16 and bf16 in other layouts) go by whole index lines.
@@ -60,7 +60,7 @@ static void sl__sr_lines(const void *call, int64_t begin, int64_t end,
 }
 
 /*
- * f16/bf16 sum, prod, amax and amin with contiguous out and src: out := x
+ * f16/bf16 sum, prod, amax and amin with a dense out (half_wide.h): out := x
  * and src widened to f32, reduced in place by the f32 row path, rounded
  * back once. That is the lines' arithmetic (reduce.c: every step an f32
  * operation, one rounding to the half type at the end; cpu.omp's private
