@@ -91,12 +91,22 @@ static void sl__copy_range(void *user, int64_t begin, int64_t end) {
   const sl_tensor *x = job->x;
   sl__copy_row_fn row = sl__copy_rows[sl__elem_class(sl_dtype_size(x->dtype))];
   const int64_t *st[2] = {out->strides, x->strides};
+  const size_t es = sl_dtype_size(x->dtype);
   sl__walk w;
   sl__walk_init(&w, x->ndim, x->shape, 2, st, begin);
-  for (int64_t left = end - begin, n; left > 0; left -= n, sl__walk_next(&w)) {
-    n = sl__walk_span(&w, left);
-    row(sl__ptr(out, sl__walk_at(&w, 0)), sl__walk_step(&w, 0),
-        sl__ptr(x, sl__walk_at(&w, 1)), sl__walk_step(&w, 1), n);
+  /* a plane of rows at a time: short rows (x[..., :205] of a wider
+   * buffer) paid the walk's step per row more than their copy (bool
+   * 206x205x205: 0.46x LibTorch) */
+  for (int64_t left = end - begin, n, rows; left > 0;
+       left -= rows * n, sl__walk_next_rows(&w, rows)) {
+    rows = sl__walk_rows(&w, left, &n);
+    char *o = sl__ptr(out, sl__walk_at(&w, 0));
+    const char *i = sl__ptr(x, sl__walk_at(&w, 1));
+    const int64_t os = sl__walk_step(&w, 0), is = sl__walk_step(&w, 1);
+    const int64_t orow = sl__walk_row_step(&w, 0) * (int64_t)es,
+                  irow = sl__walk_row_step(&w, 1) * (int64_t)es;
+    for (int64_t r = 0; r < rows; ++r)
+      row(o + r * orow, os, i + r * irow, is, n);
   }
 }
 
