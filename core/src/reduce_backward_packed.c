@@ -7,15 +7,15 @@
  * include_self: six arrays met at random, a cache miss each once the line
  * outgrows the caches (index_reduce_backward f16 amax of 3 million updates
  * into 5 million positions ran at 0.2-0.4x LibTorch). Here a record per
- * position (6 bytes for f16/bf16, 8 for f32) holds result, the count and
- * whether the position is targeted, built in order, then the position's
- * share of g (g / N) in place of the count once grad_x is written, so
+ * position (8 bytes: f16/bf16 lines run the f32 passes on widened blocks)
+ * holds result, the count and whether the position is targeted, built in
+ * order, then the position's share of g (g / N) in place of the count
+ * once grad_x is written, so
  * that a contribution meets one line of memory per pass, and the records
  * of 3M f32 positions fit a 32 MiB L3 (with g in them, 12 bytes, they did
  * not: scatter_reduce_backward f32 amax 1-D ran at 0.65x); the passes but
  * the counting split among threads when the line is alone. Every element
- * sees
- * the same operations in the same order (the values are exact in float,
+ * sees the same operations in the same order (the values are exact in float,
  * the count rounds as sl__count_add), so the results are the dense path's,
  * bit for bit.
  */
@@ -28,7 +28,7 @@
 #include "reduce.h"
 #include "walk.h"
 
-/* A position's record: result as the line holds it (es bytes), then a
+/* A position's record: result as a float (es = 4 bytes), then a
  * float: its count, whose sign bit says whether the position is targeted
  * (a count is never negative), and after the grad_x pass its share. */
 #define SL__REC_BYTES(es) ((es) + 4)
