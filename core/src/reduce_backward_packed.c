@@ -139,6 +139,16 @@ SL__ALWAYS_INLINE void sl__rb_packed_gs(sl_dtype dt, const sl__rbline *b,
   }
 }
 
+/* This thread's positions [j0, j1) and contributions [i0, i1) of a line's
+ * region. */
+static void sl__rb_packed_share(const sl__rbline *b, const sl__rbptr *p,
+                                int64_t *j0, int64_t *j1, int64_t *i0,
+                                int64_t *i1) {
+  const int team = omp_get_num_threads(), t = omp_get_thread_num();
+  sl__chunk(b->n, team, t, j0, j1);
+  sl__chunk(p->m, team, t, i0, i1);
+}
+
 /* The passes of one f32 line on `threads` threads, in one region: each
  * thread builds, counts into and reads the records of its own positions,
  * so only grad_src, which reads any record, waits for all of them. */
@@ -146,10 +156,8 @@ static void sl__rb_packed_f32(const sl__rbline *b, const sl__rbptr *p,
                               char *records, int threads) {
 #pragma omp parallel num_threads(threads) if (threads > 1)
   {
-    const int team = omp_get_num_threads(), t = omp_get_thread_num();
     int64_t j0, j1, i0, i1;
-    sl__chunk(b->n, team, t, &j0, &j1);
-    sl__chunk(p->m, team, t, &i0, &i1);
+    sl__rb_packed_share(b, p, &j0, &j1, &i0, &i1);
     sl__rb_packed_build(SL_F32, b, p, records, j0, j1);
     sl__rb_packed_count(SL_F32, b, p, records, j0, j1);
     sl__rb_packed_gx(SL_F32, b, p, records, j0, j1);
@@ -231,10 +239,8 @@ static void sl__rb_packed_half(const sl__rbline *b, const sl__rbptr *p,
                                char *records, int threads) {
 #pragma omp parallel num_threads(threads) if (threads > 1)
   {
-    const int team = omp_get_num_threads(), t = omp_get_thread_num();
     int64_t j0, j1, i0, i1;
-    sl__chunk(b->n, team, t, &j0, &j1);
-    sl__chunk(p->m, team, t, &i0, &i1);
+    sl__rb_packed_share(b, p, &j0, &j1, &i0, &i1);
     sl__rb_half_bufs w;
     sl__rb_half_positions(b, p, records, j0, j1, 0, &w);
     sl__rb_half_contributions(b, p, records, 0, p->m, j0, j1, 0, &w);

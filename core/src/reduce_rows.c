@@ -43,21 +43,26 @@
  * blocks of contiguous values that cannot move it (KEEPS), so the row
  * streams src.
  */
+/* The block of src[j, j + SL__KEEP_BLOCK) stepped into the register acc
+ * (a = &acc, b in scope), unless an extreme keeps acc for all of it. */
+#define SL__STEP_BLOCK(T, U, STEP, KEEPS)                                      \
+  do {                                                                         \
+    int keep = 1;                                                              \
+    for (int k = 0; k < SL__KEEP_BLOCK; ++k) keep &= KEEPS(acc, src[j + k]);   \
+    if (!keep)                                                                 \
+      for (int k = 0; k < SL__KEEP_BLOCK; ++k) {                               \
+        b = src[j + k];                                                        \
+        STEP(T, U);                                                            \
+      }                                                                        \
+  } while (0)
+
 #define SL__ONE_TARGET_ROW(T, U, STEP, KEEPS)                                  \
   do {                                                                         \
     T acc = *out, *a = &acc, b;                                                \
     int64_t j = 0;                                                             \
     if (sc == 1)                                                               \
-      for (; j + SL__KEEP_BLOCK <= n; j += SL__KEEP_BLOCK) {                   \
-        int keep = 1;                                                          \
-        for (int k = 0; k < SL__KEEP_BLOCK; ++k)                               \
-          keep &= KEEPS(acc, src[j + k]);                                      \
-        if (keep) continue;                                                    \
-        for (int k = 0; k < SL__KEEP_BLOCK; ++k) {                             \
-          b = src[j + k];                                                      \
-          STEP(T, U);                                                          \
-        }                                                                      \
-      }                                                                        \
+      for (; j + SL__KEEP_BLOCK <= n; j += SL__KEEP_BLOCK)                     \
+        SL__STEP_BLOCK(T, U, STEP, KEEPS);                                     \
     for (; j < n; ++j) {                                                       \
       b = src[j * sc];                                                         \
       STEP(T, U);                                                              \
@@ -92,14 +97,8 @@
         continue;                                                              \
       }                                                                        \
       T *target = out + (int64_t)first * d0, acc = *target, *a = &acc, b;      \
-      int keep = 1;                                                            \
-      for (int k = 0; k < SL__KEEP_BLOCK; ++k) keep &= KEEPS(acc, src[j + k]); \
-      if (keep) continue;                                                      \
-      for (int k = 0; k < SL__KEEP_BLOCK; ++k) {                               \
-        b = src[j + k];                                                        \
-        STEP(T, U);                                                            \
-      }                                                                        \
-      *target = acc;                                                           \
+      SL__STEP_BLOCK(T, U, STEP, KEEPS);                                       \
+      *target = acc; /* the same bits where the block kept it */               \
     }                                                                          \
     for (; j < n; ++j) {                                                       \
       T *a = out + (int64_t)index[j] * d0, b = src[j];                         \
