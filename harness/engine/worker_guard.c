@@ -74,17 +74,25 @@ void sl_worker_guard_mark(sl_worker_guard *g) {
 int sl_worker_guard_is_copy(void) { return sl__copy != 0; }
 
 /* The thread count once threads that are exiting have gone, waiting up to
- * about 10 ms for the count to fall to `before`: a nested OpenMP team runs
- * on threads libgomp starts for it, which exit just after the call
- * returns (a kernel's own thread that crashes 20 ms later, as the hostile
- * provider's does, is still running when the wait ends). */
+ * 50 ms of wall time for the count to fall to `before`: a nested OpenMP
+ * team runs on threads libgomp starts for it, which exit just after the
+ * call returns. The bound is on the clock, not on a count of sleeps, and
+ * generous: beside two busy processes a thread that ends 200 us after the
+ * call was still there after 5 ms. A thread that lives on costs its kernel
+ * the whole wait once (the worker is then replaced). */
 static long sl__settled_threads(const sl_worker_guard *g, long before) {
-  const struct timespec step = {0, 250000};
+  const struct timespec step = {0, 100000};
+  struct timespec t0, t;
   long now = sl__count_threads(g);
-  for (int tries = 0; before >= 0 && now > before && tries < 40; ++tries) {
+  if (before < 0 || now <= before) return now;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  do {
     nanosleep(&step, NULL);
     now = sl__count_threads(g);
-  }
+    clock_gettime(CLOCK_MONOTONIC, &t);
+  } while (now > before &&
+           (t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) <
+               50000000L);
   return now;
 }
 

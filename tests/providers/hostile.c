@@ -9,7 +9,7 @@
  *   cpu.fd_census     fails, naming the descriptor, when it can see one
  *                     that is not close-on-exec or is a store's file
  *                     (.db, -wal, -shm, .lock)
- *   cpu.thread_crash  leaves a thread that crashes 20 ms later
+ *   cpu.thread_crash  leaves a thread that crashes 500 ms later
  *   cpu.thread_write  leaves a thread that keeps writing to the output
  *   cpu.thread_ending correct, with a thread that ends 200 us after the
  *                     call returns (as a nested OpenMP team's threads
@@ -96,7 +96,9 @@ static int *volatile sltest_null;
 
 static void *sltest_crash_later(void *arg) {
   (void)arg;
-  usleep(20000);
+  /* well past the guard's wait for exiting threads (50 ms), also on a
+   * loaded runner: the worker is replaced before this crashes it */
+  usleep(500000);
   *sltest_null = 1;
   return NULL;
 }

@@ -9,7 +9,7 @@
 #      runs included, and both pass; so does a kernel whose thread ends
 #      just after the call returns (as a nested OpenMP team's do).
 #   2. fuzz beside cpu.serial with a kernel that leaves a thread (crashing
-#      20 ms later, or writing on), forks, or closes every descriptor: the
+#      500 ms later, or writing on), forks, or closes every descriptor: the
 #      campaign finishes (exit 1), and every failing verdict is that
 #      kernel's, with the reason; none is the reference's or cpu.serial's.
 #   3. fuzz a kernel that crashes only after 20 calls in a process: the
