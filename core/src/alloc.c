@@ -23,16 +23,10 @@
  * (malloc_usable_size says how large a kept block is) and not under
  * AddressSanitizer, which must see every free to catch a use after it.
  */
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+#if defined(__GLIBC__) && !SL__MEMORY_SANITIZED
 #define SL__KEEPS_BLOCKS 1
 #else
 #define SL__KEEPS_BLOCKS 0
-#endif
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#undef SL__KEEPS_BLOCKS
-#define SL__KEEPS_BLOCKS 0
-#endif
 #endif
 
 #if SL__KEEPS_BLOCKS

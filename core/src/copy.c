@@ -4,15 +4,10 @@
 #include "copy_tiled.h"
 #include "walk.h"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/* the sanitizers do not see into the asm: memcpy under them */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) &&        \
+    !SL__MEMORY_SANITIZED
 #include <cpuid.h>
-#if defined(__SANITIZE_ADDRESS__)
-#define SL__NO_MOVSB 1 /* ASan does not see into the asm: keep memcpy */
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
-#define SL__NO_MOVSB 1
-#endif
-#endif
 #else
 #define SL__NO_MOVSB 1
 #endif

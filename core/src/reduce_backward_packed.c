@@ -53,26 +53,23 @@ int sl__rb_packed_fits(const sl__rbline *b, int64_t m) {
          b->n > (int64_t)SL__TH_BACKWARD_SCRATCH;
 }
 
-/* The passes over positions [j0, j1) or contributions [i0, i1), dt a
- * constant in each instance below. They run inside one parallel region
- * of that instance, not a region of their own: a region in a function
- * inlined for each dtype is outlined once, before the inlining, and its
- * loads switched on the dtype per element (the build and grad_x passes
- * took as long as the random ones). */
-#define SL__REC_LOAD(base, j, step) sl__load_f(dt, SL__AT(base, j, step))
+/* The passes over positions [j0, j1) or contributions [i0, i1) of an f32
+ * line (a half line's blocks are widened first). They run inside one
+ * parallel region, not a region of their own each. */
+#define SL__REC_LOAD(base, j, step) sl__load_f(SL_F32, SL__AT(base, j, step))
 #define SL__REC_AT(j) (records + (j)*SL__REC_BYTES(es))
 
 /* Each position's record: result, and count = (x == result). */
-SL__ALWAYS_INLINE void sl__rb_packed_build(sl_dtype dt, const sl__rbline *b,
+SL__ALWAYS_INLINE void sl__rb_packed_build(const sl__rbline *b,
                                            const sl__rbptr *p, char *records,
                                            int64_t j0, int64_t j1) {
-  const int64_t es = (int64_t)sl__dtype_size(dt);
+  const int64_t es = sizeof(float);
   for (int64_t j = j0; j < j1; ++j) {
     char *rec = SL__REC_AT(j);
     memcpy(rec, SL__AT(p->res, j, b->rstep), (size_t)es);
-    sl__rec_set_count(
-        rec, es,
-        (float)sl__hit(SL__REC_LOAD(p->x, j, b->xstep), sl__load_f(dt, rec)));
+    sl__rec_set_count(rec, es,
+                      (float)sl__hit(SL__REC_LOAD(p->x, j, b->xstep),
+                                     sl__load_f(SL_F32, rec)));
   }
 }
 
@@ -81,10 +78,10 @@ SL__ALWAYS_INLINE void sl__rb_packed_build(sl_dtype dt, const sl__rbline *b,
  * the count's sign. Each thread takes the targets of its own positions
  * and reads the whole index: no two threads touch one record, and each
  * record meets its contributions in the order of one thread. */
-SL__ALWAYS_INLINE void sl__rb_packed_count(sl_dtype dt, const sl__rbline *b,
+SL__ALWAYS_INLINE void sl__rb_packed_count(const sl__rbline *b,
                                            const sl__rbptr *p, char *records,
                                            int64_t j0, int64_t j1) {
-  const int64_t es = (int64_t)sl__dtype_size(dt), m = p->m;
+  const int64_t es = sizeof(float), m = p->m;
   for (int64_t i = 0; i < m; ++i) {
     if (i + SL__RB_AHEAD < m) {
       const int64_t ahead =
@@ -96,36 +93,34 @@ SL__ALWAYS_INLINE void sl__rb_packed_count(sl_dtype dt, const sl__rbline *b,
     char *rec = SL__REC_AT(t);
     const float c = fabsf(sl__rec_count(rec, es));
     const double hit =
-        sl__hit(SL__REC_LOAD(p->src, i, b->sstep), sl__load_f(dt, rec));
-    sl__rec_set_count(rec, es, -(float)sl__count_add(dt, c, hit));
+        sl__hit(SL__REC_LOAD(p->src, i, b->sstep), sl__load_f(SL_F32, rec));
+    sl__rec_set_count(rec, es, -(float)sl__count_add(SL_F32, c, hit));
   }
 }
 
 /* (x == result) * (g / N), 0 at a targeted position without include_self;
  * a zero N gives inf or NaN, and 0 * inf is NaN, as in LibTorch. The share
  * (exact in float) replaces the count. */
-SL__ALWAYS_INLINE void sl__rb_packed_gx(sl_dtype dt, const sl__rbline *b,
-                                        const sl__rbptr *p, char *records,
-                                        int64_t j0, int64_t j1) {
-  const int64_t es = (int64_t)sl__dtype_size(dt);
+SL__ALWAYS_INLINE void sl__rb_packed_gx(const sl__rbline *b, const sl__rbptr *p,
+                                        char *records, int64_t j0, int64_t j1) {
+  const int64_t es = sizeof(float);
   for (int64_t j = j0; j < j1; ++j) {
     char *rec = SL__REC_AT(j);
     const float c = sl__rec_count(rec, es);
     const double hit =
-        sl__hit(SL__REC_LOAD(p->x, j, b->xstep), sl__load_f(dt, rec));
+        sl__hit(SL__REC_LOAD(p->x, j, b->xstep), sl__load_f(SL_F32, rec));
     const double share =
         sl__round_to(SL_F32, SL__REC_LOAD(p->g, j, b->gstep) / fabsf(c));
-    sl__store_f(dt, SL__AT(p->gx, j, b->gxstep),
+    sl__store_f(SL_F32, SL__AT(p->gx, j, b->gxstep),
                 sl__pick_f64(!b->include_self && signbit(c), 0.0, hit * share));
     sl__rec_set_count(rec, es, (float)share);
   }
 }
 
 /* grad_src: (src == result[t]) * share[t]. */
-SL__ALWAYS_INLINE void sl__rb_packed_gs(sl_dtype dt, const sl__rbline *b,
-                                        const sl__rbptr *p, char *records,
-                                        int64_t i0, int64_t i1) {
-  const int64_t es = (int64_t)sl__dtype_size(dt);
+SL__ALWAYS_INLINE void sl__rb_packed_gs(const sl__rbline *b, const sl__rbptr *p,
+                                        char *records, int64_t i0, int64_t i1) {
+  const int64_t es = sizeof(float);
   for (int64_t i = i0; i < i1; ++i) {
     if (i + SL__RB_AHEAD < i1)
       __builtin_prefetch(
@@ -133,8 +128,8 @@ SL__ALWAYS_INLINE void sl__rb_packed_gs(sl_dtype dt, const sl__rbline *b,
           0);
     const char *rec = SL__REC_AT(sl__target(b->index, p->ioff, b->istep, i));
     const double hit =
-        sl__hit(SL__REC_LOAD(p->src, i, b->sstep), sl__load_f(dt, rec));
-    sl__store_f(dt, SL__AT(p->gs, i, b->gsstep),
+        sl__hit(SL__REC_LOAD(p->src, i, b->sstep), sl__load_f(SL_F32, rec));
+    sl__store_f(SL_F32, SL__AT(p->gs, i, b->gsstep),
                 hit * (double)sl__rec_count(rec, es));
   }
 }
@@ -158,11 +153,11 @@ static void sl__rb_packed_f32(const sl__rbline *b, const sl__rbptr *p,
   {
     int64_t j0, j1, i0, i1;
     sl__rb_packed_share(b, p, &j0, &j1, &i0, &i1);
-    sl__rb_packed_build(SL_F32, b, p, records, j0, j1);
-    sl__rb_packed_count(SL_F32, b, p, records, j0, j1);
-    sl__rb_packed_gx(SL_F32, b, p, records, j0, j1);
+    sl__rb_packed_build(b, p, records, j0, j1);
+    sl__rb_packed_count(b, p, records, j0, j1);
+    sl__rb_packed_gx(b, p, records, j0, j1);
 #pragma omp barrier
-    sl__rb_packed_gs(SL_F32, b, p, records, i0, i1);
+    sl__rb_packed_gs(b, p, records, i0, i1);
   }
 }
 
@@ -202,11 +197,11 @@ static void sl__rb_half_positions(const sl__rbline *b, const sl__rbptr *p,
     if (!gx) {
       sl__half_load_steps(b->dt, p->res + 2 * a * b->rstep, b->rstep, w->b,
                           len);
-      sl__rb_packed_build(SL_F32, &u, &q, rec, 0, len);
+      sl__rb_packed_build(&u, &q, rec, 0, len);
       continue;
     }
     sl__half_load_steps(b->dt, p->g + 2 * a * b->gstep, b->gstep, w->b, len);
-    sl__rb_packed_gx(SL_F32, &u, &q, rec, 0, len);
+    sl__rb_packed_gx(&u, &q, rec, 0, len);
     sl__half_store_steps(b->dt, w->out, p->gx + 2 * a * b->gxstep, b->gxstep,
                          len);
   }
@@ -226,10 +221,10 @@ static void sl__rb_half_contributions(const sl__rbline *b, const sl__rbptr *p,
     q.src = (const char *)w->a, q.gs = (char *)w->out;
     sl__half_load_steps(b->dt, p->src + 2 * a * b->sstep, b->sstep, w->a, len);
     if (!gs) {
-      sl__rb_packed_count(SL_F32, &u, &q, records, j0, j1);
+      sl__rb_packed_count(&u, &q, records, j0, j1);
       continue;
     }
-    sl__rb_packed_gs(SL_F32, &u, &q, records, 0, len);
+    sl__rb_packed_gs(&u, &q, records, 0, len);
     sl__half_store_steps(b->dt, w->out, p->gs + 2 * a * b->gsstep, b->gsstep,
                          len);
   }

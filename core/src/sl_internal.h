@@ -11,6 +11,20 @@
 #include "sl/sl.h"
 #include "thresholds.h"
 
+/* 1 in a build whose memory accesses AddressSanitizer or MemorySanitizer
+ * checks: they see neither into asm nor through a block kept past its
+ * free, so the paths that do either stand aside (copy.c, alloc.c). */
+#if defined(__SANITIZE_ADDRESS__)
+#define SL__MEMORY_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#define SL__MEMORY_SANITIZED 1
+#endif
+#endif
+#ifndef SL__MEMORY_SANITIZED
+#define SL__MEMORY_SANITIZED 0
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
