@@ -103,6 +103,22 @@ void sl__half_store_steps(sl_dtype dt, const float *src, void *dst,
   for (int64_t i = 0; i < n; ++i) h[i * step] = bits[i];
 }
 
+void sl__half_load_at(sl_dtype dt, const void *base, const int64_t *off,
+                      float *dst, int64_t n) {
+  const uint16_t *h = base;
+  uint16_t bits[SL__HALF_BLOCK];
+  if (n <= 0) return; /* else gcc sees bits read unwritten */
+  for (int64_t i = 0; i < n; ++i) bits[i] = h[off[i]];
+  sl__half_load_block(dt, bits, dst, n);
+}
+
+void sl__half_store_at(sl_dtype dt, const float *src, void *base,
+                       const int64_t *off, int64_t n) {
+  uint16_t *h = base, bits[SL__HALF_BLOCK];
+  sl__half_store_block(dt, src, bits, n);
+  for (int64_t i = 0; i < n; ++i) h[off[i]] = bits[i];
+}
+
 /* One chunk of a whole-tensor conversion (sl__for_chunks). */
 typedef struct sl__half_all {
   sl_dtype dt;

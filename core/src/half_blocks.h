@@ -32,6 +32,13 @@ void sl__half_load_steps(sl_dtype dt, const void *src, int64_t step, float *dst,
 void sl__half_store_steps(sl_dtype dt, const float *src, void *dst,
                           int64_t step, int64_t n);
 
+/* The same for the elements at base + off[i] (in elements), i < n <=
+ * SL__HALF_BLOCK: strided columns of several axes. */
+void sl__half_load_at(sl_dtype dt, const void *base, const int64_t *off,
+                      float *dst, int64_t n);
+void sl__half_store_at(sl_dtype dt, const float *src, void *base,
+                       const int64_t *off, int64_t n);
+
 /* The same over n elements on `threads` threads (sl__for_chunks): wide :=
  * half widened, or half := wide rounded. */
 void sl__half_widen_all(sl_dtype dt, const void *half, float *wide, int64_t n,

@@ -535,6 +535,72 @@ static void test_backward_half_ties(void) {
   }
 }
 
+/* f16 and bf16 forward of every reduce over HC columns with an axis of
+ * extent 2 after them, data [5, HC, 2] viewed with its last two axes
+ * swapped (the columns HC-strided; at least the columns the half path
+ * takes), lengths [2, 0, 3] along axis 0, with and without initial 3:
+ * against plain float loops rounded to the dtype. Values are integers in
+ * [-2, 2] (every sum and product exact), one NaN, which amax, amin and the
+ * sums of its segment propagate. */
+static float half_ref(sl_reduce r, float a, float b) {
+  if (r == SL_REDUCE_SUM || r == SL_REDUCE_MEAN) return a + b;
+  if (r == SL_REDUCE_PROD) return a * b;
+  if (b != b) return b;
+  return r == SL_REDUCE_AMAX ? (a < b ? b : a) : (b < a ? b : a);
+}
+static float half_start(sl_reduce r, int has_init) {
+  if (has_init) return 3.0f;
+  if (r == SL_REDUCE_PROD) return 1.0f;
+  if (r == SL_REDUCE_AMAX) return -INFINITY;
+  return r == SL_REDUCE_AMIN ? INFINITY : 0.0f;
+}
+static void check_half_columns(sl_dtype dt, sl_reduce r, int has_init) {
+  enum { N = 5, C = 2 * HC };
+  const int64_t len[3] = {2, 0, 3}, start[4] = {0, 2, 2, 5};
+  float df[N * C];
+  uint16_t d[N * C], out[3 * C];
+  for (int i = 0; i < N * C; ++i) df[i] = (float)((i * 7 + i / C * 3) % 5 - 2);
+  df[3 * C + 5] = NAN;
+  for (int i = 0; i < N * C; ++i) d[i] = to_half(dt, df[i]);
+  sl_tensor td = sl_tensor_make(dt, 3, (int64_t[]){N, HC, 2}, d);
+  td.strides[1] = 1, td.strides[2] = HC; /* [5, 2, HC] with 1 and 2 swapped */
+  sl_tensor tl = sl_tensor_make(SL_I64, 1, (int64_t[]){3}, (void *)len);
+  sl_tensor to = sl_tensor_make(dt, 3, (int64_t[]){3, HC, 2}, out);
+  FOR_EACH_VARIANT(SL_OP_SEGMENT_REDUCE, v) {
+    sl_ctx ctx;
+    sl_ctx_init(&ctx);
+    CHECK_MSG(run_fwd(&ctx, v->name, &td, 0, &tl, 0, r, has_init, 3, &to,
+                      sizeof out) == SL_STATUS_OK,
+              "%s: %s", v->name, ctx.msg);
+    for (int s = 0; s < 3; ++s)
+      for (int k = 0; k < C; ++k) {        /* k: column (j, c) at j * 2 + c */
+        const int at = k % 2 * HC + k / 2; /* its offset in a row of d */
+        float want = half_start(r, has_init);
+        for (int64_t i = start[s]; i < start[s + 1]; ++i)
+          want = half_ref(r, want, df[i * C + at]);
+        if (r == SL_REDUCE_MEAN)
+          want = len[s] ? want / (float)len[s] : has_init ? 3.0f : NAN;
+        const uint16_t got = out[s * C + k];
+        const float g =
+            dt == SL_BF16 ? sl_bf16_to_f32(got) : sl_f16_to_f32(got);
+        CHECK_MSG(want != want ? g != g : got == to_half(dt, want),
+                  "%s %s %s init %d: out[%d][%d] = %g, want %g", v->name,
+                  sl_dtype_name(dt), sl_reduce_name(r), has_init, s, k, g,
+                  want);
+      }
+  }
+}
+
+static void test_half_columns(void) {
+  static const sl_reduce reduces[] = {SL_REDUCE_SUM, SL_REDUCE_MEAN,
+                                      SL_REDUCE_PROD, SL_REDUCE_AMAX,
+                                      SL_REDUCE_AMIN};
+  for (int h = 0; h < 2; ++h)
+    for (int k = 0; k < 5; ++k)
+      for (int init = 0; init < 2; ++init)
+        check_half_columns(h ? SL_BF16 : SL_F16, reduces[k], init);
+}
+
 /* Several rows and column blocks (R = 300 > 256 columns per task): data
  * [3, 20, 300] with row q's lengths [q, 0, 20 - 2q, q], axis 1; integer
  * values, so every sum is exact. Forward sum, then the backward of sum
@@ -754,6 +820,7 @@ int main(void) {
   test_backward_initial();
   test_backward_columns();
   test_backward_half_ties();
+  test_half_columns();
   test_blocks();
   test_bad_inputs();
   test_typed();

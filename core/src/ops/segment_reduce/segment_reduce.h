@@ -56,6 +56,12 @@ void sl__seg_offsets_free(const sl_call *c, int lengths_slot, int64_t *offs);
  * order, so that offsets are recomputed only where they change). */
 #define SL__SEG_RUN 64
 
+/* Columns a task of f16 or bf16 needs to go by blocks of floats
+ * (half_blocks.h): a block of a few elements paid its loops' set-up per
+ * element (bf16 amin backward over 3.3M rows of one column ran at 0.23x
+ * LibTorch that way). */
+#define SL__SEG_HALF_MIN_COLUMNS 8
+
 /* Offset of row q's first element (position 0 along the axis) in t. */
 static inline int64_t sl__seg_row_off(const sl__seg_geom *g, const sl_tensor *t,
                                       int64_t q) {

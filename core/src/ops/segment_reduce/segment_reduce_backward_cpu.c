@@ -19,7 +19,6 @@
  *         that initial decided, unless a value ties it), 0 elsewhere.
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "half_blocks.h"
 #include "reduce.h"
@@ -47,27 +46,6 @@ typedef struct sl__segb_task {
   const int64_t *goff, *roff, *doff, *gdoff;
 } sl__segb_task;
 
-/* w 16-bit elements at p + 2 * off[k] into float, a block at a time. */
-static void sl__segb_gather_half(sl_dtype dt, const char *p, const int64_t *off,
-                                 int64_t w, float *dst) {
-  uint16_t raw[SL__SEG_BLOCK];
-  if (w <= 0) return; /* else gcc sees raw read unwritten */
-  for (int64_t k = 0; k < w; ++k) memcpy(&raw[k], p + off[k] * 2, 2);
-  sl__half_load_block(dt, raw, dst, w);
-}
-
-static void sl__segb_scatter_half(sl_dtype dt, const float *src, int64_t w,
-                                  char *p, const int64_t *off) {
-  uint16_t raw[SL__SEG_BLOCK];
-  sl__half_store_block(dt, src, raw, w);
-  for (int64_t k = 0; k < w; ++k) memcpy(p + off[k] * 2, &raw[k], 2);
-}
-
-/* Columns a task needs for sl__segb_half: a block of a few elements paid
- * its loops' set-up per element (bf16 amin over 3.3M rows of one column
- * ran at 0.23x LibTorch that way). */
-#define SL__SEGB_HALF_MIN_COLUMNS 8
-
 /*
  * sum, mean, amax and amin of f16 and bf16 for one task in float, the
  * conversions a block of columns at a time (one element at a time through
@@ -80,14 +58,14 @@ static void sl__segb_half(sl_dtype dt, sl_reduce r, const sl__segb_task *t) {
   float g[SL__SEG_BLOCK], v[SL__SEG_BLOCK], x[SL__SEG_BLOCK],
       res[SL__SEG_BLOCK];
   const int64_t w = t->w;
-  sl__segb_gather_half(dt, t->g, t->goff, w, g);
+  sl__half_load_at(dt, t->g, t->goff, g, w);
   const int extreme = r == SL_REDUCE_AMAX || r == SL_REDUCE_AMIN;
   if (extreme) {
     float ties[SL__SEG_BLOCK];
     for (int64_t k = 0; k < w; ++k) ties[k] = 0;
-    sl__segb_gather_half(dt, t->res, t->roff, w, res);
+    sl__half_load_at(dt, t->res, t->roff, res, w);
     for (int64_t i = t->b; i < t->e; ++i) {
-      sl__segb_gather_half(dt, t->data + i * t->dstep, t->doff, w, x);
+      sl__half_load_at(dt, t->data + i * t->dstep, t->doff, x, w);
       for (int64_t k = 0; k < w; ++k) ties[k] += x[k] == res[k];
     }
     for (int64_t k = 0; k < w; ++k) v[k] = ties[k] != 0 ? g[k] / ties[k] : 0;
@@ -98,11 +76,10 @@ static void sl__segb_half(sl_dtype dt, sl_reduce r, const sl__segb_task *t) {
   }
   for (int64_t i = t->b; i < t->e; ++i) {
     if (extreme) {
-      sl__segb_gather_half(dt, t->data + i * t->dstep, t->doff, w, x);
+      sl__half_load_at(dt, t->data + i * t->dstep, t->doff, x, w);
       for (int64_t k = 0; k < w; ++k) x[k] = x[k] == res[k] ? v[k] : 0.0f;
     }
-    sl__segb_scatter_half(dt, extreme ? x : v, w, t->gd + i * t->gdstep,
-                          t->gdoff);
+    sl__half_store_at(dt, extreme ? x : v, t->gd + i * t->gdstep, t->gdoff, w);
   }
 }
 
@@ -149,7 +126,7 @@ SL__ALWAYS_INLINE void sl__segb_tasks_as(sl_dtype dt, const sl__segb_job *j,
     const int64_t e = j->offs[q * (S + 1) + s + 1];
     const char *gb = grow + s * gstep, *rb = rrow + s * rstep;
     if ((dt == SL_F16 || dt == SL_BF16) && r != SL_REDUCE_PROD && e > b &&
-        w >= SL__SEGB_HALF_MIN_COLUMNS) {
+        w >= SL__SEG_HALF_MIN_COLUMNS) {
       const sl__segb_task task = {gb, rb, db,   gdb,  dstep, gdstep, b,
                                   e,  w,  goff, roff, doff,  gdoff};
       sl__segb_half(dt, r, &task);
