@@ -47,6 +47,23 @@ sl__reduce_row_fn sl__reduce_row_for(sl_dtype dt, sl_reduce r,
                                      sl_dtype index_dtype, int m);
 
 /*
+ * A row along out's own decided axis with its index values unchecked:
+ * index and src contiguous, out[index[j] * d0] = out[..] ⊕ src[j] for j <
+ * n in order, each index value tested against [0, bound) first. Stops at
+ * the first value outside, having stepped every position before it, and
+ * returns that position; -1 when every value passed.
+ */
+typedef int64_t (*sl__checked_row_fn)(char *out, const char *index,
+                                      const char *src, int64_t n, int64_t d0,
+                                      uint64_t bound);
+
+/* The checked row of dtype dt (f32 f64 i32 i64; every dtype of 4 or 8
+ * bytes for ASSIGN), reduce r and index dtype (i32 i64); NULL for any
+ * other. */
+sl__checked_row_fn sl__checked_row_for(sl_dtype dt, sl_reduce r,
+                                       sl_dtype index_dtype);
+
+/*
  * One walk of a scatter-like call: the positions (a shape of rank ndim) in
  * row-major order, a row at a time (walk.h), each row handed to `row`.
  * Strides are in elements over the positions' axes; out's are 0 on the axes
@@ -55,6 +72,7 @@ sl__reduce_row_fn sl__reduce_row_for(sl_dtype dt, sl_reduce r,
  */
 typedef struct sl__scatter_walk {
   sl__reduce_row_fn row;
+  sl__checked_row_fn checked; /* row's checked form, or NULL */
   int ndim;
   const int64_t *shape;
   char *out;

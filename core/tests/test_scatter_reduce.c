@@ -657,15 +657,32 @@ static void test_fused_index_check(void) {
 
 /* Rows of index along dim 1 longer than two check blocks with an out
  * small beside them (thresholds.def check_block: 8192): cpu.omp walks
- * each row a block at a time into a copy of x, checking each block first
- * (reduce_rows.c sl__walk_rows_checked). A bad value in a later block of
- * a later row is named, not the one after it, and out is left as found;
- * with a good index every variant gives the naive sums (small integers:
- * exact). */
+ * each row into a copy of x, testing each value as it steps (reduce_rows.c
+ * sl__checked_row_fn). The first bad value in row-major order is named,
+ * wherever it lies (in a block of 16 different values, in a block of one
+ * repeated value, in a row's tail past its last block of 16), with an i64
+ * and an i32 index, and out is left as found; with a good index every
+ * variant gives the naive sums (small integers: exact). */
+static void check_rows_bad(sl_ctx *ctx, const sl_tensor *tx,
+                           const sl_tensor *ti, const sl_tensor *ts,
+                           double *out, size_t bytes, const char *want) {
+  sl_tensor to = *tx;
+  to.data = out;
+  FOR_EACH_VARIANT(SL_OP_SCATTER_REDUCE, v) {
+    CHECK(run_sr(ctx, v, tx, 1, ti, ts, SL_REDUCE_SUM, 1, &to, bytes) ==
+          SL_STATUS_INDEX_OUT_OF_RANGE);
+    CHECK_MSG(strstr(ctx->msg, want) != NULL, "%s %s: %s, want %s", v->name,
+              sl_dtype_name(ti->dtype), ctx->msg, want);
+    CHECK_MSG(left_poisoned(out, bytes), "%s: out written by a refused call",
+              v->name);
+  }
+}
+
 static void test_checked_rows(void) {
-  enum { R = 6, W = 20000, C = 64 };
+  enum { R = 6, W = 20007, C = 64 };
   static double x[R * C], src[R * W], out[R * C], want[R * C];
   static int64_t idx[R * W];
+  static int32_t idx32[R * W];
   for (int i = 0; i < R * C; ++i) x[i] = i % 11;
   for (int i = 0; i < R * W; ++i) {
     src[i] = i % 7; /* rows differ: W is not a multiple of 7 */
@@ -675,6 +692,7 @@ static void test_checked_rows(void) {
   sl_ctx_init(&ctx);
   sl_tensor tx = sl_tensor_make(SL_F64, 2, (int64_t[]){R, C}, x);
   sl_tensor ti = sl_tensor_make(SL_I64, 2, (int64_t[]){R, W}, idx);
+  sl_tensor t32 = sl_tensor_make(SL_I32, 2, (int64_t[]){R, W}, idx32);
   sl_tensor ts = sl_tensor_make(SL_F64, 2, (int64_t[]){R, W}, src);
   sl_tensor to = sl_tensor_make(SL_F64, 2, (int64_t[]){R, C}, out);
   memcpy(want, x, sizeof want);
@@ -687,13 +705,24 @@ static void test_checked_rows(void) {
     for (int i = 0; i < R * C; ++i) differ += out[i] != want[i];
     CHECK_MSG(differ == 0, "%s: %d of %d sums wrong", v->name, differ, R * C);
   }
-  idx[4 * W + 17000] = C, idx[5 * W + 3] = -1;
-  FOR_EACH_VARIANT(SL_OP_SCATTER_REDUCE, v) {
-    CHECK(run_sr(&ctx, v, &tx, 1, &ti, &ts, SL_REDUCE_SUM, 1, &to,
-                 sizeof out) == SL_STATUS_INDEX_OUT_OF_RANGE);
-    CHECK_CONTAINS(ctx.msg, "index[4,17000]=64 out of range [0,64)");
-    CHECK_MSG(left_poisoned(out, sizeof out),
-              "%s: out written by a refused call", v->name);
+  const struct {
+    int at, count; /* positions [at, at + count) made bad */
+    int64_t value;
+    const char *want;
+  } cases[] = {
+      {4 * W + 17001, 1, C, "index[4,17001]=64 out of range [0,64)"},
+      {2 * W + 1600, 16, C + 5, "index[2,1600]=69 out of range"},
+      {3 * W + W - 2, 1, -7, "index[3,20005]=-7 out of range"},
+  };
+  idx[5 * W + 3] = -1; /* after every case's */
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    for (int i = 0; i < cases[k].count; ++i)
+      idx[cases[k].at + i] = cases[k].value;
+    for (int i = 0; i < R * W; ++i) idx32[i] = (int32_t)idx[i];
+    check_rows_bad(&ctx, &tx, &ti, &ts, out, sizeof out, cases[k].want);
+    check_rows_bad(&ctx, &tx, &t32, &ts, out, sizeof out, cases[k].want);
+    for (int i = 0; i < cases[k].count; ++i)
+      idx[cases[k].at + i] = (cases[k].at + i) * 7 % C;
   }
 }
 
