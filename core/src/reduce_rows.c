@@ -188,10 +188,6 @@
     }                                                                          \
   }
 
-/* Every (dtype, index dtype) pair for one step: [f32, f64, i32, i64][i32,
- * i64], named sl__rr_<step>_<dtype>_<index>; FS, FK: the float step and
- * its KEEPS, IS, IK the integer ones. ND: whether the step has the loops
- * over several decided axes (scatter_nd's, which writes or sums). */
 /* A row loop of sl__rows and its checked own-axis row (sl__checked_rows). */
 #define SL__TYPED_ROW(name, T, U, I, STEP, KEEPS, ND)                          \
   SL__REDUCE_ROW(name, T, U, I, STEP, KEEPS, ND)                               \
@@ -202,6 +198,10 @@
                               bound);                                          \
   }
 
+/* Every (dtype, index dtype) pair for one step: [f32, f64, i32, i64][i32,
+ * i64], named sl__rr_<step>_<dtype>_<index>; FS, FK: the float step and
+ * its KEEPS, IS, IK the integer ones. ND: whether the step has the loops
+ * over several decided axes (scatter_nd's, which writes or sums). */
 #define SL__REDUCE_ROWS(step, FS, FK, IS, IK, ND)                              \
   SL__TYPED_ROW(sl__rr_##step##_f32_i32, float, uint32_t, int32_t, FS, FK, ND) \
   SL__TYPED_ROW(sl__rr_##step##_f32_i64, float, uint32_t, int64_t, FS, FK, ND) \
