@@ -98,16 +98,21 @@ static void sl__half_pass(const sl__half_job *h, float *acc, int64_t o,
   }
 }
 
-/* Blocks [o0, o1) x columns [j0, j1) (an sl__blocks_fn), `width` at a time
- * in an accumulator of this call's own. */
+/* Blocks [o0, o1) x columns [j0, j1) (an sl__blocks_fn), a run
+ * (sl__slices_run) and `width` columns at a time in an accumulator of this
+ * call's own. */
 static void sl__half_range(const void *user, int64_t o0, int64_t o1, int64_t j0,
                            int64_t j1) {
   sl__half_job *h = (sl__half_job *)(uintptr_t)user;
   const int mine = __atomic_fetch_add(&h->next_acc, 1, __ATOMIC_RELAXED);
   float *acc = h->acc + (int64_t)mine * h->nu * h->width;
-  for (int64_t o = o0; o < o1; ++o)
-    for (int64_t j = j0; j < j1; j += h->width)
-      sl__half_pass(h, acc, o, j, j1 - j < h->width ? j1 - j : h->width);
+  sl__half_job run = *h;
+  for (int64_t r = j0, len; r < j1; r += len) {
+    len = sl__slices_run(&h->s, r, j1, &run.s);
+    for (int64_t o = o0; o < o1; ++o)
+      for (int64_t j = 0; j < len; j += h->width)
+        sl__half_pass(&run, acc, o, j, len - j < h->width ? len - j : h->width);
+  }
 }
 
 /* Slots numbered as the index first meets its targets: slot[i], target[k]
@@ -147,7 +152,7 @@ static int sl__half_qualifies(const sl_call *c, sl__slices *s) {
   const sl_dtype dt = c->arg[0].dtype;
   return (dt == SL_F16 || dt == SL_BF16) &&
          (r == SL_REDUCE_SUM || r == SL_REDUCE_PROD || r == SL_REDUCE_MEAN) &&
-         sl__slices_geometry(c, s) && s->inner >= SL__IR_HALF_MIN_COLUMNS &&
+         sl__slices_geometry(c, s) && s->cols >= SL__IR_HALF_MIN_COLUMNS &&
          (s->n < s->m ? s->n : s->m) <= SL__IR_HALF_MAX_SLOTS;
 }
 

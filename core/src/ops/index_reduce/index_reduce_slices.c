@@ -97,6 +97,45 @@ SL__ALWAYS_INLINE int sl__select_takes(sl_dtype dt, sl_reduce r,
  * identity ⊕ v is v, bit for bit, for amax and amin). */
 enum { SL__SEL_IDENTITY, SL__SEL_COMBINE, SL__SEL_COPY };
 
+/* The combine of n adjacent elements with n adjacent updates, typed: the
+ * byte-wise loop below does not vectorize, and a contiguous row of f16
+ * amin ran at 0.16x LibTorch (docs/notes/benchmarks-2026.md). Each
+ * dtype's C type and its rule (sl__select_takes's). */
+#define SL__TAKES_INT(r, a, b) ((r) == SL_REDUCE_AMIN ? (b) < (a) : (a) < (b))
+#define SL__TAKES_F16(r, a, b) sl__takes_half(r, 0, a, b)
+#define SL__TAKES_BF16(r, a, b) sl__takes_half(r, 1, a, b)
+#define SL__SELECT_TYPES(X)                                                    \
+  X(U8, uint8_t, SL__TAKES_INT)                                                \
+  X(I8, int8_t, SL__TAKES_INT)                                                 \
+  X(I16, int16_t, SL__TAKES_INT)                                               \
+  X(I32, int32_t, SL__TAKES_INT)                                               \
+  X(I64, int64_t, SL__TAKES_INT)                                               \
+  X(F16, uint16_t, SL__TAKES_F16)                                              \
+  X(BF16, uint16_t, SL__TAKES_BF16)                                            \
+  X(F32, float, sl__takes_f32)                                                 \
+  X(F64, double, sl__takes_f64)
+
+#define SL__SELECT_ROW_FN(DT, T, TAKES)                                        \
+  SL__ALWAYS_INLINE void sl__select_row_##DT(sl_reduce r, T *acc, const T *v,  \
+                                             int64_t n) {                      \
+    for (int64_t j = 0; j < n; ++j) {                                          \
+      const T kept = acc[j], offered = v[j];                                   \
+      acc[j] = TAKES(r, kept, offered) ? offered : kept;                       \
+    }                                                                          \
+  }
+SL__SELECT_TYPES(SL__SELECT_ROW_FN)
+#undef SL__SELECT_ROW_FN
+
+/* sl__select_row_<dt> (dt a constant where inlined). */
+SL__ALWAYS_INLINE void sl__select_row(sl_dtype dt, sl_reduce r, char *acc,
+                                      const char *v, int64_t n) {
+#define SL__SELECT_ROW_CASE(DT, T, TAKES)                                      \
+  if (dt == SL_##DT)                                                           \
+    sl__select_row_##DT(r, (T *)(void *)acc, (const T *)(const void *)v, n);
+  SL__SELECT_TYPES(SL__SELECT_ROW_CASE)
+#undef SL__SELECT_ROW_CASE
+}
+
 /* Blocks [o0, o1) x columns [j0, j1) of the slice at `dst`, each element
  * given what `mode` says (its update at `src`); the store is
  * unconditional, so that the loop has no branch to mispredict on random
@@ -110,6 +149,10 @@ SL__ALWAYS_INLINE void sl__select_slice(sl_dtype dt, sl_reduce r, int mode,
   for (int64_t o = o0; o < o1; ++o) {
     char *row = dst + o * block * es;
     const char *vrow = src + o * s->so * es;
+    if (mode == SL__SEL_COMBINE && s->sj == 1) {
+      sl__select_row(dt, r, row + j0 * es, vrow + j0 * es, j1 - j0);
+      continue;
+    }
     for (int64_t j = j0; j < j1; ++j) {
       char *acc = row + j * es;
       const char *v =
@@ -156,11 +199,9 @@ SL__ALWAYS_INLINE void sl__select_as(sl_dtype dt, sl_reduce r,
 
 typedef void (*sl__select_fn)(const sl__slices *s, int64_t o0, int64_t o1,
                               int64_t j0, int64_t j1);
-#define SL__SELECT_DTYPES(X)                                                   \
-  X(U8) X(I8) X(I16) X(I32) X(I64) X(F16) X(BF16) X(F32) X(F64)
 /* One instance per dtype and reduce, both constants: the loads, the
  * combine's switch and its NaN tests fold into a loop of compares. */
-#define SL__SELECT_FN(DT)                                                      \
+#define SL__SELECT_FN(DT, T, TAKES)                                            \
   static void sl__select_##DT(const sl__slices *s, int64_t o0, int64_t o1,     \
                               int64_t j0, int64_t j1) {                        \
     if (s->reduce == SL_REDUCE_AMAX)                                           \
@@ -168,7 +209,7 @@ typedef void (*sl__select_fn)(const sl__slices *s, int64_t o0, int64_t o1,
     else                                                                       \
       sl__select_as(SL_##DT, SL_REDUCE_AMIN, s, o0, o1, j0, j1);               \
   }
-SL__SELECT_DTYPES(SL__SELECT_FN)
+SL__SELECT_TYPES(SL__SELECT_FN)
 #undef SL__SELECT_FN
 
 /* The instance of dt; NULL for a dtype amax/amin does not take. */
@@ -177,8 +218,8 @@ static sl__select_fn sl__select_of(sl_dtype dt) {
     sl_dtype dt;
     sl__select_fn fn;
   } table[] = {
-#define SL__SELECT_ROW(DT) {SL_##DT, sl__select_##DT},
-      SL__SELECT_DTYPES(SL__SELECT_ROW)
+#define SL__SELECT_ROW(DT, T, TAKES) {SL_##DT, sl__select_##DT},
+      SL__SELECT_TYPES(SL__SELECT_ROW)
 #undef SL__SELECT_ROW
   };
   for (size_t i = 0; i < sizeof table / sizeof table[0]; ++i)
@@ -186,11 +227,10 @@ static sl__select_fn sl__select_of(sl_dtype dt) {
   return NULL;
 }
 
-/* Columns [j0, j1) of blocks [o0, o1), by the cheapest way (an
- * sl__blocks_fn over an sl__slices). */
-static void sl__range(const void *user, int64_t o0, int64_t o1, int64_t j0,
-                      int64_t j1) {
-  const sl__slices *s = user;
+/* Columns [j0, j1) of blocks [o0, o1) within one run (sl__slices_run), by
+ * the cheapest way. */
+static void sl__run_range(const sl__slices *s, int64_t o0, int64_t o1,
+                          int64_t j0, int64_t j1) {
   if (s->reduce != SL_REDUCE_ASSIGN) {
     sl__select_of(s->dt)(s, o0, o1, j0, j1);
     return;
@@ -209,19 +249,45 @@ static void sl__range(const void *user, int64_t o0, int64_t o1, int64_t j0,
   sl__copy_rows(s, o0, o1, j0, j1); /* 16-byte elements: sj == 1 checked */
 }
 
-/* Axes [a, b) of t as one: *extent and *stride (elements); 0 when they do
- * not collapse (extent-1 axes are skipped). */
-static int sl__collapse(const sl_tensor *t, int a, int b, int64_t *extent,
-                        int64_t *stride) {
-  *extent = 1;
-  *stride = 0;
+/* Columns [j0, j1) of blocks [o0, o1), a run at a time (an sl__blocks_fn
+ * over an sl__slices). */
+static void sl__range(const void *user, int64_t o0, int64_t o1, int64_t j0,
+                      int64_t j1) {
+  sl__slices run;
+  for (int64_t j = j0, len; j < j1; j += len) {
+    len = sl__slices_run(user, j, j1, &run);
+    sl__run_range(&run, o0, o1, 0, len);
+  }
+}
+
+int64_t sl__slices_run(const sl__slices *s, int64_t j, int64_t j1,
+                       sl__slices *run) {
+  const int64_t row = j / s->cols, col = j % s->cols;
+  const int64_t len = s->cols - col < j1 - j ? s->cols - col : j1 - j;
+  *run = *s;
+  run->out += j * (int64_t)s->es;
+  run->upd += (row * s->sr + col * s->sj) * (int64_t)s->es;
+  return len;
+}
+
+/* Axes [a, b) of t as at most `most` groups, each one extent at one
+ * stride, innermost first: extent[g] and stride[g] (elements; extent-1
+ * axes skipped). Returns the number of groups, 0 when more are needed. */
+static int sl__collapse(const sl_tensor *t, int a, int b, int most,
+                        int64_t *extent, int64_t *stride) {
+  int g = 0;
+  extent[0] = 1;
+  stride[0] = 0;
   for (int d = b - 1; d >= a; --d) {
     if (t->shape[d] == 1) continue;
-    if (*extent > 1 && t->strides[d] != *stride * *extent) return 0;
-    if (*extent == 1) *stride = t->strides[d];
-    *extent *= t->shape[d];
+    if (extent[g] > 1 && t->strides[d] != stride[g] * extent[g]) {
+      if (++g == most) return 0;
+      extent[g] = 1;
+    }
+    if (extent[g] == 1) stride[g] = t->strides[d];
+    extent[g] *= t->shape[d];
   }
-  return 1;
+  return g + 1;
 }
 
 int sl__slices_geometry(const sl_call *c, sl__slices *s) {
@@ -230,18 +296,20 @@ int sl__slices_geometry(const sl_call *c, sl__slices *s) {
   const int k = x->ndim ? x->ndim : 1, dim = (int)c->p.dim;
   sl_tensor u;
   sl__axis_view(&c->arg[2], k, dim, &u);
-  int64_t outer, inner, m, so, sj;
-  if (!sl__collapse(&u, 0, dim, &outer, &so) ||
-      !sl__collapse(&u, dim + 1, k, &inner, &sj))
-    return 0;
-  m = sl__numel(&c->arg[1]);
+  /* after dim: rows of cols[0] columns, cols[1] of them (or one) */
+  int64_t outer, so, cols[2], step[2];
+  const int groups = sl__collapse(&u, dim + 1, k, 2, cols, step);
+  if (!sl__collapse(&u, 0, dim, 1, &outer, &so) || !groups) return 0;
+  if (groups == 1) cols[1] = 1, step[1] = 0;
+  int64_t inner = cols[0] * cols[1], sj = step[0];
+  const int64_t m = sl__numel(&c->arg[1]);
   const int64_t n = out->ndim ? out->shape[dim] : 1;
   /* One target and one column (out of extent 1 along dim and after it):
    * the blocks become the columns of one block, so that a contribution
    * is a row of outer elements, not a block of one element each (f16
    * prod of 1591685 blocks of 3 contributions ran at 0.05x LibTorch a
    * block at a time). */
-  if (inner == 1 && n == 1) inner = outer, sj = so, outer = 1, so = 0;
+  if (inner == 1 && n == 1) inner = cols[0] = outer, sj = so, outer = 1, so = 0;
   if (inner == 1) sj = 1; /* one column: its stride is never stepped */
   *s = (sl__slices){(char *)out->data,
                     (const char *)u.data,
@@ -258,7 +326,9 @@ int sl__slices_geometry(const sl_call *c, sl__slices *s) {
                     x->dtype,
                     c->p.reduce,
                     c->p.include_self,
-                    NULL};
+                    NULL,
+                    cols[0] ? cols[0] : 1,
+                    step[1]};
   return 1;
 }
 

@@ -12,7 +12,9 @@
 
 /* The geometry of a call whose out is contiguous: the slice at position t
  * along dim is, in each of `outer` blocks, `inner` adjacent elements;
- * updates' strides in elements. */
+ * updates' strides in elements. Updates' axes after dim may collapse to
+ * two (a stepped last axis, a transposed pair): the inner columns are then
+ * rows of `cols`, each row at step sr, its columns at step sj. */
 typedef struct sl__slices {
   char *out;
   const char *upd;
@@ -26,12 +28,20 @@ typedef struct sl__slices {
   /* amax/amin without include_self: first[i] is 1 where index[i] is its
    * target's first contribution (sl__first_of), or NULL. */
   const uint8_t *first;
+  int64_t cols, sr; /* columns of a row (>= 1); updates' step between rows */
 } sl__slices;
 
 /* Whether c (index_reduce's slots: 0 x, 1 index, 2 updates, 3 out) has a
- * contiguous out and updates whose axes before dim and after it each
- * collapse to one (any strides, broadcast included); then *s, first NULL. */
+ * contiguous out and updates whose axes before dim collapse to one and
+ * after it to at most two (any strides, broadcast included); then *s,
+ * first NULL. */
 int sl__slices_geometry(const sl_call *c, sl__slices *s);
+
+/* The run of columns from j (< j1) to the end of its row or j1: its
+ * length, and in *run the view of s whose column 0 is j and whose columns
+ * all step sj in updates (the loops over columns take runs). */
+int64_t sl__slices_run(const sl__slices *s, int64_t j, int64_t j1,
+                       sl__slices *run);
 
 /*
  * Runs an index_reduce assign, amax or amin call (index values checked)
