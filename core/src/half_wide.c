@@ -2,6 +2,7 @@
 #include "half_wide.h"
 
 #include "half_blocks.h"
+#include "reduce_rows.h"
 
 /* Whether t's elements fill its memory without gaps in some order of its
  * axes (contiguous, or transposed): then its memory widens as one run,
@@ -84,4 +85,26 @@ void sl__half_wide_end(sl_call *c, float *wide, int threads) {
   sl_tensor *out = &c->arg[3];
   sl__half_narrow_all(out->dtype, wide, out->data, sl__numel(out), threads);
   sl__free(wide);
+}
+
+/* The lines took a target's chain through a double and two conversions a
+ * step (f16 sum and amin into 4 targets: 0.2-0.46x LibTorch). */
+int sl__half_wide_rows(sl_call *c, int threads, int parted) {
+  const sl_dtype dt = c->arg[3].dtype;
+  if ((dt != SL_F16 && dt != SL_BF16) ||
+      !sl__reduce_row_for(SL_F32, c->p.reduce, c->arg[1].dtype, 1) ||
+      c->p.reduce == SL_REDUCE_ASSIGN || c->p.reduce == SL_REDUCE_NONE)
+    return 0;
+  /* Widening x and narrowing out cost three passes over out: with fewer
+   * contributions than a quarter of its elements the lines, which touch
+   * only the targets, were faster (f16 x=4M with 1,000 updates: 22.6x
+   * LibTorch by lines, 1.6x so; bf16 256x65536 with 256x8192: 1.38x,
+   * 1.13x; with a quarter, 1.07x, 1.65x). */
+  if (sl__numel(&c->arg[1]) * 4 < sl__numel(&c->arg[3])) return 0;
+  sl_call f;
+  float *wide = sl__half_wide_begin(c, &f, threads);
+  if (!wide) return 0;
+  sl__scatter_reduce_rows(&f, threads, parted);
+  sl__half_wide_end(c, wide, threads);
+  return 1;
 }

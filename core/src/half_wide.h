@@ -19,4 +19,17 @@ float *sl__half_wide_begin(sl_call *c, sl_call *f, int threads);
 /* out := the f32 buffer rounded to out's dtype; frees it. */
 void sl__half_wide_end(sl_call *c, float *wide, int threads);
 
+/*
+ * scatter_reduce's f16/bf16 sum, prod, amax and amin with a dense out (an
+ * index_reduce too, as scatter_reduce with its index broadcast): out := x
+ * and src widened to f32, reduced in place by the f32 row path
+ * (sl__scatter_reduce_rows), rounded back once. That is the lines'
+ * arithmetic (reduce.c: every step an f32 operation, one rounding to the
+ * half type at the end; cpu.omp's private copies add in part order, as for
+ * f32), with the f32 path's plans. Returns 1 when done, 0 having done
+ * nothing when the call does not qualify, has fewer contributions than a
+ * quarter of out's elements, or the f32 copies find no memory.
+ */
+int sl__half_wide_rows(sl_call *c, int threads, int parted);
+
 #endif /* SL_HALF_WIDE_H */

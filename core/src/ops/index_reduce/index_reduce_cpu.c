@@ -10,6 +10,7 @@
  * order, so the threads never write the same element and the answer is
  * the serial one.
  */
+#include "half_wide.h"
 #include "index_reduce_slices.h"
 #include "reduce.h"
 #include "reduce_rows.h"
@@ -65,8 +66,9 @@ static void sl__ir_lines(const sl_call *c, const sl__ir_views *v, int64_t begin,
 /*
  * index_reduce is scatter_reduce with the index broadcast over updates: the
  * positions are updates' (as a rank-k view), the index moves along dim only.
- * Runs it on scatter_reduce's typed path (a mean too); returns 0 when that
- * path does not take the call (half dtypes).
+ * Runs it on scatter_reduce's typed path (a mean too), f16/bf16 sum, prod,
+ * amax and amin in f32 through it (sl__half_wide_rows); returns 0 when
+ * none takes the call.
  */
 static int sl__ir_rows(sl_call *c, int threads, int parted) {
   const sl_tensor *index = &c->arg[1];
@@ -82,7 +84,8 @@ static int sl__ir_rows(sl_call *c, int threads, int parted) {
   for (int d = 0; d < k; ++d) iv->strides[d] = 0;
   iv->strides[dim] = index->ndim ? index->strides[0] : 0;
   return sl__scatter_reduce_rows(&s, threads, parted) ||
-         sl__scatter_reduce_mean_rows(&s, threads, parted);
+         sl__scatter_reduce_mean_rows(&s, threads, parted) ||
+         sl__half_wide_rows(&s, threads, parted);
 }
 
 /* A call and its views: what a batch of lines needs. */

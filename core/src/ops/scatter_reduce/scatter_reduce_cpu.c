@@ -5,7 +5,7 @@
  * contributions outnumber out 4:1, private copies of it merged in part
  * order (the parts fixed by the call, so cpu.omp gives the same bits on
  * any number of threads); f16 and bf16 with a dense out (any src) take it
- * in f32 (sl__sr_half_rows). The mean of f32/f64/i32/i64 takes it for
+ * in f32 (sl__half_wide_rows). The mean of f32/f64/i32/i64 takes it for
  * its sum and its counts (reduce_rows_mean.c). The rest (f16 and bf16
  * means, f16 and bf16 in other layouts) go by whole index lines.
  */
@@ -59,43 +59,12 @@ static void sl__sr_lines(const void *call, int64_t begin, int64_t end,
   }
 }
 
-/*
- * f16/bf16 sum, prod, amax and amin with a dense out (half_wide.h): out := x
- * and src widened to f32, reduced in place by the f32 row path, rounded
- * back once. That is the lines' arithmetic (reduce.c: every step an f32
- * operation, one rounding to the half type at the end; cpu.omp's private
- * copies add in part order, as for f32), with the f32 path's plans: the
- * lines took a target's chain through a double and two conversions a
- * step (f16 sum and amin into 4 targets: 0.2-0.46x LibTorch). Returns 0
- * having done nothing when the call does not qualify or the f32 copies
- * find no memory.
- */
-static int sl__sr_half_rows(sl_call *c, int threads, int parted) {
-  const sl_dtype dt = c->arg[3].dtype;
-  if ((dt != SL_F16 && dt != SL_BF16) ||
-      !sl__reduce_row_for(SL_F32, c->p.reduce, c->arg[1].dtype, 1) ||
-      c->p.reduce == SL_REDUCE_ASSIGN || c->p.reduce == SL_REDUCE_NONE)
-    return 0;
-  /* Widening x and narrowing out cost three passes over out: with fewer
-   * contributions than a quarter of its elements the lines, which touch
-   * only the targets, were faster (f16 x=4M with 1,000 updates: 22.6x
-   * LibTorch by lines, 1.6x so; bf16 256x65536 with 256x8192: 1.38x,
-   * 1.13x; with a quarter, 1.07x, 1.65x). */
-  if (sl__numel(&c->arg[1]) * 4 < sl__numel(&c->arg[3])) return 0;
-  sl_call f;
-  float *wide = sl__half_wide_begin(c, &f, threads);
-  if (!wide) return 0;
-  sl__scatter_reduce_rows(&f, threads, parted);
-  sl__half_wide_end(c, wide, threads);
-  return 1;
-}
-
 /* Copies x to out, then reduces every index line on `threads` threads
  * (one thread and no parts for cpu.serial: sl__scatter_reduce_rows). */
 static sl_status sl__sr_run(sl_ctx *ctx, sl_call *c, int threads, int parted) {
   if (sl__scatter_reduce_rows(c, threads, parted) ||
       sl__scatter_reduce_mean_rows(c, threads, parted) ||
-      sl__sr_half_rows(c, threads, parted))
+      sl__half_wide_rows(c, threads, parted))
     return SL_STATUS_OK;
   const sl_tensor *out = &c->arg[3];
   return sl__reduce_line_batches(ctx, "scatter_reduce", c, sl__sr_line_count(c),
