@@ -16,69 +16,160 @@
  * constants in each instance below, so the loads, the combine and the
  * rounding fold (one switch of each per element was 8x LibTorch's time
  * on a contended f16 amin).
+ *
+ * A step in float is the f32-rounded one in double: both operands are
+ * floats, so the exact result rounds once either way; likewise the count
+ * (exact below 2^24, then rounded as f32). A position not yet started
+ * holds a NaN no step makes (its lowest bit set: a half's NaN widens with
+ * those bits clear, and float arithmetic keeps an operand's).
  */
+typedef struct sl__wide_line {
+  const sl__rlines *p;
+  int64_t out_off, src_off, idx_off;
+  float *acc;
+  double *counts;       /* mean: each position's count; else NULL */
+  const uint64_t *dup;  /* sparse: the positions of 2+ contributions */
+  int64_t *dups, ndups; /* sparse: those positions, listed */
+} sl__wide_line;
+
+static const uint32_t sl__unset_bits = 0x7fc00001u;
+
+SL__ALWAYS_INLINE int sl__wide_unset(const float *acc, int64_t t) {
+  return memcmp(&acc[t], &sl__unset_bits, sizeof(float)) == 0;
+}
+
+SL__ALWAYS_INLINE int sl__bit_at(const uint64_t *bits, int64_t t) {
+  return (int)(bits[t >> 6] >> (t & 63)) & 1;
+}
+
+SL__ALWAYS_INLINE char *sl__wide_out(sl_dtype dt, const sl__wide_line *w,
+                                     int64_t t) {
+  const sl__rlines *p = w->p;
+  return p->out + (w->out_off + t * p->ostep) * (int64_t)sl__dtype_size(dt);
+}
+
+/* Position t's start value: x's, or the identity. */
+SL__ALWAYS_INLINE float sl__wide_start(sl_dtype dt, sl_reduce r,
+                                       const sl__wide_line *w, int64_t t) {
+  return w->p->include_self ? (float)sl__load_f(dt, sl__wide_out(dt, w, t))
+                            : (float)sl__reduce_identity_f(r);
+}
+
+/* Stores position t's final value (a mean divided by its count). */
+SL__ALWAYS_INLINE void sl__wide_store(sl_dtype dt, const sl__wide_line *w,
+                                      int64_t t, float value, float count) {
+  const double v = w->counts && count > 1.0f ? value / count : value;
+  sl__store_f(dt, sl__wide_out(dt, w, t), sl__round_to(SL_F32, v));
+}
+
+/* Sparse steps land on random positions, each a cache miss: the step
+ * SL__WIDE_AHEAD on asks for its lines (out's, and acc's for a position
+ * of several contributions) while this one runs. */
+enum { SL__WIDE_AHEAD = 16 };
+
+SL__ALWAYS_INLINE void sl__wide_prefetch(sl_dtype dt, const sl__wide_line *w,
+                                         int64_t t) {
+  __builtin_prefetch(sl__wide_out(dt, w, t), 1);
+  if (sl__bit_at(w->dup, t)) __builtin_prefetch(w->acc + t, 1);
+}
+
+/* The steps in index order. A position of one contribution (sparse) is
+ * stored at once; the target of the last step keeps its value and count
+ * in registers while the next steps go there too: a step then waits on
+ * the add, not on a store and its reload (5.2M contributions to one
+ * target ran at 0.79x LibTorch). */
+SL__ALWAYS_INLINE void sl__wide_steps(sl_dtype dt, sl_reduce r,
+                                      const sl__wide_line *w) {
+  const sl__rlines *p = w->p;
+  const int64_t es = (int64_t)sl__dtype_size(dt);
+  const float self_count = p->include_self ? 1.0f : 0.0f;
+  float *acc = w->acc, value = 0.0f, count = 0.0f;
+  int64_t held = -1;
+  for (int64_t i = 0; i < p->m; ++i) {
+    const int64_t t = sl__target(p->index, w->idx_off, p->istep, i);
+    const float v =
+        (float)sl__load_f(dt, p->src + (w->src_off + i * p->sstep) * es);
+    if (w->dup && i + SL__WIDE_AHEAD < p->m)
+      sl__wide_prefetch(
+          dt, w,
+          sl__target(p->index, w->idx_off, p->istep, i + SL__WIDE_AHEAD));
+    if (w->dup && !sl__bit_at(w->dup, t)) {
+      const float one = sl__combine_f32(r, sl__wide_start(dt, r, w, t), v);
+      sl__wide_store(dt, w, t, one, self_count + 1.0f);
+      continue;
+    }
+    if (t != held) {
+      if (held >= 0) acc[held] = value;
+      if (held >= 0 && w->counts) w->counts[held] = count;
+      if (sl__wide_unset(acc, t)) {
+        acc[t] = sl__wide_start(dt, r, w, t);
+        if (w->counts) w->counts[t] = self_count;
+      }
+      held = t, value = acc[t], count = w->counts ? (float)w->counts[t] : 0;
+    }
+    value = sl__combine_f32(r, value, v);
+    count += 1.0f;
+  }
+  if (held >= 0) acc[held] = value;
+  if (held >= 0 && w->counts) w->counts[held] = count;
+}
+
+/* Marks the positions the steps go to through acc unset: every position
+ * where there are no more of them than contributions; else (sparse) those
+ * of two or more contributions, found with two bitmaps of n bits at
+ * `bits` and listed after them (the others are stored by their one step,
+ * without acc). */
+SL__ALWAYS_INLINE void sl__wide_marks(sl__wide_line *w, uint64_t *bits) {
+  const sl__rlines *p = w->p;
+  float unset;
+  memcpy(&unset, &sl__unset_bits, sizeof unset);
+  if (!bits) {
+    for (int64_t t = 0; t < p->n; ++t) w->acc[t] = unset;
+    return;
+  }
+  const int64_t words = (p->n + 63) / 64;
+  uint64_t *seen = bits, *dup = bits + words;
+  memset(bits, 0, (size_t)(2 * words) * sizeof *bits);
+  for (int64_t i = 0; i < p->m; ++i) {
+    const int64_t t = sl__target(p->index, w->idx_off, p->istep, i);
+    const uint64_t bit = (uint64_t)1 << (t & 63);
+    if ((seen[t >> 6] & bit) && !(dup[t >> 6] & bit)) {
+      dup[t >> 6] |= bit;
+      w->acc[t] = unset;
+      w->dups[w->ndups++] = t;
+    }
+    seen[t >> 6] |= bit;
+  }
+  w->dup = dup;
+}
+
+/* Stores the positions stepped through acc, each once. */
+SL__ALWAYS_INLINE void sl__wide_finish(sl_dtype dt, const sl__wide_line *w) {
+  const int64_t count = w->dup ? w->ndups : w->p->n;
+  for (int64_t k = 0; k < count; ++k) {
+    const int64_t t = w->dup ? w->dups[k] : k;
+    if (sl__wide_unset(w->acc, t)) continue;
+    sl__wide_store(dt, w, t, w->acc[t], w->counts ? (float)w->counts[t] : 0.0f);
+  }
+}
+
+/* At most half as many contributions as positions (sparse): the bitmaps
+ * and the list of at most m / 2 positions go after acc's n floats in the
+ * scratch of n doubles, where there is room from 64 positions. */
 SL__ALWAYS_INLINE void sl__wide_line_as(sl_dtype dt, sl_reduce r,
                                         const sl__rlines *p, int64_t out_off,
                                         int64_t src_off, int64_t idx_off,
                                         float *acc, double *counts) {
-  const int64_t es = (int64_t)sl__dtype_size(dt), m = p->m, n = p->n;
-#define SL__OUT(t) (p->out + (out_off + (t)*p->ostep) * es)
-  /* Position t's start: x's value, or the identity; its count likewise. */
-#define SL__START(t)                                                           \
-  do {                                                                         \
-    acc[t] = p->include_self ? (float)sl__load_f(dt, SL__OUT(t))               \
-                             : (float)sl__reduce_identity_f(r);                \
-    if (counts) counts[t] = p->include_self ? 1.0 : 0.0;                       \
-  } while (0)
-  /* Every targeted position is marked unset first, by a NaN no step makes
-   * (its lowest bit set: a half's NaN widens with those bits clear, and
-   * float arithmetic keeps an operand's): the start value and the rounding
-   * then go once per target, not once per contribution. All n positions
-   * where that is no more stores than the contributions' targets. */
-  const int by_position = n <= m;
-  const uint32_t unset_bits = 0x7fc00001u;
-  float unset;
-  memcpy(&unset, &unset_bits, sizeof unset);
-  for (int64_t k = 0; k < (by_position ? n : m); ++k)
-    acc[by_position ? k : sl__target(p->index, idx_off, p->istep, k)] = unset;
-  /* The target of the last step and its value and count stay in registers
-   * while the next steps go there too: a step then waits on the add, not
-   * on a store and its reload (5.2M contributions to one target ran at
-   * 0.79x LibTorch). A step in float is the f32-rounded one in double:
-   * both operands are floats, so the exact result rounds once either way;
-   * likewise the count (exact below 2^24, then rounded as f32). */
-  int64_t held = -1;
-  float value = 0.0f, count = 0.0f;
-  for (int64_t i = 0; i < m; ++i) {
-    const int64_t t = sl__target(p->index, idx_off, p->istep, i);
-    if (t != held) {
-      if (held >= 0) {
-        acc[held] = value;
-        if (counts) counts[held] = count;
-      }
-      if (memcmp(&acc[t], &unset, sizeof unset) == 0) SL__START(t);
-      held = t, value = acc[t], count = counts ? (float)counts[t] : 0.0f;
-    }
-    const float v =
-        (float)sl__load_f(dt, p->src + (src_off + i * p->sstep) * es);
-    value = sl__combine_f32(r, value, v);
-    count += 1.0f;
+  sl__wide_line w = {p, out_off, src_off, idx_off, acc, counts, NULL, NULL, 0};
+  const int64_t words = (p->n + 63) / 64;
+  uint64_t *bits = NULL;
+  if (p->m <= p->n / 2 && p->n >= 64) {
+    bits = (uint64_t *)(void *)(acc + (p->n + 1) / 2 * 2);
+    w.dups = (int64_t *)(void *)(bits + 2 * words);
   }
-  if (held >= 0) {
-    acc[held] = value;
-    if (counts) counts[held] = count;
-  }
-  /* Each target once: marked unset again when stored. */
-  for (int64_t k = 0; k < (by_position ? n : m); ++k) {
-    const int64_t t =
-        by_position ? k : sl__target(p->index, idx_off, p->istep, k);
-    if (memcmp(&acc[t], &unset, sizeof unset) == 0) continue;
-    double v = counts && counts[t] > 1.0 ? acc[t] / counts[t] : acc[t];
-    sl__store_f(dt, SL__OUT(t), sl__round_to(SL_F32, v));
-    acc[t] = unset;
-  }
-#undef SL__START
-#undef SL__OUT
+  sl__wide_marks(&w, bits);
+  sl__wide_steps(dt, r, &w);
+  sl__wide_finish(dt, &w);
 }
 
 typedef void (*sl__wide_line_fn)(const sl__rlines *p, int64_t out_off,
