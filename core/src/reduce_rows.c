@@ -31,6 +31,24 @@
 #define SL__KEEPS_AMAX_I(acc, b) (!(acc < b))
 #define SL__KEEPS_AMIN_I(acc, b) (!(b < acc))
 
+/* f16/bf16 amax and amin on the bits (sl__takes_half: the float rule):
+ * the extreme of halves is one of them, so the half itself is the
+ * accumulator, without the widening to f32 and back that their sums need
+ * (T uint16_t). */
+#define SL__STEP_HALF(r, bf, T, U) *a = sl__takes_half(r, bf, *a, b) ? b : *a
+#define SL__STEP_AMAX_F16(T, U) SL__STEP_HALF(SL_REDUCE_AMAX, 0, T, U)
+#define SL__STEP_AMIN_F16(T, U) SL__STEP_HALF(SL_REDUCE_AMIN, 0, T, U)
+#define SL__TAKES_BF16(r, a, b)                                                \
+  sl__takes_f32(r, sl__bf16_to_f32(a), sl__bf16_to_f32(b))
+#define SL__STEP_AMAX_BF16(T, U)                                               \
+  *a = SL__TAKES_BF16(SL_REDUCE_AMAX, *a, b) ? b : *a
+#define SL__STEP_AMIN_BF16(T, U)                                               \
+  *a = SL__TAKES_BF16(SL_REDUCE_AMIN, *a, b) ? b : *a
+#define SL__KEEPS_AMAX_F16(acc, b) (!sl__takes_half(SL_REDUCE_AMAX, 0, acc, b))
+#define SL__KEEPS_AMIN_F16(acc, b) (!sl__takes_half(SL_REDUCE_AMIN, 0, acc, b))
+#define SL__KEEPS_AMAX_BF16(acc, b) (!SL__TAKES_BF16(SL_REDUCE_AMAX, acc, b))
+#define SL__KEEPS_AMIN_BF16(acc, b) (!SL__TAKES_BF16(SL_REDUCE_AMIN, acc, b))
+
 /* Values a block of the one-target row tests at once. */
 #define SL__KEEP_BLOCK 16
 
@@ -244,6 +262,26 @@ static const sl__checked_row_fn sl__checked_rows[5][4][2] = {
     SL__ROW_TABLE(assign, _checked), SL__ROW_TABLE(sum, _checked),
     SL__ROW_TABLE(prod, _checked), SL__ROW_TABLE(amax, _checked),
     SL__ROW_TABLE(amin, _checked)};
+
+/* The half extremes: [amax, amin][f16, bf16][i32, i64]. */
+#define SL__HALF_ROWS(step, STEP)                                              \
+  SL__REDUCE_ROW(sl__rr_##step##_f16_i32, uint16_t, uint16_t, int32_t,         \
+                 SL__STEP_##STEP##_F16, SL__KEEPS_##STEP##_F16, 0)             \
+  SL__REDUCE_ROW(sl__rr_##step##_f16_i64, uint16_t, uint16_t, int64_t,         \
+                 SL__STEP_##STEP##_F16, SL__KEEPS_##STEP##_F16, 0)             \
+  SL__REDUCE_ROW(sl__rr_##step##_bf16_i32, uint16_t, uint16_t, int32_t,        \
+                 SL__STEP_##STEP##_BF16, SL__KEEPS_##STEP##_BF16, 0)           \
+  SL__REDUCE_ROW(sl__rr_##step##_bf16_i64, uint16_t, uint16_t, int64_t,        \
+                 SL__STEP_##STEP##_BF16, SL__KEEPS_##STEP##_BF16, 0)
+SL__HALF_ROWS(amax, AMAX)
+SL__HALF_ROWS(amin, AMIN)
+#define SL__HALF_TABLE(step, suffix)                                           \
+  {                                                                            \
+    {sl__rr_##step##_f16_i32##suffix, sl__rr_##step##_f16_i64##suffix},        \
+        {sl__rr_##step##_bf16_i32##suffix, sl__rr_##step##_bf16_i64##suffix},  \
+  }
+static const sl__reduce_row_fn sl__half_rows[2][2][2] = {
+    SL__HALF_TABLE(amax, ), SL__HALF_TABLE(amin, )};
 
 /* Plain writes move bytes: a dtype of 4 or 8 bytes takes the integer row
  * of its width (c64 the i64 one), and those of 1, 2 and 16 bytes have rows
@@ -855,10 +893,9 @@ static int sl__scatter_reduce_slabs_checked(const sl__scatter_walk *s,
 /* The index walked in row-major order a block of rows at a time, split among
  * threads in slabs that never share an output element (sl__slabs_plan), so
  * each element still combines its contributions in row-major order. */
-int sl__scatter_reduce_rows(sl_call *c, int threads, int parted) {
+static int sl__scatter_reduce_rows_with(sl_call *c, sl__reduce_row_fn row,
+                                        int threads, int parted) {
   const sl_tensor *index = &c->arg[1], *out = &c->arg[3];
-  sl__reduce_row_fn row =
-      sl__reduce_row_for(out->dtype, c->p.reduce, index->dtype, 1);
   if (!row) return 0;
   sl__copy_strided(&c->arg[3], &c->arg[0], threads);
   int64_t ost[SL_MAX_DIMS], zero[SL_MAX_DIMS] = {0}, od;
@@ -886,6 +923,26 @@ int sl__scatter_reduce_rows(sl_call *c, int threads, int parted) {
        !sl__scatter_reduce_by_target(&s, c, threads)))
     sl__scatter_walk_run(&s, &sl);
   return 1;
+}
+
+int sl__scatter_reduce_rows(sl_call *c, int threads, int parted) {
+  return sl__scatter_reduce_rows_with(
+      c, sl__reduce_row_for(c->arg[3].dtype, c->p.reduce, c->arg[1].dtype, 1),
+      threads, parted);
+}
+
+int sl__scatter_reduce_half_extremes(sl_call *c, int threads, int parted) {
+  const sl_dtype dt = c->arg[3].dtype;
+  const sl_reduce r = c->p.reduce;
+  if ((dt != SL_F16 && dt != SL_BF16) ||
+      (r != SL_REDUCE_AMAX && r != SL_REDUCE_AMIN) ||
+      (c->arg[1].dtype != SL_I32 && c->arg[1].dtype != SL_I64) ||
+      sl__numel(&c->arg[1]) * 4 >= sl__numel(&c->arg[3]))
+    return 0;
+  const sl__reduce_row_fn row =
+      sl__half_rows[r == SL_REDUCE_AMIN][dt == SL_BF16]
+                   [c->arg[1].dtype == SL_I64];
+  return sl__scatter_reduce_rows_with(c, row, threads, parted);
 }
 
 int sl__scatter_reduce_rows_unchecked(sl_call *c, int threads, int64_t *bad) {

@@ -140,6 +140,17 @@ void sl__scatter_walk_slab(const sl__scatter_walk *s, int axis, int64_t a0,
  */
 int sl__scatter_reduce_rows(sl_call *c, int threads, int parted);
 
+/*
+ * The same for f16/bf16 amax and amin with fewer contributions than a
+ * quarter of out's elements, on the half bits: the extreme of halves is
+ * one of them, so out itself accumulates. Where they are more,
+ * sl__half_wide_rows (half_wide.h) takes the f32 rows, faster per step
+ * (a half compare is several integer operations); with fewer, its
+ * widening of out costs more than the steps. Returns 0 having done
+ * nothing when the call does not qualify.
+ */
+int sl__scatter_reduce_half_extremes(sl_call *c, int threads, int parted);
+
 /* The same for a mean (f32 f64 i32 i64; reduce_rows_mean.c): out := x,
  * then each element's sum over x (include_self) and its terms, divided by
  * their count. `parted` lets an integer sum go by private copies (exact in

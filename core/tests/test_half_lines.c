@@ -1,13 +1,14 @@
 /*
- * f16/bf16 scatter_reduce and index_reduce of a 1-D x, which take the line
- * walk (reduce.c's wide line) when the contributions are fewer than a
- * quarter of x: at most half as many as positions, the sparse form
- * (positions of one contribution stored by their one step, those of
- * several through the f32 accumulator, found with bitmaps); more, the
- * accumulator for every position. Every reduce, with and without x, on
- * every deterministic variant, against the definition: float steps from x
- * (or the identity) in index order, the mean divided by its float count,
- * one rounding to the half type.
+ * f16/bf16 scatter_reduce and index_reduce of a 1-D x with contributions
+ * fewer than a quarter of x: the line walk (reduce.c's wide line) for
+ * sums, products and means, at most half as many as positions in its
+ * sparse form (positions of one contribution stored by their one step,
+ * those of several through the f32 accumulator, found with bitmaps), else
+ * with the accumulator for every position; scatter_reduce's amax and amin
+ * on the half bits (sl__scatter_reduce_half_extremes). Every reduce, with and
+ * without x, on every deterministic variant, against the definition: float
+ * steps from x (or the identity) in index order, the mean divided by its float
+ * count, one rounding to the half type.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -64,9 +65,10 @@ static sl_status run_line(const char *variant, sl_op op, sl_dtype dt,
 }
 
 /* n positions, m contributions: every third to one of 7 positions (runs
- * and repeats), the others anywhere; values with fractions, a NaN and an
- * inf among them. */
-static void check_lines(sl_dtype dt, int64_t n, int64_t m) {
+ * and repeats), the others anywhere, or (one_target) all to position 7;
+ * values with fractions, an inf among them, and a NaN where it does not
+ * decide every extreme (one target). */
+static void check_lines(sl_dtype dt, int64_t n, int64_t m, int one_target) {
   uint16_t *x = malloc((size_t)n * 2), *u = malloc((size_t)m * 2);
   uint16_t *want = malloc((size_t)n * 2), *out = malloc((size_t)n * 2);
   int64_t *idx = malloc((size_t)m * sizeof *idx);
@@ -78,9 +80,13 @@ static void check_lines(sl_dtype dt, int64_t n, int64_t m) {
     const float v = (float)((int)((s >> 12) % 3001) - 1500) / 1009.0f;
     if (i < n) x[i] = half_of(dt, v);
     if (i >= n)
-      u[i - n] = half_of(dt, i == n + 5 ? NAN : i == n + 9 ? -INFINITY : v);
+      u[i - n] = half_of(dt, i == n + 5 && !one_target ? NAN
+                             : i == n + 9              ? -INFINITY
+                                                       : v);
     if (i >= n)
-      idx[i - n] = (i % 3 == 0) ? (s >> 8) % 7 * 11 % n : (s >> 16) % n;
+      idx[i - n] = one_target   ? 7
+                   : i % 3 == 0 ? (s >> 8) % 7 * 11 % n
+                                : (s >> 16) % n;
   }
   const sl_op ops[2] = {SL_OP_SCATTER_REDUCE, SL_OP_INDEX_REDUCE};
   const sl_reduce rs[5] = {SL_REDUCE_SUM, SL_REDUCE_PROD, SL_REDUCE_MEAN,
@@ -110,10 +116,14 @@ done:
 }
 
 int main(void) {
-  check_lines(SL_F16, 1000, 200);  /* sparse */
-  check_lines(SL_BF16, 4099, 900); /* sparse, n not a multiple of 64 */
-  check_lines(SL_F16, 1000, 240);  /* more than n / 4: widened, or lines */
-  check_lines(SL_BF16, 100, 20);   /* sparse, few words of bits */
-  check_lines(SL_F16, 40, 30);     /* fewer than 64 positions: acc for all */
+  check_lines(SL_F16, 1000, 200, 0);  /* sparse */
+  check_lines(SL_BF16, 4099, 900, 0); /* sparse, n not a multiple of 64 */
+  check_lines(SL_F16, 1000, 300, 0);  /* more than n / 4: widened, or lines */
+  check_lines(SL_BF16, 100, 20, 0);   /* sparse, few words of bits */
+  check_lines(SL_F16, 40, 30, 0);     /* fewer than 64 positions: acc for all */
+  /* one target: blocks of 16 steps in a register, the extremes' blocks
+   * skipped where they keep it */
+  check_lines(SL_F16, 1000, 200, 1);
+  check_lines(SL_BF16, 1000, 200, 1);
   return sl_test_finish("test_half_lines");
 }

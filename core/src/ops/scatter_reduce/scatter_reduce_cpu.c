@@ -5,9 +5,11 @@
  * contributions outnumber out 4:1, private copies of it merged in part
  * order (the parts fixed by the call, so cpu.omp gives the same bits on
  * any number of threads); f16 and bf16 with a dense out (any src) take it
- * in f32 (sl__half_wide_rows). The mean of f32/f64/i32/i64 takes it for
- * its sum and its counts (reduce_rows_mean.c). The rest (f16 and bf16
- * means, f16 and bf16 in other layouts) go by whole index lines.
+ * in f32 (sl__half_wide_rows), or, for amax and amin with few
+ * contributions, on the half bits (sl__scatter_reduce_half_extremes). The
+ * mean of f32/f64/i32/i64 takes it for its sum and its counts
+ * (reduce_rows_mean.c). The rest (f16 and bf16 means, sums and products
+ * with few contributions, other layouts) go by whole index lines.
  */
 #include "half_wide.h"
 #include "reduce.h"
@@ -64,7 +66,8 @@ static void sl__sr_lines(const void *call, int64_t begin, int64_t end,
 static sl_status sl__sr_run(sl_ctx *ctx, sl_call *c, int threads, int parted) {
   if (sl__scatter_reduce_rows(c, threads, parted) ||
       sl__scatter_reduce_mean_rows(c, threads, parted) ||
-      sl__half_wide_rows(c, threads, parted))
+      sl__half_wide_rows(c, threads, parted) ||
+      sl__scatter_reduce_half_extremes(c, threads, parted))
     return SL_STATUS_OK;
   const sl_tensor *out = &c->arg[3];
   return sl__reduce_line_batches(ctx, "scatter_reduce", c, sl__sr_line_count(c),
