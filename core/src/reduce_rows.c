@@ -31,10 +31,10 @@
 #define SL__KEEPS_AMAX_I(acc, b) (!(acc < b))
 #define SL__KEEPS_AMIN_I(acc, b) (!(b < acc))
 
-/* f16/bf16 amax and amin on the bits (sl__takes_half: the float rule):
- * the extreme of halves is one of them, so the half itself is the
- * accumulator, without the widening to f32 and back that their sums need
- * (T uint16_t). */
+/* f16/bf16 amax and amin on the halves themselves (T uint16_t): the
+ * extreme of halves is one of them, so out accumulates without the
+ * widening to f32 and back that their sums need. f16 by sl__takes_half's
+ * integer form of the float rule, bf16 as floats (a shift each). */
 #define SL__STEP_HALF(r, bf, T, U) *a = sl__takes_half(r, bf, *a, b) ? b : *a
 #define SL__STEP_AMAX_F16(T, U) SL__STEP_HALF(SL_REDUCE_AMAX, 0, T, U)
 #define SL__STEP_AMIN_F16(T, U) SL__STEP_HALF(SL_REDUCE_AMIN, 0, T, U)
@@ -275,13 +275,13 @@ static const sl__checked_row_fn sl__checked_rows[5][4][2] = {
                  SL__STEP_##STEP##_BF16, SL__KEEPS_##STEP##_BF16, 0)
 SL__HALF_ROWS(amax, AMAX)
 SL__HALF_ROWS(amin, AMIN)
-#define SL__HALF_TABLE(step, suffix)                                           \
+#define SL__HALF_TABLE(step)                                                   \
   {                                                                            \
-    {sl__rr_##step##_f16_i32##suffix, sl__rr_##step##_f16_i64##suffix},        \
-        {sl__rr_##step##_bf16_i32##suffix, sl__rr_##step##_bf16_i64##suffix},  \
+    {sl__rr_##step##_f16_i32, sl__rr_##step##_f16_i64},                        \
+        {sl__rr_##step##_bf16_i32, sl__rr_##step##_bf16_i64},                  \
   }
-static const sl__reduce_row_fn sl__half_rows[2][2][2] = {
-    SL__HALF_TABLE(amax, ), SL__HALF_TABLE(amin, )};
+static const sl__reduce_row_fn sl__half_rows[2][2][2] = {SL__HALF_TABLE(amax),
+                                                         SL__HALF_TABLE(amin)};
 
 /* Plain writes move bytes: a dtype of 4 or 8 bytes takes the integer row
  * of its width (c64 the i64 one), and those of 1, 2 and 16 bytes have rows

@@ -69,11 +69,12 @@ static sl_status run_line(const char *variant, sl_op op, sl_dtype dt,
  * values with fractions, an inf among them, and a NaN where it does not
  * decide every extreme (one target). */
 static void check_lines(sl_dtype dt, int64_t n, int64_t m, int one_target) {
-  uint16_t *x = malloc((size_t)n * 2), *u = malloc((size_t)m * 2);
-  uint16_t *want = malloc((size_t)n * 2), *out = malloc((size_t)n * 2);
+  /* x, want and out (n each), then u (m), in one block */
+  uint16_t *mem = malloc(((size_t)3 * n + (size_t)m) * 2);
   int64_t *idx = malloc((size_t)m * sizeof *idx);
-  CHECK(x && u && want && out && idx);
-  if (!(x && u && want && out && idx)) goto done;
+  CHECK(mem && idx);
+  if (!(mem && idx)) goto done;
+  uint16_t *x = mem, *want = mem + n, *out = mem + 2 * n, *u = mem + 3 * n;
   uint32_t s = 91u + (uint32_t)n;
   for (int64_t i = 0; i < n + m; ++i) {
     s = s * 1103515245u + 12345u;
@@ -108,10 +109,7 @@ static void check_lines(sl_dtype dt, int64_t n, int64_t m, int one_target) {
         }
       }
 done:
-  free(x);
-  free(u);
-  free(want);
-  free(out);
+  free(mem);
   free(idx);
 }
 
