@@ -3,6 +3,7 @@
 
 #include "avx512_rows.h"
 #include "walk.h"
+#include "walk_order.h"
 
 /* out[j] = x[j*xs + sum_k index[j*is + k*ik] * xd[k]] for j < n, k < m
  * (strides in elements; index is NULL when m == 0); wide: a contiguous row
@@ -137,78 +138,10 @@ static void sl__gather_walk_init(sl__gather_walk *g,
   g->st[2] = g->xst;
 }
 
-/* The bytes a position's step along axis d moves operand k (0 out,
- * 1 the index, 2 x at its own coordinates), without sign. */
-static int64_t sl__gather_step_bytes(const sl__gather_walk *g, int k, int d) {
-  const sl__gather_spec *s = g->spec;
-  const int64_t es = (int64_t)sl_dtype_size(s->x->dtype);
-  const int64_t size = k == 1 ? (int64_t)sl_dtype_size(s->index->dtype) : es;
-  const int64_t b = g->st[k][d] * size;
-  return b < 0 ? -b : b;
-}
-
-#define SL__LINE 64
-/* The lines a row may hold open for the next one to reuse: half of a
- * small L2. */
-#define SL__GATHER_REUSE_LINES 2048
-
-/* Whether the index names axis d of the positions (x's lookups along it
- * go where the index says). */
-static int sl__gather_named(const sl__gather_walk *g, int d) {
-  for (int k = 0; k < g->spec->m; ++k)
-    if (g->spec->dims[k] == d) return 1;
-  return 0;
-}
-
-/* A reused line of gather_nd's coordinates (m of them a position, each a
- * line away) costs this many times one of out: each load misses L1 and
- * the lookup waits on both, where a store goes into the store buffer.
- * gather_nd f64 through a column-major index [822,1172,2] read it along
- * the last axis at 0.49-0.51x LibTorch, along the first at 0.82-1.04x.
- * Left at 1 for gather's one coordinate and for x: weighting them too
- * moved no other case of 23 measured. */
-#define SL__GATHER_REUSED_READ 4
-
-/*
- * What rows along axis r cost, in 64ths of a cache line an element: an
- * operand stepping less than a line along r streams through its lines;
- * one stepping farther opens a line an element, which the next row (one
- * step along axis q, the next walked) reuses when q steps it less than a
- * line and the row's open lines fit the caches; else every element is a
- * line fetched. x's lines are not reused across a step along a named
- * axis: the next row's lookups land where the index says, in other lines.
- */
-static int64_t sl__gather_row_cost(const sl__gather_walk *g, int r, int q) {
-  const int64_t n = g->spec->index->shape[r];
-  const int x_reused = q >= 0 && !sl__gather_named(g, q);
-  /* gather_nd's coordinates of a position lie ik apart: a line each */
-  const int64_t index_lines =
-      g->spec->m > 1 &&
-              g->spec->ik * (int64_t)sl_dtype_size(g->spec->index->dtype) >=
-                  SL__LINE
-          ? g->spec->m
-          : 1;
-  int64_t cost = 0, open = 0;
-  for (int k = 0; k < 3; ++k)
-    open += sl__gather_step_bytes(g, k, r) >= SL__LINE ? n : 0;
-  for (int k = 0; k < 3; ++k) {
-    const int64_t br = sl__gather_step_bytes(g, k, r);
-    const int reused = q >= 0 && (k != 2 || x_reused);
-    const int64_t bq = reused ? sl__gather_step_bytes(g, k, q) : SL__LINE;
-    int64_t c = br;
-    if (br >= SL__LINE)
-      c = bq < SL__LINE && open <= SL__GATHER_REUSE_LINES
-              ? bq * (k == 1 && index_lines > 1 ? SL__GATHER_REUSED_READ : 1)
-              : SL__LINE;
-    cost += k == 1 ? c * index_lines : c;
-  }
-  return cost;
-}
-
 /*
  * The chunks walk the positions in row-major order, each row along the
  * last axis, unless rows along another axis cost under half as many lines
- * (sl__gather_row_cost): that axis then becomes the rows' one, the others
+ * (sl__row_axis_cost): that axis then becomes the rows' one, the others
  * staying in row-major order. Through a column-major index a step along
  * the last axis moves the index a line or more, and the next row's lines
  * are far away; along its first axis the index is read in order and out's
@@ -218,25 +151,29 @@ static int64_t sl__gather_row_cost(const sl__gather_walk *g, int r, int q) {
  * [137,148,173]:t along dim 0 at 0.45-0.68x.)
  */
 static void sl__gather_order(sl__gather_walk *g) {
-  const int K = g->spec->ndim, last = K - 1;
-  const int64_t *shape = g->spec->index->shape;
-  int best = last;
-  int64_t best_cost = K >= 1 ? sl__gather_row_cost(g, last, last - 1) / 2 : 0;
-  for (int d = 0; d < last; ++d) {
-    const int64_t cost = sl__gather_row_cost(g, d, last);
-    if (shape[d] > 1 && cost < best_cost) best = d, best_cost = cost;
-  }
+  const sl__gather_spec *s = g->spec;
+  const int K = s->ndim, last = K - 1;
+  const int64_t *shape = s->index->shape;
+  const int64_t es = (int64_t)sl_dtype_size(s->x->dtype),
+                ies = (int64_t)sl_dtype_size(s->index->dtype);
+  sl__row_order o = {.ndim = K, .shape = shape, .index = 1, .lookup = 2};
+  o.index_lines = sl__row_index_lines(s->m, s->ik * ies);
+  o.movable = ~0u;
+  for (int k = 0; k < s->m; ++k)
+    if (s->dims[k] < 32) o.named |= 1u << s->dims[k];
+  for (int k = 0; k < 3; ++k)
+    for (int d = 0; d < K; ++d) {
+      const int64_t b = g->st[k][d] * (k == 1 ? ies : es);
+      o.step[k][d] = b < 0 ? -b : b;
+    }
+  const int best = sl__row_axis(&o);
   g->moved = best != last;
   if (g->moved) g->ahead = 0; /* its rows of x are the last axis' */
   for (int k = 0; k < 3; ++k) {
-    for (int d = 0, j = 0; d < K; ++d)
-      if (d != best) g->moved_st[k][j++] = g->st[k][d];
-    if (K > 0) g->moved_st[k][K - 1] = g->st[k][best];
+    sl__move_axis_last(K, best, g->st[k], g->moved_st[k]);
     g->walk_st[k] = g->moved_st[k];
   }
-  for (int d = 0, j = 0; d < K; ++d)
-    if (d != best) g->shape[j++] = shape[d];
-  if (K > 0) g->shape[K - 1] = shape[best];
+  sl__move_axis_last(K, best, shape, g->shape);
 }
 
 /* Runs `left` positions of walk w, whose offsets start at base[]. */

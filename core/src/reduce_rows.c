@@ -1,5 +1,6 @@
 /* Typed row loops of the scatter-like reductions (see reduce_rows.h). */
 #include "reduce_rows.h"
+#include "walk_order.h"
 
 #include <omp.h>
 #include <stdint.h>
@@ -355,12 +356,49 @@ sl__checked_row_fn sl__checked_row_for(sl_dtype dt, sl_reduce r,
   return sl__checked_rows[s][d][wide];
 }
 
+/*
+ * The axis the slab's rows run along (walk_order.h), in a walk whose
+ * shape is `shape`. Positions that may share a target agree on every axis
+ * out moves along, and must keep their row-major order: rows may run along
+ * any axis out moves along, or along the one axis it does not (scatter's
+ * dim: a target's contributions then come in one row, in order), never
+ * along one of several. A scatter i32 through a column-major src
+ * [42,45,27,41] along dim 0 read src a line an element along the last
+ * axis.
+ */
+static int sl__scatter_row_axis(const sl__scatter_walk *s,
+                                const int64_t *shape) {
+  const int K = s->ndim;
+  const int64_t es = (int64_t)s->es, ies = (int64_t)s->ies;
+  const int64_t *st[3] = {s->ost, s->ist, s->sst};
+  sl__row_order o = {.ndim = K, .shape = shape, .index = 1, .lookup = 0};
+  o.index_lines = sl__row_index_lines(s->m, s->ik * ies);
+  for (int d = 0; d < K; ++d)
+    if (s->ost[d] == 0 && shape[d] > 1) o.named |= 1u << d;
+  o.movable = (o.named & (o.named - 1)) ? ~o.named : ~0u;
+  for (int k = 0; k < 3; ++k)
+    for (int d = 0; d < K; ++d) {
+      const int64_t b = st[k][d] * (k == 1 ? ies : es);
+      o.step[k][d] = b < 0 ? -b : b;
+    }
+  for (int d = 0; d < K; ++d) /* the index decides: a line each */
+    if (o.named >> d & 1u) o.step[0][d] = 64;
+  return sl__row_axis(&o);
+}
+
 void sl__scatter_walk_slab(const sl__scatter_walk *s, int axis, int64_t a0,
                            int64_t a1) {
-  const int64_t *st[3] = {s->ost, s->ist, s->sst};
-  int64_t base[3];
+  const int K = s->ndim;
+  int64_t shape[SL_MAX_DIMS], moved[4][SL_MAX_DIMS], base[3];
+  for (int d = 0; d < K; ++d) shape[d] = s->shape[d];
+  if (axis >= 0) shape[axis] = a1 - a0;
+  const int r = sl__scatter_row_axis(s, shape);
+  const int64_t *given[4] = {s->shape, s->ost, s->ist, s->sst};
+  for (int k = 0; k < 4; ++k) sl__move_axis_last(K, r, given[k], moved[k]);
+  const int64_t *st[3] = {moved[1], moved[2], moved[3]};
+  const int at = axis < 0 || axis < r ? axis : axis == r ? K - 1 : axis - 1;
   sl__walk w;
-  int64_t all = sl__walk_slab(&w, s->ndim, s->shape, 3, st, axis, a0, a1, base);
+  int64_t all = sl__walk_slab(&w, K, moved[0], 3, st, at, a0, a1, base);
   int64_t es = (int64_t)s->es, ies = (int64_t)s->ies;
   sl__rows_block b = {0};
   b.od = s->od;
