@@ -57,4 +57,25 @@ static inline sl_tensor spaced_rows_x4(float *buf, int64_t rows) {
   return t;
 }
 
+/* Runs index_reduce's `variant` (3 threads) of x, index and updates into
+ * out, along dim with reduce r and include_self self. */
+static inline sl_status
+run_index_reduce(const char *variant, const sl_tensor *x,
+                 const sl_tensor *index, const sl_tensor *updates,
+                 const sl_tensor *out, int64_t dim, sl_reduce r, int self) {
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  ctx.threads = 3;
+  sl_call c;
+  sl_call_init(&c, SL_OP_INDEX_REDUCE);
+  c.arg[0] = *x;
+  c.arg[1] = *index;
+  c.arg[2] = *updates;
+  c.arg[3] = *out;
+  c.p.dim = dim;
+  c.p.reduce = r;
+  c.p.include_self = self;
+  return sl_run(&ctx, variant, &c);
+}
+
 #endif

@@ -44,24 +44,13 @@ static sl_tensor updates_view(sl_dtype dt, int layout, void *buf) {
 static sl_status run_into(const char *variant, const sl_tensor *x,
                           const sl_tensor *index, const sl_tensor *updates,
                           sl_reduce r, int self, void *out, int spaced) {
-  sl_ctx ctx;
-  sl_ctx_init(&ctx);
-  ctx.threads = 3;
-  sl_call c;
-  sl_call_init(&c, SL_OP_INDEX_REDUCE);
-  c.arg[0] = *x;
-  c.arg[1] = *index;
-  c.arg[2] = *updates;
-  c.arg[3] = sl_tensor_make(x->dtype, 4, (int64_t[]){A, N, R, C}, out);
+  sl_tensor o = sl_tensor_make(x->dtype, 4, (int64_t[]){A, N, R, C}, out);
   if (spaced) {
-    c.arg[3].strides[2] = C + 1;
-    c.arg[3].strides[1] = R * (C + 1);
-    c.arg[3].strides[0] = (int64_t)N * R * (C + 1);
+    o.strides[2] = C + 1;
+    o.strides[1] = R * (C + 1);
+    o.strides[0] = (int64_t)N * R * (C + 1);
   }
-  c.p.dim = 1;
-  c.p.reduce = r;
-  c.p.include_self = self;
-  return sl_run(&ctx, variant, &c);
+  return run_index_reduce(variant, x, index, updates, &o, 1, r, self);
 }
 
 /* Random elements of dt: any bits for integers, finite nonzero halves of

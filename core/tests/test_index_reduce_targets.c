@@ -18,23 +18,14 @@
  * targets of N, so that a pass would take 48 of the C columns. */
 enum { N = 1500, M = 3000, C = 96, NX = N * C, NU = M * C };
 
+/* Runs the call into out: contiguous, or rows C + 1 apart (spaced: room
+ * for N * (C + 1) elements). */
 static sl_status run_into(const char *variant, const sl_tensor *x,
                           const sl_tensor *index, const sl_tensor *updates,
                           sl_reduce r, int self, void *out, int spaced) {
-  sl_ctx ctx;
-  sl_ctx_init(&ctx);
-  ctx.threads = 3;
-  sl_call c;
-  sl_call_init(&c, SL_OP_INDEX_REDUCE);
-  c.arg[0] = *x;
-  c.arg[1] = *index;
-  c.arg[2] = *updates;
-  c.arg[3] = sl_tensor_make(x->dtype, 2, (int64_t[]){N, C}, out);
-  if (spaced) c.arg[3].strides[0] = C + 1;
-  c.p.dim = 0;
-  c.p.reduce = r;
-  c.p.include_self = self;
-  return sl_run(&ctx, variant, &c);
+  sl_tensor o = sl_tensor_make(x->dtype, 2, (int64_t[]){N, C}, out);
+  if (spaced) o.strides[0] = C + 1;
+  return run_index_reduce(variant, x, index, updates, &o, 0, r, self);
 }
 
 /* Halves of either sign between 2^-10 and 2^10: sums of a few in f32
