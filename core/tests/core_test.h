@@ -57,15 +57,13 @@ static inline sl_tensor spaced_rows_x4(float *buf, int64_t rows) {
   return t;
 }
 
-/* Runs index_reduce's `variant` (3 threads) of x, index and updates into
- * out, along dim with reduce r and include_self self. */
-static inline sl_status
-run_index_reduce(const char *variant, const sl_tensor *x,
-                 const sl_tensor *index, const sl_tensor *updates,
-                 const sl_tensor *out, int64_t dim, sl_reduce r, int self) {
-  sl_ctx ctx;
-  sl_ctx_init(&ctx);
-  ctx.threads = 3;
+/* Runs index_reduce's `variant` on ctx (3 threads) of x, index and
+ * updates into out, along dim with reduce r and include_self self. */
+static inline sl_status run_index_reduce(sl_ctx *ctx, const char *variant,
+                                         const sl_tensor *x, int64_t dim,
+                                         const sl_tensor *index,
+                                         const sl_tensor *updates, sl_reduce r,
+                                         int self, const sl_tensor *out) {
   sl_call c;
   sl_call_init(&c, SL_OP_INDEX_REDUCE);
   c.arg[0] = *x;
@@ -75,7 +73,8 @@ run_index_reduce(const char *variant, const sl_tensor *x,
   c.p.dim = dim;
   c.p.reduce = r;
   c.p.include_self = self;
-  return sl_run(&ctx, variant, &c);
+  ctx->threads = 3;
+  return sl_run(ctx, variant, &c);
 }
 
 #endif

@@ -20,18 +20,8 @@ static sl_status run_ir(sl_ctx *ctx, const char *variant, const sl_tensor *x,
                         int64_t dim, const sl_tensor *index,
                         const sl_tensor *updates, sl_reduce r, int self,
                         sl_tensor *out, size_t out_bytes) {
-  sl_call c;
-  sl_call_init(&c, SL_OP_INDEX_REDUCE);
-  c.arg[0] = *x;
-  c.arg[1] = *index;
-  c.arg[2] = *updates;
-  c.arg[3] = *out;
-  c.p.dim = dim;
-  c.p.reduce = r;
-  c.p.include_self = self;
   if (out_bytes) memset(out->data, 0x5a, out_bytes);
-  ctx->threads = 3;
-  return sl_run(ctx, variant, &c);
+  return run_index_reduce(ctx, variant, x, dim, index, updates, r, self, out);
 }
 
 /* Seed 001: x=[[1,1],[2,2],[3,3]], index=[2,1,0,1],

@@ -50,7 +50,9 @@ static sl_status run_into(const char *variant, const sl_tensor *x,
     o.strides[1] = R * (C + 1);
     o.strides[0] = (int64_t)N * R * (C + 1);
   }
-  return run_index_reduce(variant, x, index, updates, &o, 1, r, self);
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  return run_index_reduce(&ctx, variant, x, 1, index, updates, r, self, &o);
 }
 
 /* Random elements of dt: any bits for integers, finite nonzero halves of

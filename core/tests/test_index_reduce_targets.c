@@ -25,7 +25,9 @@ static sl_status run_into(const char *variant, const sl_tensor *x,
                           sl_reduce r, int self, void *out, int spaced) {
   sl_tensor o = sl_tensor_make(x->dtype, 2, (int64_t[]){N, C}, out);
   if (spaced) o.strides[0] = C + 1;
-  return run_index_reduce(variant, x, index, updates, &o, 0, r, self);
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  return run_index_reduce(&ctx, variant, x, 0, index, updates, r, self, &o);
 }
 
 /* Halves of either sign between 2^-10 and 2^10: sums of a few in f32
