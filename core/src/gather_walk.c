@@ -161,11 +161,7 @@ static void sl__gather_order(sl__gather_walk *g) {
   o.movable = ~0u;
   for (int k = 0; k < s->m; ++k)
     if (s->dims[k] < 32) o.named |= 1u << s->dims[k];
-  for (int k = 0; k < 3; ++k)
-    for (int d = 0; d < K; ++d) {
-      const int64_t b = g->st[k][d] * (k == 1 ? ies : es);
-      o.step[k][d] = b < 0 ? -b : b;
-    }
+  sl__row_order_steps(&o, g->st, es, ies);
   const int best = sl__row_axis(&o);
   g->moved = best != last;
   if (g->moved) g->ahead = 0; /* its rows of x are the last axis' */

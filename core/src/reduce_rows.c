@@ -370,17 +370,13 @@ static int sl__scatter_row_axis(const sl__scatter_walk *s,
                                 const int64_t *shape) {
   const int K = s->ndim;
   const int64_t es = (int64_t)s->es, ies = (int64_t)s->ies;
-  const int64_t *st[3] = {s->ost, s->ist, s->sst};
+  const int64_t *const st[3] = {s->ost, s->ist, s->sst};
   sl__row_order o = {.ndim = K, .shape = shape, .index = 1, .lookup = 0};
   o.index_lines = sl__row_index_lines(s->m, s->ik * ies);
   for (int d = 0; d < K; ++d)
     if (s->ost[d] == 0 && shape[d] > 1) o.named |= 1u << d;
   o.movable = (o.named & (o.named - 1)) ? ~o.named : ~0u;
-  for (int k = 0; k < 3; ++k)
-    for (int d = 0; d < K; ++d) {
-      const int64_t b = st[k][d] * (k == 1 ? ies : es);
-      o.step[k][d] = b < 0 ? -b : b;
-    }
+  sl__row_order_steps(&o, st, es, ies);
   for (int d = 0; d < K; ++d) /* the index decides: a line each */
     if (o.named >> d & 1u) o.step[0][d] = 64;
   return sl__row_axis(&o);

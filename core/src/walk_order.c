@@ -15,6 +15,15 @@
  * moved no other case of 23 measured. */
 #define SL__REUSED_INDEX_READ 4
 
+void sl__row_order_steps(sl__row_order *o, const int64_t *const st[3],
+                         int64_t elem_bytes, int64_t index_bytes) {
+  for (int k = 0; k < 3; ++k)
+    for (int d = 0; d < o->ndim; ++d) {
+      const int64_t b = st[k][d] * (k == o->index ? index_bytes : elem_bytes);
+      o->step[k][d] = b < 0 ? -b : b;
+    }
+}
+
 int64_t sl__row_index_lines(int m, int64_t column_bytes) {
   return m > 1 && column_bytes >= SL__LINE ? m : 1;
 }

@@ -24,6 +24,12 @@ typedef struct sl__row_order {
   unsigned movable;    /* axes that may take the rows */
 } sl__row_order;
 
+/* Fills o->step from the operands' element strides st (the index's
+ * elements index_bytes wide, the others' elem_bytes); o->index must be
+ * set. */
+void sl__row_order_steps(sl__row_order *o, const int64_t *const st[3],
+                         int64_t elem_bytes, int64_t index_bytes);
+
 /* index_lines for m coordinates a position, column_bytes apart. */
 int64_t sl__row_index_lines(int m, int64_t column_bytes);
 
