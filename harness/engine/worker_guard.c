@@ -1,14 +1,18 @@
 /* The worker's checks after each variant (worker_guard.h). */
+#define _GNU_SOURCE /* syscall */
 #include "worker_guard.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #ifdef _OPENMP
@@ -73,26 +77,59 @@ void sl_worker_guard_mark(sl_worker_guard *g) {
 
 int sl_worker_guard_is_copy(void) { return sl__copy != 0; }
 
-/* The thread count once threads that are exiting have gone, waiting up to
- * 50 ms of wall time for the count to fall to `before`: a nested OpenMP
- * team runs on threads libgomp starts for it, which exit just after the
- * call returns. The bound is on the clock, not on a count of sleeps, and
- * generous: beside two busy processes a thread that ends 200 us after the
- * call was still there after 5 ms. A thread that lives on costs its kernel
- * the whole wait once (the worker is then replaced). */
+/* Whether a thread of this process other than the caller is runnable
+ * (state R in /proc/self/task/TID/stat, after the command's closing
+ * parenthesis): one that has work left or waits for a core, where a
+ * thread that lives on as a kernel's leftover mostly sleeps. */
+static int sl__other_thread_runnable(void) {
+  DIR *dir = opendir("/proc/self/task");
+  if (!dir) return 0;
+  const long self = (long)syscall(SYS_gettid);
+  int runnable = 0;
+  for (struct dirent *e; !runnable && (e = readdir(dir)) != NULL;) {
+    const long tid = strtol(e->d_name, NULL, 10);
+    if (tid <= 0 || tid == self) continue;
+    char path[64], stat[512];
+    snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
+    FILE *f = fopen(path, "re");
+    if (!f) continue; /* it ended meanwhile */
+    const size_t n = fread(stat, 1, sizeof stat - 1, f);
+    fclose(f);
+    stat[n] = '\0';
+    const char *close = strrchr(stat, ')');
+    runnable = close && close[1] == ' ' && close[2] == 'R';
+  }
+  closedir(dir);
+  return runnable;
+}
+
+static long sl__elapsed_ns(const struct timespec *t0) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (t.tv_sec - t0->tv_sec) * 1000000000L + (t.tv_nsec - t0->tv_nsec);
+}
+
+/* The thread count once threads that are exiting have gone, waiting for
+ * the count to fall to `before`: a nested OpenMP team runs on threads
+ * libgomp starts for it, which exit just after the call returns. The wait
+ * is 50 ms of wall time, longer (up to 1 s) while some thread is runnable:
+ * on a busy machine a thread that ends 200 us after the call can wait
+ * that long for a core (it was still there after 5 ms beside two busy
+ * processes, and after 50 ms once in `make test`), where a thread left
+ * sleeping is seen at 50 ms. A thread that lives on costs its kernel the
+ * wait once (the worker is then replaced). */
 static long sl__settled_threads(const sl_worker_guard *g, long before) {
   const struct timespec step = {0, 100000};
-  struct timespec t0, t;
+  struct timespec t0;
   long now = sl__count_threads(g);
   if (before < 0 || now <= before) return now;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  do {
+  for (long waited = 0; now > before; waited = sl__elapsed_ns(&t0)) {
+    if (waited >= 1000000000L) break;
+    if (waited >= 50000000L && !sl__other_thread_runnable()) break;
     nanosleep(&step, NULL);
     now = sl__count_threads(g);
-    clock_gettime(CLOCK_MONOTONIC, &t);
-  } while (now > before &&
-           (t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) <
-               50000000L);
+  }
   return now;
 }
 
