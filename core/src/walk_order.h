@@ -34,7 +34,8 @@ void sl__row_order_steps(sl__row_order *o, const int64_t *const st[3],
 int64_t sl__row_index_lines(int m, int64_t column_bytes);
 
 /* What rows along axis r cost, in 64ths of a cache line an element, when
- * the walk's next row is one step along q (q < 0: none). */
+ * the walk's next row is one step along q (q < 0: none), with the start
+ * of a row spread over its elements. */
 int64_t sl__row_axis_cost(const sl__row_order *o, int r, int q);
 
 /* The axis the rows should run along: the last one unless a movable axis

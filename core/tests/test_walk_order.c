@@ -1,0 +1,39 @@
+/*
+ * The row axis model (walk_order.h) on short last axes: rows of a few
+ * elements cost their loop's set-up each, so a long axis whose steps
+ * stream takes the rows instead; from rows of 8 on the last axis stays.
+ * The case is scatter f16 through an index [1, 1, M, L] along its last
+ * axis (walk_order.c has the times).
+ */
+#include <stdint.h>
+
+#include "sl_test.h"
+#include "walk_order.h"
+
+/* The axis a scatter f16 (i64 index, src [2, 1, M, L + 1]) walks its
+ * index [1, 1, M, L] along, out [1, 1, 3M/2, 1], dim 3. */
+static int scatter_axis(int64_t L) {
+  const int64_t M = 2296962 / L;
+  const int64_t shape[4] = {1, 1, M, L};
+  const int64_t ost[4] = {3 * M / 2, 3 * M / 2, 1, 0};
+  const int64_t ist[4] = {M * L, M * L, L, 1};
+  const int64_t sst[4] = {M * (L + 1), M * (L + 1), L + 1, 1};
+  const int64_t *const st[3] = {ost, ist, sst};
+  sl__row_order o = {.ndim = 4, .shape = shape, .index = 1, .lookup = 0};
+  o.index_lines = sl__row_index_lines(1, 8);
+  o.named = 1u << 3;
+  o.movable = ~0u;
+  sl__row_order_steps(&o, st, 2, 8);
+  o.step[0][3] = 64; /* the index decides out's line */
+  return sl__row_axis(&o);
+}
+
+int main(void) {
+  for (int64_t L = 2; L <= 4; ++L)
+    CHECK_MSG(scatter_axis(L) == 2, "rows of %lld: axis %d, expected 2",
+              (long long)L, scatter_axis(L));
+  for (int64_t L = 8; L <= 64; L *= 2)
+    CHECK_MSG(scatter_axis(L) == 3, "rows of %lld: axis %d, expected 3",
+              (long long)L, scatter_axis(L));
+  return sl_test_finish("test_walk_order");
+}
