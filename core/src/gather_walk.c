@@ -59,6 +59,35 @@ SL__INDEXED_ROWS(SL__GATHER_ROW)
 static const sl__gather_row sl__gather_rows[][2] =
     SL__INDEXED_TABLE(sl__gather_row);
 
+/* A block of short rows of one index column: rows of n positions, row r's
+ * out, index and x at r * (or, ir, xr) elements from the first's. A row
+ * of a few positions costs the walk's step and a row call each, more than
+ * its elements do; here a row costs a pointer step. */
+typedef struct sl__gather_block {
+  int64_t rows, n, os, is, xs, or_, ir, xr, d;
+} sl__gather_block;
+typedef void (*sl__gather_block_fn)(char *out, const char *index, const char *x,
+                                    const sl__gather_block *b);
+
+#define SL__GATHER_BLOCK(size, T, I)                                           \
+  static void sl__gather_block_##size##_##I(                                   \
+      char *o, const char *ip, const char *xp, const sl__gather_block *b) {    \
+    T *out = (T *)o;                                                           \
+    const I *index = (const I *)ip;                                            \
+    const T *x = (const T *)xp;                                                \
+    const int64_t n = b->n, os = b->os, is = b->is, xs = b->xs, d = b->d;      \
+    for (int64_t r = 0; r < b->rows; ++r) {                                    \
+      for (int64_t j = 0; j < n; ++j)                                          \
+        out[j * os] = x[j * xs + (int64_t)index[j * is] * d];                  \
+      out += b->or_;                                                           \
+      index += b->ir;                                                          \
+      x += b->xr;                                                              \
+    }                                                                          \
+  }
+SL__INDEXED_ROWS(SL__GATHER_BLOCK)
+static const sl__gather_block_fn sl__gather_blocks[][2] =
+    SL__INDEXED_TABLE(sl__gather_block);
+
 /*
  * Lookups that stay in one row of x land on its lines in random order,
  * which no hardware prefetcher follows, so each row's misses come one
@@ -96,6 +125,7 @@ static inline void sl__prefetch_bytes(const char *p, int64_t bytes) {
 typedef struct sl__gather_walk {
   const sl__gather_spec *spec;
   sl__gather_row row;
+  sl__gather_block_fn block; /* short rows of one column, or NULL */
   int wide;      /* a row reaches past SL__GATHER_WIDE_MIN_BYTES of x */
   int64_t ahead; /* bytes of the next row's row of x to prefetch, or 0 */
   int64_t xst[SL_MAX_DIMS], xd[SL_MAX_DIMS];
@@ -113,6 +143,8 @@ static void sl__gather_walk_init(sl__gather_walk *g,
   size_t es = sl_dtype_size(x->dtype), is = sl_dtype_size(spec->index->dtype);
   g->spec = spec;
   g->row = sl__gather_rows[sl__elem_class(es)][is == 8];
+  g->block =
+      spec->m == 1 ? sl__gather_blocks[sl__elem_class(es)][is == 8] : NULL;
   /* The part of x a row of positions reaches: one row of x when the index
    * decides the positions' last axis (every lookup then stays in that
    * row), else all of x. The AVX-512 lead pays only past the caches. */
@@ -172,11 +204,39 @@ static void sl__gather_order(sl__gather_walk *g) {
   sl__move_axis_last(K, best, shape, g->shape);
 }
 
+/* Rows of at most this many positions go a block at a time. */
+#define SL__SHORT_ROW 16
+
+/* The positions of the block of whole rows walk w is at (sl__walk_rows),
+ * at most `left`, by g->block when there are two rows or more: how many
+ * it ran (0: none). */
+static int64_t sl__gather_walk_block(const sl__gather_walk *g, sl__walk *w,
+                                     const int64_t *base, int64_t left) {
+  const sl__gather_spec *s = g->spec;
+  sl__gather_block b;
+  b.rows = sl__walk_rows(w, left, &b.n);
+  if (b.rows < 2) return 0;
+  b.os = sl__walk_step(w, 0), b.is = sl__walk_step(w, 1);
+  b.xs = sl__walk_step(w, 2), b.d = g->xd[0];
+  b.or_ = sl__walk_row_step(w, 0), b.ir = sl__walk_row_step(w, 1);
+  b.xr = sl__walk_row_step(w, 2);
+  g->block(sl__ptr(s->out, base[0] + sl__walk_at(w, 0)),
+           sl__ptr(s->index, base[1] + sl__walk_at(w, 1)),
+           sl__ptr(s->x, base[2] + sl__walk_at(w, 2)), &b);
+  sl__walk_next_rows(w, b.rows);
+  return b.rows * b.n;
+}
+
 /* Runs `left` positions of walk w, whose offsets start at base[]. */
 static void sl__gather_walk_rows(const sl__gather_walk *g, sl__walk *w,
                                  const int64_t *base, int64_t left) {
   const sl__gather_spec *s = g->spec;
   while (left > 0) {
+    if (w->len <= SL__SHORT_ROW && g->block && !g->ahead) {
+      const int64_t done = sl__gather_walk_block(g, w, base, left);
+      left -= done;
+      if (done) continue;
+    }
     const int64_t n = sl__walk_span(w, left);
     char *out = sl__ptr(s->out, base[0] + sl__walk_at(w, 0));
     const char *index = sl__ptr(s->index, base[1] + sl__walk_at(w, 1));

@@ -372,6 +372,7 @@ static int sl__scatter_row_axis(const sl__scatter_walk *s,
   const int64_t es = (int64_t)s->es, ies = (int64_t)s->ies;
   const int64_t *const st[3] = {s->ost, s->ist, s->sst};
   sl__row_order o = {.ndim = K, .shape = shape, .index = 1, .lookup = 0};
+  o.row_start = SL__ROWS_ROW_START;
   o.index_lines = sl__row_index_lines(s->m, s->ik * ies);
   for (int d = 0; d < K; ++d)
     if (s->ost[d] == 0 && shape[d] > 1) o.named |= 1u << d;

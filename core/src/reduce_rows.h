@@ -27,6 +27,14 @@ typedef struct sl__rows_block {
   int wide;   /* scatter: contiguous rows may lead with AVX-512 stores */
 } sl__rows_block;
 
+/* What starting a row costs these row loops in the walk order's model
+ * (sl__row_order.row_start): their set-up (row pointers, stride tests) is
+ * tens of instructions against a few an element, so rows of 2-4 elements
+ * lose to a long axis that streams. Not a line count: fitted to the
+ * crossover of rows of L along a scatter's last axis
+ * (docs/notes/benchmarks-2026.md, "Short rows"; test_walk_order). */
+#define SL__ROWS_ROW_START 512
+
 /*
  * For each row r < rows and j < n: out[t] = out[t] ⊕ src[r*sr + j*sc] with
  * t = r*or_ + j*oc + sum_{k<m} index[r*ir + j*ic + k*ik] * od[k].

@@ -15,14 +15,6 @@
  * moved no other case of 23 measured. */
 #define SL__REUSED_INDEX_READ 4
 
-/* What starting a row costs, in the units of sl__row_axis_cost, spread
- * over its elements: the row loop's set-up (row pointers, stride tests,
- * the walk's step) is tens of instructions against a few an element, so
- * rows of 2-4 elements lose to a long axis that streams. Not a line count:
- * fitted to the crossover of rows of L along a scatter's last axis
- * (docs/notes/benchmarks-2026.md, "Short rows"; test_walk_order). */
-#define SL__ROW_START 512
-
 void sl__row_order_steps(sl__row_order *o, const int64_t *const st[3],
                          int64_t elem_bytes, int64_t index_bytes) {
   for (int k = 0; k < 3; ++k)
@@ -64,7 +56,7 @@ int64_t sl__row_axis_cost(const sl__row_order *o, int r, int q) {
               : SL__LINE;
     cost += k == o->index ? c * o->index_lines : c;
   }
-  return cost + SL__ROW_START / (n > 0 ? n : 1);
+  return cost + o->row_start / (n > 0 ? n : 1);
 }
 
 int sl__row_axis(const sl__row_order *o) {

@@ -22,6 +22,9 @@ typedef struct sl__row_order {
   int64_t index_lines; /* lines of the index one position reads */
   unsigned named;      /* axes whose coordinate the index decides */
   unsigned movable;    /* axes that may take the rows */
+  /* what starting a row costs the caller's row loop, in the units of
+   * sl__row_axis_cost (spread over the row's elements) */
+  int64_t row_start;
 } sl__row_order;
 
 /* Fills o->step from the operands' element strides st (the index's

@@ -7,6 +7,7 @@
  */
 #include <stdint.h>
 
+#include "reduce_rows.h"
 #include "sl_test.h"
 #include "walk_order.h"
 
@@ -20,6 +21,7 @@ static int scatter_axis(int64_t L) {
   const int64_t sst[4] = {M * (L + 1), M * (L + 1), L + 1, 1};
   const int64_t *const st[3] = {ost, ist, sst};
   sl__row_order o = {.ndim = 4, .shape = shape, .index = 1, .lookup = 0};
+  o.row_start = SL__ROWS_ROW_START;
   o.index_lines = sl__row_index_lines(1, 8);
   o.named = 1u << 3;
   o.movable = ~0u;
