@@ -372,7 +372,7 @@ static int sl__scatter_row_axis(const sl__scatter_walk *s,
   const int64_t es = (int64_t)s->es, ies = (int64_t)s->ies;
   const int64_t *const st[3] = {s->ost, s->ist, s->sst};
   sl__row_order o = {.ndim = K, .shape = shape, .index = 1, .lookup = 0};
-  o.row_start = SL__ROWS_ROW_START;
+  o.row_start = s->row_start;
   o.index_lines = sl__row_index_lines(s->m, s->ik * ies);
   for (int d = 0; d < K; ++d)
     if (s->ost[d] == 0 && shape[d] > 1) o.named |= 1u << d;
@@ -434,6 +434,7 @@ unsigned sl__scatter_walk_init(sl__scatter_walk *s, const sl_call *c, int ndim,
     fixed |= 1u << axes[k];
   }
   memset(s, 0, sizeof *s);
+  s->row_start = SL__ROWS_ROW_START;
   s->ndim = ndim;
   s->shape = index->shape;
   s->out = (char *)out->data;

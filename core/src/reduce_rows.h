@@ -27,11 +27,11 @@ typedef struct sl__rows_block {
   int wide;   /* scatter: contiguous rows may lead with AVX-512 stores */
 } sl__rows_block;
 
-/* What starting a row costs these row loops in the walk order's model
- * (sl__row_order.row_start): their set-up (row pointers, stride tests) is
- * tens of instructions against a few an element, so rows of 2-4 elements
- * lose to a long axis that streams. Not a line count: fitted to the
- * crossover of rows of L along a scatter's last axis
+/* What starting a row costs the row loops of reduce_rows.c in the walk
+ * order's model (sl__row_order.row_start): their set-up (row pointers,
+ * stride tests) is tens of instructions against a few an element, so rows
+ * of 2-4 elements lose to a long axis that streams. Not a line count:
+ * fitted to the crossover of rows of L along a scatter's last axis
  * (docs/notes/benchmarks-2026.md, "Short rows"; test_walk_order). */
 #define SL__ROWS_ROW_START 512
 
@@ -95,6 +95,9 @@ typedef struct sl__scatter_walk {
   const int64_t *sst;
   int64_t out_bytes; /* all of out, for sizing panels */
   int wide;          /* handed to the row loops (sl__rows_block) */
+  /* what starting a row costs `row` (sl__row_order.row_start):
+   * SL__ROWS_ROW_START unless the caller's loop says otherwise */
+  int64_t row_start;
 } sl__scatter_walk;
 
 /*

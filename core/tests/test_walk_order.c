@@ -1,7 +1,8 @@
 /*
- * The row axis model (walk_order.h) on short last axes: rows of a few
- * elements cost their loop's set-up each, so a long axis whose steps
- * stream takes the rows instead; from rows of 8 on the last axis stays.
+ * The row axis model (walk_order.h) on short last axes, at the start cost
+ * of reduce_rows.c's loops (SL__ROWS_ROW_START): rows of a few elements
+ * cost their loop's set-up each, so a long axis whose steps stream takes
+ * the rows instead; from rows of 8 on the last axis stays.
  * The case is scatter f16 through an index [1, 1, M, L] along its last
  * axis (walk_order.c has the times).
  */

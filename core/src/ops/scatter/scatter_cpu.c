@@ -29,28 +29,40 @@
 
 /* out[j*oc + index[j*ic]*od[0]] = src[j*sc] for each row of the block:
  * plain element bits, one loop per element size (scatter moves every
- * dtype); STORE(p, v) writes one element. */
+ * dtype); STORE(p, v) writes one element. The stride test is made once a
+ * block and a row moves its pointers by a step: rows of a few positions
+ * (a short last axis) spent their time setting each row up. */
 #define SL__SCATTER_ROW(name, STORE, size, T, I)                               \
   static void name##_##size##_##I(char *o, const char *ip, const char *sp,     \
                                   const sl__rows_block *blk) {                 \
     const int64_t n = blk->n, oc = blk->oc, ic = blk->ic, sc = blk->sc;        \
     const int64_t d0 = blk->od[0]; /* m is always 1: one index column */       \
-    for (int64_t r = 0; r < blk->rows; ++r) {                                  \
-      T *out = (T *)sl__at(o, r * blk->or_ * (int64_t)sizeof(T));              \
-      const I *index =                                                         \
-          (const I *)sl__at(ip, r * blk->ir * (int64_t)sizeof(I));             \
-      const T *src = (const T *)sl__at(sp, r * blk->sr * (int64_t)sizeof(T));  \
-      if (oc == 1 && ic == 1 && sc == 1) {                                     \
+    T *out = (T *)o;                                                           \
+    const I *index = (const I *)ip;                                            \
+    const T *src = (const T *)sp;                                              \
+    if (oc == 1 && ic == 1 && sc == 1) {                                       \
+      for (int64_t r = 0; r < blk->rows; ++r) {                                \
         int64_t j = blk->wide ? sl__scatter_avx512(size, sizeof(I) == 8, out,  \
                                                    index, src, d0, n)          \
                               : 0;                                             \
         for (; j < n; ++j) STORE(&out[j + (int64_t)index[j] * d0], src[j]);    \
-      } else {                                                                 \
-        for (int64_t j = 0; j < n; ++j)                                        \
-          STORE(&out[j * oc + (int64_t)index[j * ic] * d0], src[j * sc]);      \
+        out += blk->or_, index += blk->ir, src += blk->sr;                     \
       }                                                                        \
+      return;                                                                  \
+    }                                                                          \
+    for (int64_t r = 0; r < blk->rows; ++r) {                                  \
+      for (int64_t j = 0; j < n; ++j)                                          \
+        STORE(&out[j * oc + (int64_t)index[j * ic] * d0], src[j * sc]);        \
+      out += blk->or_, index += blk->ir, src += blk->sr;                       \
     }                                                                          \
   }
+/* What a row of these loops costs to start (sl__row_order.row_start):
+ * a quarter of the reduce loops' SL__ROWS_ROW_START. Through an index
+ * [1,1,M,L] along its last axis rows of 2 then ran as fast as rows along
+ * axis 2, rows of 4 and up faster (docs/notes/benchmarks-2026.md, "Short
+ * rows"). */
+#define SL__SCATTER_ROW_START (SL__ROWS_ROW_START / 4)
+
 #define SL__STORE_PLAIN(p, v) (*(p) = (v))
 #define SL__STORE_RELAXED(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
 
@@ -80,6 +92,7 @@ static sl_status sl__scatter_cpu(sl_call *c, int threads, int any_writer) {
       sl__scatter_walk_init(&s, c, index->ndim, 1, &c->p.dim, 0, ost, &od);
   const int cls = sl__elem_class(s.es), i64 = s.ies == 8;
   s.row = sl__scatter_rows[cls][i64];
+  s.row_start = SL__SCATTER_ROW_START;
   s.wide = s.out_bytes > SL__SCATTER_WIDE_MIN_BYTES;
   if ((any_writer || c->p.has_value) && threads > 1 &&
       sl__scatter_atomic_rows[cls][i64] &&
