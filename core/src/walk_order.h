@@ -28,8 +28,8 @@ typedef struct sl__row_order {
 } sl__row_order;
 
 /* Fills o->step from the operands' element strides st (the index's
- * elements index_bytes wide, the others' elem_bytes); o->index must be
- * set. */
+ * elements index_bytes wide, the others' elem_bytes); o->ndim and
+ * o->index must be set. */
 void sl__row_order_steps(sl__row_order *o, const int64_t *const st[3],
                          int64_t elem_bytes, int64_t index_bytes);
 

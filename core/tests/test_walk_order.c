@@ -1,10 +1,12 @@
 /*
  * The row axis model (walk_order.h) on short last axes, at the start cost
- * of reduce_rows.c's loops (SL__ROWS_ROW_START): rows of a few elements
- * cost their loop's set-up each, so a long axis whose steps stream takes
- * the rows instead; from rows of 8 on the last axis stays.
- * The case is scatter f16 through an index [1, 1, M, L] along its last
- * axis (walk_order.c has the times).
+ * of reduce_rows.c's loops (SL__ROWS_ROW_START, the one scatter_reduce
+ * and scatter_nd walk with; scatter's own loop passes a smaller one): rows of a
+ * few elements cost their loop's set-up each, so a long axis whose steps stream
+ * takes the rows instead; from rows of 8 on the last axis stays. The walk is a
+ * scatter-like one through an f16 out and an i64 index [1, 1, M, L] along its
+ * last axis, the shape the start cost was fitted on
+ * (docs/notes/benchmarks-2026.md, "Short rows").
  */
 #include <stdint.h>
 
@@ -12,8 +14,8 @@
 #include "sl_test.h"
 #include "walk_order.h"
 
-/* The axis a scatter f16 (i64 index, src [2, 1, M, L + 1]) walks its
- * index [1, 1, M, L] along, out [1, 1, 3M/2, 1], dim 3. */
+/* The axis a scatter-like walk of f16 (i64 index, src [2, 1, M, L + 1])
+ * takes through its index [1, 1, M, L], out [1, 1, 3M/2, 1], dim 3. */
 static int scatter_axis(int64_t L) {
   const int64_t M = 2296962 / L;
   const int64_t shape[4] = {1, 1, M, L};
