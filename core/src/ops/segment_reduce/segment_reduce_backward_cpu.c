@@ -83,6 +83,77 @@ static void sl__segb_half(sl_dtype dt, sl_reduce r, const sl__segb_task *t) {
   }
 }
 
+/*
+ * One task through double in the accumulation dtype, every step rounded
+ * as it rounds (f32 and f64; f16 and bf16 prod, and blocks narrower than
+ * sl__segb_half takes). The rows outside, the block's columns inside: a
+ * column at a time walked down rows a stride apart, on wide data a page
+ * apart, one TLB miss a load. Each column's result depends on its own
+ * values in position order only, which this order keeps. dt is a constant
+ * in each instance.
+ */
+SL__ALWAYS_INLINE void sl__segb_rows(sl_dtype dt, sl_reduce r, double start,
+                                     const sl__segb_task *t) {
+  const sl_dtype at = sl__acc_dtype(dt);
+  const int64_t es = (int64_t)sl__dtype_size(dt), w = t->w;
+  /* per column: g; then the product or the result; the product of the
+   * values that are not 0, or what each position gets; zeros or ties */
+  double g[SL__SEG_BLOCK], a[SL__SEG_BLOCK], v[SL__SEG_BLOCK];
+  int64_t n[SL__SEG_BLOCK];
+#define DAT(i, k) sl__load_f(dt, t->data + (i)*t->dstep + t->doff[k] * es)
+#define GD(i, k) (t->gd + (i)*t->gdstep + t->gdoff[k] * es)
+#define RD(x) sl__round_to(at, (x))
+  for (int64_t k = 0; k < w; ++k) {
+    g[k] = sl__load_f(dt, t->g + t->goff[k] * es);
+    n[k] = 0;
+    a[k] =
+        r == SL_REDUCE_PROD ? start : sl__load_f(dt, t->res + t->roff[k] * es);
+    v[k] = start;
+  }
+  if (r == SL_REDUCE_SUM || r == SL_REDUCE_MEAN) {
+    const double len = RD((double)(t->e - t->b));
+    for (int64_t k = 0; k < w; ++k)
+      v[k] = r == SL_REDUCE_MEAN ? RD(g[k] / len) : g[k];
+    for (int64_t i = t->b; i < t->e; ++i)
+      for (int64_t k = 0; k < w; ++k) sl__store_f(dt, GD(i, k), v[k]);
+    return;
+  }
+  if (r == SL_REDUCE_PROD) {
+    /* a: the product; v: the product of the values that are not 0 (for a
+     * single zero's gradient); n: the zeros */
+    for (int64_t i = t->b; i < t->e; ++i)
+      for (int64_t k = 0; k < w; ++k) {
+        const double x = DAT(i, k);
+        a[k] = RD(a[k] * x);
+        if (x == 0.0)
+          ++n[k];
+        else
+          v[k] = RD(v[k] * x);
+      }
+    for (int64_t k = 0; k < w; ++k)
+      a[k] = RD(g[k] * a[k]), v[k] = RD(g[k] * v[k]);
+    for (int64_t i = t->b; i < t->e; ++i)
+      for (int64_t k = 0; k < w; ++k) {
+        const double x = DAT(i, k);
+        sl__store_f(dt, GD(i, k),
+                    x == 0.0 && n[k] == 1 ? v[k]
+                                          : RD(a[k] / (x == 0.0 ? 1.0 : x)));
+      }
+    return;
+  }
+  /* amax, amin: a the result, n its ties, v what each tie gets */
+  for (int64_t i = t->b; i < t->e; ++i)
+    for (int64_t k = 0; k < w; ++k) n[k] += DAT(i, k) == a[k];
+  for (int64_t k = 0; k < w; ++k)
+    v[k] = n[k] ? RD(g[k] / RD((double)n[k])) : 0.0;
+  for (int64_t i = t->b; i < t->e; ++i)
+    for (int64_t k = 0; k < w; ++k)
+      sl__store_f(dt, GD(i, k), DAT(i, k) == a[k] ? v[k] : 0.0);
+#undef DAT
+#undef GD
+#undef RD
+}
+
 /* Tasks [t0, t1) in order (as the forward's: t = (q * S + s) * blocks +
  * blk, column offsets computed when the block changes, row offsets when q
  * does). dt is a constant in each instance. */
@@ -92,7 +163,6 @@ SL__ALWAYS_INLINE void sl__segb_tasks_as(sl_dtype dt, const sl__segb_job *j,
   const sl__seg_geom *g = &j->g;
   const sl_tensor *a = c->arg;
   const sl_reduce r = c->p.reduce;
-  const sl_dtype at = sl__acc_dtype(dt);
   const int64_t es = (int64_t)sl__dtype_size(dt), S = g->S;
   const int axis = g->axis;
   const int64_t dstep = a[D_].strides[axis] * es;
@@ -125,64 +195,15 @@ SL__ALWAYS_INLINE void sl__segb_tasks_as(sl_dtype dt, const sl__segb_job *j,
     const int64_t b = j->offs[q * (S + 1) + s];
     const int64_t e = j->offs[q * (S + 1) + s + 1];
     const char *gb = grow + s * gstep, *rb = rrow + s * rstep;
-    if ((dt == SL_F16 || dt == SL_BF16) && r != SL_REDUCE_PROD && e > b &&
-        w >= SL__SEG_HALF_MIN_COLUMNS) {
+    if (e > b) {
       const sl__segb_task task = {gb, rb, db,   gdb,  dstep, gdstep, b,
                                   e,  w,  goff, roff, doff,  gdoff};
-      sl__segb_half(dt, r, &task);
-      goto next;
+      if ((dt == SL_F16 || dt == SL_BF16) && r != SL_REDUCE_PROD &&
+          w >= SL__SEG_HALF_MIN_COLUMNS)
+        sl__segb_half(dt, r, &task);
+      else
+        sl__segb_rows(dt, r, j->start, &task);
     }
-#define DAT(i, k) sl__load_f(dt, db + (i)*dstep + doff[k] * es)
-#define GD(i, k) (gdb + (i)*gdstep + gdoff[k] * es)
-#define RD(v) sl__round_to(at, (v))
-    for (int64_t k = 0; k < w && e > b; ++k) {
-      const double gv = sl__load_f(dt, gb + goff[k] * es);
-      switch (r) {
-      case SL_REDUCE_SUM:
-        for (int64_t i = b; i < e; ++i) sl__store_f(dt, GD(i, k), gv);
-        break;
-      case SL_REDUCE_MEAN: {
-        const double v = RD(gv / RD((double)(e - b)));
-        for (int64_t i = b; i < e; ++i) sl__store_f(dt, GD(i, k), v);
-        break;
-      }
-      case SL_REDUCE_PROD: {
-        /* P: the product; rest: the product of the values that are not 0
-         * (for a single zero's gradient) */
-        double P = j->start, rest = j->start;
-        int64_t zeros = 0;
-        for (int64_t i = b; i < e; ++i) {
-          const double x = DAT(i, k);
-          P = RD(P * x);
-          if (x == 0.0)
-            ++zeros;
-          else
-            rest = RD(rest * x);
-        }
-        const double gp = RD(gv * P), gr = RD(gv * rest);
-        for (int64_t i = b; i < e; ++i) {
-          const double x = DAT(i, k);
-          sl__store_f(dt, GD(i, k),
-                      x == 0.0 && zeros == 1 ? gr
-                                             : RD(gp / (x == 0.0 ? 1.0 : x)));
-        }
-        break;
-      }
-      default: { /* amax, amin */
-        const double res = sl__load_f(dt, rb + roff[k] * es);
-        int64_t ties = 0;
-        for (int64_t i = b; i < e; ++i) ties += DAT(i, k) == res;
-        const double v = ties ? RD(gv / RD((double)ties)) : 0.0;
-        for (int64_t i = b; i < e; ++i)
-          sl__store_f(dt, GD(i, k), DAT(i, k) == res ? v : 0.0);
-        break;
-      }
-      }
-    }
-#undef DAT
-#undef GD
-#undef RD
-  next:
     if (++blk == j->blocks) {
       blk = 0;
       if (++s == S) s = 0, ++q;
