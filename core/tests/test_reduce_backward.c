@@ -794,27 +794,43 @@ static void test_sparse_matches_dense(void) {
   }
 }
 
-/* index_reduce_backward f16 by slices (index_reduce_backward_shares.c,
- * half blocks) against the line walk, which stepped outputs take: x
- * [6, 40] along dim 0, five updates (a target twice), values from
- * {0, 1, 2, NaN} so that many tie with the result; mean, amax, amin, with
- * and without self, bit for bit alike. */
-static void test_half_shares_match_lines(void) {
-  enum { N = 6, C = 40, M = 5 };
-  static uint16_t g[N * C], x[N * C], res[N * C], src[M * C];
-  static uint16_t gx[N * C], gs[M * C], gx2[2 * N * C], gs2[2 * M * C];
+/* Element i of a buffer of dtype dt (f16, bf16 or f32) as float, and
+ * stored from float. */
+static float elem_get(sl_dtype dt, const void *buf, int i) {
+  if (dt == SL_F32) return ((const float *)buf)[i];
+  const uint16_t h = ((const uint16_t *)buf)[i];
+  return dt == SL_F16 ? sl_f16_to_f32(h) : sl_bf16_to_f32(h);
+}
+
+static void elem_put(sl_dtype dt, void *buf, int i, float v) {
+  if (dt == SL_F32)
+    ((float *)buf)[i] = v;
+  else
+    ((uint16_t *)buf)[i] = dt == SL_F16 ? sl_f32_to_f16(v) : sl_f32_to_bf16(v);
+}
+
+/* index_reduce_backward by slices (index_reduce_backward_shares.c: f16 and
+ * bf16 in float blocks, f32 in its own type) against the line walk, which
+ * stepped outputs take: x [6, 300] along dim 0 (a slice wider than the
+ * slices pass's chunk of columns), five updates (a target twice), values
+ * from {0, 1, 2, NaN} so that many tie with the result; mean, amax, amin,
+ * with and without self, bit for bit alike. */
+static void test_shares_match_lines(sl_dtype dt) {
+  enum { N = 6, C = 300, M = 5 };
+  static float g[N * C], x[N * C], res[N * C], src[M * C];
+  static float gx[N * C], gs[M * C], gx2[2 * N * C], gs2[2 * M * C];
   int64_t idx[M] = {1, 3, 1, 0, 5};
   for (int i = 0; i < N * C; ++i) {
-    g[i] = sl_f32_to_f16(0.25f * (float)(i % 9) - 1);
-    x[i] = sl_f32_to_f16(i % 17 == 0 ? NAN : (float)(i % 3));
-    res[i] = sl_f32_to_f16((float)((i / 2) % 3));
+    elem_put(dt, g, i, 0.25f * (float)(i % 9) - 1);
+    elem_put(dt, x, i, i % 17 == 0 ? NAN : (float)(i % 3));
+    elem_put(dt, res, i, (float)((i / 2) % 3));
   }
-  for (int i = 0; i < M * C; ++i) src[i] = sl_f32_to_f16((float)((i / 3) % 3));
+  for (int i = 0; i < M * C; ++i) elem_put(dt, src, i, (float)((i / 3) % 3));
   const int64_t xs[2] = {N, C}, us[2] = {M, C}, m = M;
-  bw_set t = bw_make(SL_F16, xs, us, g, x, res, src, gx, gs);
+  bw_set t = bw_make(dt, xs, us, g, x, res, src, gx, gs);
   sl_tensor ti = sl_tensor_make(SL_I64, 1, &m, idx);
-  sl_tensor tgx2 = sl_tensor_make(SL_F16, 2, xs, gx2);
-  sl_tensor tgs2 = sl_tensor_make(SL_F16, 2, us, gs2);
+  sl_tensor tgx2 = sl_tensor_make(dt, 2, xs, gx2);
+  sl_tensor tgs2 = sl_tensor_make(dt, 2, us, gs2);
   tgx2.strides[1] = tgs2.strides[1] = 2;
   tgx2.strides[0] = 2 * C, tgs2.strides[0] = 2 * C;
   const sl_reduce reds[] = {SL_REDUCE_MEAN, SL_REDUCE_AMAX, SL_REDUCE_AMIN};
@@ -831,11 +847,11 @@ static void test_half_shares_match_lines(void) {
                      0, reds[r], self) == SL_STATUS_OK);
         int bad = 0;
         for (int i = 0; i < N * C; ++i)
-          bad += !same_f(sl_f16_to_f32(gx[i]), sl_f16_to_f32(gx2[2 * i]));
+          bad += !same_f(elem_get(dt, gx, i), elem_get(dt, gx2, 2 * i));
         for (int i = 0; i < M * C; ++i)
-          bad += !same_f(sl_f16_to_f32(gs[i]), sl_f16_to_f32(gs2[2 * i]));
-        CHECK_MSG(bad == 0, "%s reduce %d self %d: %d elements differ", v->name,
-                  (int)reds[r], self, bad);
+          bad += !same_f(elem_get(dt, gs, i), elem_get(dt, gs2, 2 * i));
+        CHECK_MSG(bad == 0, "%s %s reduce %d self %d: %d elements differ",
+                  v->name, sl_dtype_name(dt), (int)reds[r], self, bad);
       }
   }
 }
@@ -1380,7 +1396,9 @@ int main(void) {
   test_packed_amax();
   test_points();
   test_bare_runs();
-  test_half_shares_match_lines();
+  test_shares_match_lines(SL_F16);
+  test_shares_match_lines(SL_BF16);
+  test_shares_match_lines(SL_F32);
   test_bad_input();
   test_empty();
   return sl_test_finish("test_reduce_backward");

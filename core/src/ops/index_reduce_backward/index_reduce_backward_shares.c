@@ -23,17 +23,17 @@
 /* The geometry: `outer` blocks; in each, the n slices of grad_out, x,
  * result and grad_x and the m of updates and grad_updates, of `inner`
  * elements each. Contribution i goes to target u[slot[i]], one of the nu
- * distinct targets. Counts: mean's one per target (mean_n), amax/amin's
- * one per element of a targeted slice (count, outer x nu x inner). */
+ * distinct targets (sorted); target k's contributions are by[first[k]] to
+ * by[first[k + 1] - 1], in index order. mean's count is one per target
+ * (mean_n); amax/amin count per element, a chunk at a time. */
 typedef struct sl__irb_shares {
   sl_dtype dt;
   sl_reduce reduce;
   int self;
   const char *g, *x, *res, *src;
   char *gx, *gs;
-  const int64_t *u, *slot;
+  const int64_t *u, *first, *by;
   const double *mean_n;
-  double *count;
   int64_t outer, n, m, nu, inner;
 } sl__irb_shares;
 
@@ -105,153 +105,61 @@ SL__ALWAYS_INLINE void sl__irb_untargeted_run(sl_dtype dt,
     sl__irb_untargeted(dt, s, off, len);
 }
 
-/* The contributions' part of amax/amin's counts and shares for f16 and
- * bf16, a block at a time in float (the scalar conversions were most of
- * the time: f16 amin of 46 updates of 215,000 elements ran at 0.69x
- * LibTorch). A count stays below 2^24, exact in float; the share
- * hit * RD(g / n) is float's own g / n (n a float), times 1 or 0. */
-static void sl__irb_count_half(const sl__irb_shares *s, int64_t o, int64_t j0,
-                               int64_t j1) {
-  float src[SL__HALF_BLOCK], res[SL__HALF_BLOCK];
-  double *count = s->count + o * s->nu * s->inner + j0;
-  for (int64_t i = 0; i < s->m; ++i) {
-    const int64_t k = s->slot[i];
-    const char *sp = sl__irb_slice(s->src, s, 2, o, s->m, i, j0);
-    const char *rp = sl__irb_slice(s->res, s, 2, o, s->n, s->u[k], j0);
-    double *c = count + k * s->inner;
-    for (int64_t a = 0; a < j1 - j0; a += SL__HALF_BLOCK) {
-      const int64_t len = sl__half_block_len(j1 - j0, a);
-      sl__half_load_block(s->dt, sp + a * 2, src, len);
-      sl__half_load_block(s->dt, rp + a * 2, res, len);
+/* Columns a target takes at a time: its counts and its slices' chunks of
+ * grad_out, x and result stay in L1 while its contributions go by. */
+enum { SL__IRB_CHUNK = SL__HALF_BLOCK };
+
+/* The loads of a chunk of slice t of block o, from column j on, in float
+ * (f16 and bf16). */
+#define SL__IRB_HALF_LOAD(base, nslices, t, to)                                \
+  sl__half_load_block(s->dt, sl__irb_slice(base, s, 2, o, nslices, t, j), to,  \
+                      len)
+
+/* Target k's chunk, columns [j, j + len), for f16 and bf16 in float (by
+ * scalar conversions they were most of the time: f16 amax of 104 updates
+ * into 95 of 172 slices of 170x170 ran at 0.40x LibTorch). amax/amin:
+ * the count starts as (x == result) and adds each contribution equal to
+ * the result in index order (exact in float below 2^24); a share is
+ * hit * (g / count), float's own quotient (g and the count are exact in
+ * float). mean: g / N, whose float quotient rounds to the half type as
+ * the double one does (24 bits >= 2 x 11 + 2). grad_x is 0 without self. */
+static void sl__irb_chunk_half(const sl__irb_shares *s, int64_t o, int64_t k,
+                               int64_t j, int64_t len) {
+  float g[SL__IRB_CHUNK], x[SL__IRB_CHUNK], res[SL__IRB_CHUNK];
+  float v[SL__IRB_CHUNK], count[SL__IRB_CHUNK];
+  const int mean = s->reduce == SL_REDUCE_MEAN;
+  const int64_t t = s->u[k], *i = s->by + s->first[k],
+                ni = s->first[k + 1] - s->first[k];
+  const float n = (float)s->mean_n[k];
+  SL__IRB_HALF_LOAD(s->g, s->n, t, g);
+  if (!mean) {
+    SL__IRB_HALF_LOAD(s->x, s->n, t, x);
+    SL__IRB_HALF_LOAD(s->res, s->n, t, res);
+    for (int64_t q = 0; q < len; ++q) count[q] = x[q] == res[q];
+    for (int64_t c = 0; c < ni; ++c) {
+      SL__IRB_HALF_LOAD(s->src, s->m, i[c], v);
+      for (int64_t q = 0; q < len; ++q) count[q] += v[q] == res[q];
+    }
+  }
+  for (int64_t q = 0; q < len; ++q)
+    v[q] = !s->self ? 0.0f
+           : mean   ? g[q] / n
+                    : (x[q] == res[q] ? 1.0f : 0.0f) * (g[q] / count[q]);
+  sl__half_store_block(s->dt, v, sl__irb_slice(s->gx, s, 2, o, s->n, t, j),
+                       len);
+  for (int64_t c = 0; c < ni; ++c) {
+    if (mean)
+      for (int64_t q = 0; q < len; ++q) v[q] = g[q] / n;
+    else {
+      SL__IRB_HALF_LOAD(s->src, s->m, i[c], v);
       for (int64_t q = 0; q < len; ++q)
-        c[a + q] = (float)(c[a + q] + (src[q] == res[q]));
+        v[q] = (v[q] == res[q] ? 1.0f : 0.0f) * (g[q] / count[q]);
     }
+    sl__half_store_block(s->dt, v, sl__irb_slice(s->gs, s, 2, o, s->m, i[c], j),
+                         len);
   }
 }
-
-static void sl__irb_shares_half(const sl__irb_shares *s, int64_t o, int64_t j0,
-                                int64_t j1) {
-  float g[SL__HALF_BLOCK], src[SL__HALF_BLOCK], res[SL__HALF_BLOCK];
-  const double *count = s->count + o * s->nu * s->inner + j0;
-  for (int64_t i = 0; i < s->m; ++i) {
-    const int64_t k = s->slot[i], t = s->u[k];
-    const char *gp = sl__irb_slice(s->g, s, 2, o, s->n, t, j0);
-    const char *sp = sl__irb_slice(s->src, s, 2, o, s->m, i, j0);
-    const char *rp = sl__irb_slice(s->res, s, 2, o, s->n, t, j0);
-    char *gsp = sl__irb_slice(s->gs, s, 2, o, s->m, i, j0);
-    const double *c = count + k * s->inner;
-    for (int64_t a = 0; a < j1 - j0; a += SL__HALF_BLOCK) {
-      const int64_t len = sl__half_block_len(j1 - j0, a);
-      sl__half_load_block(s->dt, gp + a * 2, g, len);
-      sl__half_load_block(s->dt, sp + a * 2, src, len);
-      sl__half_load_block(s->dt, rp + a * 2, res, len);
-      for (int64_t q = 0; q < len; ++q)
-        src[q] = (src[q] == res[q] ? 1.0f : 0.0f) * (g[q] / (float)c[a + q]);
-      sl__half_store_block(s->dt, src, gsp + a * 2, len);
-    }
-  }
-}
-
-/* amax/amin's targeted slices of block o, columns [j0, j1), for f16 and
- * bf16 a block at a time in float (by scalar conversions they were most of
- * the time: f16 amax of 104 updates into 95 of 172 slices of 170x170 ran
- * at 0.40x LibTorch). start_counts: each count starts as (x == result);
- * else grad_x gets the shares, hit * RD(g / count) with self (float's own
- * g / count: g and the count are exact in float), zeros without. */
-static void sl__irb_slices_half(const sl__irb_shares *s, int64_t o, int64_t j0,
-                                int64_t j1, int start_counts) {
-  float g[SL__HALF_BLOCK], x[SL__HALF_BLOCK], res[SL__HALF_BLOCK];
-  double *count = s->count + o * s->nu * s->inner + j0;
-  for (int64_t k = 0; k < s->nu; ++k) {
-    const int64_t t = s->u[k];
-    const char *xp = sl__irb_slice(s->x, s, 2, o, s->n, t, j0);
-    const char *rp = sl__irb_slice(s->res, s, 2, o, s->n, t, j0);
-    const char *gp = sl__irb_slice(s->g, s, 2, o, s->n, t, j0);
-    char *gxp = sl__irb_slice(s->gx, s, 2, o, s->n, t, j0);
-    double *c = count + k * s->inner;
-    for (int64_t a = 0; a < j1 - j0; a += SL__HALF_BLOCK) {
-      const int64_t len = sl__half_block_len(j1 - j0, a);
-      if (!start_counts && !s->self) {
-        for (int64_t q = 0; q < len; ++q) g[q] = 0.0f;
-        sl__half_store_block(s->dt, g, gxp + a * 2, len);
-        continue;
-      }
-      sl__half_load_block(s->dt, xp + a * 2, x, len);
-      sl__half_load_block(s->dt, rp + a * 2, res, len);
-      if (start_counts) {
-        for (int64_t q = 0; q < len; ++q) c[a + q] = x[q] == res[q];
-        continue;
-      }
-      sl__half_load_block(s->dt, gp + a * 2, g, len);
-      for (int64_t q = 0; q < len; ++q)
-        g[q] = (x[q] == res[q] ? 1.0f : 0.0f) * (g[q] / (float)c[a + q]);
-      sl__half_store_block(s->dt, g, gxp + a * 2, len);
-    }
-  }
-}
-
-/* mean's targeted slices of block o, columns [j0, j1), for f16 and bf16 a
- * block at a time in float: grad_x = g / N with self (zeros without),
- * grad_updates = g[target] / N. g and N are exact in float, and float's
- * quotient rounds to the half type as the double one does (24 bits >= 2 x
- * 11 + 2), so the values are the line walk's (by scalar conversions,
- * f16 mean of 3 updates into one slice of 5.1M ran at 0.27x LibTorch). */
-static void sl__irb_mean_half(const sl__irb_shares *s, int64_t o, int64_t j0,
-                              int64_t j1) {
-  float g[SL__HALF_BLOCK];
-  for (int64_t i = -s->nu; i < s->m; ++i) {
-    /* i < 0: target nu + i's grad_x; else contribution i's grad_updates */
-    const int64_t k = i < 0 ? s->nu + i : s->slot[i], t = s->u[k];
-    const char *gp = sl__irb_slice(s->g, s, 2, o, s->n, t, j0);
-    char *out = i < 0 ? sl__irb_slice(s->gx, s, 2, o, s->n, t, j0)
-                      : sl__irb_slice(s->gs, s, 2, o, s->m, i, j0);
-    const int zero = i < 0 && !s->self;
-    const float n = (float)s->mean_n[k];
-    for (int64_t a = 0; a < j1 - j0; a += SL__HALF_BLOCK) {
-      const int64_t len = sl__half_block_len(j1 - j0, a);
-      if (zero)
-        for (int64_t q = 0; q < len; ++q) g[q] = 0.0f;
-      else {
-        sl__half_load_block(s->dt, gp + a * 2, g, len);
-        for (int64_t q = 0; q < len; ++q) g[q] /= n;
-      }
-      sl__half_store_block(s->dt, g, out + a * 2, len);
-    }
-  }
-}
-
-/* amax/amin's counts of block o's targeted slices, columns [j0, j1):
- * (x == result), then each contribution equal to its target's result,
- * in index order. */
-SL__ALWAYS_INLINE void sl__irb_count(sl_dtype dt, const sl__irb_shares *s,
-                                     int64_t o, int64_t j0, int64_t j1) {
-  const size_t es = sl__dtype_size(dt);
-  const int64_t w = j1 - j0;
-  if (dt == SL_F16 || dt == SL_BF16) {
-    sl__irb_slices_half(s, o, j0, j1, 1);
-    sl__irb_count_half(s, o, j0, j1);
-    return;
-  }
-  double *count = s->count + o * s->nu * s->inner + j0;
-  for (int64_t k = 0; k < s->nu; ++k) {
-    const char *x = sl__irb_slice(s->x, s, es, o, s->n, s->u[k], j0);
-    const char *res = sl__irb_slice(s->res, s, es, o, s->n, s->u[k], j0);
-    double *c = count + k * s->inner;
-    for (int64_t j = 0; j < w; ++j)
-      c[j] = sl__load_f(dt, x + j * es) == sl__load_f(dt, res + j * es);
-  }
-  for (int64_t i = 0; i < s->m; ++i) {
-    const int64_t k = s->slot[i];
-    const char *src = sl__irb_slice(s->src, s, es, o, s->m, i, j0);
-    const char *res = sl__irb_slice(s->res, s, es, o, s->n, s->u[k], j0);
-    double *c = count + k * s->inner;
-    for (int64_t j = 0; j < w; ++j)
-      c[j] = sl__count_add(
-          dt, c[j],
-          sl__load_f(dt, src + j * es) == sl__load_f(dt, res + j * es) ? 1.0
-                                                                       : 0.0);
-  }
-}
+#undef SL__IRB_HALF_LOAD
 
 /* gradient share g / n, times hit for amax/amin (their counts' formula). */
 SL__ALWAYS_INLINE double sl__irb_share(sl_dtype dt, int mean, double g,
@@ -260,72 +168,96 @@ SL__ALWAYS_INLINE double sl__irb_share(sl_dtype dt, int mean, double g,
               : (hit ? 1.0 : 0.0) * sl__round_to(sl__acc_dtype(dt), g / n);
 }
 
-/* Block o's targeted slices of grad_x (zeros without self) and its
- * grad_updates, columns [j0, j1). */
-SL__ALWAYS_INLINE void sl__irb_targeted(sl_dtype dt, const sl__irb_shares *s,
-                                        int64_t o, int64_t j0, int64_t j1) {
+/* amax/amin's counts of target k's chunk: (x == result), then each
+ * contribution equal to the result, in index order. */
+SL__ALWAYS_INLINE void sl__irb_count(sl_dtype dt, const sl__irb_shares *s,
+                                     int64_t o, int64_t k, int64_t j,
+                                     int64_t len, double *count) {
   const size_t es = sl__dtype_size(dt);
-  const int mean = s->reduce == SL_REDUCE_MEAN, self = s->self;
-  const int64_t w = j1 - j0;
-  if (dt == SL_F16 || dt == SL_BF16) {
-    if (mean) {
-      sl__irb_mean_half(s, o, j0, j1);
-      return;
+  const int64_t t = s->u[k];
+  const char *x = sl__irb_slice(s->x, s, es, o, s->n, t, j);
+  const char *res = sl__irb_slice(s->res, s, es, o, s->n, t, j);
+  for (int64_t q = 0; q < len; ++q)
+    count[q] = sl__load_f(dt, x + q * es) == sl__load_f(dt, res + q * es);
+  for (int64_t c = s->first[k]; c < s->first[k + 1]; ++c) {
+    const char *src = sl__irb_slice(s->src, s, es, o, s->m, s->by[c], j);
+    for (int64_t q = 0; q < len; ++q)
+      count[q] = sl__count_add(
+          dt, count[q],
+          sl__load_f(dt, src + q * es) == sl__load_f(dt, res + q * es) ? 1.0
+                                                                       : 0.0);
+  }
+}
+
+/* Target k's chunk, columns [j, j + len): its slice of grad_x (zeros
+ * without self) and its contributions' grad_updates. One pass reads each
+ * input once (the counts of a whole block kept in memory, and grad_x
+ * written for every slice before the targets' were written again, read
+ * and wrote four times the bytes: f32 amax of 884 updates into 1042x1043
+ * ran at 0.72x LibTorch). */
+SL__ALWAYS_INLINE void sl__irb_chunk(sl_dtype dt, const sl__irb_shares *s,
+                                     int64_t o, int64_t k, int64_t j,
+                                     int64_t len) {
+  const size_t es = sl__dtype_size(dt);
+  const int mean = s->reduce == SL_REDUCE_MEAN;
+  double count[SL__IRB_CHUNK];
+  if (mean)
+    for (int64_t q = 0; q < len; ++q) count[q] = s->mean_n[k];
+  else
+    sl__irb_count(dt, s, o, k, j, len, count);
+  const int64_t t = s->u[k];
+  const char *g = sl__irb_slice(s->g, s, es, o, s->n, t, j);
+  const char *x = sl__irb_slice(s->x, s, es, o, s->n, t, j);
+  const char *res = sl__irb_slice(s->res, s, es, o, s->n, t, j);
+  char *gx = sl__irb_slice(s->gx, s, es, o, s->n, t, j);
+  for (int64_t q = 0; q < len; ++q)
+    sl__store_f(dt, gx + q * es,
+                !s->self ? 0.0
+                         : sl__irb_share(dt, mean, sl__load_f(dt, g + q * es),
+                                         count[q],
+                                         sl__load_f(dt, x + q * es) ==
+                                             sl__load_f(dt, res + q * es)));
+  for (int64_t c = s->first[k]; c < s->first[k + 1]; ++c) {
+    const char *src = sl__irb_slice(s->src, s, es, o, s->m, s->by[c], j);
+    char *gs = sl__irb_slice(s->gs, s, es, o, s->m, s->by[c], j);
+    for (int64_t q = 0; q < len; ++q)
+      sl__store_f(dt, gs + q * es,
+                  sl__irb_share(dt, mean, sl__load_f(dt, g + q * es), count[q],
+                                sl__load_f(dt, src + q * es) ==
+                                    sl__load_f(dt, res + q * es)));
+  }
+}
+
+/* Block o, columns [j0, j1), slice after slice: the runs of untargeted
+ * slices between the targets (whole slices: one run of elements), and
+ * each target a chunk at a time. */
+SL__ALWAYS_INLINE void sl__irb_block(sl_dtype dt, const sl__irb_shares *s,
+                                     int64_t o, int64_t j0, int64_t j1) {
+  const int64_t n = s->n, inner = s->inner, w = j1 - j0;
+  const int half = dt == SL_F16 || dt == SL_BF16;
+  for (int64_t k = 0, t = 0; k <= s->nu; ++k) {
+    const int64_t end = k < s->nu ? s->u[k] : n; /* untargeted: [t, end) */
+    if (w == inner)
+      sl__irb_untargeted_run(dt, s, (o * n + t) * inner, (end - t) * inner);
+    else
+      for (; t < end; ++t)
+        sl__irb_untargeted_run(dt, s, (o * n + t) * inner + j0, w);
+    if (k == s->nu) return;
+    for (int64_t j = j0; j < j1; j += SL__IRB_CHUNK) {
+      const int64_t len = j1 - j < SL__IRB_CHUNK ? j1 - j : SL__IRB_CHUNK;
+      if (half)
+        sl__irb_chunk_half(s, o, k, j, len);
+      else
+        sl__irb_chunk(dt, s, o, k, j, len);
     }
-    sl__irb_slices_half(s, o, j0, j1, 0);
-    sl__irb_shares_half(s, o, j0, j1);
-    return;
-  }
-  /* mean has no counts per element (s->count NULL) */
-  const double *count = mean ? NULL : s->count + o * s->nu * s->inner + j0;
-  for (int64_t k = 0; k < s->nu; ++k) {
-    const int64_t t = s->u[k];
-    const char *g = sl__irb_slice(s->g, s, es, o, s->n, t, j0);
-    const char *x = sl__irb_slice(s->x, s, es, o, s->n, t, j0);
-    const char *res = sl__irb_slice(s->res, s, es, o, s->n, t, j0);
-    char *gx = sl__irb_slice(s->gx, s, es, o, s->n, t, j0);
-    const double *c = mean ? NULL : count + k * s->inner, mean_n = s->mean_n[k];
-    for (int64_t j = 0; j < w; ++j)
-      sl__store_f(dt, gx + j * es,
-                  !self ? 0.0
-                        : sl__irb_share(dt, mean, sl__load_f(dt, g + j * es),
-                                        mean ? mean_n : c[j],
-                                        sl__load_f(dt, x + j * es) ==
-                                            sl__load_f(dt, res + j * es)));
-  }
-  for (int64_t i = 0; i < s->m; ++i) {
-    const int64_t k = s->slot[i], t = s->u[k];
-    const char *g = sl__irb_slice(s->g, s, es, o, s->n, t, j0);
-    const char *src = sl__irb_slice(s->src, s, es, o, s->m, i, j0);
-    const char *res = sl__irb_slice(s->res, s, es, o, s->n, t, j0);
-    char *gs = sl__irb_slice(s->gs, s, es, o, s->m, i, j0);
-    const double *c = mean ? NULL : count + k * s->inner, mean_n = s->mean_n[k];
-    for (int64_t j = 0; j < w; ++j)
-      sl__store_f(dt, gs + j * es,
-                  sl__irb_share(dt, mean, sl__load_f(dt, g + j * es),
-                                mean ? mean_n : c[j],
-                                sl__load_f(dt, src + j * es) ==
-                                    sl__load_f(dt, res + j * es)));
+    t = end + 1;
   }
 }
 
 SL__ALWAYS_INLINE void sl__irb_shares_as(sl_dtype dt, const sl__irb_shares *s,
                                          int64_t o0, int64_t o1, int64_t j0,
                                          int64_t j1) {
-  /* whole blocks are one run of elements; a share of columns is a run a
-   * slice */
-  const int64_t n = s->n, inner = s->inner, w = j1 - j0;
-  if (w == inner)
-    sl__irb_untargeted_run(dt, s, o0 * n * inner, (o1 - o0) * n * inner);
-  else
-    for (int64_t o = o0; o < o1; ++o)
-      for (int64_t t = 0; t < n; ++t)
-        sl__irb_untargeted_run(dt, s, (o * n + t) * inner + j0, w);
-  if (s->nu == 0) return; /* an empty index: no targets, no count buffer */
-  for (int64_t o = o0; o < o1; ++o) {
-    if (s->reduce != SL_REDUCE_MEAN) sl__irb_count(dt, s, o, j0, j1);
-    sl__irb_targeted(dt, s, o, j0, j1);
-  }
+  for (int64_t o = o0; o < o1; ++o) sl__irb_block(dt, s, o, j0, j1);
 }
 
 /* One instance per floating dtype: each folds its loads and stores. */
@@ -349,23 +281,40 @@ static void sl__irb_shares_range(const void *user, int64_t o0, int64_t o1,
 #undef SL__IRB_SHARES_IS
 }
 
-/* u: the distinct targets sorted (nu of them); slot[i]: contribution i's
- * place in u; mean_n: mean's count per target, added in index order as
- * the line walk adds it, a zero made 1. */
-static void sl__irb_targets(const sl_call *c, sl__irb_shares *s, int64_t *u,
-                            int64_t *slot, double *mean_n) {
+/* Target k's contributions in index order, by[first[k]] on (a counting
+ * sort of the slots, first[k] its cursor, then moved back a place). */
+static void sl__irb_by_target(const int64_t *slot, int64_t m, int64_t nu,
+                              int64_t *first, int64_t *by) {
+  for (int64_t k = 0; k <= nu; ++k) first[k] = 0;
+  for (int64_t i = 0; i < m; ++i) ++first[slot[i] + 1];
+  for (int64_t k = 0; k < nu; ++k) first[k + 1] += first[k];
+  for (int64_t i = 0; i < m; ++i) by[first[slot[i]]++] = i;
+  for (int64_t k = nu; k > 0; --k) first[k] = first[k - 1];
+  first[0] = 0;
+}
+
+/* From the index, in buf (5m + 1 entries): u, the distinct targets sorted
+ * (nu of them); slot[i], contribution i's place in u; first and by
+ * (sl__irb_by_target); mean_n, mean's count per target, added in index
+ * order as the line walk adds it, a zero made 1. */
+static void sl__irb_targets(const sl_call *c, sl__irb_shares *s, int64_t *buf) {
   const sl_tensor *index = &c->arg[2];
-  const int64_t istep = index->ndim ? index->strides[0] : 0;
-  for (int64_t i = 0; i < s->m; ++i) u[i] = sl__load_index(index, i * istep);
-  s->nu = sl__rb_distinct(u, s->m);
+  const int64_t istep = index->ndim ? index->strides[0] : 0, m = s->m;
+  int64_t *u = buf, *slot = buf + m, *first = buf + 2 * m,
+          *by = buf + 3 * m + 1;
+  double *mean_n = (double *)(buf + 4 * m + 1);
+  for (int64_t i = 0; i < m; ++i) u[i] = sl__load_index(index, i * istep);
+  s->nu = sl__rb_distinct(u, m);
   for (int64_t k = 0; k < s->nu; ++k) mean_n[k] = s->self ? 1.0 : 0.0;
-  for (int64_t i = 0; i < s->m; ++i) {
+  for (int64_t i = 0; i < m; ++i) {
     const int64_t t = sl__load_index(index, i * istep);
     slot[i] = sl__rb_slot(u, s->nu, t);
     mean_n[slot[i]] = sl__count_add(s->dt, mean_n[slot[i]], 1.0);
   }
   for (int64_t k = 0; k < s->nu; ++k)
     if (mean_n[k] == 0.0) mean_n[k] = 1.0; /* N.masked_fill_(N == 0, 1) */
+  sl__irb_by_target(slot, m, s->nu, first, by);
+  s->u = u, s->first = first, s->by = by, s->mean_n = mean_n;
 }
 
 /* Whether the call qualifies, and its geometry. */
@@ -405,31 +354,19 @@ static void sl__irb_shares_run(sl_ctx *ctx, const sl_call *c, int threads,
                                sl__irb_shares *s, sl_status *status) {
   *status = SL_STATUS_OK;
   if (s->outer == 0 || s->inner == 0) return;
-  /* u, slot and mean_n: m each; then amax/amin's counts, nu per position
-   * (sized by the distinct targets: a buffer sized by m, 24 MB for 104
-   * updates of 170x170 into 10 targets, was mapped afresh per call). */
-  int64_t *u = sl__malloc((size_t)(3 * s->m) * sizeof(int64_t) + 1);
-  double *count = NULL;
-  int64_t counts = 0;
-  if (u) {
-    sl__irb_targets(c, s, u, u + s->m, (double *)(u + 2 * s->m));
-    counts = s->reduce == SL_REDUCE_MEAN ? 0 : s->outer * s->nu * s->inner;
-    count = counts ? sl__malloc((size_t)counts * sizeof *count) : NULL;
-  }
-  if (!u || (counts && !count)) {
-    sl__free(u);
+  const int64_t entries = 5 * s->m + 1;
+  int64_t *buf = sl__malloc((size_t)entries * sizeof *buf);
+  if (!buf) {
     *status = sl_ctx_fail(ctx, SL_STATUS_OUT_OF_MEMORY,
-                          "index_reduce_backward: no memory for %lld targets' "
-                          "counts",
-                          (long long)(3 * s->m + counts));
+                          "index_reduce_backward: no memory for %lld "
+                          "entries of the targets of %lld updates",
+                          (long long)entries, (long long)s->m);
     return;
   }
-  s->u = u, s->slot = u + s->m, s->mean_n = (double *)(u + 2 * s->m);
-  s->count = count;
+  sl__irb_targets(c, s, buf);
   sl__for_blocks(threads, s->outer, s->inner,
                  s->outer * (s->n + s->m) * s->inner, sl__irb_shares_range, s);
-  sl__free(count);
-  sl__free(u);
+  sl__free(buf);
 }
 
 /* The data of input slot a, contiguous: a tensor in another layout (a
