@@ -813,8 +813,9 @@ static void elem_put(sl_dtype dt, void *buf, int i, float v) {
  * bf16 in float blocks, f32 in its own type) against the line walk, which
  * stepped outputs take: x [6, 300] along dim 0 (a slice wider than the
  * slices pass's chunk of columns), five updates (a target twice), values
- * from {0, 1, 2, NaN} so that many tie with the result; mean, amax, amin,
- * with and without self, bit for bit alike. */
+ * from {0, 1, 2, NaN} so that many tie with the result (and zeros, lone
+ * or not, meet prod); mean, amax, amin and prod, with and without self,
+ * bit for bit alike. */
 static void test_shares_match_lines(sl_dtype dt) {
   enum { N = 6, C = 300, M = 5 };
   static float g[N * C], x[N * C], res[N * C], src[M * C];
@@ -833,7 +834,8 @@ static void test_shares_match_lines(sl_dtype dt) {
   sl_tensor tgs2 = sl_tensor_make(dt, 2, us, gs2);
   tgx2.strides[1] = tgs2.strides[1] = 2;
   tgx2.strides[0] = 2 * C, tgs2.strides[0] = 2 * C;
-  const sl_reduce reds[] = {SL_REDUCE_MEAN, SL_REDUCE_AMAX, SL_REDUCE_AMIN};
+  const sl_reduce reds[] = {SL_REDUCE_MEAN, SL_REDUCE_AMAX, SL_REDUCE_AMIN,
+                            SL_REDUCE_PROD};
   sl_ctx ctx;
   sl_ctx_init(&ctx);
   FOR_EACH_VARIANT(SL_OP_INDEX_REDUCE_BACKWARD, v) {

@@ -1,5 +1,6 @@
 /*
- * index_reduce_backward of mean, amax and amin by slices. Their gradients
+ * index_reduce_backward of mean, amax, amin and prod by slices (prod's
+ * formulas in index_reduce_backward_products.c). Their gradients
  * are shares: each target's gradient divided by the count of the elements
  * it came from (mean: the contributions, self included; amax/amin: those
  * equal to the result). The line walk (reduce_backward.c) takes the lines
@@ -19,32 +20,6 @@
 #include "index_reduce_backward_slices.h"
 #include "reduce.h"
 #include "walk.h"
-
-/* The geometry: `outer` blocks; in each, the n slices of grad_out, x,
- * result and grad_x and the m of updates and grad_updates, of `inner`
- * elements each. Contribution i goes to target u[slot[i]], one of the nu
- * distinct targets (sorted); target k's contributions are by[first[k]] to
- * by[first[k + 1] - 1], in index order. mean's count is one per target
- * (mean_n); amax/amin count per element, a chunk at a time. */
-typedef struct sl__irb_shares {
-  sl_dtype dt;
-  sl_reduce reduce;
-  int self;
-  const char *g, *x, *res, *src;
-  char *gx, *gs;
-  const int64_t *u, *first, *by;
-  const double *mean_n;
-  int64_t outer, n, m, nu, inner;
-} sl__irb_shares;
-
-/* Column j0 of slice t of block o, in a tensor of nslices slices. The
- * loops below take their pointers once a slice: a store through char *
- * may alias the geometry, which the compiler then reloaded per element. */
-SL__ALWAYS_INLINE char *sl__irb_slice(const void *base, const sl__irb_shares *s,
-                                      size_t es, int64_t o, int64_t nslices,
-                                      int64_t t, int64_t j0) {
-  return (char *)base + (size_t)(((o * nslices + t) * s->inner) + j0) * es;
-}
 
 /* len elements of grad_x from element off on, as if no target were
  * among them: amax/amin's count is (x == result), so the share is
@@ -99,15 +74,17 @@ static void sl__irb_untargeted_half(const sl__irb_shares *s, int64_t off,
 SL__ALWAYS_INLINE void sl__irb_untargeted_run(sl_dtype dt,
                                               const sl__irb_shares *s,
                                               int64_t off, int64_t len) {
-  if (dt == SL_F16 || dt == SL_BF16)
+  if (s->reduce == SL_REDUCE_PROD)
+    sl__irb_prod_untargeted(s, off, len);
+  else if (dt == SL_F16 || dt == SL_BF16)
     sl__irb_untargeted_half(s, off, len);
   else
     sl__irb_untargeted(dt, s, off, len);
 }
 
-/* Columns a target takes at a time: its counts and its slices' chunks of
- * grad_out, x and result stay in L1 while its contributions go by. */
-enum { SL__IRB_CHUNK = SL__HALF_BLOCK };
+/* a chunk of columns is at most a block of half conversions */
+_Static_assert((int)SL__IRB_CHUNK <= (int)SL__HALF_BLOCK,
+               "chunk beyond a half block");
 
 /* The loads of a chunk of slice t of block o, from column j on, in float
  * (f16 and bf16). */
@@ -245,7 +222,9 @@ SL__ALWAYS_INLINE void sl__irb_block(sl_dtype dt, const sl__irb_shares *s,
     if (k == s->nu) return;
     for (int64_t j = j0; j < j1; j += SL__IRB_CHUNK) {
       const int64_t len = j1 - j < SL__IRB_CHUNK ? j1 - j : SL__IRB_CHUNK;
-      if (half)
+      if (s->reduce == SL_REDUCE_PROD)
+        sl__irb_prod_chunk(s, o, k, j, len);
+      else if (half)
         sl__irb_chunk_half(s, o, k, j, len);
       else
         sl__irb_chunk(dt, s, o, k, j, len);
@@ -321,7 +300,8 @@ static void sl__irb_targets(const sl_call *c, sl__irb_shares *s, int64_t *buf) {
 static int sl__irb_shares_of(const sl_call *c, sl__irb_shares *s) {
   const sl_tensor *g = &c->arg[0];
   const sl_reduce r = c->p.reduce;
-  if (r != SL_REDUCE_MEAN && r != SL_REDUCE_AMAX && r != SL_REDUCE_AMIN)
+  if (r != SL_REDUCE_MEAN && r != SL_REDUCE_AMAX && r != SL_REDUCE_AMIN &&
+      r != SL_REDUCE_PROD)
     return 0;
   /* inputs in another layout go through contiguous copies (below) */
   if (!sl_tensor_is_contiguous(&c->arg[5]) ||
