@@ -1,15 +1,17 @@
 /*
  * index_reduce_backward of mean, amax, amin and prod by slices (prod's
- * formulas in index_reduce_backward_products.c). Their gradients
- * are shares: each target's gradient divided by the count of the elements
- * it came from (mean: the contributions, self included; amax/amin: those
- * equal to the result). The line walk (reduce_backward.c) takes the lines
- * along dim side by side; when dim is not the last axis a position is a
- * row away from the next, so a line of few positions and one update
- * touched a cache line per element (the f16 leads of issue 52 ran at
- * 0.2x LibTorch). Here a block's untargeted slices go in one pass, and
- * only the targeted slices keep counts. Every element sees the line
- * walk's formulas in the same order, so the results are its results.
+ * formulas in index_reduce_backward_products.c). mean's and amax/amin's
+ * gradients are shares: each target's gradient divided by the count of
+ * the elements it came from (mean: the contributions, self included;
+ * amax/amin: those equal to the result). The line walk
+ * (reduce_backward.c) takes the lines along dim side by side; when dim is
+ * not the last axis a position is a row away from the next, so a line of
+ * few positions and one update touched a cache line per element (the f16
+ * leads of issue 52 ran at 0.2x LibTorch). Here a block goes slice after
+ * slice: runs of untargeted slices in one pass, each targeted slice a
+ * chunk of columns at a time with its contributions. Every element sees
+ * the line walk's formulas in the same order, so the results are its
+ * results.
  */
 #include "index_reduce_backward_shares.h"
 
