@@ -10,8 +10,8 @@
 
 /* The geometry: `outer` blocks; in each, the n slices of grad_out, x,
  * result and grad_x and the m of updates and grad_updates, of `inner`
- * elements each. Contribution i goes to target u[slot[i]], one of the nu
- * distinct targets (sorted); target k's contributions are by[first[k]] to
+ * elements each. The index names nu distinct targets, u[0] < ... <
+ * u[nu - 1]; target k's contributions are by[first[k]] to
  * by[first[k + 1] - 1], in index order. mean's count is one per target
  * (mean_n); amax/amin count per element, a chunk at a time. */
 typedef struct sl__irb_shares {
@@ -26,8 +26,9 @@ typedef struct sl__irb_shares {
 } sl__irb_shares;
 
 /* Column j0 of slice t of block o, in a tensor of nslices slices. The
- * loops below take their pointers once a slice: a store through char *
- * may alias the geometry, which the compiler then reloaded per element. */
+ * slices pass's loops take their pointers once a chunk: a store through
+ * char * may alias the geometry, which the compiler then reloaded per
+ * element. */
 static inline char *sl__irb_slice(const void *base, const sl__irb_shares *s,
                                   size_t es, int64_t o, int64_t nslices,
                                   int64_t t, int64_t j0) {
