@@ -321,10 +321,11 @@ void sl_call_init(sl_call *call, sl_op op);
  * Checks that need the data (index values in range, the mask's true count
  * against the source's length, coors rows) read CPU inputs here; for CUDA
  * inputs they are made on the device by the variant, before it writes anything
- * or, in the one-pass data-movement kernels (gather, gather_nd, scatter), in
- * the pass itself: an out-of-range index is then never followed, nothing
- * outside the outputs is written, the call fails with the same message, and the
- * outputs' contents are unspecified.
+ * or, in the one-pass data-movement kernels (gather, gather_nd, scatter,
+ * masked_scatter), in the pass itself: an out-of-range index is then never
+ * followed, no source element past the end is read, nothing outside the
+ * outputs is written, the call fails with the same message, and the outputs'
+ * contents are unspecified.
  */
 sl_status sl_infer(sl_ctx *ctx, sl_call *call);
 
