@@ -22,6 +22,8 @@
 
 namespace {
 
+enum { SL__SEG_UNROLL = 8 };
+
 /* it walks out's shape: tensor 0 out, 1 data at position 0 of the axis, 2
  * the index of the segment's start in the offsets [Q, S + 1]. */
 template <class T>
@@ -34,10 +36,23 @@ __global__ void sl__seg_fwd_k(sl__it it, const T *data, T *out,
     int64_t off[3];
     sl__it_at<3>(it, e, off);
     const int64_t b = offs[off[2]], en = offs[off[2] + 1];
+    const T *col = data + off[1];
     A acc = start;
-    for (int64_t i = b; i < en; ++i)
-      acc = sl__arith<A>::combine(r, acc,
-                                  sl__to_acc<A, T>(data[off[1] + i * dstep]));
+    int64_t i = b;
+    /* SL__SEG_UNROLL loads in flight before any is combined (still in
+     * position order): a thread that walks its segment a load at a time
+     * waits out the memory latency on every row (the standard suite's amax
+     * case, docs/notes/benchmarks-2026.md). */
+    for (; i + SL__SEG_UNROLL <= en; i += SL__SEG_UNROLL) {
+      T v[SL__SEG_UNROLL];
+      SL__UNROLL
+      for (int u = 0; u < SL__SEG_UNROLL; ++u) v[u] = col[(i + u) * dstep];
+      SL__UNROLL
+      for (int u = 0; u < SL__SEG_UNROLL; ++u)
+        acc = sl__arith<A>::combine(r, acc, sl__to_acc<A, T>(v[u]));
+    }
+    for (; i < en; ++i)
+      acc = sl__arith<A>::combine(r, acc, sl__to_acc<A, T>(col[i * dstep]));
     if (r == SL_REDUCE_MEAN) {
       if (en == b) {
         if (!has_init) acc = (A)NAN;
