@@ -22,10 +22,10 @@
  *           sign trick's native atomicMax/Min for floats (NaN canonicalised).
  *   lock    a spin lock per destination row (striped over a table), taken by
  *           one thread (narrow rows) or one warp (wide rows) that then
- *           updates the whole row with plain loads and stores: seed 004's
- *           is_occupy scheme. Narrow rows aimed at one destination by the
- *           lanes of a warp are combined first (as warp does), and one
- *           lock is taken for them.
+ *           updates the row with plain loads and stores: seed 004's
+ *           is_occupy scheme. The rows of a warp's trip aimed at one
+ *           destination are combined first (narrow: as warp does; wide:
+ *           column by column), and one lock is taken for them.
  *   sorted  CUB radix sort of the rows by destination (stable: a segment
  *           keeps row order), run-length encoding into segments, and an
  *           ordered reduction: chunks of SL__CHUNK rows reduced in order,
@@ -208,19 +208,6 @@ __global__ void sl__red_warp_k(sl__red<T, Addr> p) {
 /* lock                                                                      */
 /* ------------------------------------------------------------------------ */
 
-/* One row under its lock, by a team of `team` lanes starting at `lane`. */
-template <class T, class Addr>
-__device__ __forceinline__ void
-sl__red_lock_row(const sl__red<T, Addr> &p, int64_t dest, int64_t sb,
-                 int64_t ob, unsigned lane, unsigned team) {
-  typedef typename sl__red<T, Addr>::A A;
-  for (int64_t j = lane; j < p.a.width; j += team) {
-    A *q = sl__red_target(p, dest, j, ob + p.a.ocol(j));
-    const A v = sl__to_acc<A>(p.src[sb + p.a.scol(j)]);
-    sl__st_cg(q, sl__arith<A>::combine(p.r, sl__ld_cg(q), v));
-  }
-}
-
 /* Narrow rows (W < SL__LOCK_WIDE): one thread per row. The lanes of a warp
  * whose rows share a destination first combine them (as warp does), so one
  * lock is taken per destination and warp, not per row: under contention
@@ -259,25 +246,90 @@ __global__ void sl__red_lock1_k(sl__red<T, Addr> p) {
   }
 }
 
-/* Wide rows: one warp per row; lane 0 holds the lock. */
+/* Wide rows: a warp takes 32 rows at a time, and the rows among them that
+ * share a destination (a group) are combined first, column by column in
+ * row order, so that a destination costs one critical section per warp
+ * trip, not one per row: a warp per row queued 2^20 sections on one lock
+ * at M = 1, C = 128 (4.3 s a call on an H200). The section covers
+ * SL__LOCK_COLS * 32 columns (only each element's read-modify-write needs
+ * the lock, not the whole row); lane 0 holds it. */
+enum { SL__LOCK_COLS = 4 };
+
+/* v[u]: column j0 + 32 u of the group's rows combined (rows' source bases
+ * in wsb[lane], members the bits of group, lowest first). */
 template <class T, class Addr>
-__global__ void sl__red_lock32_k(sl__red<T, Addr> p) {
-  const unsigned lane = threadIdx.x & 31u;
-  const int64_t warps = (int64_t)gridDim.x * (blockDim.x / 32);
-  for (int64_t r = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
-       r < p.a.rows; r += warps) {
-    int64_t dest, sb, ob;
-    if (!p.a.row(r, &dest, &sb, &ob)) continue; /* the same for the warp */
-    int *lk = p.locks + dest % p.nlocks;
+__device__ __forceinline__ void
+sl__red_group_values(const sl__red<T, Addr> &p, const int64_t *wsb,
+                     unsigned group, int64_t j0,
+                     typename sl__red<T, Addr>::A (&v)[SL__LOCK_COLS]) {
+  typedef typename sl__red<T, Addr>::A A;
+  SL__UNROLL
+  for (int u = 0; u < SL__LOCK_COLS; ++u) {
+    const int64_t j = j0 + 32 * u;
+    if (j >= p.a.width) break;
+    const int64_t sc = p.a.scol(j);
+    unsigned m = group;
+    v[u] = sl__to_acc<A>(p.src[wsb[__ffs(m) - 1] + sc]);
+    for (m &= m - 1; m; m &= m - 1)
+      v[u] = sl__arith<A>::combine(
+          p.r, v[u], sl__to_acc<A>(p.src[wsb[__ffs(m) - 1] + sc]));
+  }
+}
+
+/* The group's combined rows into destination dest (out at ob), a section
+ * of columns at a time. All 32 lanes call it. */
+template <class T, class Addr>
+__device__ __forceinline__ void
+sl__red_lock_group(const sl__red<T, Addr> &p, int64_t dest, int64_t ob,
+                   const int64_t *wsb, unsigned group, unsigned lane) {
+  typedef typename sl__red<T, Addr>::A A;
+  int *lk = p.locks + dest % p.nlocks;
+  for (int64_t c0 = 0; c0 < p.a.width; c0 += 32 * SL__LOCK_COLS) {
+    A v[SL__LOCK_COLS];
+    sl__red_group_values(p, wsb, group, c0 + lane, v);
     if (lane == 0) sl__lock(lk);
     __syncwarp();
-    sl__red_lock_row(p, dest, sb, ob, lane, 32);
+    SL__UNROLL
+    for (int u = 0; u < SL__LOCK_COLS; ++u) {
+      const int64_t j = c0 + lane + 32 * u;
+      if (j >= p.a.width) break;
+      A *q = sl__red_target(p, dest, j, ob + p.a.ocol(j));
+      sl__st_cg(q, sl__arith<A>::combine(p.r, sl__ld_cg(q), v[u]));
+    }
     __threadfence();
     __syncwarp();
-    if (lane == 0) {
-      sl__unlock(lk);
-      if (p.cnt) atomicAdd(p.cnt + dest, 1u);
+    if (lane == 0) sl__unlock(lk);
+  }
+}
+
+template <class T, class Addr>
+__global__ void sl__red_lock32_k(sl__red<T, Addr> p) {
+  __shared__ int64_t sbase[SL__THREADS];
+  const unsigned lane = threadIdx.x & 31u;
+  int64_t *wsb = sbase + (threadIdx.x & ~31u);
+  const int64_t warps = (int64_t)gridDim.x * (blockDim.x / 32);
+  /* The bound is the warp's: every lane takes every trip. */
+  for (int64_t g = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+       g * 32 < p.a.rows; g += warps) {
+    const int64_t r = g * 32 + lane;
+    int64_t dest = 0, sb = 0, ob = 0;
+    const bool live = r < p.a.rows && p.a.row(r, &dest, &sb, &ob);
+    const unsigned peers =
+        __match_any_sync(0xffffffffu, sl__warp_key(live, dest));
+    wsb[lane] = sb;
+    __syncwarp();
+    unsigned leaders =
+        __ballot_sync(0xffffffffu, live && __ffs(peers) - 1 == (int)lane);
+    while (leaders) {
+      const int l = __ffs(leaders) - 1;
+      leaders &= leaders - 1;
+      const unsigned group = __shfl_sync(0xffffffffu, peers, l);
+      const int64_t d = __shfl_sync(0xffffffffu, dest, l);
+      sl__red_lock_group(p, d, __shfl_sync(0xffffffffu, ob, l), wsb, group,
+                         lane);
+      if (lane == 0 && p.cnt) atomicAdd(p.cnt + d, (unsigned)__popc(group));
     }
+    __syncwarp(); /* wsb is written again on the next trip */
   }
 }
 
@@ -645,8 +697,8 @@ sl_status sl__red_unsorted(sl_ctx *ctx, cudaStream_t s, sl__ws &ws,
       SL__TRY(ws.get_set(&p.locks, (size_t)p.nlocks, 0, "locks"));
       if (W >= SL__LOCK_WIDE) {
         sl__red_lock32_k<T, Addr>
-            <<<sl__blocks(a.rows, SL__THREADS / 32), SL__THREADS, 0, s>>>(p);
-        SL__CUDA_LAUNCHED(ctx, "reduce: lock kernel (warp per row)");
+            <<<sl__blocks(a.rows, SL__THREADS), SL__THREADS, 0, s>>>(p);
+        SL__CUDA_LAUNCHED(ctx, "reduce: lock kernel (warp per 32 rows)");
       } else {
         sl__red_lock1_k<T, Addr>
             <<<sl__blocks(a.rows, SL__THREADS), SL__THREADS, 0, s>>>(p);
