@@ -3,7 +3,8 @@
 # itself (an A/A run) times cuda.atomic on the device, turn by turn, with
 # torch.cuda as the third arm: judged (not `not timed`), never slower or
 # faster, exit 0, both arms and torch.cuda stored. --plant-slowdown, which
-# spins the CPU, leaves such a pair untimed and says why. Exits 77 (CTest:
+# spins the CPU, leaves such a pair untimed, says why, and with nothing
+# judged the run is incomplete (exit 3). Exits 77 (CTest:
 # skipped) without a CUDA device.
 #
 # usage: ab_cuda.sh SCATTERLAB
@@ -26,9 +27,17 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 j = [r for r in d["rows"] if r["kind"] == "judged"]
 assert len(j) == 1 and j[0]["torch_s"] > 0, d["rows"]' "$tmp/ab.json"
-check "store: both arms and torch.cuda" test "$(sqlite3 "$tmp/ab.db" \
-  "select count(*) from timings where variant in ('base:cuda.atomic','cand:cuda.atomic','torch.cuda')")" = 3
-check "--plant-slowdown: exit 0" run 0 ab --base "$tmp/base.so" \
+# Python's sqlite3, not the sqlite3 program: the GPU machines have Python
+# (PyTorch) and not always that program. Without --cand the candidate arm
+# is this build's own variant, stored under its plain name.
+check "store: both arms and torch.cuda" test "$(python3 -c '
+import sqlite3, sys
+print(sqlite3.connect(sys.argv[1]).execute(
+    "select count(*) from timings where variant in "
+    "(\x27base:cuda.atomic\x27, \x27cuda.atomic\x27, \x27torch.cuda\x27)"
+).fetchone()[0])' "$tmp/ab.db")" = 3
+# Nothing judged: the gate is incomplete (exit 3), not a pass.
+check "--plant-slowdown: exit 3" run 3 ab --base "$tmp/base.so" \
   --variants cuda.atomic --plant-slowdown 50 --budget 0.2 --no-db "$S"
 check "--plant-slowdown: not timed, and why" \
   has 'cuda\.atomic +not timed: --plant-slowdown spins the CPU, not the device'
