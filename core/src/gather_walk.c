@@ -204,8 +204,10 @@ static void sl__gather_order(sl__gather_walk *g) {
   sl__move_axis_last(K, best, shape, g->shape);
 }
 
-/* Rows of at most this many positions go a block at a time. */
-#define SL__SHORT_ROW 16
+/* Rows of at most this many positions go a block at a time: up to 64 the
+ * walk's step and a row call per row cost more than the block loop's
+ * general strides (rows of 20-48 positions, docs/notes). */
+#define SL__SHORT_ROW 64
 
 /* The positions of the block of whole rows walk w is at (sl__walk_rows),
  * at most `left`, by g->block when there are two rows or more: how many
