@@ -23,21 +23,26 @@ def level_key(line):
     return re.sub(r" (self|seed)=\d+", "", line.strip())
 
 
-def open_store(path):
+def store_rows(path, query):
+    """The rows of query over a store, gunzipped to a temporary file first
+    when it ends in .gz (SQLite reads files, not streams)."""
     if not path.endswith(".gz"):
-        return sqlite3.connect(path)
-    tmp = tempfile.NamedTemporaryFile(suffix=".db", delete=False)
-    with gzip.open(path) as src:
-        tmp.write(src.read())
-    tmp.close()
-    return sqlite3.connect(tmp.name)
+        return sqlite3.connect(path).execute(query).fetchall()
+    with tempfile.NamedTemporaryFile(suffix=".db") as tmp:
+        with gzip.open(path) as src:
+            tmp.write(src.read())
+        tmp.flush()
+        con = sqlite3.connect(tmp.name)
+        rows = con.execute(query).fetchall()
+        con.close()
+    return rows
 
 
 def timings_of(path, wanted):
     """{level: {variant: median seconds}} of one store's levels in wanted."""
-    rows = open_store(path).execute(
-        "select c.case_line, t.variant, t.median_s from cases c "
-        "join timings t on t.case_id = c.id where t.cold = 0").fetchall()
+    rows = store_rows(
+        path, "select c.case_line, t.variant, t.median_s from cases c "
+        "join timings t on t.case_id = c.id where t.cold = 0")
     per = {}
     for line, variant, median in rows:
         k = level_key(line)
