@@ -8,6 +8,7 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) &&        \
     !SL__MEMORY_SANITIZED
 #include <cpuid.h>
+#include <emmintrin.h>
 #else
 #define SL__NO_MOVSB 1
 #endif
@@ -44,6 +45,40 @@ static void sl__copy_bytes(char *d, const char *s, size_t n) {
   memcpy(d, s, n);
 }
 
+/* d[0, n) := s[0, n) past the caches: 16-byte non-temporal stores from
+ * d's first 64-byte line on, so that each line is written whole and never
+ * read for ownership. The caller fences (sl__stream_fence) before anyone
+ * else reads d. */
+static void sl__stream_bytes(char *d, const char *s, size_t n) {
+#ifndef SL__NO_MOVSB
+  size_t head = (size_t)(-(uintptr_t)d & 63);
+  if (head > n) head = n;
+  memcpy(d, s, head);
+  size_t i = head;
+  for (; i + 64 <= n; i += 64) {
+    const __m128i a = _mm_loadu_si128((const __m128i *)(s + i)),
+                  b = _mm_loadu_si128((const __m128i *)(s + i + 16)),
+                  c = _mm_loadu_si128((const __m128i *)(s + i + 32)),
+                  e = _mm_loadu_si128((const __m128i *)(s + i + 48));
+    _mm_stream_si128((__m128i *)(d + i), a);
+    _mm_stream_si128((__m128i *)(d + i + 16), b);
+    _mm_stream_si128((__m128i *)(d + i + 32), c);
+    _mm_stream_si128((__m128i *)(d + i + 48), e);
+  }
+  memcpy(d + i, s + i, n - i);
+#else
+  sl__copy_bytes(d, s, n);
+#endif
+}
+
+/* Non-temporal stores are weakly ordered: fenced before the thread that
+ * made them meets the others (the team's barrier) or the caller. */
+static void sl__stream_fence(void) {
+#ifndef SL__NO_MOVSB
+  _mm_sfence();
+#endif
+}
+
 /* dst[j*ds] = src[j*ss] for j < n (strides in elements). */
 typedef void (*sl__copy_row_fn)(char *dst, int64_t ds, const char *src,
                                 int64_t ss, int64_t n);
@@ -76,6 +111,7 @@ void sl__copy_row(size_t es, char *dst, int64_t ds, const char *src, int64_t ss,
 typedef struct sl__copy_job {
   sl_tensor *out;
   const sl_tensor *x;
+  int stream; /* long contiguous rows go by sl__stream_bytes */
 } sl__copy_job;
 
 /* Copies row-major positions [begin, end) of x's shape (an sl__for_chunks
@@ -100,14 +136,21 @@ static void sl__copy_range(void *user, int64_t begin, int64_t end) {
     const int64_t os = sl__walk_step(&w, 0), is = sl__walk_step(&w, 1);
     const int64_t orow = sl__walk_row_step(&w, 0) * (int64_t)es,
                   irow = sl__walk_row_step(&w, 1) * (int64_t)es;
+    const int stream =
+        job->stream && os == 1 && is == 1 && n * (int64_t)es >= SL__TH_MOVSB;
     for (int64_t r = 0; r < rows; ++r)
-      row(o + r * orow, os, i + r * irow, is, n);
+      if (stream)
+        sl__stream_bytes(o + r * orow, i + r * irow, (size_t)(n * (int64_t)es));
+      else
+        row(o + r * orow, os, i + r * irow, is, n);
   }
+  if (job->stream) sl__stream_fence();
 }
 
 /* Large copies run one chunk per thread: one core alone does not reach the
  * memory bandwidth. */
-void sl__copy_strided(sl_tensor *out, const sl_tensor *x, int threads) {
+static void sl__copy_run(sl_tensor *out, const sl_tensor *x, int threads,
+                         int stream) {
   if (out->data == x->data && out->ndim == x->ndim &&
       !memcmp(out->strides, x->strides, sizeof(int64_t) * (size_t)x->ndim))
     return; /* onto itself (a kernel working in place) */
@@ -119,6 +162,18 @@ void sl__copy_strided(sl_tensor *out, const sl_tensor *x, int threads) {
   out = &pair[0], x = &pair[1];
   if (sl__numel(x) >= SL__TH_COPY_TILE && sl__copy_tiled(out, x, threads))
     return;
-  sl__copy_job job = {out, x};
+  sl__copy_job job = {out, x, stream};
   sl__for_chunks(threads, sl__numel(x), sl__copy_range, &job);
+}
+
+void sl__copy_strided(sl_tensor *out, const sl_tensor *x, int threads) {
+  sl__copy_run(out, x, threads, 0);
+}
+
+/* A copy too large for the last-level cache gains nothing from leaving out
+ * there, and its stores need not read out's lines first: past
+ * SL__TH_COPY_STREAM bytes they stream. */
+void sl__copy_streamed(sl_tensor *out, const sl_tensor *x, int threads) {
+  const int64_t bytes = sl__numel(x) * (int64_t)sl_dtype_size(x->dtype);
+  sl__copy_run(out, x, threads, bytes >= SL__TH_COPY_STREAM);
 }

@@ -277,6 +277,10 @@ void sl__copy_row(size_t es, char *dst, int64_t ds, const char *src, int64_t ss,
 /* out := x elementwise (same shape, any strides), using `threads` threads. */
 void sl__copy_strided(sl_tensor *out, const sl_tensor *x, int threads);
 
+/* The same for a caller that will not read most of out soon (it rewrites a
+ * small part of it): a large copy stores past the caches. */
+void sl__copy_streamed(sl_tensor *out, const sl_tensor *x, int threads);
+
 /*
  * What an infer checks. The index values are the one check that a variant
  * may take over (SL_CHECKS_INDEX_VALUES: it checks them in its own pass,

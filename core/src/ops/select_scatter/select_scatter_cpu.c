@@ -18,7 +18,7 @@ static sl_tensor sl__slice_view(const sl_tensor *out, int dim, int64_t at) {
 }
 
 static sl_status sl__select_scatter_run(sl_call *c, int threads) {
-  sl__copy_strided(&c->arg[2], &c->arg[0], threads);
+  sl__copy_streamed(&c->arg[2], &c->arg[0], threads);
   sl_tensor slice = sl__slice_view(&c->arg[2], (int)c->p.dim, c->p.index);
   sl__copy_strided(&slice, &c->arg[1], threads);
   return SL_STATUS_OK;
