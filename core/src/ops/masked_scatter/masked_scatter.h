@@ -32,14 +32,18 @@ int64_t sl__mask_count(const sl_tensor *x, const sl_tensor *mask,
 
 /*
  * The leading positions of a contiguous row (out, x and mask of unit
- * stride, source contiguous from element *k) done with the CPU's vector
- * expand, where it has one for elements of es bytes
- * (masked_scatter_avx512.c): returns how many (0 without one) and moves *k
- * past the source elements taken. The caller finishes the row.
+ * stride, source contiguous from element *k, ns elements in all) done with
+ * the CPU's vector expand, where it has one for elements of es bytes
+ * (AVX-512, masked_scatter_avx512.c, else AVX2, masked_scatter_avx2.c):
+ * returns how many (0 without one) and moves *k past the source elements
+ * taken. The caller finishes the row.
  */
 int64_t sl__masked_expand(size_t es, char *out, const char *x,
                           const unsigned char *mask, const char *source,
-                          int64_t *k, int64_t n);
+                          int64_t *k, int64_t ns, int64_t n);
+int64_t sl__masked_expand_avx2(size_t es, char *out, const char *x,
+                               const unsigned char *mask, const char *source,
+                               int64_t *k, int64_t ns, int64_t n);
 
 #ifdef __cplusplus
 }

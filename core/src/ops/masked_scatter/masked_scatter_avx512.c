@@ -72,8 +72,9 @@ SL__EXPAND(SL__AVX512, 8, 8, int64_t, __mmask8, sl__bits_8,
 
 int64_t sl__masked_expand(size_t es, char *out, const char *x,
                           const unsigned char *mask, const char *source,
-                          int64_t *k, int64_t n) {
-  if (!sl__avx512_ok()) return 0;
+                          int64_t *k, int64_t ns, int64_t n) {
+  if (!sl__avx512_ok())
+    return sl__masked_expand_avx2(es, out, x, mask, source, k, ns, n);
   const int vbmi2 = __builtin_cpu_supports("avx512vbmi2");
   if (es == 1 && vbmi2) return sl__expand_1(out, x, mask, source, k, n);
   if (es == 2 && vbmi2) return sl__expand_2(out, x, mask, source, k, n);
@@ -85,8 +86,7 @@ int64_t sl__masked_expand(size_t es, char *out, const char *x,
 #else
 int64_t sl__masked_expand(size_t es, char *out, const char *x,
                           const unsigned char *mask, const char *source,
-                          int64_t *k, int64_t n) {
-  (void)es, (void)out, (void)x, (void)mask, (void)source, (void)k, (void)n;
-  return 0;
+                          int64_t *k, int64_t ns, int64_t n) {
+  return sl__masked_expand_avx2(es, out, x, mask, source, k, ns, n);
 }
 #endif

@@ -42,14 +42,21 @@ static inline sl__e16 sl__pick_sl__e16(int take, sl__e16 a, sl__e16 b) {
                                        int64_t k, int64_t n) {                 \
     T *out = (T *)o;                                                           \
     const T *x = (const T *)xp, *source = (const T *)sp;                       \
-    for (int64_t j = 0; j < n; ++j) {                                          \
-      int take = mask[j * ms] != 0;                                            \
-      /* k reaches ns after the last true position: read a valid element */    \
-      /* there and drop it. */                                                 \
-      T s = source[k < ns ? k : ns - 1];                                       \
-      out[j * os] = sl__pick_##T(take, s, x[j * xs]);                          \
-      k += take;                                                               \
-    }                                                                          \
+    if (k + n <= ns) /* every read of source in bounds: no clamp */            \
+      for (int64_t j = 0; j < n; ++j) {                                        \
+        int take = mask[j * ms] != 0;                                          \
+        out[j * os] = sl__pick_##T(take, source[k], x[j * xs]);                \
+        k += take;                                                             \
+      }                                                                        \
+    else                                                                       \
+      for (int64_t j = 0; j < n; ++j) {                                        \
+        int take = mask[j * ms] != 0;                                          \
+        /* k reaches ns after the last true position: read a valid element */  \
+        /* there and drop it. */                                               \
+        T s = source[k < ns ? k : ns - 1];                                     \
+        out[j * os] = sl__pick_##T(take, s, x[j * xs]);                        \
+        k += take;                                                             \
+      }                                                                        \
     return k;                                                                  \
   }
 SL__ELEM_TYPES(SL__MASKED_ROW)
@@ -168,7 +175,7 @@ static void sl__masked_scatter_range(const sl_call *c, const int64_t *ms,
       const char *sp = (const char *)source->data;
       int64_t done = 0;
       if (os == 1 && xs == 1 && mst == 1)
-        done = sl__masked_expand(es, o, xr, mr, sp, &k, n);
+        done = sl__masked_expand(es, o, xr, mr, sp, &k, ns, n);
       k = row(o + done * (int64_t)es, os, xr + done * (int64_t)es, xs,
               mr + done * mst, mst, sp, ns, k, n - done);
     } else

@@ -29,23 +29,49 @@ static int64_t sl__count_nonzero_bytes(const unsigned char *p, int64_t n) {
   return count;
 }
 
-int64_t sl__mask_count(const sl_tensor *x, const sl_tensor *mask,
-                       const int64_t *ms, int64_t begin, int64_t end) {
-  const unsigned char *m = mask->data;
-  const int64_t *st[1] = {ms};
-  sl__walk w;
-  sl__walk_init(&w, x->ndim, x->shape, 1, st, begin);
+/* True positions of a row of n mask bytes `step` apart. */
+static int64_t sl__count_row(const unsigned char *row, int64_t step,
+                             int64_t n) {
+  if (step == 1) return sl__count_nonzero_bytes(row, n);
+  if (step == 0) return row[0] != 0 ? n : 0; /* broadcast along the row */
   int64_t count = 0;
+  for (int64_t j = 0; j < n; ++j) count += row[j * step] != 0;
+  return count;
+}
+
+/* True positions among the row-major positions [begin, end) of `shape`,
+ * the mask's bytes at `strides`. A mask broadcast along the axis above the
+ * rows hands the same row over and over (u8 33x33x35x33 under a 1x33x1x33
+ * mask: 35 times each), so a row is counted once while it repeats. */
+static int64_t sl__count_rows(const unsigned char *m, int ndim,
+                              const int64_t *shape, const int64_t *strides,
+                              int64_t begin, int64_t end) {
+  const int64_t *st[1] = {strides};
+  sl__walk w;
+  sl__walk_init(&w, ndim, shape, 1, st, begin);
+  int64_t count = 0, last_count = 0, last_n = -1;
+  const unsigned char *last = NULL;
   for (int64_t left = end - begin, n; left > 0; left -= n, sl__walk_next(&w)) {
     n = sl__walk_span(&w, left);
     const unsigned char *row = m + sl__walk_at(&w, 0);
-    int64_t step = sl__walk_step(&w, 0);
-    if (step == 1)
-      count += sl__count_nonzero_bytes(row, n);
-    else if (step == 0) /* a broadcast mask: one element for the row */
-      count += row[0] != 0 ? n : 0;
-    else
-      for (int64_t j = 0; j < n; ++j) count += row[j * step] != 0;
+    if (row != last || n != last_n) {
+      last_count = sl__count_row(row, sl__walk_step(&w, 0), n);
+      last = row, last_n = n;
+    }
+    count += last_count;
   }
   return count;
+}
+
+int64_t sl__mask_count(const sl_tensor *x, const sl_tensor *mask,
+                       const int64_t *ms, int64_t begin, int64_t end) {
+  const int64_t own = sl__numel(mask), all = sl__numel(x);
+  /* All of x: each of the mask's own elements stands for all / own
+   * positions (the broadcast repeats the whole mask), so the mask is
+   * counted once rather than once per position of x. */
+  if (begin == 0 && end == all && own > 0)
+    return sl__count_rows(mask->data, mask->ndim, mask->shape, mask->strides, 0,
+                          own) *
+           (all / own);
+  return sl__count_rows(mask->data, x->ndim, x->shape, ms, begin, end);
 }
