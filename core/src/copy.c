@@ -170,10 +170,6 @@ void sl__copy_strided(sl_tensor *out, const sl_tensor *x, int threads) {
   sl__copy_run(out, x, threads, 0);
 }
 
-/* A copy too large for the last-level cache gains nothing from leaving out
- * there, and its stores need not read out's lines first: past
- * SL__TH_COPY_STREAM bytes they stream. */
 void sl__copy_streamed(sl_tensor *out, const sl_tensor *x, int threads) {
-  const int64_t bytes = sl__numel(x) * (int64_t)sl_dtype_size(x->dtype);
-  sl__copy_run(out, x, threads, bytes >= SL__TH_COPY_STREAM);
+  sl__copy_run(out, x, threads, 1);
 }

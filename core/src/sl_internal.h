@@ -277,8 +277,10 @@ void sl__copy_row(size_t es, char *dst, int64_t ds, const char *src, int64_t ss,
 /* out := x elementwise (same shape, any strides), using `threads` threads. */
 void sl__copy_strided(sl_tensor *out, const sl_tensor *x, int threads);
 
-/* The same for a caller that will not read most of out soon (it rewrites a
- * small part of it): a large copy stores past the caches. */
+/* The same past the caches (non-temporal stores in long contiguous runs),
+ * for a caller that will not read out soon and copies more than the
+ * last-level cache holds (SL__TH_COPY_STREAM): the stores then need not
+ * read out's lines first. */
 void sl__copy_streamed(sl_tensor *out, const sl_tensor *x, int threads);
 
 /*
