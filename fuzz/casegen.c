@@ -83,12 +83,6 @@ enum { SL__LARGE_BAD = 2048 };
 #define SL__TYPED                                                              \
   (SL__BIT(SL_F32) | SL__BIT(SL_F64) | SL__BIT(SL_I32) | SL__BIT(SL_I64))
 
-/* Whether threshold t decides a path of op (its ops column names op, or
- * none: any op). */
-static int sl__decides(const sl_threshold *t, sl_op op) {
-  return !t->ops || ((t->ops >> op) & 1u);
-}
-
 /* A large bad case: its op among `usable`, then a threshold of that op. */
 static void sl__large_bad_draw(sl_rng *r, unsigned usable, sl__mix *m) {
   m->bad = 1;
@@ -96,7 +90,7 @@ static void sl__large_bad_draw(sl_rng *r, unsigned usable, sl__mix *m) {
       sl__nth_bit(usable, (int)sl_rng_below(r, (uint64_t)sl__popcount(usable)));
   int mine[64], n = 0;
   for (int k = 0; k < sl_threshold_count() && n < 64; ++k)
-    if (sl__decides(sl_threshold_at(k), (sl_op)m->op)) mine[n++] = k;
+    if (sl__th_decides(sl_threshold_at(k), (sl_op)m->op)) mine[n++] = k;
   m->first = n ? mine[sl_rng_below(r, (uint64_t)n)] : 0;
   m->most = sl_rng_below(r, 4) != 0;
   m->typed = sl_rng_below(r, 4) != 0;

@@ -21,6 +21,12 @@
 
 static inline int64_t sl__min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static inline int64_t sl__max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+/* Whether threshold t decides a path of op (its ops column names op, or
+ * none: any op). */
+static inline int sl__th_decides(const sl_threshold *t, sl_op op) {
+  return !t->ops || ((t->ops >> op) & 1u);
+}
 #define SL__ALL_DTYPES (SL__BIT(SL_DTYPE_COUNT) - 1)
 
 typedef enum {

@@ -20,13 +20,17 @@ int64_t sl_fuzz_threshold_elems(const sl_threshold *t, sl_dtype dt) {
   return v;
 }
 
-/* The largest threshold (in elements of dt) that n elements reach, or
- * NULL. */
-static const sl_threshold *sl__threshold_reached(int64_t n, sl_dtype dt) {
+/* The largest threshold of op's paths (in elements of dt) that n elements
+ * reach, or NULL: another op's threshold is no reason for this op's case
+ * to stay large (a masked_scatter repro was said to be past
+ * scatter_reduce's target_min_slice). */
+static const sl_threshold *sl__threshold_reached(int64_t n, sl_dtype dt,
+                                                 sl_op op) {
   const sl_threshold *best = NULL;
   int64_t best_n = -1;
   for (int k = 0; k < sl_threshold_count(); ++k) {
     const sl_threshold *t = sl_threshold_at(k);
+    if (!sl__th_decides(t, op)) continue;
     const int64_t need = sl_fuzz_threshold_elems(t, dt);
     if (need <= n && need > best_n) {
       best = t;
@@ -47,7 +51,7 @@ const sl_threshold *sl_fuzz_case_past(const sl_case *c, int64_t *largest) {
   if (largest) *largest = most;
   /* As the cells: a case below "large" is not said to be past anything
    * (the smallest thresholds belong to one op each). */
-  return spec && most >= SL__LARGE_NUMEL ? sl__threshold_reached(most, c->dt)
+  return spec && most >= SL__LARGE_NUMEL ? sl__threshold_reached(most, c->dt, c->op)
                                          : NULL;
 }
 
@@ -87,7 +91,7 @@ void sl_fuzz_cell(const sl_case *c, char *buf, size_t len) {
     snprintf(shape, sizeof shape, "stress:contention");
   else if (empty)
     snprintf(shape, sizeof shape, "empty");
-  else if (large && (past = sl__threshold_reached(most, c->dt)))
+  else if (large && (past = sl__threshold_reached(most, c->dt, c->op)))
     snprintf(shape, sizeof shape, "past:%s", past->name);
   else if (large)
     snprintf(shape, sizeof shape, "large");
