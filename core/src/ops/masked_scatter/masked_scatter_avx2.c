@@ -55,6 +55,23 @@ SL__AVX2 static inline __m256i sl__lanes_of(unsigned bits, __m256i pow2) {
   return _mm256_cmpeq_epi32(_mm256_and_si256(b, pow2), pow2);
 }
 
+/* The ranks of take's 8 lanes as 32-bit lanes. */
+SL__AVX2 static inline __m256i sl__ranks_of(unsigned take) {
+  return _mm256_cvtepu8_epi32(
+      _mm_loadl_epi64((const __m128i *)sl__ranks8[take]));
+}
+
+/* One step: the 32 source bytes at src permuted by perm (dwords), x's 32
+ * bytes where `lanes` is clear, into out. */
+SL__AVX2 static inline void sl__expand2_step(char *out, const char *x,
+                                             const void *src, __m256i perm,
+                                             __m256i lanes) {
+  const __m256i s = _mm256_permutevar8x32_epi32(
+      _mm256_loadu_si256((const __m256i *)src), perm);
+  const __m256i v = _mm256_loadu_si256((const __m256i *)x);
+  _mm256_storeu_si256((__m256i *)out, _mm256_blendv_epi8(v, s, lanes));
+}
+
 SL__AVX2 static int64_t sl__expand2_4(char *out, const char *x,
                                       const unsigned char *mask,
                                       const char *source, int64_t *k,
@@ -64,13 +81,8 @@ SL__AVX2 static int64_t sl__expand2_4(char *out, const char *x,
   int64_t j = 0, at = *k;
   for (; j + 8 <= n && at + 8 <= ns; j += 8) {
     const unsigned take = sl__bits8(mask + j);
-    const __m256i perm = _mm256_cvtepu8_epi32(
-        _mm_loadl_epi64((const __m128i *)sl__ranks8[take]));
-    const __m256i s = _mm256_permutevar8x32_epi32(
-        _mm256_loadu_si256((const __m256i *)(src + at)), perm);
-    const __m256i v = _mm256_loadu_si256((const __m256i *)(x + j * 4));
-    _mm256_storeu_si256((__m256i *)(out + j * 4),
-                        _mm256_blendv_epi8(v, s, sl__lanes_of(take, pow2)));
+    sl__expand2_step(out + j * 4, x + j * 4, src + at, sl__ranks_of(take),
+                     sl__lanes_of(take, pow2));
     at += __builtin_popcount(take);
   }
   *k = at;
@@ -85,21 +97,16 @@ SL__AVX2 static int64_t sl__expand2_8(char *out, const char *x,
                                       int64_t ns, int64_t n) {
   const __m256i pow2 = _mm256_setr_epi32(1, 1, 2, 2, 4, 4, 8, 8);
   const __m256i odd = _mm256_setr_epi32(0, 1, 0, 1, 0, 1, 0, 1);
+  const __m256i spread = _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3);
   const int64_t *src = (const int64_t *)source;
   int64_t j = 0, at = *k;
   for (; j + 4 <= n && at + 4 <= ns; j += 4) {
     const unsigned take = sl__bits4(mask + j);
-    const __m256i rank = _mm256_cvtepu8_epi32(
-        _mm_loadl_epi64((const __m128i *)sl__ranks8[take]));
-    /* ranks of lanes 0..3 in dwords 0..3: spread to pairs, doubled, +odd */
-    const __m256i pairs = _mm256_permutevar8x32_epi32(
-        rank, _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3));
+    const __m256i pairs =
+        _mm256_permutevar8x32_epi32(sl__ranks_of(take), spread);
     const __m256i perm = _mm256_add_epi32(_mm256_add_epi32(pairs, pairs), odd);
-    const __m256i s = _mm256_permutevar8x32_epi32(
-        _mm256_loadu_si256((const __m256i *)(src + at)), perm);
-    const __m256i v = _mm256_loadu_si256((const __m256i *)(x + j * 8));
-    _mm256_storeu_si256((__m256i *)(out + j * 8),
-                        _mm256_blendv_epi8(v, s, sl__lanes_of(take, pow2)));
+    sl__expand2_step(out + j * 8, x + j * 8, src + at, perm,
+                     sl__lanes_of(take, pow2));
     at += __builtin_popcount(take);
   }
   *k = at;
