@@ -51,8 +51,9 @@ const sl_threshold *sl_fuzz_case_past(const sl_case *c, int64_t *largest) {
   if (largest) *largest = most;
   /* As the cells: a case below "large" is not said to be past anything
    * (the smallest thresholds belong to one op each). */
-  return spec && most >= SL__LARGE_NUMEL ? sl__threshold_reached(most, c->dt, c->op)
-                                         : NULL;
+  return spec && most >= SL__LARGE_NUMEL
+             ? sl__threshold_reached(most, c->dt, c->op)
+             : NULL;
 }
 
 void sl_fuzz_cell(const sl_case *c, char *buf, size_t len) {
