@@ -116,13 +116,7 @@ SL__AVX2 static int64_t sl__expand2_8(char *out, const char *x,
 int64_t sl__masked_expand_avx2(size_t es, char *out, const char *x,
                                const unsigned char *mask, const char *source,
                                int64_t *k, int64_t ns, int64_t n) {
-  static int avx2 = -1; /* asked once */
-  int has = __atomic_load_n(&avx2, __ATOMIC_RELAXED);
-  if (has < 0) {
-    has = __builtin_cpu_supports("avx2") != 0;
-    __atomic_store_n(&avx2, has, __ATOMIC_RELAXED);
-  }
-  if (!has) return 0;
+  if (!__builtin_cpu_supports("avx2")) return 0;
   if (es == 4) return sl__expand2_4(out, x, mask, source, k, ns, n);
   if (es == 8) return sl__expand2_8(out, x, mask, source, k, ns, n);
   return 0;

@@ -42,21 +42,14 @@ static inline sl__e16 sl__pick_sl__e16(int take, sl__e16 a, sl__e16 b) {
                                        int64_t k, int64_t n) {                 \
     T *out = (T *)o;                                                           \
     const T *x = (const T *)xp, *source = (const T *)sp;                       \
-    if (k + n <= ns) /* every read of source in bounds: no clamp */            \
-      for (int64_t j = 0; j < n; ++j) {                                        \
-        int take = mask[j * ms] != 0;                                          \
-        out[j * os] = sl__pick_##T(take, source[k], x[j * xs]);                \
-        k += take;                                                             \
-      }                                                                        \
-    else                                                                       \
-      for (int64_t j = 0; j < n; ++j) {                                        \
-        int take = mask[j * ms] != 0;                                          \
-        /* k reaches ns after the last true position: read a valid element */  \
-        /* there and drop it. */                                               \
-        T s = source[k < ns ? k : ns - 1];                                     \
-        out[j * os] = sl__pick_##T(take, s, x[j * xs]);                        \
-        k += take;                                                             \
-      }                                                                        \
+    int64_t j = 0;                                                             \
+    for (; j < n && k < ns; ++j) {                                             \
+      int take = mask[j * ms] != 0;                                            \
+      out[j * os] = sl__pick_##T(take, source[k], x[j * xs]);                  \
+      k += take;                                                               \
+    }                                                                          \
+    /* source used up: the infer's count leaves no true position after */      \
+    for (; j < n; ++j) out[j * os] = x[j * xs];                                \
     return k;                                                                  \
   }
 SL__ELEM_TYPES(SL__MASKED_ROW)
