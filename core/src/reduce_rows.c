@@ -159,7 +159,10 @@
       const I *index =                                                         \
           (const I *)sl__at(ip, r * blk->ir * (int64_t)sizeof(I));             \
       const T *src = (const T *)sl__at(sp, r * blk->sr * (int64_t)sizeof(T));  \
-      if (SL__ONE_AXIS(ND) && oc == 0 && d0 == 0) {                            \
+      if (oc == 0 && (ic == 0 || (SL__ONE_AXIS(ND) && d0 == 0))) {             \
+        /* one element: a broadcast index, or extent 1 */                      \
+        for (int k = 0; k < (SL__ONE_AXIS(ND) ? 1 : m); ++k)                   \
+          out += (int64_t)index[k * ik] * od[k];                               \
         SL__ONE_TARGET_ROW(T, U, STEP, KEEPS);                                 \
       } else if (SL__ONE_AXIS(ND) && unit) { /* contiguous rows */             \
         for (int64_t j = 0; j < n; ++j) {                                      \
@@ -364,7 +367,11 @@ sl__checked_row_fn sl__checked_row_for(sl_dtype dt, sl_reduce r,
  * dim: a target's contributions then come in one row, in order), never
  * along one of several. A scatter i32 through a column-major src
  * [42,45,27,41] along dim 0 read src a line an element along the last
- * axis.
+ * axis. Where only the last write counts (last_wins), a decided axis the
+ * index does not move along changes no target: it is free to take the
+ * rows, a row of one element each (scatter_nd u8 through an index
+ * broadcast along axis 0 of a column-major src read src a line an
+ * element along the last axis, at 0.5x LibTorch).
  */
 static int sl__scatter_row_axis(const sl__scatter_walk *s,
                                 const int64_t *shape) {
@@ -374,12 +381,16 @@ static int sl__scatter_row_axis(const sl__scatter_walk *s,
   sl__row_order o = {.ndim = K, .shape = shape, .index = 1, .lookup = 0};
   o.row_start = s->row_start;
   o.index_lines = sl__row_index_lines(s->m, s->ik * ies);
-  for (int d = 0; d < K; ++d)
-    if (s->ost[d] == 0 && shape[d] > 1) o.named |= 1u << d;
-  o.movable = (o.named & (o.named - 1)) ? ~o.named : ~0u;
+  unsigned varying = 0; /* named axes along which the target may move */
+  for (int d = 0; d < K; ++d) {
+    if (s->ost[d] != 0 || shape[d] < 2) continue;
+    o.named |= 1u << d;
+    if (s->ist[d] != 0 || !s->last_wins) varying |= 1u << d;
+  }
+  o.movable = (varying & (varying - 1)) ? ~varying : ~0u;
   sl__row_order_steps(&o, st, es, ies);
   for (int d = 0; d < K; ++d) /* the index decides: a line each */
-    if (o.named >> d & 1u) o.step[0][d] = 64;
+    if (o.named >> d & 1u) o.step[0][d] = varying >> d & 1u ? 64 : 0;
   return sl__row_axis(&o);
 }
 
@@ -449,6 +460,8 @@ unsigned sl__scatter_walk_init(sl__scatter_walk *s, const sl_call *c, int ndim,
   s->src = (const char *)src->data;
   s->sst = src->strides;
   s->out_bytes = sl__numel(out) * (int64_t)s->es;
+  s->last_wins =
+      c->p.reduce == SL_REDUCE_NONE || c->p.reduce == SL_REDUCE_ASSIGN;
   return fixed;
 }
 

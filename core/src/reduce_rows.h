@@ -95,6 +95,11 @@ typedef struct sl__scatter_walk {
   const int64_t *sst;
   int64_t out_bytes; /* all of out, for sizing panels */
   int wide;          /* handed to the row loops (sl__rows_block) */
+  /* the rows write src (no reduce): an element ends with its last write,
+   * so positions that differ only along an axis the index does not move
+   * along (a broadcast index: one target for all of them) may come in any
+   * order of that axis, last is last either way */
+  int last_wins;
   /* what starting a row costs `row` (sl__row_order.row_start):
    * SL__ROWS_ROW_START unless the caller's loop says otherwise */
   int64_t row_start;

@@ -5,8 +5,9 @@
  * column-major index and src is compared, bit for bit, with the same call
  * through contiguous ones (walked row-major), on every deterministic
  * variant: scatter_reduce sum and mean along the last axis, scatter with
- * duplicate targets, and scatter_nd sum over two indexed axes (whose
- * positions may not be reordered).
+ * duplicate targets, and scatter_nd sum and writes over two indexed axes
+ * (whose positions may not be reordered), and writes through an index
+ * broadcast along one of them (which may).
  */
 #include <math.h>
 #include <stdint.h>
@@ -121,10 +122,11 @@ done:
   free(index);
 }
 
-/* scatter_nd sum of src [P0, P1, P2] into x [P0, P1, P2] at (index[p, 0],
- * index[p, 1], p2): the positions sharing p2 may share a target whatever
- * their p0 and p1, so neither axis may take the rows. */
-static void check_scatter_nd(void) {
+/* scatter_nd of src [P0, P1, P2] into x [P0, P1, P2] at (index[p, 0],
+ * index[p, 1], p2), summed (r SUM) or written (NONE: the last writer
+ * stays): the positions sharing p2 may share a target whatever their p0
+ * and p1, so neither axis may take the rows. */
+static void check_scatter_nd(sl_reduce r, const char *what) {
   float *x = malloc(N * sizeof *x), *src = malloc(N * sizeof *src);
   int64_t *index = malloc(N * 2 * sizeof *index);
   CHECK(x && src && index);
@@ -138,14 +140,58 @@ static void check_scatter_nd(void) {
   c.arg[0] = sl_tensor_make(SL_F32, 3, (int64_t[]){P0, P1, P2}, x);
   c.arg[1] = sl_tensor_make(SL_I64, 4, (int64_t[]){P0, P1, P2, 2}, index);
   c.arg[2] = sl_tensor_make(SL_F32, 3, (int64_t[]){P0, P1, P2}, src);
-  c.p.reduce = SL_REDUCE_SUM;
+  c.p.reduce = r;
   c.p.ndims = 2;
   c.p.dims[0] = 0;
   c.p.dims[1] = 1;
-  check_layouts("scatter_nd sum", &c);
+  check_layouts(what, &c);
 done:
   free(x);
   free(src);
+  free(index);
+}
+
+/* scatter_nd's writes through an index broadcast along p0 (stride 0: one
+ * tuple for every p0, so p0 changes no target and may take the rows) and
+ * a column-major src: every target ends with its last writer in row-major
+ * order, the bits of the same call through the index's contiguous copy. */
+static void check_scatter_nd_broadcast(void) {
+  float *x = malloc(N * sizeof *x), *src = malloc(N * sizeof *src);
+  float *csrc = malloc(N * sizeof *csrc);
+  float *want = malloc(N * sizeof *want), *got = malloc(N * sizeof *got);
+  int64_t *index = malloc(N * 2 * sizeof *index);
+  CHECK(x && src && csrc && want && got && index);
+  if (!(x && src && csrc && want && got && index)) goto done;
+  uint32_t s = 7u;
+  fill_f32(x, N, &s);
+  fill_f32(src, N, &s);
+  const int64_t row = P1 * P2 * 2; /* one p0's tuples */
+  for (int i = 0; i < row; ++i) index[i] = next(&s) % TARGETS;
+  for (int i = row; i < N * 2; ++i) index[i] = index[i % row];
+  sl_call c;
+  sl_call_init(&c, SL_OP_SCATTER_ND);
+  c.arg[0] = sl_tensor_make(SL_F32, 3, (int64_t[]){P0, P1, P2}, x);
+  c.arg[1] = sl_tensor_make(SL_I64, 4, (int64_t[]){P0, P1, P2, 2}, index);
+  c.arg[2] = sl_tensor_make(SL_F32, 3, (int64_t[]){P0, P1, P2}, src);
+  c.p.ndims = 2;
+  c.p.dims[0] = 0;
+  c.p.dims[1] = 1;
+  sl_call t = c;
+  t.arg[1].strides[0] = 0;
+  t.arg[2] = column_major(&c.arg[2], csrc);
+  FOR_EACH_VARIANT(SL_OP_SCATTER_ND, v) {
+    if (!(v->flags & SL_DETERMINISTIC)) continue;
+    CHECK(run(v->name, c, want) == SL_STATUS_OK);
+    CHECK(run(v->name, t, got) == SL_STATUS_OK);
+    CHECK_MSG(memcmp(want, got, N * sizeof *got) == 0,
+              "scatter_nd none, broadcast index: %s", v->name);
+  }
+done:
+  free(x);
+  free(src);
+  free(csrc);
+  free(want);
+  free(got);
   free(index);
 }
 
@@ -153,6 +199,8 @@ int main(void) {
   check_scatter(SL_OP_SCATTER_REDUCE, SL_REDUCE_SUM, "scatter_reduce sum");
   check_scatter(SL_OP_SCATTER_REDUCE, SL_REDUCE_MEAN, "scatter_reduce mean");
   check_scatter(SL_OP_SCATTER, SL_REDUCE_NONE, "scatter");
-  check_scatter_nd();
+  check_scatter_nd(SL_REDUCE_SUM, "scatter_nd sum");
+  check_scatter_nd(SL_REDUCE_NONE, "scatter_nd none");
+  check_scatter_nd_broadcast();
   return sl_test_finish("test_scatter_order");
 }

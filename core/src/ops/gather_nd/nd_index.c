@@ -135,10 +135,17 @@ static int64_t sl__nd_first_bad(const sl_tensor *index, const int64_t *bound,
 }
 
 static sl_status sl__nd_check_values(sl_ctx *ctx, const sl_tensor *x,
-                                     const sl_tensor *index,
+                                     const sl_tensor *given,
                                      const int64_t *dims) {
-  if (index->device != SL_DEVICE_CPU) return SL_STATUS_OK;
-  int K = x->ndim, M = (int)index->shape[K];
+  if (given->device != SL_DEVICE_CPU) return SL_STATUS_OK;
+  int K = x->ndim, M = (int)given->shape[K];
+  /* An axis the index does not move along (stride 0: broadcast) repeats
+   * the same tuples, so they are checked once, at coordinate 0, which is
+   * also where row-major order meets a bad one first. */
+  sl_tensor view = *given;
+  for (int d = 0; d < K; ++d)
+    if (view.strides[d] == 0) view.shape[d] = 1;
+  const sl_tensor *index = &view;
   int64_t n = sl__nd_positions(index), bound[SL_MAX_DIMS];
   for (int k = 0; k < M; ++k) bound[k] = x->shape[dims[k]];
   /* Large indices are checked in parallel chunks; the report names the
