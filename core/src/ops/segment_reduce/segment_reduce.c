@@ -61,12 +61,25 @@ static void sl__seg_pos(const sl__seg_geom *g, int64_t q, int64_t k, char *buf,
   if (n < len) snprintf(buf + n, len - n, "]");
 }
 
+/* Whether every row of lengths is its row 0 (stride 0 along each lead axis
+ * of more than one position). */
+static int sl__seg_rows_shared(const sl__seg_geom *g,
+                               const sl_tensor *lengths) {
+  for (int d = 0; d < g->nlead; ++d)
+    if (g->lead[d] > 1 && lengths->strides[d] != 0) return 0;
+  return 1;
+}
+
 sl_status sl__seg_offsets(sl_ctx *ctx, const sl_tensor *lengths, int is_offsets,
                           const sl__seg_geom *g, int64_t *offs) {
   const int64_t S = g->S, N = g->N, step = lengths->strides[g->axis];
   const char *name = is_offsets ? "lengths (offsets)" : "lengths";
   char pos[160], prev[160];
-  for (int64_t q = 0; q < g->Q; ++q) {
+  /* a check of rows that are all one row checks that row: the first bad
+   * value in row order is in it */
+  const int64_t rows =
+      !offs && g->Q > 1 && sl__seg_rows_shared(g, lengths) ? 1 : g->Q;
+  for (int64_t q = 0; q < rows; ++q) {
     const int64_t base = sl__seg_row_off(g, lengths, q);
     int64_t *o = offs ? offs + q * (S + 1) : NULL;
     if (is_offsets) {
@@ -155,6 +168,18 @@ sl_status sl__seg_offsets_alloc(sl_ctx *ctx, const sl_call *c, int lengths_slot,
     *offs = NULL;
   }
   return st;
+}
+
+sl_status sl__seg_offsets_rows(sl_ctx *ctx, const sl_call *c, int lengths_slot,
+                               const sl__seg_geom *g, int checked,
+                               int64_t **offs, int64_t *row_step) {
+  *row_step = g->S + 1;
+  if (g->Q <= 1 || !sl__seg_rows_shared(g, &c->arg[lengths_slot]))
+    return sl__seg_offsets_alloc(ctx, c, lengths_slot, g, checked, offs);
+  sl__seg_geom one = *g;
+  one.Q = 1;
+  *row_step = 0;
+  return sl__seg_offsets_alloc(ctx, c, lengths_slot, &one, checked, offs);
 }
 
 void sl__seg_offsets_free(const sl_call *c, int lengths_slot, int64_t *offs) {

@@ -32,6 +32,7 @@ typedef struct sl__segb_job {
   const sl_call *c;
   sl__seg_geom g;
   const int64_t *offs;
+  int64_t orow; /* offsets from one row to the next (0: one shared) */
   int64_t blocks;
   double start; /* prod's: initial as data's dtype holds it, else 1 */
 } sl__segb_job;
@@ -144,8 +145,10 @@ SL__ALWAYS_INLINE void sl__segb_rows(sl_dtype dt, sl_reduce r, double start,
   /* amax, amin: a the result, n its ties, v what each tie gets */
   for (int64_t i = t->b; i < t->e; ++i)
     for (int64_t k = 0; k < w; ++k) n[k] += DAT(i, k) == a[k];
+  /* one tie (the usual case) takes g itself, bit for bit g / 1, without
+   * a division's latency (rows of one position: most of their time) */
   for (int64_t k = 0; k < w; ++k)
-    v[k] = n[k] ? RD(g[k] / RD((double)n[k])) : 0.0;
+    v[k] = n[k] == 1 ? g[k] : n[k] ? RD(g[k] / RD((double)n[k])) : 0.0;
   for (int64_t i = t->b; i < t->e; ++i)
     for (int64_t k = 0; k < w; ++k)
       sl__store_f(dt, GD(i, k), DAT(i, k) == a[k] ? v[k] : 0.0);
@@ -192,8 +195,8 @@ SL__ALWAYS_INLINE void sl__segb_tasks_as(sl_dtype dt, const sl__segb_job *j,
       gdb = sl__ptr(&a[GD_], sl__seg_row_off(g, &a[GD_], q));
       have_q = q;
     }
-    const int64_t b = j->offs[q * (S + 1) + s];
-    const int64_t e = j->offs[q * (S + 1) + s + 1];
+    const int64_t b = j->offs[q * j->orow + s];
+    const int64_t e = j->offs[q * j->orow + s + 1];
     const char *gb = grow + s * gstep, *rb = rrow + s * rstep;
     if (e > b) {
       const sl__segb_task task = {gb, rb, db,   gdb,  dstep, gdstep, b,
@@ -234,7 +237,7 @@ static sl_status sl__segb_run(sl_ctx *ctx, sl_call *c, int threads) {
                   &j.g);
   if (sl__numel(&c->arg[GD_]) == 0) return SL_STATUS_OK;
   int64_t *offs;
-  sl_status st = sl__seg_offsets_alloc(ctx, c, L_, &j.g, 1, &offs);
+  sl_status st = sl__seg_offsets_rows(ctx, c, L_, &j.g, 1, &offs, &j.orow);
   if (st) return st;
   j.offs = offs;
   j.blocks = (j.g.R + SL__SEG_BLOCK - 1) / SL__SEG_BLOCK;

@@ -47,6 +47,7 @@ typedef struct sl__seg_job {
   const sl_call *c;
   sl__seg_geom g;
   const int64_t *offs;
+  int64_t orow;   /* offsets from one row to the next (0: one shared) */
   int64_t blocks; /* column blocks per segment */
   double start;
 } sl__seg_job;
@@ -166,8 +167,8 @@ SL__ALWAYS_INLINE void sl__seg_tasks_as(sl_dtype dt, sl_reduce r,
       orow = sl__ptr(out, sl__seg_row_off(g, out, q));
       have_q = q;
     }
-    const int64_t b = j->offs[q * (S + 1) + s];
-    const int64_t e = j->offs[q * (S + 1) + s + 1];
+    const int64_t b = j->offs[q * j->orow + s];
+    const int64_t e = j->offs[q * j->orow + s + 1];
     char *obase = orow + s * ostep;
     if ((dt == SL_F16 || dt == SL_BF16) && w >= SL__SEG_HALF_MIN_COLUMNS) {
       sl__seg_half_task(dt, r, j, drow, dstep, doff, obase, ooff, w, b, e);
@@ -233,7 +234,7 @@ static sl_status sl__seg_run(sl_ctx *ctx, sl_call *c, int threads) {
   /* cpu.serial and cpu.omp check the lengths as they make the offsets
    * (SL_CHECKS_INDEX_VALUES): infer's pass over them was a third of the
    * time of 735899 segments of one element */
-  sl_status st = sl__seg_offsets_alloc(ctx, c, L_, &j.g, 0, &offs);
+  sl_status st = sl__seg_offsets_rows(ctx, c, L_, &j.g, 0, &offs, &j.orow);
   if (st) return st;
   j.offs = offs;
   j.blocks = (j.g.R + SL__SEG_BLOCK - 1) / SL__SEG_BLOCK;
@@ -402,6 +403,7 @@ sl_status sl_segment_reduce_cpu_atomic(sl_ctx *ctx, sl_call *c) {
   sl_status st = sl__seg_offsets_alloc(ctx, c, L_, g, 1, &offs);
   if (st) return st;
   j->offs = offs;
+  j->orow = g->S + 1;
   j->blocks = (g->R + SL__SEG_BLOCK - 1) / SL__SEG_BLOCK;
   j->start = sl__seg_start(c);
   if (sl__acc_dtype(dt) != dt) {
