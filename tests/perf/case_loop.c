@@ -27,18 +27,37 @@ static int sl__cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-static int sl__usage(const char *why) {
+static int sl__usage(const char *why, const char *got) {
   fprintf(stderr,
-          "case_loop: %s\nusage: case_loop VARIANT REPS 'CASE' "
+          "case_loop: %s, got %s\nusage: case_loop VARIANT REPS 'CASE' "
           "[THREADS]\n",
-          why);
+          why, got);
   return 2;
 }
 
+/* argv[i] as an integer in [lo, hi], or -1 after a usage message naming
+ * it. */
+static long sl__count_arg(char **argv, int i, const char *name, long lo,
+                          long hi) {
+  char *end, why[64];
+  const long v = strtol(argv[i], &end, 10);
+  if (*argv[i] && !*end && v >= lo && v <= hi) return v;
+  snprintf(why, sizeof why, "%s: expected an integer in %ld..%ld", name, lo,
+           hi);
+  sl__usage(why, argv[i]);
+  return -1;
+}
+
 int main(int argc, char **argv) {
-  if (argc < 4 || argc > 5) return sl__usage("expected 3 or 4 arguments");
-  int reps = atoi(argv[2]);
-  if (reps < 1 || reps > 100000) return sl__usage("REPS: expected 1..100000");
+  if (argc < 4 || argc > 5) {
+    char got[32];
+    snprintf(got, sizeof got, "%d", argc - 1);
+    return sl__usage("expected 3 or 4 arguments", got);
+  }
+  const long reps = sl__count_arg(argv, 2, "REPS", 1, 100000);
+  const long threads =
+      argc == 5 ? sl__count_arg(argv, 4, "THREADS", 1, 1024) : 0;
+  if (reps < 0 || threads < 0) return 2;
   sl_case c0, c;
   sl_bundle b;
   char err[512];
@@ -48,10 +67,11 @@ int main(int argc, char **argv) {
     return 2;
   }
   const sl_variant *v = sl_variant_find(c.op, argv[1]);
-  if (!v) return sl__usage("VARIANT: not a variant of the case's op");
+  if (!v)
+    return sl__usage("VARIANT: expected a variant of the case's op", argv[1]);
   sl_ctx ctx;
   sl_ctx_init(&ctx);
-  ctx.threads = argc == 5 ? atoi(argv[4]) : sl_default_threads();
+  ctx.threads = threads ? (int)threads : sl_default_threads();
   sl_call inferred = b.call;
   sl_variant_call vc;
   char note[256];
@@ -71,7 +91,7 @@ int main(int argc, char **argv) {
   }
   if (!t) return 1;
   qsort(t, (size_t)reps, sizeof *t, sl__cmp_double);
-  printf("%s threads %d: best %.3f ms, median %.3f ms over %d\n", argv[1],
+  printf("%s threads %d: best %.3f ms, median %.3f ms over %ld\n", argv[1],
          ctx.threads, 1e3 * t[0], 1e3 * t[reps / 2], reps);
   free(t);
   sl_variant_call_free(&vc);
