@@ -71,7 +71,21 @@ static int sl__keep(void *p) {
   __atomic_sub_fetch(&sl__kept_bytes, size, __ATOMIC_RELAXED);
   return 0;
 }
+
+size_t sl__alloc_release(void) {
+  size_t released = 0;
+  for (int i = 0; i < SL__KEEP_SLOTS; ++i) {
+    void *p = __atomic_exchange_n(&sl__kept[i], NULL, __ATOMIC_ACQ_REL);
+    if (!p) continue;
+    const size_t size = malloc_usable_size(p);
+    __atomic_sub_fetch(&sl__kept_bytes, size, __ATOMIC_RELAXED);
+    released += size;
+    free(p);
+  }
+  return released;
+}
 #else
+size_t sl__alloc_release(void) { return 0; }
 static void *sl__take_kept(size_t bytes) {
   (void)bytes;
   return NULL;

@@ -36,7 +36,8 @@ static sl_provider sl__builtin = {SL_PROVIDER_ABI_VERSION,
                                   sizeof sl__builtin_rows /
                                       sizeof sl__builtin_rows[0],
                                   sl__builtin_rows,
-                                  sl__alloc_faults};
+                                  sl__alloc_faults,
+                                  sl__alloc_release};
 
 /* The capabilities depend on the op's catalogue row, which is not a
  * constant expression: filled in once, at the first call. */

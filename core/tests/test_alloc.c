@@ -75,6 +75,33 @@ static void test_fault_first(void) {
   sl__free(q);
 }
 
+/* The release hook (sl_provider.release_scratch) frees every kept block and
+ * says how many bytes: nothing kept after it, nothing more on a second
+ * call, and a block freed later is kept again. */
+static void test_release(void) {
+  void *p = sl__malloc(3 * MIB), *q = sl__malloc(5 * MIB);
+  sl__free(p);
+  sl__free(q);
+  const int64_t kept = sl__alloc_kept_bytes();
+  const size_t released = sl__alloc_release();
+  CHECK_MSG((int64_t)released == kept && kept >= 8 * (int64_t)MIB,
+            "release handed back %zu bytes, expected the %lld kept "
+            "(at least two blocks of 3 and 5 MiB)",
+            released, (long long)kept);
+  CHECK_MSG(sl__alloc_kept_bytes() == 0,
+            "%lld bytes kept after the release, expected 0",
+            (long long)sl__alloc_kept_bytes());
+  CHECK_MSG(sl__alloc_release() == 0,
+            "a second release handed back %zu bytes, expected 0",
+            sl__alloc_release());
+  sl__free(sl__malloc(2 * MIB));
+  CHECK_MSG(sl__alloc_kept_bytes() >= 2 * (int64_t)MIB,
+            "a block freed after the release: %lld bytes kept, expected "
+            "at least 2 MiB",
+            (long long)sl__alloc_kept_bytes());
+  sl__alloc_release();
+}
+
 int main(void) {
   if (sl__alloc_kept_bytes() < 0) {
     printf("test_alloc: skipped (this build frees every block: no glibc, or "
@@ -84,5 +111,6 @@ int main(void) {
   test_reuse();
   test_cap();
   test_fault_first();
+  test_release();
   return sl_test_finish("test_alloc");
 }

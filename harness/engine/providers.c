@@ -40,6 +40,13 @@ static sl_hvariant *sl__var;
 static size_t sl__n_var;
 
 size_t sl_provider_count(void) { return sl__n_prov; }
+
+size_t sl_providers_release_scratch(void) {
+  size_t bytes = 0;
+  for (size_t i = 0; i < sl__n_prov; ++i)
+    if (sl__prov[i].release_scratch) bytes += sl__prov[i].release_scratch();
+  return bytes;
+}
 const sl_provider_loaded *sl_provider_at(size_t i) {
   return i < sl__n_prov ? &sl__prov[i] : NULL;
 }
@@ -339,6 +346,10 @@ static int sl__load_one(const char *alias, const char *path, int builtin,
       t->size >= offsetof(sl_provider, alloc_faults) + sizeof t->alloc_faults
           ? t->alloc_faults
           : NULL;
+  pl->release_scratch = t->size >= offsetof(sl_provider, release_scratch) +
+                                       sizeof t->release_scratch
+                            ? t->release_scratch
+                            : NULL;
   pl->first = sl__n_var;
   pl->n = t->n_variants;
   sl__handles[sl__n_prov] = h;

@@ -51,6 +51,8 @@ typedef struct sl_provider_loaded {
   int from_env;
   /* Its allocation-fault hook (sl_provider.alloc_faults), or NULL. */
   sl_alloc_counts (*alloc_faults)(int64_t fail_after);
+  /* Its scratch-release hook (sl_provider.release_scratch), or NULL. */
+  size_t (*release_scratch)(void);
   size_t first, n;     /* its variants: sl_hvariant_at(first .. first+n-1) */
   char py_module[128]; /* a Python bridge's module (py:MODULE), or "" */
 } sl_provider_loaded;
@@ -73,6 +75,9 @@ int sl_providers_load(const char *const *specs, int n, char *err,
 void sl_providers_unload(void);
 
 size_t sl_provider_count(void);
+/* Every loaded provider's kept scratch handed back (its release_scratch);
+ * returns the bytes. Between kernel calls only. */
+size_t sl_providers_release_scratch(void);
 /* The --provider value that loads pl again: "NAME=PATH", or
  * "NAME=py:MODULE" for a Python module. */
 void sl_provider_spec(const sl_provider_loaded *pl, char *buf, size_t len);

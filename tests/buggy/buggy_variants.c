@@ -253,7 +253,8 @@ static const sl_provider sl__buggy = {SL_PROVIDER_ABI_VERSION,
                                       "test",
                                       sizeof sl__rows / sizeof sl__rows[0],
                                       sl__rows,
-                                      sl__alloc_faults};
+                                      sl__alloc_faults,
+                                      sl__alloc_release};
 
 SL_PROVIDER_ENTRY {
   /* scatter_reduce takes reduces and include_self: its rows declare the

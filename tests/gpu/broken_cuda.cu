@@ -77,6 +77,7 @@ static const sl_provider bc_provider = {
     sizeof bc_variants / sizeof bc_variants[0],
     bc_variants,
     NULL,
+    NULL,
 };
 
 SL_PROVIDER_ENTRY { return &bc_provider; }

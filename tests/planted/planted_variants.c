@@ -175,6 +175,7 @@ static const sl_provider sl__planted = {SL_PROVIDER_ABI_VERSION,
                                         "test",
                                         sizeof sl__rows / sizeof sl__rows[0],
                                         sl__rows,
+                                        NULL,
                                         NULL};
 
 SL_PROVIDER_ENTRY {

@@ -189,6 +189,12 @@ typedef struct sl_provider {
    * return SL_STATUS_OUT_OF_MEMORY, or the right answer by a path that
    * needs less, and free what it took. Called between kernel calls only. */
   sl_alloc_counts (*alloc_faults)(int64_t fail_after);
+  /* Optional (NULL: none; added within version 2): frees the memory the
+   * provider's kernels keep from one call for the next (a cached
+   * workspace) and returns its bytes. A fuzz worker calls it after each
+   * case, so that its resident size measures leaks, not the largest
+   * workspace met. Called between kernel calls only. */
+  size_t (*release_scratch)(void);
 } sl_provider;
 
 /* The size a provider fills in at least (up to `variants`). */

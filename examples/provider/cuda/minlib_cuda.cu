@@ -208,6 +208,7 @@ static const sl_provider mlc_provider = {
     sizeof mlc_variants / sizeof mlc_variants[0],
     mlc_variants,
     nullptr, /* alloc_faults: its scratch is not counted */
+    nullptr, /* release_scratch: it keeps nothing between calls */
 };
 
 /* SL_PROVIDER_ENTRY gives the entry point C linkage: the harness looks it
