@@ -259,21 +259,32 @@ SL__SELECT_TYPES(SL__SELECT_ONE_FN)
 typedef void (*sl__select_one_fn)(const sl__slices *s, int64_t t0, int64_t t1,
                                   uint8_t *seen);
 
+/* The instances of one dtype: by slices, and one element a slice. */
+typedef struct sl__select_impl {
+  sl_dtype dt;
+  sl__select_fn slices;
+  sl__select_one_fn one;
+} sl__select_impl;
+
+/* dt's row; NULL for a dtype amax/amin does not take. */
+static const sl__select_impl *sl__select_of(sl_dtype dt) {
+  static const sl__select_impl table[] = {
+#define SL__SELECT_ROW(DT, T, TAKES)                                           \
+  {SL_##DT, sl__select_##DT, sl__select_one_##DT},
+      SL__SELECT_TYPES(SL__SELECT_ROW)
+#undef SL__SELECT_ROW
+  };
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; ++i)
+    if (table[i].dt == dt) return &table[i];
+  return NULL;
+}
+
 /* Runs s by sl__select_one_<dt> on a team splitting the targets at
  * multiples of 64 (no byte of `seen` shared). Returns 0 having done
  * nothing when s is not one element a slice or `seen` finds no memory. */
 static int sl__select_one(const sl__slices *s, int threads) {
-  static const struct {
-    sl_dtype dt;
-    sl__select_one_fn fn;
-  } table[] = {
-#define SL__SELECT_ONE_ROW(DT, T, TAKES) {SL_##DT, sl__select_one_##DT},
-      SL__SELECT_TYPES(SL__SELECT_ONE_ROW)
-#undef SL__SELECT_ONE_ROW
-  };
-  sl__select_one_fn fn = NULL;
-  for (size_t i = 0; i < sizeof table / sizeof table[0]; ++i)
-    if (table[i].dt == s->dt) fn = table[i].fn;
+  const sl__select_impl *row = sl__select_of(s->dt);
+  const sl__select_one_fn fn = row ? row->one : NULL;
   if (!fn || s->reduce == SL_REDUCE_ASSIGN || s->outer != 1 || s->inner != 1)
     return 0;
   uint8_t *seen = NULL;
@@ -295,27 +306,12 @@ static int sl__select_one(const sl__slices *s, int threads) {
   return 1;
 }
 
-/* The instance of dt; NULL for a dtype amax/amin does not take. */
-static sl__select_fn sl__select_of(sl_dtype dt) {
-  static const struct {
-    sl_dtype dt;
-    sl__select_fn fn;
-  } table[] = {
-#define SL__SELECT_ROW(DT, T, TAKES) {SL_##DT, sl__select_##DT},
-      SL__SELECT_TYPES(SL__SELECT_ROW)
-#undef SL__SELECT_ROW
-  };
-  for (size_t i = 0; i < sizeof table / sizeof table[0]; ++i)
-    if (table[i].dt == dt) return table[i].fn;
-  return NULL;
-}
-
 /* Columns [j0, j1) of blocks [o0, o1) within one run (sl__slices_run), by
  * the cheapest way. */
 static void sl__run_range(const sl__slices *s, int64_t o0, int64_t o1,
                           int64_t j0, int64_t j1) {
   if (s->reduce != SL_REDUCE_ASSIGN) {
-    sl__select_of(s->dt)(s, o0, o1, j0, j1);
+    sl__select_of(s->dt)->slices(s, o0, o1, j0, j1);
     return;
   }
   if (s->sj == 1 && (j1 - j0) * (int64_t)s->es >= 64) {
