@@ -31,6 +31,9 @@ extern "C" {
 
 /* Number of elements; the caller has validated the descriptor. */
 int64_t sl__numel(const sl_tensor *t);
+/* Elements t's memory holds: its axes of stride 0 (a broadcast) count
+ * once. What a kernel that can reach any element of t brings in. */
+int64_t sl__numel_stored(const sl_tensor *t);
 
 /* Reorders the axes of the n tensors t[0..n) (one shape) by t[0]'s falling
  * strides, a stable sort: their row-major order is then t[0]'s memory

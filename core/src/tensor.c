@@ -44,6 +44,13 @@ int64_t sl__numel(const sl_tensor *t) {
   return n;
 }
 
+int64_t sl__numel_stored(const sl_tensor *t) {
+  int64_t n = 1;
+  for (int d = 0; d < t->ndim; ++d)
+    if (t->strides[d] != 0 || t->shape[d] == 0) n *= t->shape[d];
+  return n;
+}
+
 void sl__memory_order(int n, sl_tensor *t) {
   for (int d = 1; d < t[0].ndim; ++d)
     for (int k = d; k > 0 && t[0].strides[k - 1] < t[0].strides[k]; --k)

@@ -143,7 +143,27 @@ static void test_copy_tiled(void) {
   CHECK(tiled >= 40); /* most of the 50 layouts step a line along out's rows */
 }
 
+/* The elements a tensor's memory holds: a broadcast axis counts once, an
+ * empty one empties it (the gather walk's panels are sized by this). */
+static void test_numel_stored(void) {
+  int64_t shape[3] = {226, 228, 226};
+  sl_tensor t = sl_tensor_make(SL_I64, 3, shape, NULL);
+  CHECK_MSG(sl__numel_stored(&t) == 226 * 228 * 226,
+            "dense: %lld elements stored, expected %lld",
+            (long long)sl__numel_stored(&t), (long long)226 * 228 * 226);
+  t.strides[0] = 0;
+  CHECK_MSG(sl__numel_stored(&t) == 228 * 226,
+            "axis 0 broadcast: %lld elements stored, expected %d",
+            (long long)sl__numel_stored(&t), 228 * 226);
+  t.shape[2] = 0;
+  t.strides[2] = 0;
+  CHECK_MSG(sl__numel_stored(&t) == 0,
+            "an empty axis of stride 0: %lld elements stored, expected 0",
+            (long long)sl__numel_stored(&t));
+}
+
 int main(void) {
+  test_numel_stored();
   test_copy_tiled();
   test_random_walks();
   test_merging();
