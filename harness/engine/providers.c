@@ -47,6 +47,7 @@ size_t sl_providers_release_scratch(void) {
     if (sl__prov[i].release_scratch) bytes += sl__prov[i].release_scratch();
   return bytes;
 }
+
 const sl_provider_loaded *sl_provider_at(size_t i) {
   return i < sl__n_prov ? &sl__prov[i] : NULL;
 }
