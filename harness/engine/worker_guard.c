@@ -77,30 +77,36 @@ void sl_worker_guard_mark(sl_worker_guard *g) {
 
 int sl_worker_guard_is_copy(void) { return sl__copy != 0; }
 
-/* Whether a thread of this process other than the caller is runnable
- * (state R in /proc/self/task/TID/stat, after the command's closing
- * parenthesis): one that has work left or waits for a core, where a
- * thread that lives on as a kernel's leftover mostly sleeps. */
-static int sl__other_thread_runnable(void) {
+/* Whether a thread of this process other than the caller is busy: any
+ * state in /proc/self/task/TID/stat (after the command's closing
+ * parenthesis) but sleeping or stopped, or a stat that cannot be read.
+ * Runnable (R) has work left or waits for a core; D, Z, X and an unreadable
+ * stat are a thread on its way out (one that had ended its work was seen
+ * as Z, and as gone from the listing while still counted). A thread that
+ * lives on as a kernel's leftover mostly sleeps (S). */
+static int sl__other_thread_busy(void) {
   DIR *dir = opendir("/proc/self/task");
   if (!dir) return 0;
   const long self = (long)syscall(SYS_gettid);
-  int runnable = 0;
-  for (struct dirent *e; !runnable && (e = readdir(dir)) != NULL;) {
+  int busy = 0;
+  for (struct dirent *e; !busy && (e = readdir(dir)) != NULL;) {
     const long tid = strtol(e->d_name, NULL, 10);
     if (tid <= 0 || tid == self) continue;
     char path[64], stat[512];
     snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
     FILE *f = fopen(path, "re");
-    if (!f) continue; /* it ended meanwhile */
+    if (!f) {
+      busy = 1;
+      break;
+    }
     const size_t n = fread(stat, 1, sizeof stat - 1, f);
     fclose(f);
     stat[n] = '\0';
     const char *close = strrchr(stat, ')');
-    runnable = close && close[1] == ' ' && close[2] == 'R';
+    busy = !close || close[1] != ' ' || !strchr("STt", close[2]);
   }
   closedir(dir);
-  return runnable;
+  return busy;
 }
 
 static long sl__elapsed_ns(const struct timespec *t0) {
@@ -112,25 +118,44 @@ static long sl__elapsed_ns(const struct timespec *t0) {
 /* The thread count once threads that are exiting have gone, waiting for
  * the count to fall to `before`: a nested OpenMP team runs on threads
  * libgomp starts for it, which exit just after the call returns. The wait
- * is 50 ms of wall time, longer (up to 1 s) while some thread is runnable:
- * on a busy machine a thread that ends 200 us after the call can wait
- * that long for a core (it was still there after 5 ms beside two busy
+ * is 50 ms of wall time, longer (up to 1 s) while some thread is busy: on
+ * a busy machine a thread that ends 200 us after the call can wait that
+ * long for a core (it was still there after 5 ms beside two busy
  * processes, and after 50 ms once in `make test`), where a thread left
- * sleeping is seen at 50 ms. A thread that lives on costs its kernel the
- * wait once (the worker is then replaced). */
+ * sleeping is seen at 50 ms. The wait ends early only on a few quiet
+ * samples in a row: one sample can fall between a thread's last work and
+ * its exit. A thread that lives on costs its kernel the wait once (the
+ * worker is then replaced). */
 static long sl__settled_threads(const sl_worker_guard *g, long before) {
+  enum { quiet_samples = 5 };
   const struct timespec step = {0, 100000};
   struct timespec t0;
   long now = sl__count_threads(g);
   if (before < 0 || now <= before) return now;
   clock_gettime(CLOCK_MONOTONIC, &t0);
+  int quiet = 0;
   for (long waited = 0; now > before; waited = sl__elapsed_ns(&t0)) {
     if (waited >= 1000000000L) break;
-    if (waited >= 50000000L && !sl__other_thread_runnable()) break;
+    if (waited >= 50000000L) {
+      quiet = sl__other_thread_busy() ? 0 : quiet + 1;
+      if (quiet >= quiet_samples) break;
+    }
     nanosleep(&step, NULL);
     now = sl__count_threads(g);
   }
   return now;
+}
+
+/* The number of threads now: the entries of /proc/self/task (its link
+ * count, which the guard compares, is that plus 2). Only for messages. */
+static long sl__threads_listed(void) {
+  DIR *dir = opendir("/proc/self/task");
+  if (!dir) return -1;
+  long listed = 0;
+  for (struct dirent *e; (e = readdir(dir)) != NULL;)
+    listed += strtol(e->d_name, NULL, 10) > 0;
+  closedir(dir);
+  return listed;
 }
 
 /* Which of the worker's descriptors is closed: its index (3, 4, 5: its
@@ -167,11 +192,12 @@ int sl_worker_guard_check(sl_worker_guard *g, char *why, size_t len) {
   }
   const long before = g->threads, now = sl__settled_threads(g, before);
   if (before >= 0 && now > before) {
+    const long left = now - before, after = sl__threads_listed();
     snprintf(why, len,
-             "left %ld thread%s running after it returned (%ld before the "
-             "call, %ld after; OpenMP's and LibTorch's pools not counted); "
-             "the worker was replaced",
-             now - before, now - before == 1 ? "" : "s", before, now);
+             "left %ld thread%s running after it returned (the worker had "
+             "%ld before the call, %ld after, its OpenMP and LibTorch pools "
+             "included); the worker was replaced",
+             left, left == 1 ? "" : "s", after - left, after);
     return 1;
   }
   g->threads = now;
