@@ -31,6 +31,19 @@ int sl_cli_usage_error(const char *cmd, const char *fmt, ...) {
   return SL_EXIT_USAGE;
 }
 
+int sl_cli_shard(const char *cmd, const char *text, int base, int *k, int *n) {
+  int kk, nn, used = 0;
+  if (sscanf(text, "%d/%d%n", &kk, &nn, &used) != 2 || text[used] || nn < 1 ||
+      kk < base || kk >= nn + base)
+    return sl_cli_usage_error(cmd,
+                              "--shard: expected K/N with %d <= K <= N%s, "
+                              "got \"%s\"",
+                              base, base ? "" : " - 1", text);
+  *k = kk - base;
+  *n = nn;
+  return 0;
+}
+
 int sl_cli_open_store(const char *cmd, const char *path, int readonly,
                       sl_store **st) {
   char err[1024];

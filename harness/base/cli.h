@@ -55,6 +55,12 @@ int sl_cli_usage_error(const char *cmd, const char *fmt, ...)
 #endif
     ;
 
+/* Parses --shard "K/N", K counted from base (1 as CI matrices count; 0 for
+ * configs stored before fuzz's version 2): *k gets K - base (from 0), *n
+ * gets N. 0, or SL_EXIT_USAGE after a usage error naming cmd and the
+ * range. */
+int sl_cli_shard(const char *cmd, const char *text, int base, int *k, int *n);
+
 /* Reads the value of option argv[*i] ("--db PATH" or "--db=PATH"); advances
  * *i. Returns NULL (after printing a usage error) when it is missing. */
 const char *sl_cli_value(const char *cmd, int argc, char **argv, int *i);

@@ -19,6 +19,7 @@ void sl_timing_opts_init(sl_timing_opts *o) {
   o->max_reps = 500;
   o->target_rel = 0.02;
   o->warmup_s = 0.05;
+  o->outpaced = 0;
   o->counter = NULL;
 }
 
@@ -95,6 +96,27 @@ static int sl__settled(const sl_timing *t, double spent,
   double q1, med, q3;
   sl_quartiles(t->samples, t->reps, &q1, &med, &q3);
   return med > 0 && (q3 - q1) / med < o->target_rel;
+}
+
+/* Whether function i of t[0..n) is outpaced (sl_timing_opts.outpaced):
+ * its fastest sample so far is o->outpaced times the lowest median among
+ * the others with enough samples. A function that is far slower than the
+ * best gains nothing from more samples: it is not the best, nor near it. */
+static int sl__outpaced(const sl_timing *t, int n, int i,
+                        const sl_timing_opts *o) {
+  const int enough = o->min_reps < SL_TIMING_OUTPACED_REPS
+                         ? o->min_reps
+                         : SL_TIMING_OUTPACED_REPS;
+  if (!(o->outpaced > 0) || t[i].reps < enough) return 0;
+  double fastest = t[i].samples[0], lead = 0, q1, med, q3;
+  for (int r = 1; r < t[i].reps; ++r)
+    if (t[i].samples[r] < fastest) fastest = t[i].samples[r];
+  for (int j = 0; j < n; ++j) {
+    if (j == i || t[j].reps < enough) continue;
+    sl_quartiles(t[j].samples, t[j].reps, &q1, &med, &q3);
+    if (med > 0 && (lead == 0 || med < lead)) lead = med;
+  }
+  return lead > 0 && fastest > o->outpaced * lead;
 }
 
 /* The median over turns[0..n) of each count that was read (>= 0); -1 for
@@ -180,6 +202,7 @@ void sl_time_rounds(int n, const sl_timed_fn *fns, void *const *users,
       t[i].reps += k;
       last[i] = s[k - 1];
       done[i] = sl__settled(&t[i], spent[i], o, max_reps);
+      if (!done[i] && sl__outpaced(t, n, i, o)) done[i] = t[i].outpaced = 1;
       left += !done[i];
     }
   }

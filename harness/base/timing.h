@@ -45,11 +45,19 @@ typedef struct sl_timing_opts {
   int max_reps;      /* at most (<= SL_TIMING_MAX_SAMPLES; default 500) */
   double target_rel; /* stop once IQR/median is below this (default 0.02) */
   double warmup_s;   /* warm-up time before sampling (default 0.05) */
+  /* In sl_time_rounds: a function whose fastest sample, after at least
+   * SL_TIMING_OUTPACED_REPS (or min_reps, if fewer), is this many times the
+   * lowest median of the others stops there (0, the default: never). */
+  double outpaced;
   const sl_turn_counter *counter; /* hardware counts per turn; NULL: none */
 } sl_timing_opts;
 
+/* The samples a function has before it can be found outpaced. */
+#define SL_TIMING_OUTPACED_REPS 3
+
 typedef struct sl_timing {
   int reps;
+  int outpaced; /* stopped short of min_reps and budget: outpaced */
   double median_s, iqr_s, min_s;
   /* Per call, the median over the timed turns of each turn's count over
    * its calls (a turn is counted whole, not call by call); -1 without a

@@ -79,12 +79,13 @@ static void sl__print_row(const char *variant, const sl_timing *t,
                           int64_t bytes, double peak, double torch_median) {
   const double med = t->median_s;
   double gbs = med > 0 ? (double)bytes / med / 1e9 : 0;
-  char vs[32] = "-";
+  char vs[32] = "-", reps[16];
   if (torch_median > 0 && med > 0)
     snprintf(vs, sizeof vs, "%.2fx", torch_median / med);
-  printf("  %-12s %11.4f ms %6.1f%% %9.2f %7.1f%% %9s %5d", variant, med * 1e3,
+  snprintf(reps, sizeof reps, "%d%s", t->reps, t->outpaced ? "*" : "");
+  printf("  %-12s %11.4f ms %6.1f%% %9.2f %7.1f%% %9s %5s", variant, med * 1e3,
          med > 0 ? 100.0 * t->iqr_s / med : 0.0, gbs,
-         peak > 0 ? 100.0 * gbs / peak : 0.0, vs, t->reps);
+         peak > 0 ? 100.0 * gbs / peak : 0.0, vs, reps);
   if (t->counts.instructions >= 0)
     printf(" %12.4g %6.2f", t->counts.instructions,
            t->counts.cycles > 0 ? t->counts.instructions / t->counts.cycles
@@ -116,8 +117,9 @@ static void sl__store_timing(sl__bench_ctx *b, const char *variant,
     fputs(b->jtn++ ? ", {\"variant\": " : "{\"variant\": ", b->jtimings);
     sl_json_str(b->jtimings, variant);
     fprintf(b->jtimings,
-            ", \"threads\": %d, \"reps\": %d, \"median_s\": ", threads,
-            t->reps);
+            ", \"threads\": %d, \"reps\": %d, \"outpaced\": %s, "
+            "\"median_s\": ",
+            threads, t->reps, t->outpaced ? "true" : "false");
     sl_json_num(b->jtimings, t->median_s);
     fputs(", \"iqr_s\": ", b->jtimings);
     sl_json_num(b->jtimings, t->iqr_s);
@@ -196,7 +198,8 @@ static int sl__time_in_worker(sl__bench_ctx *b, sl_case_result *res, int device,
                               const char (*names)[SL_VARIANT_NAME_LEN], int n,
                               sl_timing *t, int *rc, char (*msg)[512]) {
   static sl_bw_lost death[SL_BW_MAX];
-  const sl_bw_timing o = {b->budget, b->min_reps, b->cold, b->threads};
+  const sl_bw_timing o = {b->budget, b->min_reps, b->cold, b->threads,
+                          device ? 0 : b->outpaced};
   const int lost =
       sl_bw_time(b->workers.timing, device, names, n, &o, t, rc, msg, death);
   for (int i = 0; i < n; ++i)
@@ -321,6 +324,7 @@ static int sl__time_contenders(sl__bench_ctx *b, sl_case_result *res,
         continue;
       }
       sl__print_row(name, &t[i], bytes, b->peak_gbs, torch_median);
+      b->outpaced_n += t[i].outpaced;
       sl__store_timing(b, name, &t[i], bytes, b->threads, b->peak_gbs);
       sl__table_set(b, row, name, &t[i], bytes);
     }

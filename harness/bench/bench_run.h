@@ -27,6 +27,8 @@ typedef struct sl__bench_ctx {
   int64_t run_id;
   int threads, cold, min_reps;
   double budget, peak_gbs;
+  double outpaced; /* --stop-slower: the CPU rounds' outpaced (0: off) */
+  int outpaced_n;  /* rows that stopped outpaced (said after the run) */
   uint64_t max_case_bytes; /* --max-case-bytes; 0: the default */
   const char *variants;
   int cpu;        /* the CPU side: torch.cpu and the CPU probes (off when

@@ -93,6 +93,7 @@ int sl_bw_open(sl_bench_worker *w, const char *line, uint64_t max_case_bytes,
 typedef struct sl_bw_timing {
   double budget_s;
   int min_reps, cold, threads;
+  double outpaced; /* the CPU rounds' sl_timing_opts.outpaced (0: off) */
 } sl_bw_timing;
 
 /*

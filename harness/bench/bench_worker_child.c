@@ -257,6 +257,7 @@ static void sl__time_cpu(const sl_bw_request *q, const sl_run_counters *ctr) {
     sl_timing_opts_init(&o);
     o.budget_s = q->timing.budget_s;
     o.min_reps = q->timing.min_reps;
+    o.outpaced = q->timing.outpaced;
     o.counter = sl_run_counters_turn(ctr);
     sl_bw_inputs x = sl__inputs_of(mem + (size_t)n * SL_MAX_ARGS, copies);
     sl__rounds_guarded(n, fns, users, &o, &x);

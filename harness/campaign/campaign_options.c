@@ -173,16 +173,9 @@ enum { SL__CONFIG_VERSION = 5 };
 
 /* --shard K/N; only configs stored before version 2 count from 0. */
 static int sl__shard(sl_fuzz_campaign *f, const char *v, int config_version) {
-  int base = config_version && config_version < 2 ? 0 : 1;
-  int k, m, used = 0;
-  if (sscanf(v, "%d/%d%n", &k, &m, &used) != 2 || v[used] || m < 1 ||
-      k < base || k >= m + base)
-    return sl_cli_usage_error("fuzz",
-                              "--shard: expected K/N with %d <= K "
-                              "<= N%s, got \"%s\"",
-                              base, base ? "" : " - 1", v);
-  f->shard_k = k - base;
-  f->shard_n = m;
+  const int base = config_version && config_version < 2 ? 0 : 1;
+  if (sl_cli_shard("fuzz", v, base, &f->shard_k, &f->shard_n))
+    return SL_EXIT_USAGE;
   f->shard_set = 1;
   return 0;
 }

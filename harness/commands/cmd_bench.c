@@ -146,6 +146,55 @@ static int sl__bench_generated(sl__bench_cmd *c) {
   return 0;
 }
 
+/* --stop-slower X|off into b->outpaced (0: off). By default 3 with
+ * --generate, whose hundreds of cases draw contenders 10-100x apart (the
+ * lock-based variants beside the atomic ones, LibTorch beside a best
+ * variant 20x faster), else off: a suite's rows keep every repetition.
+ * 0 or SL_EXIT_USAGE. */
+static int sl__bench_outpaced(sl__bench_cmd *c) {
+  const char *text = sl_opt_text(&c->opt, SL_OPT_STOP_SLOWER);
+  c->b.outpaced = c->generated ? 3 : 0;
+  if (!text) return 0;
+  char *end;
+  const double x = strcmp(text, "off") ? strtod(text, &end) : 0;
+  if (!strcmp(text, "off") || (*text && !*end && x > 1 && x <= 1e6)) {
+    c->b.outpaced = x;
+    return 0;
+  }
+  return sl_cli_usage_error("bench",
+                            "--stop-slower: expected a factor in (1, 1e6] or "
+                            "off, got \"%s\"",
+                            text);
+}
+
+/* --shard K/N: cases K, K+N, ... of the list kept (their lines and parsed
+ * cases), the others' lines freed. 0 or SL_EXIT_USAGE. */
+static int sl__bench_shard(sl__bench_cmd *c) {
+  const char *text = sl_opt_text(&c->opt, SL_OPT_BENCH_SHARD);
+  int k, n, kept = 0;
+  if (!text) return 0;
+  if (sl_cli_shard("bench", text, 1, &k, &n)) return SL_EXIT_USAGE;
+  for (int i = 0; i < c->n; ++i) {
+    if (i % n != k) {
+      free(c->lines[i]);
+      continue;
+    }
+    c->lines[kept] = c->lines[i];
+    c->cases[kept++] = c->cases[i];
+  }
+  const int all = c->n;
+  c->n = kept;
+  if (!kept)
+    return sl_cli_usage_error("bench",
+                              "--shard %s: expected a shard with cases, got "
+                              "none of the %d cases",
+                              text, all);
+  fprintf(stderr,
+          "bench: shard %s: %d of the %d cases (from case %d, one in %d)\n",
+          text, kept, all, k + 1, n);
+  return 0;
+}
+
 /* The option values into c and the cases; 0 or SL_EXIT_USAGE. */
 static int sl__bench_options(sl__bench_cmd *c) {
   const sl_options *o = &c->opt;
@@ -171,7 +220,9 @@ static int sl__bench_options(sl__bench_cmd *c) {
     return SL_EXIT_USAGE;
   c->cases =
       sl_bench_cases("bench", sl_opt_text(o, SL_OPT_SUITE), &c->lines, &c->n);
-  return c->cases ? 0 : SL_EXIT_USAGE;
+  if (!c->cases || sl__bench_outpaced(c) || sl__bench_shard(c))
+    return SL_EXIT_USAGE;
+  return 0;
 }
 
 /* A filter that selects no variant of a case's op is the command line's
@@ -316,6 +367,11 @@ static void sl__bench_finish(sl__bench_cmd *c) {
   sl_bench_summary_print(&b->table, stdout);
   sl_bench_crossover_print(&b->table, stdout);
   if (c->generated) sl_bench_ranking_print(&b->table, stdout);
+  if (b->outpaced_n)
+    printf("\n%d row%s with reps N* stopped short: the contender's fastest "
+           "repetition was %g times the fastest contender's median "
+           "(--stop-slower)\n",
+           b->outpaced_n, b->outpaced_n == 1 ? "" : "s", b->outpaced);
   if (sl_opt_on(&c->opt, SL_OPT_SHRINK) && !sl_interrupted()) {
     FILE *j = c->jout ? open_memstream(&c->jshrunk, &c->jshrunk_len) : NULL;
     sl__bench_shrink(b, j);

@@ -89,6 +89,40 @@ static void test_rounds(void) {
   CHECK(f[2].calls == 5);
 }
 
+/* With outpaced = 3: a contender 100x slower than the fastest stops after
+ * SL_TIMING_OUTPACED_REPS samples, flagged; one 2x slower is timed to the
+ * budget; without the option the slow one is timed to the budget too. */
+static void test_outpaced(void) {
+  int log[8192], nlog = 0;
+  for (int on = 0; on < 2; ++on) {
+    fake f[3] = {{0, 1e-3, -1, 0, 0, log, &nlog},
+                 {1, 1e-1, -1, 0, 0, log, &nlog},
+                 {2, 2e-3, -1, 0, 0, log, &nlog}};
+    sl_timed_fn fns[3] = {fake_run, fake_run, fake_run};
+    void *users[3] = {&f[0], &f[1], &f[2]};
+    sl_timing_opts o;
+    sl_timing_opts_init(&o);
+    o.budget_s = 1.2; /* a turn is 300 ms of scripted seconds: 2-3 of f[1] */
+    o.min_reps = 7;
+    o.target_rel = 0;
+    o.warmup_s = 0;
+    o.outpaced = on ? 3 : 0;
+    static sl_timing t[3];
+    int rc[3] = {-1, -1, -1};
+    nlog = 0;
+    sl_time_rounds(3, fns, users, &o, t, rc);
+    CHECK(rc[0] == 0 && rc[1] == 0 && rc[2] == 0);
+    const int stopped = t[1].reps >= SL_TIMING_OUTPACED_REPS && t[1].reps < 7;
+    CHECK_MSG(t[1].outpaced == on && (on ? stopped : t[1].reps >= 7),
+              "outpaced %g: the 100x one has %d reps, flag %d", o.outpaced,
+              t[1].reps, t[1].outpaced);
+    CHECK_MSG(!t[0].outpaced && !t[2].outpaced && t[2].reps >= 7,
+              "outpaced %g: the 2x one has %d reps, flag %d", o.outpaced,
+              t[2].reps, t[2].outpaced);
+    CHECK(fabs(t[1].median_s - 1e-1) <= 0.0021 * 1e-1);
+  }
+}
+
 static void test_single(void) {
   int log[4096], nlog = 0;
   fake f = {0, 1e-4, -1, 0, 0, log, &nlog};
@@ -171,6 +205,7 @@ int main(void) {
   test_quartiles();
   test_counts();
   test_rounds();
+  test_outpaced();
   test_single();
   return sl_test_finish("test_timing");
 }

@@ -3,6 +3,9 @@
 # within --sizes, checked and timed like a suite's, then ranked by the best
 # variant's speed-up over torch.cpu, worst first. The same seed draws the
 # same cases; bad sizes and a filter that selects nothing are usage errors.
+# --shard K/N times cases K, K+N, ... of the same list. --stop-slower: a
+# contender far slower than the fastest stops after 3 repetitions, marked
+# (on by default with --generate only).
 # bench --shrink (item 4): a variant that spins 20 ms a call is slower than
 # LibTorch at every size, so its slowdown shrinks to the shrinker's
 # smallest gather.
@@ -44,7 +47,47 @@ check "--sizes without a range: named" has '--sizes: expected MIN-MAX \(1M-64M\)
 run 2 bench --generate 0 --no-db
 check "--generate 0: the range named" has '--generate: expected an integer in \[1, 1000000\], got "0"'
 
+for k in 1 2; do
+  "$BIN" "${GEN[@]}" --shard $k/3 >"$tmp/shard$k.json" 2>"$tmp/err$k"
+  check "--shard $k/3: exit 0" test $? = 0
+done
+check "--shard 1/3: said on stderr" grep -q "bench: shard 1/3: 2 of the 4 cases (from case 1, one in 3)" "$tmp/err1"
+check "--shard 1/3 times cases 1 and 4 of the list, 2/3 case 2" python3 -c "
+import json
+cases = lambda f: [x['result']['case'] for x in json.load(open(f))['results']]
+every = cases('$tmp/first.json')
+assert cases('$tmp/shard1.json') == [every[0], every[3]], cases('$tmp/shard1.json')
+assert cases('$tmp/shard2.json') == [every[1]], cases('$tmp/shard2.json')
+"
+run 2 "${GEN[@]}" --shard 4/3
+check "--shard 4/3: the range named" has '--shard: expected K/N with 1 <= K <= N, got "4/3"'
+run 2 "${GEN[@]}" --shard 5/5
+check "--shard 5/5 of 4 cases: said" has '--shard 5/5: expected a shard with cases, got none of the 4 cases'
+run 2 "${GEN[@]}" --stop-slower 1
+check "--stop-slower 1: the range named" has '--stop-slower: expected a factor in \(1, 1e6\] or off, got "1"'
+
 FIXED=$(dirname "$BIN")/tests/ab/libsltest_slowfixed.so
+SLOW=(bench --provider "slow=$FIXED" --variants slow:cpu.gather,cpu.serial
+  --budget 0.2 --min-reps 7 --no-db --format json
+  'gather dt=f32 it=i64 x=64x48 index=32x48 dim=0 seed=3')
+reps() { # reps FILE: "variant reps outpaced" per timing
+  python3 -c "
+import json, sys
+for x in json.load(open(sys.argv[1]))['results'][0]['timings']:
+    print(x['variant'], x['reps'], x['outpaced'])" "$1"
+}
+"$BIN" "${SLOW[@]}" --stop-slower 3 >"$tmp/stop.json" 2>"$tmp/stop.txt"
+check "--stop-slower 3: exit 0" test $? = 0
+check "--stop-slower 3: the 20 ms variant stopped after 3-6 reps, marked" \
+  grep -Eq '^slow:cpu.gather [3-6] True$' <(reps "$tmp/stop.json")
+check "--stop-slower 3: cpu.serial and torch.cpu timed to 7 reps or more" \
+  test "$(reps "$tmp/stop.json" | grep -Ec '^(cpu.serial|torch.cpu) ([7-9]|[0-9]{2,}) False$')" = 2
+check "--stop-slower 3: the row's reps read N*, said after the run" \
+  grep -q '^1 row with reps N\* stopped short' "$tmp/stop.txt"
+check "--stop-slower 3: the row marked" grep -Eq '^  slow:cpu.gather .* [3-6]\*( |$)' "$tmp/stop.txt"
+"$BIN" "${SLOW[@]}" >"$tmp/all.json" 2>/dev/null
+check "without --stop-slower (a suite): every contender timed to 7 reps" \
+  test "$(reps "$tmp/all.json" | grep -Ec ' ([7-9]|[0-9]{2,}) False$')" = 3
 "$BIN" bench --provider "slow=$FIXED" --variants slow:cpu.gather --shrink \
   --budget 0.05 --min-reps 3 --no-db --format json \
   'gather dt=f32 it=i64 x=64x48 index=32x48 dim=0 seed=3' >"$tmp/s.json" 2>"$tmp/err"
