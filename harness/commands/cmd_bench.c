@@ -153,11 +153,11 @@ static int sl__bench_generated(sl__bench_cmd *c) {
  * 0 or SL_EXIT_USAGE. */
 static int sl__bench_outpaced(sl__bench_cmd *c) {
   const char *text = sl_opt_text(&c->opt, SL_OPT_STOP_SLOWER);
-  c->b.outpaced = c->generated ? 3 : 0;
-  if (!text) return 0;
+  c->b.outpaced = c->generated && !text ? 3 : 0;
+  if (!text || !strcmp(text, "off")) return 0;
   char *end;
-  const double x = strcmp(text, "off") ? strtod(text, &end) : 0;
-  if (!strcmp(text, "off") || (*text && !*end && x > 1 && x <= 1e6)) {
+  const double x = strtod(text, &end);
+  if (end != text && !*end && x > 1 && x <= 1e6) {
     c->b.outpaced = x;
     return 0;
   }
@@ -369,7 +369,7 @@ static void sl__bench_finish(sl__bench_cmd *c) {
   if (c->generated) sl_bench_ranking_print(&b->table, stdout);
   if (b->outpaced_n)
     printf("\n%d row%s with reps N* stopped short: the contender's fastest "
-           "repetition was %g times the fastest contender's median "
+           "repetition was more than %g times the fastest contender's median "
            "(--stop-slower)\n",
            b->outpaced_n, b->outpaced_n == 1 ? "" : "s", b->outpaced);
   if (sl_opt_on(&c->opt, SL_OPT_SHRINK) && !sl_interrupted()) {

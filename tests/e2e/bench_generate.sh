@@ -88,6 +88,14 @@ check "--stop-slower 3: the row marked" grep -Eq '^  slow:cpu.gather .* [3-6]\*(
 "$BIN" "${SLOW[@]}" >"$tmp/all.json" 2>/dev/null
 check "without --stop-slower (a suite): every contender timed to 7 reps" \
   test "$(reps "$tmp/all.json" | grep -Ec ' ([7-9]|[0-9]{2,}) False$')" = 3
+SLOWGEN=(bench --provider "slow=$FIXED" --variants slow:cpu.gather --budget 0.2
+  --min-reps 7 --no-db --format json --generate 1 --sizes 64K-256K)
+"$BIN" "${SLOWGEN[@]}" >"$tmp/gen.json" 2>/dev/null
+check "--generate: the 20 ms variant stops after 3-6 reps by default" \
+  grep -Eq '^slow:cpu.gather [3-6] True$' <(reps "$tmp/gen.json")
+"$BIN" "${SLOWGEN[@]}" --stop-slower off >"$tmp/off.json" 2>/dev/null
+check "--generate --stop-slower off: every contender timed to 7 reps" \
+  test "$(reps "$tmp/off.json" | grep -Ec ' ([7-9]|[0-9]{2,}) False$')" = 2
 "$BIN" bench --provider "slow=$FIXED" --variants slow:cpu.gather --shrink \
   --budget 0.05 --min-reps 3 --no-db --format json \
   'gather dt=f32 it=i64 x=64x48 index=32x48 dim=0 seed=3' >"$tmp/s.json" 2>"$tmp/err"
