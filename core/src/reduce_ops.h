@@ -127,12 +127,14 @@ SL__REDUCE_OPS_INT(int64_t, uint64_t, INT64_MIN, INT64_MAX, i64)
  * converting them: a half's magnitude bits order like its value, so the
  * signed magnitude (-0 and +0 both 0) compares like the float; a NaN is a
  * magnitude past infinity's. Integer operations only, which vectorize
- * where the software conversion (a branch for inf and NaN) did not. */
+ * where the software conversion (a branch for inf and NaN) did not; in
+ * 16 bits (every step fits), so that a vector holds as many halves as
+ * it loads, not half of them widened to 32. */
 static SL_HD int sl__takes_half(sl_reduce r, int bf16, uint16_t a, uint16_t b) {
-  const int32_t inf = bf16 ? 0x7f80 : 0x7c00;
-  const int32_t ma = a & 0x7fff, mb = b & 0x7fff;
-  const int32_t sa = -(int32_t)(a >> 15), sb = -(int32_t)(b >> 15);
-  const int32_t ka = (ma ^ sa) - sa, kb = (mb ^ sb) - sb;
+  const int16_t inf = bf16 ? 0x7f80 : 0x7c00;
+  const int16_t ma = (int16_t)(a & 0x7fff), mb = (int16_t)(b & 0x7fff);
+  const int16_t sa = (int16_t) - (a >> 15), sb = (int16_t) - (b >> 15);
+  const int16_t ka = (int16_t)((ma ^ sa) - sa), kb = (int16_t)((mb ^ sb) - sb);
   const int below = r == SL_REDUCE_AMIN ? kb < ka : ka < kb;
   return (mb > inf) | ((ma <= inf) & below);
 }
