@@ -27,8 +27,32 @@
  * among them: amax/amin's count is (x == result), so the share is
  * hit * RD(g / hit) with hit 1 or 0, divisions by constants; mean's count
  * is 1 (self) or 0 made 1. */
+/* amax/amin's share of an untargeted element in f32/f64's own type:
+ * g where x is the result, else a NaN (0 * (g / 0) is one for every g),
+ * a compare and a blend that vectorize. The loop below made each NaN by
+ * a multiply of 0 by an infinity, most of its time where x holds NaNs
+ * (f32 amax through a scalar index into 6725778: 0.80x LibTorch). */
+#define SL__IRB_HITS_FN(T, NAME)                                               \
+  static void NAME(const sl__irb_shares *s, int64_t off, int64_t len) {        \
+    const T *restrict g = (const T *)(const void *)s->g + off;                 \
+    const T *restrict x = (const T *)(const void *)s->x + off;                 \
+    const T *restrict res = (const T *)(const void *)s->res + off;             \
+    T *restrict gx = (T *)(void *)s->gx + off;                                 \
+    for (int64_t j = 0; j < len; ++j) {                                        \
+      const T share = g[j]; /* loaded either way: no branch on NaN data */     \
+      gx[j] = x[j] == res[j] ? share : (T)NAN;                                 \
+    }                                                                          \
+  }
+SL__IRB_HITS_FN(float, sl__irb_hits_f32)
+SL__IRB_HITS_FN(double, sl__irb_hits_f64)
+#undef SL__IRB_HITS_FN
+
 SL__ALWAYS_INLINE void sl__irb_untargeted(sl_dtype dt, const sl__irb_shares *s,
                                           int64_t off, int64_t len) {
+  if (s->reduce != SL_REDUCE_MEAN && (dt == SL_F32 || dt == SL_F64)) {
+    (dt == SL_F32 ? sl__irb_hits_f32 : sl__irb_hits_f64)(s, off, len);
+    return;
+  }
   const size_t es = sl__dtype_size(dt);
   const char *g = s->g + off * es, *x = s->x + off * es,
              *res = s->res + off * es;
