@@ -236,6 +236,8 @@ static int sl__gather_along_dim(const sl__gather_spec *s) {
   if (dim < 0 || dim >= last || s->x->ndim != s->ndim) return 0;
   const size_t es = sl_dtype_size(s->x->dtype);
   const int64_t n = s->index->shape[dim];
+  /* one row or none, or an empty x: nothing to reorder (and no divisor) */
+  if (n <= 1 || s->x->shape[dim] == 0 || s->index->shape[last] == 0) return 0;
   int64_t sweep = s->x->shape[dim] * (int64_t)es;
   for (int d = dim + 1; d <= last; ++d) sweep *= s->index->shape[d];
   const int64_t stored = sl__numel_stored(s->x) * (int64_t)es;
