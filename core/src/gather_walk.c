@@ -170,18 +170,6 @@ static void sl__gather_walk_init(sl__gather_walk *g,
   g->st[2] = g->xst;
 }
 
-/*
- * The chunks walk the positions in row-major order, each row along the
- * last axis, unless rows along another axis cost under half as many lines
- * (sl__row_axis_cost): that axis then becomes the rows' one, the others
- * staying in row-major order. Through a column-major index a step along
- * the last axis moves the index a line or more, and the next row's lines
- * are far away; along its first axis the index is read in order and out's
- * lines stay open for the next row. (The gather f16 x=52^4 through a
- * column-major index [40,52,32,27] along dim 1 ran at 0.60-0.77x
- * LibTorch, whose inner loop is along dim, the i16 one of x=181^3 through
- * [137,148,173]:t along dim 0 at 0.45-0.68x.)
- */
 /* The bytes of x a row-major sweep reaches past which the rows go along
  * dim (a core's L2), and the longest such row: with a line of out, of the
  * index and of x open a position, 480 lines: an L1. */
@@ -250,10 +238,22 @@ static int sl__gather_along_dim(const sl__gather_spec *s) {
                                    sl_dtype_size(s->index->dtype)) &&
                    sl__within_line(s->x->strides[last], es);
   return near && (sweep < stored ? sweep : stored) > SL__ALONG_DIM_SWEEP &&
-         n > 1 && n <= SL__ALONG_DIM_ROW && uses >= 2 &&
+         n <= SL__ALONG_DIM_ROW && uses >= 2 &&
          sl__index_planes(s->index) > SL__ALONG_DIM_PLANES;
 }
 
+/*
+ * The chunks walk the positions in row-major order, each row along the
+ * last axis, unless rows along another axis cost under half as many lines
+ * (sl__row_axis_cost): that axis then becomes the rows' one, the others
+ * staying in row-major order. Through a column-major index a step along
+ * the last axis moves the index a line or more, and the next row's lines
+ * are far away; along its first axis the index is read in order and out's
+ * lines stay open for the next row. (The gather f16 x=52^4 through a
+ * column-major index [40,52,32,27] along dim 1 ran at 0.60-0.77x
+ * LibTorch, whose inner loop is along dim, the i16 one of x=181^3 through
+ * [137,148,173]:t along dim 0 at 0.45-0.68x.)
+ */
 static void sl__gather_order(sl__gather_walk *g) {
   const sl__gather_spec *s = g->spec;
   const int K = s->ndim, last = K - 1;

@@ -133,7 +133,7 @@ SL__REDUCE_OPS_INT(int64_t, uint64_t, INT64_MIN, INT64_MAX, i64)
 static SL_HD int sl__takes_half(sl_reduce r, int bf16, uint16_t a, uint16_t b) {
   const int16_t inf = bf16 ? 0x7f80 : 0x7c00;
   const int16_t ma = (int16_t)(a & 0x7fff), mb = (int16_t)(b & 0x7fff);
-  const int16_t sa = (int16_t) - (a >> 15), sb = (int16_t) - (b >> 15);
+  const int16_t sa = (int16_t)(-(a >> 15)), sb = (int16_t)(-(b >> 15));
   const int16_t ka = (int16_t)((ma ^ sa) - sa), kb = (int16_t)((mb ^ sb) - sb);
   const int below = r == SL_REDUCE_AMIN ? kb < ka : ka < kb;
   return (mb > inf) | ((ma <= inf) & below);

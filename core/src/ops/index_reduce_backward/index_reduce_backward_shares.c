@@ -23,10 +23,6 @@
 #include "reduce.h"
 #include "walk.h"
 
-/* len elements of grad_x from element off on, as if no target were
- * among them: amax/amin's count is (x == result), so the share is
- * hit * RD(g / hit) with hit 1 or 0, divisions by constants; mean's count
- * is 1 (self) or 0 made 1. */
 /* amax/amin's share of an untargeted element in f32/f64's own type:
  * g where x is the result, else a NaN (0 * (g / 0) is one for every g),
  * a compare and a blend that vectorize. The loop below made each NaN by
@@ -47,6 +43,10 @@ SL__IRB_HITS_FN(float, sl__irb_hits_f32)
 SL__IRB_HITS_FN(double, sl__irb_hits_f64)
 #undef SL__IRB_HITS_FN
 
+/* len elements of grad_x from element off on, as if no target were
+ * among them: amax/amin's count is (x == result), so the share is
+ * hit * RD(g / hit) with hit 1 or 0, divisions by constants; mean's count
+ * is 1 (self) or 0 made 1. */
 SL__ALWAYS_INLINE void sl__irb_untargeted(sl_dtype dt, const sl__irb_shares *s,
                                           int64_t off, int64_t len) {
   if (s->reduce != SL_REDUCE_MEAN && (dt == SL_F32 || dt == SL_F64)) {
