@@ -171,14 +171,15 @@ static int64_t sl__first_bad_parallel(const sl_tensor *index, int64_t bound,
   return bad == INT64_MIN ? -1 : -bad;
 }
 
-sl_status sl__check_index_values(sl_ctx *ctx, const char *what,
-                                 const sl_tensor *index, int64_t bound,
-                                 int64_t dim, const sl_tensor *x) {
-  const int parts =
-      sl__numel(index) >= SL__TH_PARALLEL_CHECK ? sl__threads(ctx) : 1;
-  /* Whether any value is bad, read in memory order: in row-major order a
-   * column-major index costs a cache line (and a page) an element. Only a
-   * bad one needs the row-major walk, for the first position to report. */
+/* Threads for a scan of index: one under SL__TH_PARALLEL_CHECK values. */
+static int sl__check_parts(const sl_ctx *ctx, const sl_tensor *index) {
+  return sl__numel(index) >= SL__TH_PARALLEL_CHECK ? sl__threads(ctx) : 1;
+}
+
+int sl__index_any_bad(const sl_ctx *ctx, const sl_tensor *index,
+                      int64_t bound) {
+  /* Read in memory order: in row-major order a column-major index costs a
+   * cache line (and a page) an element. */
   sl_tensor in_memory = *index; /* a transposed index reads contiguously */
   sl__memory_order(1, &in_memory);
   /* A broadcast index repeats its values along its stride-0 axes: each is
@@ -187,13 +188,17 @@ sl_status sl__check_index_values(sl_ctx *ctx, const char *what,
   for (int d = 0; d < in_memory.ndim; ++d)
     if (in_memory.strides[d] == 0 && in_memory.shape[d] > 1)
       in_memory.shape[d] = 1; /* an empty index stays empty */
-  const int64_t first = sl__first_bad_parallel(&in_memory, bound, parts);
-  if (first < 0) return SL_STATUS_OK;
-  const size_t axes = sizeof(int64_t) * (size_t)index->ndim;
-  const int reordered = memcmp(in_memory.strides, index->strides, axes) != 0 ||
-                        memcmp(in_memory.shape, index->shape, axes) != 0;
+  return sl__first_bad_parallel(&in_memory, bound,
+                                sl__check_parts(ctx, index)) >= 0;
+}
+
+sl_status sl__check_index_values(sl_ctx *ctx, const char *what,
+                                 const sl_tensor *index, int64_t bound,
+                                 int64_t dim, const sl_tensor *x) {
+  if (!sl__index_any_bad(ctx, index, bound)) return SL_STATUS_OK;
+  /* Only a bad value needs the row-major walk, for the first position. */
   const int64_t at =
-      reordered ? sl__first_bad_parallel(index, bound, parts) : first;
+      sl__first_bad_parallel(index, bound, sl__check_parts(ctx, index));
   return sl__index_out_of_range(ctx, what, index, at, bound, dim, x);
 }
 

@@ -339,6 +339,10 @@ sl_status sl__check_index_range(sl_ctx *ctx, sl__infer_mode mode,
 sl_status sl__check_index_values(sl_ctx *ctx, const char *what,
                                  const sl_tensor *index, int64_t bound,
                                  int64_t dim, const sl_tensor *x);
+/* Whether any value of index (a CPU tensor) lies outside [0, bound), read
+ * in memory order, each broadcast value once; where, only
+ * sl__index_first_bad tells. */
+int sl__index_any_bad(const sl_ctx *ctx, const sl_tensor *index, int64_t bound);
 /* For the instances of a function that a constant argument specializes
  * (a dtype, a reduce), and helpers of the innermost loops: inlined into
  * every caller, except in a coverage build, where gcov would count each

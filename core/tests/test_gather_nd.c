@@ -327,11 +327,12 @@ static sl_status run_gather_nd(sl_ctx *ctx, const char *variant,
 
 /* A long index (5000 tuples over 3 threads, scanned in blocks of 1024):
  * the first bad value in row-major order is the one named, wherever it
- * lies, in either column, too large or negative, i32 or i64; one in every
+ * lies, in either column, too large or negative, i32 or i64, the index
+ * contiguous or column-major (its columns scanned apart); one in every
  * column of the last tuple as well, where the earlier column wins. */
 static void test_bad_deep(void) {
   enum { N = 5000 };
-  static int64_t i64[N][2];
+  static int64_t i64[N][2], i64_cm[2][N];
   static int32_t i32[N][2];
   static float out[N];
   static const struct {
@@ -370,6 +371,19 @@ static void test_bad_deep(void) {
               SL_STATUS_INDEX_OUT_OF_RANGE);
         CHECK_CONTAINS(ctx.msg, cases[c].msg);
       }
+      if (!wide) continue;
+      for (int p = 0; p < N; ++p)
+        for (int k = 0; k < 2; ++k) i64_cm[k][p] = i64[p][k];
+      sl_tensor cm = ti; /* the same values, column-major */
+      cm.data = i64_cm;
+      cm.strides[0] = 1;
+      cm.strides[2] = N;
+      CHECK(gnd(&ctx, "cpu.serial", tx, cm, 0, NULL, to, NULL) ==
+            SL_STATUS_INDEX_OUT_OF_RANGE);
+      CHECK_CONTAINS(ctx.msg, cases[c].msg);
+      i64_cm[cases[c].col][cases[c].at] = 1; /* in range again */
+      if (cases[c].at == N - 1) i64_cm[1][N - 1] = 1;
+      CHECK(gnd(&ctx, "cpu.serial", tx, cm, 0, NULL, to, NULL) == SL_STATUS_OK);
     }
 }
 
