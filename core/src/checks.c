@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sl_internal.h"
+#include "walk.h"
 
 sl_status sl__check_input(sl_ctx *ctx, const sl_call *c, int slot) {
   return sl_tensor_check(ctx, sl_op_get(c->op)->arg_names[slot], &c->arg[slot]);
@@ -114,31 +115,21 @@ SL__SIMD_CLONES int64_t sl__index_first_bad(const sl_tensor *index, int64_t b,
     }
     return -1;
   }
-  /* Row by row: a strided row is one loop without an early exit, as a
-   * contiguous block is; one element at a time with the odometer's carry
-   * each checked a strided i64 index at 1 ns an element. */
-  const int last = index->ndim - 1;
-  const int64_t len = index->shape[last], step = index->strides[last];
-  int64_t idx[SL_MAX_DIMS];
-  sl__unravel(b, index->ndim, index->shape, idx);
-  int64_t off = sl__offset(index, idx);
-  for (int64_t i = b; i < e;) {
-    const int64_t n = len - idx[last] < e - i ? len - idx[last] : e - i;
+  /* Row by row (walk.h: extent-1 axes dropped, adjacent ones merged): a
+   * strided row is one loop without an early exit, as a contiguous block
+   * is; one element at a time with an odometer's carry each checked a
+   * strided i64 index at 1 ns an element. */
+  const int64_t *st[1] = {index->strides};
+  sl__walk w;
+  sl__walk_init(&w, index->ndim, index->shape, 1, st, b);
+  for (int64_t at = b, n; at < e; at += n, sl__walk_next(&w)) {
+    n = sl__walk_span(&w, e - at);
+    const int64_t off = sl__walk_at(&w, 0), step = sl__walk_step(&w, 0);
     if (sl__row_has_bad(index, off, step, n, bound))
       for (int64_t q = 0; q < n; ++q) {
         const int64_t v = sl__load_index(index, off + q * step);
-        if (v < 0 || v >= bound) return i + q;
+        if (v < 0 || v >= bound) return at + q;
       }
-    i += n;
-    off += n * step;
-    idx[last] += n;
-    for (int d = last; d >= 0 && idx[d] == index->shape[d]; --d) {
-      off -= idx[d] * index->strides[d];
-      idx[d] = 0;
-      if (d == 0) break;
-      off += index->strides[d - 1];
-      ++idx[d - 1];
-    }
   }
   return -1;
 }

@@ -534,6 +534,29 @@ static void test_bad_input(void) {
   CHECK_CONTAINS(ctx.msg, "out: expected memory disjoint from x");
 }
 
+/* A long strided index [N,1,1] (every other i64, extent-1 axes with odd
+ * strides: the check walks it as one strided row) on 3 threads: clean it
+ * passes; with bad values at two positions the first one is named. */
+static void test_strided_long_index(void) {
+  enum { N = 70000 };
+  static int64_t idx[2 * N];
+  static float x[4] = {1, 2, 3, 4}, out[N];
+  for (int i = 0; i < 2 * N; ++i) idx[i] = i % 2 ? 99 : (i / 2) % 4;
+  sl_tensor tx = sl_tensor_make(SL_F32, 3, (int64_t[]){4, 1, 1}, x);
+  sl_tensor ti = sl_tensor_make(SL_I64, 3, (int64_t[]){N, 1, 1}, idx);
+  ti.strides[0] = 2, ti.strides[1] = 5, ti.strides[2] = 7;
+  sl_tensor to = sl_tensor_make(SL_F32, 3, (int64_t[]){N, 1, 1}, out);
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  ctx.threads = 3;
+  CHECK(sl_gather(&ctx, "cpu.omp", &tx, 0, &ti, &to) == SL_STATUS_OK);
+  CHECK(out[N - 1] == x[(N - 1) % 4]);
+  idx[2 * 60000] = -2, idx[2 * 35001] = 4;
+  CHECK(sl_gather(&ctx, "cpu.omp", &tx, 0, &ti, &to) ==
+        SL_STATUS_INDEX_OUT_OF_RANGE);
+  CHECK_CONTAINS(ctx.msg, "index[35001,0,0]=4 out of range [0,4) for dim 0");
+}
+
 /* A column-major index of 60,000 positions (past the threads'
  * thresholds): x [40, 30, 50], index [40, 30, 50] with strides (1, 40,
  * 1200), dim 1, so the walk's rows run along axis 0, where the index
@@ -587,6 +610,7 @@ int main(void) {
   test_wide_scatter();
   test_scatter_copy_ahead();
   test_transposed_index();
+  test_strided_long_index();
   test_empty();
   test_bad_input();
   check_gather_panels(SL_OP_GATHER, run_gather);
