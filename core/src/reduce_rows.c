@@ -793,8 +793,7 @@ static int sl__index_along_dim_only(const sl_tensor *index,
  * thread streams whole slices (the slabs would cut every row in two).
  * Returns 0, having done nothing, when the call does not qualify.
  */
-static int sl__scatter_reduce_by_target(const sl__scatter_walk *s,
-                                        const sl_call *c, int threads) {
+static int sl__by_target_team(const sl_call *c, int threads) {
   const sl_tensor *index = &c->arg[1], *out = &c->arg[3];
   const int dim = (int)c->p.dim;
   if (threads < 2 || !sl__index_along_dim_only(index, out, dim)) return 0;
@@ -803,7 +802,17 @@ static int sl__scatter_reduce_by_target(const sl__scatter_walk *s,
   if (m == 0 || positions / m < SL__TARGET_MIN_SLICE) return 0;
   int team = sl__team(threads, positions);
   if (team > targets) team = (int)targets;
-  if (team < 2) return 0;
+  /* With fewer index values than threads some thread has no slice; the
+   * slabs keep every thread busy. */
+  return team < 2 || m < team ? 0 : team;
+}
+
+static int sl__scatter_reduce_by_target(const sl__scatter_walk *s,
+                                        const sl_call *c, int threads) {
+  const sl_tensor *index = &c->arg[1], *out = &c->arg[3];
+  const int dim = (int)c->p.dim, team = sl__by_target_team(c, threads);
+  if (!team) return 0;
+  const int64_t m = index->shape[dim], targets = out->shape[dim];
   const int64_t step = index->strides[dim];
 #pragma omp parallel for num_threads(team) schedule(static)
   for (int t = 0; t < team; ++t) {
@@ -946,15 +955,22 @@ static int sl__scatter_reduce_rows_with(sl_call *c, sl__reduce_row_fn row,
                                         int threads, int parted) {
   const sl_tensor *index = &c->arg[1], *out = &c->arg[3];
   if (!row) return 0;
-  sl__copy_strided(&c->arg[3], &c->arg[0], threads);
   int64_t ost[SL_MAX_DIMS], zero[SL_MAX_DIMS] = {0}, od;
   sl__scatter_walk s;
   unsigned fixed =
       sl__scatter_walk_init(&s, c, index->ndim, 1, &c->p.dim, 0, ost, &od);
+  s.row = row;
   sl__slabs sl;
   sl__slabs_plan(&sl, index->ndim, index->shape, out, fixed, threads);
   const int assign =
       c->p.reduce == SL_REDUCE_NONE || c->p.reduce == SL_REDUCE_ASSIGN;
+  /* The plain slab walk, with nothing before it but the copy of x: each
+   * slab right after its rows are copied, while they are still cached. */
+  if ((assign || (c->p.include_self && !parted)) &&
+      !sl__by_target_team(c, threads) &&
+      sl__scatter_walk_run_copying(&s, &sl, &c->arg[3], &c->arg[0], threads))
+    return 1;
+  sl__copy_strided(&c->arg[3], &c->arg[0], threads);
   if (!c->p.include_self && !assign) {
     _Alignas(16) unsigned char identity[16];
     sl__reduce_set_identity(out->dtype, c->p.reduce, identity);
@@ -966,7 +982,6 @@ static int sl__scatter_reduce_rows_with(sl_call *c, sl__reduce_row_fn row,
     if (!sl__fill_targets_once(&first, c, threads))
       sl__scatter_walk_run(&first, &sl);
   }
-  s.row = row;
   if (sl__rows_stream(&sl, c, fixed) ||
       ((!parted || !sl__scatter_reduce_private(&s, c, threads, NULL)) &&
        !sl__scatter_reduce_by_target(&s, c, threads)))
