@@ -363,7 +363,7 @@ void sl__rb_sparse_line(const sl__rbline *b, const sl__rbptr *p,
  * memory for its sort (n + m + 1 int32). Results bit for bit the dense
  * path's. */
 int sl__rb_grouped_fits(const sl__rbline *b, int64_t m);
-int sl__rb_grouped_line(const sl__rbline *b, const sl__rbptr *p);
+int sl__rb_grouped_line(const sl__rbline *b, const sl__rbptr *p, int threads);
 
 /* A line of f16, bf16 or f32 amax/amin whose dense counts would outgrow
  * SL__TH_BACKWARD_SCRATCH (reduce_backward_packed.c): whether line geometry

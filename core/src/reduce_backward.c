@@ -665,7 +665,7 @@ static int sl__rb_alone(const sl__rbline *b, int path, const sl__rbptr *q,
     sl__rb_sparse_line(b, q, scratch);
     return 1;
   case SL__RB_GROUPED:
-    return sl__rb_grouped_line(b, q);
+    return sl__rb_grouped_line(b, q, spare);
   case SL__RB_PACKED:
     return sl__rb_packed_line(b, q, spare);
   default:

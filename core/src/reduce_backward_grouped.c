@@ -12,10 +12,12 @@
  * sees the same operations in the same order, so the results are the
  * dense path's, bit for bit.
  */
+#include <omp.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "reduce.h"
+#include "walk.h"
 
 /* Worth it while the grouped path's data at random (src and grad_src, the
  * sort's 4 bytes a contribution) stays below the dense path's (32 bytes a
@@ -30,29 +32,55 @@ int sl__rb_grouped_fits(const sl__rbline *b, int64_t m) {
 }
 
 /* first[j]..first[j + 1]: the contributions to position j, listed in
- * order[] in index order (a stable counting sort). */
+ * order[] in index order (a stable counting sort). Thread t of the team
+ * counts and places the contributions to its range of positions only,
+ * reading the whole index twice: the random counts and places, the sort's
+ * cost, split with nothing shared. */
 static void sl__rb_group(const sl__rbline *b, const sl__rbptr *p,
-                         int32_t *first, int32_t *order) {
+                         int32_t *first, int32_t *order, int threads) {
   const int64_t n = b->n, m = p->m;
-  memset(first, 0, (size_t)(n + 1) * sizeof *first);
-  for (int64_t i = 0; i < m; ++i)
-    ++first[sl__target(b->index, p->ioff, b->istep, i) + 1];
-  for (int64_t j = 0; j < n; ++j) first[j + 1] += first[j];
-  for (int64_t i = 0; i < m; ++i) /* first[t] moves to t's end */
-    order[first[sl__target(b->index, p->ioff, b->istep, i)]++] = (int32_t)i;
-  memmove(first + 1, first, (size_t)n * sizeof *first);
+  int64_t total[SL__MAX_TEAM];
+  if (threads > SL__MAX_TEAM) threads = SL__MAX_TEAM;
   first[0] = 0;
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {
+    const int team = omp_get_num_threads(), t = omp_get_thread_num();
+    int64_t t0, t1, run = 0;
+    sl__chunk(n, team, t, &t0, &t1);
+    int32_t *count = first + 1; /* count[j]: first[j + 1] */
+    memset(count + t0, 0, (size_t)(t1 - t0) * sizeof *count);
+    for (int64_t i = 0; i < m; ++i) {
+      const int64_t v = sl__target(b->index, p->ioff, b->istep, i);
+      if (v >= t0 && v < t1) ++count[v];
+    }
+    total[t] = 0;
+    for (int64_t j = t0; j < t1; ++j) total[t] += count[j];
+#pragma omp barrier
+    for (int u = 0; u < t; ++u) run += total[u];
+    for (int64_t j = t0; j < t1; ++j) { /* count[j]: where j's list starts */
+      const int32_t c = count[j];
+      count[j] = (int32_t)run;
+      run += c;
+    }
+    for (int64_t i = 0; i < m; ++i) { /* count[j] moves to j's end */
+      const int64_t v = sl__target(b->index, p->ioff, b->istep, i);
+      if (v >= t0 && v < t1) order[count[v]++] = (int32_t)i;
+    }
+  }
 }
 
+/* Positions [j0, j1): each writes its own grad_x and its own
+ * contributions' grad_src, so ranges can go to threads apart. */
 SL__ALWAYS_INLINE void sl__rb_grouped_as(sl_dtype dt, const sl__rbline *b,
                                          const sl__rbptr *p,
                                          const int32_t *first,
-                                         const int32_t *order) {
+                                         const int32_t *order, int64_t j0,
+                                         int64_t j1) {
   const int64_t es = (int64_t)sl__dtype_size(dt);
   const int wide = sl__acc_dtype(dt) != dt;
 #define SRC(i) sl__load_f(dt, SL__AT(p->src, i, b->sstep))
 #define RD(v) sl__round_to(sl__acc_dtype(dt), v)
-  for (int64_t j = 0; j < b->n; ++j) {
+  for (int64_t j = j0; j < j1; ++j) {
     const int32_t *q0 = order + first[j], *q1 = order + first[j + 1];
     const double xv = sl__load_f(dt, SL__AT(p->x, j, b->xstep));
     const double g = sl__load_f(dt, SL__AT(p->g, j, b->gstep));
@@ -88,21 +116,27 @@ SL__ALWAYS_INLINE void sl__rb_grouped_as(sl_dtype dt, const sl__rbline *b,
 
 #define SL__RB_GROUPED_FN(D)                                                   \
   static void sl__rb_grouped_##D(const sl__rbline *b, const sl__rbptr *p,      \
-                                 const int32_t *first, const int32_t *order) { \
-    sl__rb_grouped_as(SL_##D, b, p, first, order);                             \
+                                 const int32_t *first, const int32_t *order,   \
+                                 int64_t j0, int64_t j1) {                     \
+    sl__rb_grouped_as(SL_##D, b, p, first, order, j0, j1);                     \
   }
 SL__RB_DTYPES(SL__RB_GROUPED_FN)
 #undef SL__RB_GROUPED_FN
 
-int sl__rb_grouped_line(const sl__rbline *b, const sl__rbptr *p) {
+int sl__rb_grouped_line(const sl__rbline *b, const sl__rbptr *p, int threads) {
   int32_t *first = sl__malloc((size_t)(b->n + 1 + p->m) * sizeof *first);
   if (!first) return 0;
   int32_t *order = first + b->n + 1;
-  sl__rb_group(b, p, first, order);
+  sl__rb_group(b, p, first, order, threads);
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {
+    int64_t j0, j1;
+    sl__chunk(b->n, omp_get_num_threads(), omp_get_thread_num(), &j0, &j1);
 #define SL__RB_GROUPED_IS(D)                                                   \
-  if (b->dt == SL_##D) sl__rb_grouped_##D(b, p, first, order);
-  SL__RB_DTYPES(SL__RB_GROUPED_IS)
+  if (b->dt == SL_##D) sl__rb_grouped_##D(b, p, first, order, j0, j1);
+    SL__RB_DTYPES(SL__RB_GROUPED_IS)
 #undef SL__RB_GROUPED_IS
+  }
   sl__free(first);
   return 1;
 }
