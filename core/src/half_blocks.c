@@ -52,11 +52,24 @@ SL__F16C static int64_t sl__f16_store8(const float *src, uint16_t *dst,
 }
 #endif
 
+/* The bf16 loops, with AVX2 and AVX-512 clones: SSE2 has 4 lanes and no
+ * unsigned 32-to-16-bit pack, which the narrowing spends most of its
+ * instructions emulating. */
+SL__SIMD_CLONES static void sl__bf16_load_loop(const uint16_t *h, float *dst,
+                                               int64_t n) {
+  for (int64_t i = 0; i < n; ++i) dst[i] = sl__bf16_to_f32(h[i]);
+}
+
+SL__SIMD_CLONES static void sl__bf16_store_loop(const float *src, uint16_t *h,
+                                                int64_t n) {
+  for (int64_t i = 0; i < n; ++i) h[i] = sl__f32_to_bf16(src[i]);
+}
+
 void sl__half_load_block(sl_dtype dt, const void *src, float *dst, int64_t n) {
   const uint16_t *h = src;
   int64_t i = 0;
   if (dt == SL_BF16) {
-    for (; i < n; ++i) dst[i] = sl__bf16_to_f32(h[i]);
+    sl__bf16_load_loop(h, dst, n);
     return;
   }
 #ifdef SL__HAVE_F16C_LOOPS
@@ -69,7 +82,7 @@ void sl__half_store_block(sl_dtype dt, const float *src, void *dst, int64_t n) {
   uint16_t *h = dst;
   int64_t i = 0;
   if (dt == SL_BF16) {
-    for (; i < n; ++i) h[i] = sl__f32_to_bf16(src[i]);
+    sl__bf16_store_loop(src, h, n);
     return;
   }
 #ifdef SL__HAVE_F16C_LOOPS
