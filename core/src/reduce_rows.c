@@ -784,15 +784,8 @@ static int sl__index_along_dim_only(const sl_tensor *index,
   return 1;
 }
 
-/*
- * Split by target: when the index varies along dim only (index_reduce's
- * broadcast view), the positions at coordinate i on dim all go to out's
- * slice index[i]. Thread t takes the slices whose target lies in its share
- * of out's dim, in increasing i: no element has two writers and each keeps
- * the order of its contributions, as in the serial walk, while every
- * thread streams whole slices (the slabs would cut every row in two).
- * Returns 0, having done nothing, when the call does not qualify.
- */
+/* The team that splits by target (below) would take, or 0 when the call
+ * does not qualify. */
 static int sl__by_target_team(const sl_call *c, int threads) {
   const sl_tensor *index = &c->arg[1], *out = &c->arg[3];
   const int dim = (int)c->p.dim;
@@ -807,6 +800,15 @@ static int sl__by_target_team(const sl_call *c, int threads) {
   return team < 2 || m < team ? 0 : team;
 }
 
+/*
+ * Split by target: when the index varies along dim only (index_reduce's
+ * broadcast view), the positions at coordinate i on dim all go to out's
+ * slice index[i]. Thread t takes the slices whose target lies in its share
+ * of out's dim, in increasing i: no element has two writers and each keeps
+ * the order of its contributions, as in the serial walk, while every
+ * thread streams whole slices (the slabs would cut every row in two).
+ * Returns 0, having done nothing, when the call does not qualify.
+ */
 static int sl__scatter_reduce_by_target(const sl__scatter_walk *s,
                                         const sl_call *c, int threads) {
   const sl_tensor *index = &c->arg[1], *out = &c->arg[3];
