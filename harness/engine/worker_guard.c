@@ -43,6 +43,26 @@ static long sl__count_threads(const sl_worker_guard *g) {
   return (long)st.st_nlink;
 }
 
+/* Starts the OpenMP pool at its full size again. libgomp ends the pool's
+ * threads that a smaller team leaves out (a kernel's last region of 2 of
+ * 4 threads ends 2), and starts new ones for the next larger team: counted
+ * from a shrunk pool, a kernel's first full team read as threads it left
+ * running (with more threads than the default 2). A region with an effect:
+ * an empty one is dropped by the compiler, and no thread starts. One
+ * writer only (TSan read `+=` from every thread as a race). */
+static void sl__pool_start(const sl_worker_guard *g) {
+#ifdef _OPENMP
+  static volatile int started;
+  if (g->pool > 1) {
+#pragma omp parallel num_threads(g->pool)
+    if (omp_get_thread_num() == 0) started = 1;
+  }
+  (void)started;
+#else
+  (void)g;
+#endif
+}
+
 void sl_worker_guard_init(sl_worker_guard *g, int in, int out, int threads) {
   memset(g, 0, sizeof *g);
   g->fds[0] = in;
@@ -51,24 +71,25 @@ void sl_worker_guard_init(sl_worker_guard *g, int in, int out, int threads) {
   pthread_atfork(NULL, sl__on_fork_parent, sl__on_fork_child);
   /* The pool every OpenMP kernel of the harness's runtime draws from, at
    * the size the harness asks for: its threads exist before any call. */
-#ifdef _OPENMP
-  /* A body with an effect: an empty region is dropped by the compiler,
-   * and no thread starts. One writer only (TSan read `+=` from every
-   * thread as a race). */
-  static volatile int started;
-  if (threads > 1) {
-#pragma omp parallel num_threads(threads)
-    if (omp_get_thread_num() == 0) started = 1;
+  g->pool = threads;
+  sl__pool_start(g);
+  g->threads = sl__count_threads(g);
+  sl__forked = 0;
+}
+
+/* The count now, after starting the pool again when the count fell below
+ * `before` (threads ended: the pool may have shrunk). */
+static long sl__count_refilled(const sl_worker_guard *g, long before) {
+  long now = sl__count_threads(g);
+  if (before >= 0 && now >= 0 && now < before) {
+    sl__pool_start(g);
+    now = sl__count_threads(g);
   }
-  (void)started;
-#else
-  (void)threads;
-#endif
-  sl_worker_guard_mark(g);
+  return now;
 }
 
 void sl_worker_guard_mark(sl_worker_guard *g) {
-  g->threads = sl__count_threads(g);
+  g->threads = sl__count_refilled(g, g->threads);
   /* What happened before the mark is no kernel's: a device runtime that
    * spawns a helper process on its first call (the CUDA runtime without a
    * device ran nvidia-modprobe: every cuda.* variant read as "forked"). */
@@ -200,6 +221,6 @@ int sl_worker_guard_check(sl_worker_guard *g, char *why, size_t len) {
              left, left == 1 ? "" : "s", after - left, after);
     return 1;
   }
-  g->threads = now;
+  g->threads = sl__count_refilled(g, before);
   return 0;
 }

@@ -26,6 +26,7 @@ typedef struct sl_worker_guard {
   int fds[3];   /* the worker's own descriptors: request and answer pipes,
                    /proc/self/task (-1 without /proc) */
   long threads; /* the count before the next call (-1: not counted) */
+  int pool;     /* the OpenMP threads kept started for the kernels */
 } sl_worker_guard;
 
 /* In the worker, once: records its pipes, opens /proc/self/task, registers
@@ -35,7 +36,8 @@ void sl_worker_guard_init(sl_worker_guard *g, int in, int out, int threads);
 
 /* Counts the threads now and forgets any fork: the baseline for the next
  * check (after trusted code that may start a pool, such as LibTorch's
- * reference, or a device runtime's first call). */
+ * reference, or a device runtime's first call). A pool that shrank since
+ * the last count is started again first. */
 void sl_worker_guard_mark(sl_worker_guard *g);
 
 /* Whether this process is a copy of the worker made by a kernel's fork():
