@@ -7,6 +7,8 @@
  * the columns. Each call with a contiguous out is compared, bit for
  * bit, with the same call into a spaced out (the line walk, which takes
  * any strides), on every deterministic variant, with and without x.
+ * Also amax and amin of updates broadcast along the columns (one value a
+ * row, column stride 0), which the slices combine by a loop of their own.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -51,6 +53,29 @@ static void fill(sl_dtype dt, uint16_t *v, size_t n, uint32_t *s) {
   }
 }
 
+/* Slices against the line walk; tu's columns may be broadcast. */
+static void compare_walks(sl_dtype dt, sl_reduce r, shape sh,
+                          const sl_tensor *tx, const sl_tensor *ti,
+                          const sl_tensor *tu, uint16_t *got, uint16_t *line) {
+  const int64_t nx = sh.n * sh.c;
+  for (int self = 0; self < 2; ++self) FOR_EACH_VARIANT(SL_OP_INDEX_REDUCE, v) {
+      if (!(v->flags & SL_DETERMINISTIC)) continue;
+      /* NaN bits where the call writes nothing: not the last call's */
+      memset(got, 0xff, (size_t)nx * 2);
+      CHECK(run_into(v->name, tx, ti, tu, r, self, got, 0) == SL_STATUS_OK);
+      CHECK(run_into(v->name, tx, ti, tu, r, self, line, 1) == SL_STATUS_OK);
+      int64_t bad = 0;
+      for (int64_t i = 0; i < nx; ++i) bad += got[i] != line[i + i / sh.c];
+      CHECK_MSG(bad == 0,
+                "%s %s %s self=%d n=%lld c=%lld%s: %lld of %lld elements "
+                "differ",
+                sl_dtype_name(dt), sl_reduce_name(r), v->name, self,
+                (long long)sh.n, (long long)sh.c,
+                tu->strides[1] == 0 ? " broadcast" : "", (long long)bad,
+                (long long)nx);
+    }
+}
+
 static void check_targets(sl_dtype dt, sl_reduce r, shape sh) {
   const int64_t nx = sh.n * sh.c, nu = sh.m * sh.c;
   uint16_t *x = malloc((size_t)nx * 2), *u = malloc((size_t)nu * 2);
@@ -67,19 +92,11 @@ static void check_targets(sl_dtype dt, sl_reduce r, shape sh) {
   sl_tensor tx = sl_tensor_make(dt, 2, (int64_t[]){sh.n, sh.c}, x);
   sl_tensor ti = sl_tensor_make(SL_I64, 1, (int64_t[]){sh.m}, idx);
   sl_tensor tu = sl_tensor_make(dt, 2, (int64_t[]){sh.m, sh.c}, u);
-  for (int self = 0; self < 2; ++self) FOR_EACH_VARIANT(SL_OP_INDEX_REDUCE, v) {
-      if (!(v->flags & SL_DETERMINISTIC)) continue;
-      /* NaN bits where the call writes nothing: not the last call's */
-      memset(got, 0xff, (size_t)nx * 2);
-      CHECK(run_into(v->name, &tx, &ti, &tu, r, self, got, 0) == SL_STATUS_OK);
-      CHECK(run_into(v->name, &tx, &ti, &tu, r, self, line, 1) == SL_STATUS_OK);
-      int64_t bad = 0;
-      for (int64_t i = 0; i < nx; ++i) bad += got[i] != line[i + i / sh.c];
-      CHECK_MSG(bad == 0,
-                "%s %s %s self=%d n=%lld: %lld of %lld elements differ",
-                sl_dtype_name(dt), sl_reduce_name(r), v->name, self,
-                (long long)sh.n, (long long)bad, (long long)nx);
-    }
+  compare_walks(dt, r, sh, &tx, &ti, &tu, got, line);
+  /* One update a row, broadcast along the columns. */
+  tu.strides[0] = 1;
+  tu.strides[1] = 0;
+  compare_walks(dt, r, sh, &tx, &ti, &tu, got, line);
 done:
   free(x);
   free(u);
@@ -96,5 +113,7 @@ int main(void) {
   check_targets(SL_F16, SL_REDUCE_PROD, few_targets);
   check_targets(SL_BF16, SL_REDUCE_SUM, few_targets);
   check_targets(SL_F16, SL_REDUCE_MEAN, few_targets);
+  check_targets(SL_F16, SL_REDUCE_AMIN, many_targets);
+  check_targets(SL_BF16, SL_REDUCE_AMAX, few_targets);
   return sl_test_finish("test_index_reduce_targets");
 }

@@ -126,14 +126,43 @@ enum { SL__SEL_IDENTITY, SL__SEL_COMBINE, SL__SEL_COPY };
 SL__SELECT_TYPES(SL__SELECT_ROW_FN)
 #undef SL__SELECT_ROW_FN
 
-/* sl__select_row_<dt> (dt a constant where inlined). */
-SL__ALWAYS_INLINE void sl__select_row(sl_dtype dt, sl_reduce r, char *acc,
-                                      const char *v, int64_t n) {
-#define SL__SELECT_ROW_CASE(DT, T, TAKES)                                      \
+/* The same with n elements `as` apart and their updates `vs` apart: the
+ * columns of slices one element wide (an x whose dim is its last axis),
+ * and a broadcast update (vs 0), which the byte-wise loop took one element
+ * at a time (f16 amin of one update broadcast over 31216842 elements ran
+ * at 0.29x LibTorch). Strides 1 and 0 get loops that vectorize. */
+#define SL__SELECT_COLUMN_FN(DT, T, TAKES)                                     \
+  SL__ALWAYS_INLINE void sl__select_column_##DT(                               \
+      sl_reduce r, T *acc, int64_t as, const T *v, int64_t vs, int64_t n) {    \
+    if (as == 1 && vs == 1) {                                                  \
+      sl__select_row_##DT(r, acc, v, n);                                       \
+    } else if (as == 1 && vs == 0) {                                           \
+      const T offered = v[0];                                                  \
+      for (int64_t j = 0; j < n; ++j) {                                        \
+        const T kept = acc[j];                                                 \
+        acc[j] = TAKES(r, kept, offered) ? offered : kept;                     \
+      }                                                                        \
+    } else {                                                                   \
+      for (int64_t j = 0; j < n; ++j) {                                        \
+        const T kept = acc[j * as], offered = v[j * vs];                       \
+        acc[j * as] = TAKES(r, kept, offered) ? offered : kept;                \
+      }                                                                        \
+    }                                                                          \
+  }
+SL__SELECT_TYPES(SL__SELECT_COLUMN_FN)
+#undef SL__SELECT_COLUMN_FN
+
+/* sl__select_column_<dt> (dt a constant where inlined), strides in
+ * elements. */
+SL__ALWAYS_INLINE void sl__select_column(sl_dtype dt, sl_reduce r, char *acc,
+                                         int64_t as, const char *v, int64_t vs,
+                                         int64_t n) {
+#define SL__SELECT_COLUMN_CASE(DT, T, TAKES)                                   \
   if (dt == SL_##DT)                                                           \
-    sl__select_row_##DT(r, (T *)(void *)acc, (const T *)(const void *)v, n);
-  SL__SELECT_TYPES(SL__SELECT_ROW_CASE)
-#undef SL__SELECT_ROW_CASE
+    sl__select_column_##DT(r, (T *)(void *)acc, as,                            \
+                           (const T *)(const void *)v, vs, n);
+  SL__SELECT_TYPES(SL__SELECT_COLUMN_CASE)
+#undef SL__SELECT_COLUMN_CASE
 }
 
 /* Blocks [o0, o1) x columns [j0, j1) of the slice at `dst`, each element
@@ -146,11 +175,17 @@ SL__ALWAYS_INLINE void sl__select_slice(sl_dtype dt, sl_reduce r, int mode,
                                         int64_t o0, int64_t o1, int64_t j0,
                                         int64_t j1) {
   const int64_t block = s->n * s->inner, es = (int64_t)sl__dtype_size(dt);
+  if (mode == SL__SEL_COMBINE && j1 - j0 == 1) {
+    sl__select_column(dt, r, dst + (o0 * block + j0) * es, block,
+                      src + (o0 * s->so + j0 * s->sj) * es, s->so, o1 - o0);
+    return;
+  }
   for (int64_t o = o0; o < o1; ++o) {
     char *row = dst + o * block * es;
     const char *vrow = src + o * s->so * es;
-    if (mode == SL__SEL_COMBINE && s->sj == 1) {
-      sl__select_row(dt, r, row + j0 * es, vrow + j0 * es, j1 - j0);
+    if (mode == SL__SEL_COMBINE) {
+      sl__select_column(dt, r, row + j0 * es, 1, vrow + j0 * s->sj * es, s->sj,
+                        j1 - j0);
       continue;
     }
     for (int64_t j = j0; j < j1; ++j) {
