@@ -167,9 +167,7 @@ static long sl__settled_threads(const sl_worker_guard *g, long before) {
   return now;
 }
 
-/* The number of threads now: the entries of /proc/self/task (its link
- * count, which the guard compares, is that plus 2). Only for messages. */
-static long sl__threads_listed(void) {
+long sl_worker_guard_threads_listed(void) {
   DIR *dir = opendir("/proc/self/task");
   if (!dir) return -1;
   long listed = 0;
@@ -213,7 +211,7 @@ int sl_worker_guard_check(sl_worker_guard *g, char *why, size_t len) {
   }
   const long before = g->threads, now = sl__settled_threads(g, before);
   if (before >= 0 && now > before) {
-    const long left = now - before, after = sl__threads_listed();
+    const long left = now - before, after = sl_worker_guard_threads_listed();
     snprintf(why, len,
              "left %ld thread%s running after it returned (the worker had "
              "%ld before the call, %ld after, its OpenMP and LibTorch pools "

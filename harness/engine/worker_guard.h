@@ -40,6 +40,11 @@ void sl_worker_guard_init(sl_worker_guard *g, int in, int out, int threads);
  * the last count is started again first. */
 void sl_worker_guard_mark(sl_worker_guard *g);
 
+/* The number of this process's threads now: the entries of
+ * /proc/self/task (its link count, which the guard compares, is that plus
+ * 2); -1 without /proc. For messages and tests. */
+long sl_worker_guard_threads_listed(void);
+
 /* Whether this process is a copy of the worker made by a kernel's fork():
  * it must leave without a word. */
 int sl_worker_guard_is_copy(void);

@@ -9,10 +9,8 @@
  * team, is blamed for neither.
  */
 #define _GNU_SOURCE /* usleep */
-#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -55,16 +53,6 @@ static int leave_and_check(sl_worker_guard *g, void *(*fn)(void *), long ms,
   return damaged;
 }
 
-static long threads_listed(void) {
-  DIR *dir = opendir("/proc/self/task");
-  if (!dir) return -1;
-  long listed = 0;
-  for (struct dirent *e; (e = readdir(dir)) != NULL;)
-    listed += strtol(e->d_name, NULL, 10) > 0;
-  closedir(dir);
-  return listed;
-}
-
 #ifdef _OPENMP
 static void team_of(int n) {
   static volatile int ran;
@@ -78,13 +66,14 @@ static void team_of(int n) {
 static void check_pool_shrinks_and_grows(int in, int out) {
   sl_worker_guard g;
   sl_worker_guard_init(&g, in, out, 4);
-  const long full = threads_listed();
+  const long full = sl_worker_guard_threads_listed();
   char why[256] = "";
   team_of(4);
   team_of(2);
   const double t0 = now_s();
   /* LLVM's libomp (the TSan build's) keeps them: no wait then. */
-  while (threads_listed() > full - 2 && now_s() - t0 < 0.5) usleep(1000);
+  while (sl_worker_guard_threads_listed() > full - 2 && now_s() - t0 < 0.5)
+    usleep(1000);
   CHECK_MSG(sl_worker_guard_check(&g, why, sizeof why) == 0,
             "a kernel ending on a smaller team: %s", why);
   team_of(4);
@@ -112,7 +101,7 @@ int main(void) {
 
   /* Sleeping: reported at the short wait, not the long one. */
   why[0] = '\0';
-  const long had = threads_listed();
+  const long had = sl_worker_guard_threads_listed();
   damaged = leave_and_check(&g, sleep_ms, 3000, why, sizeof why, &took);
   CHECK(damaged == 1);
   CHECK_CONTAINS(why, "left 1 thread running after it returned");
