@@ -140,6 +140,29 @@
     return -1;                                                                 \
   }
 
+/*
+ * One contiguous row of out (index_reduce's target row) stepped with src
+ * contiguous (sc 1) or one broadcast value (sc 0). Both loops vectorize;
+ * the clones give them AVX2/AVX-512 where the CPU has it (SSE2 has no
+ * 32-bit multiply: an i32 prod went through shuffles at half the speed).
+ */
+#define SL__LINE_FN(name, T, U, STEP)                                          \
+  SL__SIMD_CLONES static void name(T *row, const T *src, int64_t n,            \
+                                   int64_t sc) {                               \
+    if (sc == 1)                                                               \
+      for (int64_t j = 0; j < n; ++j) {                                        \
+        T *a = row + j, b = src[j];                                            \
+        STEP(T, U);                                                            \
+      }                                                                        \
+    else {                                                                     \
+      const T value = src[0];                                                  \
+      for (int64_t j = 0; j < n; ++j) {                                        \
+        T *a = row + j, b = value;                                             \
+        STEP(T, U);                                                            \
+      }                                                                        \
+    }                                                                          \
+  }
+
 /* Whether the index decides one axis (m == 1). Loops of ND == 0 are only
  * handed m == 1 (sl__reduce_row_for), so their test is the constant 1 and
  * their loops over other counts of axes are not compiled. */
@@ -147,6 +170,7 @@
 
 #define SL__REDUCE_ROW(name, T, U, I, STEP, KEEPS, ND)                         \
   SL__OWN_AXIS_FN(name##_own, T, U, I, STEP, KEEPS, 0)                         \
+  SL__LINE_FN(name##_line, T, U, STEP)                                         \
   static void name(char *o, const char *ip, const char *sp,                    \
                    const sl__rows_block *blk) {                                \
     const int64_t n = blk->n, oc = blk->oc, ic = blk->ic, sc = blk->sc;        \
@@ -172,11 +196,8 @@
       } else if (SL__ONE_AXIS(ND) && ic == 0) {                                \
         /* one target row: index_reduce */                                     \
         T *row = out + (int64_t)index[0] * d0;                                 \
-        if (oc == 1 && sc == 1)                                                \
-          for (int64_t j = 0; j < n; ++j) {                                    \
-            T *a = row + j, b = src[j];                                        \
-            STEP(T, U);                                                        \
-          }                                                                    \
+        if (oc == 1 && (sc == 1 || sc == 0))                                   \
+          name##_line(row, src, n, sc);                                        \
         else                                                                   \
           for (int64_t j = 0; j < n; ++j) {                                    \
             T *a = row + j * oc, b = src[j * sc];                              \

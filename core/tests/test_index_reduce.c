@@ -453,7 +453,9 @@ static void test_assign_sparse(void) {
 /* index_reduce along axis 1 of an f64 [A,N,C] x with an index of M values
  * in [0, targets) against a naive loop written here, for every reduce;
  * cpu.omp runs 3 threads. */
-static void check_many_lines(int A, int N, int C, int M, int targets) {
+/* bcast: updates broadcast along axis 2 (stride 0, one value per (a, i)). */
+static void check_many_lines(int A, int N, int C, int M, int targets,
+                             int bcast) {
   const size_t nx = (size_t)A * N * C, nu = (size_t)A * M * C;
   double *x = malloc(nx * sizeof *x), *u = malloc(nu * sizeof *u);
   double *out = malloc(nx * sizeof *out), *want = malloc(nx * sizeof *want);
@@ -480,6 +482,7 @@ static void check_many_lines(int A, int N, int C, int M, int targets) {
   sl_tensor ti = sl_tensor_make(SL_I64, 1, (int64_t[]){M}, idx);
   sl_tensor tu = sl_tensor_make(SL_F64, 3, (int64_t[]){A, M, C}, u);
   sl_tensor to = sl_tensor_make(SL_F64, 3, (int64_t[]){A, N, C}, out);
+  if (bcast) tu.strides[2] = 0;
   for (int r = SL_REDUCE_ASSIGN; r <= SL_REDUCE_AMIN; ++r)
     for (int self = 0; self < 2; ++self) {
       memcpy(want, x, nx * sizeof *x);
@@ -488,7 +491,7 @@ static void check_many_lines(int A, int N, int C, int M, int targets) {
         for (int i = 0; i < M; ++i)
           for (int c = 0; c < C; ++c) {
             int t = (a * N + (int)idx[i]) * C + c;
-            double b = u[((size_t)a * M + i) * C + c];
+            double b = u[((size_t)a * M + i) * C + (bcast ? 0 : c)];
             if (!self && !hit[t]) want[t] = naive_identity((sl_reduce)r);
             hit[t] = 1;
             want[t] = naive_combine((sl_reduce)r, want[t], b);
@@ -505,8 +508,10 @@ static void check_many_lines(int A, int N, int C, int M, int targets) {
                      nx * sizeof *out) == SL_STATUS_OK);
         int bad = 0;
         for (size_t i = 0; i < nx; ++i) bad += !same_f(out[i], want[i]);
-        CHECK_MSG(bad == 0, "%dx%dx%d M=%d: %s %s self=%d: %d elements differ",
-                  A, N, C, M, v->name, sl_reduce_name((sl_reduce)r), self, bad);
+        CHECK_MSG(bad == 0,
+                  "%dx%dx%d M=%d bcast=%d: %s %s self=%d: %d elements differ",
+                  A, N, C, M, bcast, v->name, sl_reduce_name((sl_reduce)r),
+                  self, bad);
       }
     }
 done:
@@ -521,11 +526,14 @@ done:
 
 /* Many lines (7 x 20 = 140 along axis 1 of a 7x9x20 x); then slices of
  * 1200 positions, few (cpu.omp splits the targets among threads) and many
- * per target (cpu.omp reduces into private copies). */
+ * per target (cpu.omp reduces into private copies); then both with the
+ * updates broadcast along the rows (one value stepped into a row). */
 static void test_many_lines(void) {
-  check_many_lines(7, 9, 20, 25, 5);
-  check_many_lines(4, 12, 300, 40, 12);
-  check_many_lines(4, 12, 300, 80, 9);
+  check_many_lines(7, 9, 20, 25, 5, 0);
+  check_many_lines(4, 12, 300, 40, 12, 0);
+  check_many_lines(4, 12, 300, 80, 9, 0);
+  check_many_lines(7, 9, 20, 25, 5, 1);
+  check_many_lines(4, 12, 300, 40, 12, 1);
 }
 
 /* f16/bf16 bits of v, and back. */
