@@ -376,6 +376,16 @@ int sl__rb_grouped_line(const sl__rbline *b, const sl__rbptr *p, int threads);
 int sl__rb_packed_fits(const sl__rbline *b, int64_t m);
 int sl__rb_packed_line(const sl__rbline *b, const sl__rbptr *p, int threads);
 
+/* A line of mean whose dense counts (a double a position) would outgrow
+ * SL__TH_BACKWARD_SCRATCH, g and grad_x contiguous
+ * (reduce_backward_mean.c): whether line geometry b with m contributions
+ * takes the path of int32 counts split by range of positions, and that
+ * path, which returns 0 having done nothing when it finds no memory for
+ * the counts (4 bytes a position); its passes run on `threads` threads.
+ * Results bit for bit the dense path's. */
+int sl__rb_mean_fits(const sl__rbline *b, int64_t m);
+int sl__rb_mean_line(const sl__rbline *b, const sl__rbptr *p, int threads);
+
 /* ------------------------------------------------------------------------ */
 /* Shapes and checks shared by the four ops                                  */
 /* ------------------------------------------------------------------------ */

@@ -648,16 +648,23 @@ static void sl__rb_cursor_line(const sl__rbline *b, const sl__rb_cursor *c,
 }
 
 /* The paths a line of m contributions may take other than the batches. */
-enum { SL__RB_BATCHED, SL__RB_SPARSE, SL__RB_GROUPED, SL__RB_PACKED };
+enum {
+  SL__RB_BATCHED,
+  SL__RB_SPARSE,
+  SL__RB_GROUPED,
+  SL__RB_PACKED,
+  SL__RB_MEAN
+};
 static int sl__rb_path(const sl__rbline *b, int64_t m) {
   return sl__rb_sparse_fits(b, m)    ? SL__RB_SPARSE
          : sl__rb_grouped_fits(b, m) ? SL__RB_GROUPED
          : sl__rb_packed_fits(b, m)  ? SL__RB_PACKED
+         : sl__rb_mean_fits(b, m)    ? SL__RB_MEAN
                                      : SL__RB_BATCHED;
 }
 
 /* Whether line q went by a path of its own (path: sl__rb_path's for its
- * m); the grouped and packed ones decline when memory is short. */
+ * m); the grouped, packed and mean ones decline when memory is short. */
 static int sl__rb_alone(const sl__rbline *b, int path, const sl__rbptr *q,
                         int spare, double *scratch) {
   switch (path) {
@@ -668,6 +675,8 @@ static int sl__rb_alone(const sl__rbline *b, int path, const sl__rbptr *q,
     return sl__rb_grouped_line(b, q, spare);
   case SL__RB_PACKED:
     return sl__rb_packed_line(b, q, spare);
+  case SL__RB_MEAN:
+    return sl__rb_mean_line(b, q, spare);
   default:
     return 0;
   }

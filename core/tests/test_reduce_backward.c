@@ -1184,6 +1184,78 @@ static void test_packed_amax(void) {
   check_packed_amax(SL_BF16);
 }
 
+/* mean of one line longer than backward_scratch (f16, bf16, f32: the int32
+ * counts of reduce_backward_mean.c, split by range of positions on 3 and 2
+ * threads for cpu.omp), an i64 and an i32 index, against g / N rounded to
+ * f32, then to the dtype (grad_x 0 at a target without x): about 3
+ * contributions a targeted position, untargeted ones (N = 0 without x:
+ * divided by 1), and the ends of the threads' chunks of positions
+ * targeted. */
+static void check_mean_line(sl_dtype dt) {
+  enum { N = 70000, M = 30000 };
+  static float g[N];
+  static double cnt[N];
+  static uint32_t hg[N], hx[N], hs[M], gx[N], gs[M];
+  static int64_t idx[M];
+  static int32_t idx32[M];
+  const int64_t edges[8] = {0,     N - 1, N / 2 - 1, N / 2,
+                            23333, 23334, 46666,     46667};
+  uint64_t seed = 11;
+  for (int i = 0; i < N; ++i) {
+    g[i] = i % 23 == 5 ? NAN : 0.37f * (float)(i % 11) - 1.5f;
+    packed_store(dt, hg, i, g[i]);
+    packed_store(dt, hx, i, 1.0);
+    cnt[i] = 0;
+  }
+  for (int i = 0; i < M; ++i) {
+    seed = seed * 6364136223846793005u + 1442695040888963407u;
+    idx[i] = i < 8 ? edges[i] : (int64_t)((seed >> 33) % 10000) * 7;
+    idx32[i] = (int32_t)idx[i];
+    packed_store(dt, hs, i, 2.0);
+    cnt[idx[i]] += 1;
+  }
+  const int64_t n = N, m = M;
+  sl_tensor tg = sl_tensor_make(dt, 1, &n, hg),
+            tx = sl_tensor_make(dt, 1, &n, hx);
+  sl_tensor tgx = sl_tensor_make(dt, 1, &n, gx);
+  sl_tensor ti64 = sl_tensor_make(SL_I64, 1, &m, idx),
+            ti32 = sl_tensor_make(SL_I32, 1, &m, idx32);
+  sl_tensor ts = sl_tensor_make(dt, 1, &m, hs),
+            tgs = sl_tensor_make(dt, 1, &m, gs);
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  for (int run = 0; run < 4; ++run)
+    FOR_EACH_VARIANT(SL_OP_SCATTER_REDUCE_BACKWARD, v) {
+      const int self = run % 2;
+      ctx.threads = run < 2 ? 3 : 2;
+      CHECK(run_bw(&ctx, v->name, SL_OP_SCATTER_REDUCE_BACKWARD, &tg, &tx,
+                   run < 2 ? &ti64 : &ti32, &ts, &tx, &tgx, sizeof gx, &tgs,
+                   sizeof gs, 0, SL_REDUCE_MEAN, self) == SL_STATUS_OK);
+      int bad = 0;
+      for (int i = 0; i < N; ++i) {
+        const double count = cnt[i] + self == 0 ? 1 : cnt[i] + self;
+        const double gi = packed_value(dt, hg, i); /* g in the dtype */
+        const double share = (double)(float)(gi / count);
+        const double want = !self && cnt[i] ? 0.0 : share;
+        bad += !same_f(packed_value(dt, gx, i), packed_round(dt, want));
+      }
+      for (int i = 0; i < M; ++i) {
+        const int64_t t = idx[i];
+        const double share =
+            (double)(float)(packed_value(dt, hg, t) / (cnt[t] + self));
+        bad += !same_f(packed_value(dt, gs, i), packed_round(dt, share));
+      }
+      CHECK_MSG(bad == 0, "%s %s mean self %d on %d threads: %d of %d differ",
+                sl_dtype_name(dt), v->name, self, ctx.threads, bad, N + M);
+    }
+}
+
+static void test_mean_line(void) {
+  check_mean_line(SL_F32);
+  check_mean_line(SL_F16);
+  check_mean_line(SL_BF16);
+}
+
 /* The value at p of dtype dt (f32, f64, f16 or bf16). */
 static double points_get(sl_dtype dt, const void *p) {
   uint16_t h = 0;
@@ -1396,6 +1468,7 @@ int main(void) {
   test_half_lines_match();
   test_half_as_f32();
   test_packed_amax();
+  test_mean_line();
   test_points();
   test_bare_runs();
   test_shares_match_lines(SL_F16);
