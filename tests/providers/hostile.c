@@ -25,6 +25,8 @@
  *                     of its input x (uses it as scratch)
  *   cpu.scribble_later  as cpu.ok on its first 20 calls in a process,
  *                     then as cpu.scribble (a writer in the timing only)
+ *   cpu.pid_log       correct; appends its process id to the file
+ *                     named by SLTEST_PID_LOG (where the calls ran)
  *
  * Built a second time with SLTEST_TAME (libsltest_tame.so): the same names,
  * every one a plain correct gather, as the base of an `ab` whose candidate
@@ -188,6 +190,25 @@ static sl_status sltest_scribble_later(sl_ctx *ctx, sl_call *c) {
   return ++calls > SLTEST_LATER ? sltest_scribble(ctx, c) : sltest_ok(ctx, c);
 }
 
+static sl_status sltest_pid_log(sl_ctx *ctx, sl_call *c) {
+  const char *path = getenv("SLTEST_PID_LOG");
+  const int fd =
+      path ? open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+                  0600)
+           : -1;
+  if (fd >= 0) {
+    char line[32];
+    const int n = snprintf(line, sizeof line, "%ld\n", (long)getpid());
+    if (write(fd, line, (size_t)n) != n) {
+      close(fd);
+      return sl_provider_fail(ctx, SL_STATUS_INTERNAL, "cannot log to %s",
+                              path);
+    }
+    close(fd);
+  }
+  return sltest_ok(ctx, c);
+}
+
 #ifdef SLTEST_TAME /* every name a correct gather (the base of an ab) */
 #define SLTEST_FN(fn) sltest_ok
 #else
@@ -218,6 +239,7 @@ static const sl_provider_variant sltest_variants[] = {
     SLTEST_VARIANT("cpu.hang_later", sltest_hang_later),
     SLTEST_VARIANT("cpu.scribble", sltest_scribble),
     SLTEST_VARIANT("cpu.scribble_later", sltest_scribble_later),
+    SLTEST_VARIANT("cpu.pid_log", sltest_pid_log),
 };
 
 static const sl_provider sltest_provider = {

@@ -21,6 +21,10 @@
 #   4. bench and ab with a kernel that writes its input in the timing only:
 #      failed by name (bench: not timed; ab: the pair's row and the stored
 #      verdict), the other contenders timed or judged.
+#   5. bench times each case in a fresh worker, so that no case's times
+#      depend on the cases before it (malloc's state among them): a kernel
+#      logging its process id runs in three processes for two cases (the
+#      check worker and one timing worker a case).
 #
 # usage: isolate.sh SCATTERLAB FIXTURE_DIR
 set -u
@@ -164,6 +168,16 @@ got=$(jq_ "$tmp/later.json" '[r["kind"] for r in d["rows"] if r["variant"] == "c
 check "ab scribble_later: cpu.ok judged (got '$got')" test "$got" = "['judged']"
 got=$(q "$DB" "SELECT verdict FROM results r JOIN cases c ON c.id = r.case_id WHERE c.run_id = 2 AND variant = 'cand:cpu.scribble_later'" 2>&1)
 check "ab scribble_later: stored failed (got '$got')" test "$got" = failed
+
+# 5. One timing worker a case.
+CASE2='gather dt=f32 it=i64 x=64x8 index=32x8 dim=0 seed=2'
+SLTEST_PID_LOG=$tmp/pids timeout 300 "$BIN" bench --no-db --provider "$LIB" \
+  --variants 'hostile:cpu.pid_log' --budget 0.05 --min-reps 3 \
+  "$CASE" "$CASE2" >"$tmp/out" 2>&1
+check "bench pid_log: exits 0" status_is 0 $? "bench --variants hostile:cpu.pid_log"
+got=$(sort -u "$tmp/pids" 2>/dev/null | wc -l)
+check "bench pid_log: the kernel ran in 3 processes for 2 cases (got $got)" \
+  test "$got" -eq 3
 
 echo "$((checks - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]
