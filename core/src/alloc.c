@@ -31,7 +31,7 @@
 
 #if SL__KEEPS_BLOCKS
 /* Slots enough for the scratch of every contender a benchmark times in
- * turns (with 4, cpu.serial's scratch_reduce bf16 mean of 4M positions met
+ * turns (with 4, cpu.serial's scatter_reduce bf16 mean of 4M positions met
  * fresh pages on every turn beside cpu.lock: 60 ms against 22 alone). */
 enum { SL__KEEP_SLOTS = 16 };
 #define SL__KEEP_MIN ((size_t)1 << 20)
@@ -57,47 +57,31 @@ static int sl__best_slot(size_t bytes) {
   return best;
 }
 
-/* Block p (not smaller than `bytes`) out of the kept ones, or NULL. */
-static void *sl__kept_fits(void *p, size_t bytes) {
+/* Slot i's block if it holds at least `bytes`, else NULL: a smaller one
+ * goes back to its slot (or is freed, if another thread filled it). */
+static void *sl__take_slot(int i, size_t bytes) {
+  void *p = __atomic_exchange_n(&sl__kept[i], NULL, __ATOMIC_ACQ_REL);
   if (!p) return NULL;
   const size_t size = malloc_usable_size(p);
-  if (size < bytes) return NULL;
+  void *none = NULL;
+  if (size < bytes &&
+      __atomic_compare_exchange_n(&sl__kept[i], &none, p, 0, __ATOMIC_ACQ_REL,
+                                  __ATOMIC_ACQUIRE))
+    return NULL;
   __atomic_sub_fetch(&sl__kept_bytes, size, __ATOMIC_RELAXED);
-  return p;
+  if (size >= bytes) return p;
+  free(p);
+  return NULL;
 }
 
-/* A kept block of at least `bytes`, or NULL: the closest fit first; else
- * each slot in turn, a smaller block going back to its slot (or freed, if
- * another thread filled it). */
+/* A kept block of at least `bytes`, or NULL: the closest fit first, then
+ * each slot in turn. */
 static void *sl__take_kept(size_t bytes) {
   if (bytes < SL__KEEP_MIN) return NULL;
   const int best = sl__best_slot(bytes);
-  if (best >= 0) {
-    void *p = __atomic_exchange_n(&sl__kept[best], NULL, __ATOMIC_ACQ_REL);
-    void *fit = sl__kept_fits(p, bytes);
-    if (fit) return fit;
-    void *none = NULL;
-    if (p && !__atomic_compare_exchange_n(&sl__kept[best], &none, p, 0,
-                                          __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-      __atomic_sub_fetch(&sl__kept_bytes, malloc_usable_size(p),
-                         __ATOMIC_RELAXED);
-      free(p);
-    }
-  }
-  for (int i = 0; i < SL__KEEP_SLOTS; ++i) {
-    void *p = __atomic_exchange_n(&sl__kept[i], NULL, __ATOMIC_ACQ_REL);
-    if (!p) continue;
-    const size_t size = malloc_usable_size(p);
-    void *none = NULL;
-    if (size < bytes &&
-        __atomic_compare_exchange_n(&sl__kept[i], &none, p, 0, __ATOMIC_ACQ_REL,
-                                    __ATOMIC_ACQUIRE))
-      continue;
-    __atomic_sub_fetch(&sl__kept_bytes, size, __ATOMIC_RELAXED);
-    if (size >= bytes) return p;
-    free(p);
-  }
-  return NULL;
+  void *p = best >= 0 ? sl__take_slot(best, bytes) : NULL;
+  for (int i = 0; !p && i < SL__KEEP_SLOTS; ++i) p = sl__take_slot(i, bytes);
+  return p;
 }
 
 /* Whether p was kept (a free slot, and room under SL__KEEP_TOTAL). */

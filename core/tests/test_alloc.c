@@ -67,7 +67,7 @@ static void test_cap(void) {
 /* The contenders of one benchmark are timed in turns, each call taking and
  * freeing its own scratch: six calls of two blocks each (1 to 12 MiB, 78
  * MiB in all, under the cap) are all kept, so that none meets fresh pages
- * on its next turn (with 4 slots cpu.serial's scratch_reduce bf16 mean ran
+ * on its next turn (with 4 slots cpu.serial's scatter_reduce bf16 mean ran
  * at 60 ms beside cpu.lock, 22 ms alone); and a request takes the kept
  * block that fits it most closely. */
 static void test_turns(void) {
