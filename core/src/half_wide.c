@@ -87,24 +87,43 @@ void sl__half_wide_end(sl_call *c, float *wide, int threads) {
   sl__free(wide);
 }
 
+/* Whether the call has contributions enough to pay for widening x and
+ * narrowing out, three passes over out. Lines that fit the caches beat
+ * that below one contribution per 4 positions (f16 x=4M with 1,000
+ * updates: 22.6x LibTorch by lines, 1.6x so; bf16 256x65536 with
+ * 256x8192: 1.38x, 1.13x; with a quarter, 1.07x, 1.65x); a long line pays
+ * a miss per contribution in its marks and another in its steps, and one
+ * line runs on one thread (f16 x=4M with 300,000: lines 7.0 ms, so 2.2). */
+static int sl__half_wide_pays(const sl_call *c) {
+  const sl_tensor *index = &c->arg[1], *out = &c->arg[3];
+  const int64_t line = out->ndim ? out->shape[c->p.dim] : 1;
+  const int64_t per = line >= SL__TH_HALF_WIDE_LINE ? 32 : 4;
+  return sl__numel(index) * per >= sl__numel(out);
+}
+
 /* The lines took a target's chain through a double and two conversions a
- * step (f16 sum and amin into 4 targets: 0.2-0.46x LibTorch). */
+ * step (f16 sum and amin into 4 targets: 0.2-0.46x LibTorch). A mean sums
+ * and counts as f32's does (sl__scatter_reduce_mean_rows), the lines'
+ * numbers too. */
 int sl__half_wide_rows(sl_call *c, int threads, int parted) {
   const sl_dtype dt = c->arg[3].dtype;
+  const sl_reduce r = c->p.reduce;
+  const int mean = r == SL_REDUCE_MEAN;
   if ((dt != SL_F16 && dt != SL_BF16) ||
-      !sl__reduce_row_for(SL_F32, c->p.reduce, c->arg[1].dtype, 1) ||
-      c->p.reduce == SL_REDUCE_ASSIGN || c->p.reduce == SL_REDUCE_NONE)
+      !sl__reduce_row_for(SL_F32, mean ? SL_REDUCE_SUM : r, c->arg[1].dtype,
+                          1) ||
+      r == SL_REDUCE_ASSIGN || r == SL_REDUCE_NONE || !sl__half_wide_pays(c))
     return 0;
-  /* Widening x and narrowing out cost three passes over out: with fewer
-   * contributions than a quarter of its elements the lines, which touch
-   * only the targets, were faster (f16 x=4M with 1,000 updates: 22.6x
-   * LibTorch by lines, 1.6x so; bf16 256x65536 with 256x8192: 1.38x,
-   * 1.13x; with a quarter, 1.07x, 1.65x). */
-  if (sl__numel(&c->arg[1]) * 4 < sl__numel(&c->arg[3])) return 0;
   sl_call f;
   float *wide = sl__half_wide_begin(c, &f, threads);
   if (!wide) return 0;
-  sl__scatter_reduce_rows(&f, threads, parted);
-  sl__half_wide_end(c, wide, threads);
-  return 1;
+  /* a mean's counts may find no memory: out then holds x, as the lines
+   * expect it */
+  const int done = mean ? sl__scatter_reduce_mean_rows(&f, threads, parted)
+                        : (sl__scatter_reduce_rows(&f, threads, parted), 1);
+  if (done)
+    sl__half_wide_end(c, wide, threads);
+  else
+    sl__free(wide);
+  return done;
 }

@@ -1,10 +1,11 @@
 /*
  * f16/bf16 scatter_reduce and index_reduce of a 1-D x with contributions
- * fewer than a quarter of x: the line walk (reduce.c's wide line) for
- * sums, products and means, at most half as many as positions in its
- * sparse form (positions of one contribution stored by their one step,
- * those of several through the f32 accumulator, found with bitmaps), else
- * with the accumulator for every position; scatter_reduce's amax and amin
+ * fewer than a quarter of x (a 32nd along a line of half_wide_long_line
+ * positions or more; those with more are widened to f32): the line walk
+ * (reduce.c's wide line) for sums, products and means, at most half as many as
+ * positions in its sparse form (positions of one contribution stored by their
+ * one step, those of several through the f32 accumulator, found with bitmaps),
+ * else with the accumulator for every position; scatter_reduce's amax and amin
  * on the half bits (sl__scatter_reduce_half_extremes). Every reduce, with and
  * without x, on every deterministic variant, against the definition: float
  * steps from x (or the identity) in index order, the mean divided by its float
@@ -27,20 +28,23 @@ static float value_of(sl_dtype dt, uint16_t h) {
   return dt == SL_F16 ? sl_f16_to_f32(h) : sl_bf16_to_f32(h);
 }
 
-/* want[t] for x[n] and the contributions (idx[i], u[i]), i < m. */
+/* want[t] for x[n] and the contributions (idx[i], u[i]), i < m: each
+ * position's steps in index order, in acc and count (n each). */
 static void reference(sl_dtype dt, sl_reduce r, int self, int64_t n, int64_t m,
                       const uint16_t *x, const uint16_t *u, const int64_t *idx,
-                      uint16_t *want) {
+                      uint16_t *want, float *acc, float *count) {
   for (int64_t t = 0; t < n; ++t) {
-    float acc = self ? value_of(dt, x[t]) : (float)naive_identity(r);
-    float count = self ? 1.0f : 0.0f;
-    for (int64_t i = 0; i < m; ++i) {
-      if (idx[i] != t) continue;
-      acc = (float)naive_combine(r, acc, value_of(dt, u[i]));
-      count += 1.0f;
-    }
-    if (r == SL_REDUCE_MEAN && count > 1.0f) acc /= count;
-    want[t] = count > 0.0f ? half_of(dt, acc) : x[t];
+    acc[t] = self ? value_of(dt, x[t]) : (float)naive_identity(r);
+    count[t] = self ? 1.0f : 0.0f;
+  }
+  for (int64_t i = 0; i < m; ++i) {
+    const int64_t t = idx[i];
+    acc[t] = (float)naive_combine(r, acc[t], value_of(dt, u[i]));
+    count[t] += 1.0f;
+  }
+  for (int64_t t = 0; t < n; ++t) {
+    if (r == SL_REDUCE_MEAN && count[t] > 1.0f) acc[t] /= count[t];
+    want[t] = count[t] > 0.0f ? half_of(dt, acc[t]) : x[t];
   }
 }
 
@@ -72,8 +76,9 @@ static void check_lines(sl_dtype dt, int64_t n, int64_t m, int one_target) {
   /* x, want and out (n each), then u (m), in one block */
   uint16_t *mem = malloc(((size_t)3 * n + (size_t)m) * 2);
   int64_t *idx = malloc((size_t)m * sizeof *idx);
-  CHECK(mem && idx);
-  if (!(mem && idx)) goto done;
+  float *acc = malloc((size_t)n * 2 * sizeof *acc);
+  CHECK(mem && idx && acc);
+  if (!(mem && idx && acc)) goto done;
   uint16_t *x = mem, *want = mem + n, *out = mem + 2 * n, *u = mem + 3 * n;
   uint32_t s = 91u + (uint32_t)n;
   for (int64_t i = 0; i < n + m; ++i) {
@@ -95,7 +100,7 @@ static void check_lines(sl_dtype dt, int64_t n, int64_t m, int one_target) {
   for (int o = 0; o < 2; ++o)
     for (int k = 0; k < 5; ++k)
       for (int self = 0; self < 2; ++self) {
-        reference(dt, rs[k], self, n, m, x, u, idx, want);
+        reference(dt, rs[k], self, n, m, x, u, idx, want, acc, acc + n);
         FOR_EACH_VARIANT(ops[o], v) {
           if (!(v->flags & SL_DETERMINISTIC)) continue;
           CHECK(run_line(v->name, ops[o], dt, rs[k], self, n, m, x, idx, u,
@@ -111,6 +116,7 @@ static void check_lines(sl_dtype dt, int64_t n, int64_t m, int one_target) {
 done:
   free(mem);
   free(idx);
+  free(acc);
 }
 
 int main(void) {
@@ -119,6 +125,10 @@ int main(void) {
   check_lines(SL_F16, 1000, 300, 0);  /* more than n / 4: widened, or lines */
   check_lines(SL_BF16, 100, 20, 0);   /* sparse, few words of bits */
   check_lines(SL_F16, 40, 30, 0);     /* fewer than 64 positions: acc for all */
+  /* a line of at least half_wide_long_line positions: widened from one
+   * contribution per 32 (these have one per 20 and per 31) */
+  check_lines(SL_F16, 131077, 6553, 0);
+  check_lines(SL_BF16, 131072, 4229, 0);
   /* one target: blocks of 16 steps in a register, the extremes' blocks
    * skipped where they keep it */
   check_lines(SL_F16, 1000, 200, 1);

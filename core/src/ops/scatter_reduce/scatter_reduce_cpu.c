@@ -6,10 +6,10 @@
  * order (the parts fixed by the call, so cpu.omp gives the same bits on
  * any number of threads); f16 and bf16 with a dense out (any src) take it
  * in f32 (sl__half_wide_rows), or, for amax and amin with few
- * contributions, on the half bits (sl__scatter_reduce_half_extremes). The
- * mean of f32/f64/i32/i64 takes it for its sum and its counts
- * (reduce_rows_mean.c). The rest (f16 and bf16 means, sums and products
- * with few contributions, other layouts) go by whole index lines.
+ * contributions, on the half bits (sl__scatter_reduce_half_extremes). A
+ * mean takes it for its sum and its counts (reduce_rows_mean.c), a half
+ * one in f32. The rest (f16 and bf16 sums, products and means with few
+ * contributions, other layouts) go by whole index lines.
  */
 #include "half_wide.h"
 #include "reduce.h"
