@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "copy_tiled.h"
+#include "stream_line.h"
 #include "walk.h"
 
 /* the sanitizers do not see into the asm: memcpy under them */
@@ -45,35 +46,20 @@ static void sl__copy_bytes(char *d, const char *s, size_t n) {
   memcpy(d, s, n);
 }
 
-/* d[0, n) := s[0, n) past the caches: 16-byte non-temporal stores from
- * d's first 64-byte line on, so that each line is written whole and never
- * read for ownership. The caller fences (sl__stream_fence) before anyone
- * else reads d. */
-static void sl__stream_bytes(char *d, const char *s, size_t n) {
+void sl__stream_bytes(char *d, const char *s, size_t n) {
 #ifndef SL__NO_MOVSB
   size_t head = (size_t)(-(uintptr_t)d & 63);
   if (head > n) head = n;
   memcpy(d, s, head);
   size_t i = head;
-  for (; i + 64 <= n; i += 64) {
-    const __m128i a = _mm_loadu_si128((const __m128i *)(s + i)),
-                  b = _mm_loadu_si128((const __m128i *)(s + i + 16)),
-                  c = _mm_loadu_si128((const __m128i *)(s + i + 32)),
-                  e = _mm_loadu_si128((const __m128i *)(s + i + 48));
-    _mm_stream_si128((__m128i *)(d + i), a);
-    _mm_stream_si128((__m128i *)(d + i + 16), b);
-    _mm_stream_si128((__m128i *)(d + i + 32), c);
-    _mm_stream_si128((__m128i *)(d + i + 48), e);
-  }
+  for (; i + 64 <= n; i += 64) sl__stream_line(d + i, s + i);
   memcpy(d + i, s + i, n - i);
 #else
   sl__copy_bytes(d, s, n);
 #endif
 }
 
-/* Non-temporal stores are weakly ordered: fenced before the thread that
- * made them meets the others (the team's barrier) or the caller. */
-static void sl__stream_fence(void) {
+void sl__stream_fence(void) {
 #ifndef SL__NO_MOVSB
   _mm_sfence();
 #endif

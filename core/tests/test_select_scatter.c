@@ -2,9 +2,12 @@
  * select_scatter on every CPU variant: seed 002's example, negative index
  * and dim, a rank-3 x, strides (of out too), empty inputs, dtypes, and one test
  * per bad-input status that applies, each asserting the status and that the
- * message names the argument.
+ * message names the argument; and the streamed copy of an x past
+ * copy_stream_min_bytes with the slice inside its memory order.
  */
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "core_test.h"
 #include "sl/sl.h"
@@ -244,11 +247,110 @@ static void test_bad_input(void) {
   CHECK_CONTAINS(ctx.msg, "x: shape [4294967296,4294967296]");
 }
 
+/* This build's value of threshold `name`. */
+static long long threshold(const char *name) {
+  for (int i = 0; i < sl_threshold_count(); ++i)
+    if (strcmp(sl_threshold_at(i)->name, name) == 0)
+      return sl_threshold_at(i)->value;
+  CHECK_MSG(0, "no threshold %s", name);
+  return 0;
+}
+
+/* Pseudo-random bytes. */
+static void fill_bytes(unsigned char *p, int64_t n, uint32_t seed) {
+  for (int64_t i = 0; i < n; ++i) {
+    seed = seed * 1103515245u + 12345u;
+    p[i] = (unsigned char)(seed >> 16);
+  }
+}
+
+/* x of `shape`, row-major or column-major, out laid out alike `shift`
+ * elements past an aligned start, value row-major: every element of out
+ * against the definition, on every variant. */
+static void check_streamed(sl_dtype dt, int ndim, const int64_t *shape, int dim,
+                           int64_t at, int column_major, int64_t shift) {
+  const int64_t es = (int64_t)sl_dtype_size(dt);
+  int64_t n = 1, vshape[SL_MAX_DIMS], st[SL_MAX_DIMS], vst[SL_MAX_DIMS];
+  for (int d = 0; d < ndim; ++d) n *= shape[d];
+  for (int d = 0, j = 0; d < ndim; ++d)
+    if (d != dim) vshape[j++] = shape[d];
+  int64_t step = 1;
+  for (int k = 0; k < ndim; ++k) { /* x's strides, innermost first */
+    const int d = column_major ? k : ndim - 1 - k;
+    st[d] = step;
+    step *= shape[d];
+  }
+  const int64_t m = n / shape[dim];
+  unsigned char *x = malloc((size_t)(n * es)), *val = malloc((size_t)(m * es));
+  unsigned char *buf = malloc((size_t)((n + shift) * es) + 64);
+  CHECK(x && val && buf);
+  if (!(x && val && buf)) goto done;
+  fill_bytes(x, n * es, 7u);
+  fill_bytes(val, m * es, 11u);
+  unsigned char *out = buf + (-(uintptr_t)buf & 63) + shift * es;
+  sl_tensor tx = sl_tensor_make(dt, ndim, shape, x);
+  sl_tensor tv = sl_tensor_make(dt, ndim - 1, vshape, val);
+  sl_tensor to = sl_tensor_make(dt, ndim, shape, out);
+  memcpy(tx.strides, st, sizeof st);
+  memcpy(to.strides, st, sizeof st);
+  memcpy(vst, tv.strides, sizeof vst);
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  ctx.threads = 2;
+  FOR_EACH_VARIANT(SL_OP_SELECT_SCATTER, v) {
+    memset(out, 0xA5, (size_t)(n * es));
+    CHECK(ss(&ctx, v->name, tx, tv, dim, at, to, NULL) == SL_STATUS_OK);
+    /* row-major positions by an odometer: x's and value's offsets */
+    int64_t idx[SL_MAX_DIMS] = {0}, bad = 0, first = -1;
+    for (int64_t l = 0; l < n; ++l) {
+      int64_t xo = 0, vo = 0;
+      for (int d = 0, j = 0; d < ndim; ++d) {
+        xo += idx[d] * st[d];
+        if (d != dim) vo += idx[d] * vst[j++];
+      }
+      const unsigned char *want = idx[dim] == at ? val + vo * es : x + xo * es;
+      if (memcmp(out + xo * es, want, (size_t)es) != 0 && bad++ == 0) first = l;
+      for (int d = ndim - 1; d >= 0 && ++idx[d] == shape[d]; --d) idx[d] = 0;
+    }
+    CHECK_MSG(bad == 0,
+              "%s %s dim %d at %lld %s shift %lld: %lld of %lld elements "
+              "wrong, the first at row-major %lld",
+              v->name, sl_dtype_name(dt), dim, (long long)at,
+              column_major ? "column-major" : "row-major", (long long)shift,
+              (long long)bad, (long long)n, (long long)first);
+  }
+done:
+  free(x);
+  free(val);
+  free(buf);
+}
+
+/* x past copy_stream_min_bytes: the slice's runs of one element blended
+ * into the streamed lines (1 to 8 bytes), put in through a line buffer (16
+ * bytes, runs of two), long periods streamed in parts, column-major x,
+ * out starting off a line. */
+static void test_streamed(void) {
+  const long long bytes = threshold("copy_stream_min_bytes");
+  /* rows of 301 elements: x is the threshold's size or a little more */
+  const int64_t rows = (int64_t)(bytes / 301) + 1;
+  const int64_t a = rows / 8 + 1;
+  check_streamed(SL_U8, 3, (int64_t[]){a, 8, 301}, 2, 150, 0, 0);
+  check_streamed(SL_U8, 3, (int64_t[]){a, 8, 301}, 2, 0, 0, 3);
+  check_streamed(SL_I16, 3, (int64_t[]){a, 8, 301}, 2, 300, 0, 1);
+  check_streamed(SL_F32, 3, (int64_t[]){a / 4 + 1, 8, 301}, 2, 77, 0, 5);
+  check_streamed(SL_F64, 3, (int64_t[]){a / 8 + 1, 8, 301}, 1, 3, 0, 0);
+  check_streamed(SL_C128, 3, (int64_t[]){a / 16 + 1, 8, 301}, 2, 9, 0, 1);
+  check_streamed(SL_F32, 4, (int64_t[]){a / 8 + 1, 8, 301, 2}, 2, 7, 0, 0);
+  check_streamed(SL_BF16, 2, (int64_t[]){301, rows / 2 + 1}, 0, 200, 1, 2);
+  check_streamed(SL_I8, 2, (int64_t[]){2, rows * 301 / 2 + 1}, 1, 5, 0, 0);
+}
+
 int main(void) {
   test_seed002();
   test_rank3_and_strides();
   test_empty_and_rank1();
   test_dtypes();
   test_bad_input();
+  test_streamed();
   return sl_test_finish("test_select_scatter");
 }

@@ -6,8 +6,8 @@
  * nothing of x); along another axis the parts would be runs as short as
  * the axes inside dim, so all of x is copied and the slice written over
  * it (bool 3668x3667:t along dim 0 by parts: 0.54-0.64x LibTorch, whole:
- * 1.03-1.05x). */
-#include "sl_internal.h"
+ * 1.03-1.05x). Past the L3 such a copy goes by select_scatter_stream.c. */
+#include "select_scatter_stream.h"
 
 /* out with axis dim fixed at `at`: a view of x's shape without dim. */
 static sl_tensor sl__slice_view(const sl_tensor *out, int dim, int64_t at) {
@@ -60,6 +60,7 @@ static sl_status sl__select_scatter_run(sl_call *c, int threads) {
   const int stream =
       sl__numel(x) * (int64_t)sl_dtype_size(x->dtype) >= SL__TH_COPY_STREAM;
   if (size > 1 && !sl__outermost(out, dim)) {
+    if (stream && sl__select_scatter_streamed(c, threads)) return SL_STATUS_OK;
     sl__copy_part(out, x, stream, threads);
   } else {
     sl_tensor out0 = sl__narrow(out, dim, 0, at),
