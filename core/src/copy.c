@@ -9,7 +9,6 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) &&        \
     !SL__MEMORY_SANITIZED
 #include <cpuid.h>
-#include <emmintrin.h>
 #else
 #define SL__NO_MOVSB 1
 #endif
@@ -46,7 +45,11 @@ static void sl__copy_bytes(char *d, const char *s, size_t n) {
   memcpy(d, s, n);
 }
 
-void sl__stream_bytes(char *d, const char *s, size_t n) {
+/* d[0, n) := s[0, n) past the caches: non-temporal stores from d's first
+ * 64-byte line on (sl__stream_line), so that each line is written whole
+ * and never read for ownership. The caller fences (sl__stream_fence)
+ * before anyone else reads d. */
+static void sl__stream_bytes(char *d, const char *s, size_t n) {
 #ifndef SL__NO_MOVSB
   size_t head = (size_t)(-(uintptr_t)d & 63);
   if (head > n) head = n;
@@ -56,12 +59,6 @@ void sl__stream_bytes(char *d, const char *s, size_t n) {
   memcpy(d + i, s + i, n - i);
 #else
   sl__copy_bytes(d, s, n);
-#endif
-}
-
-void sl__stream_fence(void) {
-#ifndef SL__NO_MOVSB
-  _mm_sfence();
 #endif
 }
 

@@ -286,14 +286,6 @@ void sl__copy_strided(sl_tensor *out, const sl_tensor *x, int threads);
  * read out's lines first. */
 void sl__copy_streamed(sl_tensor *out, const sl_tensor *x, int threads);
 
-/* d[0, n) := s[0, n) past the caches: 16-byte non-temporal stores from
- * d's first 64-byte line on, so that each line is written whole and never
- * read for ownership. Non-temporal stores are weakly ordered: the thread
- * that made them calls sl__stream_fence before it meets the others (the
- * team's barrier) or the caller. */
-void sl__stream_bytes(char *d, const char *s, size_t n);
-void sl__stream_fence(void);
-
 /*
  * What an infer checks. The index values are the one check that a variant
  * may take over (SL_CHECKS_INDEX_VALUES: it checks them in its own pass,

@@ -35,6 +35,14 @@ static inline void sl__stream_line(char *d, const char *s) {
 #endif
 }
 
+/* Non-temporal stores are weakly ordered: the thread that made them
+ * fences before it meets the others (the team's barrier) or the caller. */
+static inline void sl__stream_fence(void) {
+#ifdef SL__STREAM_SSE
+  _mm_sfence();
+#endif
+}
+
 #ifdef SL__STREAM_SSE
 /* Bytes [at, at + es) of the 16 in v := the element at e (es of 1, 2, 4
  * or 8, at a multiple of es): the element broadcast, blended in by a
