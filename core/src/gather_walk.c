@@ -92,14 +92,12 @@ static const sl__gather_block_fn sl__gather_blocks[][2] =
  * Lookups that stay in one row of x land on its lines in random order,
  * which no hardware prefetcher follows, so each row's misses come one
  * latency at a time: fetching the next row while this one is gathered
- * streams it instead. Worth it for a row of x past the caches, at least a
+ * streams it instead. Worth it for an x past the L3 (within it the
+ * fetches cost more than the latency they hide), with a row at least a
  * page long (shorter rows stream by themselves as the walk moves on) and
  * within a core's L2, when the lookups reach at least every other line of
- * it. Hand-written, 2 threads, f32 rows with i64 lookups, median of 300
- * interleaved calls: 1024 rows of 4096 with 512 lookups each 0.30-0.33 ->
- * 0.13-0.14 ms, with 128: 0.109 -> 0.076, 64 rows of 65536 with 16384:
- * 0.53 -> 0.39; with 64 lookups per 4096 (a quarter of the lines) 0.047 ->
- * 0.071, rows of 512 with 512 lookups 0.94 -> 1.10 (both left out).
+ * it (with a quarter of the lines, or rows of 2 KiB, it lost hand-written;
+ * figures: commit 996c123 and docs/notes/benchmarks-2026.md, session ai).
  * The scatter-like ops' rows along their own axis gain as much
  * hand-written (out's row prefetched for writing), but not in the library
  * (paired bench runs within noise), where out = x has just passed through

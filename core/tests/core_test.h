@@ -7,6 +7,7 @@
 #define SL_CORE_TEST_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "sl/sl.h"
 
@@ -15,6 +16,15 @@
   for (size_t v##_i = 0; v##_i < sl_variant_count(); ++v##_i)                  \
     for (const sl_variant *v = sl_variant_at(v##_i);                           \
          v && v->op == (which) && !(v->flags & SL_NEEDS_CUDA); v = NULL)
+
+/* This build's value of size threshold `name` (thresholds.def), or -1
+ * when the table has no such row. */
+static inline long long sl_test_threshold(const char *name) {
+  for (int i = 0; i < sl_threshold_count(); ++i)
+    if (strcmp(sl_threshold_at(i)->name, name) == 0)
+      return sl_threshold_at(i)->value;
+  return -1;
+}
 
 /* Whether variant v may keep any writer's value where several write one
  * element: a variant not flagged deterministic runs small calls on one

@@ -200,10 +200,15 @@ static void test_row_split(void) {
  * them: element sizes 4 and 8, both index dtypes, along dim 0 (kind 0:
  * x's row moves with j; all of x is in reach) and dim 1 (kind 1: lookups
  * in one row of x, 5 MiB long), rows of 1003 (a tail after the 8-lane
- * steps). Kind 2: dim 1 over 161 rows of x of 16 KiB (2.5 MiB in all),
- * whose next row is prefetched while one is gathered, split mid-row
- * between the threads. Every element must be x's, bit for bit. */
+ * steps). Kind 2: dim 1 over an odd number of rows of x of 16 KiB, at
+ * least 161 and past gather_ahead_x_bytes in all, whose next row is
+ * prefetched while one is gathered, split mid-row between the threads.
+ * Every element must be x's, bit for bit. */
 #define WIDE_COLS 1003
+static int64_t ahead_rows(void) {
+  const int64_t past = sl_test_threshold("gather_ahead_x_bytes") / (16 << 10);
+  return (past < 161 ? 161 : past + 1) | 1;
+}
 static int64_t wide_gather_misses(const char *v, sl_dtype dt, sl_dtype it,
                                   int kind) {
   const size_t es = sl_dtype_size(dt), is = sl_dtype_size(it);
@@ -214,7 +219,7 @@ static int64_t wide_gather_misses(const char *v, sl_dtype dt, sl_dtype it,
   const int64_t xr = kind == 0
                          ? ((int64_t)6 << 20) / (int64_t)es / WIDE_COLS + 1
                      : kind == 1 ? 2
-                                 : 161;
+                                 : ahead_rows();
   const int64_t ir = kind == 0 ? 64 : xr, ic = WIDE_COLS, n = ir * ic;
   const int64_t bound = dim == 0 ? xr : xc;
   unsigned char *x = malloc((size_t)(xr * xc) * es);
