@@ -45,8 +45,60 @@ static void sl__block_sse_4(uint32_t *dst, int64_t ob, const uint32_t *src,
       _mm_storeu_ps(o + 3 * ob, d);
     }
 }
+/* 8x8 blocks of 2- and 1-byte elements by unpacking pairs, then quads:
+ * gcc built the generic ones from one-lane inserts (index_reduce of a
+ * 38^4 transposed i16, one thread: the tiles 60% of the time). */
+static void sl__block_sse_2(uint16_t *dst, int64_t ob, const uint16_t *src,
+                            int64_t xa) {
+  __m128i r[8], t[8], q[8];
+  for (int i = 0; i < 8; ++i)
+    r[i] = _mm_loadu_si128((const __m128i *)(const void *)(src + i * xa));
+  for (int i = 0; i < 4; ++i) { /* t[i]: rows 2i, 2i+1 of columns 0-3 */
+    t[i] = _mm_unpacklo_epi16(r[2 * i], r[2 * i + 1]);
+    t[4 + i] = _mm_unpackhi_epi16(r[2 * i], r[2 * i + 1]);
+  }
+  /* q[4g + 2h + k]: rows 4h to 4h+3 of columns 4g + 2k and the next */
+  for (int g = 0; g < 2; ++g)
+    for (int h = 0; h < 2; ++h) {
+      const __m128i a = t[4 * g + 2 * h], b = t[4 * g + 2 * h + 1];
+      q[4 * g + 2 * h] = _mm_unpacklo_epi32(a, b);
+      q[4 * g + 2 * h + 1] = _mm_unpackhi_epi32(a, b);
+    }
+  for (int c = 0; c < 8; ++c) {
+    const __m128i top = q[c / 4 * 4 + c % 4 / 2],
+                  low = q[c / 4 * 4 + 2 + c % 4 / 2];
+    const __m128i col =
+        c % 2 ? _mm_unpackhi_epi64(top, low) : _mm_unpacklo_epi64(top, low);
+    _mm_storeu_si128((__m128i *)(void *)(dst + c * ob), col);
+  }
+}
+static void sl__block_sse_1(uint8_t *dst, int64_t ob, const uint8_t *src,
+                            int64_t xa) {
+  __m128i r[8], t[4], q[4];
+  for (int i = 0; i < 8; ++i)
+    r[i] = _mm_loadl_epi64((const __m128i *)(const void *)(src + i * xa));
+  for (int i = 0; i < 4; ++i) /* t[i]: rows 2i, 2i+1 */
+    t[i] = _mm_unpacklo_epi8(r[2 * i], r[2 * i + 1]);
+  /* q[2h + g]: rows 4h to 4h+3 of columns 4g to 4g+3 */
+  for (int h = 0; h < 2; ++h) {
+    q[2 * h] = _mm_unpacklo_epi16(t[2 * h], t[2 * h + 1]);
+    q[2 * h + 1] = _mm_unpackhi_epi16(t[2 * h], t[2 * h + 1]);
+  }
+  for (int p = 0; p < 4; ++p) { /* columns 2p and 2p+1, one a half */
+    const __m128i a = q[p / 2], b = q[2 + p / 2];
+    const __m128i cols =
+        p % 2 ? _mm_unpackhi_epi32(a, b) : _mm_unpacklo_epi32(a, b);
+    _mm_storel_epi64((__m128i *)(void *)(dst + 2 * p * ob), cols);
+    _mm_storel_epi64((__m128i *)(void *)(dst + (2 * p + 1) * ob),
+                     _mm_unpackhi_epi64(cols, cols));
+  }
+}
+#define SL__BLOCK_1 sl__block_sse_1
+#define SL__BLOCK_2 sl__block_sse_2
 #define SL__BLOCK_4 sl__block_sse_4
 #else
+#define SL__BLOCK_1 sl__block_any_1
+#define SL__BLOCK_2 sl__block_any_2
 #define SL__BLOCK_4 sl__block_any_4
 #endif
 /* The generic 4-byte block is left unused where SSE2 takes it. */
@@ -55,17 +107,23 @@ static void sl__block_sse_4(uint32_t *dst, int64_t ob, const uint32_t *src,
 #else
 #define SL__MAYBE_UNUSED
 #endif
-#define SL__BLOCK_1 sl__block_any_1
-#define SL__BLOCK_2 sl__block_any_2
 #define SL__BLOCK_8 sl__block_any_8
 #define SL__BLOCK_16 sl__block_any_16
 
-/* dst[ib * ob + ia] = src[ia * xa + ib] for ia < na, ib < nb: the
- * blocks, then the rest of each band of K source lines, then the lines
- * below the last band. The unroll pragmas keep a block in registers (gcc
- * -O2 leaves the array in memory without them, slower than no blocks;
- * clang-format would join each pragma to its loop); at -O3 gcc spilled
- * the 4-byte one all the same, which SSE2 takes instead. */
+/* The block after the one at i, of k elements along n >= k: k on, the
+ * last one shifted back to end at n, so that no element goes alone (the
+ * overlap is written twice with the same values, by one thread). */
+static inline int64_t sl__block_after(int64_t i, int64_t n, int k) {
+  if (i + k >= n) return n;
+  return i + 2 * k <= n ? i + k : n - k;
+}
+
+/* dst[ib * ob + ia] = src[ia * xa + ib] for ia < na, ib < nb: by blocks
+ * when both sides hold one, else one element at a time. The unroll
+ * pragmas keep a block in registers (gcc -O2 leaves the array in memory
+ * without them, slower than no blocks; clang-format would join each
+ * pragma to its loop); at -O3 gcc spilled the 4-byte one all the same,
+ * which SSE2 takes instead. */
 /* clang-format off */
 #define SL__TILE_FN(size, T)                                                   \
   SL__MAYBE_UNUSED static void sl__block_any_##size(                           \
@@ -86,18 +144,15 @@ static void sl__block_sse_4(uint32_t *dst, int64_t ob, const uint32_t *src,
     enum { K = SL__BLOCK_SIDE(size) };                                         \
     T *dst = (T *)d;                                                           \
     const T *src = (const T *)s;                                               \
-    int64_t ia = 0;                                                            \
-    for (; ia + K <= na; ia += K) {                                            \
-      int64_t ib = 0;                                                          \
-      for (; ib + K <= nb; ib += K)                                            \
-        SL__BLOCK_##size(dst + ib * ob + ia, ob, src + ia * xa + ib, xa);      \
-      for (; ib < nb; ++ib)                                                    \
-        for (int64_t r = ia; r < ia + K; ++r)                                  \
-          dst[ib * ob + r] = src[r * xa + ib];                                 \
+    if (na < K || nb < K) {                                                    \
+      for (int64_t ia = 0; ia < na; ++ia)                                      \
+        for (int64_t ib = 0; ib < nb; ++ib)                                    \
+          dst[ib * ob + ia] = src[ia * xa + ib];                               \
+      return;                                                                  \
     }                                                                          \
-    for (; ia < na; ++ia)                                                      \
-      for (int64_t ib = 0; ib < nb; ++ib)                                      \
-        dst[ib * ob + ia] = src[ia * xa + ib];                                 \
+    for (int64_t ia = 0; ia < na; ia = sl__block_after(ia, na, K))             \
+      for (int64_t ib = 0; ib < nb; ib = sl__block_after(ib, nb, K))           \
+        SL__BLOCK_##size(dst + ib * ob + ia, ob, src + ia * xa + ib, xa);      \
   }
 /* clang-format on */
 SL__ELEM_TYPES(SL__TILE_FN)
@@ -112,18 +167,25 @@ typedef struct sl__tile_job {
   sl__tile_fn tile;
 } sl__tile_job;
 
+/* Where tile t of n elements starts: as many tiles as SL__TILE takes,
+ * of equal sides (one apart), so that none is a sliver of lone elements. */
+static int64_t sl__tile_start(int64_t t, int64_t n) {
+  return t * n / ((n + SL__TILE - 1) / SL__TILE);
+}
+
 /* Units [begin, end): unit u is tile row u % rows of the plane at the
  * rest's row-major position u / rows. */
 static void sl__tile_range(void *user, int64_t begin, int64_t end) {
   const sl__tile_job *j = user;
   const size_t es = sl_dtype_size(j->x->dtype);
   for (int64_t u = begin; u < end; ++u) {
-    const int64_t o = u / j->rows, ib0 = u % j->rows * SL__TILE;
-    const int64_t nb = j->nb - ib0 < SL__TILE ? j->nb - ib0 : SL__TILE;
+    const int64_t o = u / j->rows, ib0 = sl__tile_start(u % j->rows, j->nb);
+    const int64_t nb = sl__tile_start(u % j->rows + 1, j->nb) - ib0;
     char *d = sl__ptr(j->out, sl__offset_linear(&j->rest_out, o) + ib0 * j->ob);
     const char *s = sl__ptr(j->x, sl__offset_linear(&j->rest_x, o) + ib0);
-    for (int64_t ia0 = 0; ia0 < j->na; ia0 += SL__TILE) {
-      const int64_t na = j->na - ia0 < SL__TILE ? j->na - ia0 : SL__TILE;
+    for (int64_t t = 0; t * SL__TILE < j->na; ++t) {
+      const int64_t ia0 = sl__tile_start(t, j->na);
+      const int64_t na = sl__tile_start(t + 1, j->na) - ia0;
       j->tile(d + (size_t)ia0 * es, j->ob, s + (size_t)(ia0 * j->xa) * es,
               j->xa, na, nb);
     }
