@@ -101,7 +101,8 @@ static void sl__block_sse_1(uint8_t *dst, int64_t ob, const uint8_t *src,
 #define SL__BLOCK_2 sl__block_any_2
 #define SL__BLOCK_4 sl__block_any_4
 #endif
-/* The generic 4-byte block is left unused where SSE2 takes it. */
+/* The generic blocks of 1, 2 and 4 bytes are left unused where SSE2 takes
+ * them. */
 #if defined(__GNUC__)
 #define SL__MAYBE_UNUSED __attribute__((unused))
 #else
@@ -168,9 +169,12 @@ typedef struct sl__tile_job {
 } sl__tile_job;
 
 /* Where tile t of n elements starts: as many tiles as SL__TILE takes,
- * of equal sides (one apart), so that none is a sliver of lone elements. */
+ * of equal sides (the first n % tiles one longer), so that none is a
+ * sliver of lone elements; no product of t and n, which could overflow. */
 static int64_t sl__tile_start(int64_t t, int64_t n) {
-  return t * n / ((n + SL__TILE - 1) / SL__TILE);
+  const int64_t tiles = (n + SL__TILE - 1) / SL__TILE;
+  const int64_t side = n / tiles, longer = n % tiles;
+  return t * side + (t < longer ? t : longer);
 }
 
 /* Units [begin, end): unit u is tile row u % rows of the plane at the

@@ -93,6 +93,13 @@ int main(int argc, char **argv) {
   long reads = arg_or(argc, argv, 4, "READS_PER_THREAD", 8388608);
   const long reps = arg_or(argc, argv, 5, "REPS", 7);
   if (mib < 0 || threads < 0 || reads < 0 || reps < 0) return 2;
+  if (mib > (1L << 24) || threads > 4096) { /* MIB << 20 must not wrap */
+    fprintf(stderr,
+            "random_lines: MIB at most 16777216 and THREADS at most 4096, "
+            "got %ld and %ld\n",
+            mib, threads);
+    return 2;
+  }
   reads = (reads + STREAMS - 1) / STREAMS * STREAMS;
   const size_t bytes = (size_t)mib << 20;
   job j = {.buf = malloc(bytes),
