@@ -103,8 +103,6 @@ static void test_broadcast_and_chunks(void) {
   }
 }
 
-/* A transposed x, a mask expanded with stride 0, a stepped source and a
- * stepped out. */
 /*
  * Long contiguous rows of every element size, with runs of false and of
  * true and nonzero mask bytes other than 1 (the vector expand of 4- and
@@ -204,6 +202,49 @@ static void test_transposed_mask(void) {
     }
 }
 
+/* An x stored column-major (a step of 70 elements along its rows, a cache
+ * line or more: the kernels copy it into out by tiles and take x from out
+ * in place) under a mask of runs and a pattern: every variant against a
+ * naive loop, for 1- to 16-byte elements, on 1 and 2 threads. */
+static void test_transposed_x(void) {
+  enum { R = 70, C = 130 };
+  static unsigned char mask[R * C], x_t[C * R * 16], out[R * C * 16];
+  static unsigned char want[R * C * 16], source[R * C * 16];
+  int64_t count = 0;
+  for (int p = 0; p < R * C; ++p) {
+    mask[p] = (unsigned char)(p / 50 % 2 ? (p * 7) % 3 == 0 : p / 50 % 4 == 0);
+    count += mask[p];
+  }
+  for (int b = 0; b < R * C * 16; ++b)
+    x_t[b] = (unsigned char)(b * 3 + 1), source[b] = (unsigned char)(251 - b);
+  const sl_dtype dts[] = {SL_U8, SL_F16, SL_F32, SL_I64, SL_C128};
+  for (size_t d = 0; d < sizeof dts / sizeof dts[0]; ++d) {
+    const size_t es = sl_dtype_size(dts[d]);
+    for (int p = 0, k = 0; p < R * C; ++p) {
+      const size_t at_x = ((size_t)(p % C) * R + (size_t)(p / C)) * es;
+      memcpy(want + (size_t)p * es,
+             mask[p] ? source + (size_t)k++ * es : x_t + at_x, es);
+    }
+    const int64_t xs[2] = {R, C};
+    sl_tensor x = sl_tensor_make(dts[d], 2, xs, x_t);
+    x.strides[0] = 1, x.strides[1] = R;
+    FOR_EACH_VARIANT(SL_OP_MASKED_SCATTER, v) {
+      for (int threads = 1; threads <= 2; ++threads) {
+        sl_ctx ctx;
+        sl_ctx_init(&ctx);
+        ctx.threads = threads;
+        memset(out, 0xee, sizeof out);
+        CHECK(ms(&ctx, v->name, x, sl_tensor_make(SL_BOOL, 2, xs, mask),
+                 sl_tensor_make(dts[d], 1, &count, source),
+                 sl_tensor_make(dts[d], 2, xs, out)) == SL_STATUS_OK);
+        CHECK_MSG(memcmp(out, want, (size_t)R * C * es) == 0,
+                  "%s %s on %d threads differs from the loop", v->name,
+                  sl_dtype_name(dts[d]), threads);
+      }
+    }
+  }
+}
+
 /*
  * Rows under one mask element each (a mask [R, 1]: false, true, false,
  * ...) with x broadcast along the rows (stride 0: a false row is a fill)
@@ -254,6 +295,8 @@ static void test_uniform_rows(void) {
       }
 }
 
+/* A transposed x, a mask expanded with stride 0, a stepped source and a
+ * stepped out. */
 static void test_strides(void) {
   sl_ctx ctx;
   sl_ctx_init(&ctx);
@@ -419,6 +462,7 @@ int main(void) {
   test_broadcast_and_chunks();
   test_long_rows();
   test_transposed_mask();
+  test_transposed_x();
   test_uniform_rows();
   test_strides();
   test_empty();
