@@ -229,6 +229,8 @@ int sl__copy_tiled(sl_tensor *out, const sl_tensor *x, int threads) {
                     .ob = out->strides[b],
                     .tile = sl__tiles[sl__elem_class(es)]};
   j.rows = (j.nb + SL__TILE - 1) / SL__TILE;
-  sl__for_chunks(threads, sl__numel(&j.rest_x) * j.rows, sl__tile_range, &j);
+  /* the team by the elements: a plane of 2000x2001 is 63 tile rows */
+  sl__for_units(threads, sl__numel(x), sl__numel(&j.rest_x) * j.rows,
+                sl__tile_range, &j);
   return 1;
 }

@@ -94,7 +94,14 @@ void sl__slabs_plan(sl__slabs *s, int ndim, const int64_t *shape,
 void sl__for_chunks(int threads, int64_t n,
                     void (*fn)(void *user, int64_t begin, int64_t end),
                     void *user) {
-  int team = sl__team(threads, n);
+  sl__for_units(threads, n, n, fn, user);
+}
+
+void sl__for_units(int threads, int64_t elements, int64_t n,
+                   void (*fn)(void *user, int64_t begin, int64_t end),
+                   void *user) {
+  int team = sl__team(threads, elements);
+  if (team > n) team = n > 1 ? (int)n : 1;
 #pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
   for (int t = 0; t < team; ++t) {
     int64_t b, e;

@@ -219,6 +219,12 @@ static inline int sl__team(int threads, int64_t n) {
 void sl__for_chunks(int threads, int64_t n,
                     void (*fn)(void *user, int64_t begin, int64_t end),
                     void *user);
+/* The same over n units of work that hold `elements` elements in all (a
+ * unit: a row of tiles), the team sized by the elements, at most one
+ * thread a unit. */
+void sl__for_units(int threads, int64_t elements, int64_t n,
+                   void (*fn)(void *user, int64_t begin, int64_t end),
+                   void *user);
 
 /*
  * The panel walk of a gather-like kernel (every output element has one

@@ -107,10 +107,11 @@ static void test_slabs(void) {
  * axes swapped, every element size, extents around the tile side: equal
  * to the per-element formula; the tiled copy takes them all. */
 static void test_copy_tiled(void) {
-  /* the last two: sides just past a block (8) and a tile (32) */
+  /* then sides just past a block (8) and a tile (32), and a plane of 7
+   * tile rows large enough for a team of two threads */
   static const int64_t extents[][3] = {{79, 76, 3}, {33, 65, 2},  {1, 130, 70},
                                        {64, 64, 1}, {5, 200, 31}, {38, 9, 38},
-                                       {8, 17, 33}};
+                                       {8, 17, 33}, {1, 200, 201}};
   static const sl_dtype dts[] = {SL_I8, SL_I16, SL_F32, SL_F64, SL_C128};
   int tiled = 0;
   for (size_t e = 0; e < sizeof extents / sizeof *extents; ++e)
@@ -142,7 +143,7 @@ static void test_copy_tiled(void) {
         free(xm);
         free(om);
       }
-  CHECK(tiled == 60); /* 60 of the 70 layouts step a line along out's rows */
+  CHECK(tiled == 70); /* 70 of the 80 layouts step a line along out's rows */
 }
 
 /* The elements a tensor's memory holds: a broadcast axis counts once, an
