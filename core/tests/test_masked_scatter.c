@@ -23,6 +23,15 @@ static sl_status ms(sl_ctx *ctx, const char *variant, sl_tensor x,
   return sl_run(ctx, variant, &c);
 }
 
+/* ms on a fresh context of `threads` threads. */
+static sl_status ms_on(int threads, const char *variant, sl_tensor x,
+                       sl_tensor mask, sl_tensor source, sl_tensor out) {
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  ctx.threads = threads;
+  return ms(&ctx, variant, x, mask, source, out);
+}
+
 /* Seed 003 describes LibTorch's masked_scatter: source's elements, in
  * order, go to the true positions in order. Its documented example:
  * x = zeros(2,5), mask = [[0,0,0,1,1],[1,1,0,1,1]], source = arange(10)
@@ -230,13 +239,10 @@ static void test_transposed_x(void) {
     x.strides[0] = 1, x.strides[1] = R;
     FOR_EACH_VARIANT(SL_OP_MASKED_SCATTER, v) {
       for (int threads = 1; threads <= 2; ++threads) {
-        sl_ctx ctx;
-        sl_ctx_init(&ctx);
-        ctx.threads = threads;
         memset(out, 0xee, sizeof out);
-        CHECK(ms(&ctx, v->name, x, sl_tensor_make(SL_BOOL, 2, xs, mask),
-                 sl_tensor_make(dts[d], 1, &count, source),
-                 sl_tensor_make(dts[d], 2, xs, out)) == SL_STATUS_OK);
+        CHECK(ms_on(threads, v->name, x, sl_tensor_make(SL_BOOL, 2, xs, mask),
+                    sl_tensor_make(dts[d], 1, &count, source),
+                    sl_tensor_make(dts[d], 2, xs, out)) == SL_STATUS_OK);
         CHECK_MSG(memcmp(out, want, (size_t)R * C * es) == 0,
                   "%s %s on %d threads differs from the loop", v->name,
                   sl_dtype_name(dts[d]), threads);
@@ -279,13 +285,10 @@ static void test_uniform_rows(void) {
         src.strides[0] = sstep;
         FOR_EACH_VARIANT(SL_OP_MASKED_SCATTER, v) {
           for (int threads = 1; threads <= 2; ++threads) {
-            sl_ctx ctx;
-            sl_ctx_init(&ctx);
-            ctx.threads = threads;
             memset(out, 0xee, sizeof out);
-            CHECK(ms(&ctx, v->name, tx,
-                     sl_tensor_make(SL_BOOL, 2, mshape, (void *)mask_r), src,
-                     sl_tensor_make(dts[d], 2, shape, out)) == SL_STATUS_OK);
+            CHECK(ms_on(threads, v->name, tx,
+                        sl_tensor_make(SL_BOOL, 2, mshape, (void *)mask_r), src,
+                        sl_tensor_make(dts[d], 2, shape, out)) == SL_STATUS_OK);
             CHECK_MSG(memcmp(out, want, (size_t)R * C * es) == 0,
                       "%s %s x step %d source step %d on %d threads differs "
                       "from the loop",
