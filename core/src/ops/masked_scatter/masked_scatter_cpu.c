@@ -211,9 +211,8 @@ static unsigned char *sl__mask_row_major(const sl_tensor *x, sl_tensor *mask,
  * transposed x) is copied into out first, by tiles (sl__copy_strided),
  * and the walk then takes x from out itself, in place: a position's
  * element of x is read just before the same element of out is written.
- * Read along out's rows, such an x cost a line a position (i8 4490x4489
- * transposed under a 1x4489 mask: 58 ms, 0.81x LibTorch). rm's x is then
- * out.
+ * Read along out's rows, such an x cost a cache line a position
+ * (docs/notes/benchmarks-2026.md, session ak). rm's x is then out.
  */
 static void sl__x_from_out(sl_call *rm, int threads) {
   const sl_tensor *x = &rm->arg[0], *out = &rm->arg[3];
