@@ -2,13 +2,16 @@
  * index_reduce f16/bf16 sum, prod and mean by slices (index_reduce_half.c)
  * into more targets than one pass holds at a row's width: the slots then
  * go one at a time (by target), each over its contributions in index
- * order; and into a few of many long slices: out := x then copies the
- * others only and the targeted ones start from x, on threads that split
- * the columns. Each call with a contiguous out is compared, bit for
- * bit, with the same call into a spaced out (the line walk, which takes
- * any strides), on every deterministic variant, with and without x.
- * Also amax and amin of updates broadcast along the columns (one value a
- * row, column stride 0), which the slices combine by a loop of their own.
+ * order, on threads that split the slots; and into a few of many long
+ * slices: out := x then copies the others only and the targeted ones
+ * start from x, on threads that split the columns. Between them, rows of
+ * 300 with a third of them untargeted: the untargeted copied by a team
+ * over their hundreds of runs. Each call with a contiguous out is
+ * compared, bit for bit, with the same call into a spaced out (the line
+ * walk, which takes any strides), on every deterministic variant, with
+ * and without x. Also amax and amin of updates broadcast along the
+ * columns (one value a row, column stride 0), which the slices combine
+ * by a loop of their own.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -28,6 +31,9 @@ typedef struct shape {
 static const shape many_targets = {1500, 3000, 96};
 /* At most 5 of 12 slices, rows long enough for cpu.omp to split them. */
 static const shape few_targets = {12, 5, 20000};
+/* About 550 untargeted slices in some 350 runs of 600 bytes a row: more
+ * runs than one call each, long enough for a team over the slices. */
+static const shape long_rows = {1500, 1500, 300};
 
 /* Runs the call into out: contiguous, or rows c + 1 apart (spaced: room
  * for n * (c + 1) elements). */
@@ -38,6 +44,7 @@ static sl_status run_into(const char *variant, const sl_tensor *x,
   if (spaced) o.strides[0] = x->shape[1] + 1;
   sl_ctx ctx;
   sl_ctx_init(&ctx);
+  ctx.threads = 2; /* the team splits, on any machine */
   return run_index_reduce(&ctx, variant, x, 0, index, updates, r, self, &o);
 }
 
@@ -113,6 +120,8 @@ int main(void) {
   check_targets(SL_F16, SL_REDUCE_PROD, few_targets);
   check_targets(SL_BF16, SL_REDUCE_SUM, few_targets);
   check_targets(SL_F16, SL_REDUCE_MEAN, few_targets);
+  check_targets(SL_BF16, SL_REDUCE_SUM, long_rows);
+  check_targets(SL_F16, SL_REDUCE_PROD, long_rows);
   check_targets(SL_F16, SL_REDUCE_AMIN, many_targets);
   check_targets(SL_BF16, SL_REDUCE_AMAX, few_targets);
   return sl_test_finish("test_index_reduce_targets");

@@ -61,6 +61,7 @@ typedef struct sl__half_job {
    * comes first and they start from out */
   const uint16_t *x;
   int64_t nu, width; /* slots; columns a pass takes */
+  int64_t k0, k1;    /* by target: the slots this call takes */
   float *acc;        /* one accumulator of nu x width per thread (one
                         row of width by target) */
   int next_acc;      /* the next free accumulator (atomic) */
@@ -173,7 +174,7 @@ static void sl__half_pass_by_target(const sl__half_job *h, float *acc,
   const int64_t ahead =
       lines < SL__IR_HALF_AHEAD_LINES ? lines : SL__IR_HALF_AHEAD_LINES;
   const uint16_t *from = sl__half_from(h, out, o, j);
-  for (int64_t k = 0; k < h->nu; ++k) {
+  for (int64_t k = h->k0; k < h->k1; ++k) {
     if (h->first[k + 1] - h->first[k] <= SL__IR_HALF_FEW) {
       sl__half_slot_by_blocks(h, k, acc, o, j, w);
       continue;
@@ -192,14 +193,17 @@ static void sl__half_pass_by_target(const sl__half_job *h, float *acc,
   }
 }
 
-/* Blocks [o0, o1) x columns [j0, j1) (an sl__blocks_fn), a run
- * (sl__slices_run) and `width` columns at a time in an accumulator of this
- * call's own. */
-static void sl__half_range(const void *user, int64_t o0, int64_t o1, int64_t j0,
-                           int64_t j1) {
-  sl__half_job *h = (sl__half_job *)(uintptr_t)user;
+/* This call's accumulator: one of nu x width (one row of width by
+ * target) a thread. */
+static float *sl__half_acc(sl__half_job *h) {
   const int mine = __atomic_fetch_add(&h->next_acc, 1, __ATOMIC_RELAXED);
-  float *acc = h->acc + (int64_t)mine * (h->order ? 1 : h->nu) * h->width;
+  return h->acc + (int64_t)mine * (h->order ? 1 : h->nu) * h->width;
+}
+
+/* Blocks [o0, o1) x columns [j0, j1), a run (sl__slices_run) and `width`
+ * columns at a time in acc. */
+static void sl__half_columns(const sl__half_job *h, float *acc, int64_t o0,
+                             int64_t o1, int64_t j0, int64_t j1) {
   sl__half_job run = *h;
   for (int64_t r = j0, len; r < j1; r += len) {
     len = sl__slices_run(&h->s, r, j1, &run.s);
@@ -209,6 +213,48 @@ static void sl__half_range(const void *user, int64_t o0, int64_t o1, int64_t j0,
         (h->order ? sl__half_pass_by_target : sl__half_pass)(
             &run, acc, o, j, len - j < h->width ? len - j : h->width);
   }
+}
+
+/* An sl__blocks_fn: every slot over blocks [o0, o1) x columns [j0, j1). */
+static void sl__half_range(const void *user, int64_t o0, int64_t o1, int64_t j0,
+                           int64_t j1) {
+  sl__half_job *h = (sl__half_job *)(uintptr_t)user;
+  sl__half_columns(h, sl__half_acc(h), o0, o1, j0, j1);
+}
+
+/* The first slot whose contributions start at p or later. */
+static int64_t sl__half_slot_from(const sl__half_job *h, int64_t p) {
+  int64_t lo = 0, hi = h->nu;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (h->first[mid] < p)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* By target, an sl__for_units unit a contribution: the slots whose
+ * contributions start in [b, e), over every block and column. */
+static void sl__half_slot_range(void *user, int64_t b, int64_t e) {
+  sl__half_job *h = user, mine = *h;
+  mine.k0 = sl__half_slot_from(h, b), mine.k1 = sl__half_slot_from(h, e);
+  sl__half_columns(&mine, sl__half_acc(h), 0, h->s.outer, 0, h->s.inner);
+}
+
+/* Whether a team takes the slots by target apart, whole rows each: where
+ * sl__for_blocks would split the columns (fewer blocks than threads) and
+ * no slot holds more than a thread's share of the contributions. A bf16
+ * sum of 2496 rows of 3274 into 1700 targets, its columns split in two,
+ * had each thread read 51 lines of a row before the next row. */
+static int sl__half_by_slots(const sl__half_job *h, int threads) {
+  if (!h->order || threads < 2 || h->s.outer >= threads) return 0;
+  int64_t most = 0;
+  for (int64_t k = 0; k < h->nu; ++k)
+    if (h->first[k + 1] - h->first[k] > most)
+      most = h->first[k + 1] - h->first[k];
+  return most * threads <= h->s.m;
 }
 
 /* Slots numbered as the index first meets its targets: slot[i], target[k]
@@ -268,27 +314,95 @@ static int sl__half_by_target(const sl__half_job *h) {
 }
 
 /* Untargeted slices in runs of at most this many copies a block: past it
- * out := x goes whole (a call per run). */
+ * out := x goes whole (a call per run), unless the runs are long
+ * (SL__IR_HALF_RUN_BYTES). */
 enum { SL__IR_HALF_MAX_RUNS = 64 };
 
-/* The runs of slices no contribution targets, [run[2r], run[2r + 1]) for
- * r < the count returned; -1 past SL__IR_HALF_MAX_RUNS. */
-static int sl__half_untargeted_runs(const sl__half_job *h, uint8_t *hit,
-                                    int64_t *run) {
+/* Runs of untargeted slices this long on average (bytes a block) go as
+ * one team over the slices, however many runs: a bf16 sum into 1700 of
+ * 3274 rows of 3274 copied all of x first, out's targeted rows through
+ * memory twice. */
+enum { SL__IR_HALF_RUN_BYTES = 256 };
+
+/* The slices no contribution targets, ascending, in rows (room for n):
+ * their count, and in *runs how many runs of adjacent ones they make. */
+static int64_t sl__half_untargeted(const sl__half_job *h, uint8_t *hit,
+                                   int64_t *rows, int64_t *runs) {
   for (int64_t k = 0; k < h->nu; ++k) hit[h->target[k]] = 1;
-  int runs = 0;
-  for (int64_t t = 0; t < h->s.n;) {
-    if (hit[t]) {
-      ++t;
-      continue;
+  int64_t count = 0;
+  *runs = 0;
+  for (int64_t t = 0; t < h->s.n; ++t)
+    if (!hit[t]) {
+      *runs += count == 0 || rows[count - 1] != t - 1;
+      rows[count++] = t;
     }
-    int64_t e = t;
-    while (e < h->s.n && !hit[e]) ++e;
-    if (runs == SL__IR_HALF_MAX_RUNS) return -1;
-    run[2 * runs] = t, run[2 * runs + 1] = e, ++runs;
-    t = e;
+  return count;
+}
+
+/* out := x over the untargeted slices rows[b .. e) (an sl__for_units
+ * unit each), adjacent ones in one copy a block. */
+typedef struct sl__half_rows {
+  const sl__half_job *h;
+  const int64_t *rows;
+  const uint16_t *x;
+} sl__half_rows;
+
+static void sl__half_copy_rows(void *user, int64_t b, int64_t e) {
+  const sl__half_rows *c = user;
+  const sl__slices *s = &c->h->s;
+  for (int64_t i = b, r; i < e; i = r) {
+    for (r = i + 1; r < e && c->rows[r] == c->rows[r - 1] + 1;) ++r;
+    const size_t bytes = (size_t)((r - i) * s->inner) * 2;
+    for (int64_t o = 0; o < s->outer; ++o) {
+      const int64_t at = (o * s->n + c->rows[i]) * s->inner;
+      memcpy((uint16_t *)(void *)s->out + at, c->x + at, bytes);
+    }
   }
-  return runs;
+}
+
+/* out := x over the runs of untargeted slices one call each, rows[] as
+ * sl__half_untargeted leaves it. */
+static void sl__half_copy_runs(const sl__half_job *h, const sl_tensor *x,
+                               const int64_t *rows, int64_t count,
+                               int threads) {
+  const int64_t block = h->s.n * h->s.inner;
+  for (int64_t i = 0, r; i < count; i = r) {
+    for (r = i + 1; r < count && rows[r] == rows[r - 1] + 1;) ++r;
+    /* the run in every block: outer rows of its slices' elements */
+    const int64_t at = rows[i] * h->s.inner;
+    sl_tensor to = *x, from;
+    to.ndim = 2;
+    to.shape[0] = h->s.outer;
+    to.shape[1] = (r - i) * h->s.inner;
+    to.strides[0] = block, to.strides[1] = 1;
+    from = to;
+    to.data = (uint16_t *)(void *)h->s.out + at;
+    from.data = (uint16_t *)x->data + at;
+    sl__copy_strided(&to, &from, threads);
+  }
+}
+
+/* out := x over the untargeted slices, by runs or by slices; 0 where
+ * out := x had better go whole (or memory is short), having done
+ * nothing. */
+static int sl__half_copy_slices(const sl__half_job *h, const sl_tensor *x,
+                                int threads) {
+  uint8_t *hit = sl__calloc((size_t)h->s.n, 1);
+  int64_t *rows = sl__malloc((size_t)h->s.n * sizeof *rows), runs = 0;
+  const int64_t count =
+      hit && rows ? sl__half_untargeted(h, hit, rows, &runs) : 0;
+  const int long_runs =
+      runs && count * h->s.inner * 2 / runs >= SL__IR_HALF_RUN_BYTES;
+  const int done = hit && rows && (long_runs || runs <= SL__IR_HALF_MAX_RUNS);
+  if (done && long_runs) {
+    sl__half_rows c = {h, rows, x->data};
+    sl__for_units(threads, h->s.outer * count * h->s.inner, count,
+                  sl__half_copy_rows, &c);
+  } else if (done)
+    sl__half_copy_runs(h, x, rows, count, threads);
+  sl__free(rows);
+  sl__free(hit);
+  return done;
 }
 
 /* With x laid out as out (and not out itself), out := x over the
@@ -300,27 +414,8 @@ static int sl__half_copy_untargeted(const sl_call *c, sl__half_job *h,
                                     int threads) {
   const sl_tensor *x = &c->arg[0];
   if (!h->s.include_self || x->data == c->arg[3].data ||
-      !sl_tensor_is_contiguous(x))
+      !sl_tensor_is_contiguous(x) || !sl__half_copy_slices(h, x, threads))
     return 0;
-  uint8_t *hit = sl__calloc((size_t)h->s.n, 1);
-  int64_t run[2 * SL__IR_HALF_MAX_RUNS];
-  const int runs = hit ? sl__half_untargeted_runs(h, hit, run) : -1;
-  sl__free(hit);
-  if (runs < 0) return 0;
-  const int64_t block = h->s.n * h->s.inner;
-  for (int r = 0; r < runs; ++r) {
-    /* the run in every block: outer rows of its slices' elements */
-    const int64_t at = run[2 * r] * h->s.inner;
-    sl_tensor to = *x, from;
-    to.ndim = 2;
-    to.shape[0] = h->s.outer;
-    to.shape[1] = (run[2 * r + 1] - run[2 * r]) * h->s.inner;
-    to.strides[0] = block, to.strides[1] = 1;
-    from = to;
-    to.data = (uint16_t *)(void *)h->s.out + at;
-    from.data = (uint16_t *)x->data + at;
-    sl__copy_strided(&to, &from, threads);
-  }
   h->x = x->data;
   return 1;
 }
@@ -361,9 +456,12 @@ int sl__index_half_slices(sl_call *c, int threads) {
   if (ok && !sl__half_copy_untargeted(c, &h, threads))
     sl__copy_strided(&c->arg[3], &c->arg[0], threads);
   if (ok) {
-    if (m && h.s.outer)
-      sl__for_blocks(threads, h.s.outer, h.s.inner, h.s.outer * m * h.s.inner,
-                     sl__half_range, &h);
+    const int64_t work = h.s.outer * m * h.s.inner;
+    h.k0 = 0, h.k1 = h.nu;
+    if (m && h.s.outer && sl__half_by_slots(&h, threads))
+      sl__for_units(threads, work, m, sl__half_slot_range, &h);
+    else if (m && h.s.outer)
+      sl__for_blocks(threads, h.s.outer, h.s.inner, work, sl__half_range, &h);
   }
   sl__free(h.acc);
   sl__free(count);
