@@ -94,7 +94,10 @@ typedef struct sl__scatter_walk {
   const char *src;
   const int64_t *sst;
   int64_t out_bytes; /* all of out, for sizing panels */
-  int wide;          /* handed to the row loops (sl__rows_block) */
+  /* bytes of out along each axis the index decides (its extent times its
+   * stride), 0 on the others: how far apart a row's lookups land */
+  int64_t span[SL_MAX_DIMS];
+  int wide; /* handed to the row loops (sl__rows_block) */
   /* the rows write src (no reduce): an element ends with its last write,
    * so positions that differ only along an axis the index does not move
    * along (a broadcast index: one target for all of them) may come in any

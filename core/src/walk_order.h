@@ -21,7 +21,13 @@ typedef struct sl__row_order {
   int index, lookup;   /* which of the three they are */
   int64_t index_lines; /* lines of the index one position reads */
   unsigned named;      /* axes whose coordinate the index decides */
-  unsigned movable;    /* axes that may take the rows */
+  /* named axes along which the looked-up operand's lookups share lines,
+   * and how many lines they spread over (near_lines[d]): the next row
+   * along such an axis reuses this row's lookups' lines while they all
+   * stay in L1 */
+  unsigned near;
+  int64_t near_lines[SL_MAX_DIMS];
+  unsigned movable; /* axes that may take the rows */
   /* what starting a row costs the caller's row loop, in the units of
    * sl__row_axis_cost (spread over the row's elements) */
   int64_t row_start;

@@ -6,7 +6,8 @@
  * takes the rows instead; from rows of 8 on the last axis stays. The walk is a
  * scatter-like one through an f16 out and an i64 index [1, 1, M, L] along its
  * last axis, the shape the start cost was fitted on
- * (docs/notes/benchmarks-2026.md, "Short rows").
+ * (docs/notes/benchmarks-2026.md, "Short rows"). Also lookups near
+ * enough to share lines from one row to the next (check_near).
  */
 #include <stdint.h>
 
@@ -33,7 +34,48 @@ static int scatter_axis(int64_t L) {
   return sl__row_axis(&o);
 }
 
+/* The axis of an f32 scatter-like walk through index [R, K, K, C]
+ * broadcast along all but its last axis (index_reduce's view) into out
+ * [R, K, K, N] along the last, src [R, K, K, C] contiguous or
+ * column-major; out's lookups a row spread over N * 4 bytes, near
+ * (walk_order.h) when told so. */
+static int near_axis(int64_t R, int64_t K, int64_t C, int64_t N,
+                     int column_major, int near) {
+  const int64_t shape[4] = {R, K, K, C};
+  const int64_t ost[4] = {K * K * N, K * N, N, 0}, ist[4] = {0, 0, 0, 1};
+  const int64_t sst[2][4] = {{K * K * C, K * C, C, 1},
+                             {1, R, R * K, R * K * K}};
+  const int64_t *const st[3] = {ost, ist, sst[column_major]};
+  sl__row_order o = {.ndim = 4, .shape = shape, .index = 1, .lookup = 0};
+  o.row_start = SL__ROWS_ROW_START;
+  o.index_lines = sl__row_index_lines(1, 8);
+  o.named = 1u << 3;
+  o.movable = ~0u;
+  sl__row_order_steps(&o, st, 4, 8);
+  o.step[0][3] = near ? N * 4 / C : 64;
+  if (near) o.near = 1u << 3, o.near_lines[3] = (N * 4 + 63) / 64;
+  return sl__row_axis(&o);
+}
+
+/* Rows along axis 0 through a column-major src read it in order; out's
+ * lookups (4 lines a row of 58 f32) stay in L1 from one row to the next
+ * while the rows are short: 61 (the f32 index_reduce prod of [61,58,58,50]
+ * column-major into 58 along the last axis, 79 -> 24 ms), not 2000. */
+static void check_near(void) {
+  int axis;
+  CHECK_MSG((axis = near_axis(61, 58, 50, 58, 1, 1)) == 0,
+            "61 rows, near: axis %d", axis);
+  CHECK_MSG((axis = near_axis(61, 58, 50, 58, 1, 0)) == 3,
+            "61 rows, not near: axis %d", axis);
+  CHECK_MSG((axis = near_axis(2000, 58, 50, 58, 1, 1)) == 3,
+            "2000 rows, near: axis %d", axis);
+  /* contiguous src: the last axis streams */
+  CHECK_MSG((axis = near_axis(61, 58, 50, 58, 0, 1)) == 3,
+            "contiguous: axis %d", axis);
+}
+
 int main(void) {
+  check_near();
   for (int64_t L = 2; L <= 4; ++L)
     CHECK_MSG(scatter_axis(L) == 2, "rows of %lld: axis %d, expected 2",
               (long long)L, scatter_axis(L));
