@@ -819,11 +819,8 @@ static int sl__scatter_reduce_private(const sl__scatter_walk *s, sl_call *c,
  * own: below this, the per-slice set-up outweighs the rows. */
 #define SL__TARGET_MIN_SLICE ((int64_t)SL__TH_TARGET_SLICE)
 
-/* Whether the index moves along dim only (stride 0 or extent 1 on every
- * other axis), out having its rank: then all the positions at coordinate i
- * on dim go to out's slice index[i]. */
-static int sl__index_along_dim_only(const sl_tensor *index,
-                                    const sl_tensor *out, int dim) {
+int sl__index_along_dim_only(const sl_tensor *index, const sl_tensor *out,
+                             int dim) {
   if (index->ndim == 0 || out->ndim != index->ndim) return 0;
   for (int d = 0; d < index->ndim; ++d)
     if (d != dim && index->strides[d] != 0 && index->shape[d] > 1) return 0;
@@ -1018,10 +1015,13 @@ static int sl__scatter_reduce_rows_with(sl_call *c, sl__reduce_row_fn row,
       !sl__by_target_team(c, threads) &&
       sl__scatter_walk_run_copying(&s, &sl, &c->arg[3], &c->arg[0], threads))
     return 1;
-  sl__copy_strided(&c->arg[3], &c->arg[0], threads);
-  if (!c->p.include_self && !assign) {
-    _Alignas(16) unsigned char identity[16];
-    sl__reduce_set_identity(out->dtype, c->p.reduce, identity);
+  const int fill = !c->p.include_self && !assign;
+  _Alignas(16) unsigned char identity[16];
+  if (fill) sl__reduce_set_identity(out->dtype, c->p.reduce, identity);
+  /* out := x, with the identity where the walk goes when fill */
+  const int started = fill && sl__copy_identity_targets(c, identity, threads);
+  if (!started) sl__copy_strided(&c->arg[3], &c->arg[0], threads);
+  if (fill && !started) {
     sl__scatter_walk first = s;
     first.row =
         sl__reduce_row_for(out->dtype, SL_REDUCE_ASSIGN, index->dtype, 1);

@@ -187,4 +187,18 @@ int sl__scatter_reduce_mean_rows(sl_call *c, int threads, int parted);
  */
 int sl__scatter_reduce_rows_unchecked(sl_call *c, int threads, int64_t *bad);
 
+/* Whether the index moves along dim only (stride 0 or extent 1 on every
+ * other axis), out having its rank: then all the positions at coordinate i
+ * on dim go to out's slice index[i]. */
+int sl__index_along_dim_only(const sl_tensor *index, const sl_tensor *out,
+                             int dim);
+
+/* include_self=false with the index along dim only: out := x, and the
+ * identity (an element of out's dtype) over every slice along dim an
+ * index value names, in one pass over out (reduce_rows_identity.c).
+ * Returns 0, having done nothing, unless x and out are contiguous alike
+ * with 2-, 4- or 8-byte elements. */
+int sl__copy_identity_targets(const sl_call *c, const void *identity,
+                              int threads);
+
 #endif /* SL_REDUCE_ROWS_H */
