@@ -201,4 +201,12 @@ int sl__index_along_dim_only(const sl_tensor *index, const sl_tensor *out,
 int sl__copy_identity_targets(const sl_call *c, const void *identity,
                               int threads);
 
+/* The same by parts: out := x over out's slices along dim, the identity
+ * over those the m index values (index's elements `step` apart) name,
+ * the values in range. Returns 0, having done nothing, unless x and out
+ * are contiguous alike with 2-, 4- or 8-byte elements. */
+int sl__copy_identity_slices(const sl_tensor *x, const sl_tensor *out, int dim,
+                             const sl_tensor *index, int64_t m, int64_t step,
+                             const void *identity, int threads);
+
 #endif /* SL_REDUCE_ROWS_H */

@@ -30,8 +30,11 @@ typedef struct sl__ci {
       const int64_t at = (s - t0) * c->inner;                                  \
       const T *x = (const T *)(const void *)c->x + at;                         \
       T *out = (T *)(void *)c->out + at;                                       \
-      if (c->inner == 1) /* a select a lane */                                 \
-        for (int64_t t = t0; t < t1; ++t) out[t] = c->named[t] ? id : x[t];    \
+      if (c->inner == 1) /* masks a lane: a branch mispredicts */              \
+        for (int64_t t = t0; t < t1; ++t) {                                    \
+          const T keep = (T)((T)c->named[t] - 1u);                             \
+          out[t] = (T)((x[t] & keep) | (id & (T)~keep));                       \
+        }                                                                      \
       else                                                                     \
         for (int64_t t = t0; t < t1; ++t)                                      \
           for (int64_t j = t * c->inner; j < (t + 1) * c->inner; ++j)          \
@@ -88,39 +91,28 @@ static sl__ci_fn sl__ci_for(size_t es) {
   return es == 2 ? sl__ci_2 : es == 4 ? sl__ci_4 : es == 8 ? sl__ci_8 : NULL;
 }
 
-/* x and out contiguous, of one shape and dtype, and the index's
- * positions reaching all of out off dim (a scatter_reduce index may
- * cover part of it: the rest keeps x). */
-static int sl__ci_layouts(const sl_tensor *x, const sl_tensor *index,
-                          const sl_tensor *out, int dim) {
+/* x and out contiguous, of one shape and dtype. */
+static int sl__ci_layouts(const sl_tensor *x, const sl_tensor *out) {
   if (x->dtype != out->dtype || x->ndim != out->ndim ||
-      index->ndim != out->ndim || !sl_tensor_is_contiguous(x) ||
-      !sl_tensor_is_contiguous(out))
+      !sl_tensor_is_contiguous(x) || !sl_tensor_is_contiguous(out))
     return 0;
   for (int d = 0; d < out->ndim; ++d)
-    if (x->shape[d] != out->shape[d] ||
-        (d != dim && index->shape[d] != out->shape[d]))
-      return 0;
+    if (x->shape[d] != out->shape[d]) return 0;
   return 1;
 }
 
-int sl__copy_identity_targets(const sl_call *c, const void *identity,
-                              int threads) {
-  const sl_tensor *x = &c->arg[0], *index = &c->arg[1], *out = &c->arg[3];
-  const int dim = (int)c->p.dim;
+int sl__copy_identity_slices(const sl_tensor *x, const sl_tensor *out, int dim,
+                             const sl_tensor *index, int64_t m, int64_t step,
+                             const void *identity, int threads) {
   const sl__ci_fn fn = sl__ci_for(sl_dtype_size(out->dtype));
-  if (!fn || !sl__index_along_dim_only(index, out, dim) || dim >= out->ndim ||
-      !sl__ci_layouts(x, index, out, dim))
-    return 0;
+  if (!fn || dim < 0 || dim >= out->ndim || !sl__ci_layouts(x, out)) return 0;
   sl__ci ci = {.x = x->data, .out = out->data, .identity = identity};
   ci.n = out->shape[dim];
   ci.inner = 1;
   for (int d = dim + 1; d < out->ndim; ++d) ci.inner *= out->shape[d];
   const int64_t numel = sl__numel(out);
   if (numel == 0) return 1;
-  sl__ci_marks marks = {index, index->strides[dim], 0, ci.n, 0, 1, NULL};
-  /* no position (an index like [6, 0]): no value to read, nothing named */
-  marks.m = sl__numel(index) ? index->shape[dim] : 0;
+  sl__ci_marks marks = {index, step, m, ci.n, 0, 1, NULL};
   if (ci.n <= SL__CI_TEAM_TARGETS && threads > 1) marks.parts = threads;
   /* a pair of lines apart: the L2 fetches lines in pairs */
   marks.stride = (ci.n + 127) / 128 * 128 + 128;
@@ -132,4 +124,26 @@ int sl__copy_identity_targets(const sl_call *c, const void *identity,
   sl__for_units(threads, numel, numel / ci.inner, fn, &ci);
   sl__free(named);
   return 1;
+}
+
+/* The index's positions reach all of out off dim: a scatter_reduce index
+ * may cover part of it (the rest keeps x). */
+static int sl__ci_covers(const sl_tensor *index, const sl_tensor *out,
+                         int dim) {
+  for (int d = 0; d < out->ndim; ++d)
+    if (d != dim && index->shape[d] != out->shape[d]) return 0;
+  return 1;
+}
+
+int sl__copy_identity_targets(const sl_call *c, const void *identity,
+                              int threads) {
+  const sl_tensor *index = &c->arg[1];
+  const int dim = (int)c->p.dim;
+  if (!sl__index_along_dim_only(index, &c->arg[3], dim) ||
+      !sl__ci_covers(index, &c->arg[3], dim))
+    return 0;
+  /* no position (an index like [6, 0]): no value to read, nothing named */
+  const int64_t m = sl__numel(index) ? index->shape[dim] : 0;
+  return sl__copy_identity_slices(&c->arg[0], &c->arg[3], dim, index, m,
+                                  index->strides[dim], identity, threads);
 }
