@@ -538,6 +538,53 @@ static void test_few_columns(void) {
   }
 }
 
+/* index_reduce_backward sum and assign of one block (x [N] or [N, 3]
+ * along dim 0) through a long random index: the threads split the
+ * contributions, each gathering its slices of grad_updates (a plain
+ * gather for one column), grad_x written before in one pass with its
+ * zeros. grad_updates[i] is g[index[i]]; grad_x is g, zero at the
+ * targets for assign or without self. */
+static void test_one_block(void) {
+  enum { N = 30011, M = 40009, CMAX = 3 };
+  static float g[N * CMAX], gx[N * CMAX], u[M * CMAX], gu[M * CMAX];
+  static int64_t idx[M];
+  static uint8_t hit[N];
+  uint32_t s = 7;
+  for (int i = 0; i < N * CMAX; ++i) g[i] = (float)i;
+  for (int i = 0; i < M; ++i) {
+    s = s * 1103515245u + 12345u;
+    idx[i] = (s >> 8) % N;
+    hit[idx[i]] = 1;
+  }
+  const sl_reduce reds[2] = {SL_REDUCE_SUM, SL_REDUCE_ASSIGN};
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  for (int64_t C = 1; C <= CMAX; C += CMAX - 1) {
+    const int64_t xs[2] = {N, C}, us[2] = {M, C}, m = M;
+    sl_tensor tg = sl_tensor_make(SL_F32, 2, xs, g),
+              tgx = sl_tensor_make(SL_F32, 2, xs, gx);
+    sl_tensor tu = sl_tensor_make(SL_F32, 2, us, u),
+              tgu = sl_tensor_make(SL_F32, 2, us, gu);
+    sl_tensor ti = sl_tensor_make(SL_I64, 1, &m, idx);
+    FOR_EACH_VARIANT(SL_OP_INDEX_REDUCE_BACKWARD, v)
+    for (int r = 0; r < 2; ++r)
+      for (int self = 0; self < 2; ++self) {
+        CHECK(run_bw(&ctx, v->name, SL_OP_INDEX_REDUCE_BACKWARD, &tg, &tg, &ti,
+                     &tu, &tg, &tgx, sizeof gx, &tgu, sizeof gu, 0, reds[r],
+                     self) == SL_STATUS_OK);
+        const int zero = !self || reds[r] == SL_REDUCE_ASSIGN;
+        int64_t bad = 0;
+        for (int64_t i = 0; i < M * C; ++i)
+          bad += gu[i] != g[idx[i / C] * C + i % C];
+        for (int64_t i = 0; i < N * C; ++i)
+          bad += gx[i] != (hit[i / C] && zero ? 0.0f : g[i]);
+        CHECK_MSG(bad == 0, "%s %s self %d C %lld: %lld gradients differ",
+                  v->name, sl_reduce_name(reds[r]), self, (long long)C,
+                  (long long)bad);
+      }
+  }
+}
+
 /* Many lines with zeros and ties: cpu.omp (3 threads) equals cpu.serial
  * bitwise, for both ops and every reduce. */
 static void test_omp_matches_serial(void) {
@@ -1462,6 +1509,7 @@ int main(void) {
   test_index_seed001();
   test_index_0d_and_axis1();
   test_few_columns();
+  test_one_block();
   test_omp_matches_serial();
   test_sparse_matches_dense();
   test_grouped_prod();
