@@ -15,6 +15,20 @@
 #include "sl_test.h"
 #include "walk_order.h"
 
+/* A scatter-like walk's row order over 4-D positions of `shape` with an
+ * i64 index along the last axis, elements es bytes wide, out's steps
+ * along that axis left to the caller. */
+static sl__row_order order_of(const int64_t *shape, const int64_t *const st[3],
+                              int64_t es) {
+  sl__row_order o = {.ndim = 4, .shape = shape, .index = 1, .lookup = 0};
+  o.row_start = SL__ROWS_ROW_START;
+  o.index_lines = sl__row_index_lines(1, 8);
+  o.named = 1u << 3;
+  o.movable = ~0u;
+  sl__row_order_steps(&o, st, es, 8);
+  return o;
+}
+
 /* The axis a scatter-like walk of f16 (i64 index, src [2, 1, M, L + 1])
  * takes through its index [1, 1, M, L], out [1, 1, 3M/2, 1], dim 3. */
 static int scatter_axis(int64_t L) {
@@ -24,12 +38,7 @@ static int scatter_axis(int64_t L) {
   const int64_t ist[4] = {M * L, M * L, L, 1};
   const int64_t sst[4] = {M * (L + 1), M * (L + 1), L + 1, 1};
   const int64_t *const st[3] = {ost, ist, sst};
-  sl__row_order o = {.ndim = 4, .shape = shape, .index = 1, .lookup = 0};
-  o.row_start = SL__ROWS_ROW_START;
-  o.index_lines = sl__row_index_lines(1, 8);
-  o.named = 1u << 3;
-  o.movable = ~0u;
-  sl__row_order_steps(&o, st, 2, 8);
+  sl__row_order o = order_of(shape, st, 2);
   o.step[0][3] = 64; /* the index decides out's line */
   return sl__row_axis(&o);
 }
@@ -46,12 +55,7 @@ static int near_axis(int64_t R, int64_t K, int64_t C, int64_t N,
   const int64_t sst[2][4] = {{K * K * C, K * C, C, 1},
                              {1, R, R * K, R * K * K}};
   const int64_t *const st[3] = {ost, ist, sst[column_major]};
-  sl__row_order o = {.ndim = 4, .shape = shape, .index = 1, .lookup = 0};
-  o.row_start = SL__ROWS_ROW_START;
-  o.index_lines = sl__row_index_lines(1, 8);
-  o.named = 1u << 3;
-  o.movable = ~0u;
-  sl__row_order_steps(&o, st, 4, 8);
+  sl__row_order o = order_of(shape, st, 4);
   o.step[0][3] = near ? N * 4 / C : 64;
   if (near) o.near = 1u << 3, o.near_lines[3] = (N * 4 + 63) / 64;
   return sl__row_axis(&o);
