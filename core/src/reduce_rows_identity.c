@@ -9,6 +9,8 @@
  */
 #include "reduce_rows.h"
 
+#include <string.h>
+
 #include "walk.h"
 
 typedef struct sl__ci {
@@ -23,7 +25,8 @@ typedef struct sl__ci {
 #define SL__CI_FN(bytes, T)                                                    \
   static void sl__ci_##bytes(void *user, int64_t s0, int64_t s1) {             \
     const sl__ci *c = user;                                                    \
-    const T id = *(const T *)c->identity;                                      \
+    T id; /* the caller's bytes: no alignment promised */                      \
+    memcpy(&id, c->identity, sizeof id);                                       \
     for (int64_t s = s0, t0, t1; s < s1; s += t1 - t0) {                       \
       t0 = s % c->n;                                                           \
       t1 = c->n - t0 < s1 - s ? c->n : t0 + (s1 - s);                          \
