@@ -386,10 +386,9 @@ sl__checked_row_fn sl__checked_row_for(sl_dtype dt, sl_reduce r,
  * it does, a line each unless the lookups of a row along d share lines
  * (out's span along d over the positions), those then `near` (o->near):
  * the next row's lookups land in the lines this row's did, if L1 holds
- * them (sl__row_axis_cost). A bf16
- * index_reduce prod of column-major updates [61,58,58,50] along the last
- * axis of 58 (232 bytes of f32 a row of out) ran its rows along that
- * axis, a line of updates an element, at 0.50x LibTorch.
+ * them (sl__row_axis_cost). Column-major updates into a last axis of 58
+ * f32 (232 bytes a row of out) otherwise ran their rows along that axis,
+ * a line of updates an element.
  */
 static int64_t sl__lookup_step(const sl__scatter_walk *s, sl__row_order *o,
                                int d, unsigned varying) {

@@ -7,9 +7,8 @@
 #define SL__REUSE_LINES 2048
 
 /* The lines a row's lookups along a near axis may hold for the next row:
- * L1's share. Reuse from L2 lost to rows along the last axis that stream
- * (an f32 index_reduce sum of [2000,4000] into [2000,16] along axis 1
- * with rows along axis 0: 2.5 -> 9.6 ms). */
+ * L1's share. Reuse from L2 lost to rows along a last axis that streams
+ * (docs/notes/benchmarks-2026.md, session al). */
 #define SL__NEAR_LINES 512
 
 /* A reused line of gather_nd's coordinates (m of them a position, each a
