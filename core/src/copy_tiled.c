@@ -215,7 +215,8 @@ int sl__copy_tiled(sl_tensor *out, const sl_tensor *x, int threads) {
   int a = -1, b = -1;
   for (int d = out->ndim - 1; d >= 0 && a < 0; --d)
     if (out->strides[d] == 1 && out->shape[d] > 1) a = d;
-  if (a < 0 || x->strides[a] * (int64_t)es < 64) return 0;
+  if (a < 0 || x->strides[a] < 0 || !sl__steps_a_line(x->strides[a], es))
+    return 0;
   for (int d = x->ndim - 1; d >= 0 && b < 0; --d)
     if (d != a && x->strides[d] == 1 && x->shape[d] > 1) b = d;
   if (b < 0 || out->strides[b] <= 0) return 0;

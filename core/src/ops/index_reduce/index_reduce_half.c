@@ -339,6 +339,14 @@ static int64_t sl__half_untargeted(const sl__half_job *h, uint8_t *hit,
   return count;
 }
 
+/* The end of the run of consecutive slices rows[i], rows[i] + 1, ...
+ * before `e`. */
+static int64_t sl__half_run_end(const int64_t *rows, int64_t i, int64_t e) {
+  int64_t r = i + 1;
+  while (r < e && rows[r] == rows[r - 1] + 1) ++r;
+  return r;
+}
+
 /* out := x over the untargeted slices rows[b .. e) (an sl__for_units
  * unit each), adjacent ones in one copy a block. */
 typedef struct sl__half_rows {
@@ -351,7 +359,7 @@ static void sl__half_copy_rows(void *user, int64_t b, int64_t e) {
   const sl__half_rows *c = user;
   const sl__slices *s = &c->h->s;
   for (int64_t i = b, r; i < e; i = r) {
-    for (r = i + 1; r < e && c->rows[r] == c->rows[r - 1] + 1;) ++r;
+    r = sl__half_run_end(c->rows, i, e);
     const size_t bytes = (size_t)((r - i) * s->inner) * 2;
     for (int64_t o = 0; o < s->outer; ++o) {
       const int64_t at = (o * s->n + c->rows[i]) * s->inner;
@@ -367,7 +375,7 @@ static void sl__half_copy_runs(const sl__half_job *h, const sl_tensor *x,
                                int threads) {
   const int64_t block = h->s.n * h->s.inner;
   for (int64_t i = 0, r; i < count; i = r) {
-    for (r = i + 1; r < count && rows[r] == rows[r - 1] + 1;) ++r;
+    r = sl__half_run_end(rows, i, count);
     /* the run in every block: outer rows of its slices' elements */
     const int64_t at = rows[i] * h->s.inner;
     sl_tensor to = *x, from;

@@ -8,6 +8,7 @@
  */
 #include <stdlib.h>
 
+#include "copy_tiled.h"
 #include "ops/masked_scatter/masked_scatter.h"
 #include "walk.h"
 
@@ -218,9 +219,7 @@ static void sl__x_from_out(sl_call *rm, int threads) {
   const sl_tensor *x = &rm->arg[0], *out = &rm->arg[3];
   const int last = x->ndim - 1;
   if (last < 1 || x->shape[last] < 2 || !sl_tensor_is_contiguous(out)) return;
-  const int64_t step =
-      x->strides[last] < 0 ? -x->strides[last] : x->strides[last];
-  if (step * (int64_t)sl_dtype_size(x->dtype) < 64) return;
+  if (!sl__steps_a_line(x->strides[last], sl_dtype_size(x->dtype))) return;
   sl__copy_strided(&rm->arg[3], x, threads);
   rm->arg[0] = *out;
 }
