@@ -21,12 +21,45 @@ typedef struct sl__ci {
   int64_t n, inner; /* out as [outer, n, inner], n along dim */
 } sl__ci;
 
-/* Slices [s0, s1) of out (an sl__for_units unit each), outer * n in all. */
+/* Blocks ([n, inner] of out) of fewer elements than this go by a mask
+ * per element of the block (one copy or fill where the block is all x or
+ * all identity): the loop below costs a division and a loop set-up a
+ * block, which a dim of extent 1 pays on every element. */
+enum { SL__CI_SHORT_BLOCK = 64 };
+
+/* Slices [s0, s1) of out (an sl__for_units unit each), outer * n in all;
+ * sl__ci_short_ for short blocks. */
 #define SL__CI_FN(bytes, T)                                                    \
+  static void sl__ci_short_##bytes(const sl__ci *c, T id, int64_t s0,          \
+                                   int64_t s1) {                               \
+    const int64_t block = c->n * c->inner, end = s1 * c->inner;                \
+    T keep[SL__CI_SHORT_BLOCK]; /* all ones: x's element; 0: the identity */   \
+    int64_t kept = 0;                                                          \
+    for (int64_t k = 0; k < block; ++k) {                                      \
+      keep[k] = (T)((T)c->named[k / c->inner] - 1u);                           \
+      kept += keep[k] != 0;                                                    \
+    }                                                                          \
+    const T *x = (const T *)(const void *)c->x;                                \
+    T *out = (T *)(void *)c->out;                                              \
+    int64_t e = s0 * c->inner;                                                 \
+    if (kept == block)                                                         \
+      memcpy(out + e, x + e, (size_t)(end - e) * sizeof(T));                   \
+    else if (!kept)                                                            \
+      for (; e < end; ++e) out[e] = id;                                        \
+    else                                                                       \
+      for (int64_t k = s0 % c->n * c->inner; e < end; ++e) {                   \
+        out[e] = (T)((x[e] & keep[k]) | (id & (T)~keep[k]));                   \
+        if (++k == block) k = 0;                                               \
+      }                                                                        \
+  }                                                                            \
   static void sl__ci_##bytes(void *user, int64_t s0, int64_t s1) {             \
     const sl__ci *c = user;                                                    \
     T id; /* the caller's bytes: no alignment promised */                      \
     memcpy(&id, c->identity, sizeof id);                                       \
+    if (c->n * c->inner < SL__CI_SHORT_BLOCK) {                                \
+      sl__ci_short_##bytes(c, id, s0, s1);                                     \
+      return;                                                                  \
+    }                                                                          \
     for (int64_t s = s0, t0, t1; s < s1; s += t1 - t0) {                       \
       t0 = s % c->n;                                                           \
       t1 = c->n - t0 < s1 - s ? c->n : t0 + (s1 - s);                          \
