@@ -11,6 +11,7 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core_test.h"
@@ -785,6 +786,51 @@ static void test_bad_inputs(void) {
 #undef O2
 }
 
+/* A long row of lengths, every 3rd element of a buffer (strided): the
+ * sums against a loop, then a negative length and a wrong sum near the
+ * end, and two lengths past INT64_MAX / 2 (the sum saturates, no
+ * overflow). */
+#define LS 100003
+static void test_long_lengths(void) {
+  static int64_t buf[3 * LS];
+  static float d[2 * LS], out[LS], want[LS];
+  int64_t n = 0;
+  for (int64_t k = 0; k < LS; ++k) n += buf[3 * k] = k % 5;
+  for (int64_t i = 0; i < n; ++i) d[i] = (float)((i * 7) % 13 - 6);
+  for (int64_t k = 0, i = 0; k < LS; i += buf[3 * k++]) {
+    want[k] = 0;
+    for (int64_t j = i; j < i + buf[3 * k]; ++j) want[k] += d[j];
+  }
+  sl_tensor td = sl_tensor_make(SL_F32, 1, (int64_t[]){n}, d);
+  sl_tensor tl = sl_tensor_make(SL_I64, 1, (int64_t[]){LS}, buf);
+  tl.strides[0] = 3;
+  sl_tensor to = sl_tensor_make(SL_F32, 1, (int64_t[]){LS}, out);
+  FOR_EACH_VARIANT(SL_OP_SEGMENT_REDUCE, v) {
+    sl_ctx ctx;
+    sl_ctx_init(&ctx);
+    sl_status st = run_fwd(&ctx, v->name, &td, 0, &tl, 0, SL_REDUCE_SUM, 0, 0,
+                           &to, sizeof out);
+    CHECK_MSG(st == SL_STATUS_OK, "%s: %s", v->name, ctx.msg);
+    int64_t bad = 0;
+    for (int64_t k = 0; k < LS; ++k) bad += out[k] != want[k];
+    CHECK_MSG(bad == 0, "%s: %lld wrong sums", v->name, (long long)bad);
+  }
+  const sl_status OOR = SL_STATUS_INDEX_OUT_OF_RANGE;
+  buf[3 * (LS - 10)] = -1;
+  expect_fail("negative length, last chunk", OOR, "lengths[99993] = -1", &td, 0,
+              &tl, 0, SL_REDUCE_SUM, 0, 0, &to);
+  buf[3 * (LS - 10)] = (LS - 10) % 5 + 1;
+  char msg[96];
+  snprintf(msg, sizeof msg, "sum to data.size(0) = %lld, got %lld",
+           (long long)n, (long long)n + 1);
+  expect_fail("sum one too big", OOR, msg, &td, 0, &tl, 0, SL_REDUCE_SUM, 0, 0,
+              &to);
+  buf[3] = buf[3 * (LS - 1)] = INT64_MAX / 2 + 1;
+  expect_fail("sum past INT64_MAX", OOR, "got 9223372036854775807", &td, 0, &tl,
+              0, SL_REDUCE_SUM, 0, 0, &to);
+}
+#undef LS
+
 /* The typed entry points, once each. */
 static void test_typed(void) {
   sl_ctx ctx;
@@ -823,6 +869,7 @@ int main(void) {
   test_half_columns();
   test_blocks();
   test_bad_inputs();
+  test_long_lengths();
   test_typed();
   return sl_test_finish("test_segment_reduce");
 }
