@@ -11,6 +11,19 @@
  * (docs/notes/benchmarks-2026.md, session al). */
 #define SL__NEAR_LINES 512
 
+/* A row whose index or looked-up operand steps a page or more an element
+ * opens a page an element; past the L1 TLB's entries each such load
+ * waits on the second-level TLB, whichever lines the next row reuses (a
+ * store does not wait: gather's out may step pages freely). Rows of 40
+ * and 81 positions along axis 0 of gathers, x a page or more apart, took
+ * 1.2-1.3 ns a position on the Intel VM, where the line count priced them
+ * at 2/64 and 10/64 of a line; gather i8 x=81x84x81x81 through an index
+ * broadcast along axis 0 ran 3x slower there than in row-major order
+ * (docs/notes/benchmarks-2026.md, session an). */
+#define SL__PAGE 4096
+#define SL__TLB_PAGES 64
+#define SL__PAGE_STEP_COST 8
+
 /* A reused line of gather_nd's coordinates (m of them a position, each a
  * line away) costs this many times one of out: each load misses L1 and
  * the lookup waits on both, where a store goes into the store buffer.
@@ -44,6 +57,14 @@ static int sl__near(const sl__row_order *o, int q, int64_t n, int64_t open) {
   return (o->near >> q & 1u) && open + n * o->near_lines[q] <= SL__NEAR_LINES;
 }
 
+/* The TLB's share of a row along r (SL__PAGE_STEP_COST). */
+static int64_t sl__page_steps(const sl__row_order *o, int r) {
+  int64_t paging = 0;
+  paging += o->step[o->index][r] >= SL__PAGE;
+  paging += o->step[o->lookup][r] >= SL__PAGE;
+  return paging * o->shape[r] > SL__TLB_PAGES ? paging * SL__PAGE_STEP_COST : 0;
+}
+
 /*
  * An operand stepping less than a line along r streams through its lines;
  * one stepping farther opens a line an element, which the next row (one
@@ -70,7 +91,7 @@ int64_t sl__row_axis_cost(const sl__row_order *o, int r, int q) {
               : SL__LINE;
     cost += k == o->index ? c * o->index_lines : c;
   }
-  return cost + o->row_start / (n > 0 ? n : 1);
+  return cost + sl__page_steps(o, r) + o->row_start / (n > 0 ? n : 1);
 }
 
 int sl__row_axis(const sl__row_order *o) {

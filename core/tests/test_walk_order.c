@@ -78,8 +78,50 @@ static void check_near(void) {
             "contiguous: axis %d", axis);
 }
 
+/* The axis a gather's walk takes over positions of `shape` (ndim axes)
+ * through an i64 index along `dim`: out, index and x's element strides, x's
+ * zero on dim as sl__gather_order passes it. */
+static int gather_axis(int ndim, const int64_t *shape, const int64_t *ost,
+                       const int64_t *ist, const int64_t *xst, int64_t es,
+                       int dim) {
+  sl__row_order o = {.ndim = ndim, .shape = shape, .index = 1, .lookup = 2};
+  o.index_lines = sl__row_index_lines(1, 8);
+  o.named = 1u << dim;
+  o.movable = ~0u;
+  const int64_t *const st[3] = {ost, ist, xst};
+  sl__row_order_steps(&o, st, es, 8);
+  return sl__row_axis(&o);
+}
+
+/* Rows along an axis on which x's lookups step a page each wait on the
+ * TLB (SL__PAGE_STEP_COST): the i8 gather of x=81x84x81x81 through an
+ * index [81,68,63,53] broadcast along axis 0, dim 2, stays in row-major
+ * order (3x faster there), while the f16 one of x=52^4 through a
+ * column-major index [40,52,32,27] along dim 1 still moves axis 0 (its
+ * rows along the last axis open an index line an element), and out
+ * stepping pages alone (gather i8 x=352^3 through [203,186,179]
+ * broadcast along dim 0: one value of x a row) costs nothing more. */
+static void check_pages(void) {
+  const int64_t bshape[4] = {81, 68, 63, 53};
+  const int64_t bout[4] = {227052, 3339, 53, 1}, bidx[4] = {0, 3339, 53, 1};
+  const int64_t bx[4] = {551124, 6561, 0, 1};
+  int axis = gather_axis(4, bshape, bout, bidx, bx, 1, 2);
+  CHECK_MSG(axis == 3, "broadcast index, x a page a step: axis %d", axis);
+  const int64_t tshape[4] = {40, 52, 32, 27};
+  const int64_t tout[4] = {44928, 864, 27, 1}, tidx[4] = {1, 40, 2080, 66560};
+  const int64_t tx[4] = {140608, 0, 52, 1};
+  axis = gather_axis(4, tshape, tout, tidx, tx, 2, 1);
+  CHECK_MSG(axis == 0, "column-major index: axis %d", axis);
+  const int64_t oshape[3] = {203, 186, 179};
+  const int64_t oout[3] = {33294, 179, 1}, oidx[3] = {0, 179, 1};
+  const int64_t ox[3] = {0, 352, 1};
+  axis = gather_axis(3, oshape, oout, oidx, ox, 1, 0);
+  CHECK_MSG(axis == 0, "out a page a step: axis %d", axis);
+}
+
 int main(void) {
   check_near();
+  check_pages();
   for (int64_t L = 2; L <= 4; ++L)
     CHECK_MSG(scatter_axis(L) == 2, "rows of %lld: axis %d, expected 2",
               (long long)L, scatter_axis(L));
