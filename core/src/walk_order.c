@@ -14,12 +14,11 @@
 /* A row whose index or looked-up operand steps a page or more an element
  * opens a page an element; past the L1 TLB's entries each such load
  * waits on the second-level TLB, whichever lines the next row reuses (a
- * store does not wait: gather's out may step pages freely). Rows of 40
- * and 81 positions along axis 0 of gathers, x a page or more apart, took
- * 1.2-1.3 ns a position on the Intel VM, where the line count priced them
- * at 2/64 and 10/64 of a line; gather i8 x=81x84x81x81 through an index
- * broadcast along axis 0 ran 3x slower there than in row-major order
- * (docs/notes/benchmarks-2026.md, session an). */
+ * store does not wait: gather's out may step pages freely). The line
+ * count alone sent a gather through an index broadcast along axis 0 by
+ * rows along that axis, x a page apart a position, at a third of
+ * row-major order's speed (figures: docs/notes/benchmarks-2026.md,
+ * session an). */
 #define SL__PAGE 4096
 #define SL__TLB_PAGES 64
 #define SL__PAGE_STEP_COST 8
