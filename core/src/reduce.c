@@ -30,6 +30,7 @@ typedef struct sl__wide_line {
   double *counts;       /* mean: each position's count; else NULL */
   const uint64_t *dup;  /* sparse: the positions of 2+ contributions */
   int64_t *dups, ndups; /* sparse: those positions, listed */
+  int by_index;         /* fewer contributions than positions, no bitmaps */
 } sl__wide_line;
 
 static const uint32_t sl__unset_bits = 0x7fc00001u;
@@ -60,6 +61,14 @@ SL__ALWAYS_INLINE void sl__wide_store(sl_dtype dt, const sl__wide_line *w,
                                       int64_t t, float value, float count) {
   const double v = w->counts && count > 1.0f ? value / count : value;
   sl__store_f(dt, sl__wide_out(dt, w, t), sl__round_to(SL_F32, v));
+}
+
+/* Stores position t's only step, v. */
+SL__ALWAYS_INLINE void sl__wide_once(sl_dtype dt, sl_reduce r,
+                                     const sl__wide_line *w, int64_t t,
+                                     float v) {
+  const float one = sl__combine_f32(r, sl__wide_start(dt, r, w, t), v);
+  sl__wide_store(dt, w, t, one, w->p->include_self ? 2.0f : 1.0f);
 }
 
 /* Sparse steps land on random positions, each a cache miss: the step
@@ -94,8 +103,7 @@ SL__ALWAYS_INLINE void sl__wide_steps(sl_dtype dt, sl_reduce r,
           dt, w,
           sl__target(p->index, w->idx_off, p->istep, i + SL__WIDE_AHEAD));
     if (w->dup && !sl__bit_at(w->dup, t)) {
-      const float one = sl__combine_f32(r, sl__wide_start(dt, r, w, t), v);
-      sl__wide_store(dt, w, t, one, self_count + 1.0f);
+      sl__wide_once(dt, r, w, t, v);
       continue;
     }
     if (t != held) {
@@ -118,11 +126,19 @@ SL__ALWAYS_INLINE void sl__wide_steps(sl_dtype dt, sl_reduce r,
  * where there are no more of them than contributions; else (sparse) those
  * of two or more contributions, found with two bitmaps of n bits at
  * `bits` and listed after them (the others are stored by their one step,
- * without acc). */
+ * without acc). Without bitmaps (a line under 64 positions) but fewer
+ * contributions than positions, the positions the index names: many
+ * short lines of one contribution each otherwise spent their time on
+ * all n positions twice. */
 SL__ALWAYS_INLINE void sl__wide_marks(sl__wide_line *w, uint64_t *bits) {
   const sl__rlines *p = w->p;
   float unset;
   memcpy(&unset, &sl__unset_bits, sizeof unset);
+  if (!bits && w->by_index) {
+    for (int64_t i = 0; i < p->m; ++i)
+      w->acc[sl__target(p->index, w->idx_off, p->istep, i)] = unset;
+    return;
+  }
   if (!bits) {
     for (int64_t t = 0; t < p->n; ++t) w->acc[t] = unset;
     return;
@@ -143,14 +159,39 @@ SL__ALWAYS_INLINE void sl__wide_marks(sl__wide_line *w, uint64_t *bits) {
   w->dup = dup;
 }
 
-/* Stores the positions stepped through acc, each once. */
+/* Stores the positions stepped through acc, each once (by the index:
+ * each is marked unset again once stored, so a repeated one is skipped). */
 SL__ALWAYS_INLINE void sl__wide_finish(sl_dtype dt, const sl__wide_line *w) {
-  const int64_t count = w->dup ? w->ndups : w->p->n;
+  const sl__rlines *p = w->p;
+  const int64_t count = w->dup ? w->ndups : w->by_index ? p->m : p->n;
   for (int64_t k = 0; k < count; ++k) {
-    const int64_t t = w->dup ? w->dups[k] : k;
+    const int64_t t = w->dup ? w->dups[k]
+                      : w->by_index
+                          ? sl__target(p->index, w->idx_off, p->istep, k)
+                          : k;
     if (sl__wide_unset(w->acc, t)) continue;
     sl__wide_store(dt, w, t, w->acc[t], w->counts ? (float)w->counts[t] : 0.0f);
+    if (w->by_index) memcpy(&w->acc[t], &sl__unset_bits, sizeof(float));
   }
+}
+
+/* k lines where each step has a position of its own: every step stored
+ * at once, without the accumulators, step by step across the lines (many
+ * short lines of a step or two each spent their time marking and
+ * finishing accumulators, a line at a time). */
+SL__ALWAYS_INLINE void
+sl__wide_distinct(sl_dtype dt, sl_reduce r, const sl__rlines *p, int k,
+                  const int64_t *out_off, const int64_t *src_off,
+                  const int64_t *idx_off, double *counts) {
+  const int64_t es = (int64_t)sl__dtype_size(dt);
+  for (int64_t i = 0; i < p->m; ++i)
+    for (int l = 0; l < k; ++l) {
+      const sl__wide_line w = {p,      out_off[l], src_off[l], idx_off[l], NULL,
+                               counts, NULL,       NULL,       0,          0};
+      const float v =
+          (float)sl__load_f(dt, p->src + (w.src_off + i * p->sstep) * es);
+      sl__wide_once(dt, r, &w, sl__target(p->index, w.idx_off, p->istep, i), v);
+    }
 }
 
 /* At most half as many contributions as positions (sparse): the bitmaps
@@ -160,7 +201,8 @@ SL__ALWAYS_INLINE void sl__wide_line_as(sl_dtype dt, sl_reduce r,
                                         const sl__rlines *p, int64_t out_off,
                                         int64_t src_off, int64_t idx_off,
                                         float *acc, double *counts) {
-  sl__wide_line w = {p, out_off, src_off, idx_off, acc, counts, NULL, NULL, 0};
+  sl__wide_line w = {p,      out_off, src_off, idx_off, acc,
+                     counts, NULL,    NULL,    0,       p->m < p->n};
   const int64_t words = (p->n + 63) / 64;
   uint64_t *bits = NULL;
   if (p->m <= p->n / 2 && p->n >= 64) {
@@ -172,9 +214,12 @@ SL__ALWAYS_INLINE void sl__wide_line_as(sl_dtype dt, sl_reduce r,
   sl__wide_finish(dt, &w);
 }
 
-typedef void (*sl__wide_line_fn)(const sl__rlines *p, int64_t out_off,
-                                 int64_t src_off, int64_t idx_off, float *acc,
-                                 double *counts);
+/* k lines (at most SL__LINE_BATCH), as sl__reduce_lines takes them. */
+typedef void (*sl__wide_lines_fn)(const sl__rlines *p, int k,
+                                  const int64_t *out_off,
+                                  const int64_t *src_off,
+                                  const int64_t *idx_off, float *acc,
+                                  double *counts);
 
 /* The instances: the half dtypes by the reduces that accumulate. */
 #define SL__WIDE_LINES(X)                                                      \
@@ -185,21 +230,28 @@ typedef void (*sl__wide_line_fn)(const sl__rlines *p, int64_t out_off,
   X(F16, AMIN)                                                                 \
   X(BF16, SUM) X(BF16, PROD) X(BF16, MEAN) X(BF16, AMAX) X(BF16, AMIN)
 
-#define SL__WIDE_LINE_FN(D, R)                                                 \
-  static void sl__wide_line_##D##_##R(const sl__rlines *p, int64_t out_off,    \
-                                      int64_t src_off, int64_t idx_off,        \
-                                      float *acc, double *counts) {            \
-    sl__wide_line_as(SL_##D, SL_REDUCE_##R, p, out_off, src_off, idx_off, acc, \
-                     counts);                                                  \
+#define SL__WIDE_LINES_FN(D, R)                                                \
+  static void sl__wide_lines_##D##_##R(                                        \
+      const sl__rlines *p, int k, const int64_t *out_off,                      \
+      const int64_t *src_off, const int64_t *idx_off, float *acc,              \
+      double *counts) {                                                        \
+    if (p->distinct) {                                                         \
+      sl__wide_distinct(SL_##D, SL_REDUCE_##R, p, k, out_off, src_off,         \
+                        idx_off, counts);                                      \
+      return;                                                                  \
+    }                                                                          \
+    for (int l = 0; l < k; ++l)                                                \
+      sl__wide_line_as(SL_##D, SL_REDUCE_##R, p, out_off[l], src_off[l],       \
+                       idx_off[l], acc, counts);                               \
   }
-SL__WIDE_LINES(SL__WIDE_LINE_FN)
-#undef SL__WIDE_LINE_FN
+SL__WIDE_LINES(SL__WIDE_LINES_FN)
+#undef SL__WIDE_LINES_FN
 
-static sl__wide_line_fn sl__wide_line_for(sl_dtype dt, sl_reduce r) {
-#define SL__WIDE_LINE_IS(D, R)                                                 \
-  if (dt == SL_##D && r == SL_REDUCE_##R) return sl__wide_line_##D##_##R;
-  SL__WIDE_LINES(SL__WIDE_LINE_IS)
-#undef SL__WIDE_LINE_IS
+static sl__wide_lines_fn sl__wide_lines_for(sl_dtype dt, sl_reduce r) {
+#define SL__WIDE_LINES_IS(D, R)                                                \
+  if (dt == SL_##D && r == SL_REDUCE_##R) return sl__wide_lines_##D##_##R;
+  SL__WIDE_LINES(SL__WIDE_LINES_IS)
+#undef SL__WIDE_LINES_IS
   return NULL;
 }
 
@@ -210,10 +262,8 @@ void sl__reduce_lines(const sl__rlines *p, int k, const int64_t *out_off,
   double *counts = scratch;
   if (sl__acc_dtype(dt) != dt && p->reduce != SL_REDUCE_ASSIGN) {
     double *mean_counts = p->reduce == SL_REDUCE_MEAN ? scratch + p->n : NULL;
-    const sl__wide_line_fn line = sl__wide_line_for(dt, p->reduce);
-    for (int l = 0; l < k; ++l)
-      line(p, out_off[l], src_off[l], idx_off[l], (float *)scratch,
-           mean_counts);
+    sl__wide_lines_for(dt, p->reduce)(p, k, out_off, src_off, idx_off,
+                                      (float *)scratch, mean_counts);
     return;
   }
   const sl_reduce r = p->reduce;

@@ -194,6 +194,8 @@ typedef struct sl__rlines {
   int64_t ostep;          /* element step of out along the line */
   const char *src;        /* src's (updates') data */
   int64_t sstep;          /* element step of src along the line */
+  int distinct;           /* no target twice in a line: f16/bf16 lines then
+                             store each step at once, without accumulators */
 } sl__rlines;
 
 /* The most lines one sl__reduce_lines call takes (callers batch lines so

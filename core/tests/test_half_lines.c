@@ -1,15 +1,18 @@
 /*
  * f16/bf16 scatter_reduce and index_reduce of a 1-D x with contributions
- * fewer than a quarter of x (a 32nd along a line of half_wide_long_line
- * positions or more; those with more are widened to f32): the line walk
- * (reduce.c's wide line) for sums, products and means, at most half as many as
- * positions in its sparse form (positions of one contribution stored by their
- * one step, those of several through the f32 accumulator, found with bitmaps),
- * else with the accumulator for every position; scatter_reduce's amax and amin
- * on the half bits (sl__scatter_reduce_half_extremes). Every reduce, with and
- * without x, on every deterministic variant, against the definition: float
- * steps from x (or the identity) in index order, the mean divided by its float
- * count, one rounding to the half type.
+ * fewer than a quarter of x (a 32nd along a
+ * line of half_wide_long_line positions or more; those with more are widened to
+ * f32): the line walk (reduce.c's wide line) for sums, products and means, at
+ * most half as many as positions in its sparse form (positions of one
+ * contribution stored by their one step, those of several through the f32
+ * accumulator, found with bitmaps), else with the accumulator for the positions
+ * the index names (fewer contributions than positions) or every position;
+ * index_reduce's index without repeats, every step stored at once;
+ * scatter_reduce's amax and amin on the half bits
+ * (sl__scatter_reduce_half_extremes). Every reduce, with and without x, on
+ * every deterministic variant, against the definition: float steps from x (or
+ * the identity) in index order, the mean divided by its float count, one
+ * rounding to the half type.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -68,11 +71,16 @@ static sl_status run_line(const char *variant, sl_op op, sl_dtype dt,
   return sl_run(&ctx, variant, &c);
 }
 
+/* Where check_lines's contributions go. */
+enum { SPREAD, ONE_TARGET, DISTINCT };
+
 /* n positions, m contributions: every third to one of 7 positions (runs
- * and repeats), the others anywhere, or (one_target) all to position 7;
- * values with fractions, an inf among them, and a NaN where it does not
- * decide every extreme (one target). */
-static void check_lines(sl_dtype dt, int64_t n, int64_t m, int one_target) {
+ * and repeats), the others anywhere; or (ONE_TARGET) all to position 7;
+ * or (DISTINCT, m <= n) each to a position of its own. Values with
+ * fractions, an inf among them, and a NaN where it does not decide every
+ * extreme (one target). */
+static void check_lines(sl_dtype dt, int64_t n, int64_t m, int where) {
+  const int one_target = where == ONE_TARGET;
   /* x, want and out (n each), then u (m), in one block */
   uint16_t *mem = malloc(((size_t)3 * n + (size_t)m) * 2);
   int64_t *idx = malloc((size_t)m * sizeof *idx);
@@ -90,9 +98,10 @@ static void check_lines(sl_dtype dt, int64_t n, int64_t m, int one_target) {
                              : i == n + 9              ? -INFINITY
                                                        : v);
     if (i >= n)
-      idx[i - n] = one_target   ? 7
-                   : i % 3 == 0 ? (s >> 8) % 7 * 11 % n
-                                : (s >> 16) % n;
+      idx[i - n] = one_target          ? 7
+                   : where == DISTINCT ? (i - n) * 7 % n
+                   : i % 3 == 0        ? (s >> 8) % 7 * 11 % n
+                                       : (s >> 16) % n;
   }
   const sl_op ops[2] = {SL_OP_SCATTER_REDUCE, SL_OP_INDEX_REDUCE};
   const sl_reduce rs[5] = {SL_REDUCE_SUM, SL_REDUCE_PROD, SL_REDUCE_MEAN,
@@ -120,18 +129,25 @@ done:
 }
 
 int main(void) {
-  check_lines(SL_F16, 1000, 200, 0);  /* sparse */
-  check_lines(SL_BF16, 4099, 900, 0); /* sparse, n not a multiple of 64 */
-  check_lines(SL_F16, 1000, 300, 0);  /* more than n / 4: widened, or lines */
-  check_lines(SL_BF16, 100, 20, 0);   /* sparse, few words of bits */
-  check_lines(SL_F16, 40, 30, 0);     /* fewer than 64 positions: acc for all */
+  check_lines(SL_F16, 1000, 200, SPREAD);  /* sparse */
+  check_lines(SL_BF16, 4099, 900, SPREAD); /* sparse, n not a multiple of 64 */
+  check_lines(SL_F16, 1000, 300,
+              SPREAD); /* more than n / 4: widened, or lines */
+  check_lines(SL_BF16, 100, 20, SPREAD); /* sparse, few words of bits */
+  check_lines(SL_F16, 40, 30, SPREAD);   /* more than n / 4: widened */
+  /* fewer than 64 positions: acc for those the index names */
+  check_lines(SL_F16, 40, 9, SPREAD);
+  check_lines(SL_BF16, 63, 15, SPREAD);
+  /* index_reduce of an index without repeats: each step stored at once */
+  check_lines(SL_F16, 1000, 200, DISTINCT);
+  check_lines(SL_BF16, 41, 10, DISTINCT);
   /* a line of at least half_wide_long_line positions: widened from one
    * contribution per 32 (these have one per 20 and per 31) */
-  check_lines(SL_F16, 131077, 6553, 0);
-  check_lines(SL_BF16, 131072, 4229, 0);
+  check_lines(SL_F16, 131077, 6553, SPREAD);
+  check_lines(SL_BF16, 131072, 4229, SPREAD);
   /* one target: blocks of 16 steps in a register, the extremes' blocks
    * skipped where they keep it */
-  check_lines(SL_F16, 1000, 200, 1);
-  check_lines(SL_BF16, 1000, 200, 1);
+  check_lines(SL_F16, 1000, 200, ONE_TARGET);
+  check_lines(SL_BF16, 1000, 200, ONE_TARGET);
   return sl_test_finish("test_half_lines");
 }

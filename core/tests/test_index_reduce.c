@@ -645,6 +645,60 @@ static void test_half_slices(void) {
   check_half_slices(SL_BF16, 513, 1, 1, 4, 1);
 }
 
+/* index_reduce of f16/bf16 sum, prod and mean along axis 2 of x [A,B,N,C]
+ * with updates [A,B,M,C] laid out with its axes reversed (column-major:
+ * axes 0 and 1 do not collapse into one, so the whole-slice path takes
+ * it through a row-major copy) against half_reference over the A*B rows,
+ * on every deterministic variant. */
+static void check_half_reversed(sl_dtype dt, int A, int B, int N, int C,
+                                int M) {
+  enum { MAX = 3 * 4 * 9 * 10 };
+  static uint16_t x[MAX], u[MAX], ur[MAX], want[MAX], out[MAX];
+  const int64_t idx[3] = {N - 1, 1, N - 1};
+  const int nx = A * B * N * C, nu = A * B * M * C;
+  CHECK(nx <= MAX && nu <= MAX && M <= 3);
+  if (nx > MAX || nu > MAX || M > 3) return;
+  uint32_t s = 77;
+  for (int i = 0; i < nx + nu; ++i) {
+    s = s * 1103515245u + 12345u;
+    const float v = (float)((int)((s >> 12) % 4001) - 2000) / 997.0f;
+    (i < nx ? x : u)[i < nx ? i : i - nx] = half_of(dt, v);
+  }
+  for (int i = 0; i < nu; ++i) /* u[a][b][m][c] at ur[c][m][b][a] */
+    ur[i % C * M * B * A + i / C % M * B * A + i / C / M % B * A +
+       i / C / M / B] = u[i];
+  sl_ctx ctx;
+  sl_ctx_init(&ctx);
+  sl_tensor tx = sl_tensor_make(dt, 4, (int64_t[]){A, B, N, C}, x);
+  sl_tensor ti = sl_tensor_make(SL_I64, 1, (int64_t[]){M}, (void *)idx);
+  sl_tensor tu = sl_tensor_make(dt, 4, (int64_t[]){A, B, M, C}, ur);
+  tu.strides[0] = 1, tu.strides[1] = A, tu.strides[2] = (int64_t)A * B;
+  tu.strides[3] = (int64_t)A * B * M;
+  sl_tensor to = sl_tensor_make(dt, 4, (int64_t[]){A, B, N, C}, out);
+  const sl_reduce rs[3] = {SL_REDUCE_SUM, SL_REDUCE_PROD, SL_REDUCE_MEAN};
+  for (int k = 0; k < 3; ++k)
+    for (int self = 0; self < 2; ++self) {
+      half_reference(dt, rs[k], self, A * B, N, C, M, x, u, C, idx, want);
+      FOR_EACH_VARIANT(SL_OP_INDEX_REDUCE, v) {
+        if (!(v->flags & SL_DETERMINISTIC)) continue;
+        CHECK(run_ir(&ctx, v->name, &tx, 2, &ti, &tu, rs[k], self, &to,
+                     sizeof out) == SL_STATUS_OK);
+        int bad = 0;
+        for (int i = 0; i < nx; ++i)
+          bad += !same_f(half_value(dt, out[i]), half_value(dt, want[i]));
+        CHECK_MSG(bad == 0, "%s reversed M=%d %s %s self=%d: %d differ",
+                  sl_dtype_name(dt), M, v->name, sl_reduce_name(rs[k]), self,
+                  bad);
+      }
+    }
+}
+
+static void test_half_reversed(void) {
+  check_half_reversed(SL_F16, 3, 4, 9, 10, 3); /* a repeated target */
+  check_half_reversed(SL_BF16, 3, 4, 5, 10, 2);
+  check_half_reversed(SL_F16, 2, 3, 6, 8, 1);
+}
+
 /* assign, amax and amin of f16 and bf16 into x [A,1,1] along axis 1 (one
  * target, one column: the whole-slice path takes out's A elements as one
  * row) against the same call with out spaced (the line walk), on every
@@ -844,6 +898,7 @@ int main(void) {
   test_assign_dtypes();
   test_many_lines();
   test_half_slices();
+  test_half_reversed();
   test_one_target_column();
   test_empty();
   test_bad_input();

@@ -22,7 +22,25 @@ typedef struct sl__ir_views {
   sl_tensor out, updates;
   int k, dim;
   int64_t lines;
+  int distinct; /* no index value twice (sl__rlines.distinct) */
 } sl__ir_views;
+
+/* Whether the m values of index (checked to lie in [0, n)) are all
+ * different; 0 when memory is short for the bitmap. */
+static int sl__ir_distinct(const sl_tensor *index, int64_t n) {
+  const int64_t m = sl__numel(index);
+  const int64_t step = index->ndim ? index->strides[0] : 0;
+  uint8_t *seen = m <= n ? sl__calloc((size_t)(n + 7) / 8, 1) : NULL;
+  int64_t i = 0;
+  for (; seen && i < m; ++i) {
+    const int64_t t = sl__load_index(index, i * step);
+    const uint8_t bit = (uint8_t)(1u << (t & 7));
+    if (seen[t >> 3] & bit) break;
+    seen[t >> 3] |= bit;
+  }
+  sl__free(seen);
+  return seen && i == m;
+}
 
 static void sl__ir_make_views(const sl_call *c, sl__ir_views *v) {
   const sl_tensor *x = &c->arg[0];
@@ -32,6 +50,7 @@ static void sl__ir_make_views(const sl_call *c, sl__ir_views *v) {
   sl__axis_view(&c->arg[2], v->k, v->dim, &v->updates);
   int64_t n = v->out.shape[v->dim];
   v->lines = n && sl__numel(&c->arg[1]) ? sl__numel(x) / n : 0;
+  v->distinct = v->lines && sl__ir_distinct(&c->arg[1], n);
 }
 
 /* Reduces the lines [begin, end) of out along dim, SL__LINE_BATCH at a
@@ -52,14 +71,16 @@ static void sl__ir_lines(const sl_call *c, const sl__ir_views *v, int64_t begin,
   p.ostep = v->out.strides[v->dim];
   p.src = (const char *)v->updates.data;
   p.sstep = v->updates.strides[v->dim];
+  p.distinct = v->distinct;
   int64_t oo[SL__LINE_BATCH], so[SL__LINE_BATCH], io[SL__LINE_BATCH] = {0};
   int64_t idx[SL_MAX_DIMS];
+  sl__line_start(begin, v->k, v->out.shape, v->dim, idx);
   for (int64_t l = begin; l < end; l += SL__LINE_BATCH) {
     int k = end - l < SL__LINE_BATCH ? (int)(end - l) : SL__LINE_BATCH;
     for (int j = 0; j < k; ++j) {
-      sl__line_start(l + j, v->k, v->out.shape, v->dim, idx);
       oo[j] = sl__offset(&v->out, idx);
       so[j] = sl__offset(&v->updates, idx);
+      sl__line_next(v->k, v->out.shape, v->dim, idx);
     }
     sl__reduce_lines(&p, k, oo, so, io, counts);
   }
@@ -105,6 +126,45 @@ static int sl__ir_half_rows(sl_call *c, int threads, int parted) {
   return sl__half_wide_rows(&s, threads, parted);
 }
 
+/* Whether a slice path may take the call by its dtype and reduce
+ * (index_reduce_slices.c and index_reduce_half.c say the rest). */
+static int sl__ir_slices_may(const sl_call *c) {
+  const sl_reduce r = c->p.reduce;
+  const sl_dtype dt = c->arg[0].dtype;
+  return r == SL_REDUCE_ASSIGN || r == SL_REDUCE_AMAX || r == SL_REDUCE_AMIN ||
+         ((dt == SL_F16 || dt == SL_BF16) &&
+          (r == SL_REDUCE_SUM || r == SL_REDUCE_PROD || r == SL_REDUCE_MEAN));
+}
+
+/* Whether some axis of t repeats its elements (a stride of 0). */
+static int sl__ir_broadcast(const sl_tensor *t) {
+  for (int d = 0; d < t->ndim; ++d)
+    if (t->shape[d] > 1 && t->strides[d] == 0) return 1;
+  return 0;
+}
+
+/* The slice paths through a contiguous copy of updates, where updates'
+ * layout kept them from the call (a column-major updates: its slices do
+ * not collapse into rows): a pass over updates, against lines that cost
+ * more than a step each. Not for a broadcast updates, which the copy
+ * would spell out. 0 having done nothing. */
+static int sl__ir_slices_dense(sl_call *c, int threads) {
+  const sl_tensor *u = &c->arg[2];
+  if (sl_tensor_is_contiguous(u) || sl__ir_broadcast(u) ||
+      !sl_tensor_is_contiguous(&c->arg[3]) || !sl__ir_slices_may(c))
+    return 0;
+  sl_call d = *c;
+  sl_contiguous_strides(u->ndim, u->shape, d.arg[2].strides);
+  d.arg[2].data =
+      sl__malloc((size_t)sl__numel(u) * sl_dtype_size(u->dtype) + 1);
+  if (!d.arg[2].data) return 0;
+  sl__copy_strided(&d.arg[2], u, threads);
+  const int done =
+      sl__index_slices(&d, threads) || sl__index_half_slices(&d, threads);
+  sl__free(d.arg[2].data);
+  return done;
+}
+
 /* A call and its views: what a batch of lines needs. */
 typedef struct sl__ir_job {
   const sl_call *c;
@@ -120,7 +180,8 @@ static void sl__ir_batch(const void *user, int64_t begin, int64_t end,
 
 static sl_status sl__ir_run(sl_ctx *ctx, sl_call *c, int threads, int parted) {
   if (sl__ir_rows(c, threads, parted) || sl__index_slices(c, threads) ||
-      sl__index_half_slices(c, threads) || sl__ir_half_rows(c, threads, parted))
+      sl__index_half_slices(c, threads) || sl__ir_slices_dense(c, threads) ||
+      sl__ir_half_rows(c, threads, parted))
     return SL_STATUS_OK;
   sl__ir_job j = {.c = c};
   sl__ir_make_views(c, &j.v);

@@ -47,15 +47,17 @@ static void sl__sr_lines(const void *call, int64_t begin, int64_t end,
   p.ostep = out->ndim ? out->strides[dim] : 0;
   p.src = (const char *)src->data;
   p.sstep = src->ndim ? src->strides[dim] : 0;
+  p.distinct = 0;
   int64_t oo[SL__LINE_BATCH], so[SL__LINE_BATCH], io[SL__LINE_BATCH];
   int64_t idx[SL_MAX_DIMS] = {0}; /* a 0-D index leaves it all zero */
+  sl__line_start(begin, index->ndim, index->shape, dim, idx);
   for (int64_t l = begin; l < end; l += SL__LINE_BATCH) {
     int k = end - l < SL__LINE_BATCH ? (int)(end - l) : SL__LINE_BATCH;
     for (int j = 0; j < k; ++j) {
-      sl__line_start(l + j, index->ndim, index->shape, dim, idx);
       oo[j] = sl__offset(out, idx);
       so[j] = sl__offset(src, idx);
       io[j] = sl__offset(index, idx);
+      sl__line_next(index->ndim, index->shape, dim, idx);
     }
     sl__reduce_lines(&p, k, oo, so, io, counts);
   }
