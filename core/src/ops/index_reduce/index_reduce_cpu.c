@@ -4,11 +4,12 @@
  * scatter_reduce with the index broadcast over updates (sl__ir_rows);
  * assign, amax and amin of the other dtypes by whole slices where out is
  * contiguous (index_reduce_slices.c), f16/bf16 sum, prod and mean likewise
- * in float (index_reduce_half.c), and the f16/bf16 calls those do not take
- * (narrow slices) but sum, prod, amax or amin, in f32 as scatter_reduce
- * (sl__ir_half_rows). The rest (mean of the other dtypes, strided out,
- * f16/bf16 means of narrow slices) go by the lines along dim (all the
- * coordinates other than the axis): every line takes the whole index in
+ * in float (index_reduce_half.c), both through a row-major copy of an
+ * updates whose layout they do not take, and the f16/bf16 calls those do
+ * not take (narrow slices) but sum, prod, amax or amin, in f32 as
+ * scatter_reduce (sl__ir_half_rows). The rest (mean of the other dtypes,
+ * strided out, f16/bf16 means of narrow slices) go by the lines along dim (all
+ * the coordinates other than the axis): every line takes the whole index in
  * order, so the threads never write the same element and the answer is
  * the serial one.
  */
