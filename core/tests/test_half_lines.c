@@ -1,18 +1,17 @@
 /*
  * f16/bf16 scatter_reduce and index_reduce of a 1-D x with contributions
- * fewer than a quarter of x (a 32nd along a
- * line of half_wide_long_line positions or more; those with more are widened to
- * f32): the line walk (reduce.c's wide line) for sums, products and means, at
- * most half as many as positions in its sparse form (positions of one
- * contribution stored by their one step, those of several through the f32
- * accumulator, found with bitmaps), else with the accumulator for the positions
- * the index names (fewer contributions than positions) or every position;
- * index_reduce's index without repeats, every step stored at once;
- * scatter_reduce's amax and amin on the half bits
- * (sl__scatter_reduce_half_extremes). Every reduce, with and without x, on
- * every deterministic variant, against the definition: float steps from x (or
- * the identity) in index order, the mean divided by its float count, one
- * rounding to the half type.
+ * fewer than a quarter of x (a 32nd along a line of half_wide_long_line
+ * positions or more; those with more are widened to f32): the line walk
+ * (reduce.c's wide line) for sums, products and means, at most half as many as
+ * positions in its sparse form (positions of one contribution stored by their
+ * one step, those of several through the f32 accumulator, found with bitmaps),
+ * else with the accumulator for the positions the index names (fewer
+ * contributions than positions) or every position; index_reduce's index
+ * without repeats, every step stored at once; scatter_reduce's amax and amin
+ * on the half bits (sl__scatter_reduce_half_extremes). Every reduce, with and
+ * without x, on every deterministic variant, against the definition: float
+ * steps from x (or the identity) in index order, the mean divided by its float
+ * count, one rounding to the half type.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -131,8 +130,8 @@ done:
 int main(void) {
   check_lines(SL_F16, 1000, 200, SPREAD);  /* sparse */
   check_lines(SL_BF16, 4099, 900, SPREAD); /* sparse, n not a multiple of 64 */
-  check_lines(SL_F16, 1000, 300,
-              SPREAD); /* more than n / 4: widened, or lines */
+  /* more than n / 4: widened, or lines */
+  check_lines(SL_F16, 1000, 300, SPREAD);
   check_lines(SL_BF16, 100, 20, SPREAD); /* sparse, few words of bits */
   check_lines(SL_F16, 40, 30, SPREAD);   /* more than n / 4: widened */
   /* fewer than 64 positions: acc for those the index names */

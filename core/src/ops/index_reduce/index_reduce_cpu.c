@@ -26,21 +26,20 @@ typedef struct sl__ir_views {
   int distinct; /* no index value twice (sl__rlines.distinct) */
 } sl__ir_views;
 
-/* Whether the m values of index (checked to lie in [0, n)) are all
- * different; 0 when memory is short for the bitmap. */
-static int sl__ir_distinct(const sl_tensor *index, int64_t n) {
+/* Whether the m values of index are all different (0 when memory is
+ * short); asked only where the f16/bf16 lines use it. */
+static int sl__ir_distinct(const sl_call *c, int64_t n) {
+  const sl_tensor *index = &c->arg[1];
+  const sl_dtype dt = c->arg[0].dtype;
   const int64_t m = sl__numel(index);
-  const int64_t step = index->ndim ? index->strides[0] : 0;
-  uint8_t *seen = m <= n ? sl__calloc((size_t)(n + 7) / 8, 1) : NULL;
+  if (sl__acc_dtype(dt) == dt || c->p.reduce == SL_REDUCE_ASSIGN || m > n)
+    return 0;
+  uint8_t *first =
+      sl__index_firsts(index, index->ndim ? index->strides[0] : 0, m, n);
   int64_t i = 0;
-  for (; seen && i < m; ++i) {
-    const int64_t t = sl__load_index(index, i * step);
-    const uint8_t bit = (uint8_t)(1u << (t & 7));
-    if (seen[t >> 3] & bit) break;
-    seen[t >> 3] |= bit;
-  }
-  sl__free(seen);
-  return seen && i == m;
+  while (first && i < m && first[i]) ++i;
+  sl__free(first);
+  return first && i == m;
 }
 
 static void sl__ir_make_views(const sl_call *c, sl__ir_views *v) {
@@ -51,7 +50,7 @@ static void sl__ir_make_views(const sl_call *c, sl__ir_views *v) {
   sl__axis_view(&c->arg[2], v->k, v->dim, &v->updates);
   int64_t n = v->out.shape[v->dim];
   v->lines = n && sl__numel(&c->arg[1]) ? sl__numel(x) / n : 0;
-  v->distinct = v->lines && sl__ir_distinct(&c->arg[1], n);
+  v->distinct = v->lines && sl__ir_distinct(c, n);
 }
 
 /* Reduces the lines [begin, end) of out along dim, SL__LINE_BATCH at a

@@ -456,18 +456,17 @@ static int sl__slices_of(const sl_call *c, sl__slices *s) {
   return s->sj == 1 || s->es <= 8;
 }
 
-/* first[i] for s (sl__slices.first), or NULL when memory is short: the
- * caller then fills with the identity, as before. */
-static uint8_t *sl__first_of(const sl__slices *s) {
-  uint8_t *first = sl__malloc((size_t)s->m);
-  uint8_t *seen = sl__calloc((size_t)(s->n + 7) / 8, 1);
+uint8_t *sl__index_firsts(const sl_tensor *index, int64_t istep, int64_t m,
+                          int64_t n) {
+  uint8_t *first = sl__malloc((size_t)m + 1);
+  uint8_t *seen = sl__calloc((size_t)(n + 7) / 8, 1);
   if (!first || !seen) {
     sl__free(first);
     sl__free(seen);
     return NULL;
   }
-  for (int64_t i = 0; i < s->m; ++i) {
-    const int64_t t = sl__load_index(s->index, i * s->istep);
+  for (int64_t i = 0; i < m; ++i) {
+    const int64_t t = sl__load_index(index, i * istep);
     const uint8_t bit = (uint8_t)(1u << (t & 7));
     first[i] = !(seen[t >> 3] & bit);
     seen[t >> 3] |= bit;
@@ -484,7 +483,7 @@ int sl__index_slices(sl_call *c, int threads) {
   if (sl__select_one(&s, threads)) return 1;
   uint8_t *first = NULL;
   if (s.reduce != SL_REDUCE_ASSIGN && !s.include_self)
-    s.first = first = sl__first_of(&s);
+    s.first = first = sl__index_firsts(s.index, s.istep, s.m, s.n);
   sl__for_blocks(threads, s.outer, s.inner, s.outer * s.m * s.inner, sl__range,
                  &s);
   sl__free(first);

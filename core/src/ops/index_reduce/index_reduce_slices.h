@@ -26,10 +26,16 @@ typedef struct sl__slices {
   sl_reduce reduce;
   int include_self;
   /* amax/amin without include_self: first[i] is 1 where index[i] is its
-   * target's first contribution (sl__first_of), or NULL. */
+   * target's first contribution (sl__index_firsts), or NULL. */
   const uint8_t *first;
   int64_t cols, sr; /* columns of a row (>= 1); updates' step between rows */
 } sl__slices;
+
+/* first[i] for the m values of index (step istep, checked to lie in
+ * [0, n)): 1 where index[i] is its value's first, else 0; NULL when memory
+ * is short. The caller frees it (sl__free). */
+uint8_t *sl__index_firsts(const sl_tensor *index, int64_t istep, int64_t m,
+                          int64_t n);
 
 /* Whether c (index_reduce's slots: 0 x, 1 index, 2 updates, 3 out) has a
  * contiguous out and updates whose axes before dim collapse to one and
