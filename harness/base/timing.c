@@ -87,12 +87,13 @@ void sl_quartiles(const double *samples, int n, double *q1, double *median,
 }
 
 /* Whether timing t may stop: enough samples, and the budget spent or the
- * spread small. */
-static int sl__settled(const sl_timing *t, double spent,
+ * spread small after SL_TIMING_MIN_TURNS turns. */
+static int sl__settled(const sl_timing *t, double spent, int turns,
                        const sl_timing_opts *o, int max_reps) {
   if (t->reps >= max_reps) return 1;
   if (t->reps < o->min_reps) return 0;
   if (spent >= o->budget_s) return 1;
+  if (turns < SL_TIMING_MIN_TURNS) return 0;
   double q1, med, q3;
   sl_quartiles(t->samples, t->reps, &q1, &med, &q3);
   return med > 0 && (q3 - q1) / med < o->target_rel;
@@ -181,18 +182,21 @@ void sl_time_rounds(int n, const sl_timed_fn *fns, void *const *users,
     done[i] = rc[i] != 0;
   }
   double turn = o->budget_s / 4;
+  const int most = (max_reps + SL_TIMING_MIN_TURNS - 1) / SL_TIMING_MIN_TURNS;
   for (int round = 0, left = n; left > 0 && !sl_interrupted(); ++round) {
     left = 0;
     for (int j = 0; j < n; ++j) {
       int i = (round + j) % n;
       if (done[i]) continue;
-      /* As many calls as fit the turn at the last call's pace. */
-      int k = last[i] > 0 && turn / last[i] < max_reps ? (int)(turn / last[i])
-                                                       : max_reps;
+      /* As many calls as fit the turn at the last call's pace, at most
+       * `most`. */
+      int k =
+          last[i] > 0 && turn / last[i] < most ? (int)(turn / last[i]) : most;
       if (k < 1) k = 1;
       if (k > max_reps - t[i].reps) k = max_reps - t[i].reps;
       double *s = t[i].samples + t[i].reps;
-      sl_call_counts *c = counts ? &counts[(size_t)i * per + nturns[i]++] : 0;
+      sl_call_counts *c = counts ? &counts[(size_t)i * per + nturns[i]] : 0;
+      ++nturns[i];
       if ((rc[i] = sl_counted_turn(o->counter, fns[i], users[i], t[i].reps, k,
                                    s, c))) {
         done[i] = 1;
@@ -201,7 +205,7 @@ void sl_time_rounds(int n, const sl_timed_fn *fns, void *const *users,
       for (int r = 0; r < k; ++r) spent[i] += s[r];
       t[i].reps += k;
       last[i] = s[k - 1];
-      done[i] = sl__settled(&t[i], spent[i], o, max_reps);
+      done[i] = sl__settled(&t[i], spent[i], nturns[i], o, max_reps);
       if (!done[i] && sl__outpaced(t, n, i, o)) done[i] = t[i].outpaced = 1;
       left += !done[i];
     }

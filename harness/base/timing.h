@@ -52,6 +52,15 @@ typedef struct sl_timing_opts {
   const sl_turn_counter *counter; /* hardware counts per turn; NULL: none */
 } sl_timing_opts;
 
+/* In sl_time_rounds, the turns each function samples in, max_reps
+ * permitting: a turn holds at most max_reps / SL_TIMING_MIN_TURNS calls
+ * (rounded up), and a small spread stops a function only after so many
+ * turns. Without it a fast call's max_reps fit one turn, and each
+ * contender then sampled its own stretch of time: a host that moved the
+ * machine's cores between two turns gave one contender a quiet stretch and
+ * the next a busy one. */
+#define SL_TIMING_MIN_TURNS 8
+
 /* The samples a function has before it can be found outpaced. */
 #define SL_TIMING_OUTPACED_REPS 3
 

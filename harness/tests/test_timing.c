@@ -123,6 +123,44 @@ static void test_outpaced(void) {
   }
 }
 
+/* Fast calls: max_reps fit one turn's time many times over, yet each
+ * contender samples in SL_TIMING_MIN_TURNS turns or more, alternating with
+ * the other, and a small spread does not stop one before then. */
+static void test_fast_turns(void) {
+  int log[4096], nlog = 0;
+  fake f[2] = {{0, 1e-6, -1, 0, 0, log, &nlog},
+               {1, 2e-6, -1, 0, 0, log, &nlog}};
+  sl_timed_fn fns[2] = {fake_run, fake_run};
+  void *users[2] = {&f[0], &f[1]};
+  sl_timing_opts o;
+  sl_timing_opts_init(&o); /* budget 1 s: a turn fits 250,000 calls */
+  o.target_rel = 1;        /* any spread is small enough */
+  o.warmup_s = 0;
+  static sl_timing t[2];
+  int rc[2] = {-1, -1};
+  sl_time_rounds(2, fns, users, &o, t, rc);
+  CHECK(rc[0] == 0 && rc[1] == 0);
+  int turns[2] = {0, 0}, switches = 0;
+  for (int i = 0; i < nlog; ++i) {
+    ++turns[log[i]];
+    switches += i > 0 && log[i] != log[i - 1];
+  }
+  for (int i = 0; i < 2; ++i)
+    CHECK_MSG(turns[i] >= SL_TIMING_MIN_TURNS && t[i].reps >= o.min_reps,
+              "contender %d: %d turns, %d reps", i, turns[i], t[i].reps);
+  /* Rounds start with each contender in turn (0 1, 1 0, ...): a switch a
+   * round at least. */
+  CHECK_MSG(switches >= SL_TIMING_MIN_TURNS,
+            "%d switches between contenders in %d turns", switches, nlog);
+  /* max_reps: the turns split it, the last one short. */
+  nlog = 0;
+  o.target_rel = 0;
+  sl_time_rounds(2, fns, users, &o, t, rc);
+  CHECK_MSG(t[0].reps == o.max_reps && t[1].reps == o.max_reps,
+            "%d and %d reps of %d", t[0].reps, t[1].reps, o.max_reps);
+  CHECK_MSG(nlog <= 2 * (SL_TIMING_MIN_TURNS + 1), "%d turns", nlog);
+}
+
 static void test_single(void) {
   int log[4096], nlog = 0;
   fake f = {0, 1e-4, -1, 0, 0, log, &nlog};
@@ -206,6 +244,7 @@ int main(void) {
   test_counts();
   test_rounds();
   test_outpaced();
+  test_fast_turns();
   test_single();
   return sl_test_finish("test_timing");
 }
