@@ -181,7 +181,7 @@ void sl_time_rounds(int n, const sl_timed_fn *fns, void *const *users,
     } while (!rc[i] && !sl_interrupted() && sl_now() - start < o->warmup_s);
     done[i] = rc[i] != 0;
   }
-  double turn = o->budget_s / 4;
+  const double turn = o->budget_s / (4 * SL_TIMING_MIN_TURNS);
   const int most = (max_reps + SL_TIMING_MIN_TURNS - 1) / SL_TIMING_MIN_TURNS;
   for (int round = 0, left = n; left > 0 && !sl_interrupted(); ++round) {
     left = 0;

@@ -54,11 +54,12 @@ typedef struct sl_timing_opts {
 
 /* In sl_time_rounds, the turns each function samples in, max_reps
  * permitting: a turn holds at most max_reps / SL_TIMING_MIN_TURNS calls
- * (rounded up), and a small spread stops a function only after so many
- * turns. Without it a fast call's max_reps fit one turn, and each
- * contender then sampled its own stretch of time: a host that moved the
- * machine's cores between two turns gave one contender a quiet stretch and
- * the next a busy one. */
+ * (rounded up) and budget_s / (4 * SL_TIMING_MIN_TURNS) of time, and a
+ * small spread stops a function only after so many turns (which then take
+ * what a quarter of the budget, the turn of old, took). With one turn of
+ * budget_s / 4, a fast call's max_reps fit a single turn, and each
+ * contender sampled its own stretch of time: a slow spell of the machine
+ * landed on one contender alone. */
 #define SL_TIMING_MIN_TURNS 8
 
 /* The samples a function has before it can be found outpaced. */
@@ -101,7 +102,7 @@ int sl_time(sl_timed_fn fn, void *user, const sl_timing_opts *o, sl_timing *t);
 
 /*
  * Times n functions in interleaved rounds: each round gives every function
- * still sampling a turn of about budget_s/4 (at least one call, the calls
+ * still sampling a turn (SL_TIMING_MIN_TURNS: at least one call, the calls
  * of a turn back to back, as a kernel runs in a loop), starting
  * with a different function each round, until each has its min_reps and
  * either a small spread or its budget. On a shared machine whose load

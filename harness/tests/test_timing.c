@@ -50,7 +50,7 @@ static void test_rounds(void) {
   void *users[3] = {&f[0], &f[1], &f[2]};
   sl_timing_opts o;
   sl_timing_opts_init(&o);
-  o.budget_s = 0.2; /* scripted seconds: a turn is 50 ms of them */
+  o.budget_s = 0.2; /* scripted seconds: a turn is 6.25 ms of them */
   o.min_reps = 30;
   o.target_rel = 0; /* never settle on spread: run the budget */
   o.warmup_s = 0;
@@ -102,7 +102,7 @@ static void test_outpaced(void) {
     void *users[3] = {&f[0], &f[1], &f[2]};
     sl_timing_opts o;
     sl_timing_opts_init(&o);
-    o.budget_s = 1.2; /* a turn is 300 ms of scripted seconds: 2-3 of f[1] */
+    o.budget_s = 1.2; /* a turn is 37.5 ms of scripted seconds: 1 of f[1] */
     o.min_reps = 7;
     o.target_rel = 0;
     o.warmup_s = 0;
@@ -133,7 +133,7 @@ static void test_fast_turns(void) {
   sl_timed_fn fns[2] = {fake_run, fake_run};
   void *users[2] = {&f[0], &f[1]};
   sl_timing_opts o;
-  sl_timing_opts_init(&o); /* budget 1 s: a turn fits 250,000 calls */
+  sl_timing_opts_init(&o); /* budget 1 s: a turn fits 31,250 calls */
   o.target_rel = 1;        /* any spread is small enough */
   o.warmup_s = 0;
   static sl_timing t[2];
@@ -159,6 +159,16 @@ static void test_fast_turns(void) {
   CHECK_MSG(t[0].reps == o.max_reps && t[1].reps == o.max_reps,
             "%d and %d reps of %d", t[0].reps, t[1].reps, o.max_reps);
   CHECK_MSG(nlog <= 2 * (SL_TIMING_MIN_TURNS + 1), "%d turns", nlog);
+  /* Calls of 1 ms with a small spread stop after their turns, a quarter of
+   * the budget: short turns keep the rule as cheap as one turn was. */
+  fake g = {0, 1e-3, -1, 0, 0, log, &nlog};
+  static sl_timing one;
+  nlog = 0;
+  o.target_rel = 1;
+  CHECK(sl_time(fake_run, &g, &o, &one) == 0);
+  CHECK_MSG(nlog == SL_TIMING_MIN_TURNS &&
+                one.reps * 1e-3 <= o.budget_s / 4 + 1e-3,
+            "%d turns, %d reps of 1 ms", nlog, one.reps);
 }
 
 static void test_single(void) {
@@ -210,7 +220,7 @@ static void test_counts(void) {
   sl_timing_opts o;
   sl_timing_opts_init(&o);
   o.min_reps = 12;
-  o.budget_s = 0.004; /* turns of 10 calls */
+  o.budget_s = 0.032; /* turns of 10 calls */
   o.warmup_s = 0;
   o.counter = &counter;
   static sl_timing t;
