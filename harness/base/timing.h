@@ -55,11 +55,10 @@ typedef struct sl_timing_opts {
 /* In sl_time_rounds, the turns each function samples in, max_reps
  * permitting: a turn holds at most max_reps / SL_TIMING_MIN_TURNS calls
  * (rounded up) and budget_s / (4 * SL_TIMING_MIN_TURNS) of time, and a
- * small spread stops a function only after so many turns (which then take
- * what a quarter of the budget, the turn of old, took). With one turn of
- * budget_s / 4, a fast call's max_reps fit a single turn, and each
- * contender sampled its own stretch of time: a slow spell of the machine
- * landed on one contender alone. */
+ * small spread stops a function only after so many turns (a quarter of
+ * the budget). Were a fast call's max_reps to fit one turn, each
+ * contender would sample its own stretch of time, and a slow spell of the
+ * machine could land on one contender alone. */
 #define SL_TIMING_MIN_TURNS 8
 
 /* The samples a function has before it can be found outpaced. */
