@@ -29,6 +29,9 @@ typedef struct sl__bench_ctx {
   double budget, peak_gbs;
   double outpaced; /* --stop-slower: the CPU rounds' outpaced (0: off) */
   int outpaced_n;  /* rows that stopped outpaced (said after the run) */
+  int retime;      /* --retime: more CPU timings of a scattered verdict */
+  int retimed_n;   /* cases timed again (said after the run) */
+  int retimed;     /* the case in hand: its CPU timings repeated */
   uint64_t max_case_bytes; /* --max-case-bytes; 0: the default */
   const char *variants;
   int cpu;        /* the CPU side: torch.cpu and the CPU probes (off when

@@ -205,6 +205,7 @@ static int sl__bench_options(sl__bench_cmd *c) {
   b->budget = o->v[SL_OPT_BENCH_BUDGET].x;
   b->workers.timeout_s = o->v[SL_OPT_BENCH_TIMEOUT].x;
   b->min_reps = (int)o->v[SL_OPT_MIN_REPS].n;
+  b->retime = (int)o->v[SL_OPT_RETIME].n;
   b->cold = sl_opt_on(o, SL_OPT_COLD);
   b->no_torch = sl_opt_on(o, SL_OPT_NO_TORCH);
   c->db = sl_opt_text(o, SL_OPT_DB);
@@ -372,6 +373,10 @@ static void sl__bench_finish(sl__bench_cmd *c) {
            "repetition was more than %g times the fastest contender's median "
            "(--stop-slower)\n",
            b->outpaced_n, b->outpaced_n == 1 ? "" : "s", b->outpaced);
+  if (b->retimed_n)
+    printf("\n%d case%s timed again: the speed-up's timings scattered, an "
+           "IQR above half its median (--retime)\n",
+           b->retimed_n, b->retimed_n == 1 ? "" : "s");
   if (sl_opt_on(&c->opt, SL_OPT_SHRINK) && !sl_interrupted()) {
     FILE *j = c->jout ? open_memstream(&c->jshrunk, &c->jshrunk_len) : NULL;
     sl__bench_shrink(b, j);

@@ -6,7 +6,9 @@
  * also has cpu.gather2, which the others (and its lean build, SLTEST_LEAN)
  * lack: a base variant missing from the candidate. With SLOW_FIXED_US the
  * gather spins that long a call instead (libsltest_slowfixed, for
- * tests/e2e/bench_generate.sh's --shrink).
+ * tests/e2e/bench_generate.sh's --shrink), and with SLOW_EVERY as well on
+ * every SLOW_EVERY-th call of the process only (libsltest_jitter: timings
+ * that scatter, for bench --retime).
  */
 #include <stdint.h>
 #include <string.h>
@@ -35,6 +37,10 @@ static sl_status sltest_slow_gather(sl_ctx *ctx, sl_call *c) {
 #ifdef SLOW_FIXED_US
   /* A fixed cost a call (bench --shrink's fixture): slower than LibTorch
    * at every size, so the shrinker goes down to its smallest case. */
+#ifdef SLOW_EVERY
+  static unsigned calls;
+  if (++calls % SLOW_EVERY != 0) return SL_STATUS_OK;
+#endif
   const double until = t0 + SLOW_FIXED_US * 1e-6;
   while (sltest_now() < until) {
   }

@@ -9,6 +9,9 @@
 # bench --shrink (item 4): a variant that spins 20 ms a call is slower than
 # LibTorch at every size, so its slowdown shrinks to the shrinker's
 # smallest gather.
+# --retime N: a case whose speed-up is read on scattered timings (an IQR
+# above half the median) is timed again up to N times, the calmest kept: a
+# variant that spins 2 ms on every third call scatters on every timing.
 # What is timed is not asserted (performance lives in benchmarks): only that
 # every case is ranked, in order, with its best variant.
 set -u
@@ -112,5 +115,26 @@ assert x['steps'] >= 1 and x['speedup'] < 1 and x['shrunk_speedup'] < 1, x
 assert sorted(x['again'])[1] < 1, x
 assert ' x=scalar ' in x['shrunk'] and ' index=scalar ' in x['shrunk'], x
 "
+JITTER=(bench --provider "jitter=$(dirname "$BIN")/tests/ab/libsltest_jitter.so"
+  --variants jitter:cpu.gather --budget 0.1 --min-reps 7 --no-db --format json
+  'gather dt=f32 it=i64 x=64x48 index=32x48 dim=0 seed=3')
+lacks() { ! grep -q "$1" "$2"; } # lacks TEXT FILE
+retimed() { # retimed FILE: the case's "retimed"
+  python3 -c "import json, sys
+print(json.load(open(sys.argv[1]))['results'][0]['retimed'])" "$1"
+}
+"$BIN" "${JITTER[@]}" >"$tmp/jitter.json" 2>"$tmp/jitter.txt"
+check "--retime: exit 0" test $? = 0
+check "--retime: a scattered timing is timed again, twice by default" \
+  grep -Eq '^  jitter:cpu.gather.s IQR is [0-9]+% of its median: timed again \(2 of 2\)$' "$tmp/jitter.txt"
+check "--retime: still scattered after both, said" \
+  grep -q "^  still scattered after 2 more timings: the calmest is kept" "$tmp/jitter.txt"
+check "--retime: counted after the run" grep -q "^1 case timed again" "$tmp/jitter.txt"
+check "--retime: JSON says the case was timed again twice" test "$(retimed "$tmp/jitter.json")" = 2
+"$BIN" "${JITTER[@]}" --retime 0 >"$tmp/jitter0.json" 2>"$tmp/jitter0.txt"
+check "--retime 0: never timed again" test "$(retimed "$tmp/jitter0.json")" = 0
+check "--retime 0: nothing said" lacks "timed again" "$tmp/jitter0.txt"
+run 2 "${JITTER[@]}" --retime 11
+check "--retime 11: the range named" has '--retime: expected an integer in \[0, 10\], got "11"'
 echo "$((checks - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]
