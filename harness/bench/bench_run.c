@@ -234,19 +234,11 @@ static double sl__speedup_scatter(const sl_timing *t, const int *rc, int n,
   return torch >= ours ? torch : ours;
 }
 
-/* Whether a timing of n contenders brought news that must be kept: a
- * contender that failed there and not in `before` (rc: a death, or inputs
- * it changed). */
-static int sl__new_failure(const int *before, const int *rc, int n) {
+/* Whether a contender could not be timed (rc: a death, inputs it
+ * changed): news a timing must not lose to a calmer one. */
+static int sl__any_failed(const int *rc, int n) {
   for (int i = 0; i < n; ++i)
-    if (rc[i] != 0 && before[i] == 0) return 1;
-  return 0;
-}
-
-/* Whether a contender died in the timing (rc 2: said, and a verdict). */
-static int sl__any_died(const int *rc, int n) {
-  for (int i = 0; i < n; ++i)
-    if (rc[i] == 2) return 1;
+    if (rc[i] != 0) return 1;
   return 0;
 }
 
@@ -254,7 +246,9 @@ static int sl__any_died(const int *rc, int n) {
  * b->retime times while the speed-up's two timings scatter (a noisy minute
  * of the machine, which a case timed once reads as its verdict). The
  * calmest timing is kept: the choice looks at the scatter only, never at
- * which way the speed-up went. Returns sl__time_in_worker's value. */
+ * which way the speed-up went; one where a contender could not be timed is
+ * kept whatever its scatter, and ends the retiming. Returns
+ * sl__time_in_worker's value. */
 static int sl__time_cpu_calm(sl__bench_ctx *b, sl_case_result *res,
                              const char (*names)[SL_VARIANT_NAME_LEN], int n,
                              sl_timing *t, int *rc, char (*msg)[512]) {
@@ -264,14 +258,14 @@ static int sl__time_cpu_calm(sl__bench_ctx *b, sl_case_result *res,
   int lost = sl__time_in_worker(b, res, 0, names, n, t, rc, msg);
   double scatter = b->cpu ? sl__speedup_scatter(t, rc, n, &who) : 0;
   while (!lost && scatter > SL__SCATTERED && k < b->retime &&
-         !sl__any_died(rc, n) && !sl_interrupted()) {
+         !sl__any_failed(rc, n) && !sl_interrupted()) {
     printf("  %s's IQR is %.0f%% of its median: timed again (%d of %d)\n",
            names[who][0] ? names[who] : "torch.cpu", 100 * scatter, ++k,
            b->retime);
     lost = sl__time_in_worker(b, res, 0, names, n, again, again_rc, again_msg);
     int again_who = 0;
     const double s = sl__speedup_scatter(again, again_rc, n, &again_who);
-    if (lost || sl__new_failure(rc, again_rc, n) || s < scatter) {
+    if (lost || sl__any_failed(again_rc, n) || s < scatter) {
       memcpy(t, again, sizeof *t * (size_t)n);
       memcpy(rc, again_rc, sizeof *rc * (size_t)n);
       memcpy(msg, again_msg, sizeof *msg * (size_t)n);
