@@ -87,7 +87,7 @@ static void sl__summary_op(const sl_bench_table *t, sl_op op, FILE *f) {
   for (int j = 0; j < nv; ++j) fprintf(f, " %13s", names[j]);
   fprintf(f, " %13s %8s\n", "best", "ceiling");
   double log_sum = 0, log_ceiling = 0;
-  int judged = 0, slower = 0, bounded = 0;
+  int judged = 0, slower = 0, bounded = 0, scattered = 0;
   for (int i = 0; i < t->n; ++i) {
     const sl_bench_row *r = &t->rows[i];
     if (r->c.op != op) continue;
@@ -108,10 +108,11 @@ static void sl__summary_op(const sl_bench_table *t, sl_op op, FILE *f) {
     if (best && r->torch_s > 0) {
       double s = r->torch_s / best->median_s;
       const char *name = best->variant + 4;
-      fprintf(f, " %6.2fx %-6.6s", s, name);
+      fprintf(f, " %6.2fx%c%-6.6s", s, r->scattered ? '~' : ' ', name);
       log_sum += log(s);
       ++judged;
       slower += s < 1.0;
+      scattered += r->scattered;
     }
     /* torch.cpu at p% of the copy bandwidth: a kernel moving the useful
      * bytes at that bandwidth would be 100/p times faster. */
@@ -128,6 +129,11 @@ static void sl__summary_op(const sl_bench_table *t, sl_op op, FILE *f) {
             "  best CPU variant vs torch.cpu: geometric mean %.2fx over %d "
             "case%s; slower than torch.cpu on %d\n",
             exp(log_sum / judged), judged, judged == 1 ? "" : "s", slower);
+  if (scattered)
+    fprintf(f,
+            "  ~ %d speed-up%s read on timings that scatter (an IQR above "
+            "half the median, after --retime): read with care\n",
+            scattered, scattered == 1 ? "" : "s");
   if (bounded)
     fprintf(f,
             "  ceiling (useful bytes at the copy bandwidth vs torch.cpu): "

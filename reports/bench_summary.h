@@ -42,6 +42,8 @@ typedef struct sl_bench_row {
   sl_case c;
   char line[SL_CASE_LINE_MAX];
   double torch_s; /* 0: torch.cpu not timed */
+  int scattered;  /* its speed-up read on timings that scatter (an IQR above
+                     half the median, bench --retime): marked ~ */
   int n;
   sl_bench_cell cell[SL_BENCH_MAX_CELLS];
 } sl_bench_row;

@@ -274,7 +274,8 @@ static int sl__time_cpu_calm(sl__bench_ctx *b, sl_case_result *res,
   }
   b->retimed = k;
   b->retimed_n += k > 0;
-  if (k && scatter > SL__SCATTERED && !lost)
+  b->scattered = scatter > SL__SCATTERED && !lost;
+  if (k && b->scattered)
     printf("  still scattered after %d more timing%s: the calmest is kept; "
            "read its speed-up with care\n",
            k, k == 1 ? "" : "s");
@@ -395,6 +396,7 @@ static int sl__time_contenders(sl__bench_ctx *b, sl_case_result *res,
       sl__store_timing(b, name, &t[i], bytes, b->threads, b->peak_gbs);
       sl__table_set(b, row, name, &t[i], bytes);
     }
+    if (row) row->scattered = b->scattered;
   }
   /* The device side: torch.cuda whenever the case has a cuda.* variant,
    * even one that failed (the peer of the next run's rows). */
@@ -430,7 +432,7 @@ int sl__bench_case(sl__bench_ctx *b, const sl_case *c0) {
   sl_bench_row *row =
       b->cpu ? sl_bench_table_add(&b->table, &bc.c, res.line) : NULL;
   int rc = 0;
-  b->retimed = 0;
+  b->retimed = b->scattered = 0;
   if (bc.built.ref_rc != 0)
     printf("  LibTorch rejects this case (%s): nothing to time\n",
            bc.built.ref_msg);
@@ -444,8 +446,10 @@ int sl__bench_case(sl__bench_ctx *b, const sl_case *c0) {
     fclose(b->jtimings);
     b->jtimings = NULL;
     fprintf(b->jcases,
-            "%s{\"useful_bytes\": %lld, \"retimed\": %d, \"result\": ",
-            b->jn++ ? ",\n  " : "\n  ", (long long)bc.built.bytes, b->retimed);
+            "%s{\"useful_bytes\": %lld, \"retimed\": %d, \"scattered\": %s, "
+            "\"result\": ",
+            b->jn++ ? ",\n  " : "\n  ", (long long)bc.built.bytes, b->retimed,
+            b->scattered ? "true" : "false");
     sl_json_case_result(b->jcases, &res);
     fprintf(b->jcases, ", \"timings\": [%s]}", jbuf ? jbuf : "");
   }

@@ -31,7 +31,8 @@ typedef struct sl__bench_ctx {
   int outpaced_n;  /* rows that stopped outpaced (said after the run) */
   int retime;      /* --retime: more CPU timings of a scattered verdict */
   int retimed_n;   /* cases timed again (said after the run) */
-  int retimed;     /* the case in hand: its CPU timings repeated */
+  int retimed;     /* the case in hand: its CPU timings repeated, */
+  int scattered;   /* and its kept speed-up's timings still scattered */
   uint64_t max_case_bytes; /* --max-case-bytes; 0: the default */
   const char *variants;
   int cpu;        /* the CPU side: torch.cpu and the CPU probes (off when

@@ -89,8 +89,30 @@ static void test_lone_case_is_no_grid(void) {
   sl_bench_table_free(&t);
 }
 
+/* A speed-up read on scattered timings (bench --retime) is marked ~ and
+ * counted under its op; the others are not. */
+static void test_scattered_marked(void) {
+  sl_bench_table t = {0};
+  const char *v[] = {"cpu.serial", "cpu.omp"};
+  add_case(&t, "gather dt=f32 it=i64 x=64x48 index=32x48 dim=0 seed=1", 2.0,
+           10.0, v, (const double[]){4.0, 2.5}, 2);
+  t.rows[0].scattered = 1;
+  add_case(&t, "gather dt=f32 it=i64 x=64x48 index=32x48 dim=0 seed=2", 2.0,
+           10.0, v, (const double[]){4.0, 1.0}, 2);
+  char *out = print_tables(&t);
+  CHECK(out != NULL);
+  if (out) {
+    CHECK_CONTAINS(out, "  0.80x~omp");
+    CHECK_CONTAINS(out, "  2.00x omp");
+    CHECK_CONTAINS(out, "  ~ 1 speed-up read on timings that scatter");
+    free(out);
+  }
+  sl_bench_table_free(&t);
+}
+
 int main(void) {
   test_summary_and_crossover();
   test_lone_case_is_no_grid();
+  test_scattered_marked();
   return sl_test_finish("test_bench_table");
 }

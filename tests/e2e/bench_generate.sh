@@ -120,9 +120,10 @@ JITTER=(bench --provider "jitter=$(dirname "$BIN")/tests/ab/libsltest_jitter.so"
   --variants jitter:cpu.gather --budget 0.1 --min-reps 7 --no-db --format json
   'gather dt=f32 it=i64 x=64x48 index=32x48 dim=0 seed=3')
 lacks() { ! grep -q "$1" "$2"; } # lacks TEXT FILE
-retimed() { # retimed FILE: the case's "retimed"
+retimed() { # retimed FILE: the case's "retimed" and "scattered"
   python3 -c "import json, sys
-print(json.load(open(sys.argv[1]))['results'][0]['retimed'])" "$1"
+r = json.load(open(sys.argv[1]))['results'][0]
+print(r['retimed'], r['scattered'])" "$1"
 }
 "$BIN" "${JITTER[@]}" >"$tmp/jitter.json" 2>"$tmp/jitter.txt"
 check "--retime: exit 0" test $? = 0
@@ -131,11 +132,13 @@ check "--retime: a scattered timing is timed again, once by default" \
 check "--retime: still scattered after it, said" \
   grep -q "^  still scattered after 1 more timing: the calmest is kept" "$tmp/jitter.txt"
 check "--retime: counted after the run" grep -q "^1 case timed again" "$tmp/jitter.txt"
-check "--retime: JSON says the case was timed again once" test "$(retimed "$tmp/jitter.json")" = 1
+check "--retime: JSON says the case was timed again once, still scattered" \
+  test "$(retimed "$tmp/jitter.json")" = "1 True"
 "$BIN" "${JITTER[@]}" --retime 3 >"$tmp/jitter3.json" 2>/dev/null
-check "--retime 3: timed again three times" test "$(retimed "$tmp/jitter3.json")" = 3
+check "--retime 3: timed again three times" test "$(retimed "$tmp/jitter3.json")" = "3 True"
 "$BIN" "${JITTER[@]}" --retime 0 >"$tmp/jitter0.json" 2>"$tmp/jitter0.txt"
-check "--retime 0: never timed again" test "$(retimed "$tmp/jitter0.json")" = 0
+check "--retime 0: never timed again, scattered all the same" \
+  test "$(retimed "$tmp/jitter0.json")" = "0 True"
 check "--retime 0: nothing said" lacks "timed again" "$tmp/jitter0.txt"
 run 2 "${JITTER[@]}" --retime 11
 check "--retime 11: the range named" has '--retime: expected an integer in \[0, 10\], got "11"'
