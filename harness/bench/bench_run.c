@@ -247,11 +247,10 @@ static int sl__any_failed(const int *rc, int n) {
  * of the machine, which a case timed once reads as its verdict). The
  * calmest timing is kept: the choice looks at the scatter only, never at
  * which way the speed-up went; one where a contender could not be timed is
- * kept whatever its scatter, and ends the retiming. Returns
- * sl__time_in_worker's value. */
-static int sl__time_cpu_calm(sl__bench_ctx *b, sl_case_result *res,
-                             const char (*names)[SL_VARIANT_NAME_LEN], int n,
-                             sl_timing *t, int *rc, char (*msg)[512]) {
+ * kept whatever its scatter, and ends the retiming. */
+static void sl__time_cpu_calm(sl__bench_ctx *b, sl_case_result *res,
+                              const char (*names)[SL_VARIANT_NAME_LEN], int n,
+                              sl_timing *t, int *rc, char (*msg)[512]) {
   static sl_timing again[SL_BW_MAX];
   static char again_msg[SL_BW_MAX][512];
   int again_rc[SL_BW_MAX], who = 0, k = 0;
@@ -279,7 +278,6 @@ static int sl__time_cpu_calm(sl__bench_ctx *b, sl_case_result *res,
     printf("  still scattered after %d more timing%s: the calmest is kept; "
            "read its speed-up with care\n",
            k, k == 1 ? "" : "s");
-  return lost;
 }
 
 /*
